@@ -1,0 +1,3 @@
+module github.com/shoalgo/shoal
+
+go 1.26.8
