@@ -1,0 +1,97 @@
+// Package host is the only code that touches the operating system on behalf
+// of evaluation: files, process spawn and capture, the clock and the
+// environment. Every operation names its effect and asks the session's
+// Authorizer before it acts; a refusal is returned as an error and nothing is
+// touched.
+//
+// Paths given to a Host are absolute; the evaluator resolves relative paths
+// against the session's working directory. Environments are passed
+// explicitly, so a Host holds no per-session state.
+package host
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"time"
+)
+
+// Effect names the kind of thing an operation does to the world.
+type Effect string
+
+// The effect vocabulary shared with policy (leash).
+const (
+	FSRead     Effect = "fs_read"
+	FSWrite    Effect = "fs_write"
+	FSDelete   Effect = "fs_delete"
+	ProcSpawn  Effect = "proc_spawn"
+	NetConnect Effect = "net_connect"
+	EnvRead    Effect = "env_read"
+	EnvWrite   Effect = "env_write"
+	Clock      Effect = "time"
+)
+
+// Op describes one concrete operation for authorisation.
+type Op struct {
+	Effect Effect
+	Target string   // absolute path, or program path for proc_spawn
+	Argv   []string // for proc_spawn
+}
+
+// Authorizer decides whether an operation may proceed. A non-nil error is a
+// refusal and is returned to the caller unchanged (it should be a
+// *value.Error-compatible denial; see DeniedError).
+type Authorizer interface {
+	Authorize(ctx context.Context, op Op) error
+}
+
+// Spawn describes a process to run. Argv[0] is an absolute program path.
+type Spawn struct {
+	Argv  []string
+	Dir   string
+	Env   []string  // complete environment, KEY=VALUE
+	Stdin io.Reader // nil means empty stdin
+	// Stream, when non-nil, receives stdout/stderr as they are produced
+	// (statement-position commands); capture still happens up to the bound.
+	StreamOut io.Writer
+	StreamErr io.Writer
+	// MaxCapture bounds bytes kept in memory per stream; 0 means the default.
+	MaxCapture int64
+}
+
+// Result is what a finished process left behind.
+type Result struct {
+	Status    *int   // nil when killed by a signal
+	Signal    string // "SIGKILL" etc., "" when exited normally
+	Stdout    []byte
+	Stderr    []byte
+	Truncated bool   // output exceeded MaxCapture; see SpillPath
+	SpillPath string // full stdout spilled to a temp file, when truncated
+	Pid       int
+	Dur       time.Duration
+}
+
+// Host is the gate between evaluation and the operating system.
+type Host interface {
+	Stat(ctx context.Context, path string) (fs.FileInfo, error)
+	Lstat(ctx context.Context, path string) (fs.FileInfo, error)
+	ReadFile(ctx context.Context, path string) ([]byte, error)
+	WriteFile(ctx context.Context, path string, data []byte, appendTo bool) error
+	ReadDir(ctx context.Context, path string) ([]fs.DirEntry, error)
+	MkdirAll(ctx context.Context, path string) error
+	Remove(ctx context.Context, path string, recursive bool) error
+	Rename(ctx context.Context, from, to string) error
+	Copy(ctx context.Context, from, to string, recursive bool) error
+	Symlink(ctx context.Context, target, link string) error
+	// Glob expands pattern relative to dir, sorted; hidden includes dot files.
+	Glob(ctx context.Context, dir, pattern string, hidden bool) ([]string, error)
+	// LookPath resolves a program name against PATH from env.
+	LookPath(ctx context.Context, name string, env []string) (string, error)
+	// Run spawns a process in its own process group, waits for it, and kills
+	// the whole group when ctx is cancelled.
+	Run(ctx context.Context, s *Spawn) (*Result, error)
+	// Environ is the process environment the session starts from.
+	Environ(ctx context.Context) ([]string, error)
+	// Now is the wall clock.
+	Now() time.Time
+}
