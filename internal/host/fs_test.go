@@ -1,0 +1,193 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestFileRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	h := NewOS(AllowAll)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+
+	if err := h.WriteFile(ctx, p, []byte("one\n"), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.WriteFile(ctx, p, []byte("two\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := h.ReadFile(ctx, p); err != nil || string(got) != "one\ntwo\n" {
+		t.Fatalf("after append ReadFile = %q, %v", got, err)
+	}
+	if err := h.WriteFile(ctx, p, []byte("three"), false); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h.ReadFile(ctx, p); string(got) != "three" {
+		t.Fatalf("after overwrite ReadFile = %q", got)
+	}
+	fi, err := h.Stat(ctx, p)
+	if err != nil || fi.Size() != 5 || !fi.Mode().IsRegular() {
+		t.Fatalf("Stat = %v, %v", fi, err)
+	}
+
+	link := filepath.Join(dir, "link")
+	if err := h.Symlink(ctx, "f.txt", link); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := h.Lstat(ctx, link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("Lstat(link) = %v, %v; want a symlink", fi, err)
+	}
+	if fi, err := h.Stat(ctx, link); err != nil || fi.Size() != 5 {
+		t.Errorf("Stat(link) = %v, %v; want the target", fi, err)
+	}
+
+	if err := h.MkdirAll(ctx, filepath.Join(dir, "a/b/c")); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.MkdirAll(ctx, filepath.Join(dir, "a/b/c")); err != nil {
+		t.Errorf("MkdirAll on existing dir: %v", err)
+	}
+	entries, err := h.ReadDir(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got, want := len(names), 3; got != want || names[0] != "a" || names[1] != "f.txt" || names[2] != "link" {
+		t.Errorf("ReadDir names = %v", names)
+	}
+	if _, err := h.ReadFile(ctx, filepath.Join(dir, "nope")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadFile(missing) = %v, want ErrNotExist", err)
+	}
+}
+
+func TestRemove(t *testing.T) {
+	ctx := context.Background()
+	h := NewOS(AllowAll)
+	dir := t.TempDir()
+	writeTree(t, dir, "f.txt", "tree/x/y.txt", "tree/z.txt")
+
+	if err := h.Remove(ctx, filepath.Join(dir, "tree"), false); err == nil {
+		t.Error("non-recursive Remove of a non-empty dir succeeded")
+	}
+	if err := h.Remove(ctx, filepath.Join(dir, "tree"), true); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Remove(ctx, filepath.Join(dir, "f.txt"), false); err != nil {
+		t.Fatal(err)
+	}
+	if got := snapshot(t, dir); got != ". "+mustMode(t, dir)+"\n" {
+		t.Errorf("tree after removes:\n%s", got)
+	}
+	for _, rec := range []bool{false, true} {
+		if err := h.Remove(ctx, filepath.Join(dir, "missing"), rec); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Remove(missing, %v) = %v, want ErrNotExist", rec, err)
+		}
+	}
+}
+
+func mustMode(t *testing.T, p string) string {
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().String()
+}
+
+func TestRename(t *testing.T) {
+	ctx := context.Background()
+	h := NewOS(AllowAll)
+	dir := t.TempDir()
+	writeTree(t, dir, "a.txt", "b.txt")
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	if err := h.Rename(ctx, a, a); err != nil {
+		t.Errorf("rename onto itself: %v", err)
+	}
+	if err := h.Rename(ctx, a, b); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(b); string(got) != "a.txt" {
+		t.Errorf("b.txt = %q, want the content of a.txt", got)
+	}
+	if _, err := os.Stat(a); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a.txt still there: %v", err)
+	}
+}
+
+func TestCopyFile(t *testing.T) {
+	ctx := context.Background()
+	h := NewOS(AllowAll)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "run.sh")
+	if err := os.WriteFile(src, []byte("#!/bin/sh\n"), 0o751); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, "copy.sh")
+	// An existing destination with other bits gets the source's.
+	if err := os.WriteFile(dst, []byte("old content that is longer"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Copy(ctx, src, dst, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(dst); string(got) != "#!/bin/sh\n" {
+		t.Errorf("copy content = %q", got)
+	}
+	if got := mustMode(t, dst); got != "-rwxr-x--x" {
+		t.Errorf("copy mode = %s, want -rwxr-x--x", got)
+	}
+
+	cases := []struct {
+		name     string
+		from, to string
+		rec      bool
+		want     error
+	}{
+		{"same file", src, src, false, ErrSameFile},
+		{"dir without recursive", dir, filepath.Join(t.TempDir(), "d"), false, ErrIsDir},
+		{"dir into itself", dir, filepath.Join(dir, "inner"), true, ErrSameFile},
+		{"missing source", filepath.Join(dir, "nope"), dst, false, fs.ErrNotExist},
+	}
+	for _, tc := range cases {
+		if err := h.Copy(ctx, tc.from, tc.to, tc.rec); !errors.Is(err, tc.want) {
+			t.Errorf("%s: Copy = %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	if got, _ := os.ReadFile(src); string(got) != "#!/bin/sh\n" {
+		t.Errorf("same-file copy clobbered the source: %q", got)
+	}
+}
+
+func TestCopyTree(t *testing.T) {
+	ctx := context.Background()
+	h := NewOS(AllowAll)
+	src := t.TempDir()
+	writeTree(t, src, "top.txt", "d/inner.txt", "d/e/deep.txt", "empty/")
+	if err := os.Chmod(filepath.Join(src, "d/inner.txt"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(src, "d/e"), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../top.txt", filepath.Join(src, "d/link")); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "copy")
+	if err := h.Copy(ctx, src, dst, true); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := snapshot(t, dst), snapshot(t, src); got != want {
+		t.Errorf("copied tree differs:\ngot:\n%swant:\n%s", got, want)
+	}
+	// Copying again merges into the existing tree without error.
+	if err := h.Copy(ctx, src, dst, true); err != nil {
+		t.Errorf("second copy: %v", err)
+	}
+}

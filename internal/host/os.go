@@ -1,0 +1,161 @@
+package host
+
+import (
+	"context"
+	"os"
+	"time"
+)
+
+// Defaults for an OS host; each can be changed with an Option.
+const (
+	DefaultMaxCapture = 16 << 20 // bytes kept in memory per stream
+	DefaultSpillLimit = 1 << 30  // bytes of stdout stored in a spill file
+	DefaultKillGrace  = 500 * time.Millisecond
+	DefaultWaitDelay  = 250 * time.Millisecond
+)
+
+// OS is the Host that acts on the real operating system. It is safe for
+// concurrent use; it holds configuration only, never per-session state.
+//
+// Which effects each method asks for:
+//
+//	Stat, Lstat, ReadFile, ReadDir   fs_read   the path
+//	WriteFile, MkdirAll              fs_write  the path
+//	Remove                           fs_delete the path (the one op covers the tree when recursive)
+//	Rename                           fs_delete from, then fs_write to
+//	Copy                             fs_read from, then fs_write to
+//	Symlink                          fs_write  the link (the target is only a name, never read)
+//	Glob                             fs_read   the directory the walk starts in (dir plus the
+//	                                           pattern's literal prefix; the full path if literal)
+//	LookPath                         env_read  "PATH" for a bare name (the search consults the
+//	                                           session's PATH and only stats candidates: it
+//	                                           discovers a program, proc_spawn then gates running
+//	                                           it); fs_read the path for a name containing "/"
+//	Run                              proc_spawn argv[0] with the full argv
+//	Environ                          env_read  "*" (the whole environment)
+//	Now                              nothing: see Now
+//
+// Every method asks all of its ops before it touches anything, so a refusal
+// leaves the world unchanged.
+type OS struct {
+	auth       Authorizer
+	maxCapture int64
+	spillDir   string
+	spillLimit int64
+	killGrace  time.Duration
+	waitDelay  time.Duration
+	now        func() time.Time
+	environ    func() []string
+}
+
+var _ Host = (*OS)(nil)
+
+// Option configures an OS host.
+type Option func(*OS)
+
+// WithMaxCapture sets the default in-memory capture bound per stream, used
+// when Spawn.MaxCapture is 0. Values below 1 are ignored.
+func WithMaxCapture(n int64) Option {
+	return func(o *OS) {
+		if n > 0 {
+			o.maxCapture = n
+		}
+	}
+}
+
+// WithSpillDir sets the directory for stdout spill files ("" means the
+// system temporary directory).
+func WithSpillDir(dir string) Option { return func(o *OS) { o.spillDir = dir } }
+
+// WithSpillLimit bounds the bytes stored in one spill file; output beyond it
+// is drained and discarded. 0 disables spilling altogether.
+func WithSpillLimit(n int64) Option {
+	return func(o *OS) {
+		if n >= 0 {
+			o.spillLimit = n
+		}
+	}
+}
+
+// WithKillGrace sets how long a cancelled process group has between SIGTERM
+// and SIGKILL.
+func WithKillGrace(d time.Duration) Option {
+	return func(o *OS) {
+		if d >= 0 {
+			o.killGrace = d
+		}
+	}
+}
+
+// WithWaitDelay sets how long Run waits, after the child exits, for
+// descendants that still hold its output pipes before closing them.
+func WithWaitDelay(d time.Duration) Option {
+	return func(o *OS) {
+		if d > 0 {
+			o.waitDelay = d
+		}
+	}
+}
+
+// WithClock replaces the wall clock returned by Now (tests).
+func WithClock(now func() time.Time) Option {
+	return func(o *OS) {
+		if now != nil {
+			o.now = now
+		}
+	}
+}
+
+// WithEnviron replaces the environment returned by Environ (tests). The
+// slice is copied.
+func WithEnviron(env []string) Option {
+	env = append([]string(nil), env...)
+	return func(o *OS) { o.environ = func() []string { return append([]string(nil), env...) } }
+}
+
+// NewOS returns a host acting on the operating system, gated by auth. A nil
+// auth refuses everything (fail closed).
+func NewOS(auth Authorizer, opts ...Option) Host {
+	return newOS(auth, opts...)
+}
+
+func newOS(auth Authorizer, opts ...Option) *OS {
+	if auth == nil {
+		auth = DenyAll
+	}
+	o := &OS{
+		auth:       auth,
+		maxCapture: DefaultMaxCapture,
+		spillLimit: DefaultSpillLimit,
+		killGrace:  DefaultKillGrace,
+		waitDelay:  DefaultWaitDelay,
+		now:        time.Now,
+		environ:    os.Environ,
+	}
+	for _, opt := range opts {
+		opt(o)
+	}
+	return o
+}
+
+// authorize asks for op, failing first if ctx is already done.
+func (o *OS) authorize(ctx context.Context, op Op) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return o.auth.Authorize(ctx, op)
+}
+
+// Environ returns the host process environment after asking env_read "*".
+func (o *OS) Environ(ctx context.Context) ([]string, error) {
+	if err := o.authorize(ctx, Op{Effect: EnvRead, Target: "*"}); err != nil {
+		return nil, err
+	}
+	return o.environ(), nil
+}
+
+// Now returns the wall clock. It is deliberately unguarded: the interface
+// gives it no context and no error to refuse with, the evaluator already
+// observes time through every duration it measures, and the "time" effect
+// is a planning marker for leash rather than a runtime capability.
+func (o *OS) Now() time.Time { return o.now() }
