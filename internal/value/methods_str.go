@@ -1,0 +1,290 @@
+package value
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// String methods. Lengths and slices count Unicode scalar values, not bytes
+// and not grapheme clusters.
+
+func init() {
+	mRegister(KStr, strLen, "len", "count")
+	mRegister(KStr, strIsEmpty, "is_empty")
+	mRegister(KStr, strLines, "lines")
+	mRegister(KStr, strWords, "words")
+	mRegister(KStr, strChars, "chars")
+	mRegister(KStr, strUnary("trim", strings.TrimSpace), "trim")
+	mRegister(KStr, strUnary("upper", strings.ToUpper), "upper")
+	mRegister(KStr, strUnary("lower", strings.ToLower), "lower")
+	mRegister(KStr, strUnary("reverse", mReverseRunes), "reverse")
+	mRegister(KStr, strSplit, "split")
+	mRegister(KStr, strAffix("starts_with", "a prefix", strings.HasPrefix), "starts_with")
+	mRegister(KStr, strAffix("ends_with", "a suffix", strings.HasSuffix), "ends_with")
+	mRegister(KStr, strContains, "contains")
+	mRegister(KStr, strReplace, "replace")
+	mRegister(KStr, strMatches, "matches")
+	mRegister(KStr, strMatch, "match")
+	mRegister(KStr, strParseInt, "parse_int")
+	mRegister(KStr, strParseFloat, "parse_float")
+	mRegister(KStr, strTake, "take")
+	mRegister(KStr, strSkip, "skip")
+}
+
+func strLen(_ Env, recv Value, a Args) (Value, error) {
+	if err := mNoArgs("len", a); err != nil {
+		return nil, err
+	}
+	return Int(utf8.RuneCountInString(string(recv.(Str)))), nil
+}
+
+func strIsEmpty(_ Env, recv Value, a Args) (Value, error) {
+	if err := mNoArgs("is_empty", a); err != nil {
+		return nil, err
+	}
+	return Bool(recv.(Str) == ""), nil
+}
+
+// mStrList converts Go strings into a list of str values.
+func mStrList(parts []string) *List {
+	out := make([]Value, len(parts))
+	for i, p := range parts {
+		out[i] = Str(p)
+	}
+	return NewList(out)
+}
+
+// mLines splits text into logical lines: a trailing newline does not start
+// an extra empty line and a CR before each LF is dropped.
+func mLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	s = strings.TrimSuffix(s, "\n")
+	parts := strings.Split(s, "\n")
+	for i, p := range parts {
+		parts[i] = strings.TrimSuffix(p, "\r")
+	}
+	return parts
+}
+
+func strLines(_ Env, recv Value, a Args) (Value, error) {
+	if err := mNoArgs("lines", a); err != nil {
+		return nil, err
+	}
+	return mStrList(mLines(string(recv.(Str)))), nil
+}
+
+func strWords(_ Env, recv Value, a Args) (Value, error) {
+	if err := mNoArgs("words", a); err != nil {
+		return nil, err
+	}
+	return mStrList(strings.Fields(string(recv.(Str)))), nil
+}
+
+func strChars(_ Env, recv Value, a Args) (Value, error) {
+	if err := mNoArgs("chars", a); err != nil {
+		return nil, err
+	}
+	s := string(recv.(Str))
+	out := make([]Value, 0, utf8.RuneCountInString(s))
+	for len(s) > 0 {
+		_, size := utf8.DecodeRuneInString(s)
+		out = append(out, Str(s[:size]))
+		s = s[size:]
+	}
+	return NewList(out), nil
+}
+
+func strUnary(name string, f func(string) string) Method {
+	return func(_ Env, recv Value, a Args) (Value, error) {
+		if err := mNoArgs(name, a); err != nil {
+			return nil, err
+		}
+		return Str(f(string(recv.(Str)))), nil
+	}
+}
+
+func mReverseRunes(s string) string {
+	rs := []rune(s)
+	for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
+		rs[i], rs[j] = rs[j], rs[i]
+	}
+	return string(rs)
+}
+
+func strSplit(_ Env, recv Value, a Args) (Value, error) {
+	if err := mArity("split", a, 1, 1, "a separator"); err != nil {
+		return nil, err
+	}
+	s := string(recv.(Str))
+	switch sep := a.Pos[0].(type) {
+	case Str:
+		return mStrList(strings.Split(s, string(sep))), nil
+	case *Regex:
+		return mStrList(sep.Re.Split(s, -1)), nil
+	}
+	return nil, mTypeErr("split expects a str or regex separator, got %s", TypeName(a.Pos[0]))
+}
+
+func strAffix(name, what string, test func(s, affix string) bool) Method {
+	return func(_ Env, recv Value, a Args) (Value, error) {
+		if err := mArity(name, a, 1, 1, what); err != nil {
+			return nil, err
+		}
+		x, err := mStr(name, what, a.Pos[0])
+		if err != nil {
+			return nil, err
+		}
+		return Bool(test(string(recv.(Str)), x)), nil
+	}
+}
+
+func strContains(_ Env, recv Value, a Args) (Value, error) {
+	if err := mArity("contains", a, 1, 1, "a substring"); err != nil {
+		return nil, err
+	}
+	s := string(recv.(Str))
+	switch x := a.Pos[0].(type) {
+	case Str:
+		return Bool(strings.Contains(s, string(x))), nil
+	case *Regex:
+		return Bool(x.Re.MatchString(s)), nil
+	}
+	return nil, mTypeErr("str contains expects a str substring, got %s", TypeName(a.Pos[0])).
+		WithHint("convert the needle first: s.contains(\"{x}\")")
+}
+
+func strReplace(_ Env, recv Value, a Args) (Value, error) {
+	if err := mNoNamed("replace", a); err != nil {
+		return nil, err
+	}
+	switch len(a.Pos) {
+	case 0:
+		return nil, mArgErr("replace requires a pattern and a replacement")
+	case 1:
+		return nil, mArgErr("replace requires a replacement").
+			WithHint("pass both: s.replace(pattern, replacement)")
+	case 2:
+	default:
+		return nil, mArgErr("replace takes 2 arguments, got %d", len(a.Pos))
+	}
+	rep, err := mStr("replace", "the replacement", a.Pos[1])
+	if err != nil {
+		return nil, err
+	}
+	s := string(recv.(Str))
+	switch pat := a.Pos[0].(type) {
+	case Str:
+		return Str(strings.ReplaceAll(s, string(pat), rep)), nil
+	case *Regex:
+		return Str(pat.Re.ReplaceAllString(s, rep)), nil
+	}
+	return nil, mTypeErr("replace expects a str or regex pattern, got %s", TypeName(a.Pos[0]))
+}
+
+// mRegexArg reads a regex argument; a str is compiled as a pattern.
+func mRegexArg(name string, a Args) (*regexp.Regexp, error) {
+	if err := mArity(name, a, 1, 1, "a regex"); err != nil {
+		return nil, err
+	}
+	switch x := a.Pos[0].(type) {
+	case *Regex:
+		return x.Re, nil
+	case Str:
+		re, err := regexp.Compile(string(x))
+		if err != nil {
+			return nil, mArgErr("%s: invalid regex %q: %v", name, string(x), err)
+		}
+		return re, nil
+	}
+	return nil, mTypeErr("%s expects a regex, got %s", name, TypeName(a.Pos[0]))
+}
+
+func strMatches(_ Env, recv Value, a Args) (Value, error) {
+	re, err := mRegexArg("matches", a)
+	if err != nil {
+		return nil, err
+	}
+	return mStrList(re.FindAllString(string(recv.(Str)), -1)), nil
+}
+
+func strMatch(_ Env, recv Value, a Args) (Value, error) {
+	re, err := mRegexArg("match", a)
+	if err != nil {
+		return nil, err
+	}
+	s := string(recv.(Str))
+	loc := re.FindStringIndex(s)
+	if loc == nil {
+		return Nil, nil
+	}
+	return Str(s[loc[0]:loc[1]]), nil
+}
+
+func strParseInt(_ Env, recv Value, a Args) (Value, error) {
+	if err := mNoArgs("parse_int", a); err != nil {
+		return nil, err
+	}
+	s := strings.TrimSpace(string(recv.(Str)))
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return nil, Errorf("overflow", "parse_int: %q is out of the int range", s)
+		}
+		return nil, mArgErr("parse_int: %q is not an integer", string(recv.(Str)))
+	}
+	return Int(n), nil
+}
+
+func strParseFloat(_ Env, recv Value, a Args) (Value, error) {
+	if err := mNoArgs("parse_float", a); err != nil {
+		return nil, err
+	}
+	s := strings.TrimSpace(string(recv.(Str)))
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
+			return nil, mArgErr("parse_float: %q is not a number", string(recv.(Str)))
+		}
+	}
+	return Float(f), nil
+}
+
+// mRuneOffset is the byte offset of the n-th scalar of s (len(s) past the
+// end).
+func mRuneOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}
+
+func strTake(_ Env, recv Value, a Args) (Value, error) {
+	if err := mArity("take", a, 1, 1, "a count"); err != nil {
+		return nil, err
+	}
+	n, err := mCount("take", a.Pos[0])
+	if err != nil {
+		return nil, err
+	}
+	s := string(recv.(Str))
+	return Str(s[:mRuneOffset(s, n)]), nil
+}
+
+func strSkip(_ Env, recv Value, a Args) (Value, error) {
+	if err := mArity("skip", a, 1, 1, "a count"); err != nil {
+		return nil, err
+	}
+	n, err := mCount("skip", a.Pos[0])
+	if err != nil {
+		return nil, err
+	}
+	s := string(recv.(Str))
+	return Str(s[mRuneOffset(s, n):]), nil
+}
