@@ -1,0 +1,290 @@
+package namespaces
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+func tomlNamespace() *value.Namespace {
+	return newNamespace("toml", nil, map[string]func(value.Env, value.Args) (value.Value, error){
+		"parse":     tomlParse,
+		"stringify": tomlStringify,
+	})
+}
+
+// tomlParse implements toml.parse(text: str). Tables keep the order their
+// keys first appear in the document. Offset date-times become datetime
+// values, local times time values, local dates and date-times text.
+func tomlParse(_ value.Env, a value.Args) (value.Value, error) {
+	const fn = "toml.parse"
+	text, err := textArg(fn, a)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	md, err := toml.Decode(text, &m)
+	if err != nil {
+		return nil, parseFailure(fn, "TOML", err)
+	}
+	order := make(map[string]int, len(md.Keys()))
+	for i, k := range md.Keys() {
+		p := strings.Join(k, "\x00")
+		if _, seen := order[p]; !seen {
+			order[p] = i
+		}
+	}
+	return fromData(tomlData(m, "", order)), nil
+}
+
+// tomlData converts a decoded TOML value at path (keys joined by NUL).
+func tomlData(x any, path string, order map[string]int) any {
+	switch t := x.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		pos := func(k string) int {
+			p := k
+			if path != "" {
+				p = path + "\x00" + k
+			}
+			if i, ok := order[p]; ok {
+				return i
+			}
+			return math.MaxInt
+		}
+		slices.SortFunc(keys, func(a, b string) int {
+			if c := pos(a) - pos(b); c != 0 {
+				if c < 0 {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(a, b)
+		})
+		o := &value.JSONObject{Keys: keys, Vals: make([]any, len(keys))}
+		for i, k := range keys {
+			p := k
+			if path != "" {
+				p = path + "\x00" + k
+			}
+			o.Vals[i] = tomlData(t[k], p, order)
+		}
+		return o
+	case []map[string]any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = tomlData(e, path, order)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = tomlData(e, path, order)
+		}
+		return out
+	case time.Time:
+		switch t.Location().String() {
+		case "datetime-local":
+			return t.Format("2006-01-02T15:04:05.999999999")
+		case "date-local":
+			return t.Format("2006-01-02")
+		case "time-local":
+			return value.Time(int64(t.Hour())*int64(time.Hour) + int64(t.Minute())*int64(time.Minute) +
+				int64(t.Second())*int64(time.Second) + int64(t.Nanosecond()))
+		}
+		return value.DateTime{T: t}
+	case float64:
+		return value.Float(t) // stays a float even when integral
+	}
+	return x // int64, string, bool
+}
+
+// tomlStringify implements toml.stringify(record).
+func tomlStringify(_ value.Env, a value.Args) (value.Value, error) {
+	const fn = "toml.stringify"
+	if err := arity(fn, a, 1, 1); err != nil {
+		return nil, err
+	}
+	if _, ok := a.Pos[0].(*value.Record); !ok {
+		return nil, value.Errorf("arg_error", "%s: TOML needs a record at the top level, got %s",
+			fn, value.TypeName(a.Pos[0])).WithHint("wrap the value in a record: {items: ...}")
+	}
+	d, err := toData(a.Pos[0])
+	if err != nil {
+		return nil, err
+	}
+	var e tomlEncoder
+	if err := e.table(nil, d.(*value.JSONObject)); err != nil {
+		return nil, value.Errorf("arg_error", "%s: %v", fn, err)
+	}
+	return value.Str(e.buf.String()), nil
+}
+
+// tomlEncoder writes TOML documents from the intermediate tree.
+type tomlEncoder struct {
+	buf strings.Builder
+}
+
+type tomlError string
+
+func (e tomlError) Error() string { return string(e) }
+
+// isTableArray reports whether d is written as [[array-of-tables]].
+func isTableArray(d any) bool {
+	xs, ok := d.([]any)
+	if !ok || len(xs) == 0 {
+		return false
+	}
+	for _, x := range xs {
+		if _, ok := x.(*value.JSONObject); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// table writes the body of the table at path: plain keys first (TOML
+// requires them before any sub-table header), then sub-tables, then arrays
+// of tables, each group in record order.
+func (e *tomlEncoder) table(path []string, o *value.JSONObject) error {
+	for i, k := range o.Keys {
+		v := o.Vals[i]
+		if _, sub := v.(*value.JSONObject); sub || isTableArray(v) {
+			continue
+		}
+		e.buf.WriteString(tomlKey(k))
+		e.buf.WriteString(" = ")
+		if err := e.inline(v, append(path, k)); err != nil {
+			return err
+		}
+		e.buf.WriteByte('\n')
+	}
+	for i, k := range o.Keys {
+		sub, ok := o.Vals[i].(*value.JSONObject)
+		if !ok {
+			continue
+		}
+		p := append(slices.Clone(path), k)
+		e.header("[", p, "]")
+		if err := e.table(p, sub); err != nil {
+			return err
+		}
+	}
+	for i, k := range o.Keys {
+		if !isTableArray(o.Vals[i]) {
+			continue
+		}
+		p := append(slices.Clone(path), k)
+		for _, el := range o.Vals[i].([]any) {
+			e.header("[[", p, "]]")
+			if err := e.table(p, el.(*value.JSONObject)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (e *tomlEncoder) header(open string, path []string, close string) {
+	if e.buf.Len() > 0 {
+		e.buf.WriteByte('\n')
+	}
+	e.buf.WriteString(open)
+	for i, k := range path {
+		if i > 0 {
+			e.buf.WriteByte('.')
+		}
+		e.buf.WriteString(tomlKey(k))
+	}
+	e.buf.WriteString(close)
+	e.buf.WriteByte('\n')
+}
+
+// inline writes d as a TOML inline value.
+func (e *tomlEncoder) inline(d any, path []string) error {
+	switch x := d.(type) {
+	case nil:
+		return tomlError("TOML has no null (at " + strings.Join(path, ".") + ")")
+	case bool:
+		e.buf.WriteString(strconv.FormatBool(x))
+	case int64:
+		e.buf.WriteString(strconv.FormatInt(x, 10))
+	case float64:
+		switch {
+		case math.IsNaN(x):
+			e.buf.WriteString("nan")
+		case math.IsInf(x, 1):
+			e.buf.WriteString("inf")
+		case math.IsInf(x, -1):
+			e.buf.WriteString("-inf")
+		default:
+			e.buf.WriteString(floatText(x))
+		}
+	case string:
+		e.buf.WriteString(tomlString(x))
+	case []any:
+		e.buf.WriteByte('[')
+		for i, el := range x {
+			if i > 0 {
+				e.buf.WriteString(", ")
+			}
+			if err := e.inline(el, path); err != nil {
+				return err
+			}
+		}
+		e.buf.WriteByte(']')
+	case *value.JSONObject:
+		e.buf.WriteByte('{')
+		for i, k := range x.Keys {
+			if i > 0 {
+				e.buf.WriteString(",")
+			}
+			e.buf.WriteByte(' ')
+			e.buf.WriteString(tomlKey(k))
+			e.buf.WriteString(" = ")
+			if err := e.inline(x.Vals[i], append(path, k)); err != nil {
+				return err
+			}
+		}
+		if len(x.Keys) > 0 {
+			e.buf.WriteByte(' ')
+		}
+		e.buf.WriteByte('}')
+	default:
+		return tomlError(fmt.Sprintf("cannot write %T in TOML", d))
+	}
+	return nil
+}
+
+// tomlKey writes k bare when TOML allows it, quoted otherwise.
+func tomlKey(k string) string {
+	if k == "" {
+		return `""`
+	}
+	for _, c := range k {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return tomlString(k)
+		}
+	}
+	return k
+}
+
+// tomlString quotes s as a TOML basic string. JSON's escapes are all valid
+// TOML; TOML also forbids a raw DEL.
+func tomlString(s string) string {
+	q := jsonScalar(value.Str(s))
+	if strings.IndexByte(q, 0x7f) >= 0 {
+		q = strings.ReplaceAll(q, "\x7f", `\u007f`)
+	}
+	return q
+}

@@ -1,0 +1,287 @@
+package namespaces
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/shoalgo/shoal/internal/value"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+func yamlNamespace() *value.Namespace {
+	return newNamespace("yaml", nil, map[string]func(value.Env, value.Args) (value.Value, error){
+		"parse":     yamlParse,
+		"stringify": yamlStringify,
+	})
+}
+
+// yamlParse implements yaml.parse(text: str). Only the first document is
+// read; an empty document is null.
+func yamlParse(_ value.Env, a value.Args) (value.Value, error) {
+	const fn = "yaml.parse"
+	text, err := textArg(fn, a)
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		return nil, parseFailure(fn, "YAML", err)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return value.Nil, nil
+	}
+	r := yamlReader{budget: yamlNodeBudget}
+	d, err := r.node(doc.Content[0], 0)
+	if err != nil {
+		return nil, parseFailure(fn, "YAML", err)
+	}
+	return fromData(d), nil
+}
+
+// yamlNodeBudget bounds how many nodes alias expansion may produce, so a
+// "billion laughs" document fails instead of exhausting memory.
+const yamlNodeBudget = 1 << 20
+
+// yamlReader turns a yaml.Node tree into the intermediate tree, keeping
+// mapping order.
+type yamlReader struct {
+	budget int
+}
+
+func (r *yamlReader) node(n *yaml.Node, depth int) (any, error) {
+	r.budget--
+	if r.budget < 0 {
+		return nil, fmt.Errorf("document expands to more than %d nodes", yamlNodeBudget)
+	}
+	if depth > maxDepth {
+		return nil, fmt.Errorf("document nested deeper than %d levels", maxDepth)
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return r.node(n.Content[0], depth+1)
+	case yaml.AliasNode:
+		return r.node(n.Alias, depth+1)
+	case yaml.ScalarNode:
+		return yamlScalar(n)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			d, err := r.node(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, d)
+		}
+		return out, nil
+	case yaml.MappingNode:
+		o := &value.JSONObject{}
+		if err := r.mapping(o, n, depth); err != nil {
+			return nil, err
+		}
+		return o, nil
+	}
+	return nil, fmt.Errorf("line %d: unsupported YAML node", n.Line)
+}
+
+// mapping adds n's pairs to o. Merge keys (<<) contribute the pairs of the
+// merged mappings that o does not define itself.
+func (r *yamlReader) mapping(o *value.JSONObject, n *yaml.Node, depth int) error {
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+			merges = append(merges, v)
+			continue
+		}
+		key, err := r.key(k, depth)
+		if err != nil {
+			return err
+		}
+		d, err := r.node(v, depth+1)
+		if err != nil {
+			return err
+		}
+		objSet(o, key, d)
+	}
+	for _, m := range merges {
+		if m.Kind == yaml.AliasNode {
+			m = m.Alias
+		}
+		srcs := []*yaml.Node{m}
+		if m.Kind == yaml.SequenceNode {
+			srcs = m.Content
+		}
+		for _, s := range srcs {
+			if s.Kind == yaml.AliasNode {
+				s = s.Alias
+			}
+			if s.Kind != yaml.MappingNode {
+				return fmt.Errorf("line %d: merge key needs a mapping", s.Line)
+			}
+			sub := &value.JSONObject{}
+			if err := r.mapping(sub, s, depth+1); err != nil {
+				return err
+			}
+			for i, k := range sub.Keys {
+				if !slices.Contains(o.Keys, k) {
+					objSet(o, k, sub.Vals[i])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// key renders a mapping key as a record field name.
+func (r *yamlReader) key(k *yaml.Node, depth int) (string, error) {
+	if k.Kind == yaml.AliasNode {
+		k = k.Alias
+	}
+	if k.Kind == yaml.ScalarNode {
+		if k.ShortTag() == "!!null" {
+			return "null", nil
+		}
+		return k.Value, nil
+	}
+	d, err := r.node(k, depth+1)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// objSet sets key k of o, replacing an earlier entry (later YAML keys win).
+func objSet(o *value.JSONObject, k string, v any) {
+	if i := slices.Index(o.Keys, k); i >= 0 {
+		o.Vals[i] = v
+		return
+	}
+	o.Keys = append(o.Keys, k)
+	o.Vals = append(o.Vals, v)
+}
+
+// yamlScalar resolves a scalar by its tag. Timestamps stay text, as they
+// would through JSON.
+func yamlScalar(n *yaml.Node) (any, error) {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil, nil
+	case "!!bool", "!!int", "!!float":
+		var x any
+		if err := n.Decode(&x); err != nil {
+			return nil, err
+		}
+		switch v := x.(type) {
+		case bool:
+			return v, nil
+		case int:
+			return int64(v), nil
+		case int64:
+			return v, nil
+		case uint64:
+			return value.Float(v), nil
+		case float64:
+			return value.Float(v), nil
+		}
+		return n.Value, nil
+	case "!!binary":
+		var b []byte
+		if err := n.Decode(&b); err != nil {
+			return nil, err
+		}
+		return string(b), nil
+	}
+	return n.Value, nil
+}
+
+// yamlStringify implements yaml.stringify(value) in block style.
+func yamlStringify(_ value.Env, a value.Args) (value.Value, error) {
+	const fn = "yaml.stringify"
+	if err := arity(fn, a, 1, 1); err != nil {
+		return nil, err
+	}
+	d, err := toData(a.Pos[0])
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(yamlNode(d)); err != nil {
+		return nil, value.Errorf("custom", "%s: %v", fn, err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, value.Errorf("custom", "%s: %v", fn, err)
+	}
+	return value.Str(buf.String()), nil
+}
+
+// yamlNode builds the node for d. Scalars carry explicit tags so the
+// encoder quotes strings that would otherwise read back as another type.
+func yamlNode(d any) *yaml.Node {
+	scalar := func(tag, v string) *yaml.Node {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v}
+	}
+	switch x := d.(type) {
+	case nil:
+		return scalar("!!null", "null")
+	case bool:
+		return scalar("!!bool", strconv.FormatBool(x))
+	case int64:
+		return scalar("!!int", strconv.FormatInt(x, 10))
+	case float64:
+		switch {
+		case math.IsNaN(x):
+			return scalar("!!float", ".nan")
+		case math.IsInf(x, 1):
+			return scalar("!!float", ".inf")
+		case math.IsInf(x, -1):
+			return scalar("!!float", "-.inf")
+		}
+		return scalar("!!float", floatText(x))
+	case string:
+		n := scalar("!!str", x)
+		switch {
+		case strings.Contains(x, "\n"):
+			n.Style = yaml.LiteralStyle
+		case yaml11Bool[strings.ToLower(x)]:
+			// YAML 1.1 readers take these for booleans; quote them.
+			n.Style = yaml.DoubleQuotedStyle
+		}
+		return n
+	case []any:
+		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		for _, e := range x {
+			n.Content = append(n.Content, yamlNode(e))
+		}
+		if len(x) == 0 {
+			n.Style = yaml.FlowStyle
+		}
+		return n
+	case *value.JSONObject:
+		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		for i, k := range x.Keys {
+			n.Content = append(n.Content, scalar("!!str", k), yamlNode(x.Vals[i]))
+		}
+		if len(x.Keys) == 0 {
+			n.Style = yaml.FlowStyle
+		}
+		return n
+	}
+	return scalar("!!null", "null")
+}
+
+// yaml11Bool lists the words YAML 1.1 reads as booleans.
+var yaml11Bool = map[string]bool{"y": true, "yes": true, "n": true, "no": true, "on": true, "off": true}
