@@ -1,0 +1,277 @@
+package eval
+
+import (
+	"context"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// Builtin is a command implemented in Go. Register one from an init
+// function with RegisterBuiltin.
+type Builtin struct {
+	Name string
+	// Run executes the builtin. Unless Bare is set, its result becomes the
+	// Out of a successful outcome.
+	Run func(c *BuiltinCall) (value.Value, error)
+	// Bare returns the result as-is instead of wrapping it in an outcome
+	// (pwd, cd, dirs, source, ...).
+	Bare bool
+	// Session marks builtins that change session state (cd, pushd, popd):
+	// they are rejected inside function bodies with SessionHint.
+	Session     bool
+	SessionHint string
+	// Quiet suppresses printing the result in statement position.
+	Quiet bool
+}
+
+var builtins = map[string]*Builtin{}
+
+// knownHeads are canonical command heads that may not be registered in
+// every build; they still feed did-you-mean suggestions.
+var knownHeads = []string{
+	"apply", "assert", "cat", "cd", "cp", "dirs", "echo", "env", "exit", "explain",
+	"head", "history", "interact", "j", "jobs", "journal", "jump", "ln", "ls", "mkdir",
+	"mv", "open", "plan", "popd", "pushd", "pwd", "quit", "reef", "rm", "run", "save",
+	"sleep", "source", "stat", "touch", "undo", "which",
+}
+
+// RegisterBuiltin installs a builtin command. Registering a name twice
+// panics; it is meant for package initialisation.
+func RegisterBuiltin(b *Builtin) {
+	if _, dup := builtins[b.Name]; dup {
+		panic("eval: builtin registered twice: " + b.Name)
+	}
+	builtins[b.Name] = b
+}
+
+func lookupBuiltin(name string) (*Builtin, bool) {
+	b, ok := builtins[name]
+	return b, ok
+}
+
+// IsBuiltin reports whether name is a registered builtin command.
+func IsBuiltin(name string) bool { _, ok := builtins[name]; return ok }
+
+// BuiltinNames lists the registered builtin commands, sorted.
+func BuiltinNames() []string {
+	out := make([]string, 0, len(builtins))
+	for n := range builtins {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func builtinNames() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range knownHeads {
+		seen[n] = true
+		out = append(out, n)
+	}
+	for n := range builtins {
+		if !seen[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Flag is one flag given to a builtin: `--name`, `--name=value`, or one
+// letter of a short-flag cluster (`-rf` gives r and f).
+type Flag struct {
+	Name  string
+	Value value.Value // nil when the flag has no value
+	Short bool
+}
+
+// Context is what builtins and host methods may ask of the evaluation
+// they run in. All effects go through Host.
+type Context struct{ t *thread }
+
+// Ctx is cancelled when the evaluation is cancelled.
+func (c Context) Ctx() context.Context { return c.t.ctx }
+
+// Host is the gate to the operating system.
+func (c Context) Host() host.Host { return c.t.host }
+
+// Dir is the current working directory (absolute).
+func (c Context) Dir() string { return c.t.dir }
+
+// Abs resolves a path against the working directory, expanding `~`.
+func (c Context) Abs(p string) string { return c.t.abs(p) }
+
+// Environ is the current environment (KEY=VALUE); do not modify it.
+func (c Context) Environ() []string { return c.t.env }
+
+// Getenv reads one environment variable.
+func (c Context) Getenv(name string) (string, bool) { return c.t.getenv(name) }
+
+// Stdout is where statement-position output goes.
+func (c Context) Stdout() io.Writer { return c.t.stdout }
+
+// Env lets the builtin call closures and value methods.
+func (c Context) Env() value.Env { return c.t }
+
+// InFunction reports whether the call happens inside a function body.
+func (c Context) InFunction() bool { return c.t.fnDepth > 0 }
+
+// Chdir changes the working directory to the absolute directory dir,
+// recording the previous one for `cd -`. At session top level the change
+// persists; inside `with` it lasts until the block ends.
+func (c Context) Chdir(dir string) {
+	c.t.in.oldpwd = c.t.dir
+	c.t.dir = dir
+}
+
+// OldDir is the directory left by the last Chdir ("" when none).
+func (c Context) OldDir() string { return c.t.in.oldpwd }
+
+// DirStack is the session directory stack (most recent first).
+func (c Context) DirStack() []string { return c.t.in.dirStack }
+
+// SetDirStack replaces the session directory stack.
+func (c Context) SetDirStack(s []string) { c.t.in.dirStack = s }
+
+// Now is the wall clock.
+func (c Context) Now() value.DateTime { return value.DateTime{T: c.t.host.Now()} }
+
+// BuiltinCall is one invocation of a builtin command.
+type BuiltinCall struct {
+	Context
+	Name  string
+	Args  []value.Value // positional values; globs already expanded to paths
+	Flags []Flag
+	Stdin []byte // from `<` or .feed; nil when none
+
+	sc *scope
+	t  *thread
+}
+
+// Has reports whether any of the named flags was given.
+func (c *BuiltinCall) Has(names ...string) bool {
+	for _, f := range c.Flags {
+		for _, n := range names {
+			if f.Name == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// FlagValue returns the value of a `--name=value` flag.
+func (c *BuiltinCall) FlagValue(name string) (value.Value, bool) {
+	for _, f := range c.Flags {
+		if f.Name == name && f.Value != nil {
+			return f.Value, true
+		}
+	}
+	return nil, false
+}
+
+// ArgText renders positional argument i as command text (strings and
+// paths raw, other scalars inline).
+func (c *BuiltinCall) ArgText(i int) (string, error) {
+	return argText(c.Args[i])
+}
+
+// Errorf builds a language error for this builtin.
+func (c *BuiltinCall) Errorf(code, format string, args ...any) *value.Error {
+	return value.Errorf(code, c.Name+": "+format, args...)
+}
+
+// cmdLine is the display form of the invocation.
+func (c *BuiltinCall) cmdLine() string {
+	parts := []string{c.Name}
+	for _, f := range c.Flags {
+		switch {
+		case f.Short:
+			parts = append(parts, "-"+f.Name)
+		case f.Value != nil:
+			s, _ := argText(f.Value)
+			parts = append(parts, "--"+f.Name+"="+s)
+		default:
+			parts = append(parts, "--"+f.Name)
+		}
+	}
+	for _, a := range c.Args {
+		s, err := argText(a)
+		if err != nil {
+			s = value.Inline(a)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+// invokeBuiltin runs a builtin and shapes its result for the position.
+func (t *thread) invokeBuiltin(b *Builtin, call *BuiltinCall, m mode, redir *redirects) (value.Value, error) {
+	call.Context = Context{t: t}
+	call.t = t
+	if b.Session && t.fnDepth > 0 {
+		hint := b.SessionHint
+		if hint == "" {
+			hint = "it changes session state; call it at the top level"
+		}
+		return nil, errorf(codeCustom, "%s cannot be used inside a function body: %s", b.Name, hint)
+	}
+	v, err := b.Run(call)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		v = value.Nil
+	}
+	var res value.Value = v
+	if !b.Bare {
+		res = builtinOutcome(call.cmdLine(), v)
+	}
+	if redir != nil && redir.out != "" {
+		if err := t.writeRedirect(redir, renderForFile(v)); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	if m&mEmit != 0 && !b.Quiet {
+		t.emit(v)
+	}
+	return res, nil
+}
+
+// emit prints a statement-position result.
+func (t *thread) emit(v value.Value) {
+	switch x := v.(type) {
+	case value.Null:
+		return
+	case *value.Outcome:
+		if x.Builtin {
+			t.emit(x.Out)
+			return
+		}
+		_, _ = t.stdout.Write(x.Stdout)
+		_, _ = t.stderr.Write(x.Stderr)
+		return
+	case value.Str:
+		_, _ = io.WriteString(t.stdout, string(x)+"\n")
+		return
+	}
+	_, _ = io.WriteString(t.stdout, value.Display(v)+"\n")
+}
+
+// renderForFile is the text a builtin result writes through `>`.
+func renderForFile(v value.Value) []byte {
+	switch x := v.(type) {
+	case value.Null:
+		return nil
+	case value.Str:
+		return []byte(string(x) + "\n")
+	case value.Bytes:
+		return []byte(x)
+	}
+	return []byte(value.Display(v) + "\n")
+}

@@ -1,0 +1,189 @@
+package eval
+
+import (
+	"strings"
+	"time"
+
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// The core builtins: text, environment, navigation, process and script
+// execution. Filesystem and navigation builtins (ls, cd, pwd, pushd, ...)
+// live in builtin_fs*.go.
+func init() {
+	RegisterBuiltin(&Builtin{Name: "echo", Run: runEcho})
+	RegisterBuiltin(&Builtin{Name: "env", Run: runEnv})
+	RegisterBuiltin(&Builtin{Name: "which", Run: runWhich})
+	RegisterBuiltin(&Builtin{Name: "run", Run: runRun, Bare: true, Quiet: true})
+	RegisterBuiltin(&Builtin{Name: "source", Run: runSource, Bare: true, Quiet: true})
+	RegisterBuiltin(&Builtin{Name: "exit", Run: runExit, Bare: true, Quiet: true})
+	RegisterBuiltin(&Builtin{Name: "quit", Run: runExit, Bare: true, Quiet: true})
+	RegisterBuiltin(&Builtin{Name: "sleep", Run: runSleep, Quiet: true})
+	RegisterBuiltin(&Builtin{Name: "jobs", Run: runJobs, Bare: true})
+	RegisterBuiltin(&Builtin{Name: "now", Run: func(c *BuiltinCall) (value.Value, error) {
+		return c.t.now(), nil
+	}, Bare: true})
+	RegisterBuiltin(&Builtin{Name: "today", Run: func(c *BuiltinCall) (value.Value, error) {
+		return c.t.today(), nil
+	}, Bare: true})
+}
+
+// echoText joins values with spaces: strings and paths raw, null empty,
+// everything else inline.
+func echoText(vals []value.Value) string {
+	var b strings.Builder
+	for i, v := range vals {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		switch x := v.(type) {
+		case value.Str:
+			b.WriteString(string(x))
+		case value.Path:
+			b.WriteString(string(x))
+		case value.Null:
+		default:
+			b.WriteString(value.Inline(v))
+		}
+	}
+	return b.String()
+}
+
+func runEcho(c *BuiltinCall) (value.Value, error) {
+	vals := c.Args
+	if len(c.Flags) > 0 {
+		// echo has no options: flags are echoed as written.
+		vals = nil
+		for _, f := range c.Flags {
+			if f.Short {
+				vals = append(vals, value.Str("-"+f.Name))
+			} else if f.Value != nil {
+				s, _ := argText(f.Value)
+				vals = append(vals, value.Str("--"+f.Name+"="+s))
+			} else {
+				vals = append(vals, value.Str("--"+f.Name))
+			}
+		}
+		vals = append(vals, c.Args...)
+	}
+	return value.Str(echoText(vals)), nil
+}
+
+func runEnv(c *BuiltinCall) (value.Value, error) {
+	switch len(c.Args) {
+	case 0:
+		return envRecord(c.Environ()), nil
+	case 1:
+		name, err := argText(c.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if v, ok := c.Getenv(name); ok {
+			return value.Str(v), nil
+		}
+		return value.Nil, nil
+	}
+	return nil, errorf(codeArg, "env takes at most one name, got %d", len(c.Args))
+}
+
+func runWhich(c *BuiltinCall) (value.Value, error) {
+	if len(c.Args) != 1 {
+		return nil, errorf(codeArg, "which takes exactly one name, got %d", len(c.Args))
+	}
+	name, err := argText(c.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if IsBuiltin(name) {
+		return value.NewRecord([]string{"name", "path", "scope"},
+			[]value.Value{value.Str(name), value.Nil, value.Str("builtin")}), nil
+	}
+	p, err := c.Host().LookPath(c.Ctx(), name, c.Environ())
+	if err != nil {
+		return value.Nil, nil
+	}
+	rec := value.NewRecord([]string{"name", "path", "scope"},
+		[]value.Value{value.Str(name), value.Path(p), value.Str("ambient")})
+	if c.Has("a", "all") {
+		return &value.Table{Cols: rec.Keys(), Data: [][]value.Value{{rec.Values()[0]}, {rec.Values()[1]}, {rec.Values()[2]}}, N: 1}, nil
+	}
+	return rec, nil
+}
+
+func runRun(c *BuiltinCall) (value.Value, error) {
+	if len(c.Args) == 0 {
+		return nil, errorf(codeArg, "run needs a target")
+	}
+	args := make([]string, 0, len(c.Args)-1)
+	for _, v := range c.Args[1:] {
+		s, err := argText(v)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, s)
+	}
+	return c.t.runTarget(c.Args[0], args)
+}
+
+func runSource(c *BuiltinCall) (value.Value, error) {
+	if len(c.Args) == 0 {
+		return nil, errorf(codeArg, "source needs a file")
+	}
+	p, err := pathText(c.Args[0])
+	if err != nil {
+		return nil, errorf(codeArg, "source: %s", err.(*value.Error).Msg)
+	}
+	sc := c.sc
+	if sc == nil {
+		sc = c.t.root
+	}
+	return c.t.sourceFile(c.Abs(p), sc)
+}
+
+func runExit(c *BuiltinCall) (value.Value, error) {
+	code := 0
+	if len(c.Args) > 0 {
+		v, err := value.Coerce(c.Args[0], "int", nil)
+		if err != nil {
+			return nil, errorf(codeArg, "exit status must be an int")
+		}
+		n, ok := v.(value.Int)
+		if !ok {
+			return nil, errorf(codeArg, "exit status must be an int")
+		}
+		code = int(max(min(int64(n), 1<<31-1), -1<<31))
+	}
+	c.t.in.exitCode = &code
+	return nil, exitSignal
+}
+
+func runSleep(c *BuiltinCall) (value.Value, error) {
+	if len(c.Args) != 1 {
+		return nil, errorf(codeArg, "sleep takes one duration")
+	}
+	var d time.Duration
+	switch x := c.Args[0].(type) {
+	case value.Duration:
+		d = time.Duration(x)
+	case value.Int:
+		d = time.Duration(x) * time.Second
+	default:
+		v, err := value.Coerce(x, "duration", nil)
+		if err != nil {
+			return nil, errorf(codeType, "sleep expects a duration, got %s", value.TypeName(x))
+		}
+		dv, ok := v.(value.Duration)
+		if !ok {
+			return nil, errorf(codeType, "sleep expects a duration, got %s", value.TypeName(x))
+		}
+		d = time.Duration(dv)
+	}
+	if d < 0 {
+		return nil, errorf(codeType, "sleep duration must not be negative")
+	}
+	return value.Nil, c.t.sleep(d)
+}
+
+func runJobs(c *BuiltinCall) (value.Value, error) {
+	return value.NewList(nil), nil
+}

@@ -1,0 +1,225 @@
+package eval
+
+// Read-only filesystem builtins: ls, stat, cat, head.
+
+import (
+	"bytes"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+func init() {
+	bfsRegister(&Builtin{Name: "ls", Run: bfsLs})
+	bfsRegister(&Builtin{Name: "stat", Run: bfsStat})
+	bfsRegister(&Builtin{Name: "cat", Run: bfsCat})
+	bfsRegister(&Builtin{Name: "head", Run: bfsHead})
+}
+
+// bfsLs lists directories (their immediate children) and describes other
+// paths as one row each; hidden entries need -a. Rows are sorted by path.
+func bfsLs(c *BuiltinCall) (value.Value, error) {
+	all := c.Has("a", "all")
+	args, err := bfsPaths(c)
+	if err != nil {
+		return nil, err
+	}
+	listCwd := len(args) == 0
+	if listCwd {
+		args = []string{"."}
+	}
+	var rows [][]value.Value
+	for _, p := range args {
+		abs := c.Abs(p)
+		fi, err := c.Host().Stat(c.Ctx(), abs)
+		if err != nil {
+			// A dangling symlink still has a row of its own.
+			lfi, lerr := c.Host().Lstat(c.Ctx(), abs)
+			if lerr != nil {
+				return nil, bfsFail(c, p, err)
+			}
+			rows = append(rows, bfsRow(p, lfi))
+			continue
+		}
+		if !fi.IsDir() {
+			if lfi, err := c.Host().Lstat(c.Ctx(), abs); err == nil {
+				fi = lfi
+			}
+			rows = append(rows, bfsRow(p, fi))
+			continue
+		}
+		entries, err := c.Host().ReadDir(c.Ctx(), abs)
+		if err != nil {
+			return nil, bfsFail(c, p, err)
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if !all && strings.HasPrefix(name, ".") {
+				continue
+			}
+			// The entry's metadata comes with the listing the host
+			// authorised for this directory.
+			info, err := e.Info()
+			if err != nil {
+				continue // vanished between listing and stat
+			}
+			rp := name
+			if !listCwd {
+				rp = filepath.Join(p, name)
+			}
+			rows = append(rows, bfsRow(rp, info))
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		return rows[i][0].(value.Path) < rows[j][0].(value.Path)
+	})
+	return bfsTable(rows), nil
+}
+
+// bfsStat describes each path without following a final symlink: one
+// record for one path, a table for several.
+func bfsStat(c *BuiltinCall) (value.Value, error) {
+	args, err := bfsPaths(c)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) == 0 {
+		return nil, c.Errorf(bfsArgError, "needs at least one path").WithHint("stat PATH...")
+	}
+	rows := make([][]value.Value, 0, len(args))
+	for _, p := range args {
+		fi, err := c.Host().Lstat(c.Ctx(), c.Abs(p))
+		if err != nil {
+			return nil, bfsFail(c, p, err)
+		}
+		rows = append(rows, bfsRow(p, fi))
+	}
+	if len(rows) == 1 {
+		return value.NewRecord(bfsCols, rows[0]), nil
+	}
+	return bfsTable(rows), nil
+}
+
+// bfsCat concatenates the bytes of every file. With no path and fed
+// input it passes the input through, the way a fed external cat would.
+func bfsCat(c *BuiltinCall) (value.Value, error) {
+	args, err := bfsPaths(c)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) == 0 {
+		if c.Stdin != nil {
+			return bfsStdinOut(c.Stdin), nil
+		}
+		return nil, c.Errorf(bfsArgError, "needs at least one path").WithHint("cat PATH...")
+	}
+	var buf []byte
+	for _, p := range args {
+		data, err := c.Host().ReadFile(c.Ctx(), c.Abs(p))
+		if err != nil {
+			return nil, bfsFail(c, p, err)
+		}
+		if len(args) == 1 {
+			buf = data
+			break
+		}
+		buf = append(buf, data...)
+	}
+	return value.Bytes(buf), nil
+}
+
+// bfsStdinOut is the payload of passed-through input: parsed JSON when it
+// holds an object or array, else text without one trailing newline (bytes
+// when it is not UTF-8).
+func bfsStdinOut(in []byte) value.Value {
+	trimmed := bytes.TrimSpace(in)
+	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+		if v, err := value.ParseJSON(trimmed); err == nil && v != nil {
+			return v
+		}
+	}
+	if !utf8.Valid(in) {
+		return value.Bytes(in)
+	}
+	s := strings.TrimSuffix(string(in), "\n")
+	return value.Str(strings.TrimSuffix(s, "\r"))
+}
+
+// bfsHead returns the first COUNT (default 10) lines of one file, decoded
+// lossily.
+func bfsHead(c *BuiltinCall) (value.Value, error) {
+	if len(c.Args) == 0 {
+		return nil, c.Errorf(bfsArgError, "needs a path").WithHint("head PATH [COUNT]")
+	}
+	p, err := bfsText(c, c.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	n := 10
+	if len(c.Args) > 1 {
+		if n, err = bfsCount(c, c.Args[1]); err != nil {
+			return nil, err
+		}
+	}
+	data, err := c.Host().ReadFile(c.Ctx(), c.Abs(p))
+	if err != nil {
+		return nil, bfsFail(c, p, err)
+	}
+	return bfsLines(data, n), nil
+}
+
+// bfsCount reads head's line count: an int or a decimal string, >= 0.
+func bfsCount(c *BuiltinCall, v value.Value) (int, error) {
+	var n int64
+	switch x := v.(type) {
+	case value.Int:
+		n = int64(x)
+	case value.Str:
+		i, err := strconv.ParseInt(strings.TrimSpace(string(x)), 10, 64)
+		if err != nil {
+			return 0, c.Errorf(bfsArgError, "line count %q is not a number", string(x))
+		}
+		n = i
+	default:
+		return 0, c.Errorf(bfsTypeError, "line count must be an int, got %s", value.TypeName(v))
+	}
+	if n < 0 {
+		return 0, c.Errorf(bfsArgError, "line count must not be negative, got %d", n)
+	}
+	return int(min(n, int64(1<<31-1))), nil
+}
+
+// bfsLines splits data into at most n logical lines: "\n" separated, a
+// trailing "\r" dropped, no empty line after a final newline.
+func bfsLines(data []byte, n int) *value.List {
+	items := make([]value.Value, 0, min(n, 64))
+	for len(data) > 0 && len(items) < n {
+		var line []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			line, data = data, nil
+		}
+		line = bytes.TrimSuffix(line, []byte{'\r'})
+		items = append(items, value.Str(strings.ToValidUTF8(string(line), "\uFFFD")))
+	}
+	return value.NewList(items)
+}
+
+// bfsIsDir reports whether abs is a directory (following symlinks). A
+// missing or unreadable path is not one; refusals and cancellation are
+// returned.
+func bfsIsDir(c *BuiltinCall, abs string) (bool, error) {
+	fi, err := c.Host().Stat(c.Ctx(), abs)
+	if err != nil {
+		if bfsPassThrough(err) {
+			return false, err
+		}
+		return false, nil
+	}
+	return fi.IsDir(), nil
+}

@@ -1,0 +1,111 @@
+package eval
+
+// rm: by default a move into a session-temporary trash directory, with
+// --permanent a real deletion.
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+func init() {
+	bfsRegister(&Builtin{Name: "rm", Run: bfsRm})
+}
+
+var (
+	bfsTrashOnce  sync.Once
+	bfsTrashToken string       // names this process's trash directory
+	bfsTrashSeq   atomic.Int64 // orders entries within it
+)
+
+// bfsTrashDir is <tmp>/shoal-trash/<token>, tmp taken from the session's
+// TMPDIR (default /tmp).
+func bfsTrashDir(c *BuiltinCall) string {
+	bfsTrashOnce.Do(func() {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		bfsTrashToken = hex.EncodeToString(b[:])
+	})
+	tmp, ok := c.Getenv("TMPDIR")
+	if !ok || !filepath.IsAbs(tmp) {
+		tmp = "/tmp"
+	}
+	return filepath.Join(tmp, "shoal-trash", bfsTrashToken)
+}
+
+// bfsRm removes paths. No paths at all (an empty glob included) is
+// no_matches, so a glob that matched nothing never widens into something
+// else. Every target is checked before anything is removed.
+//
+// Default: each target is renamed into the trash and the result lists
+// {path, trash} records. --permanent deletes (directories need -r) and the
+// result lists the removed paths.
+func bfsRm(c *BuiltinCall) (value.Value, error) {
+	permanent := c.Has("permanent")
+	recursive := c.Has("r", "R", "recursive")
+	args, err := bfsPaths(c)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) == 0 {
+		return nil, c.Errorf(bfsNoMatches, "no paths to remove").
+			WithHint("the arguments (or a glob) matched nothing, so nothing was removed")
+	}
+	dirs := make([]bool, len(args))
+	for i, p := range args {
+		fi, err := c.Host().Lstat(c.Ctx(), c.Abs(p))
+		if err != nil {
+			return nil, bfsFail(c, p, err)
+		}
+		dirs[i] = fi.IsDir()
+		if permanent && dirs[i] && !recursive {
+			return nil, c.Errorf(bfsArgError, "%s is a directory", p).
+				WithHint("remove directories permanently with rm --permanent -r")
+		}
+	}
+	if permanent {
+		for i, p := range args {
+			if err := c.Host().Remove(c.Ctx(), c.Abs(p), dirs[i]); err != nil {
+				return nil, bfsFail(c, p, err)
+			}
+		}
+		return bfsPathList(args), nil
+	}
+	trash := bfsTrashDir(c)
+	if err := c.Host().MkdirAll(c.Ctx(), trash); err != nil {
+		return nil, bfsFail(c, trash, err)
+	}
+	keys := []string{"path", "trash"}
+	out := make([]value.Value, 0, len(args))
+	for _, p := range args {
+		abs := c.Abs(p)
+		name := strconv.FormatInt(bfsTrashSeq.Add(1), 10) + "-" + filepath.Base(abs)
+		to := filepath.Join(trash, name)
+		if err := bfsMoveToTrash(c, abs, to); err != nil {
+			return nil, bfsFail(c, p, err)
+		}
+		out = append(out, value.NewRecord(keys, []value.Value{value.Path(p), value.Path(to)}))
+	}
+	return value.NewList(out), nil
+}
+
+// bfsMoveToTrash renames from to to, falling back to copy-then-delete when
+// the trash is on another filesystem.
+func bfsMoveToTrash(c *BuiltinCall, from, to string) error {
+	err := c.Host().Rename(c.Ctx(), from, to)
+	if err == nil || !errors.Is(err, syscall.EXDEV) {
+		return err
+	}
+	if err := c.Host().Copy(c.Ctx(), from, to, true); err != nil {
+		return err
+	}
+	return c.Host().Remove(c.Ctx(), from, true)
+}

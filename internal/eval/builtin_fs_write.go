@@ -1,0 +1,230 @@
+package eval
+
+// Mutating filesystem builtins: mkdir, touch, cp, mv, ln and the command
+// form of save.
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+func init() {
+	bfsRegister(&Builtin{Name: "mkdir", Run: bfsMkdir})
+	bfsRegister(&Builtin{Name: "touch", Run: bfsTouch})
+	bfsRegister(&Builtin{Name: "cp", Run: bfsCp})
+	bfsRegister(&Builtin{Name: "mv", Run: bfsMv})
+	bfsRegister(&Builtin{Name: "ln", Run: bfsLn})
+	bfsRegister(&Builtin{Name: "save", Run: bfsSave, Bare: true})
+}
+
+// bfsMkdir creates each directory. Without -p the parent must exist and
+// the path must not; with -p missing ancestors are created and an
+// existing directory is accepted.
+func bfsMkdir(c *BuiltinCall) (value.Value, error) {
+	parents := c.Has("p", "parents")
+	args, err := bfsPaths(c)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) == 0 {
+		return nil, c.Errorf(bfsArgError, "needs at least one path").WithHint("mkdir [-p] PATH...")
+	}
+	for _, p := range args {
+		abs := c.Abs(p)
+		if !parents {
+			if _, err := c.Host().Lstat(c.Ctx(), abs); err == nil {
+				return nil, c.Errorf(bfsCustom, "%s: already exists", p).
+					WithHint("mkdir -p accepts an existing directory")
+			} else if bfsPassThrough(err) {
+				return nil, err
+			}
+			parent := filepath.Dir(abs)
+			if ok, err := bfsIsDir(c, parent); err != nil {
+				return nil, err
+			} else if !ok {
+				return nil, c.Errorf(bfsCustom, "%s: parent directory does not exist", p).
+					WithHint("mkdir -p creates missing parents")
+			}
+		}
+		if err := c.Host().MkdirAll(c.Ctx(), abs); err != nil {
+			return nil, bfsFail(c, p, err)
+		}
+	}
+	return bfsPathList(args), nil
+}
+
+// bfsTouch creates each missing file and refreshes the modification time
+// of existing ones (when the host can set file times).
+func bfsTouch(c *BuiltinCall) (value.Value, error) {
+	args, err := bfsPaths(c)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) == 0 {
+		return nil, c.Errorf(bfsArgError, "needs at least one path").WithHint("touch PATH...")
+	}
+	setter, canSet := c.Host().(bfsTimeSetter)
+	for _, p := range args {
+		abs := c.Abs(p)
+		_, err := c.Host().Stat(c.Ctx(), abs)
+		switch {
+		case err == nil:
+			if canSet {
+				now := c.Host().Now()
+				if err := setter.Chtimes(c.Ctx(), abs, now, now); err != nil {
+					return nil, bfsFail(c, p, err)
+				}
+			}
+		case errors.Is(err, fs.ErrNotExist):
+			if err := c.Host().WriteFile(c.Ctx(), abs, nil, true); err != nil {
+				return nil, bfsFail(c, p, err)
+			}
+		default:
+			return nil, bfsFail(c, p, err)
+		}
+	}
+	return bfsPathList(args), nil
+}
+
+// bfsSplitDest separates sources from the final destination argument and
+// reports whether the destination is an existing directory. Several
+// sources need a directory destination.
+func bfsSplitDest(c *BuiltinCall, usage string) (srcs []string, dest string, destDir bool, err error) {
+	args, err := bfsPaths(c)
+	if err != nil {
+		return nil, "", false, err
+	}
+	if len(args) < 2 {
+		return nil, "", false, c.Errorf(bfsArgError, "needs a source and a destination").WithHint(usage)
+	}
+	srcs, dest = args[:len(args)-1], args[len(args)-1]
+	destDir, err = bfsIsDir(c, c.Abs(dest))
+	if err != nil {
+		return nil, "", false, err
+	}
+	if len(srcs) > 1 && !destDir {
+		return nil, "", false, c.Errorf(bfsArgError, "copying or moving several sources needs a directory destination, and %s is not one", dest).
+			WithHint(usage)
+	}
+	return srcs, dest, destDir, nil
+}
+
+// bfsCp copies files, and directories with -r, returning the destination
+// paths. All sources are checked before anything is copied.
+func bfsCp(c *BuiltinCall) (value.Value, error) {
+	recursive := c.Has("r", "R", "recursive")
+	srcs, dest, destDir, err := bfsSplitDest(c, "cp [-r] SOURCE... DEST")
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range srcs {
+		fi, err := c.Host().Stat(c.Ctx(), c.Abs(s))
+		if err != nil {
+			return nil, bfsFail(c, s, err)
+		}
+		if fi.IsDir() && !recursive {
+			return nil, c.Errorf(bfsArgError, "%s is a directory", s).WithHint("copy directories with cp -r")
+		}
+	}
+	out := make([]string, 0, len(srcs))
+	for _, s := range srcs {
+		to := dest
+		if destDir {
+			to = bfsIntoDir(dest, s)
+		}
+		if err := c.Host().Copy(c.Ctx(), c.Abs(s), c.Abs(to), recursive); err != nil {
+			return nil, bfsFail(c, s, err)
+		}
+		out = append(out, to)
+	}
+	return bfsPathList(out), nil
+}
+
+// bfsMv renames sources, into dest when it is a directory, returning the
+// destination paths. Moving a path onto itself does nothing.
+func bfsMv(c *BuiltinCall) (value.Value, error) {
+	srcs, dest, destDir, err := bfsSplitDest(c, "mv SOURCE... DEST")
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range srcs {
+		if _, err := c.Host().Lstat(c.Ctx(), c.Abs(s)); err != nil {
+			return nil, bfsFail(c, s, err)
+		}
+	}
+	out := make([]string, 0, len(srcs))
+	for _, s := range srcs {
+		to := dest
+		if destDir {
+			to = bfsIntoDir(dest, s)
+		}
+		from, toAbs := c.Abs(s), c.Abs(to)
+		if from != toAbs {
+			if err := c.Host().Rename(c.Ctx(), from, toAbs); err != nil {
+				return nil, bfsFail(c, s, err)
+			}
+		}
+		out = append(out, to)
+	}
+	return bfsPathList(out), nil
+}
+
+// bfsLn links LINK to TARGET: a hard link by default, a symbolic link with
+// -s whose target is kept verbatim (relative to the link's directory).
+func bfsLn(c *BuiltinCall) (value.Value, error) {
+	symbolic := c.Has("s", "symbolic")
+	if len(c.Args) != 2 {
+		return nil, c.Errorf(bfsArgError, "needs exactly a target and a link name").
+			WithHint("ln [-s] TARGET LINK")
+	}
+	target, err := bfsText(c, c.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	link, err := bfsText(c, c.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	linkAbs := c.Abs(link)
+	if symbolic {
+		if err := c.Host().Symlink(c.Ctx(), target, linkAbs); err != nil {
+			return nil, bfsFail(c, link, err)
+		}
+	} else {
+		hl, ok := c.Host().(bfsHardLinker)
+		if !ok {
+			return nil, c.Errorf(bfsCustom, "this host cannot create hard links").
+				WithHint("create a symbolic link with ln -s")
+		}
+		if err := hl.Link(c.Ctx(), c.Abs(target), linkAbs); err != nil {
+			return nil, bfsFail(c, link, err)
+		}
+	}
+	return value.NewRecord(
+		[]string{"target", "link", "symbolic"},
+		[]value.Value{value.Path(target), value.Path(link), value.Bool(symbolic)},
+	), nil
+}
+
+// bfsSave is `save PATH VALUE`: it delegates to VALUE.save(PATH) and
+// returns the value.
+func bfsSave(c *BuiltinCall) (value.Value, error) {
+	if len(c.Args) != 2 {
+		return nil, c.Errorf(bfsArgError, "needs a path and a value").WithHint("save PATH VALUE, or save(path, value)")
+	}
+	p, v := c.Args[0], c.Args[1]
+	if _, err := bfsText(c, p); err != nil {
+		return nil, err
+	}
+	m, ok := lookupHostMethod(v.Kind(), "save")
+	if !ok {
+		return nil, c.Errorf(bfsTypeError, "%s cannot be saved", value.TypeName(v))
+	}
+	if _, err := m(&MethodCall{Name: "save", t: c.t}, v, value.Args{Pos: []value.Value{p}}); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

@@ -1,0 +1,118 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// Error codes produced by the evaluator itself.
+const (
+	codeType      = "type_error"
+	codeArg       = "arg_error"
+	codeField     = "field_missing"
+	codeIndex     = "index_range"
+	codeUndefined = "undefined_var"
+	codeNotFound  = "not_found"
+	codeAssert    = "assert_failed"
+	codeCmdFailed = "cmd_failed"
+	codeRecursion = "recursion_limit"
+	codeCustom    = "custom"
+	codeIO        = "io_error"
+	codeFeed      = "feed_error"
+)
+
+func errorf(code, format string, args ...any) *value.Error {
+	return value.Errorf(code, format, args...)
+}
+
+// flow is non-local control (return, break, continue). It travels on the
+// error path so every evaluator frame propagates it for free, but it is not
+// a *value.Error, so `try`/`catch` never intercept it.
+type flow struct {
+	kind flowKind
+	val  value.Value // return value
+}
+
+type flowKind uint8
+
+const (
+	flowReturn flowKind = iota + 1
+	flowBreak
+	flowContinue
+	flowExit // `exit`: stop the program; the status is on the session
+)
+
+func (f *flow) Error() string {
+	switch f.kind {
+	case flowBreak:
+		return "break outside a loop"
+	case flowContinue:
+		return "continue outside a loop"
+	case flowExit:
+		return "exit requested"
+	}
+	return "return outside a function"
+}
+
+var (
+	breakSignal    = &flow{kind: flowBreak}
+	continueSignal = &flow{kind: flowContinue}
+	exitSignal     = &flow{kind: flowExit}
+)
+
+// withSpan attaches span s to a language error that has none yet.
+func withSpan(err error, s syntax.Span) error {
+	if e, ok := err.(*value.Error); ok {
+		e.At(s)
+	}
+	return err
+}
+
+// langError converts any error into a *value.Error (flow signals are
+// returned unchanged), mapping host failures onto stable codes.
+func langError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ve *value.Error
+	if errors.As(err, &ve) {
+		return ve
+	}
+	if _, ok := err.(*flow); ok {
+		return err
+	}
+	return hostError(err)
+}
+
+// hostError maps an error from the host gate onto a language error.
+func hostError(err error) *value.Error {
+	var ve *value.Error
+	if errors.As(err, &ve) {
+		return ve
+	}
+	msg := err.Error()
+	switch {
+	case errors.Is(err, host.ErrDenied):
+		return errorf("denied", "%s", msg)
+	case errors.Is(err, fs.ErrNotExist):
+		return errorf(codeNotFound, "%s", msg)
+	case errors.Is(err, fs.ErrPermission):
+		return errorf("permission", "%s", msg)
+	case errors.Is(err, fs.ErrExist):
+		return errorf(codeCustom, "%s", msg)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return errorf("cancelled", "%s", msg)
+	}
+	return errorf(codeIO, "%s", msg)
+}
+
+// isLangError reports whether err is a catchable language error.
+func isLangError(err error) (*value.Error, bool) {
+	e, ok := err.(*value.Error)
+	return e, ok
+}

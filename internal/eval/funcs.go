@@ -1,0 +1,222 @@
+package eval
+
+import (
+	"time"
+
+	"github.com/shoalgo/shoal/internal/namespaces"
+	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// valueFunc is an evaluator function called with expression syntax:
+// constructors (path, glob, regex), clocks, assert, retry, run, save.
+type valueFunc func(t *thread, args value.Args) (value.Value, error)
+
+var valueFuncs map[string]valueFunc
+
+func init() {
+	valueFuncs = map[string]valueFunc{
+		"path":   fnPath,
+		"glob":   fnGlob,
+		"regex":  fnRegex,
+		"now":    func(t *thread, a value.Args) (value.Value, error) { return t.now(), noArgs("now", a) },
+		"today":  func(t *thread, a value.Args) (value.Value, error) { return t.today(), noArgs("today", a) },
+		"assert": fnAssert,
+		"retry":  fnRetry,
+		"run":    fnRun,
+		"save":   fnSave,
+	}
+}
+
+func noArgs(name string, a value.Args) error {
+	if len(a.Pos) > 0 || len(a.Named) > 0 {
+		return errorf(codeArg, "%s takes no arguments", name)
+	}
+	return nil
+}
+
+func (t *thread) now() value.Value { return value.DateTime{T: t.host.Now()} }
+
+func (t *thread) today() value.Value {
+	n := t.host.Now()
+	return value.DateTime{T: time.Date(n.Year(), n.Month(), n.Day(), 0, 0, 0, 0, n.Location())}
+}
+
+// unboundVar resolves a name with no binding: clocks, namespaces, builtin
+// commands run in value position, evaluator functions as values.
+func (t *thread) unboundVar(n *syntax.Var, sc *scope) (value.Value, error) {
+	switch n.Name {
+	case "now":
+		return t.now(), nil
+	case "today":
+		return t.today(), nil
+	}
+	if ns, ok := t.namespace(n.Name); ok {
+		return ns, nil
+	}
+	if b, ok := lookupBuiltin(n.Name); ok {
+		return t.invokeBuiltin(b, &BuiltinCall{Name: n.Name, sc: sc}, modeValue, nil)
+	}
+	if f, ok := valueFuncs[n.Name]; ok {
+		return &value.Builtin{Name: n.Name, Fn: func(env value.Env, a value.Args) (value.Value, error) {
+			th, ok := env.(*thread)
+			if !ok {
+				th = t
+			}
+			return f(th, a)
+		}}, nil
+	}
+	return nil, undefinedVar(n.Name, sc)
+}
+
+// namespace resolves a namespace name (json, math, os, ...).
+func (t *thread) namespace(name string) (value.Value, bool) {
+	if name == "os" {
+		return osNamespace, true
+	}
+	return namespaces.Lookup(name)
+}
+
+func fnPath(t *thread, a value.Args) (value.Value, error) {
+	if len(a.Pos) != 1 || len(a.Named) > 0 {
+		return nil, errorf(codeArg, "path takes one str argument")
+	}
+	s, err := pathText(a.Pos[0])
+	if err != nil {
+		return nil, err
+	}
+	return value.Path(t.expandHome(s)), nil
+}
+
+func fnGlob(t *thread, a value.Args) (value.Value, error) {
+	if len(a.Pos) != 1 {
+		return nil, errorf(codeArg, "glob takes one pattern")
+	}
+	s, ok := a.Pos[0].(value.Str)
+	if !ok {
+		return nil, errorf(codeType, "glob pattern must be str, got %s", value.TypeName(a.Pos[0]))
+	}
+	g := &value.Glob{Pattern: string(s)}
+	for _, na := range a.Named {
+		switch na.Name {
+		case "hidden":
+			b, ok := na.Value.(value.Bool)
+			if !ok {
+				return nil, errorf(codeType, "glob hidden: expects bool")
+			}
+			g.Hidden = bool(b)
+		case "follow":
+		default:
+			return nil, errorf(codeArg, "unknown argument `%s`", na.Name)
+		}
+	}
+	return g, nil
+}
+
+func fnRegex(t *thread, a value.Args) (value.Value, error) {
+	if len(a.Pos) != 1 || len(a.Named) > 0 {
+		return nil, errorf(codeArg, "regex takes one str argument")
+	}
+	s, ok := a.Pos[0].(value.Str)
+	if !ok {
+		return nil, errorf(codeType, "regex pattern must be str, got %s", value.TypeName(a.Pos[0]))
+	}
+	return compileRegex(string(s))
+}
+
+func fnAssert(t *thread, a value.Args) (value.Value, error) {
+	if len(a.Pos) < 1 || len(a.Pos) > 2 {
+		return nil, errorf(codeArg, "assert takes a condition and an optional message")
+	}
+	ok, err := value.Truthy(a.Pos[0])
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return value.Nil, nil
+	}
+	msg := "assertion failed"
+	if len(a.Pos) == 2 {
+		msg += ": " + value.Interp(a.Pos[1])
+	}
+	return nil, errorf(codeAssert, "%s", msg)
+}
+
+// fnRetry calls a thunk up to n times and returns its first success.
+func fnRetry(t *thread, a value.Args) (value.Value, error) {
+	if len(a.Pos) != 2 {
+		return nil, errorf(codeArg, "retry takes an attempt count and a function: retry(3) { ... }")
+	}
+	n, ok := a.Pos[0].(value.Int)
+	if !ok || n < 1 {
+		return nil, errorf(codeArg, "retry attempts must be a positive int")
+	}
+	var delay time.Duration
+	for _, na := range a.Named {
+		switch na.Name {
+		case "delay":
+			d, ok := na.Value.(value.Duration)
+			if !ok || d < 0 {
+				return nil, errorf(codeType, "retry delay: expects a non-negative duration")
+			}
+			delay = time.Duration(d)
+		default:
+			return nil, errorf(codeArg, "unknown argument `%s`", na.Name)
+		}
+	}
+	var last error
+	for i := 0; i < int(n); i++ {
+		if i > 0 && delay > 0 {
+			if err := t.sleep(delay); err != nil {
+				return nil, err
+			}
+		}
+		v, err := t.callValue(a.Pos[1], nil, nil, syntax.Span{})
+		if err == nil {
+			return v, nil
+		}
+		if _, ok := recoverable(err); !ok {
+			return nil, err
+		}
+		last = err
+	}
+	return nil, last
+}
+
+// sleep waits for d or until the evaluation is cancelled.
+func (t *thread) sleep(d time.Duration) error {
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return nil
+	case <-t.ctx.Done():
+		return hostError(t.ctx.Err())
+	}
+}
+
+func fnRun(t *thread, a value.Args) (value.Value, error) {
+	if len(a.Pos) == 0 {
+		return nil, errorf(codeArg, "run needs a target")
+	}
+	args := make([]string, 0, len(a.Pos)-1)
+	for _, v := range a.Pos[1:] {
+		s, err := argText(v)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, s)
+	}
+	return t.runTarget(a.Pos[0], args)
+}
+
+func fnSave(t *thread, a value.Args) (value.Value, error) {
+	if len(a.Pos) != 2 {
+		return nil, errorf(codeArg, "save takes a path and a value: save(path, value)")
+	}
+	p, err := pathText(a.Pos[0])
+	if err != nil {
+		return nil, err
+	}
+	return a.Pos[1], t.saveValue(a.Pos[1], p, false)
+}

@@ -1,0 +1,151 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// Options configures a new interpreter session.
+type Options struct {
+	Host           host.Host // required: every effect goes through it
+	Dir            string    // initial working directory (absolute)
+	Env            []string  // initial environment; nil means Host.Environ
+	Stdout, Stderr io.Writer // statement-position command output (nil discards)
+	REPL           bool      // parse with REPL affordances
+}
+
+// Interp is one evaluation session. It is not safe for concurrent use: run
+// one Eval at a time.
+type Interp struct {
+	host host.Host
+	opts Options
+	root *scope
+
+	// Session state shared by the top-level thread.
+	dir      string
+	env      []string
+	oldpwd   string
+	dirStack []string
+	exitCode *int
+	taskSeq  int
+
+	transcript []value.Value // REPL values, bound as `out`
+
+	cache sync.Map // per-node caches: compiled regexes, lambda analyses
+}
+
+// New creates a session.
+func New(opts Options) (*Interp, error) {
+	if opts.Host == nil {
+		return nil, errors.New("eval: Options.Host is required")
+	}
+	if opts.Dir == "" || !filepath.IsAbs(opts.Dir) {
+		return nil, errors.New("eval: Options.Dir must be an absolute directory")
+	}
+	env := opts.Env
+	if env == nil {
+		var err error
+		env, err = opts.Host.Environ(context.Background())
+		if err != nil {
+			return nil, err
+		}
+	}
+	in := &Interp{
+		host: opts.Host,
+		opts: opts,
+		root: newScope(nil),
+		dir:  filepath.Clean(opts.Dir),
+		env:  append([]string(nil), env...),
+	}
+	return in, nil
+}
+
+// Eval parses src against the session's bindings and runs it. Errors are
+// *syntax.Error or *value.Error (with a span when known).
+func (in *Interp) Eval(ctx context.Context, src string) (value.Value, error) {
+	p, err := syntax.Parse(src, syntax.ParseOptions{IsBound: in.IsBound, REPL: in.opts.REPL})
+	if err != nil {
+		return nil, err
+	}
+	return in.EvalProgram(ctx, p)
+}
+
+// EvalProgram runs an already parsed program in the session scope.
+func (in *Interp) EvalProgram(ctx context.Context, p *syntax.Program) (value.Value, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	t := in.topThread(ctx)
+	defer func() { in.dir, in.env = t.dir, t.env }()
+	v, err := t.runProgram(p, in.root)
+	if err == nil && in.opts.REPL {
+		in.record(v)
+	}
+	return v, err
+}
+
+// record keeps a REPL transcript: `it` is the last value, `out` every
+// value so far.
+func (in *Interp) record(v value.Value) {
+	in.transcript = append(in.transcript, v)
+	in.root.declare("it", v, false)
+	in.root.declare("out", value.NewList(append([]value.Value(nil), in.transcript...)), false)
+}
+
+func (in *Interp) topThread(ctx context.Context) *thread {
+	return &thread{
+		in:     in,
+		ctx:    ctx,
+		host:   in.host,
+		dir:    in.dir,
+		env:    in.env,
+		stdout: orDiscard(in.opts.Stdout),
+		stderr: orDiscard(in.opts.Stderr),
+		root:   in.root,
+		top:    true,
+	}
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// IsBound reports whether name is a session value binding.
+func (in *Interp) IsBound(name string) bool {
+	return in.root.lookup(name) != nil
+}
+
+// Names lists the session's bound names, sorted.
+func (in *Interp) Names() []string {
+	n := in.root.names()
+	sort.Strings(n)
+	return n
+}
+
+// Lookup returns the session binding for name.
+func (in *Interp) Lookup(name string) (value.Value, bool) { return in.root.get(name) }
+
+// Dir is the session working directory.
+func (in *Interp) Dir() string { return in.dir }
+
+// Environ is the session environment (KEY=VALUE).
+func (in *Interp) Environ() []string { return append([]string(nil), in.env...) }
+
+// ExitRequested reports a pending `exit` request and its status.
+func (in *Interp) ExitRequested() (int, bool) {
+	if in.exitCode == nil {
+		return 0, false
+	}
+	return *in.exitCode, true
+}

@@ -1,0 +1,108 @@
+package eval
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+
+	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// scriptRunners maps script extensions to the interpreter that runs them.
+var scriptRunners = map[string]string{
+	".py": "python3", ".sh": "sh", ".bash": "bash", ".js": "node", ".mjs": "node",
+	".rb": "ruby", ".pl": "perl", ".lua": "lua", ".ts": "deno", ".php": "php",
+}
+
+// runTarget implements `run`: a path or script name runs through its
+// runner (Shoal files in a fresh scope); a plain name runs that program.
+func (t *thread) runTarget(target value.Value, args []string) (value.Value, error) {
+	s, err := pathText(target)
+	if err != nil {
+		return nil, err
+	}
+	ext := filepath.Ext(s)
+	_, knownExt := scriptRunners[ext]
+	if !strings.ContainsRune(s, '/') && ext != ".shl" && !knownExt {
+		prog, err := t.host.LookPath(t.ctx, s, t.env)
+		if err != nil {
+			return nil, errorf(codeNotFound, "command not found: %s", s)
+		}
+		return t.runExternal(s, prog, args, nil, modeValue)
+	}
+	p := t.abs(s)
+	if ext == ".shl" {
+		return t.runScriptFile(p, args)
+	}
+	if runner, ok := scriptRunners[ext]; ok {
+		if _, err := t.host.Stat(t.ctx, p); err != nil {
+			return nil, hostError(err)
+		}
+		prog, err := t.host.LookPath(t.ctx, runner, t.env)
+		if err != nil {
+			return nil, errorf("runner_not_found", "no %s found to run %s", runner, s)
+		}
+		return t.runExternal(runner, prog, append([]string{p}, args...), nil, modeValue)
+	}
+	data, err := t.host.ReadFile(t.ctx, p)
+	if err == nil && bytes.HasPrefix(data, []byte("#!")) {
+		return t.runExternal(s, p, args, nil, modeValue)
+	}
+	return nil, errorf("runner_not_found", "no runner for %s", s).
+		WithHint("use a known extension (.shl, .py, .sh, ...) or a #! line")
+}
+
+// parseFile reads and parses a Shoal source file.
+func (t *thread) parseFile(p string, isBound func(string) bool) (*syntax.Program, error) {
+	data, err := t.host.ReadFile(t.ctx, p)
+	if err != nil {
+		return nil, hostError(err)
+	}
+	prog, err := syntax.Parse(string(data), syntax.ParseOptions{IsBound: isBound})
+	if err != nil {
+		if pe, ok := err.(*syntax.Error); ok {
+			return nil, errorf("parse_error", "%s: %s", filepath.Base(p), pe.Msg).WithHint(pe.Hint)
+		}
+		return nil, err
+	}
+	return prog, nil
+}
+
+// runScriptFile runs a Shoal script in a fresh root scope on a child
+// thread: its bindings do not leak into the caller. It sees `args` and
+// `script`.
+func (t *thread) runScriptFile(p string, args []string) (value.Value, error) {
+	prog, err := t.parseFile(p, nil)
+	if err != nil {
+		return nil, err
+	}
+	c := t.child()
+	c.fnDepth = 0
+	root := newScope(nil)
+	items := make([]value.Value, len(args))
+	for i, a := range args {
+		items[i] = value.Str(a)
+	}
+	root.declare("args", value.NewList(items), false)
+	root.declare("script", value.Path(p), false)
+	c.root = root
+	return c.runProgram(prog, root)
+}
+
+// sourceFile evaluates a Shoal file in scope sc, so its declarations stay
+// visible afterwards.
+func (t *thread) sourceFile(p string, sc *scope) (value.Value, error) {
+	prog, err := t.parseFile(p, func(name string) bool { return sc.lookup(name) != nil })
+	if err != nil {
+		return nil, err
+	}
+	v, err := t.evalStmts(prog.Stmts, sc, modeFinal)
+	if err != nil {
+		if f, ok := err.(*flow); ok && f.kind == flowReturn {
+			return f.val, nil
+		}
+		return nil, err
+	}
+	return v, nil
+}

@@ -1,0 +1,143 @@
+package eval
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// maxDepth bounds nested callable invocations; deeper recursion raises
+// recursion_limit instead of exhausting the Go stack.
+const maxDepth = 10000
+
+// thread is the explicit execution context of one evaluation: the host
+// gate, cancellation, the dynamic working directory and environment, call
+// depth and output writers. Calls run on their caller's thread (adjusting
+// depth in place); `with`, `run` and `spawn` derive a child copy so their
+// dynamic changes vanish with it.
+type thread struct {
+	in      *Interp
+	ctx     context.Context
+	host    host.Host
+	dir     string   // absolute working directory
+	env     []string // KEY=VALUE, copy-on-write
+	depth   int      // callable nesting
+	fnDepth int      // >0 inside a function body
+	stdout  io.Writer
+	stderr  io.Writer
+	root    *scope        // scope `source` evaluates into at top level
+	top     bool          // the session's own thread: navigation persists
+	free    []*scope      // recycled scopes (see getScope)
+	stack   []value.Value // closure-call arguments (see callClosureArgs)
+	ticks   uint32        // calls made, for periodic cancellation checks
+}
+
+// child derives a thread for a dynamic sub-context.
+func (t *thread) child() *thread {
+	c := *t
+	c.top = false
+	c.free = nil
+	c.stack = nil
+	return &c
+}
+
+// runProgram evaluates top-level statements in sc.
+func (t *thread) runProgram(p *syntax.Program, sc *scope) (value.Value, error) {
+	var last value.Value = value.Nil
+	for i, st := range p.Stmts {
+		if err := t.ctx.Err(); err != nil {
+			return nil, hostError(err)
+		}
+		final := i == len(p.Stmts)-1
+		mode := modeStmt
+		if final {
+			mode = modeFinal
+		}
+		v, err := t.execStmt(st, sc, mode)
+		if err != nil {
+			if f, ok := err.(*flow); ok {
+				switch f.kind {
+				case flowReturn:
+					return f.val, nil
+				case flowExit:
+					return value.Nil, nil
+				}
+				return nil, errorf(codeType, "%s", f.Error()).At(st.Pos())
+			}
+			return nil, langError(err)
+		}
+		last = v
+		if t.in.exitCode != nil {
+			break
+		}
+	}
+	if last == nil {
+		last = value.Nil
+	}
+	return last, nil
+}
+
+// abs resolves p against the thread's working directory, expanding a
+// leading `~`.
+func (t *thread) abs(p string) string {
+	p = t.expandHome(p)
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(t.dir, p)
+}
+
+func (t *thread) expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, ok := t.getenv("HOME"); ok && home != "" {
+			return home + p[1:]
+		}
+	}
+	return p
+}
+
+// getenv reads the thread's environment.
+func (t *thread) getenv(name string) (string, bool) {
+	return lookupEnv(t.env, name)
+}
+
+func lookupEnv(env []string, name string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		kv := env[i]
+		if len(kv) > len(name) && kv[len(name)] == '=' && kv[:len(name)] == name {
+			return kv[len(name)+1:], true
+		}
+	}
+	return "", false
+}
+
+// withEnv returns env with name set to val (a fresh slice).
+func withEnv(env []string, name, val string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if len(kv) > len(name) && kv[len(name)] == '=' && kv[:len(name)] == name {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, name+"="+val)
+}
+
+// value.Env implementation: what methods may ask of the evaluator.
+
+// Call invokes a callable value with positional arguments.
+func (t *thread) Call(fn value.Value, args ...value.Value) (value.Value, error) {
+	return t.callValue(fn, args, nil, syntax.Span{})
+}
+
+// Context is cancelled when the evaluation is cancelled.
+func (t *thread) Context() context.Context { return t.ctx }
+
+// Now is the evaluation's wall clock.
+func (t *thread) Now() time.Time { return t.host.Now() }
