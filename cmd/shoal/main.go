@@ -1,0 +1,161 @@
+// Command shoal runs Shoal source standalone: `shoal -c SRC`, `shoal FILE`,
+// or source piped on stdin. It evaluates with an allow-all host in the
+// current directory, streams statement-position command output to the
+// terminal, and prints the final value's display rendering. Errors are
+// rendered with internal/diag on stderr.
+//
+// Exit status: 0 on success; 1 for any parse or language error (an uncaught
+// cmd_failed included: the child's own status is in the diagnostic); 2 for
+// bad usage or an unreadable script; `exit N` gives N.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/shoalgo/shoal/internal/diag"
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// version is the release this binary reports; set with
+// -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+const usage = `usage: shoal -c SOURCE
+       shoal FILE
+       shoal < FILE
+       shoal --version
+
+Runs Shoal source standalone and prints the final value.
+The interactive REPL is not available yet.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole command, parameterised for tests.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("shoal", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	var cmd string
+	fs.StringVar(&cmd, "c", "", "evaluate `SOURCE`")
+	fs.StringVar(&cmd, "command", "", "evaluate `SOURCE`")
+	showVersion := fs.Bool("version", false, "print the version")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *showVersion {
+		fmt.Fprintf(stdout, "shoal %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return 0
+	}
+
+	name, src, err := source(fs, cmd, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "shoal: %v\n", err)
+		return 2
+	}
+	if name == "" {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	return execute(ctx, name, src, stdout, stderr)
+}
+
+// source picks the program text: -c, a script file, or piped stdin. An
+// empty name means there is nothing to run (stdin is a terminal).
+func source(fs *flag.FlagSet, cmd string, stdin io.Reader) (name, src string, err error) {
+	commandSet := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "c" || f.Name == "command" {
+			commandSet = true
+		}
+	})
+	switch {
+	case commandSet:
+		if fs.NArg() > 0 {
+			return "", "", fmt.Errorf("unexpected arguments after -c: %q", fs.Args())
+		}
+		return "-c", cmd, nil
+	case fs.NArg() > 0:
+		path := fs.Arg(0)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return "", "", err
+		}
+		return path, string(data), nil
+	}
+	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+		return "", "", nil
+	}
+	data, err := io.ReadAll(stdin)
+	if err != nil {
+		return "", "", fmt.Errorf("reading stdin: %w", err)
+	}
+	return "<stdin>", string(data), nil
+}
+
+// execute runs src in a fresh allow-all session rooted at the current
+// directory and reports the outcome.
+func execute(ctx context.Context, name, src string, stdout, stderr io.Writer) int {
+	dir, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(stderr, "shoal: %v\n", err)
+		return 1
+	}
+	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: stdout, Stderr: stderr})
+	if err != nil {
+		fmt.Fprintf(stderr, "shoal: %v\n", err)
+		return 1
+	}
+	prog, err := syntax.Parse(src, syntax.ParseOptions{IsBound: in.IsBound})
+	if err != nil {
+		fmt.Fprint(stderr, diag.Format(name, src, err))
+		return 1
+	}
+	v, err := in.EvalProgram(ctx, prog)
+	if code, ok := in.ExitRequested(); ok {
+		return code
+	}
+	if err != nil {
+		fmt.Fprint(stderr, diag.Format(name, src, err))
+		return 1
+	}
+	if v != nil && v.Kind() != value.KNull && !streamed(prog, v) {
+		fmt.Fprintln(stdout, value.Display(v))
+	}
+	return 0
+}
+
+// streamed reports whether v is the outcome of an external command in the
+// final statement, whose output already went to the terminal. A builtin's
+// outcome there, or any captured outcome, is still displayed.
+func streamed(p *syntax.Program, v value.Value) bool {
+	o, ok := v.(*value.Outcome)
+	if !ok || o.Builtin || len(p.Stmts) == 0 {
+		return false
+	}
+	es, ok := p.Stmts[len(p.Stmts)-1].(*syntax.ExprStmt)
+	if !ok {
+		return false
+	}
+	_, isCmd := es.X.(*syntax.Cmd)
+	return isCmd
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRun(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "s.shl")
+	if err := os.WriteFile(script, []byte("let x = 2\nx * 21\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		args      []string
+		stdin     string
+		code      int
+		stdout    string   // exact
+		stderrHas []string // substrings
+		stdoutHas string
+	}{
+		{name: "expression", args: []string{"-c", "1 + 2"}, stdout: "3\n"},
+		{name: "long flag", args: []string{"--command", `"a" + "b"`}, stdout: "ab\n"},
+		{name: "null prints nothing", args: []string{"-c", "null"}, stdout: ""},
+		{name: "readme example", args: []string{"-c", "let xs = [3, 1, 2]\nxs.sort().map(x => x * 10)"}, stdout: "10\n20\n30\n"},
+		{name: "script file", args: []string{script}, stdout: "42\n"},
+		{name: "stdin", stdin: "40 + 2", stdout: "42\n"},
+		{name: "version", args: []string{"--version"}, stdoutHas: "shoal " + version},
+		{name: "parse error", args: []string{"-c", "let x = (1 +"}, code: 1, stdout: "",
+			stderrHas: []string{"error[parse_error]", "--> -c:1:", "^"}},
+		{name: "language error", args: []string{"-c", "let a = 1\na / 0"}, code: 1, stdout: "",
+			stderrHas: []string{"error[div_zero]", "2 | a / 0", "^"}},
+		{name: "missing file", args: []string{filepath.Join(t.TempDir(), "nope.shl")}, code: 2, stderrHas: []string{"shoal:"}},
+		{name: "args after -c", args: []string{"-c", "1", "extra"}, code: 2, stderrHas: []string{"unexpected arguments"}},
+		{name: "bad flag", args: []string{"--nope"}, code: 2, stderrHas: []string{"usage:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb strings.Builder
+			code := run(context.Background(), tt.args, strings.NewReader(tt.stdin), &out, &errb)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d (stderr: %s)", code, tt.code, errb.String())
+			}
+			if tt.stdoutHas != "" {
+				if !strings.Contains(out.String(), tt.stdoutHas) {
+					t.Errorf("stdout %q lacks %q", out.String(), tt.stdoutHas)
+				}
+			} else if out.String() != tt.stdout {
+				t.Errorf("stdout %q, want %q", out.String(), tt.stdout)
+			}
+			for _, s := range tt.stderrHas {
+				if !strings.Contains(errb.String(), s) {
+					t.Errorf("stderr %q lacks %q", errb.String(), s)
+				}
+			}
+		})
+	}
+}
+
+// TestCommandOutput checks that command output appears exactly once,
+// whether it streamed (external, statement position) or is the displayed
+// final value (a builtin, or a captured outcome).
+func TestCommandOutput(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh on PATH")
+	}
+	tests := []struct{ name, src, want string }{
+		{"builtin final", "echo hello", "hello\n"},
+		{"external final", sh + ` -c "echo hi"`, "hi\n"},
+		{"external then value", sh + ` -c "echo hi"` + "\n1", "hi\n1\n"},
+		{"captured external", "(" + sh + ` -c "echo cap")`, "cap\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb strings.Builder
+			code := run(context.Background(), []string{"-c", tt.src}, strings.NewReader(""), &out, &errb)
+			if code != 0 || out.String() != tt.want {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 0, %q", code, out.String(), errb.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestFailedCommandExitStatus(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh on PATH")
+	}
+	var out, errb strings.Builder
+	code := run(context.Background(), []string{"-c", sh + ` -c "exit 7"`}, strings.NewReader(""), &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "error[cmd_failed]") || !strings.Contains(errb.String(), "status 7") {
+		t.Fatalf("exit %d, stderr %q; want 1 and a cmd_failed diagnostic naming status 7", code, errb.String())
+	}
+}

@@ -1,0 +1,117 @@
+// Package diag renders Shoal parse and language errors for people: the
+// error code and message, the offending source line with a caret run under
+// the span, and the hint.
+//
+//	error[type_error]: cannot add int and str
+//	 --> -c:1:3
+//	  |
+//	1 | 1 + "a"
+//	  |   ^
+//	hint: convert one side first
+package diag
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// Format renders err, raised while running src, as a multi-line
+// diagnostic ending in a newline. name labels the source (a file path,
+// "-c", "<stdin>"). Errors that are neither parse nor language errors
+// render as "error: ...".
+func Format(name, src string, err error) string {
+	var (
+		code, msg, hint string
+		span            syntax.Span
+		hasPos          bool
+	)
+	var pe *syntax.Error
+	var ve *value.Error
+	switch {
+	case errors.As(err, &pe):
+		code, msg, hint, span, hasPos = "parse_error", pe.Msg, pe.Hint, pe.Span, true
+	case errors.As(err, &ve):
+		code, msg, hint, span, hasPos = ve.Code, ve.Msg, ve.Hint, ve.Span, ve.HasPos
+	case err == nil:
+		return ""
+	default:
+		msg = err.Error()
+	}
+
+	var b strings.Builder
+	b.WriteString("error")
+	if code != "" {
+		b.WriteString("[" + code + "]")
+	}
+	b.WriteString(": " + msg + "\n")
+	if hasPos {
+		excerpt(&b, name, src, span)
+	}
+	if hint != "" {
+		b.WriteString("hint: " + hint + "\n")
+	}
+	return b.String()
+}
+
+// excerpt writes the location line, the source line holding the span's
+// start and a caret run under the span (clipped to that line, at least one
+// caret wide).
+func excerpt(b *strings.Builder, name, src string, span syntax.Span) {
+	start := clamp(span.Start, 0, len(src))
+	end := clamp(span.End, start, len(src))
+	lineStart := strings.LastIndexByte(src[:start], '\n') + 1
+	lineEnd := len(src)
+	if i := strings.IndexByte(src[start:], '\n'); i >= 0 {
+		lineEnd = start + i
+	}
+	if start == len(src) && start > 0 && src[start-1] == '\n' {
+		// A span at the very end after a trailing newline points at the
+		// last line's end.
+		lineEnd = start - 1
+		lineStart = strings.LastIndexByte(src[:lineEnd], '\n') + 1
+		start, end = lineEnd, lineEnd
+	}
+	line := strings.TrimSuffix(src[lineStart:lineEnd], "\r")
+	lineNo := strings.Count(src[:lineStart], "\n") + 1
+	col := utf8.RuneCountInString(src[lineStart:start]) + 1
+
+	num := strconv.Itoa(lineNo)
+	pad := strings.Repeat(" ", len(num))
+	b.WriteString(pad + "--> " + name + ":" + num + ":" + strconv.Itoa(col) + "\n")
+	b.WriteString(pad + " |\n")
+	b.WriteString(num + " | " + line + "\n")
+
+	// Keep tabs so the carets line up under tab-indented source.
+	var marker strings.Builder
+	for _, r := range src[lineStart:start] {
+		if r == '\t' {
+			marker.WriteByte('\t')
+		} else {
+			marker.WriteByte(' ')
+		}
+	}
+	if end > lineEnd {
+		end = lineEnd
+	}
+	width := utf8.RuneCountInString(src[start:end])
+	if width < 1 {
+		width = 1
+	}
+	marker.WriteString(strings.Repeat("^", width))
+	b.WriteString(pad + " | " + marker.String() + "\n")
+}
+
+func clamp(n, lo, hi int) int {
+	if n < lo {
+		return lo
+	}
+	if n > hi {
+		return hi
+	}
+	return n
+}

@@ -1,0 +1,65 @@
+package diag
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+func spanned(code, msg, hint string, start, end int) *value.Error {
+	e := value.Errorf(code, "%s", msg).At(syntax.Span{Start: start, End: end})
+	if hint != "" {
+		e = e.WithHint(hint)
+	}
+	return e
+}
+
+func TestFormatGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		err  error
+	}{
+		{"language-error", `1 + "a"`, spanned("type_error", "cannot add int and str", "convert one side with .str() or .parse_int()", 0, 7)},
+		{"second-line", "let x = 1\nx.nope()\n", spanned("field_missing", "int has no method nope", "", 12, 16)},
+		{"parse-error-hint", "ls 2>> log.txt", &syntax.Error{Msg: "no fd-numbered redirects", Hint: "use (cmd).stderr", Span: syntax.Span{Start: 3, End: 6}}},
+		{"eof-after-newline", "let x = (1 +\n", &syntax.Error{Msg: "unexpected end of input", Span: syntax.Span{Start: 13, End: 13}, Incomplete: true}},
+		{"span-crosses-lines", "[1,\n 2", spanned("type_error", "bad list", "", 0, 6)},
+		{"tabs-and-unicode", "\tlet é = ☃ + 1", spanned("type_error", "snowman", "", 10, 13)},
+		{"line-ten", "1\n2\n3\n4\n5\n6\n7\n8\n9\nboom", spanned("custom", "ten", "", 18, 22)},
+		{"no-position", "x", value.Errorf("cmd_failed", "false exited with status 1")},
+		{"plain-go-error", "x", errors.New("open script.shl: no such file")},
+		{"span-out-of-range", "abc", spanned("custom", "far", "", 10, 20)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Format("test.shl", tt.src, tt.err)
+			path := filepath.Join("testdata", tt.name+".golden")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create)", err)
+			}
+			if got != string(want) {
+				t.Errorf("Format mismatch\n--- got\n%s--- want\n%s", got, want)
+			}
+		})
+	}
+}
+
+func TestFormatNil(t *testing.T) {
+	if got := Format("x", "src", nil); got != "" {
+		t.Errorf("Format(nil) = %q", got)
+	}
+}
