@@ -1,0 +1,157 @@
+package proto
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// gate blocks every Write until released.
+type gate struct {
+	release chan struct{}
+	mu      sync.Mutex
+	buf     bytes.Buffer
+}
+
+func (g *gate) Write(p []byte) (int, error) {
+	<-g.release
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.buf.Write(p)
+}
+
+func TestOutboxOrderAndFlushOnClose(t *testing.T) {
+	var buf bytes.Buffer
+	o := NewOutbox(&buf, 8)
+	var want bytes.Buffer
+	for i := 0; i < 8; i++ {
+		f := []byte(strconv.Itoa(i) + "\n")
+		want.Write(f)
+		if err := o.Send(f); err != nil {
+			t.Fatalf("send %d: %v", i, err)
+		}
+	}
+	o.Close()
+	<-o.Done()
+	if buf.String() != want.String() {
+		t.Fatalf("wrote %q, want %q", buf.String(), want.String())
+	}
+	if err := o.Send([]byte("x\n")); !errors.Is(err, ErrOutboxClosed) {
+		t.Fatalf("send after close = %v, want ErrOutboxClosed", err)
+	}
+	o.Close() // idempotent
+}
+
+func TestOutboxFullNeverBlocks(t *testing.T) {
+	g := &gate{release: make(chan struct{})}
+	o := NewOutbox(g, 2)
+	sent, full := 0, 0
+	start := time.Now()
+	for i := 0; i < 100; i++ {
+		switch err := o.Send([]byte("{}\n")); {
+		case err == nil:
+			sent++
+		case errors.Is(err, ErrOutboxFull):
+			full++
+		default:
+			t.Fatal(err)
+		}
+	}
+	if time.Since(start) > time.Second {
+		t.Fatal("Send blocked on a stalled peer")
+	}
+	// The writer may hold one frame in flight plus two queued.
+	if sent < 2 || sent > 3 || full != 100-sent {
+		t.Fatalf("sent %d, full %d", sent, full)
+	}
+	close(g.release)
+	o.Close()
+	<-o.Done()
+	if got := bytes.Count(g.buf.Bytes(), []byte("\n")); got != sent {
+		t.Fatalf("wrote %d frames, want %d", got, sent)
+	}
+}
+
+func TestOutboxByteBound(t *testing.T) {
+	g := &gate{release: make(chan struct{})}
+	o := NewOutbox(g, 1000)
+	big := append(bytes.Repeat([]byte("x"), MaxFrame-1), '\n')
+	n := 0
+	for i := 0; i < 10; i++ {
+		if err := o.Send(big); err == nil {
+			n++
+		} else if !errors.Is(err, ErrOutboxFull) {
+			t.Fatal(err)
+		}
+	}
+	// One in flight at most, plus what fits in MaxOutboxBytes.
+	if limit := MaxOutboxBytes / MaxFrame; n < limit || n > limit+1 {
+		t.Fatalf("accepted %d half-bound frames", n)
+	}
+	close(g.release)
+	o.Close()
+	<-o.Done()
+}
+
+type failWriter struct{}
+
+var errPeerGone = errors.New("peer gone")
+
+func (failWriter) Write([]byte) (int, error) { return 0, errPeerGone }
+
+func TestOutboxBroken(t *testing.T) {
+	o := NewOutbox(failWriter{}, 4)
+	if err := o.Send([]byte("1\n")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for o.Err() == nil && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	err := o.Send([]byte("2\n"))
+	if !errors.Is(err, ErrOutboxBroken) || !errors.Is(err, errPeerGone) {
+		t.Fatalf("send after failure = %v", err)
+	}
+	o.Close()
+	<-o.Done()
+}
+
+func TestOutboxRejectsBadFrame(t *testing.T) {
+	o := NewOutbox(io.Discard, 0)
+	defer o.Close()
+	if err := o.Send([]byte("a\nb\n")); !errors.Is(err, ErrBadFrame) {
+		t.Fatalf("err = %v, want ErrBadFrame", err)
+	}
+	if cap(o.ch) != DefaultOutboxCapacity {
+		t.Fatalf("capacity = %d", cap(o.ch))
+	}
+}
+
+func TestOutboxConcurrentSendClose(t *testing.T) {
+	o := NewOutbox(io.Discard, 16)
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 200; j++ {
+				err := o.Send([]byte("{}\n"))
+				if err != nil && !errors.Is(err, ErrOutboxFull) && !errors.Is(err, ErrOutboxClosed) {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	time.Sleep(time.Millisecond)
+	o.Close()
+	wg.Wait()
+	<-o.Done()
+	if o.queued.Load() != 0 {
+		t.Fatalf("queued bytes = %d after drain", o.queued.Load())
+	}
+}

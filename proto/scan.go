@@ -1,0 +1,106 @@
+package proto
+
+import "encoding/json"
+
+// The helpers below walk JSON text already checked by json.Valid; they do
+// not re-validate and must not be used on unchecked input.
+
+func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && isWS(b[i]) {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just past the string starting at b[i] == '"'
+// and whether it contains escapes.
+func stringEnd(b []byte, i int) (int, bool) {
+	esc := false
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			esc = true
+			i++
+		case '"':
+			return i + 1, esc
+		}
+	}
+	return i, esc
+}
+
+// valueEnd returns the index just past the value starting at b[i].
+func valueEnd(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		e, _ := stringEnd(b, i)
+		return e
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i, _ = stringEnd(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(b) && !isWS(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
+		i++
+	}
+	return i
+}
+
+// members iterates over the members of the object starting at b[i].
+type members struct {
+	b []byte
+	i int
+}
+
+func newMembers(b []byte, i int) members { return members{b, skipWS(b, i+1)} }
+
+// next returns the next member's key as quoted JSON text, whether the key
+// has escapes, and its raw value; both alias b.
+func (m *members) next() (key []byte, esc bool, val []byte, ok bool) {
+	b, i := m.b, m.i
+	if i >= len(b) || b[i] != '"' {
+		return nil, false, nil, false
+	}
+	ke, esc := stringEnd(b, i)
+	key = b[i:ke]
+	i = skipWS(b, ke)
+	i = skipWS(b, i+1) // ':'
+	ve := valueEnd(b, i)
+	val = b[i:ve]
+	i = skipWS(b, ve)
+	if i < len(b) && b[i] == ',' {
+		i = skipWS(b, i+1)
+	}
+	m.i = i
+	return key, esc, val, true
+}
+
+// jsonString decodes raw as a JSON string.
+func jsonString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if _, esc := stringEnd(raw, 0); !esc {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
