@@ -1,0 +1,158 @@
+package syntax
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var inlineSeeds = []string{
+	"", "1 + 2 * 3", "let x = ls\nx.len()", "echo a && echo b", "sh { printf hi }.out",
+	"match v { 0 | 1 => 1, [a, ...r] => 2, {k: v} => 3, _ => 4 }",
+	"\"a{b}\\n\"", "'''\n  x\n  '''", "\"\"\"\n  {x}\n  \"\"\"", "fn f(a: list<int>?, ...r) -> str { a }",
+	"x catch e { e }", "try { 1 } catch { 2 }", "(a, b) => a + b", "xs.map(.a > 1)",
+	"A=1 ^cmd --x=1 -ab -- - ./p *.g > o >> a < i &", "cat << EOF", "ls 2> f", "$HOME", "`x`",
+	"10:30pm", "1.5mb", "0xff", "t\"x\"", "re\"x\"", "with cwd: x { }", "spawn { }",
+	"(it)", "{\n a: 1,\n}", "a\n  .b\n  ?.c", "if a { } else if b { } else { }",
+}
+
+// seedCorpus adds conformance sources, golden sources and inline seeds.
+func seedCorpus(f *testing.F) {
+	for _, s := range inlineSeeds {
+		f.Add(s)
+	}
+	if cases, err := loadCorpus(corpusDir); err == nil {
+		for _, c := range cases {
+			f.Add(c.Src)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.shl"))
+	for _, file := range files {
+		if b, err := os.ReadFile(file); err == nil {
+			f.Add(string(b))
+		}
+	}
+}
+
+func FuzzLex(f *testing.F) {
+	seedCorpus(f)
+	f.Fuzz(func(t *testing.T, src string) {
+		for _, m := range []mode{exprMode, cmdMode, cmdArgMode} {
+			pos := 0
+			for steps := 0; steps <= len(src)+1; steps++ {
+				tk := lex(src, pos, m)
+				if tk.start < pos || tk.end < tk.start || tk.end > len(src) {
+					t.Fatalf("mode %d pos %d: token %+v out of range (len %d)", m, pos, tk, len(src))
+				}
+				if tk.kind == tEOF {
+					break
+				}
+				if tk.end == tk.start {
+					t.Fatalf("mode %d pos %d: empty %v token does not advance", m, pos, tk.kind)
+				}
+				if tk.kind == tIllegal {
+					if tk.diag == nil || tk.diag.msg == "" {
+						t.Fatalf("illegal token without a message at %d", pos)
+					}
+					pos = tk.end
+					continue
+				}
+				pos = tk.end
+			}
+		}
+	})
+}
+
+func FuzzParse(f *testing.F) {
+	seedCorpus(f)
+	f.Fuzz(func(t *testing.T, src string) {
+		for _, repl := range []bool{false, true} {
+			prog, perr := parseNoRecover(src, ParseOptions{REPL: repl})
+			if perr != nil {
+				if perr.Msg == "" || perr.Span.Start < 0 || perr.Span.End > len(src) || perr.Span.Start > perr.Span.End {
+					t.Fatalf("bad error %+v for %q", perr, src)
+				}
+				continue
+			}
+			if err := checkSpans(prog, len(src)); err != nil {
+				t.Fatalf("%v\nsource: %q", err, src)
+			}
+		}
+	})
+}
+
+// parseNoRecover parses, converting only parse errors: any other panic
+// escapes so the fuzzer reports it.
+func parseNoRecover(src string, opts ParseOptions) (prog *Program, perr *Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			b, ok := r.(bailout)
+			if !ok {
+				panic(r)
+			}
+			perr = b.err
+		}
+	}()
+	return parse(src, opts), nil
+}
+
+// checkSpans verifies every node span lies within the source and within its
+// nearest enclosing node's span.
+func checkSpans(prog *Program, n int) error {
+	raw, err := MarshalProgram(prog)
+	if err != nil {
+		return err
+	}
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return fmt.Errorf("invalid JSON: %w", err)
+	}
+	return walkSpans(doc, Span{0, n}, "")
+}
+
+func walkSpans(v any, parent Span, path string) error {
+	switch x := v.(type) {
+	case map[string]any:
+		if s, ok := x["span"].(map[string]any); ok {
+			sp := Span{int(s["start"].(float64)), int(s["end"].(float64))}
+			if sp.Start < parent.Start || sp.End > parent.End || sp.Start > sp.End {
+				return fmt.Errorf("%s (%v): span %v outside parent %v", path, x["kind"], sp, parent)
+			}
+			parent = sp
+		}
+		for k, c := range x {
+			if k == "span" {
+				continue
+			}
+			if err := walkSpans(c, parent, path+"."+k); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, c := range x {
+			if err := walkSpans(c, parent, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// TestCorpusSpans runs the span invariant over every corpus source.
+func TestCorpusSpans(t *testing.T) {
+	cases, err := loadCorpus(corpusDir)
+	if err != nil || len(cases) == 0 {
+		t.Skipf("conformance corpus not available: %v", err)
+	}
+	for _, c := range cases {
+		prog, err := Parse(c.Src, ParseOptions{})
+		if err != nil {
+			continue
+		}
+		if err := checkSpans(prog, len(c.Src)); err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package syntax
+
+import "strings"
+
+// scanString finds the end of the string literal whose opening quote is at
+// pos: double, single, triple-double or triple-single quoted. Interpolation holes in
+// double-quoted strings are skipped with brace and nested-string awareness;
+// their contents are parsed later by the parser.
+func scanString(src string, pos int) token {
+	q := src[pos]
+	if strings.HasPrefix(src[pos:], tripleOf(q)) {
+		return scanTriple(src, pos, q)
+	}
+	if q == '\'' {
+		for i := pos + 1; i < len(src); i++ {
+			switch src[i] {
+			case '\'':
+				return token{kind: tStr, flags: fRawStr, start: pos, end: i + 1}
+			case '\n':
+				return newlineInString(pos, i)
+			}
+		}
+		return unterminated(pos, len(src))
+	}
+	flags := uint8(0)
+	for i := pos + 1; i < len(src); i++ {
+		switch src[i] {
+		case '\\':
+			flags |= fHasHole
+			i++
+			if i < len(src) && src[i] == '\n' {
+				return newlineInString(pos, i)
+			}
+		case '"':
+			return token{kind: tStr, flags: flags, start: pos, end: i + 1}
+		case '{':
+			flags |= fHasHole
+			end, bad := skipHole(src, i, false)
+			if bad != nil {
+				return *bad
+			}
+			i = end - 1
+		case '\n':
+			return newlineInString(pos, i)
+		}
+	}
+	return unterminated(pos, len(src))
+}
+
+func tripleOf(q byte) string {
+	if q == '"' {
+		return `"""`
+	}
+	return `'''`
+}
+
+func newlineInString(start, at int) token {
+	return illegal(start, at, "unterminated string (newline)",
+		"a quoted string ends on its line; use \\n, or a \"\"\"...\"\"\" multiline string")
+}
+
+func unterminated(start, end int) token {
+	t := illegal(start, end, "unterminated string", "")
+	t.diag.incomplete = true
+	return t
+}
+
+func scanTriple(src string, pos int, q byte) token {
+	closer := tripleOf(q)
+	flags := fTriple
+	if q == '\'' {
+		flags |= fRawStr
+		i := strings.Index(src[pos+3:], closer)
+		if i < 0 {
+			return unterminated(pos, len(src))
+		}
+		return token{kind: tStr, flags: flags, start: pos, end: pos + 3 + i + 3}
+	}
+	flags |= fHasHole
+	for i := pos + 3; i < len(src); i++ {
+		switch src[i] {
+		case '\\':
+			i++
+		case '"':
+			if strings.HasPrefix(src[i:], closer) {
+				return token{kind: tStr, flags: flags, start: pos, end: i + 3}
+			}
+		case '{':
+			end, bad := skipHole(src, i, true)
+			if bad != nil {
+				return *bad
+			}
+			i = end - 1
+		}
+	}
+	return unterminated(pos, len(src))
+}
+
+// skipHole returns the offset just past the `}` closing the interpolation
+// hole whose `{` is at pos.
+func skipHole(src string, pos int, multiline bool) (int, *token) {
+	depth := 0
+	for i := pos; i < len(src); i++ {
+		switch src[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return i + 1, nil
+			}
+		case '"', '\'':
+			t := scanString(src, i)
+			if t.kind == tIllegal {
+				return 0, &t
+			}
+			i = t.end - 1
+		case '\n':
+			if !multiline {
+				t := newlineInString(pos, i)
+				return 0, &t
+			}
+		}
+	}
+	t := unterminated(pos, len(src))
+	return 0, &t
+}

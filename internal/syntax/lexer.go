@@ -1,0 +1,284 @@
+package syntax
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// mode selects how the lexer reads the bytes at a position. The lexer is
+// position-addressed: it holds no cursor, so the parser can ask for the
+// token at any offset in either mode and rewind freely.
+type mode uint8
+
+const (
+	exprMode   mode = iota // expression tokens
+	cmdMode                // command words, flags, redirects
+	cmdArgMode             // command mode inside call arguments: ',' ends a word
+)
+
+// lex returns the token starting at (or after trivia following) pos.
+func lex(src string, pos int, m mode) token {
+	pos, bad := skipTrivia(src, pos)
+	if bad != nil {
+		return *bad
+	}
+	if pos >= len(src) {
+		return token{kind: tEOF, start: pos, end: pos}
+	}
+	if m == exprMode {
+		return lexExpr(src, pos)
+	}
+	return lexCmd(src, pos, m == cmdArgMode)
+}
+
+// skipTrivia skips spaces, tabs, carriage returns, `#` comments and
+// backslash-newline continuations, but not newlines.
+func skipTrivia(src string, pos int) (int, *token) {
+	for pos < len(src) {
+		switch src[pos] {
+		case ' ', '\t', '\r':
+			pos++
+		case '#':
+			for pos < len(src) && src[pos] != '\n' {
+				pos++
+			}
+		case '\\':
+			if pos+1 < len(src) && src[pos+1] == '\n' {
+				pos += 2
+				continue
+			}
+			if pos+2 < len(src) && src[pos+1] == '\r' && src[pos+2] == '\n' {
+				pos += 3
+				continue
+			}
+			if pos+1 == len(src) {
+				t := illegal(pos, pos+1, "unexpected end of input after line-continuation `\\`", "")
+				t.diag.incomplete = true
+				return pos, &t
+			}
+			return pos, nil
+		default:
+			return pos, nil
+		}
+	}
+	return pos, nil
+}
+
+func illegal(start, end int, msg, hint string) token {
+	return token{kind: tIllegal, start: start, end: end, diag: &diag{msg: msg, hint: hint}}
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isIdentStartByte(c byte) bool {
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+func isIdentByte(c byte) bool { return isIdentStartByte(c) || isDigit(c) }
+
+// identStartAt reports whether an identifier starts at pos and the width of
+// its first character.
+func identStartAt(src string, pos int) (bool, int) {
+	if pos >= len(src) {
+		return false, 0
+	}
+	c := src[pos]
+	if c < utf8.RuneSelf {
+		return isIdentStartByte(c), 1
+	}
+	r, w := utf8.DecodeRuneInString(src[pos:])
+	return unicode.IsLetter(r), w
+}
+
+// scanIdent returns the end of the identifier starting at pos.
+func scanIdent(src string, pos int) int {
+	for pos < len(src) {
+		c := src[pos]
+		if c < utf8.RuneSelf {
+			if !isIdentByte(c) {
+				return pos
+			}
+			pos++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(src[pos:])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return pos
+		}
+		pos += w
+	}
+	return pos
+}
+
+func lexExpr(src string, pos int) token {
+	c := src[pos]
+	tk := func(k tokKind, w int) token { return token{kind: k, start: pos, end: pos + w} }
+	at := func(i int) byte {
+		if pos+i < len(src) {
+			return src[pos+i]
+		}
+		return 0
+	}
+	switch c {
+	case '\n':
+		return tk(tNewline, 1)
+	case ';':
+		return tk(tSemi, 1)
+	case ',':
+		return tk(tComma, 1)
+	case ':':
+		return tk(tColon, 1)
+	case '(':
+		return tk(tLParen, 1)
+	case ')':
+		return tk(tRParen, 1)
+	case '[':
+		return tk(tLBracket, 1)
+	case ']':
+		return tk(tRBracket, 1)
+	case '{':
+		return tk(tLBrace, 1)
+	case '}':
+		return tk(tRBrace, 1)
+	case '.':
+		if at(1) == '.' {
+			if at(2) == '.' {
+				return tk(tEllipsis, 3)
+			}
+			if at(2) == '=' {
+				return tk(tDotDotEq, 3)
+			}
+			return tk(tDotDot, 2)
+		}
+		return tk(tDot, 1)
+	case '?':
+		if at(1) == '.' {
+			return tk(tQDot, 2)
+		}
+		if at(1) == '?' {
+			return tk(tQQ, 2)
+		}
+	case '-':
+		if at(1) == '>' {
+			return tk(tArrow, 2)
+		}
+		if at(1) == '=' {
+			return tk(tMinusEq, 2)
+		}
+		return tk(tMinus, 1)
+	case '=':
+		if at(1) == '=' {
+			return tk(tEq, 2)
+		}
+		if at(1) == '>' {
+			return tk(tFatArrow, 2)
+		}
+		return tk(tAssign, 1)
+	case '+':
+		if at(1) == '=' {
+			return tk(tPlusEq, 2)
+		}
+		return tk(tPlus, 1)
+	case '*':
+		if at(1) == '=' {
+			return tk(tStarEq, 2)
+		}
+		return tk(tStar, 1)
+	case '/':
+		if at(1) == '=' {
+			return tk(tSlashEq, 2)
+		}
+		return tk(tSlash, 1)
+	case '%':
+		return tk(tPercent, 1)
+	case '!':
+		if at(1) == '=' {
+			return tk(tNe, 2)
+		}
+		return tk(tBang, 1)
+	case '<':
+		if at(1) == '=' {
+			return tk(tLe, 2)
+		}
+		return tk(tLt, 1)
+	case '>':
+		if at(1) == '=' {
+			return tk(tGe, 2)
+		}
+		return tk(tGt, 1)
+	case '&':
+		if at(1) == '&' {
+			return tk(tAndAnd, 2)
+		}
+		return tk(tAmp, 1)
+	case '|':
+		if at(1) == '|' {
+			return tk(tOrOr, 2)
+		}
+		return tk(tPipe, 1)
+	case '^':
+		return tk(tCaret, 1)
+	case '$':
+		return sigilError(src, pos)
+	case '`':
+		return backtickError(pos)
+	case '"', '\'':
+		return scanString(src, pos)
+	}
+	if isDigit(c) {
+		return scanNumber(src, pos)
+	}
+	if ok, _ := identStartAt(src, pos); ok {
+		end := scanIdent(src, pos)
+		word := src[pos:end]
+		if end < len(src) && src[end] == '"' && (word == "t" || word == "re") {
+			return scanTagged(src, pos, end)
+		}
+		return token{kind: keywordKind(word), start: pos, end: end}
+	}
+	r, w := utf8.DecodeRuneInString(src[pos:])
+	if r == utf8.RuneError && w <= 1 {
+		return illegal(pos, pos+1, "unexpected character: invalid UTF-8 byte", "")
+	}
+	return illegal(pos, pos+w, "unexpected character `"+string(r)+"`", "")
+}
+
+func sigilError(src string, pos int) token {
+	end := pos + 1
+	if ok, _ := identStartAt(src, end); ok {
+		end = scanIdent(src, end)
+	}
+	name := src[pos+1 : end]
+	hint := "variables are plain names; write `name`, or `env.NAME` for an environment variable"
+	if name != "" {
+		hint = "write `" + name + "`, or `env." + name + "` for an environment variable"
+	}
+	return illegal(pos, end, "`$` is not shoal syntax: variables have no sigil", hint)
+}
+
+func backtickError(pos int) token {
+	return illegal(pos, pos+1, "backtick is not shoal syntax",
+		"capture a command with `(cmd args)`, or use `sh { ... }` for POSIX source")
+}
+
+// scanTagged scans `t"..."` or `re"..."`; q is the offset of the quote.
+// The body is raw: backslashes are kept, `\"` does not end it.
+func scanTagged(src string, start, q int) token {
+	kind := tDateTime
+	if q-start == 2 {
+		kind = tRegex
+	}
+	for i := q + 1; i < len(src); i++ {
+		switch src[i] {
+		case '\\':
+			i++
+		case '"':
+			return token{kind: kind, start: start, end: i + 1}
+		case '\n':
+			return illegal(start, i, "unterminated string (newline)", "close the quote on the same line")
+		}
+	}
+	t := illegal(start, len(src), "unterminated string", "")
+	t.diag.incomplete = true
+	return t
+}

@@ -1,0 +1,263 @@
+package syntax
+
+import "strings"
+
+func (p *parser) cmdLexMode() mode {
+	if p.ctx.inArgs {
+		return cmdArgMode
+	}
+	return cmdMode
+}
+
+// envAssignAt returns the offset of the `=` when `NAME=` starts at pos.
+func envAssignAt(src string, pos int) int {
+	if pos >= len(src) || !isIdentStartByte(src[pos]) {
+		return -1
+	}
+	i := pos + 1
+	for i < len(src) && isIdentByte(src[i]) {
+		i++
+	}
+	if i < len(src) && src[i] == '=' && (i+1 >= len(src) || (src[i+1] != '=' && src[i+1] != '>')) {
+		return i
+	}
+	return -1
+}
+
+// envCommandAt reports whether `NAME=value` at pos is followed by more
+// command content, making it an environment prefix (dispatch rule 6).
+func (p *parser) envCommandAt(pos int) bool {
+	eq := envAssignAt(p.src, pos)
+	if eq < 0 {
+		return false
+	}
+	m := p.cmdLexMode()
+	end := eq + 1
+	if end < len(p.src) && (!isWordStop(p.src[end], m == cmdArgMode) || p.src[end] == '"' || p.src[end] == '\'') {
+		v := lex(p.src, end, m)
+		switch v.kind {
+		case tWord, tStr, tShortFlag, tLongFlag, tDash, tDashDash:
+			end = v.end
+		default:
+			return false
+		}
+	}
+	switch lex(p.src, end, m).kind {
+	case tNewline, tSemi, tEOF, tRParen, tRBrace, tAndAnd, tOrOr, tComma, tIllegal:
+		return false
+	}
+	return true
+}
+
+// parseCommand parses a command call at p.pos:
+// env-prefix* ^? head args/redirects* &? trailing-block?
+func (p *parser) parseCommand() *Cmd {
+	m := p.cmdLexMode()
+	first := lex(p.src, p.pos, m)
+	start := first.start
+	call := &CmdCall{}
+	pos := start
+	for {
+		eq := envAssignAt(p.src, pos)
+		if eq < 0 {
+			break
+		}
+		val := p.cmdValueAt(eq+1, m)
+		call.Env = append(call.Env, &EnvPrefix{Name: p.src[pos:eq], Value: val, Span: Span{pos, val.Span.End}})
+		pos, _ = skipTrivia(p.src, val.Span.End)
+	}
+	if pos < len(p.src) && p.src[pos] == '^' {
+		call.Forced = true
+		pos++
+	}
+	h := lex(p.src, pos, m)
+	if h.kind != tWord || h.start != pos {
+		if call.Forced && h.start != pos {
+			p.fail(Span{pos - 1, pos}, "`^` must be followed directly by a command name", "", h.kind == tEOF)
+		}
+		p.failTok(h, "expected a command name, found "+p.describe(h))
+	}
+	text := wordText(p.src[h.start:h.end], h.flags)
+	kind := classifyWord(text, h.flags)
+	if kind == ArgGlob {
+		p.fail(Span{h.start, h.end}, "a glob cannot be a command name", "", false)
+	}
+	call.Head = &CmdArg{Kind: kind, Text: text, Span: Span{h.start, h.end}}
+	p.pos = h.end
+	end := h.end
+loop:
+	for {
+		t := lex(p.src, p.pos, m)
+		switch t.kind {
+		case tNewline, tSemi, tEOF, tRParen, tRBrace, tAndAnd, tOrOr, tComma:
+			break loop
+		case tAmp:
+			call.Background = true
+			p.pos = t.end
+			end = t.end
+			switch n := lex(p.src, p.pos, m); n.kind {
+			case tNewline, tSemi, tEOF, tRParen, tRBrace:
+			default:
+				p.failHint(n, "`&` must end the command",
+					"a trailing & runs the whole command in the background; logical and is &&")
+			}
+			break loop
+		case tGt, tAppend, tLt:
+			p.pos = t.end
+			target := p.parseCmdArg(lex(p.src, p.pos, m), m)
+			kind := RedirOut
+			if t.kind == tAppend {
+				kind = RedirAppend
+			} else if t.kind == tLt {
+				kind = RedirIn
+			}
+			call.Redirects = append(call.Redirects, &Redirect{Kind: kind, Target: target, Span: Span{t.start, target.Span.End}})
+			end = target.Span.End
+		case tLBrace:
+			if p.ctx.noTrailing {
+				break loop
+			}
+			call.Trailing = p.parseBlock()
+			end = call.Trailing.Span.End
+			break loop
+		default:
+			arg := p.parseCmdArg(t, m)
+			call.Args = append(call.Args, arg)
+			end = arg.Span.End
+		}
+	}
+	call.Span = Span{start, end}
+	return &Cmd{Call: call, Span: call.Span}
+}
+
+// cmdValueAt parses the value of `NAME=value` or `--flag=value` at pos; an
+// empty value is an empty word.
+func (p *parser) cmdValueAt(pos int, m mode) *CmdArg {
+	if pos >= len(p.src) || isWordStop(p.src[pos], m == cmdArgMode) && p.src[pos] != '"' && p.src[pos] != '\'' {
+		return &CmdArg{Kind: ArgWord, Span: Span{pos, pos}}
+	}
+	t := lex(p.src, pos, m)
+	switch t.kind {
+	case tWord, tStr, tShortFlag, tLongFlag, tDash, tDashDash:
+	default:
+		p.failTok(t, "expected a value after `=`, found "+p.describe(t))
+	}
+	if t.kind == tStr {
+		return p.parseCmdArg(t, m)
+	}
+	text := wordText(p.src[t.start:t.end], t.flags)
+	return &CmdArg{Kind: classifyWord(text, t.flags), Text: text, Span: Span{t.start, t.end}}
+}
+
+// parseCmdArg parses one command argument starting with token t and
+// advances p.pos past it.
+func (p *parser) parseCmdArg(t token, m mode) *CmdArg {
+	sp := Span{t.start, t.end}
+	switch t.kind {
+	case tWord:
+		text := wordText(p.src[t.start:t.end], t.flags)
+		if t.end < len(p.src) && p.src[t.end] == '(' && t.flags == 0 && p.isIdentText(text) && p.valueBound(text) {
+			// A value-bound constructor call such as path("x") as an argument.
+			p.pos = t.end
+			saved := p.ctx
+			p.ctx = pctx{}
+			x := p.parsePostfix(p.makeVar(text, sp), t.start)
+			p.ctx = saved
+			return &CmdArg{Kind: ArgExpr, X: x, Span: Span{t.start, p.pos}}
+		}
+		p.pos = t.end
+		if t.end < len(p.src) && (p.src[t.end] == '"' || p.src[t.end] == '\'') && t.flags&fGlob == 0 {
+			return p.gluedWordString(text, t, m)
+		}
+		return &CmdArg{Kind: classifyWord(text, t.flags), Text: text, Span: sp}
+	case tStr:
+		x := p.parseStringTok(t)
+		return &CmdArg{Kind: ArgStr, X: x, Span: sp}
+	case tLParen:
+		p.pos = t.end
+		saved := p.ctx
+		p.ctx = pctx{ignoreNL: true}
+		x := p.parseExprEOC()
+		c := p.expect(tRParen, "`)`")
+		p.ctx = saved
+		return &CmdArg{Kind: ArgExpr, X: x, Span: Span{t.start, c.end}}
+	case tLongFlag:
+		a := &CmdArg{Kind: ArgLongFlag, Name: p.src[t.start+2 : t.end], Span: sp}
+		p.pos = t.end
+		if t.end < len(p.src) && p.src[t.end] == '=' {
+			a.Value = p.cmdValueAt(t.end+1, m)
+			a.Span.End = a.Value.Span.End
+			p.pos = a.Span.End
+		}
+		return a
+	case tShortFlag:
+		p.pos = t.end
+		return &CmdArg{Kind: ArgShortFlag, Text: wordText(p.src[t.start+1:t.end], t.flags), Span: sp}
+	case tDashDash:
+		p.pos = t.end
+		return &CmdArg{Kind: ArgDashDash, Span: sp}
+	case tDash:
+		p.pos = t.end
+		return &CmdArg{Kind: ArgDash, Span: sp}
+	}
+	if t.kind == tLBrace {
+		p.failTok(t, "expected a command argument, found LBrace")
+	}
+	p.failTok(t, "expected a command argument, found "+p.describe(t))
+	return nil
+}
+
+// gluedWordString joins `NAME=` and a directly following quoted string
+// into one string argument (make CC="gcc -O2").
+func (p *parser) gluedWordString(prefix string, w token, m mode) *CmdArg {
+	st := lex(p.src, w.end, m)
+	if st.kind != tStr {
+		p.failTok(st, "expected a string, found "+p.describe(st))
+	}
+	sp := Span{w.start, st.end}
+	var x Expr
+	switch s := p.parseStringTok(st).(type) {
+	case *StrLit:
+		x = &StrLit{Value: prefix + s.Value, Raw: s.Raw, Span: sp}
+	case *StrInterp:
+		parts := append([]StrPart{{Lit: prefix}}, s.Parts...)
+		x = &StrInterp{Parts: parts, Span: sp}
+	}
+	return &CmdArg{Kind: ArgStr, X: x, Span: sp}
+}
+
+func (p *parser) isIdentText(s string) bool {
+	if ok, _ := identStartAt(s, 0); !ok {
+		return false
+	}
+	return scanIdent(s, 0) == len(s)
+}
+
+// classifyWord decides whether a bare word is a glob, a path or a word.
+func classifyWord(text string, flags uint8) ArgKind {
+	if flags&fGlob != 0 {
+		return ArgGlob
+	}
+	if text == "~" || text == "." || text == ".." ||
+		strings.HasPrefix(text, "/") || strings.HasPrefix(text, "./") ||
+		strings.HasPrefix(text, "../") || strings.HasPrefix(text, "~/") {
+		return ArgPath
+	}
+	return ArgWord
+}
+
+// wordText removes backslash escapes from a command word.
+func wordText(raw string, flags uint8) string {
+	if flags&fEscape == 0 {
+		return raw
+	}
+	var b strings.Builder
+	b.Grow(len(raw))
+	for i := 0; i < len(raw); i++ {
+		if raw[i] == '\\' && i+1 < len(raw) {
+			i++
+		}
+		b.WriteByte(raw[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,388 @@
+package syntax
+
+// parseExpr parses a full expression (binary operators and postfix catch)
+// where a bare identifier is a variable.
+func (p *parser) parseExpr() Expr { return p.finishExpr(p.parseUnary()) }
+
+// parseExprEOC parses a full expression in an expr-or-command position: a
+// bare unbound identifier there starts a command.
+func (p *parser) parseExprEOC() Expr { return p.finishExpr(p.parseOperandEOC()) }
+
+// finishExpr continues an expression from its first operand.
+func (p *parser) finishExpr(left Expr) Expr {
+	return p.maybeCatch(p.binaryLoop(left, 1))
+}
+
+// parseOperandEOC parses one operand, dispatching to a command for path
+// heads, `^head`, and identifiers that are not value-bound.
+func (p *parser) parseOperandEOC() Expr {
+	t := p.peek()
+	if isPathHead(p.src, t.start) || t.kind == tCaret {
+		p.pos = t.start
+		return p.parseCommand()
+	}
+	if t.kind == tIdent && p.identStartsCommand(t) {
+		p.pos = t.start
+		return p.parseCommand()
+	}
+	return p.parseUnary()
+}
+
+// identStartsCommand decides, for an identifier in an expr-or-command
+// position, whether it heads a command.
+func (p *parser) identStartsCommand(t token) bool {
+	if p.envCommandAt(t.start) {
+		return true
+	}
+	name := p.src[t.start:t.end]
+	if name == "it" || name == "out" {
+		if p.replOnly(name) {
+			return false
+		}
+	}
+	if t.end < len(p.src) {
+		switch p.src[t.end] {
+		case '.', '(', '[':
+			return false
+		case '?':
+			if t.end+1 < len(p.src) && p.src[t.end+1] == '.' {
+				return false
+			}
+		}
+	}
+	if isInterpreter(name) && p.langBlockAt(t.end) >= 0 {
+		return false
+	}
+	if !p.ctx.noLambda && p.peekAt(t.end).kind == tFatArrow {
+		return false
+	}
+	return !p.valueBound(name)
+}
+
+// isPathHead reports whether an explicit path (./x ../x /x ~/x ~) starts
+// at pos.
+func isPathHead(src string, pos int) bool {
+	if pos >= len(src) {
+		return false
+	}
+	rest := src[pos:]
+	switch rest[0] {
+	case '/':
+		return true
+	case '.':
+		return len(rest) > 1 && (rest[1] == '/' || (rest[1] == '.' && len(rest) > 2 && rest[2] == '/'))
+	case '~':
+		return len(rest) == 1 || rest[1] == '/' || isWordStop(rest[1], false) || rest[1] == '}'
+	}
+	return false
+}
+
+// binaryPrec returns the binding power of a binary operator token (0 when
+// the token is not one).
+func binaryPrec(k tokKind) int {
+	switch k {
+	case tQQ:
+		return 1
+	case tOrOr:
+		return 2
+	case tAndAnd:
+		return 3
+	case tEq, tNe, tLt, tLe, tGt, tGe, kwIn:
+		return 4
+	case tDotDot, tDotDotEq:
+		return 5
+	case tPlus, tMinus:
+		return 6
+	case tStar, tSlash, tPercent:
+		return 7
+	}
+	return 0
+}
+
+var binOps = [...]BinOp{
+	tQQ: OpCoalesce, tOrOr: OpOr, tAndAnd: OpAnd, tEq: OpEq, tNe: OpNe,
+	tLt: OpLt, tLe: OpLe, tGt: OpGt, tGe: OpGe, kwIn: OpIn, tPlus: OpAdd,
+	tMinus: OpSub, tStar: OpMul, tSlash: OpDiv, tPercent: OpRem,
+}
+
+// binaryLoop is the Pratt loop over binary operators of power >= minPrec.
+func (p *parser) binaryLoop(left Expr, minPrec int) Expr {
+	for {
+		t := p.peek()
+		switch t.kind {
+		case tPipe:
+			p.failTok(pipeError(t.start), "")
+		case tAmp:
+			p.failAfterStmt(t)
+		case tIllegal:
+			p.failTok(t, "")
+		}
+		prec := binaryPrec(t.kind)
+		if prec == 0 || prec < minPrec {
+			return left
+		}
+		p.pos = t.end
+		p.skipNL()
+		var right Expr
+		if t.kind == tAndAnd || t.kind == tOrOr {
+			right = p.binaryLoop(p.parseOperandEOC(), prec+1)
+		} else {
+			right = p.binaryLoop(p.parseUnary(), prec+1)
+		}
+		span := Span{left.Pos().Start, right.Pos().End}
+		switch t.kind {
+		case tDotDot, tDotDotEq:
+			left = &Range{Lo: left, Hi: right, Inclusive: t.kind == tDotDotEq, Span: span}
+		default:
+			left = &Binary{Op: binOps[t.kind], L: left, R: right, Span: span}
+		}
+		if prec == 4 {
+			if n := p.peek(); binaryPrec(n.kind) == 4 {
+				p.fail(Span{n.start, n.end}, "comparison operators do not chain",
+					"write `a < b && b < c`", false)
+			}
+		}
+	}
+}
+
+func (p *parser) parseUnary() Expr {
+	t := p.peek()
+	p.enter(t)
+	defer p.leave()
+	switch t.kind {
+	case tBang, tMinus:
+		p.pos = t.end
+		x := p.parseUnary()
+		op := OpNot
+		if t.kind == tMinus {
+			op = OpNeg
+		}
+		return &Unary{Op: op, X: x, Span: Span{t.start, x.Pos().End}}
+	}
+	start := t.start
+	return p.parsePostfix(p.parsePrimary(), start)
+}
+
+// parsePostfix applies field, method, index and call suffixes to x, whose
+// source starts at start (which may precede x's own span, e.g. a paren).
+func (p *parser) parsePostfix(x Expr, start int) Expr {
+	src := p.src
+	for {
+		pos := p.pos
+		if pos >= len(src) {
+			return x
+		}
+		switch c := src[pos]; {
+		case c == '.' || (c == '?' && pos+1 < len(src) && src[pos+1] == '.'):
+			opt := c == '?'
+			nameAt := pos + 1
+			if opt {
+				nameAt++
+			}
+			ok, _ := identStartAt(src, nameAt)
+			if !ok {
+				if opt {
+					p.fail(Span{pos, nameAt}, "expected a field name after `?.`", "", nameAt >= len(src))
+				}
+				return x
+			}
+			end := scanIdent(src, nameAt)
+			name := src[nameAt:end]
+			p.pos = end
+			if end < len(src) && src[end] == '(' {
+				args := p.parseCallArgs()
+				m := &MethodCall{X: x, Name: name, Args: args, Optional: opt, Span: Span{start, p.pos}}
+				m.Trailing = p.trailingBlock()
+				if m.Trailing != nil {
+					m.Span.End = m.Trailing.Span.End
+				}
+				x = m
+				continue
+			}
+			if tb := p.trailingBlock(); tb != nil {
+				x = &MethodCall{X: x, Name: name, Optional: opt, Trailing: tb, Span: Span{start, tb.Span.End}}
+				continue
+			}
+			x = &Field{X: x, Name: name, Optional: opt, Span: Span{start, end}}
+		case c == '(':
+			args := p.parseCallArgs()
+			call := &Call{Fn: x, Args: args, Span: Span{start, p.pos}}
+			call.Trailing = p.trailingBlock()
+			if call.Trailing != nil {
+				call.Span.End = call.Trailing.Span.End
+			}
+			x = call
+		case c == '[':
+			open := p.peek()
+			p.pos = open.end
+			saved := p.ctx
+			p.ctx = pctx{ignoreNL: true}
+			idx := p.parseExpr()
+			closeTok := p.expect(tRBracket, "`]`")
+			p.ctx = saved
+			x = &Index{X: x, Index: idx, Span: Span{start, closeTok.end}}
+		default:
+			if at := p.dotContinuation(pos); at >= 0 {
+				p.pos = at
+				continue
+			}
+			return x
+		}
+	}
+}
+
+// dotContinuation returns the offset of a `.name` or `?.name` that begins a
+// following line and so continues the postfix chain, or -1.
+func (p *parser) dotContinuation(pos int) int {
+	src := p.src
+	sawNL := false
+	for pos < len(src) {
+		switch src[pos] {
+		case ' ', '\t', '\r':
+			pos++
+		case '\n':
+			sawNL = true
+			pos++
+		case '#':
+			for pos < len(src) && src[pos] != '\n' {
+				pos++
+			}
+		case '.':
+			if !sawNL {
+				return -1
+			}
+			if ok, _ := identStartAt(src, pos+1); ok {
+				return pos
+			}
+			return -1
+		case '?':
+			if sawNL && pos+2 < len(src) && src[pos+1] == '.' {
+				if ok, _ := identStartAt(src, pos+2); ok {
+					return pos
+				}
+			}
+			return -1
+		default:
+			return -1
+		}
+	}
+	return -1
+}
+
+// trailingBlock parses a `{ ... }` block argument following a call on the
+// same line, unless a construct header owns the brace.
+func (p *parser) trailingBlock() *Block {
+	if p.ctx.noTrailing {
+		return nil
+	}
+	if t := p.peekAt(p.pos); t.kind != tLBrace {
+		return nil
+	}
+	return p.parseBlock()
+}
+
+// parseCallArgs parses `( args )` with p.pos at the `(`.
+func (p *parser) parseCallArgs() []*Arg {
+	p.pos++
+	saved := p.ctx
+	p.ctx = pctx{ignoreNL: true}
+	var args []*Arg
+	for {
+		t := p.peek()
+		if t.kind == tRParen {
+			p.pos = t.end
+			break
+		}
+		args = append(args, p.parseArg(t))
+		t = p.peek()
+		if t.kind == tComma {
+			p.pos = t.end
+			continue
+		}
+		if t.kind == tRParen {
+			p.pos = t.end
+			break
+		}
+		if t.kind == tPipe {
+			t = pipeError(t.start)
+		}
+		p.failTok(t, "expected `,` or `)` in arguments, found "+p.describe(t))
+	}
+	p.ctx = saved
+	return args
+}
+
+func (p *parser) parseArg(t token) *Arg {
+	if t.kind.isName() {
+		if c := p.peekAt(t.end); c.kind == tColon && (c.end >= len(p.src) || p.src[c.end] != ':') {
+			p.pos = c.end
+			v := p.parseArgValue()
+			return &Arg{Name: p.text(t), Value: v, Span: Span{t.start, v.Pos().End}}
+		}
+	}
+	if t.kind == tDot {
+		if ok, _ := identStartAt(p.src, t.end); ok {
+			lam := p.parseImplicitLambda(t)
+			return &Arg{Value: lam, Span: lam.Span}
+		}
+	}
+	v := p.parseArgValue()
+	return &Arg{Value: v, Span: v.Pos()}
+}
+
+func (p *parser) parseArgValue() Expr {
+	p.ctx.inArgs = true
+	v := p.parseExprEOC()
+	p.ctx.inArgs = false
+	return v
+}
+
+// parseImplicitLambda desugars the `.field...` item shorthand, which must
+// form a complete call argument.
+func (p *parser) parseImplicitLambda(dot token) *Lambda {
+	at := Span{dot.start, dot.start}
+	p.pos = dot.start
+	body := p.finishExpr(p.parsePostfix(&Var{Name: ImplicitParam, Span: at}, dot.start))
+	if n := p.peek(); n.kind != tComma && n.kind != tRParen {
+		p.failHint(n, "the `.name` shorthand must be a complete argument",
+			"name the parameter instead: x => ...")
+	}
+	return &Lambda{Params: []*Param{{Name: ImplicitParam, Span: at}}, Body: body, Implicit: true,
+		Span: Span{dot.start, body.Pos().End}}
+}
+
+// maybeCatch parses a postfix `catch NAME? handler` after x, possibly on a
+// following line.
+func (p *parser) maybeCatch(x Expr) Expr {
+	t := p.peekAt(p.pos)
+	if t.kind == tNewline {
+		t = p.peekPastNL(p.pos)
+	}
+	if t.kind != kwCatch {
+		return x
+	}
+	p.pos = t.end
+	binder := ""
+	b := p.peekAt(p.pos)
+	if b.kind == tIdent {
+		after := p.peekAt(b.end)
+		glued := b.end < len(p.src) && (p.src[b.end] == '.' || p.src[b.end] == '(' || p.src[b.end] == '[' || p.src[b.end] == '?')
+		if after.kind == tLBrace || (!glued && !endsExpr(after.kind) && binaryPrec(after.kind) == 0 && after.kind != tFatArrow && after.kind != kwCatch) {
+			binder = p.text(b)
+			p.pos = b.end
+		}
+	}
+	p.push()
+	p.bind(binder, bindValue)
+	var handler Expr
+	if h := p.peek(); h.kind == tLBrace {
+		handler = p.parseBlock()
+	} else {
+		handler = p.parseExpr()
+	}
+	p.pop()
+	if binder == "_" {
+		binder = ""
+	}
+	return &Catch{X: x, Binder: binder, Handler: handler, Span: Span{x.Pos().Start, handler.Pos().End}}
+}

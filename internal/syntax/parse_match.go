@@ -1,0 +1,264 @@
+package syntax
+
+func (p *parser) parseMatch(kw token) Expr {
+	p.pos = kw.end
+	subject := p.parseHeader()
+	open := p.expect(tLBrace, "`{` to open the match arms")
+	saved := p.ctx
+	p.ctx = pctx{}
+	m := &Match{Subject: subject}
+	for {
+		t := p.peek()
+		for t.kind == tNewline || t.kind == tSemi || t.kind == tComma {
+			p.pos = t.end
+			t = p.peek()
+		}
+		if t.kind == tRBrace {
+			p.pos = t.end
+			m.Span = Span{kw.start, t.end}
+			break
+		}
+		if t.kind == tPipe {
+			p.fail(Span{t.start, t.end}, "unexpected `|` at the start of a match arm",
+				"alternation is `a | b => …`; drop the leading `|`", false)
+		}
+		if t.kind == tEOF {
+			p.fail(Span{open.start, t.end}, "expected `}` to close the match, found EOF", "", true)
+		}
+		m.Arms = append(m.Arms, p.parseArm(t))
+		t = p.peek()
+		switch t.kind {
+		case tNewline, tSemi, tComma, tRBrace:
+		default:
+			p.failTok(t, "expected a newline, `;` or `,` after a match arm, found "+p.describe(t))
+		}
+	}
+	p.ctx = saved
+	return m
+}
+
+func (p *parser) parseArm(first token) *MatchArm {
+	p.push()
+	defer p.pop()
+	arm := &MatchArm{}
+	arm.Patterns = append(arm.Patterns, p.parsePattern())
+	for {
+		t := p.peek()
+		if t.kind != tPipe {
+			break
+		}
+		p.pos = t.end
+		p.skipNL()
+		arm.Patterns = append(arm.Patterns, p.parsePattern())
+	}
+	if t := p.peek(); t.kind == kwIf {
+		p.pos = t.end
+		saved := p.ctx
+		p.ctx.noLambda = true
+		arm.Guard = p.parseExpr()
+		p.ctx = saved
+	}
+	p.expect(tFatArrow, "`=>` in match arm")
+	p.skipNL()
+	if t := p.peek(); t.kind == tLBrace {
+		arm.Body = p.parseBraceExpr(t)
+	} else {
+		arm.Body = p.parseExpr()
+	}
+	arm.Span = Span{first.start, arm.Body.Pos().End}
+	return arm
+}
+
+// typePatternNames are the runtime type names a `TYPE binder` pattern tests.
+func isTypePatternName(s string) bool {
+	switch s {
+	case "null", "bool", "int", "float", "str", "path", "glob", "regex", "size",
+		"duration", "datetime", "time", "bytes", "list", "record", "table", "range",
+		"stream", "error", "outcome", "task", "closure", "command", "secret":
+		return true
+	}
+	return false
+}
+
+func (p *parser) parsePattern() Pattern {
+	t := p.peek()
+	p.enter(t)
+	defer p.leave()
+	sp := Span{t.start, t.end}
+	switch t.kind {
+	case tIdent:
+		name := p.text(t)
+		p.pos = t.end
+		if name == "_" {
+			return &WildcardPat{Span: sp}
+		}
+		if isTypePatternName(name) {
+			if b := p.peekAt(t.end); b.kind == tIdent {
+				p.pos = b.end
+				binder := p.text(b)
+				p.bind(binder, bindValue)
+				if binder == "_" {
+					binder = ""
+				}
+				return &TypePat{Type: name, Binder: binder, Span: Span{t.start, b.end}}
+			}
+		}
+		p.bind(name, bindValue)
+		return &BindPat{Name: name, Span: sp}
+	case kwNull, kwTrue, kwFalse:
+		return &LitPat{Value: p.parsePrimary(), Span: sp}
+	case tInt, tMinus:
+		lit := p.parsePatLiteral()
+		if r := p.peek(); r.kind == tDotDot || r.kind == tDotDotEq {
+			lo, ok := lit.(*IntLit)
+			if !ok {
+				p.fail(lit.Pos(), "a range pattern needs integer bounds", "", false)
+			}
+			p.pos = r.end
+			hi, ok := p.parsePatLiteral().(*IntLit)
+			if !ok {
+				p.fail(Span{r.end, p.pos}, "a range pattern needs integer bounds", "", false)
+			}
+			return &RangePat{Lo: lo.Value, Hi: hi.Value, Inclusive: r.kind == tDotDotEq, Span: Span{t.start, hi.Span.End}}
+		}
+		return &LitPat{Value: lit, Span: lit.Pos()}
+	case tFloat, tSize, tDuration, tTime:
+		lit := p.parsePrimary()
+		return &LitPat{Value: lit, Span: sp}
+	case tStr:
+		lit := p.parseStringTok(t)
+		if _, ok := lit.(*StrLit); !ok {
+			p.fail(sp, "a string pattern cannot interpolate", "bind the value and compare in a guard: s if s == \"...\"", false)
+		}
+		return &LitPat{Value: lit, Span: sp}
+	case tLBrace:
+		return p.parseRecordPat(t)
+	case tLBracket:
+		return p.parseListPat(t)
+	case tPipe:
+		p.fail(sp, "unexpected `|` at the start of a match arm",
+			"alternation is `a | b => …`; drop the leading `|`", false)
+	}
+	p.failTok(t, "expected a pattern, found "+p.describe(t))
+	return nil
+}
+
+// parsePatLiteral parses a possibly negative numeric literal in a pattern,
+// folding the sign into the literal.
+func (p *parser) parsePatLiteral() Expr {
+	t := p.peek()
+	if t.kind != tMinus {
+		if t.kind != tInt && t.kind != tFloat && t.kind != tSize && t.kind != tDuration {
+			p.failTok(t, "expected a literal pattern, found "+p.describe(t))
+		}
+		return p.parsePrimary()
+	}
+	p.pos = t.end
+	n := p.peek()
+	if n.kind == tInt && p.text(n) == "9223372036854775808" {
+		p.pos = n.end
+		return &IntLit{Value: -9223372036854775808, Span: Span{t.start, n.end}}
+	}
+	switch lit := p.parsePatLiteral().(type) {
+	case *IntLit:
+		return &IntLit{Value: -lit.Value, Span: Span{t.start, lit.Span.End}}
+	case *FloatLit:
+		return &FloatLit{Value: -lit.Value, Span: Span{t.start, lit.Span.End}}
+	case *DurationLit:
+		return &DurationLit{Nanos: -lit.Nanos, Span: Span{t.start, lit.Span.End}}
+	default:
+		p.fail(lit.Pos(), "this literal cannot be negated in a pattern", "", false)
+	}
+	return nil
+}
+
+func (p *parser) parseRecordPat(open token) Pattern {
+	p.pos = open.end
+	saved := p.ctx
+	p.ctx = pctx{ignoreNL: true}
+	rp := &RecordPat{}
+	for {
+		t := p.peek()
+		if t.kind == tRBrace {
+			p.pos = t.end
+			rp.Span = Span{open.start, t.end}
+			break
+		}
+		var key string
+		switch {
+		case t.kind.isName():
+			key = p.text(t)
+			p.pos = t.end
+		case t.kind == tStr:
+			s, ok := p.parseStringTok(t).(*StrLit)
+			if !ok {
+				p.fail(Span{t.start, t.end}, "a record pattern key cannot interpolate", "", false)
+			}
+			key = s.Value
+		default:
+			p.failTok(t, "expected a field name in record pattern, found "+p.describe(t))
+		}
+		f := &RecordPatField{Key: key, Span: Span{t.start, p.pos}}
+		if c := p.peek(); c.kind == tColon {
+			p.pos = c.end
+			f.Pat = p.parsePattern()
+			f.Span.End = f.Pat.Pos().End
+		} else {
+			if t.kind != tIdent {
+				p.fail(f.Span, "shorthand field `"+key+"` needs a pattern: write `"+key+": name`", "", false)
+			}
+			p.bind(key, bindValue)
+		}
+		rp.Fields = append(rp.Fields, f)
+		t = p.peek()
+		switch t.kind {
+		case tComma:
+			p.pos = t.end
+		case tRBrace:
+		default:
+			p.failTok(t, "expected `,` or `}` in record pattern, found "+p.describe(t))
+		}
+	}
+	p.ctx = saved
+	return rp
+}
+
+func (p *parser) parseListPat(open token) Pattern {
+	p.pos = open.end
+	saved := p.ctx
+	p.ctx = pctx{ignoreNL: true}
+	lp := &ListPat{}
+	for {
+		t := p.peek()
+		if t.kind == tRBracket {
+			p.pos = t.end
+			lp.Span = Span{open.start, t.end}
+			break
+		}
+		if lp.HasRest {
+			p.failHint(t, "a `...rest` pattern must be the last element of a list pattern",
+				"match the tail with [first, ...rest]")
+		}
+		if t.kind == tEllipsis {
+			p.pos = t.end
+			lp.HasRest = true
+			if n := p.peekAt(p.pos); n.kind == tIdent {
+				lp.Rest = p.text(n)
+				p.pos = n.end
+				p.bind(lp.Rest, bindValue)
+			}
+		} else {
+			lp.Elems = append(lp.Elems, p.parsePattern())
+		}
+		t = p.peek()
+		switch t.kind {
+		case tComma:
+			p.pos = t.end
+		case tRBracket:
+		default:
+			p.failTok(t, "expected `,` or `]` in list pattern, found "+p.describe(t))
+		}
+	}
+	p.ctx = saved
+	return lp
+}

@@ -1,0 +1,482 @@
+package syntax
+
+import "math"
+
+func (p *parser) parsePrimary() Expr {
+	t := p.peek()
+	sp := Span{t.start, t.end}
+	switch t.kind {
+	case tInt:
+		p.pos = t.end
+		v, ok := parseIntText(p.text(t))
+		if !ok {
+			p.fail(sp, "integer literal `"+p.text(t)+"` is out of range", "integers are 64-bit signed", false)
+		}
+		return &IntLit{Value: v, Span: sp}
+	case tFloat:
+		p.pos = t.end
+		v, ok := parseFloatText(p.text(t))
+		if !ok {
+			p.fail(sp, "float literal `"+p.text(t)+"` is out of range", "", false)
+		}
+		return &FloatLit{Value: v, Span: sp}
+	case tSize:
+		p.pos = t.end
+		num, unit := splitUnit(p.text(t))
+		mult, _ := sizeUnit(unit)
+		v, ok := quantity(num, mult)
+		if !ok {
+			p.fail(sp, "size literal `"+p.text(t)+"` is out of range", "", false)
+		}
+		return &SizeLit{Bytes: v, Span: sp}
+	case tDuration:
+		p.pos = t.end
+		num, unit := splitUnit(p.text(t))
+		mult, _ := durationUnit(unit)
+		v, ok := quantity(num, mult)
+		if !ok {
+			// Beyond ±292 years: saturate, so arithmetic on the literal
+			// reports the runtime overflow the language specifies.
+			v = math.MaxInt64
+		}
+		return &DurationLit{Nanos: v, Span: sp}
+	case tTime:
+		p.pos = t.end
+		v, secs, ok := parseTimeText(p.text(t))
+		if !ok {
+			p.fail(sp, "invalid time of day `"+p.text(t)+"`", "write 09:30, 23:15:45, 10:00am or 7:05pm", false)
+		}
+		return &TimeLit{Nanos: v, HasSeconds: secs, Span: sp}
+	case tStr:
+		return p.parseStringTok(t)
+	case tDateTime:
+		p.pos = t.end
+		return &DateTimeLit{Text: p.src[t.start+2 : t.end-1], Span: sp}
+	case tRegex:
+		p.pos = t.end
+		return &RegexLit{Pattern: p.src[t.start+3 : t.end-1], Span: sp}
+	case kwTrue, kwFalse:
+		p.pos = t.end
+		return &BoolLit{Value: t.kind == kwTrue, Span: sp}
+	case kwNull:
+		p.pos = t.end
+		return &NullLit{Span: sp}
+	case tIdent:
+		return p.parseIdentPrimary(t)
+	case tLParen:
+		return p.parseParenOrLambda(t)
+	case tLBracket:
+		return p.parseList(t)
+	case tLBrace:
+		return p.parseBraceExpr(t)
+	case kwIf:
+		return p.parseIf(t)
+	case kwMatch:
+		return p.parseMatch(t)
+	case kwTry:
+		return p.parseTry(t)
+	case kwWith:
+		return p.parseWith(t)
+	case kwSpawn:
+		p.pos = t.end
+		body := p.parseBlock()
+		return &Spawn{Body: body, Span: Span{t.start, body.Span.End}}
+	case tDot:
+		p.failHint(t, "a leading `.` has no receiver here",
+			"write x.name, or use .name as a complete call argument such as xs.map(.name)")
+	case tPipe:
+		p.failTok(pipeError(t.start), "")
+	}
+	p.failTok(t, "expected expression, found "+p.describe(t))
+	return nil
+}
+
+func (p *parser) parseIdentPrimary(t token) Expr {
+	name := p.text(t)
+	if isInterpreter(name) {
+		if lb := p.parseLangBlock(t); lb != nil {
+			return lb
+		}
+	}
+	if !p.ctx.noLambda {
+		if a := p.peekAt(t.end); a.kind == tFatArrow {
+			prm := &Param{Name: name, Span: Span{t.start, t.end}}
+			p.pos = a.end
+			return p.finishLambda([]*Param{prm}, t.start)
+		}
+	}
+	p.pos = t.end
+	return p.makeVar(name, Span{t.start, t.end})
+}
+
+func (p *parser) makeVar(name string, sp Span) *Var {
+	if p.replOnly(name) {
+		p.fail(sp, "`"+name+"` is REPL-only: it names the previous interactive result",
+			"bind the value with let; reach a program named "+name+" with ^"+name, false)
+	}
+	return &Var{Name: name, Span: sp}
+}
+
+// finishLambda parses a lambda body after `=>` with params bound.
+func (p *parser) finishLambda(params []*Param, start int) *Lambda {
+	p.skipNL()
+	saved := p.ctx
+	p.ctx.noLambda = false
+	p.push()
+	for _, prm := range params {
+		p.bind(prm.Name, bindValue)
+	}
+	body := p.parseExpr()
+	p.pop()
+	p.ctx = saved
+	return &Lambda{Params: params, Body: body, Span: Span{start, body.Pos().End}}
+}
+
+// parseParenOrLambda parses `(params) => body` when the parenthesised text
+// is a parameter list followed by `=>`, and otherwise `( expr-or-command )`.
+func (p *parser) parseParenOrLambda(open token) Expr {
+	if params, arrow, ok := p.scanLambdaParams(open.end); ok {
+		p.pos = arrow
+		return p.finishLambda(params, open.start)
+	}
+	p.pos = open.end
+	saved := p.ctx
+	p.ctx = pctx{ignoreNL: true}
+	x := p.parseExprEOC()
+	t := p.peek()
+	if t.kind != tRParen {
+		if t.kind == tComma {
+			p.failHint(t, "unexpected `,` in parentheses", "a list is written [a, b]")
+		}
+		p.failTok(t, "expected `)`, found "+p.describe(t))
+	}
+	p.pos = t.end
+	p.ctx = saved
+	return x
+}
+
+// scanLambdaParams speculatively reads `name (: type)?, ... )` followed by
+// `=>` starting after a `(`. It never fails; ok reports a match.
+func (p *parser) scanLambdaParams(pos int) (params []*Param, arrowEnd int, ok bool) {
+	for {
+		t := p.peekPastNL(pos)
+		if t.kind == tRParen && len(params) == 0 {
+			pos = t.end
+			break
+		}
+		if t.kind != tIdent {
+			return nil, 0, false
+		}
+		prm := &Param{Name: p.text(t), Span: Span{t.start, t.end}}
+		pos = t.end
+		t = p.peekPastNL(pos)
+		if t.kind == tColon {
+			typ, end, tok := parseTypeAt(p.src, t.end)
+			if !tok {
+				return nil, 0, false
+			}
+			prm.Type = typ
+			prm.Span.End = typ.Span.End
+			pos = end
+			t = p.peekPastNL(pos)
+		}
+		params = append(params, prm)
+		pos = t.end
+		if t.kind == tRParen {
+			break
+		}
+		if t.kind != tComma {
+			return nil, 0, false
+		}
+	}
+	a := p.peekAt(pos)
+	if a.kind != tFatArrow {
+		return nil, 0, false
+	}
+	return params, a.end, true
+}
+
+func (p *parser) parseList(open token) Expr {
+	p.pos = open.end
+	saved := p.ctx
+	p.ctx = pctx{ignoreNL: true}
+	var elems []Expr
+	for {
+		t := p.peek()
+		if t.kind == tRBracket {
+			p.pos = t.end
+			p.ctx = saved
+			return &List{Elems: elems, Span: Span{open.start, t.end}}
+		}
+		elems = append(elems, p.parseExpr())
+		t = p.peek()
+		switch t.kind {
+		case tComma:
+			p.pos = t.end
+		case tRBracket:
+		default:
+			p.failTok(t, "expected `,` or `]` in list, found "+p.describe(t))
+		}
+	}
+}
+
+// parseBraceExpr disambiguates `{`: `{}` and a first `key:` entry make a
+// record; anything else is a block.
+func (p *parser) parseBraceExpr(open token) Expr {
+	if p.isRecordStart(open.end) {
+		return p.parseRecord(open)
+	}
+	return p.parseBlock()
+}
+
+func (p *parser) isRecordStart(pos int) bool {
+	t := p.peekPastNL(pos)
+	switch {
+	case t.kind == tRBrace:
+		return true
+	case t.kind.isName(), t.kind == tStr:
+		c := p.peekAt(t.end)
+		return c.kind == tColon && (c.end >= len(p.src) || p.src[c.end] != ':')
+	}
+	return false
+}
+
+func (p *parser) parseRecord(open token) Expr {
+	p.pos = open.end
+	saved := p.ctx
+	p.ctx = pctx{ignoreNL: true}
+	var fields []*RecordField
+	for {
+		t := p.peek()
+		if t.kind == tRBrace {
+			p.pos = t.end
+			p.ctx = saved
+			return &Record{Fields: fields, Span: Span{open.start, t.end}}
+		}
+		var key string
+		switch {
+		case t.kind.isName():
+			key = p.text(t)
+			p.pos = t.end
+		case t.kind == tStr:
+			s, ok := p.parseStringTok(t).(*StrLit)
+			if !ok {
+				p.fail(Span{t.start, t.end}, "a record key cannot interpolate", "compute keys with .set(key, value)", false)
+			}
+			key = s.Value
+		default:
+			p.failTok(t, "expected a record key, found "+p.describe(t))
+		}
+		p.expect(tColon, "`:` after record key")
+		v := p.parseExpr()
+		fields = append(fields, &RecordField{Key: key, Value: v, Span: Span{t.start, v.Pos().End}})
+		t = p.peek()
+		switch t.kind {
+		case tComma:
+			p.pos = t.end
+		case tRBrace:
+		default:
+			p.failTok(t, "expected `,` or `}` in record, found "+p.describe(t))
+		}
+	}
+}
+
+func (p *parser) parseIf(kw token) Expr {
+	p.pos = kw.end
+	cond := p.parseHeader()
+	then := p.parseBlock()
+	n := &If{Cond: cond, Then: then, Span: Span{kw.start, then.Span.End}}
+	if e := p.peekPastNL(p.pos); e.kind == kwElse {
+		p.pos = e.end
+		if i := p.peek(); i.kind == kwIf {
+			n.Else = p.parseIf(i)
+		} else {
+			n.Else = p.parseBlock()
+		}
+		n.Span.End = n.Else.Pos().End
+	}
+	return n
+}
+
+func (p *parser) parseTry(kw token) Expr {
+	p.pos = kw.end
+	body := p.parseBlock()
+	c := p.peekPastNL(p.pos)
+	if c.kind != kwCatch {
+		p.failTok(c, "expected `catch` after try block, found "+p.describe(c))
+	}
+	p.pos = c.end
+	binder := ""
+	if b := p.peek(); b.kind == tIdent {
+		binder = p.text(b)
+		p.pos = b.end
+	}
+	p.push()
+	p.bind(binder, bindValue)
+	handler := p.parseBlock()
+	p.pop()
+	if binder == "_" {
+		binder = ""
+	}
+	return &Try{Body: body, Binder: binder, Handler: handler, Span: Span{kw.start, handler.Span.End}}
+}
+
+func (p *parser) parseWith(kw token) Expr {
+	p.pos = kw.end
+	saved := p.ctx
+	p.ctx.noTrailing = true
+	p.ctx.noLambda = false
+	var entries []*WithEntry
+	for {
+		k := p.peek()
+		if !k.kind.isName() {
+			p.failTok(k, "expected cwd:, env: or reef: after with, found "+p.describe(k))
+		}
+		key := p.text(k)
+		if key != "cwd" && key != "env" && key != "reef" {
+			p.fail(Span{k.start, k.end}, "unknown with scope `"+key+"`", "with accepts cwd:, env: and reef:", false)
+		}
+		p.pos = k.end
+		p.expect(tColon, "`:`")
+		v := p.parseExpr()
+		entries = append(entries, &WithEntry{Key: key, Value: v, Span: Span{k.start, v.Pos().End}})
+		c := p.peek()
+		if c.kind != tComma {
+			break
+		}
+		p.pos = c.end
+		p.skipNL()
+	}
+	p.ctx = saved
+	body := p.parseBlock()
+	return &With{Entries: entries, Body: body, Span: Span{kw.start, body.Span.End}}
+}
+
+// isInterpreter reports whether a command head takes a raw source block.
+func isInterpreter(name string) bool {
+	switch name {
+	case "sh", "bash", "zsh", "fish", "python", "python3", "node", "deno", "ruby",
+		"perl", "lua", "php", "Rscript", "osascript", "jq", "yq":
+		return true
+	}
+	return false
+}
+
+// langBlockAt returns the offset of a raw block opener (a brace or triple single quote)
+// following an interpreter head that ends at pos, or -1.
+func (p *parser) langBlockAt(pos int) int {
+	if p.ctx.noTrailing {
+		return -1
+	}
+	for pos < len(p.src) && (p.src[pos] == ' ' || p.src[pos] == '\t') {
+		pos++
+	}
+	if pos < len(p.src) && p.src[pos] == '{' {
+		return pos
+	}
+	if pos+3 <= len(p.src) && p.src[pos:pos+3] == "'''" {
+		return pos
+	}
+	return -1
+}
+
+// parseLangBlock parses `tool { raw }` or tool with a triple-single-quoted body, or returns nil
+// when no raw block follows the head.
+func (p *parser) parseLangBlock(t token) *LangBlock {
+	at := p.langBlockAt(t.end)
+	if at < 0 {
+		return nil
+	}
+	src := p.src
+	tool := src[t.start:t.end]
+	if src[at] == '{' {
+		depth := 0
+		for i := at; i < len(src); i++ {
+			switch src[i] {
+			case '{':
+				depth++
+			case '}':
+				depth--
+				if depth == 0 {
+					p.pos = i + 1
+					return &LangBlock{Tool: tool, Source: src[at+1 : i], Span: Span{t.start, i + 1}}
+				}
+			}
+		}
+		p.fail(Span{t.start, len(src)}, "unbalanced braces in "+tool+" { ... } block (lang_block_unbalanced)",
+			"balance the braces, or use the '''...''' form", true)
+	}
+	body := at + 3
+	for i := body; i+3 <= len(src); i++ {
+		if src[i:i+3] == "'''" {
+			p.pos = i + 3
+			text := src[body:i]
+			for j := 0; j < len(text); j++ {
+				if text[j] == '\n' {
+					text = dedentRaw(text)
+					break
+				}
+			}
+			return &LangBlock{Tool: tool, Source: text, Span: Span{t.start, i + 3}}
+		}
+	}
+	p.fail(Span{t.start, len(src)}, "unterminated "+tool+" '''...''' block", "", true)
+	return nil
+}
+
+// parseType parses a type annotation at p.pos or fails.
+func (p *parser) parseType() *TypeExpr {
+	typ, end, ok := parseTypeAt(p.src, p.pos)
+	if !ok {
+		t := p.peek()
+		p.failTok(t, "expected a type, found "+p.describe(t))
+	}
+	p.pos = end
+	return typ
+}
+
+// parseTypeAt reads `NAME (<T, ...>)? ?` at pos without failing.
+func parseTypeAt(src string, pos int) (*TypeExpr, int, bool) {
+	return parseTypeDepth(src, pos, 0)
+}
+
+func parseTypeDepth(src string, pos, depth int) (*TypeExpr, int, bool) {
+	if depth > 32 {
+		return nil, 0, false
+	}
+	pos, bad := skipTrivia(src, pos)
+	if bad != nil {
+		return nil, 0, false
+	}
+	if ok, _ := identStartAt(src, pos); !ok {
+		return nil, 0, false
+	}
+	end := scanIdent(src, pos)
+	typ := &TypeExpr{Name: src[pos:end], Span: Span{pos, end}}
+	if end < len(src) && src[end] == '<' {
+		i := end + 1
+		for {
+			arg, e, ok := parseTypeDepth(src, i, depth+1)
+			if !ok {
+				return nil, 0, false
+			}
+			typ.Args = append(typ.Args, arg)
+			i, _ = skipTrivia(src, e)
+			if i < len(src) && src[i] == ',' {
+				i++
+				continue
+			}
+			if i < len(src) && src[i] == '>' {
+				end = i + 1
+				break
+			}
+			return nil, 0, false
+		}
+	}
+	if end < len(src) && src[end] == '?' && !(end+1 < len(src) && (src[end+1] == '.' || src[end+1] == '?')) {
+		typ.Optional = true
+		end++
+	}
+	typ.Span.End = end
+	return typ, end, true
+}

@@ -1,0 +1,424 @@
+package syntax
+
+import "strings"
+
+// parseStmts parses statements up to EOF, or up to a `}` when inBlock.
+func (p *parser) parseStmts(inBlock bool) []Stmt {
+	var stmts []Stmt
+	for {
+		t := p.peek()
+		for t.kind == tNewline || t.kind == tSemi {
+			p.pos = t.end
+			t = p.peek()
+		}
+		if t.kind == tEOF {
+			if inBlock {
+				p.fail(Span{t.start, t.end}, "expected `}` to close the block, found EOF", "", true)
+			}
+			return stmts
+		}
+		if t.kind == tRBrace {
+			if inBlock {
+				return stmts
+			}
+			p.failTok(t, "unexpected `}`")
+		}
+		stmts = append(stmts, p.parseStmt())
+		t = p.peek()
+		switch t.kind {
+		case tNewline, tSemi:
+			p.pos = t.end
+		case tEOF:
+		case tRBrace:
+			if !inBlock {
+				p.failTok(t, "unexpected `}`")
+			}
+		default:
+			p.failAfterStmt(t)
+		}
+	}
+}
+
+// failAfterStmt reports a token that cannot continue or end a statement.
+func (p *parser) failAfterStmt(t token) {
+	switch t.kind {
+	case tPipe:
+		t = pipeError(t.start)
+	case tAmp:
+		p.fail(Span{t.start, t.end}, "`&` is not an operator",
+			"backgrounding with & is command syntax; logical and is &&", false)
+	case tRParen:
+		p.failTok(t, "unexpected `)`")
+	case tRBracket:
+		p.failTok(t, "unexpected `]`")
+	case tAssign:
+		p.failHint(t, "unexpected `=`", "assign with `name = value` as a statement; compare with ==")
+	}
+	p.failTok(t, "unexpected "+p.describe(t)+" after statement")
+}
+
+func (p *parser) parseStmt() Stmt {
+	t := p.peek()
+	p.enter(t)
+	defer p.leave()
+	switch t.kind {
+	case kwLet, kwVar:
+		return p.parseLet(t, t.start, false)
+	case kwExport:
+		p.pos = t.end
+		n := p.peek()
+		switch n.kind {
+		case kwLet, kwVar:
+			return p.parseLet(n, t.start, true)
+		case kwFn:
+			return p.parseFn(n, t.start, true)
+		}
+		p.failTok(n, "expected let, var or fn after export, found "+p.describe(n))
+	case kwFn:
+		return p.parseFn(t, t.start, false)
+	case kwAlias:
+		return p.parseAlias(t)
+	case kwUse:
+		return p.parseUse(t)
+	case kwReturn:
+		p.pos = t.end
+		n := p.peek()
+		if endsExpr(n.kind) {
+			return &ReturnStmt{Span: Span{t.start, t.end}}
+		}
+		x := p.parseExpr()
+		return &ReturnStmt{Value: x, Span: Span{t.start, x.Pos().End}}
+	case kwBreak:
+		p.pos = t.end
+		return &BreakStmt{Span: Span{t.start, t.end}}
+	case kwContinue:
+		p.pos = t.end
+		return &ContinueStmt{Span: Span{t.start, t.end}}
+	case kwFor:
+		return p.parseFor(t)
+	case kwWhile:
+		p.pos = t.end
+		cond := p.parseHeader()
+		body := p.parseBlock()
+		return &WhileStmt{Cond: cond, Body: body, Span: Span{t.start, body.Span.End}}
+	}
+	return p.parseHeadStmt(t)
+}
+
+// endsExpr reports whether a token kind cannot start an expression operand
+// and so ends an optional one.
+func endsExpr(k tokKind) bool {
+	switch k {
+	case tNewline, tSemi, tEOF, tRBrace, tRParen, tRBracket, tComma:
+		return true
+	}
+	return false
+}
+
+// parseHeadStmt applies the statement-dispatch rules to a statement that
+// does not start with a statement keyword.
+func (p *parser) parseHeadStmt(t token) Stmt {
+	if t.kind == tDot && !isPathHead(p.src, t.start) {
+		if p.opts.REPL {
+			if ok, _ := identStartAt(p.src, t.end); ok {
+				seed := &Var{Name: "it", Span: Span{t.start, t.start}}
+				p.pos = t.start
+				x := p.finishExpr(p.parsePostfix(seed, t.start))
+				return &ExprStmt{X: x, Span: x.Pos()}
+			}
+		}
+		p.failHint(t, "a leading `.` has no receiver here",
+			"write x.name, or use .name as a complete call argument such as xs.map(.name)")
+	}
+	if t.kind == tIdent && !p.envCommandAt(t.start) {
+		next := p.peekAt(t.end)
+		glued := t.end < len(p.src) && strings.IndexByte(".[(?", p.src[t.end]) >= 0
+		if isAssignOp(next.kind) || (glued && !p.identStartsCommand(t)) {
+			lhs := p.parsePostfix(p.parsePrimary(), t.start)
+			op := p.peek()
+			if isAssignOp(op.kind) {
+				return p.finishAssign(lhs, op)
+			}
+			x := p.finishExpr(lhs)
+			return &ExprStmt{X: x, Span: Span{t.start, x.Pos().End}}
+		}
+	}
+	x := p.parseExprEOC()
+	return &ExprStmt{X: x, Span: x.Pos()}
+}
+
+func isAssignOp(k tokKind) bool {
+	switch k {
+	case tAssign, tPlusEq, tMinusEq, tStarEq, tSlashEq:
+		return true
+	}
+	return false
+}
+
+func (p *parser) finishAssign(lhs Expr, op token) Stmt {
+	switch l := lhs.(type) {
+	case *Var:
+	case *Field:
+		if l.Optional {
+			p.fail(l.Span, "cannot assign through `?.`", "", false)
+		}
+	case *Index:
+	default:
+		p.fail(lhs.Pos(), "cannot assign to this expression",
+			"an assignment target is a name, a field (x.f, env.NAME) or an index (xs[0])", false)
+	}
+	p.pos = op.end
+	p.skipNL()
+	v := p.parseExprEOC()
+	var o AssignOp
+	switch op.kind {
+	case tAssign:
+		o = AssignSet
+	case tPlusEq:
+		o = AssignAdd
+	case tMinusEq:
+		o = AssignSub
+	case tStarEq:
+		o = AssignMul
+	case tSlashEq:
+		o = AssignDiv
+	}
+	return &AssignStmt{Target: lhs, Op: o, Value: v, Span: Span{lhs.Pos().Start, v.Pos().End}}
+}
+
+func (p *parser) parseLet(kw token, start int, exported bool) Stmt {
+	p.pos = kw.end
+	n := p.peek()
+	if n.kind == tLBracket || n.kind == tLBrace {
+		p.failHint(n, "binding destructuring is not supported",
+			"bind one name and index it, or destructure with a match pattern")
+	}
+	if n.kind != tIdent {
+		p.failTok(n, "expected a name after "+kw.kind.String()+", found "+p.describe(n))
+	}
+	name := p.text(n)
+	p.pos = n.end
+	var typ *TypeExpr
+	if c := p.peek(); c.kind == tColon {
+		p.pos = c.end
+		typ = p.parseType()
+	}
+	p.expect(tAssign, "`=`")
+	p.skipNL()
+	init := p.parseExprEOC()
+	p.bind(name, bindValue)
+	return &LetStmt{Name: name, Type: typ, Init: init, Mutable: kw.kind == kwVar,
+		Exported: exported, Span: Span{start, init.Pos().End}}
+}
+
+func (p *parser) parseFn(kw token, start int, exported bool) Stmt {
+	p.pos = kw.end
+	n := p.peek()
+	if n.kind != tIdent {
+		p.failTok(n, "expected a function name, found "+p.describe(n))
+	}
+	name := p.text(n)
+	p.pos = n.end
+	p.bind(name, bindCommand)
+	if c := p.peek(); c.kind != tLParen {
+		p.failTok(c, "expected `(` after fn "+name+", found "+p.describe(c))
+	}
+	params, rest := p.parseParams()
+	var ret *TypeExpr
+	if a := p.peek(); a.kind == tArrow {
+		p.pos = a.end
+		ret = p.parseType()
+	}
+	p.push()
+	for _, prm := range params {
+		p.bind(prm.Name, bindValue)
+	}
+	if rest != nil {
+		p.bind(rest.Name, bindValue)
+	}
+	body := p.parseBlock()
+	p.pop()
+	decl := &FnDecl{Name: name, Params: params, Rest: rest, Return: ret, Body: body,
+		Doc: docBefore(p.src, start), Exported: exported, Span: Span{start, body.Span.End}}
+	return &FnStmt{Decl: decl, Span: decl.Span}
+}
+
+// parseParams parses `( params )` of a function declaration.
+func (p *parser) parseParams() (params []*Param, rest *Param) {
+	p.expect(tLParen, "`(`")
+	saved := p.ctx
+	p.ctx = pctx{ignoreNL: true}
+	for {
+		t := p.peek()
+		if t.kind == tRParen {
+			p.pos = t.end
+			break
+		}
+		isRest := false
+		if t.kind == tEllipsis {
+			isRest = true
+			p.pos = t.end
+			t = p.peek()
+		}
+		if t.kind != tIdent {
+			p.failTok(t, "expected a parameter name, found "+p.describe(t))
+		}
+		prm := &Param{Name: p.text(t), Span: Span{t.start, t.end}}
+		p.pos = t.end
+		if c := p.peek(); c.kind == tColon {
+			p.pos = c.end
+			prm.Type = p.parseType()
+			prm.Span.End = prm.Type.Span.End
+		}
+		if !isRest {
+			if e := p.peek(); e.kind == tAssign {
+				p.pos = e.end
+				prm.Default = p.parseExpr()
+				prm.Span.End = prm.Default.Pos().End
+			}
+		}
+		if isRest {
+			if rest != nil {
+				p.fail(prm.Span, "only one ...rest parameter is allowed", "", false)
+			}
+			rest = prm
+		} else {
+			if rest != nil {
+				p.fail(prm.Span, "the ...rest parameter must be last", "", false)
+			}
+			params = append(params, prm)
+		}
+		t = p.peek()
+		if t.kind == tComma {
+			p.pos = t.end
+			continue
+		}
+		if t.kind != tRParen {
+			p.failTok(t, "expected `,` or `)` in parameters, found "+p.describe(t))
+		}
+	}
+	p.ctx = saved
+	return params, rest
+}
+
+func (p *parser) parseAlias(kw token) Stmt {
+	p.pos = kw.end
+	n := p.peek()
+	if n.kind != tIdent {
+		p.failTok(n, "expected an alias name, found "+p.describe(n))
+	}
+	name := p.text(n)
+	p.pos = n.end
+	p.expect(tAssign, "`=`")
+	c := p.parseCommand()
+	p.bind(name, bindCommand)
+	return &AliasStmt{Name: name, Target: c.Call, Span: Span{kw.start, c.Span.End}}
+}
+
+func (p *parser) parseUse(kw token) Stmt {
+	t := lex(p.src, kw.end, cmdMode)
+	if t.kind != tWord && t.kind != tStr {
+		p.failTok(t, "expected a module path after use, found "+p.describe(t))
+	}
+	var path string
+	if t.kind == tStr {
+		s, ok := p.parseStringTok(t).(*StrLit)
+		if !ok {
+			p.fail(Span{t.start, t.end}, "a module path cannot interpolate", "", false)
+		}
+		path = s.Value
+	} else {
+		path = wordText(p.src[t.start:t.end], t.flags)
+	}
+	p.pos = t.end
+	p.bind(moduleName(path), bindValue)
+	return &UseStmt{Path: path, Span: Span{kw.start, t.end}}
+}
+
+// moduleName is the binding a `use` introduces: the last path element
+// without its extension.
+func moduleName(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		path = path[i+1:]
+	}
+	if i := strings.IndexByte(path, '.'); i > 0 {
+		path = path[:i]
+	}
+	return path
+}
+
+func (p *parser) parseFor(kw token) Stmt {
+	p.pos = kw.end
+	n := p.peek()
+	if n.kind == tLBracket || n.kind == tLBrace {
+		p.failHint(n, "a for loop binds a single name or _",
+			"write `for pair in xs { ... }` and index the item")
+	}
+	if n.kind != tIdent {
+		p.failTok(n, "expected a loop variable, found "+p.describe(n))
+	}
+	name := p.text(n)
+	p.pos = n.end
+	p.expect(kwIn, "`in`")
+	iter := p.parseHeader()
+	p.push()
+	p.bind(name, bindValue)
+	body := p.parseBlock()
+	p.pop()
+	return &ForStmt{Var: name, Iter: iter, Body: body, Span: Span{kw.start, body.Span.End}}
+}
+
+// parseHeader parses a construct header expression, where `{` starts the
+// construct's body rather than a trailing block.
+func (p *parser) parseHeader() Expr {
+	saved := p.ctx
+	p.ctx.noTrailing = true
+	p.ctx.noLambda = false
+	x := p.parseExpr()
+	p.ctx = saved
+	return x
+}
+
+// parseBlock parses `{ statements }` in a fresh scope.
+func (p *parser) parseBlock() *Block {
+	open := p.peek()
+	if open.kind != tLBrace {
+		p.failTok(open, "expected `{`, found "+p.describe(open))
+	}
+	p.pos = open.end
+	saved := p.ctx
+	p.ctx = pctx{}
+	p.push()
+	stmts := p.parseStmts(true)
+	p.pop()
+	closeTok := p.expect(tRBrace, "`}`")
+	p.ctx = saved
+	return &Block{Stmts: stmts, Span: Span{open.start, closeTok.end}}
+}
+
+// docBefore collects the `#` comment lines directly above offset start.
+func docBefore(src string, start int) string {
+	ls := strings.LastIndexByte(src[:start], '\n') + 1
+	if strings.TrimSpace(src[ls:start]) != "" {
+		return ""
+	}
+	var lines []string
+	end := ls
+	for end > 0 {
+		prev := strings.LastIndexByte(src[:end-1], '\n') + 1
+		line := strings.TrimSpace(src[prev : end-1])
+		if !strings.HasPrefix(line, "#") {
+			break
+		}
+		line = strings.TrimPrefix(line[1:], " ")
+		lines = append(lines, line)
+		end = prev
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	for i, j := 0, len(lines)-1; i < j; i, j = i+1, j-1 {
+		lines[i], lines[j] = lines[j], lines[i]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,206 @@
+package syntax
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// parseStringTok decodes a string token into a *StrLit, or a *StrInterp
+// when it has at least one `{expr}` hole. Holes are parsed in place, so
+// their nodes carry real source spans.
+func (p *parser) parseStringTok(t token) Expr {
+	sp := Span{t.start, t.end}
+	q := 1
+	if t.flags&fTriple != 0 {
+		q = 3
+	}
+	bs, be := t.start+q, t.end-q
+	if t.flags&fRawStr != 0 {
+		p.pos = t.end
+		body := p.src[bs:be]
+		if q == 3 {
+			body = dedentRaw(body)
+		}
+		return &StrLit{Value: body, Raw: true, Span: sp}
+	}
+	if t.flags&fHasHole == 0 {
+		p.pos = t.end
+		return &StrLit{Value: p.src[bs:be], Span: sp}
+	}
+	indent := 0
+	lineStart := false
+	if q == 3 {
+		bs, be, indent = dedentRange(p.src, bs, be)
+		lineStart = true
+	}
+	var parts []StrPart
+	var buf strings.Builder
+	src := p.src
+	for i := bs; i < be; {
+		if lineStart {
+			lineStart = false
+			for k := 0; k < indent && i < be && (src[i] == ' ' || src[i] == '\t'); k++ {
+				i++
+			}
+			continue
+		}
+		switch c := src[i]; c {
+		case '\\':
+			w := p.decodeEscape(&buf, i)
+			i += w
+		case '{':
+			if buf.Len() > 0 {
+				parts = append(parts, StrPart{Lit: buf.String()})
+				buf.Reset()
+			}
+			x, end := p.parseHole(i)
+			parts = append(parts, StrPart{X: x})
+			i = end
+		case '\n':
+			buf.WriteByte(c)
+			lineStart = q == 3
+			i++
+		default:
+			buf.WriteByte(c)
+			i++
+		}
+	}
+	p.pos = t.end
+	if len(parts) == 0 {
+		return &StrLit{Value: buf.String(), Span: sp}
+	}
+	if buf.Len() > 0 {
+		parts = append(parts, StrPart{Lit: buf.String()})
+	}
+	return &StrInterp{Parts: parts, Span: sp}
+}
+
+// parseHole parses the interpolated expression whose `{` is at open and
+// returns it with the offset after the closing `}`.
+func (p *parser) parseHole(open int) (Expr, int) {
+	saved := p.ctx
+	p.ctx = pctx{ignoreNL: true}
+	p.pos = open + 1
+	x := p.parseExpr()
+	c := p.peek()
+	if c.kind != tRBrace {
+		p.failHint(c, "expected `}` to close the interpolation, found "+p.describe(c),
+			"an interpolation holds one expression; write \\{ for a literal brace")
+	}
+	p.ctx = saved
+	return x, c.end
+}
+
+// decodeEscape appends the escape at src[i] (a backslash) to buf and
+// returns its width.
+func (p *parser) decodeEscape(buf *strings.Builder, i int) int {
+	src := p.src
+	if i+1 >= len(src) {
+		p.fail(Span{i, i + 1}, "unterminated escape", "", true)
+	}
+	switch c := src[i+1]; c {
+	case 'n':
+		buf.WriteByte('\n')
+	case 't':
+		buf.WriteByte('\t')
+	case 'r':
+		buf.WriteByte('\r')
+	case '0':
+		buf.WriteByte(0)
+	case '\\', '"', '{', '}':
+		buf.WriteByte(c)
+	case 'u':
+		if i+2 < len(src) && src[i+2] == '{' {
+			end := strings.IndexByte(src[i+3:], '}')
+			if end > 0 && end <= 6 {
+				hex := src[i+3 : i+3+end]
+				v, err := strconv.ParseUint(hex, 16, 32)
+				if err == nil && utf8.ValidRune(rune(v)) {
+					buf.WriteRune(rune(v))
+					return 3 + end + 1
+				}
+			}
+		}
+		p.fail(Span{i, i + 2}, "invalid unicode escape", "write \\u{HEX} with 1 to 6 hex digits naming a Unicode scalar", false)
+	default:
+		w := 1
+		if c >= utf8.RuneSelf {
+			_, w = utf8.DecodeRuneInString(src[i+1:])
+		}
+		p.fail(Span{i, i + 1 + w}, "unknown escape `\\"+src[i+1:i+1+w]+"` in string",
+			"escapes: \\n \\t \\r \\0 \\\\ \\\" \\{ \\} \\u{…}; use a '...' string for literal backslashes", false)
+	}
+	return 2
+}
+
+// dedentRange trims a triple-quoted body [bs, be): it drops one leading
+// newline and a final whitespace-only line, and returns the common
+// indentation of the remaining non-blank lines.
+func dedentRange(src string, bs, be int) (int, int, int) {
+	if bs < be && src[bs] == '\n' {
+		bs++
+	} else if bs+1 < be && src[bs] == '\r' && src[bs+1] == '\n' {
+		bs += 2
+	}
+	j := be
+	for j > bs && (src[j-1] == ' ' || src[j-1] == '\t') {
+		j--
+	}
+	if j == bs {
+		be = bs
+	} else if src[j-1] == '\n' {
+		be = j - 1
+		if be > bs && src[be-1] == '\r' {
+			be--
+		}
+	}
+	indent := -1
+	lineBeg := bs
+	for i := bs; i <= be; i++ {
+		if i < be && src[i] != '\n' {
+			continue
+		}
+		n := 0
+		k := lineBeg
+		for k < i && (src[k] == ' ' || src[k] == '\t') {
+			k++
+			n++
+		}
+		if k < i && src[k] != '\r' && (indent < 0 || n < indent) {
+			indent = n
+		}
+		lineBeg = i + 1
+	}
+	if indent < 0 {
+		indent = 0
+	}
+	return bs, be, indent
+}
+
+// dedentRaw applies triple-string dedent rules to a raw body.
+func dedentRaw(body string) string {
+	bs, be, indent := dedentRange(body, 0, len(body))
+	if indent == 0 {
+		return body[bs:be]
+	}
+	var b strings.Builder
+	b.Grow(be - bs)
+	lineStart := true
+	for i := bs; i < be; i++ {
+		if lineStart {
+			lineStart = false
+			for k := 0; k < indent && i < be && (body[i] == ' ' || body[i] == '\t'); k++ {
+				i++
+			}
+			if i >= be {
+				break
+			}
+		}
+		b.WriteByte(body[i])
+		if body[i] == '\n' {
+			lineStart = true
+		}
+	}
+	return b.String()
+}
