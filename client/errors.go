@@ -1,0 +1,65 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/shoalgo/shoal/proto"
+)
+
+// ErrClosed reports that the connection carrying a call was lost or the
+// client was closed. Errors returned for that reason match it with
+// errors.Is and also wrap the underlying cause (io.EOF, a read error, a
+// malformed frame, or [ErrClientClosed]).
+var ErrClosed = errors.New("client: connection closed")
+
+// ErrClientClosed is the cause recorded when Close was called.
+var ErrClientClosed = errors.New("client: closed by caller")
+
+// ErrMalformedFrame is the cause recorded when the kernel sent a line that
+// is not valid JSON; the connection cannot be trusted after it.
+var ErrMalformedFrame = errors.New("client: malformed frame from kernel")
+
+// ErrSubscribed reports a second Subscribe to a channel this client is
+// already subscribed to.
+var ErrSubscribed = errors.New("client: channel already subscribed")
+
+// closedErr wraps cause so that it matches both ErrClosed and cause.
+func closedErr(cause error) error {
+	switch {
+	case cause == nil:
+		return ErrClosed
+	case errors.Is(cause, ErrClosed):
+		return cause
+	}
+	return fmt.Errorf("%w: %w", ErrClosed, cause)
+}
+
+// ErrorCode returns the JSON-RPC error code of the *proto.RPCError in
+// err's chain; ok is false when there is none.
+func ErrorCode(err error) (code int, ok bool) {
+	var e *proto.RPCError
+	if !errors.As(err, &e) {
+		return 0, false
+	}
+	return e.Code, true
+}
+
+// ErrorData decodes the data member of the *proto.RPCError in err's chain
+// into v, for example the span and hint of a PARSE_ERROR or the ref of a
+// RAISED error. It reports an error when err carries no RPC error.
+func ErrorData(err error, v any) error {
+	var e *proto.RPCError
+	if !errors.As(err, &e) {
+		return fmt.Errorf("client: no RPC error in %w", err)
+	}
+	raw, merr := json.Marshal(e.Data)
+	if merr != nil {
+		return fmt.Errorf("client: error data: %w", merr)
+	}
+	if uerr := json.Unmarshal(raw, v); uerr != nil {
+		return fmt.Errorf("client: error data: %w", uerr)
+	}
+	return nil
+}

@@ -1,0 +1,246 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/shoalgo/shoal/proto"
+)
+
+// ClientInfo describes the caller in session.attach.
+type ClientInfo struct {
+	Kind string `json:"kind"`
+	TTY  bool   `json:"tty"`
+}
+
+// AttachParams are the params of session.attach. An empty Session means
+// "default"; an empty Token attaches as the kernel owner's local principal.
+type AttachParams struct {
+	Session string      `json:"session,omitempty"`
+	Token   string      `json:"token,omitempty"`
+	Client  *ClientInfo `json:"client,omitempty"`
+}
+
+// Caps is the capability summary of an attachment.
+type Caps struct {
+	Enforced        bool     `json:"enforced"`
+	Tier            string   `json:"tier"`
+	AvailableTier   string   `json:"available_tier"`
+	PolicyPrincipal string   `json:"policy_principal"`
+	Profile         string   `json:"profile"`
+	TokenCaps       []string `json:"token_caps"`
+	Opaque          string   `json:"opaque"`
+}
+
+// CWD is a session's working directory: Display is readable, Raw (base64
+// of the exact bytes), when present, is authoritative.
+type CWD struct {
+	Display string `json:"display"`
+	Raw     string `json:"raw,omitempty"`
+}
+
+// ElideDefaults are the kernel's default value budgets.
+type ElideDefaults struct {
+	MaxBytes    int `json:"max_bytes"`
+	MaxRows     int `json:"max_rows"`
+	MaxItems    int `json:"max_items"`
+	MaxBytesRaw int `json:"max_bytes_raw"`
+	HardCap     int `json:"hard_cap"`
+}
+
+// AttachResult is the result of session.attach.
+type AttachResult struct {
+	Session       string        `json:"session"`
+	Principal     string        `json:"principal"`
+	Caps          Caps          `json:"caps"`
+	CWD           CWD           `json:"cwd"`
+	EnvHash       string        `json:"env_hash"`
+	ASTVersion    int           `json:"ast_version"`
+	CapsEnforced  bool          `json:"caps_enforced"`
+	ElideDefaults ElideDefaults `json:"elide_defaults"`
+	Channels      []string      `json:"channels"`
+}
+
+// Attach attaches this connection to a session. The params are repeated
+// automatically after a reconnect.
+func (c *Client) Attach(ctx context.Context, p AttachParams) (*AttachResult, error) {
+	var r AttachResult
+	if err := c.Call(ctx, proto.MethodSessionAttach, p, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Elide overrides value budgets for one call; zero fields keep defaults.
+type Elide struct {
+	MaxBytes int `json:"max_bytes,omitempty"`
+	MaxRows  int `json:"max_rows,omitempty"`
+	MaxItems int `json:"max_items,omitempty"`
+}
+
+// Exec modes and positions.
+const (
+	ModeRun      = "run"
+	ModePlan     = "plan"
+	PositionStmt = "stmt"
+	PositionVal  = "value"
+)
+
+// ExecParams are the params of exec. Zero fields are omitted, so the
+// kernel defaults apply (mode "run", position "stmt").
+type ExecParams struct {
+	Src       string `json:"src"`
+	Mode      string `json:"mode,omitempty"`
+	Position  string `json:"position,omitempty"`
+	Async     bool   `json:"async,omitempty"`
+	TimeoutMS int64  `json:"timeout_ms,omitempty"`
+	Elide     *Elide `json:"elide,omitempty"`
+	PlanRef   string `json:"plan_ref,omitempty"`
+}
+
+// ExecResult is the result of exec, one of three shapes: a completed value
+// (Ref, Value, Render), a task (Task, Events, TimedOut) for async or
+// timed-out work, or a stored plan (PlanRef, Effects, ...) for mode "plan".
+type ExecResult struct {
+	Ref    string          `json:"ref,omitempty"`
+	Value  json.RawMessage `json:"value,omitempty"`
+	Render string          `json:"render,omitempty"`
+
+	Task     string `json:"task,omitempty"`
+	Events   string `json:"events,omitempty"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+
+	PlanRef         string          `json:"plan_ref,omitempty"`
+	Effects         json.RawMessage `json:"effects,omitempty"`
+	Reversibility   string          `json:"reversibility,omitempty"`
+	Verdict         string          `json:"verdict,omitempty"`
+	ApprovalPending bool            `json:"approval_pending,omitempty"`
+}
+
+// IsTask reports whether the result names a task rather than a value.
+func (r *ExecResult) IsTask() bool { return r.Task != "" }
+
+// IsPlan reports whether the result is a stored plan.
+func (r *ExecResult) IsPlan() bool { return r.PlanRef != "" && r.Task == "" && r.Value == nil }
+
+// Decode decodes the result's value as a wire value.
+func (r *ExecResult) Decode() (proto.Value, error) {
+	if r.Value == nil {
+		return nil, fmt.Errorf("client: exec result has no value")
+	}
+	return DecodeValue(r.Value)
+}
+
+// Exec runs Shoal source in the attached session.
+func (c *Client) Exec(ctx context.Context, p ExecParams) (*ExecResult, error) {
+	var r ExecResult
+	if err := c.Call(ctx, proto.MethodExec, p, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// ParseResult is the result of parse: the versioned AST, kept raw.
+type ParseResult struct {
+	ASTVersion int             `json:"ast_version"`
+	AST        json.RawMessage `json:"ast"`
+}
+
+// Parse parses src without evaluating it. A syntax error is a
+// *proto.RPCError with code proto.CodeParseError.
+func (c *Client) Parse(ctx context.Context, src string) (*ParseResult, error) {
+	var r ParseResult
+	if err := c.Call(ctx, proto.MethodParse, struct {
+		Src string `json:"src"`
+	}{src}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// MethodInfo describes one kernel method in kernel.info.
+type MethodInfo struct {
+	Name           string `json:"name"`
+	RequiresAttach bool   `json:"requires_attach"`
+	Implemented    bool   `json:"implemented"`
+}
+
+// KernelInfo is the result of kernel.info.
+type KernelInfo struct {
+	Name       string          `json:"name"`
+	Version    string          `json:"version"`
+	Protocol   int             `json:"protocol"`
+	ASTVersion int             `json:"ast_version"`
+	Methods    []MethodInfo    `json:"methods"`
+	PreAttach  []string        `json:"pre_attach"`
+	Features   map[string]bool `json:"features"`
+	Limits     map[string]int  `json:"limits"`
+}
+
+// Implements reports whether the kernel lists method as implemented.
+func (k *KernelInfo) Implements(method string) bool {
+	for _, m := range k.Methods {
+		if m.Name == method {
+			return m.Implemented
+		}
+	}
+	return false
+}
+
+// KernelInfo asks the kernel for its version, protocol revision, methods,
+// features and limits. It works before attaching.
+func (c *Client) KernelInfo(ctx context.Context) (*KernelInfo, error) {
+	var r KernelInfo
+	if err := c.Call(ctx, proto.MethodKernelInfo, nil, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Value formats for value.get.
+const (
+	FormatJSON   = "json"
+	FormatRender = "render"
+	FormatRaw    = "raw"
+)
+
+// ValueGetParams are the params of value.get. Slice, when non-nil, is a
+// half-open [start, end) range.
+type ValueGetParams struct {
+	Ref    string    `json:"ref"`
+	Path   string    `json:"path,omitempty"`
+	Slice  *[2]int64 `json:"slice,omitempty"`
+	Format string    `json:"format,omitempty"`
+	Elide  *Elide    `json:"elide,omitempty"`
+}
+
+// ValueGetResult is the result of value.get. Which members are set depends
+// on the format: Value for json, Render for render, Raw or RawBase64 (with
+// Total and Truncated) for raw.
+type ValueGetResult struct {
+	Ref       string          `json:"ref"`
+	Value     json.RawMessage `json:"value,omitempty"`
+	Render    *string         `json:"render,omitempty"`
+	Raw       *string         `json:"raw,omitempty"`
+	RawBase64 string          `json:"raw_base64,omitempty"`
+	Total     int64           `json:"total,omitempty"`
+	Truncated bool            `json:"truncated,omitempty"`
+}
+
+// Decode decodes the result's value as a wire value.
+func (r *ValueGetResult) Decode() (proto.Value, error) {
+	if r.Value == nil {
+		return nil, fmt.Errorf("client: value.get result has no value")
+	}
+	return DecodeValue(r.Value)
+}
+
+// ValueGet reads a stored value (out:N) or a projection of it.
+func (c *Client) ValueGet(ctx context.Context, p ValueGetParams) (*ValueGetResult, error) {
+	var r ValueGetResult
+	if err := c.Call(ctx, proto.MethodValueGet, p, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
