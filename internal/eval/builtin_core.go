@@ -100,6 +100,9 @@ func runWhich(c *BuiltinCall) (value.Value, error) {
 	}
 	p, err := c.Host().LookPath(c.Ctx(), name, c.Environ())
 	if err != nil {
+		if gateStop(err) {
+			return nil, hostError(err)
+		}
 		return value.Nil, nil
 	}
 	rec := value.NewRecord([]string{"name", "path", "scope"},

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/value"
@@ -34,18 +33,6 @@ var bfsBuiltins []*Builtin
 func bfsRegister(b *Builtin) {
 	RegisterBuiltin(b)
 	bfsBuiltins = append(bfsBuiltins, b)
-}
-
-// bfsHardLinker is implemented by hosts that can create hard links. The
-// Host contract has no Link yet, so ln without -s needs this extension.
-type bfsHardLinker interface {
-	Link(ctx context.Context, target, link string) error
-}
-
-// bfsTimeSetter is implemented by hosts that can set file times, which
-// touch uses to refresh an existing file's modification time.
-type bfsTimeSetter interface {
-	Chtimes(ctx context.Context, path string, atime, mtime time.Time) error
 }
 
 // bfsFail shapes an error from a host call made on behalf of builtin c

@@ -37,6 +37,9 @@ func bfsLs(c *BuiltinCall) (value.Value, error) {
 		abs := c.Abs(p)
 		fi, err := c.Host().Stat(c.Ctx(), abs)
 		if err != nil {
+			if bfsPassThrough(err) {
+				return nil, err
+			}
 			// A dangling symlink still has a row of its own.
 			lfi, lerr := c.Host().Lstat(c.Ctx(), abs)
 			if lerr != nil {

@@ -13,40 +13,6 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-// bfsExtHost adds the optional Link and Chtimes extensions to a host, the
-// way an OS host offering them would: ask auth (nil allows), then act.
-// Test-only: it calls os directly.
-type bfsExtHost struct {
-	host.Host
-	auth host.Authorizer
-}
-
-func (h bfsExtHost) ask(ctx context.Context, ops ...host.Op) error {
-	if h.auth == nil {
-		return nil
-	}
-	for _, op := range ops {
-		if err := h.auth.Authorize(ctx, op); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (h bfsExtHost) Link(ctx context.Context, target, link string) error {
-	if err := h.ask(ctx, host.Op{Effect: host.FSRead, Target: target}, host.Op{Effect: host.FSWrite, Target: link}); err != nil {
-		return err
-	}
-	return os.Link(target, link)
-}
-
-func (h bfsExtHost) Chtimes(ctx context.Context, p string, atime, mtime time.Time) error {
-	if err := h.ask(ctx, host.Op{Effect: host.FSWrite, Target: p}); err != nil {
-		return err
-	}
-	return os.Chtimes(p, atime, mtime)
-}
-
 // bfsFixture creates files (name -> content) and directories (names
 // ending in "/") under dir.
 func bfsFixture(t testing.TB, dir string, files map[string]string) {
@@ -88,6 +54,9 @@ func bfsSession(t testing.TB, h host.Host, files map[string]string) (*Interp, st
 }
 
 func bfsCode(err error) string {
+	if err == nil {
+		return ""
+	}
 	var ve *value.Error
 	if errors.As(err, &ve) {
 		return ve.Code
@@ -152,7 +121,7 @@ var bfsTree = map[string]string{"a.txt": "hello", "b.txt": "", ".hidden": "h", "
 func TestFSReadBuiltins(t *testing.T) {
 	ok := host.NewOS(host.AllowAll)
 	lines := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n"
-	bfsRun(t, bfsExtHost{Host: ok}, []bfsCase{
+	bfsRun(t, ok, []bfsCase{
 		{name: "ls names sorted, hidden skipped", files: bfsTree, src: "ls.map(.name)", want: `["a.txt", "b.txt", "sub"]`},
 		{name: "ls -a shows hidden", files: bfsTree, src: "(ls -a).map(.name)", want: `[".hidden", "a.txt", "b.txt", "sub"]`},
 		{name: "ls --all", files: bfsTree, src: "(ls --all).len()", want: "4"},
@@ -199,7 +168,7 @@ func TestFSReadBuiltins(t *testing.T) {
 
 func TestFSWriteBuiltins(t *testing.T) {
 	ok := host.NewOS(host.AllowAll)
-	bfsRun(t, bfsExtHost{Host: ok}, []bfsCase{
+	bfsRun(t, ok, []bfsCase{
 		{name: "mkdir returns paths", src: "(mkdir d e).out", want: "[d, e]", check: func(t *testing.T, dir string) {
 			if fi, err := os.Stat(filepath.Join(dir, "e")); err != nil || !fi.IsDir() {
 				t.Errorf("e not created: %v", err)
@@ -284,7 +253,7 @@ func TestFSWriteBuiltins(t *testing.T) {
 }
 
 func TestFSTouchRefreshesTime(t *testing.T) {
-	in, dir := bfsSession(t, bfsExtHost{Host: host.NewOS(host.AllowAll)}, map[string]string{"f": "x"})
+	in, dir := bfsSession(t, host.NewOS(host.AllowAll), map[string]string{"f": "x"})
 	old := time.Now().Add(-48 * time.Hour).Truncate(time.Second)
 	p := filepath.Join(dir, "f")
 	if err := os.Chtimes(p, old, old); err != nil {
@@ -302,14 +271,26 @@ func TestFSTouchRefreshesTime(t *testing.T) {
 	}
 }
 
-func TestFSLinkNeedsHostSupport(t *testing.T) {
+func TestFSLinkHard(t *testing.T) {
 	in, dir := bfsSession(t, host.NewOS(host.AllowAll), map[string]string{"a": "x"})
-	_, err := in.Eval(context.Background(), "ln a b")
-	if bfsCode(err) != "custom" {
-		t.Fatalf("hard link on a host without Link: %v", err)
+	if _, err := in.Eval(context.Background(), "ln a b"); err != nil {
+		t.Fatal(err)
 	}
-	if bfsExists(t, filepath.Join(dir, "b")) {
-		t.Error("link created anyway")
+	if err := os.WriteFile(filepath.Join(dir, "a"), []byte("shared"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := bfsRead(t, filepath.Join(dir, "b")); got != "shared" {
+		t.Errorf("b reads %q after writing a; want the shared content of a hard link", got)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "b")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("b is %v (%v), want a regular file", fi, err)
+	}
+	_, err := in.Eval(context.Background(), "ln missing c")
+	if bfsCode(err) != "custom" {
+		t.Errorf("ln of a missing target: %v, want custom", err)
+	}
+	if bfsExists(t, filepath.Join(dir, "c")) {
+		t.Error("link to a missing target created")
 	}
 }
 

@@ -56,8 +56,8 @@ func bfsMkdir(c *BuiltinCall) (value.Value, error) {
 	return bfsPathList(args), nil
 }
 
-// bfsTouch creates each missing file and refreshes the modification time
-// of existing ones (when the host can set file times).
+// bfsTouch creates each missing file and refreshes the access and
+// modification times of existing ones to the host clock.
 func bfsTouch(c *BuiltinCall) (value.Value, error) {
 	args, err := bfsPaths(c)
 	if err != nil {
@@ -66,17 +66,14 @@ func bfsTouch(c *BuiltinCall) (value.Value, error) {
 	if len(args) == 0 {
 		return nil, c.Errorf(bfsArgError, "needs at least one path").WithHint("touch PATH...")
 	}
-	setter, canSet := c.Host().(bfsTimeSetter)
 	for _, p := range args {
 		abs := c.Abs(p)
 		_, err := c.Host().Stat(c.Ctx(), abs)
 		switch {
 		case err == nil:
-			if canSet {
-				now := c.Host().Now()
-				if err := setter.Chtimes(c.Ctx(), abs, now, now); err != nil {
-					return nil, bfsFail(c, p, err)
-				}
+			now := c.Host().Now()
+			if err := c.Host().Chtimes(c.Ctx(), abs, now, now); err != nil {
+				return nil, bfsFail(c, p, err)
 			}
 		case errors.Is(err, fs.ErrNotExist):
 			if err := c.Host().WriteFile(c.Ctx(), abs, nil, true); err != nil {
@@ -194,12 +191,7 @@ func bfsLn(c *BuiltinCall) (value.Value, error) {
 			return nil, bfsFail(c, link, err)
 		}
 	} else {
-		hl, ok := c.Host().(bfsHardLinker)
-		if !ok {
-			return nil, c.Errorf(bfsCustom, "this host cannot create hard links").
-				WithHint("create a symbolic link with ln -s")
-		}
-		if err := hl.Link(c.Ctx(), c.Abs(target), linkAbs); err != nil {
+		if err := c.Host().Link(c.Ctx(), c.Abs(target), linkAbs); err != nil {
 			return nil, bfsFail(c, link, err)
 		}
 	}

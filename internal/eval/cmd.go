@@ -197,6 +197,9 @@ func (t *thread) resolveProgram(head *syntax.CmdArg) (string, error) {
 	}
 	p, err := t.host.LookPath(t.ctx, name, t.env)
 	if err != nil {
+		if gateStop(err) {
+			return "", hostError(err)
+		}
 		return "", errorf(codeNotFound, "command not found: %s", name)
 	}
 	return p, nil

@@ -111,6 +111,13 @@ func hostError(err error) *value.Error {
 	return errorf(codeIO, "%s", msg)
 }
 
+// gateStop reports whether err from the host must stop evaluation even
+// where a failure is otherwise an answer (a missing program, a path that
+// does not exist): a refusal by the gate, or a cancelled evaluation.
+func gateStop(err error) bool {
+	return err != nil && (errors.Is(err, host.ErrDenied) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+}
+
 // isLangError reports whether err is a catchable language error.
 func isLangError(err error) (*value.Error, bool) {
 	e, ok := err.(*value.Error)

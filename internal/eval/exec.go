@@ -1,7 +1,9 @@
 package eval
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"strings"
 
 	"github.com/shoalgo/shoal/internal/host"
@@ -43,6 +45,68 @@ func (t *thread) evalRedirects(rs []*syntax.Redirect, sc *scope) (*redirects, er
 	return r, nil
 }
 
+// openRedirect creates or truncates (for `>>`: creates if missing) the
+// redirect target before anything runs, so a refused or impossible target
+// fails without starting the program, and returns a writer that appends
+// the program's stdout to it as it arrives.
+func (t *thread) openRedirect(r *redirects) (*redirectWriter, error) {
+	if err := t.writeRedirect(r, nil); err != nil {
+		return nil, err
+	}
+	w := &redirectWriter{t: t, path: r.out}
+	w.buf = bufio.NewWriterSize(appendFunc(w.appendChunk), redirectChunk)
+	return w, nil
+}
+
+// stmtCapture bounds what a non-final statement keeps of each stream.
+const stmtCapture = 64 << 10
+
+// redirectChunk is how many bytes a redirect buffers between appends.
+const redirectChunk = 1 << 20
+
+// redirectWriter streams a program's stdout into a redirect target through
+// the host, in redirectChunk appends. The first failure is kept and
+// reported by close; later writes are dropped.
+type redirectWriter struct {
+	t    *thread
+	path string
+	buf  *bufio.Writer
+	err  error
+}
+
+func (w *redirectWriter) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return len(p), nil
+	}
+	if _, err := w.buf.Write(p); err != nil && w.err == nil {
+		w.err = err
+	}
+	return len(p), nil
+}
+
+func (w *redirectWriter) appendChunk(p []byte) (int, error) {
+	if err := w.t.host.WriteFile(context.WithoutCancel(w.t.ctx), w.path, p, true); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// close flushes what is buffered and reports the first failure.
+func (w *redirectWriter) close() error {
+	if w.err == nil {
+		w.err = w.buf.Flush()
+	}
+	if w.err != nil {
+		return hostError(w.err)
+	}
+	return nil
+}
+
+// appendFunc adapts a function to io.Writer.
+type appendFunc func(p []byte) (int, error)
+
+func (f appendFunc) Write(p []byte) (int, error) { return f(p) }
+
 func (t *thread) writeRedirect(r *redirects, data []byte) error {
 	if err := t.host.WriteFile(t.ctx, r.out, data, r.appendTo); err != nil {
 		return hostError(err)
@@ -53,24 +117,53 @@ func (t *thread) writeRedirect(r *redirects, data []byte) error {
 // runExternal spawns prog with args through the host. In stream mode its
 // output goes to the thread's writers as it is produced (and is still
 // captured); with mRaise a failure raises cmd_failed.
+//
+// Memory stays bounded whatever the program prints: the host keeps at most
+// its capture bound per stream in memory (stmtCapture for a non-final
+// statement, whose streamed output nothing reads again) and, because the evaluator has no
+// use for a spill file, drops the rest (Spawn.NoSpill). A value whose stdout
+// lost bytes is marked truncated, so `.out` refuses to pretend the prefix is
+// the whole payload (see outcomeOut). A `>`/`>>` target receives the whole
+// stream, written as it is produced, not just the captured prefix.
 func (t *thread) runExternal(name, prog string, args []string, r *redirects, m mode) (value.Value, error) {
 	spawn := &host.Spawn{
-		Argv: append([]string{prog}, args...),
-		Dir:  t.dir,
-		Env:  t.env,
+		Argv:    append([]string{prog}, args...),
+		Dir:     t.dir,
+		Env:     t.env,
+		NoSpill: true,
+	}
+	if m&mEmit != 0 {
+		// A non-final statement's outcome is dropped once it has streamed;
+		// only a failure's stderr is read, for cmd_failed.
+		spawn.MaxCapture = stmtCapture
 	}
 	if r != nil && r.hasIn {
 		spawn.Stdin = bytes.NewReader(r.in)
 	}
-	redirected := r != nil && r.out != ""
-	if m&mStream != 0 {
-		if !redirected {
-			spawn.StreamOut = t.stdout
+	var file *redirectWriter
+	if r != nil && r.out != "" {
+		var err error
+		if file, err = t.openRedirect(r); err != nil {
+			return nil, err
 		}
+		spawn.StreamOut = file
+	} else if m&mStream != 0 {
+		spawn.StreamOut = t.stdout
+	}
+	if m&mStream != 0 {
 		spawn.StreamErr = t.stderr
 	}
 	res, err := t.host.Run(t.ctx, spawn)
 	if err != nil {
+		return nil, hostError(err)
+	}
+	if res.SpillPath != "" {
+		// A host that spilled despite NoSpill: nothing reads the file.
+		_ = t.host.Remove(context.WithoutCancel(t.ctx), res.SpillPath, false)
+	}
+	if err := t.ctx.Err(); err != nil {
+		// Cancelled: the host has killed the process group; report the
+		// cancellation rather than the signal death it caused.
 		return nil, hostError(err)
 	}
 	o := &value.Outcome{
@@ -83,8 +176,13 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 		Pid:    res.Pid,
 		Dur:    res.Dur,
 	}
-	if redirected {
-		if err := t.writeRedirect(r, res.Stdout); err != nil {
+	if res.Truncated && len(res.Stdout) > 0 && len(res.Stdout) >= len(res.Stderr) {
+		// Both streams share one bound, so stdout lost bytes unless it is
+		// shorter than stderr (which then was the truncated one).
+		markTruncated(o)
+	}
+	if file != nil {
+		if err := file.close(); err != nil {
 			return nil, err
 		}
 	}
@@ -109,6 +207,9 @@ func (t *thread) runLangBlock(n *syntax.LangBlock, stdin []byte, m mode) (value.
 	src := dedent(n.Source)
 	prog, err := t.host.LookPath(t.ctx, n.Tool, t.env)
 	if err != nil {
+		if gateStop(err) {
+			return nil, hostError(err)
+		}
 		return nil, errorf(codeNotFound, "interpreter not found: %s", n.Tool)
 	}
 	flag, inline := interpreterArgs[n.Tool]

@@ -133,6 +133,24 @@ func (h *fakeHost) Rename(context.Context, string, string) error     { return ni
 func (h *fakeHost) Copy(context.Context, string, string, bool) error { return nil }
 func (h *fakeHost) Symlink(context.Context, string, string) error    { return nil }
 
+func (h *fakeHost) Link(_ context.Context, target, link string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	b, ok := h.files[target]
+	if !ok {
+		return &fs.PathError{Op: "link", Path: target, Err: fs.ErrNotExist}
+	}
+	h.files[link] = b
+	return nil
+}
+
+func (h *fakeHost) Chtimes(context.Context, string, time.Time, time.Time) error { return nil }
+
+func (h *fakeHost) Facts(context.Context) (host.Facts, error) {
+	return host.Facts{Hostname: "fakehost", Pid: 4242, Username: "tester", OS: "linux", Arch: "amd64", CPUs: 2,
+		Uptime: 90 * time.Minute, UptimeKnown: true}, nil
+}
+
 func (h *fakeHost) Glob(_ context.Context, dir, pattern string, hidden bool) ([]string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -92,16 +92,27 @@ func init() {
 			return f(c.t, string(recv.(value.Path)))
 		})
 	}
+	// The predicates answer false for a path that cannot be stat'ed, but a
+	// refusal or cancellation is an error, never a silent false.
 	pathMethod("exists", func(t *thread, p string) (value.Value, error) {
 		_, err := t.host.Stat(t.ctx, t.abs(p))
+		if gateStop(err) {
+			return nil, hostError(err)
+		}
 		return value.Bool(err == nil), nil
 	})
 	pathMethod("is_file", func(t *thread, p string) (value.Value, error) {
 		fi, err := t.host.Stat(t.ctx, t.abs(p))
+		if gateStop(err) {
+			return nil, hostError(err)
+		}
 		return value.Bool(err == nil && fi.Mode().IsRegular()), nil
 	})
 	pathMethod("is_dir", func(t *thread, p string) (value.Value, error) {
 		fi, err := t.host.Stat(t.ctx, t.abs(p))
+		if gateStop(err) {
+			return nil, hostError(err)
+		}
 		return value.Bool(err == nil && fi.IsDir()), nil
 	})
 	pathMethod("size", func(t *thread, p string) (value.Value, error) {

@@ -21,7 +21,11 @@ func (t *thread) execUse(s *syntax.UseStmt, sc *scope) error {
 	}
 	var found string
 	for _, c := range candidates {
-		if fi, err := t.host.Stat(t.ctx, c); err == nil && !fi.IsDir() {
+		fi, err := t.host.Stat(t.ctx, c)
+		if gateStop(err) {
+			return withSpan(hostError(err), s.Span)
+		}
+		if err == nil && !fi.IsDir() {
 			found = c
 			break
 		}

@@ -63,6 +63,9 @@ func (t *thread) outcomeOut(o *value.Outcome) (value.Value, error) {
 	if o.Out != nil {
 		return o.Out, nil
 	}
+	if isTruncated(o) {
+		return nil, truncatedError(o)
+	}
 	o.Out = deriveOut(o.Stdout)
 	return o.Out, nil
 }

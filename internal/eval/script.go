@@ -27,6 +27,9 @@ func (t *thread) runTarget(target value.Value, args []string) (value.Value, erro
 	if !strings.ContainsRune(s, '/') && ext != ".shl" && !knownExt {
 		prog, err := t.host.LookPath(t.ctx, s, t.env)
 		if err != nil {
+			if gateStop(err) {
+				return nil, hostError(err)
+			}
 			return nil, errorf(codeNotFound, "command not found: %s", s)
 		}
 		return t.runExternal(s, prog, args, nil, modeValue)
@@ -41,11 +44,17 @@ func (t *thread) runTarget(target value.Value, args []string) (value.Value, erro
 		}
 		prog, err := t.host.LookPath(t.ctx, runner, t.env)
 		if err != nil {
+			if gateStop(err) {
+				return nil, hostError(err)
+			}
 			return nil, errorf("runner_not_found", "no %s found to run %s", runner, s)
 		}
 		return t.runExternal(runner, prog, append([]string{p}, args...), nil, modeValue)
 	}
 	data, err := t.host.ReadFile(t.ctx, p)
+	if gateStop(err) {
+		return nil, hostError(err)
+	}
 	if err == nil && bytes.HasPrefix(data, []byte("#!")) {
 		return t.runExternal(s, p, args, nil, modeValue)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestDeniedError(t *testing.T) {
@@ -41,14 +42,14 @@ func TestDenyBeforeEffect(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeTree(t, dir, "a.txt", "sub/b.txt", "sub/deep/c.txt")
-			before := snapshot(t, dir)
+			before := stampedSnapshot(t, dir)
 			rec := &recorder{deny: func(op Op) bool { return op.Effect == tc.deny }}
 			err := tc.call(context.Background(), NewOS(rec), dir)
 			var d *DeniedError
 			if !errors.As(err, &d) || d.Op.Effect != tc.deny {
 				t.Fatalf("err = %v, want denial of %s", err, tc.deny)
 			}
-			if after := snapshot(t, dir); after != before {
+			if after := stampedSnapshot(t, dir); after != before {
 				t.Errorf("tree changed despite denial:\nbefore:\n%safter:\n%s", before, after)
 			}
 			var asked []string
@@ -119,6 +120,20 @@ func gateCases(sh string) []gateCase {
 		{"Symlink", FSWrite, func(ctx context.Context, h Host, d string) error {
 			return h.Symlink(ctx, "a.txt", filepath.Join(d, "link"))
 		}, []string{"fs_write link"}},
+		{"LinkSource", FSRead, func(ctx context.Context, h Host, d string) error {
+			return h.Link(ctx, filepath.Join(d, "a.txt"), filepath.Join(d, "hard"))
+		}, []string{"fs_read a.txt"}},
+		{"LinkDest", FSWrite, func(ctx context.Context, h Host, d string) error {
+			return h.Link(ctx, filepath.Join(d, "a.txt"), filepath.Join(d, "hard"))
+		}, []string{"fs_read a.txt", "fs_write hard"}},
+		{"Chtimes", FSWrite, func(ctx context.Context, h Host, d string) error {
+			old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+			return h.Chtimes(ctx, filepath.Join(d, "a.txt"), old, old)
+		}, []string{"fs_write a.txt"}},
+		{"Facts", SysRead, func(ctx context.Context, h Host, d string) error {
+			_, err := h.Facts(ctx)
+			return err
+		}, []string{"sys_read facts"}},
 		{"Glob", FSRead, func(ctx context.Context, h Host, d string) error {
 			_, err := h.Glob(ctx, d, "sub/**/*.txt", false)
 			return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"time"
 )
 
 // Stat returns file information, following symlinks (fs_read path).
@@ -106,4 +107,24 @@ func (o *OS) Symlink(ctx context.Context, target, link string) error {
 		return err
 	}
 	return os.Symlink(target, link)
+}
+
+// Link creates link as a hard link to target (fs_read target, then
+// fs_write link): the link exposes target's content under a new name.
+func (o *OS) Link(ctx context.Context, target, link string) error {
+	if err := o.authorize(ctx, Op{Effect: FSRead, Target: target}); err != nil {
+		return err
+	}
+	if err := o.authorize(ctx, Op{Effect: FSWrite, Target: link}); err != nil {
+		return err
+	}
+	return os.Link(target, link)
+}
+
+// Chtimes sets the access and modification times of path (fs_write path).
+func (o *OS) Chtimes(ctx context.Context, path string, atime, mtime time.Time) error {
+	if err := o.authorize(ctx, Op{Effect: FSWrite, Target: path}); err != nil {
+		return err
+	}
+	return os.Chtimes(path, atime, mtime)
 }

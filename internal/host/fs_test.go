@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 )
 
 func TestFileRoundTrip(t *testing.T) {
@@ -189,5 +191,57 @@ func TestCopyTree(t *testing.T) {
 	// Copying again merges into the existing tree without error.
 	if err := h.Copy(ctx, src, dst, true); err != nil {
 		t.Errorf("second copy: %v", err)
+	}
+}
+
+func TestLinkAndChtimes(t *testing.T) {
+	ctx := context.Background()
+	h := NewOS(AllowAll)
+	dir := t.TempDir()
+	src, hard := filepath.Join(dir, "src"), filepath.Join(dir, "hard")
+	if err := os.WriteFile(src, []byte("hi"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Link(ctx, src, hard); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, []byte("changed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(hard); err != nil || string(got) != "changed" {
+		t.Errorf("hard link reads %q, %v; want the shared content", got, err)
+	}
+	if fi, err := os.Lstat(hard); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+		t.Errorf("Lstat(hard) = %v, %v; want a regular file", fi, err)
+	}
+	if err := h.Link(ctx, filepath.Join(dir, "missing"), filepath.Join(dir, "x")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Link(missing) = %v, want not-exist", err)
+	}
+
+	when := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+	if err := h.Chtimes(ctx, src, when, when); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(src); err != nil || !fi.ModTime().Equal(when) {
+		t.Errorf("mtime after Chtimes = %v, %v; want %v", fi.ModTime(), err, when)
+	}
+}
+
+func TestFacts(t *testing.T) {
+	f, err := NewOS(AllowAll).Facts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Pid != os.Getpid() {
+		t.Errorf("Pid = %d, want %d", f.Pid, os.Getpid())
+	}
+	if want, _ := os.Hostname(); f.Hostname != want {
+		t.Errorf("Hostname = %q, want %q", f.Hostname, want)
+	}
+	if f.OS != runtime.GOOS || f.Arch != runtime.GOARCH || f.CPUs < 1 {
+		t.Errorf("platform facts = %+v", f)
+	}
+	if runtime.GOOS == "linux" && (!f.UptimeKnown || f.Uptime <= 0) {
+		t.Errorf("Uptime = %v (known %v), want a positive boot time on linux", f.Uptime, f.UptimeKnown)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -74,8 +75,20 @@ func writeTree(t *testing.T, root string, names ...string) {
 }
 
 // snapshot renders a tree as "path mode content" lines, symlinks as
-// "path -> target".
+// "path mode -> target".
 func snapshot(t *testing.T, root string) string {
+	t.Helper()
+	return walkSnapshot(t, root, false)
+}
+
+// stampedSnapshot is snapshot with each entry's modification time, so a
+// changed timestamp shows too.
+func stampedSnapshot(t *testing.T, root string) string {
+	t.Helper()
+	return walkSnapshot(t, root, true)
+}
+
+func walkSnapshot(t *testing.T, root string, stamps bool) string {
 	t.Helper()
 	var b strings.Builder
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -88,6 +101,9 @@ func snapshot(t *testing.T, root string) string {
 			return err
 		}
 		b.WriteString(rel + " " + info.Mode().String())
+		if stamps {
+			b.WriteString(" " + strconv.FormatInt(info.ModTime().UnixNano(), 10))
+		}
 		switch {
 		case d.Type()&fs.ModeSymlink != 0:
 			target, _ := os.Readlink(p)

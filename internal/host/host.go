@@ -29,6 +29,9 @@ const (
 	EnvRead    Effect = "env_read"
 	EnvWrite   Effect = "env_write"
 	Clock      Effect = "time"
+	// SysRead reads facts about the machine and the host process (host
+	// name, process id, uptime, user): see Host.Facts.
+	SysRead Effect = "sys_read"
 )
 
 // Op describes one concrete operation for authorisation.
@@ -57,6 +60,10 @@ type Spawn struct {
 	StreamErr io.Writer
 	// MaxCapture bounds bytes kept in memory per stream; 0 means the default.
 	MaxCapture int64
+	// NoSpill drops stdout past MaxCapture instead of spilling it to a
+	// temporary file (Result.Truncated still reports the loss), for callers
+	// that have no use for the full stream.
+	NoSpill bool
 }
 
 // Result is what a finished process left behind.
@@ -83,6 +90,10 @@ type Host interface {
 	Rename(ctx context.Context, from, to string) error
 	Copy(ctx context.Context, from, to string, recursive bool) error
 	Symlink(ctx context.Context, target, link string) error
+	// Link creates link as a hard link to the existing file target.
+	Link(ctx context.Context, target, link string) error
+	// Chtimes sets the access and modification times of path.
+	Chtimes(ctx context.Context, path string, atime, mtime time.Time) error
 	// Glob expands pattern relative to dir, sorted; hidden includes dot files.
 	Glob(ctx context.Context, dir, pattern string, hidden bool) ([]string, error)
 	// LookPath resolves a program name against PATH from env.
@@ -94,4 +105,20 @@ type Host interface {
 	Environ(ctx context.Context) ([]string, error)
 	// Now is the wall clock.
 	Now() time.Time
+	// Facts reports facts about the machine and the host process.
+	Facts(ctx context.Context) (Facts, error)
+}
+
+// Facts are facts about the machine and the host process, read through
+// Host.Facts (sys_read "facts"). A field the platform cannot supply is
+// left at its zero value and its Known flag, where there is one, false.
+type Facts struct {
+	Hostname    string        // "" when unknown
+	Pid         int           // the host process id
+	Username    string        // from the user database; "" when unknown
+	Uptime      time.Duration // time since boot, when UptimeKnown
+	UptimeKnown bool
+	OS          string // Go's GOOS: "linux", "darwin", ...
+	Arch        string // Go's GOARCH: "amd64", "arm64", ...
+	CPUs        int    // usable CPUs, at least 1
 }

@@ -25,6 +25,9 @@ const (
 //	Rename                           fs_delete from, then fs_write to
 //	Copy                             fs_read from, then fs_write to
 //	Symlink                          fs_write  the link (the target is only a name, never read)
+//	Link                             fs_read   the target, then fs_write the link (a hard link
+//	                                           exposes the target's content under a new name)
+//	Chtimes                          fs_write  the path
 //	Glob                             fs_read   the directory the walk starts in (dir plus the
 //	                                           pattern's literal prefix; the full path if literal)
 //	LookPath                         env_read  "PATH" for a bare name (the search consults the
@@ -34,6 +37,8 @@ const (
 //	Run                              proc_spawn argv[0] with the full argv
 //	Environ                          env_read  "*" (the whole environment)
 //	Now                              nothing: see Now
+//	Facts                            sys_read  "facts" (host name, pid, user, uptime: facts
+//	                                           about the machine, not the session environment)
 //
 // Every method asks all of its ops before it touches anything, so a refusal
 // leaves the world unchanged.

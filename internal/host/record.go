@@ -103,6 +103,24 @@ func (r *Recorder) Symlink(ctx context.Context, target, link string) error {
 	return r.inner.Symlink(ctx, target, link)
 }
 
+// Link records fs_read target and fs_write link.
+func (r *Recorder) Link(ctx context.Context, target, link string) error {
+	r.record(Op{Effect: FSRead, Target: target}, Op{Effect: FSWrite, Target: link})
+	return r.inner.Link(ctx, target, link)
+}
+
+// Chtimes records fs_write path.
+func (r *Recorder) Chtimes(ctx context.Context, path string, atime, mtime time.Time) error {
+	r.record(Op{Effect: FSWrite, Target: path})
+	return r.inner.Chtimes(ctx, path, atime, mtime)
+}
+
+// Facts records sys_read "facts".
+func (r *Recorder) Facts(ctx context.Context) (Facts, error) {
+	r.record(Op{Effect: SysRead, Target: "facts"})
+	return r.inner.Facts(ctx)
+}
+
 // Glob records fs_read of the walk's starting directory (nothing for a bad
 // pattern).
 func (r *Recorder) Glob(ctx context.Context, dir, pattern string, hidden bool) ([]string, error) {

@@ -23,7 +23,8 @@ var ErrNotAbsolute = errors.New("program path is not absolute")
 //
 // Stdout and stderr are drained concurrently, each kept in memory up to the
 // capture bound; stdout beyond it spills to a temporary file (SpillPath,
-// owned and removed by the caller) and Truncated is set. The child never
+// owned and removed by the caller; none with s.NoSpill) and Truncated is
+// set. The child never
 // blocks on a full pipe, and memory stays bounded whatever it prints.
 //
 // When ctx is cancelled the whole group gets SIGTERM, then SIGKILL after
@@ -51,7 +52,11 @@ func (o *OS) Run(ctx context.Context, s *Spawn) (*Result, error) {
 		limit = o.maxCapture
 	}
 	var mu sync.Mutex
-	stdout := &capture{max: limit, tee: tee(s.StreamOut, &mu), spillDir: o.spillDir, spillLimit: o.spillLimit}
+	spillLimit := o.spillLimit
+	if s.NoSpill {
+		spillLimit = 0
+	}
+	stdout := &capture{max: limit, tee: tee(s.StreamOut, &mu), spillDir: o.spillDir, spillLimit: spillLimit}
 	stderr := &capture{max: limit, tee: tee(s.StreamErr, &mu)}
 	env := s.Env
 	if env == nil {

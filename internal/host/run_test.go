@@ -196,6 +196,17 @@ func TestRunSpillContent(t *testing.T) {
 	if string(res.Stdout) != "0123" || !res.Truncated || res.SpillPath != "" {
 		t.Errorf("no-spill: %q truncated=%v spill=%q", res.Stdout, res.Truncated, res.SpillPath)
 	}
+
+	// Spawn.NoSpill does the same for one spawn on a spilling host.
+	spillDir := t.TempDir()
+	res = run(t, NewOS(AllowAll, WithSpillDir(spillDir)), context.Background(), &Spawn{
+		Argv: []string{sh, "-c", `echo 0123456789`}, MaxCapture: 4, NoSpill: true})
+	if string(res.Stdout) != "0123" || !res.Truncated || res.SpillPath != "" {
+		t.Errorf("Spawn.NoSpill: %q truncated=%v spill=%q", res.Stdout, res.Truncated, res.SpillPath)
+	}
+	if left, _ := os.ReadDir(spillDir); len(left) != 0 {
+		t.Errorf("Spawn.NoSpill left %d files in the spill dir", len(left))
+	}
 }
 
 // procGone reports whether pid no longer runs (absent, or a zombie left for

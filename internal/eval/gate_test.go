@@ -1,0 +1,300 @@
+package eval
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// gateCase is one piece of Shoal run under a deny-all host.
+//
+// A denied case must fail with `denied` after the gate was asked exactly
+// once (the first ask is refused and nothing runs after it). A case that
+// is not denied must call the host for nothing at all: it touches no file,
+// process, environment or system fact (the clock, read by now and today,
+// is unguarded by design: see host.OS.Now), and then it fails with code,
+// or succeeds when code is "".
+//
+// In both kinds the temp tree (contents, modes and mtimes) must be left as
+// it was. A spawning case would, if it ran, create the file `marker`; its
+// control run under AllowAll proves it does.
+type gateCase struct {
+	src      string
+	denied   bool
+	code     string
+	spawning bool
+}
+
+// gateFiles is the fixture every case starts from.
+var gateFiles = map[string]string{
+	"a.txt":     "hello",
+	"sub/x.txt": "x",
+	"lib.shl":   "let v = 1",
+	"s.sh":      "touch marker",
+	"tool":      "#!/bin/sh\ntouch marker\n",
+}
+
+// gateBuiltinCases has cases for every registered builtin, by name.
+var gateBuiltinCases = map[string][]gateCase{
+	// Pure builtins: no host call.
+	"echo":  {{src: "echo hi"}},
+	"env":   {{src: "env HOME"}, {src: "env"}},
+	"exit":  {{src: "exit 3"}},
+	"quit":  {{src: "quit"}},
+	"sleep": {{src: "sleep 1ms"}},
+	"jobs":  {{src: "jobs"}},
+	"now":   {{src: "now"}},
+	"today": {{src: "today"}},
+	"pwd":   {{src: "pwd"}},
+	"dirs":  {{src: "dirs"}},
+	"popd":  {{src: "popd", code: "custom"}},
+
+	// Builtins that reach the host.
+	"which":  {{src: "which sh", denied: true}, {src: "which echo"}},
+	"run":    {{src: "run s.sh", denied: true, spawning: true}, {src: "run lib.shl", denied: true}, {src: "run ./tool", denied: true, spawning: true}},
+	"source": {{src: "source lib.shl", denied: true}},
+	"ls":     {{src: "ls", denied: true}, {src: "ls sub", denied: true}, {src: "ls -a a.txt", denied: true}, {src: "ls *.txt", denied: true}},
+	"stat":   {{src: "stat a.txt", denied: true}},
+	"cat":    {{src: "cat a.txt", denied: true}},
+	"head":   {{src: "head a.txt 1", denied: true}},
+	"mkdir":  {{src: "mkdir d", denied: true}, {src: "mkdir -p d/e", denied: true}},
+	"touch":  {{src: "touch a.txt", denied: true}, {src: "touch new.txt", denied: true}},
+	"cp":     {{src: "cp a.txt c.txt", denied: true}, {src: "cp -r sub sub2", denied: true}},
+	"mv":     {{src: "mv a.txt c.txt", denied: true}},
+	"rm": {
+		{src: "rm a.txt", denied: true},
+		{src: "rm --permanent a.txt", denied: true},
+		{src: "rm --permanent -r sub", denied: true},
+	},
+	"ln":    {{src: "ln -s a.txt l.txt", denied: true}, {src: "ln a.txt h.txt", denied: true}},
+	"save":  {{src: `save a.txt "overwritten"`, denied: true}, {src: `save new.txt "x"`, denied: true}},
+	"open":  {{src: "open a.txt", denied: true}},
+	"cd":    {{src: "cd sub", denied: true}},
+	"pushd": {{src: "pushd sub", denied: true}},
+}
+
+// gateHostMethodCases has cases for every host method, by name.
+var gateHostMethodCases = map[string][]gateCase{
+	"exists":     {{src: `path("a.txt").exists`, denied: true}, {src: `path("nope").exists`, denied: true}},
+	"is_file":    {{src: `path("a.txt").is_file`, denied: true}},
+	"is_dir":     {{src: `path("sub").is_dir`, denied: true}},
+	"size":       {{src: `path("a.txt").size`, denied: true}},
+	"read":       {{src: `path("a.txt").read`, denied: true}},
+	"read_bytes": {{src: `path("a.txt").read_bytes`, denied: true}},
+	"lines":      {{src: `path("a.txt").lines`, denied: true}},
+	"modified":   {{src: `path("a.txt").modified`, denied: true}},
+	"abs":        {{src: `path("a.txt").abs`}},
+	"name":       {{src: `path("a/b.txt").name`}},
+	"stem":       {{src: `path("a/b.txt").stem`}},
+	"ext":        {{src: `path("a/b.txt").ext`}},
+	"parent":     {{src: `path("a/b.txt").parent`}},
+	"join":       {{src: `path("a").join("b")`}},
+	// Task handles: the task's own work is gated when it runs.
+	"await":   {{src: "(spawn { 1 }).await()"}, {src: "(spawn { sh { touch marker } }).await()", denied: true, spawning: true}},
+	"wait":    {{src: "(spawn { 1 }).wait()"}, {src: "(spawn { cat a.txt }).wait()", denied: true}},
+	"is_done": {{src: "(spawn { 1 }).is_done()"}},
+	"cancel":  {{src: "(spawn { 1 }).cancel()"}},
+	"save":    {{src: `"overwritten".save("a.txt")`, denied: true}, {src: `[1].save("new.json")`, denied: true}},
+	"append":  {{src: `"more".append("a.txt")`, denied: true}},
+}
+
+// gateOtherCases covers the remaining ways to reach the host: commands,
+// interpreter blocks, feeding, redirects, globs, modules and the os
+// namespace.
+var gateOtherCases = []gateCase{
+	{src: "sh { touch marker }", denied: true, spawning: true},
+	{src: "(sh { touch marker })", denied: true, spawning: true},
+	{src: "let o = (sh { touch marker })\no.ok", denied: true, spawning: true},
+	{src: `sh -c "touch marker"`, denied: true, spawning: true},
+	{src: `(sh -c "touch marker").ok`, denied: true, spawning: true},
+	{src: `/bin/sh -c "touch marker"`, denied: true, spawning: true},
+	{src: `^sh -c "touch marker"`, denied: true, spawning: true},
+	{src: `"touch marker".feed(sh)`, denied: true, spawning: true},
+	{src: `"ignored".feed(sh { touch marker })`, denied: true, spawning: true},
+	{src: `./tool`, denied: true, spawning: true},
+	{src: `echo hi > a.txt`, denied: true},
+	{src: `echo hi >> new.txt`, denied: true},
+	{src: `sh -c "touch marker" > out.txt`, denied: true, spawning: true},
+	{src: `cat < a.txt`, denied: true},
+	{src: `glob("*.txt").expand()`, denied: true},
+	{src: `glob("*.txt").len()`, denied: true},
+	{src: "use lib", denied: true},
+	{src: `with cwd: "sub" { pwd }`, denied: true},
+	{src: "os.pid()", denied: true},
+	{src: "os.hostname()", denied: true},
+	{src: "os.uptime()", denied: true},
+	{src: "os.platform()"},
+	{src: "os.arch()"},
+	{src: "os.cpus()"},
+	{src: "os.env().len() > 0"},
+	{src: "os.username()"}, // USER is set in the session environment
+}
+
+// TestGateDenyAll runs every builtin, every host method and every other
+// route to the host under a deny-all host and checks each is refused
+// before any effect, or never asks the host at all.
+func TestGateDenyAll(t *testing.T) {
+	if missing, extra := gateCoverage(BuiltinNames(), gateBuiltinCases); len(missing)+len(extra) > 0 {
+		t.Fatalf("builtins without a gate case: %v; cases for unknown builtins: %v", missing, extra)
+	}
+	var methods []string
+	for _, byName := range hostMethods {
+		for name := range byName {
+			methods = append(methods, name)
+		}
+	}
+	if missing, extra := gateCoverage(methods, gateHostMethodCases); len(missing)+len(extra) > 0 {
+		t.Fatalf("host methods without a gate case: %v; cases for unknown methods: %v", missing, extra)
+	}
+	var all []gateCase
+	for _, m := range []map[string][]gateCase{gateBuiltinCases, gateHostMethodCases} {
+		for _, name := range sortedKeys(m) {
+			all = append(all, m[name]...)
+		}
+	}
+	all = append(all, gateOtherCases...)
+	for _, tc := range all {
+		t.Run(tc.src, func(t *testing.T) { runGateCase(t, tc) })
+	}
+}
+
+func runGateCase(t *testing.T, tc gateCase) {
+	var asked []host.Op
+	deny := host.AuthorizerFunc(func(ctx context.Context, op host.Op) error {
+		asked = append(asked, op)
+		return host.DenyAll.Authorize(ctx, op)
+	})
+	rec := host.NewRecording(host.NewOS(deny))
+	in, dir := gateSession(t, rec)
+	root := filepath.Dir(dir)
+	before := gateSnapshot(t, root)
+	_, err := in.Eval(context.Background(), tc.src)
+	if after := gateSnapshot(t, root); !reflect.DeepEqual(before, after) {
+		t.Errorf("tree changed:\nbefore %v\nafter  %v", before, after)
+	}
+	ops := rec.Ops()
+	switch {
+	case tc.denied:
+		if bfsCode(err) != "denied" {
+			t.Fatalf("got %v, want a denial", err)
+		}
+		if len(asked) != 1 {
+			t.Errorf("asked the gate %d times (%v); want exactly the refused op", len(asked), asked)
+		}
+	default:
+		if bfsCode(err) != tc.code {
+			t.Fatalf("got %v, want code %q", err, tc.code)
+		}
+		if len(ops) != 0 {
+			t.Errorf("asked the host for %v; want nothing", ops)
+		}
+	}
+	if tc.spawning {
+		if _, err := os.Stat(filepath.Join(dir, "marker")); err == nil {
+			t.Fatal("marker exists: the process ran")
+		}
+		// Control: allowed, the same source does start the process.
+		in, dir := gateSession(t, host.NewOS(host.AllowAll))
+		_, _ = in.Eval(context.Background(), tc.src)
+		if _, err := os.Stat(filepath.Join(dir, "marker")); err != nil {
+			t.Errorf("control run under AllowAll made no marker (%v): the case proves nothing", err)
+		}
+	}
+}
+
+func gateSession(t *testing.T, h host.Host) (*Interp, string) {
+	t.Helper()
+	in, dir := bfsSession(t, h, gateFiles)
+	if err := os.Chmod(filepath.Join(dir, "tool"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in.env = append(in.env, "USER=gate")
+	return in, dir
+}
+
+// gateCoverage compares registered names with the names that have cases.
+func gateCoverage(registered []string, cases map[string][]gateCase) (missing, extra []string) {
+	for _, n := range registered {
+		if len(cases[n]) == 0 {
+			missing = append(missing, n)
+		}
+	}
+	for n := range cases {
+		if !slices.Contains(registered, n) {
+			extra = append(extra, n)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	return missing, extra
+}
+
+func sortedKeys(m map[string][]gateCase) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// gateSnapshot records every entry under root: mode, mtime and content (or
+// link target), so any change shows up as a difference.
+func gateSnapshot(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		desc := fi.Mode().String() + " " + fi.ModTime().Format(time.RFC3339Nano)
+		switch {
+		case fi.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			desc += " " + string(b)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			desc += " -> " + target
+		}
+		out[p] = desc
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestPathAccessorsNeedNoHost shows the pure path accessors ask the host
+// for nothing, even under deny-all.
+func TestPathAccessorsNeedNoHost(t *testing.T) {
+	rec := host.NewRecording(host.NewOS(host.DenyAll))
+	in, _ := bfsSession(t, rec, nil)
+	src := `let p = path("a/b.tar.gz")` + "\n" + `[p.name, p.stem, p.ext, p.parent, p.join("c").display()]`
+	v, err := in.Eval(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := value.Inline(v), `["b.tar.gz", "b.tar", "gz", a, "a/b.tar.gz/c"]`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if ops := rec.Ops(); len(ops) != 0 {
+		t.Errorf("asked the host for %v", ops)
+	}
+}
