@@ -9,7 +9,8 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/shoalgo/shoal/proto"
 )
 
 // JSONObject is an ordered JSON object, the form ToJSON gives records so
@@ -247,48 +248,9 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	return b
 }
 
-const hexDigits = "0123456789abcdef"
-
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				b = append(b, s[start:i]...)
-				b = append(b, `\ufffd`...)
-				i++
-				start = i
-				continue
-			}
-			i += n
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, `\n`...)
-		case '\r':
-			b = append(b, `\r`...)
-		case '\t':
-			b = append(b, `\t`...)
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendJSONString appends s as a JSON string; the wire package owns the
+// one escaping routine both encoders share.
+func appendJSONString(b []byte, s string) []byte { return proto.AppendString(b, s) }
 
 // FromJSON converts decoded Go data into a value. It accepts what
 // encoding/json produces (float64 or json.Number numbers, map[string]any

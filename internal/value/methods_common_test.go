@@ -61,7 +61,7 @@ func TestEditDistance(t *testing.T) {
 		a, b string
 		d    int
 	}{{"", "", 0}, {"abc", "", 3}, {"kitten", "sitting", 3}, {"len", "len", 0}, {"revrse", "reverse", 1}} {
-		if got := mEditDistance(c.a, c.b); got != c.d {
+		if got := EditDistance(c.a, c.b); got != c.d {
 			t.Errorf("distance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
 		}
 	}

@@ -52,7 +52,7 @@ func UnknownMethod(recv Value, name string) *Error {
 		return e.WithHint("`." + name + "` works on " + strings.Join(owners, ", "))
 	}
 	e := Errorf("field_missing", "unknown method `.%s` on %s", name, tn)
-	if s := mSuggest(name, MethodNames(k)); s != "" {
+	if s := Suggest(name, MethodNames(k)); s != "" {
 		e.WithHint("did you mean ." + s + "()?")
 	}
 	return e
@@ -70,23 +70,33 @@ func mOwners(name string) []string {
 	return out
 }
 
-// mSuggest returns the candidate closest to name by edit distance, or ""
-// when none is close enough to be a plausible typo.
-func mSuggest(name string, candidates []string) string {
+// Suggest returns the candidate closest to name by edit distance, or ""
+// when none is close enough to be a plausible typo (at most a third of the
+// name's length, between 1 and 3 edits). Ties go to the alphabetically first
+// candidate, so suggestions are stable. It serves method names here and
+// command names in the evaluator.
+func Suggest(name string, candidates []string) string {
 	best, bestD := "", 0
 	limit := max(1, min(3, len(name)/3))
 	for _, c := range candidates {
-		d := mEditDistance(name, c)
-		if d <= limit && (best == "" || d < bestD) {
+		if c == name || c == "" {
+			continue
+		}
+		d := EditDistance(name, c)
+		if d <= limit && (best == "" || d < bestD || (d == bestD && c < best)) {
 			best, bestD = c, d
 		}
 	}
 	return best
 }
 
-// mEditDistance is the Levenshtein distance between a and b, in bytes
-// (method names are ASCII).
-func mEditDistance(a, b string) int {
+// EditDistance is the optimal-string-alignment distance between a and b
+// (Levenshtein plus adjacent transpositions), counted in bytes.
+func EditDistance(a, b string) int {
+	if a == b {
+		return 0
+	}
+	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -100,8 +110,11 @@ func mEditDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
 }
