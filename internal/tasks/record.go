@@ -1,0 +1,96 @@
+package tasks
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// State is a task's lifecycle state.
+type State string
+
+// The task states. Cancelled, Failed and Completed are terminal.
+const (
+	Running    State = "running"
+	Cancelling State = "cancelling"
+	Cancelled  State = "cancelled"
+	Failed     State = "failed"
+	Completed  State = "completed"
+)
+
+// Terminal reports whether s is a final state.
+func (s State) Terminal() bool {
+	return s == Cancelled || s == Failed || s == Completed
+}
+
+// Owner is the (principal, session) a task belongs to.
+type Owner struct {
+	Principal string
+	Session   string
+}
+
+// Record is a snapshot of a task, the payload of task.get and friends.
+type Record struct {
+	Task       string // "task:N"
+	Session    string // the owner's session name
+	State      State
+	StartedNs  int64  // Unix nanoseconds
+	FinishedNs int64  // Unix nanoseconds; 0 until terminal
+	ResultRef  string // set by the OnFinish hook; "" when none
+	Err        error  // failure cause, ErrCancelled when cancelled, else nil
+	Label      string // what was started (not part of the wire shape)
+	Suspended  bool   // stopped through Suspend and not yet resumed
+	TimedOut   bool   // set only by Await when its timeout expired
+}
+
+// Channel is the event channel of the task ("task.N").
+func (r Record) Channel() string { return "task." + strings.TrimPrefix(r.Task, idPrefix) }
+
+// wireRecord is the JSON shape: absent values are null.
+type wireRecord struct {
+	Task       string  `json:"task"`
+	Session    string  `json:"session"`
+	State      State   `json:"state"`
+	StartedNs  int64   `json:"started_ns"`
+	FinishedNs *int64  `json:"finished_ns"`
+	ResultRef  *string `json:"result_ref"`
+	Error      *string `json:"error"`
+	Suspended  bool    `json:"suspended,omitempty"`
+	TimedOut   bool    `json:"timed_out,omitempty"`
+}
+
+// MarshalJSON renders the record in its wire shape: finished_ns,
+// result_ref and error are null when absent; error is the message text;
+// suspended and timed_out appear only when true.
+func (r Record) MarshalJSON() ([]byte, error) {
+	w := wireRecord{Task: r.Task, Session: r.Session, State: r.State, StartedNs: r.StartedNs,
+		Suspended: r.Suspended, TimedOut: r.TimedOut}
+	if r.FinishedNs != 0 {
+		w.FinishedNs = &r.FinishedNs
+	}
+	if r.ResultRef != "" {
+		w.ResultRef = &r.ResultRef
+	}
+	if r.Err != nil {
+		msg := r.Err.Error()
+		w.Error = &msg
+	}
+	return json.Marshal(w)
+}
+
+const idPrefix = "task:"
+
+func formatID(seq uint64) string { return idPrefix + strconv.FormatUint(seq, 10) }
+
+// parseID accepts only the canonical "task:N" with N >= 1.
+func parseID(id string) (uint64, bool) {
+	digits, ok := strings.CutPrefix(id, idPrefix)
+	if !ok || digits == "" || digits[0] == '0' {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return n, true
+}
