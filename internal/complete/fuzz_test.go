@@ -1,0 +1,39 @@
+package complete
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzComplete: any source and cursor completes without panicking, within
+// the bound, and every candidate replaces a span inside the source that
+// starts at or before the cursor and ends at or after it.
+func FuzzComplete(f *testing.F) {
+	for _, s := range []string{
+		"ls src/", `"abc".up`, "rec?.ow", "cat (ls).fi", `"x {na`, "# c\nca", "0..a",
+		"[1].fi", "}}}.x", "((", `"""a`, "'''", "~", "é.", "x = ./", "5kb.",
+	} {
+		f.Add(s, len(s))
+		f.Add(s, len(s)/2)
+	}
+	ctx := testCtx()
+	f.Fuzz(func(t *testing.T, src string, cursor int) {
+		cs := Complete(src, cursor, ctx)
+		if len(cs) > MaxCandidates {
+			t.Fatalf("%d candidates", len(cs))
+		}
+		cur := clampCursor(src, cursor)
+		for _, c := range cs {
+			r := c.Replace
+			if r.Start < 0 || r.End > len(src) || r.Start > cur || r.End < cur {
+				t.Fatalf("Complete(%q, %d): %q replaces %+v, cursor %d", src, cursor, c.Label, r, cur)
+			}
+			if utf8.ValidString(src) && !utf8.ValidString(src[r.Start:r.End]) {
+				t.Fatalf("Complete(%q, %d): span %+v splits a rune", src, cursor, r)
+			}
+			if c.Label == "" || c.Kind == "" {
+				t.Fatalf("empty candidate %+v", c)
+			}
+		}
+	})
+}

@@ -1,0 +1,200 @@
+package leash
+
+import (
+	"strings"
+
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/syntax"
+)
+
+// dynamicArg stands in an Argv for an argument known only at run time.
+const dynamicArg = "(…)"
+
+// cmdArg walks the expressions inside one command argument.
+func (w *walker) cmdArg(a *syntax.CmdArg) {
+	if a == nil {
+		return
+	}
+	if a.X != nil {
+		w.expr(a.X)
+	}
+	if a.Value != nil {
+		w.cmdArg(a.Value)
+	}
+}
+
+// staticWord is the text an argument passes to a program when it is known
+// without running anything.
+func staticWord(a *syntax.CmdArg) (string, bool) {
+	switch a.Kind {
+	case syntax.ArgWord, syntax.ArgPath, syntax.ArgGlob:
+		return a.Text, true
+	case syntax.ArgStr:
+		if s, ok := a.X.(*syntax.StrLit); ok {
+			return s.Value, true
+		}
+	case syntax.ArgShortFlag:
+		return "-" + a.Text, true
+	case syntax.ArgLongFlag:
+		if a.Value == nil {
+			return "--" + a.Name, true
+		}
+		if v, ok := staticWord(a.Value); ok {
+			return "--" + a.Name + "=" + v, true
+		}
+	case syntax.ArgDashDash:
+		return "--", true
+	case syntax.ArgDash:
+		return "-", true
+	}
+	return "", false
+}
+
+// positional lists the arguments that are not flags (everything after a
+// `--` is positional).
+func positional(c *syntax.CmdCall) []*syntax.CmdArg {
+	var out []*syntax.CmdArg
+	rest := false
+	for _, a := range c.Args {
+		if rest {
+			out = append(out, a)
+			continue
+		}
+		switch a.Kind {
+		case syntax.ArgDashDash:
+			rest = true
+		case syntax.ArgShortFlag, syntax.ArgLongFlag:
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// hasFlag reports a `--name` flag before any `--`.
+func hasFlag(c *syntax.CmdCall, name string) bool {
+	for _, a := range c.Args {
+		if a.Kind == syntax.ArgDashDash {
+			return false
+		}
+		if a.Kind == syntax.ArgLongFlag && a.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// argPath records a filesystem effect on the path(s) an argument names.
+func (w *walker) argPath(a *syntax.CmdArg, kind host.Effect, rev string) {
+	if a == nil {
+		return
+	}
+	switch a.Kind {
+	case syntax.ArgWord, syntax.ArgPath, syntax.ArgGlob:
+		w.fsEffect(kind, a.Text, rev)
+		return
+	case syntax.ArgDash:
+		w.fsEffect(kind, "-", rev)
+		return
+	case syntax.ArgStr, syntax.ArgExpr:
+		if p, ok := w.staticPath(a.X); ok {
+			w.add(Effect{Kind: kind, Path: p}, rev)
+			return
+		}
+		if l, ok := a.X.(*syntax.List); ok {
+			for _, x := range l.Elems {
+				if p, ok := w.staticPath(x); ok {
+					w.add(Effect{Kind: kind, Path: p}, rev)
+				} else {
+					w.dynamicFS(kind, "argument", rev)
+				}
+			}
+			return
+		}
+	}
+	w.dynamicFS(kind, "argument", rev)
+}
+
+// pathArgs records kind on every positional argument; it reports whether
+// there was one.
+func (w *walker) pathArgs(c *syntax.CmdCall, kind host.Effect, rev string) bool {
+	ps := positional(c)
+	for _, a := range ps {
+		w.argPath(a, kind, rev)
+	}
+	return len(ps) > 0
+}
+
+// transfer handles cp/mv/ln: every source gets srcKind, the last argument
+// (the destination) gets fs_write.
+func (w *walker) transfer(c *syntax.CmdCall, srcKind host.Effect, rev string) {
+	ps := positional(c)
+	if len(ps) < 2 {
+		for _, a := range ps {
+			w.argPath(a, host.FSRead, Reversible)
+		}
+		return
+	}
+	for _, a := range ps[:len(ps)-1] {
+		w.argPath(a, srcKind, rev)
+	}
+	w.argPath(ps[len(ps)-1], host.FSWrite, rev)
+}
+
+// cd follows a directory change: a static target becomes the directory
+// later relative paths resolve against.
+func (w *walker) cd(c *syntax.CmdCall, pushd bool) {
+	ps := positional(c)
+	prev := dirState{w.dir, w.dirOK}
+	switch {
+	case len(ps) == 0 && !pushd:
+		if w.env.Home != "" {
+			w.dir, w.dirOK = w.env.Home, true
+		} else {
+			w.dirOK = false
+		}
+	case len(ps) == 1 && ps[0].Kind == syntax.ArgDash && !pushd:
+		w.dir, w.dirOK = w.prev.dir, w.prev.ok
+	default:
+		target := ps[0]
+		w.argPath(target, host.FSRead, Reversible)
+		p, ok := "", false
+		switch target.Kind {
+		case syntax.ArgWord, syntax.ArgPath:
+			p, ok = w.resolve(target.Text)
+		case syntax.ArgStr, syntax.ArgExpr:
+			p, ok = w.staticPath(target.X)
+		}
+		w.dir, w.dirOK = p, ok
+		if !ok {
+			w.note("the working directory becomes one computed at run time")
+		}
+	}
+	w.prev = prev
+}
+
+// external records the spawn of a program that is not a builtin, a
+// function or an alias, and the lookup that finds it: PATH for a bare name
+// (env_read), the file itself for a path (fs_read), as the host gate asks.
+func (w *walker) external(c *syntax.CmdCall, name string) {
+	prog := name
+	if c.Head.Kind == syntax.ArgPath || strings.Contains(name, "/") {
+		abs, ok := w.resolve(name)
+		if ok {
+			prog = abs
+		}
+		w.add(Effect{Kind: host.FSRead, Path: abs, Dynamic: !ok}, Reversible)
+	} else {
+		w.add(Effect{Kind: host.EnvRead, Name: "PATH"}, Reversible)
+	}
+	argv := make([]string, 0, len(c.Args)+1)
+	argv = append(argv, name)
+	for _, a := range c.Args {
+		if s, ok := staticWord(a); ok {
+			argv = append(argv, s)
+		} else {
+			argv = append(argv, dynamicArg)
+		}
+	}
+	w.add(Effect{Kind: host.ProcSpawn, Program: prog, Argv: argv}, Irreversible)
+}

@@ -1,0 +1,194 @@
+package leash
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/shoalgo/shoal/internal/syntax"
+)
+
+var testEnv = Env{
+	Dir:  "/work/proj",
+	Home: "/home/u",
+	IsBound: func(name string) bool {
+		return name == "p" || name == "f" || name == "s" || name == "cmdv"
+	},
+	TypeOf: func(name string) string {
+		return map[string]string{"p": "path", "f": "closure", "s": "str", "cmdv": "command"}[name]
+	},
+	Function: func(name string) (*syntax.FnDecl, bool) {
+		switch name {
+		case "cleanup":
+			prog, err := syntax.Parse("fn cleanup() { rm ./tmp }", syntax.ParseOptions{})
+			if err != nil {
+				panic(err)
+			}
+			return prog.Stmts[0].(*syntax.FnStmt).Decl, true
+		case "secretfn":
+			return nil, true
+		}
+		return nil, false
+	},
+	Alias: func(name string) (*syntax.CmdCall, bool) {
+		if name == "ll" {
+			prog, err := syntax.Parse("ls -la", syntax.ParseOptions{})
+			if err != nil {
+				panic(err)
+			}
+			return prog.Stmts[0].(*syntax.ExprStmt).X.(*syntax.Cmd).Call, true
+		}
+		return nil, false
+	},
+}
+
+func derive(t *testing.T, src string) *Plan {
+	t.Helper()
+	prog, err := syntax.Parse(src, syntax.ParseOptions{IsBound: testEnv.IsBound})
+	if err != nil {
+		t.Fatalf("parse %q: %v", src, err)
+	}
+	return Derive(prog, testEnv)
+}
+
+// show renders effects compactly: kind:path, kind:program[argv], kind:name,
+// with a trailing ? for dynamic effects.
+func show(p *Plan) string {
+	parts := make([]string, 0, len(p.Effects))
+	for _, e := range p.Effects {
+		s := string(e.Kind)
+		switch {
+		case e.Program != "":
+			s += ":" + e.Program + fmt.Sprint(e.Argv)
+		case e.Path != "":
+			s += ":" + e.Path
+		case e.Name != "":
+			s += ":" + e.Name
+		}
+		if e.Dynamic {
+			s += "?"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestDerive(t *testing.T) {
+	tests := []struct {
+		src     string
+		effects string
+		rev     string
+		opaque  bool
+	}{
+		// pure evaluation
+		{`1 + 2`, ``, None, false},
+		{`let x = [1, 2].map(n => n * 2); x.len()`, ``, None, false},
+		{`"a,b".split(",")`, ``, None, false},
+		{`json.parse("[1]")`, ``, None, false},
+		{`math.max(1, 2)`, ``, None, false},
+		{`s.lines()`, ``, None, false},
+		{`path("a/b").name`, ``, None, false},
+		// reads
+		{`ls`, `fs_read:/work/proj`, Reversible, false},
+		{`ls src ../other`, `fs_read:/work/proj/src fs_read:/work/other`, Reversible, false},
+		{`cat ~/notes.txt`, `fs_read:/home/u/notes.txt`, Reversible, false},
+		{`head a.txt 3`, `fs_read:/work/proj/a.txt`, Reversible, false},
+		{`stat a.txt b.txt`, `fs_read:/work/proj/a.txt fs_read:/work/proj/b.txt`, Reversible, false},
+		{`open "data.json"`, `fs_read:/work/proj/data.json`, Reversible, false},
+		{`path("x.txt").read`, `fs_read:/work/proj/x.txt`, Reversible, false},
+		{`path("/etc/hosts").lines()`, `fs_read:/etc/hosts`, Reversible, false},
+		{`path("d").join("f.txt").exists()`, `fs_read:/work/proj/d/f.txt`, Reversible, false},
+		{`let q = path("~/a"); q.size`, `fs_read:/home/u/a`, Reversible, false},
+		{`p.read`, `fs_read:.read?`, Reversible, true},
+		{`(ls).where(.modified > now)`, `fs_read:/work/proj time`, Reversible, false},
+		{`cat < in.txt`, `fs_read:/work/proj/in.txt`, Reversible, false},
+		// writes
+		{`"x".save("a.txt")`, `fs_write:/work/proj/a.txt`, Conditional, false},
+		{`[1].append("/tmp/log")`, `fs_write:/tmp/log`, Conditional, false},
+		{`save("out.json", {a: 1})`, `fs_write:/work/proj/out.json`, Conditional, false},
+		{`echo hi > out.txt`, `fs_write:/work/proj/out.txt`, Conditional, false},
+		{`echo hi >> ./log/../out.txt`, `fs_write:/work/proj/out.txt`, Conditional, false},
+		{`mkdir --parents a/b/c`, `fs_write:/work/proj/a/b/c`, Irreversible, false},
+		{`touch a.txt b.txt`, `fs_write:/work/proj/a.txt fs_write:/work/proj/b.txt`, Irreversible, false},
+		{`cp a.txt b.txt`, `fs_read:/work/proj/a.txt fs_write:/work/proj/b.txt`, Conditional, false},
+		{`cp --recursive srcdir /backup`, `fs_read:/work/proj/srcdir fs_write:/backup`, Conditional, false},
+		{`ln --symbolic t.txt link`, `fs_read:/work/proj/t.txt fs_write:/work/proj/link`, Irreversible, false},
+		// deletes
+		{`rm x.txt`, `fs_delete:/work/proj/x.txt`, Conditional, false},
+		{`rm --permanent x.txt`, `fs_delete:/work/proj/x.txt`, Irreversible, false},
+		{`rm *.txt`, `fs_delete:/work/proj/*.txt`, Conditional, false},
+		{`rm ~/tmp/**/*.log`, `fs_delete:/home/u/tmp/**/*.log`, Conditional, false},
+		{`mv a.txt b.txt`, `fs_delete:/work/proj/a.txt fs_write:/work/proj/b.txt`, Conditional, false},
+		// directory tracking
+		{`cd sub; cat a.txt`, `fs_read:/work/proj/sub fs_read:/work/proj/sub/a.txt`, Reversible, false},
+		{`cd /tmp; cd -; cat a.txt`, `fs_read:/tmp fs_read:/work/proj/a.txt`, Reversible, false},
+		{`cd; cat a.txt`, `fs_read:/home/u/a.txt`, Reversible, false},
+		{`pushd a; popd; cat x`, `fs_read:/work/proj/a fs_read:/work/proj/x`, Reversible, false},
+		{`with cwd: "/srv" { rm old }; rm new`, `fs_delete:/srv/old fs_delete:/work/proj/new`, Conditional, false},
+		{`cd (s); cat a.txt`, `fs_read:argument? fs_read:a.txt?`, Reversible, true},
+		// environment, clock, system
+		{`env.HOME`, `env_read:HOME`, Reversible, false},
+		{`env.X = "1"`, `env_write:X`, Reversible, false},
+		{`env.N += 1`, `env_read:N env_write:N`, Reversible, false},
+		{`now`, `time`, Reversible, false},
+		{`today()`, `time`, Reversible, false},
+		{`os.hostname`, `sys_read:hostname`, Reversible, false},
+		{`os.arch`, ``, None, false},
+		{`which git`, `env_read:PATH`, Reversible, false},
+		// spawns
+		{`git status --short`, `env_read:PATH proc_spawn:git[git status --short]`, Irreversible, false},
+		{`^ls -l`, `env_read:PATH proc_spawn:ls[ls -l]`, Irreversible, false},
+		{`./build.sh --fast`, `fs_read:/work/proj/build.sh proc_spawn:/work/proj/build.sh[./build.sh --fast]`, Irreversible, false},
+		{`A=1 make (s)`, `env_read:PATH proc_spawn:make[make (…)]`, Irreversible, false},
+		{`sh { echo a }`, `env_read:PATH proc_spawn:sh[sh]`, Irreversible, false},
+		{`python3 { print(1) }.out`, `env_read:PATH proc_spawn:python3[python3]`, Irreversible, false},
+		{`[1, 2].feed(sort -u)`, `env_read:PATH proc_spawn:sort[sort -u]`, Irreversible, false},
+		{`sort.feed("b\na")`, `env_read:PATH proc_spawn:sort[sort]`, Irreversible, false},
+		{`run("git", "log")`, `env_read:PATH proc_spawn:git[git log]`, Irreversible, false},
+		{`echo (cat a.txt).out`, `fs_read:/work/proj/a.txt`, Reversible, false},
+		{`echo hi && rm x`, `fs_delete:/work/proj/x`, Conditional, false},
+		// functions, aliases, closures
+		{`fn f() { rm a }; f()`, `fs_delete:/work/proj/a`, Conditional, false},
+		{`fn g() { cat a }`, ``, None, false},
+		{`fn r(n) { if n > 0 { r(n - 1) } else { touch z } }; r(3)`, `fs_write:/work/proj/z`, Irreversible, false},
+		{`alias la = ls -a; la src`, `fs_read:/work/proj/src`, Reversible, false},
+		{`ll`, `fs_read:/work/proj`, Reversible, false},
+		{`cleanup`, `fs_delete:/work/proj/tmp`, Conditional, false},
+		{`let h = x => path(x).read; h("a")`, `fs_read:.read?`, Reversible, true},
+		{`fn mk() { () => { rm x } }; let c = mk(); c()`, `fs_delete:/work/proj/x`, Conditional, false},
+		{`let g = f; g()`, `opaque:g?`, Irreversible, true},
+		{`[x => 1].map(h => h(2))`, `opaque:h?`, Irreversible, true},
+		{`ls.where(r => r.size > 1)`, `fs_read:/work/proj`, Reversible, false},
+		{`let cat = 1; cat`, ``, None, false},
+		{`alias ls = ls -la; ls src`, `fs_read:/work/proj/src`, Reversible, false},
+		{`fn rd(q: path) { q.read }; rd(path("x"))`, `fs_read:.read?`, Reversible, true},
+		{`interact vim notes.md`, `env_read:PATH proc_spawn:vim[vim notes.md]`, Irreversible, false},
+		{`spawn { rm a }`, `fs_delete:/work/proj/a`, Conditional, false},
+		{`try { rm a } catch e { touch b }`, `fs_delete:/work/proj/a fs_write:/work/proj/b`, Irreversible, false},
+		{`match 1 { 1 => { cat a }, _ => { cat b } }`, `fs_read:/work/proj/a fs_read:/work/proj/b`, Reversible, false},
+		// opaque
+		{`undo`, `opaque:undo?`, Irreversible, true},
+		{`f(1)`, `opaque:f?`, Irreversible, true},
+		{`secretfn`, `opaque:secretfn?`, Irreversible, true},
+		{`run(s)`, `proc_spawn:run?`, Irreversible, true},
+		{`[1].feed(cmdv)`, `proc_spawn:cmdv?`, Irreversible, true},
+		{`source ./lib.shl`, `fs_read:/work/proj/lib.shl opaque:source?`, Irreversible, true},
+		{`use ./mod`, `fs_read:/work/proj/mod opaque:use ./mod?`, Irreversible, true},
+		{`"x".save(s)`, `fs_write:.save?`, Conditional, true},
+		{`for x in [1, 2] { cd sub }; cat a`, `fs_read:/work/proj/sub fs_read:a?`, Reversible, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			p := derive(t, tt.src)
+			if got := show(p); got != tt.effects {
+				t.Errorf("effects\n got: %s\nwant: %s", got, tt.effects)
+			}
+			if p.Reversibility != tt.rev {
+				t.Errorf("reversibility = %s, want %s", p.Reversibility, tt.rev)
+			}
+			if p.Opaque != tt.opaque {
+				t.Errorf("opaque = %v, want %v (notes %q)", p.Opaque, tt.opaque, p.Notes)
+			}
+		})
+	}
+}

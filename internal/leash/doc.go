@@ -1,0 +1,13 @@
+// Package leash derives, without running anything, what a Shoal program
+// will do to the world: a Plan of concrete effects (files read, written and
+// deleted, programs spawned, environment names read and written, clock and
+// system observations), the plan's reversibility, and whether some part of
+// it could not be bounded statically (Opaque).
+//
+// Derivation is conservative: whatever cannot be known from the AST and the
+// Env (a command head computed at run time, a closure from the session, a
+// sourced file) becomes a Dynamic effect and marks the plan Opaque, rather
+// than a precise-looking plan that omits something. Policy evaluation sits
+// on top of Plan; the host gate checks every concrete effect again while the
+// program runs.
+package leash

@@ -1,0 +1,516 @@
+package leash
+
+import (
+	"path"
+
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/syntax"
+)
+
+// pureNamespaces are the data namespaces; none of their members touches
+// the operating system.
+var pureNamespaces = map[string]bool{
+	"json": true, "yaml": true, "toml": true, "csv": true, "math": true, "config": true,
+}
+
+// osFacts are the members of `os` read through the host (sys_read).
+var osFacts = map[string]bool{"hostname": true, "pid": true, "uptime": true, "username": true}
+
+// pathReads are the path methods that read the filesystem.
+var pathReads = map[string]bool{
+	"read": true, "read_bytes": true, "lines": true, "exists": true,
+	"is_file": true, "is_dir": true, "size": true, "modified": true,
+}
+
+// pathOnlyReads are the reading path methods no other kind has: called on a
+// receiver of unknown kind they are taken to read a path.
+var pathOnlyReads = map[string]bool{
+	"read": true, "read_bytes": true, "exists": true, "is_file": true, "is_dir": true, "modified": true,
+}
+
+func (w *walker) expr(e syntax.Expr) {
+	if e == nil {
+		return
+	}
+	switch e := e.(type) {
+	case *syntax.StrInterp:
+		for _, p := range e.Parts {
+			w.expr(p.X)
+		}
+	case *syntax.Var:
+		w.varRef(e.Name)
+	case *syntax.Field:
+		w.field(e)
+	case *syntax.Index:
+		w.expr(e.X)
+		w.expr(e.Index)
+	case *syntax.MethodCall:
+		w.expr(e.X)
+		w.args(e.Args)
+		w.trailing(e.Trailing)
+		w.method(e.X, e.Name, e.Args, false)
+	case *syntax.Call:
+		w.args(e.Args)
+		w.trailing(e.Trailing)
+		w.call(e)
+	case *syntax.List:
+		for _, x := range e.Elems {
+			w.expr(x)
+		}
+	case *syntax.Record:
+		for _, f := range e.Fields {
+			w.expr(f.Value)
+		}
+	case *syntax.Block:
+		w.block(e)
+	case *syntax.Lambda:
+		w.lambda(e)
+	case *syntax.If:
+		w.ifExpr(e)
+	case *syntax.Match:
+		w.expr(e.Subject)
+		for _, a := range e.Arms {
+			w.push()
+			for _, p := range a.Patterns {
+				w.bindPattern(p)
+			}
+			w.expr(a.Guard)
+			w.expr(a.Body)
+			w.pop()
+		}
+	case *syntax.Try:
+		w.block(e.Body)
+		w.handler(e.Binder, e.Handler)
+	case *syntax.Catch:
+		w.expr(e.X)
+		w.handler(e.Binder, e.Handler)
+	case *syntax.With:
+		w.with(e)
+	case *syntax.Spawn:
+		w.block(e.Body)
+	case *syntax.LangBlock:
+		w.add(Effect{Kind: host.EnvRead, Name: "PATH"}, Reversible)
+		w.add(Effect{Kind: host.ProcSpawn, Program: e.Tool, Argv: []string{e.Tool}}, Irreversible)
+		w.note("an interpreter block runs " + e.Tool + " on source that is not analysed")
+	case *syntax.Binary:
+		w.expr(e.L)
+		w.expr(e.R)
+	case *syntax.Unary:
+		w.expr(e.X)
+	case *syntax.Range:
+		w.expr(e.Lo)
+		w.expr(e.Hi)
+	case *syntax.Cmd:
+		w.cmd(e.Call)
+	}
+}
+
+func (w *walker) args(as []*syntax.Arg) {
+	for _, a := range as {
+		w.expr(a.Value)
+	}
+}
+
+func (w *walker) trailing(b *syntax.Block) {
+	if b != nil {
+		w.block(b)
+	}
+}
+
+func (w *walker) handler(binder string, h syntax.Expr) {
+	w.push()
+	w.bind(binder, &local{typ: "error"})
+	w.expr(h)
+	w.pop()
+}
+
+// lambda counts a lambda's body where it is written: it may be called any
+// number of times from anywhere the value reaches.
+func (w *walker) lambda(l *syntax.Lambda) {
+	w.push()
+	for _, p := range l.Params {
+		w.expr(p.Default)
+		w.bind(p.Name, &local{})
+	}
+	saved := dirState{w.dir, w.dirOK}
+	w.expr(l.Body)
+	w.dir, w.dirOK = saved.dir, saved.ok
+	w.pop()
+}
+
+func (w *walker) ifExpr(e *syntax.If) {
+	w.expr(e.Cond)
+	before := dirState{w.dir, w.dirOK}
+	w.block(e.Then)
+	after := dirState{w.dir, w.dirOK}
+	w.dir, w.dirOK = before.dir, before.ok
+	w.expr(e.Else)
+	if after != (dirState{w.dir, w.dirOK}) {
+		w.dirOK = false
+		w.note("the working directory depends on a condition")
+	}
+}
+
+func (w *walker) with(e *syntax.With) {
+	saved := dirState{w.dir, w.dirOK}
+	for _, en := range e.Entries {
+		w.expr(en.Value)
+		if en.Key != "cwd" {
+			continue
+		}
+		if p, ok := w.staticPath(en.Value); ok {
+			w.dir, w.dirOK = p, true
+		} else {
+			w.dirOK = false
+			w.note("with cwd: a directory computed at run time")
+		}
+	}
+	w.block(e.Body)
+	w.dir, w.dirOK = saved.dir, saved.ok
+}
+
+// varRef handles a bare name in value position.
+func (w *walker) varRef(name string) {
+	if !w.free(name) {
+		return
+	}
+	switch name {
+	case "now", "today":
+		w.add(Effect{Kind: host.Clock}, Reversible)
+		return
+	case "env":
+		w.add(Effect{Kind: host.EnvRead, Name: "*"}, Reversible)
+		return
+	case "os":
+		return
+	}
+	if pureNamespaces[name] || valueFuncs[name] {
+		return
+	}
+	if _, ok := builtins[name]; ok {
+		w.cmd(&syntax.CmdCall{Head: &syntax.CmdArg{Kind: syntax.ArgWord, Text: name}})
+		return
+	}
+	if w.sessionCommand(name) {
+		w.cmd(&syntax.CmdCall{Head: &syntax.CmdArg{Kind: syntax.ArgWord, Text: name}})
+	}
+}
+
+// sessionCommand reports a session function or alias called name.
+func (w *walker) sessionCommand(name string) bool {
+	if w.env.Function != nil {
+		if _, ok := w.env.Function(name); ok {
+			return true
+		}
+	}
+	if w.env.Alias != nil {
+		if _, ok := w.env.Alias(name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *walker) field(e *syntax.Field) {
+	if v, ok := e.X.(*syntax.Var); ok && w.free(v.Name) {
+		switch v.Name {
+		case "env":
+			w.add(Effect{Kind: host.EnvRead, Name: e.Name}, Reversible)
+			return
+		case "os":
+			if e.Name == "env" {
+				w.add(Effect{Kind: host.EnvRead, Name: "*"}, Reversible)
+			} else if osFacts[e.Name] {
+				w.add(Effect{Kind: host.SysRead, Name: e.Name}, Reversible)
+			}
+			return
+		}
+	}
+	w.expr(e.X)
+	w.method(e.X, e.Name, nil, true)
+}
+
+// method records the effects of `recv.name(args)` (or `recv.name` when
+// field is set) beyond those of its receiver and arguments.
+func (w *walker) method(recv syntax.Expr, name string, args []*syntax.Arg, field bool) {
+	if v, ok := recv.(*syntax.Var); ok && w.free(v.Name) && (pureNamespaces[v.Name] || v.Name == "os" || v.Name == "env") {
+		return
+	}
+	switch name {
+	case "save", "append":
+		if field || len(args) == 0 {
+			return
+		}
+		if p, ok := w.staticPath(args[0].Value); ok {
+			w.add(Effect{Kind: host.FSWrite, Path: p}, Conditional)
+		} else {
+			w.dynamicFS(host.FSWrite, "."+name, Conditional)
+		}
+		return
+	case "feed":
+		w.feed(recv, args)
+		return
+	}
+	if !pathReads[name] {
+		return
+	}
+	switch w.kindOf(recv) {
+	case "path":
+		if p, ok := w.staticPath(recv); ok {
+			w.add(Effect{Kind: host.FSRead, Path: p}, Reversible)
+		} else {
+			w.dynamicFS(host.FSRead, "."+name, Reversible)
+		}
+	case "":
+		if pathOnlyReads[name] && !field {
+			w.dynamicFS(host.FSRead, "."+name, Reversible)
+		}
+	}
+}
+
+// feed handles `value.feed(cmd)` and `cmd.feed(value)`: a side that is a
+// command spawns it. Command nodes were already walked; a bare free name is
+// a command word; a value of unknown kind may hold a command.
+func (w *walker) feed(recv syntax.Expr, args []*syntax.Arg) {
+	sides := []syntax.Expr{recv}
+	if len(args) > 0 {
+		sides = append(sides, args[0].Value)
+	}
+	for _, x := range sides {
+		v, ok := x.(*syntax.Var)
+		if !ok {
+			continue
+		}
+		if w.free(v.Name) {
+			if !valueFuncs[v.Name] && !pureNamespaces[v.Name] && v.Name != "env" && v.Name != "os" {
+				if _, isBuiltin := builtins[v.Name]; !isBuiltin && !w.sessionCommand(v.Name) {
+					w.external(&syntax.CmdCall{Head: &syntax.CmdArg{Kind: syntax.ArgWord, Text: v.Name}}, v.Name)
+				}
+			}
+			continue
+		}
+		switch w.kindOf(v) {
+		case "", "command", "closure":
+			w.add(Effect{Kind: host.ProcSpawn, Name: v.Name, Dynamic: true}, Irreversible)
+			w.note("feed to " + v.Name + ", which may hold a command")
+		}
+	}
+}
+
+// call records the effects of calling e.Fn with e.Args.
+func (w *walker) call(e *syntax.Call) {
+	v, ok := e.Fn.(*syntax.Var)
+	if !ok {
+		w.expr(e.Fn)
+		if _, isLambda := e.Fn.(*syntax.Lambda); !isLambda {
+			w.opaque("call", "a call of a computed function is not analysed")
+		}
+		return
+	}
+	if l, ok := w.lookup(v.Name); ok {
+		switch {
+		case l.fn != nil:
+			w.callFn(l.fn)
+		case l.lambda, l.own:
+		default:
+			w.opaque(v.Name, "a call of "+v.Name+", a value known only at run time")
+		}
+		return
+	}
+	if w.sessionBound(v.Name) {
+		w.opaque(v.Name, "a call of the session closure "+v.Name)
+		return
+	}
+	switch v.Name {
+	case "path", "glob", "regex", "assert", "retry", "channel":
+		return
+	case "now", "today", "every":
+		w.add(Effect{Kind: host.Clock}, Reversible)
+		return
+	case "save":
+		if len(e.Args) > 0 {
+			if p, ok := w.staticPath(e.Args[0].Value); ok {
+				w.add(Effect{Kind: host.FSWrite, Path: p}, Conditional)
+			} else {
+				w.dynamicFS(host.FSWrite, "save", Conditional)
+			}
+		}
+		return
+	case "run":
+		w.runCall(e.Args)
+		return
+	}
+	if w.env.Function != nil {
+		if d, ok := w.env.Function(v.Name); ok {
+			if d == nil {
+				w.opaque(v.Name, "the body of session function "+v.Name+" is not available")
+			} else {
+				w.callFn(d)
+			}
+			return
+		}
+	}
+	w.opaque(v.Name, "a call of "+v.Name+", which is not known here")
+}
+
+// runCall handles `run(target, args...)`: a static target runs like the
+// command it names; anything else is opaque.
+func (w *walker) runCall(args []*syntax.Arg) {
+	if len(args) == 0 {
+		return
+	}
+	switch t := args[0].Value.(type) {
+	case *syntax.Cmd:
+		return // already walked as a command
+	case *syntax.StrLit:
+		call := &syntax.CmdCall{Head: &syntax.CmdArg{Kind: syntax.ArgWord, Text: t.Value}}
+		if path.IsAbs(t.Value) || hasPathPrefix(t.Value) {
+			call.Head.Kind = syntax.ArgPath
+		}
+		for _, a := range args[1:] {
+			if s, ok := a.Value.(*syntax.StrLit); ok {
+				call.Args = append(call.Args, &syntax.CmdArg{Kind: syntax.ArgWord, Text: s.Value})
+			} else {
+				call.Args = append(call.Args, &syntax.CmdArg{Kind: syntax.ArgExpr})
+			}
+		}
+		w.cmd(call)
+	default:
+		w.add(Effect{Kind: host.ProcSpawn, Name: "run", Dynamic: true}, Irreversible)
+		w.note("run of a target computed at run time")
+	}
+}
+
+// callFn walks the body of a declared function, once per call chain.
+func (w *walker) callFn(d *syntax.FnDecl) {
+	if w.active[d] {
+		return
+	}
+	if len(w.active) >= maxCallDepth {
+		w.opaque(d.Name, "calls nest too deeply to analyse")
+		return
+	}
+	w.active[d] = true
+	w.push()
+	for _, p := range d.Params {
+		w.expr(p.Default)
+		w.bind(p.Name, &local{typ: typeName(p.Type)})
+	}
+	if d.Rest != nil {
+		w.bind(d.Rest.Name, &local{typ: "list"})
+	}
+	w.block(d.Body)
+	w.pop()
+	delete(w.active, d)
+}
+
+func typeName(t *syntax.TypeExpr) string {
+	if t == nil || t.Optional {
+		return ""
+	}
+	return t.Name
+}
+
+// kindOf is the static type name of x, or "" when unknown.
+func (w *walker) kindOf(x syntax.Expr) string {
+	switch x := x.(type) {
+	case *syntax.StrLit, *syntax.StrInterp:
+		return "str"
+	case *syntax.IntLit:
+		return "int"
+	case *syntax.FloatLit:
+		return "float"
+	case *syntax.BoolLit:
+		return "bool"
+	case *syntax.NullLit:
+		return "null"
+	case *syntax.SizeLit:
+		return "size"
+	case *syntax.DurationLit:
+		return "duration"
+	case *syntax.TimeLit:
+		return "time"
+	case *syntax.DateTimeLit:
+		return "datetime"
+	case *syntax.RegexLit:
+		return "regex"
+	case *syntax.List:
+		return "list"
+	case *syntax.Record:
+		return "record"
+	case *syntax.Lambda:
+		return "closure"
+	case *syntax.Range:
+		return "range"
+	case *syntax.Var:
+		if l, ok := w.lookup(x.Name); ok {
+			return l.typ
+		}
+		if w.sessionBound(x.Name) && w.env.TypeOf != nil {
+			return w.env.TypeOf(x.Name)
+		}
+	case *syntax.Call:
+		if v, ok := x.Fn.(*syntax.Var); ok && w.free(v.Name) {
+			switch v.Name {
+			case "path":
+				return "path"
+			case "glob":
+				return "glob"
+			case "regex":
+				return "regex"
+			case "now", "today":
+				return "datetime"
+			}
+		}
+	case *syntax.MethodCall:
+		if (x.Name == "join" || x.Name == "parent") && w.kindOf(x.X) == "path" {
+			return "path"
+		}
+	case *syntax.Field:
+		if x.Name == "parent" && w.kindOf(x.X) == "path" {
+			return "path"
+		}
+	}
+	return ""
+}
+
+// staticPath evaluates a path-valued expression statically: a string
+// literal, path("..."), a local bound to one, and .join/.parent on those.
+func (w *walker) staticPath(x syntax.Expr) (string, bool) {
+	switch x := x.(type) {
+	case *syntax.StrLit:
+		return w.resolve(x.Value)
+	case *syntax.Call:
+		if v, ok := x.Fn.(*syntax.Var); ok && v.Name == "path" && w.free("path") && len(x.Args) == 1 {
+			if s, ok := x.Args[0].Value.(*syntax.StrLit); ok {
+				return w.resolve(s.Value)
+			}
+		}
+	case *syntax.Var:
+		if l, ok := w.lookup(x.Name); ok && l.path != "" {
+			return l.path, true
+		}
+	case *syntax.MethodCall:
+		if x.Name == "join" && len(x.Args) == 1 {
+			base, ok := w.staticPath(x.X)
+			s, isStr := x.Args[0].Value.(*syntax.StrLit)
+			if ok && isStr && w.kindOf(x.X) == "path" {
+				if path.IsAbs(s.Value) {
+					return path.Clean(s.Value), true
+				}
+				return path.Join(base, s.Value), true
+			}
+		}
+	case *syntax.Field:
+		if x.Name == "parent" && w.kindOf(x.X) == "path" {
+			if base, ok := w.staticPath(x.X); ok {
+				return path.Dir(base), true
+			}
+		}
+	}
+	return "", false
+}
+
+func hasPathPrefix(s string) bool {
+	return len(s) > 1 && (s[:2] == "./" || s[:2] == "~/") || len(s) > 2 && s[:3] == "../"
+}
