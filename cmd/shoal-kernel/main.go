@@ -1,0 +1,149 @@
+// Command shoal-kernel is the long-lived Shoal kernel: it serves JSON-RPC on
+// a Unix socket until SIGINT or SIGTERM.
+//
+//	shoal-kernel [--session NAME] [--socket PATH] [--state-dir DIR] [--policy FILE]
+//
+// When listening it prints exactly one line, "shoal-kernel: ready <socket
+// path>", on stderr. On SIGINT or SIGTERM it stops accepting, cancels
+// in-flight work, removes its socket and exits 0.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/kernel"
+)
+
+// version is set at link time (-ldflags "-X main.version=...").
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+type options struct {
+	session, socket, stateDir, policy string
+	verbose                           bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	fs := flag.NewFlagSet("shoal-kernel", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := &options{}
+	fs.StringVar(&o.session, "session", kernel.DefaultSession, "session name used to discover the socket path")
+	fs.StringVar(&o.socket, "socket", "", "explicit socket path")
+	fs.StringVar(&o.stateDir, "state-dir", "", "state directory (default $XDG_STATE_HOME/shoal or ~/.local/state/shoal)")
+	fs.StringVar(&o.policy, "policy", "", "Leash policy TOML file")
+	fs.BoolVar(&o.verbose, "v", false, "log diagnostics to stderr")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return o, nil
+}
+
+// run is the whole command; it returns the exit status.
+func run(args []string, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(stderr, "shoal-kernel:", err)
+		return 2
+	}
+	if err := serve(o, stderr); err != nil {
+		fmt.Fprintln(stderr, "shoal-kernel:", err)
+		return 1
+	}
+	return 0
+}
+
+func serve(o *options, stderr io.Writer) error {
+	if o.policy != "" {
+		if err := checkPolicy(o.policy); err != nil {
+			return err
+		}
+	}
+	stateDir := o.stateDir
+	if stateDir == "" {
+		d, err := auth.DefaultStatePath()
+		if err != nil {
+			return err
+		}
+		stateDir = d
+	}
+	store, err := auth.ResolveStorePath(stateDir)
+	if err != nil {
+		return err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("working directory: %w", err)
+	}
+	path, err := kernel.SocketPath(o.socket, o.session, os.Getenv)
+	if err != nil {
+		return err
+	}
+	level := slog.LevelError
+	if o.verbose {
+		level = slog.LevelDebug
+	}
+	srv, err := kernel.New(kernel.Config{
+		Version:    version,
+		TokenStore: store,
+		Dir:        cwd,
+		Env:        os.Environ(),
+		Log:        slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+	})
+	if err != nil {
+		return err
+	}
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
+	l, err := kernel.Listen(path, o.socket != "")
+	if err != nil {
+		return err
+	}
+	ino, err := kernel.SocketInode(path)
+	if err != nil {
+		l.Close()
+		return fmt.Errorf("socket %s: %w", path, err)
+	}
+	defer kernel.RemoveSocket(path, ino)
+	if err := auth.EnsureDir(stateDir); err != nil {
+		l.Close()
+		return err
+	}
+	fmt.Fprintf(stderr, "shoal-kernel: ready %s\n", path)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	select {
+	case <-sigs:
+	case err := <-served:
+		if !errors.Is(err, kernel.ErrServerClosed) {
+			return err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), kernel.ShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil && o.verbose {
+		fmt.Fprintln(stderr, "shoal-kernel:", err)
+	}
+	return nil
+}

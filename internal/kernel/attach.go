@@ -1,0 +1,190 @@
+package kernel
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"unicode/utf8"
+
+	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/proto"
+)
+
+// DefaultSession is the session an attach without a name selects.
+const DefaultSession = "default"
+
+// LocalProfile is the profile of the kernel owner's tokenless principal.
+const LocalProfile = "local-human"
+
+// attachment is what session.attach grants a connection.
+type attachment struct {
+	sess      *session
+	principal string
+	profile   string
+	caps      []string // the token's declared caps; nil without a token
+	tokenID   string
+}
+
+type attachParams struct {
+	Session *string `json:"session"`
+	Token   *string `json:"token"`
+	Client  *struct {
+		Kind string `json:"kind"`
+		TTY  bool   `json:"tty"`
+	} `json:"client"`
+}
+
+type capsResult struct {
+	Enforced        bool     `json:"enforced"`
+	Tier            string   `json:"tier"`
+	AvailableTier   string   `json:"available_tier"`
+	PolicyPrincipal string   `json:"policy_principal"`
+	Profile         string   `json:"profile"`
+	TokenCaps       []string `json:"token_caps"`
+	Opaque          string   `json:"opaque"`
+}
+
+type cwdResult struct {
+	Display string `json:"display"`
+	Raw     string `json:"raw,omitempty"`
+}
+
+type elideDefaults struct {
+	MaxBytes    int `json:"max_bytes"`
+	MaxRows     int `json:"max_rows"`
+	MaxItems    int `json:"max_items"`
+	MaxBytesRaw int `json:"max_bytes_raw"`
+	HardCap     int `json:"hard_cap"`
+}
+
+type attachResult struct {
+	Session       string        `json:"session"`
+	Principal     string        `json:"principal"`
+	Caps          capsResult    `json:"caps"`
+	Cwd           cwdResult     `json:"cwd"`
+	EnvHash       string        `json:"env_hash"`
+	ASTVersion    int           `json:"ast_version"`
+	CapsEnforced  bool          `json:"caps_enforced"`
+	ElideDefaults elideDefaults `json:"elide_defaults"`
+	Channels      []string      `json:"channels"`
+}
+
+// checkSessionLabel accepts any non-empty printable UTF-8 name of at most
+// 128 bytes.
+func checkSessionLabel(name string) error {
+	if name == "" || len(name) > 128 || !utf8.ValidString(name) {
+		return proto.NewError(proto.CodeInvalidParams, "invalid params: session must be 1-128 bytes of UTF-8", nil)
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f {
+			return proto.NewError(proto.CodeInvalidParams, "invalid params: session name holds a control character", nil)
+		}
+	}
+	return nil
+}
+
+func handleAttach(_ context.Context, c *call) (any, error) {
+	var p attachParams
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	name := DefaultSession
+	if p.Session != nil {
+		name = *p.Session
+	}
+	if err := checkSessionLabel(name); err != nil {
+		return nil, err
+	}
+	srv := c.conn.srv
+	att := &attachment{principal: srv.local, profile: LocalProfile}
+	if p.Token != nil {
+		tok, err := srv.validateToken(*p.Token)
+		if err != nil {
+			return nil, err
+		}
+		att.principal, att.profile, att.caps, att.tokenID = tok.Principal, tok.Profile, tok.Caps, tok.ID
+	}
+	sess, err := srv.sessions.get(sessionKey{att.principal, name}, func() (*eval.Interp, error) {
+		return srv.newSessionInterp(att.principal)
+	})
+	if err != nil {
+		if errors.Is(err, errTooManySessions) {
+			return nil, proto.NewError(proto.CodeInternalError, "cannot create session: "+err.Error(), nil)
+		}
+		return nil, err
+	}
+	att.sess = sess
+	c.conn.setAttachment(att)
+	return srv.attachResult(att, name), nil
+}
+
+// validateToken checks a bearer secret against the token store. Every
+// failure is AUTH_FAILED; the store's reason is kept in the message, never
+// the secret.
+func (s *Server) validateToken(secret string) (*auth.Token, error) {
+	if s.store == nil {
+		return nil, proto.NewError(proto.CodeAuthFailed, "authentication failed: this kernel has no token store", nil)
+	}
+	tok, err := s.store.Validate(secret)
+	if err != nil {
+		return nil, proto.NewError(proto.CodeAuthFailed, "authentication failed: "+err.Error(), nil)
+	}
+	return tok, nil
+}
+
+func (s *Server) attachResult(att *attachment, name string) *attachResult {
+	local := att.principal == s.local
+	caps := att.caps
+	if caps == nil {
+		caps = []string{}
+	}
+	opaque := "deny"
+	if local {
+		opaque = "allow"
+	}
+	// The gate denies every effect to non-owner principals; nothing is
+	// sandboxed at the OS level yet.
+	enforced := !local
+	sess := att.sess
+	dir, env := sess.snapshot()
+	cwd := cwdResult{Display: toValidUTF8(dir)}
+	if !utf8.ValidString(dir) {
+		cwd.Raw = base64.StdEncoding.EncodeToString([]byte(dir))
+	}
+	return &attachResult{
+		Session:   name,
+		Principal: att.principal,
+		Caps: capsResult{
+			Enforced:        enforced,
+			Tier:            "none",
+			AvailableTier:   "none",
+			PolicyPrincipal: att.principal,
+			Profile:         att.profile,
+			TokenCaps:       caps,
+			Opaque:          opaque,
+		},
+		Cwd:          cwd,
+		EnvHash:      envHash(env),
+		ASTVersion:   ASTVersion,
+		CapsEnforced: enforced,
+		ElideDefaults: elideDefaults{
+			MaxBytes: DefaultMaxBytes, MaxRows: DefaultMaxRows, MaxItems: DefaultMaxItems,
+			MaxBytesRaw: DefaultMaxBytesRaw, HardCap: HardCap,
+		},
+		Channels: channels,
+	}
+}
+
+func toValidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		b = utf8.AppendRune(b, r)
+		s = s[n:]
+	}
+	return string(b)
+}

@@ -1,0 +1,258 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/shoalgo/shoal/proto"
+)
+
+// conn is one client connection: a single reader that decodes frames and
+// dispatches requests, a bounded outbound queue drained by its own writer,
+// and at most MaxInflightPerConn handlers running at once.
+type conn struct {
+	srv *Server
+	nc  *net.UnixConn
+	out *proto.Outbox
+
+	ctx    context.Context // cancelled when the connection's work must stop
+	cancel context.CancelFunc
+	sem    chan struct{}
+	work   sync.WaitGroup
+
+	mu   sync.Mutex
+	att  *attachment             // nil until session.attach succeeds
+	subs map[channelKey]struct{} // event subscriptions
+
+	closeOnce sync.Once
+}
+
+func newConn(s *Server, nc *net.UnixConn) *conn {
+	c := &conn{
+		srv: s,
+		nc:  nc,
+		out: proto.NewOutbox(nc, OutboxFrames),
+		sem: make(chan struct{}, MaxInflightPerConn),
+	}
+	c.ctx, c.cancel = context.WithCancel(s.ctx)
+	return c
+}
+
+// attachment returns the connection's current attachment, or nil.
+func (c *conn) attachment() *attachment {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.att
+}
+
+func (c *conn) setAttachment(a *attachment) {
+	c.mu.Lock()
+	c.att = a
+	c.mu.Unlock()
+}
+
+// stopReading makes the reader return promptly (used by Shutdown).
+func (c *conn) stopReading() { c.nc.SetReadDeadline(time.Now()) }
+
+// serve runs the reader until the peer stops sending, sends garbage, or
+// the server shuts down; then it lets in-flight requests finish (for at
+// most DrainGrace), flushes the queue and closes the socket.
+func (c *conn) serve() {
+	flush := c.readLoop()
+	done := make(chan struct{})
+	go func() {
+		c.work.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(DrainGrace):
+		c.cancel()
+		<-done
+	}
+	c.cancel()
+	c.srv.bus.dropConn(c)
+	c.closeWith(flush)
+}
+
+// closeWith closes the connection, first waiting (bounded) for queued
+// frames to be written when flush is set.
+func (c *conn) closeWith(flush bool) {
+	c.closeOnce.Do(func() {
+		c.out.Close()
+		if flush {
+			select {
+			case <-c.out.Done():
+			case <-time.After(FlushTimeout):
+			}
+		}
+		c.nc.Close()
+	})
+}
+
+// readLoop reads and dispatches frames. It reports whether queued answers
+// should still be flushed when the connection closes.
+func (c *conn) readLoop() (flush bool) {
+	r := proto.NewReader(c.nc, proto.MaxFrame)
+	for {
+		frame, err := r.ReadFrame()
+		if err != nil {
+			switch {
+			case errors.Is(err, proto.ErrFrameTooLong):
+				c.srv.log.Warn("closing connection: frame over the line limit")
+				return false
+			case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), errors.Is(err, context.Canceled):
+			default:
+				var ne net.Error
+				if !errors.As(err, &ne) || !ne.Timeout() {
+					c.srv.log.Debug("connection read failed", "err", err)
+				}
+			}
+			return true
+		}
+		req, rerr := proto.DecodeRequest(frame)
+		if rerr != nil {
+			if rerr.Code == proto.CodeRPCParseError {
+				c.send(proto.NewErrorResponse(nil, rerr))
+				return true
+			}
+			c.send(proto.NewErrorResponse(req.ID, rerr))
+			continue
+		}
+		c.dispatch(req)
+	}
+}
+
+// send queues one response frame. A full queue means the peer is not
+// reading: the connection is closed rather than let it hold memory.
+func (c *conn) send(msg any) {
+	frame, err := proto.EncodeFrame(msg)
+	if err != nil {
+		resp, ok := msg.(*proto.Response)
+		if !ok {
+			c.srv.log.Error("dropping unencodable frame", "err", err)
+			return
+		}
+		frame, err = proto.EncodeFrame(proto.NewErrorResponse(resp.ID,
+			proto.NewError(proto.CodeInternalError, "internal error: result could not be encoded: "+err.Error(), nil)))
+		if err != nil {
+			c.srv.log.Error("dropping unencodable frame", "err", err)
+			return
+		}
+	}
+	if err := c.out.Send(frame); err != nil {
+		if errors.Is(err, proto.ErrOutboxFull) {
+			c.srv.log.Warn("closing connection: peer is not reading")
+		}
+		c.cancel()
+		c.closeWith(false)
+	}
+}
+
+// reply answers req unless it is a notification.
+func (c *conn) reply(req *proto.Request, result any, err error) {
+	if req.IsNotification() {
+		return
+	}
+	if err != nil {
+		c.send(proto.NewErrorResponse(req.ID, toRPCError(err)))
+		return
+	}
+	c.send(proto.NewResponse(req.ID, result))
+}
+
+// toRPCError maps a handler error to its wire form: an *proto.RPCError is
+// kept, anything else is an internal error.
+func toRPCError(err error) *proto.RPCError {
+	var re *proto.RPCError
+	if errors.As(err, &re) {
+		return re
+	}
+	return proto.NewError(proto.CodeInternalError, "internal error: "+err.Error(), nil)
+}
+
+// dispatch routes one request through the method table.
+func (c *conn) dispatch(req *proto.Request) {
+	m, ok := methods[req.Method]
+	if !ok {
+		c.reply(req, nil, proto.NewError(proto.CodeMethodNotFound, "method not found: "+req.Method, nil))
+		return
+	}
+	att := c.attachment()
+	if m.needsAttach && att == nil {
+		c.reply(req, nil, proto.NewError(proto.CodeNotAttached, req.Method+" requires session.attach first", nil))
+		return
+	}
+	if m.handle == nil {
+		c.reply(req, nil, proto.NewError(proto.CodeMethodNotFound, req.Method+" is not implemented by this kernel yet", nil))
+		return
+	}
+	call := &call{conn: c, att: att, req: req}
+	if m.inline {
+		c.run(m, call)
+		return
+	}
+	select {
+	case c.sem <- struct{}{}:
+	case <-c.ctx.Done():
+		c.reply(req, nil, proto.NewError(proto.CodeInternalError, "connection closing", nil))
+		return
+	}
+	// The place in session order is reserved only once the call holds a
+	// slot, so every reserved turn can run and none waits on a reader.
+	if m.prepare != nil {
+		m.prepare(call)
+	}
+	c.work.Add(1)
+	go func() {
+		defer func() {
+			<-c.sem
+			c.work.Done()
+		}()
+		c.run(m, call)
+	}()
+}
+
+// run calls the handler and answers. A panicking handler answers
+// INTERNAL_ERROR instead of taking the kernel down.
+func (c *conn) run(m *method, call *call) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.srv.log.Error("handler panicked", "method", call.req.Method, "panic", p, "stack", string(debug.Stack()))
+			c.reply(call.req, nil, proto.NewError(proto.CodeInternalError, fmt.Sprintf("internal error in %s", call.req.Method), nil))
+		}
+	}()
+	res, err := m.handle(c.ctx, call)
+	c.reply(call.req, res, err)
+}
+
+// call is one request on its way through a handler.
+type call struct {
+	conn *conn
+	att  *attachment // the attachment when the request was read
+	req  *proto.Request
+	turn *turn // session order, for methods with prepare
+}
+
+// params decodes the request's params into dst; absent params decode as
+// {}. Failure is INVALID_PARAMS.
+func (c *call) params(dst any) error {
+	raw := c.req.Params
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	if raw[0] != '{' {
+		return proto.NewError(proto.CodeInvalidParams, "invalid params: expected an object", nil)
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return proto.NewError(proto.CodeInvalidParams, "invalid params: "+err.Error(), nil)
+	}
+	return nil
+}

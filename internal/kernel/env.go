@@ -1,0 +1,69 @@
+package kernel
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+type envResult struct {
+	Granted bool              `json:"granted"`
+	Names   []string          `json:"names"`
+	Env     map[string]string `json:"env,omitempty"`
+}
+
+// handleSessionEnv lists the session environment's names, sorted, and
+// their values when the principal may read the environment (only the
+// kernel owner until policy is enforced). Pairs that are not UTF-8 are
+// left out.
+func handleSessionEnv(_ context.Context, c *call) (any, error) {
+	var p struct{}
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	_, env := c.att.sess.snapshot()
+	granted := c.att.principal == c.conn.srv.local
+	res := &envResult{Granted: granted, Names: []string{}}
+	if granted {
+		res.Env = map[string]string{}
+	}
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || !utf8.ValidString(k) || !utf8.ValidString(v) {
+			continue
+		}
+		res.Names = append(res.Names, k)
+		if granted {
+			res.Env[k] = v
+		}
+	}
+	sort.Strings(res.Names)
+	res.Names = dedupSorted(res.Names)
+	return res, nil
+}
+
+func dedupSorted(s []string) []string {
+	out := s[:0]
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+type reefResult struct {
+	ActiveScope *string `json:"active_scope"`
+	Bindings    []any   `json:"bindings"`
+}
+
+// handleSessionReef reports the session's tool bindings. This kernel's
+// evaluator resolves no Reef scopes yet, so the snapshot is always empty.
+func handleSessionReef(_ context.Context, c *call) (any, error) {
+	var p struct{}
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	return &reefResult{Bindings: []any{}}, nil
+}

@@ -1,0 +1,185 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/internal/value"
+	"github.com/shoalgo/shoal/proto"
+)
+
+type execParams struct {
+	Src        *string      `json:"src"`
+	Mode       string       `json:"mode"`
+	Position   string       `json:"position"`
+	Async      bool         `json:"async"`
+	Background bool         `json:"background"`
+	TimeoutMS  *int64       `json:"timeout_ms"`
+	Elide      *elideParams `json:"elide"`
+	PlanRef    *string      `json:"plan_ref"`
+}
+
+type execResult struct {
+	Ref    string          `json:"ref"`
+	Value  json.RawMessage `json:"value"`
+	Render string          `json:"render"`
+}
+
+// raisedData is the data of a RAISED error.
+type raisedData struct {
+	Ref  string      `json:"ref"`
+	URI  string      `json:"uri"`
+	Code string      `json:"code"`
+	Span *proto.Span `json:"span"`
+	Hint *string     `json:"hint"`
+	// Status and Stderr are wire values, present for failed commands.
+	Status json.RawMessage `json:"status,omitempty"`
+	Stderr json.RawMessage `json:"stderr,omitempty"`
+}
+
+// maxTimeout bounds timeout_ms so the deadline arithmetic cannot overflow.
+const maxTimeout = 24 * time.Hour
+
+func (p *execParams) check() error {
+	bad := func(msg string) error { return proto.NewError(proto.CodeInvalidParams, "invalid params: "+msg, nil) }
+	if p.Src == nil {
+		return bad(`"src" is required`)
+	}
+	switch p.Mode {
+	case "", "run":
+	case "approved":
+		// No plan is ever stored by this kernel yet, so no approved plan
+		// of identical source exists.
+		return proto.NewError(proto.CodeLeashDenied, "no stored, approved plan matches this source", nil)
+	case "plan":
+		return bad(`mode "plan" is not supported by this kernel yet`)
+	default:
+		return bad(fmt.Sprintf("unknown mode %q (want run, plan or approved)", p.Mode))
+	}
+	switch p.Position {
+	case "", "stmt", "value":
+	default:
+		return bad(fmt.Sprintf("unknown position %q (want stmt or value)", p.Position))
+	}
+	if (p.Async || p.Background) && p.TimeoutMS != nil {
+		return bad("async and timeout_ms cannot be combined; use task.await with timeout_ms")
+	}
+	if p.TimeoutMS != nil && (*p.TimeoutMS <= 0 || time.Duration(*p.TimeoutMS)*time.Millisecond > maxTimeout) {
+		return bad("timeout_ms must be between 1 and 86400000")
+	}
+	return p.Elide.check()
+}
+
+func handleExec(ctx context.Context, c *call) (any, error) {
+	tr := c.turn
+	var p execParams
+	if err := c.params(&p); err != nil {
+		tr.leave()
+		return nil, err
+	}
+	if err := p.check(); err != nil {
+		tr.leave()
+		return nil, err
+	}
+	srv, sess := c.conn.srv, c.att.sess
+	if p.Async || p.Background {
+		return srv.startTask(sess, &p, tr)
+	}
+	if p.TimeoutMS != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(*p.TimeoutMS)*time.Millisecond)
+		defer cancel()
+	}
+	res, _, err := srv.runExec(ctx, sess, &p, tr)
+	return res, err
+}
+
+// runExec waits for the turn, runs the source in the session, stores the
+// value (or the raised error) in the transcript and publishes transcript
+// events. It always leaves the turn. ref is the transcript entry written,
+// "" when none was.
+func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *turn) (res *execResult, ref string, err error) {
+	defer tr.leave()
+	if err := tr.wait(ctx); err != nil {
+		return nil, "", proto.NewError(proto.CodeInternalError, "exec abandoned before it started: "+err.Error(), nil)
+	}
+	prog, err := syntax.Parse(*p.Src, syntax.ParseOptions{IsBound: sess.interp.IsBound})
+	if err != nil {
+		return nil, "", parseError(err)
+	}
+	v, err := sess.interp.EvalProgram(ctx, prog)
+	sess.settle()
+	if err != nil {
+		e := langError(ctx, err)
+		n, rerr := raised(sess, e)
+		s.bus.publish(channelKey{sess.key, "session.transcript"}, transcriptEvent{Ref: refName(n), Src: *p.Src, OK: false, Code: e.Code})
+		return nil, refName(n), rerr
+	}
+	n := sess.store(v)
+	wire, err := elide(v, n, p.Elide.limits())
+	if err != nil {
+		return nil, refName(n), err
+	}
+	res = &execResult{Ref: refName(n), Value: wire, Render: render(v)}
+	s.bus.publish(channelKey{sess.key, "session.transcript"}, transcriptEvent{Ref: res.Ref, Src: *p.Src, OK: true})
+	s.bus.publish(channelKey{sess.key, "render"}, renderEvent{Ref: res.Ref, Render: headLines(res.Render, RenderHeadLines, DefaultMaxBytes)})
+	return res, res.Ref, nil
+}
+
+// transcriptEvent is the payload of a session.transcript event.
+type transcriptEvent struct {
+	Ref  string `json:"ref"`
+	Src  string `json:"src"`
+	OK   bool   `json:"ok"`
+	Code string `json:"code,omitempty"`
+}
+
+// renderEvent is the payload of a render event.
+type renderEvent struct {
+	Ref    string `json:"ref"`
+	Render string `json:"render"`
+}
+
+// langError returns err as a language error.
+func langError(ctx context.Context, err error) *value.Error {
+	var ve *value.Error
+	if errors.As(err, &ve) {
+		if ve.Code == "cancelled" && errors.Is(ctx.Err(), context.DeadlineExceeded) && ve.Hint == "" {
+			ve.Hint = "timeout_ms elapsed"
+		}
+		return ve
+	}
+	if ctx.Err() != nil {
+		e := value.Errorf("cancelled", "%s", err.Error())
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			e.Hint = "timeout_ms elapsed"
+		}
+		return e
+	}
+	return value.Errorf("internal_error", "%s", err.Error())
+}
+
+// raised stores a language error in the transcript and returns its number
+// and the RAISED answer.
+func raised(sess *session, e *value.Error) (int, error) {
+	n := sess.store(e)
+	d := raisedData{Ref: refName(n), URI: refURI(n), Code: e.Code}
+	if e.HasPos {
+		d.Span = &proto.Span{Start: e.Span.Start, End: e.Span.End}
+	}
+	if e.Hint != "" {
+		h := e.Hint
+		d.Hint = &h
+	}
+	if e.Status != nil {
+		d.Status, _ = elide(e.Status, n, limits{maxBytes: DefaultMaxBytes, maxRows: DefaultMaxRows, maxItems: DefaultMaxItems})
+	}
+	if e.Stderr != nil {
+		d.Stderr, _ = elide(e.Stderr, n, limits{maxBytes: DefaultMaxBytes, maxRows: DefaultMaxRows, maxItems: DefaultMaxItems})
+	}
+	return n, proto.NewError(proto.CodeRaised, e.Msg, d)
+}

@@ -1,0 +1,71 @@
+package kernel
+
+import (
+	"context"
+
+	"github.com/shoalgo/shoal/proto"
+)
+
+// ProtocolRevision numbers the RPC surface this kernel serves; it grows
+// when methods or result shapes change incompatibly.
+const ProtocolRevision = 1
+
+// ASTVersion versions the serialised AST vocabulary.
+const ASTVersion = 2
+
+// channels are the kernel channels named in the attach result.
+var channels = []string{"session.transcript", "journal", "approval", "render"}
+
+type infoResult struct {
+	Name       string          `json:"name"`
+	Version    string          `json:"version"`
+	Protocol   int             `json:"protocol"`
+	ASTVersion int             `json:"ast_version"`
+	Methods    []MethodInfo    `json:"methods"`
+	PreAttach  []string        `json:"pre_attach"`
+	Features   map[string]bool `json:"features"`
+	Limits     map[string]int  `json:"limits"`
+}
+
+// features are the optional capabilities this kernel build has.
+var features = map[string]bool{
+	"peer_cred":       true,
+	"tokens":          true,
+	"exec.run":        true,
+	"exec.plan":       false,
+	"exec.async":      true,
+	"exec.timeout":    true,
+	"session.env":     true,
+	"elision":         true,
+	"value.raw_slice": true,
+	"policy":          false,
+	"journal":         false,
+	"events":          true,
+	"tasks":           true,
+	"pty":             false,
+	"complete":        false,
+}
+
+func handleKernelInfo(_ context.Context, c *call) (any, error) {
+	version := c.conn.srv.cfg.Version
+	if version == "" {
+		version = "dev"
+	}
+	return &infoResult{
+		Name:       "shoal-kernel",
+		Version:    version,
+		Protocol:   ProtocolRevision,
+		ASTVersion: ASTVersion,
+		Methods:    Methods(),
+		PreAttach:  proto.PreAttachMethods,
+		Features:   features,
+		Limits: map[string]int{
+			"max_frame":             proto.MaxFrame,
+			"max_inflight_per_conn": MaxInflightPerConn,
+			"outbox_frames":         OutboxFrames,
+			"max_raw_bytes":         MaxRawBytes,
+			"hard_cap":              HardCap,
+			"max_transcript":        MaxTranscript,
+		},
+	}, nil
+}

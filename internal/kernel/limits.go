@@ -1,0 +1,55 @@
+package kernel
+
+import "time"
+
+// Bounds used by the kernel, set in one place.
+const (
+	// MaxInflightPerConn bounds the requests one connection may have
+	// running at once; the connection's reader waits for a free slot.
+	MaxInflightPerConn = 16
+
+	// OutboxFrames is the number of frames queued for one connection. A
+	// connection whose queue is full is closed.
+	OutboxFrames = 256
+
+	// MaxSessions bounds the sessions one kernel keeps.
+	MaxSessions = 1024
+
+	// MaxTranscript bounds the values one session keeps addressable as
+	// out:N; the oldest is dropped first.
+	MaxTranscript = 4096
+
+	// ShutdownGrace is how long in-flight work may run after SIGINT or
+	// SIGTERM before it is cancelled and abandoned.
+	ShutdownGrace = 5 * time.Second
+
+	// DrainGrace is how long a connection whose peer stopped sending
+	// lets its in-flight requests finish before cancelling them.
+	DrainGrace = 5 * time.Second
+
+	// FlushTimeout bounds how long a closing connection waits for its
+	// queued frames to be written.
+	FlushTimeout = 2 * time.Second
+
+	// MaxRawBytes bounds the content of one value.get raw response.
+	MaxRawBytes = 1 << 20
+
+	// MaxRender bounds a render string in bytes.
+	MaxRender = 64 << 10
+
+	// StaleDialTimeout bounds the probe that tells a live listener from a
+	// stale socket file.
+	StaleDialTimeout = time.Second
+)
+
+// Elision defaults and the hard cap (see ElideLimits).
+const (
+	DefaultMaxBytes    = 8 << 10
+	DefaultMaxRows     = 100
+	DefaultMaxItems    = 500
+	DefaultMaxBytesRaw = 4 << 10
+	HardCap            = 64 << 10
+	PreviewItems       = 5
+	PreviewChars       = 256
+	RenderHeadLines    = 10
+)

@@ -1,0 +1,80 @@
+package kernel
+
+import (
+	"context"
+	"sort"
+
+	"github.com/shoalgo/shoal/proto"
+)
+
+// method is one entry of the method table.
+type method struct {
+	// needsAttach: the method answers NOT_ATTACHED before session.attach.
+	needsAttach bool
+	// inline: run on the connection's reader, so later requests on the
+	// connection see its effect (session.attach).
+	inline bool
+	// prepare, when set, runs on the reader before the handler is
+	// scheduled, to reserve the request's place in its session's order.
+	prepare func(*call)
+	// handle answers the request; nil means not implemented yet.
+	handle func(context.Context, *call) (any, error)
+}
+
+// methods is the single place declaring every method the kernel knows, its
+// handler and whether it needs attachment. Methods without a handler are
+// contract methods still to be built: they answer NOT_ATTACHED before
+// attach like every other guarded method, and METHOD_NOT_FOUND after.
+var methods map[string]*method
+
+func init() {
+	methods = map[string]*method{
+		proto.MethodKernelInfo:    {handle: handleKernelInfo},
+		proto.MethodSessionAttach: {inline: true, handle: handleAttach},
+		proto.MethodParse:         {handle: handleParse},
+		proto.MethodComplete:      {},
+
+		proto.MethodExec:        {needsAttach: true, prepare: enterTurn, handle: handleExec},
+		proto.MethodValueGet:    {needsAttach: true, handle: handleValueGet},
+		proto.MethodSessionEnv:  {needsAttach: true, handle: handleSessionEnv},
+		proto.MethodSessionReef: {needsAttach: true, handle: handleSessionReef},
+
+		proto.MethodTaskList:    {needsAttach: true, handle: handleTaskList},
+		proto.MethodTaskGet:     {needsAttach: true, handle: handleTaskGet},
+		proto.MethodTaskAwait:   {needsAttach: true, handle: handleTaskAwait},
+		proto.MethodTaskCancel:  {needsAttach: true, handle: handleTaskCancel},
+		proto.MethodTaskSuspend: {needsAttach: true, handle: handleTaskControl},
+		proto.MethodTaskResume:  {needsAttach: true, handle: handleTaskControl},
+
+		proto.MethodEventsRead:        {needsAttach: true, handle: handleEventsRead},
+		proto.MethodEventsPublish:     {needsAttach: true, handle: handleEventsPublish},
+		proto.MethodEventsSubscribe:   {needsAttach: true, inline: true, handle: handleEventsSubscribe},
+		proto.MethodEventsUnsubscribe: {needsAttach: true, inline: true, handle: handleEventsUnsubscribe},
+	}
+	for _, name := range []string{
+		proto.MethodExplain, proto.MethodBlobGet,
+		proto.MethodPlanGet, proto.MethodPlanList, proto.MethodPlanApply,
+		proto.MethodCapRequest, proto.MethodJournalQuery,
+		proto.MethodPTYOpen, proto.MethodPTYSend, proto.MethodPTYRead, proto.MethodPTYResize,
+		proto.MethodPTYClose, proto.MethodPTYList,
+	} {
+		methods[name] = &method{needsAttach: true}
+	}
+}
+
+// MethodInfo describes one method for kernel.info.
+type MethodInfo struct {
+	Name          string `json:"name"`
+	RequireAttach bool   `json:"requires_attach"`
+	Implemented   bool   `json:"implemented"`
+}
+
+// Methods lists the method table, sorted by name.
+func Methods() []MethodInfo {
+	out := make([]MethodInfo, 0, len(methods))
+	for name, m := range methods {
+		out = append(out, MethodInfo{Name: name, RequireAttach: m.needsAttach, Implemented: m.handle != nil})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}

@@ -1,0 +1,215 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/shoalgo/shoal/internal/auth"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Version is the kernel version reported by kernel.info.
+	Version string
+	// TokenStore is the path of the token store; "" refuses every token.
+	TokenStore string
+	// Dir is the working directory new sessions start in (absolute).
+	Dir string
+	// Env is the environment new sessions start from (KEY=VALUE).
+	Env []string
+	// Log receives diagnostics; nil discards them.
+	Log *slog.Logger
+}
+
+// Server serves the kernel protocol on Unix listeners.
+type Server struct {
+	cfg   Config
+	store *auth.Store // nil: tokens refused
+	euid  int
+	local string // the kernel owner's principal, uid:<euid>
+	log   *slog.Logger
+
+	ctx    context.Context // cancelled by Shutdown: in-flight work stops
+	cancel context.CancelFunc
+
+	sessions registry
+	bus      bus
+
+	mu        sync.Mutex
+	closing   bool
+	listeners map[net.Listener]struct{}
+	conns     map[*conn]struct{}
+	connWG    sync.WaitGroup
+	tasks     sync.WaitGroup // background execs
+}
+
+// New returns a Server for cfg.
+func New(cfg Config) (*Server, error) {
+	if cfg.Dir == "" || !filepath.IsAbs(cfg.Dir) {
+		return nil, errors.New("kernel: Config.Dir must be an absolute directory")
+	}
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Server{
+		cfg:       cfg,
+		euid:      os.Geteuid(),
+		log:       log,
+		listeners: map[net.Listener]struct{}{},
+		conns:     map[*conn]struct{}{},
+	}
+	s.local = "uid:" + strconv.Itoa(s.euid)
+	if cfg.TokenStore != "" {
+		s.store = auth.Open(cfg.TokenStore)
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.sessions.init()
+	return s, nil
+}
+
+// LocalPrincipal is the kernel owner's principal, uid:<euid>.
+func (s *Server) LocalPrincipal() string { return s.local }
+
+// ErrServerClosed is returned by Serve after Shutdown.
+var ErrServerClosed = errors.New("kernel: server closed")
+
+// Serve accepts connections on l until Shutdown, which makes it return
+// ErrServerClosed. Serve closes l when it returns.
+func (s *Server) Serve(l net.Listener) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		l.Close()
+		return ErrServerClosed
+	}
+	s.listeners[l] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listeners, l)
+		s.mu.Unlock()
+		l.Close()
+	}()
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			if s.isClosing() {
+				return ErrServerClosed
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return fmt.Errorf("kernel: accept: %w", err)
+		}
+		uc, ok := nc.(*net.UnixConn)
+		if !ok {
+			nc.Close()
+			continue
+		}
+		if !s.peerAllowed(uc) {
+			uc.Close()
+			continue
+		}
+		c := newConn(s, uc)
+		if !s.track(c) {
+			uc.Close()
+			return ErrServerClosed
+		}
+		go func() {
+			defer s.untrack(c)
+			c.serve()
+		}()
+	}
+}
+
+// peerAllowed checks the peer's uid: our own and root are accepted.
+func (s *Server) peerAllowed(c *net.UnixConn) bool {
+	uid, err := peerUID(c)
+	if err != nil {
+		s.log.Warn("closing connection: no peer credentials", "err", err)
+		return false
+	}
+	if !uidAllowed(uid, os.Getuid(), s.euid) {
+		s.log.Warn("closing connection from foreign uid", "uid", uid)
+		return false
+	}
+	return true
+}
+
+// uidAllowed reports whether a peer with uid may talk to a kernel running
+// as (ruid, euid): only the kernel's own user and root may.
+func uidAllowed(uid, ruid, euid int) bool {
+	return uid >= 0 && (uid == ruid || uid == euid || uid == 0)
+}
+
+func (s *Server) isClosing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closing
+}
+
+func (s *Server) track(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	s.connWG.Add(1)
+	return true
+}
+
+func (s *Server) untrack(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	s.connWG.Done()
+}
+
+// Shutdown stops accepting, cancels in-flight work, lets connections send
+// the answers of cancelled requests, and closes them. It returns when every
+// connection is closed or ctx is done, in which case the remaining
+// connections are closed abruptly.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	for l := range s.listeners {
+		l.Close()
+	}
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	s.cancel()
+	for _, c := range conns {
+		c.stopReading()
+	}
+	done := make(chan struct{})
+	go func() {
+		s.connWG.Wait()
+		s.tasks.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		for c := range s.conns {
+			c.nc.Close()
+		}
+		s.mu.Unlock()
+		return fmt.Errorf("kernel: shutdown: %w", ctx.Err())
+	}
+}

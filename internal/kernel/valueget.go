@@ -1,0 +1,192 @@
+package kernel
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/shoalgo/shoal/internal/value"
+	"github.com/shoalgo/shoal/proto"
+)
+
+type valueGetParams struct {
+	Ref    *string      `json:"ref"`
+	Path   string       `json:"path"`
+	Slice  []int64      `json:"slice"`
+	Format string       `json:"format"`
+	Elide  *elideParams `json:"elide"`
+}
+
+type valueJSONResult struct {
+	Ref   string          `json:"ref"`
+	Value json.RawMessage `json:"value"`
+}
+
+type valueRenderResult struct {
+	Ref    string `json:"ref"`
+	Render string `json:"render"`
+}
+
+type valueRawResult struct {
+	Ref       string  `json:"ref"`
+	Raw       *string `json:"raw,omitempty"`
+	RawBase64 *string `json:"raw_base64,omitempty"`
+	Total     int     `json:"total"`
+	Truncated bool    `json:"truncated"`
+}
+
+func badPath(format string, args ...any) error {
+	return proto.NewError(proto.CodeBadPathOrSlice, fmt.Sprintf(format, args...), nil)
+}
+
+func handleValueGet(_ context.Context, c *call) (any, error) {
+	var p valueGetParams
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	if p.Ref == nil {
+		return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "ref" is required`, nil)
+	}
+	if err := p.Elide.check(); err != nil {
+		return nil, err
+	}
+	ref := *p.Ref
+	n, ok := parseRef(ref)
+	var v value.Value
+	if ok {
+		v, ok = c.att.sess.lookup(n)
+	}
+	if !ok {
+		return nil, proto.NewError(proto.CodeUnknownRef, "unknown ref "+quoteRef(ref), nil)
+	}
+	steps, err := parsePath(p.Path)
+	if err != nil {
+		return nil, badPath("bad path: %v", err)
+	}
+	if v, err = project(v, steps); err != nil {
+		return nil, badPath("bad path: %v", err)
+	}
+	var lo, hi int
+	hasSlice := p.Slice != nil
+	if hasSlice {
+		if len(p.Slice) != 2 {
+			return nil, badPath("slice must be [start, end]")
+		}
+		lo, hi = clampInt(p.Slice[0]), clampInt(p.Slice[1])
+	}
+	switch p.Format {
+	case "raw":
+		return rawValue(ref, v, hasSlice, lo, hi)
+	case "", "json", "render":
+	default:
+		return nil, badPath("unknown format %q (want json, render or raw)", p.Format)
+	}
+	if hasSlice {
+		if v, err = sliceValue(v, lo, hi); err != nil {
+			return nil, err
+		}
+	}
+	if p.Format == "render" {
+		return &valueRenderResult{Ref: ref, Render: render(v)}, nil
+	}
+	wire, err := elide(v, n, p.Elide.limits())
+	if err != nil {
+		return nil, err
+	}
+	return &valueJSONResult{Ref: ref, Value: wire}, nil
+}
+
+// quoteRef quotes a client-supplied ref for a message, bounded.
+func quoteRef(ref string) string {
+	return fmt.Sprintf("%q", truncateUTF8(ref, 64))
+}
+
+// clampInt narrows a slice bound to a non-negative int.
+func clampInt(n int64) int {
+	const maxInt = int64(^uint(0) >> 1)
+	switch {
+	case n < 0:
+		return 0
+	case n > maxInt:
+		return int(maxInt)
+	}
+	return int(n)
+}
+
+// sliceValue applies a half-open top-level slice to lists, table rows,
+// strings (by character) and bytes.
+func sliceValue(v value.Value, lo, hi int) (value.Value, error) {
+	switch x := v.(type) {
+	case *value.List:
+		lo, hi = clampRange(lo, hi, len(x.Items))
+		return value.NewList(x.Items[lo:hi]), nil
+	case *value.Table:
+		lo, hi = clampRange(lo, hi, x.N)
+		return sliceTable(x, lo, hi), nil
+	case value.Str:
+		a, b := runeRange(string(x), lo, hi)
+		return x[a:b], nil
+	case value.Bytes:
+		lo, hi = clampRange(lo, hi, len(x))
+		return x[lo:hi], nil
+	}
+	return nil, badPath("a %s value cannot be sliced", value.TypeName(v))
+}
+
+// runeRange returns the byte offsets of characters [lo, hi) of s, clamped.
+func runeRange(s string, lo, hi int) (int, int) {
+	if hi < lo {
+		hi = lo
+	}
+	a, b, k := len(s), len(s), 0
+	for i := range s {
+		if k == lo {
+			a = i
+		}
+		if k == hi {
+			b = i
+			break
+		}
+		k++
+	}
+	if a > b {
+		a = b
+	}
+	return a, b
+}
+
+// rawValue answers format "raw": the text of a string or the base64 of
+// bytes, sliced, and never more than MaxRawBytes of content.
+func rawValue(ref string, v value.Value, hasSlice bool, lo, hi int) (any, error) {
+	switch x := v.(type) {
+	case value.Str:
+		s := string(x)
+		total := utf8.RuneCountInString(s)
+		if hasSlice {
+			a, b := runeRange(s, lo, hi)
+			s = s[a:b]
+		}
+		out := s
+		if len(out) > MaxRawBytes {
+			cut := MaxRawBytes
+			for cut > 0 && !utf8.RuneStart(out[cut]) {
+				cut--
+			}
+			out = out[:cut]
+		}
+		return &valueRawResult{Ref: ref, Raw: &out, Total: total, Truncated: len(out) < len(s)}, nil
+	case value.Bytes:
+		b := string(x)
+		total := len(b)
+		if hasSlice {
+			lo, hi = clampRange(lo, hi, len(b))
+			b = b[lo:hi]
+		}
+		out := b[:min(len(b), MaxRawBytes)]
+		enc := base64.StdEncoding.EncodeToString([]byte(out))
+		return &valueRawResult{Ref: ref, RawBase64: &enc, Total: total, Truncated: len(out) < len(b)}, nil
+	}
+	return nil, badPath("format raw needs a str or bytes value, not %s", value.TypeName(v))
+}
