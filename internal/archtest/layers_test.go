@@ -1,0 +1,93 @@
+package archtest
+
+import (
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/shoalgo/shoal/"
+
+// allowed lists, per package, the project packages it may import. A project
+// package missing from this table fails the test, so a new package has to
+// take a place in the layering deliberately.
+var allowed = map[string][]string{
+	"proto":                []string{},
+	"client":               {"proto"},
+	"internal/syntax":      {},
+	"internal/value":       {"internal/syntax", "proto"},
+	"internal/host":        {},
+	"internal/namespaces":  {"internal/value", "internal/syntax", "proto"},
+	"internal/eval":        {"internal/syntax", "internal/value", "internal/host", "internal/namespaces", "proto"},
+	"internal/leash":       {"internal/syntax", "internal/host"},
+	"internal/complete":    {"internal/syntax", "internal/value", "internal/namespaces", "proto"},
+	"internal/events":      {},
+	"internal/tasks":       {},
+	"internal/auth":        {},
+	"internal/diag":        {"internal/syntax", "internal/value", "proto"},
+	"internal/kernel":      {"*"},
+	"internal/conformance": {"internal/eval", "internal/host", "internal/syntax", "internal/value", "internal/namespaces", "proto"},
+	"internal/archtest":    {},
+	"cmd/shoal":            {"*"},
+	"cmd/shoal-kernel":     {"*"},
+	"cmd/shoal-token":      {"*"},
+	"cmd/shoal-mcp":        {"*"},
+	"internal/mcp":         {"client", "proto"},
+	"internal/journal":     {"proto"},
+}
+
+// osFree are the evaluation packages that must reach the operating system
+// only through internal/host: they may not import these packages at all.
+var osFree = []string{
+	"internal/syntax", "internal/value", "internal/eval", "internal/namespaces",
+	"internal/leash", "internal/complete", "internal/diag", "internal/events", "internal/tasks",
+}
+
+var osPackages = []string{"os", "os/exec", "net", "os/user", "os/signal", "golang.org/x/sys/unix"}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+}
+
+func TestImportLayers(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not on PATH")
+	}
+	out, err := exec.Command(goTool, "list", "-json=ImportPath,Imports", module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	seen := 0
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatalf("decoding go list output: %v", err)
+		}
+		seen++
+		name := strings.TrimPrefix(p.ImportPath, module)
+		rules, ok := allowed[name]
+		if !ok {
+			t.Errorf("%s is not in the layering table of %s: add it deliberately", name, "internal/archtest")
+			continue
+		}
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, module) {
+				dep := strings.TrimPrefix(imp, module)
+				if !slices.Contains(rules, "*") && !slices.Contains(rules, dep) {
+					t.Errorf("%s imports %s, which its layer does not allow", name, dep)
+				}
+			}
+			if slices.Contains(osFree, name) && slices.Contains(osPackages, imp) {
+				t.Errorf("%s imports %s: only internal/host may touch the operating system", name, imp)
+			}
+		}
+	}
+	if seen < 10 {
+		t.Fatalf("go list reported only %d packages", seen)
+	}
+}
