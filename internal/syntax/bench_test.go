@@ -79,3 +79,23 @@ func BenchmarkParse10KB(b *testing.B) {
 	}
 	b.ReportMetric(float64(p99.Nanoseconds()), "p99-ns")
 }
+
+// BenchmarkLex10KB lexes the benchmark script start to end in expression
+// mode: the raw cost of the lexer that the parser's lookahead pays per token.
+func BenchmarkLex10KB(b *testing.B) {
+	src := benchSource()
+	b.SetBytes(int64(len(src)))
+	for i := 0; i < b.N; i++ {
+		pos, n := 0, 0
+		for {
+			t := lex(src, pos, exprMode)
+			if t.kind == tEOF {
+				break
+			}
+			pos, n = t.end, n+1
+		}
+		if n == 0 {
+			b.Fatal("no tokens")
+		}
+	}
+}

@@ -74,6 +74,9 @@ func FuzzParse(f *testing.F) {
 				if perr.Msg == "" || perr.Span.Start < 0 || perr.Span.End > len(src) || perr.Span.Start > perr.Span.End {
 					t.Fatalf("bad error %+v for %q", perr, src)
 				}
+				if perr.Hint == "" || perr.Hint == fallbackHint {
+					t.Fatalf("error %q has no hint of its own (hint %q) for %q", perr.Msg, perr.Hint, src)
+				}
 				continue
 			}
 			if err := checkSpans(prog, len(src)); err != nil {

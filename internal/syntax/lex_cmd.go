@@ -3,7 +3,7 @@ package syntax
 // lexCmd scans one command-mode token at pos (trivia already skipped).
 func lexCmd(src string, pos int, stopComma bool) token {
 	c := src[pos]
-	tk := func(k tokKind, w int) token { return token{kind: k, start: pos, end: pos + w} }
+	tk := func(k tokKind, w int) token { return mkTok(k, pos, pos+w) }
 	at := func(i int) byte {
 		if pos+i < len(src) {
 			return src[pos+i]
@@ -160,7 +160,7 @@ loop:
 		return illegal(start, pos+1, "a quote cannot continue a bare word",
 			"quote the whole argument: \""+src[start:pos]+"...\"")
 	}
-	return token{kind: tWord, flags: flags, start: start, end: pos}
+	return mkTokF(tWord, flags, start, pos)
 }
 
 // scanDashed scans `-`, `--`, `--name`, `-abc`, or a negative number word.
@@ -168,11 +168,11 @@ func scanDashed(src string, pos int, stopComma bool) token {
 	n := len(src)
 	stop := func(i int) bool { return i >= n || isWordStop(src[i], stopComma) || src[i] == '}' }
 	if stop(pos + 1) {
-		return token{kind: tDash, start: pos, end: pos + 1}
+		return mkTok(tDash, pos, pos+1)
 	}
 	if src[pos+1] == '-' {
 		if stop(pos + 2) {
-			return token{kind: tDashDash, start: pos, end: pos + 2}
+			return mkTok(tDashDash, pos, pos+2)
 		}
 		i := pos + 2
 		for i < n && !stop(i) && src[i] != '=' {
@@ -184,7 +184,7 @@ func scanDashed(src string, pos int, stopComma bool) token {
 			}
 			i++
 		}
-		return token{kind: tLongFlag, start: pos, end: i}
+		return mkTok(tLongFlag, pos, i)
 	}
 	if isDigit(src[pos+1]) || src[pos+1] == '.' {
 		return scanWord(src, pos, stopComma)

@@ -19,9 +19,10 @@ func scanNumber(src string, pos int) token {
 			}
 			if i < n && (isIdentByte(src[i]) || src[i] >= 0x80) {
 				j := scanIdent(src, i)
-				return illegal(start, j, "invalid digit in number literal `"+src[start:j]+"`", "")
+				return illegal(start, j, "invalid digit in number literal `"+src[start:j]+"`",
+					"0x takes 0-9 and a-f, 0o takes 0-7, 0b takes 0 and 1")
 			}
-			return token{kind: tInt, start: start, end: i}
+			return mkTok(tInt, start, i)
 		}
 	}
 	i := pos
@@ -41,7 +42,7 @@ func scanNumber(src string, pos int) token {
 			k := scanIdent(src, j)
 			return illegal(start, k, "invalid time literal `"+src[start:k]+"`", "write 09:30, 23:15:45, 10:00am or 7:05pm")
 		}
-		return token{kind: tTime, start: start, end: j}
+		return mkTok(tTime, start, j)
 	}
 	for i < n && (isDigit(src[i]) || src[i] == '_') {
 		i++
@@ -75,30 +76,35 @@ func scanNumber(src string, pos int) token {
 		unit := src[i:u]
 		if u < n && (isIdentByte(src[u]) || src[u] >= 0x80) {
 			k := scanIdent(src, u)
-			return illegal(start, k, "invalid number literal `"+src[start:k]+"`", "")
+			return illegal(start, k, "invalid number literal `"+src[start:k]+"`", numberHint)
 		}
 		if _, ok := sizeUnit(unit); ok {
-			return token{kind: tSize, start: start, end: u}
+			return mkTok(tSize, start, u)
 		}
 		if _, ok := durationUnit(unit); ok {
-			return token{kind: tDuration, start: start, end: u}
+			return mkTok(tDuration, start, u)
 		}
 		lower := strings.ToLower(unit)
 		if _, ok := sizeUnit(lower); ok {
-			return illegal(start, u, "size units are lowercase: write `"+lower+"`, not `"+unit+"`", "")
+			return illegal(start, u, "size units are lowercase: write `"+lower+"`, not `"+unit+"`",
+				"sizes: b kb mb gb tb kib mib gib tib")
 		}
 		if _, ok := durationUnit(lower); ok {
-			return illegal(start, u, "duration units are lowercase: write `"+lower+"`, not `"+unit+"`", "")
+			return illegal(start, u, "duration units are lowercase: write `"+lower+"`, not `"+unit+"`",
+				"durations: ns us ms s m h d w")
 		}
 		return illegal(start, u, "unknown unit `"+unit+"` in number literal `"+src[start:u]+"`",
 			"sizes: b kb mb gb tb kib mib gib tib; durations: ns us ms s m h d w")
 	}
 	if i < n && (src[i] == '_' || src[i] >= 0x80) {
 		k := scanIdent(src, i)
-		return illegal(start, k, "invalid number literal `"+src[start:k]+"`", "")
+		return illegal(start, k, "invalid number literal `"+src[start:k]+"`", numberHint)
 	}
-	return token{kind: kind, start: start, end: i}
+	return mkTok(kind, start, i)
 }
+
+// numberHint explains what may follow the digits of a number literal.
+const numberHint = "a number may end in a unit such as kb or ms, nothing else; separate it from a name with a space"
 
 func radixOf(c byte) int {
 	switch c {

@@ -15,7 +15,7 @@ func scanString(src string, pos int) token {
 		for i := pos + 1; i < len(src); i++ {
 			switch src[i] {
 			case '\'':
-				return token{kind: tStr, flags: fRawStr, start: pos, end: i + 1}
+				return mkTokF(tStr, fRawStr, pos, i+1)
 			case '\n':
 				return newlineInString(pos, i)
 			}
@@ -32,7 +32,7 @@ func scanString(src string, pos int) token {
 				return newlineInString(pos, i)
 			}
 		case '"':
-			return token{kind: tStr, flags: flags, start: pos, end: i + 1}
+			return mkTokF(tStr, flags, pos, i+1)
 		case '{':
 			flags |= fHasHole
 			end, bad := skipHole(src, i, false)
@@ -60,7 +60,7 @@ func newlineInString(start, at int) token {
 }
 
 func unterminated(start, end int) token {
-	t := illegal(start, end, "unterminated string", "")
+	t := illegal(start, end, "unterminated string", unterminatedHint)
 	t.diag.incomplete = true
 	return t
 }
@@ -74,7 +74,7 @@ func scanTriple(src string, pos int, q byte) token {
 		if i < 0 {
 			return unterminated(pos, len(src))
 		}
-		return token{kind: tStr, flags: flags, start: pos, end: pos + 3 + i + 3}
+		return mkTokF(tStr, flags, pos, pos+3+i+3)
 	}
 	flags |= fHasHole
 	for i := pos + 3; i < len(src); i++ {
@@ -83,7 +83,7 @@ func scanTriple(src string, pos int, q byte) token {
 			i++
 		case '"':
 			if strings.HasPrefix(src[i:], closer) {
-				return token{kind: tStr, flags: flags, start: pos, end: i + 3}
+				return mkTokF(tStr, flags, pos, i+3)
 			}
 		case '{':
 			end, bad := skipHole(src, i, true)

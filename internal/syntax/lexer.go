@@ -18,18 +18,27 @@ const (
 
 // lex returns the token starting at (or after trivia following) pos.
 func lex(src string, pos int, m mode) token {
-	pos, bad := skipTrivia(src, pos)
-	if bad != nil {
-		return *bad
+	for pos < len(src) && src[pos] == ' ' {
+		pos++ // the common case of trivia, without a call
+	}
+	if pos < len(src) && isTriviaStart(src[pos]) {
+		var bad *token
+		if pos, bad = skipTrivia(src, pos); bad != nil {
+			return *bad
+		}
 	}
 	if pos >= len(src) {
-		return token{kind: tEOF, start: pos, end: pos}
+		return mkTok(tEOF, pos, pos)
 	}
 	if m == exprMode {
 		return lexExpr(src, pos)
 	}
 	return lexCmd(src, pos, m == cmdArgMode)
 }
+
+// isTriviaStart reports whether trivia (other than a plain space) may start
+// with c.
+func isTriviaStart(c byte) bool { return c == '\t' || c == '\r' || c == '#' || c == '\\' || c == ' ' }
 
 // skipTrivia skips spaces, tabs, carriage returns, `#` comments and
 // backslash-newline continuations, but not newlines.
@@ -52,7 +61,8 @@ func skipTrivia(src string, pos int) (int, *token) {
 				continue
 			}
 			if pos+1 == len(src) {
-				t := illegal(pos, pos+1, "unexpected end of input after line-continuation `\\`", "")
+				t := illegal(pos, pos+1, "unexpected end of input after line-continuation `\\`",
+					"a trailing `\\` continues onto the next line; add that line or remove the `\\`")
 				t.diag.incomplete = true
 				return pos, &t
 			}
@@ -64,8 +74,11 @@ func skipTrivia(src string, pos int) (int, *token) {
 	return pos, nil
 }
 
+// unterminatedHint is the hint of a string that runs to the end of input.
+const unterminatedHint = "the source ends before the string is closed; add the closing quote"
+
 func illegal(start, end int, msg, hint string) token {
-	return token{kind: tIllegal, start: start, end: end, diag: &diag{msg: msg, hint: hint}}
+	return token{tokSpan: tokSpan{kind: tIllegal, start: start, end: end}, diag: &diag{msg: msg, hint: hint}}
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -74,7 +87,15 @@ func isIdentStartByte(c byte) bool {
 	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }
 
-func isIdentByte(c byte) bool { return isIdentStartByte(c) || isDigit(c) }
+func isIdentByte(c byte) bool { return identBytes[c] }
+
+// identBytes marks the ASCII bytes that may continue an identifier.
+var identBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isIdentStartByte(byte(c)) || isDigit(byte(c))
+	}
+	return t
+}()
 
 // identStartAt reports whether an identifier starts at pos and the width of
 // its first character.
@@ -112,7 +133,10 @@ func scanIdent(src string, pos int) int {
 
 func lexExpr(src string, pos int) token {
 	c := src[pos]
-	tk := func(k tokKind, w int) token { return token{kind: k, start: pos, end: pos + w} }
+	if isIdentStartByte(c) {
+		return lexWord(src, pos, 1)
+	}
+	tk := func(k tokKind, w int) token { return mkTok(k, pos, pos+w) }
 	at := func(i int) byte {
 		if pos+i < len(src) {
 			return src[pos+i]
@@ -228,19 +252,32 @@ func lexExpr(src string, pos int) token {
 	if isDigit(c) {
 		return scanNumber(src, pos)
 	}
-	if ok, _ := identStartAt(src, pos); ok {
-		end := scanIdent(src, pos)
-		word := src[pos:end]
-		if end < len(src) && src[end] == '"' && (word == "t" || word == "re") {
-			return scanTagged(src, pos, end)
-		}
-		return token{kind: keywordKind(word), start: pos, end: end}
+	if ok, w := identStartAt(src, pos); ok {
+		return lexWord(src, pos, w)
 	}
 	r, w := utf8.DecodeRuneInString(src[pos:])
 	if r == utf8.RuneError && w <= 1 {
-		return illegal(pos, pos+1, "unexpected character: invalid UTF-8 byte", "")
+		return illegal(pos, pos+1, "unexpected character: invalid UTF-8 byte", "shoal source must be UTF-8 text")
 	}
-	return illegal(pos, pos+w, "unexpected character `"+string(r)+"`", "")
+	return illegal(pos, pos+w, "unexpected character `"+string(r)+"`",
+		"this character has no meaning here; quote it to use it as text")
+}
+
+// lexWord lexes the identifier, keyword or tagged string (t"...", re"...")
+// starting at pos with a first character w bytes wide. ASCII names, the
+// common case, are scanned inline.
+func lexWord(src string, pos, w int) token {
+	end := pos + w
+	for end < len(src) && isIdentByte(src[end]) {
+		end++
+	}
+	if end < len(src) && src[end] >= utf8.RuneSelf {
+		end = scanIdent(src, end)
+	}
+	if end < len(src) && src[end] == '"' && (end-pos == 1 && src[pos] == 't' || end-pos == 2 && src[pos:end] == "re") {
+		return scanTagged(src, pos, end)
+	}
+	return mkTok(keywordKind(src[pos:end]), pos, end)
 }
 
 func sigilError(src string, pos int) token {
@@ -273,12 +310,12 @@ func scanTagged(src string, start, q int) token {
 		case '\\':
 			i++
 		case '"':
-			return token{kind: kind, start: start, end: i + 1}
+			return mkTok(kind, start, i+1)
 		case '\n':
 			return illegal(start, i, "unterminated string (newline)", "close the quote on the same line")
 		}
 	}
-	t := illegal(start, len(src), "unterminated string", "")
+	t := illegal(start, len(src), "unterminated string", unterminatedHint)
 	t.diag.incomplete = true
 	return t
 }

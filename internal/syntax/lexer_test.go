@@ -88,3 +88,19 @@ func TestDedent(t *testing.T) {
 		}
 	}
 }
+
+// TestUnicodeNames checks that names starting with or containing non-ASCII
+// letters lex as one identifier.
+func TestUnicodeNames(t *testing.T) {
+	for _, name := range []string{"é", "éa", "aé", "naïve_1", "日本"} {
+		prog, err := Parse("let "+name+" = 1\n"+name, ParseOptions{})
+		if err != nil {
+			t.Errorf("%q: %v", name, err)
+			continue
+		}
+		v, ok := prog.Stmts[1].(*ExprStmt).X.(*Var)
+		if !ok || v.Name != name {
+			t.Errorf("%q: second statement is %#v, want Var %q", name, prog.Stmts[1].(*ExprStmt).X, name)
+		}
+	}
+}

@@ -55,7 +55,7 @@ func (p *parser) parseCommand() *Cmd {
 	m := p.cmdLexMode()
 	first := lex(p.src, p.pos, m)
 	start := first.start
-	call := &CmdCall{}
+	call := p.newCmdCall(CmdCall{})
 	pos := start
 	for {
 		eq := envAssignAt(p.src, pos)
@@ -73,18 +73,23 @@ func (p *parser) parseCommand() *Cmd {
 	h := lex(p.src, pos, m)
 	if h.kind != tWord || h.start != pos {
 		if call.Forced && h.start != pos {
-			p.fail(Span{pos - 1, pos}, "`^` must be followed directly by a command name", "", h.kind == tEOF)
+			p.fail(Span{pos - 1, pos}, "`^` must be followed directly by a command name",
+				"write the name right after `^`, as in ^ls -l", h.kind == tEOF)
 		}
-		p.failTok(h, "expected a command name, found "+p.describe(h))
+		p.failTok(h, "expected a command name, found "+p.describe(h),
+			"a command starts with a program name or a path such as ./script")
 	}
 	text := wordText(p.src[h.start:h.end], h.flags)
 	kind := classifyWord(text, h.flags)
 	if kind == ArgGlob {
-		p.fail(Span{h.start, h.end}, "a glob cannot be a command name", "", false)
+		p.fail(Span{h.start, h.end}, "a glob cannot be a command name",
+			"name the program or its path; quote the word if * ? [ are literal", false)
 	}
-	call.Head = &CmdArg{Kind: kind, Text: text, Span: Span{h.start, h.end}}
+	call.Head = p.newCmdArg(CmdArg{Kind: kind, Text: text, Span: Span{h.start, h.end}})
 	p.pos = h.end
 	end := h.end
+	args := &p.ar.cmdSeq
+	mark := args.mark()
 loop:
 	for {
 		t := lex(p.src, p.pos, m)
@@ -98,7 +103,7 @@ loop:
 			switch n := lex(p.src, p.pos, m); n.kind {
 			case tNewline, tSemi, tEOF, tRParen, tRBrace:
 			default:
-				p.failHint(n, "`&` must end the command",
+				p.failTok(n, "`&` must end the command",
 					"a trailing & runs the whole command in the background; logical and is &&")
 			}
 			break loop
@@ -111,7 +116,7 @@ loop:
 			} else if t.kind == tLt {
 				kind = RedirIn
 			}
-			call.Redirects = append(call.Redirects, &Redirect{Kind: kind, Target: target, Span: Span{t.start, target.Span.End}})
+			call.Redirects = append(call.Redirects, p.newRedirect(Redirect{Kind: kind, Target: target, Span: Span{t.start, target.Span.End}}))
 			end = target.Span.End
 		case tLBrace:
 			if p.ctx.noTrailing {
@@ -122,31 +127,33 @@ loop:
 			break loop
 		default:
 			arg := p.parseCmdArg(t, m)
-			call.Args = append(call.Args, arg)
+			args.push(arg)
 			end = arg.Span.End
 		}
 	}
+	call.Args = args.take(mark)
 	call.Span = Span{start, end}
-	return &Cmd{Call: call, Span: call.Span}
+	return p.newCmd(Cmd{Call: call, Span: call.Span})
 }
 
 // cmdValueAt parses the value of `NAME=value` or `--flag=value` at pos; an
 // empty value is an empty word.
 func (p *parser) cmdValueAt(pos int, m mode) *CmdArg {
 	if pos >= len(p.src) || isWordStop(p.src[pos], m == cmdArgMode) && p.src[pos] != '"' && p.src[pos] != '\'' {
-		return &CmdArg{Kind: ArgWord, Span: Span{pos, pos}}
+		return p.newCmdArg(CmdArg{Kind: ArgWord, Span: Span{pos, pos}})
 	}
 	t := lex(p.src, pos, m)
 	switch t.kind {
 	case tWord, tStr, tShortFlag, tLongFlag, tDash, tDashDash:
 	default:
-		p.failTok(t, "expected a value after `=`, found "+p.describe(t))
+		p.failTok(t, "expected a value after `=`, found "+p.describe(t),
+			"write NAME=value with no spaces around `=`, or quote the value")
 	}
 	if t.kind == tStr {
 		return p.parseCmdArg(t, m)
 	}
 	text := wordText(p.src[t.start:t.end], t.flags)
-	return &CmdArg{Kind: classifyWord(text, t.flags), Text: text, Span: Span{t.start, t.end}}
+	return p.newCmdArg(CmdArg{Kind: classifyWord(text, t.flags), Text: text, Span: Span{t.start, t.end}})
 }
 
 // parseCmdArg parses one command argument starting with token t and
@@ -163,26 +170,26 @@ func (p *parser) parseCmdArg(t token, m mode) *CmdArg {
 			p.ctx = pctx{}
 			x := p.parsePostfix(p.makeVar(text, sp), t.start)
 			p.ctx = saved
-			return &CmdArg{Kind: ArgExpr, X: x, Span: Span{t.start, p.pos}}
+			return p.newCmdArg(CmdArg{Kind: ArgExpr, X: x, Span: Span{t.start, p.pos}})
 		}
 		p.pos = t.end
 		if t.end < len(p.src) && (p.src[t.end] == '"' || p.src[t.end] == '\'') && t.flags&fGlob == 0 {
 			return p.gluedWordString(text, t, m)
 		}
-		return &CmdArg{Kind: classifyWord(text, t.flags), Text: text, Span: sp}
+		return p.newCmdArg(CmdArg{Kind: classifyWord(text, t.flags), Text: text, Span: sp})
 	case tStr:
 		x := p.parseStringTok(t)
-		return &CmdArg{Kind: ArgStr, X: x, Span: sp}
+		return p.newCmdArg(CmdArg{Kind: ArgStr, X: x, Span: sp})
 	case tLParen:
 		p.pos = t.end
 		saved := p.ctx
 		p.ctx = pctx{ignoreNL: true}
 		x := p.parseExprEOC()
-		c := p.expect(tRParen, "`)`")
+		c := p.expect(tRParen, "`)`", "close the parenthesised argument with `)`")
 		p.ctx = saved
-		return &CmdArg{Kind: ArgExpr, X: x, Span: Span{t.start, c.end}}
+		return p.newCmdArg(CmdArg{Kind: ArgExpr, X: x, Span: Span{t.start, c.end}})
 	case tLongFlag:
-		a := &CmdArg{Kind: ArgLongFlag, Name: p.src[t.start+2 : t.end], Span: sp}
+		a := p.newCmdArg(CmdArg{Kind: ArgLongFlag, Name: p.src[t.start+2 : t.end], Span: sp})
 		p.pos = t.end
 		if t.end < len(p.src) && p.src[t.end] == '=' {
 			a.Value = p.cmdValueAt(t.end+1, m)
@@ -192,18 +199,20 @@ func (p *parser) parseCmdArg(t token, m mode) *CmdArg {
 		return a
 	case tShortFlag:
 		p.pos = t.end
-		return &CmdArg{Kind: ArgShortFlag, Text: wordText(p.src[t.start+1:t.end], t.flags), Span: sp}
+		return p.newCmdArg(CmdArg{Kind: ArgShortFlag, Text: wordText(p.src[t.start+1:t.end], t.flags), Span: sp})
 	case tDashDash:
 		p.pos = t.end
-		return &CmdArg{Kind: ArgDashDash, Span: sp}
+		return p.newCmdArg(CmdArg{Kind: ArgDashDash, Span: sp})
 	case tDash:
 		p.pos = t.end
-		return &CmdArg{Kind: ArgDash, Span: sp}
+		return p.newCmdArg(CmdArg{Kind: ArgDash, Span: sp})
 	}
 	if t.kind == tLBrace {
-		p.failTok(t, "expected a command argument, found LBrace")
+		p.failTok(t, "expected a command argument, found LBrace",
+			"a `{ ... }` block can only end a command; quote a literal brace")
 	}
-	p.failTok(t, "expected a command argument, found "+p.describe(t))
+	p.failTok(t, "expected a command argument, found "+p.describe(t),
+		"arguments are words, quoted strings, flags or (expressions)")
 	return nil
 }
 
@@ -212,18 +221,18 @@ func (p *parser) parseCmdArg(t token, m mode) *CmdArg {
 func (p *parser) gluedWordString(prefix string, w token, m mode) *CmdArg {
 	st := lex(p.src, w.end, m)
 	if st.kind != tStr {
-		p.failTok(st, "expected a string, found "+p.describe(st))
+		p.failTok(st, "expected a string, found "+p.describe(st), "put the quoted value right after `=`")
 	}
 	sp := Span{w.start, st.end}
 	var x Expr
 	switch s := p.parseStringTok(st).(type) {
 	case *StrLit:
-		x = &StrLit{Value: prefix + s.Value, Raw: s.Raw, Span: sp}
+		x = p.newStrLit(StrLit{Value: prefix + s.Value, Raw: s.Raw, Span: sp})
 	case *StrInterp:
 		parts := append([]StrPart{{Lit: prefix}}, s.Parts...)
-		x = &StrInterp{Parts: parts, Span: sp}
+		x = p.newStrInterp(StrInterp{Parts: parts, Span: sp})
 	}
-	return &CmdArg{Kind: ArgStr, X: x, Span: sp}
+	return p.newCmdArg(CmdArg{Kind: ArgStr, X: x, Span: sp})
 }
 
 func (p *parser) isIdentText(s string) bool {

@@ -111,11 +111,11 @@ func (p *parser) binaryLoop(left Expr, minPrec int) Expr {
 		t := p.peek()
 		switch t.kind {
 		case tPipe:
-			p.failTok(pipeError(t.start), "")
+			p.failTok(pipeError(t.start), "", "")
 		case tAmp:
 			p.failAfterStmt(t)
 		case tIllegal:
-			p.failTok(t, "")
+			p.failTok(t, "", "")
 		}
 		prec := binaryPrec(t.kind)
 		if prec == 0 || prec < minPrec {
@@ -132,9 +132,9 @@ func (p *parser) binaryLoop(left Expr, minPrec int) Expr {
 		span := Span{left.Pos().Start, right.Pos().End}
 		switch t.kind {
 		case tDotDot, tDotDotEq:
-			left = &Range{Lo: left, Hi: right, Inclusive: t.kind == tDotDotEq, Span: span}
+			left = p.newRange(Range{Lo: left, Hi: right, Inclusive: t.kind == tDotDotEq, Span: span})
 		default:
-			left = &Binary{Op: binOps[t.kind], L: left, R: right, Span: span}
+			left = p.newBinary(Binary{Op: binOps[t.kind], L: left, R: right, Span: span})
 		}
 		if prec == 4 {
 			if n := p.peek(); binaryPrec(n.kind) == 4 {
@@ -157,7 +157,7 @@ func (p *parser) parseUnary() Expr {
 		if t.kind == tMinus {
 			op = OpNeg
 		}
-		return &Unary{Op: op, X: x, Span: Span{t.start, x.Pos().End}}
+		return p.newUnary(Unary{Op: op, X: x, Span: Span{t.start, x.Pos().End}})
 	}
 	start := t.start
 	return p.parsePostfix(p.parsePrimary(), start)
@@ -182,7 +182,7 @@ func (p *parser) parsePostfix(x Expr, start int) Expr {
 			ok, _ := identStartAt(src, nameAt)
 			if !ok {
 				if opt {
-					p.fail(Span{pos, nameAt}, "expected a field name after `?.`", "", nameAt >= len(src))
+					p.fail(Span{pos, nameAt}, "expected a field name after `?.`", "write x?.name", nameAt >= len(src))
 				}
 				return x
 			}
@@ -191,7 +191,7 @@ func (p *parser) parsePostfix(x Expr, start int) Expr {
 			p.pos = end
 			if end < len(src) && src[end] == '(' {
 				args := p.parseCallArgs()
-				m := &MethodCall{X: x, Name: name, Args: args, Optional: opt, Span: Span{start, p.pos}}
+				m := p.newMethodCall(MethodCall{X: x, Name: name, Args: args, Optional: opt, Span: Span{start, p.pos}})
 				m.Trailing = p.trailingBlock()
 				if m.Trailing != nil {
 					m.Span.End = m.Trailing.Span.End
@@ -200,13 +200,13 @@ func (p *parser) parsePostfix(x Expr, start int) Expr {
 				continue
 			}
 			if tb := p.trailingBlock(); tb != nil {
-				x = &MethodCall{X: x, Name: name, Optional: opt, Trailing: tb, Span: Span{start, tb.Span.End}}
+				x = p.newMethodCall(MethodCall{X: x, Name: name, Optional: opt, Trailing: tb, Span: Span{start, tb.Span.End}})
 				continue
 			}
-			x = &Field{X: x, Name: name, Optional: opt, Span: Span{start, end}}
+			x = p.newField(Field{X: x, Name: name, Optional: opt, Span: Span{start, end}})
 		case c == '(':
 			args := p.parseCallArgs()
-			call := &Call{Fn: x, Args: args, Span: Span{start, p.pos}}
+			call := p.newCall(Call{Fn: x, Args: args, Span: Span{start, p.pos}})
 			call.Trailing = p.trailingBlock()
 			if call.Trailing != nil {
 				call.Span.End = call.Trailing.Span.End
@@ -218,9 +218,9 @@ func (p *parser) parsePostfix(x Expr, start int) Expr {
 			saved := p.ctx
 			p.ctx = pctx{ignoreNL: true}
 			idx := p.parseExpr()
-			closeTok := p.expect(tRBracket, "`]`")
+			closeTok := p.expect(tRBracket, "`]`", "close the index with `]`")
 			p.ctx = saved
-			x = &Index{X: x, Index: idx, Span: Span{start, closeTok.end}}
+			x = p.newIndex(Index{X: x, Index: idx, Span: Span{start, closeTok.end}})
 		default:
 			if at := p.dotContinuation(pos); at >= 0 {
 				p.pos = at
@@ -286,14 +286,15 @@ func (p *parser) parseCallArgs() []*Arg {
 	p.pos++
 	saved := p.ctx
 	p.ctx = pctx{ignoreNL: true}
-	var args []*Arg
+	args := &p.ar.argSeq
+	mark := args.mark()
 	for {
 		t := p.peek()
 		if t.kind == tRParen {
 			p.pos = t.end
 			break
 		}
-		args = append(args, p.parseArg(t))
+		args.push(p.parseArg(t))
 		t = p.peek()
 		if t.kind == tComma {
 			p.pos = t.end
@@ -306,10 +307,10 @@ func (p *parser) parseCallArgs() []*Arg {
 		if t.kind == tPipe {
 			t = pipeError(t.start)
 		}
-		p.failTok(t, "expected `,` or `)` in arguments, found "+p.describe(t))
+		p.failSep(t, "expected `,` or `)` in arguments, found "+p.describe(t), "arguments", "call", "`)`")
 	}
 	p.ctx = saved
-	return args
+	return args.take(mark)
 }
 
 func (p *parser) parseArg(t token) *Arg {
@@ -317,17 +318,17 @@ func (p *parser) parseArg(t token) *Arg {
 		if c := p.peekAt(t.end); c.kind == tColon && (c.end >= len(p.src) || p.src[c.end] != ':') {
 			p.pos = c.end
 			v := p.parseArgValue()
-			return &Arg{Name: p.text(t), Value: v, Span: Span{t.start, v.Pos().End}}
+			return p.newArg(Arg{Name: p.text(t), Value: v, Span: Span{t.start, v.Pos().End}})
 		}
 	}
 	if t.kind == tDot {
 		if ok, _ := identStartAt(p.src, t.end); ok {
 			lam := p.parseImplicitLambda(t)
-			return &Arg{Value: lam, Span: lam.Span}
+			return p.newArg(Arg{Value: lam, Span: lam.Span})
 		}
 	}
 	v := p.parseArgValue()
-	return &Arg{Value: v, Span: v.Pos()}
+	return p.newArg(Arg{Value: v, Span: v.Pos()})
 }
 
 func (p *parser) parseArgValue() Expr {
@@ -342,13 +343,16 @@ func (p *parser) parseArgValue() Expr {
 func (p *parser) parseImplicitLambda(dot token) *Lambda {
 	at := Span{dot.start, dot.start}
 	p.pos = dot.start
-	body := p.finishExpr(p.parsePostfix(&Var{Name: ImplicitParam, Span: at}, dot.start))
+	body := p.finishExpr(p.parsePostfix(p.newVar(Var{Name: ImplicitParam, Span: at}), dot.start))
 	if n := p.peek(); n.kind != tComma && n.kind != tRParen {
-		p.failHint(n, "the `.name` shorthand must be a complete argument",
+		p.failTok(n, "the `.name` shorthand must be a complete argument",
 			"name the parameter instead: x => ...")
 	}
-	return &Lambda{Params: []*Param{{Name: ImplicitParam, Span: at}}, Body: body, Implicit: true,
-		Span: Span{dot.start, body.Pos().End}}
+	ps := &p.ar.paramSeq
+	mark := ps.mark()
+	ps.push(p.newParam(Param{Name: ImplicitParam, Span: at}))
+	return p.newLambda(Lambda{Params: ps.take(mark), Body: body, Implicit: true,
+		Span: Span{dot.start, body.Pos().End}})
 }
 
 // maybeCatch parses a postfix `catch NAME? handler` after x, possibly on a
@@ -384,5 +388,5 @@ func (p *parser) maybeCatch(x Expr) Expr {
 	if binder == "_" {
 		binder = ""
 	}
-	return &Catch{X: x, Binder: binder, Handler: handler, Span: Span{x.Pos().Start, handler.Pos().End}}
+	return p.newCatch(Catch{X: x, Binder: binder, Handler: handler, Span: Span{x.Pos().Start, handler.Pos().End}})
 }

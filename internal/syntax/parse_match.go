@@ -3,10 +3,12 @@ package syntax
 func (p *parser) parseMatch(kw token) Expr {
 	p.pos = kw.end
 	subject := p.parseHeader()
-	open := p.expect(tLBrace, "`{` to open the match arms")
+	open := p.expect(tLBrace, "`{` to open the match arms", "write match value { pattern => result, ... }")
 	saved := p.ctx
 	p.ctx = pctx{}
-	m := &Match{Subject: subject}
+	m := p.newMatch(Match{Subject: subject})
+	arms := &p.ar.armSeq
+	mark := arms.mark()
 	for {
 		t := p.peek()
 		for t.kind == tNewline || t.kind == tSemi || t.kind == tComma {
@@ -23,16 +25,19 @@ func (p *parser) parseMatch(kw token) Expr {
 				"alternation is `a | b => …`; drop the leading `|`", false)
 		}
 		if t.kind == tEOF {
-			p.fail(Span{open.start, t.end}, "expected `}` to close the match, found EOF", "", true)
+			p.fail(Span{open.start, t.end}, "expected `}` to close the match, found EOF",
+				"the source ends before the match is closed; add `}`", true)
 		}
-		m.Arms = append(m.Arms, p.parseArm(t))
+		arms.push(p.parseArm(t))
 		t = p.peek()
 		switch t.kind {
 		case tNewline, tSemi, tComma, tRBrace:
 		default:
-			p.failTok(t, "expected a newline, `;` or `,` after a match arm, found "+p.describe(t))
+			p.failTok(t, "expected a newline, `;` or `,` after a match arm, found "+p.describe(t),
+				"put each arm on its own line, or separate arms with `,`")
 		}
 	}
+	m.Arms = arms.take(mark)
 	p.ctx = saved
 	return m
 }
@@ -40,8 +45,10 @@ func (p *parser) parseMatch(kw token) Expr {
 func (p *parser) parseArm(first token) *MatchArm {
 	p.push()
 	defer p.pop()
-	arm := &MatchArm{}
-	arm.Patterns = append(arm.Patterns, p.parsePattern())
+	arm := p.newMatchArm(MatchArm{})
+	pats := &p.ar.patSeq
+	mark := pats.mark()
+	pats.push(p.parsePattern())
 	for {
 		t := p.peek()
 		if t.kind != tPipe {
@@ -49,8 +56,9 @@ func (p *parser) parseArm(first token) *MatchArm {
 		}
 		p.pos = t.end
 		p.skipNL()
-		arm.Patterns = append(arm.Patterns, p.parsePattern())
+		pats.push(p.parsePattern())
 	}
+	arm.Patterns = pats.take(mark)
 	if t := p.peek(); t.kind == kwIf {
 		p.pos = t.end
 		saved := p.ctx
@@ -58,7 +66,7 @@ func (p *parser) parseArm(first token) *MatchArm {
 		arm.Guard = p.parseExpr()
 		p.ctx = saved
 	}
-	p.expect(tFatArrow, "`=>` in match arm")
+	p.expect(tFatArrow, "`=>` in match arm", "write pattern => result; a guard goes before `=>`: n if n > 0 => ...")
 	p.skipNL()
 	if t := p.peek(); t.kind == tLBrace {
 		arm.Body = p.parseBraceExpr(t)
@@ -90,7 +98,7 @@ func (p *parser) parsePattern() Pattern {
 		name := p.text(t)
 		p.pos = t.end
 		if name == "_" {
-			return &WildcardPat{Span: sp}
+			return p.newWildcardPat(WildcardPat{Span: sp})
 		}
 		if isTypePatternName(name) {
 			if b := p.peekAt(t.end); b.kind == tIdent {
@@ -100,37 +108,37 @@ func (p *parser) parsePattern() Pattern {
 				if binder == "_" {
 					binder = ""
 				}
-				return &TypePat{Type: name, Binder: binder, Span: Span{t.start, b.end}}
+				return p.newTypePat(TypePat{Type: name, Binder: binder, Span: Span{t.start, b.end}})
 			}
 		}
 		p.bind(name, bindValue)
-		return &BindPat{Name: name, Span: sp}
+		return p.newBindPat(BindPat{Name: name, Span: sp})
 	case kwNull, kwTrue, kwFalse:
-		return &LitPat{Value: p.parsePrimary(), Span: sp}
+		return p.newLitPat(LitPat{Value: p.parsePrimary(), Span: sp})
 	case tInt, tMinus:
 		lit := p.parsePatLiteral()
 		if r := p.peek(); r.kind == tDotDot || r.kind == tDotDotEq {
 			lo, ok := lit.(*IntLit)
 			if !ok {
-				p.fail(lit.Pos(), "a range pattern needs integer bounds", "", false)
+				p.fail(lit.Pos(), "a range pattern needs integer bounds", "write integer bounds such as 1..10 or 0..=9", false)
 			}
 			p.pos = r.end
 			hi, ok := p.parsePatLiteral().(*IntLit)
 			if !ok {
-				p.fail(Span{r.end, p.pos}, "a range pattern needs integer bounds", "", false)
+				p.fail(Span{r.end, p.pos}, "a range pattern needs integer bounds", "write integer bounds such as 1..10 or 0..=9", false)
 			}
 			return &RangePat{Lo: lo.Value, Hi: hi.Value, Inclusive: r.kind == tDotDotEq, Span: Span{t.start, hi.Span.End}}
 		}
-		return &LitPat{Value: lit, Span: lit.Pos()}
+		return p.newLitPat(LitPat{Value: lit, Span: lit.Pos()})
 	case tFloat, tSize, tDuration, tTime:
 		lit := p.parsePrimary()
-		return &LitPat{Value: lit, Span: sp}
+		return p.newLitPat(LitPat{Value: lit, Span: sp})
 	case tStr:
 		lit := p.parseStringTok(t)
 		if _, ok := lit.(*StrLit); !ok {
 			p.fail(sp, "a string pattern cannot interpolate", "bind the value and compare in a guard: s if s == \"...\"", false)
 		}
-		return &LitPat{Value: lit, Span: sp}
+		return p.newLitPat(LitPat{Value: lit, Span: sp})
 	case tLBrace:
 		return p.parseRecordPat(t)
 	case tLBracket:
@@ -139,7 +147,8 @@ func (p *parser) parsePattern() Pattern {
 		p.fail(sp, "unexpected `|` at the start of a match arm",
 			"alternation is `a | b => …`; drop the leading `|`", false)
 	}
-	p.failTok(t, "expected a pattern, found "+p.describe(t))
+	p.failTok(t, "expected a pattern, found "+p.describe(t),
+		"patterns are literals, names, _, TYPE name, [a, ...rest] or {key: pattern}")
 	return nil
 }
 
@@ -149,7 +158,8 @@ func (p *parser) parsePatLiteral() Expr {
 	t := p.peek()
 	if t.kind != tMinus {
 		if t.kind != tInt && t.kind != tFloat && t.kind != tSize && t.kind != tDuration {
-			p.failTok(t, "expected a literal pattern, found "+p.describe(t))
+			p.failTok(t, "expected a literal pattern, found "+p.describe(t),
+				"write a number here, as in -1 or 1..10")
 		}
 		return p.parsePrimary()
 	}
@@ -157,17 +167,18 @@ func (p *parser) parsePatLiteral() Expr {
 	n := p.peek()
 	if n.kind == tInt && p.text(n) == "9223372036854775808" {
 		p.pos = n.end
-		return &IntLit{Value: -9223372036854775808, Span: Span{t.start, n.end}}
+		return p.newIntLit(IntLit{Value: -9223372036854775808, Span: Span{t.start, n.end}})
 	}
 	switch lit := p.parsePatLiteral().(type) {
 	case *IntLit:
-		return &IntLit{Value: -lit.Value, Span: Span{t.start, lit.Span.End}}
+		return p.newIntLit(IntLit{Value: -lit.Value, Span: Span{t.start, lit.Span.End}})
 	case *FloatLit:
-		return &FloatLit{Value: -lit.Value, Span: Span{t.start, lit.Span.End}}
+		return p.newFloatLit(FloatLit{Value: -lit.Value, Span: Span{t.start, lit.Span.End}})
 	case *DurationLit:
-		return &DurationLit{Nanos: -lit.Nanos, Span: Span{t.start, lit.Span.End}}
+		return p.newDurationLit(DurationLit{Nanos: -lit.Nanos, Span: Span{t.start, lit.Span.End}})
 	default:
-		p.fail(lit.Pos(), "this literal cannot be negated in a pattern", "", false)
+		p.fail(lit.Pos(), "this literal cannot be negated in a pattern",
+			"only integers, floats and durations can be negative", false)
 	}
 	return nil
 }
@@ -192,11 +203,13 @@ func (p *parser) parseRecordPat(open token) Pattern {
 		case t.kind == tStr:
 			s, ok := p.parseStringTok(t).(*StrLit)
 			if !ok {
-				p.fail(Span{t.start, t.end}, "a record pattern key cannot interpolate", "", false)
+				p.fail(Span{t.start, t.end}, "a record pattern key cannot interpolate",
+					"write the key as a plain name or a string without {...}", false)
 			}
 			key = s.Value
 		default:
-			p.failTok(t, "expected a field name in record pattern, found "+p.describe(t))
+			p.failTok(t, "expected a field name in record pattern, found "+p.describe(t),
+				"write {name} or {name: pattern}")
 		}
 		f := &RecordPatField{Key: key, Span: Span{t.start, p.pos}}
 		if c := p.peek(); c.kind == tColon {
@@ -205,7 +218,8 @@ func (p *parser) parseRecordPat(open token) Pattern {
 			f.Span.End = f.Pat.Pos().End
 		} else {
 			if t.kind != tIdent {
-				p.fail(f.Span, "shorthand field `"+key+"` needs a pattern: write `"+key+": name`", "", false)
+				p.fail(f.Span, "shorthand field `"+key+"` needs a pattern: write `"+key+": name`",
+					"only a plain name can bind itself; a quoted key needs `: pattern`", false)
 			}
 			p.bind(key, bindValue)
 		}
@@ -216,7 +230,7 @@ func (p *parser) parseRecordPat(open token) Pattern {
 			p.pos = t.end
 		case tRBrace:
 		default:
-			p.failTok(t, "expected `,` or `}` in record pattern, found "+p.describe(t))
+			p.failSep(t, "expected `,` or `}` in record pattern, found "+p.describe(t), "fields", "record pattern", "`}`")
 		}
 	}
 	p.ctx = saved
@@ -228,6 +242,8 @@ func (p *parser) parseListPat(open token) Pattern {
 	saved := p.ctx
 	p.ctx = pctx{ignoreNL: true}
 	lp := &ListPat{}
+	elems := &p.ar.patSeq
+	mark := elems.mark()
 	for {
 		t := p.peek()
 		if t.kind == tRBracket {
@@ -236,7 +252,7 @@ func (p *parser) parseListPat(open token) Pattern {
 			break
 		}
 		if lp.HasRest {
-			p.failHint(t, "a `...rest` pattern must be the last element of a list pattern",
+			p.failTok(t, "a `...rest` pattern must be the last element of a list pattern",
 				"match the tail with [first, ...rest]")
 		}
 		if t.kind == tEllipsis {
@@ -248,7 +264,7 @@ func (p *parser) parseListPat(open token) Pattern {
 				p.bind(lp.Rest, bindValue)
 			}
 		} else {
-			lp.Elems = append(lp.Elems, p.parsePattern())
+			elems.push(p.parsePattern())
 		}
 		t = p.peek()
 		switch t.kind {
@@ -256,9 +272,10 @@ func (p *parser) parseListPat(open token) Pattern {
 			p.pos = t.end
 		case tRBracket:
 		default:
-			p.failTok(t, "expected `,` or `]` in list pattern, found "+p.describe(t))
+			p.failSep(t, "expected `,` or `]` in list pattern, found "+p.describe(t), "elements", "list pattern", "`]`")
 		}
 	}
+	lp.Elems = elems.take(mark)
 	p.ctx = saved
 	return lp
 }

@@ -12,23 +12,23 @@ func (p *parser) parsePrimary() Expr {
 		if !ok {
 			p.fail(sp, "integer literal `"+p.text(t)+"` is out of range", "integers are 64-bit signed", false)
 		}
-		return &IntLit{Value: v, Span: sp}
+		return p.newIntLit(IntLit{Value: v, Span: sp})
 	case tFloat:
 		p.pos = t.end
 		v, ok := parseFloatText(p.text(t))
 		if !ok {
-			p.fail(sp, "float literal `"+p.text(t)+"` is out of range", "", false)
+			p.fail(sp, "float literal `"+p.text(t)+"` is out of range", "floats are 64-bit, up to about 1.8e308", false)
 		}
-		return &FloatLit{Value: v, Span: sp}
+		return p.newFloatLit(FloatLit{Value: v, Span: sp})
 	case tSize:
 		p.pos = t.end
 		num, unit := splitUnit(p.text(t))
 		mult, _ := sizeUnit(unit)
 		v, ok := quantity(num, mult)
 		if !ok {
-			p.fail(sp, "size literal `"+p.text(t)+"` is out of range", "", false)
+			p.fail(sp, "size literal `"+p.text(t)+"` is out of range", "a size is a 64-bit byte count (under 8 EiB)", false)
 		}
-		return &SizeLit{Bytes: v, Span: sp}
+		return p.newSizeLit(SizeLit{Bytes: v, Span: sp})
 	case tDuration:
 		p.pos = t.end
 		num, unit := splitUnit(p.text(t))
@@ -39,7 +39,7 @@ func (p *parser) parsePrimary() Expr {
 			// reports the runtime overflow the language specifies.
 			v = math.MaxInt64
 		}
-		return &DurationLit{Nanos: v, Span: sp}
+		return p.newDurationLit(DurationLit{Nanos: v, Span: sp})
 	case tTime:
 		p.pos = t.end
 		v, secs, ok := parseTimeText(p.text(t))
@@ -57,10 +57,10 @@ func (p *parser) parsePrimary() Expr {
 		return &RegexLit{Pattern: p.src[t.start+3 : t.end-1], Span: sp}
 	case kwTrue, kwFalse:
 		p.pos = t.end
-		return &BoolLit{Value: t.kind == kwTrue, Span: sp}
+		return p.newBoolLit(BoolLit{Value: t.kind == kwTrue, Span: sp})
 	case kwNull:
 		p.pos = t.end
-		return &NullLit{Span: sp}
+		return p.newNullLit(NullLit{Span: sp})
 	case tIdent:
 		return p.parseIdentPrimary(t)
 	case tLParen:
@@ -82,12 +82,17 @@ func (p *parser) parsePrimary() Expr {
 		body := p.parseBlock()
 		return &Spawn{Body: body, Span: Span{t.start, body.Span.End}}
 	case tDot:
-		p.failHint(t, "a leading `.` has no receiver here",
+		p.failTok(t, "a leading `.` has no receiver here",
 			"write x.name, or use .name as a complete call argument such as xs.map(.name)")
 	case tPipe:
-		p.failTok(pipeError(t.start), "")
+		p.failTok(pipeError(t.start), "", "")
 	}
-	p.failTok(t, "expected expression, found "+p.describe(t))
+	if t.kind == tEOF {
+		p.fail(Span{t.start, t.end}, "expected expression, found EOF",
+			"the source ends where an expression is expected; finish the expression", true)
+	}
+	p.failTok(t, "expected expression, found "+p.describe(t),
+		"write a value here: a literal, a name, a call, [list], {record} or (command)")
 	return nil
 }
 
@@ -100,7 +105,7 @@ func (p *parser) parseIdentPrimary(t token) Expr {
 	}
 	if !p.ctx.noLambda {
 		if a := p.peekAt(t.end); a.kind == tFatArrow {
-			prm := &Param{Name: name, Span: Span{t.start, t.end}}
+			prm := p.newParam(Param{Name: name, Span: Span{t.start, t.end}})
 			p.pos = a.end
 			return p.finishLambda([]*Param{prm}, t.start)
 		}
@@ -114,7 +119,7 @@ func (p *parser) makeVar(name string, sp Span) *Var {
 		p.fail(sp, "`"+name+"` is REPL-only: it names the previous interactive result",
 			"bind the value with let; reach a program named "+name+" with ^"+name, false)
 	}
-	return &Var{Name: name, Span: sp}
+	return p.newVar(Var{Name: name, Span: sp})
 }
 
 // finishLambda parses a lambda body after `=>` with params bound.
@@ -129,7 +134,7 @@ func (p *parser) finishLambda(params []*Param, start int) *Lambda {
 	body := p.parseExpr()
 	p.pop()
 	p.ctx = saved
-	return &Lambda{Params: params, Body: body, Span: Span{start, body.Pos().End}}
+	return p.newLambda(Lambda{Params: params, Body: body, Span: Span{start, body.Pos().End}})
 }
 
 // parseParenOrLambda parses `(params) => body` when the parenthesised text
@@ -146,9 +151,9 @@ func (p *parser) parseParenOrLambda(open token) Expr {
 	t := p.peek()
 	if t.kind != tRParen {
 		if t.kind == tComma {
-			p.failHint(t, "unexpected `,` in parentheses", "a list is written [a, b]")
+			p.failTok(t, "unexpected `,` in parentheses", "a list is written [a, b]")
 		}
-		p.failTok(t, "expected `)`, found "+p.describe(t))
+		p.failTok(t, "expected `)`, found "+p.describe(t), "close the parenthesis with `)`")
 	}
 	p.pos = t.end
 	p.ctx = saved
@@ -158,21 +163,25 @@ func (p *parser) parseParenOrLambda(open token) Expr {
 // scanLambdaParams speculatively reads `name (: type)?, ... )` followed by
 // `=>` starting after a `(`. It never fails; ok reports a match.
 func (p *parser) scanLambdaParams(pos int) (params []*Param, arrowEnd int, ok bool) {
+	ps := &p.ar.paramSeq
+	mark := ps.mark()
 	for {
 		t := p.peekPastNL(pos)
-		if t.kind == tRParen && len(params) == 0 {
+		if t.kind == tRParen && ps.mark() == mark {
 			pos = t.end
 			break
 		}
 		if t.kind != tIdent {
+			ps.drop(mark)
 			return nil, 0, false
 		}
-		prm := &Param{Name: p.text(t), Span: Span{t.start, t.end}}
+		prm := p.newParam(Param{Name: p.text(t), Span: Span{t.start, t.end}})
 		pos = t.end
 		t = p.peekPastNL(pos)
 		if t.kind == tColon {
-			typ, end, tok := parseTypeAt(p.src, t.end)
+			typ, end, tok := p.parseTypeAt(t.end)
 			if !tok {
+				ps.drop(mark)
 				return nil, 0, false
 			}
 			prm.Type = typ
@@ -180,42 +189,45 @@ func (p *parser) scanLambdaParams(pos int) (params []*Param, arrowEnd int, ok bo
 			pos = end
 			t = p.peekPastNL(pos)
 		}
-		params = append(params, prm)
+		ps.push(prm)
 		pos = t.end
 		if t.kind == tRParen {
 			break
 		}
 		if t.kind != tComma {
+			ps.drop(mark)
 			return nil, 0, false
 		}
 	}
 	a := p.peekAt(pos)
 	if a.kind != tFatArrow {
+		ps.drop(mark)
 		return nil, 0, false
 	}
-	return params, a.end, true
+	return ps.take(mark), a.end, true
 }
 
 func (p *parser) parseList(open token) Expr {
 	p.pos = open.end
 	saved := p.ctx
 	p.ctx = pctx{ignoreNL: true}
-	var elems []Expr
+	elems := &p.ar.exprSeq
+	mark := elems.mark()
 	for {
 		t := p.peek()
 		if t.kind == tRBracket {
 			p.pos = t.end
 			p.ctx = saved
-			return &List{Elems: elems, Span: Span{open.start, t.end}}
+			return p.newList(List{Elems: elems.take(mark), Span: Span{open.start, t.end}})
 		}
-		elems = append(elems, p.parseExpr())
+		elems.push(p.parseExpr())
 		t = p.peek()
 		switch t.kind {
 		case tComma:
 			p.pos = t.end
 		case tRBracket:
 		default:
-			p.failTok(t, "expected `,` or `]` in list, found "+p.describe(t))
+			p.failSep(t, "expected `,` or `]` in list, found "+p.describe(t), "elements", "list", "`]`")
 		}
 	}
 }
@@ -245,13 +257,14 @@ func (p *parser) parseRecord(open token) Expr {
 	p.pos = open.end
 	saved := p.ctx
 	p.ctx = pctx{ignoreNL: true}
-	var fields []*RecordField
+	fields := &p.ar.fieldSeq
+	mark := fields.mark()
 	for {
 		t := p.peek()
 		if t.kind == tRBrace {
 			p.pos = t.end
 			p.ctx = saved
-			return &Record{Fields: fields, Span: Span{open.start, t.end}}
+			return p.newRecord(Record{Fields: fields.take(mark), Span: Span{open.start, t.end}})
 		}
 		var key string
 		switch {
@@ -265,18 +278,19 @@ func (p *parser) parseRecord(open token) Expr {
 			}
 			key = s.Value
 		default:
-			p.failTok(t, "expected a record key, found "+p.describe(t))
+			p.failTok(t, "expected a record key, found "+p.describe(t),
+				"write {key: value, ...}; quote keys that are not plain names")
 		}
-		p.expect(tColon, "`:` after record key")
+		p.expect(tColon, "`:` after record key", "write key: value")
 		v := p.parseExpr()
-		fields = append(fields, &RecordField{Key: key, Value: v, Span: Span{t.start, v.Pos().End}})
+		fields.push(p.newRecordField(RecordField{Key: key, Value: v, Span: Span{t.start, v.Pos().End}}))
 		t = p.peek()
 		switch t.kind {
 		case tComma:
 			p.pos = t.end
 		case tRBrace:
 		default:
-			p.failTok(t, "expected `,` or `}` in record, found "+p.describe(t))
+			p.failSep(t, "expected `,` or `}` in record, found "+p.describe(t), "fields", "record", "`}`")
 		}
 	}
 }
@@ -285,7 +299,7 @@ func (p *parser) parseIf(kw token) Expr {
 	p.pos = kw.end
 	cond := p.parseHeader()
 	then := p.parseBlock()
-	n := &If{Cond: cond, Then: then, Span: Span{kw.start, then.Span.End}}
+	n := p.newIf(If{Cond: cond, Then: then, Span: Span{kw.start, then.Span.End}})
 	if e := p.peekPastNL(p.pos); e.kind == kwElse {
 		p.pos = e.end
 		if i := p.peek(); i.kind == kwIf {
@@ -303,7 +317,8 @@ func (p *parser) parseTry(kw token) Expr {
 	body := p.parseBlock()
 	c := p.peekPastNL(p.pos)
 	if c.kind != kwCatch {
-		p.failTok(c, "expected `catch` after try block, found "+p.describe(c))
+		p.failTok(c, "expected `catch` after try block, found "+p.describe(c),
+			"write try { ... } catch err { ... }")
 	}
 	p.pos = c.end
 	binder := ""
@@ -318,7 +333,7 @@ func (p *parser) parseTry(kw token) Expr {
 	if binder == "_" {
 		binder = ""
 	}
-	return &Try{Body: body, Binder: binder, Handler: handler, Span: Span{kw.start, handler.Span.End}}
+	return p.newTry(Try{Body: body, Binder: binder, Handler: handler, Span: Span{kw.start, handler.Span.End}})
 }
 
 func (p *parser) parseWith(kw token) Expr {
@@ -330,16 +345,20 @@ func (p *parser) parseWith(kw token) Expr {
 	for {
 		k := p.peek()
 		if !k.kind.isName() {
-			p.failTok(k, "expected cwd:, env: or reef: after with, found "+p.describe(k))
+			p.failTok(k, "expected cwd:, env: or reef: after with, found "+p.describe(k),
+				"write with cwd: \"dir\" { ... }")
 		}
 		key := p.text(k)
 		if key != "cwd" && key != "env" && key != "reef" {
 			p.fail(Span{k.start, k.end}, "unknown with scope `"+key+"`", "with accepts cwd:, env: and reef:", false)
 		}
 		p.pos = k.end
-		p.expect(tColon, "`:`")
+		if c := p.peek(); c.kind != tColon {
+			p.failTok(c, "expected `:`, found "+p.describe(c), "write "+key+": value")
+		}
+		p.expect(tColon, "`:`", "")
 		v := p.parseExpr()
-		entries = append(entries, &WithEntry{Key: key, Value: v, Span: Span{k.start, v.Pos().End}})
+		entries = append(entries, p.newWithEntry(WithEntry{Key: key, Value: v, Span: Span{k.start, v.Pos().End}}))
 		c := p.peek()
 		if c.kind != tComma {
 			break
@@ -349,7 +368,7 @@ func (p *parser) parseWith(kw token) Expr {
 	}
 	p.ctx = saved
 	body := p.parseBlock()
-	return &With{Entries: entries, Body: body, Span: Span{kw.start, body.Span.End}}
+	return p.newWith(With{Entries: entries, Body: body, Span: Span{kw.start, body.Span.End}})
 }
 
 // isInterpreter reports whether a command head takes a raw source block.
@@ -399,7 +418,7 @@ func (p *parser) parseLangBlock(t token) *LangBlock {
 				depth--
 				if depth == 0 {
 					p.pos = i + 1
-					return &LangBlock{Tool: tool, Source: src[at+1 : i], Span: Span{t.start, i + 1}}
+					return p.newLangBlock(LangBlock{Tool: tool, Source: src[at+1 : i], Span: Span{t.start, i + 1}})
 				}
 			}
 		}
@@ -417,30 +436,32 @@ func (p *parser) parseLangBlock(t token) *LangBlock {
 					break
 				}
 			}
-			return &LangBlock{Tool: tool, Source: text, Span: Span{t.start, i + 3}}
+			return p.newLangBlock(LangBlock{Tool: tool, Source: text, Span: Span{t.start, i + 3}})
 		}
 	}
-	p.fail(Span{t.start, len(src)}, "unterminated "+tool+" '''...''' block", "", true)
+	p.fail(Span{t.start, len(src)}, "unterminated "+tool+" '''...''' block",
+		"the source ends before the block is closed; end it with '''", true)
 	return nil
 }
 
 // parseType parses a type annotation at p.pos or fails.
 func (p *parser) parseType() *TypeExpr {
-	typ, end, ok := parseTypeAt(p.src, p.pos)
+	typ, end, ok := p.parseTypeAt(p.pos)
 	if !ok {
 		t := p.peek()
-		p.failTok(t, "expected a type, found "+p.describe(t))
+		p.failTok(t, "expected a type, found "+p.describe(t), "types are names such as int, str, list<int> or record?")
 	}
 	p.pos = end
 	return typ
 }
 
 // parseTypeAt reads `NAME (<T, ...>)? ?` at pos without failing.
-func parseTypeAt(src string, pos int) (*TypeExpr, int, bool) {
-	return parseTypeDepth(src, pos, 0)
+func (p *parser) parseTypeAt(pos int) (*TypeExpr, int, bool) {
+	return p.parseTypeDepth(pos, 0)
 }
 
-func parseTypeDepth(src string, pos, depth int) (*TypeExpr, int, bool) {
+func (p *parser) parseTypeDepth(pos, depth int) (*TypeExpr, int, bool) {
+	src := p.src
 	if depth > 32 {
 		return nil, 0, false
 	}
@@ -452,11 +473,11 @@ func parseTypeDepth(src string, pos, depth int) (*TypeExpr, int, bool) {
 		return nil, 0, false
 	}
 	end := scanIdent(src, pos)
-	typ := &TypeExpr{Name: src[pos:end], Span: Span{pos, end}}
+	typ := p.newTypeExpr(TypeExpr{Name: src[pos:end], Span: Span{pos, end}})
 	if end < len(src) && src[end] == '<' {
 		i := end + 1
 		for {
-			arg, e, ok := parseTypeDepth(src, i, depth+1)
+			arg, e, ok := p.parseTypeDepth(i, depth+1)
 			if !ok {
 				return nil, 0, false
 			}

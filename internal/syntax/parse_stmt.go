@@ -4,7 +4,8 @@ import "strings"
 
 // parseStmts parses statements up to EOF, or up to a `}` when inBlock.
 func (p *parser) parseStmts(inBlock bool) []Stmt {
-	var stmts []Stmt
+	stmts := &p.ar.stmtSeq
+	mark := stmts.mark()
 	for {
 		t := p.peek()
 		for t.kind == tNewline || t.kind == tSemi {
@@ -13,17 +14,18 @@ func (p *parser) parseStmts(inBlock bool) []Stmt {
 		}
 		if t.kind == tEOF {
 			if inBlock {
-				p.fail(Span{t.start, t.end}, "expected `}` to close the block, found EOF", "", true)
+				p.fail(Span{t.start, t.end}, "expected `}` to close the block, found EOF",
+					"the source ends before the block is closed; add `}`", true)
 			}
-			return stmts
+			return stmts.take(mark)
 		}
 		if t.kind == tRBrace {
 			if inBlock {
-				return stmts
+				return stmts.take(mark)
 			}
-			p.failTok(t, "unexpected `}`")
+			p.failTok(t, "unexpected `}`", "this `}` closes nothing; remove it or add the matching `{`")
 		}
-		stmts = append(stmts, p.parseStmt())
+		stmts.push(p.parseStmt())
 		t = p.peek()
 		switch t.kind {
 		case tNewline, tSemi:
@@ -31,7 +33,7 @@ func (p *parser) parseStmts(inBlock bool) []Stmt {
 		case tEOF:
 		case tRBrace:
 			if !inBlock {
-				p.failTok(t, "unexpected `}`")
+				p.failTok(t, "unexpected `}`", "this `}` closes nothing; remove it or add the matching `{`")
 			}
 		default:
 			p.failAfterStmt(t)
@@ -48,13 +50,14 @@ func (p *parser) failAfterStmt(t token) {
 		p.fail(Span{t.start, t.end}, "`&` is not an operator",
 			"backgrounding with & is command syntax; logical and is &&", false)
 	case tRParen:
-		p.failTok(t, "unexpected `)`")
+		p.failTok(t, "unexpected `)`", "this `)` closes nothing; remove it or add the matching `(`")
 	case tRBracket:
-		p.failTok(t, "unexpected `]`")
+		p.failTok(t, "unexpected `]`", "this `]` closes nothing; remove it or add the matching `[`")
 	case tAssign:
-		p.failHint(t, "unexpected `=`", "assign with `name = value` as a statement; compare with ==")
+		p.failTok(t, "unexpected `=`", "assign with `name = value` as a statement; compare with ==")
 	}
-	p.failTok(t, "unexpected "+p.describe(t)+" after statement")
+	p.failTok(t, "unexpected "+p.describe(t)+" after statement",
+		"end the statement with a newline or `;` before the next one")
 }
 
 func (p *parser) parseStmt() Stmt {
@@ -73,7 +76,8 @@ func (p *parser) parseStmt() Stmt {
 		case kwFn:
 			return p.parseFn(n, t.start, true)
 		}
-		p.failTok(n, "expected let, var or fn after export, found "+p.describe(n))
+		p.failTok(n, "expected let, var or fn after export, found "+p.describe(n),
+			"write export let name = value, or export fn name(...) { ... }")
 	case kwFn:
 		return p.parseFn(t, t.start, false)
 	case kwAlias:
@@ -84,10 +88,10 @@ func (p *parser) parseStmt() Stmt {
 		p.pos = t.end
 		n := p.peek()
 		if endsExpr(n.kind) {
-			return &ReturnStmt{Span: Span{t.start, t.end}}
+			return p.newReturnStmt(ReturnStmt{Span: Span{t.start, t.end}})
 		}
 		x := p.parseExpr()
-		return &ReturnStmt{Value: x, Span: Span{t.start, x.Pos().End}}
+		return p.newReturnStmt(ReturnStmt{Value: x, Span: Span{t.start, x.Pos().End}})
 	case kwBreak:
 		p.pos = t.end
 		return &BreakStmt{Span: Span{t.start, t.end}}
@@ -121,13 +125,13 @@ func (p *parser) parseHeadStmt(t token) Stmt {
 	if t.kind == tDot && !isPathHead(p.src, t.start) {
 		if p.opts.REPL {
 			if ok, _ := identStartAt(p.src, t.end); ok {
-				seed := &Var{Name: "it", Span: Span{t.start, t.start}}
+				seed := p.newVar(Var{Name: "it", Span: Span{t.start, t.start}})
 				p.pos = t.start
 				x := p.finishExpr(p.parsePostfix(seed, t.start))
-				return &ExprStmt{X: x, Span: x.Pos()}
+				return p.newExprStmt(ExprStmt{X: x, Span: x.Pos()})
 			}
 		}
-		p.failHint(t, "a leading `.` has no receiver here",
+		p.failTok(t, "a leading `.` has no receiver here",
 			"write x.name, or use .name as a complete call argument such as xs.map(.name)")
 	}
 	if t.kind == tIdent && !p.envCommandAt(t.start) {
@@ -140,11 +144,11 @@ func (p *parser) parseHeadStmt(t token) Stmt {
 				return p.finishAssign(lhs, op)
 			}
 			x := p.finishExpr(lhs)
-			return &ExprStmt{X: x, Span: Span{t.start, x.Pos().End}}
+			return p.newExprStmt(ExprStmt{X: x, Span: Span{t.start, x.Pos().End}})
 		}
 	}
 	x := p.parseExprEOC()
-	return &ExprStmt{X: x, Span: x.Pos()}
+	return p.newExprStmt(ExprStmt{X: x, Span: x.Pos()})
 }
 
 func isAssignOp(k tokKind) bool {
@@ -160,7 +164,7 @@ func (p *parser) finishAssign(lhs Expr, op token) Stmt {
 	case *Var:
 	case *Field:
 		if l.Optional {
-			p.fail(l.Span, "cannot assign through `?.`", "", false)
+			p.fail(l.Span, "cannot assign through `?.`", "assign through `.`: write x.name = value", false)
 		}
 	case *Index:
 	default:
@@ -183,18 +187,19 @@ func (p *parser) finishAssign(lhs Expr, op token) Stmt {
 	case tSlashEq:
 		o = AssignDiv
 	}
-	return &AssignStmt{Target: lhs, Op: o, Value: v, Span: Span{lhs.Pos().Start, v.Pos().End}}
+	return p.newAssignStmt(AssignStmt{Target: lhs, Op: o, Value: v, Span: Span{lhs.Pos().Start, v.Pos().End}})
 }
 
 func (p *parser) parseLet(kw token, start int, exported bool) Stmt {
 	p.pos = kw.end
 	n := p.peek()
 	if n.kind == tLBracket || n.kind == tLBrace {
-		p.failHint(n, "binding destructuring is not supported",
+		p.failTok(n, "binding destructuring is not supported",
 			"bind one name and index it, or destructure with a match pattern")
 	}
 	if n.kind != tIdent {
-		p.failTok(n, "expected a name after "+kw.kind.String()+", found "+p.describe(n))
+		p.failTok(n, "expected a name after "+kw.kind.String()+", found "+p.describe(n),
+			"write "+kw.kind.String()+" name = value")
 	}
 	name := p.text(n)
 	p.pos = n.end
@@ -203,25 +208,30 @@ func (p *parser) parseLet(kw token, start int, exported bool) Stmt {
 		p.pos = c.end
 		typ = p.parseType()
 	}
-	p.expect(tAssign, "`=`")
+	if a := p.peek(); a.kind != tAssign {
+		p.failTok(a, "expected `=`, found "+p.describe(a), "a binding needs a value: write "+kw.kind.String()+" "+name+" = value")
+	}
+	p.expect(tAssign, "`=`", "")
 	p.skipNL()
 	init := p.parseExprEOC()
 	p.bind(name, bindValue)
-	return &LetStmt{Name: name, Type: typ, Init: init, Mutable: kw.kind == kwVar,
-		Exported: exported, Span: Span{start, init.Pos().End}}
+	return p.newLetStmt(LetStmt{Name: name, Type: typ, Init: init, Mutable: kw.kind == kwVar,
+		Exported: exported, Span: Span{start, init.Pos().End}})
 }
 
 func (p *parser) parseFn(kw token, start int, exported bool) Stmt {
 	p.pos = kw.end
 	n := p.peek()
 	if n.kind != tIdent {
-		p.failTok(n, "expected a function name, found "+p.describe(n))
+		p.failTok(n, "expected a function name, found "+p.describe(n),
+			"write fn name(params) { body }; an anonymous function is x => ...")
 	}
 	name := p.text(n)
 	p.pos = n.end
 	p.bind(name, bindCommand)
 	if c := p.peek(); c.kind != tLParen {
-		p.failTok(c, "expected `(` after fn "+name+", found "+p.describe(c))
+		p.failTok(c, "expected `(` after fn "+name+", found "+p.describe(c),
+			"declare the parameters in parentheses: fn "+name+"() { ... }")
 	}
 	params, rest := p.parseParams()
 	var ret *TypeExpr
@@ -238,16 +248,18 @@ func (p *parser) parseFn(kw token, start int, exported bool) Stmt {
 	}
 	body := p.parseBlock()
 	p.pop()
-	decl := &FnDecl{Name: name, Params: params, Rest: rest, Return: ret, Body: body,
-		Doc: docBefore(p.src, start), Exported: exported, Span: Span{start, body.Span.End}}
-	return &FnStmt{Decl: decl, Span: decl.Span}
+	decl := p.newFnDecl(FnDecl{Name: name, Params: params, Rest: rest, Return: ret, Body: body,
+		Doc: docBefore(p.src, start), Exported: exported, Span: Span{start, body.Span.End}})
+	return p.newFnStmt(FnStmt{Decl: decl, Span: decl.Span})
 }
 
 // parseParams parses `( params )` of a function declaration.
 func (p *parser) parseParams() (params []*Param, rest *Param) {
-	p.expect(tLParen, "`(`")
+	p.expect(tLParen, "`(`", "declare the parameters in parentheses")
 	saved := p.ctx
 	p.ctx = pctx{ignoreNL: true}
+	ps := &p.ar.paramSeq
+	mark := ps.mark()
 	for {
 		t := p.peek()
 		if t.kind == tRParen {
@@ -261,9 +273,10 @@ func (p *parser) parseParams() (params []*Param, rest *Param) {
 			t = p.peek()
 		}
 		if t.kind != tIdent {
-			p.failTok(t, "expected a parameter name, found "+p.describe(t))
+			p.failTok(t, "expected a parameter name, found "+p.describe(t),
+				"a parameter is name, name: type, or name = default")
 		}
-		prm := &Param{Name: p.text(t), Span: Span{t.start, t.end}}
+		prm := p.newParam(Param{Name: p.text(t), Span: Span{t.start, t.end}})
 		p.pos = t.end
 		if c := p.peek(); c.kind == tColon {
 			p.pos = c.end
@@ -279,14 +292,16 @@ func (p *parser) parseParams() (params []*Param, rest *Param) {
 		}
 		if isRest {
 			if rest != nil {
-				p.fail(prm.Span, "only one ...rest parameter is allowed", "", false)
+				p.fail(prm.Span, "only one ...rest parameter is allowed",
+					"one ...rest collects all the remaining arguments", false)
 			}
 			rest = prm
 		} else {
 			if rest != nil {
-				p.fail(prm.Span, "the ...rest parameter must be last", "", false)
+				p.fail(prm.Span, "the ...rest parameter must be last",
+					"move ...rest after the other parameters", false)
 			}
-			params = append(params, prm)
+			ps.push(prm)
 		}
 		t = p.peek()
 		if t.kind == tComma {
@@ -294,22 +309,25 @@ func (p *parser) parseParams() (params []*Param, rest *Param) {
 			continue
 		}
 		if t.kind != tRParen {
-			p.failTok(t, "expected `,` or `)` in parameters, found "+p.describe(t))
+			p.failSep(t, "expected `,` or `)` in parameters, found "+p.describe(t), "parameters", "parameter list", "`)`")
 		}
 	}
 	p.ctx = saved
-	return params, rest
+	return ps.take(mark), rest
 }
 
 func (p *parser) parseAlias(kw token) Stmt {
 	p.pos = kw.end
 	n := p.peek()
 	if n.kind != tIdent {
-		p.failTok(n, "expected an alias name, found "+p.describe(n))
+		p.failTok(n, "expected an alias name, found "+p.describe(n), "write alias name = command args...")
 	}
 	name := p.text(n)
 	p.pos = n.end
-	p.expect(tAssign, "`=`")
+	if a := p.peek(); a.kind != tAssign {
+		p.failTok(a, "expected `=`, found "+p.describe(a), "write alias "+name+" = command args...")
+	}
+	p.expect(tAssign, "`=`", "")
 	c := p.parseCommand()
 	p.bind(name, bindCommand)
 	return &AliasStmt{Name: name, Target: c.Call, Span: Span{kw.start, c.Span.End}}
@@ -318,13 +336,14 @@ func (p *parser) parseAlias(kw token) Stmt {
 func (p *parser) parseUse(kw token) Stmt {
 	t := lex(p.src, kw.end, cmdMode)
 	if t.kind != tWord && t.kind != tStr {
-		p.failTok(t, "expected a module path after use, found "+p.describe(t))
+		p.failTok(t, "expected a module path after use, found "+p.describe(t), "write use ./path/to/module")
 	}
 	var path string
 	if t.kind == tStr {
 		s, ok := p.parseStringTok(t).(*StrLit)
 		if !ok {
-			p.fail(Span{t.start, t.end}, "a module path cannot interpolate", "", false)
+			p.fail(Span{t.start, t.end}, "a module path cannot interpolate",
+				"write the path literally, as in use ./lib/util", false)
 		}
 		path = s.Value
 	} else {
@@ -351,21 +370,24 @@ func (p *parser) parseFor(kw token) Stmt {
 	p.pos = kw.end
 	n := p.peek()
 	if n.kind == tLBracket || n.kind == tLBrace {
-		p.failHint(n, "a for loop binds a single name or _",
+		p.failTok(n, "a for loop binds a single name or _",
 			"write `for pair in xs { ... }` and index the item")
 	}
 	if n.kind != tIdent {
-		p.failTok(n, "expected a loop variable, found "+p.describe(n))
+		p.failTok(n, "expected a loop variable, found "+p.describe(n), "write for name in items { ... }")
 	}
 	name := p.text(n)
 	p.pos = n.end
-	p.expect(kwIn, "`in`")
+	if a := p.peek(); a.kind != kwIn {
+		p.failTok(a, "expected `in`, found "+p.describe(a), "write for "+name+" in items { ... }")
+	}
+	p.expect(kwIn, "`in`", "")
 	iter := p.parseHeader()
 	p.push()
 	p.bind(name, bindValue)
 	body := p.parseBlock()
 	p.pop()
-	return &ForStmt{Var: name, Iter: iter, Body: body, Span: Span{kw.start, body.Span.End}}
+	return p.newForStmt(ForStmt{Var: name, Iter: iter, Body: body, Span: Span{kw.start, body.Span.End}})
 }
 
 // parseHeader parses a construct header expression, where `{` starts the
@@ -383,7 +405,7 @@ func (p *parser) parseHeader() Expr {
 func (p *parser) parseBlock() *Block {
 	open := p.peek()
 	if open.kind != tLBrace {
-		p.failTok(open, "expected `{`, found "+p.describe(open))
+		p.failTok(open, "expected `{`, found "+p.describe(open), "write the body in braces: { ... }")
 	}
 	p.pos = open.end
 	saved := p.ctx
@@ -391,9 +413,9 @@ func (p *parser) parseBlock() *Block {
 	p.push()
 	stmts := p.parseStmts(true)
 	p.pop()
-	closeTok := p.expect(tRBrace, "`}`")
+	closeTok := p.expect(tRBrace, "`}`", "close the block with `}`")
 	p.ctx = saved
-	return &Block{Stmts: stmts, Span: Span{open.start, closeTok.end}}
+	return p.newBlock(Block{Stmts: stmts, Span: Span{open.start, closeTok.end}})
 }
 
 // docBefore collects the `#` comment lines directly above offset start.

@@ -22,11 +22,11 @@ func (p *parser) parseStringTok(t token) Expr {
 		if q == 3 {
 			body = dedentRaw(body)
 		}
-		return &StrLit{Value: body, Raw: true, Span: sp}
+		return p.newStrLit(StrLit{Value: body, Raw: true, Span: sp})
 	}
 	if t.flags&fHasHole == 0 {
 		p.pos = t.end
-		return &StrLit{Value: p.src[bs:be], Span: sp}
+		return p.newStrLit(StrLit{Value: p.src[bs:be], Span: sp})
 	}
 	indent := 0
 	lineStart := false
@@ -34,46 +34,76 @@ func (p *parser) parseStringTok(t token) Expr {
 		bs, be, indent = dedentRange(p.src, bs, be)
 		lineStart = true
 	}
-	var parts []StrPart
-	var buf strings.Builder
+	parts := &p.ar.partSeq
+	mark := parts.mark()
+	// The pending literal run is src[from:i] while it is verbatim; after an
+	// escape or a dedent skip it moves to p.sbuf (buffered).
 	src := p.src
+	from, buffered := bs, false
+	toBuf := func(i int) {
+		if !buffered {
+			p.sbuf = append(p.sbuf[:0], src[from:i]...)
+			buffered = true
+		}
+	}
+	lit := func(i int) string {
+		if buffered {
+			buffered = false
+			return string(p.sbuf)
+		}
+		return src[from:i]
+	}
 	for i := bs; i < be; {
 		if lineStart {
 			lineStart = false
-			for k := 0; k < indent && i < be && (src[i] == ' ' || src[i] == '\t'); k++ {
-				i++
+			j := i
+			for k := 0; k < indent && j < be && (src[j] == ' ' || src[j] == '\t'); k++ {
+				j++
+			}
+			if j > i {
+				if !buffered && from == i {
+					from = j // nothing pending: start the run after the indent
+				} else {
+					toBuf(i)
+				}
+				i = j
 			}
 			continue
 		}
 		switch c := src[i]; c {
 		case '\\':
-			w := p.decodeEscape(&buf, i)
-			i += w
+			toBuf(i)
+			i += p.decodeEscape(i)
 		case '{':
-			if buf.Len() > 0 {
-				parts = append(parts, StrPart{Lit: buf.String()})
-				buf.Reset()
+			if s := lit(i); s != "" {
+				parts.push(StrPart{Lit: s})
 			}
 			x, end := p.parseHole(i)
-			parts = append(parts, StrPart{X: x})
+			parts.push(StrPart{X: x})
 			i = end
+			from = i
 		case '\n':
-			buf.WriteByte(c)
+			if buffered {
+				p.sbuf = append(p.sbuf, c)
+			}
 			lineStart = q == 3
 			i++
 		default:
-			buf.WriteByte(c)
+			if buffered {
+				p.sbuf = append(p.sbuf, c)
+			}
 			i++
 		}
 	}
 	p.pos = t.end
-	if len(parts) == 0 {
-		return &StrLit{Value: buf.String(), Span: sp}
+	last := lit(be)
+	if parts.mark() == mark {
+		return p.newStrLit(StrLit{Value: last, Span: sp})
 	}
-	if buf.Len() > 0 {
-		parts = append(parts, StrPart{Lit: buf.String()})
+	if last != "" {
+		parts.push(StrPart{Lit: last})
 	}
-	return &StrInterp{Parts: parts, Span: sp}
+	return p.newStrInterp(StrInterp{Parts: parts.take(mark), Span: sp})
 }
 
 // parseHole parses the interpolated expression whose `{` is at open and
@@ -85,31 +115,32 @@ func (p *parser) parseHole(open int) (Expr, int) {
 	x := p.parseExpr()
 	c := p.peek()
 	if c.kind != tRBrace {
-		p.failHint(c, "expected `}` to close the interpolation, found "+p.describe(c),
+		p.failTok(c, "expected `}` to close the interpolation, found "+p.describe(c),
 			"an interpolation holds one expression; write \\{ for a literal brace")
 	}
 	p.ctx = saved
 	return x, c.end
 }
 
-// decodeEscape appends the escape at src[i] (a backslash) to buf and
+// decodeEscape appends the escape at src[i] (a backslash) to p.sbuf and
 // returns its width.
-func (p *parser) decodeEscape(buf *strings.Builder, i int) int {
+func (p *parser) decodeEscape(i int) int {
 	src := p.src
 	if i+1 >= len(src) {
-		p.fail(Span{i, i + 1}, "unterminated escape", "", true)
+		p.fail(Span{i, i + 1}, "unterminated escape",
+			"the source ends inside an escape; finish it (as in \\n) and close the string", true)
 	}
 	switch c := src[i+1]; c {
 	case 'n':
-		buf.WriteByte('\n')
+		p.sbuf = append(p.sbuf, '\n')
 	case 't':
-		buf.WriteByte('\t')
+		p.sbuf = append(p.sbuf, '\t')
 	case 'r':
-		buf.WriteByte('\r')
+		p.sbuf = append(p.sbuf, '\r')
 	case '0':
-		buf.WriteByte(0)
+		p.sbuf = append(p.sbuf, 0)
 	case '\\', '"', '{', '}':
-		buf.WriteByte(c)
+		p.sbuf = append(p.sbuf, c)
 	case 'u':
 		if i+2 < len(src) && src[i+2] == '{' {
 			end := strings.IndexByte(src[i+3:], '}')
@@ -117,7 +148,7 @@ func (p *parser) decodeEscape(buf *strings.Builder, i int) int {
 				hex := src[i+3 : i+3+end]
 				v, err := strconv.ParseUint(hex, 16, 32)
 				if err == nil && utf8.ValidRune(rune(v)) {
-					buf.WriteRune(rune(v))
+					p.sbuf = utf8.AppendRune(p.sbuf, rune(v))
 					return 3 + end + 1
 				}
 			}

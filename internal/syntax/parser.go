@@ -20,16 +20,24 @@ type parser struct {
 	binds  []binding
 	scopes []int
 
-	// two-entry cache of expression-mode lookahead tokens
-	cache [2]cacheEntry
-	cnext uint8
+	ar   arena
+	sbuf []byte // scratch for decoding escaped string literals
+
+	// direct-mapped cache of expression-mode tokens by lex position: the
+	// grammar often asks for the same token from several rules.
+	cache [tokCacheSize]cacheEntry
 }
 
+// tokCacheSize is the number of cached expression-mode tokens (a power of
+// two).
+const tokCacheSize = 64
+
+// cacheEntry is a cached token without its diagnostic: illegal tokens are
+// not cached, so entries hold no pointers and filling the cache needs no
+// GC write barriers.
 type cacheEntry struct {
-	pos    int
-	skipNL bool
-	valid  bool
-	tok    token
+	pos int // lex position; -1 marks an empty slot
+	tok tokSpan
 }
 
 // pctx holds the context flags that nested delimiters save and restore.
@@ -63,7 +71,8 @@ func Parse(src string, opts ParseOptions) (prog *Program, err error) {
 				prog, err = nil, b.err
 				return
 			}
-			prog, err = nil, &Error{Msg: fmt.Sprintf("internal parser error: %v", r), Span: Span{0, len(src)}}
+			prog, err = nil, &Error{Msg: fmt.Sprintf("internal parser error: %v", r), Span: Span{0, len(src)},
+				Hint: "this is a bug in the shoal parser; please report it with the source"}
 		}
 	}()
 	return parse(src, opts), nil
@@ -71,46 +80,10 @@ func Parse(src string, opts ParseOptions) (prog *Program, err error) {
 
 // parse parses src, reporting errors by panicking with a bailout.
 func parse(src string, opts ParseOptions) *Program {
-	p := &parser{src: src, opts: opts}
+	p := parserPool.Get().(*parser)
+	p.src, p.opts = src, opts
+	defer p.release()
 	return &Program{Stmts: p.parseStmts(false)}
-}
-
-// ---------------------------------------------------------------------------
-// Errors
-
-func (p *parser) fail(span Span, msg, hint string, incomplete bool) {
-	panic(bailout{&Error{Msg: msg, Span: span, Hint: hint, Incomplete: incomplete}})
-}
-
-// failTok reports msg at t; an illegal token reports its own diagnostic and
-// end of input marks the error incomplete.
-func (p *parser) failTok(t token, msg string) {
-	if t.kind == tIllegal {
-		p.fail(Span{t.start, t.end}, t.diag.msg, t.diag.hint, t.diag.incomplete)
-	}
-	p.fail(Span{t.start, t.end}, msg, "", t.kind == tEOF)
-}
-
-// failHint is failTok with a hint.
-func (p *parser) failHint(t token, msg, hint string) {
-	if t.kind == tIllegal {
-		p.fail(Span{t.start, t.end}, t.diag.msg, t.diag.hint, t.diag.incomplete)
-	}
-	p.fail(Span{t.start, t.end}, msg, hint, t.kind == tEOF)
-}
-
-// describe names a token for "found X" messages.
-func (p *parser) describe(t token) string {
-	switch t.kind {
-	case tIdent:
-		return "Ident `" + p.src[t.start:t.end] + "`"
-	case tWord:
-		return "word `" + p.src[t.start:t.end] + "`"
-	}
-	if t.kind.isKeyword() {
-		return "keyword `" + t.kind.String() + "`"
-	}
-	return t.kind.String()
 }
 
 // ---------------------------------------------------------------------------
@@ -126,27 +99,49 @@ func (p *parser) peekAt(pos int) token { return p.tokAt(pos, false) }
 // peekPastNL returns the first non-newline token at or after pos.
 func (p *parser) peekPastNL(pos int) token { return p.tokAt(pos, true) }
 
-// tokAt lexes the expression-mode token at pos (optionally skipping
-// newlines) through a small cache: the parser often asks the same question
-// from several grammar rules.
+// tokAt returns the expression-mode token at pos, optionally skipping
+// newlines.
 func (p *parser) tokAt(pos int, skipNL bool) token {
-	for i := range p.cache {
-		if c := &p.cache[i]; c.valid && c.pos == pos && c.skipNL == skipNL {
-			return c.tok
-		}
+	var t token
+	if c := &p.cache[pos&(tokCacheSize-1)]; c.pos == pos {
+		t = token{tokSpan: c.tok} // hit path of lexAt, inlined by hand
+	} else {
+		t = p.lexMiss(pos)
 	}
+	if skipNL && t.kind == tNewline {
+		return p.pastNL(t)
+	}
+	return t
+}
+
+// pastNL returns the first token after the newline token t that is not a
+// newline.
+func (p *parser) pastNL(t token) token {
+	for t.kind == tNewline {
+		t = p.lexAt(t.end)
+	}
+	return t
+}
+
+// lexAt lexes the expression-mode token at pos through the token cache.
+func (p *parser) lexAt(pos int) token {
+	if c := &p.cache[pos&(tokCacheSize-1)]; c.pos == pos {
+		return token{tokSpan: c.tok}
+	}
+	return p.lexMiss(pos)
+}
+
+func (p *parser) lexMiss(pos int) token {
 	t := lex(p.src, pos, exprMode)
-	for skipNL && t.kind == tNewline {
-		t = lex(p.src, t.end, exprMode)
+	if t.diag == nil {
+		p.cache[pos&(tokCacheSize-1)] = cacheEntry{pos: pos, tok: t.tokSpan}
 	}
-	p.cache[p.cnext] = cacheEntry{pos: pos, skipNL: skipNL, valid: true, tok: t}
-	p.cnext ^= 1
 	return t
 }
 
 func (p *parser) skipNL() {
 	for {
-		t := lex(p.src, p.pos, exprMode)
+		t := p.lexAt(p.pos)
 		if t.kind != tNewline {
 			return
 		}
@@ -154,11 +149,11 @@ func (p *parser) skipNL() {
 	}
 }
 
-// expect consumes a token of kind k or fails.
-func (p *parser) expect(k tokKind, what string) token {
+// expect consumes a token of kind k or fails with hint.
+func (p *parser) expect(k tokKind, what, hint string) token {
 	t := p.peek()
 	if t.kind != k {
-		p.failTok(t, "expected "+what+", found "+p.describe(t))
+		p.failTok(t, "expected "+what+", found "+p.describe(t), hint)
 	}
 	p.pos = t.end
 	return t
@@ -170,7 +165,7 @@ func (p *parser) text(t token) string { return p.src[t.start:t.end] }
 func (p *parser) enter(t token) {
 	p.depth++
 	if p.depth > maxDepth {
-		p.fail(Span{t.start, t.end}, "expression nesting is too deep", "", false)
+		p.fail(Span{t.start, t.end}, "expression nesting is too deep", "split the expression into smaller parts with let bindings", false)
 	}
 }
 

@@ -128,6 +128,9 @@ func (k tokKind) isName() bool { return k == tIdent || k.isKeyword() }
 
 // keywordKind maps an identifier spelling to its keyword kind, or tIdent.
 func keywordKind(s string) tokKind {
+	if len(s) < 2 || len(s) > 8 || s[0] < 'a' || s[0] > 'w' {
+		return tIdent // no keyword is this short, long or spelled so
+	}
 	switch s {
 	case "let":
 		return kwLet
@@ -186,14 +189,29 @@ const (
 	fHasHole                   // double-quoted string with `{` or `\`
 )
 
-// token is one lexed token: its kind, byte range and, for tIllegal, the
-// diagnostic to report. It is kept small because the parser copies tokens
-// on every lookahead.
+// token is one lexed token: its kind, flags and byte range, and for
+// tIllegal the diagnostic to report. The parser copies tokens on every
+// lookahead, so each struct level keeps at most four fields: the compiler
+// then keeps tokens in registers instead of copying them through memory at
+// every call boundary.
 type token struct {
+	tokSpan
+	diag *diag
+}
+
+// tokSpan is a token without its diagnostic.
+type tokSpan struct {
 	kind       tokKind
 	flags      uint8
 	start, end int
-	diag       *diag
+}
+
+func mkTok(k tokKind, start, end int) token {
+	return token{tokSpan: tokSpan{kind: k, start: start, end: end}}
+}
+
+func mkTokF(k tokKind, flags uint8, start, end int) token {
+	return token{tokSpan: tokSpan{kind: k, flags: flags, start: start, end: end}}
 }
 
 // diag is the diagnostic of an illegal token.

@@ -1,0 +1,36 @@
+package syntax
+
+import "sync"
+
+// parserPool recycles parsers so that their scratch memory (token cache,
+// binding stack, slice-building stacks) is reused across parses.
+var parserPool = sync.Pool{New: func() any {
+	p := new(parser)
+	p.clearCache()
+	return p
+}}
+
+func (p *parser) clearCache() {
+	for i := range p.cache {
+		p.cache[i] = cacheEntry{pos: -1}
+	}
+}
+
+// maxPooledScratch bounds the string scratch buffer a pooled parser keeps.
+const maxPooledScratch = 64 << 10
+
+// release resets p, dropping every reference into the finished tree and the
+// source, and returns it to the pool.
+func (p *parser) release() {
+	p.src, p.opts, p.pos, p.ctx, p.depth = "", ParseOptions{}, 0, pctx{}, 0
+	clear(p.binds[:cap(p.binds)]) // names are substrings of the old source
+	p.binds = p.binds[:0]
+	p.scopes = p.scopes[:0]
+	p.clearCache()
+	p.ar.reset()
+	p.sbuf = p.sbuf[:0]
+	if cap(p.sbuf) > maxPooledScratch {
+		p.sbuf = nil
+	}
+	parserPool.Put(p)
+}
