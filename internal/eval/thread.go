@@ -49,6 +49,11 @@ func (t *thread) child() *thread {
 
 // runProgram evaluates top-level statements in sc.
 func (t *thread) runProgram(p *syntax.Program, sc *scope) (value.Value, error) {
+	return t.runProgramFinal(p, sc, modeFinal)
+}
+
+// runProgramFinal is runProgram with the final statement run in mode fm.
+func (t *thread) runProgramFinal(p *syntax.Program, sc *scope, fm mode) (value.Value, error) {
 	var last value.Value = value.Nil
 	for i, st := range p.Stmts {
 		if err := t.ctx.Err(); err != nil {
@@ -57,7 +62,7 @@ func (t *thread) runProgram(p *syntax.Program, sc *scope) (value.Value, error) {
 		final := i == len(p.Stmts)-1
 		mode := modeStmt
 		if final {
-			mode = modeFinal
+			mode = fm
 		}
 		v, err := t.execStmt(st, sc, mode)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shoalgo/shoal/internal/auth"
 	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -105,9 +106,9 @@ func handleAttach(_ context.Context, c *call) (any, error) {
 		}
 		att.principal, att.profile, att.caps, att.tokenID = tok.Principal, tok.Profile, tok.Caps, tok.ID
 	}
-	sess, err := srv.sessions.get(sessionKey{att.principal, name}, func() (*eval.Interp, error) {
-		return srv.newSessionInterp(att.principal)
-	})
+	sess, err := srv.sessions.get(sessionKey{att.principal, name}, func(tools *toolTable) (*eval.Interp, host.Host, error) {
+		return srv.newSessionInterp(att.principal, tools)
+	}, srv.wireSession)
 	if err != nil {
 		if errors.Is(err, errTooManySessions) {
 			return nil, proto.NewError(proto.CodeInternalError, "cannot create session: "+err.Error(), nil)

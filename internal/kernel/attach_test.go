@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -54,7 +55,11 @@ func TestAttachmentMatrix(t *testing.T) {
 	// The four pre-attach methods are served.
 	c.ok("kernel.info", nil, nil)
 	c.ok("parse", map[string]any{"src": "1"}, nil)
-	c.fail("complete", map[string]any{"src": "l"}, proto.CodeMethodNotFound)
+	var comp completeResult
+	c.ok("complete", map[string]any{"src": "l"}, &comp)
+	if len(comp.Candidates) == 0 {
+		t.Error("complete before attach offered nothing")
+	}
 	// Unknown names are not found, attached or not.
 	c.fail("no.such", nil, proto.CodeMethodNotFound)
 	c.attach("", "")
@@ -82,7 +87,7 @@ func TestKernelInfo(t *testing.T) {
 			t.Errorf("%s requires_attach = %v", m.Name, m.RequireAttach)
 		}
 	}
-	if !info.Features["exec.run"] || info.Features["pty"] {
+	if !info.Features["exec.run"] || info.Features["pty"] || !info.Features["complete"] || !info.Features["explain"] || info.Features["plans"] {
 		t.Errorf("features = %v", info.Features)
 	}
 }
@@ -261,8 +266,16 @@ func TestSessionEnv(t *testing.T) {
 
 	var reef reefResult
 	owner.ok("session.reef", map[string]any{}, &reef)
-	if reef.ActiveScope != nil || reef.Bindings == nil || len(reef.Bindings) != 0 {
-		t.Errorf("session.reef = %+v", reef)
+	if reef.ActiveScope != k.dir || reef.Bindings == nil || len(reef.Bindings) != 0 {
+		t.Errorf("session.reef before any command = %+v", reef)
+	}
+	owner.ok("exec", map[string]any{"src": "sh { exit 0 }"}, nil)
+	owner.ok("session.reef", nil, &reef)
+	if len(reef.Bindings) != 1 {
+		t.Fatalf("session.reef after sh = %+v", reef)
+	}
+	if b := reef.Bindings[0]; b.Tool != "sh" || b.Provider != "system" || b.Scope != k.dir || !filepath.IsAbs(b.Path) {
+		t.Errorf("sh binding = %+v", b)
 	}
 
 	_, secret := k.token(t, "agent:x", "p")

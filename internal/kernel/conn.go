@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -26,10 +27,11 @@ type conn struct {
 	cancel context.CancelFunc
 	sem    chan struct{}
 	work   sync.WaitGroup
+	evMu   sync.Mutex // orders event sends against the outbox share
 
 	mu   sync.Mutex
-	att  *attachment             // nil until session.attach succeeds
-	subs map[channelKey]struct{} // event subscriptions
+	att  *attachment        // nil until session.attach succeeds
+	subs *events.Subscriber // event subscriptions; nil until the first
 
 	closeOnce sync.Once
 }
@@ -78,7 +80,7 @@ func (c *conn) serve() {
 		<-done
 	}
 	c.cancel()
-	c.srv.bus.dropConn(c)
+	c.closeSubscriptions()
 	c.closeWith(flush)
 }
 

@@ -1,9 +1,18 @@
 // Package kernel is Shoal's long-lived JSON-RPC server: it listens on a
 // Unix socket, checks each peer's uid, reads bounded frames, routes requests
 // through one method table that says which methods need session.attach, and
-// keeps sessions keyed by (principal, name), each with its own evaluator and
-// transcript of addressable values (out:N).
+// keeps sessions keyed by (principal, name), each with its own evaluator,
+// transcript of addressable values (out:N), task registry and tool
+// bindings.
 //
 // The kernel never evaluates source itself: it hands source and a context
-// to a session's evaluator and gets back a value or a language error.
+// to a session's evaluator and gets back a value or a language error. It
+// wires the dedicated packages together: events (scoped channels,
+// per-subscriber queues that coalesce overflow), tasks (background execs
+// owned by a session), complete (candidates from a snapshot of the
+// session's bindings, never the live evaluator) and leash (explain's
+// static effects and descriptive fingerprint).
+//
+// Plans, policy and the journal are not implemented yet: exec mode "plan"
+// is refused, every plan ref is UNKNOWN_PLAN, and nothing is journalled.
 package kernel

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -54,32 +55,172 @@ func (p *elideParams) limits() limits {
 
 // elide encodes v as a wire value, or, when it crosses a budget, as a
 // `ref` naming transcript value n with a short preview and render head.
+// Values nested inside an inline list, record or table are elided on their
+// own (see elider), so a list of huge strings or a record holding a big
+// table stays inline with refs in place of the large parts.
 func elide(v value.Value, n int, l limits) (json.RawMessage, error) {
-	over := false
-	switch x := v.(type) {
-	case *value.List:
-		over = len(x.Items) > l.maxItems
-	case *value.Record:
-		over = x.Len() > l.maxItems
-	case *value.Table:
-		over = x.N > l.maxRows
-	case value.Str:
-		over = len(x) > l.maxBytes
-	case value.Bytes:
-		over = len(x) > l.maxBytes
-	}
-	if !over {
-		b, err := value.ToWire(v)
+	if !overCount(v, l, false) {
+		e := &elider{base: refURI(n), l: l, leafCap: leafCap(l)}
+		b, err := e.enc(make([]byte, 0, 256), v, "", 0)
 		if err == nil && len(b) <= l.maxBytes {
 			return b, nil
 		}
 	}
-	return json.Marshal(elidedRef(v, n, l))
+	return json.Marshal(elidedRef(v, refURI(n), l))
 }
 
-// elidedRef builds the `ref` stand-in for v.
-func elidedRef(v value.Value, n int, l limits) *proto.Ref {
-	r := &proto.Ref{URI: refURI(n), Of: value.TypeName(v)}
+// leafCap is the encoded size above which a nested value becomes a ref.
+func leafCap(l limits) int {
+	return max(min(DefaultMaxBytesRaw, l.maxBytes/2), 64)
+}
+
+// overCount reports whether v crosses a count budget (items, rows) or, at
+// the top level, the byte budget for text.
+func overCount(v value.Value, l limits, nested bool) bool {
+	switch x := v.(type) {
+	case *value.List:
+		return len(x.Items) > l.maxItems
+	case *value.Record:
+		return x.Len() > l.maxItems
+	case *value.Table:
+		return x.N > l.maxRows
+	case value.Str:
+		return !nested && len(x) > l.maxBytes
+	case value.Bytes:
+		return !nested && len(x) > l.maxBytes
+	}
+	return false
+}
+
+// errOverBudget stops an encoding that already exceeds the byte budget.
+var errOverBudget = errors.New("over the byte budget")
+
+// unaddressable marks a nested value that no value.get path can name.
+const unaddressable = "\x00"
+
+// elider encodes a value with nested elision. A nested value is replaced
+// by a ref when it crosses a count budget or its encoding exceeds leafCap;
+// the ref's uri is the transcript value's, with "#" and the value.get path
+// of the nested value appended when it has one.
+type elider struct {
+	base    string
+	l       limits
+	leafCap int
+}
+
+func (e *elider) uri(path string) string {
+	if path == "" || path == unaddressable {
+		return e.base
+	}
+	return e.base + "#" + path
+}
+
+func (e *elider) ref(dst []byte, v value.Value, path string) ([]byte, error) {
+	sub := limits{maxBytes: e.leafCap * 2, maxRows: e.l.maxRows, maxItems: e.l.maxItems}
+	b, err := json.Marshal(elidedRef(v, e.uri(path), sub))
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+func childPath(path, step string) string {
+	if path == unaddressable {
+		return unaddressable
+	}
+	return path + step
+}
+
+func fieldStep(k string) string {
+	for i := 0; i < len(k); i++ {
+		if !isIdentByte(k[i]) {
+			return "." + strconv.Quote(k)
+		}
+	}
+	if k == "" {
+		return `.""`
+	}
+	return "." + k
+}
+
+func (e *elider) enc(dst []byte, v value.Value, path string, depth int) ([]byte, error) {
+	if depth > proto.MaxWireDepth {
+		return dst, proto.ErrTooDeep
+	}
+	if len(dst) > e.l.maxBytes {
+		return dst, errOverBudget
+	}
+	nested := depth > 0
+	if nested && overCount(v, e.l, true) {
+		return e.ref(dst, v, path)
+	}
+	var err error
+	switch x := v.(type) {
+	case *value.List:
+		dst = append(dst, `{"$":"list","v":[`...)
+		for i, it := range x.Items {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if dst, err = e.enc(dst, it, childPath(path, "["+strconv.Itoa(i)+"]"), depth+1); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, "]}"...), nil
+	case *value.Record:
+		dst = append(dst, `{"$":"record","v":{`...)
+		keys, vals := x.Keys(), x.Values()
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = proto.AppendString(dst, k)
+			dst = append(dst, ':')
+			if dst, err = e.enc(dst, vals[i], childPath(path, fieldStep(k)), depth+1); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, "}}"...), nil
+	case *value.Table:
+		dst = append(dst, `{"$":"table","cols":{`...)
+		for c, name := range x.Cols {
+			if c > 0 {
+				dst = append(dst, ',')
+			}
+			dst = proto.AppendString(dst, name)
+			dst = append(dst, ":["...)
+			col := fieldStep(name)
+			for r := 0; r < x.N; r++ {
+				if r > 0 {
+					dst = append(dst, ',')
+				}
+				var cell value.Value = value.Nil
+				if r < len(x.Data[c]) && x.Data[c][r] != nil {
+					cell = x.Data[c][r]
+				}
+				if dst, err = e.enc(dst, cell, childPath(path, col+"["+strconv.Itoa(r)+"]"), depth+1); err != nil {
+					return dst, err
+				}
+			}
+			dst = append(dst, ']')
+		}
+		dst = append(dst, `},"n":`...)
+		dst = strconv.AppendInt(dst, int64(x.N), 10)
+		return append(dst, '}'), nil
+	}
+	mark := len(dst)
+	if dst, err = value.AppendWire(dst, v); err != nil {
+		return dst, err
+	}
+	if nested && len(dst)-mark > e.leafCap {
+		return e.ref(dst[:mark], v, path)
+	}
+	return dst, nil
+}
+
+// elidedRef builds the `ref` stand-in for v, named by uri.
+func elidedRef(v value.Value, uri string, l limits) *proto.Ref {
+	r := &proto.Ref{URI: uri, Of: value.TypeName(v)}
 	var head value.Value
 	switch x := v.(type) {
 	case *value.List:

@@ -54,16 +54,19 @@ func dedupSorted(s []string) []string {
 }
 
 type reefResult struct {
-	ActiveScope *string `json:"active_scope"`
-	Bindings    []any   `json:"bindings"`
+	ActiveScope string        `json:"active_scope"`
+	Bindings    []reefBinding `json:"bindings"`
 }
 
-// handleSessionReef reports the session's tool bindings. This kernel's
-// evaluator resolves no Reef scopes yet, so the snapshot is always empty.
+// handleSessionReef reports the session's tool bindings: a cached snapshot
+// of the programs it resolved through the system provider (PATH), with a
+// version only when the install path names one. Nothing is run or
+// resolved afresh.
 func handleSessionReef(_ context.Context, c *call) (any, error) {
 	var p struct{}
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
-	return &reefResult{Bindings: []any{}}, nil
+	dir, _ := c.att.sess.snapshot()
+	return &reefResult{ActiveScope: toValidUTF8(dir), Bindings: c.att.sess.tools.list()}, nil
 }

@@ -3,150 +3,118 @@ package kernel
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/proto"
 )
 
 // Event bounds.
 const (
-	// EventRetention is how many events one channel keeps for replay.
-	EventRetention = 1024
-	// MaxEventsRead bounds the events one events.read returns.
-	MaxEventsRead = 1024
 	// DefaultEventsRead is events.read's limit when none is given.
 	DefaultEventsRead = 100
-	// MaxEventPayload bounds a published payload in bytes.
+	// MaxEventPayload bounds a client-published payload in bytes.
 	MaxEventPayload = 64 << 10
-	// MaxChannelName bounds a channel name in bytes.
-	MaxChannelName = 128
+	// EventOutboxShare is how many frames of a connection's outbox event
+	// notifications may occupy; the rest is kept for responses.
+	EventOutboxShare = OutboxFrames / 2
+	// StuckOutbox is how long a connection's outbox may make no progress
+	// at all while events wait before the connection is closed.
+	StuckOutbox = 30 * time.Second
+	// eventPoll is how often a waiting event checks the outbox for room.
+	eventPoll = 5 * time.Millisecond
 )
 
-// channelKey scopes a channel to the (principal, session) it arises in.
-type channelKey struct {
-	sess    sessionKey
-	channel string
-}
+// errOutboxStuck ends a subscription whose connection stopped reading.
+var errOutboxStuck = errors.New("connection outbox made no progress")
 
-// channelLog is one scoped channel: its recent events and subscribers.
-type channelLog struct {
-	mu     sync.Mutex
-	seq    uint64
-	events []proto.Event // oldest first, at most EventRetention
-	subs   map[*conn]struct{}
-}
-
-// bus holds the kernel's channels.
-type bus struct {
-	mu   sync.Mutex
-	logs map[channelKey]*channelLog
-}
-
-func (b *bus) log(key channelKey) *channelLog {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.logs == nil {
-		b.logs = map[channelKey]*channelLog{}
+// subscriber returns the connection's subscription group, creating it.
+func (c *conn) subscriber() *events.Subscriber {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.subs == nil {
+		c.subs = c.srv.bus.NewSubscriber(c.deliver)
 	}
-	l, ok := b.logs[key]
-	if !ok {
-		l = &channelLog{subs: map[*conn]struct{}{}}
-		b.logs[key] = l
-	}
-	return l
+	return c.subs
 }
 
-// peek returns the channel's log if it exists.
-func (b *bus) peek(key channelKey) *channelLog {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.logs[key]
+// closeSubscriptions ends every subscription of a closing connection.
+func (c *conn) closeSubscriptions() {
+	c.mu.Lock()
+	subs := c.subs
+	c.mu.Unlock()
+	if subs != nil {
+		subs.Close()
+	}
 }
 
-// publish appends an event and sends it to every subscriber.
-func (b *bus) publish(key channelKey, payload any) proto.Event {
-	l := b.log(key)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.seq++
-	ev := proto.Event{Channel: key.channel, Seq: l.seq, TS: time.Now().UnixNano(), Payload: payload}
-	if len(l.events) == EventRetention {
-		copy(l.events, l.events[1:])
-		l.events = l.events[:EventRetention-1]
+// deliver is the sink of the connection's subscriptions. Events take at
+// most EventOutboxShare frames of the outbox; while it has no room the
+// subscription waits, its own 256-event queue fills and the bus coalesces
+// what does not fit into one {dropped, latest_seq} marker. Only when the
+// outbox makes no progress at all for Config.EventStall is the connection
+// closed.
+func (c *conn) deliver(ev events.Event) error {
+	frame, err := proto.EncodeFrame(proto.NewNotification(proto.MethodEvent, ev))
+	if err != nil {
+		c.srv.log.Error("dropping unencodable event", "channel", ev.Channel, "err", err)
+		return nil
 	}
-	l.events = append(l.events, ev)
-	for c := range l.subs {
-		c.send(proto.NewNotification(proto.MethodEvent, ev))
-	}
-	return ev
-}
-
-// after returns the events with seq > since, newest limit of them.
-func (l *channelLog) after(since uint64, limit int) []proto.Event {
-	i := len(l.events)
-	for i > 0 && l.events[i-1].Seq > since {
-		i--
-	}
-	out := l.events[i:]
-	if len(out) > limit {
-		out = out[len(out)-limit:]
-	}
-	return append([]proto.Event(nil), out...)
-}
-
-// subscribe replays events after since to c and adds it as a subscriber,
-// atomically with respect to publish.
-func (b *bus) subscribe(key channelKey, c *conn, since *uint64) {
-	l := b.log(key)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if since != nil {
-		for _, ev := range l.after(*since, EventRetention) {
-			c.send(proto.NewNotification(proto.MethodEvent, ev))
+	last, since := c.out.Len(), time.Now()
+	for {
+		if sent, err := c.sendEvent(frame); sent || err != nil {
+			return err
+		}
+		select {
+		case <-c.ctx.Done():
+			return c.ctx.Err()
+		case <-time.After(eventPoll):
+		}
+		if n := c.out.Len(); n < last {
+			last, since = n, time.Now()
+		} else if time.Since(since) > c.srv.cfg.EventStall {
+			c.srv.log.Warn("closing connection: outbox stuck while events wait")
+			c.cancel()
+			c.closeWith(false)
+			return errOutboxStuck
 		}
 	}
-	l.subs[c] = struct{}{}
-	c.mu.Lock()
-	if c.subs == nil {
-		c.subs = map[channelKey]struct{}{}
-	}
-	c.subs[key] = struct{}{}
-	c.mu.Unlock()
 }
 
-// unsubscribe removes c from a channel, reporting whether it was there.
-func (b *bus) unsubscribe(key channelKey, c *conn) bool {
-	l := b.peek(key)
-	if l == nil {
-		return false
+// sendEvent queues an event frame if events hold fewer than
+// EventOutboxShare frames of the outbox. The check and the send are one
+// step, so concurrent subscriptions cannot overrun the share.
+func (c *conn) sendEvent(frame []byte) (sent bool, err error) {
+	c.evMu.Lock()
+	defer c.evMu.Unlock()
+	if c.out.Len() >= EventOutboxShare {
+		return false, nil
 	}
-	l.mu.Lock()
-	_, ok := l.subs[c]
-	delete(l.subs, c)
-	l.mu.Unlock()
-	c.mu.Lock()
-	delete(c.subs, key)
-	c.mu.Unlock()
-	return ok
+	if err := c.out.Send(frame); err != nil {
+		if errors.Is(err, proto.ErrOutboxFull) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
 }
 
-// dropConn removes every subscription of a closing connection.
-func (b *bus) dropConn(c *conn) {
-	c.mu.Lock()
-	keys := make([]channelKey, 0, len(c.subs))
-	for k := range c.subs {
-		keys = append(keys, k)
+// publishJSON publishes v, encoded as JSON, on channel in scope.
+func (s *Server) publishJSON(scope events.Scope, channel string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		s.log.Error("dropping unencodable event", "channel", channel, "err", err)
+		return
 	}
-	c.mu.Unlock()
-	for _, k := range keys {
-		b.unsubscribe(k, c)
-	}
+	s.bus.Publish(scope, channel, b)
 }
 
-func checkChannel(name string) error {
-	if name == "" || len(name) > MaxChannelName || strings.ContainsAny(name, " \t\r\n") {
+// checkChannelName accepts a non-empty name of at most 128 bytes without
+// white space; whether it is routable is checked per method.
+func checkChannelName(name string) error {
+	if name == "" || len(name) > events.MaxChannelName || strings.ContainsAny(name, " \t\r\n") {
 		return proto.NewError(proto.CodeInvalidParams, "invalid params: channel must be a non-empty name of at most 128 bytes", nil)
 	}
 	return nil
@@ -159,27 +127,30 @@ type eventsParams struct {
 	Payload json.RawMessage `json:"payload"`
 }
 
-func (c *call) eventsParams() (*eventsParams, channelKey, error) {
+func (c *call) eventsParams() (*eventsParams, error) {
 	var p eventsParams
 	if err := c.params(&p); err != nil {
-		return nil, channelKey{}, err
+		return nil, err
 	}
 	if p.Channel == nil {
-		return nil, channelKey{}, proto.NewError(proto.CodeInvalidParams, `invalid params: "channel" is required`, nil)
+		return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "channel" is required`, nil)
 	}
-	if err := checkChannel(*p.Channel); err != nil {
-		return nil, channelKey{}, err
+	if err := checkChannelName(*p.Channel); err != nil {
+		return nil, err
 	}
-	return &p, channelKey{sess: c.att.sess.key, channel: *p.Channel}, nil
+	return &p, nil
 }
 
 type eventsReadResult struct {
-	Channel string        `json:"channel"`
-	Events  []proto.Event `json:"events"`
+	Channel string         `json:"channel"`
+	Events  []events.Event `json:"events"`
 }
 
+// handleEventsRead returns the events after since (exclusive), the newest
+// limit of them; limit above 1,024 is clamped, and a channel nothing was
+// published on reads as empty.
 func handleEventsRead(_ context.Context, c *call) (any, error) {
-	p, key, err := c.eventsParams()
+	p, err := c.eventsParams()
 	if err != nil {
 		return nil, err
 	}
@@ -188,17 +159,15 @@ func handleEventsRead(_ context.Context, c *call) (any, error) {
 		if *p.Limit < 0 {
 			return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: limit must not be negative", nil)
 		}
-		limit = min(*p.Limit, MaxEventsRead)
+		limit = min(*p.Limit, events.MaxReadLimit)
 	}
 	var since uint64
 	if p.Since != nil {
 		since = *p.Since
 	}
-	res := &eventsReadResult{Channel: key.channel, Events: []proto.Event{}}
-	if l := c.conn.srv.bus.peek(key); l != nil {
-		l.mu.Lock()
-		res.Events = l.after(since, limit)
-		l.mu.Unlock()
+	res := &eventsReadResult{Channel: *p.Channel, Events: []events.Event{}}
+	if limit > 0 && events.ValidChannel(*p.Channel) {
+		res.Events = c.conn.srv.bus.Read(c.att.sess.scope(), *p.Channel, since, limit)
 	}
 	return res, nil
 }
@@ -209,39 +178,82 @@ type publishResult struct {
 	TS      int64  `json:"ts"`
 }
 
+// handleEventsPublish publishes a client payload on a user.* channel of
+// the caller's session.
 func handleEventsPublish(_ context.Context, c *call) (any, error) {
-	p, key, err := c.eventsParams()
+	p, err := c.eventsParams()
 	if err != nil {
 		return nil, err
 	}
-	if !strings.HasPrefix(key.channel, "user.") || len(key.channel) == len("user.") {
+	if !events.CanClientPublish(*p.Channel) {
 		return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: clients may publish only on user.* channels", nil)
 	}
 	if len(p.Payload) > MaxEventPayload {
 		return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: payload exceeds 64 KiB", nil)
 	}
 	payload := p.Payload
-	if payload == nil {
+	if len(payload) == 0 {
 		payload = json.RawMessage("null")
+	} else {
+		payload = append(json.RawMessage(nil), payload...)
 	}
-	ev := c.conn.srv.bus.publish(key, payload)
+	ev := c.conn.srv.bus.Publish(c.att.sess.scope(), *p.Channel, payload)
 	return &publishResult{Channel: ev.Channel, Seq: ev.Seq, TS: ev.TS}, nil
 }
 
+// handleEventsSubscribe subscribes the connection to a channel of its
+// session, replaying retained events after since first.
 func handleEventsSubscribe(_ context.Context, c *call) (any, error) {
-	p, key, err := c.eventsParams()
+	p, err := c.eventsParams()
 	if err != nil {
 		return nil, err
 	}
-	c.conn.srv.bus.subscribe(key, c.conn, p.Since)
-	return map[string]any{"channel": key.channel, "subscribed": true}, nil
+	if !events.ValidChannel(*p.Channel) {
+		return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: unknown channel "+quoteRef(*p.Channel), nil)
+	}
+	scope := c.att.sess.scope()
+	since := c.conn.srv.resumeCursor(scope, *p.Channel, p.Since)
+	if _, err := c.conn.subscriber().Subscribe(scope, *p.Channel, since); err != nil {
+		if errors.Is(err, events.ErrTooManySubscriptions) {
+			return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: too many subscriptions on this connection", nil)
+		}
+		return nil, proto.NewError(proto.CodeInternalError, "subscribe: "+err.Error(), nil)
+	}
+	return map[string]any{"channel": *p.Channel, "subscribed": true}, nil
 }
 
+// maxSeedSeq bounds the cursor a client may carry over from an earlier
+// kernel, keeping seq within JSON's exact integers.
+const maxSeedSeq = 1 << 53
+
+// resumeCursor adapts a subscription cursor that is ahead of the channel,
+// which happens when a client resubscribes after the kernel restarted
+// (events live in memory, so numbering began again). On a channel with no
+// events yet, numbering continues after the cursor, so the client sees
+// seqs keep rising; on a channel that already has events, all retained
+// events are replayed rather than skipped.
+func (s *Server) resumeCursor(scope events.Scope, channel string, since *uint64) *uint64 {
+	if since == nil || events.IsGlobal(channel) {
+		return since
+	}
+	latest := s.bus.LatestSeq(scope, channel)
+	if *since <= latest {
+		return since
+	}
+	if latest == 0 && *since < maxSeedSeq {
+		s.bus.Seed(scope, channel, *since)
+		return since
+	}
+	zero := uint64(0)
+	return &zero
+}
+
+// handleEventsUnsubscribe ends the connection's subscription to a channel.
 func handleEventsUnsubscribe(_ context.Context, c *call) (any, error) {
-	_, key, err := c.eventsParams()
+	p, err := c.eventsParams()
 	if err != nil {
 		return nil, err
 	}
-	ok := c.conn.srv.bus.unsubscribe(key, c.conn)
-	return map[string]any{"channel": key.channel, "unsubscribed": ok}, nil
+	ok := c.conn.subscriber().Unsubscribe(*p.Channel)
+	return map[string]any{"channel": *p.Channel, "unsubscribed": ok}, nil
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 	"github.com/shoalgo/shoal/proto"
@@ -86,13 +88,19 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	srv, sess := c.conn.srv, c.att.sess
-	if p.Async || p.Background {
-		return srv.startTask(sess, &p, tr)
-	}
-	if p.TimeoutMS != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(*p.TimeoutMS)*time.Millisecond)
-		defer cancel()
+	switch {
+	case p.Async || p.Background:
+		t, err := srv.startExecTask(sess, &p, tr)
+		if err != nil {
+			return nil, err
+		}
+		return started(t, false), nil
+	case p.TimeoutMS != nil:
+		t, err := srv.startExecTask(sess, &p, tr)
+		if err != nil {
+			return nil, err
+		}
+		return awaitInline(ctx, t, time.Duration(*p.TimeoutMS)*time.Millisecond)
 	}
 	res, _, err := srv.runExec(ctx, sess, &p, tr)
 	return res, err
@@ -100,8 +108,8 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 
 // runExec waits for the turn, runs the source in the session, stores the
 // value (or the raised error) in the transcript and publishes transcript
-// events. It always leaves the turn. ref is the transcript entry written,
-// "" when none was.
+// and render events. It always leaves the turn. ref is the transcript
+// entry written, "" when none was.
 func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *turn) (res *execResult, ref string, err error) {
 	defer tr.leave()
 	if err := tr.wait(ctx); err != nil {
@@ -111,12 +119,19 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	if err != nil {
 		return nil, "", parseError(err)
 	}
-	v, err := sess.interp.EvalProgram(ctx, prog)
+	var out boundedBuffer
+	ro := eval.RunOptions{Stdout: &out, Stderr: &out}
+	if p.Position == "value" {
+		ro.Position = eval.PositionValue
+	}
+	v, err := sess.interp.EvalProgramWith(ctx, prog, ro)
 	sess.settle()
+	scope := sess.scope()
 	if err != nil {
 		e := langError(ctx, err)
 		n, rerr := raised(sess, e)
-		s.bus.publish(channelKey{sess.key, "session.transcript"}, transcriptEvent{Ref: refName(n), Src: *p.Src, OK: false, Code: e.Code})
+		s.publishJSON(scope, events.ChannelTranscript, transcriptEvent{Ref: refName(n), Src: *p.Src, OK: false, Code: e.Code})
+		s.publishOutput(scope, refName(n), &out)
 		return nil, refName(n), rerr
 	}
 	n := sess.store(v)
@@ -125,9 +140,29 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 		return nil, refName(n), err
 	}
 	res = &execResult{Ref: refName(n), Value: wire, Render: render(v)}
-	s.bus.publish(channelKey{sess.key, "session.transcript"}, transcriptEvent{Ref: res.Ref, Src: *p.Src, OK: true})
-	s.bus.publish(channelKey{sess.key, "render"}, renderEvent{Ref: res.Ref, Render: headLines(res.Render, RenderHeadLines, DefaultMaxBytes)})
+	s.publishJSON(scope, events.ChannelTranscript, transcriptEvent{Ref: res.Ref, Src: *p.Src, OK: true})
+	s.publishOutput(scope, res.Ref, &out)
+	s.publishJSON(scope, events.ChannelRender, renderEvent{Ref: res.Ref, Render: headLines(res.Render, RenderHeadLines, DefaultMaxBytes)})
 	return res, res.Ref, nil
+}
+
+// publishOutput publishes the statement-position command output an exec
+// produced, if any, on the render channel.
+func (s *Server) publishOutput(scope events.Scope, ref string, out *boundedBuffer) {
+	text, total, truncated := out.snapshot()
+	if total == 0 {
+		return
+	}
+	s.publishJSON(scope, events.ChannelRender, outputEvent{Ref: ref, Output: text, Bytes: total, Truncated: truncated})
+}
+
+// outputEvent is the payload of a render event carrying the command output
+// of an exec's statements: at most MaxExecOutput bytes of it, as text.
+type outputEvent struct {
+	Ref       string `json:"ref"`
+	Output    string `json:"output"`
+	Bytes     int64  `json:"bytes"`
+	Truncated bool   `json:"truncated"`
 }
 
 // transcriptEvent is the payload of a session.transcript event.

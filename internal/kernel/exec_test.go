@@ -123,22 +123,37 @@ func TestExecErrors(t *testing.T) {
 	c.fail("exec", map[string]any{"src": "1", "mode": "approved"}, proto.CodeLeashDenied)
 }
 
-func TestExecTimeoutCancels(t *testing.T) {
+func TestExecTimeoutBecomesTask(t *testing.T) {
 	k := startKernel(t)
 	c := k.dial(t)
 	c.attach("", "")
+	// Work that finishes before the deadline answers inline.
+	var res execResult
+	c.ok("exec", map[string]any{"src": "6 * 7", "timeout_ms": 5000}, &res)
+	if res.Render != "42" || res.Ref == "" {
+		t.Errorf("fast exec with timeout = %+v", res)
+	}
+	// Work that does not keeps running as a task.
 	start := time.Now()
-	r := c.fail("exec", map[string]any{"src": "var i = 0\nwhile true { i += 1 }", "timeout_ms": 100}, proto.CodeRaised)
+	var st taskStarted
+	c.ok("exec", map[string]any{"src": "var i = 0\nwhile true { i += 1 }", "timeout_ms": 100}, &st)
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("timeout took %v", d)
 	}
-	var d raisedData
-	json.Unmarshal(r.Error.Data, &d)
-	if d.Code != "cancelled" {
-		t.Errorf("code = %q (%s)", d.Code, r.Error.Data)
+	if !st.TimedOut || st.Task == "" || st.Events != "task."+st.Task[len("task:"):] {
+		t.Fatalf("timed-out exec = %+v", st)
 	}
-	// The session is still usable.
-	var res execResult
+	var rec taskRecord
+	c.ok("task.get", map[string]any{"task": st.Task}, &rec)
+	if rec.State != taskRunning {
+		t.Errorf("timed-out task state %q", rec.State)
+	}
+	c.ok("task.cancel", map[string]any{"task": st.Task}, nil)
+	c.ok("task.await", map[string]any{"task": st.Task, "timeout_ms": 5000}, &rec)
+	if rec.State != taskCancelled {
+		t.Errorf("after cancel = %+v", rec)
+	}
+	// The session is still usable and kept the loop's progress.
 	c.ok("exec", map[string]any{"src": "i > 0"}, &res)
 	if res.Render != "true" {
 		t.Errorf("i > 0 = %q", res.Render)

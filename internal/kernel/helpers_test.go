@@ -36,6 +36,12 @@ func shortDir(t *testing.T) string {
 
 func startKernel(t *testing.T) *testKernel {
 	t.Helper()
+	return startKernelWith(t, nil)
+}
+
+// startKernelWith is startKernel with a chance to adjust the config.
+func startKernelWith(t *testing.T, adjust func(*Config)) *testKernel {
+	t.Helper()
 	base := shortDir(t)
 	k := &testKernel{
 		sock:  filepath.Join(base, "k.sock"),
@@ -49,7 +55,11 @@ func startKernel(t *testing.T) *testKernel {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{Version: "test", TokenStore: k.store, Dir: k.dir, Env: []string{"HOME=" + base, "PATH=/usr/bin:/bin"}})
+	cfg := Config{Version: "test", TokenStore: k.store, Dir: k.dir, Env: []string{"HOME=" + base, "PATH=/usr/bin:/bin"}}
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	srv, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,12 @@ var features = map[string]bool{
 	"events":          true,
 	"tasks":           true,
 	"pty":             false,
-	"complete":        false,
+	"complete":        true,
+	"explain":         true,
+	"plans":           false,
+	"exec.position":   true,
+	"task.suspend":    false,
+	"events.bridge":   false,
 }
 
 func handleKernelInfo(_ context.Context, c *call) (any, error) {

@@ -19,6 +19,11 @@ const (
 	// out:N; the oldest is dropped first.
 	MaxTranscript = 4096
 
+	// MaxTranscriptBytes bounds the approximate memory of the values one
+	// session keeps addressable; the oldest are dropped first, the newest
+	// is always kept.
+	MaxTranscriptBytes = 256 << 20
+
 	// ShutdownGrace is how long in-flight work may run after SIGINT or
 	// SIGTERM before it is cancelled and abandoned.
 	ShutdownGrace = 5 * time.Second

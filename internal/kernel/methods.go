@@ -32,7 +32,8 @@ func init() {
 		proto.MethodKernelInfo:    {handle: handleKernelInfo},
 		proto.MethodSessionAttach: {inline: true, handle: handleAttach},
 		proto.MethodParse:         {handle: handleParse},
-		proto.MethodComplete:      {},
+		proto.MethodComplete:      {handle: handleComplete},
+		proto.MethodExplain:       {needsAttach: true, handle: handleExplain},
 
 		proto.MethodExec:        {needsAttach: true, prepare: enterTurn, handle: handleExec},
 		proto.MethodValueGet:    {needsAttach: true, handle: handleValueGet},
@@ -43,8 +44,12 @@ func init() {
 		proto.MethodTaskGet:     {needsAttach: true, handle: handleTaskGet},
 		proto.MethodTaskAwait:   {needsAttach: true, handle: handleTaskAwait},
 		proto.MethodTaskCancel:  {needsAttach: true, handle: handleTaskCancel},
-		proto.MethodTaskSuspend: {needsAttach: true, handle: handleTaskControl},
-		proto.MethodTaskResume:  {needsAttach: true, handle: handleTaskControl},
+		proto.MethodTaskSuspend: {needsAttach: true, handle: handleTaskSuspend},
+		proto.MethodTaskResume:  {needsAttach: true, handle: handleTaskResume},
+
+		proto.MethodPlanGet:   {needsAttach: true, handle: handlePlanRef},
+		proto.MethodPlanApply: {needsAttach: true, handle: handlePlanRef},
+		proto.MethodPlanList:  {needsAttach: true, handle: handlePlanList},
 
 		proto.MethodEventsRead:        {needsAttach: true, handle: handleEventsRead},
 		proto.MethodEventsPublish:     {needsAttach: true, handle: handleEventsPublish},
@@ -52,9 +57,7 @@ func init() {
 		proto.MethodEventsUnsubscribe: {needsAttach: true, inline: true, handle: handleEventsUnsubscribe},
 	}
 	for _, name := range []string{
-		proto.MethodExplain, proto.MethodBlobGet,
-		proto.MethodPlanGet, proto.MethodPlanList, proto.MethodPlanApply,
-		proto.MethodCapRequest, proto.MethodJournalQuery,
+		proto.MethodBlobGet, proto.MethodCapRequest, proto.MethodJournalQuery,
 		proto.MethodPTYOpen, proto.MethodPTYSend, proto.MethodPTYRead, proto.MethodPTYResize,
 		proto.MethodPTYClose, proto.MethodPTYList,
 	} {

@@ -11,8 +11,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/events"
 )
 
 // Config configures a Server.
@@ -27,6 +29,10 @@ type Config struct {
 	Env []string
 	// Log receives diagnostics; nil discards them.
 	Log *slog.Logger
+	// EventStall is how long a connection's outbox may make no progress
+	// while events wait for room before the connection is closed; zero
+	// means StuckOutbox.
+	EventStall time.Duration
 }
 
 // Server serves the kernel protocol on Unix listeners.
@@ -41,14 +47,13 @@ type Server struct {
 	cancel context.CancelFunc
 
 	sessions registry
-	bus      bus
+	bus      *events.Bus
 
 	mu        sync.Mutex
 	closing   bool
 	listeners map[net.Listener]struct{}
 	conns     map[*conn]struct{}
 	connWG    sync.WaitGroup
-	tasks     sync.WaitGroup // background execs
 }
 
 // New returns a Server for cfg.
@@ -73,6 +78,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.sessions.init()
+	s.bus = events.New()
+	if s.cfg.EventStall <= 0 {
+		s.cfg.EventStall = StuckOutbox
+	}
 	return s, nil
 }
 
@@ -197,8 +206,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	done := make(chan struct{})
 	go func() {
+		for _, sess := range s.sessions.all() {
+			if err := sess.tasks.Close(ctx); err != nil {
+				s.log.Warn("tasks still running at shutdown", "session", sess.key.name, "err", err)
+			}
+		}
 		s.connWG.Wait()
-		s.tasks.Wait()
 		close(done)
 	}()
 	select {

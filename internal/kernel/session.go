@@ -10,7 +10,9 @@ import (
 	"sync"
 
 	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/tasks"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -22,28 +24,54 @@ type sessionKey struct{ principal, name string }
 type session struct {
 	key    sessionKey
 	interp *eval.Interp // used only by the holder of the current turn
+	host   host.Host    // the session's gate, for completion's listings
+	tools  *toolTable   // programs resolved, for session.reef
 	turns  turnstile
-	tasks  taskTable
+	tasks  *tasks.Registry // this session's background execs
 
 	mu    sync.Mutex // guards the fields below
 	dir   string     // working directory after the latest exec
 	env   []string   // environment after the latest exec
+	names nameView   // bindings after the latest exec, for completion
 	seq   int
-	refs  map[int]value.Value
-	start int // lowest n still kept
+	refs  map[int]stored
+	start int // lowest n that may still be kept
+	bytes int // approximate size of the values kept
+	limit int // bound on bytes; MaxTranscriptBytes
+}
+
+// stored is one transcript value and its approximate size.
+type stored struct {
+	v    value.Value
+	size int
+}
+
+// scope is the events scope of the session.
+func (s *session) scope() events.Scope {
+	return events.Scope{Principal: s.key.principal, Session: s.key.name}
+}
+
+// owner is the tasks owner of the session.
+func (s *session) owner() tasks.Owner {
+	return tasks.Owner{Principal: s.key.principal, Session: s.key.name}
 }
 
 // store adds v to the transcript and returns its number, dropping the
-// oldest value beyond MaxTranscript.
+// oldest values beyond MaxTranscript values or MaxTranscriptBytes bytes
+// (the newest value is always kept).
 func (s *session) store(v value.Value) int {
+	size := approxSize(v, s.limit)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seq++
-	s.refs[s.seq] = v
-	if len(s.refs) > MaxTranscript {
-		for ; s.start <= s.seq-MaxTranscript; s.start++ {
+	s.refs[s.seq] = stored{v, size}
+	s.bytes += size
+	for s.start < s.seq && (len(s.refs) > MaxTranscript || s.bytes > s.limit) {
+		if old, ok := s.refs[s.start]; ok {
+			s.bytes -= old.size
 			delete(s.refs, s.start)
 		}
+		s.start++
 	}
 	return s.seq
 }
@@ -60,8 +88,9 @@ func (s *session) snapshot() (string, []string) {
 // holder calls it.
 func (s *session) settle() {
 	dir, env := s.interp.Dir(), s.interp.Environ()
+	names := viewOf(s.interp)
 	s.mu.Lock()
-	s.dir, s.env = dir, env
+	s.dir, s.env, s.names = dir, env, names
 	s.mu.Unlock()
 }
 
@@ -69,8 +98,19 @@ func (s *session) settle() {
 func (s *session) lookup(n int) (value.Value, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.refs[n]
-	return v, ok
+	st, ok := s.refs[n]
+	return st.v, ok
+}
+
+// all returns every session.
+func (r *registry) all() []*session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*session, 0, len(r.sessions))
+	for _, s := range r.sessions {
+		out = append(out, s)
+	}
+	return out
 }
 
 // registry holds the kernel's sessions.
@@ -84,7 +124,8 @@ func (r *registry) init() { r.sessions = map[sessionKey]*session{} }
 var errTooManySessions = errors.New("session limit reached")
 
 // get returns the session for key, creating it with newInterp.
-func (r *registry) get(key sessionKey, newInterp func() (*eval.Interp, error)) (*session, error) {
+// onNew, when set, prepares a new session before it is published.
+func (r *registry) get(key sessionKey, newInterp func(*toolTable) (*eval.Interp, host.Host, error), onNew func(*session)) (*session, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s, ok := r.sessions[key]; ok {
@@ -93,11 +134,17 @@ func (r *registry) get(key sessionKey, newInterp func() (*eval.Interp, error)) (
 	if len(r.sessions) >= MaxSessions {
 		return nil, errTooManySessions
 	}
-	in, err := newInterp()
+	tools := &toolTable{}
+	in, h, err := newInterp(tools)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{key: key, interp: in, refs: map[int]value.Value{}, start: 1, dir: in.Dir(), env: in.Environ()}
+	s := &session{key: key, interp: in, host: h, tools: tools, refs: map[int]stored{}, start: 1, limit: MaxTranscriptBytes, dir: in.Dir(), env: in.Environ()}
+	s.names = viewOf(in)
+	s.tasks = tasks.New()
+	if onNew != nil {
+		onNew(s)
+	}
 	r.sessions[key] = s
 	return s, nil
 }
@@ -106,7 +153,7 @@ func (r *registry) get(key sessionKey, newInterp func() (*eval.Interp, error)) (
 // Until policy is enforced, the kernel owner's principal may do anything
 // and every other principal is denied every effect; pure evaluation works
 // for all.
-func (s *Server) newSessionInterp(principal string) (*eval.Interp, error) {
+func (s *Server) newSessionInterp(principal string, tools *toolTable) (*eval.Interp, host.Host, error) {
 	// Other principals also start from an empty environment: reading the
 	// kernel's variables is an env_read effect they are denied.
 	authz, env := host.DenyAll, []string{}
@@ -116,7 +163,15 @@ func (s *Server) newSessionInterp(principal string) (*eval.Interp, error) {
 			env = s.cfg.Env
 		}
 	}
-	return eval.New(eval.Options{Host: host.NewOS(authz), Dir: s.cfg.Dir, Env: env})
+	rh := &reefHost{Host: host.NewOS(authz), table: tools}
+	in, err := eval.New(eval.Options{Host: rh, Dir: s.cfg.Dir, Env: env})
+	if err != nil {
+		return nil, nil, err
+	}
+	// The evaluator runs lookups on the turn holder's goroutine, so its
+	// own directory is current.
+	rh.dir = in.Dir
+	return in, rh, nil
 }
 
 // envHash is the SHA-256 (lowercase hex) of the environment's KEY=VALUE

@@ -8,6 +8,25 @@ import (
 	"github.com/shoalgo/shoal/proto"
 )
 
+// taskRecord is a task record as the wire shows it.
+type taskRecord struct {
+	Task       string  `json:"task"`
+	Session    string  `json:"session"`
+	State      string  `json:"state"`
+	StartedNS  int64   `json:"started_ns"`
+	FinishedNS *int64  `json:"finished_ns"`
+	ResultRef  *string `json:"result_ref"`
+	Error      *string `json:"error"`
+	TimedOut   bool    `json:"timed_out"`
+}
+
+const (
+	taskRunning    = "running"
+	taskCancelling = "cancelling"
+	taskCancelled  = "cancelled"
+	taskCompleted  = "completed"
+)
+
 func TestAsyncExecAndAwait(t *testing.T) {
 	k := startKernel(t)
 	c := k.dial(t)
@@ -19,7 +38,7 @@ func TestAsyncExecAndAwait(t *testing.T) {
 	}
 	var rec taskRecord
 	c.ok("task.await", map[string]any{"task": "task:1"}, &rec)
-	if rec.State != TaskCompleted || rec.ResultRef == nil || rec.FinishedNS == nil || rec.Session != "default" {
+	if rec.State != taskCompleted || rec.ResultRef == nil || rec.FinishedNS == nil || rec.Session != "default" {
 		t.Fatalf("await = %+v", rec)
 	}
 	var got valueJSONResult
@@ -53,17 +72,17 @@ func TestTaskAwaitTimeoutAndCancel(t *testing.T) {
 	var rec taskRecord
 	start := time.Now()
 	c.ok("task.await", map[string]any{"task": "task:1", "timeout_ms": 50}, &rec)
-	if !rec.TimedOut || rec.State != TaskRunning || time.Since(start) > 3*time.Second {
+	if !rec.TimedOut || rec.State != taskRunning || time.Since(start) > 3*time.Second {
 		t.Errorf("await with timeout = %+v", rec)
 	}
 	c.fail("task.suspend", map[string]any{"task": "task:1"}, proto.CodeTaskControlUnavailable)
 	c.ok("task.cancel", map[string]any{"task": "task:1"}, &rec)
-	if rec.State != TaskCancelling && rec.State != TaskCancelled {
+	if rec.State != taskCancelling && rec.State != taskCancelled {
 		t.Errorf("cancel = %+v", rec)
 	}
 	rec = taskRecord{}
 	c.ok("task.await", map[string]any{"task": "task:1", "timeout_ms": 5000}, &rec)
-	if rec.State != TaskCancelled || rec.TimedOut || rec.Error == nil {
+	if rec.State != taskCancelled || rec.TimedOut || rec.Error == nil {
 		t.Errorf("after cancel = %+v", rec)
 	}
 	// The session is free again.
@@ -106,7 +125,7 @@ func TestTaskCancelKillsProcesses(t *testing.T) {
 	c.ok("task.cancel", map[string]any{"task": "task:1"}, nil)
 	var rec taskRecord
 	c.ok("task.await", map[string]any{"task": "task:1", "timeout_ms": 10000}, &rec)
-	if rec.TimedOut || rec.State != TaskCancelled {
+	if rec.TimedOut || rec.State != taskCancelled {
 		t.Errorf("after cancel = %+v", rec)
 	}
 	if d := time.Since(start); d > 8*time.Second {

@@ -1,0 +1,73 @@
+package eval
+
+import (
+	"sort"
+
+	"github.com/shoalgo/shoal/internal/namespaces"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// MethodNames lists the methods a receiver of kind k has: the value
+// package's methods plus the evaluator's host methods (path methods,
+// `.save`), sorted and without duplicates.
+func MethodNames(k value.Kind) []string {
+	names := value.MethodNames(k)
+	for _, set := range []map[string]HostMethod{hostMethods[k], hostMethods[anyKind]} {
+		for n := range set {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return dedupSorted(names)
+}
+
+// NamespaceNames lists every namespace a program can name, including the
+// evaluator's own `os`, sorted.
+func NamespaceNames() []string {
+	names := append(append([]string(nil), namespaces.Names()...), osNamespace.Name)
+	sort.Strings(names)
+	return dedupSorted(names)
+}
+
+// LookupNamespace resolves a namespace name as programs see it.
+func LookupNamespace(name string) (value.Value, bool) {
+	if name == osNamespace.Name {
+		return osNamespace, true
+	}
+	return namespaces.Lookup(name)
+}
+
+// Binding is one session binding as introspection sees it.
+type Binding struct {
+	Name  string
+	Value value.Value
+	// Callable marks functions and aliases (closures, command refs).
+	Callable bool
+}
+
+// Bindings lists the session's bindings, sorted by name. Like every Interp
+// method it must not run concurrently with an evaluation.
+func (in *Interp) Bindings() []Binding {
+	names := in.Names()
+	out := make([]Binding, 0, len(names))
+	for _, n := range names {
+		v, ok := in.root.get(n)
+		if !ok {
+			continue
+		}
+		_, closure := v.(*Closure)
+		_, alias := v.(*CmdRef)
+		out = append(out, Binding{Name: n, Value: v, Callable: closure || alias})
+	}
+	return out
+}
+
+func dedupSorted(s []string) []string {
+	out := s[:0]
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,122 @@
+package kernel
+
+import (
+	"context"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/shoalgo/shoal/internal/complete"
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/value"
+	"github.com/shoalgo/shoal/proto"
+)
+
+// MaxCompleteSrc bounds the source a complete request may carry.
+const MaxCompleteSrc = 1 << 20
+
+type completeParams struct {
+	Src    *string `json:"src"`
+	Cursor *int    `json:"cursor"`
+}
+
+type completeResult struct {
+	Candidates []complete.Candidate `json:"candidates"`
+}
+
+// handleComplete offers completions at a cursor (a UTF-8 byte offset,
+// default the end, clamped). Before attach it knows only the language:
+// builtins, keywords, namespaces and methods. After attach it also offers
+// the session's names, functions and aliases, environment names, and paths
+// listed through the session's host gate.
+func handleComplete(ctx context.Context, c *call) (any, error) {
+	var p completeParams
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	if p.Src == nil {
+		return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "src" is required`, nil)
+	}
+	if len(*p.Src) > MaxCompleteSrc {
+		return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: src exceeds 1 MiB", nil)
+	}
+	cursor := len(*p.Src)
+	if p.Cursor != nil {
+		cursor = *p.Cursor
+	}
+	cctx := languageContext()
+	if c.att != nil {
+		sessionContext(ctx, &cctx, c.att.sess)
+	}
+	cands := complete.Complete(*p.Src, cursor, cctx)
+	if cands == nil {
+		cands = []complete.Candidate{}
+	}
+	return &completeResult{Candidates: cands}, nil
+}
+
+// languageContext is what completion knows without a session.
+func languageContext() complete.Context {
+	return complete.Context{
+		Builtins:   eval.BuiltinNames,
+		Methods:    eval.MethodNames,
+		Namespaces: eval.NamespaceNames,
+		Members:    namespaceMembers,
+	}
+}
+
+// namespaceMembers lists a namespace's members, sorted.
+func namespaceMembers(ns string) []string {
+	v, ok := eval.LookupNamespace(ns)
+	if !ok {
+		return nil
+	}
+	n, ok := v.(*value.Namespace)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(n.Members))
+	for name := range n.Members {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sessionContext adds what the session knows: its latest binding snapshot
+// (never the live evaluator, which an exec may be using), its environment
+// names, and directory listings through its host gate.
+func sessionContext(ctx context.Context, cc *complete.Context, sess *session) {
+	view := sess.view()
+	dir, env := sess.snapshot()
+	cc.Names = func() []string { return view.values }
+	cc.Commands = func() []string { return view.commands }
+	cc.KindOf = func(name string) (value.Kind, bool) {
+		k, ok := view.kinds[name]
+		return k, ok
+	}
+	cc.Fields = func(name string) []string { return view.fields[name] }
+	cc.EnvNames = func() []string {
+		names := make([]string, 0, len(env))
+		for _, kv := range env {
+			if k, _, ok := strings.Cut(kv, "="); ok && k != "" {
+				names = append(names, k)
+			}
+		}
+		sort.Strings(names)
+		return dedupSorted(names)
+	}
+	cc.Dir = dir
+	cc.Home = envValue(env, "HOME")
+	cc.ReadDir = func(d string) ([]fs.DirEntry, error) { return sess.host.ReadDir(ctx, d) }
+}
+
+// envValue returns the value of name in env, "" when unset.
+func envValue(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,82 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/shoalgo/shoal/internal/leash"
+	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/proto"
+)
+
+type explainParams struct {
+	Src *string         `json:"src"`
+	AST json.RawMessage `json:"ast"`
+}
+
+type explainResult struct {
+	ASTVersion    int             `json:"ast_version"`
+	AST           json.RawMessage `json:"ast"`
+	Effects       []leash.Effect  `json:"effects"`
+	Reversibility string          `json:"reversibility"`
+	Opaque        bool            `json:"opaque"`
+	Notes         []string        `json:"notes,omitempty"`
+	Fingerprint   string          `json:"fingerprint"`
+}
+
+// handleExplain derives, without running anything, what a source would do
+// in the caller's session: its canonical AST, effects, reversibility and
+// opacity, and a descriptive fingerprint. Nothing is stored: the
+// fingerprint is not a plan ref and plan.get does not resolve it.
+func handleExplain(_ context.Context, c *call) (any, error) {
+	var p explainParams
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	if p.Src == nil {
+		if len(p.AST) == 0 || string(p.AST) == "null" {
+			return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "src" or "ast" is required`, nil)
+		}
+		// The syntax package has no AST decoder yet, so an AST alone cannot
+		// be explained.
+		return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: explaining an "ast" without "src" is not supported by this kernel yet; send "src"`, nil)
+	}
+	sess := c.att.sess
+	view := sess.view()
+	prog, err := syntax.Parse(*p.Src, syntax.ParseOptions{IsBound: view.isBound})
+	if err != nil {
+		return nil, parseError(err)
+	}
+	ast, err := syntax.MarshalProgram(prog)
+	if err != nil {
+		return nil, err
+	}
+	dir, env := sess.snapshot()
+	plan := leash.Derive(prog, leash.Env{
+		Dir:     dir,
+		Home:    envValue(env, "HOME"),
+		IsBound: view.isBound,
+		TypeOf:  view.typeOf,
+		Function: func(name string) (*syntax.FnDecl, bool) {
+			d, ok := view.fns[name]
+			return d, ok
+		},
+		Alias: func(name string) (*syntax.CmdCall, bool) {
+			a, ok := view.aliases[name]
+			return a, ok
+		},
+	})
+	effects := plan.Effects
+	if effects == nil {
+		effects = []leash.Effect{}
+	}
+	return &explainResult{
+		ASTVersion:    ASTVersion,
+		AST:           ast,
+		Effects:       effects,
+		Reversibility: plan.Reversibility,
+		Opaque:        plan.Opaque,
+		Notes:         plan.Notes,
+		Fingerprint:   leash.Fingerprint(plan, *p.Src),
+	}, nil
+}
