@@ -174,15 +174,13 @@ func (s *seq[T]) recycled() seq[T] {
 // reset empties the arena for the next parse: chunks belong to the tree
 // already returned, so they are dropped; scratch stacks are kept.
 func (a *arena) reset() {
-	*a = arena{
-		stmtSeq:  a.stmtSeq.recycled(),
-		exprSeq:  a.exprSeq.recycled(),
-		argSeq:   a.argSeq.recycled(),
-		cmdSeq:   a.cmdSeq.recycled(),
-		fieldSeq: a.fieldSeq.recycled(),
-		paramSeq: a.paramSeq.recycled(),
-		armSeq:   a.armSeq.recycled(),
-		patSeq:   a.patSeq.recycled(),
-		partSeq:  a.partSeq.recycled(),
-	}
+	// Recycle the scratch stacks first, then clear the whole arena in place
+	// (a memclr) rather than building a fresh arena value on the stack.
+	stmt, expr, arg, cmd := a.stmtSeq.recycled(), a.exprSeq.recycled(), a.argSeq.recycled(), a.cmdSeq.recycled()
+	field, param, arm := a.fieldSeq.recycled(), a.paramSeq.recycled(), a.armSeq.recycled()
+	pat, part := a.patSeq.recycled(), a.partSeq.recycled()
+	*a = arena{}
+	a.stmtSeq, a.exprSeq, a.argSeq, a.cmdSeq = stmt, expr, arg, cmd
+	a.fieldSeq, a.paramSeq, a.armSeq = field, param, arm
+	a.patSeq, a.partSeq = pat, part
 }
