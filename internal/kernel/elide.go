@@ -294,7 +294,8 @@ func sliceTable(t *value.Table, lo, hi int) *value.Table {
 // renderRows bounds the rows or items a render shows.
 const renderRows = 200
 
-// render is the bounded human display of v.
+// render is the bounded human display of v: at most renderRows rows or
+// items, fitted to RenderWidth columns, at most MaxRender bytes.
 func render(v value.Value) string {
 	more := 0
 	switch x := v.(type) {
@@ -307,7 +308,7 @@ func render(v value.Value) string {
 			v, more = value.NewList(x.Items[:renderRows]), len(x.Items)-renderRows
 		}
 	}
-	s := value.Display(v)
+	s := value.DisplayWidth(v, RenderWidth)
 	if more > 0 {
 		s += "\n… " + strconv.Itoa(more) + " more"
 	}

@@ -41,6 +41,8 @@ const (
 
 	// MaxRender bounds a render string in bytes.
 	MaxRender = 64 << 10
+	// RenderWidth is the terminal width, in columns, a render is fitted to.
+	RenderWidth = 80
 
 	// StaleDialTimeout bounds the probe that tells a live listener from a
 	// stale socket file.

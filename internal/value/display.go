@@ -17,7 +17,27 @@ const maxCellWidth = 60
 // under a header and a rule; other lists print one item per line; records
 // print aligned `key  value` lines; outcomes print their structured output
 // or captured stdout; everything else prints as Inline.
-func Display(v Value) string {
+func Display(v Value) string { return display(v, 0) }
+
+// DisplayWidth is Display fitted to a terminal of the given width in
+// columns: table columns shrink, widest first, with cut cells ending in
+// "…", until a row fits; any other line longer than width is cut the same
+// way. A width below 8 is treated as 8.
+func DisplayWidth(v Value, width int) string {
+	width = max(width, 8)
+	s := display(v, width)
+	if !strings.ContainsRune(s, '\n') && textWidth(s) <= width {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = truncateWidth(l, width)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// display renders v; width > 0 fits tables into that many columns.
+func display(v Value, width int) string {
 	switch x := v.(type) {
 	case Str:
 		return string(x)
@@ -26,13 +46,13 @@ func Display(v Value) string {
 	case Bytes:
 		return lossy(string(x))
 	case *Table:
-		return displayGrid(x.Cols, x.N, func(r, c int) Value { return x.Data[c][r] })
+		return displayGrid(x.Cols, x.N, width, func(r, c int) Value { return x.Data[c][r] })
 	case *List:
 		if len(x.Items) == 0 {
 			return "[]"
 		}
 		if cols, ok := recordColumns(x.Items); ok {
-			return displayGrid(cols, len(x.Items), func(r, c int) Value {
+			return displayGrid(cols, len(x.Items), width, func(r, c int) Value {
 				v, _ := x.Items[r].(*Record).Get(cols[c])
 				return v
 			})
@@ -132,7 +152,8 @@ func recordColumns(items []Value) ([]string, bool) {
 
 // displayGrid lays out n rows of the named columns, cell(r, c) giving each
 // value (nil or null shows blank). Numeric and unit columns align right.
-func displayGrid(cols []string, n int, cell func(r, c int) Value) string {
+// With maxWidth > 0 the widest columns are narrowed until a row fits.
+func displayGrid(cols []string, n int, maxWidth int, cell func(r, c int) Value) string {
 	if len(cols) == 0 {
 		if n == 0 {
 			return "[]"
@@ -161,6 +182,14 @@ func displayGrid(cols []string, n int, cell func(r, c int) Value) string {
 		}
 		right[c] = numeric && sawNum
 	}
+	if maxWidth > 0 {
+		fitColumns(width, maxWidth)
+		for c := range cols {
+			for r := range text[c] {
+				text[c][r] = truncateWidth(text[c][r], width[c])
+			}
+		}
+	}
 	var b strings.Builder
 	writeRow := func(get func(c int) string) {
 		var line strings.Builder
@@ -180,7 +209,7 @@ func displayGrid(cols []string, n int, cell func(r, c int) Value) string {
 		}
 		b.WriteString(strings.TrimRight(line.String(), " "))
 	}
-	writeRow(func(c int) string { return cols[c] })
+	writeRow(func(c int) string { return truncateWidth(cols[c], width[c]) })
 	b.WriteByte('\n')
 	writeRow(func(c int) string { return strings.Repeat("─", width[c]) })
 	for r := 0; r < n; r++ {
@@ -188,6 +217,41 @@ func displayGrid(cols []string, n int, cell func(r, c int) Value) string {
 		writeRow(func(c int) string { return text[c][r] })
 	}
 	return b.String()
+}
+
+// minColumnWidth is the narrowest a column shrinks to when fitting a width.
+const minColumnWidth = 4
+
+// fitColumns narrows the widest columns, one column at a time, until the
+// row (columns plus two-space gaps) fits in maxWidth or every column is at
+// minColumnWidth.
+func fitColumns(width []int, maxWidth int) {
+	total := func() int {
+		t := 2 * (len(width) - 1)
+		for _, w := range width {
+			t += w
+		}
+		return t
+	}
+	for over := total() - maxWidth; over > 0; over = total() - maxWidth {
+		widest := 0
+		for c, w := range width {
+			if w > width[widest] {
+				widest = c
+			}
+		}
+		if width[widest] <= minColumnWidth {
+			return
+		}
+		second := minColumnWidth
+		for c, w := range width {
+			if c != widest && w > second {
+				second = w
+			}
+		}
+		width[widest] -= min(over, max(1, width[widest]-second))
+		width[widest] = max(width[widest], minColumnWidth)
+	}
 }
 
 func gridCell(v Value) string {

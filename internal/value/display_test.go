@@ -111,3 +111,32 @@ func TestTruncateWidth(t *testing.T) {
 		}
 	}
 }
+
+func TestDisplayWidthFitsColumns(t *testing.T) {
+	long := strings.Repeat("x", 200)
+	tab := &Table{Cols: []string{"name", "path", "size"}, N: 2, Data: [][]Value{
+		{Str("a"), Str("b")},
+		{Str(long), Str("short")},
+		{Size(10), Size(2000)},
+	}}
+	for _, width := range []int{80, 40, 20} {
+		out := DisplayWidth(tab, width)
+		for i, line := range strings.Split(out, "\n") {
+			if w := textWidth(line); w > width {
+				t.Errorf("width %d: line %d is %d columns: %q", width, i, w, line)
+			}
+		}
+		if !strings.Contains(out, "…") || !strings.Contains(out, "name") {
+			t.Errorf("width %d: want a cut cell and the header, got\n%s", width, out)
+		}
+	}
+	// Values that already fit render exactly as Display does.
+	small := NewList([]Value{Int(1), Str("two")})
+	if got, want := DisplayWidth(small, 80), Display(small); got != want {
+		t.Errorf("DisplayWidth = %q, want %q", got, want)
+	}
+	// Long plain lines are cut too.
+	if got := DisplayWidth(Str(long), 80); textWidth(got) != 80 || !strings.HasSuffix(got, "…") {
+		t.Errorf("long string: %d columns %q", textWidth(got), got)
+	}
+}
