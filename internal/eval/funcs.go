@@ -25,6 +25,9 @@ func init() {
 		"retry":  fnRetry,
 		"run":    fnRun,
 		"save":   fnSave,
+		// streams.go, channels.go
+		"every":   fnEvery,
+		"channel": fnChannel,
 	}
 }
 

@@ -103,8 +103,11 @@ var gateHostMethodCases = map[string][]gateCase{
 	"wait":    {{src: "(spawn { 1 }).wait()"}, {src: "(spawn { cat a.txt }).wait()", denied: true}},
 	"is_done": {{src: "(spawn { 1 }).is_done()"}},
 	"cancel":  {{src: "(spawn { 1 }).cancel()"}},
-	"save":    {{src: `"overwritten".save("a.txt")`, denied: true}, {src: `[1].save("new.json")`, denied: true}},
-	"append":  {{src: `"more".append("a.txt")`, denied: true}},
+	"save":    {{src: `"overwritten".save("a.txt")`, denied: true}, {src: `[1].save("new.json")`, denied: true}, {src: `["x"].stream().save("a.txt")`, denied: true}},
+	"append":  {{src: `"more".append("a.txt")`, denied: true}, {src: `["x"].stream().append("new.txt")`, denied: true}},
+	// Stream sinks without effects of their own.
+	"render": {{src: `[1].stream().render()`}},
+	"into":   {{src: `[1].stream().into(channel("user.x"))`}},
 }
 
 // gateOtherCases covers the remaining ways to reach the host: commands,

@@ -40,6 +40,9 @@ type Interp struct {
 	transcript []value.Value // REPL values, bound as `out`
 
 	cache sync.Map // per-node caches: compiled regexes, lambda analyses
+
+	chanOnce sync.Once
+	chans    *Channels // the session's channel bus (see Channels)
 }
 
 // New creates a session.

@@ -165,6 +165,15 @@ func (t *thread) callKnownMethod(recv value.Value, name string, args value.Args)
 			return list, true, nil
 		}
 		return t.callKnownMethod(list, name, args)
+	case *value.Stream:
+		v, err := t.callStreamMethod(r, name, args)
+		return v, true, err
+	case *value.Record:
+		if ch, ok := channelName(r); ok {
+			if v, ok, err := t.callChannelMethod(ch, name, args); ok {
+				return v, true, err
+			}
+		}
 	case *value.Error:
 		if len(args.Pos) == 0 && len(args.Named) == 0 {
 			if v, ok := errorField(r, name); ok {

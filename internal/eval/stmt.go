@@ -222,6 +222,8 @@ func (t *thread) execFor(s *syntax.ForStmt, sc *scope) error {
 			}
 		}
 		return nil
+	case *value.Stream:
+		return t.execForStream(x, s.Iter, step)
 	case *value.Glob:
 		items, err := t.expandGlob(x)
 		if err != nil {

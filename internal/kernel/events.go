@@ -198,6 +198,7 @@ func handleEventsPublish(_ context.Context, c *call) (any, error) {
 		payload = append(json.RawMessage(nil), payload...)
 	}
 	ev := c.conn.srv.bus.Publish(c.att.sess.scope(), *p.Channel, payload)
+	bridgeToLanguage(c.att.sess, ev)
 	return &publishResult{Channel: ev.Channel, Seq: ev.Seq, TS: ev.TS}, nil
 }
 

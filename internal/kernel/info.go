@@ -48,7 +48,7 @@ var features = map[string]bool{
 	"plans":           false,
 	"exec.position":   true,
 	"task.suspend":    false,
-	"events.bridge":   false,
+	"events.bridge":   true,
 }
 
 func handleKernelInfo(_ context.Context, c *call) (any, error) {

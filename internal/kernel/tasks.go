@@ -28,6 +28,7 @@ type taskStarted struct {
 // every change of a task record is published on its task.N channel.
 func (s *Server) wireSession(sess *session) {
 	scope := sess.scope()
+	s.bridgeSession(sess)
 	sess.tasks.OnChange(func(r tasks.Record) { s.publishJSON(scope, r.Channel(), r) })
 	sess.tasks.OnFinish(func(_ *tasks.Task, v any, _ error) string {
 		if d, ok := v.(*execDone); ok {

@@ -1,0 +1,210 @@
+package eval
+
+import (
+	"time"
+
+	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// Stream support in the evaluator: the sinks with effects (save, append,
+// render, into), the timer source, and the fallthrough that collects a
+// bounded stream and redispatches any other method on the list. The lazy
+// combinators live in the value package.
+
+func init() {
+	RegisterHostMethod(value.KStream, "save", streamSave)
+	RegisterHostMethod(value.KStream, "append", streamSave)
+	RegisterHostMethod(value.KStream, "render", streamRender)
+	RegisterHostMethod(value.KStream, "into", streamInto)
+}
+
+// callStreamMethod dispatches a method on a stream: host sinks, then the
+// value package's combinators, then collect-and-redispatch.
+func (t *thread) callStreamMethod(s *value.Stream, name string, args value.Args) (value.Value, error) {
+	if m, ok := hostMethods[value.KStream][name]; ok {
+		return m(&MethodCall{Name: name, t: t}, s, args)
+	}
+	if m, ok := value.LookupMethod(value.KStream, name); ok {
+		return m(t, s, args)
+	}
+	_, listMethod := value.LookupMethod(value.KList, name)
+	if _, ok := lookupHostMethod(value.KList, name); !ok && !listMethod {
+		// Unknown on lists too: fail without consuming the stream.
+		return nil, unknownMethod(s, name)
+	}
+	list, err := value.CollectStream(t, s)
+	if err != nil {
+		return nil, err
+	}
+	if v, ok, err := t.callKnownMethod(list, name, args); ok {
+		return v, err
+	}
+	return nil, unknownMethod(list, name)
+}
+
+// streamSave appends one line per item as it arrives: str and bytes as
+// their content, anything else as compact JSON. Both names append (neither
+// truncates); every write goes through the host gate.
+func streamSave(c *MethodCall, recv value.Value, a value.Args) (value.Value, error) {
+	if len(a.Pos) != 1 || len(a.Named) > 0 {
+		return nil, errorf(codeArg, ".%s takes one path", c.Name)
+	}
+	p, err := pathText(a.Pos[0])
+	if err != nil {
+		return nil, err
+	}
+	t := c.t
+	target := t.abs(p)
+	s, err := value.AsStream(recv)
+	if err != nil {
+		return nil, err
+	}
+	err = value.DriveStream(t, s, func(v value.Value) (bool, error) {
+		var line []byte
+		switch x := v.(type) {
+		case value.Str:
+			line = []byte(x)
+		case value.Bytes:
+			line = []byte(x)
+		default:
+			b, err := t.compactJSON(v)
+			if err != nil {
+				return true, err
+			}
+			line = b
+		}
+		if err := t.host.WriteFile(t.ctx, target, append(line, '\n'), true); err != nil {
+			return true, hostError(err)
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return value.Path(target), nil
+}
+
+// streamRender drives the stream, writing each item to the statement
+// output as it arrives.
+func streamRender(c *MethodCall, recv value.Value, a value.Args) (value.Value, error) {
+	if len(a.Pos) > 0 || len(a.Named) > 0 {
+		return nil, errorf(codeArg, ".render takes no arguments")
+	}
+	t := c.t
+	s, err := value.AsStream(recv)
+	if err != nil {
+		return nil, err
+	}
+	err = value.DriveStream(t, s, func(v value.Value) (bool, error) {
+		if t.stdout == nil {
+			return false, nil
+		}
+		_, err := t.stdout.Write([]byte(echoText([]value.Value{v}) + "\n"))
+		return err != nil, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return value.Nil, nil
+}
+
+// streamInto publishes every item on a channel.
+func streamInto(c *MethodCall, recv value.Value, a value.Args) (value.Value, error) {
+	if len(a.Pos) != 1 || len(a.Named) > 0 {
+		return nil, errorf(codeArg, ".into takes one channel")
+	}
+	name, ok := channelName(a.Pos[0])
+	if !ok {
+		return nil, errorf(codeType, ".into expects a channel, got %s", value.TypeName(a.Pos[0])).
+			WithHint(`make one with channel("name")`)
+	}
+	t := c.t
+	bus := t.in.Channels()
+	s, err := value.AsStream(recv)
+	if err != nil {
+		return nil, err
+	}
+	err = value.DriveStream(t, s, func(v value.Value) (bool, error) {
+		bus.Emit(name, v, t.host.Now())
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return value.Nil, nil
+}
+
+// execForStream runs a for loop over a stream, pulling one item per pass.
+func (t *thread) execForStream(s *value.Stream, iter syntax.Node, step func(value.Value) (bool, error)) error {
+	err := value.DriveStream(t, s, step)
+	if e, ok := err.(*value.Error); ok && !e.HasPos {
+		return e.At(iter.Pos())
+	}
+	return err
+}
+
+// fnEvery is `every(interval)`: a live stream of datetimes, one per
+// interval. It is pull-driven: no goroutine runs ahead of the consumer, so
+// a slow consumer sees the ticks it missed coalesced into one, and an
+// abandoned stream holds nothing. Ticks are scheduled on the monotonic
+// clock and stamped with the host clock; waiting ends with the
+// evaluation's context.
+func fnEvery(t *thread, a value.Args) (value.Value, error) {
+	if len(a.Pos) != 1 || len(a.Named) > 0 {
+		return nil, errorf(codeArg, "every takes one duration")
+	}
+	d, ok := a.Pos[0].(value.Duration)
+	if !ok {
+		return nil, errorf(codeType, "every expects a duration, got %s", value.TypeName(a.Pos[0]))
+	}
+	if d <= 0 {
+		return nil, errorf(codeArg, "every needs a positive interval")
+	}
+	iv := time.Duration(d)
+	return value.NewStream("every("+value.Inline(d)+")", false, &tickSource{
+		every: iv,
+		next:  time.Now().Add(iv),
+	}), nil
+}
+
+// tickSource yields the time at each interval boundary.
+type tickSource struct {
+	every time.Duration
+	next  time.Time // monotonic
+}
+
+func (s *tickSource) Next(env value.Env) (value.Value, bool, error) {
+	ctx := env.Context()
+	if wait := time.Until(s.next); wait > 0 {
+		tm := time.NewTimer(wait)
+		select {
+		case <-tm.C:
+		case <-ctx.Done():
+			tm.Stop()
+			return nil, false, hostError(ctx.Err())
+		}
+	}
+	return s.tick(env), true, nil
+}
+
+// tick stamps the tick and schedules the next boundary; missed boundaries
+// are coalesced rather than replayed in a burst.
+func (s *tickSource) tick(env value.Env) value.Value {
+	now := time.Now()
+	s.next = s.next.Add(s.every)
+	if s.next.Before(now) {
+		s.next = now.Add(s.every)
+	}
+	return value.DateTime{T: env.Now()}
+}
+
+// Poll reports a tick when its boundary has passed.
+func (s *tickSource) Poll(env value.Env) (value.Value, bool, bool, error) {
+	if time.Now().Before(s.next) {
+		return nil, true, false, nil
+	}
+	return s.tick(env), true, true, nil
+}
+
+func (*tickSource) Close() {}

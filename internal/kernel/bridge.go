@@ -1,0 +1,52 @@
+package kernel
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/events"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// The events bridge: user.* channels are mirrored between a session's
+// language channel bus and the kernel event bus. A client publish is
+// injected into the language bus; a language emit is injected into the
+// kernel bus under the session's scope. Both directions inject (publish
+// without forwarding), so nothing echoes. Kernel-owned channels never
+// cross: the language side forwards only user.* names.
+
+// bridgeSession installs the session's language-to-kernel forwarder.
+func (s *Server) bridgeSession(sess *session) {
+	scope := sess.scope()
+	sess.interp.Channels().SetForwarder(func(channel string, payload value.Value) {
+		if !events.CanClientPublish(channel) {
+			return
+		}
+		b, err := value.JSONText(payload, false)
+		if err != nil {
+			// Closures, streams and the like have no JSON form: mirror
+			// their inline rendering.
+			b, _ = json.Marshal(value.Inline(payload))
+		}
+		if len(b) > MaxEventPayload {
+			s.log.Warn("not bridging oversized event", "channel", channel, "bytes", len(b))
+			return
+		}
+		s.bus.Inject(scope, channel, b)
+	})
+}
+
+// bridgeToLanguage delivers a client-published event to the session's
+// language channel bus.
+func bridgeToLanguage(sess *session, ev events.Event) {
+	if !strings.HasPrefix(ev.Channel, eval.BridgePrefix) {
+		return
+	}
+	v, err := value.ParseJSON(ev.Payload)
+	if err != nil {
+		v = value.Str(ev.Payload)
+	}
+	sess.interp.Channels().Inject(ev.Channel, v, time.Unix(0, ev.TS))
+}
