@@ -1,6 +1,10 @@
 package value
 
-import "time"
+import (
+	"math"
+	"strconv"
+	"time"
+)
 
 // The lazy stream stages. Each wraps an upstream Source; closures run only
 // when a sink pulls, on the sink's evaluator thread.
@@ -271,13 +275,20 @@ func (s *untilStage) Close() {
 	s.up.Close()
 }
 
-// dedupeStage drops adjacent duplicates; distinctStage drops every
-// duplicate (its memory grows with the number of distinct items).
+// MaxDistinct bounds how many distinct items `distinct` remembers; a stream
+// with more distinct items than that fails with stream_limit rather than
+// growing without bound.
+const MaxDistinct = 1 << 16
+
+// dedupeStage drops adjacent duplicates, or (all) every duplicate. With
+// all it remembers scalars in a map keyed by their equality class and other
+// values in a list, MaxDistinct in total.
 type dedupeStage struct {
-	up   Source
-	last Value
-	seen []Value
-	all  bool
+	up     Source
+	last   Value
+	all    bool
+	keys   map[string]struct{}
+	others []Value
 }
 
 func (s *dedupeStage) Next(env Env) (Value, bool, error) {
@@ -287,10 +298,13 @@ func (s *dedupeStage) Next(env Env) (Value, bool, error) {
 			return nil, ok, err
 		}
 		if s.all {
-			if containsEqual(s.seen, v) {
+			seen, err := s.remember(v)
+			if err != nil {
+				return nil, false, err
+			}
+			if seen {
 				continue
 			}
-			s.seen = append(s.seen, v)
 			return v, true, nil
 		}
 		if s.last != nil && Equal(s.last, v) {
@@ -302,6 +316,68 @@ func (s *dedupeStage) Next(env Env) (Value, bool, error) {
 }
 
 func (s *dedupeStage) Close() { s.up.Close() }
+
+// remember reports whether v was seen before, recording it if not.
+func (s *dedupeStage) remember(v Value) (bool, error) {
+	if k, ok := distinctKey(v); ok {
+		if _, dup := s.keys[k]; dup {
+			return true, nil
+		}
+		if len(s.keys)+len(s.others) >= MaxDistinct {
+			return false, distinctLimit()
+		}
+		if s.keys == nil {
+			s.keys = map[string]struct{}{}
+		}
+		s.keys[k] = struct{}{}
+		return false, nil
+	}
+	if containsEqual(s.others, v) {
+		return true, nil
+	}
+	if len(s.keys)+len(s.others) >= MaxDistinct {
+		return false, distinctLimit()
+	}
+	s.others = append(s.others, v)
+	return false, nil
+}
+
+func distinctLimit() error {
+	return Errorf("stream_limit", "distinct remembers at most %d items", MaxDistinct).
+		WithHint("use dedupe() to drop only adjacent repeats, or take(n) first")
+}
+
+// distinctKey is a map key for the scalar kinds whose equality it captures
+// exactly (an integral float keys like the equal int); ok is false for
+// kinds compared structurally.
+func distinctKey(v Value) (string, bool) {
+	switch x := v.(type) {
+	case Null:
+		return "z", true
+	case Bool:
+		return "b" + strconv.FormatBool(bool(x)), true
+	case Int:
+		return "i" + strconv.FormatInt(int64(x), 10), true
+	case Float:
+		f := float64(x)
+		if f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 {
+			return "i" + strconv.FormatInt(int64(f), 10), true
+		}
+		if f != f {
+			return "", false // NaN equals nothing; keep it out of the map
+		}
+		return "f" + strconv.FormatFloat(f, 'g', -1, 64), true
+	case Str:
+		return "s" + string(x), true
+	case Path:
+		return "s" + string(x), true // a path equals the string of its text
+	case Size:
+		return "S" + strconv.FormatInt(int64(x), 10), true
+	case Duration:
+		return "d" + strconv.FormatInt(int64(x), 10), true
+	}
+	return "", false
+}
 
 func containsEqual(items []Value, v Value) bool {
 	for _, it := range items {

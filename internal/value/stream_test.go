@@ -48,6 +48,7 @@ func TestStreamCombinators(t *testing.T) {
 		{"take_until pred", "take_until", ints(1, 2, 3), []Value{even}, "[1]"},
 		{"dedupe", "dedupe", ints(1, 1, 2, 1), nil, "[1, 2, 1]"},
 		{"distinct", "distinct", ints(1, 1, 2, 1), nil, "[1, 2]"},
+		{"distinct across kinds", "distinct", []Value{Int(1), Float(1), Str("a"), Path("a"), NewList(ints(1)), NewList(ints(1)), Float(1.5)}, nil, `[1, "a", [1], 1.5]`},
 		{"window", "window", ints(1, 2, 3), []Value{Int(2)}, "[[1, 2], [2, 3]]"},
 		{"window longer than input", "window", ints(1), []Value{Int(2)}, "[]"},
 		{"buffer", "buffer", ints(1, 2), []Value{Int(4)}, "[1, 2]"},
@@ -267,5 +268,33 @@ func TestStreamMethodsOnDetachedHandle(t *testing.T) {
 		if !errors.As(err, &e) || e.Code != "type_error" {
 			t.Errorf("%s on a detached handle = %v, want type_error", name, err)
 		}
+	}
+}
+
+func TestStreamDistinctIsBounded(t *testing.T) {
+	items := make([]Value, MaxDistinct+1)
+	for i := range items {
+		items[i] = Int(int64(i))
+	}
+	s, err := stCall(t, stOf(items...), "distinct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = CollectStream(&mFakeEnv{}, s.(*Stream))
+	var e *Error
+	if !errors.As(err, &e) || e.Code != "stream_limit" {
+		t.Fatalf("distinct over %d items: err %v, want stream_limit", len(items), err)
+	}
+	// Exactly MaxDistinct distinct items, however many repeats, still pass.
+	ok, err := stCall(t, stOf(append(items[:MaxDistinct:MaxDistinct], items[:100]...)...), "distinct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := CollectStream(&mFakeEnv{}, ok.(*Stream))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(got.Items); n != MaxDistinct {
+		t.Fatalf("kept %d items, want %d", n, MaxDistinct)
 	}
 }
