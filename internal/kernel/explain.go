@@ -27,29 +27,40 @@ type explainResult struct {
 // handleExplain derives, without running anything, what a source would do
 // in the caller's session: its canonical AST, effects, reversibility and
 // opacity, and a descriptive fingerprint. Nothing is stored: the
-// fingerprint is not a plan ref and plan.get does not resolve it.
+// fingerprint is not a plan ref and plan.get does not resolve it. "src"
+// wins over "ast"; an "ast" alone is decoded from its ast_version 2 JSON.
 func handleExplain(_ context.Context, c *call) (any, error) {
 	var p explainParams
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
-	if p.Src == nil {
+	sess := c.att.sess
+	view := sess.view()
+	var prog *syntax.Program
+	var src string
+	if p.Src != nil {
+		parsed, err := syntax.Parse(*p.Src, syntax.ParseOptions{IsBound: view.isBound})
+		if err != nil {
+			return nil, parseError(err)
+		}
+		prog, src = parsed, *p.Src
+	} else {
 		if len(p.AST) == 0 || string(p.AST) == "null" {
 			return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "src" or "ast" is required`, nil)
 		}
-		// The syntax package has no AST decoder yet, so an AST alone cannot
-		// be explained.
-		return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: explaining an "ast" without "src" is not supported by this kernel yet; send "src"`, nil)
-	}
-	sess := c.att.sess
-	view := sess.view()
-	prog, err := syntax.Parse(*p.Src, syntax.ParseOptions{IsBound: view.isBound})
-	if err != nil {
-		return nil, parseError(err)
+		decoded, err := syntax.UnmarshalProgram(p.AST)
+		if err != nil {
+			return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "ast" is not a valid ast_version 2 program`, err.Error())
+		}
+		prog = decoded
 	}
 	ast, err := syntax.MarshalProgram(prog)
 	if err != nil {
 		return nil, err
+	}
+	if p.Src == nil {
+		// The canonical AST stands in for the source in the fingerprint.
+		src = string(ast)
 	}
 	dir, env := sess.snapshot()
 	plan := leash.Derive(prog, leash.Env{
@@ -77,6 +88,6 @@ func handleExplain(_ context.Context, c *call) (any, error) {
 		Reversibility: plan.Reversibility,
 		Opaque:        plan.Opaque,
 		Notes:         plan.Notes,
-		Fingerprint:   leash.Fingerprint(plan, *p.Src),
+		Fingerprint:   leash.Fingerprint(plan, src),
 	}, nil
 }
