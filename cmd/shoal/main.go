@@ -144,9 +144,10 @@ func execute(ctx context.Context, name, src string, stdout, stderr io.Writer) in
 	return 0
 }
 
-// streamed reports whether v is the outcome of an external command in the
-// final statement, whose output already went to the terminal. A builtin's
-// outcome there, or any captured outcome, is still displayed.
+// streamed reports whether v is the outcome of an external command or an
+// interpreter block in the final statement, whose output already went to
+// the terminal. A builtin's outcome there, or any captured outcome, is
+// still displayed.
 func streamed(p *syntax.Program, v value.Value) bool {
 	o, ok := v.(*value.Outcome)
 	if !ok || o.Builtin || len(p.Stmts) == 0 {
@@ -156,6 +157,9 @@ func streamed(p *syntax.Program, v value.Value) bool {
 	if !ok {
 		return false
 	}
-	_, isCmd := es.X.(*syntax.Cmd)
-	return isCmd
+	switch es.X.(type) {
+	case *syntax.Cmd, *syntax.LangBlock:
+		return true
+	}
+	return false
 }

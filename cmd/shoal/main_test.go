@@ -26,6 +26,8 @@ func TestRun(t *testing.T) {
 		{name: "expression", args: []string{"-c", "1 + 2"}, stdout: "3\n"},
 		{name: "long flag", args: []string{"--command", `"a" + "b"`}, stdout: "ab\n"},
 		{name: "null prints nothing", args: []string{"-c", "null"}, stdout: ""},
+		{name: "interpreter block streams once", args: []string{"-c", "sh { echo from sh }"}, stdout: "from sh\n"},
+		{name: "captured block is displayed", args: []string{"-c", "(sh { echo from sh }).out"}, stdout: "from sh\n"},
 		{name: "readme example", args: []string{"-c", "let xs = [3, 1, 2]\nxs.sort().map(x => x * 10)"}, stdout: "10\n20\n30\n"},
 		{name: "script file", args: []string{script}, stdout: "42\n"},
 		{name: "stdin", stdin: "40 + 2", stdout: "42\n"},
