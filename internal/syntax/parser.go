@@ -213,7 +213,9 @@ func (p *parser) valueBound(name string) bool {
 		return true
 	}
 	switch name {
-	case "path", "glob", "regex":
+	case "path", "glob", "regex", "now", "today":
+		// Constructors and clock values: `now - today` is arithmetic, not a
+		// command named now with arguments.
 		return true
 	}
 	return false

@@ -261,6 +261,7 @@ func TestDispatchBindings(t *testing.T) {
 		{"1 catch e { e }", nil, `(catch 1 "e" (block e))`},
 		{"fn f(a) { a }\nlet v = f\nv", nil, "(fn f (a) (block a)); (let v (cmd f)); v"},
 		{"path(\"x\"); glob(\"*\"); regex(\"a\")", nil, `(call path "x"); (call glob "*"); (call regex "a")`},
+		{"now - today < 1d", nil, "(< (- now today) 86400000000000ns)"},
 		{"false && missing", nil, "(&& false (cmd missing))"},
 		{"if ok && y { 1 }", nil, "(if (&& ok (cmd y)) (block 1))"},
 		{"let z = (echo hi)", nil, "(let z (cmd echo hi))"},
