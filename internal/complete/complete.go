@@ -129,7 +129,7 @@ func (c *completer) wordEnd(in func(byte) bool) int {
 // names offers everything a statement head or expression may name.
 func (c *completer) names(start int) []Candidate {
 	prefix := c.src[start:c.cur]
-	span := syntax.Span{Start: start, End: c.wordEnd(isIdentByte)}
+	span := syntax.Span{Start: int32(start), End: int32(c.wordEnd(isIdentByte))}
 	ctx := c.ctx
 	for _, n := range call(ctx.Names) {
 		d := ""
@@ -158,7 +158,7 @@ func (c *completer) names(start int) []Candidate {
 // methodsAt offers what may follow the `.` just before start.
 func (c *completer) methodsAt(start int) []Candidate {
 	prefix := c.src[start:c.cur]
-	span := syntax.Span{Start: start, End: c.wordEnd(isIdentByte)}
+	span := syntax.Span{Start: int32(start), End: int32(c.wordEnd(isIdentByte))}
 	dot := start - 1
 	recvEnd := dot
 	if recvEnd > 0 && c.src[recvEnd-1] == '?' {

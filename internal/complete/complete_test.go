@@ -159,11 +159,11 @@ func TestComplete(t *testing.T) {
 			if tt.kind != "" && cs[0].Kind != tt.kind {
 				t.Errorf("first kind = %s, want %s", cs[0].Kind, tt.kind)
 			}
-			if tt.start >= 0 && cs[0].Replace.Start != tt.start {
+			if tt.start >= 0 && int(cs[0].Replace.Start) != tt.start {
 				t.Errorf("replace = %+v, want start %d", cs[0].Replace, tt.start)
 			}
 			for _, c := range cs {
-				if c.Replace.Start > cur || c.Replace.End < cur || c.Replace.End > len(src) {
+				if int(c.Replace.Start) > cur || int(c.Replace.End) < cur || int(c.Replace.End) > len(src) {
 					t.Errorf("candidate %q replaces %+v around cursor %d", c.Label, c.Replace, cur)
 				}
 			}
@@ -208,7 +208,7 @@ func TestCursorClamped(t *testing.T) {
 	// A cursor inside a multi-byte rune moves to its start.
 	src := "é"
 	for _, c := range Complete(src, 1, ctx) {
-		if c.Replace.Start != 0 || c.Replace.End > len(src) {
+		if c.Replace.Start != 0 || int(c.Replace.End) > len(src) {
 			t.Errorf("mid-rune cursor candidate %+v", c)
 		}
 	}

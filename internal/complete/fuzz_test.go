@@ -25,7 +25,7 @@ func FuzzComplete(f *testing.F) {
 		cur := clampCursor(src, cursor)
 		for _, c := range cs {
 			r := c.Replace
-			if r.Start < 0 || r.End > len(src) || r.Start > cur || r.End < cur {
+			if r.Start < 0 || int(r.End) > len(src) || int(r.Start) > cur || int(r.End) < cur {
 				t.Fatalf("Complete(%q, %d): %q replaces %+v, cursor %d", src, cursor, c.Label, r, cur)
 			}
 			if utf8.ValidString(src) && !utf8.ValidString(src[r.Start:r.End]) {

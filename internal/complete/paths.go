@@ -16,7 +16,7 @@ func (c *completer) paths(start int, word string) []Candidate {
 	if c.ctx.ReadDir == nil {
 		return nil
 	}
-	span := syntax.Span{Start: start, End: c.wordEnd(isWordByte)}
+	span := syntax.Span{Start: int32(start), End: int32(c.wordEnd(isWordByte))}
 	if word == "~" {
 		c.add("~/", KindPath, "dir", span, word)
 		return c.result()

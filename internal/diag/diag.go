@@ -62,8 +62,8 @@ func Format(name, src string, err error) string {
 // start and a caret run under the span (clipped to that line, at least one
 // caret wide).
 func excerpt(b *strings.Builder, name, src string, span syntax.Span) {
-	start := clamp(span.Start, 0, len(src))
-	end := clamp(span.End, start, len(src))
+	start := clamp(int(span.Start), 0, len(src))
+	end := clamp(int(span.End), start, len(src))
 	lineStart := strings.LastIndexByte(src[:start], '\n') + 1
 	lineEnd := len(src)
 	if i := strings.IndexByte(src[start:], '\n'); i >= 0 {

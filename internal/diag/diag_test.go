@@ -14,7 +14,7 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 func spanned(code, msg, hint string, start, end int) *value.Error {
-	e := value.Errorf(code, "%s", msg).At(syntax.Span{Start: start, End: end})
+	e := value.Errorf(code, "%s", msg).At(syntax.Span{Start: int32(start), End: int32(end)})
 	if hint != "" {
 		e = e.WithHint(hint)
 	}

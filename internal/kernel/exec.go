@@ -204,7 +204,7 @@ func raised(sess *session, e *value.Error) (int, error) {
 	n := sess.store(e)
 	d := raisedData{Ref: refName(n), URI: refURI(n), Code: e.Code}
 	if e.HasPos {
-		d.Span = &proto.Span{Start: e.Span.Start, End: e.Span.End}
+		d.Span = &proto.Span{Start: int(e.Span.Start), End: int(e.Span.End)}
 	}
 	if e.Hint != "" {
 		h := e.Hint

@@ -51,7 +51,7 @@ func parseError(err error) error {
 	if !errors.As(err, &se) {
 		return proto.NewError(proto.CodeParseError, err.Error(), nil)
 	}
-	d := parseErrorData{Span: proto.Span{Start: se.Span.Start, End: se.Span.End}, Incomplete: se.Incomplete}
+	d := parseErrorData{Span: proto.Span{Start: int(se.Span.Start), End: int(se.Span.End)}, Incomplete: se.Incomplete}
 	if se.Hint != "" {
 		h := se.Hint
 		d.Hint = &h

@@ -10,8 +10,8 @@ import "unsafe"
 
 // Chunks hold at least minChunk elements and at most about maxChunkBytes.
 const (
-	minChunk      = 8
-	maxChunkBytes = 4 << 10
+	minChunk      = 4
+	maxChunkBytes = 8 << 10
 )
 
 // nextChunk returns the capacity of the chunk after one of capacity c for
@@ -27,6 +27,14 @@ func nextChunk(c, size, need int) int {
 type slab[T any] struct {
 	buf  []T
 	used int // elements handed out from earlier chunks
+	last int // elements the parser's previous parse used, to size the first chunk
+}
+
+// recycle empties s for the next parse, remembering how many elements this
+// parse used.
+func (s *slab[T]) recycle() {
+	s.last = s.used + len(s.buf)
+	s.buf, s.used = nil, 0
 }
 
 // next returns the address of a fresh zeroed slot in p's slab s. The
@@ -35,23 +43,29 @@ func next[T any](p *parser, s *slab[T]) *T {
 	if len(s.buf) == cap(s.buf) {
 		s.used += len(s.buf)
 		var zero T
-		s.buf = make([]T, 0, p.chunkSize(s.used, int(unsafe.Sizeof(zero))))
+		s.buf = make([]T, 0, p.chunkSize(s.used, s.last, int(unsafe.Sizeof(zero))))
 	}
 	s.buf = s.buf[:len(s.buf)+1]
 	return &s.buf[len(s.buf)-1]
 }
 
-// chunkSize projects how many more elements of a kind the parse will need
-// from how many it has used so far in the source consumed, clamped to
-// [minChunk, maxChunkBytes/size].
-func (p *parser) chunkSize(used, size int) int {
+// chunkSize projects how many more elements of a kind the parse will need,
+// clamped to [minChunk, maxChunkBytes/size]: from how many it has used so far
+// in the source consumed or, for the first chunk, from how many the
+// parser's previous parse used (last) in its source of lastLen bytes. A
+// parser that is fed similar sources so needs about one chunk per kind.
+func (p *parser) chunkSize(used, last, size int) int {
 	hi := max(maxChunkBytes/max(size, 1), minChunk)
-	if used == 0 {
+	rest := int64(max(len(p.src)-p.pos, 0))
+	var est int64
+	switch {
+	case used > 0:
+		est = int64(used)*rest/int64(max(p.pos, 1)) + 1
+	case last > 0 && p.ar.lastLen > 0:
+		est = int64(last)*rest/int64(p.ar.lastLen) + 1
+	default:
 		return minChunk
 	}
-	done := int64(max(p.pos, 1))
-	rest := int64(max(len(p.src)-p.pos, 0))
-	est := int64(used)*rest/done + 1
 	return int(min(max(est, minChunk), int64(hi)))
 }
 
@@ -63,6 +77,9 @@ func (p *parser) chunkSize(used, size int) int {
 type seq[T any] struct {
 	stack []T
 	chunk []T
+	taken int // elements taken this parse
+	last  int // elements taken by the parser's previous parse
+	hint  int // first chunk capacity projected from last at parse start
 }
 
 // mark returns the stack height at which a new run starts.
@@ -83,8 +100,14 @@ func (s *seq[T]) take(mark int) []T {
 	if n == 0 {
 		return nil
 	}
+	s.taken += n
 	if cap(s.chunk)-len(s.chunk) < n {
-		s.chunk = make([]T, 0, nextChunk(cap(s.chunk), int(unsafe.Sizeof(items[0])), n))
+		size := int(unsafe.Sizeof(items[0]))
+		c := nextChunk(cap(s.chunk), size, n)
+		if cap(s.chunk) == 0 {
+			c = max(c, min(s.hint, maxChunkBytes/size))
+		}
+		s.chunk = make([]T, 0, c)
 	}
 	l := len(s.chunk)
 	out := s.chunk[l : l+n : l+n]
@@ -99,6 +122,8 @@ func (s *seq[T]) take(mark int) []T {
 // prefixes, time, datetime and regex literals, spawn, and range, record and
 // list patterns) are allocated directly.
 type arena struct {
+	lastLen int // source length of the previous parse
+
 	vars     slab[Var]
 	fields   slab[Field]
 	methods  slab[MethodCall]
@@ -156,6 +181,10 @@ type arena struct {
 	armSeq   seq[*MatchArm]
 	patSeq   seq[Pattern]
 	partSeq  seq[StrPart]
+	withSeq  seq[*WithEntry]
+	envSeq   seq[*EnvPrefix]
+	redirSeq seq[*Redirect]
+	typeSeq  seq[*TypeExpr]
 }
 
 // maxPooledStack bounds the scratch stack a recycled seq keeps.
@@ -165,22 +194,93 @@ const maxPooledStack = 1024
 // so it pins no nodes of the previous tree).
 func (s *seq[T]) recycled() seq[T] {
 	if cap(s.stack) > maxPooledStack {
-		return seq[T]{}
+		return seq[T]{last: s.taken}
 	}
 	clear(s.stack[:cap(s.stack)])
-	return seq[T]{stack: s.stack[:0]}
+	return seq[T]{stack: s.stack[:0], last: s.taken}
 }
 
-// reset empties the arena for the next parse: chunks belong to the tree
-// already returned, so they are dropped; scratch stacks are kept.
-func (a *arena) reset() {
-	// Recycle the scratch stacks first, then clear the whole arena in place
-	// (a memclr) rather than building a fresh arena value on the stack.
-	stmt, expr, arg, cmd := a.stmtSeq.recycled(), a.exprSeq.recycled(), a.argSeq.recycled(), a.cmdSeq.recycled()
-	field, param, arm := a.fieldSeq.recycled(), a.paramSeq.recycled(), a.armSeq.recycled()
-	pat, part := a.patSeq.recycled(), a.partSeq.recycled()
-	*a = arena{}
-	a.stmtSeq, a.exprSeq, a.argSeq, a.cmdSeq = stmt, expr, arg, cmd
-	a.fieldSeq, a.paramSeq, a.armSeq = field, param, arm
-	a.patSeq, a.partSeq = pat, part
+// reset empties the arena for the next parse of a source srcLen bytes
+// long: chunks belong to the tree already returned, so they are dropped;
+// scratch stacks and per-kind usage counts are kept.
+func (a *arena) reset(srcLen int) {
+	a.lastLen = srcLen
+	a.vars.recycle()
+	a.fields.recycle()
+	a.methods.recycle()
+	a.calls.recycle()
+	a.args.recycle()
+	a.cmds.recycle()
+	a.cmdCalls.recycle()
+	a.cmdArgs.recycle()
+	a.exprSt.recycle()
+	a.lets.recycle()
+	a.assigns.recycle()
+	a.strs.recycle()
+	a.interps.recycle()
+	a.ints.recycle()
+	a.binaries.recycle()
+	a.blocks.recycle()
+	a.lambdas.recycle()
+	a.params.recycle()
+	a.recFlds.recycle()
+	a.records.recycle()
+	a.arms.recycle()
+	a.litPats.recycle()
+	a.bindPats.recycle()
+	a.lists.recycle()
+	a.ifs.recycle()
+	a.types.recycle()
+	a.withs.recycle()
+	a.withEnts.recycle()
+	a.matches.recycle()
+	a.catches.recycle()
+	a.tries.recycle()
+	a.fnDecls.recycle()
+	a.fnStmts.recycle()
+	a.wildPats.recycle()
+	a.typePats.recycle()
+	a.langs.recycle()
+	a.durs.recycle()
+	a.sizes.recycle()
+	a.unaries.recycle()
+	a.indexes.recycle()
+	a.fors.recycle()
+	a.returns.recycle()
+	a.ranges.recycle()
+	a.bools.recycle()
+	a.floats.recycle()
+	a.nulls.recycle()
+	a.redirs.recycle()
+	a.stmtSeq, a.exprSeq, a.argSeq, a.cmdSeq = a.stmtSeq.recycled(), a.exprSeq.recycled(), a.argSeq.recycled(), a.cmdSeq.recycled()
+	a.fieldSeq, a.paramSeq, a.armSeq = a.fieldSeq.recycled(), a.paramSeq.recycled(), a.armSeq.recycled()
+	a.patSeq, a.partSeq = a.patSeq.recycled(), a.partSeq.recycled()
+	a.withSeq, a.envSeq = a.withSeq.recycled(), a.envSeq.recycled()
+	a.redirSeq, a.typeSeq = a.redirSeq.recycled(), a.typeSeq.recycled()
+}
+
+// project sizes s's first chunk for a source of srcLen bytes from what the
+// previous parse, of a source of lastLen bytes, took.
+func (s *seq[T]) project(srcLen, lastLen int) {
+	s.hint = 0
+	if s.last > 0 && lastLen > 0 {
+		s.hint = int(int64(s.last)*int64(srcLen)/int64(lastLen)) + 1
+	}
+}
+
+// prepare readies the arena for parsing a source of srcLen bytes.
+func (a *arena) prepare(srcLen int) {
+	a.stmtSeq.project(srcLen, a.lastLen)
+	a.exprSeq.project(srcLen, a.lastLen)
+	a.argSeq.project(srcLen, a.lastLen)
+	a.cmdSeq.project(srcLen, a.lastLen)
+	a.fieldSeq.project(srcLen, a.lastLen)
+	a.paramSeq.project(srcLen, a.lastLen)
+	a.armSeq.project(srcLen, a.lastLen)
+	a.patSeq.project(srcLen, a.lastLen)
+	a.partSeq.project(srcLen, a.lastLen)
+	a.withSeq.project(srcLen, a.lastLen)
+	a.envSeq.project(srcLen, a.lastLen)
+	a.redirSeq.project(srcLen, a.lastLen)
+	a.typeSeq.project(srcLen, a.lastLen)
 }

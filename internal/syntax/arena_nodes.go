@@ -4,6 +4,8 @@ package syntax
 // fresh slab slot field by field: a whole-struct copy into heap memory goes
 // through the runtime's bulk write barrier while the GC is marking, which
 // costs far more than the compiler's inline barriers for single fields.
+// Fields that are often zero are written only when set: the slot is fresh
+// from a zeroed chunk, and skipping the store skips its write barrier.
 // TestNodeConstructorsCopyAllFields fails if a node type gains a field
 // that its constructor does not copy.
 
@@ -21,19 +23,34 @@ func (p *parser) newField(v Field) *Field {
 
 func (p *parser) newMethodCall(v MethodCall) *MethodCall {
 	n := next(p, &p.ar.methods)
-	n.X, n.Name, n.Args, n.Optional, n.Trailing, n.Span = v.X, v.Name, v.Args, v.Optional, v.Trailing, v.Span
+	n.X, n.Name, n.Optional, n.Span = v.X, v.Name, v.Optional, v.Span
+	if v.Args != nil {
+		n.Args = v.Args
+	}
+	if v.Trailing != nil {
+		n.Trailing = v.Trailing
+	}
 	return n
 }
 
 func (p *parser) newCall(v Call) *Call {
 	n := next(p, &p.ar.calls)
-	n.Fn, n.Args, n.Trailing, n.Span = v.Fn, v.Args, v.Trailing, v.Span
+	n.Fn, n.Span = v.Fn, v.Span
+	if v.Args != nil {
+		n.Args = v.Args
+	}
+	if v.Trailing != nil {
+		n.Trailing = v.Trailing
+	}
 	return n
 }
 
 func (p *parser) newArg(v Arg) *Arg {
 	n := next(p, &p.ar.args)
-	n.Name, n.Value, n.Span = v.Name, v.Value, v.Span
+	n.Value, n.Span = v.Value, v.Span
+	if v.Name != "" {
+		n.Name = v.Name
+	}
 	return n
 }
 
@@ -45,13 +62,40 @@ func (p *parser) newCmd(v Cmd) *Cmd {
 
 func (p *parser) newCmdCall(v CmdCall) *CmdCall {
 	n := next(p, &p.ar.cmdCalls)
-	n.Env, n.Forced, n.Head, n.Args, n.Redirects, n.Background, n.Trailing, n.Span = v.Env, v.Forced, v.Head, v.Args, v.Redirects, v.Background, v.Trailing, v.Span
+	n.Forced, n.Background, n.Span = v.Forced, v.Background, v.Span
+	if v.Env != nil {
+		n.Env = v.Env
+	}
+	if v.Head != nil {
+		n.Head = v.Head
+	}
+	if v.Args != nil {
+		n.Args = v.Args
+	}
+	if v.Redirects != nil {
+		n.Redirects = v.Redirects
+	}
+	if v.Trailing != nil {
+		n.Trailing = v.Trailing
+	}
 	return n
 }
 
 func (p *parser) newCmdArg(v CmdArg) *CmdArg {
 	n := next(p, &p.ar.cmdArgs)
-	n.Kind, n.Text, n.Name, n.Value, n.X, n.Span = v.Kind, v.Text, v.Name, v.Value, v.X, v.Span
+	n.Kind, n.Span = v.Kind, v.Span
+	if v.Text != "" {
+		n.Text = v.Text
+	}
+	if v.Name != "" {
+		n.Name = v.Name
+	}
+	if v.Value != nil {
+		n.Value = v.Value
+	}
+	if v.X != nil {
+		n.X = v.X
+	}
 	return n
 }
 
@@ -63,7 +107,10 @@ func (p *parser) newExprStmt(v ExprStmt) *ExprStmt {
 
 func (p *parser) newLetStmt(v LetStmt) *LetStmt {
 	n := next(p, &p.ar.lets)
-	n.Name, n.Type, n.Init, n.Mutable, n.Exported, n.Span = v.Name, v.Type, v.Init, v.Mutable, v.Exported, v.Span
+	n.Name, n.Init, n.Mutable, n.Exported, n.Span = v.Name, v.Init, v.Mutable, v.Exported, v.Span
+	if v.Type != nil {
+		n.Type = v.Type
+	}
 	return n
 }
 
@@ -99,19 +146,31 @@ func (p *parser) newBinary(v Binary) *Binary {
 
 func (p *parser) newBlock(v Block) *Block {
 	n := next(p, &p.ar.blocks)
-	n.Stmts, n.Span = v.Stmts, v.Span
+	n.Span = v.Span
+	if v.Stmts != nil {
+		n.Stmts = v.Stmts
+	}
 	return n
 }
 
 func (p *parser) newLambda(v Lambda) *Lambda {
 	n := next(p, &p.ar.lambdas)
-	n.Params, n.Body, n.Implicit, n.Span = v.Params, v.Body, v.Implicit, v.Span
+	n.Body, n.Implicit, n.Span = v.Body, v.Implicit, v.Span
+	if v.Params != nil {
+		n.Params = v.Params
+	}
 	return n
 }
 
 func (p *parser) newParam(v Param) *Param {
 	n := next(p, &p.ar.params)
-	n.Name, n.Type, n.Default, n.Span = v.Name, v.Type, v.Default, v.Span
+	n.Name, n.Span = v.Name, v.Span
+	if v.Type != nil {
+		n.Type = v.Type
+	}
+	if v.Default != nil {
+		n.Default = v.Default
+	}
 	return n
 }
 
@@ -123,13 +182,19 @@ func (p *parser) newRecordField(v RecordField) *RecordField {
 
 func (p *parser) newRecord(v Record) *Record {
 	n := next(p, &p.ar.records)
-	n.Fields, n.Span = v.Fields, v.Span
+	n.Span = v.Span
+	if v.Fields != nil {
+		n.Fields = v.Fields
+	}
 	return n
 }
 
 func (p *parser) newMatchArm(v MatchArm) *MatchArm {
 	n := next(p, &p.ar.arms)
-	n.Patterns, n.Guard, n.Body, n.Span = v.Patterns, v.Guard, v.Body, v.Span
+	n.Patterns, n.Body, n.Span = v.Patterns, v.Body, v.Span
+	if v.Guard != nil {
+		n.Guard = v.Guard
+	}
 	return n
 }
 
@@ -147,19 +212,28 @@ func (p *parser) newBindPat(v BindPat) *BindPat {
 
 func (p *parser) newList(v List) *List {
 	n := next(p, &p.ar.lists)
-	n.Elems, n.Span = v.Elems, v.Span
+	n.Span = v.Span
+	if v.Elems != nil {
+		n.Elems = v.Elems
+	}
 	return n
 }
 
 func (p *parser) newIf(v If) *If {
 	n := next(p, &p.ar.ifs)
-	n.Cond, n.Then, n.Else, n.Span = v.Cond, v.Then, v.Else, v.Span
+	n.Cond, n.Then, n.Span = v.Cond, v.Then, v.Span
+	if v.Else != nil {
+		n.Else = v.Else
+	}
 	return n
 }
 
 func (p *parser) newTypeExpr(v TypeExpr) *TypeExpr {
 	n := next(p, &p.ar.types)
-	n.Name, n.Args, n.Optional, n.Span = v.Name, v.Args, v.Optional, v.Span
+	n.Name, n.Optional, n.Span = v.Name, v.Optional, v.Span
+	if v.Args != nil {
+		n.Args = v.Args
+	}
 	return n
 }
 
@@ -183,19 +257,37 @@ func (p *parser) newMatch(v Match) *Match {
 
 func (p *parser) newCatch(v Catch) *Catch {
 	n := next(p, &p.ar.catches)
-	n.X, n.Binder, n.Handler, n.Span = v.X, v.Binder, v.Handler, v.Span
+	n.X, n.Handler, n.Span = v.X, v.Handler, v.Span
+	if v.Binder != "" {
+		n.Binder = v.Binder
+	}
 	return n
 }
 
 func (p *parser) newTry(v Try) *Try {
 	n := next(p, &p.ar.tries)
-	n.Body, n.Binder, n.Handler, n.Span = v.Body, v.Binder, v.Handler, v.Span
+	n.Body, n.Handler, n.Span = v.Body, v.Handler, v.Span
+	if v.Binder != "" {
+		n.Binder = v.Binder
+	}
 	return n
 }
 
 func (p *parser) newFnDecl(v FnDecl) *FnDecl {
 	n := next(p, &p.ar.fnDecls)
-	n.Name, n.Params, n.Rest, n.Return, n.Body, n.Doc, n.Exported, n.Span = v.Name, v.Params, v.Rest, v.Return, v.Body, v.Doc, v.Exported, v.Span
+	n.Name, n.Body, n.Exported, n.Span = v.Name, v.Body, v.Exported, v.Span
+	if v.Params != nil {
+		n.Params = v.Params
+	}
+	if v.Rest != nil {
+		n.Rest = v.Rest
+	}
+	if v.Return != nil {
+		n.Return = v.Return
+	}
+	if v.Doc != "" {
+		n.Doc = v.Doc
+	}
 	return n
 }
 
@@ -213,7 +305,10 @@ func (p *parser) newWildcardPat(v WildcardPat) *WildcardPat {
 
 func (p *parser) newTypePat(v TypePat) *TypePat {
 	n := next(p, &p.ar.typePats)
-	n.Type, n.Binder, n.Span = v.Type, v.Binder, v.Span
+	n.Type, n.Span = v.Type, v.Span
+	if v.Binder != "" {
+		n.Binder = v.Binder
+	}
 	return n
 }
 
@@ -255,7 +350,10 @@ func (p *parser) newForStmt(v ForStmt) *ForStmt {
 
 func (p *parser) newReturnStmt(v ReturnStmt) *ReturnStmt {
 	n := next(p, &p.ar.returns)
-	n.Value, n.Span = v.Value, v.Span
+	n.Span = v.Span
+	if v.Value != nil {
+		n.Value = v.Value
+	}
 	return n
 }
 

@@ -13,10 +13,19 @@ package syntax
 const ASTVersion = 2
 
 // Span is a half-open range [Start, End) of UTF-8 byte offsets into the source.
+// Offsets are 32-bit to keep AST nodes small; Parse rejects sources of
+// maxSource bytes or more.
 type Span struct {
-	Start int `json:"start"`
-	End   int `json:"end"`
+	Start int32 `json:"start"`
+	End   int32 `json:"end"`
 }
+
+// maxSource is the size limit of a parsed source unit: span offsets are
+// 32-bit.
+const maxSource = 1<<31 - 1
+
+// mkSpan returns the span [start, end) of int offsets.
+func mkSpan(start, end int) Span { return Span{int32(start), int32(end)} }
 
 // Join returns the smallest span covering s and t.
 func (s Span) Join(t Span) Span {
@@ -484,21 +493,36 @@ type CmdCall struct {
 	Span       Span
 }
 
-// ArgKind classifies a command argument.
-type ArgKind string
+// ArgKind classifies a command argument. It is a small integer so that
+// command words stay compact; String gives its stable name (the JSON form).
+type ArgKind uint8
 
 // Command argument kinds.
 const (
-	ArgWord      ArgKind = "word"       // bare word: Text
-	ArgPath      ArgKind = "path"       // ./x, ../x, /x, ~/x, ~: Text
-	ArgGlob      ArgKind = "glob"       // word with glob metacharacters: Text
-	ArgStr       ArgKind = "str"        // quoted string: X is *StrLit or *StrInterp
-	ArgExpr      ArgKind = "expr"       // (expr-or-command): X
-	ArgLongFlag  ArgKind = "long_flag"  // --name or --name=value: Name, Value (nil when absent)
-	ArgShortFlag ArgKind = "short_flag" // -abc: Text holds "abc"
-	ArgDashDash  ArgKind = "dash_dash"  // --
-	ArgDash      ArgKind = "dash"       // -
+	ArgWord      ArgKind = iota + 1 // bare word: Text
+	ArgPath                         // ./x, ../x, /x, ~/x, ~: Text
+	ArgGlob                         // word with glob metacharacters: Text
+	ArgStr                          // quoted string: X is *StrLit or *StrInterp
+	ArgExpr                         // (expr-or-command): X
+	ArgLongFlag                     // --name or --name=value: Name, Value (nil when absent)
+	ArgShortFlag                    // -abc: Text holds "abc"
+	ArgDashDash                     // --
+	ArgDash                         // -
 )
+
+var argKindNames = [...]string{
+	ArgWord: "word", ArgPath: "path", ArgGlob: "glob", ArgStr: "str", ArgExpr: "expr",
+	ArgLongFlag: "long_flag", ArgShortFlag: "short_flag", ArgDashDash: "dash_dash", ArgDash: "dash",
+}
+
+// String returns the kind's stable name ("word", "long_flag", ...), or ""
+// for the zero value.
+func (k ArgKind) String() string {
+	if int(k) < len(argKindNames) {
+		return argKindNames[k]
+	}
+	return ""
+}
 
 // CmdArg is one command word, in its structured form.
 type CmdArg struct {

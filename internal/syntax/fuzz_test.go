@@ -71,7 +71,7 @@ func FuzzParse(f *testing.F) {
 		for _, repl := range []bool{false, true} {
 			prog, perr := parseNoRecover(src, ParseOptions{REPL: repl})
 			if perr != nil {
-				if perr.Msg == "" || perr.Span.Start < 0 || perr.Span.End > len(src) || perr.Span.Start > perr.Span.End {
+				if perr.Msg == "" || perr.Span.Start < 0 || int(perr.Span.End) > len(src) || perr.Span.Start > perr.Span.End {
 					t.Fatalf("bad error %+v for %q", perr, src)
 				}
 				if perr.Hint == "" || perr.Hint == fallbackHint {
@@ -112,14 +112,14 @@ func checkSpans(prog *Program, n int) error {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return fmt.Errorf("invalid JSON: %w", err)
 	}
-	return walkSpans(doc, Span{0, n}, "")
+	return walkSpans(doc, mkSpan(0, n), "")
 }
 
 func walkSpans(v any, parent Span, path string) error {
 	switch x := v.(type) {
 	case map[string]any:
 		if s, ok := x["span"].(map[string]any); ok {
-			sp := Span{int(s["start"].(float64)), int(s["end"].(float64))}
+			sp := Span{int32(s["start"].(float64)), int32(s["end"].(float64))}
 			if sp.Start < parent.Start || sp.End > parent.End || sp.Start > sp.End {
 				return fmt.Errorf("%s (%v): span %v outside parent %v", path, x["kind"], sp, parent)
 			}

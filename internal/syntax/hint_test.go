@@ -127,7 +127,7 @@ func TestErrorHints(t *testing.T) {
 		if perr.Hint == "" || perr.Hint == fallbackHint {
 			t.Errorf("%q: error %q has no hint of its own (hint %q)", tc.src, perr.Msg, perr.Hint)
 		}
-		if perr.Span.Start < 0 || perr.Span.Start > perr.Span.End || perr.Span.End > len(tc.src) {
+		if perr.Span.Start < 0 || perr.Span.Start > perr.Span.End || int(perr.Span.End) > len(tc.src) {
 			t.Errorf("%q: span %v outside the source (len %d)", tc.src, perr.Span, len(tc.src))
 		}
 	}

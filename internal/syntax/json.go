@@ -571,7 +571,7 @@ func (e *jenc) cmdArg(a *CmdArg) {
 		return
 	}
 	e.open("cmd_arg")
-	e.str("arg_kind", string(a.Kind))
+	e.str("arg_kind", a.Kind.String())
 	e.str("text", a.Text)
 	e.str("name", a.Name)
 	e.key("value")

@@ -334,14 +334,14 @@ func (o *obj) span() Span {
 		seen[i] = true
 		d.pushMember(c)
 		v := d.intValue(c)
-		if v < 0 || int64(int(v)) != v {
+		if v < 0 || int64(int32(v)) != v {
 			d.failf("offset %d out of range", v)
 		}
 		d.pop()
 		if i == 0 {
-			sp.Start = int(v)
+			sp.Start = int32(v)
 		} else {
-			sp.End = int(v)
+			sp.End = int32(v)
 		}
 	}
 	switch {

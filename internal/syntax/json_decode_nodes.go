@@ -349,7 +349,7 @@ func (d *dec) redirect(n int32) *Redirect {
 func (d *dec) cmdArg(n int32) *CmdArg {
 	d.expectKind(n, "cmd_arg")
 	o := d.fields(n, "arg_kind", "text", "name", "value", "x")
-	kind := ArgKind(o.enum("arg_kind", "word", "path", "glob", "str", "expr", "long_flag", "short_flag", "dash_dash", "dash"))
+	kind := argKindOf(o.enum("arg_kind", argKindNames[1:]...))
 	a := &CmdArg{Kind: kind, Text: o.str("text"), Name: o.str("name")}
 	a.Value = child(&o, "value", true, d.cmdArg)
 	if a.Value != nil && kind != ArgLongFlag {
@@ -416,4 +416,14 @@ func (d *dec) recordPatField(n int32) *RecordPatField {
 	d.expectKind(n, "record_pat_field")
 	o := d.fields(n, "key", "pat")
 	return &RecordPatField{Key: o.str("key"), Pat: child(&o, "pat", true, d.pattern), Span: o.span()}
+}
+
+// argKindOf maps a stable arg_kind name to its ArgKind (0 when unknown).
+func argKindOf(name string) ArgKind {
+	for k, n := range argKindNames {
+		if n == name && k > 0 {
+			return ArgKind(k)
+		}
+	}
+	return 0
 }

@@ -96,6 +96,10 @@ func scanTriple(src string, pos int, q byte) token {
 	return unterminated(pos, len(src))
 }
 
+// boxTok returns a pointer to a copy of t, so that only error paths pay
+// for a heap token.
+func boxTok(t token) *token { return &t }
+
 // skipHole returns the offset just past the `}` closing the interpolation
 // hole whose `{` is at pos.
 func skipHole(src string, pos int, multiline bool) (int, *token) {
@@ -112,7 +116,7 @@ func skipHole(src string, pos int, multiline bool) (int, *token) {
 		case '"', '\'':
 			t := scanString(src, i)
 			if t.kind == tIllegal {
-				return 0, &t
+				return 0, boxTok(t)
 			}
 			i = t.end - 1
 		case '\n':

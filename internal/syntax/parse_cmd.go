@@ -57,23 +57,31 @@ func (p *parser) parseCommand() *Cmd {
 	start := first.start
 	call := p.newCmdCall(CmdCall{})
 	pos := start
+	envs := &p.ar.envSeq
+	envMark := envs.mark()
 	for {
 		eq := envAssignAt(p.src, pos)
 		if eq < 0 {
 			break
 		}
 		val := p.cmdValueAt(eq+1, m)
-		call.Env = append(call.Env, &EnvPrefix{Name: p.src[pos:eq], Value: val, Span: Span{pos, val.Span.End}})
-		pos, _ = skipTrivia(p.src, val.Span.End)
+		envs.push(&EnvPrefix{Name: p.src[pos:eq], Value: val, Span: mkSpan(pos, int(val.Span.End))})
+		pos, _ = skipTrivia(p.src, int(val.Span.End))
+	}
+	if env := envs.take(envMark); env != nil {
+		call.Env = env
 	}
 	if pos < len(p.src) && p.src[pos] == '^' {
 		call.Forced = true
 		pos++
 	}
-	h := lex(p.src, pos, m)
+	h := first
+	if pos != start {
+		h = lex(p.src, pos, m)
+	}
 	if h.kind != tWord || h.start != pos {
 		if call.Forced && h.start != pos {
-			p.fail(Span{pos - 1, pos}, "`^` must be followed directly by a command name",
+			p.fail(mkSpan(pos-1, pos), "`^` must be followed directly by a command name",
 				"write the name right after `^`, as in ^ls -l", h.kind == tEOF)
 		}
 		p.failTok(h, "expected a command name, found "+p.describe(h),
@@ -82,14 +90,16 @@ func (p *parser) parseCommand() *Cmd {
 	text := wordText(p.src[h.start:h.end], h.flags)
 	kind := classifyWord(text, h.flags)
 	if kind == ArgGlob {
-		p.fail(Span{h.start, h.end}, "a glob cannot be a command name",
+		p.fail(mkSpan(h.start, h.end), "a glob cannot be a command name",
 			"name the program or its path; quote the word if * ? [ are literal", false)
 	}
-	call.Head = p.newCmdArg(CmdArg{Kind: kind, Text: text, Span: Span{h.start, h.end}})
+	call.Head = p.newCmdArg(CmdArg{Kind: kind, Text: text, Span: mkSpan(h.start, h.end)})
 	p.pos = h.end
 	end := h.end
 	args := &p.ar.cmdSeq
 	mark := args.mark()
+	redirs := &p.ar.redirSeq
+	redirMark := redirs.mark()
 loop:
 	for {
 		t := lex(p.src, p.pos, m)
@@ -116,23 +126,28 @@ loop:
 			} else if t.kind == tLt {
 				kind = RedirIn
 			}
-			call.Redirects = append(call.Redirects, p.newRedirect(Redirect{Kind: kind, Target: target, Span: Span{t.start, target.Span.End}}))
-			end = target.Span.End
+			redirs.push(p.newRedirect(Redirect{Kind: kind, Target: target, Span: mkSpan(t.start, int(target.Span.End))}))
+			end = int(target.Span.End)
 		case tLBrace:
 			if p.ctx.noTrailing {
 				break loop
 			}
 			call.Trailing = p.parseBlock()
-			end = call.Trailing.Span.End
+			end = int(call.Trailing.Span.End)
 			break loop
 		default:
 			arg := p.parseCmdArg(t, m)
 			args.push(arg)
-			end = arg.Span.End
+			end = int(arg.Span.End)
 		}
 	}
-	call.Args = args.take(mark)
-	call.Span = Span{start, end}
+	if as := args.take(mark); as != nil {
+		call.Args = as
+	}
+	if rs := redirs.take(redirMark); rs != nil {
+		call.Redirects = rs
+	}
+	call.Span = mkSpan(start, end)
 	return p.newCmd(Cmd{Call: call, Span: call.Span})
 }
 
@@ -140,7 +155,7 @@ loop:
 // empty value is an empty word.
 func (p *parser) cmdValueAt(pos int, m mode) *CmdArg {
 	if pos >= len(p.src) || isWordStop(p.src[pos], m == cmdArgMode) && p.src[pos] != '"' && p.src[pos] != '\'' {
-		return p.newCmdArg(CmdArg{Kind: ArgWord, Span: Span{pos, pos}})
+		return p.newCmdArg(CmdArg{Kind: ArgWord, Span: mkSpan(pos, pos)})
 	}
 	t := lex(p.src, pos, m)
 	switch t.kind {
@@ -153,13 +168,13 @@ func (p *parser) cmdValueAt(pos int, m mode) *CmdArg {
 		return p.parseCmdArg(t, m)
 	}
 	text := wordText(p.src[t.start:t.end], t.flags)
-	return p.newCmdArg(CmdArg{Kind: classifyWord(text, t.flags), Text: text, Span: Span{t.start, t.end}})
+	return p.newCmdArg(CmdArg{Kind: classifyWord(text, t.flags), Text: text, Span: mkSpan(t.start, t.end)})
 }
 
 // parseCmdArg parses one command argument starting with token t and
 // advances p.pos past it.
 func (p *parser) parseCmdArg(t token, m mode) *CmdArg {
-	sp := Span{t.start, t.end}
+	sp := mkSpan(t.start, t.end)
 	switch t.kind {
 	case tWord:
 		text := wordText(p.src[t.start:t.end], t.flags)
@@ -170,7 +185,7 @@ func (p *parser) parseCmdArg(t token, m mode) *CmdArg {
 			p.ctx = pctx{}
 			x := p.parsePostfix(p.makeVar(text, sp), t.start)
 			p.ctx = saved
-			return p.newCmdArg(CmdArg{Kind: ArgExpr, X: x, Span: Span{t.start, p.pos}})
+			return p.newCmdArg(CmdArg{Kind: ArgExpr, X: x, Span: mkSpan(t.start, p.pos)})
 		}
 		p.pos = t.end
 		if t.end < len(p.src) && (p.src[t.end] == '"' || p.src[t.end] == '\'') && t.flags&fGlob == 0 {
@@ -187,14 +202,14 @@ func (p *parser) parseCmdArg(t token, m mode) *CmdArg {
 		x := p.parseExprEOC()
 		c := p.expect(tRParen, "`)`", "close the parenthesised argument with `)`")
 		p.ctx = saved
-		return p.newCmdArg(CmdArg{Kind: ArgExpr, X: x, Span: Span{t.start, c.end}})
+		return p.newCmdArg(CmdArg{Kind: ArgExpr, X: x, Span: mkSpan(t.start, c.end)})
 	case tLongFlag:
 		a := p.newCmdArg(CmdArg{Kind: ArgLongFlag, Name: p.src[t.start+2 : t.end], Span: sp})
 		p.pos = t.end
 		if t.end < len(p.src) && p.src[t.end] == '=' {
 			a.Value = p.cmdValueAt(t.end+1, m)
 			a.Span.End = a.Value.Span.End
-			p.pos = a.Span.End
+			p.pos = int(a.Span.End)
 		}
 		return a
 	case tShortFlag:
@@ -223,7 +238,7 @@ func (p *parser) gluedWordString(prefix string, w token, m mode) *CmdArg {
 	if st.kind != tStr {
 		p.failTok(st, "expected a string, found "+p.describe(st), "put the quoted value right after `=`")
 	}
-	sp := Span{w.start, st.end}
+	sp := mkSpan(w.start, st.end)
 	var x Expr
 	switch s := p.parseStringTok(st).(type) {
 	case *StrLit:

@@ -20,12 +20,12 @@ const fallbackHint = "check the syntax at the marked position"
 // the hint.
 func (p *parser) failTok(t token, msg, hint string) {
 	if t.kind == tIllegal {
-		p.fail(Span{t.start, t.end}, t.diag.msg, t.diag.hint, t.diag.incomplete)
+		p.fail(mkSpan(t.start, t.end), t.diag.msg, t.diag.hint, t.diag.incomplete)
 	}
 	if t.kind == tEOF {
 		hint = eofHint(hint)
 	}
-	p.fail(Span{t.start, t.end}, msg, hint, t.kind == tEOF)
+	p.fail(mkSpan(t.start, t.end), msg, hint, t.kind == tEOF)
 }
 
 // eofHint turns a hint for a missing token into one for input that ends
@@ -42,7 +42,7 @@ func eofHint(hint string) string {
 // closed by closer.
 func (p *parser) failSep(t token, msg, items, what, closer string) {
 	if t.kind == tEOF {
-		p.fail(Span{t.start, t.end}, msg, "the source ends before the "+what+" is closed; close it with "+closer, true)
+		p.fail(mkSpan(t.start, t.end), msg, "the source ends before the "+what+" is closed; close it with "+closer, true)
 	}
 	p.failTok(t, msg, "separate "+items+" with `,` and close the "+what+" with "+closer)
 }

@@ -15,8 +15,10 @@ func (p *parser) finishExpr(left Expr) Expr {
 
 // parseOperandEOC parses one operand, dispatching to a command for path
 // heads, `^head`, and identifiers that are not value-bound.
-func (p *parser) parseOperandEOC() Expr {
-	t := p.peek()
+func (p *parser) parseOperandEOC() Expr { return p.parseOperandEOCTok(p.peek()) }
+
+// parseOperandEOCTok is parseOperandEOC given t, the token p.peek() returns.
+func (p *parser) parseOperandEOCTok(t token) Expr {
 	if isPathHead(p.src, t.start) || t.kind == tCaret {
 		p.pos = t.start
 		return p.parseCommand()
@@ -25,7 +27,7 @@ func (p *parser) parseOperandEOC() Expr {
 		p.pos = t.start
 		return p.parseCommand()
 	}
-	return p.parseUnary()
+	return p.parseUnaryTok(t)
 }
 
 // identStartsCommand decides, for an identifier in an expr-or-command
@@ -129,7 +131,7 @@ func (p *parser) binaryLoop(left Expr, minPrec int) Expr {
 		} else {
 			right = p.binaryLoop(p.parseUnary(), prec+1)
 		}
-		span := Span{left.Pos().Start, right.Pos().End}
+		span := mkSpan(int(left.Pos().Start), int(right.Pos().End))
 		switch t.kind {
 		case tDotDot, tDotDotEq:
 			left = p.newRange(Range{Lo: left, Hi: right, Inclusive: t.kind == tDotDotEq, Span: span})
@@ -138,29 +140,35 @@ func (p *parser) binaryLoop(left Expr, minPrec int) Expr {
 		}
 		if prec == 4 {
 			if n := p.peek(); binaryPrec(n.kind) == 4 {
-				p.fail(Span{n.start, n.end}, "comparison operators do not chain",
+				p.fail(mkSpan(n.start, n.end), "comparison operators do not chain",
 					"write `a < b && b < c`", false)
 			}
 		}
 	}
 }
 
-func (p *parser) parseUnary() Expr {
-	t := p.peek()
+func (p *parser) parseUnary() Expr { return p.parseUnaryTok(p.peek()) }
+
+// parseUnaryTok is parseUnary given t, the token p.peek() returns.
+// The depth is restored without a defer: a parse error unwinds to Parse,
+// which discards the parser's state.
+func (p *parser) parseUnaryTok(t token) Expr {
 	p.enter(t)
-	defer p.leave()
+	var x Expr
 	switch t.kind {
 	case tBang, tMinus:
 		p.pos = t.end
-		x := p.parseUnary()
+		operand := p.parseUnary()
 		op := OpNot
 		if t.kind == tMinus {
 			op = OpNeg
 		}
-		return p.newUnary(Unary{Op: op, X: x, Span: Span{t.start, x.Pos().End}})
+		x = p.newUnary(Unary{Op: op, X: operand, Span: mkSpan(t.start, int(operand.Pos().End))})
+	default:
+		x = p.parsePostfix(p.parsePrimaryTok(t), t.start)
 	}
-	start := t.start
-	return p.parsePostfix(p.parsePrimary(), start)
+	p.leave()
+	return x
 }
 
 // parsePostfix applies field, method, index and call suffixes to x, whose
@@ -182,7 +190,7 @@ func (p *parser) parsePostfix(x Expr, start int) Expr {
 			ok, _ := identStartAt(src, nameAt)
 			if !ok {
 				if opt {
-					p.fail(Span{pos, nameAt}, "expected a field name after `?.`", "write x?.name", nameAt >= len(src))
+					p.fail(mkSpan(pos, nameAt), "expected a field name after `?.`", "write x?.name", nameAt >= len(src))
 				}
 				return x
 			}
@@ -191,25 +199,23 @@ func (p *parser) parsePostfix(x Expr, start int) Expr {
 			p.pos = end
 			if end < len(src) && src[end] == '(' {
 				args := p.parseCallArgs()
-				m := p.newMethodCall(MethodCall{X: x, Name: name, Args: args, Optional: opt, Span: Span{start, p.pos}})
-				m.Trailing = p.trailingBlock()
-				if m.Trailing != nil {
-					m.Span.End = m.Trailing.Span.End
+				m := p.newMethodCall(MethodCall{X: x, Name: name, Args: args, Optional: opt, Span: mkSpan(start, p.pos)})
+				if tb := p.trailingBlock(); tb != nil {
+					m.Trailing, m.Span.End = tb, tb.Span.End
 				}
 				x = m
 				continue
 			}
 			if tb := p.trailingBlock(); tb != nil {
-				x = p.newMethodCall(MethodCall{X: x, Name: name, Optional: opt, Trailing: tb, Span: Span{start, tb.Span.End}})
+				x = p.newMethodCall(MethodCall{X: x, Name: name, Optional: opt, Trailing: tb, Span: mkSpan(start, int(tb.Span.End))})
 				continue
 			}
-			x = p.newField(Field{X: x, Name: name, Optional: opt, Span: Span{start, end}})
+			x = p.newField(Field{X: x, Name: name, Optional: opt, Span: mkSpan(start, end)})
 		case c == '(':
 			args := p.parseCallArgs()
-			call := p.newCall(Call{Fn: x, Args: args, Span: Span{start, p.pos}})
-			call.Trailing = p.trailingBlock()
-			if call.Trailing != nil {
-				call.Span.End = call.Trailing.Span.End
+			call := p.newCall(Call{Fn: x, Args: args, Span: mkSpan(start, p.pos)})
+			if tb := p.trailingBlock(); tb != nil {
+				call.Trailing, call.Span.End = tb, tb.Span.End
 			}
 			x = call
 		case c == '[':
@@ -220,7 +226,7 @@ func (p *parser) parsePostfix(x Expr, start int) Expr {
 			idx := p.parseExpr()
 			closeTok := p.expect(tRBracket, "`]`", "close the index with `]`")
 			p.ctx = saved
-			x = p.newIndex(Index{X: x, Index: idx, Span: Span{start, closeTok.end}})
+			x = p.newIndex(Index{X: x, Index: idx, Span: mkSpan(start, closeTok.end)})
 		default:
 			if at := p.dotContinuation(pos); at >= 0 {
 				p.pos = at
@@ -272,13 +278,23 @@ func (p *parser) dotContinuation(pos int) int {
 // trailingBlock parses a `{ ... }` block argument following a call on the
 // same line, unless a construct header owns the brace.
 func (p *parser) trailingBlock() *Block {
-	if p.ctx.noTrailing {
+	if p.ctx.noTrailing || !braceMayFollow(p.src, p.pos) {
 		return nil
 	}
 	if t := p.peekAt(p.pos); t.kind != tLBrace {
 		return nil
 	}
 	return p.parseBlock()
+}
+
+// braceMayFollow is a byte-level precheck for a `{` token at pos: it
+// reports false when the first byte after spaces cannot lead to one, sparing
+// a lookahead token that nothing else needs (the `.` of a method chain).
+func braceMayFollow(src string, pos int) bool {
+	for pos < len(src) && (src[pos] == ' ' || src[pos] == '\t' || src[pos] == '\r') {
+		pos++
+	}
+	return pos < len(src) && (src[pos] == '{' || src[pos] == '\\')
 }
 
 // parseCallArgs parses `( args )` with p.pos at the `(`.
@@ -318,7 +334,7 @@ func (p *parser) parseArg(t token) *Arg {
 		if c := p.peekAt(t.end); c.kind == tColon && (c.end >= len(p.src) || p.src[c.end] != ':') {
 			p.pos = c.end
 			v := p.parseArgValue()
-			return p.newArg(Arg{Name: p.text(t), Value: v, Span: Span{t.start, v.Pos().End}})
+			return p.newArg(Arg{Name: p.text(t), Value: v, Span: mkSpan(t.start, int(v.Pos().End))})
 		}
 	}
 	if t.kind == tDot {
@@ -327,7 +343,9 @@ func (p *parser) parseArg(t token) *Arg {
 			return p.newArg(Arg{Value: lam, Span: lam.Span})
 		}
 	}
-	v := p.parseArgValue()
+	p.ctx.inArgs = true
+	v := p.finishExpr(p.parseOperandEOCTok(t))
+	p.ctx.inArgs = false
 	return p.newArg(Arg{Value: v, Span: v.Pos()})
 }
 
@@ -341,7 +359,7 @@ func (p *parser) parseArgValue() Expr {
 // parseImplicitLambda desugars the `.field...` item shorthand, which must
 // form a complete call argument.
 func (p *parser) parseImplicitLambda(dot token) *Lambda {
-	at := Span{dot.start, dot.start}
+	at := mkSpan(dot.start, dot.start)
 	p.pos = dot.start
 	body := p.finishExpr(p.parsePostfix(p.newVar(Var{Name: ImplicitParam, Span: at}), dot.start))
 	if n := p.peek(); n.kind != tComma && n.kind != tRParen {
@@ -352,12 +370,15 @@ func (p *parser) parseImplicitLambda(dot token) *Lambda {
 	mark := ps.mark()
 	ps.push(p.newParam(Param{Name: ImplicitParam, Span: at}))
 	return p.newLambda(Lambda{Params: ps.take(mark), Body: body, Implicit: true,
-		Span: Span{dot.start, body.Pos().End}})
+		Span: mkSpan(dot.start, int(body.Pos().End))})
 }
 
 // maybeCatch parses a postfix `catch NAME? handler` after x, possibly on a
 // following line.
 func (p *parser) maybeCatch(x Expr) Expr {
+	if !p.catchMayFollow() {
+		return x
+	}
 	t := p.peekAt(p.pos)
 	if t.kind == tNewline {
 		t = p.peekPastNL(p.pos)
@@ -388,5 +409,28 @@ func (p *parser) maybeCatch(x Expr) Expr {
 	if binder == "_" {
 		binder = ""
 	}
-	return p.newCatch(Catch{X: x, Binder: binder, Handler: handler, Span: Span{x.Pos().Start, handler.Pos().End}})
+	return p.newCatch(Catch{X: x, Binder: binder, Handler: handler, Span: mkSpan(int(x.Pos().Start), int(handler.Pos().End))})
+}
+
+// catchMayFollow is a byte-level precheck for maybeCatch: it reports false
+// when the first thing after spaces, newlines and comments cannot start the
+// keyword catch, sparing the token lookahead past the newlines.
+func (p *parser) catchMayFollow() bool {
+	src := p.src
+	for i := p.pos; i < len(src); i++ {
+		switch src[i] {
+		case ' ', '\t', '\r', '\n':
+		case '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case 'c':
+			return true
+		case '\\':
+			return true // a line continuation: let the lexer decide
+		default:
+			return false
+		}
+	}
+	return false
 }

@@ -17,15 +17,15 @@ func (p *parser) parseMatch(kw token) Expr {
 		}
 		if t.kind == tRBrace {
 			p.pos = t.end
-			m.Span = Span{kw.start, t.end}
+			m.Span = mkSpan(kw.start, t.end)
 			break
 		}
 		if t.kind == tPipe {
-			p.fail(Span{t.start, t.end}, "unexpected `|` at the start of a match arm",
+			p.fail(mkSpan(t.start, t.end), "unexpected `|` at the start of a match arm",
 				"alternation is `a | b => …`; drop the leading `|`", false)
 		}
 		if t.kind == tEOF {
-			p.fail(Span{open.start, t.end}, "expected `}` to close the match, found EOF",
+			p.fail(mkSpan(open.start, t.end), "expected `}` to close the match, found EOF",
 				"the source ends before the match is closed; add `}`", true)
 		}
 		arms.push(p.parseArm(t))
@@ -73,7 +73,7 @@ func (p *parser) parseArm(first token) *MatchArm {
 	} else {
 		arm.Body = p.parseExpr()
 	}
-	arm.Span = Span{first.start, arm.Body.Pos().End}
+	arm.Span = mkSpan(first.start, int(arm.Body.Pos().End))
 	return arm
 }
 
@@ -92,7 +92,7 @@ func (p *parser) parsePattern() Pattern {
 	t := p.peek()
 	p.enter(t)
 	defer p.leave()
-	sp := Span{t.start, t.end}
+	sp := mkSpan(t.start, t.end)
 	switch t.kind {
 	case tIdent:
 		name := p.text(t)
@@ -108,7 +108,7 @@ func (p *parser) parsePattern() Pattern {
 				if binder == "_" {
 					binder = ""
 				}
-				return p.newTypePat(TypePat{Type: name, Binder: binder, Span: Span{t.start, b.end}})
+				return p.newTypePat(TypePat{Type: name, Binder: binder, Span: mkSpan(t.start, b.end)})
 			}
 		}
 		p.bind(name, bindValue)
@@ -125,9 +125,9 @@ func (p *parser) parsePattern() Pattern {
 			p.pos = r.end
 			hi, ok := p.parsePatLiteral().(*IntLit)
 			if !ok {
-				p.fail(Span{r.end, p.pos}, "a range pattern needs integer bounds", "write integer bounds such as 1..10 or 0..=9", false)
+				p.fail(mkSpan(r.end, p.pos), "a range pattern needs integer bounds", "write integer bounds such as 1..10 or 0..=9", false)
 			}
-			return &RangePat{Lo: lo.Value, Hi: hi.Value, Inclusive: r.kind == tDotDotEq, Span: Span{t.start, hi.Span.End}}
+			return &RangePat{Lo: lo.Value, Hi: hi.Value, Inclusive: r.kind == tDotDotEq, Span: mkSpan(t.start, int(hi.Span.End))}
 		}
 		return p.newLitPat(LitPat{Value: lit, Span: lit.Pos()})
 	case tFloat, tSize, tDuration, tTime:
@@ -167,15 +167,15 @@ func (p *parser) parsePatLiteral() Expr {
 	n := p.peek()
 	if n.kind == tInt && p.text(n) == "9223372036854775808" {
 		p.pos = n.end
-		return p.newIntLit(IntLit{Value: -9223372036854775808, Span: Span{t.start, n.end}})
+		return p.newIntLit(IntLit{Value: -9223372036854775808, Span: mkSpan(t.start, n.end)})
 	}
 	switch lit := p.parsePatLiteral().(type) {
 	case *IntLit:
-		return p.newIntLit(IntLit{Value: -lit.Value, Span: Span{t.start, lit.Span.End}})
+		return p.newIntLit(IntLit{Value: -lit.Value, Span: mkSpan(t.start, int(lit.Span.End))})
 	case *FloatLit:
-		return p.newFloatLit(FloatLit{Value: -lit.Value, Span: Span{t.start, lit.Span.End}})
+		return p.newFloatLit(FloatLit{Value: -lit.Value, Span: mkSpan(t.start, int(lit.Span.End))})
 	case *DurationLit:
-		return p.newDurationLit(DurationLit{Nanos: -lit.Nanos, Span: Span{t.start, lit.Span.End}})
+		return p.newDurationLit(DurationLit{Nanos: -lit.Nanos, Span: mkSpan(t.start, int(lit.Span.End))})
 	default:
 		p.fail(lit.Pos(), "this literal cannot be negated in a pattern",
 			"only integers, floats and durations can be negative", false)
@@ -192,7 +192,7 @@ func (p *parser) parseRecordPat(open token) Pattern {
 		t := p.peek()
 		if t.kind == tRBrace {
 			p.pos = t.end
-			rp.Span = Span{open.start, t.end}
+			rp.Span = mkSpan(open.start, t.end)
 			break
 		}
 		var key string
@@ -203,7 +203,7 @@ func (p *parser) parseRecordPat(open token) Pattern {
 		case t.kind == tStr:
 			s, ok := p.parseStringTok(t).(*StrLit)
 			if !ok {
-				p.fail(Span{t.start, t.end}, "a record pattern key cannot interpolate",
+				p.fail(mkSpan(t.start, t.end), "a record pattern key cannot interpolate",
 					"write the key as a plain name or a string without {...}", false)
 			}
 			key = s.Value
@@ -211,7 +211,7 @@ func (p *parser) parseRecordPat(open token) Pattern {
 			p.failTok(t, "expected a field name in record pattern, found "+p.describe(t),
 				"write {name} or {name: pattern}")
 		}
-		f := &RecordPatField{Key: key, Span: Span{t.start, p.pos}}
+		f := &RecordPatField{Key: key, Span: mkSpan(t.start, p.pos)}
 		if c := p.peek(); c.kind == tColon {
 			p.pos = c.end
 			f.Pat = p.parsePattern()
@@ -248,7 +248,7 @@ func (p *parser) parseListPat(open token) Pattern {
 		t := p.peek()
 		if t.kind == tRBracket {
 			p.pos = t.end
-			lp.Span = Span{open.start, t.end}
+			lp.Span = mkSpan(open.start, t.end)
 			break
 		}
 		if lp.HasRest {

@@ -2,9 +2,11 @@ package syntax
 
 import "math"
 
-func (p *parser) parsePrimary() Expr {
-	t := p.peek()
-	sp := Span{t.start, t.end}
+func (p *parser) parsePrimary() Expr { return p.parsePrimaryTok(p.peek()) }
+
+// parsePrimaryTok is parsePrimary given t, the token p.peek() returns.
+func (p *parser) parsePrimaryTok(t token) Expr {
+	sp := mkSpan(t.start, t.end)
 	switch t.kind {
 	case tInt:
 		p.pos = t.end
@@ -80,7 +82,7 @@ func (p *parser) parsePrimary() Expr {
 	case kwSpawn:
 		p.pos = t.end
 		body := p.parseBlock()
-		return &Spawn{Body: body, Span: Span{t.start, body.Span.End}}
+		return &Spawn{Body: body, Span: mkSpan(t.start, int(body.Span.End))}
 	case tDot:
 		p.failTok(t, "a leading `.` has no receiver here",
 			"write x.name, or use .name as a complete call argument such as xs.map(.name)")
@@ -88,7 +90,7 @@ func (p *parser) parsePrimary() Expr {
 		p.failTok(pipeError(t.start), "", "")
 	}
 	if t.kind == tEOF {
-		p.fail(Span{t.start, t.end}, "expected expression, found EOF",
+		p.fail(mkSpan(t.start, t.end), "expected expression, found EOF",
 			"the source ends where an expression is expected; finish the expression", true)
 	}
 	p.failTok(t, "expected expression, found "+p.describe(t),
@@ -105,13 +107,15 @@ func (p *parser) parseIdentPrimary(t token) Expr {
 	}
 	if !p.ctx.noLambda {
 		if a := p.peekAt(t.end); a.kind == tFatArrow {
-			prm := p.newParam(Param{Name: name, Span: Span{t.start, t.end}})
+			ps := &p.ar.paramSeq
+			mark := ps.mark()
+			ps.push(p.newParam(Param{Name: name, Span: mkSpan(t.start, t.end)}))
 			p.pos = a.end
-			return p.finishLambda([]*Param{prm}, t.start)
+			return p.finishLambda(ps.take(mark), t.start)
 		}
 	}
 	p.pos = t.end
-	return p.makeVar(name, Span{t.start, t.end})
+	return p.makeVar(name, mkSpan(t.start, t.end))
 }
 
 func (p *parser) makeVar(name string, sp Span) *Var {
@@ -134,7 +138,7 @@ func (p *parser) finishLambda(params []*Param, start int) *Lambda {
 	body := p.parseExpr()
 	p.pop()
 	p.ctx = saved
-	return p.newLambda(Lambda{Params: params, Body: body, Span: Span{start, body.Pos().End}})
+	return p.newLambda(Lambda{Params: params, Body: body, Span: mkSpan(start, int(body.Pos().End))})
 }
 
 // parseParenOrLambda parses `(params) => body` when the parenthesised text
@@ -175,7 +179,7 @@ func (p *parser) scanLambdaParams(pos int) (params []*Param, arrowEnd int, ok bo
 			ps.drop(mark)
 			return nil, 0, false
 		}
-		prm := p.newParam(Param{Name: p.text(t), Span: Span{t.start, t.end}})
+		prm := p.newParam(Param{Name: p.text(t), Span: mkSpan(t.start, t.end)})
 		pos = t.end
 		t = p.peekPastNL(pos)
 		if t.kind == tColon {
@@ -218,7 +222,7 @@ func (p *parser) parseList(open token) Expr {
 		if t.kind == tRBracket {
 			p.pos = t.end
 			p.ctx = saved
-			return p.newList(List{Elems: elems.take(mark), Span: Span{open.start, t.end}})
+			return p.newList(List{Elems: elems.take(mark), Span: mkSpan(open.start, t.end)})
 		}
 		elems.push(p.parseExpr())
 		t = p.peek()
@@ -264,7 +268,7 @@ func (p *parser) parseRecord(open token) Expr {
 		if t.kind == tRBrace {
 			p.pos = t.end
 			p.ctx = saved
-			return p.newRecord(Record{Fields: fields.take(mark), Span: Span{open.start, t.end}})
+			return p.newRecord(Record{Fields: fields.take(mark), Span: mkSpan(open.start, t.end)})
 		}
 		var key string
 		switch {
@@ -274,7 +278,7 @@ func (p *parser) parseRecord(open token) Expr {
 		case t.kind == tStr:
 			s, ok := p.parseStringTok(t).(*StrLit)
 			if !ok {
-				p.fail(Span{t.start, t.end}, "a record key cannot interpolate", "compute keys with .set(key, value)", false)
+				p.fail(mkSpan(t.start, t.end), "a record key cannot interpolate", "compute keys with .set(key, value)", false)
 			}
 			key = s.Value
 		default:
@@ -283,7 +287,7 @@ func (p *parser) parseRecord(open token) Expr {
 		}
 		p.expect(tColon, "`:` after record key", "write key: value")
 		v := p.parseExpr()
-		fields.push(p.newRecordField(RecordField{Key: key, Value: v, Span: Span{t.start, v.Pos().End}}))
+		fields.push(p.newRecordField(RecordField{Key: key, Value: v, Span: mkSpan(t.start, int(v.Pos().End))}))
 		t = p.peek()
 		switch t.kind {
 		case tComma:
@@ -299,7 +303,7 @@ func (p *parser) parseIf(kw token) Expr {
 	p.pos = kw.end
 	cond := p.parseHeader()
 	then := p.parseBlock()
-	n := p.newIf(If{Cond: cond, Then: then, Span: Span{kw.start, then.Span.End}})
+	n := p.newIf(If{Cond: cond, Then: then, Span: mkSpan(kw.start, int(then.Span.End))})
 	if e := p.peekPastNL(p.pos); e.kind == kwElse {
 		p.pos = e.end
 		if i := p.peek(); i.kind == kwIf {
@@ -333,7 +337,7 @@ func (p *parser) parseTry(kw token) Expr {
 	if binder == "_" {
 		binder = ""
 	}
-	return p.newTry(Try{Body: body, Binder: binder, Handler: handler, Span: Span{kw.start, handler.Span.End}})
+	return p.newTry(Try{Body: body, Binder: binder, Handler: handler, Span: mkSpan(kw.start, int(handler.Span.End))})
 }
 
 func (p *parser) parseWith(kw token) Expr {
@@ -341,7 +345,8 @@ func (p *parser) parseWith(kw token) Expr {
 	saved := p.ctx
 	p.ctx.noTrailing = true
 	p.ctx.noLambda = false
-	var entries []*WithEntry
+	entries := &p.ar.withSeq
+	mark := entries.mark()
 	for {
 		k := p.peek()
 		if !k.kind.isName() {
@@ -350,7 +355,7 @@ func (p *parser) parseWith(kw token) Expr {
 		}
 		key := p.text(k)
 		if key != "cwd" && key != "env" && key != "reef" {
-			p.fail(Span{k.start, k.end}, "unknown with scope `"+key+"`", "with accepts cwd:, env: and reef:", false)
+			p.fail(mkSpan(k.start, k.end), "unknown with scope `"+key+"`", "with accepts cwd:, env: and reef:", false)
 		}
 		p.pos = k.end
 		if c := p.peek(); c.kind != tColon {
@@ -358,7 +363,7 @@ func (p *parser) parseWith(kw token) Expr {
 		}
 		p.expect(tColon, "`:`", "")
 		v := p.parseExpr()
-		entries = append(entries, p.newWithEntry(WithEntry{Key: key, Value: v, Span: Span{k.start, v.Pos().End}}))
+		entries.push(p.newWithEntry(WithEntry{Key: key, Value: v, Span: mkSpan(k.start, int(v.Pos().End))}))
 		c := p.peek()
 		if c.kind != tComma {
 			break
@@ -367,8 +372,9 @@ func (p *parser) parseWith(kw token) Expr {
 		p.skipNL()
 	}
 	p.ctx = saved
+	ents := entries.take(mark)
 	body := p.parseBlock()
-	return p.newWith(With{Entries: entries, Body: body, Span: Span{kw.start, body.Span.End}})
+	return p.newWith(With{Entries: ents, Body: body, Span: mkSpan(kw.start, int(body.Span.End))})
 }
 
 // isInterpreter reports whether a command head takes a raw source block.
@@ -418,11 +424,11 @@ func (p *parser) parseLangBlock(t token) *LangBlock {
 				depth--
 				if depth == 0 {
 					p.pos = i + 1
-					return p.newLangBlock(LangBlock{Tool: tool, Source: src[at+1 : i], Span: Span{t.start, i + 1}})
+					return p.newLangBlock(LangBlock{Tool: tool, Source: src[at+1 : i], Span: mkSpan(t.start, i+1)})
 				}
 			}
 		}
-		p.fail(Span{t.start, len(src)}, "unbalanced braces in "+tool+" { ... } block (lang_block_unbalanced)",
+		p.fail(mkSpan(t.start, len(src)), "unbalanced braces in "+tool+" { ... } block (lang_block_unbalanced)",
 			"balance the braces, or use the '''...''' form", true)
 	}
 	body := at + 3
@@ -436,10 +442,10 @@ func (p *parser) parseLangBlock(t token) *LangBlock {
 					break
 				}
 			}
-			return p.newLangBlock(LangBlock{Tool: tool, Source: text, Span: Span{t.start, i + 3}})
+			return p.newLangBlock(LangBlock{Tool: tool, Source: text, Span: mkSpan(t.start, i+3)})
 		}
 	}
-	p.fail(Span{t.start, len(src)}, "unterminated "+tool+" '''...''' block",
+	p.fail(mkSpan(t.start, len(src)), "unterminated "+tool+" '''...''' block",
 		"the source ends before the block is closed; end it with '''", true)
 	return nil
 }
@@ -473,15 +479,18 @@ func (p *parser) parseTypeDepth(pos, depth int) (*TypeExpr, int, bool) {
 		return nil, 0, false
 	}
 	end := scanIdent(src, pos)
-	typ := p.newTypeExpr(TypeExpr{Name: src[pos:end], Span: Span{pos, end}})
+	typ := p.newTypeExpr(TypeExpr{Name: src[pos:end], Span: mkSpan(pos, end)})
 	if end < len(src) && src[end] == '<' {
+		args := &p.ar.typeSeq
+		mark := args.mark()
 		i := end + 1
 		for {
 			arg, e, ok := p.parseTypeDepth(i, depth+1)
 			if !ok {
+				args.drop(mark)
 				return nil, 0, false
 			}
-			typ.Args = append(typ.Args, arg)
+			args.push(arg)
 			i, _ = skipTrivia(src, e)
 			if i < len(src) && src[i] == ',' {
 				i++
@@ -491,13 +500,15 @@ func (p *parser) parseTypeDepth(pos, depth int) (*TypeExpr, int, bool) {
 				end = i + 1
 				break
 			}
+			args.drop(mark)
 			return nil, 0, false
 		}
+		typ.Args = args.take(mark)
 	}
 	if end < len(src) && src[end] == '?' && !(end+1 < len(src) && (src[end+1] == '.' || src[end+1] == '?')) {
 		typ.Optional = true
 		end++
 	}
-	typ.Span.End = end
+	typ.Span.End = int32(end)
 	return typ, end, true
 }

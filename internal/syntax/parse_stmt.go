@@ -14,7 +14,7 @@ func (p *parser) parseStmts(inBlock bool) []Stmt {
 		}
 		if t.kind == tEOF {
 			if inBlock {
-				p.fail(Span{t.start, t.end}, "expected `}` to close the block, found EOF",
+				p.fail(mkSpan(t.start, t.end), "expected `}` to close the block, found EOF",
 					"the source ends before the block is closed; add `}`", true)
 			}
 			return stmts.take(mark)
@@ -25,7 +25,7 @@ func (p *parser) parseStmts(inBlock bool) []Stmt {
 			}
 			p.failTok(t, "unexpected `}`", "this `}` closes nothing; remove it or add the matching `{`")
 		}
-		stmts.push(p.parseStmt())
+		stmts.push(p.parseStmt(t))
 		t = p.peek()
 		switch t.kind {
 		case tNewline, tSemi:
@@ -47,7 +47,7 @@ func (p *parser) failAfterStmt(t token) {
 	case tPipe:
 		t = pipeError(t.start)
 	case tAmp:
-		p.fail(Span{t.start, t.end}, "`&` is not an operator",
+		p.fail(mkSpan(t.start, t.end), "`&` is not an operator",
 			"backgrounding with & is command syntax; logical and is &&", false)
 	case tRParen:
 		p.failTok(t, "unexpected `)`", "this `)` closes nothing; remove it or add the matching `(`")
@@ -60,8 +60,9 @@ func (p *parser) failAfterStmt(t token) {
 		"end the statement with a newline or `;` before the next one")
 }
 
-func (p *parser) parseStmt() Stmt {
-	t := p.peek()
+// parseStmt parses the statement that starts with t, the token p.peek()
+// returns.
+func (p *parser) parseStmt(t token) Stmt {
 	p.enter(t)
 	defer p.leave()
 	switch t.kind {
@@ -88,23 +89,23 @@ func (p *parser) parseStmt() Stmt {
 		p.pos = t.end
 		n := p.peek()
 		if endsExpr(n.kind) {
-			return p.newReturnStmt(ReturnStmt{Span: Span{t.start, t.end}})
+			return p.newReturnStmt(ReturnStmt{Span: mkSpan(t.start, t.end)})
 		}
 		x := p.parseExpr()
-		return p.newReturnStmt(ReturnStmt{Value: x, Span: Span{t.start, x.Pos().End}})
+		return p.newReturnStmt(ReturnStmt{Value: x, Span: mkSpan(t.start, int(x.Pos().End))})
 	case kwBreak:
 		p.pos = t.end
-		return &BreakStmt{Span: Span{t.start, t.end}}
+		return &BreakStmt{Span: mkSpan(t.start, t.end)}
 	case kwContinue:
 		p.pos = t.end
-		return &ContinueStmt{Span: Span{t.start, t.end}}
+		return &ContinueStmt{Span: mkSpan(t.start, t.end)}
 	case kwFor:
 		return p.parseFor(t)
 	case kwWhile:
 		p.pos = t.end
 		cond := p.parseHeader()
 		body := p.parseBlock()
-		return &WhileStmt{Cond: cond, Body: body, Span: Span{t.start, body.Span.End}}
+		return &WhileStmt{Cond: cond, Body: body, Span: mkSpan(t.start, int(body.Span.End))}
 	}
 	return p.parseHeadStmt(t)
 }
@@ -125,7 +126,7 @@ func (p *parser) parseHeadStmt(t token) Stmt {
 	if t.kind == tDot && !isPathHead(p.src, t.start) {
 		if p.opts.REPL {
 			if ok, _ := identStartAt(p.src, t.end); ok {
-				seed := p.newVar(Var{Name: "it", Span: Span{t.start, t.start}})
+				seed := p.newVar(Var{Name: "it", Span: mkSpan(t.start, t.start)})
 				p.pos = t.start
 				x := p.finishExpr(p.parsePostfix(seed, t.start))
 				return p.newExprStmt(ExprStmt{X: x, Span: x.Pos()})
@@ -144,7 +145,7 @@ func (p *parser) parseHeadStmt(t token) Stmt {
 				return p.finishAssign(lhs, op)
 			}
 			x := p.finishExpr(lhs)
-			return p.newExprStmt(ExprStmt{X: x, Span: Span{t.start, x.Pos().End}})
+			return p.newExprStmt(ExprStmt{X: x, Span: mkSpan(t.start, int(x.Pos().End))})
 		}
 	}
 	x := p.parseExprEOC()
@@ -187,7 +188,7 @@ func (p *parser) finishAssign(lhs Expr, op token) Stmt {
 	case tSlashEq:
 		o = AssignDiv
 	}
-	return p.newAssignStmt(AssignStmt{Target: lhs, Op: o, Value: v, Span: Span{lhs.Pos().Start, v.Pos().End}})
+	return p.newAssignStmt(AssignStmt{Target: lhs, Op: o, Value: v, Span: mkSpan(int(lhs.Pos().Start), int(v.Pos().End))})
 }
 
 func (p *parser) parseLet(kw token, start int, exported bool) Stmt {
@@ -204,19 +205,21 @@ func (p *parser) parseLet(kw token, start int, exported bool) Stmt {
 	name := p.text(n)
 	p.pos = n.end
 	var typ *TypeExpr
-	if c := p.peek(); c.kind == tColon {
-		p.pos = c.end
+	a := p.peek()
+	if a.kind == tColon {
+		p.pos = a.end
 		typ = p.parseType()
+		a = p.peek()
 	}
-	if a := p.peek(); a.kind != tAssign {
+	if a.kind != tAssign {
 		p.failTok(a, "expected `=`, found "+p.describe(a), "a binding needs a value: write "+kw.kind.String()+" "+name+" = value")
 	}
-	p.expect(tAssign, "`=`", "")
+	p.pos = a.end
 	p.skipNL()
 	init := p.parseExprEOC()
 	p.bind(name, bindValue)
 	return p.newLetStmt(LetStmt{Name: name, Type: typ, Init: init, Mutable: kw.kind == kwVar,
-		Exported: exported, Span: Span{start, init.Pos().End}})
+		Exported: exported, Span: mkSpan(start, int(init.Pos().End))})
 }
 
 func (p *parser) parseFn(kw token, start int, exported bool) Stmt {
@@ -249,7 +252,7 @@ func (p *parser) parseFn(kw token, start int, exported bool) Stmt {
 	body := p.parseBlock()
 	p.pop()
 	decl := p.newFnDecl(FnDecl{Name: name, Params: params, Rest: rest, Return: ret, Body: body,
-		Doc: docBefore(p.src, start), Exported: exported, Span: Span{start, body.Span.End}})
+		Doc: docBefore(p.src, start), Exported: exported, Span: mkSpan(start, int(body.Span.End))})
 	return p.newFnStmt(FnStmt{Decl: decl, Span: decl.Span})
 }
 
@@ -276,7 +279,7 @@ func (p *parser) parseParams() (params []*Param, rest *Param) {
 			p.failTok(t, "expected a parameter name, found "+p.describe(t),
 				"a parameter is name, name: type, or name = default")
 		}
-		prm := p.newParam(Param{Name: p.text(t), Span: Span{t.start, t.end}})
+		prm := p.newParam(Param{Name: p.text(t), Span: mkSpan(t.start, t.end)})
 		p.pos = t.end
 		if c := p.peek(); c.kind == tColon {
 			p.pos = c.end
@@ -330,7 +333,7 @@ func (p *parser) parseAlias(kw token) Stmt {
 	p.expect(tAssign, "`=`", "")
 	c := p.parseCommand()
 	p.bind(name, bindCommand)
-	return &AliasStmt{Name: name, Target: c.Call, Span: Span{kw.start, c.Span.End}}
+	return &AliasStmt{Name: name, Target: c.Call, Span: mkSpan(kw.start, int(c.Span.End))}
 }
 
 func (p *parser) parseUse(kw token) Stmt {
@@ -342,7 +345,7 @@ func (p *parser) parseUse(kw token) Stmt {
 	if t.kind == tStr {
 		s, ok := p.parseStringTok(t).(*StrLit)
 		if !ok {
-			p.fail(Span{t.start, t.end}, "a module path cannot interpolate",
+			p.fail(mkSpan(t.start, t.end), "a module path cannot interpolate",
 				"write the path literally, as in use ./lib/util", false)
 		}
 		path = s.Value
@@ -351,7 +354,7 @@ func (p *parser) parseUse(kw token) Stmt {
 	}
 	p.pos = t.end
 	p.bind(moduleName(path), bindValue)
-	return &UseStmt{Path: path, Span: Span{kw.start, t.end}}
+	return &UseStmt{Path: path, Span: mkSpan(kw.start, t.end)}
 }
 
 // moduleName is the binding a `use` introduces: the last path element
@@ -387,7 +390,7 @@ func (p *parser) parseFor(kw token) Stmt {
 	p.bind(name, bindValue)
 	body := p.parseBlock()
 	p.pop()
-	return p.newForStmt(ForStmt{Var: name, Iter: iter, Body: body, Span: Span{kw.start, body.Span.End}})
+	return p.newForStmt(ForStmt{Var: name, Iter: iter, Body: body, Span: mkSpan(kw.start, int(body.Span.End))})
 }
 
 // parseHeader parses a construct header expression, where `{` starts the
@@ -415,7 +418,7 @@ func (p *parser) parseBlock() *Block {
 	p.pop()
 	closeTok := p.expect(tRBrace, "`}`", "close the block with `}`")
 	p.ctx = saved
-	return p.newBlock(Block{Stmts: stmts, Span: Span{open.start, closeTok.end}})
+	return p.newBlock(Block{Stmts: stmts, Span: mkSpan(open.start, closeTok.end)})
 }
 
 // docBefore collects the `#` comment lines directly above offset start.

@@ -10,7 +10,7 @@ import (
 // when it has at least one `{expr}` hole. Holes are parsed in place, so
 // their nodes carry real source spans.
 func (p *parser) parseStringTok(t token) Expr {
-	sp := Span{t.start, t.end}
+	sp := mkSpan(t.start, t.end)
 	q := 1
 	if t.flags&fTriple != 0 {
 		q = 3
@@ -127,7 +127,7 @@ func (p *parser) parseHole(open int) (Expr, int) {
 func (p *parser) decodeEscape(i int) int {
 	src := p.src
 	if i+1 >= len(src) {
-		p.fail(Span{i, i + 1}, "unterminated escape",
+		p.fail(mkSpan(i, i+1), "unterminated escape",
 			"the source ends inside an escape; finish it (as in \\n) and close the string", true)
 	}
 	switch c := src[i+1]; c {
@@ -153,13 +153,13 @@ func (p *parser) decodeEscape(i int) int {
 				}
 			}
 		}
-		p.fail(Span{i, i + 2}, "invalid unicode escape", "write \\u{HEX} with 1 to 6 hex digits naming a Unicode scalar", false)
+		p.fail(mkSpan(i, i+2), "invalid unicode escape", "write \\u{HEX} with 1 to 6 hex digits naming a Unicode scalar", false)
 	default:
 		w := 1
 		if c >= utf8.RuneSelf {
 			_, w = utf8.DecodeRuneInString(src[i+1:])
 		}
-		p.fail(Span{i, i + 1 + w}, "unknown escape `\\"+src[i+1:i+1+w]+"` in string",
+		p.fail(mkSpan(i, i+1+w), "unknown escape `\\"+src[i+1:i+1+w]+"` in string",
 			"escapes: \\n \\t \\r \\0 \\\\ \\\" \\{ \\} \\u{…}; use a '...' string for literal backslashes", false)
 	}
 	return 2

@@ -71,10 +71,14 @@ func Parse(src string, opts ParseOptions) (prog *Program, err error) {
 				prog, err = nil, b.err
 				return
 			}
-			prog, err = nil, &Error{Msg: fmt.Sprintf("internal parser error: %v", r), Span: Span{0, len(src)},
+			prog, err = nil, &Error{Msg: fmt.Sprintf("internal parser error: %v", r), Span: mkSpan(0, len(src)),
 				Hint: "this is a bug in the shoal parser; please report it with the source"}
 		}
 	}()
+	if len(src) >= maxSource {
+		return nil, &Error{Msg: "source is too large to parse", Span: Span{0, 0},
+			Hint: "split the source into modules of under 2 GiB each"}
+	}
 	return parse(src, opts), nil
 }
 
@@ -82,6 +86,7 @@ func Parse(src string, opts ParseOptions) (prog *Program, err error) {
 func parse(src string, opts ParseOptions) *Program {
 	p := parserPool.Get().(*parser)
 	p.src, p.opts = src, opts
+	p.ar.prepare(len(src))
 	defer p.release()
 	return &Program{Stmts: p.parseStmts(false)}
 }
@@ -165,7 +170,7 @@ func (p *parser) text(t token) string { return p.src[t.start:t.end] }
 func (p *parser) enter(t token) {
 	p.depth++
 	if p.depth > maxDepth {
-		p.fail(Span{t.start, t.end}, "expression nesting is too deep", "split the expression into smaller parts with let bindings", false)
+		p.fail(mkSpan(t.start, t.end), "expression nesting is too deep", "split the expression into smaller parts with let bindings", false)
 	}
 }
 
@@ -185,6 +190,18 @@ func (p *parser) pop() {
 func (p *parser) bind(name string, k bindKind) {
 	if name == "" || name == "_" {
 		return
+	}
+	// A name bound again in the same scope replaces its binding, so that
+	// long scripts that rebind names keep the lookup stack short.
+	base := 0
+	if n := len(p.scopes); n > 0 {
+		base = p.scopes[n-1]
+	}
+	for i := len(p.binds) - 1; i >= base; i-- {
+		if p.binds[i].name == name {
+			p.binds[i].kind = k
+			return
+		}
 	}
 	p.binds = append(p.binds, binding{name, k})
 }

@@ -22,12 +22,12 @@ const maxPooledScratch = 64 << 10
 // release resets p, dropping every reference into the finished tree and the
 // source, and returns it to the pool.
 func (p *parser) release() {
+	p.ar.reset(len(p.src))
 	p.src, p.opts, p.pos, p.ctx, p.depth = "", ParseOptions{}, 0, pctx{}, 0
 	clear(p.binds[:cap(p.binds)]) // names are substrings of the old source
 	p.binds = p.binds[:0]
 	p.scopes = p.scopes[:0]
 	p.clearCache()
-	p.ar.reset()
 	p.sbuf = p.sbuf[:0]
 	if cap(p.sbuf) > maxPooledScratch {
 		p.sbuf = nil

@@ -233,7 +233,7 @@ func TestParseErrors(t *testing.T) {
 		if pe.Incomplete != tt.incomplete {
 			t.Errorf("Parse(%q): Incomplete = %v, want %v (%s)", tt.src, pe.Incomplete, tt.incomplete, pe.Msg)
 		}
-		if pe.Span.Start < 0 || pe.Span.End > len(tt.src) || pe.Span.Start > pe.Span.End {
+		if pe.Span.Start < 0 || int(pe.Span.End) > len(tt.src) || pe.Span.Start > pe.Span.End {
 			t.Errorf("Parse(%q): error span %v outside source", tt.src, pe.Span)
 		}
 	}

@@ -378,7 +378,7 @@ func writeArg(b *strings.Builder, a *CmdArg) {
 	case ArgGlob:
 		b.WriteString("glob:" + a.Text)
 	case ArgStr, ArgExpr:
-		b.WriteString(string(a.Kind) + ":")
+		b.WriteString(a.Kind.String() + ":")
 		writeExpr(b, a.X)
 	case ArgLongFlag:
 		b.WriteString("--" + a.Name)

@@ -434,8 +434,8 @@ func FromProto(w proto.Value) (Value, error) {
 		return outcomeFromProto(x)
 	case *proto.Error:
 		e := &Error{Code: x.Code, Msg: x.Msg, Hint: x.Hint}
-		if x.Span != nil {
-			e.Span.Start, e.Span.End, e.HasPos = x.Span.Start, x.Span.End, true
+		if x.Span != nil && int(int32(x.Span.Start)) == x.Span.Start && int(int32(x.Span.End)) == x.Span.End {
+			e.Span.Start, e.Span.End, e.HasPos = int32(x.Span.Start), int32(x.Span.End), true
 		}
 		if x.Stderr != nil {
 			v, err := FromProto(x.Stderr)
