@@ -127,17 +127,24 @@ type UseStmt struct {
 	Span Span
 }
 
-// AssignOp is the operator of an assignment statement.
-type AssignOp string
+// AssignOp is the operator of an assignment statement. It is a small
+// integer so that nodes stay compact; String gives its source spelling.
+type AssignOp uint8
 
 // Assignment operators.
 const (
-	AssignSet AssignOp = "="
-	AssignAdd AssignOp = "+="
-	AssignSub AssignOp = "-="
-	AssignMul AssignOp = "*="
-	AssignDiv AssignOp = "/="
+	AssignSet AssignOp = iota + 1 // =
+	AssignAdd                     // +=
+	AssignSub                     // -=
+	AssignMul                     // *=
+	AssignDiv                     // /=
 )
+
+var assignOpNames = [...]string{"", "=", "+=", "-=", "*=", "/="}
+
+// String returns the operator's source spelling ("=", "+=", ...), or "" for
+// the zero value.
+func (o AssignOp) String() string { return enumName(assignOpNames[:], int(o)) }
 
 // AssignStmt is `target op value`. Target is a *Var, *Field (including
 // env.NAME) or *Index expression.
@@ -418,27 +425,34 @@ type LangBlock struct {
 	Span   Span
 }
 
-// BinOp is a binary operator.
-type BinOp string
+// BinOp is a binary operator. It is a small integer so that nodes stay
+// compact; String gives its source spelling.
+type BinOp uint8
 
 // Binary operators.
 const (
-	OpCoalesce BinOp = "??"
-	OpOr       BinOp = "||"
-	OpAnd      BinOp = "&&"
-	OpEq       BinOp = "=="
-	OpNe       BinOp = "!="
-	OpLt       BinOp = "<"
-	OpLe       BinOp = "<="
-	OpGt       BinOp = ">"
-	OpGe       BinOp = ">="
-	OpIn       BinOp = "in"
-	OpAdd      BinOp = "+"
-	OpSub      BinOp = "-"
-	OpMul      BinOp = "*"
-	OpDiv      BinOp = "/"
-	OpRem      BinOp = "%"
+	OpCoalesce BinOp = iota + 1 // ??
+	OpOr                        // ||
+	OpAnd                       // &&
+	OpEq                        // ==
+	OpNe                        // !=
+	OpLt                        // <
+	OpLe                        // <=
+	OpGt                        // >
+	OpGe                        // >=
+	OpIn                        // in
+	OpAdd                       // +
+	OpSub                       // -
+	OpMul                       // *
+	OpDiv                       // /
+	OpRem                       // %
 )
+
+var binOpNames = [...]string{"", "??", "||", "&&", "==", "!=", "<", "<=", ">", ">=", "in", "+", "-", "*", "/", "%"}
+
+// String returns the operator's source spelling ("+", "??", "in", ...), or
+// "" for the zero value.
+func (o BinOp) String() string { return enumName(binOpNames[:], int(o)) }
 
 // Binary is `l op r`.
 type Binary struct {
@@ -447,14 +461,21 @@ type Binary struct {
 	Span Span
 }
 
-// UnaryOp is a prefix operator.
-type UnaryOp string
+// UnaryOp is a prefix operator. It is a small integer so that nodes stay
+// compact; String gives its source spelling.
+type UnaryOp uint8
 
 // Unary operators.
 const (
-	OpNot UnaryOp = "!"
-	OpNeg UnaryOp = "-"
+	OpNot UnaryOp = iota + 1 // !
+	OpNeg                    // -
 )
+
+var unaryOpNames = [...]string{"", "!", "-"}
+
+// String returns the operator's source spelling ("!" or "-"), or "" for the
+// zero value.
+func (o UnaryOp) String() string { return enumName(unaryOpNames[:], int(o)) }
 
 // Unary is `op x`.
 type Unary struct {
@@ -534,15 +555,30 @@ type CmdArg struct {
 	Span  Span
 }
 
-// RedirectKind is `>`, `>>` or `<`.
-type RedirectKind string
+// RedirectKind is `>`, `>>` or `<`. It is a small integer so that nodes
+// stay compact; String gives its stable name.
+type RedirectKind uint8
 
 // Redirect kinds.
 const (
-	RedirOut    RedirectKind = "out"
-	RedirAppend RedirectKind = "append"
-	RedirIn     RedirectKind = "in"
+	RedirOut    RedirectKind = iota + 1 // > ("out")
+	RedirAppend                         // >> ("append")
+	RedirIn                             // < ("in")
 )
+
+var redirectKindNames = [...]string{"", "out", "append", "in"}
+
+// String returns the kind's stable name ("out", "append" or "in"), or ""
+// for the zero value.
+func (k RedirectKind) String() string { return enumName(redirectKindNames[:], int(k)) }
+
+// enumName returns names[i], or "" when i is out of range.
+func enumName(names []string, i int) string {
+	if i < len(names) {
+		return names[i]
+	}
+	return ""
+}
 
 // Redirect is a command redirect.
 type Redirect struct {

@@ -243,7 +243,7 @@ func (e *jenc) stmt(s Stmt) {
 	case *AssignStmt:
 		e.open("assign")
 		e.exprField("target", n.Target)
-		e.str("op", string(n.Op))
+		e.str("op", n.Op.String())
 		e.exprField("value", n.Value)
 		e.close(n.Span)
 	case *ReturnStmt:
@@ -490,13 +490,13 @@ func (e *jenc) expr(x Expr) {
 		e.close(n.Span)
 	case *Binary:
 		e.open("binary")
-		e.str("op", string(n.Op))
+		e.str("op", n.Op.String())
 		e.exprField("l", n.L)
 		e.exprField("r", n.R)
 		e.close(n.Span)
 	case *Unary:
 		e.open("unary")
-		e.str("op", string(n.Op))
+		e.str("op", n.Op.String())
 		e.exprField("x", n.X)
 		e.close(n.Span)
 	case *Range:
@@ -554,7 +554,7 @@ func (e *jenc) cmdCall(c *CmdCall) {
 			e.raw(",")
 		}
 		e.open("redirect")
-		e.str("redirect_kind", string(r.Kind))
+		e.str("redirect_kind", r.Kind.String())
 		e.key("target")
 		e.cmdArg(r.Target)
 		e.close(r.Span)

@@ -79,7 +79,7 @@ func (d *dec) stmt(n int32) Stmt {
 	case "assign":
 		o := d.fields(n, "target", "op", "value")
 		s := &AssignStmt{Target: child(&o, "target", false, d.assignTarget),
-			Op: AssignOp(o.enum("op", "=", "+=", "-=", "*=", "/=")), Value: child(&o, "value", false, d.expr)}
+			Op: AssignOp(enumIndex(assignOpNames[:], o.enum("op", assignOpNames[1:]...))), Value: child(&o, "value", false, d.expr)}
 		s.Span = o.span()
 		return s
 	case "return":
@@ -261,11 +261,11 @@ func (d *dec) expr(n int32) Expr {
 		return &LangBlock{Tool: o.str("tool"), Source: o.str("source"), Span: o.span()}
 	case "binary":
 		o := d.fields(n, "op", "l", "r")
-		return &Binary{Op: BinOp(o.enum("op", "??", "||", "&&", "==", "!=", "<", "<=", ">", ">=", "in", "+", "-", "*", "/", "%")),
+		return &Binary{Op: BinOp(enumIndex(binOpNames[:], o.enum("op", binOpNames[1:]...))),
 			L: child(&o, "l", false, d.expr), R: child(&o, "r", false, d.expr), Span: o.span()}
 	case "unary":
 		o := d.fields(n, "op", "x")
-		return &Unary{Op: UnaryOp(o.enum("op", "!", "-")), X: child(&o, "x", false, d.expr), Span: o.span()}
+		return &Unary{Op: UnaryOp(enumIndex(unaryOpNames[:], o.enum("op", unaryOpNames[1:]...))), X: child(&o, "x", false, d.expr), Span: o.span()}
 	case "range":
 		o := d.fields(n, "lo", "hi", "inclusive")
 		return &Range{Lo: child(&o, "lo", false, d.expr), Hi: child(&o, "hi", false, d.expr),
@@ -339,7 +339,7 @@ func (d *dec) envPrefix(n int32) *EnvPrefix {
 func (d *dec) redirect(n int32) *Redirect {
 	d.expectKind(n, "redirect")
 	o := d.fields(n, "redirect_kind", "target")
-	return &Redirect{Kind: RedirectKind(o.enum("redirect_kind", "out", "append", "in")),
+	return &Redirect{Kind: RedirectKind(enumIndex(redirectKindNames[:], o.enum("redirect_kind", redirectKindNames[1:]...))),
 		Target: child(&o, "target", false, d.cmdArg), Span: o.span()}
 }
 
@@ -423,6 +423,16 @@ func argKindOf(name string) ArgKind {
 	for k, n := range argKindNames {
 		if n == name && k > 0 {
 			return ArgKind(k)
+		}
+	}
+	return 0
+}
+
+// enumIndex returns the index of name in names (0 when absent).
+func enumIndex(names []string, name string) int {
+	for i, n := range names {
+		if n == name {
+			return i
 		}
 	}
 	return 0

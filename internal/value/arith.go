@@ -50,7 +50,7 @@ func BinaryOp(op syntax.BinOp, a, b Value) (Value, error) {
 		}
 		return Bool(ok), nil
 	}
-	return nil, Errorf("type_error", "operator %s is not a value operator", string(op))
+	return nil, Errorf("type_error", "operator %s is not a value operator", op.String())
 }
 
 // Negate implements unary minus on int, float and duration.

@@ -4,6 +4,8 @@ import (
 	"math"
 	"regexp"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/syntax"
 )
 
 func TestEqual(t *testing.T) {
@@ -215,7 +217,7 @@ func BenchmarkEqualRecords(b *testing.B) {
 func BenchmarkBinaryOpAddInts(b *testing.B) {
 	x, y := Value(Int(12345)), Value(Int(1))
 	for i := 0; i < b.N; i++ {
-		v, _ := BinaryOp("+", x, y)
+		v, _ := BinaryOp(syntax.OpAdd, x, y)
 		vcSink = int(v.(Int))
 	}
 }
@@ -223,7 +225,7 @@ func BenchmarkBinaryOpAddInts(b *testing.B) {
 func BenchmarkBinaryOpAddSmallInts(b *testing.B) {
 	x, y := Value(Int(12)), Value(Int(1))
 	for i := 0; i < b.N; i++ {
-		v, _ := BinaryOp("+", x, y)
+		v, _ := BinaryOp(syntax.OpAdd, x, y)
 		vcSink = int(v.(Int))
 	}
 }
@@ -231,7 +233,7 @@ func BenchmarkBinaryOpAddSmallInts(b *testing.B) {
 func BenchmarkBinaryOpLtInts(b *testing.B) {
 	x, y := Value(Int(12345)), Value(Int(1))
 	for i := 0; i < b.N; i++ {
-		v, _ := BinaryOp("<", x, y)
+		v, _ := BinaryOp(syntax.OpLt, x, y)
 		if v.(Bool) {
 			vcSink++
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shoalgo/shoal/internal/syntax"
 )
 
 // Shared fixtures for the method-library tests: a fake Env that calls
@@ -59,7 +61,7 @@ func mtField(name string) *Builtin {
 }
 
 func mtAdd(a, b Value) Value {
-	v, err := BinaryOp("+", a, b)
+	v, err := BinaryOp(syntax.OpAdd, a, b)
 	if err != nil {
 		panic(err)
 	}
