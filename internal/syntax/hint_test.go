@@ -8,6 +8,14 @@ import (
 // TestErrorHints parses broken sources covering the parser's and lexer's
 // error sites and checks that each error names the expected problem, carries
 // a hint of its own (not the fallback) and a span inside the source.
+func TestUnclosedHoleTeachesLiteralBraces(t *testing.T) {
+	_, err := Parse(`json.parse("{\"a\": 1}")`, ParseOptions{})
+	e, ok := err.(*Error)
+	if !ok || !strings.Contains(e.Hint, "starts an interpolation") || !strings.Contains(e.Hint, "single-quoted") {
+		t.Fatalf("err = %#v, want a hint about interpolation braces", err)
+	}
+}
+
 func TestErrorHints(t *testing.T) {
 	tests := []struct {
 		src, msg string
@@ -16,6 +24,7 @@ func TestErrorHints(t *testing.T) {
 		{src: `echo "abc`, msg: "unterminated string"},
 		{src: `let s = "a` + "\n" + `"`, msg: "unterminated string (newline)"},
 		{src: `let t = t"2024`, msg: "unterminated string"},
+		{src: `json.parse("{\"a\": 1}")`, msg: "unterminated string"},
 		{src: `let x = 0xfg`, msg: "invalid digit in number literal"},
 		{src: `let x = 12abc`, msg: "unknown unit"},
 		{src: `let x = 10MB`, msg: "size units are lowercase"},

@@ -37,7 +37,7 @@ func scanString(src string, pos int) token {
 			flags |= fHasHole
 			end, bad := skipHole(src, i, false)
 			if bad != nil {
-				return *bad
+				return holeTrouble(*bad)
 			}
 			i = end - 1
 		case '\n':
@@ -45,6 +45,22 @@ func scanString(src string, pos int) token {
 		}
 	}
 	return unterminated(pos, len(src))
+}
+
+// holeHint teaches that `{` in a double-quoted string opens an
+// interpolation, the usual cause of a string that never closes around
+// JSON or other brace-heavy text.
+const holeHint = "`{` in a double-quoted string starts an interpolation; write `\\{` for a literal brace, or use a single-quoted string"
+
+// holeTrouble is the error for an interpolation hole that never closed:
+// the hole's own error, with a hint about literal braces.
+func holeTrouble(t token) token {
+	if t.diag != nil && strings.HasPrefix(t.diag.msg, "unterminated string") {
+		d := *t.diag
+		d.hint = holeHint
+		t.diag = &d
+	}
+	return t
 }
 
 func tripleOf(q byte) string {
