@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -37,6 +39,61 @@ func TestParse(t *testing.T) {
 	c.fail("parse", map[string]any{}, proto.CodeInvalidParams)
 	c.fail("parse", map[string]any{"src": 3}, proto.CodeInvalidParams)
 	c.fail("parse", []any{"1"}, proto.CodeInvalidParams)
+}
+
+// TestParseReusesParsersCorrectly sends sources of different sizes and
+// shapes, several times over and from several connections at once, and
+// checks each AST against a fresh syntax.Parse: the parse method's pooled
+// parsers reuse tree memory, so a stale node would show here.
+func TestParseReusesParsersCorrectly(t *testing.T) {
+	k := startKernel(t)
+	srcs := []string{
+		"let answer = 6 * 7",
+		strings.Repeat("let xs = [1, 2, 3].map(x => x * 2).where(.size > 1)\nls -la ./src > out.txt\n", 40),
+		`match v { [a, ...r] => f(a, b: 2), {k: 1} => 3, _ => "s {x}" }`,
+		"fn f(a: list<int>?, ...r) -> str { echo --x=1 (a) }",
+	}
+	want := make([]string, len(srcs))
+	for i, src := range srcs {
+		prog, err := syntax.Parse(src, syntax.ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := syntax.MarshalProgram(prog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = string(b)
+	}
+	errs := make(chan string, 64)
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		c := k.dial(t)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for round := 0; round < 5; round++ {
+				for i := range srcs {
+					j := (i + w + round) % len(srcs)
+					r := c.call("parse", map[string]any{"src": srcs[j]})
+					var res parseResult
+					if r.Error != nil || json.Unmarshal(r.Result, &res) != nil {
+						errs <- fmt.Sprintf("source %d: error %v, result %s", j, r.Error, r.Result)
+						return
+					}
+					if string(res.AST) != want[j] {
+						errs <- fmt.Sprintf("source %d: AST differs from a fresh parse:\n got %s\nwant %s", j, res.AST, want[j])
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
 }
 
 func TestExecHappyPath(t *testing.T) {

@@ -39,7 +39,11 @@ func handleExplain(_ context.Context, c *call) (any, error) {
 	var prog *syntax.Program
 	var src string
 	if p.Src != nil {
-		parsed, err := syntax.Parse(*p.Src, syntax.ParseOptions{IsBound: view.isBound})
+		// The tree is dropped once the plan is derived (plans hold strings,
+		// never nodes), so a keeping parser serves.
+		ps := getParser()
+		defer putParser(ps)
+		parsed, err := ps.Parse(*p.Src, syntax.ParseOptions{IsBound: view.isBound})
 		if err != nil {
 			return nil, parseError(err)
 		}

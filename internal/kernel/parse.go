@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/proto"
@@ -33,7 +34,9 @@ func handleParse(_ context.Context, c *call) (any, error) {
 	if p.Src == nil {
 		return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "src" is required`, nil)
 	}
-	prog, err := syntax.Parse(*p.Src, syntax.ParseOptions{})
+	ps := getParser()
+	defer putParser(ps)
+	prog, err := ps.Parse(*p.Src, syntax.ParseOptions{})
 	if err != nil {
 		return nil, parseError(err)
 	}
@@ -42,6 +45,20 @@ func handleParse(_ context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	return &parseResult{ASTVersion: ASTVersion, AST: ast}, nil
+}
+
+// parsers pools keeping parsers for the methods that read a tree and drop
+// it (parse, explain): their trees reuse memory, so those requests leave
+// nothing for the garbage collector. exec parses with syntax.Parse, since
+// closures it defines keep their nodes for the life of the session.
+var parsers = sync.Pool{New: func() any { return new(syntax.Parser) }}
+
+func getParser() *syntax.Parser { return parsers.Get().(*syntax.Parser) }
+
+// putParser ends the life of ps's last tree and pools ps.
+func putParser(ps *syntax.Parser) {
+	ps.Reset()
+	parsers.Put(ps)
 }
 
 // parseError turns a parser error into PARSE_ERROR with span, hint and

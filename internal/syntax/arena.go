@@ -4,14 +4,20 @@ import "unsafe"
 
 // The parser allocates AST nodes and node slices from per-parse chunks
 // rather than one heap object each: a 10 kB script has thousands of nodes,
-// and chunking turns those into a few dozen allocations. Chunks are owned by
-// the finished AST (a node pointer keeps its chunk alive), so nothing is
-// reused across parses and the returned tree is ordinary Go memory.
+// and chunking turns those into a few dozen allocations. For the
+// package-level Parse, chunks are owned by the finished AST (a node pointer
+// keeps its chunk alive), so nothing is reused across parses and the
+// returned tree is ordinary Go memory. A Parser instead keeps its chunks:
+// the next parse clears and refills them, so in steady state parsing
+// allocates almost nothing and never wakes the garbage collector.
 
 // Chunks hold at least minChunk elements and at most about maxChunkBytes.
+// A Parser keeps at most maxKeptBytes of chunks per node kind between
+// parses.
 const (
 	minChunk      = 4
 	maxChunkBytes = 8 << 10
+	maxKeptBytes  = 64 << 10
 )
 
 // nextChunk returns the capacity of the chunk after one of capacity c for
@@ -28,25 +34,77 @@ type slab[T any] struct {
 	buf  []T
 	used int // elements handed out from earlier chunks
 	last int // elements the parser's previous parse used, to size the first chunk
+
+	// Only a keeping parser (a Parser) fills these.
+	full  [][]T // chunks filled earlier in this parse
+	spare [][]T // cleared chunks of earlier parses, ready to hand out
 }
 
 // recycle empties s for the next parse, remembering how many elements this
-// parse used.
-func (s *slab[T]) recycle() {
+// parse used. With keep, the chunks this parse filled are cleared and kept
+// for the next one (up to maxKeptBytes); otherwise they belong to the tree
+// already returned and are dropped.
+func (s *slab[T]) recycle(keep bool) {
 	s.last = s.used + len(s.buf)
+	if keep {
+		if s.buf != nil {
+			s.full = append(s.full, s.buf)
+		}
+		s.spare = keepChunks(s.spare, s.full)
+		s.full = s.full[:0]
+	} else {
+		s.full, s.spare = nil, nil
+	}
 	s.buf, s.used = nil, 0
+}
+
+// keepChunks clears each filled chunk (so the kept memory pins nothing of
+// the old tree and the node constructors can rely on zeroed slots) and adds
+// it to spare while spare's capacity stays within maxKeptBytes.
+func keepChunks[T any](spare, full [][]T) [][]T {
+	var zero T
+	budget := maxKeptBytes / max(int(unsafe.Sizeof(zero)), 1)
+	for _, c := range spare {
+		budget -= cap(c)
+	}
+	for i, c := range full {
+		clear(c)
+		if cap(c) <= budget {
+			budget -= cap(c)
+			spare = append(spare, c[:0])
+		}
+		full[i] = nil
+	}
+	return spare
 }
 
 // next returns the address of a fresh zeroed slot in p's slab s. The
 // typed constructors in arena_nodes.go fill it.
 func next[T any](p *parser, s *slab[T]) *T {
 	if len(s.buf) == cap(s.buf) {
-		s.used += len(s.buf)
-		var zero T
-		s.buf = make([]T, 0, p.chunkSize(s.used, s.last, int(unsafe.Sizeof(zero))))
+		s.grow(p)
 	}
 	s.buf = s.buf[:len(s.buf)+1]
 	return &s.buf[len(s.buf)-1]
+}
+
+// grow starts a new chunk: a spare one when the parser keeps its chunks and
+// has one, else a fresh one sized by chunkSize.
+func (s *slab[T]) grow(p *parser) {
+	s.used += len(s.buf)
+	if p.ar.keep {
+		if s.buf != nil {
+			s.full = append(s.full, s.buf)
+		}
+		if n := len(s.spare); n > 0 {
+			s.buf = s.spare[n-1]
+			s.spare[n-1] = nil
+			s.spare = s.spare[:n-1]
+			return
+		}
+	}
+	var zero T
+	s.buf = make([]T, 0, p.chunkSize(s.used, s.last, int(unsafe.Sizeof(zero))))
 }
 
 // chunkSize projects how many more elements of a kind the parse will need,
@@ -80,6 +138,11 @@ type seq[T any] struct {
 	taken int // elements taken this parse
 	last  int // elements taken by the parser's previous parse
 	hint  int // first chunk capacity projected from last at parse start
+
+	// Only a keeping parser (a Parser) fills these, as for slab.
+	full  [][]T
+	spare [][]T
+	keep  bool
 }
 
 // mark returns the stack height at which a new run starts.
@@ -102,12 +165,7 @@ func (s *seq[T]) take(mark int) []T {
 	}
 	s.taken += n
 	if cap(s.chunk)-len(s.chunk) < n {
-		size := int(unsafe.Sizeof(items[0]))
-		c := nextChunk(cap(s.chunk), size, n)
-		if cap(s.chunk) == 0 {
-			c = max(c, min(s.hint, maxChunkBytes/size))
-		}
-		s.chunk = make([]T, 0, c)
+		s.grow(n)
 	}
 	l := len(s.chunk)
 	out := s.chunk[l : l+n : l+n]
@@ -117,12 +175,42 @@ func (s *seq[T]) take(mark int) []T {
 	return out
 }
 
+// grow starts a chunk with room for at least n elements: a spare one when
+// the parser keeps its chunks and has one big enough, else a fresh one.
+func (s *seq[T]) grow(n int) {
+	prev := cap(s.chunk)
+	if s.keep {
+		if s.chunk != nil {
+			s.full = append(s.full, s.chunk)
+			s.chunk = nil
+		}
+		for len(s.spare) > 0 {
+			c := s.spare[len(s.spare)-1]
+			s.spare[len(s.spare)-1] = nil
+			s.spare = s.spare[:len(s.spare)-1]
+			if cap(c) >= n {
+				s.chunk = c
+				return
+			}
+			s.full = append(s.full, c) // too small for this run; kept again at recycle
+		}
+	}
+	var zero T
+	size := max(int(unsafe.Sizeof(zero)), 1)
+	c := nextChunk(prev, size, n)
+	if prev == 0 {
+		c = max(c, min(s.hint, maxChunkBytes/size))
+	}
+	s.chunk = make([]T, 0, c)
+}
+
 // arena groups the per-parse slabs of node kinds and the builders of node
 // slices. Rare nodes (the Program, while/break/continue/alias/use, env
 // prefixes, time, datetime and regex literals, spawn, and range, record and
 // list patterns) are allocated directly.
 type arena struct {
-	lastLen int // source length of the previous parse
+	lastLen int  // source length of the previous parse
+	keep    bool // chunks are kept and reused across parses (a Parser)
 
 	vars     slab[Var]
 	fields   slab[Field]
@@ -190,73 +278,82 @@ type arena struct {
 // maxPooledStack bounds the scratch stack a recycled seq keeps.
 const maxPooledStack = 1024
 
-// recycled returns an empty seq that keeps only s's scratch stack (cleared,
-// so it pins no nodes of the previous tree).
-func (s *seq[T]) recycled() seq[T] {
-	if cap(s.stack) > maxPooledStack {
-		return seq[T]{last: s.taken}
+// recycled returns an empty seq that keeps s's scratch stack (cleared, so
+// it pins no nodes of the previous tree) and, with keep, its chunks
+// (cleared too).
+func (s *seq[T]) recycled(keep bool) seq[T] {
+	r := seq[T]{last: s.taken, keep: keep}
+	if keep {
+		if s.chunk != nil {
+			s.full = append(s.full, s.chunk)
+		}
+		r.spare, r.full = keepChunks(s.spare, s.full), s.full[:0]
 	}
-	clear(s.stack[:cap(s.stack)])
-	return seq[T]{stack: s.stack[:0], last: s.taken}
+	if cap(s.stack) <= maxPooledStack {
+		clear(s.stack[:cap(s.stack)])
+		r.stack = s.stack[:0]
+	}
+	return r
 }
 
 // reset empties the arena for the next parse of a source srcLen bytes
-// long: chunks belong to the tree already returned, so they are dropped;
-// scratch stacks and per-kind usage counts are kept.
+// long. Unless the arena keeps its chunks, they belong to the tree already
+// returned and are dropped; scratch stacks and per-kind usage counts are
+// kept either way.
 func (a *arena) reset(srcLen int) {
 	a.lastLen = srcLen
-	a.vars.recycle()
-	a.fields.recycle()
-	a.methods.recycle()
-	a.calls.recycle()
-	a.args.recycle()
-	a.cmds.recycle()
-	a.cmdCalls.recycle()
-	a.cmdArgs.recycle()
-	a.exprSt.recycle()
-	a.lets.recycle()
-	a.assigns.recycle()
-	a.strs.recycle()
-	a.interps.recycle()
-	a.ints.recycle()
-	a.binaries.recycle()
-	a.blocks.recycle()
-	a.lambdas.recycle()
-	a.params.recycle()
-	a.recFlds.recycle()
-	a.records.recycle()
-	a.arms.recycle()
-	a.litPats.recycle()
-	a.bindPats.recycle()
-	a.lists.recycle()
-	a.ifs.recycle()
-	a.types.recycle()
-	a.withs.recycle()
-	a.withEnts.recycle()
-	a.matches.recycle()
-	a.catches.recycle()
-	a.tries.recycle()
-	a.fnDecls.recycle()
-	a.fnStmts.recycle()
-	a.wildPats.recycle()
-	a.typePats.recycle()
-	a.langs.recycle()
-	a.durs.recycle()
-	a.sizes.recycle()
-	a.unaries.recycle()
-	a.indexes.recycle()
-	a.fors.recycle()
-	a.returns.recycle()
-	a.ranges.recycle()
-	a.bools.recycle()
-	a.floats.recycle()
-	a.nulls.recycle()
-	a.redirs.recycle()
-	a.stmtSeq, a.exprSeq, a.argSeq, a.cmdSeq = a.stmtSeq.recycled(), a.exprSeq.recycled(), a.argSeq.recycled(), a.cmdSeq.recycled()
-	a.fieldSeq, a.paramSeq, a.armSeq = a.fieldSeq.recycled(), a.paramSeq.recycled(), a.armSeq.recycled()
-	a.patSeq, a.partSeq = a.patSeq.recycled(), a.partSeq.recycled()
-	a.withSeq, a.envSeq = a.withSeq.recycled(), a.envSeq.recycled()
-	a.redirSeq, a.typeSeq = a.redirSeq.recycled(), a.typeSeq.recycled()
+	a.vars.recycle(a.keep)
+	a.fields.recycle(a.keep)
+	a.methods.recycle(a.keep)
+	a.calls.recycle(a.keep)
+	a.args.recycle(a.keep)
+	a.cmds.recycle(a.keep)
+	a.cmdCalls.recycle(a.keep)
+	a.cmdArgs.recycle(a.keep)
+	a.exprSt.recycle(a.keep)
+	a.lets.recycle(a.keep)
+	a.assigns.recycle(a.keep)
+	a.strs.recycle(a.keep)
+	a.interps.recycle(a.keep)
+	a.ints.recycle(a.keep)
+	a.binaries.recycle(a.keep)
+	a.blocks.recycle(a.keep)
+	a.lambdas.recycle(a.keep)
+	a.params.recycle(a.keep)
+	a.recFlds.recycle(a.keep)
+	a.records.recycle(a.keep)
+	a.arms.recycle(a.keep)
+	a.litPats.recycle(a.keep)
+	a.bindPats.recycle(a.keep)
+	a.lists.recycle(a.keep)
+	a.ifs.recycle(a.keep)
+	a.types.recycle(a.keep)
+	a.withs.recycle(a.keep)
+	a.withEnts.recycle(a.keep)
+	a.matches.recycle(a.keep)
+	a.catches.recycle(a.keep)
+	a.tries.recycle(a.keep)
+	a.fnDecls.recycle(a.keep)
+	a.fnStmts.recycle(a.keep)
+	a.wildPats.recycle(a.keep)
+	a.typePats.recycle(a.keep)
+	a.langs.recycle(a.keep)
+	a.durs.recycle(a.keep)
+	a.sizes.recycle(a.keep)
+	a.unaries.recycle(a.keep)
+	a.indexes.recycle(a.keep)
+	a.fors.recycle(a.keep)
+	a.returns.recycle(a.keep)
+	a.ranges.recycle(a.keep)
+	a.bools.recycle(a.keep)
+	a.floats.recycle(a.keep)
+	a.nulls.recycle(a.keep)
+	a.redirs.recycle(a.keep)
+	a.stmtSeq, a.exprSeq, a.argSeq, a.cmdSeq = a.stmtSeq.recycled(a.keep), a.exprSeq.recycled(a.keep), a.argSeq.recycled(a.keep), a.cmdSeq.recycled(a.keep)
+	a.fieldSeq, a.paramSeq, a.armSeq = a.fieldSeq.recycled(a.keep), a.paramSeq.recycled(a.keep), a.armSeq.recycled(a.keep)
+	a.patSeq, a.partSeq = a.patSeq.recycled(a.keep), a.partSeq.recycled(a.keep)
+	a.withSeq, a.envSeq = a.withSeq.recycled(a.keep), a.envSeq.recycled(a.keep)
+	a.redirSeq, a.typeSeq = a.redirSeq.recycled(a.keep), a.typeSeq.recycled(a.keep)
 }
 
 // project sizes s's first chunk for a source of srcLen bytes from what the

@@ -114,7 +114,7 @@ func TestSeqProjection(t *testing.T) {
 	for _, tc := range tests {
 		var s seq[*Var]
 		s.taken = tc.taken
-		r := s.recycled()
+		r := s.recycled(false)
 		r.project(tc.srcLen, tc.lastLen)
 		if r.hint != tc.wantHint {
 			t.Errorf("taken %d, lastLen %d, srcLen %d: hint %d, want %d", tc.taken, tc.lastLen, tc.srcLen, r.hint, tc.wantHint)

@@ -123,6 +123,14 @@ func BenchmarkParse10KB(b *testing.B) {
 			return err
 		})
 	})
+	b.Run("shoal-parser", func(b *testing.B) {
+		src := benchSource()
+		var ps Parser
+		benchLatency(b, len(src), func() error {
+			_, err := ps.Parse(src, ParseOptions{})
+			return err
+		})
+	})
 	b.Run("go-floor", func(b *testing.B) {
 		src := goBenchSource()
 		benchLatency(b, len(src), func() error {

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -65,11 +66,18 @@ func FuzzLex(f *testing.F) {
 	})
 }
 
+// fuzzKeeping is a keeping Parser shared by FuzzParse's inputs, so each
+// input is parsed into memory the previous input's tree used.
+var fuzzKeeping Parser
+
 func FuzzParse(f *testing.F) {
 	seedCorpus(f)
 	f.Fuzz(func(t *testing.T, src string) {
 		for _, repl := range []bool{false, true} {
 			prog, perr := parseNoRecover(src, ParseOptions{REPL: repl})
+			if err := sameAsKeeping(src, ParseOptions{REPL: repl}, prog, perr); err != nil {
+				t.Fatalf("%v\nsource: %q", err, src)
+			}
 			if perr != nil {
 				if perr.Msg == "" || perr.Span.Start < 0 || int(perr.Span.End) > len(src) || perr.Span.Start > perr.Span.End {
 					t.Fatalf("bad error %+v for %q", perr, src)
@@ -86,6 +94,31 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
+// sameAsKeeping parses src again with the shared keeping Parser and
+// reports how its answer differs from the fresh parse's (prog or perr).
+func sameAsKeeping(src string, opts ParseOptions, prog *Program, perr *Error) error {
+	kept, err := fuzzKeeping.Parse(src, opts)
+	if perr != nil || err != nil {
+		kerr, _ := err.(*Error)
+		if perr == nil || kerr == nil || *kerr != *perr {
+			return fmt.Errorf("keeping Parser error %v, fresh parse error %v", err, perr)
+		}
+		return nil
+	}
+	want, err := MarshalProgram(prog)
+	if err != nil {
+		return err
+	}
+	got, err := MarshalProgram(kept)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, want) {
+		return fmt.Errorf("keeping Parser tree differs from a fresh parse:\n got %s\nwant %s", got, want)
+	}
+	return nil
+}
+
 // parseNoRecover parses, converting only parse errors: any other panic
 // escapes so the fuzzer reports it.
 func parseNoRecover(src string, opts ParseOptions) (prog *Program, perr *Error) {
@@ -98,7 +131,9 @@ func parseNoRecover(src string, opts ParseOptions) (prog *Program, perr *Error) 
 			perr = b.err
 		}
 	}()
-	return parse(src, opts), nil
+	p := parserPool.Get().(*parser)
+	defer p.release()
+	return p.parseProgram(src, opts), nil
 }
 
 // checkSpans verifies every node span lies within the source and within its

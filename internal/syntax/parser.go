@@ -14,8 +14,9 @@ type parser struct {
 	opts ParseOptions
 	pos  int
 
-	ctx   pctx
-	depth int
+	ctx    pctx
+	depth  int
+	parsed bool // a parse has run since the last reset
 
 	binds  []binding
 	scopes []int
@@ -64,7 +65,53 @@ type binding struct {
 type bailout struct{ err *Error }
 
 // Parse parses a Shoal source unit. The error, when non-nil, is an *Error.
-func Parse(src string, opts ParseOptions) (prog *Program, err error) {
+// The returned tree is ordinary Go memory that lives as long as it is
+// referenced.
+func Parse(src string, opts ParseOptions) (*Program, error) {
+	p := parserPool.Get().(*parser)
+	defer p.release()
+	return p.parseSafely(src, opts)
+}
+
+// Parser parses source units into trees that share memory the Parser keeps:
+// each call to Parse clears and refills the node storage of the call
+// before, so a tree (and every node in it) is valid only until the next
+// call to Parse on the same Parser. In return, parsing in steady state
+// allocates almost nothing, so it neither pays for nor triggers garbage
+// collection. Use a Parser where a tree is read and dropped (syntax checks,
+// AST serialisation); use the package-level Parse where any node may
+// outlive the next parse, as the evaluator's closures do. A Parser must not
+// be used by more than one goroutine at a time; the zero value is ready to
+// use.
+type Parser struct {
+	p *parser
+}
+
+// Parse parses src like the package-level Parse, into memory that the next
+// call on ps reuses. Until then ps keeps the tree and src reachable.
+func (ps *Parser) Parse(src string, opts ParseOptions) (*Program, error) {
+	if ps.p == nil {
+		ps.p = new(parser)
+		ps.p.clearCache()
+		ps.p.ar.keep = true
+	}
+	ps.p.reset() // the previous tree's chunks are cleared only now
+	return ps.p.parseSafely(src, opts)
+}
+
+// Reset ends the life of the last tree ps returned: its memory is cleared
+// for the next Parse, and ps no longer keeps that tree or its source
+// reachable. Call it before putting a Parser in a pool.
+func (ps *Parser) Reset() {
+	if ps.p != nil {
+		ps.p.reset()
+	}
+}
+
+// parseSafely parses src with p, turning a bailout into its *Error and any
+// other panic into an internal-error *Error, so that no input panics a
+// caller.
+func (p *parser) parseSafely(src string, opts ParseOptions) (prog *Program, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if b, ok := r.(bailout); ok {
@@ -79,15 +126,13 @@ func Parse(src string, opts ParseOptions) (prog *Program, err error) {
 		return nil, &Error{Msg: "source is too large to parse", Span: Span{0, 0},
 			Hint: "split the source into modules of under 2 GiB each"}
 	}
-	return parse(src, opts), nil
+	return p.parseProgram(src, opts), nil
 }
 
-// parse parses src, reporting errors by panicking with a bailout.
-func parse(src string, opts ParseOptions) *Program {
-	p := parserPool.Get().(*parser)
-	p.src, p.opts = src, opts
+// parseProgram parses src, reporting errors by panicking with a bailout.
+func (p *parser) parseProgram(src string, opts ParseOptions) *Program {
+	p.src, p.opts, p.parsed = src, opts, true
 	p.ar.prepare(len(src))
-	defer p.release()
 	return &Program{Stmts: p.parseStmts(false)}
 }
 

@@ -19,9 +19,21 @@ func (p *parser) clearCache() {
 // maxPooledScratch bounds the string scratch buffer a pooled parser keeps.
 const maxPooledScratch = 64 << 10
 
-// release resets p, dropping every reference into the finished tree and the
-// source, and returns it to the pool.
+// release resets p and returns it to the pool.
 func (p *parser) release() {
+	p.reset()
+	parserPool.Put(p)
+}
+
+// reset readies p for its next parse, dropping every reference into the
+// finished tree and the source (a keeping parser's chunks are cleared, not
+// dropped). Resetting a parser that has not parsed since changes nothing, so
+// what the last parse taught the arena about chunk sizes survives.
+func (p *parser) reset() {
+	if !p.parsed {
+		return
+	}
+	p.parsed = false
 	p.ar.reset(len(p.src))
 	p.src, p.opts, p.pos, p.ctx, p.depth = "", ParseOptions{}, 0, pctx{}, 0
 	clear(p.binds[:cap(p.binds)]) // names are substrings of the old source
@@ -32,5 +44,4 @@ func (p *parser) release() {
 	if cap(p.sbuf) > maxPooledScratch {
 		p.sbuf = nil
 	}
-	parserPool.Put(p)
 }
