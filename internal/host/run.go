@@ -82,8 +82,10 @@ func (o *OS) Run(ctx context.Context, s *Spawn) (*Result, error) {
 	}
 	g := &group{pgid: cmd.Process.Pid, grace: o.killGrace}
 	stop := context.AfterFunc(ctx, g.cancel)
+	release := reportGroup(ctx, g)
 	werr := cmd.Wait()
 	stop()
+	release()
 	g.finish()
 	res := &Result{Pid: cmd.Process.Pid, Dur: time.Since(start)}
 
@@ -127,7 +129,24 @@ func (g *group) cancel() {
 	}
 	g.cancelled = true
 	_ = unix.Kill(-g.pgid, unix.SIGTERM)
+	// A suspended group cannot act on SIGTERM until it runs again, as a
+	// shell's kill does for stopped jobs.
+	_ = unix.Kill(-g.pgid, unix.SIGCONT)
 	g.timer = time.AfterFunc(g.grace, g.kill)
+}
+
+// signal sends sig to the group unless the child has been reaped (after
+// which the group id may be reused) or the group is being cancelled.
+func (g *group) signal(sig unix.Signal) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.done || g.cancelled {
+		return nil
+	}
+	if err := unix.Kill(-g.pgid, sig); err != nil && !errors.Is(err, unix.ESRCH) {
+		return fmt.Errorf("signal process group %d: %w", g.pgid, err)
+	}
+	return nil
 }
 
 func (g *group) kill() {
@@ -146,4 +165,48 @@ func (g *group) finish() {
 		g.timer.Stop()
 		_ = unix.Kill(-g.pgid, unix.SIGKILL)
 	}
+}
+
+// ProcessGroup is the process group of a child Run has started, as a task
+// controller sees it: Suspend stops every member (SIGSTOP), Resume
+// continues them (SIGCONT). Both do nothing once the child has been reaped
+// or its run cancelled, so a stale ProcessGroup never signals a reused
+// group id.
+type ProcessGroup struct{ g *group }
+
+// ID is the process group id (the child's pid).
+func (p ProcessGroup) ID() int { return p.g.pgid }
+
+// Suspend stops every process in the group.
+func (p ProcessGroup) Suspend() error { return p.g.signal(unix.SIGSTOP) }
+
+// Resume continues every process in the group.
+func (p ProcessGroup) Resume() error { return p.g.signal(unix.SIGCONT) }
+
+// GroupHook is told of each process group Run starts under a context
+// carrying it (see WithGroupHook), with that Run's context; Run calls the
+// release it returns (which may be nil) once the child has exited, before
+// the group can be signalled no more.
+type GroupHook func(ctx context.Context, pg ProcessGroup) (release func())
+
+type groupHookKey struct{}
+
+// WithGroupHook returns a context under which every Run reports the
+// process group it starts to h: the kernel uses it to let task.suspend and
+// task.resume stop and continue a task's processes.
+func WithGroupHook(ctx context.Context, h GroupHook) context.Context {
+	return context.WithValue(ctx, groupHookKey{}, h)
+}
+
+// reportGroup tells ctx's GroupHook, if any, of g and returns the release
+// to call when g's child has exited.
+func reportGroup(ctx context.Context, g *group) func() {
+	h, _ := ctx.Value(groupHookKey{}).(GroupHook)
+	if h == nil {
+		return func() {}
+	}
+	if release := h(ctx, ProcessGroup{g}); release != nil {
+		return release
+	}
+	return func() {}
 }
