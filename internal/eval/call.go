@@ -143,9 +143,9 @@ func (t *thread) enter() error {
 		return errorf(codeRecursion, "recursion limit of %d nested calls exceeded", maxDepth)
 	}
 	if t.ticks++; t.ticks&1023 == 0 {
-		if err := t.ctx.Err(); err != nil {
+		if err := t.checkpoint(); err != nil {
 			t.depth--
-			return hostError(err)
+			return err
 		}
 	}
 	return nil

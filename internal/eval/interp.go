@@ -107,6 +107,7 @@ func (in *Interp) topThread(ctx context.Context) *thread {
 	return &thread{
 		in:     in,
 		ctx:    ctx,
+		pause:  pauseFrom(ctx),
 		host:   in.host,
 		dir:    in.dir,
 		env:    in.env,

@@ -118,8 +118,8 @@ func (t *thread) evalStmts(stmts []syntax.Stmt, sc *scope, m mode) (value.Value,
 // loopBody runs one iteration of a loop body in sc and reports whether the
 // loop should stop.
 func (t *thread) loopBody(b *syntax.Block, sc *scope) (stop bool, err error) {
-	if err := t.ctx.Err(); err != nil {
-		return true, hostError(err)
+	if err := t.checkpoint(); err != nil {
+		return true, err
 	}
 	_, err = t.evalStmts(b.Stmts, sc, modeStmt)
 	if err != nil {

@@ -36,6 +36,7 @@ type thread struct {
 	free    []*scope      // recycled scopes (see getScope)
 	stack   []value.Value // closure-call arguments (see callClosureArgs)
 	ticks   uint32        // calls made, for periodic cancellation checks
+	pause   *Pause        // holds the evaluation while its task is suspended
 }
 
 // child derives a thread for a dynamic sub-context.
@@ -56,8 +57,8 @@ func (t *thread) runProgram(p *syntax.Program, sc *scope) (value.Value, error) {
 func (t *thread) runProgramFinal(p *syntax.Program, sc *scope, fm mode) (value.Value, error) {
 	var last value.Value = value.Nil
 	for i, st := range p.Stmts {
-		if err := t.ctx.Err(); err != nil {
-			return nil, hostError(err)
+		if err := t.checkpoint(); err != nil {
+			return nil, err
 		}
 		final := i == len(p.Stmts)-1
 		mode := modeStmt

@@ -23,6 +23,7 @@ type taskRec struct {
 	ResultRef  *string `json:"result_ref"`
 	Error      *string `json:"error"`
 	TimedOut   bool    `json:"timed_out"`
+	Suspended  bool    `json:"suspended"`
 }
 
 // procInfo reads a process's parent and state from /proc.
@@ -140,6 +141,149 @@ func TestE2ETaskCancelKillsProcessTree(t *testing.T) {
 	}
 }
 
+// waitProcStates waits until every pid's /proc state satisfies want.
+func waitProcStates(t *testing.T, pids []int, what string, want func(byte) bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		ok := true
+		for _, pid := range pids {
+			if _, st, _, alive := procInfo(pid); !alive || !want(st) {
+				ok = false
+			}
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes %v not %s within 5s", pids, what)
+		}
+	}
+}
+
+// TestE2ETaskSuspendResume suspends a task running a shell with two
+// background sleeps and checks, in /proc, that every process stops; resume
+// continues them; the record and the task channel say suspended; and a
+// cancel ends the suspended task at once.
+func TestE2ETaskSuspendResume(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	k := newE2E(t)
+	ctx := testCtx(t)
+	c := k.attached(t, "suspend", "")
+	res, err := c.Exec(ctx, client.ExecParams{Src: "sh { sleep 30 & sleep 30; wait }", Async: true})
+	if err != nil || !res.IsTask() {
+		t.Fatalf("async exec = %+v, %v", res, err)
+	}
+	s, err := c.Subscribe(ctx, res.Events, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sleeps []int
+	for deadline := time.Now().Add(10 * time.Second); len(sleeps) < 2 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		sleeps = descendants(os.Getpid(), "sleep")
+	}
+	if len(sleeps) != 2 {
+		t.Fatalf("found %d sleep processes, want 2", len(sleeps))
+	}
+	stopped := func(st byte) bool { return st == 'T' || st == 't' }
+
+	var rec taskRec
+	if err := c.Call(ctx, "task.suspend", map[string]any{"task": res.Task}, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if !rec.Suspended || rec.State != "running" {
+		t.Errorf("suspend answered %+v", rec)
+	}
+	waitProcStates(t, sleeps, "stopped", stopped)
+	if err := c.Call(ctx, "task.suspend", map[string]any{"task": res.Task}, &rec); err != nil || !rec.Suspended {
+		t.Errorf("second suspend = %+v, %v", rec, err)
+	}
+	if err := c.Call(ctx, "task.get", map[string]any{"task": res.Task}, &rec); err != nil || !rec.Suspended {
+		t.Errorf("task.get while suspended = %+v, %v", rec, err)
+	}
+	for ev := (taskRec{}); !ev.Suspended; {
+		if err := json.Unmarshal(next(t, s, 5*time.Second).Payload, &ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	rec = taskRec{} // "suspended" is omitted when false
+	if err := c.Call(ctx, "task.resume", map[string]any{"task": res.Task}, &rec); err != nil || rec.Suspended || rec.State != "running" {
+		t.Fatalf("resume = %+v, %v", rec, err)
+	}
+	waitProcStates(t, sleeps, "running again", func(st byte) bool { return !stopped(st) })
+
+	// Another session cannot touch it.
+	other := k.attached(t, "suspend-other", "")
+	wantCode(t, "foreign suspend", other.Call(ctx, "task.suspend", map[string]any{"task": res.Task}, nil), proto.CodeUnknownTask)
+
+	// Suspended, then cancelled: the group is continued so SIGTERM lands.
+	if err := c.Call(ctx, "task.suspend", map[string]any{"task": res.Task}, &rec); err != nil {
+		t.Fatal(err)
+	}
+	waitProcStates(t, sleeps, "stopped", stopped)
+	if err := c.Call(ctx, "task.cancel", map[string]any{"task": res.Task}, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "task.await", map[string]any{"task": res.Task, "timeout_ms": 10000}, &rec); err != nil || rec.State != "cancelled" {
+		t.Fatalf("await after cancel = %+v, %v", rec, err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if !alive(sleeps[0]) && !alive(sleeps[1]) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sleep processes %v survived the cancel", sleeps)
+		}
+	}
+	wantCode(t, "suspend after end", c.Call(ctx, "task.suspend", map[string]any{"task": res.Task}, nil), proto.CodeTaskControlUnavailable)
+}
+
+// TestE2ETaskSuspendHoldsEvaluation suspends a task that loops until a
+// file appears, creates the file, and checks the task does not notice
+// until it is resumed: suspension holds in-process evaluation, not only
+// processes.
+func TestE2ETaskSuspendHoldsEvaluation(t *testing.T) {
+	k := newE2E(t)
+	ctx := testCtx(t)
+	c := k.attached(t, "hold", "")
+	flag := filepath.Join(t.TempDir(), "flag")
+	src := "var n = 0\nwhile !path(" + strconv.Quote(flag) + ").exists() { n += 1\nsleep 2ms }\n\"released\""
+	res, err := c.Exec(ctx, client.ExecParams{Src: src, Async: true})
+	if err != nil || !res.IsTask() {
+		t.Fatalf("async exec = %+v, %v", res, err)
+	}
+	var rec taskRec
+	if err := c.Call(ctx, "task.suspend", map[string]any{"task": res.Task}, &rec); err != nil || !rec.Suspended {
+		t.Fatalf("suspend = %+v, %v", rec, err)
+	}
+	if err := os.WriteFile(flag, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec = taskRec{}
+	if err := c.Call(ctx, "task.await", map[string]any{"task": res.Task, "timeout_ms": 300}, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if !rec.TimedOut || rec.State != "running" || !rec.Suspended {
+		t.Fatalf("a suspended task saw the flag: %+v", rec)
+	}
+	if err := c.Call(ctx, "task.resume", map[string]any{"task": res.Task}, &rec); err != nil {
+		t.Fatal(err)
+	}
+	rec = taskRec{}
+	if err := c.Call(ctx, "task.await", map[string]any{"task": res.Task, "timeout_ms": 10000}, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.State != "completed" || rec.ResultRef == nil {
+		t.Fatalf("after resume %+v", rec)
+	}
+	v, err := c.ValueGet(ctx, client.ValueGetParams{Ref: *rec.ResultRef, Format: "render"})
+	if err != nil || v.Render == nil || *v.Render != "released" {
+		t.Errorf("result %+v, %v", v, err)
+	}
+}
+
 func TestE2ETaskMethods(t *testing.T) {
 	k := newE2E(t)
 	ctx := testCtx(t)
@@ -156,9 +300,12 @@ func TestE2ETaskMethods(t *testing.T) {
 	if !rec.TimedOut || rec.State != "running" || time.Since(start) > 5*time.Second {
 		t.Errorf("await with timeout = %+v", rec)
 	}
-	// Suspend and resume are unavailable, after the ownership check.
+	// In-process work can be suspended and resumed; unknown tasks cannot.
 	for _, m := range []string{"task.suspend", "task.resume"} {
-		wantCode(t, m, c.Call(ctx, m, map[string]any{"task": res.Task}, nil), proto.CodeTaskControlUnavailable)
+		rec = taskRec{}
+		if err := c.Call(ctx, m, map[string]any{"task": res.Task}, &rec); err != nil || rec.Suspended != (m == "task.suspend") {
+			t.Errorf("%s = %+v, %v", m, rec, err)
+		}
 		wantCode(t, m+" unknown", c.Call(ctx, m, map[string]any{"task": "task:999"}, nil), proto.CodeUnknownTask)
 	}
 	if err := c.Call(ctx, "task.cancel", map[string]any{"task": res.Task}, &rec); err != nil {

@@ -47,7 +47,7 @@ var features = map[string]bool{
 	"explain":         true,
 	"plans":           false,
 	"exec.position":   true,
-	"task.suspend":    false,
+	"task.suspend":    true,
 	"events.bridge":   true,
 }
 

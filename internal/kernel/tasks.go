@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/tasks"
 	"github.com/shoalgo/shoal/proto"
 )
@@ -41,6 +43,12 @@ func (s *Server) wireSession(sess *session) {
 // startExecTask runs p as a task of sess, taking over the turn tr.
 func (s *Server) startExecTask(sess *session, p *execParams, tr *turn) (*tasks.Task, error) {
 	t, err := sess.tasks.Start(sess.owner(), *p.Src, func(ctx context.Context) (any, error) {
+		// task.suspend holds the evaluation at its next checkpoint and stops
+		// every process it has running.
+		pause := new(eval.Pause)
+		release, _ := tasks.RegisterSuspender(ctx, pause)
+		defer release()
+		ctx = host.WithGroupHook(eval.WithPause(ctx, pause), suspendHook)
 		res, ref, err := s.runExec(ctx, sess, p, tr)
 		return &execDone{res: res, ref: ref}, err
 	})
@@ -52,6 +60,14 @@ func (s *Server) startExecTask(sess *session, p *execParams, tr *turn) (*tasks.T
 		return nil, proto.NewError(proto.CodeInternalError, "cannot start task: "+err.Error(), nil)
 	}
 	return t, nil
+}
+
+// suspendHook makes each process group a task starts one of the task's
+// Suspenders for as long as its child lives, so task.suspend stops it with
+// SIGSTOP and task.resume continues it.
+func suspendHook(ctx context.Context, pg host.ProcessGroup) func() {
+	release, _ := tasks.RegisterSuspender(ctx, pg)
+	return release
 }
 
 func started(t *tasks.Task, timedOut bool) *taskStarted {

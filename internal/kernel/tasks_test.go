@@ -75,7 +75,14 @@ func TestTaskAwaitTimeoutAndCancel(t *testing.T) {
 	if !rec.TimedOut || rec.State != taskRunning || time.Since(start) > 3*time.Second {
 		t.Errorf("await with timeout = %+v", rec)
 	}
-	c.fail("task.suspend", map[string]any{"task": "task:1"}, proto.CodeTaskControlUnavailable)
+	// Suspended in-process work is held, and a cancel still ends it.
+	var susp struct {
+		Suspended bool `json:"suspended"`
+	}
+	c.ok("task.suspend", map[string]any{"task": "task:1"}, &susp)
+	if !susp.Suspended {
+		t.Errorf("suspend did not mark the task suspended")
+	}
 	c.ok("task.cancel", map[string]any{"task": "task:1"}, &rec)
 	if rec.State != taskCancelling && rec.State != taskCancelled {
 		t.Errorf("cancel = %+v", rec)
