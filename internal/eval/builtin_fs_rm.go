@@ -9,6 +9,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -26,8 +27,7 @@ var (
 	bfsTrashSeq   atomic.Int64 // orders entries within it
 )
 
-// bfsTrashDir is <tmp>/shoal-trash/<token>, tmp taken from the session's
-// TMPDIR (default /tmp).
+// bfsTrashDir is <TrashRoot>/<token>: one directory per process.
 func bfsTrashDir(c *BuiltinCall) string {
 	bfsTrashOnce.Do(func() {
 		var b [8]byte
@@ -35,10 +35,27 @@ func bfsTrashDir(c *BuiltinCall) string {
 		bfsTrashToken = hex.EncodeToString(b[:])
 	})
 	tmp, ok := c.Getenv("TMPDIR")
+	return filepath.Join(trashRoot(tmp, ok), bfsTrashToken)
+}
+
+// TrashRoot is the directory under which rm (without --permanent) makes
+// this process's trash, for a session with environment env (KEY=VALUE):
+// <TMPDIR>/shoal-trash, with /tmp when TMPDIR is unset or relative. Plans
+// name it as what rm writes.
+func TrashRoot(env []string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], "TMPDIR="); ok {
+			return trashRoot(v, true)
+		}
+	}
+	return trashRoot("", false)
+}
+
+func trashRoot(tmp string, ok bool) string {
 	if !ok || !filepath.IsAbs(tmp) {
 		tmp = "/tmp"
 	}
-	return filepath.Join(tmp, "shoal-trash", bfsTrashToken)
+	return filepath.Join(tmp, "shoal-trash")
 }
 
 // bfsRm removes paths. No paths at all (an empty glob included) is

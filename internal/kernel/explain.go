@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/proto"
@@ -70,6 +71,7 @@ func handleExplain(_ context.Context, c *call) (any, error) {
 	plan := leash.Derive(prog, leash.Env{
 		Dir:     dir,
 		Home:    envValue(env, "HOME"),
+		Trash:   eval.TrashRoot(env),
 		IsBound: view.isBound,
 		TypeOf:  view.typeOf,
 		Function: func(name string) (*syntax.FnDecl, bool) {

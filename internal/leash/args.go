@@ -1,6 +1,7 @@
 package leash
 
 import (
+	"path"
 	"strings"
 
 	"github.com/shoalgo/shoal/internal/host"
@@ -84,6 +85,20 @@ func hasFlag(c *syntax.CmdCall, name string) bool {
 	return false
 }
 
+// hasShortFlag reports a `-c` flag, alone or in a cluster like `-pv`,
+// before any `--`.
+func hasShortFlag(c *syntax.CmdCall, letter byte) bool {
+	for _, a := range c.Args {
+		if a.Kind == syntax.ArgDashDash {
+			return false
+		}
+		if a.Kind == syntax.ArgShortFlag && strings.IndexByte(a.Text, letter) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // argPath records a filesystem effect on the path(s) an argument names.
 func (w *walker) argPath(a *syntax.CmdArg, kind host.Effect, rev string) {
 	if a == nil {
@@ -125,9 +140,11 @@ func (w *walker) pathArgs(c *syntax.CmdCall, kind host.Effect, rev string) bool 
 	return len(ps) > 0
 }
 
-// transfer handles cp/mv/ln: every source gets srcKind, the last argument
-// (the destination) gets fs_write.
-func (w *walker) transfer(c *syntax.CmdCall, srcKind host.Effect, rev string) {
+// transfer handles cp/mv/ln: every source gets srcKind (after fs_read,
+// when srcKind is not a read), the last argument (the destination) gets
+// fs_write, after fs_read when checkDest (cp and mv look at the
+// destination first: is it a directory, does it exist).
+func (w *walker) transfer(c *syntax.CmdCall, srcKind host.Effect, rev string, checkDest bool) {
 	ps := positional(c)
 	if len(ps) < 2 {
 		for _, a := range ps {
@@ -136,9 +153,44 @@ func (w *walker) transfer(c *syntax.CmdCall, srcKind host.Effect, rev string) {
 		return
 	}
 	for _, a := range ps[:len(ps)-1] {
+		if srcKind != host.FSRead {
+			w.argPath(a, host.FSRead, Reversible)
+		}
 		w.argPath(a, srcKind, rev)
 	}
-	w.argPath(ps[len(ps)-1], host.FSWrite, rev)
+	dest := ps[len(ps)-1]
+	if checkDest {
+		w.argPath(dest, host.FSRead, Reversible)
+	}
+	w.argPath(dest, host.FSWrite, rev)
+}
+
+// argParent records fs_read of the directory above the path an argument
+// names (mkdir checks that it exists), or nothing when the path is not
+// static: the fs_write on the path itself already marks the plan dynamic.
+func (w *walker) argParent(a *syntax.CmdArg) {
+	var p string
+	var ok bool
+	switch a.Kind {
+	case syntax.ArgWord, syntax.ArgPath:
+		p, ok = w.resolve(a.Text)
+	case syntax.ArgStr, syntax.ArgExpr:
+		p, ok = w.staticPath(a.X)
+	}
+	if ok {
+		w.add(Effect{Kind: host.FSRead, Path: path.Dir(p)}, Reversible)
+	}
+}
+
+// trash records the fs_write of rm's trash: the directory Env.Trash names
+// (rm writes a per-process directory inside it), or an effect named
+// "trash" when the session did not say where that is.
+func (w *walker) trash() {
+	if w.env.Trash != "" {
+		w.add(Effect{Kind: host.FSWrite, Path: path.Clean(w.env.Trash)}, Conditional)
+		return
+	}
+	w.add(Effect{Kind: host.FSWrite, Name: "trash"}, Conditional)
 }
 
 // cd follows a directory change: a static target becomes the directory

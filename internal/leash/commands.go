@@ -33,19 +33,37 @@ func init() {
 				w.argPath(ps[0], host.FSRead, Reversible)
 			}
 		},
-		"save":  func(w *walker, c *syntax.CmdCall) { w.pathArgs(c, host.FSWrite, Conditional) },
-		"mkdir": func(w *walker, c *syntax.CmdCall) { w.pathArgs(c, host.FSWrite, Irreversible) },
-		"touch": func(w *walker, c *syntax.CmdCall) { w.pathArgs(c, host.FSWrite, Irreversible) },
-		"rm": func(w *walker, c *syntax.CmdCall) {
-			rev := Conditional
-			if hasFlag(c, "permanent") {
-				rev = Irreversible
+		"save": func(w *walker, c *syntax.CmdCall) { w.pathArgs(c, host.FSWrite, Conditional) },
+		// mkdir without -p checks that each target is absent and its parent
+		// a directory (with -p the host's mkdir-all does it); touch checks
+		// whether each target exists.
+		"mkdir": func(w *walker, c *syntax.CmdCall) {
+			if !hasShortFlag(c, 'p') && !hasFlag(c, "parents") {
+				w.pathArgs(c, host.FSRead, Reversible)
+				for _, a := range positional(c) {
+					w.argParent(a)
+				}
 			}
-			w.pathArgs(c, host.FSDelete, rev)
+			w.pathArgs(c, host.FSWrite, Irreversible)
 		},
-		"cp": func(w *walker, c *syntax.CmdCall) { w.transfer(c, host.FSRead, Conditional) },
-		"mv": func(w *walker, c *syntax.CmdCall) { w.transfer(c, host.FSDelete, Conditional) },
-		"ln": func(w *walker, c *syntax.CmdCall) { w.transfer(c, host.FSRead, Irreversible) },
+		"touch": func(w *walker, c *syntax.CmdCall) {
+			w.pathArgs(c, host.FSRead, Reversible)
+			w.pathArgs(c, host.FSWrite, Irreversible)
+		},
+		// rm checks every target before removing any; without --permanent
+		// it moves them into the trash, which it writes.
+		"rm": func(w *walker, c *syntax.CmdCall) {
+			w.pathArgs(c, host.FSRead, Reversible)
+			if hasFlag(c, "permanent") {
+				w.pathArgs(c, host.FSDelete, Irreversible)
+				return
+			}
+			w.pathArgs(c, host.FSDelete, Conditional)
+			w.trash()
+		},
+		"cp": func(w *walker, c *syntax.CmdCall) { w.transfer(c, host.FSRead, Conditional, true) },
+		"mv": func(w *walker, c *syntax.CmdCall) { w.transfer(c, host.FSDelete, Conditional, true) },
+		"ln": func(w *walker, c *syntax.CmdCall) { w.transfer(c, host.FSRead, Irreversible, false) },
 		"cd": func(w *walker, c *syntax.CmdCall) { w.cd(c, false) },
 		"pushd": func(w *walker, c *syntax.CmdCall) {
 			if len(positional(c)) == 0 {

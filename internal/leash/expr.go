@@ -234,6 +234,9 @@ func (w *walker) field(e *syntax.Field) {
 // field is set) beyond those of its receiver and arguments.
 func (w *walker) method(recv syntax.Expr, name string, args []*syntax.Arg, field bool) {
 	if v, ok := recv.(*syntax.Var); ok && w.free(v.Name) && (pureNamespaces[v.Name] || v.Name == "os" || v.Name == "env") {
+		if v.Name == "os" && osFacts[name] {
+			w.add(Effect{Kind: host.SysRead, Name: name}, Reversible)
+		}
 		return
 	}
 	switch name {
@@ -251,6 +254,11 @@ func (w *walker) method(recv syntax.Expr, name string, args []*syntax.Arg, field
 		w.feed(recv, args)
 		return
 	}
+	if w.kindOf(recv) == "glob" && name != "pattern" {
+		// Every glob method but .pattern expands the glob first.
+		w.globRead(recv, "."+name)
+		return
+	}
 	if !pathReads[name] {
 		return
 	}
@@ -266,6 +274,18 @@ func (w *walker) method(recv syntax.Expr, name string, args []*syntax.Arg, field
 			w.dynamicFS(host.FSRead, "."+name, Reversible)
 		}
 	}
+}
+
+// globRead records the fs_read of expanding a glob value: its pattern made
+// absolute when the glob is a literal glob("..."), else a dynamic read.
+func (w *walker) globRead(recv syntax.Expr, what string) {
+	if c, ok := recv.(*syntax.Call); ok && len(c.Args) == 1 {
+		if s, ok := c.Args[0].Value.(*syntax.StrLit); ok {
+			w.fsEffect(host.FSRead, s.Value, Reversible)
+			return
+		}
+	}
+	w.dynamicFS(host.FSRead, what, Reversible)
 }
 
 // feed handles `value.feed(cmd)` and `cmd.feed(value)`: a side that is a

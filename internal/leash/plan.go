@@ -87,6 +87,10 @@ type Env struct {
 	// against; Home is the home directory `~` expands to.
 	Dir  string
 	Home string
+	// Trash is the directory rm (without --permanent) moves targets into,
+	// creating a per-process directory there; eval.TrashRoot computes it
+	// from a session's environment. Empty names it only as "trash".
+	Trash string
 	// IsBound reports a value-bound session name (the same predicate given
 	// to syntax.Parse).
 	IsBound func(name string) bool
