@@ -168,11 +168,17 @@ func bfsHead(c *BuiltinCall) (value.Value, error) {
 			return nil, err
 		}
 	}
-	data, err := c.Host().ReadFile(c.Ctx(), c.Abs(p))
-	if err != nil {
-		return nil, bfsFail(c, p, err)
+	// Read a growing prefix until it holds n lines or the file ends, so
+	// head of a huge (or endless) file reads little of it.
+	for size := int64(64 << 10); ; size *= 16 {
+		data, more, err := c.Host().ReadPrefix(c.Ctx(), c.Abs(p), size)
+		if err != nil {
+			return nil, bfsFail(c, p, err)
+		}
+		if !more || int64(len(data)) < size || bytes.Count(data, []byte{'\n'}) >= n {
+			return bfsLines(data, n), nil
+		}
 	}
-	return bfsLines(data, n), nil
 }
 
 // bfsCount reads head's line count: an int or a decimal string, >= 0.

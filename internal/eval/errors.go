@@ -21,6 +21,7 @@ const (
 	codeAssert    = "assert_failed"
 	codeCmdFailed = "cmd_failed"
 	codeRecursion = "recursion_limit"
+	codeTooLarge  = "too_large" // a file or value past a size bound
 	codeCustom    = "custom"
 	codeIO        = "io_error"
 	codeFeed      = "feed_error"
@@ -107,6 +108,9 @@ func hostError(err error) *value.Error {
 		return errorf(codeCustom, "%s", msg)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return errorf("cancelled", "%s", msg)
+	case errors.Is(err, host.ErrTooLarge):
+		return errorf(codeTooLarge, "%s", msg).
+			WithHint("read the start with `head PATH N`, or process the file with an external command")
 	}
 	return errorf(codeIO, "%s", msg)
 }

@@ -150,7 +150,11 @@ func (t *thread) evalInterp(n *syntax.StrInterp, sc *scope) (value.Value, error)
 		if s, ok := v.(*value.Secret); ok {
 			return nil, errorf(codeType, "secret %s cannot be interpolated", s.Name)
 		}
-		b.WriteString(value.Interp(v))
+		text := value.Interp(v)
+		if err := value.CheckStrLen(b.Len() + len(text) + len(p.Lit)); err != nil {
+			return nil, withSpan(err, n.Span)
+		}
+		b.WriteString(text)
 	}
 	return value.Str(b.String()), nil
 }

@@ -103,6 +103,17 @@ func (h *fakeHost) ReadFile(_ context.Context, p string) ([]byte, error) {
 	return append([]byte(nil), b...), nil
 }
 
+func (h *fakeHost) ReadPrefix(ctx context.Context, p string, n int64) ([]byte, bool, error) {
+	b, err := h.ReadFile(ctx, p)
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(b)) > n {
+		return b[:n], true, nil
+	}
+	return b, false, nil
+}
+
 func (h *fakeHost) WriteFile(_ context.Context, p string, data []byte, appendTo bool) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()

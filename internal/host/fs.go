@@ -2,11 +2,18 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"time"
 )
+
+// ErrTooLarge is returned (wrapped in an *fs.PathError) by ReadFile for a
+// file longer than the host's read bound.
+var ErrTooLarge = errors.New("file is larger than the read limit")
 
 // Stat returns file information, following symlinks (fs_read path).
 func (o *OS) Stat(ctx context.Context, path string) (fs.FileInfo, error) {
@@ -25,12 +32,71 @@ func (o *OS) Lstat(ctx context.Context, path string) (fs.FileInfo, error) {
 	return os.Lstat(path)
 }
 
-// ReadFile returns the whole content of path (fs_read path).
+// ReadFile returns the whole content of path (fs_read path). It reads at
+// most the host's read bound (DefaultMaxRead unless WithMaxRead): a longer
+// file, or one that never ends like /dev/zero, fails with ErrTooLarge
+// rather than exhausting memory. A cancelled ctx stops the read between
+// chunks.
 func (o *OS) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	if err := o.authorize(ctx, Op{Effect: FSRead, Target: path}); err != nil {
 		return nil, err
 	}
-	return os.ReadFile(path)
+	data, more, err := readBounded(ctx, path, o.maxRead)
+	if err != nil {
+		return nil, err
+	}
+	if more {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w of %d bytes", ErrTooLarge, o.maxRead)}
+	}
+	return data, nil
+}
+
+// ReadPrefix returns at most n bytes from the start of path (fs_read
+// path), and whether the file goes on beyond them. n is capped at the
+// host's read bound.
+func (o *OS) ReadPrefix(ctx context.Context, path string, n int64) ([]byte, bool, error) {
+	if err := o.authorize(ctx, Op{Effect: FSRead, Target: path}); err != nil {
+		return nil, false, err
+	}
+	return readBounded(ctx, path, min(max(n, 0), o.maxRead))
+}
+
+// readChunk is how much readBounded reads between looks at ctx.
+const readChunk = 1 << 20
+
+// readBounded reads up to limit bytes of path and reports whether there
+// was more.
+func readBounded(ctx context.Context, path string, limit int64) ([]byte, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	size := int64(readChunk)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+		size = fi.Size() + 1 // room to see the end without growing
+	}
+	buf := make([]byte, 0, min(size, limit+1))
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, false, err
+		}
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, readChunk)
+		}
+		want := min(cap(buf)-len(buf), readChunk, int(limit+1)-len(buf))
+		n, err := f.Read(buf[len(buf) : len(buf)+want])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return buf[:limit], true, nil
+		}
+		if err == io.EOF {
+			return buf, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
 }
 
 // WriteFile creates or truncates path with data, or appends to it when

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -243,5 +244,56 @@ func TestFacts(t *testing.T) {
 	}
 	if runtime.GOOS == "linux" && (!f.UptimeKnown || f.Uptime <= 0) {
 		t.Errorf("Uptime = %v (known %v), want a positive boot time on linux", f.Uptime, f.UptimeKnown)
+	}
+}
+
+// TestReadFileBounded: ReadFile fails with ErrTooLarge past the read bound
+// (also on a file that never ends), reads a file at the bound whole, and
+// ReadPrefix returns the start and whether there is more.
+func TestReadFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	h := NewOS(AllowAll, WithMaxRead(1000))
+	ctx := context.Background()
+	at := filepath.Join(dir, "at")
+	past := filepath.Join(dir, "past")
+	if err := os.WriteFile(at, bytes.Repeat([]byte("a"), 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(past, bytes.Repeat([]byte("b"), 1001), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := h.ReadFile(ctx, at); err != nil || len(data) != 1000 {
+		t.Errorf("ReadFile at the bound: %d bytes, %v", len(data), err)
+	}
+	if _, err := h.ReadFile(ctx, past); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadFile past the bound: %v, want ErrTooLarge", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := h.ReadFile(ctx, "/dev/zero"); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("ReadFile /dev/zero: %v, want ErrTooLarge", err)
+		}
+		data, more, err := h.ReadPrefix(ctx, "/dev/zero", 10)
+		if err != nil || len(data) != 10 || !more {
+			t.Errorf("ReadPrefix /dev/zero = %d bytes, more %v, %v", len(data), more, err)
+		}
+	}
+	for _, tc := range []struct {
+		n        int64
+		wantLen  int
+		wantMore bool
+	}{{0, 0, true}, {10, 10, true}, {1001, 1000, false}, {5000, 1000, false}} {
+		data, more, err := NewOS(AllowAll).ReadPrefix(ctx, at, tc.n)
+		if err != nil || len(data) != tc.wantLen || more != tc.wantMore {
+			t.Errorf("ReadPrefix(%d) = %d bytes, more %v, %v; want %d, %v", tc.n, len(data), more, err, tc.wantLen, tc.wantMore)
+		}
+	}
+	// ReadPrefix never reads past the host's bound either.
+	if data, more, err := h.ReadPrefix(ctx, past, 5000); err != nil || len(data) != 1000 || !more {
+		t.Errorf("ReadPrefix past the bound = %d bytes, more %v, %v", len(data), more, err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := h.ReadFile(cctx, at); !errors.Is(err, context.Canceled) {
+		t.Errorf("ReadFile with a cancelled context: %v", err)
 	}
 }

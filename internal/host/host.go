@@ -82,7 +82,12 @@ type Result struct {
 type Host interface {
 	Stat(ctx context.Context, path string) (fs.FileInfo, error)
 	Lstat(ctx context.Context, path string) (fs.FileInfo, error)
+	// ReadFile reads a whole file, failing with ErrTooLarge past the
+	// host's read bound.
 	ReadFile(ctx context.Context, path string) ([]byte, error)
+	// ReadPrefix reads at most n bytes from the start of a file and reports
+	// whether it goes on.
+	ReadPrefix(ctx context.Context, path string, n int64) (data []byte, more bool, err error)
 	WriteFile(ctx context.Context, path string, data []byte, appendTo bool) error
 	ReadDir(ctx context.Context, path string) ([]fs.DirEntry, error)
 	MkdirAll(ctx context.Context, path string) error

@@ -9,6 +9,7 @@ import (
 // Defaults for an OS host; each can be changed with an Option.
 const (
 	DefaultMaxCapture = 16 << 20 // bytes kept in memory per stream
+	DefaultMaxRead    = 64 << 20 // bytes ReadFile returns at most
 	DefaultSpillLimit = 1 << 30  // bytes of stdout stored in a spill file
 	DefaultKillGrace  = 500 * time.Millisecond
 	DefaultWaitDelay  = 250 * time.Millisecond
@@ -45,6 +46,7 @@ const (
 type OS struct {
 	auth       Authorizer
 	maxCapture int64
+	maxRead    int64
 	spillDir   string
 	spillLimit int64
 	killGrace  time.Duration
@@ -64,6 +66,16 @@ func WithMaxCapture(n int64) Option {
 	return func(o *OS) {
 		if n > 0 {
 			o.maxCapture = n
+		}
+	}
+}
+
+// WithMaxRead sets how many bytes ReadFile reads at most before failing
+// with ErrTooLarge. Values below 1 are ignored.
+func WithMaxRead(n int64) Option {
+	return func(o *OS) {
+		if n > 0 {
+			o.maxRead = n
 		}
 	}
 }
@@ -131,6 +143,7 @@ func newOS(auth Authorizer, opts ...Option) *OS {
 	o := &OS{
 		auth:       auth,
 		maxCapture: DefaultMaxCapture,
+		maxRead:    DefaultMaxRead,
 		spillLimit: DefaultSpillLimit,
 		killGrace:  DefaultKillGrace,
 		waitDelay:  DefaultWaitDelay,

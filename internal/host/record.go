@@ -61,6 +61,12 @@ func (r *Recorder) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	return r.inner.ReadFile(ctx, path)
 }
 
+// ReadPrefix records fs_read path.
+func (r *Recorder) ReadPrefix(ctx context.Context, path string, n int64) ([]byte, bool, error) {
+	r.record(Op{Effect: FSRead, Target: path})
+	return r.inner.ReadPrefix(ctx, path, n)
+}
+
 // WriteFile records fs_write path.
 func (r *Recorder) WriteFile(ctx context.Context, path string, data []byte, appendTo bool) error {
 	r.record(Op{Effect: FSWrite, Target: path})

@@ -183,24 +183,42 @@ func add(a, b Value) (Value, error) {
 		}
 	case Str:
 		if y, ok := b.(Str); ok {
+			if err := CheckStrLen(len(x) + len(y)); err != nil {
+				return nil, err
+			}
 			return x + y, nil
 		}
 	case Bytes:
 		if y, ok := b.(Bytes); ok {
+			if err := CheckStrLen(len(x) + len(y)); err != nil {
+				return nil, err
+			}
 			return x + y, nil
 		}
 	case *List:
 		switch y := b.(type) {
 		case *List:
+			if err := CheckItems(len(x.Items) + len(y.Items)); err != nil {
+				return nil, err
+			}
 			return concatLists(x.Items, y.Items), nil
 		case *Table:
+			if err := CheckItems(len(x.Items) + y.N); err != nil {
+				return nil, err
+			}
 			return concatLists(x.Items, tableRows(y)), nil
 		}
 	case *Table:
 		switch y := b.(type) {
 		case *List:
+			if err := CheckItems(x.N + len(y.Items)); err != nil {
+				return nil, err
+			}
 			return concatLists(tableRows(x), y.Items), nil
 		case *Table:
+			if err := CheckItems(x.N + y.N); err != nil {
+				return nil, err
+			}
 			if t, ok := concatTables(x, y); ok {
 				return t, nil
 			}

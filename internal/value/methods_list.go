@@ -293,11 +293,11 @@ func mAppendAll(out []Value, v Value, what string) ([]Value, error) {
 	if !ok {
 		return nil, mTypeErr("%s, got %s", what, TypeName(v))
 	}
+	if err := CheckItems(len(out) + inner.n); err != nil {
+		return nil, err
+	}
 	if !inner.rng && inner.tab == nil {
 		return append(out, inner.items...), nil
-	}
-	if err := inner.checkMaterialise(); err != nil {
-		return nil, err
 	}
 	for j := 0; j < inner.n; j++ {
 		out = append(out, inner.at(j))
@@ -598,7 +598,7 @@ func collZip(_ Env, s *mSeq, _ Value, a Args) (Value, error) {
 	}
 	n := min(s.n, other.n)
 	if n > mMaxMaterialise {
-		return nil, Errorf("overflow", "zip of %d items is too large to materialise", n)
+		return nil, CheckItems(n)
 	}
 	out := make([]Value, n)
 	for i := range out {
@@ -654,6 +654,9 @@ func collJoin(_ Env, s *mSeq, _ Value, a Args) (Value, error) {
 		if !ok {
 			return nil, mTypeErr("join needs str items, item %d is %s", i, TypeName(s.at(i))).
 				WithHint("convert first: .map(x => \"{x}\").join(sep)")
+		}
+		if err := CheckStrLen(b.Len() + len(sep) + len(x)); err != nil {
+			return nil, err
 		}
 		if i > 0 {
 			b.WriteString(sep)

@@ -5,7 +5,7 @@ package value
 // rows or a range's integers up front.
 
 // mMaxMaterialise bounds how many items a range may expand into.
-const mMaxMaterialise = 1 << 27
+const mMaxMaterialise = MaxItems
 
 // mSeq views a list, table or range.
 type mSeq struct {
@@ -80,7 +80,8 @@ func (s *mSeq) call(env Env, f Value, i int) (Value, error) {
 // checkMaterialise fails when a range is too large to expand into a list.
 func (s *mSeq) checkMaterialise() error {
 	if s.rng && s.n > mMaxMaterialise {
-		return Errorf("overflow", "range of %d items is too large to materialise", s.n)
+		return Errorf(CodeTooLarge, "a range of %d items is too large to make into a list (at most %d)", s.n, mMaxMaterialise).
+			WithHint("iterate it with for, or use a stream")
 	}
 	return nil
 }
@@ -111,8 +112,8 @@ func (s *mSeq) slice(a, b int) (Value, error) {
 		}
 		return t, nil
 	case s.rng:
-		if b-a > mMaxMaterialise {
-			return nil, Errorf("overflow", "range of %d items is too large to materialise", b-a)
+		if err := CheckItems(b - a); err != nil {
+			return nil, err
 		}
 		out := make([]Value, b-a)
 		for i := range out {

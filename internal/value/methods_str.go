@@ -74,14 +74,22 @@ func strLines(_ Env, recv Value, a Args) (Value, error) {
 	if err := mNoArgs("lines", a); err != nil {
 		return nil, err
 	}
-	return mStrList(mLines(string(recv.(Str)))), nil
+	s := string(recv.(Str))
+	if err := CheckItems(strings.Count(s, "\n") + 1); err != nil {
+		return nil, err
+	}
+	return mStrList(mLines(s)), nil
 }
 
 func strWords(_ Env, recv Value, a Args) (Value, error) {
 	if err := mNoArgs("words", a); err != nil {
 		return nil, err
 	}
-	return mStrList(strings.Fields(string(recv.(Str)))), nil
+	words := strings.Fields(string(recv.(Str)))
+	if err := CheckItems(len(words)); err != nil {
+		return nil, err
+	}
+	return mStrList(words), nil
 }
 
 func strChars(_ Env, recv Value, a Args) (Value, error) {
@@ -89,7 +97,11 @@ func strChars(_ Env, recv Value, a Args) (Value, error) {
 		return nil, err
 	}
 	s := string(recv.(Str))
-	out := make([]Value, 0, utf8.RuneCountInString(s))
+	n := utf8.RuneCountInString(s)
+	if err := CheckItems(n); err != nil {
+		return nil, err
+	}
+	out := make([]Value, 0, n)
 	for len(s) > 0 {
 		_, size := utf8.DecodeRuneInString(s)
 		out = append(out, Str(s[:size]))
@@ -122,9 +134,20 @@ func strSplit(_ Env, recv Value, a Args) (Value, error) {
 	s := string(recv.(Str))
 	switch sep := a.Pos[0].(type) {
 	case Str:
+		n := utf8.RuneCountInString(s) // an empty separator splits into characters
+		if sep != "" {
+			n = strings.Count(s, string(sep)) + 1
+		}
+		if err := CheckItems(n); err != nil {
+			return nil, err
+		}
 		return mStrList(strings.Split(s, string(sep))), nil
 	case *Regex:
-		return mStrList(sep.Re.Split(s, -1)), nil
+		parts := sep.Re.Split(s, -1)
+		if err := CheckItems(len(parts)); err != nil {
+			return nil, err
+		}
+		return mStrList(parts), nil
 	}
 	return nil, mTypeErr("split expects a str or regex separator, got %s", TypeName(a.Pos[0]))
 }
@@ -178,11 +201,45 @@ func strReplace(_ Env, recv Value, a Args) (Value, error) {
 	s := string(recv.(Str))
 	switch pat := a.Pos[0].(type) {
 	case Str:
+		if grow := len(rep) - len(pat); grow > 0 {
+			n := strings.Count(s, string(pat))
+			if n > 0 && (n > MaxStrBytes/grow || len(s)+n*grow > MaxStrBytes) {
+				return nil, CheckStrLen(MaxStrBytes + 1)
+			}
+		}
 		return Str(strings.ReplaceAll(s, string(pat), rep)), nil
 	case *Regex:
+		// A replacement can expand to far more than its own length ($0, $1),
+		// so when the result could pass the bound it is built match by
+		// match and abandoned as soon as it does.
+		if len(rep) > 0 && len(s)+(len(s)+1)*len(rep) > MaxStrBytes {
+			return mRegexReplaceBounded(pat.Re, s, rep)
+		}
 		return Str(pat.Re.ReplaceAllString(s, rep)), nil
 	}
 	return nil, mTypeErr("replace expects a str or regex pattern, got %s", TypeName(a.Pos[0]))
+}
+
+// mRegexReplaceBounded is re.ReplaceAllString(s, rep) that fails with
+// too_large once the result would pass MaxStrBytes.
+func mRegexReplaceBounded(re *regexp.Regexp, s, rep string) (Value, error) {
+	var b strings.Builder
+	var expanded []byte
+	last := 0
+	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+		expanded = re.ExpandString(expanded[:0], rep, s, m)
+		if err := CheckStrLen(b.Len() + (m[0] - last) + len(expanded)); err != nil {
+			return nil, err
+		}
+		b.WriteString(s[last:m[0]])
+		b.Write(expanded)
+		last = m[1]
+	}
+	if err := CheckStrLen(b.Len() + len(s) - last); err != nil {
+		return nil, err
+	}
+	b.WriteString(s[last:])
+	return Str(b.String()), nil
 }
 
 // mRegexArg reads a regex argument; a str is compiled as a pattern.

@@ -73,7 +73,7 @@ func TestRangeMethods(t *testing.T) {
 		{name: "last", recv: Range{Lo: 1, Hi: 4, Inclusive: true}, method: "last", want: "4"},
 		{name: "take", recv: Range{Lo: 0, Hi: 1 << 60}, method: "take", args: mtArgs(3), want: "[0, 1, 2]"},
 		{name: "get-type-error", recv: Range{Lo: 0, Hi: 3}, method: "get", args: mtArgs(0), err: "type_error"},
-		{name: "huge-collect", recv: Range{Lo: 0, Hi: 1 << 60}, method: "collect", err: "overflow"},
+		{name: "huge-collect", recv: Range{Lo: 0, Hi: 1 << 60}, method: "collect", err: CodeTooLarge},
 	})
 }
 
