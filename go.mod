@@ -7,3 +7,5 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/sys v0.50.0
 )
+
+require github.com/fsnotify/fsnotify v1.10.1

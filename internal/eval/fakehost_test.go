@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"path"
@@ -112,6 +113,14 @@ func (h *fakeHost) ReadPrefix(ctx context.Context, p string, n int64) ([]byte, b
 		return b[:n], true, nil
 	}
 	return b, false, nil
+}
+
+func (h *fakeHost) Watch(context.Context, string, bool) (host.Watcher, error) {
+	return nil, errors.New("fake host: no watch")
+}
+
+func (h *fakeHost) Tail(context.Context, string, bool) (host.Tailer, error) {
+	return nil, errors.New("fake host: no tail")
 }
 
 func (h *fakeHost) WriteFile(_ context.Context, p string, data []byte, appendTo bool) error {

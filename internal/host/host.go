@@ -99,6 +99,10 @@ type Host interface {
 	Link(ctx context.Context, target, link string) error
 	// Chtimes sets the access and modification times of path.
 	Chtimes(ctx context.Context, path string, atime, mtime time.Time) error
+	// Watch follows changes under a file or directory.
+	Watch(ctx context.Context, root string, recursive bool) (Watcher, error)
+	// Tail follows the lines appended to a file.
+	Tail(ctx context.Context, path string, fromStart bool) (Tailer, error)
 	// Glob expands pattern relative to dir, sorted; hidden includes dot files.
 	Glob(ctx context.Context, dir, pattern string, hidden bool) ([]string, error)
 	// LookPath resolves a program name against PATH from env.

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"os"
+	"sync/atomic"
 	"time"
 )
 
@@ -53,6 +54,7 @@ type OS struct {
 	waitDelay  time.Duration
 	now        func() time.Time
 	environ    func() []string
+	live       atomic.Int64 // watches and tails running
 }
 
 var _ Host = (*OS)(nil)

@@ -67,6 +67,18 @@ func (r *Recorder) ReadPrefix(ctx context.Context, path string, n int64) ([]byte
 	return r.inner.ReadPrefix(ctx, path, n)
 }
 
+// Watch records fs_read root.
+func (r *Recorder) Watch(ctx context.Context, root string, recursive bool) (Watcher, error) {
+	r.record(Op{Effect: FSRead, Target: root})
+	return r.inner.Watch(ctx, root, recursive)
+}
+
+// Tail records fs_read path.
+func (r *Recorder) Tail(ctx context.Context, path string, fromStart bool) (Tailer, error) {
+	r.record(Op{Effect: FSRead, Target: path})
+	return r.inner.Tail(ctx, path, fromStart)
+}
+
 // WriteFile records fs_write path.
 func (r *Recorder) WriteFile(ctx context.Context, path string, data []byte, appendTo bool) error {
 	r.record(Op{Effect: FSWrite, Target: path})

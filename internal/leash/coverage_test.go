@@ -104,6 +104,7 @@ func TestPlansCoverWhatTheGateAsks(t *testing.T) {
 		"let p = path(\"a.txt\")\np.read",
 		"glob(\"*.txt\").expand()", "with cwd: \"sub\" { ls }",
 		"os.pid()", "os.hostname()", "os.uptime()",
+		"watch(path(\"sub\"))", "watch(glob(\"sub/*.txt\"))", "tail(path(\"a.txt\"))", "tail(\"a.txt\")",
 	}
 	for _, src := range sources {
 		t.Run(src, func(t *testing.T) {

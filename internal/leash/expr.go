@@ -359,6 +359,19 @@ func (w *walker) call(e *syntax.Call) {
 	case "run":
 		w.runCall(e.Args)
 		return
+	case "watch", "tail":
+		// Live sources read what they follow (a glob: its pattern).
+		if len(e.Args) > 0 {
+			x := e.Args[0].Value
+			if p, ok := w.staticPath(x); ok {
+				w.add(Effect{Kind: host.FSRead, Path: p}, Reversible)
+			} else if w.kindOf(x) == "glob" {
+				w.globRead(x, v.Name)
+			} else {
+				w.dynamicFS(host.FSRead, v.Name, Reversible)
+			}
+		}
+		return
 	}
 	if w.env.Function != nil {
 		if d, ok := w.env.Function(v.Name); ok {

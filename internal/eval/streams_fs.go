@@ -1,0 +1,149 @@
+package eval
+
+// Live filesystem stream sources: watch(path_or_glob, recursive:) and
+// tail(file, from_start:). Both run through the host (fs_read), hold at
+// most host.LiveQueue items for a slow consumer and say so when they drop.
+
+import (
+	"context"
+	"runtime"
+
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+func init() {
+	valueFuncs["watch"] = fnWatch
+	valueFuncs["tail"] = fnTail
+}
+
+// boolArg reads the named bool arguments a function accepts into dst,
+// refusing any other name.
+func boolArgs(fn string, a value.Args, dst map[string]*bool) error {
+	for _, na := range a.Named {
+		p, ok := dst[na.Name]
+		if !ok {
+			return errorf(codeArg, "%s has no argument %q", fn, na.Name)
+		}
+		b, ok := na.Value.(value.Bool)
+		if !ok {
+			return errorf(codeType, "%s: %s must be a bool, got %s", fn, na.Name, value.TypeName(na.Value))
+		}
+		*p = bool(b)
+	}
+	return nil
+}
+
+// fnWatch: watch(path | str | glob, recursive: false) -> stream of
+// {path, kind, ts} records ("created", "modified", "removed"), with
+// coalesced: true on the record that stands for dropped events. A glob
+// watches its literal directory prefix and keeps the paths it matches.
+func fnWatch(t *thread, a value.Args) (value.Value, error) {
+	if len(a.Pos) != 1 {
+		return nil, errorf(codeArg, "watch takes one path or glob").WithHint(`watch(path("./src"), recursive: true)`)
+	}
+	var recursive bool
+	if err := boolArgs("watch", a, map[string]*bool{"recursive": &recursive}); err != nil {
+		return nil, err
+	}
+	var root string
+	var match func(string) bool
+	switch x := a.Pos[0].(type) {
+	case value.Path, value.Str:
+		s, err := pathText(x)
+		if err != nil {
+			return nil, err
+		}
+		root = t.abs(t.expandHome(s))
+	case *value.Glob:
+		r, m, deep, err := host.GlobWatch(t.dir, t.expandHome(x.Pattern), x.Hidden)
+		if err != nil {
+			return nil, errorf(codeArg, "watch: %v", err)
+		}
+		root, match, recursive = r, m, recursive || deep
+	default:
+		return nil, errorf(codeType, "watch expects a path or glob, got %s", value.TypeName(a.Pos[0]))
+	}
+	w, err := t.host.Watch(t.ctx, root, recursive)
+	if err != nil {
+		return nil, hostError(err)
+	}
+	src := &watchSource{w: w, match: match}
+	// A stream dropped without being driven to its end still lets go of
+	// its watch once it is garbage.
+	runtime.AddCleanup(src, func(w host.Watcher) { _ = w.Close() }, w)
+	return value.NewStream("watch("+value.Inline(a.Pos[0])+")", false, src), nil
+}
+
+var watchKeys = []string{"path", "kind", "ts"}
+
+type watchSource struct {
+	w     host.Watcher
+	match func(string) bool // nil: every event
+}
+
+func (s *watchSource) Next(env value.Env) (value.Value, bool, error) {
+	for {
+		e, err := s.w.Next(env.Context())
+		if err != nil {
+			return nil, false, liveError(env.Context(), err)
+		}
+		if s.match != nil && !e.Coalesced && !s.match(e.Path) {
+			continue
+		}
+		vals := []value.Value{value.Path(e.Path), value.Str(e.Kind), value.DateTime{T: e.Time}}
+		if e.Coalesced {
+			return value.NewRecord(append(watchKeys[:3:3], "coalesced"), append(vals, value.Bool(true))), true, nil
+		}
+		return value.NewRecord(watchKeys, vals), true, nil
+	}
+}
+
+func (s *watchSource) Close() { _ = s.w.Close() }
+
+// fnTail: tail(file, from_start: false) -> stream of complete lines (str),
+// with a {dropped: n} record where lines were dropped for a slow consumer.
+func fnTail(t *thread, a value.Args) (value.Value, error) {
+	if len(a.Pos) != 1 {
+		return nil, errorf(codeArg, "tail takes one file").WithHint(`tail(path("./service.log"))`)
+	}
+	var fromStart bool
+	if err := boolArgs("tail", a, map[string]*bool{"from_start": &fromStart}); err != nil {
+		return nil, err
+	}
+	s, err := pathText(a.Pos[0])
+	if err != nil {
+		return nil, err
+	}
+	tl, err := t.host.Tail(t.ctx, t.abs(t.expandHome(s)), fromStart)
+	if err != nil {
+		return nil, hostError(err)
+	}
+	src := &tailSource{t: tl}
+	runtime.AddCleanup(src, func(tl host.Tailer) { _ = tl.Close() }, tl)
+	return value.NewStream("tail("+value.Inline(a.Pos[0])+")", false, src), nil
+}
+
+type tailSource struct{ t host.Tailer }
+
+func (s *tailSource) Next(env value.Env) (value.Value, bool, error) {
+	it, err := s.t.Next(env.Context())
+	if err != nil {
+		return nil, false, liveError(env.Context(), err)
+	}
+	if it.Dropped > 0 {
+		return value.NewRecord([]string{"dropped"}, []value.Value{value.Int(it.Dropped)}), true, nil
+	}
+	return value.Str(it.Line), true, nil
+}
+
+func (s *tailSource) Close() { _ = s.t.Close() }
+
+// liveError is the language error for a live source that stopped: the
+// evaluation's cancellation when that is why, else the source's failure.
+func liveError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return hostError(ctx.Err())
+	}
+	return hostError(err)
+}

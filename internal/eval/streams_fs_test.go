@@ -1,0 +1,120 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// keepWriting calls write every 20 ms until stop is closed, so a live
+// source started at an unknown moment still sees a change.
+func keepWriting(t *testing.T, write func(i int)) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+				write(i)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+func evalTimeout(t *testing.T, in *Interp, src string) (value.Value, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return in.Eval(ctx, src)
+}
+
+func TestTailStream(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("live sources are exercised on Linux")
+	}
+	in, dir := bfsSession(t, host.NewOS(host.AllowAll), map[string]string{"app.log": "old line\n"})
+	log := filepath.Join(dir, "app.log")
+	stop := keepWriting(t, func(i int) {
+		f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			fmt.Fprintf(f, "line %d\n", i)
+			f.Close()
+		}
+	})
+	defer stop()
+	v, err := evalTimeout(t, in, `tail(path("app.log")).where(.starts_with("line")).take(2).collect()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := value.Inline(v)
+	if !strings.HasPrefix(got, `["line `) || strings.Contains(got, "old") {
+		t.Errorf("tail = %s", got)
+	}
+	v, err = evalTimeout(t, in, `tail("app.log", from_start: true).take(1).collect()`)
+	if err != nil || value.Inline(v) != `["old line"]` {
+		t.Errorf("tail from_start = %v, %v", v, err)
+	}
+}
+
+func TestWatchStream(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("live sources are exercised on Linux")
+	}
+	in, dir := bfsSession(t, host.NewOS(host.AllowAll), map[string]string{"d/": ""})
+	stop := keepWriting(t, func(i int) {
+		_ = os.WriteFile(filepath.Join(dir, "d", fmt.Sprintf("f%d.txt", i)), nil, 0o644)
+		_ = os.WriteFile(filepath.Join(dir, "d", fmt.Sprintf("g%d.log", i)), nil, 0o644)
+	})
+	defer stop()
+	v, err := evalTimeout(t, in, `let e = watch(path("d")).where(.kind == "created").take(1).collect()[0]
+[e.kind, e.path.parent.name, e.ts.year > 2000]`)
+	if err != nil || value.Inline(v) != `["created", "d", true]` {
+		t.Fatalf("watch = %v, %v", v, err)
+	}
+	// A glob keeps only the paths it matches.
+	v, err = evalTimeout(t, in, `watch(glob("d/*.log")).take(3).collect().map(e => e.path.ext)`)
+	if err != nil || value.Inline(v) != `["log", "log", "log"]` {
+		t.Fatalf("watch(glob) = %v, %v", v, err)
+	}
+}
+
+func TestLiveSourcesRefuseBadArguments(t *testing.T) {
+	in, _ := bfsSession(t, host.NewOS(host.AllowAll), map[string]string{"a.txt": "x"})
+	for src, code := range map[string]string{
+		`watch()`:                           codeArg,
+		`watch(1)`:                          codeType,
+		`watch(path("."), deep: true)`:      codeArg,
+		`watch(path("."), recursive: 1)`:    codeType,
+		`watch(path("missing"))`:            codeNotFound,
+		`tail()`:                            codeArg,
+		`tail(path("a.txt"), follow: true)`: codeArg,
+		`tail(path("missing"))`:             codeNotFound,
+	} {
+		if _, err := evalTimeout(t, in, src); bfsCode(err) != code {
+			t.Errorf("%s: %v (code %q), want %s", src, err, bfsCode(err), code)
+		}
+	}
+}
+
+// TestTailCancelled: a consumer blocked on a quiet file ends with
+// cancelled when its evaluation is cancelled.
+func TestTailCancelled(t *testing.T) {
+	in, _ := bfsSession(t, host.NewOS(host.AllowAll), map[string]string{"a.txt": "x\n"})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := in.Eval(ctx, `tail(path("a.txt")).each(l => l)`); bfsCode(err) != "cancelled" {
+		t.Errorf("blocked tail after cancel: %v", err)
+	}
+}
