@@ -23,7 +23,11 @@ var ErrSameFile = errors.New("source and destination overlap")
 // (fs_read from, fs_write to). A directory needs recursive: the tree is
 // recreated at to (merging into an existing directory), symlinks inside it
 // are copied as symlinks, and a symlink given as from is followed. to is the
-// final name; copying into a directory is the caller's job.
+// final name; copying into a directory is the caller's job. A source that
+// is not a regular file (a device, a pipe) is copied up to the host's read
+// bound: past it the copy is removed and Copy fails with ErrTooLarge, so
+// `cp /dev/zero f` cannot fill the disk. Cancelling ctx stops a copy
+// between reads.
 func (o *OS) Copy(ctx context.Context, from, to string, recursive bool) error {
 	if err := o.authorize(ctx, Op{Effect: FSRead, Target: from}); err != nil {
 		return err
@@ -36,7 +40,11 @@ func (o *OS) Copy(ctx context.Context, from, to string, recursive bool) error {
 		return err
 	}
 	if !fi.IsDir() {
-		return copyFile(from, to, fi.Mode().Perm())
+		limit := int64(-1)
+		if !fi.Mode().IsRegular() {
+			limit = o.maxRead
+		}
+		return copyFile(ctx, from, to, fi.Mode().Perm(), limit)
 	}
 	if !recursive {
 		return &fs.PathError{Op: "copy", Path: from, Err: ErrIsDir}
@@ -59,7 +67,22 @@ func within(from, to string) bool {
 	return strings.HasPrefix(to, from)
 }
 
-func copyFile(from, to string, perm fs.FileMode) error {
+// ctxReader fails reads once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// copyFile copies one file; limit >= 0 bounds the bytes copied (past it the
+// destination is removed and the error is ErrTooLarge).
+func copyFile(ctx context.Context, from, to string, perm fs.FileMode, limit int64) error {
 	src, err := os.Open(from)
 	if err != nil {
 		return err
@@ -74,7 +97,16 @@ func copyFile(from, to string, perm fs.FileMode) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(dst, src)
+	var r io.Reader = ctxReader{ctx, src}
+	if limit >= 0 {
+		r = io.LimitReader(r, limit+1)
+	}
+	n, err := io.Copy(dst, r)
+	if err == nil && limit >= 0 && n > limit {
+		dst.Close()
+		_ = os.Remove(to)
+		return &fs.PathError{Op: "copy", Path: from, Err: fmt.Errorf("%w of %d bytes", ErrTooLarge, limit)}
+	}
 	if err == nil {
 		// An existing destination keeps its old mode and new files are
 		// subject to umask: set the source's bits explicitly.
@@ -128,7 +160,7 @@ func copyTree(ctx context.Context, from, to string, perm fs.FileMode) error {
 			if err != nil {
 				return err
 			}
-			if err := copyFile(src, dst, fi.Mode().Perm()); err != nil {
+			if err := copyFile(ctx, src, dst, fi.Mode().Perm(), -1); err != nil {
 				return err
 			}
 		default:

@@ -297,3 +297,32 @@ func TestReadFileBounded(t *testing.T) {
 		t.Errorf("ReadFile with a cancelled context: %v", err)
 	}
 }
+
+// TestCopyEndlessSourceBounded: copying a device that never ends stops at
+// the read bound and leaves no partial file; /dev/null copies as empty.
+func TestCopyEndlessSourceBounded(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	dir := t.TempDir()
+	h := NewOS(AllowAll, WithMaxRead(1<<20))
+	dst := filepath.Join(dir, "zeros")
+	if err := h.Copy(context.Background(), "/dev/zero", dst, false); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("copy /dev/zero: %v, want ErrTooLarge", err)
+	}
+	if _, err := os.Stat(dst); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("partial copy left behind: %v", err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := h.Copy(context.Background(), "/dev/null", empty, false); err != nil {
+		t.Fatalf("copy /dev/null: %v", err)
+	}
+	if fi, err := os.Stat(empty); err != nil || fi.Size() != 0 {
+		t.Errorf("copy of /dev/null: %v, %v", fi, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := h.Copy(ctx, "/dev/zero", dst, false); !errors.Is(err, context.Canceled) {
+		t.Errorf("copy with a cancelled context: %v", err)
+	}
+}
