@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"container/list"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -38,12 +39,16 @@ type session struct {
 	start int // lowest n that may still be kept
 	bytes int // approximate size of the values kept
 	limit int // bound on bytes; MaxTranscriptBytes
+
+	budget *budget // the kernel-wide account; nil in some tests
 }
 
-// stored is one transcript value and its approximate size.
+// stored is one transcript value, its approximate size and its place in
+// the kernel-wide budget.
 type stored struct {
 	v    value.Value
 	size int
+	elem *list.Element
 }
 
 // scope is the events scope of the session.
@@ -57,23 +62,52 @@ func (s *session) owner() tasks.Owner {
 }
 
 // store adds v to the transcript and returns its number, dropping the
-// oldest values beyond MaxTranscript values or MaxTranscriptBytes bytes
-// (the newest value is always kept).
+// oldest values beyond MaxTranscript values or MaxTranscriptBytes bytes,
+// and then, when all sessions together hold more than the kernel-wide
+// budget, the oldest values of any session (each session's newest value
+// is always kept).
 func (s *session) store(v value.Value) int {
 	size := approxSize(v, s.limit)
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.seq++
-	s.refs[s.seq] = stored{v, size}
+	n := s.seq
+	var elem *list.Element
+	if s.budget != nil {
+		elem = s.budget.add(s, n, size)
+	}
+	s.refs[n] = stored{v, size, elem}
 	s.bytes += size
 	for s.start < s.seq && (len(s.refs) > MaxTranscript || s.bytes > s.limit) {
-		if old, ok := s.refs[s.start]; ok {
-			s.bytes -= old.size
-			delete(s.refs, s.start)
-		}
+		s.dropLocked(s.start)
 		s.start++
 	}
-	return s.seq
+	s.mu.Unlock()
+	if s.budget != nil {
+		for _, e := range s.budget.victims() {
+			e.sess.drop(e.n)
+		}
+	}
+	return n
+}
+
+// dropLocked forgets out:n, in the budget too; s.mu is held.
+func (s *session) dropLocked(n int) {
+	old, ok := s.refs[n]
+	if !ok {
+		return
+	}
+	s.bytes -= old.size
+	delete(s.refs, n)
+	if s.budget != nil {
+		s.budget.remove(old.elem)
+	}
+}
+
+// drop forgets out:n because the kernel-wide budget chose it.
+func (s *session) drop(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dropLocked(n)
 }
 
 // snapshot returns the session's working directory and environment as of
@@ -117,9 +151,13 @@ func (r *registry) all() []*session {
 type registry struct {
 	mu       sync.Mutex
 	sessions map[sessionKey]*session
+	budget   *budget // shared by every session's transcript
 }
 
-func (r *registry) init() { r.sessions = map[sessionKey]*session{} }
+func (r *registry) init() {
+	r.sessions = map[sessionKey]*session{}
+	r.budget = newBudget(MaxKernelTranscriptBytes)
+}
 
 var errTooManySessions = errors.New("session limit reached")
 
@@ -139,7 +177,8 @@ func (r *registry) get(key sessionKey, newInterp func(*toolTable) (*eval.Interp,
 	if err != nil {
 		return nil, err
 	}
-	s := &session{key: key, interp: in, host: h, tools: tools, refs: map[int]stored{}, start: 1, limit: MaxTranscriptBytes, dir: in.Dir(), env: in.Environ()}
+	s := &session{key: key, interp: in, host: h, tools: tools, refs: map[int]stored{}, start: 1, limit: MaxTranscriptBytes,
+		budget: r.budget, dir: in.Dir(), env: in.Environ()}
 	s.names = viewOf(in)
 	s.tasks = tasks.New()
 	if onNew != nil {
