@@ -124,7 +124,7 @@ func taskError(method, id string, err error) error {
 	case errors.Is(err, tasks.ErrUnknownTask):
 		return proto.NewError(proto.CodeUnknownTask, "unknown task "+quoteRef(id), nil)
 	case errors.Is(err, tasks.ErrControlUnavailable):
-		return proto.NewError(proto.CodeTaskControlUnavailable, method+" is not available for "+id+": it runs no suspendable process", nil)
+		return proto.NewError(proto.CodeTaskControlUnavailable, method+" is not available for "+id+": the task is not running, or has not started its work yet", nil)
 	}
 	return proto.NewError(proto.CodeInternalError, method+": "+err.Error(), nil)
 }
