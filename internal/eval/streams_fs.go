@@ -88,14 +88,38 @@ func (s *watchSource) Next(env value.Env) (value.Value, bool, error) {
 		if err != nil {
 			return nil, false, liveError(env.Context(), err)
 		}
-		if s.match != nil && !e.Coalesced && !s.match(e.Path) {
-			continue
+		if v, keep := s.record(e); keep {
+			return v, true, nil
 		}
-		vals := []value.Value{value.Path(e.Path), value.Str(e.Kind), value.DateTime{T: e.Time}}
-		if e.Coalesced {
-			return value.NewRecord(append(watchKeys[:3:3], "coalesced"), append(vals, value.Bool(true))), true, nil
+	}
+}
+
+// record is the value of event e, or false when the glob filters it out.
+func (s *watchSource) record(e host.FSEvent) (value.Value, bool) {
+	if s.match != nil && !e.Coalesced && !s.match(e.Path) {
+		return nil, false
+	}
+	vals := []value.Value{value.Path(e.Path), value.Str(e.Kind), value.DateTime{T: e.Time}}
+	if e.Coalesced {
+		return value.NewRecord(append(watchKeys[:3:3], "coalesced"), append(vals, value.Bool(true))), true
+	}
+	return value.NewRecord(watchKeys, vals), true
+}
+
+// Poll reports a waiting event without blocking, so merge can interleave
+// a watch with another live source by readiness.
+func (s *watchSource) Poll(env value.Env) (value.Value, bool, bool, error) {
+	for {
+		e, ok, err := s.w.TryNext()
+		if err != nil {
+			return nil, false, true, liveError(env.Context(), err)
 		}
-		return value.NewRecord(watchKeys, vals), true, nil
+		if !ok {
+			return nil, true, false, nil
+		}
+		if v, keep := s.record(e); keep {
+			return v, true, true, nil
+		}
 	}
 }
 
@@ -131,10 +155,26 @@ func (s *tailSource) Next(env value.Env) (value.Value, bool, error) {
 	if err != nil {
 		return nil, false, liveError(env.Context(), err)
 	}
-	if it.Dropped > 0 {
-		return value.NewRecord([]string{"dropped"}, []value.Value{value.Int(it.Dropped)}), true, nil
+	return tailValue(it), true, nil
+}
+
+// Poll reports a waiting line without blocking (see watchSource.Poll).
+func (s *tailSource) Poll(env value.Env) (value.Value, bool, bool, error) {
+	it, ok, err := s.t.TryNext()
+	if err != nil {
+		return nil, false, true, liveError(env.Context(), err)
 	}
-	return value.Str(it.Line), true, nil
+	if !ok {
+		return nil, true, false, nil
+	}
+	return tailValue(it), true, true, nil
+}
+
+func tailValue(it host.TailItem) value.Value {
+	if it.Dropped > 0 {
+		return value.NewRecord([]string{"dropped"}, []value.Value{value.Int(it.Dropped)})
+	}
+	return value.Str(it.Line)
 }
 
 func (s *tailSource) Close() { _ = s.t.Close() }

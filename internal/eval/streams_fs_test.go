@@ -118,3 +118,25 @@ func TestTailCancelled(t *testing.T) {
 		t.Errorf("blocked tail after cancel: %v", err)
 	}
 }
+
+// TestMergeLiveSourcesByReadiness merges a quiet watch with a busy tail:
+// the merge must deliver the tail's lines rather than wait on the watch.
+func TestMergeLiveSourcesByReadiness(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("live sources are exercised on Linux")
+	}
+	in, dir := bfsSession(t, host.NewOS(host.AllowAll), map[string]string{"quiet/": "", "app.log": ""})
+	log := filepath.Join(dir, "app.log")
+	stop := keepWriting(t, func(i int) {
+		f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			fmt.Fprintf(f, "line %d\n", i)
+			f.Close()
+		}
+	})
+	defer stop()
+	v, err := evalTimeout(t, in, `watch(path("quiet")).merge(tail(path("app.log"))).take(2).collect().len()`)
+	if err != nil || value.Inline(v) != "2" {
+		t.Fatalf("merge = %v, %v", v, err)
+	}
+}

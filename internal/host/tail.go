@@ -34,6 +34,9 @@ type TailItem struct {
 type Tailer interface {
 	// Next blocks until the next item, ctx's end or the tail's failure.
 	Next(ctx context.Context) (TailItem, error)
+	// TryNext returns the next item if one is waiting (ok), without
+	// blocking.
+	TryNext() (it TailItem, ok bool, err error)
 	// Close stops the tail; it is safe to call more than once.
 	Close() error
 }
@@ -221,29 +224,32 @@ func (t *fsTail) push(line string) {
 	}
 }
 
+func (t *fsTail) TryNext() (TailItem, bool, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case len(t.queue) > 0:
+		it := t.queue[0]
+		t.queue = t.queue[1:]
+		if len(t.queue) == 0 {
+			t.queue = nil
+		}
+		return it, true, nil
+	case t.dropped > 0:
+		it := TailItem{Dropped: t.dropped}
+		t.dropped = 0
+		return it, true, nil
+	case t.err != nil:
+		return TailItem{}, false, t.err
+	}
+	return TailItem{}, false, nil
+}
+
 func (t *fsTail) Next(ctx context.Context) (TailItem, error) {
 	for {
-		t.mu.Lock()
-		switch {
-		case len(t.queue) > 0:
-			it := t.queue[0]
-			t.queue = t.queue[1:]
-			if len(t.queue) == 0 {
-				t.queue = nil
-			}
-			t.mu.Unlock()
-			return it, nil
-		case t.dropped > 0:
-			it := TailItem{Dropped: t.dropped}
-			t.dropped = 0
-			t.mu.Unlock()
-			return it, nil
-		case t.err != nil:
-			err := t.err
-			t.mu.Unlock()
-			return TailItem{}, err
+		if it, ok, err := t.TryNext(); ok || err != nil {
+			return it, err
 		}
-		t.mu.Unlock()
 		select {
 		case <-t.notify:
 		case <-ctx.Done():

@@ -59,6 +59,9 @@ type FSEvent struct {
 type Watcher interface {
 	// Next blocks until the next event, ctx's end, or the watch's failure.
 	Next(ctx context.Context) (FSEvent, error)
+	// TryNext returns the next event if one is waiting (ok), without
+	// blocking.
+	TryNext() (e FSEvent, ok bool, err error)
 	// Close stops the watch; it is safe to call more than once.
 	Close() error
 }
@@ -223,28 +226,31 @@ func (fw *fsWatch) wake() {
 	}
 }
 
+func (fw *fsWatch) TryNext() (FSEvent, bool, error) {
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	switch {
+	case len(fw.queue) > 0:
+		e := fw.queue[0]
+		fw.queue = fw.queue[1:]
+		if len(fw.queue) == 0 {
+			fw.queue = nil // let the backing array go
+		}
+		return e, true, nil
+	case fw.owed:
+		fw.owed = false
+		return FSEvent{Path: fw.root, Kind: "modified", Time: fw.now(), Coalesced: true}, true, nil
+	case fw.err != nil:
+		return FSEvent{}, false, fw.err
+	}
+	return FSEvent{}, false, nil
+}
+
 func (fw *fsWatch) Next(ctx context.Context) (FSEvent, error) {
 	for {
-		fw.mu.Lock()
-		switch {
-		case len(fw.queue) > 0:
-			e := fw.queue[0]
-			fw.queue = fw.queue[1:]
-			if len(fw.queue) == 0 {
-				fw.queue = nil // let the backing array go
-			}
-			fw.mu.Unlock()
-			return e, nil
-		case fw.owed:
-			fw.owed = false
-			fw.mu.Unlock()
-			return FSEvent{Path: fw.root, Kind: "modified", Time: fw.now(), Coalesced: true}, nil
-		case fw.err != nil:
-			err := fw.err
-			fw.mu.Unlock()
-			return FSEvent{}, err
+		if e, ok, err := fw.TryNext(); ok || err != nil {
+			return e, err
 		}
-		fw.mu.Unlock()
 		select {
 		case <-fw.notify:
 		case <-ctx.Done():
