@@ -8,4 +8,14 @@ require (
 	golang.org/x/sys v0.50.0
 )
 
-require github.com/fsnotify/fsnotify v1.10.1
+require (
+	github.com/creack/pty v1.1.24
+	github.com/fsnotify/fsnotify v1.10.1
+	github.com/peterh/liner v1.2.3
+	golang.org/x/term v0.48.0
+)
+
+require (
+	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
+	github.com/mattn/go-runewidth v0.0.31 // indirect
+)

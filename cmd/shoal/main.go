@@ -2,7 +2,8 @@
 // or source piped on stdin. It evaluates with an allow-all host in the
 // current directory, streams statement-position command output to the
 // terminal, and prints the final value's display rendering. Errors are
-// rendered with internal/diag on stderr.
+// rendered with internal/diag on stderr. With no source and a terminal on
+// stdin it runs the interactive REPL (internal/repl).
 //
 // Exit status: 0 on success; 1 for any parse or language error (an uncaught
 // cmd_failed included: the child's own status is in the diagnostic); 2 for
@@ -23,6 +24,7 @@ import (
 	"github.com/shoalgo/shoal/internal/diag"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/repl"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -31,17 +33,21 @@ import (
 // -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-const usage = `usage: shoal -c SOURCE
+const usage = `usage: shoal                  (interactive, on a terminal)
+       shoal -c SOURCE
        shoal FILE
        shoal < FILE
        shoal --version
 
-Runs Shoal source standalone and prints the final value.
-The interactive REPL is not available yet.
+Runs Shoal source standalone and prints the final value, or reads
+statements interactively: Ctrl-C abandons the line being typed or stops
+the running statement, Ctrl-D on an empty line (or exit) leaves.
 `
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGINT is handled by mode: it stops a script (execute), or only the
+	// running statement of the REPL (interactive).
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -73,9 +79,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	if name == "" {
-		fmt.Fprint(stderr, usage)
-		return 2
+		return interactive(ctx, stdout, stderr)
 	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
 	return execute(ctx, name, src, stdout, stderr)
 }
 
@@ -138,28 +145,8 @@ func execute(ctx context.Context, name, src string, stdout, stderr io.Writer) in
 		fmt.Fprint(stderr, diag.Format(name, src, err))
 		return 1
 	}
-	if v != nil && v.Kind() != value.KNull && !streamed(prog, v) {
+	if repl.Printable(prog, v) {
 		fmt.Fprintln(stdout, value.Display(v))
 	}
 	return 0
-}
-
-// streamed reports whether v is the outcome of an external command or an
-// interpreter block in the final statement, whose output already went to
-// the terminal. A builtin's outcome there, or any captured outcome, is
-// still displayed.
-func streamed(p *syntax.Program, v value.Value) bool {
-	o, ok := v.(*value.Outcome)
-	if !ok || o.Builtin || len(p.Stmts) == 0 {
-		return false
-	}
-	es, ok := p.Stmts[len(p.Stmts)-1].(*syntax.ExprStmt)
-	if !ok {
-		return false
-	}
-	switch es.X.(type) {
-	case *syntax.Cmd, *syntax.LangBlock:
-		return true
-	}
-	return false
 }

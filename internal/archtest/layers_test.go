@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"internal/kernel":      {"*"},
 	"internal/conformance": {"internal/eval", "internal/host", "internal/syntax", "internal/value", "internal/namespaces", "proto"},
 	"internal/archtest":    {},
+	"internal/repl":        {"internal/eval", "internal/host", "internal/syntax", "internal/value", "internal/diag", "internal/complete", "proto"},
 	"cmd/shoal":            {"*"},
 	"cmd/shoal-kernel":     {"*"},
 	"cmd/shoal-token":      {"*"},
@@ -42,7 +43,7 @@ var allowed = map[string][]string{
 // only through internal/host: they may not import these packages at all.
 var osFree = []string{
 	"internal/syntax", "internal/value", "internal/eval", "internal/namespaces",
-	"internal/leash", "internal/complete", "internal/diag", "internal/events", "internal/tasks",
+	"internal/leash", "internal/complete", "internal/diag", "internal/events", "internal/tasks", "internal/repl",
 }
 
 var osPackages = []string{"os", "os/exec", "net", "os/user", "os/signal", "golang.org/x/sys/unix"}

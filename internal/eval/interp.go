@@ -95,9 +95,18 @@ func (in *Interp) EvalProgram(ctx context.Context, p *syntax.Program) (value.Val
 	return v, err
 }
 
-// record keeps a REPL transcript: `it` is the last value, `out` every
-// value so far.
+// MaxTranscript bounds the values a REPL session keeps in `out`; the
+// oldest are dropped first.
+const MaxTranscript = 1000
+
+// record keeps a REPL transcript: `it` is the last value, `out` the values
+// so far (the last MaxTranscript of them).
 func (in *Interp) record(v value.Value) {
+	if len(in.transcript) >= MaxTranscript {
+		n := copy(in.transcript, in.transcript[len(in.transcript)-MaxTranscript+1:])
+		clear(in.transcript[n:])
+		in.transcript = in.transcript[:n]
+	}
 	in.transcript = append(in.transcript, v)
 	in.root.declare("it", v, false)
 	in.root.declare("out", value.NewList(append([]value.Value(nil), in.transcript...)), false)

@@ -37,6 +37,25 @@ func LookupNamespace(name string) (value.Value, bool) {
 	return namespaces.Lookup(name)
 }
 
+// NamespaceMembers lists a namespace's members, sorted (nil for an unknown
+// namespace).
+func NamespaceMembers(ns string) []string {
+	v, ok := LookupNamespace(ns)
+	if !ok {
+		return nil
+	}
+	n, ok := v.(*value.Namespace)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(n.Members))
+	for name := range n.Members {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Binding is one session binding as introspection sees it.
 type Binding struct {
 	Name  string

@@ -61,26 +61,8 @@ func languageContext() complete.Context {
 		Builtins:   eval.BuiltinNames,
 		Methods:    eval.MethodNames,
 		Namespaces: eval.NamespaceNames,
-		Members:    namespaceMembers,
+		Members:    eval.NamespaceMembers,
 	}
-}
-
-// namespaceMembers lists a namespace's members, sorted.
-func namespaceMembers(ns string) []string {
-	v, ok := eval.LookupNamespace(ns)
-	if !ok {
-		return nil
-	}
-	n, ok := v.(*value.Namespace)
-	if !ok {
-		return nil
-	}
-	out := make([]string, 0, len(n.Members))
-	for name := range n.Members {
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // sessionContext adds what the session knows: its latest binding snapshot

@@ -1,0 +1,185 @@
+// Package repl owns the interactive read-eval-print loop of the shoal
+// command: prompting, input that continues over several lines while a
+// statement is incomplete, evaluation with the REPL's `it` and `out`, the
+// display of each value, diagnostics, and completion. It reads lines
+// through a LineReader, so the terminal (the shoal command wraps
+// github.com/peterh/liner) and tests drive the same loop.
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/shoalgo/shoal/internal/diag"
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// Prompts shown for a new statement and for a continuation line.
+const (
+	Prompt         = "shoal> "
+	ContinuePrompt = "  ...> "
+)
+
+// MaxPending bounds the source a statement may gather over continuation
+// lines before it is given up.
+const MaxPending = 1 << 20
+
+// ErrInterrupted is returned by a LineReader when the user abandons the
+// line being typed (Ctrl-C): pending input is dropped, the loop goes on.
+var ErrInterrupted = errors.New("input interrupted")
+
+// LineReader reads one line of input after showing prompt. io.EOF ends the
+// session (Ctrl-D on an empty line).
+type LineReader interface {
+	ReadLine(prompt string) (string, error)
+}
+
+// Config is what the loop works with.
+type Config struct {
+	// Interp is the session; it must have been created with REPL set.
+	Interp *eval.Interp
+	// Stdout receives values, Stderr diagnostics.
+	Stdout, Stderr io.Writer
+	// Width is the terminal width used to display values (nil: 80).
+	Width func() int
+	// Record, when set, is told of each complete statement (history).
+	Record func(src string)
+}
+
+// Interrupter cancels the evaluation running when Interrupt is called
+// (the shoal command calls it on SIGINT); with none running it does
+// nothing.
+type Interrupter struct {
+	mu     sync.Mutex
+	cancel context.CancelFunc
+}
+
+// Interrupt cancels the running evaluation, if any.
+func (i *Interrupter) Interrupt() {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.cancel != nil {
+		i.cancel()
+	}
+}
+
+func (i *Interrupter) start(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	i.mu.Lock()
+	i.cancel = cancel
+	i.mu.Unlock()
+	return ctx, func() {
+		i.mu.Lock()
+		i.cancel = nil
+		i.mu.Unlock()
+		cancel()
+	}
+}
+
+// Run reads, evaluates and prints until end of input, `exit`, or ctx's end,
+// and returns the exit status: the code `exit N` asked for, else 0.
+// Evaluations run under a context that intr (may be nil) can cancel.
+func Run(ctx context.Context, lr LineReader, cfg Config, intr *Interrupter) int {
+	if intr == nil {
+		intr = &Interrupter{}
+	}
+	var pending strings.Builder
+	for ctx.Err() == nil {
+		prompt := Prompt
+		if pending.Len() > 0 {
+			prompt = ContinuePrompt
+		}
+		line, err := lr.ReadLine(prompt)
+		if errors.Is(err, ErrInterrupted) {
+			pending.Reset()
+			continue
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				fmt.Fprintf(cfg.Stderr, "shoal: reading input: %v\n", err)
+				return 1
+			}
+			return 0
+		}
+		if pending.Len() > 0 {
+			pending.WriteByte('\n')
+		}
+		pending.WriteString(line)
+		src := pending.String()
+		if strings.TrimSpace(src) == "" {
+			pending.Reset()
+			continue
+		}
+		prog, err := syntax.Parse(src, syntax.ParseOptions{IsBound: cfg.Interp.IsBound, REPL: true})
+		var perr *syntax.Error
+		if errors.As(err, &perr) && perr.Incomplete && pending.Len() < MaxPending {
+			continue // keep reading: an open bracket, string or block
+		}
+		pending.Reset()
+		if cfg.Record != nil {
+			cfg.Record(src)
+		}
+		if err != nil {
+			fmt.Fprint(cfg.Stderr, diag.Format("<repl>", src, err))
+			continue
+		}
+		if code, done := evalOne(ctx, cfg, intr, src, prog); done {
+			return code
+		}
+	}
+	return 0
+}
+
+// evalOne evaluates one statement and prints its value or error; done
+// reports an `exit`.
+func evalOne(ctx context.Context, cfg Config, intr *Interrupter, src string, prog *syntax.Program) (code int, done bool) {
+	ectx, stop := intr.start(ctx)
+	v, err := cfg.Interp.EvalProgram(ectx, prog)
+	stop()
+	if code, ok := cfg.Interp.ExitRequested(); ok {
+		return code, true
+	}
+	if err != nil {
+		fmt.Fprint(cfg.Stderr, diag.Format("<repl>", src, err))
+		return 0, false
+	}
+	if Printable(prog, v) {
+		width := 80
+		if cfg.Width != nil {
+			if w := cfg.Width(); w > 0 {
+				width = w
+			}
+		}
+		fmt.Fprintln(cfg.Stdout, value.DisplayWidth(v, width))
+	}
+	return 0, false
+}
+
+// Printable reports whether the final value of prog should be displayed:
+// not null, and not the outcome of an external command or interpreter
+// block in the final statement, whose output already went to the terminal
+// (a builtin's outcome there, or any captured outcome, is displayed).
+func Printable(p *syntax.Program, v value.Value) bool {
+	if v == nil || v.Kind() == value.KNull {
+		return false
+	}
+	o, ok := v.(*value.Outcome)
+	if !ok || o.Builtin || len(p.Stmts) == 0 {
+		return true
+	}
+	es, ok := p.Stmts[len(p.Stmts)-1].(*syntax.ExprStmt)
+	if !ok {
+		return true
+	}
+	switch es.X.(type) {
+	case *syntax.Cmd, *syntax.LangBlock:
+		return false
+	}
+	return true
+}

@@ -1,0 +1,178 @@
+package repl
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// script is a LineReader that answers from a list, then io.EOF. An entry
+// of nil error with line "\x03" stands for Ctrl-C.
+type script struct {
+	lines   []string
+	prompts []string
+	onRead  func(i int)
+}
+
+func (s *script) ReadLine(prompt string) (string, error) {
+	s.prompts = append(s.prompts, prompt)
+	i := len(s.prompts) - 1
+	if s.onRead != nil {
+		s.onRead(i)
+	}
+	if i >= len(s.lines) {
+		return "", io.EOF
+	}
+	if s.lines[i] == "\x03" {
+		return "", ErrInterrupted
+	}
+	return s.lines[i], nil
+}
+
+func newSession(t *testing.T) (*eval.Interp, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	var out, errs bytes.Buffer
+	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: t.TempDir(), Env: []string{"HOME=/nonexistent"},
+		Stdout: &out, Stderr: &errs, REPL: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in, &out, &errs
+}
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name     string
+		lines    []string
+		out      string
+		errHas   []string
+		code     int
+		prompts  []string // checked when set
+		recorded []string // checked when set
+	}{
+		{name: "value", lines: []string{"1 + 2"}, out: "3\n"},
+		{name: "null-not-shown", lines: []string{"let a = 1", "a + 1"}, out: "2\n"},
+		{name: "blank-lines", lines: []string{"", "   ", "7"}, out: "7\n"},
+		{name: "continuation", lines: []string{"let xs = [", "1, 2,", "3]", "xs.len()"}, out: "3\n",
+			prompts:  []string{Prompt, ContinuePrompt, ContinuePrompt, Prompt, Prompt},
+			recorded: []string{"let xs = [\n1, 2,\n3]", "xs.len()"}},
+		{name: "it-and-out", lines: []string{"10", "it * 2", "out.len()"}, out: "10\n20\n2\n"},
+		{name: "parse-error-goes-on", lines: []string{"1 | 2", "5"}, out: "5\n", errHas: []string{"<repl>", "^", "hint:"}},
+		{name: "language-error-goes-on", lines: []string{"1 / 0", "6"}, out: "6\n", errHas: []string{"div_zero"}},
+		{name: "interrupt-drops-pending", lines: []string{"let x = [", "\x03", "8"}, out: "8\n"},
+		{name: "exit-code", lines: []string{"1", "exit 3", "2"}, out: "1\n", code: 3},
+		{name: "eof-mid-statement", lines: []string{"let y = ["}, out: ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in, out, errs := newSession(t)
+			var rec []string
+			s := &script{lines: tc.lines}
+			code := Run(context.Background(), s, Config{Interp: in, Stdout: out, Stderr: errs,
+				Record: func(src string) { rec = append(rec, src) }}, nil)
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d", code, tc.code)
+			}
+			if out.String() != tc.out {
+				t.Errorf("stdout %q, want %q (stderr %q)", out.String(), tc.out, errs.String())
+			}
+			for _, h := range tc.errHas {
+				if !strings.Contains(errs.String(), h) {
+					t.Errorf("stderr %q lacks %q", errs.String(), h)
+				}
+			}
+			if len(tc.errHas) == 0 && errs.Len() > 0 {
+				t.Errorf("unexpected stderr %q", errs.String())
+			}
+			if tc.prompts != nil && strings.Join(s.prompts, "|") != strings.Join(tc.prompts, "|") {
+				t.Errorf("prompts %q, want %q", s.prompts, tc.prompts)
+			}
+			if tc.recorded != nil && strings.Join(rec, "|") != strings.Join(tc.recorded, "|") {
+				t.Errorf("recorded %q, want %q", rec, tc.recorded)
+			}
+		})
+	}
+}
+
+// TestInterruptStopsStatement: Interrupt during a long statement cancels
+// only that statement; the loop reads on.
+func TestInterruptStopsStatement(t *testing.T) {
+	in, out, errs := newSession(t)
+	var intr Interrupter
+	intr.Interrupt() // nothing running: no effect
+	s := &script{lines: []string{"sleep 30s", "9"}}
+	s.onRead = func(i int) {
+		if i == 0 {
+			go func() {
+				time.Sleep(100 * time.Millisecond)
+				intr.Interrupt()
+			}()
+		}
+	}
+	start := time.Now()
+	if code := Run(context.Background(), s, Config{Interp: in, Stdout: out, Stderr: errs}, &intr); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	if time.Since(start) > 20*time.Second {
+		t.Fatal("the statement was not interrupted")
+	}
+	if !strings.Contains(errs.String(), "cancelled") || out.String() != "9\n" {
+		t.Errorf("stdout %q, stderr %q", out.String(), errs.String())
+	}
+}
+
+func TestComplete(t *testing.T) {
+	in, _, _ := newSession(t)
+	if _, err := in.Eval(context.Background(), `let xs = [1, 2]`); err != nil {
+		t.Fatal(err)
+	}
+	cc := Context(context.Background(), in, host.NewOS(host.AllowAll))
+	head, comps, tail := Complete("xs.le !", 5, cc)
+	if head != "xs." || tail != " !" || !contains(comps, "len") {
+		t.Errorf("Complete = %q %q %q", head, comps, tail)
+	}
+	head, comps, _ = Complete("let n = x", 9, cc)
+	if head != "let n = " || !contains(comps, "xs") {
+		t.Errorf("Complete names = %q %q", head, comps)
+	}
+	if _, comps, _ := Complete("", 0, cc); len(comps) > 0 && comps[0] == "" {
+		t.Errorf("empty candidate offered: %q", comps)
+	}
+	if h, c, tl := Complete("abc", 99, cc); h+tl != "abc" && c == nil {
+		t.Errorf("out-of-range cursor: %q %q %q", h, c, tl)
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// TestOutIsBounded: `out` keeps the last eval.MaxTranscript values.
+func TestOutIsBounded(t *testing.T) {
+	in, _, _ := newSession(t)
+	for i := 0; i < eval.MaxTranscript+5; i++ {
+		if _, err := in.Eval(context.Background(), "1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := in.Eval(context.Background(), "out.len()")
+	if err != nil || v == nil {
+		t.Fatal(err)
+	}
+	if got, want := value.Inline(v), fmt.Sprint(eval.MaxTranscript); got != want {
+		t.Errorf("out.len() = %s, want %s", got, want)
+	}
+}
