@@ -26,8 +26,16 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
 	}
-	h := host.NewOS(host.AllowAll)
-	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true})
+	// The terminal's own modes, before liner makes it raw: a command run
+	// in the foreground gets them back while it runs.
+	fd := int(os.Stdin.Fd())
+	cooked, err := term.GetState(fd)
+	if err != nil {
+		fmt.Fprintf(stderr, "shoal: %v\n", err)
+		return 1
+	}
+	h := &terminalHost{Host: host.NewOS(host.AllowAll), fd: fd, cooked: cooked}
+	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
@@ -63,6 +71,22 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 	}, &intr)
 	saveHistory(line, hist, stderr)
 	return code
+}
+
+// terminalHost hands the terminal its own modes for the time a command
+// runs in its foreground, and the line editor's back afterwards.
+type terminalHost struct {
+	host.Host
+	fd     int
+	cooked *term.State
+}
+
+func (h *terminalHost) RunTerminal(ctx context.Context, s *host.Spawn, tty int) (*host.Result, error) {
+	if editing, err := term.GetState(h.fd); err == nil {
+		_ = term.Restore(h.fd, h.cooked)
+		defer func() { _ = term.Restore(h.fd, editing) }()
+	}
+	return h.Host.RunTerminal(ctx, s, tty)
 }
 
 // linerReader adapts liner to repl.LineReader.

@@ -108,6 +108,24 @@ func TestREPLOnATerminal(t *testing.T) {
 	at = out.waitFor(t, at, "command not found: abandoned")
 	out.waitFor(t, at, "shoal> ")
 
+	// A command in statement position gets the terminal: it reads what is
+	// typed and sees the window size; the REPL edits lines again after.
+	send(`sh -c "read x; echo got-$x; stty size"` + "\r")
+	time.Sleep(300 * time.Millisecond)
+	send("typed\r")
+	at = out.waitFor(t, at, "got-typed")
+	at = out.waitFor(t, at, "40 100")
+	at = out.waitFor(t, at, "shoal> ")
+	// Ctrl-C reaches a foreground command, not the REPL.
+	send("sh -c \"sleep 30\"\r")
+	time.Sleep(300 * time.Millisecond)
+	send("\x03")
+	at = out.waitFor(t, at, "SIGINT")
+	at = out.waitFor(t, at, "shoal> ")
+	send("[1, 2].len()\r")
+	at = out.waitFor(t, at, "2")
+	out.waitFor(t, at, "shoal> ")
+
 	send("exit 7\r")
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

@@ -132,6 +132,9 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 		Env:     t.env,
 		NoSpill: true,
 	}
+	if tty := t.in.opts.Terminal; tty != nil && m&mStream != 0 && (r == nil || (!r.hasIn && r.out == "")) {
+		return t.runOnTerminal(name, args, spawn, int(tty.Fd()), m)
+	}
 	if m&mEmit != 0 {
 		// A non-final statement's outcome is dropped once it has streamed;
 		// only a failure's stderr is read, for cmd_failed.
@@ -186,6 +189,23 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 			return nil, err
 		}
 	}
+	if m&mRaise != 0 && !o.Ok() {
+		return nil, cmdFailed(o)
+	}
+	return o, nil
+}
+
+// runOnTerminal runs spawn in the foreground of the terminal: its output
+// goes straight to the terminal, so the outcome holds status only.
+func (t *thread) runOnTerminal(name string, args []string, spawn *host.Spawn, tty int, m mode) (value.Value, error) {
+	res, err := t.host.RunTerminal(t.ctx, spawn, tty)
+	if err != nil {
+		return nil, hostError(err)
+	}
+	if err := t.ctx.Err(); err != nil {
+		return nil, hostError(err)
+	}
+	o := &value.Outcome{Cmd: displayCmd(name, args), Argv: spawn.Argv, Status: res.Status, Signal: res.Signal, Pid: res.Pid, Dur: res.Dur}
 	if m&mRaise != 0 && !o.Ok() {
 		return nil, cmdFailed(o)
 	}

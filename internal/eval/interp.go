@@ -20,6 +20,11 @@ type Options struct {
 	Env            []string  // initial environment; nil means Host.Environ
 	Stdout, Stderr io.Writer // statement-position command output (nil discards)
 	REPL           bool      // parse with REPL affordances
+	// Terminal, when set, is the interactive terminal: an external command
+	// in statement position without redirects then runs in its foreground
+	// (host.RunTerminal) instead of having its output streamed and
+	// captured, so prompting and full-screen programs work.
+	Terminal interface{ Fd() uintptr }
 }
 
 // Interp is one evaluation session. It is not safe for concurrent use: run

@@ -110,6 +110,9 @@ type Host interface {
 	// Run spawns a process in its own process group, waits for it, and kills
 	// the whole group when ctx is cancelled.
 	Run(ctx context.Context, s *Spawn) (*Result, error)
+	// RunTerminal runs a process in the foreground of the terminal open on
+	// descriptor tty, its stdio connected to it and nothing captured.
+	RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result, error)
 	// Environ is the process environment the session starts from.
 	Environ(ctx context.Context) ([]string, error)
 	// Now is the wall clock.

@@ -164,6 +164,14 @@ func (r *Recorder) Run(ctx context.Context, s *Spawn) (*Result, error) {
 	return r.inner.Run(ctx, s)
 }
 
+// RunTerminal records proc_spawn argv[0] with the argv.
+func (r *Recorder) RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result, error) {
+	if s != nil && len(s.Argv) > 0 {
+		r.record(Op{Effect: ProcSpawn, Target: s.Argv[0], Argv: slices.Clone(s.Argv)})
+	}
+	return r.inner.RunTerminal(ctx, s, tty)
+}
+
 // Environ records env_read "*".
 func (r *Recorder) Environ(ctx context.Context) ([]string, error) {
 	r.record(Op{Effect: EnvRead, Target: "*"})

@@ -383,3 +383,25 @@ func TestRunBrokenStreamKeepsCapturing(t *testing.T) {
 		t.Errorf("stdout %q signal %q", res.Stdout, res.Signal)
 	}
 }
+
+// TestRunTerminalRefusals: RunTerminal asks the gate first, and refuses a
+// descriptor that is not a terminal. (Running in the foreground of a real
+// terminal is exercised end to end by cmd/shoal's TestREPLOnATerminal.)
+func TestRunTerminalRefusals(t *testing.T) {
+	tr := prog(t, "true")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if _, err := NewOS(DenyAll).RunTerminal(context.Background(), &Spawn{Argv: []string{tr}}, int(r.Fd())); !errors.Is(err, ErrDenied) {
+		t.Errorf("deny-all: %v", err)
+	}
+	if _, err := NewOS(AllowAll).RunTerminal(context.Background(), &Spawn{Argv: []string{tr}}, int(r.Fd())); err == nil || !strings.Contains(err.Error(), "not a terminal") {
+		t.Errorf("a pipe: %v", err)
+	}
+	if _, err := NewOS(AllowAll).RunTerminal(context.Background(), &Spawn{Argv: []string{"true"}}, int(r.Fd())); !errors.Is(err, ErrNotAbsolute) {
+		t.Errorf("relative program: %v", err)
+	}
+}
