@@ -116,6 +116,14 @@ func TestREPLOnATerminal(t *testing.T) {
 	at = out.waitFor(t, at, "got-typed")
 	at = out.waitFor(t, at, "40 100")
 	at = out.waitFor(t, at, "shoal> ")
+	// interact gets the terminal even in value position, flags and all.
+	send(`(interact sh -c "read y; echo it-$y $1; exit 3" sh --verbatim).status` + "\r")
+	time.Sleep(300 * time.Millisecond)
+	send("ok\r")
+	at = out.waitFor(t, at, "it-ok --verbatim")
+	at = out.waitFor(t, at, "3")
+	at = out.waitFor(t, at, "shoal> ")
+
 	// Ctrl-C reaches a foreground command, not the REPL.
 	send("sh -c \"sleep 30\"\r")
 	time.Sleep(300 * time.Millisecond)

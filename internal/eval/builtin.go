@@ -26,6 +26,10 @@ type Builtin struct {
 	SessionHint string
 	// Quiet suppresses printing the result in statement position.
 	Quiet bool
+	// Verbatim passes every argument as a positional value, flags spelled
+	// as written (`-v`, `--x=1`, `--`), for builtins that run another
+	// program's command line (interact).
+	Verbatim bool
 }
 
 var builtins = map[string]*Builtin{}

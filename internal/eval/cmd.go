@@ -66,7 +66,7 @@ func (t *thread) dispatchCmd(call *syntax.CmdCall, sc *scope, m mode, o *cmdOpts
 				if err != nil {
 					return nil, err
 				}
-				pos, flags, err := t.builtinArgs(vals)
+				pos, flags, err := t.builtinArgs(vals, false)
 				if err != nil {
 					return nil, err
 				}
@@ -110,7 +110,7 @@ func (t *thread) dispatchCmd(call *syntax.CmdCall, sc *scope, m mode, o *cmdOpts
 			if err != nil {
 				return nil, err
 			}
-			pos, flags, err := t.builtinArgs(vals)
+			pos, flags, err := t.builtinArgs(vals, b.Verbatim)
 			if err != nil {
 				return nil, err
 			}

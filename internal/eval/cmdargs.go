@@ -153,10 +153,10 @@ func (t *thread) argv(vals []cmdValue) ([]string, error) {
 
 // builtinArgs splits evaluated arguments into positional values and flags
 // for a builtin. Globs expand to paths; after `--` flags are positional.
-func (t *thread) builtinArgs(vals []cmdValue) ([]value.Value, []Flag, error) {
+func (t *thread) builtinArgs(vals []cmdValue, verbatim bool) ([]value.Value, []Flag, error) {
 	var pos []value.Value
 	var flags []Flag
-	raw := false
+	raw := verbatim
 	for _, cv := range vals {
 		switch {
 		case cv.dashdash:
