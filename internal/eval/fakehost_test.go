@@ -170,7 +170,7 @@ func (h *fakeHost) Link(_ context.Context, target, link string) error {
 
 func (h *fakeHost) Chtimes(context.Context, string, time.Time, time.Time) error { return nil }
 
-func (h *fakeHost) Facts(context.Context) (host.Facts, error) {
+func (h *fakeHost) Facts(context.Context, string) (host.Facts, error) {
 	return host.Facts{Hostname: "fakehost", Pid: 4242, Username: "tester", OS: "linux", Arch: "amd64", CPUs: 2,
 		Uptime: 90 * time.Minute, UptimeKnown: true}, nil
 }

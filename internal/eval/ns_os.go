@@ -35,7 +35,7 @@ var osNamespace = &value.Namespace{Name: "os", Members: map[string]value.Value{
 // osHostFact is a member answered from the host's system facts.
 func osHostFact(name string, pick func(host.Facts) value.Value) *value.Builtin {
 	return osFact(name, func(t *thread) (value.Value, error) {
-		f, err := t.host.Facts(t.ctx)
+		f, err := t.host.Facts(t.ctx, name)
 		if err != nil {
 			return nil, hostError(err)
 		}
@@ -51,7 +51,7 @@ func osUsername(t *thread) (value.Value, error) {
 			return value.Str(v), nil
 		}
 	}
-	f, err := t.host.Facts(t.ctx)
+	f, err := t.host.Facts(t.ctx, "username")
 	if err != nil {
 		return nil, hostError(err)
 	}

@@ -229,23 +229,43 @@ func TestLinkAndChtimes(t *testing.T) {
 }
 
 func TestFacts(t *testing.T) {
-	f, err := NewOS(AllowAll).Facts(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	h := NewOS(AllowAll)
+	get := func(fact string) Facts {
+		t.Helper()
+		f, err := h.Facts(context.Background(), fact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.OS != runtime.GOOS || f.Arch != runtime.GOARCH || f.CPUs < 1 {
+			t.Errorf("platform facts = %+v", f)
+		}
+		return f
 	}
-	if f.Pid != os.Getpid() {
-		t.Errorf("Pid = %d, want %d", f.Pid, os.Getpid())
+	if f := get("pid"); f.Pid != os.Getpid() || f.Hostname != "" {
+		t.Errorf("pid: %+v (only the asked fact is filled)", f)
 	}
-	if want, _ := os.Hostname(); f.Hostname != want {
-		t.Errorf("Hostname = %q, want %q", f.Hostname, want)
+	if want, _ := os.Hostname(); get("hostname").Hostname != want {
+		t.Errorf("Hostname, want %q", want)
 	}
-	if f.OS != runtime.GOOS || f.Arch != runtime.GOARCH || f.CPUs < 1 {
-		t.Errorf("platform facts = %+v", f)
-	}
-	if runtime.GOOS == "linux" && (!f.UptimeKnown || f.Uptime <= 0) {
+	if f := get("uptime"); runtime.GOOS == "linux" && (!f.UptimeKnown || f.Uptime <= 0) {
 		t.Errorf("Uptime = %v (known %v), want a positive boot time on linux", f.Uptime, f.UptimeKnown)
 	}
+	if _, err := h.Facts(context.Background(), "secrets"); err == nil {
+		t.Error("an unknown fact was answered")
+	}
+	// Each fact is its own ask.
+	var asked []Op
+	rec := NewOS(authFunc(func(_ context.Context, op Op) error { asked = append(asked, op); return nil }))
+	_, _ = rec.Facts(context.Background(), "hostname")
+	if len(asked) != 1 || asked[0].Effect != SysRead || asked[0].Target != "hostname" {
+		t.Errorf("asked %+v, want sys_read hostname", asked)
+	}
 }
+
+// authFunc adapts a function to Authorizer.
+type authFunc func(context.Context, Op) error
+
+func (f authFunc) Authorize(ctx context.Context, op Op) error { return f(ctx, op) }
 
 // TestReadFileBounded: ReadFile fails with ErrTooLarge past the read bound
 // (also on a file that never ends), reads a file at the bound whole, and

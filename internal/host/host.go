@@ -29,8 +29,8 @@ const (
 	EnvRead    Effect = "env_read"
 	EnvWrite   Effect = "env_write"
 	Clock      Effect = "time"
-	// SysRead reads facts about the machine and the host process (host
-	// name, process id, uptime, user): see Host.Facts.
+	// SysRead reads a fact about the machine or the host process, named
+	// by the op's target (hostname, pid, uptime, username): see Host.Facts.
 	SysRead Effect = "sys_read"
 )
 
@@ -117,12 +117,13 @@ type Host interface {
 	Environ(ctx context.Context) ([]string, error)
 	// Now is the wall clock.
 	Now() time.Time
-	// Facts reports facts about the machine and the host process.
-	Facts(ctx context.Context) (Facts, error)
+	// Facts reports one fact about the machine or the host process (see
+	// FactNames), asking sys_read for it by name.
+	Facts(ctx context.Context, fact string) (Facts, error)
 }
 
 // Facts are facts about the machine and the host process, read through
-// Host.Facts (sys_read "facts"). A field the platform cannot supply is
+// Host.Facts (sys_read by fact name). A field the platform cannot supply is
 // left at its zero value and its Known flag, where there is one, false.
 type Facts struct {
 	Hostname    string        // "" when unknown

@@ -39,8 +39,8 @@ const (
 //	Run                              proc_spawn argv[0] with the full argv
 //	Environ                          env_read  "*" (the whole environment)
 //	Now                              nothing: see Now
-//	Facts                            sys_read  "facts" (host name, pid, user, uptime: facts
-//	                                           about the machine, not the session environment)
+//	Facts                            sys_read  the fact: hostname, pid, username or uptime
+//	                                           (the machine, not the session environment)
 //
 // Every method asks all of its ops before it touches anything, so a refusal
 // leaves the world unchanged.

@@ -133,10 +133,10 @@ func (r *Recorder) Chtimes(ctx context.Context, path string, atime, mtime time.T
 	return r.inner.Chtimes(ctx, path, atime, mtime)
 }
 
-// Facts records sys_read "facts".
-func (r *Recorder) Facts(ctx context.Context) (Facts, error) {
-	r.record(Op{Effect: SysRead, Target: "facts"})
-	return r.inner.Facts(ctx)
+// Facts records sys_read of the fact.
+func (r *Recorder) Facts(ctx context.Context, fact string) (Facts, error) {
+	r.record(Op{Effect: SysRead, Target: fact})
+	return r.inner.Facts(ctx, fact)
 }
 
 // Glob records fs_read of the walk's starting directory (nothing for a bad

@@ -49,8 +49,7 @@ func covered(plan *leash.Plan, op host.Op) bool {
 				return true
 			}
 		case host.SysRead:
-			// The plan names the fact; the gate asks for the facts group.
-			if op.Target == "facts" || e.Name == op.Target {
+			if e.Name == op.Target {
 				return true
 			}
 		case host.EnvRead, host.EnvWrite:
