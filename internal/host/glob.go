@@ -91,6 +91,8 @@ func parsePattern(pattern string) (globPattern, error) {
 				return p, fmt.Errorf("glob %q: %w", pattern, err)
 			}
 			s = classBang(s)
+		} else if n := len(p.segs); n > 0 && p.segs[n-1] == "**" {
+			continue // "**/**" means "**": collapsing keeps matching linear
 		}
 		p.segs = append(p.segs, s)
 	}

@@ -251,3 +251,23 @@ func TestGlobWatch(t *testing.T) {
 		t.Error("bad pattern accepted")
 	}
 }
+
+// TestGlobWatchManyDoubleStars: repeated "**" segments collapse into one
+// (matching stays linear in the path, where 40 of them would take
+// exponential time), and the collapsed pattern matches the same paths.
+func TestGlobWatchManyDoubleStars(t *testing.T) {
+	p, err := parsePattern(strings.Repeat("**/", 40) + "z")
+	if err != nil || len(p.segs) != 2 {
+		t.Fatalf("segments %q, %v; want [** z]", p.segs, err)
+	}
+	_, match, _, err := GlobWatch("/w", strings.Repeat("**/", 40)+"z", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if match("/w/" + strings.Repeat("d/", 60) + "y") {
+		t.Error("matched a path without z")
+	}
+	if !match("/w/"+strings.Repeat("d/", 60)+"z") || !match("/w/z") {
+		t.Error("did not match z at depth 60 and 0")
+	}
+}
