@@ -2,7 +2,9 @@ package complete
 
 import (
 	"io/fs"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/shoalgo/shoal/internal/namespaces"
 	"github.com/shoalgo/shoal/internal/syntax"
@@ -157,4 +159,17 @@ var keywords = []string{
 func isKeyword(s string) bool {
 	i := sort.SearchStrings(keywords, s)
 	return i < len(keywords) && keywords[i] == s
+}
+
+// EnvNames returns the variable names of env (KEY=VALUE entries), sorted
+// and without repeats, for Context.EnvNames.
+func EnvNames(env []string) []string {
+	names := make([]string, 0, len(env))
+	for _, kv := range env {
+		if k, _, ok := strings.Cut(kv, "="); ok && k != "" {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/shoalgo/shoal/internal/namespaces"
@@ -18,7 +19,7 @@ func MethodNames(k value.Kind) []string {
 		}
 	}
 	sort.Strings(names)
-	return dedupSorted(names)
+	return slices.Compact(names)
 }
 
 // NamespaceNames lists every namespace a program can name, including the
@@ -26,7 +27,7 @@ func MethodNames(k value.Kind) []string {
 func NamespaceNames() []string {
 	names := append(append([]string(nil), namespaces.Names()...), osNamespace.Name)
 	sort.Strings(names)
-	return dedupSorted(names)
+	return slices.Compact(names)
 }
 
 // LookupNamespace resolves a namespace name as programs see it.
@@ -77,16 +78,6 @@ func (in *Interp) Bindings() []Binding {
 		_, closure := v.(*Closure)
 		_, alias := v.(*CmdRef)
 		out = append(out, Binding{Name: n, Value: v, Callable: closure || alias})
-	}
-	return out
-}
-
-func dedupSorted(s []string) []string {
-	out := s[:0]
-	for i, x := range s {
-		if i == 0 || x != s[i-1] {
-			out = append(out, x)
-		}
 	}
 	return out
 }

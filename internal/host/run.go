@@ -37,15 +37,9 @@ var ErrNotAbsolute = errors.New("program path is not absolute")
 // (for example the Stdin reader); a nonzero exit or signal death is a
 // Result, not an error. On error no spill file is left behind.
 func (o *OS) Run(ctx context.Context, s *Spawn) (*Result, error) {
-	if s == nil || len(s.Argv) == 0 {
-		return nil, errors.New("run: empty argv")
-	}
-	prog := s.Argv[0]
-	if err := o.authorize(ctx, Op{Effect: ProcSpawn, Target: prog, Argv: s.Argv}); err != nil {
+	prog, err := o.checkSpawn(ctx, s)
+	if err != nil {
 		return nil, err
-	}
-	if !filepath.IsAbs(prog) {
-		return nil, fmt.Errorf("run %q: %w", prog, ErrNotAbsolute)
 	}
 	limit := s.MaxCapture
 	if limit <= 0 {
@@ -105,6 +99,22 @@ func (o *OS) Run(ctx context.Context, s *Spawn) (*Result, error) {
 	res.Truncated = stdout.truncated || stderr.truncated
 	res.SpillPath = stdout.finish()
 	return res, nil
+}
+
+// checkSpawn asks proc_spawn for s and checks it names an absolute
+// program, which it returns.
+func (o *OS) checkSpawn(ctx context.Context, s *Spawn) (string, error) {
+	if s == nil || len(s.Argv) == 0 {
+		return "", errors.New("run: empty argv")
+	}
+	prog := s.Argv[0]
+	if err := o.authorize(ctx, Op{Effect: ProcSpawn, Target: prog, Argv: s.Argv}); err != nil {
+		return "", err
+	}
+	if !filepath.IsAbs(prog) {
+		return "", fmt.Errorf("run %q: %w", prog, ErrNotAbsolute)
+	}
+	return prog, nil
 }
 
 // group escalates cancellation over a child's process group: SIGTERM at

@@ -246,16 +246,7 @@ func (t *fsTail) TryNext() (TailItem, bool, error) {
 }
 
 func (t *fsTail) Next(ctx context.Context) (TailItem, error) {
-	for {
-		if it, ok, err := t.TryNext(); ok || err != nil {
-			return it, err
-		}
-		select {
-		case <-t.notify:
-		case <-ctx.Done():
-			return TailItem{}, ctx.Err()
-		}
-	}
+	return waitLive(ctx, t.notify, t.TryNext)
 }
 
 func (t *fsTail) Close() error {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -31,15 +30,9 @@ var ignoreTTOU sync.Once
 // is continued: this host offers no job control. Cancelling ctx ends the
 // group as Run does.
 func (o *OS) RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result, error) {
-	if s == nil || len(s.Argv) == 0 {
-		return nil, errors.New("run: empty argv")
-	}
-	prog := s.Argv[0]
-	if err := o.authorize(ctx, Op{Effect: ProcSpawn, Target: prog, Argv: s.Argv}); err != nil {
+	prog, err := o.checkSpawn(ctx, s)
+	if err != nil {
 		return nil, err
-	}
-	if !filepath.IsAbs(prog) {
-		return nil, fmt.Errorf("run %q: %w", prog, ErrNotAbsolute)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

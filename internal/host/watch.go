@@ -247,14 +247,21 @@ func (fw *fsWatch) TryNext() (FSEvent, bool, error) {
 }
 
 func (fw *fsWatch) Next(ctx context.Context) (FSEvent, error) {
+	return waitLive(ctx, fw.notify, fw.TryNext)
+}
+
+// waitLive blocks until try yields an item or an error, waking on notify
+// (signalled whenever a live source's queue changes), or until ctx ends.
+func waitLive[T any](ctx context.Context, notify <-chan struct{}, try func() (T, bool, error)) (T, error) {
 	for {
-		if e, ok, err := fw.TryNext(); ok || err != nil {
-			return e, err
+		if it, ok, err := try(); ok || err != nil {
+			return it, err
 		}
 		select {
-		case <-fw.notify:
+		case <-notify:
 		case <-ctx.Done():
-			return FSEvent{}, ctx.Err()
+			var zero T
+			return zero, ctx.Err()
 		}
 	}
 }

@@ -3,7 +3,6 @@ package kernel
 import (
 	"context"
 	"io/fs"
-	"sort"
 	"strings"
 
 	"github.com/shoalgo/shoal/internal/complete"
@@ -78,16 +77,7 @@ func sessionContext(ctx context.Context, cc *complete.Context, sess *session) {
 		return k, ok
 	}
 	cc.Fields = func(name string) []string { return view.fields[name] }
-	cc.EnvNames = func() []string {
-		names := make([]string, 0, len(env))
-		for _, kv := range env {
-			if k, _, ok := strings.Cut(kv, "="); ok && k != "" {
-				names = append(names, k)
-			}
-		}
-		sort.Strings(names)
-		return dedupSorted(names)
-	}
+	cc.EnvNames = func() []string { return complete.EnvNames(env) }
 	cc.Dir = dir
 	cc.Home = envValue(env, "HOME")
 	cc.ReadDir = func(d string) ([]fs.DirEntry, error) { return sess.host.ReadDir(ctx, d) }

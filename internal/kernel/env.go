@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -39,18 +40,8 @@ func handleSessionEnv(_ context.Context, c *call) (any, error) {
 		}
 	}
 	sort.Strings(res.Names)
-	res.Names = dedupSorted(res.Names)
+	res.Names = slices.Compact(res.Names)
 	return res, nil
-}
-
-func dedupSorted(s []string) []string {
-	out := s[:0]
-	for i, x := range s {
-		if i == 0 || x != s[i-1] {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 type reefResult struct {

@@ -3,7 +3,6 @@ package repl
 import (
 	"context"
 	"io/fs"
-	"sort"
 	"strings"
 
 	"github.com/shoalgo/shoal/internal/complete"
@@ -35,16 +34,11 @@ func Context(ctx context.Context, in *eval.Interp, h host.Host) complete.Context
 	}
 	env := in.Environ()
 	home := ""
-	var envNames []string
 	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
-			envNames = append(envNames, k)
-			if k == "HOME" {
-				home = v
-			}
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
 		}
 	}
-	sort.Strings(envNames)
 	return complete.Context{
 		Names:      func() []string { return names },
 		Builtins:   eval.BuiltinNames,
@@ -54,7 +48,7 @@ func Context(ctx context.Context, in *eval.Interp, h host.Host) complete.Context
 		Fields:     func(n string) []string { return fields[n] },
 		Namespaces: eval.NamespaceNames,
 		Members:    eval.NamespaceMembers,
-		EnvNames:   func() []string { return envNames },
+		EnvNames:   func() []string { return complete.EnvNames(env) },
 		Dir:        in.Dir(),
 		Home:       home,
 		ReadDir:    func(d string) ([]fs.DirEntry, error) { return h.ReadDir(ctx, d) },
