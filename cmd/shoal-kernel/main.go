@@ -33,17 +33,19 @@ func main() {
 type options struct {
 	session, socket, stateDir, policy string
 	verbose                           bool
+	limits                            kernel.Limits
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("shoal-kernel", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	o := &options{}
+	o := &options{limits: kernel.DefaultLimits()}
 	fs.StringVar(&o.session, "session", kernel.DefaultSession, "session name used to discover the socket path")
 	fs.StringVar(&o.socket, "socket", "", "explicit socket path")
 	fs.StringVar(&o.stateDir, "state-dir", "", "state directory (default $XDG_STATE_HOME/shoal or ~/.local/state/shoal)")
 	fs.StringVar(&o.policy, "policy", "", "Leash policy TOML file")
 	fs.BoolVar(&o.verbose, "v", false, "log diagnostics to stderr")
+	kernel.RegisterLimitFlags(fs, &o.limits)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -106,6 +108,7 @@ func serve(o *options, stderr io.Writer) error {
 		Dir:        cwd,
 		Env:        os.Environ(),
 		Log:        slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+		Limits:     &o.limits,
 	})
 	if err != nil {
 		return err

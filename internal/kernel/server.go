@@ -33,11 +33,14 @@ type Config struct {
 	// while events wait for room before the connection is closed; zero
 	// means StuckOutbox.
 	EventStall time.Duration
+	// Limits are the tunable bounds; nil means DefaultLimits().
+	Limits *Limits
 }
 
 // Server serves the kernel protocol on Unix listeners.
 type Server struct {
-	cfg   Config
+	cfg    Config
+	limits Limits // cfg.Limits or the defaults
 	store *auth.Store // nil: tokens refused
 	euid  int
 	local string // the kernel owner's principal, uid:<euid>
@@ -73,6 +76,10 @@ func New(cfg Config) (*Server, error) {
 		conns:     map[*conn]struct{}{},
 	}
 	s.local = "uid:" + strconv.Itoa(s.euid)
+	s.limits = DefaultLimits()
+	if cfg.Limits != nil {
+		s.limits = *cfg.Limits
+	}
 	if cfg.TokenStore != "" {
 		s.store = auth.Open(cfg.TokenStore)
 	}
