@@ -40,11 +40,11 @@ type Config struct {
 // Server serves the kernel protocol on Unix listeners.
 type Server struct {
 	cfg    Config
-	limits Limits // cfg.Limits or the defaults
-	store *auth.Store // nil: tokens refused
-	euid  int
-	local string // the kernel owner's principal, uid:<euid>
-	log   *slog.Logger
+	limits Limits      // cfg.Limits or the defaults
+	store  *auth.Store // nil: tokens refused
+	euid   int
+	local  string // the kernel owner's principal, uid:<euid>
+	log    *slog.Logger
 
 	ctx    context.Context // cancelled by Shutdown: in-flight work stops
 	cancel context.CancelFunc
