@@ -115,6 +115,9 @@ func handleAttach(_ context.Context, c *call) (any, error) {
 		}
 		return nil, err
 	}
+	if err := srv.bindPrincipal(c.conn, att.principal); err != nil {
+		return nil, err
+	}
 	att.sess = sess
 	c.conn.setAttachment(att)
 	return srv.attachResult(att, name), nil

@@ -15,6 +15,8 @@ import (
 
 	"github.com/shoalgo/shoal/internal/auth"
 	"github.com/shoalgo/shoal/internal/events"
+	"github.com/shoalgo/shoal/internal/quota"
+	"github.com/shoalgo/shoal/proto"
 )
 
 // Config configures a Server.
@@ -52,10 +54,14 @@ type Server struct {
 	sessions registry
 	bus      *events.Bus
 
+	readPool *quota.Pool // FrameMemory: read buffers of every connection
+	outPool  *quota.Pool // OutboxMemory: queued frames of every connection
+
 	mu        sync.Mutex
 	closing   bool
 	listeners map[net.Listener]struct{}
 	conns     map[*conn]struct{}
+	adm       admission
 	connWG    sync.WaitGroup
 }
 
@@ -80,6 +86,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Limits != nil {
 		s.limits = *cfg.Limits
 	}
+	if err := checkTransportLimits(s.limits); err != nil {
+		return nil, err
+	}
+	s.readPool = quota.NewPool(budgetFrameMemory, s.limits.FrameMemory)
+	s.outPool = quota.NewPool(budgetOutboxMemory, s.limits.OutboxMemory)
+	s.adm.principal = map[string]int{}
 	if cfg.TokenStore != "" {
 		s.store = auth.Open(cfg.TokenStore)
 	}
@@ -125,6 +137,11 @@ func (s *Server) Serve(l net.Listener) error {
 			if errors.As(err, &ne) && ne.Timeout() {
 				continue
 			}
+			if outOfFiles(err) {
+				s.log.Warn("accept failed; waiting for file descriptors", "err", err)
+				time.Sleep(acceptBackoff)
+				continue
+			}
 			return fmt.Errorf("kernel: accept: %w", err)
 		}
 		uc, ok := nc.(*net.UnixConn)
@@ -137,7 +154,14 @@ func (s *Server) Serve(l net.Listener) error {
 			continue
 		}
 		c := newConn(s, uc)
-		if !s.track(c) {
+		ok, refusal := s.track(c)
+		if refusal != nil {
+			c.discard()
+			refuse(uc, refusal)
+			continue
+		}
+		if !ok {
+			c.discard()
 			uc.Close()
 			return ErrServerClosed
 		}
@@ -174,20 +198,26 @@ func (s *Server) isClosing() bool {
 	return s.closing
 }
 
-func (s *Server) track(c *conn) bool {
+// track registers c, or reports why it may not be served: false when the
+// server is closing, a refusal when a connection bound is reached.
+func (s *Server) track(c *conn) (bool, *proto.RPCError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return false
+		return false, nil
+	}
+	if refusal := s.admitLocked(c); refusal != nil {
+		return false, refusal
 	}
 	s.conns[c] = struct{}{}
 	s.connWG.Add(1)
-	return true
+	return true, nil
 }
 
 func (s *Server) untrack(c *conn) {
 	s.mu.Lock()
 	delete(s.conns, c)
+	s.releaseLocked(c)
 	s.mu.Unlock()
 	s.connWG.Done()
 }
