@@ -193,22 +193,37 @@ func (k *Kernel) Exited() <-chan struct{} { return k.exited }
 // Stderr returns what the kernel has written to stderr so far.
 func (k *Kernel) Stderr() string { return k.stderr.String() }
 
-// Alive fails the test if the kernel process has exited.
+// Alive fails the test if the kernel process has exited or is exiting.
 func (k *Kernel) Alive(t testing.TB) {
 	t.Helper()
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", k.Pid)); err != nil || zombie(b) {
+		// Dead but not yet reaped: wait for the reaper to say how.
+		select {
+		case <-k.exited:
+		case <-time.After(2 * time.Second):
+		}
+	}
 	select {
 	case <-k.exited:
 		k.waitMu.Lock()
 		st := k.state
 		k.waitMu.Unlock()
-		t.Fatalf("kernel died: %v; stderr (tail):\n%s", st, tail(k.stderr.String(), 4000))
+		t.Fatalf("kernel died: %v; stderr:\n%s", st, deathNote(k.stderr.String()))
 	default:
 	}
+}
+
+// zombie reports whether a /proc/PID/stat line is of an exited process.
+func zombie(stat []byte) bool {
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] == 'Z' || s[i+2] == 'X'
 }
 
 // PeakRSS returns the kernel's peak resident set size (VmHWM) in bytes.
 func (k *Kernel) PeakRSS(t testing.TB) int64 {
 	t.Helper()
+	k.Alive(t)
 	return statusField(t, k.Pid, "VmHWM")
 }
 
@@ -477,6 +492,17 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// deathNote picks the part of a dead kernel's stderr that says why: from
+// the first fatal error or panic line, the next 2,000 bytes.
+func deathNote(s string) string {
+	for _, m := range []string{"fatal error:", "panic:", "runtime: "} {
+		if i := strings.Index(s, m); i >= 0 {
+			return tail(s[:min(len(s), i+2000)], 2000)
+		}
+	}
+	return tail(s, 2000)
 }
 
 func tail(s string, n int) string {
