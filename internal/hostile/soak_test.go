@@ -22,8 +22,8 @@ import (
 // Soak bounds, stated once: the soak fails past them.
 const (
 	soakAttackers   = 4
-	soakMemCap      = 4 << 30   // RLIMIT_AS of the kernel
-	soakRSSBound    = 3 << 30   // peak RSS the kernel may reach
+	soakMemCap      = 4 << 30 // RLIMIT_AS of the kernel
+	soakRSSBound    = 3 << 30 // peak RSS the kernel may reach
 	soakOwnerP99    = time.Second
 	soakDefaultSecs = 20
 )
