@@ -126,8 +126,7 @@ func streamInto(c *MethodCall, recv value.Value, a value.Args) (value.Value, err
 		return nil, err
 	}
 	err = value.DriveStream(t, s, func(v value.Value) (bool, error) {
-		bus.Emit(name, v, t.host.Now())
-		return false, nil
+		return false, bus.Emit(name, v, t.host.Now())
 	})
 	if err != nil {
 		return nil, err

@@ -42,6 +42,10 @@ type conn struct {
 	work   sync.WaitGroup
 	evMu   sync.Mutex // orders event sends against the outbox share
 
+	// Guarded by evMu: the outbox's progress while events wait.
+	evWritten uint64
+	evSince   time.Time
+
 	mu   sync.Mutex
 	att  *attachment        // nil until session.attach succeeds
 	subs *events.Subscriber // event subscriptions; nil until the first

@@ -97,7 +97,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.sessions.init()
-	s.bus = events.New()
+	s.bus = events.New(events.WithLimits(events.Limits{
+		ChannelBytes:  s.limits.EventChannelMemory,
+		ScopeChannels: s.limits.EventChannels,
+		ScopeBytes:    s.limits.EventSessionMemory,
+		TotalBytes:    s.limits.EventMemory,
+	}))
 	if s.cfg.EventStall <= 0 {
 		s.cfg.EventStall = StuckOutbox
 	}

@@ -112,7 +112,7 @@ func (c *call) taskParams() (*taskParams, error) {
 	if p.Task == nil {
 		return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "task" is required`, nil)
 	}
-	if p.TimeoutMS != nil && (*p.TimeoutMS < 0 || time.Duration(*p.TimeoutMS)*time.Millisecond > maxTimeout) {
+	if p.TimeoutMS != nil && (*p.TimeoutMS < 0 || *p.TimeoutMS > maxTimeout.Milliseconds()) {
 		return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: timeout_ms must be between 0 and 86400000", nil)
 	}
 	return &p, nil
