@@ -153,7 +153,7 @@ func (r *Reader) fill() {
 	}
 	if r.end == len(r.buf) {
 		limit := r.max + 1
-		size := min(max(2*len(r.buf), ReadBufferSize), limit)
+		size := min(max(2*len(r.buf), InitialReadBuffer), limit)
 		if size <= len(r.buf) {
 			// Unreachable: a full buffer of max+1 bytes without a newline
 			// is reported as too long before fill is called.

@@ -206,15 +206,21 @@ func (g *readGuard) stop() {
 func (s *Server) newQuotas(c *conn) {
 	c.readQuota = s.readPool.Holder(func() {
 		s.log.Warn("closing connection: it held the largest partial frame when the frame memory budget filled")
-		c.endWith(proto.NewError(proto.CodeInvalidRequest,
-			fmt.Sprintf("frame refused: the %s budget (%d bytes, all connections) is full and this connection held the most", budgetFrameMemory, s.limits.FrameMemory),
-			map[string]any{"budget": budgetFrameMemory, "limit": s.limits.FrameMemory}))
+		c.endWith(s.evictedFrameError())
 	})
 	c.outQuota = s.outPool.Holder(func() {
 		s.log.Warn("closing connection: it held the most queued frames when the outbound budget filled")
 		c.cancel()
 		c.closeWith(false)
 	})
+}
+
+// evictedFrameError is what a connection evicted from the read budget is
+// told.
+func (s *Server) evictedFrameError() *proto.RPCError {
+	return proto.NewError(proto.CodeInvalidRequest,
+		fmt.Sprintf("frame refused: the %s budget (%d bytes, all connections) is full and this connection held the most", budgetFrameMemory, s.limits.FrameMemory),
+		map[string]any{"budget": budgetFrameMemory, "limit": s.limits.FrameMemory})
 }
 
 // frameError turns the frame reader's failure into the typed error the
@@ -227,6 +233,9 @@ func (c *conn) frameError(err error) *proto.RPCError {
 		return proto.NewError(proto.CodeInvalidRequest,
 			fmt.Sprintf("frame refused: a line may hold at most %d bytes", proto.MaxFrame),
 			map[string]any{"budget": "max-frame", "limit": proto.MaxFrame})
+	case errors.Is(err, quota.ErrEvicted):
+		// Evicted while growing, before the eviction's own stop landed.
+		return c.srv.evictedFrameError()
 	case errors.Is(err, quota.ErrExceeded):
 		return proto.NewError(proto.CodeInvalidRequest,
 			fmt.Sprintf("frame refused: the %s budget (%d bytes, all connections) is full", budgetFrameMemory, lim.FrameMemory),
