@@ -12,9 +12,6 @@ const (
 	// connection whose queue is full is closed.
 	OutboxFrames = 256
 
-	// MaxSessions bounds the sessions one kernel keeps.
-	MaxSessions = 1024
-
 	// MaxTranscript bounds the values one session keeps addressable as
 	// out:N; the oldest is dropped first.
 	MaxTranscript = 4096
