@@ -44,9 +44,9 @@ type conn struct {
 
 func newConn(s *Server, nc *net.UnixConn) *conn {
 	c := &conn{
-		srv: s,
-		nc:  nc,
-		out: proto.NewOutbox(nc, OutboxFrames),
+		srv:  s,
+		nc:   nc,
+		out:  proto.NewOutbox(nc, OutboxFrames),
 		sem:  make(chan struct{}, MaxInflightPerConn),
 		held: map[*session]bool{},
 	}
