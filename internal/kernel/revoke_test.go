@@ -363,4 +363,3 @@ func TestSecretWithSpacesRefused(t *testing.T) {
 	}
 	c.attach("", tok)
 }
-
