@@ -170,7 +170,7 @@ func (s *Server) noteStoreTrouble(err error) {
 		return
 	}
 	s.storeLogMsg, s.storeLogAt = msg, time.Now()
-	s.log.Warn("refusing token attaches: the token store is not usable", "store", s.store.Path(), "err", msg)
+	s.log.Error("refusing token attaches: the token store is not usable", "store", s.store.Path(), "err", msg)
 }
 
 func (s *Server) attachResult(att *attachment, name string) *attachResult {

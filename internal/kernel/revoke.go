@@ -208,6 +208,9 @@ func (s *Server) recheckTokens() {
 	s.mu.Unlock()
 	for id, list := range byToken {
 		tok, err := s.store.Lookup(id)
+		if errors.Is(err, auth.ErrStoreUnavailable) {
+			s.noteStoreTrouble(err)
+		}
 		for _, at := range list {
 			cerr := err
 			if cerr == nil && (tok.Principal != at.a.principal || tok.Profile != at.a.profile) {
