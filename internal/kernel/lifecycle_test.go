@@ -2,6 +2,9 @@ package kernel
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -234,4 +237,48 @@ func TestCheckSessionLimits(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+}
+
+// inotifyFDs counts this process's inotify descriptors.
+func inotifyFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	n := 0
+	for _, e := range ents {
+		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.Contains(l, "inotify") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestIdleCloseEndsLiveStreams: watches and tails a session left running
+// are closed with it, giving back their inotify descriptors.
+func TestIdleCloseEndsLiveStreams(t *testing.T) {
+	k := startLimited(t, Limits{SessionsPerPrincipal: 4, TokenSessions: 8, OwnerSessions: 8, SessionIdle: 100 * time.Millisecond})
+	before := inotifyFDs(t)
+	c := k.dial(t)
+	c.attach("streams", "")
+	var ex execResult
+	src := `var w = watch("` + k.dir + `")` + "\n" + `var tl = tail("` + filepath.Join(k.dir, "log") + `")`
+	if err := writeFile(filepath.Join(k.dir, "log"), "a\n"); err != nil {
+		t.Fatal(err)
+	}
+	c.ok("exec", map[string]any{"src": src}, &ex)
+	if got := inotifyFDs(t); got < before+2 {
+		t.Fatalf("%d inotify descriptors with a watch and a tail running; want at least %d", got, before+2)
+	}
+	// Keep the stream values reachable, so only closing them (not the
+	// garbage collector) can give the descriptors back.
+	sess := k.srv.sessions.all()[0]
+	w, _ := sess.interp.Lookup("w")
+	tl, _ := sess.interp.Lookup("tl")
+	c.conn.Close()
+	eventually(t, 5*time.Second, "session closed", func() bool { return k.srv.sessions.len() == 0 })
+	eventually(t, 5*time.Second, "inotify descriptors given back", func() bool { return inotifyFDs(t) <= before })
+	runtime.KeepAlive(w)
+	runtime.KeepAlive(tl)
 }
