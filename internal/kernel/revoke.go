@@ -34,10 +34,6 @@ import (
 // time from a revocation or an expiry to the cut well under a second.
 const TokenRecheck = 250 * time.Millisecond
 
-// MethodSessionDetached is the notification telling a connection that its
-// attachment was cut (a kernel addition to the contract's notifications).
-const MethodSessionDetached = "session.detached"
-
 // Reasons a token attachment is cut, as the notification and the
 // AUTH_FAILED data name them.
 const (
@@ -156,7 +152,7 @@ func (c *conn) cutOff(a *attachment, cut *tokenCut) {
 	}
 	c.srv.log.Warn("detached a connection whose token is no longer usable",
 		"principal", a.principal, "token", a.tokenID, "reason", cut.reason, "err", cut.err)
-	c.send(proto.NewNotification(MethodSessionDetached, &detachedParams{
+	c.send(proto.NewNotification(proto.MethodSessionDetached, &detachedParams{
 		Session: a.sess.key.name, Principal: a.principal, Token: a.tokenID,
 		Reason: cut.reason, Message: cut.authError().Message,
 	}))

@@ -167,7 +167,7 @@ func TestRevokeCutsAttachment(t *testing.T) {
 	}
 
 	var d detachedParams
-	if err := json.Unmarshal(sub.awaitNotification(MethodSessionDetached, 5*time.Second), &d); err != nil {
+	if err := json.Unmarshal(sub.awaitNotification(proto.MethodSessionDetached, 5*time.Second), &d); err != nil {
 		t.Fatal(err)
 	}
 	if d.Reason != cutRevoked || d.Token != id || d.Principal != "agent:r" || d.Session != "r" {
@@ -205,11 +205,11 @@ func TestRevokeCutsAttachment(t *testing.T) {
 // when it expires, with no change to the store at all.
 func TestTokenExpiryCutsAttachment(t *testing.T) {
 	k := startKernel(t)
+	created := time.Now() // the expiry is at most a second from here
 	_, tok, err := auth.Open(k.store).Create("agent:brief", "p", nil, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	created := time.Now()
 	loop := execLoop(dialClient(t, k, "x", tok))
 	sub := k.dial(t)
 	sub.attach("x", tok)
@@ -228,7 +228,7 @@ func TestTokenExpiryCutsAttachment(t *testing.T) {
 		t.Errorf("cut after %v; want about 1 s (at most 1 s after expiry)", life)
 	}
 	var d detachedParams
-	if err := json.Unmarshal(sub.awaitNotification(MethodSessionDetached, 5*time.Second), &d); err != nil {
+	if err := json.Unmarshal(sub.awaitNotification(proto.MethodSessionDetached, 5*time.Second), &d); err != nil {
 		t.Fatal(err)
 	}
 	if d.Reason != cutExpired {
@@ -251,7 +251,7 @@ func TestStoreGoneBadCutsAttachment(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Chmod(dir, 0o700) })
 	var d detachedParams
-	if err := json.Unmarshal(sub.awaitNotification(MethodSessionDetached, 5*time.Second), &d); err != nil {
+	if err := json.Unmarshal(sub.awaitNotification(proto.MethodSessionDetached, 5*time.Second), &d); err != nil {
 		t.Fatal(err)
 	}
 	if d.Reason != cutStoreUnavailable || !strings.Contains(d.Message, "writable by group or others") {
