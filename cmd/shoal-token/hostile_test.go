@@ -28,6 +28,7 @@ func TestCreateRefusesOwnerPrincipals(t *testing.T) {
 		{"agent:x", "local-human"},
 		{" agent:x"},
 		{"agent:\u0445"},
+		{"agent:" + strings.Repeat("x", auth.MaxPrincipal)},
 	} {
 		code, out, errs := runIn(t, append([]string{"create"}, append(args, "--state-dir", sd)...)...)
 		if code != exitUsage || out != "" || !strings.Contains(errs, "invalid") {

@@ -174,3 +174,35 @@ func TestHostileIdleSessions(t *testing.T) {
 	k.Alive(t)
 	k.WantRSSUnder(t, sessionsRSS)
 }
+
+// TestHostileOwnerSessions: the owner's own bound holds too (ten times
+// over), with a typed error, while the owner's existing sessions, the
+// heartbeat among them, are served.
+func TestHostileOwnerSessions(t *testing.T) {
+	const bound = 8
+	k := Start(t, Options{MemCap: sessionsMemCap, Flags: []string{"--owner-sessions", fmt.Sprint(bound)}})
+	hb := k.Heartbeat(t) // one of the owner's sessions
+	owner := k.Owner(t)  // another
+	refused := 0
+	for i := 0; i < 10*bound; i++ {
+		ctx, cancel := attachCtx(t)
+		_, err := owner.Attach(ctx, client.AttachParams{Session: fmt.Sprintf("o%d", i)})
+		cancel()
+		if err != nil {
+			wantSessionLimit(t, err, "owner_sessions", bound)
+			refused++
+		}
+	}
+	if refused != 10*bound-(bound-2) {
+		t.Errorf("%d owner attaches refused; want %d", refused, 10*bound-(bound-2))
+	}
+	ctx, cancel := attachCtx(t)
+	defer cancel()
+	if _, err := owner.Exec(ctx, client.ExecParams{Src: "1 + 1"}); err != nil {
+		t.Errorf("owner exec after the refusals: %v", err)
+	}
+	time.Sleep(200 * time.Millisecond) // let the heartbeat beat beside the full owner room
+	hb.Stop(t)
+	k.Alive(t)
+	k.WantRSSUnder(t, sessionsRSS)
+}

@@ -282,6 +282,13 @@ func TestHostileTokenStore(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "writable by group or others"},
+		{"10 GB store", func(t *testing.T, k *Kernel) {
+			// Sparse: refused by its size, never read (the kernel runs
+			// under a 2 GiB address-space cap).
+			if err := os.Truncate(k.Store, 10<<30); err != nil {
+				t.Fatal(err)
+			}
+		}, "bound on a token store"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
