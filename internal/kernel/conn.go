@@ -44,11 +44,10 @@ type conn struct {
 
 func newConn(s *Server, nc *net.UnixConn) *conn {
 	c := &conn{
-		srv:  s,
-		nc:   nc,
-		out:  proto.NewOutbox(nc, OutboxFrames),
-		sem:  make(chan struct{}, MaxInflightPerConn),
-		held: map[*session]bool{},
+		srv: s,
+		nc:  nc,
+		out: proto.NewOutbox(nc, OutboxFrames),
+		sem: make(chan struct{}, MaxInflightPerConn),
 	}
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
 	return c
@@ -69,6 +68,9 @@ func (c *conn) attach(a *attachment) {
 	c.mu.Lock()
 	old := c.att
 	c.att, c.detached = a, nil
+	if c.held == nil {
+		c.held = map[*session]bool{}
+	}
 	if _, ok := c.held[a.sess]; ok {
 		drop = append(drop, a.sess)
 	} else {
@@ -90,7 +92,7 @@ func (c *conn) attach(a *attachment) {
 func (c *conn) subscribedIn(a *attachment) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.att != a {
+	if c.att != a || c.held == nil {
 		return false
 	}
 	c.held[a.sess] = true
@@ -101,7 +103,7 @@ func (c *conn) subscribedIn(a *attachment) bool {
 func (c *conn) releaseSessions() {
 	c.mu.Lock()
 	held := c.held
-	c.held = map[*session]bool{}
+	c.held = nil
 	c.mu.Unlock()
 	for s := range held {
 		s.release()

@@ -140,7 +140,7 @@ func (c *conn) cutOff(a *attachment, cut *tokenCut) {
 	subs := c.subs
 	c.subs = nil
 	held := c.held
-	c.held = map[*session]bool{}
+	c.held = nil
 	c.mu.Unlock()
 
 	a.cutOff(cut)
