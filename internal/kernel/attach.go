@@ -157,9 +157,6 @@ func (s *Server) validateToken(secret string) (*auth.Token, error) {
 	return tok, nil
 }
 
-// storeLogEvery bounds how often one unchanged store problem is logged.
-const storeLogEvery = time.Minute
-
 // noteStoreTrouble logs why the token store is refused: each new reason at
 // once, the same one again at most every storeLogEvery.
 func (s *Server) noteStoreTrouble(err error) {

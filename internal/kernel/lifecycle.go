@@ -25,10 +25,6 @@ import (
 // apart (Limits.OwnerSessions), so other principals can never use up the
 // owner's room.
 
-// sessionCloseWait bounds how long closing a session waits for its task
-// registry to shut (it has no running tasks when closed for idleness).
-const sessionCloseWait = 5 * time.Second
-
 // lifecycle is the part of a session that decides when it may close.
 type lifecycle struct {
 	mu        sync.Mutex

@@ -29,11 +29,6 @@ import (
 // The session itself is not closed: other connections may hold it, and it
 // closes when idle like any other.
 
-// TokenRecheck is how often the tokens of attached connections are checked
-// against the store; with the store's own re-read interval it bounds the
-// time from a revocation or an expiry to the cut well under a second.
-const TokenRecheck = 250 * time.Millisecond
-
 // Reasons a token attachment is cut, as the notification and the
 // AUTH_FAILED data name them.
 const (
