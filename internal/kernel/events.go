@@ -43,6 +43,21 @@ func (c *conn) subscriber() *events.Subscriber {
 	return c.subs
 }
 
+// subscriberFor is subscriber for a request of attachment a; it reports
+// false when a is no longer the connection's attachment (it was cut), so
+// no subscription outlives a revoked token.
+func (c *conn) subscriberFor(a *attachment) (*events.Subscriber, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.att != a {
+		return nil, false
+	}
+	if c.subs == nil {
+		c.subs = c.srv.bus.NewSubscriber(c.deliver)
+	}
+	return c.subs, true
+}
+
 // closeSubscriptions ends every subscription of a closing connection.
 func (c *conn) closeSubscriptions() {
 	c.mu.Lock()
@@ -272,7 +287,10 @@ func handleEventsSubscribe(_ context.Context, c *call) (any, error) {
 		return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: unknown channel "+quoteRef(*p.Channel), nil)
 	}
 	scope := c.att.sess.scope()
-	subs := c.conn.subscriber()
+	subs, ok := c.conn.subscriberFor(c.att)
+	if !ok {
+		return nil, c.att.cutErr()
+	}
 	if p.Since != nil {
 		_, err = subs.Resume(scope, *p.Channel, *p.Since)
 	} else {
@@ -282,10 +300,16 @@ func handleEventsSubscribe(_ context.Context, c *call) (any, error) {
 		if errors.Is(err, events.ErrTooManySubscriptions) {
 			return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: too many subscriptions on this connection", nil)
 		}
+		if cerr := c.att.cutErr(); cerr != nil {
+			return nil, cerr
+		}
 		if qe := eventQuotaError(err); qe != nil {
 			return nil, qe
 		}
 		return nil, proto.NewError(proto.CodeInternalError, "subscribe: "+err.Error(), nil)
+	}
+	if !c.conn.subscribedIn(c.att) {
+		return nil, c.att.cutErr()
 	}
 	return map[string]any{"channel": *p.Channel, "subscribed": true}, nil
 }

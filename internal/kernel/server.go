@@ -57,6 +57,11 @@ type Server struct {
 	readPool *quota.Pool // FrameMemory: read buffers of every connection
 	outPool  *quota.Pool // OutboxMemory: queued frames of every connection
 
+	startOnce   sync.Once // the session reaper and the token watcher
+	storeLogMu  sync.Mutex
+	storeLogMsg string // the store problem logged last
+	storeLogAt  time.Time
+
 	mu        sync.Mutex
 	closing   bool
 	listeners map[net.Listener]struct{}
@@ -89,14 +94,20 @@ func New(cfg Config) (*Server, error) {
 	if err := checkTransportLimits(s.limits); err != nil {
 		return nil, err
 	}
+	if err := checkSessionLimits(s.limits); err != nil {
+		return nil, err
+	}
 	s.readPool = quota.NewPool(budgetFrameMemory, s.limits.FrameMemory)
 	s.outPool = quota.NewPool(budgetOutboxMemory, s.limits.OutboxMemory)
 	s.adm.principal = map[string]int{}
 	if cfg.TokenStore != "" {
 		s.store = auth.Open(cfg.TokenStore)
+		if err := s.store.Check(); err != nil {
+			s.noteStoreTrouble(err)
+		}
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.sessions.init()
+	s.sessions.init(s.local, s.limits)
 	s.bus = events.New(events.WithLimits(events.Limits{
 		ChannelBytes:  s.limits.EventChannelMemory,
 		ScopeChannels: s.limits.EventChannels,
@@ -126,6 +137,10 @@ func (s *Server) Serve(l net.Listener) error {
 	}
 	s.listeners[l] = struct{}{}
 	s.mu.Unlock()
+	s.startOnce.Do(func() {
+		go s.reapSessions()
+		go s.watchTokens()
+	})
 	defer func() {
 		s.mu.Lock()
 		delete(s.listeners, l)
