@@ -22,7 +22,6 @@ const (
 	CodeUnknownPTY             = -32022 // absent, closed or foreign PTY
 	CodePTYSpawnFailed         = -32023 // PTY could not be started
 	CodeAuthFailed             = -32030 // token invalid, revoked, expired, or store unreadable
-	CodeQuotaExceeded          = -32040 // a budget or count bound is exhausted; data.budget names it
 )
 
 var codeNames = map[int]string{
@@ -44,7 +43,6 @@ var codeNames = map[int]string{
 	CodeUnknownPTY:             "UNKNOWN_PTY",
 	CodePTYSpawnFailed:         "PTY_SPAWN_FAILED",
 	CodeAuthFailed:             "AUTH_FAILED",
-	CodeQuotaExceeded:          "QUOTA_EXCEEDED",
 }
 
 // CodeName returns the contract name of an error code, e.g.

@@ -130,12 +130,12 @@ func TestErrorCodesPinned(t *testing.T) {
 		"PARSE_ERROR": -32001, "RAISED": -32002, "UNKNOWN_REF": -32004, "BAD_PATH_OR_SLICE": -32005,
 		"LEASH_DENIED": -32010, "APPROVAL_REQUIRED": -32011, "UNKNOWN_PLAN": -32012,
 		"TASK_CONTROL_UNAVAILABLE": -32020, "UNKNOWN_TASK": -32021, "UNKNOWN_PTY": -32022,
-		"PTY_SPAWN_FAILED": -32023, "AUTH_FAILED": -32030, "QUOTA_EXCEEDED": -32040,
+		"PTY_SPAWN_FAILED": -32023, "AUTH_FAILED": -32030,
 	}
 	consts := []int{CodeRPCParseError, CodeInvalidRequest, CodeMethodNotFound, CodeInvalidParams,
 		CodeInternalError, CodeNotAttached, CodeParseError, CodeRaised, CodeUnknownRef,
 		CodeBadPathOrSlice, CodeLeashDenied, CodeApprovalRequired, CodeUnknownPlan,
-		CodeTaskControlUnavailable, CodeUnknownTask, CodeUnknownPTY, CodePTYSpawnFailed, CodeAuthFailed, CodeQuotaExceeded}
+		CodeTaskControlUnavailable, CodeUnknownTask, CodeUnknownPTY, CodePTYSpawnFailed, CodeAuthFailed}
 	if len(consts) != len(want) || len(codeNames) != len(want) {
 		t.Fatalf("%d constants, %d names, want %d", len(consts), len(codeNames), len(want))
 	}

@@ -41,12 +41,12 @@ const (
 	MaxRetryDelay = 200 * time.Millisecond
 )
 
-// Budget names, as errors and docs give them (the kernel's flag names).
+// Budget names, as errors and docs give them (the kernel.Limits fields).
 const (
-	BudgetChannelBytes  = "event-channel-memory"
-	BudgetScopeChannels = "event-channels"
-	BudgetScopeBytes    = "event-session-memory"
-	BudgetTotalBytes    = "event-memory"
+	BudgetChannelBytes  = "event_channel_memory"
+	BudgetScopeChannels = "event_channels"
+	BudgetScopeBytes    = "event_session_memory"
+	BudgetTotalBytes    = "event_memory"
 )
 
 // Limits are the bus's retention budgets. An event is charged its payload

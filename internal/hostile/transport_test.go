@@ -106,10 +106,10 @@ func TestHostilePartialFrames(t *testing.T) {
 	k.Alive(t)
 	rss := k.PeakRSS(t)
 	t.Logf("outcomes %v; owner p99 %v; peak RSS %d MiB, peak VM %d MiB", outcomes, Percentile(lat, 99), rss>>20, statusField(t, k.Pid, "VmPeak")>>20)
-	if outcomes["frame-memory"]+outcomes["frame-timeout"] != conns {
+	if outcomes["frame_memory"]+outcomes["frame_timeout"] != conns {
 		t.Errorf("outcomes %v: every connection should get -32600 naming frame-memory or frame-timeout", outcomes)
 	}
-	if outcomes["frame-memory"] == 0 {
+	if outcomes["frame_memory"] == 0 {
 		t.Errorf("the budget was never reached: %v", outcomes)
 	}
 	k.WantRSSUnder(t, rssBound)
@@ -150,7 +150,7 @@ func TestHostileSlowloris(t *testing.T) {
 					}
 				}
 			}()
-			if code, budget, ok := closingError(c, 20*time.Second); ok && code == proto.CodeInvalidRequest && budget == "frame-timeout" {
+			if code, budget, ok := closingError(c, 20*time.Second); ok && code == proto.CodeInvalidRequest && budget == "frame_timeout" {
 				timedOut.Add(1)
 			}
 		}()
@@ -218,7 +218,7 @@ func TestHostileConnectionFlood(t *testing.T) {
 				} else {
 					budget = "closed without an error"
 				}
-			} else if code != proto.CodeQuotaExceeded {
+			} else if code != proto.CodeLeashDenied {
 				budget = fmt.Sprintf("code %d", code)
 			}
 			mu.Lock()
@@ -227,7 +227,7 @@ func TestHostileConnectionFlood(t *testing.T) {
 		}()
 	}
 	rwg.Wait()
-	if reasons["max-preattach-conns"]+reasons["max-conns"] < held-maxWaiting || reasons["still open"] > maxWaiting || reasons["max-preattach-conns"] == 0 {
+	if reasons["max_preattach_conns"]+reasons["max_conns"] < held-maxWaiting || reasons["still open"] > maxWaiting || reasons["max_preattach_conns"] == 0 {
 		t.Errorf("the %d connections ended with %v; want -32040 naming max-preattach-conns or max-conns for all but at most %d", held, reasons, maxWaiting)
 	}
 	var wg sync.WaitGroup
@@ -373,9 +373,9 @@ func TestHostileEventBudgets(t *testing.T) {
 	}
 	c := k.Attach(t, "full", tok)
 	_, err := c.EventsPublish(Ctx(t), "user.one-more", 1)
-	WantCode(t, err, proto.CodeQuotaExceeded)
+	WantCode(t, err, proto.CodeLeashDenied)
 	_, err = c.SubscribeLive(Ctx(t), "user.one-more")
-	WantCode(t, err, proto.CodeQuotaExceeded)
+	WantCode(t, err, proto.CodeLeashDenied)
 	_, err = c.Exec(Ctx(t), client.ExecParams{Src: `for i in 0..1000 { channel("user.e{i}").emit(i) }`})
 	WantLangCode(t, err, "quota_exceeded")
 	// Shoal emits of big payloads over many channels in another session

@@ -20,10 +20,11 @@ import (
 // connection's read buffer and outbound queue charge; FrameTimeout bounds
 // how long one request frame may take to arrive.
 
-// Budget names, as errors and docs name them (the flags' names).
+// Budget names, as errors and docs name them (the Limits fields, as the
+// session bounds are named).
 const (
-	budgetFrameMemory  = "frame-memory"
-	budgetOutboxMemory = "outbox-memory"
+	budgetFrameMemory  = "frame_memory"
+	budgetOutboxMemory = "outbox_memory"
 )
 
 const (
@@ -35,17 +36,45 @@ const (
 	acceptBackoff = 50 * time.Millisecond
 )
 
-// checkTransportLimits reports a transport limit that cannot work.
-func checkTransportLimits(l Limits) error {
-	switch {
-	case l.FrameMemory < 1:
-		return errors.New("kernel: --frame-memory must be positive")
-	case l.OutboxMemory < 1:
-		return errors.New("kernel: --outbox-memory must be positive")
-	case l.FrameTimeout <= 0:
-		return errors.New("kernel: --frame-timeout must be positive")
-	case l.MaxConns < 1, l.MaxPreAttachConns < 1, l.MaxPrincipalConns < 1:
-		return errors.New("kernel: --max-conns, --max-preattach-conns and --max-principal-conns must be at least 1")
+// settleTransportLimits gives the transport and event fields of l left at
+// zero their defaults, and reports a negative one.
+func settleTransportLimits(l *Limits) error {
+	d := DefaultLimits()
+	sizes := []struct {
+		flag   string
+		v, def *int64
+	}{
+		{"frame-memory", &l.FrameMemory, &d.FrameMemory},
+		{"outbox-memory", &l.OutboxMemory, &d.OutboxMemory},
+		{"event-channel-memory", &l.EventChannelMemory, &d.EventChannelMemory},
+		{"event-session-memory", &l.EventSessionMemory, &d.EventSessionMemory},
+		{"event-memory", &l.EventMemory, &d.EventMemory},
+		{"frame-timeout", (*int64)(&l.FrameTimeout), (*int64)(&d.FrameTimeout)},
+	}
+	counts := []struct {
+		flag   string
+		v, def *int
+	}{
+		{"max-conns", &l.MaxConns, &d.MaxConns},
+		{"max-preattach-conns", &l.MaxPreAttachConns, &d.MaxPreAttachConns},
+		{"max-principal-conns", &l.MaxPrincipalConns, &d.MaxPrincipalConns},
+		{"event-channels", &l.EventChannels, &d.EventChannels},
+	}
+	for _, f := range sizes {
+		if *f.v < 0 {
+			return fmt.Errorf("kernel: --%s must not be negative", f.flag)
+		}
+		if *f.v == 0 {
+			*f.v = *f.def
+		}
+	}
+	for _, f := range counts {
+		if *f.v < 0 {
+			return fmt.Errorf("kernel: --%s must not be negative", f.flag)
+		}
+		if *f.v == 0 {
+			*f.v = *f.def
+		}
 	}
 	return nil
 }
@@ -57,11 +86,18 @@ type admission struct {
 	principal map[string]int // attached connections per token principal
 }
 
+// quotaDenied is the wire form of a request or connection refused by a
+// bound: LEASH_DENIED with a quota_exceeded data code naming the budget,
+// as the session bounds answer.
+func quotaDenied(msg, budget string, limit int64) *proto.RPCError {
+	return proto.NewError(proto.CodeLeashDenied, msg,
+		map[string]any{"code": "quota_exceeded", "budget": budget, "limit": limit})
+}
+
 // connLimitError is the typed error of a connection closed or refused by a
 // connection bound.
 func connLimitError(budget string, limit int, msg string) *proto.RPCError {
-	return proto.NewError(proto.CodeQuotaExceeded, msg,
-		map[string]any{"budget": budget, "limit": limit})
+	return quotaDenied(msg, budget, int64(limit))
 }
 
 // admitLocked decides whether c may be served, evicting the oldest
@@ -73,11 +109,11 @@ func (s *Server) admitLocked(c *conn) *proto.RPCError {
 	// Evicted connections still draining count against a hard ceiling,
 	// so churn cannot pile them up.
 	if len(s.conns) >= lim.MaxConns+lim.MaxPreAttachConns {
-		return connLimitError("max-conns", lim.MaxConns, fmt.Sprintf("connection refused: the kernel serves at most %d connections", lim.MaxConns))
+		return connLimitError("max_conns", lim.MaxConns, fmt.Sprintf("connection refused: the kernel serves at most %d connections (max_conns, --max-conns)", lim.MaxConns))
 	}
 	if a.live >= lim.MaxConns || a.waiting.Len() >= lim.MaxPreAttachConns {
 		if !s.evictOldestWaitingLocked() {
-			return connLimitError("max-conns", lim.MaxConns, fmt.Sprintf("connection refused: the kernel serves at most %d connections", lim.MaxConns))
+			return connLimitError("max_conns", lim.MaxConns, fmt.Sprintf("connection refused: the kernel serves at most %d connections (max_conns, --max-conns)", lim.MaxConns))
 		}
 	}
 	c.waitElem = a.waiting.PushBack(c)
@@ -98,8 +134,8 @@ func (s *Server) evictOldestWaitingLocked() bool {
 	victim.evicted = true
 	s.adm.live--
 	lim := s.limits.MaxPreAttachConns
-	go victim.endWith(connLimitError("max-preattach-conns", lim,
-		fmt.Sprintf("connection closed: at most %d connections may wait unattached; the oldest is closed to admit another", lim)))
+	go victim.endWith(connLimitError("max_preattach_conns", lim,
+		fmt.Sprintf("connection closed: at most %d connections may wait unattached (max_preattach_conns, --max-preattach-conns); the oldest is closed to admit another", lim)))
 	return true
 }
 
@@ -135,8 +171,8 @@ func (s *Server) bindPrincipal(c *conn, principal string) error {
 		counted = "" // the owner is not counted
 	}
 	if lim := s.limits.MaxPrincipalConns; counted != "" && counted != c.boundTo && a.principal[counted] >= lim {
-		return connLimitError("max-principal-conns", lim,
-			fmt.Sprintf("attach refused: principal %s already has %d attached connections", principal, lim))
+		return connLimitError("max_principal_conns", lim,
+			fmt.Sprintf("attach refused: principal %s already has %d attached connections (max_principal_conns, --max-principal-conns)", principal, lim))
 	}
 	if c.waitElem != nil {
 		a.waiting.Remove(c.waitElem)
@@ -219,8 +255,8 @@ func (s *Server) newQuotas(c *conn) {
 // told.
 func (s *Server) evictedFrameError() *proto.RPCError {
 	return proto.NewError(proto.CodeInvalidRequest,
-		fmt.Sprintf("frame refused: the %s budget (%d bytes, all connections) is full and this connection held the most", budgetFrameMemory, s.limits.FrameMemory),
-		map[string]any{"budget": budgetFrameMemory, "limit": s.limits.FrameMemory})
+		fmt.Sprintf("frame refused: the %s budget (%d bytes, all connections; --frame-memory) is full and this connection held the most", budgetFrameMemory, s.limits.FrameMemory),
+		map[string]any{"code": "quota_exceeded", "budget": budgetFrameMemory, "limit": s.limits.FrameMemory})
 }
 
 // frameError turns the frame reader's failure into the typed error the
@@ -232,18 +268,18 @@ func (c *conn) frameError(err error) *proto.RPCError {
 	case errors.Is(err, proto.ErrFrameTooLong):
 		return proto.NewError(proto.CodeInvalidRequest,
 			fmt.Sprintf("frame refused: a line may hold at most %d bytes", proto.MaxFrame),
-			map[string]any{"budget": "max-frame", "limit": proto.MaxFrame})
+			map[string]any{"code": "too_large", "budget": "max_frame", "limit": proto.MaxFrame})
 	case errors.Is(err, quota.ErrEvicted):
 		// Evicted while growing, before the eviction's own stop landed.
 		return c.srv.evictedFrameError()
 	case errors.Is(err, quota.ErrExceeded):
 		return proto.NewError(proto.CodeInvalidRequest,
-			fmt.Sprintf("frame refused: the %s budget (%d bytes, all connections) is full", budgetFrameMemory, lim.FrameMemory),
-			map[string]any{"budget": budgetFrameMemory, "limit": lim.FrameMemory})
+			fmt.Sprintf("frame refused: the %s budget (%d bytes, all connections; --frame-memory) is full", budgetFrameMemory, lim.FrameMemory),
+			map[string]any{"code": "quota_exceeded", "budget": budgetFrameMemory, "limit": lim.FrameMemory})
 	case errors.Is(err, proto.ErrFrameTimeout):
 		return proto.NewError(proto.CodeInvalidRequest,
-			fmt.Sprintf("frame refused: a frame must arrive within %v of its first byte", lim.FrameTimeout),
-			map[string]any{"budget": "frame-timeout", "limit_ms": lim.FrameTimeout.Milliseconds()})
+			fmt.Sprintf("frame refused: a frame must arrive within %v of its first byte (frame_timeout, --frame-timeout)", lim.FrameTimeout),
+			map[string]any{"code": "timeout", "budget": "frame_timeout", "limit": lim.FrameTimeout.Milliseconds()})
 	}
 	return nil
 }

@@ -135,7 +135,7 @@ func TestFrameMemoryEvictionIsTyped(t *testing.T) {
 	small := k.dial(t)
 	small.sendRawNoNL(padPrefix + strings.Repeat("y", 200<<10))
 	r := hog.closingError()
-	if r.Error.Code != proto.CodeInvalidRequest || budgetOf(t, r) != "frame-memory" {
+	if r.Error.Code != proto.CodeInvalidRequest || budgetOf(t, r) != "frame_memory" {
 		t.Fatalf("hog got %+v, want -32600 naming frame-memory", r.Error)
 	}
 	small.sendRaw(`"}}`)
@@ -154,10 +154,10 @@ func TestFrameMemoryRefusesTheHog(t *testing.T) {
 		hog.conn.Write([]byte(padPrefix + strings.Repeat("x", 4<<20)))
 	}()
 	r := hog.closingError()
-	if r.Error.Code != proto.CodeInvalidRequest || budgetOf(t, r) != "frame-memory" {
+	if r.Error.Code != proto.CodeInvalidRequest || budgetOf(t, r) != "frame_memory" {
 		t.Fatalf("got %+v", r.Error)
 	}
-	if !strings.Contains(r.Error.Message, "frame-memory") {
+	if !strings.Contains(r.Error.Message, "frame_memory") {
 		t.Errorf("message %q does not name the budget", r.Error.Message)
 	}
 }
@@ -170,7 +170,7 @@ func TestOversizeFrameIsTyped(t *testing.T) {
 		c.conn.Write([]byte(padPrefix + strings.Repeat("x", proto.MaxFrame+10)))
 	}()
 	r := c.closingError()
-	if r.Error.Code != proto.CodeInvalidRequest || budgetOf(t, r) != "max-frame" {
+	if r.Error.Code != proto.CodeInvalidRequest || budgetOf(t, r) != "max_frame" {
 		t.Fatalf("got %+v", r.Error)
 	}
 }
@@ -204,7 +204,7 @@ func TestFrameTimeout(t *testing.T) {
 	r := slow.closingError()
 	close(stop)
 	wg.Wait()
-	if r.Error.Code != proto.CodeInvalidRequest || budgetOf(t, r) != "frame-timeout" {
+	if r.Error.Code != proto.CodeInvalidRequest || budgetOf(t, r) != "frame_timeout" {
 		t.Fatalf("got %+v", r.Error)
 	}
 	if el := time.Since(start); el > 10*d {
@@ -239,7 +239,7 @@ func TestPreAttachLimitClosesOldest(t *testing.T) {
 	}
 	newest := k.dial(t)
 	r := waiting[0].closingError()
-	if r.Error.Code != proto.CodeQuotaExceeded || budgetOf(t, r) != "max-preattach-conns" {
+	if r.Error.Code != proto.CodeLeashDenied || budgetOf(t, r) != "max_preattach_conns" {
 		t.Fatalf("oldest got %+v", r.Error)
 	}
 	for _, c := range append(waiting[1:], newest, attached) {
@@ -255,7 +255,7 @@ func TestMaxConnsRefusesWhenAllAttached(t *testing.T) {
 	b.attach("", "")
 	c := k.dial(t)
 	r := c.closingError()
-	if r.Error.Code != proto.CodeQuotaExceeded || budgetOf(t, r) != "max-conns" {
+	if r.Error.Code != proto.CodeLeashDenied || budgetOf(t, r) != "max_conns" {
 		t.Fatalf("got %+v", r.Error)
 	}
 	// One closes: room again.
@@ -277,8 +277,8 @@ func TestMaxPrincipalConns(t *testing.T) {
 		c.attach("s"+itoa(i), tok)
 	}
 	c := k.dial(t)
-	r := c.fail("session.attach", map[string]any{"token": tok}, proto.CodeQuotaExceeded)
-	if budgetOf(t, r) != "max-principal-conns" {
+	r := c.fail("session.attach", map[string]any{"token": tok}, proto.CodeLeashDenied)
+	if budgetOf(t, r) != "max_principal_conns" {
 		t.Fatalf("got %+v", r.Error)
 	}
 	for range 3 { // the owner is not bounded
@@ -325,7 +325,7 @@ func TestRefuseDoesNotWaitForTheReader(t *testing.T) {
 	defer b.Close()
 	done := make(chan struct{})
 	go func() {
-		refuse(a, proto.NewError(proto.CodeQuotaExceeded, "x", nil))
+		refuse(a, proto.NewError(proto.CodeLeashDenied, "x", nil))
 		close(done)
 	}()
 	select {

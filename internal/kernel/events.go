@@ -154,8 +154,7 @@ func eventQuotaError(err error) *proto.RPCError {
 	if !errors.As(err, &qe) {
 		return nil
 	}
-	return proto.NewError(proto.CodeQuotaExceeded, qe.Error(),
-		map[string]any{"budget": qe.Budget, "limit": qe.Limit})
+	return quotaDenied(qe.Error(), qe.Budget, qe.Limit)
 }
 
 // maxSafeInt is the largest integer JSON carries exactly, 2^53-1: every

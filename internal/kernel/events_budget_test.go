@@ -105,11 +105,11 @@ func TestEventChannelsQuota(t *testing.T) {
 	watcher.ok("events.subscribe", map[string]any{"channel": "user.b"}, nil)
 	c := k.dial(t)
 	c.attach("q", "")
-	r := c.fail("events.publish", map[string]any{"channel": "user.c", "payload": 1}, proto.CodeQuotaExceeded)
+	r := c.fail("events.publish", map[string]any{"channel": "user.c", "payload": 1}, proto.CodeLeashDenied)
 	if budgetOf(t, r) != events.BudgetScopeChannels {
 		t.Errorf("budget %s", r.Error.Data)
 	}
-	c.fail("events.subscribe", map[string]any{"channel": "user.c"}, proto.CodeQuotaExceeded)
+	c.fail("events.subscribe", map[string]any{"channel": "user.c"}, proto.CodeLeashDenied)
 	r = c.fail("exec", map[string]any{"src": `channel("user.c").emit(1)`}, proto.CodeRaised)
 	var data struct {
 		Code string `json:"code"`

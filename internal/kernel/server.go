@@ -91,7 +91,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Limits != nil {
 		s.limits = *cfg.Limits
 	}
-	if err := checkTransportLimits(s.limits); err != nil {
+	if err := settleTransportLimits(&s.limits); err != nil {
 		return nil, err
 	}
 	if err := checkSessionLimits(s.limits); err != nil {
