@@ -5,6 +5,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/shoalgo/shoal/internal/contain"
 )
 
 // Defaults for an OS host; each can be changed with an Option.
@@ -54,7 +56,8 @@ type OS struct {
 	waitDelay  time.Duration
 	now        func() time.Time
 	environ    func() []string
-	live       atomic.Int64 // watches and tails running
+	live       atomic.Int64   // watches and tails running
+	procs      *contain.Scope // where Run starts processes; nil: untracked
 }
 
 var _ Host = (*OS)(nil)
@@ -115,6 +118,13 @@ func WithWaitDelay(d time.Duration) Option {
 		}
 	}
 }
+
+// WithProcesses makes Run and RunTerminal start every process in scope, so
+// that closing the scope ends everything this host started, however far it
+// strayed (see package contain). Without it processes are still started
+// with Pdeathsig and their trees ended on cancellation, but nothing ends
+// the background processes a finished command leaves.
+func WithProcesses(scope *contain.Scope) Option { return func(o *OS) { o.procs = scope } }
 
 // WithClock replaces the wall clock returned by Now (tests).
 func WithClock(now func() time.Time) Option {
