@@ -28,6 +28,9 @@ func (m *Manager) NewScope() *Scope { return &Scope{procs: map[*Proc]struct{}{}}
 // Close does nothing off Linux beyond what each Scope's Close does.
 func (m *Manager) Close() {}
 
+// Kill does nothing off Linux.
+func (m *Manager) Kill() {}
+
 // KillDescendants is not available off Linux.
 func (m *Manager) KillDescendants() {}
 

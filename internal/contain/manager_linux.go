@@ -690,3 +690,22 @@ func reapOrphans() {
 		_, _ = unix.Wait4(p.pid, &ws, unix.WNOHANG, nil)
 	}
 }
+
+// Kill sends SIGKILL to everything the Manager contains (and, with
+// Subreaper, every other descendant but the supervisor) without waiting
+// for anything: the last act of a process about to exit. The supervisor
+// removes the cgroups once it has.
+func (m *Manager) Kill() {
+	if m == nil {
+		return
+	}
+	if m.cg != nil {
+		m.cg.kill(m.cg.root)
+	}
+	for _, p := range m.liveProcs() {
+		p.Signal(syscall.SIGKILL)
+	}
+	if m.subreaper {
+		m.KillDescendants()
+	}
+}

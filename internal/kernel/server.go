@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/events"
 )
 
@@ -35,6 +36,10 @@ type Config struct {
 	EventStall time.Duration
 	// Limits are the tunable bounds; nil means DefaultLimits().
 	Limits *Limits
+	// Processes contains every process sessions start (see package
+	// contain); the caller sets it up and closes it after Shutdown. Nil
+	// means a Manager without subreaper or cgroups, owned by the Server.
+	Processes *contain.Manager
 }
 
 // Server serves the kernel protocol on Unix listeners.
@@ -51,6 +56,8 @@ type Server struct {
 
 	sessions registry
 	bus      *events.Bus
+	procs    *contain.Manager
+	ownProcs bool // procs was made by New and is closed by Shutdown
 
 	mu        sync.Mutex
 	closing   bool
@@ -82,6 +89,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.TokenStore != "" {
 		s.store = auth.Open(cfg.TokenStore)
+	}
+	s.procs = cfg.Processes
+	if s.procs == nil {
+		s.procs, s.ownProcs = contain.New(contain.Config{}), true
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.sessions.init()
@@ -214,9 +225,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
 		for _, sess := range s.sessions.all() {
-			if err := sess.tasks.Close(ctx); err != nil {
+			if err := sess.end(ctx); err != nil {
 				s.log.Warn("tasks still running at shutdown", "session", sess.key.name, "err", err)
 			}
+		}
+		if s.ownProcs {
+			s.procs.Close()
 		}
 		s.connWG.Wait()
 		close(done)
