@@ -1,0 +1,317 @@
+package hostile
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shoalgo/shoal/client"
+)
+
+// Process containment bounds, stated once.
+const (
+	// survivorWait is how long a process the kernel should have ended may
+	// take to be gone.
+	survivorWait = 3 * time.Second
+	// shutdownBound is the contract's limit on exiting after SIGTERM.
+	shutdownBound = 5 * time.Second
+)
+
+// proc is a process identified beyond its pid: (pid, start time).
+type proc struct {
+	pid   int
+	start string
+}
+
+// procFields reads the state, session and start time of pid.
+func procFields(pid int) (state byte, sid int, start string, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, "", false
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	sid, _ = strconv.Atoi(f[3])
+	return f[0][0], sid, f[19], true
+}
+
+// escapee waits for the pid the script wrote to path and for that process
+// to have moved to a session of its own.
+func escapee(t *testing.T, path string) proc {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		b, err := os.ReadFile(path)
+		if err == nil && strings.HasSuffix(string(b), "\n") {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				t.Fatalf("pid file %s: %v", path, err)
+			}
+			if state, sid, start, ok := procFields(pid); ok && sid == pid && state != 'Z' {
+				return proc{pid, start}
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no escaped process in %s", path)
+	return proc{}
+}
+
+func (p proc) alive() bool {
+	state, _, start, ok := procFields(p.pid)
+	return ok && start == p.start && state != 'Z' && state != 'X'
+}
+
+// wantNoSurvivor fails (and kills p) unless p is gone within survivorWait.
+func wantNoSurvivor(t *testing.T, p proc, after string) {
+	t.Helper()
+	deadline := time.Now().Add(survivorWait)
+	for time.Now().Before(deadline) {
+		if !p.alive() {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = syscall.Kill(p.pid, syscall.SIGKILL)
+	t.Fatalf("process %d survived %s", p.pid, after)
+}
+
+// escapeSrc is a command whose shell puts a child in a new session, writes
+// its pid to path, and then waits (or, without wait, exits at once, leaving
+// the child behind).
+func escapeSrc(path string, wait bool) string {
+	src := "sh { setsid sleep 100 </dev/null >/dev/null 2>&1 & echo $! > " + path
+	if wait {
+		src += "; sleep 100"
+	}
+	return src + " }"
+}
+
+func containment(t *testing.T, k *Kernel, c *client.Client) *client.Containment {
+	t.Helper()
+	info, err := c.KernelInfo(Ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Containment == nil {
+		t.Fatal("kernel.info has no containment")
+	}
+	return info.Containment
+}
+
+// TestProcessInfoReportsContainment: on this machine class (root, cgroup
+// v2 hierarchy present) every mechanism is active.
+func TestProcessInfoReportsContainment(t *testing.T) {
+	k := Start(t, Options{})
+	c := containment(t, k, k.Owner(t))
+	t.Logf("containment: %+v", *c)
+	if !c.Subreaper || !c.Pdeathsig || !c.Walk || !c.Supervisor {
+		t.Errorf("containment %+v: want subreaper, pdeathsig, walk and supervisor", *c)
+	}
+	if c.Cgroup == "" {
+		t.Error("containment.cgroup is empty; want v2:<dir>, v1:<dir> or none")
+	}
+	if os.Geteuid() == 0 && c.Cgroup == "none" {
+		t.Error("running as root with cgroup hierarchies mounted, yet no cgroup is used")
+	}
+}
+
+// TestProcessCancelEndsSetsidEscape: task.cancel of
+// `sh { setsid sleep 100 & sleep 100 }` ends the setsid'd child too.
+func TestProcessCancelEndsSetsidEscape(t *testing.T) {
+	k := Start(t, Options{})
+	owner := k.Owner(t)
+	ctx := Ctx(t)
+	pidFile := filepath.Join(k.Dir, "escaped.pid")
+	res, err := owner.Exec(ctx, client.ExecParams{Src: escapeSrc(pidFile, true), Async: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := escapee(t, pidFile)
+	var rec struct {
+		State string `json:"state"`
+	}
+	if err := owner.Call(ctx, "task.cancel", map[string]string{"task": res.Task}, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := owner.Call(ctx, "task.await", map[string]any{"task": res.Task, "timeout_ms": 5000}, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.State != "cancelled" {
+		t.Errorf("task state %q after cancel, want cancelled", rec.State)
+	}
+	wantNoSurvivor(t, p, "task.cancel")
+	k.Alive(t)
+}
+
+// TestProcessSIGTERMLeavesNoSurvivors: a background child left by a finished
+// command, and one under a running task, both end when the kernel is
+// stopped with SIGTERM, which it obeys within 5 s.
+func TestProcessSIGTERMLeavesNoSurvivors(t *testing.T) {
+	k := Start(t, Options{})
+	owner := k.Owner(t)
+	ctx := Ctx(t)
+	left := filepath.Join(k.Dir, "left.pid")
+	if _, err := owner.Exec(ctx, client.ExecParams{Src: escapeSrc(left, false)}); err != nil {
+		t.Fatal(err)
+	}
+	running := filepath.Join(k.Dir, "running.pid")
+	if _, err := owner.Exec(ctx, client.ExecParams{Src: escapeSrc(running, true), Async: true}); err != nil {
+		t.Fatal(err)
+	}
+	ps := []proc{escapee(t, left), escapee(t, running)}
+	start := time.Now()
+	if err := k.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-k.Exited():
+	case <-time.After(2 * shutdownBound):
+		t.Fatal("kernel still running 10 s after SIGTERM")
+	}
+	took := time.Since(start)
+	t.Logf("exited %v after SIGTERM", took.Round(time.Millisecond))
+	if took > shutdownBound {
+		t.Errorf("kernel took %v to exit after SIGTERM, want under %v", took, shutdownBound)
+	}
+	for _, p := range ps {
+		wantNoSurvivor(t, p, "SIGTERM of the kernel")
+	}
+}
+
+// TestProcessSIGKILLLeavesNoSurvivors: when the kernel is killed with
+// SIGKILL, its supervisor ends what it left: a setsid'd child under a
+// running task, one left behind by a finished command, and the task's
+// shell itself.
+func TestProcessSIGKILLLeavesNoSurvivors(t *testing.T) {
+	k := Start(t, Options{})
+	owner := k.Owner(t)
+	ctx := Ctx(t)
+	cg := containment(t, k, owner).Cgroup
+	left := filepath.Join(k.Dir, "left.pid")
+	if _, err := owner.Exec(ctx, client.ExecParams{Src: escapeSrc(left, false)}); err != nil {
+		t.Fatal(err)
+	}
+	running := filepath.Join(k.Dir, "running.pid")
+	shell := filepath.Join(k.Dir, "shell.pid")
+	if _, err := owner.Exec(ctx, client.ExecParams{Async: true,
+		Src: "sh { echo $$ > " + shell + "; setsid sleep 100 </dev/null >/dev/null 2>&1 & echo $! > " + running + "; sleep 100 }"}); err != nil {
+		t.Fatal(err)
+	}
+	ps := []proc{escapee(t, left), escapee(t, running)}
+	if sh := waitPidFile(t, shell); sh.alive() {
+		ps = append(ps, sh)
+	}
+	// Give a supervisor that follows trees through /proc (no cgroup v2)
+	// time to have seen them.
+	time.Sleep(600 * time.Millisecond)
+	if err := k.Cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-k.Exited()
+	for _, p := range ps {
+		wantNoSurvivor(t, p, "SIGKILL of the kernel")
+	}
+	if dir, ok := strings.CutPrefix(cg, "v2:"); ok {
+		waitGoneDir(t, dir)
+	} else if dir, ok := strings.CutPrefix(cg, "v1:"); ok {
+		waitGoneDir(t, dir)
+	}
+}
+
+// waitPidFile waits for a pid written by a script.
+func waitPidFile(t *testing.T, path string) proc {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		b, err := os.ReadFile(path)
+		if err != nil || !strings.HasSuffix(string(b), "\n") {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, start, _ := procFields(pid)
+		return proc{pid, start}
+	}
+	t.Fatalf("no pid in %s", path)
+	return proc{}
+}
+
+// waitGoneDir waits for the supervisor to have removed the kernel's cgroup.
+func waitGoneDir(t *testing.T, dir string) {
+	t.Helper()
+	for deadline := time.Now().Add(survivorWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			return
+		}
+	}
+	t.Errorf("the kernel's cgroup %s is still there after its supervisor ran", dir)
+}
+
+// TestProcessShutdownWithin5s: SIGTERM with a pure evaluation loop running
+// synchronously, a task running a command, and a heartbeat connection: the
+// kernel exits 0 within 5 s and leaves nothing running.
+func TestProcessShutdownWithin5s(t *testing.T) {
+	k := Start(t, Options{})
+	owner := k.Owner(t)
+	ctx := Ctx(t)
+	task := filepath.Join(k.Dir, "task.pid")
+	if _, err := owner.Exec(ctx, client.ExecParams{Src: escapeSrc(task, true), Async: true}); err != nil {
+		t.Fatal(err)
+	}
+	p := escapee(t, task)
+	loop := k.Attach(t, "loop", "")
+	looping := make(chan error, 1)
+	go func() {
+		_, err := loop.Exec(context.Background(), client.ExecParams{Src: "while true { }"})
+		looping <- err
+	}()
+	time.Sleep(300 * time.Millisecond) // the loop is running
+	start := time.Now()
+	if err := k.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-k.Exited():
+	case <-time.After(2 * shutdownBound):
+		t.Fatal("kernel still running 10 s after SIGTERM")
+	}
+	took := time.Since(start)
+	t.Logf("exited %v after SIGTERM", took.Round(time.Millisecond))
+	if took > shutdownBound {
+		t.Errorf("kernel took %v to exit after SIGTERM, want under %v", took, shutdownBound)
+	}
+	k.waitMu.Lock()
+	st := k.state
+	k.waitMu.Unlock()
+	if st == nil || st.ExitCode() != 0 {
+		t.Errorf("kernel exit after SIGTERM: %v, want status 0; stderr:\n%s", st, k.Stderr())
+	}
+	wantNoSurvivor(t, p, "shutdown")
+	select {
+	case err := <-looping:
+		if err == nil {
+			t.Error("the endless loop returned a value")
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the looping exec never got an answer or a closed connection")
+	}
+}
+
+// decodeRecord is a helper for task records from raw JSON.
+func decodeRecord(t *testing.T, raw json.RawMessage) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
