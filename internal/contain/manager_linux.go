@@ -610,13 +610,17 @@ func untrack(p *Proc) {
 	childMu.Unlock()
 }
 
-// The spawning thread: one goroutine locked to its OS thread for the life
-// of the process forks every child, so that Pdeathsig (sent when the
-// forking thread exits, not the process) fires only when the process dies.
+// The spawning thread: one goroutine locked to its OS thread forks every
+// child, so that Pdeathsig (sent when the forking thread exits, not the
+// process) fires only when the process dies. The goroutine ends, and its
+// thread with it, only when it has been idle for spawnIdle and no child it
+// forked is still unreaped.
 var (
-	spawnOnce sync.Once
-	spawnReqs chan spawnReq
+	spawnMu   sync.Mutex
+	spawnReqs chan spawnReq // nil while no spawning thread runs
 )
+
+const spawnIdle = 500 * time.Millisecond
 
 type spawnReq struct {
 	cmd  *exec.Cmd
@@ -624,21 +628,44 @@ type spawnReq struct {
 }
 
 func spawn(cmd *exec.Cmd) error {
-	spawnOnce.Do(func() {
-		spawnReqs = make(chan spawnReq)
-		ready := make(chan struct{})
-		go func() {
-			runtime.LockOSThread() // never unlocked: the thread lives as long as the process
-			close(ready)
-			for r := range spawnReqs {
-				r.done <- r.cmd.Start()
-			}
-		}()
-		<-ready
-	})
 	done := make(chan error, 1)
+	spawnMu.Lock()
+	if spawnReqs == nil {
+		spawnReqs = make(chan spawnReq)
+		go spawnLoop(spawnReqs)
+	}
+	// The loop ends only while holding spawnMu, so it receives this.
 	spawnReqs <- spawnReq{cmd: cmd, done: done}
+	spawnMu.Unlock()
 	return <-done
+}
+
+func spawnLoop(reqs chan spawnReq) {
+	runtime.LockOSThread() // never unlocked: the thread ends with the loop
+	idle := time.NewTimer(spawnIdle)
+	defer idle.Stop()
+	for {
+		select {
+		case r := <-reqs:
+			r.done <- r.cmd.Start()
+			idle.Reset(spawnIdle)
+		case <-idle.C:
+			// A sender holding spawnMu is waiting for the loop to receive:
+			// never block on the lock here.
+			if spawnMu.TryLock() {
+				childMu.Lock()
+				none := len(children) == 0
+				childMu.Unlock()
+				if none {
+					spawnReqs = nil
+					spawnMu.Unlock()
+					return
+				}
+				spawnMu.Unlock()
+			}
+			idle.Reset(spawnIdle)
+		}
+	}
 }
 
 // startReaper makes this process a child subreaper and reaps, on every

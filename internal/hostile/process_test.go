@@ -2,7 +2,6 @@ package hostile
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -306,12 +305,58 @@ func TestProcessShutdownWithin5s(t *testing.T) {
 	}
 }
 
-// decodeRecord is a helper for task records from raw JSON.
-func decodeRecord(t *testing.T, raw json.RawMessage) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
+// TestProcessSyncExecCancelledFromSecondConnection: a synchronous
+// `while true { }` of a token principal shows in task.list of its second
+// connection (same principal and session) as a running foreground task, is
+// cancelled from there, and the first connection gets the typed cancelled
+// error within 2 s, with the owner's heartbeat served throughout.
+func TestProcessSyncExecCancelledFromSecondConnection(t *testing.T) {
+	k := Start(t, Options{})
+	hb := k.Heartbeat(t)
+	tok := k.Token(t, "agent:loop")
+	first := k.Attach(t, "s1", tok)
+	second := k.Attach(t, "s1", tok)
+	ctx := Ctx(t)
+	answered := make(chan error, 1)
+	go func() {
+		_, err := first.Exec(context.Background(), client.ExecParams{Src: "while true { }"})
+		answered <- err
+	}()
+	type rec struct {
+		Task       string `json:"task"`
+		State      string `json:"state"`
+		Foreground bool   `json:"foreground"`
+	}
+	var fg rec
+	for deadline := time.Now().Add(5 * time.Second); fg.Task == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		var list struct {
+			Tasks []rec `json:"tasks"`
+		}
+		if err := second.Call(ctx, "task.list", nil, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range list.Tasks {
+			if r.Foreground && r.State == "running" {
+				fg = r
+			}
+		}
+	}
+	if fg.Task == "" {
+		t.Fatal("the sync exec is not in the second connection's task.list")
+	}
+	start := time.Now()
+	if err := second.Call(ctx, "task.cancel", map[string]string{"task": fg.Task}, nil); err != nil {
 		t.Fatal(err)
 	}
-	return m
+	select {
+	case err := <-answered:
+		WantLangCode(t, err, "cancelled")
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("answered %v after the cancel, want within 2 s", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the cancelled sync exec never answered")
+	}
+	hb.Stop(t)
+	k.Alive(t)
 }
