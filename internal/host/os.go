@@ -40,9 +40,11 @@ const (
 //	                                           it); fs_read the path for a name containing "/"
 //	Run                              proc_spawn argv[0] with the full argv
 //	Environ                          env_read  "*" (the whole environment)
-//	Now                              nothing: see Now
-//	Facts                            sys_read  the fact: hostname, pid, username or uptime
-//	                                           (the machine, not the session environment)
+//	Clock                            time      (no target)
+//	Now                              nothing: bookkeeping only, see Now
+//	Facts                            sys_read  the fact: hostname, pid, username, uptime,
+//	                                           cpus, platform or arch (the machine, not the
+//	                                           session environment)
 //
 // Every method asks all of its ops before it touches anything, so a refusal
 // leaves the world unchanged.
@@ -184,8 +186,15 @@ func (o *OS) Environ(ctx context.Context) ([]string, error) {
 	return o.environ(), nil
 }
 
-// Now returns the wall clock. It is deliberately unguarded: the interface
-// gives it no context and no error to refuse with, the evaluator already
-// observes time through every duration it measures, and the "time" effect
-// is a planning marker for leash rather than a runtime capability.
+// Clock returns the wall clock after asking time.
+func (o *OS) Clock(ctx context.Context) (time.Time, error) {
+	if err := o.authorize(ctx, Op{Effect: Clock}); err != nil {
+		return time.Time{}, err
+	}
+	return o.now(), nil
+}
+
+// Now returns the wall clock without asking: it serves bookkeeping
+// (intervals, touch's file times, event stamps), never a time value the
+// program computes with, which comes from Clock.
 func (o *OS) Now() time.Time { return o.now() }

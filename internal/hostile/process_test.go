@@ -360,3 +360,49 @@ func TestProcessSyncExecCancelledFromSecondConnection(t *testing.T) {
 	hb.Stop(t)
 	k.Alive(t)
 }
+
+// TestProcessDeniedPrincipalClockAndFacts: a token principal, denied every
+// effect, gets the typed denial for reading the clock or a system fact,
+// and explain names exactly the effect the gate refused; pure evaluation
+// still works for it.
+func TestProcessDeniedPrincipalClockAndFacts(t *testing.T) {
+	k := Start(t, Options{})
+	hb := k.Heartbeat(t)
+	c := k.Attach(t, "facts", k.Token(t, "agent:nofacts"))
+	ctx := Ctx(t)
+	for _, tc := range []struct{ src, effect string }{
+		{"now", "time"}, {"today()", "time"}, {"every(1s)", "time"}, {"1s.ago()", "time"}, {"1h.from_now()", "time"},
+		{"os.cpus()", "sys_read:cpus"}, {"os.platform()", "sys_read:platform"}, {"os.arch()", "sys_read:arch"},
+		{"os.pid()", "sys_read:pid"}, {"os.hostname()", "sys_read:hostname"},
+	} {
+		_, err := c.Exec(ctx, client.ExecParams{Src: tc.src})
+		msg := WantLangCode(t, err, "denied")
+		var plan struct {
+			Effects []struct {
+				Kind string `json:"kind"`
+				Name string `json:"name"`
+			} `json:"effects"`
+		}
+		if err := c.Call(ctx, "explain", map[string]string{"src": tc.src}, &plan); err != nil {
+			t.Fatalf("explain %q: %v", tc.src, err)
+		}
+		var got []string
+		for _, e := range plan.Effects {
+			s := e.Kind
+			if e.Name != "" {
+				s += ":" + e.Name
+			}
+			got = append(got, s)
+		}
+		if len(got) != 1 || got[0] != tc.effect {
+			t.Errorf("explain %q lists %v, want exactly [%s] (the denial said %q)", tc.src, got, tc.effect, msg)
+		}
+	}
+	res, err := c.Exec(ctx, client.ExecParams{Src: "[1, 2, 3].map(x => x * 2).len()"})
+	if err != nil || res.Render != "3" {
+		t.Fatalf("pure evaluation for the denied principal = %+v, %v", res, err)
+	}
+	time.Sleep(100 * time.Millisecond) // let the heartbeat beat
+	hb.Stop(t)
+	k.Alive(t)
+}
