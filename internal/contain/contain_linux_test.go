@@ -354,3 +354,39 @@ func TestReaperLeavesOwnChildren(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkStartWait measures starting and reaping /bin/true through a
+// scope, beside a plain exec.Cmd as the floor, with and without cgroups.
+func BenchmarkStartWait(b *testing.B) {
+	b.Run("floor-exec", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command("/bin/true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, cgroups := range []bool{false, true} {
+		m := New(Config{Cgroups: cgroups, Name: "shoal-bench"})
+		name := "plain"
+		if m.cg != nil {
+			name = "cgroup-" + m.cg.describe()[:2]
+		} else if cgroups {
+			m.Close()
+			continue
+		}
+		s := m.NewScope()
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command("/bin/true")
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+				p, err := s.Start(cmd)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = cmd.Wait()
+				p.Reaped()
+			}
+		})
+		m.Close()
+	}
+}
