@@ -159,7 +159,9 @@ func serve(o *options, stderr io.Writer) error {
 		}
 	}
 	// Whatever is still running (work that cannot be cancelled, a stuck
-	// handler), the process exits by the deadline.
+	// handler), the process exits by the deadline; should its own timer
+	// not run in time, the supervisor kills it a little later.
+	procs.Deadline(kernel.ShutdownBackstop)
 	hard := time.AfterFunc(kernel.ShutdownDeadline, func() {
 		fmt.Fprintln(stderr, "shoal-kernel: shutdown deadline passed; killing what is left and exiting")
 		procs.Kill()

@@ -37,6 +37,11 @@ func fakeKernel(args []string) int {
 		fmt.Println("supervisor:", err)
 		return 1
 	}
+	if args[0] == "deadline" {
+		m.Deadline(300 * time.Millisecond)
+		fmt.Println("ready")
+		select {}
+	}
 	s := m.NewScope()
 	cmd := exec.Command("/bin/sh", "-c", "setsid sleep 100 & echo $! > "+args[1]+"; exec sleep 100")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -294,6 +299,40 @@ func TestSupervisorEndsTreeOnSIGKILL(t *testing.T) {
 			_ = cmd.Wait()
 			wantGone(t, escaped, "SIGKILL of the kernel")
 		})
+	}
+}
+
+// TestSupervisorDeadline: a process that asked its supervisor for a
+// deadline and does not exit by then is killed.
+func TestSupervisorDeadline(t *testing.T) {
+	cmd := exec.Command("/proc/self/exe", "fake-kernel", "deadline", "-")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
+		_ = cmd.Process.Kill()
+		t.Fatalf("fake kernel: %q, %v", line, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("not killed 5 s after a 300 ms deadline")
+	}
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Errorf("ended by %v, want SIGKILL", cmd.ProcessState)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Errorf("killed after %v, before the deadline", d)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // ErrClosed is returned by Start on a closed Scope.
@@ -38,6 +39,9 @@ func (m *Manager) KillDescendants() {}
 func (m *Manager) StartSupervisor(string) error {
 	return errors.New("supervisor: not supported on this platform")
 }
+
+// Deadline is not available off Linux.
+func (m *Manager) Deadline(time.Duration) bool { return false }
 
 // RunSupervisor is not available off Linux.
 func RunSupervisor([]string) int { return 2 }

@@ -39,7 +39,8 @@ type Manager struct {
 	stop      chan struct{} // closed by Close: stops the poller
 
 	superPid   atomic.Int64 // the supervisor's pid while it runs; 0 otherwise
-	superWrite *os.File     // held open for the process's life: its closing is the signal
+	superMu    sync.Mutex
+	superWrite *os.File // held open for the process's life: its closing is the signal
 }
 
 // New sets up containment as cfg asks, using what the machine offers; it
@@ -160,7 +161,7 @@ func (m *Manager) KillDescendants() {
 		}
 		found := false
 		for _, p := range descendants(t, self) {
-			if p.pid == super || p.ppid == super && super != 0 {
+			if p.pid == super || p.ppid == super && super != 0 || p.state == 'Z' || p.state == 'X' {
 				continue
 			}
 			found = true

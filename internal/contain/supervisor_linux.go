@@ -1,6 +1,7 @@
 package contain
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -61,7 +63,9 @@ func (m *Manager) StartSupervisor(exe string) error {
 		return fmt.Errorf("supervisor: %w", err)
 	}
 	r.Close()
+	m.superMu.Lock()
 	m.superWrite = w
+	m.superMu.Unlock()
 	m.superPid.Store(int64(p.pid))
 	go func() {
 		_ = cmd.Wait()
@@ -69,6 +73,23 @@ func (m *Manager) StartSupervisor(exe string) error {
 		untrack(p)
 	}()
 	return nil
+}
+
+// Deadline asks the supervisor to SIGKILL this process if it has not
+// exited within d: a backstop that holds even when this process cannot
+// run its own timers (a runtime stalled by a huge allocation, say). It
+// reports false when no supervisor runs.
+func (m *Manager) Deadline(d time.Duration) bool {
+	if m == nil || m.superPid.Load() == 0 {
+		return false
+	}
+	m.superMu.Lock()
+	defer m.superMu.Unlock()
+	if m.superWrite == nil {
+		return false
+	}
+	_, err := fmt.Fprintf(m.superWrite, "deadline %d\n", d.Milliseconds())
+	return err == nil
 }
 
 // RunSupervisor is the supervisor's whole life (args are those after
@@ -103,8 +124,9 @@ func RunSupervisor(args []string) int {
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	pipe := os.NewFile(3, "supervisor-pipe")
 	closed := make(chan struct{})
+	deadlines := make(chan time.Duration, 1)
 	go func() {
-		_, _ = io.Copy(io.Discard, pipe)
+		readPipe(pipe, deadlines)
 		close(closed)
 	}()
 
@@ -120,6 +142,7 @@ func RunSupervisor(args []string) int {
 		defer t.Stop()
 		tick = t.C
 	}
+	var deadline <-chan time.Time
 	if os.Getppid() == parent {
 	wait:
 		for {
@@ -128,6 +151,17 @@ func RunSupervisor(args []string) int {
 				break wait
 			case <-tick:
 				remember(known, parent, self)
+			case d := <-deadlines:
+				if deadline == nil {
+					deadline = time.After(d)
+				}
+			case <-deadline:
+				// The parent asked to be ended by now; it still holds the
+				// pipe, so it is still our parent (not a reused pid).
+				if os.Getppid() == parent {
+					_ = unix.Kill(parent, unix.SIGKILL)
+				}
+				deadline = nil
 			}
 		}
 	}
@@ -141,6 +175,28 @@ func RunSupervisor(args []string) int {
 		_ = cg.remove(cg.root, DrainTimeout)
 	}
 	return 0
+}
+
+// readPipe reads the parent's messages ("deadline <ms>" lines) until end
+// of file, passing each deadline on.
+func readPipe(r io.Reader, deadlines chan<- time.Duration) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64), 64)
+	for sc.Scan() {
+		ms, ok := strings.CutPrefix(sc.Text(), "deadline ")
+		if !ok {
+			continue
+		}
+		if n, err := strconv.ParseInt(ms, 10, 64); err == nil && n >= 0 {
+			select {
+			case deadlines <- time.Duration(n) * time.Millisecond:
+			default:
+			}
+		}
+	}
+	// A line too long or a read error ends the scan early: drain to the
+	// end, which is what matters.
+	_, _ = io.Copy(io.Discard, r)
 }
 
 // remember adds the descendants of parent (but not the supervisor) to

@@ -256,8 +256,8 @@ func waitGoneDir(t *testing.T, dir string) {
 }
 
 // TestProcessShutdownWithin5s: SIGTERM with a pure evaluation loop running
-// synchronously, a task running a command, and a heartbeat connection: the
-// kernel exits 0 within 5 s and leaves nothing running.
+// synchronously, a task running a command, and a 2 MiB parse in flight:
+// the kernel exits 0 within 5 s and leaves nothing running.
 func TestProcessShutdownWithin5s(t *testing.T) {
 	k := Start(t, Options{})
 	owner := k.Owner(t)
@@ -273,7 +273,11 @@ func TestProcessShutdownWithin5s(t *testing.T) {
 		_, err := loop.Exec(context.Background(), client.ExecParams{Src: "while true { }"})
 		looping <- err
 	}()
-	time.Sleep(300 * time.Millisecond) // the loop is running
+	// A big parse: work no cancellation reaches (before parse work is
+	// bounded it ran for seconds; after, it fails fast).
+	parser := k.Client(t)
+	go func() { _, _ = parser.Parse(context.Background(), strings.Repeat("1;", 1<<20)) }()
+	time.Sleep(300 * time.Millisecond) // the loop and the parse are running
 	start := time.Now()
 	if err := k.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -286,7 +290,7 @@ func TestProcessShutdownWithin5s(t *testing.T) {
 	took := time.Since(start)
 	t.Logf("exited %v after SIGTERM", took.Round(time.Millisecond))
 	if took > shutdownBound {
-		t.Errorf("kernel took %v to exit after SIGTERM, want under %v", took, shutdownBound)
+		t.Errorf("kernel took %v to exit after SIGTERM, want under %v; stderr:\n%s", took, shutdownBound, k.Stderr())
 	}
 	k.waitMu.Lock()
 	st := k.state
@@ -357,6 +361,7 @@ func TestProcessSyncExecCancelledFromSecondConnection(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the cancelled sync exec never answered")
 	}
+	time.Sleep(100 * time.Millisecond) // let the heartbeat beat
 	hb.Stop(t)
 	k.Alive(t)
 }

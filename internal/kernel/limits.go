@@ -33,6 +33,10 @@ const (
 	// started (the contract allows 5 s).
 	ShutdownDeadline = 4500 * time.Millisecond
 
+	// ShutdownBackstop is when, after SIGINT or SIGTERM, the supervisor
+	// kills a kernel that has not managed to exit by itself.
+	ShutdownBackstop = 4800 * time.Millisecond
+
 	// DrainGrace is how long a connection whose peer stopped sending
 	// lets its in-flight requests finish before cancelling them.
 	DrainGrace = 5 * time.Second
