@@ -589,18 +589,12 @@ var (
 	children = map[int]*Proc{}
 )
 
-// startTracked starts cmd on the spawning thread and registers the child.
+// startTracked starts cmd on the spawning thread, which registers the
+// child as p before it can next consider ending.
 func startTracked(cmd *exec.Cmd, p *Proc) error {
 	startMu.RLock()
 	defer startMu.RUnlock()
-	if err := spawn(cmd); err != nil {
-		return err
-	}
-	p.pid = cmd.Process.Pid
-	childMu.Lock()
-	children[p.pid] = p
-	childMu.Unlock()
-	return nil
+	return spawn(cmd, p)
 }
 
 func untrack(p *Proc) {
@@ -625,10 +619,12 @@ const spawnIdle = 500 * time.Millisecond
 
 type spawnReq struct {
 	cmd  *exec.Cmd
+	proc *Proc
 	done chan error
 }
 
-func spawn(cmd *exec.Cmd) error {
+// spawn starts cmd on the spawning thread and registers the child as p.
+func spawn(cmd *exec.Cmd, p *Proc) error {
 	done := make(chan error, 1)
 	spawnMu.Lock()
 	if spawnReqs == nil {
@@ -636,7 +632,7 @@ func spawn(cmd *exec.Cmd) error {
 		go spawnLoop(spawnReqs)
 	}
 	// The loop ends only while holding spawnMu, so it receives this.
-	spawnReqs <- spawnReq{cmd: cmd, done: done}
+	spawnReqs <- spawnReq{cmd: cmd, proc: p, done: done}
 	spawnMu.Unlock()
 	return <-done
 }
@@ -648,7 +644,16 @@ func spawnLoop(reqs chan spawnReq) {
 	for {
 		select {
 		case r := <-reqs:
-			r.done <- r.cmd.Start()
+			err := r.cmd.Start()
+			if err == nil {
+				// Registered here, on this thread, so that the loop never
+				// ends while a child it forked is alive and unrecorded.
+				r.proc.pid = r.cmd.Process.Pid
+				childMu.Lock()
+				children[r.proc.pid] = r.proc
+				childMu.Unlock()
+			}
+			r.done <- err
 			idle.Reset(spawnIdle)
 		case <-idle.C:
 			// A sender holding spawnMu is waiting for the loop to receive:

@@ -411,3 +411,27 @@ func TestProcessDeniedPrincipalClockAndFacts(t *testing.T) {
 	hb.Stop(t)
 	k.Alive(t)
 }
+
+// TestProcessIdleCloseEndsBackgroundChildren: a background child a finished
+// command left (in a session of its own) lives while its session does and
+// is ended when the session is closed for idleness.
+func TestProcessIdleCloseEndsBackgroundChildren(t *testing.T) {
+	k := Start(t, Options{Flags: []string{"--session-idle", "300ms"}})
+	c := k.Attach(t, "bg", "")
+	left := filepath.Join(k.Dir, "left.pid")
+	if _, err := c.Exec(Ctx(t), client.ExecParams{Src: escapeSrc(left, false)}); err != nil {
+		t.Fatal(err)
+	}
+	p := escapee(t, left)
+	time.Sleep(600 * time.Millisecond)
+	if !p.alive() {
+		t.Fatal("the background child died while its session was held")
+	}
+	c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for p.alive() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	wantNoSurvivor(t, p, "the idle close of its session")
+	k.Alive(t)
+}

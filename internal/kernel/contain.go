@@ -20,8 +20,9 @@ func (s *session) processes() *contain.Scope {
 // running), then every process its commands started is killed, with every
 // descendant of theirs, whatever group, session or parent it moved to, and
 // the session's cgroup is removed. Afterwards the session starts no more
-// tasks or processes. Shutdown calls it for every session; closing an idle
-// session should too.
+// tasks or processes. Shutdown calls it for every session; closing a
+// session (lifecycle.go) does the same through the onClose hook that
+// wireSession registers.
 func (s *session) end(ctx context.Context) error {
 	err := s.tasks.Close(ctx)
 	s.processes().Close()

@@ -41,6 +41,14 @@ type reefHost struct {
 	procs *contain.Scope // every process the session's commands start
 }
 
+// CloseLive closes the watches and tails the session's host has running,
+// when the session closes.
+func (h *reefHost) CloseLive() {
+	if o, ok := h.Host.(interface{ CloseLive() }); ok {
+		o.CloseLive()
+	}
+}
+
 // LookPath resolves name and records the binding.
 func (h *reefHost) LookPath(ctx context.Context, name string, env []string) (string, error) {
 	p, err := h.Host.LookPath(ctx, name, env)

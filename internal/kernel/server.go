@@ -59,6 +59,11 @@ type Server struct {
 	procs    *contain.Manager
 	ownProcs bool // procs was made by New and is closed by Shutdown
 
+	startOnce   sync.Once // the session reaper and the token watcher
+	storeLogMu  sync.Mutex
+	storeLogMsg string // the store problem logged last
+	storeLogAt  time.Time
+
 	mu        sync.Mutex
 	closing   bool
 	listeners map[net.Listener]struct{}
@@ -87,15 +92,21 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Limits != nil {
 		s.limits = *cfg.Limits
 	}
+	if err := checkSessionLimits(s.limits); err != nil {
+		return nil, err
+	}
 	if cfg.TokenStore != "" {
 		s.store = auth.Open(cfg.TokenStore)
+		if err := s.store.Check(); err != nil {
+			s.noteStoreTrouble(err)
+		}
 	}
 	s.procs = cfg.Processes
 	if s.procs == nil {
 		s.procs, s.ownProcs = contain.New(contain.Config{}), true
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.sessions.init()
+	s.sessions.init(s.local, s.limits)
 	s.bus = events.New()
 	if s.cfg.EventStall <= 0 {
 		s.cfg.EventStall = StuckOutbox
@@ -120,6 +131,10 @@ func (s *Server) Serve(l net.Listener) error {
 	}
 	s.listeners[l] = struct{}{}
 	s.mu.Unlock()
+	s.startOnce.Do(func() {
+		go s.reapSessions()
+		go s.watchTokens()
+	})
 	defer func() {
 		s.mu.Lock()
 		delete(s.listeners, l)
