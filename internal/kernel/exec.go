@@ -91,22 +91,28 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 	srv, sess := c.conn.srv, c.att.sess
 	switch {
 	case p.Async || p.Background:
-		t, err := srv.startExecTask(sess, &p, tr)
+		t, err := srv.startExecTask(sess, &p, tr, false)
 		if err != nil {
 			return nil, err
 		}
 		c.att.bindTask(sess, t)
 		return started(t, false), nil
 	case p.TimeoutMS != nil:
-		t, err := srv.startExecTask(sess, &p, tr)
+		t, err := srv.startExecTask(sess, &p, tr, false)
 		if err != nil {
 			return nil, err
 		}
 		c.att.bindTask(sess, t)
 		return awaitInline(ctx, t, time.Duration(*p.TimeoutMS)*time.Millisecond)
 	}
-	res, _, err := srv.runExec(ctx, sess, &p, tr)
-	return res, err
+	// A synchronous exec runs as a foreground task, so that task.list
+	// shows it and task.cancel (from any connection of the session) stops
+	// it; the answer is the exec's own.
+	t, err := srv.startExecTask(sess, &p, tr, true)
+	if err != nil {
+		return nil, err
+	}
+	return awaitForeground(ctx, sess, t)
 }
 
 // runExec waits for the turn, runs the source in the session, stores the

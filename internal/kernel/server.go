@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/quota"
 	"github.com/shoalgo/shoal/proto"
@@ -37,6 +38,10 @@ type Config struct {
 	EventStall time.Duration
 	// Limits are the tunable bounds; nil means DefaultLimits().
 	Limits *Limits
+	// Processes contains every process sessions start (see package
+	// contain); the caller sets it up and closes it after Shutdown. Nil
+	// means a Manager without subreaper or cgroups, owned by the Server.
+	Processes *contain.Manager
 }
 
 // Server serves the kernel protocol on Unix listeners.
@@ -53,6 +58,8 @@ type Server struct {
 
 	sessions registry
 	bus      *events.Bus
+	procs    *contain.Manager
+	ownProcs bool // procs was made by New and is closed by Shutdown
 
 	readPool *quota.Pool // FrameMemory: read buffers of every connection
 	outPool  *quota.Pool // OutboxMemory: queued frames of every connection
@@ -105,6 +112,10 @@ func New(cfg Config) (*Server, error) {
 		if err := s.store.Check(); err != nil {
 			s.noteStoreTrouble(err)
 		}
+	}
+	s.procs = cfg.Processes
+	if s.procs == nil {
+		s.procs, s.ownProcs = contain.New(contain.Config{}), true
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.sessions.init(s.local, s.limits)
@@ -264,9 +275,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
 		for _, sess := range s.sessions.all() {
-			if err := sess.tasks.Close(ctx); err != nil {
+			if err := sess.end(ctx); err != nil {
 				s.log.Warn("tasks still running at shutdown", "session", sess.key.name, "err", err)
 			}
+		}
+		if s.ownProcs {
+			s.procs.Close()
 		}
 		s.connWG.Wait()
 		close(done)
