@@ -167,6 +167,7 @@ func TestProcessSIGTERMLeavesNoSurvivors(t *testing.T) {
 	}
 	ps := []proc{escapee(t, left), escapee(t, running)}
 	start := time.Now()
+	k.ExpectExit()
 	if err := k.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -211,6 +212,7 @@ func TestProcessSIGKILLLeavesNoSurvivors(t *testing.T) {
 	// Give a supervisor that follows trees through /proc (no cgroup v2)
 	// time to have seen them.
 	time.Sleep(600 * time.Millisecond)
+	k.ExpectExit()
 	if err := k.Cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -279,6 +281,7 @@ func TestProcessShutdownWithin5s(t *testing.T) {
 	go func() { _, _ = parser.Parse(context.Background(), strings.Repeat("1;", 1<<20)) }()
 	time.Sleep(300 * time.Millisecond) // the loop and the parse are running
 	start := time.Now()
+	k.ExpectExit()
 	if err := k.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
