@@ -83,8 +83,8 @@ type Kernel struct {
 	stderr   *lockedBuffer
 	exited   chan struct{}
 	stopping bool // set by Stop and by tests that end the kernel themselves
-	waitMu sync.Mutex
-	state  *os.ProcessState
+	waitMu   sync.Mutex
+	state    *os.ProcessState
 }
 
 // Start builds nothing (TestMain did) and starts shoal-kernel on a temp
