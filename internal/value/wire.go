@@ -62,8 +62,10 @@ func (h *Handle) WireTask() (string, bool) { return h.Repr, h.Done }
 func ToWire(v Value) ([]byte, error) { return AppendWire(make([]byte, 0, 64), v) }
 
 // AppendWire appends the wire encoding of v to dst. It fails on values the
-// wire cannot carry: nesting deeper than proto.MaxWireDepth, a datetime
-// outside years 0000-9999, a negative size, or an unknown Value type.
+// wire cannot carry: nesting deeper than proto.MaxWireDepth (too_deep), an
+// encoding longer than a frame (too_large), a datetime outside years
+// 0000-9999, a negative size, or an unknown Value type. A too_deep or
+// too_large failure wraps the *Error, for errors.As.
 func AppendWire(dst []byte, v Value) ([]byte, error) {
 	b, err := appendWire(dst, v, 0)
 	if err != nil {
@@ -114,7 +116,11 @@ func wireText(b []byte, s []byte) []byte {
 
 func appendWire(b []byte, v Value, depth int) ([]byte, error) {
 	if depth > proto.MaxWireDepth {
-		return b, proto.ErrTooDeep
+		return b, TooDeep("the value")
+	}
+	if len(b) > proto.MaxFrame {
+		return b, Errorf(CodeTooLarge, "the value's wire encoding would pass the %s a frame may hold", FormatSize(proto.MaxFrame)).
+			WithHint("fetch a part of the value at a time")
 	}
 	switch x := v.(type) {
 	case nil, Null:
