@@ -52,6 +52,11 @@ type Server struct {
 	sessions registry
 	bus      *events.Bus
 
+	startOnce   sync.Once // the session reaper and the token watcher
+	storeLogMu  sync.Mutex
+	storeLogMsg string // the store problem logged last
+	storeLogAt  time.Time
+
 	mu        sync.Mutex
 	closing   bool
 	listeners map[net.Listener]struct{}
@@ -80,11 +85,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Limits != nil {
 		s.limits = *cfg.Limits
 	}
+	if err := checkSessionLimits(s.limits); err != nil {
+		return nil, err
+	}
 	if cfg.TokenStore != "" {
 		s.store = auth.Open(cfg.TokenStore)
+		if err := s.store.Check(); err != nil {
+			s.noteStoreTrouble(err)
+		}
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.sessions.init()
+	s.sessions.init(s.local, s.limits)
 	s.bus = events.New()
 	if s.cfg.EventStall <= 0 {
 		s.cfg.EventStall = StuckOutbox
@@ -109,6 +120,10 @@ func (s *Server) Serve(l net.Listener) error {
 	}
 	s.listeners[l] = struct{}{}
 	s.mu.Unlock()
+	s.startOnce.Do(func() {
+		go s.reapSessions()
+		go s.watchTokens()
+	})
 	defer func() {
 		s.mu.Lock()
 		delete(s.listeners, l)
