@@ -49,7 +49,11 @@ func jsonStringify(_ value.Env, a value.Args) (value.Value, error) {
 // a too_deep or too_large error stays what it is.
 func parseFailure(fn, format string, err error) error {
 	if e, ok := passBounds(err); ok {
-		return e
+		ve := *e.(*value.Error)
+		if !strings.HasPrefix(ve.Msg, fn+": ") {
+			ve.Msg = fn + ": " + ve.Msg
+		}
+		return &ve
 	}
 	msg := err.Error()
 	var ve *value.Error
