@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/shoalgo/shoal/proto"
 )
 
 // TestMain caps the goroutine stack at 64 MiB for this package's tests, so
@@ -276,4 +278,15 @@ func TestSharedEncodingBounded(t *testing.T) {
 	if s, cut := InlineLimit(v, 4096); !cut || len(s) > 4096 {
 		t.Fatalf("InlineLimit: %d bytes, cut %v", len(s), cut)
 	}
+}
+
+// TestFromProtoDeep checks that a wire value built in Go a million deep
+// converts with too_deep rather than by recursion.
+func TestFromProtoDeep(t *testing.T) {
+	var w proto.Value = proto.Int(1)
+	for i := 0; i < hugeDepth; i++ {
+		w = proto.List{w}
+	}
+	_, err := FromProto(w)
+	wantCode(t, "FromProto", err, CodeTooDeep)
 }

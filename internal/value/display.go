@@ -1,6 +1,7 @@
 package value
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode"
@@ -105,7 +106,11 @@ func (d *displayer) textLine(l string, lossy bool) {
 // of a line only as far as it can show it, except that a line cut at the
 // width is skipped with one scan for its newline. With lossy set, invalid
 // UTF-8 in the lines shown is replaced.
-func (d *displayer) text(s string, lossy bool) {
+func (d *displayer) text(s string, lossy bool) { displayText(d, s, lossy) }
+
+// displayText is text over a string or a byte slice (captured output),
+// converting only the part of each line it shows.
+func displayText[S string | []byte](d *displayer, s S, lossy bool) {
 	for {
 		if d.done() {
 			d.cut = true
@@ -115,17 +120,27 @@ func (d *displayer) text(s string, lossy bool) {
 		if d.width == 0 && len(look) > d.room() {
 			look = look[:d.room()]
 		}
-		j := strings.IndexByte(look, '\n')
+		j := indexNewline(look)
 		if j < 0 {
-			d.textLine(look, lossy)
+			d.textLine(string(look[:min(len(look), d.room())]), lossy)
 			if len(look) < len(s) {
 				d.cut = true
 			}
 			return
 		}
-		d.textLine(s[:j], lossy)
+		d.textLine(string(s[:min(j, d.room())]), lossy)
 		s = s[j+1:]
 	}
+}
+
+func indexNewline[S string | []byte](s S) int {
+	switch x := any(s).(type) {
+	case string:
+		return strings.IndexByte(x, '\n')
+	case []byte:
+		return bytes.IndexByte(x, '\n')
+	}
+	return -1
 }
 
 // value displays v at nesting depth.
@@ -264,7 +279,7 @@ func (d *displayer) outcome(o *Outcome, depth int) {
 	case o.Out != nil && o.Ok():
 		d.value(o.Out, depth+1)
 	case len(o.Stdout) > 0:
-		d.text(strings.TrimSuffix(string(o.Stdout), "\n"), true)
+		displayText(d, bytes.TrimSuffix(o.Stdout, []byte("\n")), true)
 	case o.Ok():
 		d.line("ok")
 	case o.Signal != "":
@@ -354,34 +369,52 @@ func (d *displayer) grid(cols []string, n int, cell func(r, c int) Value, depth 
 	}
 	cellBudget := maxCellWidth*utf8.UTFMax + 16
 	head := make([]string, shown)
-	text := make([][]string, shown)
 	width := make([]int, shown)
-	right := make([]bool, shown)
+	numeric := make([]bool, shown)
+	sawNum := make([]bool, shown)
 	for c := range head {
 		head[c] = prefix(cols[c], d.itemBudget())
 		width[c] = textWidth(head[c])
-		text[c] = make([]string, rows)
-		numeric, sawNum := true, false
-		for r := 0; r < rows; r++ {
+		numeric[c] = true
+	}
+	// Rows are laid out until they could not all be shown: each row's
+	// line takes at least its newline and every cell's text, or, fitted
+	// to a width, what fitting may leave of it (minColumnWidth columns).
+	var text [][]string // text[r][c]
+	budget := d.t.room()
+	for r := 0; r < rows && budget >= 0; r++ {
+		line := make([]string, shown)
+		budget--
+		for c := range line {
 			v := cell(r, c)
 			s := d.gridCell(v, depth+1, cellBudget)
-			text[c][r] = s
-			width[c] = max(width[c], textWidth(s))
+			line[c] = s
+			w := textWidth(s)
+			width[c] = max(width[c], w)
+			if d.width > 0 {
+				budget -= min(w, minColumnWidth) // fitting may narrow it this far
+			} else {
+				budget -= w
+			}
 			switch v.(type) {
 			case nil, Null:
 			case Int, Float, Size, Duration:
-				sawNum = true
+				sawNum[c] = true
 			default:
-				numeric = false
+				numeric[c] = false
 			}
 		}
-		right[c] = numeric && sawNum
+		text = append(text, line)
+	}
+	right := make([]bool, shown)
+	for c := range right {
+		right[c] = numeric[c] && sawNum[c]
 	}
 	if d.width > 0 {
 		fitColumns(width, d.width)
-		for c := range head {
-			for r := range text[c] {
-				text[c][r] = truncateWidth(text[c][r], width[c])
+		for _, line := range text {
+			for c := range line {
+				line[c] = truncateWidth(line[c], width[c])
 			}
 		}
 	}
@@ -405,14 +438,14 @@ func (d *displayer) grid(cols []string, n int, cell func(r, c int) Value, depth 
 	}
 	row(func(c int) string { return truncateWidth(head[c], width[c]) })
 	row(func(c int) string { return strings.Repeat("─", width[c]) })
-	for r := 0; r < rows; r++ {
+	for _, line := range text {
 		if d.done() {
 			d.cut = true
 			return
 		}
-		row(func(c int) string { return text[c][r] })
+		row(func(c int) string { return line[c] })
 	}
-	if rows < n {
+	if len(text) < n {
 		d.cut = true
 	}
 }
