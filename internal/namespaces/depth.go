@@ -25,21 +25,41 @@ func tooDeep(fn, format string) error {
 }
 
 // tomlNesting returns an upper bound on how deeply the document text
-// decodes: the current [table] header's key parts, plus, for each open
-// array or inline table, one level and the parts of the key it is the
-// value of, plus the parts of the key being read. Strings and comments
+// decodes: two levels for each part of the current [table] header's key
+// (a part may be an array of tables), plus, for each open array or inline
+// table, one level and the parts of the key it is the value of, plus the
+// parts of the key being read. FuzzTOMLNesting checks it against the
+// decoder. Strings and comments
 // are skipped. It reads text once and keeps a stack only of open brackets.
 func tomlNesting(text string) int {
+	depth, _ := tomlScan(text)
+	return depth
+}
+
+// tomlKeyWork bounds the work the TOML decoder may spend on key paths:
+// it makes every table implied by a dotted key or header anew, so a key
+// of k parts costs it about k² (4000 keys of 250 parts took 32 s). A
+// document may cost tomlKeyWork units per byte of text (ordinary keys
+// cost one unit each), and at least tomlKeyWorkFloor; past that it fails
+// with too_large before decoding.
+const (
+	tomlKeyWork      = 1
+	tomlKeyWorkFloor = 1 << 20
+)
+
+// tomlScan returns tomlNesting's bound and the key-path work estimate: for
+// every key and header, the square of its number of parts.
+func tomlScan(text string) (deepest, work int) {
 	var (
 		open    []int // the depth each open bracket added
 		depth   int   // the sum of open
-		table   int   // key parts of the last header
+		table   int   // levels the last header's key may nest
 		dots    int   // dots since the last separator
 		keyPart int   // parts of the key whose value is being read
 		header  int   // brackets a [header] or [[header]] opened; 0: not in one
-		deepest int
 		bol     = true // only blanks since the start of the line
 	)
+	cost := func(levels int) { work = min(work+levels*levels, 1<<62) }
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		switch c {
@@ -51,7 +71,7 @@ func tomlNesting(text string) int {
 		case '#':
 			j := strings.IndexByte(text[i:], '\n')
 			if j < 0 {
-				return deepest
+				return deepest, work
 			}
 			i += j - 1
 			continue
@@ -61,6 +81,7 @@ func tomlNesting(text string) int {
 			dots++
 		case '=':
 			keyPart, dots = dots+1, 0
+			cost(keyPart)
 		case ',':
 			keyPart, dots = 0, 0
 		case '[', '{':
@@ -72,19 +93,25 @@ func tomlNesting(text string) int {
 			depth += add
 			keyPart, dots = 0, 0
 		case ']', '}':
+			if header > 0 && len(open) == header {
+				// The header's key ends. Any part of it may name an
+				// array of tables, which nests its tables a level deeper.
+				table = 2 * (dots + 1)
+				cost(dots + 1)
+			}
 			if n := len(open); n > 0 {
 				depth -= open[n-1]
 				open = open[:n-1]
 			}
-			if header > 0 && len(open) == 0 {
-				table, header = dots+header, 0
+			if len(open) == 0 {
+				header = 0
 			}
 			keyPart, dots = 0, 0
 		}
 		bol = false
 		deepest = max(deepest, table+depth+keyPart+dots)
 	}
-	return deepest
+	return deepest, work
 }
 
 // skipTOMLString returns the offset just past the string opening at i:

@@ -29,8 +29,13 @@ func tomlParse(_ value.Env, a value.Args) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tomlNesting(text) > maxDepth {
+	depth, work := tomlScan(text)
+	if depth > maxDepth {
 		return nil, tooDeep(fn, "TOML")
+	}
+	if work > max(tomlKeyWork*len(text), tomlKeyWorkFloor) {
+		return nil, value.Errorf(value.CodeTooLarge, "%s: the TOML document's dotted keys and headers are too long to decode (%d key levels squared for %d bytes)", fn, work, len(text)).
+			WithHint("use shorter keys, or nest tables instead of repeating long dotted paths")
 	}
 	var m map[string]any
 	md, err := toml.Decode(text, &m)
@@ -63,31 +68,37 @@ func tomlData(x any, path string, order map[string]int, depth int) (any, error) 
 	}
 	switch t := x.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
+		type keyPos struct {
+			k   string
+			pos int
 		}
-		pos := func(k string) int {
+		keys := make([]keyPos, 0, len(t))
+		for k := range t {
 			p := k
 			if path != "" {
 				p = path + "\x00" + k
 			}
-			if i, ok := order[p]; ok {
-				return i
+			pos, ok := order[p]
+			if !ok {
+				pos = math.MaxInt
 			}
-			return math.MaxInt
+			keys = append(keys, keyPos{k, pos})
 		}
-		slices.SortFunc(keys, func(a, b string) int {
-			if c := pos(a) - pos(b); c != 0 {
-				if c < 0 {
+		slices.SortFunc(keys, func(a, b keyPos) int {
+			if a.pos != b.pos {
+				if a.pos < b.pos {
 					return -1
 				}
 				return 1
 			}
-			return strings.Compare(a, b)
+			return strings.Compare(a.k, b.k)
 		})
-		o := &value.JSONObject{Keys: keys, Vals: make([]any, len(keys))}
-		for i, k := range keys {
+		names := make([]string, len(keys))
+		for i, kp := range keys {
+			names[i] = kp.k
+		}
+		o := &value.JSONObject{Keys: names, Vals: make([]any, len(keys))}
+		for i, k := range names {
 			p := k
 			if path != "" {
 				p = path + "\x00" + k

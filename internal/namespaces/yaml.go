@@ -124,6 +124,7 @@ func (r *yamlReader) node(n *yaml.Node, depth int) (any, error) {
 // mapping adds n's pairs to o. Merge keys (<<) contribute the pairs of the
 // merged mappings that o does not define itself.
 func (r *yamlReader) mapping(o *value.JSONObject, n *yaml.Node, depth int) error {
+	obj := objKeys{o: o}
 	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -139,7 +140,7 @@ func (r *yamlReader) mapping(o *value.JSONObject, n *yaml.Node, depth int) error
 		if err != nil {
 			return err
 		}
-		objSet(o, key, d)
+		obj.set(key, d)
 	}
 	for _, m := range merges {
 		if m.Kind == yaml.AliasNode {
@@ -161,8 +162,8 @@ func (r *yamlReader) mapping(o *value.JSONObject, n *yaml.Node, depth int) error
 				return err
 			}
 			for i, k := range sub.Keys {
-				if !slices.Contains(o.Keys, k) {
-					objSet(o, k, sub.Vals[i])
+				if obj.index(k) < 0 {
+					obj.set(k, sub.Vals[i])
 				}
 			}
 		}
@@ -192,14 +193,43 @@ func (r *yamlReader) key(k *yaml.Node, depth int) (string, error) {
 	return string(b), nil
 }
 
-// objSet sets key k of o, replacing an earlier entry (later YAML keys win).
-func objSet(o *value.JSONObject, k string, v any) {
-	if i := slices.Index(o.Keys, k); i >= 0 {
-		o.Vals[i] = v
+// objKeys finds the keys of an object being built: by scanning while it
+// is small, by a map once it is not, so a mapping of 100 000 keys is read
+// in linear time.
+type objKeys struct {
+	o  *value.JSONObject
+	at map[string]int
+}
+
+const objKeysScan = 16
+
+func (x *objKeys) index(k string) int {
+	if x.at == nil {
+		if len(x.o.Keys) <= objKeysScan {
+			return slices.Index(x.o.Keys, k)
+		}
+		x.at = make(map[string]int, 2*len(x.o.Keys))
+		for i, kk := range x.o.Keys {
+			x.at[kk] = i
+		}
+	}
+	if i, ok := x.at[k]; ok {
+		return i
+	}
+	return -1
+}
+
+// set sets key k, replacing an earlier entry (later YAML keys win).
+func (x *objKeys) set(k string, v any) {
+	if i := x.index(k); i >= 0 {
+		x.o.Vals[i] = v
 		return
 	}
-	o.Keys = append(o.Keys, k)
-	o.Vals = append(o.Vals, v)
+	if x.at != nil {
+		x.at[k] = len(x.o.Keys)
+	}
+	x.o.Keys = append(x.o.Keys, k)
+	x.o.Vals = append(x.o.Vals, v)
 }
 
 // yamlScalar resolves a scalar by its tag. Timestamps stay text, as they

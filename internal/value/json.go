@@ -513,13 +513,29 @@ func listOrTable(items []Value) Value {
 		return NewList(items)
 	}
 	cols := first.keys
+	col := func(k string) int { return recKeyIndex(first, k) }
+	if len(cols) > smallRecord {
+		at := make(map[string]int, len(cols))
+		for i, k := range cols {
+			at[k] = i
+		}
+		col = func(k string) int {
+			if i, ok := at[k]; ok {
+				return i
+			}
+			return -1
+		}
+	}
 	for _, it := range items[1:] {
 		r, ok := it.(*Record)
 		if !ok || len(r.keys) != len(cols) {
 			return NewList(items)
 		}
-		for _, k := range r.keys {
-			if recKeyIndex(first, k) < 0 {
+		for i, k := range r.keys {
+			if i < len(cols) && cols[i] == k {
+				continue // the same position: the common case
+			}
+			if col(k) < 0 {
 				return NewList(items)
 			}
 		}
@@ -531,7 +547,11 @@ func listOrTable(items []Value) Value {
 	for ri, it := range items {
 		r := it.(*Record)
 		for i, k := range r.keys {
-			data[recKeyIndex(first, k)][ri] = r.vals[i]
+			c := i
+			if cols[i] != k {
+				c = col(k)
+			}
+			data[c][ri] = r.vals[i]
 		}
 	}
 	return &Table{Cols: cols, Data: data, N: len(items)}
@@ -607,7 +627,8 @@ func decodeValue(dec *json.Decoder, depth int) (Value, error) {
 			}
 			return listOrTable(items), nil
 		case '{':
-			r := &Record{}
+			var keys []string
+			var vals []Value
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
@@ -621,12 +642,12 @@ func decodeValue(dec *json.Decoder, depth int) (Value, error) {
 				if err != nil {
 					return nil, err
 				}
-				r.put(k, v)
+				keys, vals = append(keys, k), append(vals, v)
 			}
 			if _, err := dec.Token(); err != nil { // '}'
 				return nil, err
 			}
-			return r, nil
+			return NewRecord(keys, vals), nil
 		}
 	}
 	return nil, fmt.Errorf("unexpected JSON token %v", tok)
