@@ -51,12 +51,12 @@ const (
 // every key and header, the square of its number of parts.
 func tomlScan(text string) (deepest, work int) {
 	var (
-		open    []int // the depth each open bracket added
-		depth   int   // the sum of open
-		table   int   // levels the last header's key may nest
-		dots    int   // dots since the last separator
-		keyPart int   // parts of the key whose value is being read
-		header  int   // brackets a [header] or [[header]] opened; 0: not in one
+		open    []int  // the depth each open bracket added
+		depth   int    // the sum of open
+		table   int    // levels the last header's key may nest
+		dots    int    // dots since the last separator
+		keyPart int    // parts of the key whose value is being read
+		header  int    // brackets a [header] or [[header]] opened; 0: not in one
 		bol     = true // only blanks since the start of the line
 	)
 	cost := func(levels int) { work = min(work+levels*levels, 1<<62) }
