@@ -128,7 +128,8 @@ func docSrc(parse, prefix, unit string) string {
 
 // TestHostileDeepDocuments: a token principal parses JSON, TOML and YAML
 // nested two million deep (open brackets, balanced brackets, inline
-// tables, flow mappings, dotted keys, and a YAML alias bomb) and gets
+// tables, flow mappings, dotted keys), 4096 TOML keys of 256 parts (which
+// would cost the decoder seconds), and a YAML alias bomb, and gets
 // too_deep or too_large for each.
 func TestHostileDeepDocuments(t *testing.T) {
 	k := Start(t, Options{MemCap: valuesMemCap})
@@ -143,6 +144,7 @@ func TestHostileDeepDocuments(t *testing.T) {
 		{"yaml flow", docSrc("yaml.parse", "", "["), "too_deep"},
 		{"yaml flow mappings", docSrc("yaml.parse", "", `\{a: `), "too_deep"},
 		{"yaml block", docSrc("yaml.parse", "", "- "), "too_deep"},
+		{"toml long dotted keys", `var p = ".a"; for i in 0..8 { p = p + p }; var l = "k" + p + " = 1\n"; for i in 0..12 { l = l + l }; toml.parse(l)`, "too_large"},
 		{"yaml alias bomb", `var d = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"; var p = "a"; ` +
 			`for n in ["b", "c", "d", "e", "f", "g", "h", "i", "j"] { d = d + n + ": &" + n + " [*" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + "]\n"; p = n }; yaml.parse(d)`, "too_large"},
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -58,6 +59,8 @@ func TestParseDeep(t *testing.T) {
 		{"toml brackets in comments", "toml", "# " + strings.Repeat("[", 100_000) + "\na = 1", ""},
 		{"toml floats in an array", "toml", "a = [" + strings.Repeat("1.5, ", 10_000) + "1.5]", ""},
 		{"toml at the bound", "toml", "a = " + nest("[", "1", "]", maxDepth-2), ""},
+		{"toml long dotted keys", "toml", longKeys(4000, 250), value.CodeTooLarge},
+		{"toml a long dotted key", "toml", longKeys(1, 250), ""},
 
 		{"yaml open flow", "yaml", strings.Repeat("[", 4_000_000), value.CodeTooDeep},
 		{"yaml flow sequences", "yaml", nest("[", "1", "]", hugeDepth), value.CodeTooDeep},
@@ -81,6 +84,15 @@ func TestParseDeep(t *testing.T) {
 			wantErrCode(t, c.ns+".parse", err, c.code)
 		})
 	}
+}
+
+// longKeys is a TOML document of n distinct dotted keys of parts parts.
+func longKeys(n, parts int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteString("k" + strings.Repeat("x", i%10) + string(rune('a'+i%26)) + strings.Repeat(".a", parts-2) + ".z" + strconv.Itoa(i) + " = 1\n")
+	}
+	return b.String()
 }
 
 // TestTOMLNesting checks the pre-scan's estimate on small documents: it

@@ -290,3 +290,29 @@ func TestFromProtoDeep(t *testing.T) {
 	_, err := FromProto(w)
 	wantCode(t, "FromProto", err, CodeTooDeep)
 }
+
+// TestNewRecordMany checks that records of many keys (found by map, not
+// by scanning) keep the first position and the last value of a repeated
+// key, as small ones do.
+func TestNewRecordMany(t *testing.T) {
+	for _, n := range []int{4, 100} {
+		var keys []string
+		var vals []Value
+		for i := 0; i < n; i++ {
+			keys, vals = append(keys, "k"+string(rune('a'+i%26))+strings.Repeat("x", i/26)), append(vals, Int(int64(i)))
+		}
+		keys, vals = append(keys, keys[1]), append(vals, Str("last"))
+		r := NewRecord(keys, vals)
+		if r.Len() != n || r.Keys()[1] != keys[1] || !Equal(r.Values()[1], Str("last")) {
+			t.Fatalf("n=%d: %s", n, InlineShort(r, 200))
+		}
+		merged, err := mtCall(r, "merge", NewRecord([]string{keys[0], "new"}, []Value{Int(-1), Int(-2)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := merged.(*Record)
+		if m.Len() != n+1 || !Equal(m.Values()[0], Int(-1)) || m.Keys()[n] != "new" {
+			t.Fatalf("n=%d merge: %s", n, InlineShort(m, 200))
+		}
+	}
+}
