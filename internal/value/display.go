@@ -116,13 +116,16 @@ func displayText[S string | []byte](d *displayer, s S, lossy bool) {
 			d.cut = true
 			return
 		}
-		look := s
-		if d.width == 0 && len(look) > d.room() {
-			look = look[:d.room()]
-		}
+		look := s[:min(len(s), d.room())]
 		j := indexNewline(look)
+		if j < 0 && len(look) < len(s) && d.width > 0 && textWidth(string(look)) > d.width {
+			// The line is cut at the width, so what follows it can show:
+			// find its end. (A line the width does not cut fills the
+			// buffer, and nothing after it could show.)
+			j = indexNewline(s)
+		}
 		if j < 0 {
-			d.textLine(string(look[:min(len(look), d.room())]), lossy)
+			d.textLine(string(look), lossy)
 			if len(look) < len(s) {
 				d.cut = true
 			}

@@ -115,3 +115,29 @@ func TestInlineLimitWork(t *testing.T) {
 		t.Fatalf("InlineLimit: %d bytes shown, %d allocated", len(s), n)
 	}
 }
+
+// BenchmarkDisplayBounded renders ten lines of big values beside a floor
+// that is ten lines to begin with: the big ones should cost about as much.
+func BenchmarkDisplayBounded(b *testing.B) {
+	b10 := TextBound{Width: 80, Lines: 10, Bytes: 8 << 10}
+	cells := make([]Value, 1<<20)
+	for i := range cells {
+		cells[i] = Int(int64(i))
+	}
+	for _, c := range []struct {
+		name string
+		v    Value
+	}{
+		{"floor-ten-lines", Str(strings.Repeat("line\n", 10))},
+		{"newlines-64MiB", Str(strings.Repeat("\n", 64<<20))},
+		{"nul-64MiB", Str(strings.Repeat("\x00", 64<<20))},
+		{"table-1M-rows", &Table{Cols: []string{"n"}, Data: [][]Value{cells}, N: len(cells)}},
+		{"deep-list", deepList(hugeDepth, Int(1))},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				DisplayBounded(c.v, b10)
+			}
+		})
+	}
+}
