@@ -34,6 +34,14 @@ const (
 	// table cell sits three JSON levels below its table.
 	maxJSONDepth = 3*MaxWireDepth + 3
 
+	// MaxFrameDepth is the deepest JSON nesting a frame may have: room for
+	// a wire value at its own bound inside an envelope and its params. A
+	// deeper request, valid JSON or not past the bound, is refused with
+	// CodeInvalidRequest (its id echoed, the connection kept) before any
+	// decoder sees it, so no decoder recurses deeper than this; the Go
+	// client applies the same bound to what a kernel sends.
+	MaxFrameDepth = maxJSONDepth + 16
+
 	// writerRetainLimit is the largest encode buffer a Writer keeps
 	// between frames; a bigger one is released after use.
 	writerRetainLimit = 1 << 20

@@ -27,8 +27,9 @@ func (s *Server) bridgeSession(sess *session) {
 		b, err := value.JSONText(payload, false)
 		if err != nil {
 			// Closures, streams and the like have no JSON form: mirror
-			// their inline rendering.
-			b, _ = json.Marshal(value.Inline(payload))
+			// their inline rendering, no longer than a payload may be.
+			text, _ := value.InlineLimit(payload, MaxEventPayload+1)
+			b, _ = json.Marshal(text)
 		}
 		if len(b) > MaxEventPayload {
 			return value.Errorf(codeQuotaExceeded, "an event on %s may hold at most %d bytes of JSON; this one has %d", channel, MaxEventPayload, len(b))

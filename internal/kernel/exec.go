@@ -162,11 +162,15 @@ func (s *Server) publishOutput(scope events.Scope, ref string, out *boundedBuffe
 	if total == 0 {
 		return
 	}
+	if p, cut := proto.EncodedPrefix(text, MaxExecOutput); cut {
+		text, truncated = p, true // escapes count: NUL bytes take six
+	}
 	s.publishJSON(scope, events.ChannelRender, outputEvent{Ref: ref, Output: text, Bytes: total, Truncated: truncated})
 }
 
 // outputEvent is the payload of a render event carrying the command output
-// of an exec's statements: at most MaxExecOutput bytes of it, as text.
+// of an exec's statements: as text, at most MaxExecOutput bytes of it once
+// encoded.
 type outputEvent struct {
 	Ref       string `json:"ref"`
 	Output    string `json:"output"`
@@ -230,15 +234,15 @@ func raised(sess *session, e *value.Error) (int, error) {
 	if e.HasPos {
 		d.Span = &proto.Span{Start: int(e.Span.Start), End: int(e.Span.End)}
 	}
-	if e.Hint != "" {
-		h := e.Hint
-		d.Hint = &h
-	}
 	if e.Status != nil {
 		d.Status, _ = elide(e.Status, n, limits{maxBytes: DefaultMaxBytes, maxRows: DefaultMaxRows, maxItems: DefaultMaxItems})
 	}
 	if e.Stderr != nil {
 		d.Stderr, _ = elide(e.Stderr, n, limits{maxBytes: DefaultMaxBytes, maxRows: DefaultMaxRows, maxItems: DefaultMaxItems})
 	}
-	return n, proto.NewError(proto.CodeRaised, e.Msg, d)
+	if e.Hint != "" {
+		h := fitEncoded(e.Hint, MaxErrorText)
+		d.Hint = &h
+	}
+	return n, proto.NewError(proto.CodeRaised, fitEncoded(e.Msg, MaxErrorText), d)
 }

@@ -45,8 +45,13 @@ const (
 	// MaxRawBytes bounds the content of one value.get raw response.
 	MaxRawBytes = 1 << 20
 
-	// MaxRender bounds a render string in bytes.
+	// MaxRender bounds a render string in bytes, as encoded in its JSON
+	// string (escapes counted).
 	MaxRender = 64 << 10
+
+	// MaxErrorText bounds the message and the hint of a RAISED answer,
+	// as encoded; the transcript keeps the error whole.
+	MaxErrorText = 4 << 10
 	// RenderWidth is the terminal width, in columns, a render is fitted to.
 	RenderWidth = 80
 
