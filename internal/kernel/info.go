@@ -26,6 +26,9 @@ type infoResult struct {
 	PreAttach  []string        `json:"pre_attach"`
 	Features   map[string]bool `json:"features"`
 	Limits     map[string]int  `json:"limits"`
+	// Tunables are the bounds in force that flags set, by flag name:
+	// sizes in bytes, counts, durations in milliseconds.
+	Tunables map[string]int64 `json:"tunables"`
 	// Containment says which mechanisms end the processes sessions start.
 	Containment contain.Features `json:"containment"`
 }
@@ -75,6 +78,7 @@ func handleKernelInfo(_ context.Context, c *call) (any, error) {
 			"hard_cap":              HardCap,
 			"max_transcript":        MaxTranscript,
 		},
+		Tunables:    c.conn.srv.limits.report(),
 		Containment: c.conn.srv.procs.Features(),
 	}, nil
 }

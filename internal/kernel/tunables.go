@@ -16,9 +16,6 @@ import (
 // each with a default in DefaultLimits and a flag in limitFlags. The limits
 // table in docs/kernel.md lists both kinds.
 type Limits struct {
-	// Placeholder so the struct is never empty; real bounds follow.
-	_ struct{}
-
 	// Transport (see conn.go and admission.go).
 
 	// FrameMemory bounds the read buffers of all connections together,
@@ -133,6 +130,23 @@ var limitFlags = []limitFlag{
 		count: func(l *Limits) *int { return &l.OwnerSessions }},
 	{name: "session-idle", usage: "close a session with no connection, request or running task after this long (0: never)",
 		duration: func(l *Limits) *time.Duration { return &l.SessionIdle }},
+}
+
+// report returns every tunable bound in l by flag name, for kernel.info:
+// sizes in bytes, counts as they are, durations in milliseconds.
+func (l *Limits) report() map[string]int64 {
+	out := make(map[string]int64, len(limitFlags))
+	for _, f := range limitFlags {
+		switch {
+		case f.size != nil:
+			out[f.name] = *f.size(l)
+		case f.count != nil:
+			out[f.name] = int64(*f.count(l))
+		case f.duration != nil:
+			out[f.name] = f.duration(l).Milliseconds()
+		}
+	}
+	return out
 }
 
 // RegisterLimitFlags adds a flag for every tunable bound to fs; parsing
