@@ -45,7 +45,7 @@ func (t *thread) assign(s *syntax.AssignStmt, sc *scope) error {
 		if !b.mutable {
 			return immutable(tg.Name)
 		}
-		v, err := combine(s.Op, b.val, rhs)
+		v, err := t.keep(combine(s.Op, b.val, rhs))
 		if err != nil {
 			return err
 		}
@@ -68,9 +68,9 @@ func (t *thread) assign(s *syntax.AssignStmt, sc *scope) error {
 	if !b.mutable {
 		return immutable(root.Name)
 	}
-	nv, err := t.update(b.val, path, func(old value.Value) (value.Value, error) {
-		return combine(s.Op, old, rhs)
-	})
+	nv, err := t.keep(t.update(b.val, path, func(old value.Value) (value.Value, error) {
+		return t.keep(combine(s.Op, old, rhs))
+	}))
 	if err != nil {
 		return err
 	}
