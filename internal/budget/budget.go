@@ -300,7 +300,7 @@ func (b *Budget) Cancel(cause error) int {
 // ExceededError is a charge that did not fit: Name is the budget that was
 // full, Limit its bound, Used what it held and Want what was asked.
 type ExceededError struct {
-	Name             string
+	Name              string
 	Limit, Used, Want int64
 }
 

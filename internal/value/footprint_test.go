@@ -134,7 +134,7 @@ type ring struct {
 	val  Value
 }
 
-func (*ring) Kind() Kind             { return KClosure }
+func (*ring) Kind() Kind            { return KClosure }
 func (r *ring) FootprintOwn() int64 { return 32 }
 func (r *ring) FootprintHeld(yield func(Value)) {
 	yield(r.val)
