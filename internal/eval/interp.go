@@ -164,6 +164,9 @@ func (in *Interp) Names() []string {
 // Lookup returns the session binding for name.
 func (in *Interp) Lookup(name string) (value.Value, bool) { return in.root.get(name) }
 
+// Budget is the memory budget the session is charged to (Options.Budget).
+func (in *Interp) Budget() *budget.Budget { return in.opts.Budget }
+
 // Dir is the session working directory.
 func (in *Interp) Dir() string { return in.dir }
 

@@ -88,8 +88,37 @@ func overCount(v value.Value, l limits, nested bool) bool {
 		return !nested && len(x) > l.maxBytes
 	case value.Bytes:
 		return !nested && len(x) > l.maxBytes
+	case *value.Outcome:
+		// Captured output is sent as text: past the budget, encoding it
+		// (up to six bytes per byte) only to drop it is the costliest
+		// copy a command's answer could make.
+		return !nested && outcomeText(x) > l.maxBytes
 	}
 	return false
+}
+
+// outcomeText is the length of the text o's wire form carries: stdout
+// (unless a payload replaces it) and stderr.
+func outcomeText(o *value.Outcome) int {
+	n := len(o.Stderr)
+	if o.Out == nil {
+		n += len(o.Stdout)
+	}
+	return n
+}
+
+// textLen is a lower bound on the encoded length of v's text, for values
+// whose wire form is mostly text; 0 for others.
+func textLen(v value.Value) int {
+	switch x := v.(type) {
+	case value.Str:
+		return len(x)
+	case value.Bytes:
+		return len(x)
+	case *value.Outcome:
+		return outcomeText(x)
+	}
+	return 0
 }
 
 // errOverBudget stops an encoding that already exceeds the byte budget.
@@ -208,6 +237,9 @@ func (e *elider) enc(dst []byte, v value.Value, path string, depth int) ([]byte,
 		dst = strconv.AppendInt(dst, int64(x.N), 10)
 		return append(dst, '}'), nil
 	}
+	if nested && textLen(v) > e.leafCap {
+		return e.ref(dst, v, path) // it would be replaced once encoded
+	}
 	mark := len(dst)
 	if dst, err = value.AppendWire(dst, v); err != nil {
 		return dst, err
@@ -306,6 +338,14 @@ func render(v value.Value) string {
 	case *value.List:
 		if len(x.Items) > renderRows {
 			v, more = value.NewList(x.Items[:renderRows]), len(x.Items)-renderRows
+		}
+	case *value.Outcome:
+		if len(x.Stdout) > MaxRender {
+			// Only the first MaxRender bytes can show: display no more
+			// of a large capture than that.
+			o := *x
+			o.Stdout = x.Stdout[:MaxRender+utf8.UTFMax]
+			v = &o
 		}
 	}
 	s := value.DisplayWidth(v, RenderWidth)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/internal/auth"
+	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/events"
 )
 
@@ -51,6 +52,7 @@ type Server struct {
 
 	sessions registry
 	bus      *events.Bus
+	mem      *membudget.Budget // kernel memory: every session's budget is under it
 
 	mu        sync.Mutex
 	closing   bool
@@ -84,6 +86,7 @@ func New(cfg Config) (*Server, error) {
 		s.store = auth.Open(cfg.TokenStore)
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.initMemory()
 	s.sessions.init()
 	s.bus = events.New()
 	if s.cfg.EventStall <= 0 {

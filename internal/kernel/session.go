@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/host"
@@ -88,6 +89,23 @@ func (s *session) store(v value.Value) int {
 		}
 	}
 	return n
+}
+
+// release gives back everything the session holds in the kernel's
+// budgets: its memory budget is closed (the kernel-wide memory budget gets
+// its share back at once, whenever the values are finally collected) and
+// its transcript values leave the kernel-wide transcript budget. Closing a
+// session calls it; the session must not evaluate afterwards.
+func (s *session) release() {
+	if s.interp != nil {
+		s.interp.Budget().Close()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for n := range s.refs {
+		s.dropLocked(n)
+	}
+	s.start = s.seq + 1
 }
 
 // dropLocked forgets out:n, in the budget too; s.mu is held.
@@ -203,8 +221,12 @@ func (s *Server) newSessionInterp(principal string, tools *toolTable) (*eval.Int
 		}
 	}
 	rh := &reefHost{Host: host.NewOS(authz), table: tools}
-	in, err := eval.New(eval.Options{Host: rh, Dir: s.cfg.Dir, Env: env})
+	// Each session's values and captured output are charged to its own
+	// memory budget, under the kernel-wide one (see memory.go).
+	mem := membudget.New(SessionMemoryBudget, s.limits.SessionMemory, s.mem)
+	in, err := eval.New(eval.Options{Host: rh, Dir: s.cfg.Dir, Env: env, Budget: mem})
 	if err != nil {
+		mem.Close()
 		return nil, nil, err
 	}
 	// The evaluator runs lookups on the turn holder's goroutine, so its

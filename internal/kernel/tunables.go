@@ -16,12 +16,25 @@ import (
 type Limits struct {
 	// Placeholder so the struct is never empty; real bounds follow.
 	_ struct{}
+
+	// Memory (see memory.go). SessionMemory bounds what one session's
+	// values and captured output keep alive; KernelMemory bounds all
+	// sessions together; MemoryLimit is the process's soft memory limit
+	// (debug.SetMemoryLimit), near which the memory guard cancels the
+	// evaluations of the largest consumer. 0 means unbounded.
+	SessionMemory int64
+	KernelMemory  int64
+	MemoryLimit   int64
 }
 
 // DefaultLimits returns the limits sized for the reference machine class
 // (2 cores, 24 GiB).
 func DefaultLimits() Limits {
-	return Limits{}
+	return Limits{
+		SessionMemory: DefaultSessionMemory,
+		KernelMemory:  DefaultKernelMemory,
+		MemoryLimit:   DefaultMemoryLimit,
+	}
 }
 
 // limitFlag is one command-line flag that sets a field of Limits.
@@ -34,7 +47,14 @@ type limitFlag struct {
 }
 
 // limitFlags is the table of tunable bounds and their flags.
-var limitFlags = []limitFlag{}
+var limitFlags = []limitFlag{
+	{name: "session-memory", usage: "bytes one session's values and captured output may keep alive (0: unbounded)",
+		size: func(l *Limits) *int64 { return &l.SessionMemory }},
+	{name: "kernel-memory", usage: "bytes all sessions' values and captured output may keep alive together (0: unbounded)",
+		size: func(l *Limits) *int64 { return &l.KernelMemory }},
+	{name: "memory-limit", usage: "the kernel process's soft memory limit; near it the largest consumer's evaluations are cancelled (0: none)",
+		size: func(l *Limits) *int64 { return &l.MemoryLimit }},
+}
 
 // RegisterLimitFlags adds a flag for every tunable bound to fs; parsing
 // writes into l, which should hold DefaultLimits() first.
