@@ -109,7 +109,7 @@ func (s *Server) guardStep(inUse int64) int {
 	cause := &membudget.ExceededError{Name: KernelMemoryBudget, Limit: limit, Used: inUse}
 	for _, k := range kids {
 		if n := k.Cancel(cause); n > 0 {
-			s.log.Warn("memory guard: cancelled the evaluations of the largest consumer",
+			s.log.Error("memory guard: cancelled the evaluations of the largest consumer",
 				"in_use", inUse, "limit", limit, "session_budget_used", k.Used(), "session", s.sessionOf(k), "cancelled", n)
 			return n
 		}
