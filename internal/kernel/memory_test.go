@@ -94,13 +94,15 @@ func TestTranscriptEvictsDeepValues(t *testing.T) {
 // memory budget (the kernel budget drops by what it held) and takes its
 // values out of the kernel-wide transcript account.
 func TestSessionReleaseGivesBudgetsBack(t *testing.T) {
-	srv, err := New(Config{Dir: t.TempDir(), Limits: &Limits{SessionMemory: 64 << 20, KernelMemory: 1 << 30}})
+	l := DefaultLimits()
+	l.SessionMemory, l.KernelMemory, l.MemoryLimit = 64<<20, 1<<30, 0
+	srv, err := New(Config{Dir: t.TempDir(), Limits: &l})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := srv.sessions.get(sessionKey{"agent:x", "s"}, func(tt *toolTable) (*eval.Interp, host.Host, error) {
+	sess, _, err := srv.sessions.get(sessionKey{"agent:x", "s"}, func(tt *toolTable) (*eval.Interp, host.Host, error) {
 		return srv.newSessionInterp("agent:x", tt)
-	}, nil)
+	}, srv.wireSession)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +117,7 @@ func TestSessionReleaseGivesBudgetsBack(t *testing.T) {
 	if srv.sessions.budget.total() < 4<<20 {
 		t.Fatalf("kernel transcript holds %d bytes", srv.sessions.budget.total())
 	}
-	sess.release()
+	sess.close()
 	if got := srv.mem.Used(); got != 0 {
 		t.Errorf("kernel memory holds %d bytes after release", got)
 	}
@@ -136,11 +138,13 @@ func TestSessionReleaseGivesBudgetsBack(t *testing.T) {
 // the guard cancels the evaluations charged to the session budget with
 // the most usage, and only those, with a cause naming the kernel budget.
 func TestGuardCancelsLargestConsumer(t *testing.T) {
-	srv, err := New(Config{Dir: t.TempDir(), Limits: &Limits{}})
+	l := DefaultLimits()
+	l.MemoryLimit = 0 // set after New: no process limit in a test
+	srv, err := New(Config{Dir: t.TempDir(), Limits: &l})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.limits.MemoryLimit = 1 << 30 // set after New: no process limit in a test
+	srv.limits.MemoryLimit = 1 << 30
 	small := membudget.New(SessionMemoryBudget, 0, srv.mem)
 	big := membudget.New(SessionMemoryBudget, 0, srv.mem)
 	idle := membudget.New(SessionMemoryBudget, 0, srv.mem)
