@@ -168,9 +168,10 @@ func (s *Sizer) Measure(v Value, limit, splitAt int64) int64 {
 			continue
 		}
 		var inner Value // a container to descend into next
-		for f.i < len(f.items) && inner == nil {
-			it := f.items[f.i]
-			f.i++
+		items, i := f.items, f.i
+		for i < len(items) && inner == nil {
+			it := items[i]
+			i++
 			switch x := it.(type) {
 			case Int, Size, Float, Duration, Time:
 				total += wordBytes
@@ -185,6 +186,7 @@ func (s *Sizer) Measure(v Value, limit, splitAt int64) int64 {
 				inner = s.item(it, &total, splitAt)
 			}
 		}
+		f.i = i
 		if inner != nil {
 			s.enter(inner, &total, splitAt)
 		}
