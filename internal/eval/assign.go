@@ -50,6 +50,11 @@ func (t *thread) assign(s *syntax.AssignStmt, sc *scope) error {
 			return err
 		}
 		b = sc.lookup(tg.Name) // the binding may have moved while rhs ran
+		if t.in.meter != nil && t.in.rootBinding(tg.Name, b) {
+			if err := t.bindRoot(tg.Name, v); err != nil {
+				return err
+			}
+		}
 		b.val = v
 		return nil
 	case *syntax.Field:
@@ -74,7 +79,13 @@ func (t *thread) assign(s *syntax.AssignStmt, sc *scope) error {
 	if err != nil {
 		return err
 	}
-	sc.lookup(root.Name).val = nv
+	b = sc.lookup(root.Name)
+	if t.in.meter != nil && t.in.rootBinding(root.Name, b) {
+		if err := t.bindRoot(root.Name, nv); err != nil {
+			return err
+		}
+	}
+	b.val = nv
 	return nil
 }
 

@@ -40,9 +40,13 @@ import (
 //     are released, and retries; a loop that builds and drops big values
 //     therefore does not fail, a program that keeps them does.
 //
-// What is not counted: small values (< trackMin) held directly by a
-// variable and not inside any tracked container; each such variable slot
-// holds less than trackMin. See docs/architecture.md, "Memory budgets".
+// Small values held directly by a variable of the session's own scope
+// (which outlives every evaluation) are charged per name as they are bound
+// (bindRoot) and released when the name is bound again. What is not
+// counted: small values (< trackMin) held directly by the locals of running
+// calls and by no tracked container; each such slot holds less than
+// trackMin and lives only while its call runs. See docs/architecture.md,
+// "Memory budgets".
 const trackMin = 64 << 10
 
 // meter charges one session's budget for the values it keeps alive.
@@ -50,13 +54,85 @@ type meter struct {
 	b    *budget.Budget
 	mu   sync.Mutex
 	held map[weak.Pointer[byte]]int64 // tracked value -> bytes charged
+	root map[string]int64             // session variable -> bytes of small values charged
 }
 
 func newMeter(b *budget.Budget) *meter {
 	if b == nil {
 		return nil
 	}
-	return &meter{b: b, held: map[weak.Pointer[byte]]int64{}}
+	return &meter{b: b, held: map[weak.Pointer[byte]]int64{}, root: map[string]int64{}}
+}
+
+// bindRoot charges the session for v, about to be bound to name in the
+// session's own scope, when v is small enough not to be tracked on its
+// own, and releases what the name's previous value was charged. It fails
+// with quota_exceeded, binding nothing, when v does not fit.
+func (t *thread) bindRoot(name string, v value.Value) error {
+	m := t.in.meter
+	if m == nil {
+		return nil
+	}
+	n, err := m.smallCost(v)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	old := m.root[name]
+	m.mu.Unlock()
+	switch {
+	case n > old:
+		if err := m.b.Charge(n - old); err != nil {
+			return quotaError(err)
+		}
+	case n < old:
+		m.b.Release(old - n)
+	}
+	m.mu.Lock()
+	if n == 0 {
+		delete(m.root, name)
+	} else {
+		m.root[name] = n
+	}
+	m.mu.Unlock()
+	return nil
+}
+
+// smallCost is what v costs held by a variable beyond what is tracked on
+// its own: its footprint when that is under trackMin (its large parts are
+// tracked apart), 0 when v is large, after making sure it is tracked.
+func (m *meter) smallCost(v value.Value) (int64, error) {
+	switch x := v.(type) {
+	case value.Str:
+		if len(x) >= trackMin {
+			return 0, nil
+		}
+		return value.OwnSize(x), nil
+	case value.Bytes:
+		if len(x) >= trackMin {
+			return 0, nil
+		}
+		return value.OwnSize(x), nil
+	case value.Path:
+		return value.OwnSize(x), nil
+	case *value.List, *value.Record, *value.Table, *value.Outcome, *value.Error, *Closure, *Task:
+	default:
+		return 0, nil
+	}
+	sz := value.GetSizer()
+	n := sz.Measure(v, trackMin, trackMin)
+	value.PutSizer(sz)
+	if n >= trackMin {
+		return 0, m.account(v)
+	}
+	return n, nil
+}
+
+// rootBinding reports whether b, found for name from some scope, is the
+// session scope's own binding of name.
+func (in *Interp) rootBinding(name string, b *binding) bool {
+	i := in.root.localIndex(name)
+	return i >= 0 && &in.root.vars[i] == b
 }
 
 // reserved marks a value being tracked by another producer right now.

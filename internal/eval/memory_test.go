@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -79,6 +80,30 @@ func TestBudgetRefusesWhatIsKept(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBudgetChargesSessionVariables: small values (each under the size
+// charged on its own) kept in many variables of the session's scope are
+// charged per name; rebinding a name releases what it held.
+func TestBudgetChargesSessionVariables(t *testing.T) {
+	var src strings.Builder
+	src.WriteString(prelude + "let piece = rep(32768) + rep(16384)\n")
+	for i := range 400 { // 400 x 48 KiB = 19 MiB against 16 MiB
+		fmt.Fprintf(&src, "let v%d = piece + \"%d\"\n", i, i)
+	}
+	in, _ := budgetSession(t, 16<<20)
+	_, err := in.Eval(context.Background(), src.String())
+	wantQuota(t, err, "session memory")
+
+	in, b := budgetSession(t, 16<<20)
+	if _, err := in.Eval(context.Background(), prelude+`var s = ""; let piece = rep(32768) + rep(16384); for i in 0..1000 { s = piece + i.str() }; s.len()`); err != nil {
+		t.Fatalf("rebinding one name: %v", err)
+	}
+	settle()
+	if u := b.Used(); u > 1<<20 {
+		t.Errorf("after rebinding one name 1000 times the budget holds %d bytes", u)
+	}
+	runtime.KeepAlive(in)
 }
 
 // TestBudgetLetsDroppedValuesGo: building and dropping far more than the
