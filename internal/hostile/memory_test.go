@@ -74,6 +74,27 @@ func TestMemoryKeptStrings(t *testing.T) {
 	k.WantRSSUnder(t, rssBound)
 }
 
+// TestMemorySessionVariables: a token principal binds 53,000 top-level
+// names, each to a 48 KiB string (under the size charged on its own): 2.5
+// GiB, ten times its 256 MiB session budget, in one exec.
+func TestMemorySessionVariables(t *testing.T) {
+	const rssBound = 1 << 30
+	k := Start(t, Options{Flags: []string{"--session-memory", "256MiB"}, MemCap: 3 << 30})
+	hb := k.Heartbeat(t)
+	c := k.Attach(t, "s1", k.Token(t, "agent:evil"))
+	var src strings.Builder
+	src.WriteString(rep + "let piece = rep(32768) + rep(16384)\n")
+	for i := range 53_000 {
+		fmt.Fprintf(&src, "let v%d = piece + \"%d\"\n", i, i)
+	}
+	_, err := memExec(t, c, src.String())
+	wantQuota(t, err, "session memory")
+	stillServes(t, c)
+	hb.Stop(t)
+	k.Alive(t)
+	k.WantRSSUnder(t, rssBound)
+}
+
 // TestMemoryBigMaps: a token principal keeps maps of sixteen million items
 // (about 384 MiB each; 40 of them would be 15 GiB).
 func TestMemoryBigMaps(t *testing.T) {
