@@ -7,9 +7,15 @@ const (
 	// terminating newline (16 MiB).
 	MaxFrame = 16 << 20
 
-	// ReadBufferSize is the initial read buffer of a Reader. The buffer
-	// grows on demand up to maxLine+1 bytes and never beyond.
+	// ReadBufferSize is the read buffer a Reader holds without charging
+	// it (see Reader.SetCharge) and keeps between frames. The buffer
+	// starts at InitialReadBuffer and grows on demand up to maxLine+1
+	// bytes and never beyond.
 	ReadBufferSize = 64 << 10
+
+	// InitialReadBuffer is the buffer a Reader starts with, so that a
+	// connection that sends little costs little.
+	InitialReadBuffer = 4 << 10
 
 	// DefaultOutboxCapacity is the number of frames an Outbox queues when
 	// NewOutbox is given a non-positive capacity.

@@ -32,7 +32,7 @@ func budgetSession(t testing.TB, limit int64) (*Interp, *budget.Budget) {
 // prelude defines rep(n), a string of n bytes (n a power of two).
 const prelude = "fn rep(n) { var s = \"x\"; while s.len() < n { s = s + s }; s }\n"
 
-func wantQuota(t *testing.T, err error, budgetName string) *value.Error {
+func wantMemQuota(t *testing.T, err error, budgetName string) *value.Error {
 	t.Helper()
 	var ve *value.Error
 	if !errors.As(err, &ve) || ve.Code != codeQuota {
@@ -74,7 +74,7 @@ func TestBudgetRefusesWhatIsKept(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			in, b := budgetSession(t, limit)
 			_, err := in.Eval(context.Background(), prelude+c.src)
-			wantQuota(t, err, "session memory")
+			wantMemQuota(t, err, "session memory")
 			if b.Peak() > limit {
 				t.Errorf("budget peaked at %d, past its limit %d", b.Peak(), limit)
 			}
@@ -93,7 +93,7 @@ func TestBudgetChargesSessionVariables(t *testing.T) {
 	}
 	in, _ := budgetSession(t, 16<<20)
 	_, err := in.Eval(context.Background(), src.String())
-	wantQuota(t, err, "session memory")
+	wantMemQuota(t, err, "session memory")
 
 	in, b := budgetSession(t, 16<<20)
 	if _, err := in.Eval(context.Background(), prelude+`var s = ""; let piece = rep(32768) + rep(16384); for i in 0..1000 { s = piece + i.str() }; s.len()`); err != nil {
@@ -203,7 +203,7 @@ func TestBudgetCancelGivesQuota(t *testing.T) {
 	}
 	select {
 	case err := <-done:
-		ve := wantQuota(t, err, "kernel memory")
+		ve := wantMemQuota(t, err, "kernel memory")
 		if !strings.Contains(ve.Msg, "cancelled") {
 			t.Errorf("message %q does not say the evaluation was cancelled", ve.Msg)
 		}
@@ -243,7 +243,7 @@ func TestBudgetChargesCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = in.Eval(context.Background(), `(sh { head -c 10000000 /dev/zero }).stdout.len()`)
-	ve := wantQuota(t, err, "session memory")
+	ve := wantMemQuota(t, err, "session memory")
 	if !strings.Contains(ve.Msg, "capturing output") {
 		t.Errorf("message %q does not say the capture was refused", ve.Msg)
 	}

@@ -28,8 +28,8 @@ func (p *elideParams) check() error {
 		return nil
 	}
 	for _, f := range []*int{p.MaxBytes, p.MaxRows, p.MaxItems} {
-		if f != nil && *f < 0 {
-			return proto.NewError(proto.CodeInvalidParams, "invalid params: elide budgets must not be negative", nil)
+		if f != nil && (*f < 0 || *f > maxSafeInt) {
+			return proto.NewError(proto.CodeInvalidParams, "invalid params: elide budgets must be integers from 0 to 2^53-1", nil)
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 
+	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -25,6 +26,8 @@ type infoResult struct {
 	PreAttach  []string        `json:"pre_attach"`
 	Features   map[string]bool `json:"features"`
 	Limits     map[string]int  `json:"limits"`
+	// Containment says which mechanisms end the processes sessions start.
+	Containment contain.Features `json:"containment"`
 }
 
 // features are the optional capabilities this kernel build has.
@@ -78,5 +81,6 @@ func handleKernelInfo(_ context.Context, c *call) (any, error) {
 			"session_transcript_bytes": MaxTranscriptBytes,
 			"kernel_transcript_bytes":  MaxKernelTranscriptBytes,
 		},
+		Containment: c.conn.srv.procs.Features(),
 	}, nil
 }

@@ -163,13 +163,15 @@ func (s *Server) newSessionInterp(principal string, tools *toolTable) (*eval.Int
 			env = s.cfg.Env
 		}
 	}
-	rh := &reefHost{Host: host.NewOS(authz), table: tools}
+	procs := s.procs.NewScope()
+	rh := &reefHost{Host: host.NewOS(authz, host.WithProcesses(procs)), table: tools, procs: procs}
 	// Each session's values and captured output are charged to its own
 	// memory budget, under the kernel-wide one (see memory.go).
 	mem := membudget.New(SessionMemoryBudget, s.limits.SessionMemory, s.mem)
 	in, err := eval.New(eval.Options{Host: rh, Dir: s.cfg.Dir, Env: env, Budget: mem})
 	if err != nil {
 		mem.Close()
+		procs.Close()
 		return nil, nil, err
 	}
 	// The evaluator runs lookups on the turn holder's goroutine, so its

@@ -326,8 +326,12 @@ type Env interface {
 	Call(fn Value, args ...Value) (Value, error)
 	// Context is cancelled when the evaluation is cancelled.
 	Context() context.Context
-	// Now is the evaluation's wall clock.
+	// Now is the evaluation's clock for measuring intervals (throttle,
+	// debounce, windows); it is not gated and never becomes a value.
 	Now() time.Time
+	// Clock reads the wall clock for a time the program computes with
+	// (ago, from_now); it asks the time effect and may be refused.
+	Clock() (time.Time, error)
 }
 
 // NamedArg is a `name: value` call argument.
