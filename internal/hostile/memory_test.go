@@ -189,7 +189,7 @@ func TestMemoryConcurrentCaptures(t *testing.T) {
 // quota_exceeded naming the kernel memory budget, before the process runs
 // out of its address space. The owner's heartbeat is served throughout.
 func TestMemoryGuard(t *testing.T) {
-	const rssBound = 768 << 20
+	const rssBound = 1 << 30
 	k := Start(t, Options{Flags: []string{"--memory-limit", "384MiB", "--session-memory", "8GiB", "--kernel-memory", "16GiB"}, MemCap: 3 << 30})
 	hb := k.Heartbeat(t)
 	c := k.Attach(t, "s1", k.Token(t, "agent:evil"))
