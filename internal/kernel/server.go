@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/internal/auth"
+	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/quota"
@@ -58,6 +59,7 @@ type Server struct {
 
 	sessions registry
 	bus      *events.Bus
+	mem      *membudget.Budget // kernel memory: every session's budget is under it
 	procs    *contain.Manager
 	ownProcs bool // procs was made by New and is closed by Shutdown
 
@@ -118,6 +120,7 @@ func New(cfg Config) (*Server, error) {
 		s.procs, s.ownProcs = contain.New(contain.Config{}), true
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.initMemory()
 	s.sessions.init(s.local, s.limits)
 	s.bus = events.New(events.WithLimits(events.Limits{
 		ChannelBytes:  s.limits.EventChannelMemory,
