@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	_ "embed"
 	"fmt"
 	goparser "go/parser"
 	gotoken "go/token"
@@ -11,35 +12,11 @@ import (
 )
 
 // benchChunk is a corpus-like script fragment mixing declarations,
-// expressions, commands, strings, matches and interpreter blocks.
-const benchChunk = `# Report helpers.
-fn summarize(rows: list<record>, limit: int = 10) -> str {
-  let total = rows.map(.size).sum()
-  let names = rows.where(.size > 1kb).map(r => r.name).take(limit)
-  "total {total} across {rows.len()} files: {names.join(", ")}"
-}
-var count = 0
-for p in glob("src/**/*.go") { count += 1 }
-let files = (ls ./src)
-  .where(.type == "file")
-  .sort_by(f => f.modified)
-let status = match files.len() {
-  0 => "empty"
-  1 | 2 | 3 => "few"
-  int n if n > 100 => "many"
-  _ => "some"
-}
-git status --short --branch > ./status.txt
-RUST_LOG=debug cargo test --workspace -- --nocapture &
-let version = (^git describe --tags).out.str().trim()
-let cfg = {name: "shoal", ready: true, port: 8080, tags: ["a", "b"], timeout: 250ms}
-let out_json = json.stringify(cfg, pretty: true)
-let r = try { path("config.toml").read() } catch e { e.msg }
-let n = (1 / 0) catch 0
-let data = sh { printf '{"n": 4}' }.out
-with cwd: "sub", env: {MODE: "test"} { echo (count) }
-if count > 10 && version != "" { echo "big" } else { echo small }
-`
+// expressions, commands, strings, matches and interpreter blocks. The
+// kernel's parse RPC benchmark reads the same file.
+//
+//go:embed testdata/bench/chunk.shl
+var benchChunk string
 
 func benchSource() string {
 	var b strings.Builder
