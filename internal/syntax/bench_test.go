@@ -155,3 +155,27 @@ func BenchmarkLex10KB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMarshal10KB encodes the AST of the benchmark script as JSON
+// into a reused buffer, as the kernel's parse method does (MB/s is of
+// JSON written).
+//
+//	go test -run '^$' -bench Marshal10KB -benchmem -count 6 ./internal/syntax/
+func BenchmarkMarshal10KB(b *testing.B) {
+	prog, err := Parse(benchSource(), ParseOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := MarshalProgram(prog)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(out)))
+	b.ReportAllocs()
+	buf := make([]byte, 0, 2*len(out))
+	for b.Loop() {
+		if buf, err = AppendProgram(buf[:0], prog, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
