@@ -26,7 +26,7 @@ var (
 // reading stalls only its own queue.
 type Outbox struct {
 	w      io.Writer
-	ch     chan []byte
+	ch     chan outFrame
 	done   chan struct{}
 	mu     sync.Mutex // guards closed and sends on ch
 	closed bool
@@ -41,7 +41,7 @@ func NewOutbox(w io.Writer, capacity int) *Outbox {
 	if capacity <= 0 {
 		capacity = DefaultOutboxCapacity
 	}
-	o := &Outbox{w: w, ch: make(chan []byte, capacity), done: make(chan struct{})}
+	o := &Outbox{w: w, ch: make(chan outFrame, capacity), done: make(chan struct{})}
 	go o.run()
 	return o
 }
@@ -52,7 +52,20 @@ func NewOutbox(w io.Writer, capacity int) *Outbox {
 // is at capacity, ErrOutboxClosed after Close, an error wrapping
 // ErrOutboxBroken after a failed write, and ErrBadFrame for a malformed
 // frame.
-func (o *Outbox) Send(frame []byte) error {
+func (o *Outbox) Send(frame []byte) error { return o.SendOwned(frame, nil) }
+
+// outFrame is a queued frame and what to call once it is written.
+type outFrame struct {
+	b       []byte
+	release func([]byte)
+}
+
+// SendOwned is Send for a frame whose buffer the caller wants back: once
+// the frame has been written (or dropped after a failed write) the writer
+// calls release(frame), if release is not nil, and keeps no reference to
+// it. When SendOwned returns an error, release is not called and the
+// buffer is the caller's again.
+func (o *Outbox) SendOwned(frame []byte, release func([]byte)) error {
 	if err := checkFrame(frame); err != nil {
 		return err
 	}
@@ -69,7 +82,7 @@ func (o *Outbox) Send(frame []byte) error {
 		return ErrOutboxFull
 	}
 	select {
-	case o.ch <- frame:
+	case o.ch <- outFrame{frame, release}:
 		o.queued.Add(n)
 		return nil
 	default:
@@ -109,12 +122,15 @@ func (o *Outbox) run() {
 	broken := false
 	for f := range o.ch {
 		if !broken {
-			if _, err := o.w.Write(f); err != nil {
+			if _, err := o.w.Write(f.b); err != nil {
 				err = fmt.Errorf("proto: outbox write: %w", err)
 				o.err.Store(&err)
 				broken = true
 			}
 		}
-		o.queued.Add(-int64(len(f)))
+		o.queued.Add(-int64(len(f.b)))
+		if f.release != nil {
+			f.release(f.b)
+		}
 	}
 }

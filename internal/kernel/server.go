@@ -51,6 +51,7 @@ type Server struct {
 
 	sessions registry
 	bus      *events.Bus
+	source   *sourceWork // parse and explain run here
 
 	mu        sync.Mutex
 	closing   bool
@@ -84,6 +85,7 @@ func New(cfg Config) (*Server, error) {
 		s.store = auth.Open(cfg.TokenStore)
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.source = newSourceWork(s.ctx, SourceWorkers)
 	s.sessions.init()
 	s.bus = events.New()
 	if s.cfg.EventStall <= 0 {
