@@ -69,6 +69,7 @@ func (c *Client) connect(ctx context.Context) (*conn, error) {
 		return nil, fmt.Errorf("client: dial %s: %w", c.path, err)
 	}
 	cn := newConn(nc, c.dispatchEvent)
+	cn.detached = c.dispatchDetached
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()

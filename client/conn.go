@@ -24,6 +24,9 @@ type reply struct {
 type conn struct {
 	nc     net.Conn
 	events func(Event) // delivers event notifications; called by the reader
+	// detached, when set, receives session.detached params; called by the
+	// reader.
+	detached func(json.RawMessage)
 
 	wmu sync.Mutex // serialises whole frames
 
@@ -158,9 +161,14 @@ func (c *conn) dispatch(frame []byte) error {
 		return nil // valid JSON, but not a frame we understand
 	}
 	if in.ID == nil {
-		if in.Method == proto.MethodEvent {
+		switch in.Method {
+		case proto.MethodEvent:
 			if ev, ok := decodeEvent(in.Params); ok {
 				c.events(ev)
+			}
+		case proto.MethodSessionDetached:
+			if c.detached != nil {
+				c.detached(in.Params)
 			}
 		}
 		return nil

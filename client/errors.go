@@ -63,3 +63,24 @@ func ErrorData(err error, v any) error {
 	}
 	return nil
 }
+
+// ErrDetached reports that the kernel cut this connection's attachment:
+// its token was revoked or expired, or the token store became unusable.
+// Calls then fail with AUTH_FAILED until the client attaches again with
+// another credential.
+var ErrDetached = errors.New("client: detached by the kernel")
+
+// DetachedError is the kernel's session.detached notification, the error
+// of every subscription it ended. It matches ErrDetached.
+type DetachedError struct {
+	Session   string `json:"session"`
+	Principal string `json:"principal"`
+	Token     string `json:"token"`
+	Reason    string `json:"reason"` // token_revoked, token_expired, ...
+	Message   string `json:"message"`
+}
+
+func (e *DetachedError) Error() string { return "client: detached by the kernel: " + e.Message }
+
+// Is makes a DetachedError match ErrDetached.
+func (e *DetachedError) Is(target error) bool { return target == ErrDetached }

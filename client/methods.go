@@ -60,6 +60,9 @@ type AttachResult struct {
 	CapsEnforced  bool          `json:"caps_enforced"`
 	ElideDefaults ElideDefaults `json:"elide_defaults"`
 	Channels      []string      `json:"channels"`
+	// Created is set when the attach made a fresh session: the name was
+	// new, or its earlier session had been closed for idleness.
+	Created bool `json:"created"`
 }
 
 // Attach attaches this connection to a session. The params are repeated

@@ -134,3 +134,21 @@ func (c *Client) dispatchEvent(ev Event) {
 		s.push(ev)
 	}
 }
+
+// dispatchDetached ends every subscription when the kernel reports that
+// the connection's attachment was cut: the kernel has dropped them, and
+// nothing more will arrive until the client attaches again and
+// resubscribes. Each Subscription's Err is a *DetachedError.
+func (c *Client) dispatchDetached(params json.RawMessage) {
+	d := &DetachedError{}
+	if err := json.Unmarshal(params, d); err != nil {
+		d.Message = "the kernel detached this connection"
+	}
+	c.mu.Lock()
+	subs := c.subs
+	c.subs = make(map[string]*Subscription)
+	c.mu.Unlock()
+	for _, s := range subs {
+		s.end(d)
+	}
+}

@@ -194,3 +194,41 @@ func TestEventsReadAndPublish(t *testing.T) {
 		t.Fatalf("publish = %+v, %v", pub, err)
 	}
 }
+
+// TestDetachedEndsSubscriptions: the kernel's session.detached notice ends
+// every subscription with a *DetachedError; the client stays usable and
+// can subscribe again.
+func TestDetachedEndsSubscriptions(t *testing.T) {
+	k := newFakeKernel(t)
+	c := dialFake(t, k)
+	ctx := testCtx(t)
+	a, err := c.Subscribe(ctx, "user.a", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.SubscribeLive(ctx, "task.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.conn(0).raw(`{"jsonrpc":"2.0","method":"session.detached","params":{"session":"s","principal":"agent:x","token":"ab","reason":"token_revoked","message":"authentication failed: token revoked"}}`)
+	for _, s := range []*Subscription{a, b} {
+		select {
+		case _, ok := <-s.Events():
+			if ok {
+				t.Fatalf("%s delivered an event after the detach", s.Channel())
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s not ended by session.detached", s.Channel())
+		}
+		var d *DetachedError
+		if !errors.Is(s.Err(), ErrDetached) || !errors.As(s.Err(), &d) || d.Reason != "token_revoked" || d.Token != "ab" {
+			t.Errorf("%s: Err = %v", s.Channel(), s.Err())
+		}
+	}
+	if err := c.Call(ctx, "echo", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Subscribe(ctx, "user.a", 0); err != nil {
+		t.Errorf("subscribe after the detach: %v", err)
+	}
+}

@@ -34,6 +34,10 @@ const (
 	MethodEventsSubscribe   = "events.subscribe"
 	MethodEventsUnsubscribe = "events.unsubscribe"
 	MethodEvent             = "event" // server-to-client event notification
+	// MethodSessionDetached is the server-to-client notification that the
+	// connection's attachment was cut (its token revoked or expired); a
+	// kernel addition.
+	MethodSessionDetached = "session.detached"
 )
 
 // PreAttachMethods are the methods served before session.attach; every

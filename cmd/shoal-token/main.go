@@ -34,6 +34,11 @@ const usage = `usage:
 
 create prints the bearer secret once on stdout. PROFILE defaults to "default";
 --cap may be repeated; --ttl is in seconds (no --ttl: never expires).
+PRINCIPAL is ASCII letters, digits and . _ - : @ / + =, and may not name the
+kernel owner: uid:*, root, owner, local, kernel, self and bare numbers are
+refused, as is the profile local-human.
+The store and its directory must be owned by you and not group- or
+world-writable; a symbolic link, FIFO or other non-file store is refused.
 The store is $SHOAL_TOKEN_STORE if set, else DIR/tokens.json, where DIR
 defaults to $XDG_STATE_HOME/shoal, else ~/.local/state/shoal.
 `

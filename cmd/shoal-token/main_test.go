@@ -94,7 +94,7 @@ func TestCreateListRevokeInProcess(t *testing.T) {
 	if id == nil {
 		t.Fatalf("create stderr %q names no id", errs)
 	}
-	tok, err := auth.Open(auth.StorePath(sd)).Validate(secret)
+	tok, err := auth.Open(auth.StorePath(sd)).Validate(strings.TrimSuffix(secret, "\n"))
 	if err != nil || tok.Principal != "agent:ci" || tok.Profile != "ci" ||
 		strings.Join(tok.Caps, " ") != "fs.read proc.spawn" || tok.Expires.IsZero() {
 		t.Fatalf("created token = %+v, %v", tok, err)
@@ -149,7 +149,7 @@ func TestNonPositiveTTLIsExpired(t *testing.T) {
 		if code != exitOK || !strings.Contains(errs, "already expired") {
 			t.Fatalf("--ttl %s: code %d stderr %q", ttl, code, errs)
 		}
-		if _, err := auth.Open(auth.StorePath(dir)).Validate(secret); err == nil {
+		if _, err := auth.Open(auth.StorePath(dir)).Validate(strings.TrimSuffix(secret, "\n")); err == nil {
 			t.Errorf("--ttl %s token validates", ttl)
 		}
 	}
@@ -167,7 +167,7 @@ func TestEnvStoreOverridesStateDir(t *testing.T) {
 	if code != exitOK {
 		t.Fatal(code)
 	}
-	if _, err := auth.Open(store).Validate(secret); err != nil {
+	if _, err := auth.Open(store).Validate(strings.TrimSuffix(secret, "\n")); err != nil {
 		t.Errorf("token not in $%s: %v", auth.EnvStore, err)
 	}
 	// Without --state-dir the default (XDG) location is used when the
@@ -177,7 +177,7 @@ func TestEnvStoreOverridesStateDir(t *testing.T) {
 	if code != exitOK {
 		t.Fatal(code)
 	}
-	if _, err := auth.Open(filepath.Join(dir, "xdg", "shoal", "tokens.json")).Validate(secret); err != nil {
+	if _, err := auth.Open(filepath.Join(dir, "xdg", "shoal", "tokens.json")).Validate(strings.TrimSuffix(secret, "\n")); err != nil {
 		t.Errorf("token not in the XDG state dir: %v", err)
 	}
 }

@@ -17,6 +17,24 @@
 // always see either the old or the new document, and concurrent writers in
 // any number of processes never lose each other's changes.
 //
+// # Trusting the file
+//
+// The store is read and written only when nobody but its owner could have
+// written it: the file and its directory must be owned by the process's
+// effective uid and writable by neither group nor others, the file must be
+// a regular file of at most [MaxStoreBytes], and it is opened relative to
+// the checked directory with O_NOFOLLOW and O_NONBLOCK, so a symbolic link
+// is refused (never followed, its target never chmodded) and a FIFO cannot
+// hang the reader. Anything else fails closed with [ErrStoreUnavailable]
+// wrapping [ErrNotPrivate] and a message saying what is wrong. The lock
+// and temporary files are opened the same way.
+//
+// No token may name the kernel owner: [CheckPrincipal] refuses uid:* and
+// the other reserved names, Create refuses them, and Validate refuses a
+// stored token that has one (a hand-edited store cannot mint the owner).
+// Secrets are compared exactly: no white space is trimmed and only the
+// canonical encoding is accepted.
+//
 // # Threat model
 //
 // The HMAC key lives in the store file itself rather than in a separate
@@ -45,5 +63,5 @@
 // read is older than half a second. A store that cannot be read or does
 // not decode fails closed: [Store.Validate] rejects every secret with
 // [ErrStoreUnavailable] until the file is repaired, and never falls back to
-// an earlier good copy. A missing store is an empty one.
+// an earlier good copy. A missing store (or a missing state directory) is an empty one.
 package auth

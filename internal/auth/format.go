@@ -12,9 +12,6 @@ import (
 // formatVersion is the store document version this package reads and writes.
 const formatVersion = 1
 
-// maxStoreSize bounds how much of a store file is read.
-const maxStoreSize = 64 << 20
-
 // document is the store file's JSON shape.
 type document struct {
 	Version int      `json:"version"`

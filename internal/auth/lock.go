@@ -3,20 +3,17 @@ package auth
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// lockWait bounds how long a writer waits for another to finish.
-const lockWait = 10 * time.Second
-
-// lockFile takes an exclusive flock on path (created 0600 if missing) and
-// returns the function that releases it. flock locks belong to the open
-// file, so separate opens in one process exclude each other too.
-func lockFile(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+// lock takes an exclusive flock on name in d (created 0600 if missing,
+// never through a symbolic link) and returns the function that releases
+// it. flock locks belong to the open file, so separate opens in one
+// process exclude each other too.
+func (d *storeDir) lock(name string) (func(), error) {
+	f, _, err := d.openFile(name, unix.O_RDWR|unix.O_CREAT)
 	if err != nil {
 		return nil, err
 	}

@@ -2,20 +2,10 @@ package auth
 
 import (
 	"crypto/hmac"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"sync"
-	"syscall"
 	"time"
 )
-
-// refreshAfter bounds how long a cached snapshot is trusted without
-// re-reading the file, even when its identity looks unchanged (inode reuse
-// on a filesystem with coarse timestamps could otherwise hide a rewrite).
-const refreshAfter = 500 * time.Millisecond
 
 // digestEqual compares digests in constant time; a variable so tests can
 // observe that every record is compared.
@@ -56,10 +46,13 @@ func (s *Store) Check() error {
 	return s.err
 }
 
-// Validate returns the token whose secret is given. It fails with
+// Validate returns the token whose secret is given, compared exactly (no
+// white space is trimmed) and in constant time. It fails with
 // ErrStoreUnavailable when the store cannot be read, ErrUnknownToken when
-// the secret is malformed or unknown, and ErrTokenRevoked or ErrTokenExpired
-// when it matches a token that is no longer valid.
+// the secret is malformed or unknown, or names a principal no token may
+// have (then also ErrReservedPrincipal: a store edited by hand cannot mint
+// the owner), and ErrTokenRevoked or ErrTokenExpired when it matches a
+// token that is no longer valid.
 func (s *Store) Validate(secret string) (*Token, error) {
 	snap, err := s.current()
 	if err != nil {
@@ -81,7 +74,30 @@ func (s *Store) Validate(secret string) (*Token, error) {
 	if match < 0 {
 		return nil, ErrUnknownToken
 	}
-	t := &snap.entries[match].tok
+	return s.usable(&snap.entries[match].tok)
+}
+
+// Lookup returns the token with the given id if it is still usable: the
+// kernel calls it to re-check the tokens its connections attached with. It
+// fails like Validate, with ErrUnknownID for an id no longer in the store.
+func (s *Store) Lookup(id string) (*Token, error) {
+	snap, err := s.current()
+	if err != nil {
+		return nil, err
+	}
+	for i := range snap.entries {
+		if snap.entries[i].tok.ID == id {
+			return s.usable(&snap.entries[i].tok)
+		}
+	}
+	return nil, fmt.Errorf("%w: %s", ErrUnknownID, quote(id))
+}
+
+// usable returns a copy of t if it may be used now.
+func (s *Store) usable(t *Token) (*Token, error) {
+	if err := checkIdentity(t); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrUnknownToken, t.ID, err)
+	}
 	if t.Revoked {
 		return nil, fmt.Errorf("%w: %s", ErrTokenRevoked, t.ID)
 	}
@@ -147,9 +163,10 @@ func (s *Store) reloadLocked() {
 			s.snap, s.err = snap, nil
 			return
 		}
+		err = fmt.Errorf("%s: %w", s.path, err)
 	}
 	s.snap = nil
-	s.err = fmt.Errorf("%w: %s: %v", ErrStoreUnavailable, s.path, err)
+	s.err = fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
 }
 
 // fileIdent identifies one version of the store file.
@@ -158,56 +175,5 @@ type fileIdent struct {
 	dev, ino uint64
 	size     int64
 	mtime    int64
-}
-
-func identOf(fi fs.FileInfo) fileIdent {
-	id := fileIdent{exists: true, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		id.dev, id.ino = uint64(st.Dev), uint64(st.Ino)
-	}
-	return id
-}
-
-// statIdent stats path; a missing file has the zero identity.
-func statIdent(path string) (fileIdent, error) {
-	fi, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fileIdent{}, nil
-	}
-	if err != nil {
-		return fileIdent{}, err
-	}
-	return identOf(fi), nil
-}
-
-// readFile reads the store and the identity of what was read. A missing
-// file reads as empty. A store readable by group or others is tightened to
-// 0600 (best effort).
-func readFile(path string) ([]byte, fileIdent, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fileIdent{}, nil
-	}
-	if err != nil {
-		return nil, fileIdent{}, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fileIdent{}, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, identOf(fi), fmt.Errorf("not a regular file")
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		_ = f.Chmod(0o600)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxStoreSize+1))
-	if err != nil {
-		return nil, identOf(fi), err
-	}
-	if len(data) > maxStoreSize {
-		return nil, identOf(fi), fmt.Errorf("larger than %d bytes", maxStoreSize)
-	}
-	return data, identOf(fi), nil
+	ctime    int64 // a chmod or chown changes it
 }

@@ -1,7 +1,9 @@
 package auth
 
 import (
+	"bytes"
 	"crypto/hmac"
+	"encoding/base64"
 	"errors"
 	"reflect"
 	"regexp"
@@ -93,8 +95,19 @@ func TestValidateRejectsMalformedAndUnknown(t *testing.T) {
 			t.Errorf("Validate(%q) = %v, %v; want ErrUnknownToken", bad, tok, err)
 		}
 	}
-	if _, err := s.Validate(" " + secret + "\n"); err != nil {
-		t.Errorf("Validate with surrounding white space: %v", err)
+	// Secrets are compared exactly: white space is not trimmed, and only
+	// the canonical base64url form is accepted.
+	alias := secret[:len(secret)-1] + nonCanonical(t, secret[len(secret)-1:])
+	if a, b := mustDecodeLoose(t, alias), mustDecodeLoose(t, secret); !bytes.Equal(a, b) {
+		t.Fatalf("alias %q does not decode loosely to the same secret", alias)
+	}
+	for _, bad := range []string{" " + secret, secret + "\n", " " + secret + "\n", "\t" + secret, secret + " ", alias} {
+		if _, err := s.Validate(bad); !errors.Is(err, ErrUnknownToken) {
+			t.Errorf("Validate(%q) = %v; want ErrUnknownToken", bad, err)
+		}
+	}
+	if _, err := s.Validate(secret); err != nil {
+		t.Errorf("Validate(exact secret) = %v", err)
 	}
 }
 
@@ -224,4 +237,28 @@ func TestConstantTimeCompare(t *testing.T) {
 	if reflect.ValueOf(orig).Pointer() != reflect.ValueOf(hmac.Equal).Pointer() {
 		t.Errorf("digestEqual is not hmac.Equal")
 	}
+}
+
+// nonCanonical returns the base64url character that differs from c only in
+// the two low bits, which the last character of a 43-character encoding of
+// 32 bytes does not use.
+func nonCanonical(t *testing.T, c string) string {
+	t.Helper()
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	i := strings.Index(alphabet, c)
+	if i < 0 || i&3 != 0 {
+		t.Fatalf("last secret character %q is not canonical", c)
+	}
+	return alphabet[i|1 : i|1+1]
+}
+
+// mustDecodeLoose decodes a secret's base64url without the strictness the
+// store applies.
+func mustDecodeLoose(t *testing.T, secret string) []byte {
+	t.Helper()
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(secret, SecretPrefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

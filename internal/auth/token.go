@@ -84,14 +84,15 @@ func newSecret() ([]byte, string, error) {
 	return b, SecretPrefix + base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// parseSecret decodes a printed secret; surrounding white space is ignored.
+// parseSecret decodes a printed secret. It is taken exactly as given:
+// white space around it, or any encoding but the canonical one, makes it
+// malformed.
 func parseSecret(s string) ([]byte, bool) {
-	s = strings.TrimSpace(s)
 	rest, ok := strings.CutPrefix(s, SecretPrefix)
 	if !ok || len(rest) != base64.RawURLEncoding.EncodedLen(secretLen) {
 		return nil, false
 	}
-	b, err := base64.RawURLEncoding.DecodeString(rest)
+	b, err := base64.RawURLEncoding.Strict().DecodeString(rest)
 	if err != nil || len(b) != secretLen {
 		return nil, false
 	}

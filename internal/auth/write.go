@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -27,10 +26,10 @@ func (s *Store) Create(principal, profile string, caps []string, ttl time.Durati
 
 // CreateUntil is Create with an absolute expiry; the zero time means none.
 func (s *Store) CreateUntil(principal, profile string, caps []string, expires time.Time) (id, secret string, err error) {
-	if err := checkLabel("principal", principal); err != nil {
+	if err := CheckPrincipal(principal); err != nil {
 		return "", "", err
 	}
-	if err := checkLabel("profile", profile); err != nil {
+	if err := checkProfile(profile); err != nil {
 		return "", "", err
 	}
 	for _, c := range caps {
@@ -96,19 +95,24 @@ func (s *Store) update(fn func(*snapshot) error) error {
 	defer s.wmu.Unlock()
 	defer s.invalidate()
 
-	dir := filepath.Dir(s.path)
+	dir, name := filepath.Dir(s.path), filepath.Base(s.path)
 	if err := EnsureDir(dir); err != nil {
 		return err
 	}
-	unlock, err := lockFile(s.path + ".lock")
+	d, err := openDir(dir)
+	if err != nil {
+		return fmt.Errorf("auth: %w: %w", ErrStoreUnavailable, err)
+	}
+	defer d.close()
+	unlock, err := d.lock(name + ".lock")
 	if err != nil {
 		return fmt.Errorf("auth: locking %s: %w", s.path, err)
 	}
 	defer unlock()
 
-	data, _, err := readFile(s.path)
+	data, _, err := d.read(name)
 	if err != nil {
-		return fmt.Errorf("auth: %w: reading %s: %v", ErrStoreUnavailable, s.path, err)
+		return fmt.Errorf("auth: %w: %w", ErrStoreUnavailable, err)
 	}
 	snap, err := decode(data)
 	if err != nil {
@@ -130,46 +134,8 @@ func (s *Store) update(fn func(*snapshot) error) error {
 	if err != nil {
 		return fmt.Errorf("auth: encoding the store: %w", err)
 	}
-	if err := writeAtomic(s.path, out); err != nil {
+	if err := d.writeAtomic(name, out); err != nil {
 		return fmt.Errorf("auth: writing %s: %w", s.path, err)
-	}
-	return nil
-}
-
-// writeAtomic replaces path with data: a 0600 temporary file in the same
-// directory is written, synced and renamed over path, then the directory is
-// synced so the rename survives a crash.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err = f.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync() // best effort: some filesystems refuse to sync directories
-		d.Close()
 	}
 	return nil
 }

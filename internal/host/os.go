@@ -55,6 +55,7 @@ type OS struct {
 	now        func() time.Time
 	environ    func() []string
 	live       atomic.Int64 // watches and tails running
+	running    liveSet      // the same, to close them (CloseLive)
 }
 
 var _ Host = (*OS)(nil)

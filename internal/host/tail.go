@@ -86,6 +86,7 @@ func (o *OS) Tail(ctx context.Context, path string, fromStart bool) (Tailer, err
 		}
 	}
 	t.read() // lines already there (fromStart)
+	t.release = both(o.trackLive(t), release)
 	go t.run()
 	return t, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,6 +41,46 @@ func (o *OS) takeLive() (release func(), err error) {
 	var once sync.Once
 	return func() { once.Do(func() { o.live.Add(-1) }) }, nil
 }
+
+// liveSet is the watches and tails a host has running, so that CloseLive
+// can end them when the session using the host closes.
+type liveSet struct {
+	mu sync.Mutex
+	m  map[io.Closer]struct{}
+}
+
+// trackLive records c as running; the returned func forgets it.
+func (o *OS) trackLive(c io.Closer) (untrack func()) {
+	o.running.mu.Lock()
+	if o.running.m == nil {
+		o.running.m = map[io.Closer]struct{}{}
+	}
+	o.running.m[c] = struct{}{}
+	o.running.mu.Unlock()
+	return func() {
+		o.running.mu.Lock()
+		delete(o.running.m, c)
+		o.running.mu.Unlock()
+	}
+}
+
+// CloseLive closes every watch and tail the host has running, giving
+// back their slots and inotify watches; a consumer still reading one sees
+// it closed.
+func (o *OS) CloseLive() {
+	o.running.mu.Lock()
+	cs := make([]io.Closer, 0, len(o.running.m))
+	for c := range o.running.m {
+		cs = append(cs, c)
+	}
+	o.running.mu.Unlock()
+	for _, c := range cs {
+		c.Close()
+	}
+}
+
+// both returns a func calling a then b.
+func both(a, b func()) func() { return func() { a(); b() } }
 
 // ErrWatchTooBig is returned by Watch for a tree with more directories
 // than one watch follows.
@@ -94,6 +135,7 @@ func (o *OS) Watch(ctx context.Context, root string, recursive bool) (Watcher, e
 		release()
 		return nil, err
 	}
+	fw.release = both(o.trackLive(fw), release)
 	go fw.run()
 	return fw, nil
 }

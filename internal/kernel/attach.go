@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"time"
 	"unicode/utf8"
 
 	"github.com/shoalgo/shoal/internal/auth"
@@ -25,6 +26,11 @@ type attachment struct {
 	profile   string
 	caps      []string // the token's declared caps; nil without a token
 	tokenID   string
+
+	// Token attachments only (nil for the owner's): cancelled, with a
+	// *tokenCut cause, when the token stops being usable (revoke.go).
+	cut    context.Context
+	cutOff context.CancelCauseFunc
 }
 
 type attachParams struct {
@@ -69,6 +75,9 @@ type attachResult struct {
 	CapsEnforced  bool          `json:"caps_enforced"`
 	ElideDefaults elideDefaults `json:"elide_defaults"`
 	Channels      []string      `json:"channels"`
+	// Created is set when this attach made the session: the name was new,
+	// or its earlier session had been closed for idleness.
+	Created bool `json:"created"`
 }
 
 // checkSessionLabel accepts any non-empty printable UTF-8 name of at most
@@ -105,33 +114,60 @@ func handleAttach(_ context.Context, c *call) (any, error) {
 			return nil, err
 		}
 		att.principal, att.profile, att.caps, att.tokenID = tok.Principal, tok.Profile, tok.Caps, tok.ID
+		att.arm()
 	}
-	sess, err := srv.sessions.get(sessionKey{att.principal, name}, func(tools *toolTable) (*eval.Interp, host.Host, error) {
+	sess, created, err := srv.sessions.get(sessionKey{att.principal, name}, func(tools *toolTable) (*eval.Interp, host.Host, error) {
 		return srv.newSessionInterp(att.principal, tools)
 	}, srv.wireSession)
 	if err != nil {
-		if errors.Is(err, errTooManySessions) {
-			return nil, proto.NewError(proto.CodeInternalError, "cannot create session: "+err.Error(), nil)
+		var le *sessionLimitError
+		if errors.As(err, &le) {
+			return nil, le.rpcError()
 		}
 		return nil, err
 	}
 	att.sess = sess
-	c.conn.setAttachment(att)
-	return srv.attachResult(att, name), nil
+	c.conn.attach(att)
+	res := srv.attachResult(att, name)
+	res.Created = created
+	return res, nil
 }
 
 // validateToken checks a bearer secret against the token store. Every
 // failure is AUTH_FAILED; the store's reason is kept in the message, never
-// the secret.
+// the secret. A token naming the owner's principal, or any principal a
+// token may not have, is refused whatever the store says.
 func (s *Server) validateToken(secret string) (*auth.Token, error) {
 	if s.store == nil {
 		return nil, proto.NewError(proto.CodeAuthFailed, "authentication failed: this kernel has no token store", nil)
 	}
 	tok, err := s.store.Validate(secret)
+	if err == nil && tok.Principal == s.local {
+		err = auth.ErrReservedPrincipal
+	}
+	if err == nil {
+		err = auth.CheckPrincipal(tok.Principal)
+	}
 	if err != nil {
+		if errors.Is(err, auth.ErrStoreUnavailable) {
+			s.noteStoreTrouble(err)
+		}
 		return nil, proto.NewError(proto.CodeAuthFailed, "authentication failed: "+err.Error(), nil)
 	}
 	return tok, nil
+}
+
+// noteStoreTrouble logs why the token store is refused: each new reason at
+// once, the same one again at most every storeLogEvery.
+func (s *Server) noteStoreTrouble(err error) {
+	msg := err.Error()
+	s.storeLogMu.Lock()
+	defer s.storeLogMu.Unlock()
+	if msg == s.storeLogMsg && time.Since(s.storeLogAt) < storeLogEvery {
+		return
+	}
+	s.storeLogMsg, s.storeLogAt = msg, time.Now()
+	s.log.Error("refusing token attaches: the token store is not usable", "store", s.store.Path(), "err", msg)
 }
 
 func (s *Server) attachResult(att *attachment, name string) *attachResult {

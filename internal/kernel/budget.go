@@ -89,3 +89,19 @@ func (b *budget) total() int {
 	defer b.mu.Unlock()
 	return b.bytes
 }
+
+// forget drops the newest mark of s, a closing session whose values have
+// all been removed, so the budget keeps nothing of it.
+func (b *budget) forget(s *session) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.newest, s)
+}
+
+// sessions reports how many sessions the budget has a newest mark for
+// (tests).
+func (b *budget) sessions() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.newest)
+}

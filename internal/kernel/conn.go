@@ -32,6 +32,12 @@ type conn struct {
 	mu   sync.Mutex
 	att  *attachment        // nil until session.attach succeeds
 	subs *events.Subscriber // event subscriptions; nil until the first
+	// held are the sessions the connection holds open: the one it is
+	// attached to, and (true) each it has subscribed in, until it closes.
+	held map[*session]bool
+	// detached is set when the attachment was cut (revoke.go): every
+	// request but session.attach answers AUTH_FAILED until a new attach.
+	detached *tokenCut
 
 	closeOnce sync.Once
 }
@@ -54,10 +60,54 @@ func (c *conn) attachment() *attachment {
 	return c.att
 }
 
-func (c *conn) setAttachment(a *attachment) {
+// attach makes a the connection's attachment. a.sess comes held once for
+// the connection (registry.get); the connection keeps one hold per
+// session, and lets go of the session it leaves unless it subscribed there.
+func (c *conn) attach(a *attachment) {
+	var drop []*session
 	c.mu.Lock()
-	c.att = a
+	old := c.att
+	c.att, c.detached = a, nil
+	if c.held == nil {
+		c.held = map[*session]bool{}
+	}
+	if _, ok := c.held[a.sess]; ok {
+		drop = append(drop, a.sess)
+	} else {
+		c.held[a.sess] = false
+	}
+	if old != nil && old.sess != a.sess && !c.held[old.sess] {
+		delete(c.held, old.sess)
+		drop = append(drop, old.sess)
+	}
 	c.mu.Unlock()
+	for _, s := range drop {
+		s.release()
+	}
+}
+
+// subscribedIn keeps a's session held for as long as the connection lives,
+// since it now has a subscription there; it reports false when a is no
+// longer the connection's attachment (it was cut meanwhile).
+func (c *conn) subscribedIn(a *attachment) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.att != a || c.held == nil {
+		return false
+	}
+	c.held[a.sess] = true
+	return true
+}
+
+// releaseSessions gives back every session hold of a closing connection.
+func (c *conn) releaseSessions() {
+	c.mu.Lock()
+	held := c.held
+	c.held = nil
+	c.mu.Unlock()
+	for s := range held {
+		s.release()
+	}
 }
 
 // stopReading makes the reader return promptly (used by Shutdown).
@@ -81,6 +131,7 @@ func (c *conn) serve() {
 	}
 	c.cancel()
 	c.closeSubscriptions()
+	c.releaseSessions()
 	c.closeWith(flush)
 }
 
@@ -202,12 +253,24 @@ func (c *conn) dispatch(req *proto.Request) {
 		return
 	}
 	att := c.attachment()
+	if att == nil && req.Method != proto.MethodSessionAttach {
+		if err := c.detachedErr(); err != nil {
+			c.reply(req, nil, err)
+			return
+		}
+	}
 	if m.needsAttach && att == nil {
 		c.reply(req, nil, proto.NewError(proto.CodeNotAttached, req.Method+" requires session.attach first", nil))
 		return
 	}
 	if m.handle == nil {
 		c.reply(req, nil, proto.NewError(proto.CodeMethodNotFound, req.Method+" is not implemented by this kernel yet", nil))
+		return
+	}
+	// The request holds its session until it is answered, so the session
+	// is not closed under it even if the connection attaches elsewhere.
+	if att != nil && !att.sess.acquire() {
+		c.reply(req, nil, proto.NewError(proto.CodeInternalError, "the session was closed", nil))
 		return
 	}
 	call := &call{conn: c, att: att, req: req}
@@ -218,6 +281,9 @@ func (c *conn) dispatch(req *proto.Request) {
 	select {
 	case c.sem <- struct{}{}:
 	case <-c.ctx.Done():
+		if att != nil {
+			att.sess.release()
+		}
 		c.reply(req, nil, proto.NewError(proto.CodeInternalError, "connection closing", nil))
 		return
 	}
@@ -236,16 +302,28 @@ func (c *conn) dispatch(req *proto.Request) {
 	}()
 }
 
-// run calls the handler and answers. A panicking handler answers
-// INTERNAL_ERROR instead of taking the kernel down.
+// run calls the handler and answers, then lets go of the request's
+// session hold. A panicking handler answers INTERNAL_ERROR instead of
+// taking the kernel down. A request whose attachment was cut meanwhile
+// answers AUTH_FAILED, whatever the handler returned.
 func (c *conn) run(m *method, call *call) {
+	ctx, stop := call.att.requestContext(c.ctx)
+	defer func() {
+		stop()
+		if call.att != nil {
+			call.att.sess.release()
+		}
+	}()
 	defer func() {
 		if p := recover(); p != nil {
 			c.srv.log.Error("handler panicked", "method", call.req.Method, "panic", p, "stack", string(debug.Stack()))
 			c.reply(call.req, nil, proto.NewError(proto.CodeInternalError, fmt.Sprintf("internal error in %s", call.req.Method), nil))
 		}
 	}()
-	res, err := m.handle(c.ctx, call)
+	res, err := m.handle(ctx, call)
+	if cerr := call.att.cutErr(); cerr != nil && call.req.Method != proto.MethodSessionAttach {
+		res, err = nil, cerr
+	}
 	c.reply(call.req, res, err)
 }
 

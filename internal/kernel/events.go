@@ -40,6 +40,21 @@ func (c *conn) subscriber() *events.Subscriber {
 	return c.subs
 }
 
+// subscriberFor is subscriber for a request of attachment a; it reports
+// false when a is no longer the connection's attachment (it was cut), so
+// no subscription outlives a revoked token.
+func (c *conn) subscriberFor(a *attachment) (*events.Subscriber, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.att != a {
+		return nil, false
+	}
+	if c.subs == nil {
+		c.subs = c.srv.bus.NewSubscriber(c.deliver)
+	}
+	return c.subs, true
+}
+
 // closeSubscriptions ends every subscription of a closing connection.
 func (c *conn) closeSubscriptions() {
 	c.mu.Lock()
@@ -214,11 +229,21 @@ func handleEventsSubscribe(_ context.Context, c *call) (any, error) {
 	}
 	scope := c.att.sess.scope()
 	since := c.conn.srv.resumeCursor(scope, *p.Channel, p.Since)
-	if _, err := c.conn.subscriber().Subscribe(scope, *p.Channel, since); err != nil {
+	subs, ok := c.conn.subscriberFor(c.att)
+	if !ok {
+		return nil, c.att.cutErr()
+	}
+	if _, err := subs.Subscribe(scope, *p.Channel, since); err != nil {
 		if errors.Is(err, events.ErrTooManySubscriptions) {
 			return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: too many subscriptions on this connection", nil)
 		}
+		if cerr := c.att.cutErr(); cerr != nil {
+			return nil, cerr
+		}
 		return nil, proto.NewError(proto.CodeInternalError, "subscribe: "+err.Error(), nil)
+	}
+	if !c.conn.subscribedIn(c.att) {
+		return nil, c.att.cutErr()
 	}
 	return map[string]any{"channel": *p.Channel, "subscribed": true}, nil
 }

@@ -94,12 +94,14 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.att.bindTask(sess, t)
 		return started(t, false), nil
 	case p.TimeoutMS != nil:
 		t, err := srv.startExecTask(sess, &p, tr)
 		if err != nil {
 			return nil, err
 		}
+		c.att.bindTask(sess, t)
 		return awaitInline(ctx, t, time.Duration(*p.TimeoutMS)*time.Millisecond)
 	}
 	res, _, err := srv.runExec(ctx, sess, &p, tr)

@@ -12,9 +12,6 @@ const (
 	// connection whose queue is full is closed.
 	OutboxFrames = 256
 
-	// MaxSessions bounds the sessions one kernel keeps.
-	MaxSessions = 1024
-
 	// MaxTranscript bounds the values one session keeps addressable as
 	// out:N; the oldest is dropped first.
 	MaxTranscript = 4096
@@ -65,4 +62,22 @@ const (
 	PreviewItems       = 5
 	PreviewChars       = 256
 	RenderHeadLines    = 10
+)
+
+// Session lifecycle and token bounds (the tunable ones are in Limits).
+const (
+	// TokenRecheck is how often the tokens of attached connections are
+	// checked against the store; with the store's own re-read interval it
+	// bounds the time from a revocation or an expiry to the cut well under
+	// a second.
+	TokenRecheck = 250 * time.Millisecond
+
+	// sessionCloseWait bounds how long closing a session waits for its
+	// task registry to shut (it has no running tasks when closed for
+	// idleness).
+	sessionCloseWait = 5 * time.Second
+
+	// storeLogEvery bounds how often one unchanged store problem is
+	// logged.
+	storeLogEvery = time.Minute
 )

@@ -39,6 +39,14 @@ type reefHost struct {
 	dir   func() string // the scope a lookup binds in
 }
 
+// CloseLive closes the watches and tails the session's host has running,
+// when the session closes.
+func (h *reefHost) CloseLive() {
+	if o, ok := h.Host.(interface{ CloseLive() }); ok {
+		o.CloseLive()
+	}
+}
+
 // LookPath resolves name and records the binding.
 func (h *reefHost) LookPath(ctx context.Context, name string, env []string) (string, error) {
 	p, err := h.Host.LookPath(ctx, name, env)

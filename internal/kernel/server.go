@@ -53,6 +53,11 @@ type Server struct {
 	bus      *events.Bus
 	source   *sourceWork // parse and explain run here
 
+	startOnce   sync.Once // the session reaper and the token watcher
+	storeLogMu  sync.Mutex
+	storeLogMsg string // the store problem logged last
+	storeLogAt  time.Time
+
 	mu        sync.Mutex
 	closing   bool
 	listeners map[net.Listener]struct{}
@@ -81,12 +86,18 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Limits != nil {
 		s.limits = *cfg.Limits
 	}
+	if err := checkSessionLimits(s.limits); err != nil {
+		return nil, err
+	}
 	if cfg.TokenStore != "" {
 		s.store = auth.Open(cfg.TokenStore)
+		if err := s.store.Check(); err != nil {
+			s.noteStoreTrouble(err)
+		}
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.source = newSourceWork(s.ctx, SourceWorkers)
-	s.sessions.init()
+	s.sessions.init(s.local, s.limits)
 	s.bus = events.New()
 	if s.cfg.EventStall <= 0 {
 		s.cfg.EventStall = StuckOutbox
@@ -111,6 +122,10 @@ func (s *Server) Serve(l net.Listener) error {
 	}
 	s.listeners[l] = struct{}{}
 	s.mu.Unlock()
+	s.startOnce.Do(func() {
+		go s.reapSessions()
+		go s.watchTokens()
+	})
 	defer func() {
 		s.mu.Lock()
 		delete(s.listeners, l)

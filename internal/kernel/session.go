@@ -4,7 +4,6 @@ import (
 	"container/list"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,6 +40,8 @@ type session struct {
 	limit int // bound on bytes; MaxTranscriptBytes
 
 	budget *budget // the kernel-wide account; nil in some tests
+
+	life lifecycle // holds, idleness and the release path (lifecycle.go)
 }
 
 // stored is one transcript value, its approximate size and its place in
@@ -134,58 +135,6 @@ func (s *session) lookup(n int) (value.Value, bool) {
 	defer s.mu.Unlock()
 	st, ok := s.refs[n]
 	return st.v, ok
-}
-
-// all returns every session.
-func (r *registry) all() []*session {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]*session, 0, len(r.sessions))
-	for _, s := range r.sessions {
-		out = append(out, s)
-	}
-	return out
-}
-
-// registry holds the kernel's sessions.
-type registry struct {
-	mu       sync.Mutex
-	sessions map[sessionKey]*session
-	budget   *budget // shared by every session's transcript
-}
-
-func (r *registry) init() {
-	r.sessions = map[sessionKey]*session{}
-	r.budget = newBudget(MaxKernelTranscriptBytes)
-}
-
-var errTooManySessions = errors.New("session limit reached")
-
-// get returns the session for key, creating it with newInterp.
-// onNew, when set, prepares a new session before it is published.
-func (r *registry) get(key sessionKey, newInterp func(*toolTable) (*eval.Interp, host.Host, error), onNew func(*session)) (*session, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if s, ok := r.sessions[key]; ok {
-		return s, nil
-	}
-	if len(r.sessions) >= MaxSessions {
-		return nil, errTooManySessions
-	}
-	tools := &toolTable{}
-	in, h, err := newInterp(tools)
-	if err != nil {
-		return nil, err
-	}
-	s := &session{key: key, interp: in, host: h, tools: tools, refs: map[int]stored{}, start: 1, limit: MaxTranscriptBytes,
-		budget: r.budget, dir: in.Dir(), env: in.Environ()}
-	s.names = viewOf(in)
-	s.tasks = tasks.New()
-	if onNew != nil {
-		onNew(s)
-	}
-	r.sessions[key] = s
-	return s, nil
 }
 
 // newSessionInterp builds the evaluator for a new session of principal.

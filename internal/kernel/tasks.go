@@ -38,6 +38,15 @@ func (s *Server) wireSession(sess *session) {
 		}
 		return ""
 	})
+	// Closing the session (lifecycle.go) ends its live streams, unhooks
+	// its bridge and frees its event scope.
+	sess.onClose(func() {
+		sess.interp.Channels().SetForwarder(nil)
+		if lc, ok := sess.host.(interface{ CloseLive() }); ok {
+			lc.CloseLive()
+		}
+		s.bus.ForgetScope(scope)
+	})
 }
 
 // startExecTask runs p as a task of sess, taking over the turn tr.

@@ -16,12 +16,33 @@ import (
 type Limits struct {
 	// Placeholder so the struct is never empty; real bounds follow.
 	_ struct{}
+
+	// SessionsPerPrincipal bounds the sessions one token principal keeps
+	// at once; attaching a further name is LEASH_DENIED (quota_exceeded,
+	// budget "sessions_per_principal").
+	SessionsPerPrincipal int
+	// TokenSessions bounds the sessions all token principals keep
+	// together (budget "token_sessions").
+	TokenSessions int
+	// OwnerSessions bounds the kernel owner's sessions. They are counted
+	// apart from TokenSessions, so other principals cannot use up the
+	// owner's room (budget "owner_sessions").
+	OwnerSessions int
+	// SessionIdle is how long a session with no attached connection, no
+	// request in flight and no running task is kept before it is closed
+	// and its resources released; zero keeps sessions forever.
+	SessionIdle time.Duration
 }
 
 // DefaultLimits returns the limits sized for the reference machine class
 // (2 cores, 24 GiB).
 func DefaultLimits() Limits {
-	return Limits{}
+	return Limits{
+		SessionsPerPrincipal: 32,
+		TokenSessions:        1024,
+		OwnerSessions:        1024,
+		SessionIdle:          10 * time.Minute,
+	}
 }
 
 // limitFlag is one command-line flag that sets a field of Limits.
@@ -34,7 +55,16 @@ type limitFlag struct {
 }
 
 // limitFlags is the table of tunable bounds and their flags.
-var limitFlags = []limitFlag{}
+var limitFlags = []limitFlag{
+	{name: "principal-sessions", usage: "sessions one token principal may keep at once",
+		count: func(l *Limits) *int { return &l.SessionsPerPrincipal }},
+	{name: "token-sessions", usage: "sessions all token principals may keep together",
+		count: func(l *Limits) *int { return &l.TokenSessions }},
+	{name: "owner-sessions", usage: "sessions the kernel owner may keep (counted apart from token principals')",
+		count: func(l *Limits) *int { return &l.OwnerSessions }},
+	{name: "session-idle", usage: "close a session with no connection, request or running task after this long (0: never)",
+		duration: func(l *Limits) *time.Duration { return &l.SessionIdle }},
+}
 
 // RegisterLimitFlags adds a flag for every tunable bound to fs; parsing
 // writes into l, which should hold DefaultLimits() first.

@@ -290,6 +290,17 @@ func (r *Registry) CancelAll(ctx context.Context) error {
 	return nil
 }
 
+// Live reports how many tasks of every owner are running or cancelling.
+func (r *Registry) Live() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, ot := range r.owners {
+		n += len(ot.live)
+	}
+	return n
+}
+
 // Close makes every later Start fail with ErrClosed, then does CancelAll.
 func (r *Registry) Close(ctx context.Context) error {
 	r.mu.Lock()
