@@ -78,12 +78,18 @@ func astSizeHint(src string) int { return 18*len(src) + 512 }
 func appendAST(b []byte, prog *syntax.Program, src string, limit int) ([]byte, error) {
 	b, err := syntax.AppendProgram(b, prog, limit)
 	if errors.Is(err, syntax.ErrTooLarge) {
-		hint := "split the source into smaller units and send them one at a time"
-		return b, proto.NewError(proto.CodeParseError,
-			fmt.Sprintf("the source's AST is too large to answer (its JSON is over the %d-byte frame limit)", proto.MaxFrame),
-			parseErrorData{Span: proto.Span{Start: 0, End: len(src)}, Hint: &hint})
+		return b, astTooLarge(src)
 	}
 	return b, err
+}
+
+// astTooLarge is the PARSE_ERROR of a source whose answer would pass the
+// frame limit.
+func astTooLarge(src string) error {
+	hint := "split the source into smaller units and send them one at a time"
+	return proto.NewError(proto.CodeParseError,
+		fmt.Sprintf("the source's AST is too large to answer (its JSON is over the %d-byte frame limit)", proto.MaxFrame),
+		parseErrorData{Span: proto.Span{Start: 0, End: len(src)}, Hint: &hint})
 }
 
 // parsers pools keeping parsers for the methods that read a tree and drop
