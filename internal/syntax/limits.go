@@ -30,7 +30,7 @@ const (
 	// maxStringNesting bounds strings inside the interpolation holes of
 	// strings (`"{"{…}"}"`): the lexer scans a nested string once for
 	// each string around it.
-	maxStringNesting = 16
+	maxStringNesting = 6
 
 	// maxTypeNesting bounds type arguments (`list<list<…>>`).
 	maxTypeNesting = 32
