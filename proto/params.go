@@ -75,13 +75,14 @@ func decodeString(b []byte, i int) (string, int) {
 // unquote decodes the body of a valid JSON string that holds an escape or
 // invalid UTF-8, copying runs of plain bytes whole.
 func unquote(b []byte) string {
-	out := make([]byte, 0, len(b))
+	var out strings.Builder
+	out.Grow(len(b)) // a decoded string is never longer
 	for i := 0; i < len(b); {
 		run := i
 		for run < len(b) && b[run] != '\\' && b[run] < utf8.RuneSelf {
 			run++
 		}
-		out = append(out, b[i:run]...)
+		out.Write(b[i:run])
 		i = run
 		if i == len(b) {
 			break
@@ -89,9 +90,9 @@ func unquote(b []byte) string {
 		if c := b[i]; c >= utf8.RuneSelf {
 			r, w := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && w == 1 {
-				out = append(out, "\uFFFD"...)
+				out.WriteString("\uFFFD")
 			} else {
-				out = append(out, b[i:i+w]...)
+				out.Write(b[i : i+w])
 			}
 			i += w
 			continue
@@ -99,17 +100,17 @@ func unquote(b []byte) string {
 		i++ // the backslash
 		switch e := b[i]; e {
 		case '"', '\\', '/':
-			out = append(out, e)
+			out.WriteByte(e)
 		case 'b':
-			out = append(out, '\b')
+			out.WriteByte('\b')
 		case 'f':
-			out = append(out, '\f')
+			out.WriteByte('\f')
 		case 'n':
-			out = append(out, '\n')
+			out.WriteByte('\n')
 		case 'r':
-			out = append(out, '\r')
+			out.WriteByte('\r')
 		case 't':
-			out = append(out, '\t')
+			out.WriteByte('\t')
 		case 'u':
 			r := hex4(b[i+1:])
 			i += 4
@@ -125,11 +126,11 @@ func unquote(b []byte) string {
 					r = utf8.RuneError
 				}
 			}
-			out = utf8.AppendRune(out, r)
+			out.WriteRune(r)
 		}
 		i++
 	}
-	return string(out)
+	return out.String()
 }
 
 // hex4 reads the four hex digits a valid \u escape has.

@@ -96,9 +96,19 @@ func checkAnswer(line []byte, id int, prefix string) error {
 	return nil
 }
 
-// startParseFloor starts the floor: a Unix-socket server that reads a line,
-// decodes it as a parse request (the 10 kB source included) and answers a
-// fixed small result with the request's id. It returns the socket path.
+// checkFloorAnswer checks that line is the floor's answer to request id.
+func checkFloorAnswer(line []byte, id int) error {
+	if !bytes.Contains(line, []byte(`"id":`+strconv.Itoa(id)+`,`)) || !bytes.Contains(line, []byte(`"ast_version":2`)) {
+		return fmt.Errorf("floor answer %.200q is not for request %d", line, id)
+	}
+	return nil
+}
+
+// startParseFloor starts the floor: a Unix-socket server in the style of
+// the exec load floor (startEchoFloor), a goroutine per connection that
+// reads a line, decodes it with encoding/json into a map (the 10 kB source
+// included) and answers a fixed small parse-shaped result with the
+// request's id. It returns the socket path.
 func startParseFloor(tb testing.TB) string {
 	tb.Helper()
 	sock := filepath.Join(loadTempDir(tb), "floor.sock")
@@ -131,19 +141,22 @@ func serveParseFloor(nc net.Conn) {
 		if err != nil {
 			return
 		}
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Src *string `json:"src"`
-			} `json:"params"`
-		}
-		if err := json.Unmarshal(line, &req); err != nil || req.Params.Src == nil {
+		var req map[string]any
+		if err := json.Unmarshal(line, &req); err != nil {
 			return
 		}
-		out := append([]byte(`{"jsonrpc":"2.0","id":`), req.ID...)
-		out = append(out, `,"result":{"ast_version":2,"ast":{"stmts":[]}}}`+"\n"...)
-		if _, err := nc.Write(out); err != nil {
+		if params, _ := req["params"].(map[string]any); params == nil || params["src"] == nil {
+			return
+		}
+		out, err := json.Marshal(map[string]any{
+			"jsonrpc": "2.0",
+			"id":      req["id"],
+			"result":  map[string]any{"ast_version": 2, "ast": map[string]any{"stmts": []any{}}},
+		})
+		if err != nil {
+			return
+		}
+		if _, err := nc.Write(append(out, '\n')); err != nil {
 			return
 		}
 	}
@@ -172,7 +185,11 @@ func BenchmarkParseRPC10KB(b *testing.B) {
 		if !json.Valid(line) {
 			b.Fatal("kernel answer is not valid JSON")
 		}
-		if _, err := floor.roundTrip(id, "parse", params); err != nil {
+		line, err = floor.roundTrip(id, "parse", params)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := checkFloorAnswer(line, id); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -198,7 +215,7 @@ func BenchmarkParseRPC10KB(b *testing.B) {
 			b.Fatal(err)
 		}
 		fLat = append(fLat, time.Since(t0))
-		if err := checkAnswer(line, id, `{"ast_version":2,`); err != nil {
+		if err := checkFloorAnswer(line, id); err != nil {
 			b.Fatal(err)
 		}
 	}
