@@ -86,14 +86,53 @@ func (e *jenc) leave() { e.depth-- }
 
 func (e *jenc) raw(s string) { e.buf = append(e.buf, s...) }
 
-// close ends a node object with its span.
+// close ends a node object with its span. Spans are half the encoder's
+// work, so the whole tail is written in place into room made once.
 func (e *jenc) close(s Span) {
-	e.buf = append(e.buf, `,"span":{"start":`...)
-	e.buf = appendInt(e.buf, int64(s.Start))
-	e.buf = append(e.buf, `,"end":`...)
-	e.buf = appendInt(e.buf, int64(s.End))
-	e.buf = append(e.buf, "}}"...)
+	if s.Start < 0 || s.End < 0 {
+		e.buf = append(e.buf, `,"span":{"start":`...)
+		e.buf = appendInt(e.buf, int64(s.Start))
+		e.buf = append(e.buf, `,"end":`...)
+		e.buf = appendInt(e.buf, int64(s.End))
+		e.buf = append(e.buf, "}}"...)
+		e.check()
+		return
+	}
+	const head, mid = `,"span":{"start":`, `,"end":`
+	const room = len(head) + 10 + len(mid) + 10 + 2
+	b := e.buf
+	if cap(b)-len(b) < room {
+		b = append(b, make([]byte, room)...)[:len(b)]
+	}
+	n := len(b)
+	b = b[:n+room]
+	n += copy(b[n:], head)
+	n = putDigits(b, n, uint32(s.Start))
+	n += copy(b[n:], mid)
+	n = putDigits(b, n, uint32(s.End))
+	b[n], b[n+1] = '}', '}'
+	e.buf = b[:n+2]
 	e.check()
+}
+
+// putDigits writes u in decimal at b[n:], which has room for it, and
+// returns the index after it.
+func putDigits(b []byte, n int, u uint32) int {
+	w := decimalWidth(u)
+	i := n + w
+	for u >= 100 {
+		q := u / 100
+		r := (u - q*100) * 2
+		i -= 2
+		b[i], b[i+1] = digitPairs[r], digitPairs[r+1]
+		u = q
+	}
+	if u >= 10 {
+		b[i-2], b[i-1] = digitPairs[u*2], digitPairs[u*2+1]
+	} else {
+		b[i-1] = byte('0' + u)
+	}
+	return n + w
 }
 
 // appendInt appends n in decimal. Spans and most literals are small and
@@ -110,23 +149,11 @@ func appendInt(b []byte, n int64) []byte {
 		b = append(b, make([]byte, w)...)
 	}
 	b = b[:l]
-	i := l
-	for u >= 100 {
-		q := u / 100
-		r := (u - q*100) * 2
-		i -= 2
-		b[i], b[i+1] = digitPairs[r], digitPairs[r+1]
-		u = q
-	}
-	if u >= 10 {
-		b[i-2], b[i-1] = digitPairs[u*2], digitPairs[u*2+1]
-	} else {
-		b[i-1] = byte('0' + u)
-	}
+	putDigits(b, l-w, u)
 	return b
 }
 
-// decimalWidth is the number of decimal digits of u < 1e9.
+// decimalWidth is the number of decimal digits of u < 1e10.
 func decimalWidth(u uint32) int {
 	switch {
 	case u < 10:
@@ -145,8 +172,10 @@ func decimalWidth(u uint32) int {
 		return 7
 	case u < 100000000:
 		return 8
+	case u < 1000000000:
+		return 9
 	}
-	return 9
+	return 10
 }
 
 const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
