@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -260,6 +261,33 @@ func TestMalformedFrameFailsPending(t *testing.T) {
 	err := c.Call(testCtx(t), "garble", nil, nil)
 	if !isClosed(err) || !errors.Is(err, ErrMalformedFrame) {
 		t.Fatalf("err = %v, want ErrClosed wrapping ErrMalformedFrame", err)
+	}
+}
+
+// TestDeepAnswerFailsOnlyItsCall checks that an answer nested past
+// proto.MaxFrameDepth (here 200 000 levels, far past encoding/json's own
+// limit) fails its call with ErrFrameTooDeep without being decoded, that a
+// deep event is dropped, and that the connection keeps serving.
+func TestDeepAnswerFailsOnlyItsCall(t *testing.T) {
+	const n = 200000
+	deep := strings.Repeat("[", n) + strings.Repeat("]", n)
+	k := newFakeKernel(t)
+	k.setHandler(func(fc *fakeConn, req *proto.Request) {
+		if req.Method == "deep" {
+			fc.raw(`{"jsonrpc":"2.0","method":"event","params":{"channel":"c","seq":1,"ts":1,"payload":` + deep + `}}`)
+			fc.raw(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + deep + `}`)
+			return
+		}
+		k.defaultHandle(fc, req)
+	})
+	c := dialFake(t, k)
+	err := c.Call(testCtx(t), "deep", nil, nil)
+	if !errors.Is(err, ErrFrameTooDeep) || isClosed(err) {
+		t.Fatalf("err = %v, want ErrFrameTooDeep on a live connection", err)
+	}
+	var out json.RawMessage
+	if err := c.Call(testCtx(t), "echo", map[string]int{"a": 1}, &out); err != nil {
+		t.Fatalf("call after the deep answer: %v", err)
 	}
 }
 

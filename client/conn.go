@@ -151,8 +151,26 @@ type inbound struct {
 }
 
 // dispatch routes one frame. Only invalid JSON is an error; frames of an
-// unexpected shape are ignored.
+// unexpected shape are ignored. A frame nested deeper than
+// proto.MaxFrameDepth is not decoded: the call it answers, if its id is
+// found, fails with ErrFrameTooDeep, and the connection stays up.
 func (c *conn) dispatch(frame []byte) error {
+	depth, valid := proto.FrameDepth(frame)
+	if !valid {
+		return ErrMalformedFrame
+	}
+	if depth > proto.MaxFrameDepth {
+		if id, err := strconv.ParseUint(string(proto.FrameMember(frame, "id")), 10, 64); err == nil {
+			c.mu.Lock()
+			ch, ok := c.pending[id]
+			delete(c.pending, id)
+			c.mu.Unlock()
+			if ok {
+				ch <- reply{err: ErrFrameTooDeep}
+			}
+		}
+		return nil
+	}
 	var in inbound
 	if err := json.Unmarshal(frame, &in); err != nil {
 		if !json.Valid(frame) {

@@ -21,6 +21,11 @@ var ErrClientClosed = errors.New("client: closed by caller")
 // is not valid JSON; the connection cannot be trusted after it.
 var ErrMalformedFrame = errors.New("client: malformed frame from kernel")
 
+// ErrFrameTooDeep is the error of a call whose answer from the kernel is
+// nested deeper than proto.MaxFrameDepth; the answer is not decoded, and
+// the connection stays up.
+var ErrFrameTooDeep = errors.New("client: answer from kernel nested too deeply")
+
 // ErrSubscribed reports a second Subscribe to a channel this client is
 // already subscribed to.
 var ErrSubscribed = errors.New("client: channel already subscribed")

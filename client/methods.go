@@ -179,6 +179,18 @@ type KernelInfo struct {
 	PreAttach  []string        `json:"pre_attach"`
 	Features   map[string]bool `json:"features"`
 	Limits     map[string]int  `json:"limits"`
+	// Containment is nil from a kernel that does not report it.
+	Containment *Containment `json:"containment"`
+}
+
+// Containment says which mechanisms a kernel uses to end the processes its
+// sessions start (kernel.info's containment object).
+type Containment struct {
+	Subreaper  bool   `json:"subreaper"`
+	Pdeathsig  bool   `json:"pdeathsig"`
+	Cgroup     string `json:"cgroup"` // "v2:<dir>", "v1:<dir>" or "none"
+	Walk       bool   `json:"walk"`
+	Supervisor bool   `json:"supervisor"`
 }
 
 // Implements reports whether the kernel lists method as implemented.

@@ -5,11 +5,33 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 )
 
 // ErrFrameTooLong reports a line longer than the reader's bound. The
 // connection cannot be resynchronised; the caller should close it.
 var ErrFrameTooLong = errors.New("proto: frame exceeds line limit")
+
+// ErrFrameTimeout reports a frame that was begun but not completed within
+// the reader's frame timeout (see Reader.SetFrameTimeout). The partial
+// frame is discarded and the error is sticky.
+var ErrFrameTimeout = errors.New("proto: frame not completed in time")
+
+// Charge accounts memory that a Reader or an Outbox retains against a
+// shared budget. Grow returns an error when the budget refuses n more
+// bytes, charging nothing; Shrink returns bytes charged earlier. It must
+// be safe for concurrent use.
+type Charge interface {
+	Grow(n int64) error
+	Shrink(n int64)
+}
+
+// DeadlineReader is an io.Reader whose reads can be given a deadline, as
+// a net.Conn can.
+type DeadlineReader interface {
+	io.Reader
+	SetReadDeadline(t time.Time) error
+}
 
 // maxEmptyReads is how many (0, nil) reads in a row Reader tolerates before
 // reporting io.ErrNoProgress.
@@ -18,6 +40,11 @@ const maxEmptyReads = 100
 // Reader splits a byte stream into newline-terminated frames. It holds at
 // most maxLine+1 bytes at any time, so an over-long line is detected while
 // it is being read rather than after it has been accumulated.
+//
+// Two optional guards serve a server that many peers share: SetCharge
+// charges the buffer beyond ReadBufferSize to a shared budget, and
+// SetFrameTimeout bounds how long one frame may take to arrive. A buffer
+// grown for a large frame is given back once it has been consumed.
 type Reader struct {
 	r     io.Reader
 	max   int
@@ -26,6 +53,14 @@ type Reader struct {
 	scan  int   // bytes in buf[start:scan] hold no newline
 	end   int   // end of valid data
 	err   error // sticky error from r or ErrFrameTooLong
+
+	charge  Charge
+	charged int64 // bytes of buf charged: len(buf) beyond ReadBufferSize
+
+	dl          DeadlineReader // r, when a frame timeout is set
+	timeout     time.Duration
+	frameArmed  bool // the partial frame in buf has its deadline set
+	deadlineSet bool // a read deadline is set on dl
 }
 
 // NewReader returns a Reader over r accepting lines of at most maxLine
@@ -35,6 +70,23 @@ func NewReader(r io.Reader, maxLine int) *Reader {
 		maxLine = MaxFrame
 	}
 	return &Reader{r: r, max: maxLine}
+}
+
+// SetCharge makes the reader charge its buffer beyond ReadBufferSize
+// bytes to c. When c refuses to let the buffer grow, ReadFrame returns an
+// error wrapping c's (the partial frame is lost, the error is sticky).
+// Call it before the first ReadFrame.
+func (r *Reader) SetCharge(c Charge) { r.charge = c }
+
+// SetFrameTimeout bounds the time from the first byte of a frame to its
+// newline: once a frame has begun, the reader sets a read deadline of d on
+// dl (which must be the reader's source) and clears it when no partial
+// frame remains. A frame that misses its deadline ends the stream with an
+// error wrapping ErrFrameTimeout and the read's timeout error. A
+// connection idle between frames has no deadline. Call it before the
+// first ReadFrame.
+func (r *Reader) SetFrameTimeout(dl DeadlineReader, d time.Duration) {
+	r.dl, r.timeout = dl, d
 }
 
 // ReadFrame returns the next frame without its newline. Lines holding only
@@ -52,6 +104,7 @@ func (r *Reader) ReadFrame() ([]byte, error) {
 			nl := r.scan + i
 			line := r.buf[r.start:nl]
 			r.start, r.scan = nl+1, nl+1
+			r.frameArmed = false // what follows is a new frame
 			if isBlank(line) {
 				continue
 			}
@@ -89,6 +142,9 @@ func (r *Reader) ReadFrame() ([]byte, error) {
 func (r *Reader) fill() {
 	if r.start == r.end {
 		r.start, r.scan, r.end = 0, 0, 0
+		if len(r.buf) > ReadBufferSize {
+			r.setBuffer(nil) // the large frame is consumed: give it back
+		}
 	}
 	if r.end == len(r.buf) && r.start > 0 {
 		n := copy(r.buf, r.buf[r.start:r.end])
@@ -97,18 +153,28 @@ func (r *Reader) fill() {
 	}
 	if r.end == len(r.buf) {
 		limit := r.max + 1
-		size := min(max(2*len(r.buf), ReadBufferSize), limit)
+		size := min(max(2*len(r.buf), InitialReadBuffer), limit)
 		if size <= len(r.buf) {
 			// Unreachable: a full buffer of max+1 bytes without a newline
 			// is reported as too long before fill is called.
 			r.err = ErrFrameTooLong
 			return
 		}
+		if r.charge != nil {
+			if err := r.charge.Grow(chargeable(size) - r.charged); err != nil {
+				r.err = fmt.Errorf("proto: read buffer of %d bytes: %w", size, err)
+				return
+			}
+		}
 		nb := make([]byte, size)
 		copy(nb, r.buf[r.start:r.end])
 		r.scan -= r.start
 		r.start, r.end = 0, r.end-r.start
-		r.buf = nb
+		r.setBuffer(nb)
+	}
+	if err := r.armDeadline(); err != nil {
+		r.err = err
+		return
 	}
 	n, err := r.r.Read(r.buf[r.end:])
 	if n < 0 || n > len(r.buf)-r.end {
@@ -117,7 +183,57 @@ func (r *Reader) fill() {
 	}
 	r.end += n
 	if err != nil {
+		var te interface{ Timeout() bool }
+		if r.frameArmed && errors.As(err, &te) && te.Timeout() {
+			err = fmt.Errorf("%w after %v: %w", ErrFrameTimeout, r.timeout, err)
+		}
 		r.err = err
+	}
+}
+
+// setBuffer replaces the buffer, settling the charge: growth was charged
+// before the allocation, so only a smaller buffer returns bytes here.
+func (r *Reader) setBuffer(nb []byte) {
+	r.buf = nb
+	if r.charge == nil {
+		return
+	}
+	c := chargeable(len(nb))
+	if c < r.charged {
+		r.charge.Shrink(r.charged - c)
+	}
+	r.charged = c
+}
+
+// chargeable is the part of a buffer of size bytes that is charged: the
+// first ReadBufferSize bytes every connection has are not.
+func chargeable(size int) int64 { return int64(max(size-ReadBufferSize, 0)) }
+
+// armDeadline sets the frame deadline when a frame has begun and clears it
+// when none has.
+func (r *Reader) armDeadline() error {
+	if r.timeout <= 0 || r.dl == nil {
+		return nil
+	}
+	partial := r.end > r.start
+	switch {
+	case partial && !r.frameArmed:
+		r.frameArmed, r.deadlineSet = true, true
+		return r.dl.SetReadDeadline(time.Now().Add(r.timeout))
+	case !partial && r.deadlineSet:
+		r.frameArmed, r.deadlineSet = false, false
+		return r.dl.SetReadDeadline(time.Time{})
+	}
+	return nil
+}
+
+// Release gives back the reader's buffer and its charge; the reader must
+// not be used afterwards.
+func (r *Reader) Release() {
+	r.setBuffer(nil)
+	r.start, r.scan, r.end = 0, 0, 0
+	if r.err == nil {
+		r.err = io.ErrClosedPipe
 	}
 }
 

@@ -139,6 +139,9 @@ func FuzzDecodeRequest(f *testing.F) {
 	f.Add([]byte(`[1,2]`))
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		req, rerr := DecodeRequest(frame)
+		if depth, _ := scanJSON(frame); depth > MaxFrameDepth {
+			return // encoding/json is no reference past its own depth limit; see TestDecodeRequestDeep
+		}
 		if !json.Valid(frame) {
 			if rerr == nil || rerr.Code != CodeRPCParseError || req != nil {
 				t.Fatalf("malformed frame: %v %+v", rerr, req)
@@ -167,6 +170,26 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 		if p, ok := ref["params"]; ok && string(p) != "null" && !bytes.Equal(p, req.Params) {
 			t.Fatalf("params %q, reference %q", req.Params, p)
+		}
+	})
+}
+
+// FuzzScanJSON checks the iterative validator against json.Valid, which
+// agrees with it on everything not nested past encoding/json's limit.
+func FuzzScanJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"a":[1,2.5e-3,"x\u00e9",true,false,null,{}]}`, `[`, `]`, `{"a" 1}`, `[1,]`, `01`, `-`, `1.`, `"\x"`,
+		"\"a\tb\"", `{"a":1,}`, ` [ [ ] , { } ] `, `1 2`, `"\ud800"`, `-0.0E+5`, `{"a":{"b":[{"c":[]}]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		depth, ok := scanJSON(data)
+		if depth > 10000 {
+			return
+		}
+		if want := json.Valid(data); ok != want {
+			t.Fatalf("scanJSON(%q) = %v, json.Valid = %v", data, ok, want)
 		}
 	})
 }

@@ -25,23 +25,37 @@ var (
 // single writer goroutine. Send never blocks, so a client that stops
 // reading stalls only its own queue.
 type Outbox struct {
-	w      io.Writer
-	ch     chan outFrame
-	done   chan struct{}
-	mu     sync.Mutex // guards closed and sends on ch
-	closed bool
-	queued atomic.Int64 // bytes in ch
-	err    atomic.Pointer[error]
+	w       io.Writer
+	ch      chan outFrame
+	done    chan struct{}
+	charge  Charge     // nil: queued bytes are bounded per outbox only
+	mu      sync.Mutex // guards closed and sends on ch
+	closed  bool
+	queued  atomic.Int64 // bytes in ch or being written
+	written atomic.Uint64
+	err     atomic.Pointer[error]
 }
+
+// OutboxOption configures an Outbox.
+type OutboxOption func(*Outbox)
+
+// OutboxCharge makes the Outbox charge every queued frame to c until it
+// has been written, so that a budget can bound what many outboxes hold
+// together. A frame c refuses is not queued: Send reports an error
+// wrapping both ErrOutboxFull and c's error.
+func OutboxCharge(c Charge) OutboxOption { return func(o *Outbox) { o.charge = c } }
 
 // NewOutbox starts an Outbox writing to w that queues up to capacity
 // frames (DefaultOutboxCapacity when capacity <= 0) and at most
 // MaxOutboxBytes bytes.
-func NewOutbox(w io.Writer, capacity int) *Outbox {
+func NewOutbox(w io.Writer, capacity int, opts ...OutboxOption) *Outbox {
 	if capacity <= 0 {
 		capacity = DefaultOutboxCapacity
 	}
 	o := &Outbox{w: w, ch: make(chan outFrame, capacity), done: make(chan struct{})}
+	for _, opt := range opts {
+		opt(o)
+	}
 	go o.run()
 	return o
 }
@@ -49,9 +63,9 @@ func NewOutbox(w io.Writer, capacity int) *Outbox {
 // Send queues one frame: a single line ending in '\n', as EncodeFrame
 // returns. The Outbox takes ownership of frame; the caller must not modify
 // it afterwards. Send never blocks; it reports ErrOutboxFull when the queue
-// is at capacity, ErrOutboxClosed after Close, an error wrapping
-// ErrOutboxBroken after a failed write, and ErrBadFrame for a malformed
-// frame.
+// is at capacity (or its charge refuses the frame), ErrOutboxClosed after
+// Close, an error wrapping ErrOutboxBroken after a failed write, and
+// ErrBadFrame for a malformed frame.
 func (o *Outbox) Send(frame []byte) error { return o.SendOwned(frame, nil) }
 
 // outFrame is a queued frame and what to call once it is written.
@@ -73,6 +87,23 @@ func (o *Outbox) SendOwned(frame []byte, release func([]byte)) error {
 		return fmt.Errorf("%w: %w", ErrOutboxBroken, err)
 	}
 	n := int64(len(frame))
+	// The charge is taken before the lock, so that whatever the budget
+	// does to make room never runs under it.
+	if o.charge != nil {
+		if err := o.charge.Grow(n); err != nil {
+			return fmt.Errorf("%w: %w", ErrOutboxFull, err)
+		}
+	}
+	if err := o.enqueue(outFrame{frame, release}, n); err != nil {
+		if o.charge != nil {
+			o.charge.Shrink(n)
+		}
+		return err
+	}
+	return nil
+}
+
+func (o *Outbox) enqueue(frame outFrame, n int64) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.closed {
@@ -82,7 +113,7 @@ func (o *Outbox) SendOwned(frame []byte, release func([]byte)) error {
 		return ErrOutboxFull
 	}
 	select {
-	case o.ch <- outFrame{frame, release}:
+	case o.ch <- frame:
 		o.queued.Add(n)
 		return nil
 	default:
@@ -117,6 +148,13 @@ func (o *Outbox) Err() error {
 // Len is the number of frames waiting to be written.
 func (o *Outbox) Len() int { return len(o.ch) }
 
+// Queued is the number of bytes queued or being written.
+func (o *Outbox) Queued() int64 { return o.queued.Load() }
+
+// Written is the number of frames written so far (or dropped after a
+// failed write): a measure of progress.
+func (o *Outbox) Written() uint64 { return o.written.Load() }
+
 func (o *Outbox) run() {
 	defer close(o.done)
 	broken := false
@@ -128,7 +166,12 @@ func (o *Outbox) run() {
 				broken = true
 			}
 		}
-		o.queued.Add(-int64(len(f.b)))
+		n := int64(len(f.b))
+		o.queued.Add(-n)
+		if o.charge != nil {
+			o.charge.Shrink(n)
+		}
+		o.written.Add(1)
 		if f.release != nil {
 			f.release(f.b)
 		}

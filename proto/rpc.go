@@ -124,14 +124,15 @@ type Event struct {
 //
 // Malformed JSON yields CodeRPCParseError and a nil request: the caller
 // replies with id null and closes the connection. Valid JSON that is not a
-// request object (not an object, jsonrpc other than "2.0", method missing
-// or not a string, params neither object nor array, duplicated envelope
-// member) yields CodeInvalidRequest; the returned request then still
-// carries the id when one was present, for the reply, and the connection
-// stays open. Member names are case-sensitive; unknown members are
+// request object (not an object, nested deeper than MaxFrameDepth,
+// jsonrpc other than "2.0", method missing or not a string, params
+// neither object nor array, duplicated envelope member) yields
+// CodeInvalidRequest; the returned request then still carries the id when
+// one was present, for the reply, and the connection stays open. Member names are case-sensitive; unknown members are
 // ignored. The request does not alias frame.
 func DecodeRequest(frame []byte) (*Request, *RPCError) {
-	if !json.Valid(frame) {
+	depth, valid := scanJSON(frame)
+	if !valid {
 		return nil, NewError(CodeRPCParseError, "parse error: malformed JSON", nil)
 	}
 	i := skipWS(frame, 0)
@@ -179,6 +180,11 @@ func DecodeRequest(frame []byte) (*Request, *RPCError) {
 		req.ID = json.RawMessage(append([]byte(nil), id...))
 	}
 	switch {
+	case depth > MaxFrameDepth:
+		if id != nil && (id[0] == '{' || id[0] == '[') {
+			req.ID = nil // it may be what is too deep; answer with id null
+		}
+		return req, NewError(CodeInvalidRequest, "invalid request: nested deeper than "+strconv.Itoa(MaxFrameDepth)+" levels", nil)
 	case dup:
 		return req, NewError(CodeInvalidRequest, "invalid request: duplicated member", nil)
 	case ver == nil:

@@ -2,6 +2,7 @@ package proto
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -157,5 +158,51 @@ func TestAllowedBeforeAttach(t *testing.T) {
 		if AllowedBeforeAttach(m) {
 			t.Errorf("%s must require attach", m)
 		}
+	}
+}
+
+// TestDecodeRequestDeep checks that a request nested past MaxFrameDepth is
+// refused as an invalid request, with its id when it has one, whether or
+// not it is deeper than encoding/json's own limit, and that malformed deep
+// JSON is still a parse error.
+func TestDecodeRequestDeep(t *testing.T) {
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	deepObj := func(n int) string { return strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) }
+	tests := []struct {
+		name  string
+		frame string
+		code  int
+		id    string // "-": absent
+	}{
+		{"at the bound", `{"jsonrpc":"2.0","id":1,"method":"m","params":[` + deep(MaxFrameDepth-2) + `]}`, 0, "1"},
+		{"past the bound", `{"jsonrpc":"2.0","id":1,"method":"m","params":[` + deep(MaxFrameDepth) + `]}`, CodeInvalidRequest, "1"},
+		{"100k deep params", `{"jsonrpc":"2.0","id":"x","method":"exec","params":{"src":` + deep(100000) + `}}`, CodeInvalidRequest, `"x"`},
+		{"100k deep objects", `{"id":7,"jsonrpc":"2.0","method":"exec","params":` + deepObj(100000) + `}`, CodeInvalidRequest, "7"},
+		{"deep id is dropped", `{"jsonrpc":"2.0","id":` + deep(100000) + `,"method":"m"}`, CodeInvalidRequest, "-"},
+		{"deep before the id", `{"x":` + deep(100000) + `,"jsonrpc":"2.0","id":3,"method":"m"}`, CodeInvalidRequest, "3"},
+		{"deep array frame", deep(100000), CodeInvalidRequest, "-"},
+		{"deep and malformed", `{"jsonrpc":"2.0","id":1,"method":"m","params":[` + strings.Repeat("[", 100000) + `]}`, CodeRPCParseError, "-"},
+		{"deep and mismatched", `{"id":1,"p":` + strings.Repeat("[", 50000) + strings.Repeat("}", 50000) + `}`, CodeRPCParseError, "-"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, rerr := DecodeRequest([]byte(tc.frame))
+			switch {
+			case tc.code == 0 && rerr != nil:
+				t.Fatalf("error %v", rerr)
+			case tc.code != 0 && (rerr == nil || rerr.Code != tc.code):
+				t.Fatalf("got %v, want code %d", rerr, tc.code)
+			}
+			if tc.code == CodeRPCParseError {
+				return
+			}
+			got := "-"
+			if req.ID != nil {
+				got = string(req.ID)
+			}
+			if got != tc.id {
+				t.Fatalf("id %s, want %s", got, tc.id)
+			}
+		})
 	}
 }

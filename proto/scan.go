@@ -104,3 +104,35 @@ func jsonString(raw []byte) (string, bool) {
 	}
 	return s, true
 }
+
+// FrameDepth reports whether frame is exactly one JSON value and how
+// deeply its arrays and objects nest, in one iterative pass: unlike
+// json.Valid it has no depth limit of its own, so a caller can tell deep
+// but valid JSON (refuse it past MaxFrameDepth) from malformed JSON.
+func FrameDepth(frame []byte) (depth int, valid bool) { return scanJSON(frame) }
+
+// FrameMember returns the raw value of the top-level member name of a
+// frame that FrameDepth found valid, or nil when the frame is not an
+// object or has no such member. It reads without recursion and returns
+// the last of repeated members. The result aliases frame.
+func FrameMember(frame []byte, name string) []byte {
+	i := skipWS(frame, 0)
+	if i >= len(frame) || frame[i] != '{' {
+		return nil
+	}
+	var found []byte
+	it := newMembers(frame, i)
+	for {
+		qkey, esc, val, ok := it.next()
+		if !ok {
+			return found
+		}
+		key := string(qkey[1 : len(qkey)-1])
+		if esc {
+			key, _ = jsonString(qkey)
+		}
+		if key == name {
+			found = val
+		}
+	}
+}

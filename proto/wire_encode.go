@@ -483,6 +483,39 @@ func AppendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// EncodedPrefix returns the longest prefix of s, cut on a rune boundary,
+// whose JSON string encoding (without its quotes) takes at most n bytes,
+// and whether that is less than s. Each byte is counted as the larger of
+// what AppendString and encoding/json write for it: control characters
+// take six bytes (\u001f) or two (\n, \r, \t, like '"' and '\\'), an
+// invalid byte six (\ufffd), U+2028 and U+2029 six. It reads s only as far
+// as the prefix reaches.
+func EncodedPrefix(s string, n int) (prefix string, cut bool) {
+	used := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		w, size := 1, 1
+		switch {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			w = 2
+		case c < 0x20:
+			w = 6
+		case c >= utf8.RuneSelf:
+			r, rs := utf8.DecodeRuneInString(s[i:])
+			w, size = rs, rs
+			if r == utf8.RuneError && rs == 1 || r == '\u2028' || r == '\u2029' {
+				w = 6
+			}
+		}
+		if used+w > n {
+			return s[:i], true
+		}
+		used += w
+		i += size
+	}
+	return s, false
+}
+
 func marshal(v Value) ([]byte, error) { return AppendWire(nil, v) }
 
 // MarshalJSON implements json.Marshaler with the canonical encoding.

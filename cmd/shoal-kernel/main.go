@@ -5,7 +5,8 @@
 //
 // When listening it prints exactly one line, "shoal-kernel: ready <socket
 // path>", on stderr. On SIGINT or SIGTERM it stops accepting, cancels
-// in-flight work, removes its socket and exits 0.
+// in-flight work, ends every process its sessions started, removes its
+// socket and exits 0, within kernel.ShutdownDeadline whatever is running.
 package main
 
 import (
@@ -18,8 +19,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/kernel"
 )
 
@@ -27,6 +30,9 @@ import (
 var version = "dev"
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == contain.SupervisorCommand {
+		os.Exit(contain.RunSupervisor(os.Args[2:]))
+	}
 	os.Exit(run(os.Args[1:], os.Stderr))
 }
 
@@ -102,13 +108,22 @@ func serve(o *options, stderr io.Writer) error {
 	if o.verbose {
 		level = slog.LevelDebug
 	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	// Every process a session starts stays ours until it is ended: see
+	// package contain, and kernel.info's containment for what is active.
+	procs := contain.New(contain.Config{Subreaper: true, Cgroups: true})
+	if err := procs.StartSupervisor("/proc/self/exe"); err != nil {
+		log.Warn("no supervisor: processes may outlive a killed kernel", "err", err)
+	}
+	defer procs.Close()
 	srv, err := kernel.New(kernel.Config{
 		Version:    version,
 		TokenStore: store,
 		Dir:        cwd,
 		Env:        os.Environ(),
-		Log:        slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+		Log:        log,
 		Limits:     &o.limits,
+		Processes:  procs,
 	})
 	if err != nil {
 		return err
@@ -143,10 +158,22 @@ func serve(o *options, stderr io.Writer) error {
 			return err
 		}
 	}
+	// Whatever is still running (work that cannot be cancelled, a stuck
+	// handler), the process exits by the deadline; should its own timer
+	// not run in time, the supervisor kills it a little later.
+	procs.Deadline(kernel.ShutdownBackstop)
+	hard := time.AfterFunc(kernel.ShutdownDeadline, func() {
+		fmt.Fprintln(stderr, "shoal-kernel: shutdown deadline passed; killing what is left and exiting")
+		procs.Kill()
+		kernel.RemoveSocket(path, ino)
+		os.Exit(0)
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), kernel.ShutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil && o.verbose {
 		fmt.Fprintln(stderr, "shoal-kernel:", err)
 	}
+	procs.Close()
+	hard.Stop()
 	return nil
 }

@@ -141,7 +141,7 @@ func (c Context) DirStack() []string { return c.t.in.dirStack }
 // SetDirStack replaces the session directory stack.
 func (c Context) SetDirStack(s []string) { c.t.in.dirStack = s }
 
-// Now is the wall clock.
+// Now is the wall clock for bookkeeping (not gated; see host.Host.Now).
 func (c Context) Now() value.DateTime { return value.DateTime{T: c.t.host.Now()} }
 
 // BuiltinCall is one invocation of a builtin command.

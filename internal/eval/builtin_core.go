@@ -21,10 +21,10 @@ func init() {
 	RegisterBuiltin(&Builtin{Name: "sleep", Run: runSleep, Quiet: true})
 	RegisterBuiltin(&Builtin{Name: "jobs", Run: runJobs, Bare: true})
 	RegisterBuiltin(&Builtin{Name: "now", Run: func(c *BuiltinCall) (value.Value, error) {
-		return c.t.now(), nil
+		return c.t.now()
 	}, Bare: true})
 	RegisterBuiltin(&Builtin{Name: "today", Run: func(c *BuiltinCall) (value.Value, error) {
-		return c.t.today(), nil
+		return c.t.today()
 	}, Bare: true})
 }
 

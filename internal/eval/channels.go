@@ -14,19 +14,41 @@ import (
 // forwarder a kernel installs, and Inject publishes without forwarding (so
 // bridged events never echo back).
 
-// Channel bounds.
+// Channel bounds. Event sizes are estimates (eventSize) of the memory a
+// payload keeps alive.
 const (
 	// ChannelRing is how many recent events each channel retains for replay.
 	ChannelRing = 1024
+	// ChannelRingBytes bounds the estimated bytes one channel retains;
+	// past it the oldest events are dropped. A payload larger on its own
+	// is refused (quota_exceeded).
+	ChannelRingBytes = 4 << 20
+	// ChannelMemory bounds the estimated bytes a session's channels hold
+	// together, in their rings and in their subscribers' queues. Past it
+	// the session's oldest retained events are dropped; a subscriber whose
+	// queue cannot grow misses events (a {dropped: n} record reports
+	// them); an emit that finds nothing left to drop is refused
+	// (quota_exceeded).
+	ChannelMemory = 16 << 20
 	// ChannelQueue is how many undelivered events one subscriber may hold;
 	// beyond it events are dropped and reported by a marker.
 	ChannelQueue = 256
 	// ChannelSubs bounds live subscribers per channel; the oldest is
 	// closed to admit a new one.
 	ChannelSubs = 256
-	// MaxChannels bounds how many channels one session may create.
+	// MaxChannelSubs bounds live subscribers of all a session's channels
+	// together; one more is refused (quota_exceeded).
+	MaxChannelSubs = 1024
+	// MaxChannels bounds how many channels one session may create; an
+	// emit or subscribe on one more is refused (quota_exceeded).
 	MaxChannels = 4096
+	// channelEventOverhead is what one held event is charged beyond its
+	// payload estimate.
+	channelEventOverhead = 64
 )
+
+// codeChannelQuota is the error code of a refused emit or subscribe.
+const codeChannelQuota = "quota_exceeded"
 
 // BridgePrefix marks the channels mirrored across a kernel bridge.
 const BridgePrefix = "user."
@@ -37,23 +59,31 @@ type ChannelEvent struct {
 	Seq     int64
 	TS      time.Time
 	Payload value.Value
+	size    int64 // estimated bytes charged while held
+	order   int64 // publish order across the session's channels
 }
 
-// Forwarder receives emits on user.* channels made by language code.
-type Forwarder func(channel string, payload value.Value)
+// Forwarder receives emits on user.* channels made by language code. A
+// non-nil error refuses the emit, which raises it.
+type Forwarder func(channel string, payload value.Value) error
 
 // Channels is a session's channel bus. It is safe for concurrent use.
 type Channels struct {
 	mu    sync.Mutex
 	chans map[string]*chanState
 	fwd   Forwarder
+	held  int64 // estimated bytes in rings and queues (ChannelMemory)
+	rings int64 // the part of held in rings, which can be dropped
+	subs  int   // live subscribers (MaxChannelSubs)
+	order int64
 }
 
 type chanState struct {
-	name    string
-	nextSeq int64
-	ring    []ChannelEvent // oldest first, at most ChannelRing
-	subs    []*chanSub
+	name      string
+	nextSeq   int64
+	ring      []ChannelEvent // oldest first, at most ChannelRing
+	ringBytes int64
+	subs      []*chanSub
 }
 
 // chanSub is one live subscriber: a bounded queue and a wake-up signal.
@@ -81,54 +111,129 @@ func (b *Channels) SetForwarder(f Forwarder) {
 	b.mu.Unlock()
 }
 
-// Emit publishes payload on channel name, forwarding user.* channels.
-func (b *Channels) Emit(name string, payload value.Value, ts time.Time) {
-	fwd := b.publish(name, payload, ts)
-	if fwd != nil && strings.HasPrefix(name, BridgePrefix) {
-		fwd(name, payload)
+// Emit publishes payload on channel name. A user.* emit is first handed
+// to the forwarder (the kernel's event bus), whose refusal refuses the
+// emit; then it is published here. It fails with quota_exceeded when a
+// channel budget refuses it.
+func (b *Channels) Emit(name string, payload value.Value, ts time.Time) error {
+	size := eventSize(payload, ChannelRingBytes)
+	if err := b.admit(name, size); err != nil {
+		return err
 	}
+	b.mu.Lock()
+	fwd := b.fwd
+	b.mu.Unlock()
+	if fwd != nil && strings.HasPrefix(name, BridgePrefix) {
+		if err := fwd(name, payload); err != nil {
+			return err
+		}
+	}
+	return b.publish(name, payload, size, ts)
 }
 
 // Inject publishes payload locally without forwarding it: the entry point
-// for events that arrive over a bridge.
-func (b *Channels) Inject(name string, payload value.Value, ts time.Time) {
-	b.publish(name, payload, ts)
+// for events that arrive over a bridge. An event a budget refuses is not
+// published here.
+func (b *Channels) Inject(name string, payload value.Value, ts time.Time) error {
+	size := eventSize(payload, ChannelRingBytes)
+	if err := b.admit(name, size); err != nil {
+		return err
+	}
+	return b.publish(name, payload, size, ts)
 }
 
-// publish appends the event to the ring and fans it out; it returns the
-// forwarder to call outside the lock.
-func (b *Channels) publish(name string, payload value.Value, ts time.Time) Forwarder {
+// admit refuses, before anything is published anywhere, an event that no
+// channel could retain or a channel that cannot be created.
+func (b *Channels) admit(name string, size int64) error {
+	if size > ChannelRingBytes {
+		return errorf(codeChannelQuota, "an event of about %d bytes is larger than a channel retains (%d bytes)", size, ChannelRingBytes)
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	c := b.channel(name)
-	if c == nil {
-		return nil
+	if b.chans[name] == nil && len(b.chans) >= MaxChannels {
+		return errorf(codeChannelQuota, "this session already has %d channels", MaxChannels)
 	}
-	ev := ChannelEvent{Channel: name, Seq: c.nextSeq, TS: ts, Payload: payload}
+	if b.held-b.rings+size > ChannelMemory {
+		return errChannelMemory()
+	}
+	return nil
+}
+
+func errChannelMemory() *value.Error {
+	return errorf(codeChannelQuota, "channel memory of this session is full (%d bytes): its subscribers are not keeping up", ChannelMemory)
+}
+
+// publish appends the event to the ring, within the ring's and the
+// session's budgets, and fans it out.
+func (b *Channels) publish(name string, payload value.Value, size int64, ts time.Time) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, err := b.channel(name)
+	if err != nil {
+		return err
+	}
+	for b.held+size > ChannelMemory {
+		if !b.dropOldest() {
+			return errChannelMemory()
+		}
+	}
+	b.order++
+	ev := ChannelEvent{Channel: name, Seq: c.nextSeq, TS: ts, Payload: payload, size: size, order: b.order}
 	c.nextSeq++
-	if len(c.ring) >= ChannelRing {
-		copy(c.ring, c.ring[1:])
-		c.ring = c.ring[:len(c.ring)-1]
+	for len(c.ring) >= ChannelRing || (len(c.ring) > 0 && c.ringBytes+size > ChannelRingBytes) {
+		b.dropFront(c)
 	}
 	c.ring = append(c.ring, ev)
+	c.ringBytes += size
+	b.rings += size
+	b.held += size
 	for _, s := range c.subs {
 		s.push(ev)
 	}
-	return b.fwd
+	return nil
 }
 
-// channel finds or creates a channel; nil when the session is at
-// MaxChannels. Callers hold b.mu.
-func (b *Channels) channel(name string) *chanState {
+// dropFront drops c's oldest retained event. Callers hold b.mu.
+func (b *Channels) dropFront(c *chanState) {
+	ev := c.ring[0]
+	c.ring[0] = ChannelEvent{}
+	c.ring = c.ring[1:]
+	if len(c.ring) == 0 {
+		c.ring = nil // let the backing array go
+	}
+	c.ringBytes -= ev.size
+	b.rings -= ev.size
+	b.held -= ev.size
+}
+
+// dropOldest drops the session's oldest retained event; false when the
+// rings are empty. Callers hold b.mu.
+func (b *Channels) dropOldest() bool {
+	var oldest *chanState
+	for _, c := range b.chans {
+		if len(c.ring) > 0 && (oldest == nil || c.ring[0].order < oldest.ring[0].order) {
+			oldest = c
+		}
+	}
+	if oldest == nil {
+		return false
+	}
+	b.dropFront(oldest)
+	return true
+}
+
+// channel finds or creates a channel; quota_exceeded when the session is
+// at MaxChannels. Callers hold b.mu.
+func (b *Channels) channel(name string) (*chanState, error) {
 	c := b.chans[name]
 	if c == nil {
 		if len(b.chans) >= MaxChannels {
-			return nil
+			return nil, errorf(codeChannelQuota, "this session already has %d channels", MaxChannels)
 		}
 		c = &chanState{name: name}
 		b.chans[name] = c
 	}
-	return c
+	return c, nil
 }
 
 // Latest returns the newest payload on name, or nil.
@@ -143,17 +248,20 @@ func (b *Channels) Latest(name string) value.Value {
 }
 
 // subscribe registers a subscriber, first queuing the retained events with
-// seq > since when replay is set (since < 0 replays everything).
-func (b *Channels) subscribe(name string, replay bool, since int64) *chanSub {
+// seq > since when replay is set (since < 0 replays everything). It fails
+// with quota_exceeded when the session has MaxChannelSubs subscribers or
+// MaxChannels channels.
+func (b *Channels) subscribe(name string, replay bool, since int64) (*chanSub, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	s := &chanSub{bus: b, wake: make(chan struct{}, 1)}
-	c := b.channel(name)
-	if c == nil {
-		s.closed = true
-		return s
+	if b.subs >= MaxChannelSubs {
+		return nil, errorf(codeChannelQuota, "this session already has %d live channel subscribers", MaxChannelSubs)
 	}
-	s.ch = c
+	c, err := b.channel(name)
+	if err != nil {
+		return nil, err
+	}
+	s := &chanSub{bus: b, ch: c, wake: make(chan struct{}, 1)}
 	if replay {
 		for _, ev := range c.ring {
 			if ev.Seq > since {
@@ -162,27 +270,46 @@ func (b *Channels) subscribe(name string, replay bool, since int64) *chanSub {
 		}
 	}
 	if len(c.subs) >= ChannelSubs {
-		c.subs[0].closed = true
+		c.subs[0].shut()
 		c.subs[0].signal()
 		c.subs = c.subs[1:]
 	}
 	c.subs = append(c.subs, s)
-	return s
+	b.subs++
+	return s, nil
 }
 
-// push queues ev or counts it dropped. Callers hold the bus lock.
+// push queues ev or counts it dropped: when the queue is full, or holding
+// ev would take the session past ChannelMemory. Callers hold the bus lock.
 func (s *chanSub) push(ev ChannelEvent) {
+	b := s.bus
 	switch {
-	case len(s.queue) >= ChannelQueue:
+	case len(s.queue) >= ChannelQueue || b.held+ev.size > ChannelMemory:
 		s.dropped++
 	case s.dropped > 0:
 		// Room again: the loss is reported in order, before ev.
 		s.queue = append(s.queue, ChannelEvent{Seq: -s.dropped}, ev)
 		s.dropped = 0
+		b.held += ev.size
 	default:
 		s.queue = append(s.queue, ev)
+		b.held += ev.size
 	}
 	s.signal()
+}
+
+// shut closes s and gives back what its queue holds. Callers hold the bus
+// lock.
+func (s *chanSub) shut() {
+	if s.closed {
+		return
+	}
+	s.closed = true
+	for _, ev := range s.queue {
+		s.bus.held -= ev.size
+	}
+	s.queue = nil
+	s.bus.subs--
 }
 
 func (s *chanSub) signal() {
@@ -208,6 +335,7 @@ func (s *chanSub) next(env value.Env, timeout time.Duration) (v value.Value, ok,
 			ev := s.queue[0]
 			s.queue[0] = ChannelEvent{}
 			s.queue = s.queue[1:]
+			s.bus.held -= ev.size
 			s.bus.mu.Unlock()
 			if ev.Seq < 0 {
 				return dropRecord(-ev.Seq), true, false, nil
@@ -240,11 +368,7 @@ func (s *chanSub) next(env value.Env, timeout time.Duration) (v value.Value, ok,
 func (s *chanSub) close() {
 	s.bus.mu.Lock()
 	defer s.bus.mu.Unlock()
-	s.closed = true
-	s.queue = nil
-	if s.ch == nil {
-		return
-	}
+	s.shut()
 	for i, x := range s.ch.subs {
 		if x == s {
 			s.ch.subs = append(s.ch.subs[:i], s.ch.subs[i+1:]...)
@@ -330,7 +454,9 @@ func (t *thread) callChannelMethod(name, method string, a value.Args) (value.Val
 		if len(a.Pos) != 1 || len(a.Named) > 0 {
 			return nil, true, errorf(codeArg, ".emit takes one value")
 		}
-		bus.Emit(name, a.Pos[0], t.host.Now())
+		if err := bus.Emit(name, a.Pos[0], t.host.Now()); err != nil {
+			return nil, true, err
+		}
 		return value.Nil, true, nil
 	case "latest":
 		if len(a.Pos) > 0 || len(a.Named) > 0 {
@@ -356,7 +482,10 @@ func (t *thread) callChannelMethod(name, method string, a value.Args) (value.Val
 			}
 			since = int64(n)
 		}
-		sub := bus.subscribe(name, true, since)
+		sub, err := bus.subscribe(name, true, since)
+		if err != nil {
+			return nil, true, err
+		}
 		return value.NewStream("channel("+name+")", false, &chanSource{sub: sub}), true, nil
 	case "take":
 		var timeout time.Duration
@@ -374,7 +503,10 @@ func (t *thread) callChannelMethod(name, method string, a value.Args) (value.Val
 				timeout = time.Nanosecond
 			}
 		}
-		sub := bus.subscribe(name, false, 0)
+		sub, err := bus.subscribe(name, false, 0)
+		if err != nil {
+			return nil, true, err
+		}
 		defer sub.close()
 		v, got, timedOut, err := sub.next(t, timeout)
 		switch {

@@ -226,6 +226,7 @@ func (h *fakeHost) Run(ctx context.Context, s *host.Spawn) (*host.Result, error)
 
 func (h *fakeHost) Environ(context.Context) ([]string, error) { return h.env, nil }
 func (h *fakeHost) Now() time.Time                            { return h.now }
+func (h *fakeHost) Clock(context.Context) (time.Time, error)  { return h.now, nil }
 
 type fakeInfo struct {
 	name string

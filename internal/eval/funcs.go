@@ -19,8 +19,8 @@ func init() {
 		"path":   fnPath,
 		"glob":   fnGlob,
 		"regex":  fnRegex,
-		"now":    func(t *thread, a value.Args) (value.Value, error) { return t.now(), noArgs("now", a) },
-		"today":  func(t *thread, a value.Args) (value.Value, error) { return t.today(), noArgs("today", a) },
+		"now":    func(t *thread, a value.Args) (value.Value, error) { return clockFn(t, "now", a, t.now) },
+		"today":  func(t *thread, a value.Args) (value.Value, error) { return clockFn(t, "today", a, t.today) },
 		"assert": fnAssert,
 		"retry":  fnRetry,
 		"run":    fnRun,
@@ -38,11 +38,31 @@ func noArgs(name string, a value.Args) error {
 	return nil
 }
 
-func (t *thread) now() value.Value { return value.DateTime{T: t.host.Now()} }
+// clockFn is now() or today() called as a function: arguments are checked
+// before the clock is asked.
+func clockFn(t *thread, name string, a value.Args, read func() (value.Value, error)) (value.Value, error) {
+	if err := noArgs(name, a); err != nil {
+		return nil, err
+	}
+	return read()
+}
 
-func (t *thread) today() value.Value {
-	n := t.host.Now()
-	return value.DateTime{T: time.Date(n.Year(), n.Month(), n.Day(), 0, 0, 0, 0, n.Location())}
+// now reads the wall clock (the time effect).
+func (t *thread) now() (value.Value, error) {
+	n, err := t.Clock()
+	if err != nil {
+		return nil, err
+	}
+	return value.DateTime{T: n}, nil
+}
+
+// today is the start of the current day (the time effect).
+func (t *thread) today() (value.Value, error) {
+	n, err := t.Clock()
+	if err != nil {
+		return nil, err
+	}
+	return value.DateTime{T: time.Date(n.Year(), n.Month(), n.Day(), 0, 0, 0, 0, n.Location())}, nil
 }
 
 // unboundVar resolves a name with no binding: clocks, namespaces, builtin
@@ -50,9 +70,9 @@ func (t *thread) today() value.Value {
 func (t *thread) unboundVar(n *syntax.Var, sc *scope) (value.Value, error) {
 	switch n.Name {
 	case "now":
-		return t.now(), nil
+		return t.now()
 	case "today":
-		return t.today(), nil
+		return t.today()
 	}
 	if ns, ok := t.namespace(n.Name); ok {
 		return ns, nil

@@ -20,9 +20,8 @@ import (
 // A denied case must fail with `denied` after the gate was asked exactly
 // once (the first ask is refused and nothing runs after it). A case that
 // is not denied must call the host for nothing at all: it touches no file,
-// process, environment or system fact (the clock, read by now and today,
-// is unguarded by design: see host.OS.Now), and then it fails with code,
-// or succeeds when code is "".
+// process, environment, clock or system fact, and then it fails with
+// code, or succeeds when code is "".
 //
 // In both kinds the temp tree (contents, modes and mtimes) must be left as
 // it was. A spawning case would, if it ran, create the file `marker`; its
@@ -52,8 +51,8 @@ var gateBuiltinCases = map[string][]gateCase{
 	"quit":  {{src: "quit"}},
 	"sleep": {{src: "sleep 1ms"}},
 	"jobs":  {{src: "jobs"}},
-	"now":   {{src: "now"}},
-	"today": {{src: "today"}},
+	"now":   {{src: "now", denied: true}, {src: "now()", denied: true}, {src: "now(1)", code: "arg_error"}},
+	"today": {{src: "today", denied: true}, {src: "today()", denied: true}},
 	"pwd":   {{src: "pwd"}},
 	"dirs":  {{src: "dirs"}},
 	"popd":  {{src: "popd", code: "custom"}},
@@ -140,9 +139,16 @@ var gateOtherCases = []gateCase{
 	{src: "os.pid()", denied: true},
 	{src: "os.hostname()", denied: true},
 	{src: "os.uptime()", denied: true},
-	{src: "os.platform()"},
-	{src: "os.arch()"},
-	{src: "os.cpus()"},
+	{src: "os.platform()", denied: true},
+	{src: "os.name()", denied: true},
+	{src: "os.arch()", denied: true},
+	{src: "os.cpus()", denied: true},
+	{src: `os.cpus("x")`, code: "arg_error"},
+	{src: "every(1s)", denied: true},
+	{src: "every(0s)", code: "arg_error"},
+	{src: "1s.ago()", denied: true},
+	{src: "1h.from_now()", denied: true},
+	{src: `t"2024-01-02T03:04Z" - 1s`},
 	{src: "os.env().len() > 0"},
 	{src: "os.username()"}, // USER is set in the session environment
 }

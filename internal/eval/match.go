@@ -41,7 +41,7 @@ func (t *thread) evalMatch(n *syntax.Match, sc *scope, m mode) (value.Value, err
 			return t.evalPos(arm.Body, as, m)
 		}
 	}
-	return nil, errorf(codeType, "no match arm matches %s", value.Inline(subj)).
+	return nil, errorf(codeType, "no match arm matches %s", value.InlineShort(subj, 200)).
 		WithHint("add a wildcard arm: _ => ...")
 }
 

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"runtime"
 	"strings"
 
 	"github.com/shoalgo/shoal/internal/host"
@@ -9,15 +8,16 @@ import (
 )
 
 // osNamespace answers facts about the platform, the machine and the
-// session. Every member is a nullary function. platform, arch, cpus and env
-// need no system call (the build target and the session's own state);
-// pid, hostname, uptime and, when the session environment names no user,
-// username read Host.Facts, which asks sys_read.
+// session. Every member is a nullary function. env is the session's own
+// state; every other member is a fact about the machine or the host
+// process, read through Host.Facts, which asks sys_read with the fact's
+// name (os.name is the platform fact; username asks only when the session
+// environment names no user).
 var osNamespace = &value.Namespace{Name: "os", Members: map[string]value.Value{
-	"platform": osFact("platform", func(*thread) (value.Value, error) { return value.Str(platformName()), nil }),
-	"name":     osFact("name", func(*thread) (value.Value, error) { return value.Str(platformName()), nil }),
-	"arch":     osFact("arch", func(*thread) (value.Value, error) { return value.Str(archName()), nil }),
-	"cpus":     osFact("cpus", func(*thread) (value.Value, error) { return value.Int(max(runtime.NumCPU(), 1)), nil }),
+	"platform": osHostFact("platform", func(f host.Facts) value.Value { return value.Str(platformName(f.OS)) }),
+	"name":     osFactAs("name", "platform", func(f host.Facts) value.Value { return value.Str(platformName(f.OS)) }),
+	"arch":     osHostFact("arch", func(f host.Facts) value.Value { return value.Str(archName(f.Arch)) }),
+	"cpus":     osHostFact("cpus", func(f host.Facts) value.Value { return value.Int(max(f.CPUs, 1)) }),
 	"env":      osFact("env", func(t *thread) (value.Value, error) { return envRecord(t.env), nil }),
 	"pid":      osHostFact("pid", func(f host.Facts) value.Value { return value.Int(f.Pid) }),
 	"hostname": osHostFact("hostname", func(f host.Facts) value.Value {
@@ -32,10 +32,16 @@ var osNamespace = &value.Namespace{Name: "os", Members: map[string]value.Value{
 	"username": osFact("username", osUsername),
 }}
 
-// osHostFact is a member answered from the host's system facts.
+// osHostFact is a member answered from the host's system fact of the same
+// name.
 func osHostFact(name string, pick func(host.Facts) value.Value) *value.Builtin {
+	return osFactAs(name, name, pick)
+}
+
+// osFactAs is the member name answered from the host's system fact fact.
+func osFactAs(name, fact string, pick func(host.Facts) value.Value) *value.Builtin {
 	return osFact(name, func(t *thread) (value.Value, error) {
-		f, err := t.host.Facts(t.ctx, name)
+		f, err := t.host.Facts(t.ctx, fact)
 		if err != nil {
 			return nil, hostError(err)
 		}
@@ -78,21 +84,23 @@ func osFact(name string, f func(*thread) (value.Value, error)) *value.Builtin {
 	}}
 }
 
-func platformName() string {
-	if runtime.GOOS == "darwin" {
+// platformName is the language's name for a Go GOOS.
+func platformName(goos string) string {
+	if goos == "darwin" {
 		return "macos"
 	}
-	return runtime.GOOS
+	return goos
 }
 
-func archName() string {
-	switch runtime.GOARCH {
+// archName is the language's name for a Go GOARCH.
+func archName(goarch string) string {
+	switch goarch {
 	case "amd64":
 		return "x86_64"
 	case "arm64":
 		return "aarch64"
 	}
-	return runtime.GOARCH
+	return goarch
 }
 
 // envRecord renders an environment as an ordered record.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -39,7 +40,7 @@ func deepSources() map[string]string {
 
 // syntaxChain is the length of the operator chain on each level: close to
 // syntax.MaxDepth, the deepest a single expression can be.
-const syntaxChain = 900
+const syntaxChain = syntax.MaxDepth - 20
 
 // TestEvalStackBounded runs every deep source in a child process whose
 // goroutine stacks are capped at stackCap: each must end in

@@ -126,8 +126,7 @@ func streamInto(c *MethodCall, recv value.Value, a value.Args) (value.Value, err
 		return nil, err
 	}
 	err = value.DriveStream(t, s, func(v value.Value) (bool, error) {
-		bus.Emit(name, v, t.host.Now())
-		return false, nil
+		return false, bus.Emit(name, v, t.host.Now())
 	})
 	if err != nil {
 		return nil, err
@@ -161,6 +160,11 @@ func fnEvery(t *thread, a value.Args) (value.Value, error) {
 	if d <= 0 {
 		return nil, errorf(codeArg, "every needs a positive interval")
 	}
+	// Each tick is a reading of the clock: ask for it now, so a refusal
+	// comes at once rather than at the first tick.
+	if _, err := t.Clock(); err != nil {
+		return nil, err
+	}
 	iv := time.Duration(d)
 	return value.NewStream("every("+value.Inline(d)+")", false, &tickSource{
 		every: iv,
@@ -185,18 +189,27 @@ func (s *tickSource) Next(env value.Env) (value.Value, bool, error) {
 			return nil, false, hostError(ctx.Err())
 		}
 	}
-	return s.tick(env), true, nil
+	v, err := s.tick(env)
+	if err != nil {
+		return nil, false, err
+	}
+	return v, true, nil
 }
 
-// tick stamps the tick and schedules the next boundary; missed boundaries
-// are coalesced rather than replayed in a burst.
-func (s *tickSource) tick(env value.Env) value.Value {
+// tick stamps the tick with the wall clock (the time effect) and schedules
+// the next boundary; missed boundaries are coalesced rather than replayed
+// in a burst.
+func (s *tickSource) tick(env value.Env) (value.Value, error) {
 	now := time.Now()
 	s.next = s.next.Add(s.every)
 	if s.next.Before(now) {
 		s.next = now.Add(s.every)
 	}
-	return value.DateTime{T: env.Now()}
+	stamp, err := env.Clock()
+	if err != nil {
+		return nil, err
+	}
+	return value.DateTime{T: stamp}, nil
 }
 
 // Poll reports a tick when its boundary has passed.
@@ -204,7 +217,11 @@ func (s *tickSource) Poll(env value.Env) (value.Value, bool, bool, error) {
 	if time.Now().Before(s.next) {
 		return nil, true, false, nil
 	}
-	return s.tick(env), true, true, nil
+	v, err := s.tick(env)
+	if err != nil {
+		return nil, false, false, err
+	}
+	return v, true, true, nil
 }
 
 func (*tickSource) Close() {}

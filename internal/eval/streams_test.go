@@ -127,7 +127,10 @@ func TestChannelBounds(t *testing.T) {
 	s := newSession(t)
 	bus := s.in.Channels()
 	now := time.Now()
-	sub := bus.subscribe("b", true, -1)
+	sub, err := bus.subscribe("b", true, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < ChannelRing+10; i++ {
 		bus.Inject("b", value.Int(i), now)
 	}
@@ -156,7 +159,9 @@ func TestChannelBounds(t *testing.T) {
 	}
 	// Subscribers per channel are bounded: the oldest is closed.
 	for i := 0; i < ChannelSubs+3; i++ {
-		bus.subscribe("many", false, 0)
+		if _, err := bus.subscribe("many", false, 0); err != nil {
+			t.Fatal(err)
+		}
 	}
 	bus.mu.Lock()
 	n = len(bus.chans["many"].subs)
@@ -169,7 +174,7 @@ func TestChannelBounds(t *testing.T) {
 func TestChannelForwarderOnlyUser(t *testing.T) {
 	s := newSession(t)
 	var got []string
-	s.in.Channels().SetForwarder(func(ch string, v value.Value) { got = append(got, ch+"="+value.Inline(v)) })
+	s.in.Channels().SetForwarder(func(ch string, v value.Value) error { got = append(got, ch+"="+value.Inline(v)); return nil })
 	s.inline(`channel("user.x").emit(1)` + "\n" + `channel("journal").emit(2)` + "\n" + `[3].stream().into(channel("user.y"))`)
 	s.in.Channels().Inject("user.z", value.Int(4), time.Now())
 	if strings.Join(got, ",") != "user.x=1,user.y=3" {

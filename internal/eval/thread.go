@@ -153,5 +153,14 @@ func (t *thread) Call(fn value.Value, args ...value.Value) (value.Value, error) 
 // Context is cancelled when the evaluation is cancelled.
 func (t *thread) Context() context.Context { return t.ctx }
 
-// Now is the evaluation's wall clock.
+// Now is the evaluation's clock for measuring intervals (not gated).
 func (t *thread) Now() time.Time { return t.host.Now() }
+
+// Clock reads the wall clock through the host's time gate.
+func (t *thread) Clock() (time.Time, error) {
+	now, err := t.host.Clock(t.ctx)
+	if err != nil {
+		return time.Time{}, hostError(err)
+	}
+	return now, nil
+}

@@ -20,23 +20,53 @@ var (
 	// ErrTooManySubscriptions reports a Subscriber already holding
 	// MaxSubscriptionsPerSubscriber subscriptions.
 	ErrTooManySubscriptions = errors.New("events: too many subscriptions")
+	// ErrQuota is matched (errors.Is) by every *QuotaError.
+	ErrQuota = errors.New("events: quota exceeded")
 )
+
+// QuotaError reports a publish or subscribe refused by a budget of
+// Limits: Budget is its name (one of the Budget* constants), Limit its
+// size (bytes, or channels).
+type QuotaError struct {
+	Budget string
+	Limit  int64
+	Reason string
+}
+
+func (e *QuotaError) Error() string {
+	return fmt.Sprintf("events: %s (%s budget: %d)", e.Reason, e.Budget, e.Limit)
+}
+
+// Is makes errors.Is(err, ErrQuota) hold.
+func (e *QuotaError) Is(target error) bool { return target == ErrQuota }
 
 var nullPayload = json.RawMessage("null")
 
 // Bus holds every stream of a kernel. It is safe for concurrent use; the
 // zero value is not usable, call New.
+//
+// One mutex guards every stream, ring and subscription cursor: a publish
+// may drop events of other streams and other scopes to stay within the
+// budgets, and sinks run outside it.
 type Bus struct {
 	now func() int64
+	lim Limits
 
-	mu      sync.RWMutex
-	scopes  map[Scope]map[string]*stream
-	globals map[string]*stream // fixed at New
-
-	tick atomic.Uint64 // recency clock for eviction
+	mu      sync.Mutex
+	scopes  map[Scope]*scopeState
+	globals *scopeState // journal and approval, fixed at New
+	total   int64       // bytes retained by every stream
+	tick    uint64      // recency and publish-order clock
 
 	obsMu     sync.Mutex
 	observers atomic.Pointer[[]*observer]
+}
+
+// scopeState is the streams of one scope and what they retain.
+type scopeState struct {
+	streams map[string]*stream
+	counted int   // streams counted against ScopeChannels
+	bytes   int64 // retained by its streams
 }
 
 type observer struct{ fn func(Scope, Event) }
@@ -50,15 +80,22 @@ func WithClock(now func() int64) Option {
 	return func(b *Bus) { b.now = now }
 }
 
+// WithLimits sets the retention budgets (DefaultLimits otherwise; a
+// budget left at zero keeps its default).
+func WithLimits(l Limits) Option {
+	return func(b *Bus) { b.lim = l.withDefaults() }
+}
+
 // New returns an empty bus.
 func New(opts ...Option) *Bus {
 	b := &Bus{
 		now:    func() int64 { return time.Now().UnixNano() },
-		scopes: make(map[Scope]map[string]*stream),
-		globals: map[string]*stream{
-			ChannelJournal:  {channel: ChannelJournal, global: true},
-			ChannelApproval: {channel: ChannelApproval, global: true},
-		},
+		lim:    DefaultLimits(),
+		scopes: make(map[Scope]*scopeState),
+	}
+	b.globals = &scopeState{streams: map[string]*stream{}}
+	for _, ch := range []string{ChannelJournal, ChannelApproval} {
+		b.globals.streams[ch] = &stream{channel: ch, global: true, scope: b.globals}
 	}
 	for _, o := range opts {
 		o(b)
@@ -66,28 +103,35 @@ func New(opts ...Option) *Bus {
 	return b
 }
 
+// Limits returns the bus's budgets.
+func (b *Bus) Limits() Limits { return b.lim }
+
 // SetFilter installs the visibility filter of a global channel (nil
 // removes it). The journal's filter should let a reader see only rows it
 // may read.
 func (b *Bus) SetFilter(channel string, f Filter) error {
-	st := b.globals[channel]
+	st := b.globals.streams[channel]
 	if st == nil {
 		return fmt.Errorf("set filter on %q: %w", channel, ErrNotGlobal)
 	}
-	st.mu.Lock()
+	b.mu.Lock()
 	st.filter = f
-	st.mu.Unlock()
+	b.mu.Unlock()
 	return nil
 }
 
-// Publish appends payload to channel in scope and delivers it to the
-// channel's subscribers without waiting for any of them, then calls the
-// OnPublish observers. On a global channel scope is only the origin: a
-// journal event goes to every reader its filter admits, an approval event
-// only to scope itself (use PublishTo to name the approvers). The bus
-// keeps payload; the caller must not modify it afterwards. A nil payload
-// is JSON null.
-func (b *Bus) Publish(scope Scope, channel string, payload json.RawMessage) Event {
+// Publish appends payload to channel in scope and wakes the channel's
+// subscribers without waiting for any of them, then calls the OnPublish
+// observers. On a global channel scope is only the origin: a journal
+// event goes to every reader its filter admits, an approval event only to
+// scope itself (use PublishTo to name the approvers). The bus keeps
+// payload; the caller must not modify it afterwards. A nil payload is
+// JSON null.
+//
+// Publish fails with a *QuotaError, changing nothing, when the event is
+// larger than a byte budget on its own, or when channel would be a new
+// stream in a scope whose every stream has subscribers (ScopeChannels).
+func (b *Bus) Publish(scope Scope, channel string, payload json.RawMessage) (Event, error) {
 	var aud *Audience
 	if channel == ChannelApproval {
 		aud = &Audience{Scopes: []Scope{scope}}
@@ -98,13 +142,13 @@ func (b *Bus) Publish(scope Scope, channel string, payload json.RawMessage) Even
 // PublishTo publishes on a global channel for aud only; origin is passed
 // to observers. On a scoped channel the audience is meaningless (the
 // stream is private to origin) and PublishTo is Publish.
-func (b *Bus) PublishTo(origin Scope, channel string, aud Audience, payload json.RawMessage) Event {
+func (b *Bus) PublishTo(origin Scope, channel string, aud Audience, payload json.RawMessage) (Event, error) {
 	return b.publish(origin, channel, payload, &aud, true)
 }
 
 // Inject is Publish without calling the OnPublish observers, for events
 // that arrive from the bridged language bus and must not echo back.
-func (b *Bus) Inject(scope Scope, channel string, payload json.RawMessage) Event {
+func (b *Bus) Inject(scope Scope, channel string, payload json.RawMessage) (Event, error) {
 	var aud *Audience
 	if channel == ChannelApproval {
 		aud = &Audience{Scopes: []Scope{scope}}
@@ -112,34 +156,43 @@ func (b *Bus) Inject(scope Scope, channel string, payload json.RawMessage) Event
 	return b.publish(scope, channel, payload, aud, false)
 }
 
-func (b *Bus) publish(scope Scope, channel string, payload json.RawMessage, aud *Audience, notify bool) Event {
+func (b *Bus) publish(scope Scope, channel string, payload json.RawMessage, aud *Audience, notify bool) (Event, error) {
+	if err := checkChannel(channel); err != nil {
+		return Event{}, err
+	}
 	if payload == nil {
 		payload = nullPayload
 	}
-	var ev Event
-	for {
-		st := b.lookup(scope, channel, true)
-		st.mu.Lock()
-		if st.dead {
-			st.mu.Unlock()
-			continue
-		}
-		if !st.global {
-			aud = nil
-		}
-		st.seq++
-		ev = Event{Channel: channel, Seq: st.seq, TS: b.now(), Payload: payload}
-		r := record{ev: ev, aud: aud}
-		st.add(r)
-		st.lastUse = b.tick.Add(1)
-		for _, sub := range st.subs {
-			if st.visible(sub.viewer, &r) {
-				sub.enqueue(ev)
-			}
-		}
-		st.mu.Unlock()
-		break
+	size := int64(len(payload)) + RecordOverhead
+	if err := b.checkSize(size); err != nil {
+		return Event{}, err
 	}
+	b.mu.Lock()
+	st, err := b.streamLocked(scope, channel, true)
+	if err != nil {
+		b.mu.Unlock()
+		return Event{}, err
+	}
+	if st.seq >= MaxSeq {
+		b.mu.Unlock()
+		return Event{}, &QuotaError{Budget: "seq", Limit: MaxSeq, Reason: "channel " + channel + " has used every sequence number"}
+	}
+	if !st.global {
+		aud = nil
+	}
+	st.seq++
+	b.tick++
+	ev := Event{Channel: channel, Seq: st.seq, TS: b.now(), Payload: payload}
+	st.push(record{ev: ev, aud: aud, size: size, order: b.tick})
+	st.lastUse = b.tick
+	st.bytes += size
+	st.scope.bytes += size
+	b.total += size
+	b.retainLocked(st)
+	for _, sub := range st.subs {
+		sub.signal()
+	}
+	b.mu.Unlock()
 	if notify {
 		if obs := b.observers.Load(); obs != nil {
 			for _, o := range *obs {
@@ -147,7 +200,72 @@ func (b *Bus) publish(scope Scope, channel string, payload json.RawMessage, aud 
 			}
 		}
 	}
-	return ev
+	return ev, nil
+}
+
+// checkSize refuses an event that no byte budget could retain.
+func (b *Bus) checkSize(size int64) error {
+	for _, bound := range []struct {
+		name  string
+		limit int64
+	}{{BudgetChannelBytes, b.lim.ChannelBytes}, {BudgetScopeBytes, b.lim.ScopeBytes}, {BudgetTotalBytes, b.lim.TotalBytes}} {
+		if size > bound.limit {
+			return &QuotaError{Budget: bound.name, Limit: bound.limit,
+				Reason: fmt.Sprintf("an event of %d bytes is larger than the budget", size)}
+		}
+	}
+	return nil
+}
+
+// retainLocked drops the oldest events until st, its scope and the bus
+// are within their budgets. The event just added to st is the newest
+// everywhere and fits every budget alone, so it is kept.
+func (b *Bus) retainLocked(st *stream) {
+	for st.n > RingSize || st.bytes > b.lim.ChannelBytes {
+		b.dropOldestLocked(st)
+	}
+	for st.scope.bytes > b.lim.ScopeBytes {
+		b.dropOldestLocked(st.scope.oldest())
+	}
+	for b.total > b.lim.TotalBytes {
+		b.dropOldestLocked(b.largestScopeLocked().oldest())
+	}
+}
+
+// dropOldestLocked drops the oldest event of st, counting it as dropped
+// for every subscription that has not received it.
+func (b *Bus) dropOldestLocked(st *stream) {
+	r := st.pop()
+	st.bytes -= r.size
+	st.scope.bytes -= r.size
+	b.total -= r.size
+	for _, sub := range st.subs {
+		sub.lostLocked(&r)
+	}
+}
+
+// largestScopeLocked returns the scope (or the global streams) retaining
+// the most bytes.
+func (b *Bus) largestScopeLocked() *scopeState {
+	best := b.globals
+	for _, sc := range b.scopes {
+		if sc.bytes > best.bytes {
+			best = sc
+		}
+	}
+	return best
+}
+
+// oldest returns the stream of sc holding sc's oldest event; sc retains
+// something.
+func (sc *scopeState) oldest() *stream {
+	var best *stream
+	for _, st := range sc.streams {
+		if st.n > 0 && (best == nil || st.at(0).order < best.at(0).order) {
+			best = st
+		}
+	}
+	return best
 }
 
 // Read returns the events of channel that viewer may see with
@@ -158,48 +276,60 @@ func (b *Bus) Read(viewer Scope, channel string, since uint64, limit int) []Even
 	if limit <= 0 || limit > MaxReadLimit {
 		limit = MaxReadLimit
 	}
-	st := b.lookup(viewer, channel, false)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st, _ := b.streamLocked(viewer, channel, false)
 	if st == nil {
 		return []Event{}
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
 	return st.collect(viewer, since, limit)
 }
 
 // LatestSeq returns the newest seq of channel in scope, 0 when nothing
 // has been published there.
 func (b *Bus) LatestSeq(scope Scope, channel string) uint64 {
-	st := b.lookup(scope, channel, false)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st, _ := b.streamLocked(scope, channel, false)
 	if st == nil {
 		return 0
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
 	return st.seq
 }
 
 // Seed raises the sequence of channel in scope so the next event gets a
 // seq above seq, for channels whose numbering must continue across a
-// kernel restart (journal, session.transcript). A lower seq is ignored.
-func (b *Bus) Seed(scope Scope, channel string, seq uint64) {
-	for {
-		st := b.lookup(scope, channel, true)
-		st.mu.Lock()
-		if st.dead {
-			st.mu.Unlock()
-			continue
-		}
-		st.seq = max(st.seq, seq)
-		st.mu.Unlock()
-		return
+// kernel restart (journal, session.transcript). A lower seq is ignored,
+// and seq is capped at MaxSeedSeq. Seeding a channel that would be a new
+// stream in a full scope fails like Publish.
+func (b *Bus) Seed(scope Scope, channel string, seq uint64) error {
+	if err := checkChannel(channel); err != nil {
+		return err
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st, err := b.streamLocked(scope, channel, true)
+	if err != nil {
+		return err
+	}
+	st.seq = max(st.seq, min(seq, MaxSeedSeq))
+	return nil
+}
+
+// RetainedBytes reports the bytes retained by scope's streams and by
+// every stream (tests, diagnostics).
+func (b *Bus) RetainedBytes(scope Scope) (inScope, total int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if sc := b.scopes[scope]; sc != nil {
+		inScope = sc.bytes
+	}
+	return inScope, b.total
 }
 
 // OnPublish registers fn to be called, on the publisher's goroutine and
-// after the event is delivered to the queues, for every Publish and
-// PublishTo (not Inject). fn must not block. The returned func
-// unregisters it.
+// after the event is retained, for every Publish and PublishTo (not
+// Inject). fn must not block. The returned func unregisters it.
 func (b *Bus) OnPublish(fn func(Scope, Event)) (remove func()) {
 	o := &observer{fn: fn}
 	b.obsMu.Lock()
@@ -232,70 +362,89 @@ func (b *Bus) OnPublish(fn func(Scope, Event)) (remove func()) {
 func (b *Bus) ForgetScope(scope Scope) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	m := b.scopes[scope]
-	for name, st := range m {
-		st.mu.Lock()
-		if len(st.subs) == 0 {
-			st.dead = true
-			delete(m, name)
-		}
-		st.mu.Unlock()
+	sc := b.scopes[scope]
+	if sc == nil {
+		return
 	}
-	if len(m) == 0 {
+	for _, st := range sc.streams {
+		if len(st.subs) == 0 {
+			b.forgetLocked(st)
+		}
+	}
+	if len(sc.streams) == 0 {
 		delete(b.scopes, scope)
 	}
 }
 
-// lookup finds the stream of channel for scope, creating it when create
-// is set; it returns nil only when create is false.
-func (b *Bus) lookup(scope Scope, channel string, create bool) *stream {
-	if st := b.globals[channel]; st != nil {
-		return st
+// forgetLocked removes st, which has no subscribers, from its scope.
+func (b *Bus) forgetLocked(st *stream) {
+	sc := st.scope
+	sc.bytes -= st.bytes
+	b.total -= st.bytes
+	if countsAgainstScope(st.channel) {
+		sc.counted--
 	}
-	b.mu.RLock()
-	st := b.scopes[scope][channel]
-	b.mu.RUnlock()
-	if st != nil || !create {
-		return st
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	m := b.scopes[scope]
-	if m == nil {
-		m = make(map[string]*stream)
-		b.scopes[scope] = m
-	}
-	if st = m[channel]; st != nil {
-		return st
-	}
-	if len(m) >= MaxChannelsPerScope {
-		evictIdle(m)
-	}
-	st = &stream{channel: channel}
-	m[channel] = st
-	return st
+	delete(sc.streams, st.channel)
+	st.clear()
 }
 
-// evictIdle forgets the least recently used stream of m that has no
-// subscribers, if any. The caller holds Bus.mu for writing.
-func evictIdle(m map[string]*stream) {
-	var victim *stream
-	var oldest uint64
-	for _, st := range m {
-		st.mu.Lock()
-		if len(st.subs) == 0 && (victim == nil || st.lastUse < oldest) {
-			victim, oldest = st, st.lastUse
+// countsAgainstScope reports whether channel counts against
+// ScopeChannels: user.* and task.N do, the kernel's two fixed streams of
+// every scope (render, session.transcript) do not.
+func countsAgainstScope(channel string) bool {
+	return channel != ChannelRender && channel != ChannelTranscript
+}
+
+// streamLocked finds the stream of channel for scope, creating it when
+// create is set. Creating a counted stream in a scope at ScopeChannels
+// forgets the least recently used one without subscribers, or fails with
+// a *QuotaError when each has subscribers. Without create it returns nil
+// for a stream that does not exist.
+func (b *Bus) streamLocked(scope Scope, channel string, create bool) (*stream, error) {
+	if st := b.globals.streams[channel]; st != nil {
+		return st, nil
+	}
+	sc := b.scopes[scope]
+	if sc != nil {
+		if st := sc.streams[channel]; st != nil {
+			return st, nil
 		}
-		st.mu.Unlock()
 	}
-	if victim == nil {
-		return
+	if !create {
+		return nil, nil
 	}
-	victim.mu.Lock()
-	defer victim.mu.Unlock()
-	if len(victim.subs) > 0 { // subscribed to since the scan
-		return
+	if sc == nil {
+		sc = &scopeState{streams: map[string]*stream{}}
+		b.scopes[scope] = sc
 	}
-	victim.dead = true
-	delete(m, victim.channel)
+	counted := countsAgainstScope(channel)
+	if counted && sc.counted >= b.lim.ScopeChannels {
+		victim := sc.idlest()
+		if victim == nil {
+			if len(sc.streams) == 0 {
+				delete(b.scopes, scope)
+			}
+			return nil, &QuotaError{Budget: BudgetScopeChannels, Limit: int64(b.lim.ScopeChannels),
+				Reason: fmt.Sprintf("this session already has %d channels, each with subscribers", sc.counted)}
+		}
+		b.forgetLocked(victim)
+	}
+	st := &stream{channel: channel, scope: sc}
+	sc.streams[channel] = st
+	if counted {
+		sc.counted++
+	}
+	return st, nil
+}
+
+// idlest returns the least recently used counted stream of sc without
+// subscribers, or nil.
+func (sc *scopeState) idlest() *stream {
+	var victim *stream
+	for _, st := range sc.streams {
+		if len(st.subs) == 0 && countsAgainstScope(st.channel) && (victim == nil || st.lastUse < victim.lastUse) {
+			victim = st
+		}
+	}
+	return victim
 }

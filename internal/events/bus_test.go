@@ -28,7 +28,7 @@ func TestSeqPerChannelAndScope(t *testing.T) {
 		{alice, "journal", 2},
 	}
 	for i, st := range steps {
-		ev := b.Publish(st.scope, st.channel, num(i))
+		ev := published(t)(b.Publish(st.scope, st.channel, num(i)))
 		if ev.Seq != st.want || ev.Channel != st.channel || string(ev.Payload) != strconv.Itoa(i) {
 			t.Errorf("step %d: Publish(%v, %q) = %+v, want seq %d", i, st.scope, st.channel, ev, st.want)
 		}
@@ -46,7 +46,7 @@ func TestSeqPerChannelAndScope(t *testing.T) {
 
 func TestNilPayloadIsNull(t *testing.T) {
 	b := New()
-	ev := b.Publish(alice, "user.x", nil)
+	ev := published(t)(b.Publish(alice, "user.x", nil))
 	if string(ev.Payload) != "null" {
 		t.Fatalf("payload = %q, want null", ev.Payload)
 	}
@@ -62,7 +62,7 @@ func TestNilPayloadIsNull(t *testing.T) {
 
 func TestClock(t *testing.T) {
 	b := New(WithClock(func() int64 { return 42 }))
-	if ev := b.Publish(alice, "render", nil); ev.TS != 42 {
+	if ev := published(t)(b.Publish(alice, "render", nil)); ev.TS != 42 {
 		t.Errorf("ts = %d, want 42", ev.TS)
 	}
 }
@@ -203,7 +203,7 @@ func TestApprovalAudience(t *testing.T) {
 		}
 		defer sub.Close()
 	}
-	ev := b.PublishTo(owner, ChannelApproval, Audience{Scopes: []Scope{owner}, Principals: []string{"carol"}}, nil)
+	ev := published(t)(b.PublishTo(owner, ChannelApproval, Audience{Scopes: []Scope{owner}, Principals: []string{"carol"}}, nil))
 	for _, tt := range tests {
 		want := tt.want
 		if tt.viewer == owner || tt.viewer.Principal == "carol" {
@@ -307,7 +307,7 @@ func TestChannelsPerScopeBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer keep.Close()
-	for i := range MaxChannelsPerScope {
+	for i := range DefaultLimits().ScopeChannels {
 		b.Publish(alice, "user.c"+strconv.Itoa(i), nil)
 	}
 	b.Publish(alice, "user.c1", nil) // c1 is now recent; c2 is the idle LRU
@@ -341,10 +341,10 @@ func TestForgetScope(t *testing.T) {
 	if got := b.Read(alice, "user.idle", 0, 0); len(got) != 0 {
 		t.Errorf("forgotten channel still reads %v", seqs(got))
 	}
-	if ev := b.Publish(alice, "user.idle", nil); ev.Seq != 1 {
+	if ev := published(t)(b.Publish(alice, "user.idle", nil)); ev.Seq != 1 {
 		t.Errorf("forgotten channel restarted at %d, want 1", ev.Seq)
 	}
-	if ev := b.Publish(alice, "user.live", nil); ev.Seq != 2 {
+	if ev := published(t)(b.Publish(alice, "user.live", nil)); ev.Seq != 2 {
 		t.Errorf("subscribed channel seq %d, want 2", ev.Seq)
 	}
 	r.waitFor(t, "live seq 2", lastSeq(2))
@@ -400,7 +400,7 @@ func TestSeed(t *testing.T) {
 		{bob, ChannelJournal, 501},
 	}
 	for _, tt := range tests {
-		if ev := b.Publish(tt.scope, tt.channel, nil); ev.Seq != tt.want {
+		if ev := published(t)(b.Publish(tt.scope, tt.channel, nil)); ev.Seq != tt.want {
 			t.Errorf("%v %s: seq %d, want %d", tt.scope, tt.channel, ev.Seq, tt.want)
 		}
 	}

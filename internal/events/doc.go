@@ -24,16 +24,28 @@
 // Readers of a global channel therefore see gaps in seq; the sequence is
 // still strictly increasing.
 //
+// # Retention
+//
+// Each stream keeps at most [RingSize] events and, with its scope and the
+// whole bus, the byte budgets of [Limits]: past one, the oldest events of
+// the stream, of the scope, or of the scope retaining the most are dropped.
+// A scope keeps at most Limits.ScopeChannels user.* and task.N streams;
+// one more forgets the idlest stream nobody subscribes to, or is refused
+// with a [*QuotaError] when every one has subscribers. Every sequence
+// number is at most [MaxSeq], which JSON carries exactly.
+//
 // # Delivery
 //
-// A [Subscription] owns a queue of [QueueSize] events and a goroutine that
-// hands them, in order, to a [Sink]. Publish appends to the queue without
-// waiting; replay from a cursor goes through the same queue first, so
-// replay and live events arrive in seq order with no gap or duplicate.
-// When the queue is full, further events are counted rather than queued;
-// as soon as a slot frees, one synthetic event (Seq 0, payload
-// {"dropped":N,"latest_seq":S}) takes it, and the subscriber can recover
-// the gap with [Bus.Read].
+// A [Subscription] has a goroutine that hands events, in order, to a
+// [Sink]. It holds no queue of its own: it keeps a cursor into the
+// stream's retained events, so replay from a cursor and live events
+// arrive in seq order with no gap or duplicate, and a subscriber that lags
+// costs nothing beyond what the stream retains. Events dropped from
+// retention before the subscriber received them are reported, where they
+// were, by one synthetic event (Seq 0, payload
+// {"dropped":N,"latest_seq":S}). A sink that cannot take an event now
+// returns [ErrSinkFull] and is offered it again later. Publish never waits
+// for a subscriber.
 //
 // A [Subscriber] groups the subscriptions of one client connection so
 // they can be unsubscribed by channel name and closed together.

@@ -101,3 +101,15 @@ func dropped(t *testing.T, ev Event) Dropped {
 	}
 	return d
 }
+
+// published fails the test when a publish was refused and returns its
+// event.
+func published(t *testing.T) func(Event, error) Event {
+	return func(ev Event, err error) Event {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("publish refused: %v", err)
+		}
+		return ev
+	}
+}

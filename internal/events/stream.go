@@ -1,45 +1,81 @@
 package events
 
-import (
-	"slices"
-	"sync"
-)
+import "slices"
 
 // record is one retained event and, on a global channel, who may see it.
 type record struct {
-	ev  Event
-	aud *Audience
+	ev    Event
+	aud   *Audience
+	size  int64  // bytes charged: payload plus RecordOverhead
+	order uint64 // Bus.tick at publish: orders events across streams
 }
 
 // stream is one channel in one scope (or the single stream of a global
-// channel): its sequence, its ring of the newest RingSize events and its
-// live subscriptions. Lock order: Bus.mu, then stream.mu, then
-// Subscription.mu.
+// channel): its sequence, the ring of events it retains (at most
+// RingSize, within its byte budget) and its live subscriptions. Every
+// field is guarded by Bus.mu.
 type stream struct {
 	channel string
 	global  bool
+	scope   *scopeState
 
-	mu      sync.Mutex
 	seq     uint64
-	ring    []record // grows to RingSize, then wraps at head
-	head    int      // index of the oldest record once the ring is full
+	ring    []record // circular: n records from head
+	head, n int
+	bytes   int64 // retained
 	subs    []*Subscription
 	filter  Filter // global channels only
 	lastUse uint64 // Bus.tick at the last publish or subscribe
-	dead    bool   // forgotten by the Bus; callers look the stream up again
 }
 
-// add retains r, evicting the oldest record when the ring is full.
-func (s *stream) add(r record) {
-	if len(s.ring) < RingSize {
-		s.ring = append(s.ring, r)
-		return
+// push appends r, growing the ring as needed; the caller trims it.
+func (s *stream) push(r record) {
+	if s.n == len(s.ring) {
+		grown := make([]record, min(max(8, 2*len(s.ring)), RingSize+1))
+		for i := range s.n {
+			grown[i] = *s.at(i)
+		}
+		s.ring, s.head = grown, 0
 	}
-	s.ring[s.head] = r
+	i := s.head + s.n
+	if i >= len(s.ring) {
+		i -= len(s.ring)
+	}
+	s.ring[i] = r
+	s.n++
+}
+
+// pop removes and returns the oldest record; the caller checked n > 0.
+func (s *stream) pop() record {
+	r := s.ring[s.head]
+	s.ring[s.head] = record{}
 	s.head++
-	if s.head == RingSize {
+	if s.head == len(s.ring) {
 		s.head = 0
 	}
+	s.n--
+	if s.n == 0 {
+		s.head = 0
+	}
+	if len(s.ring) > 64 && s.n < len(s.ring)/4 {
+		s.shrink()
+	}
+	return r
+}
+
+// shrink halves a mostly empty ring so dropped events do not leave a
+// large array behind.
+func (s *stream) shrink() {
+	small := make([]record, len(s.ring)/2)
+	for i := range s.n {
+		small[i] = *s.at(i)
+	}
+	s.ring, s.head = small, 0
+}
+
+// clear drops everything the stream retains (it is being forgotten).
+func (s *stream) clear() {
+	s.ring, s.head, s.n, s.bytes = nil, 0, 0, 0
 }
 
 // at returns the i-th oldest retained record.
@@ -49,6 +85,27 @@ func (s *stream) at(i int) *record {
 		i -= len(s.ring)
 	}
 	return &s.ring[i]
+}
+
+// retains reports whether the event numbered seq is still retained.
+func (s *stream) retains(seq uint64) bool {
+	i := s.search(seq)
+	return i < s.n && s.at(i).ev.Seq == seq
+}
+
+// search returns the index of the oldest retained record with
+// seq >= seq (n when there is none); retained seqs only grow.
+func (s *stream) search(seq uint64) int {
+	lo, hi := 0, s.n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.at(m).ev.Seq < seq {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // visible reports whether viewer may see r. Scoped streams are private to
@@ -64,30 +121,31 @@ func (s *stream) visible(viewer Scope, r *record) bool {
 }
 
 // collect returns the newest limit events visible to viewer with
-// seq > since, oldest first. The caller holds s.mu and passes limit >= 1.
+// seq > since, oldest first. The caller passes limit >= 1.
 func (s *stream) collect(viewer Scope, since uint64, limit int) []Event {
-	if since >= s.seq || len(s.ring) == 0 {
+	if since >= s.seq || s.n == 0 {
 		return []Event{}
 	}
-	// Retained seqs are contiguous, so this bounds the matches exactly
-	// for scoped streams and from above for global ones.
-	n := int(min(uint64(len(s.ring)), s.seq-since, uint64(limit)))
-	out := make([]Event, n)
-	j := n // fill from the back: newest first, oldest ends up first
-	for i := len(s.ring) - 1; i >= 0 && j > 0; i-- {
-		r := s.at(i)
-		if r.ev.Seq <= since {
-			break
+	first := s.search(since + 1)
+	if !s.global { // every record is visible: copy the newest run
+		start := max(first, s.n-limit)
+		out := make([]Event, s.n-start)
+		for i := range out {
+			out[i] = s.at(start + i).ev
 		}
-		if s.visible(viewer, r) {
-			j--
-			out[j] = r.ev
+		return out
+	}
+	out := make([]Event, 0, min(s.n-first, limit))
+	for i := s.n - 1; i >= first && len(out) < limit; i-- {
+		if r := s.at(i); s.visible(viewer, r) {
+			out = append(out, r.ev)
 		}
 	}
-	return out[j:]
+	slices.Reverse(out)
+	return out
 }
 
-// removeSub forgets sub; the caller holds s.mu.
+// removeSub forgets sub.
 func (s *stream) removeSub(sub *Subscription) {
 	if i := slices.Index(s.subs, sub); i >= 0 {
 		last := len(s.subs) - 1

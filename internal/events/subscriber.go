@@ -31,9 +31,25 @@ func (b *Bus) NewSubscriber(sink Sink) *Subscriber {
 }
 
 // Subscribe is Bus.Subscribe with the group's sink. Subscribing again to
-// the same channel as the same viewer first closes the earlier
-// subscription, so a connection holds at most one per channel and viewer.
+// the same channel as the same viewer replaces the earlier subscription,
+// so a connection holds at most one per channel and viewer. A refused
+// subscribe changes nothing.
 func (c *Subscriber) Subscribe(viewer Scope, channel string, since *uint64) (*Subscription, error) {
+	return c.subscribe(viewer, channel, cursorFrom(since))
+}
+
+// Resume is Subscribe from a cursor a client carried over, possibly from
+// an earlier kernel whose numbering this one does not share. A cursor
+// within the stream replays what follows it. On a scoped channel, a
+// cursor ahead of the stream continues the numbering after it when the
+// stream has no events yet (and the cursor is at most MaxSeedSeq), and
+// replays every retained event otherwise. Whatever is decided happens
+// only when the subscribe succeeds.
+func (c *Subscriber) Resume(viewer Scope, channel string, since uint64) (*Subscription, error) {
+	return c.subscribe(viewer, channel, cursorSpec{since: since, resume: true})
+}
+
+func (c *Subscriber) subscribe(viewer Scope, channel string, at cursorSpec) (*Subscription, error) {
 	if err := checkChannel(channel); err != nil {
 		return nil, err
 	}
@@ -43,13 +59,11 @@ func (c *Subscriber) Subscribe(viewer Scope, channel string, since *uint64) (*Su
 	if c.closed {
 		return nil, fmt.Errorf("subscribe to %q: %w", channel, ErrClosed)
 	}
-	if old := c.subs[key]; old != nil {
-		delete(c.subs, key)
-		old.stop(false)
-	} else if len(c.subs) >= MaxSubscriptionsPerSubscriber {
+	old := c.subs[key]
+	if old == nil && len(c.subs) >= MaxSubscriptionsPerSubscriber {
 		return nil, fmt.Errorf("subscribe to %q: %w", channel, ErrTooManySubscriptions)
 	}
-	s, err := c.bus.subscribe(viewer, channel, since, c.sink, c)
+	s, err := c.bus.subscribe(viewer, channel, at, c.sink, c, old)
 	if err != nil {
 		return nil, err
 	}

@@ -1,13 +1,25 @@
 package events
 
 import (
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 )
 
+// ErrSinkFull is returned (wrapped or not) by a Sink that cannot take an
+// event now. The subscription keeps its place and offers the event again
+// after RetryDelay, doubling up to MaxRetryDelay while the sink stays
+// full; if the event is dropped from retention meanwhile, a dropped marker
+// takes its place. It does not end the subscription.
+var ErrSinkFull = errors.New("events: sink full")
+
 // Subscription delivers one channel's events, as one viewer sees them, to
-// a Sink on its own goroutine. Its queue holds QueueSize events; events
-// that find it full are counted and reported by a single dropped marker.
+// a Sink on its own goroutine. It holds no queue of its own: it keeps a
+// cursor into the stream's retained events, so a subscriber that lags
+// costs nothing beyond what the channel retains anyway. Events dropped
+// from retention before it received them are reported, in order, by one
+// dropped marker.
 type Subscription struct {
 	bus     *Bus
 	st      *stream
@@ -16,27 +28,45 @@ type Subscription struct {
 	sink    Sink
 	group   *Subscriber // nil when made by Bus.Subscribe
 
-	wake chan struct{} // capacity 1: the queue became non-empty, or closed
-	done chan struct{} // closed when the delivery goroutine has returned
+	wake     chan struct{} // capacity 1: an event was published, or closed
+	stopc    chan struct{} // closed by stop
+	stopOnce sync.Once
+	done     chan struct{} // closed when the delivery goroutine has returned
 
-	mu      sync.Mutex
-	q       [QueueSize]Event
-	head, n int
-	dropped uint64 // events not queued since the last marker
-	latest  uint64 // seq of the newest of them
-	closed  bool
-	err     error
+	// Guarded by bus.mu.
+	cursor   uint64 // seq of the last event delivered or accounted for
+	inflight uint64 // seq of the event in the sink, 0 when none
+	dropped  uint64 // events lost since the cursor, not yet reported
+	latest   uint64 // seq of the newest of them
+	closed   bool
+	err      error
 }
 
 // Subscribe delivers channel's events as viewer sees them to sink. With a
-// non-nil since, retained events with seq > *since are queued first; live
-// events follow with no gap and no duplicate. With nil since delivery
-// starts at the next publish. Close the subscription to stop it.
+// non-nil since, retained events with seq > *since are delivered first;
+// live events follow with no gap and no duplicate. With nil since
+// delivery starts at the next publish. Close the subscription to stop it.
+// Subscribing to a channel that would be a new stream in a full scope
+// fails with a *QuotaError.
 func (b *Bus) Subscribe(viewer Scope, channel string, since *uint64, sink Sink) (*Subscription, error) {
-	return b.subscribe(viewer, channel, since, sink, nil)
+	return b.subscribe(viewer, channel, cursorFrom(since), sink, nil, nil)
 }
 
-func (b *Bus) subscribe(viewer Scope, channel string, since *uint64, sink Sink, group *Subscriber) (*Subscription, error) {
+// cursorSpec says where a new subscription starts.
+type cursorSpec struct {
+	since  uint64
+	live   bool // start after the newest event
+	resume bool // since may be from an earlier kernel (see Subscriber.Resume)
+}
+
+func cursorFrom(since *uint64) cursorSpec {
+	if since == nil {
+		return cursorSpec{live: true}
+	}
+	return cursorSpec{since: *since}
+}
+
+func (b *Bus) subscribe(viewer Scope, channel string, at cursorSpec, sink Sink, group *Subscriber, replace *Subscription) (*Subscription, error) {
 	if err := checkChannel(channel); err != nil {
 		return nil, err
 	}
@@ -50,33 +80,56 @@ func (b *Bus) subscribe(viewer Scope, channel string, since *uint64, sink Sink, 
 		sink:    sink,
 		group:   group,
 		wake:    make(chan struct{}, 1),
+		stopc:   make(chan struct{}),
 		done:    make(chan struct{}),
 	}
-	for {
-		st := b.lookup(viewer, channel, true)
-		st.mu.Lock()
-		if st.dead {
-			st.mu.Unlock()
-			continue
-		}
-		s.st = st
-		if since != nil {
-			for _, ev := range st.collect(viewer, *since, RingSize) {
-				s.enqueue(ev)
-			}
-		}
-		st.subs = append(st.subs, s)
-		st.lastUse = b.tick.Add(1)
-		st.mu.Unlock()
-		break
+	b.mu.Lock()
+	st, err := b.streamLocked(viewer, channel, true)
+	if err != nil {
+		b.mu.Unlock()
+		return nil, fmt.Errorf("subscribe to %q: %w", channel, err)
+	}
+	// Nothing has been refused past this point.
+	if replace != nil {
+		replace.shutLocked()
+	}
+	s.st = st
+	s.cursor = st.startCursor(at)
+	st.subs = append(st.subs, s)
+	b.tick++
+	st.lastUse = b.tick
+	b.mu.Unlock()
+	if replace != nil {
+		replace.wakeStopped()
 	}
 	go s.run()
 	return s, nil
 }
 
+// startCursor places a new subscription's cursor. A resumed cursor ahead
+// of the stream comes from before a kernel restart (events live in
+// memory, so numbering began again): on a stream with no events yet
+// numbering continues after it, so the client sees seqs keep rising; on
+// one that has events, every retained event is delivered rather than
+// skipped. A plain cursor ahead of the stream waits for the next event.
+func (st *stream) startCursor(at cursorSpec) uint64 {
+	switch {
+	case at.live:
+		return st.seq
+	case at.since <= st.seq:
+		return at.since
+	case at.resume && !st.global && st.seq == 0 && at.since <= MaxSeedSeq:
+		st.seq = at.since
+		return at.since
+	case at.resume && !st.global:
+		return 0
+	}
+	return st.seq
+}
+
 func checkChannel(channel string) error {
 	if channel == "" || len(channel) > MaxChannelName {
-		return fmt.Errorf("subscribe to %q: %w", channel, ErrBadChannel)
+		return fmt.Errorf("channel %q: %w", channel, ErrBadChannel)
 	}
 	return nil
 }
@@ -93,52 +146,38 @@ func (s *Subscription) Done() <-chan struct{} { return s.done }
 
 // Err returns the sink error that ended the subscription, if any.
 func (s *Subscription) Err() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bus.mu.Lock()
+	defer s.bus.mu.Unlock()
 	return s.err
 }
 
-// Close stops the subscription: nothing more is queued, queued events
-// are discarded, and the goroutine returns after any sink call in
-// progress. It does not wait; use Done for that. Close is idempotent.
+// Close stops the subscription: nothing more is delivered, and the
+// goroutine returns after any sink call in progress. It does not wait;
+// use Done for that. Close is idempotent.
 func (s *Subscription) Close() { s.stop(true) }
 
 // stop closes s; unlink also removes it from its Subscriber, which a
 // Subscriber holding its own lock has already done.
 func (s *Subscription) stop(unlink bool) {
-	s.st.mu.Lock()
-	s.st.removeSub(s)
-	s.st.mu.Unlock()
+	s.bus.mu.Lock()
+	s.shutLocked()
+	s.bus.mu.Unlock()
 	if unlink && s.group != nil {
 		s.group.forget(s)
 	}
-	s.mu.Lock()
-	s.shutLocked()
-	s.mu.Unlock()
-	s.signal()
+	s.wakeStopped()
 }
 
-// enqueue queues ev, or counts it as dropped when the queue is full or a
-// marker is already owed (so the marker stays ahead of later events).
-// The caller holds the stream's lock, which orders enqueues by seq.
-func (s *Subscription) enqueue(ev Event) {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	if s.dropped > 0 || s.n == QueueSize {
-		s.dropped++
-		s.latest = ev.Seq
-		s.mu.Unlock()
-		return
-	}
-	s.push(ev)
-	first := s.n == 1
-	s.mu.Unlock()
-	if first {
-		s.signal()
-	}
+// shutLocked marks s closed and detaches it from its stream.
+func (s *Subscription) shutLocked() {
+	s.closed = true
+	s.st.removeSub(s)
+}
+
+// wakeStopped lets the goroutine of a closed subscription see it.
+func (s *Subscription) wakeStopped() {
+	s.stopOnce.Do(func() { close(s.stopc) })
+	s.signal()
 }
 
 func (s *Subscription) signal() {
@@ -148,62 +187,116 @@ func (s *Subscription) signal() {
 	}
 }
 
-// push and pop work the queue ring; the caller holds s.mu.
-func (s *Subscription) push(ev Event) {
-	i := s.head + s.n
-	if i >= QueueSize {
-		i -= QueueSize
+// lostLocked accounts for r, dropped from retention: if s had not
+// received it and may see it, it is reported by the next marker.
+func (s *Subscription) lostLocked(r *record) {
+	if seq := r.ev.Seq; seq > s.cursor && seq != s.inflight && s.st.visible(s.viewer, r) {
+		s.dropped++
+		s.latest = max(s.latest, seq)
 	}
-	s.q[i] = ev
-	s.n++
 }
 
-func (s *Subscription) pop() Event {
-	ev := s.q[s.head]
-	s.q[s.head] = Event{}
-	s.head++
-	if s.head == QueueSize {
-		s.head = 0
+// offer is what the goroutine hands the sink next.
+type offer struct {
+	ev            Event
+	marker        bool
+	count, latest uint64 // for a marker: what it reports
+}
+
+// next waits for something to deliver: a marker for lost events first,
+// then the oldest retained event after the cursor. ok is false once s is
+// closed.
+func (s *Subscription) next() (o offer, ok bool) {
+	b := s.bus
+	for {
+		b.mu.Lock()
+		if s.closed {
+			b.mu.Unlock()
+			return offer{}, false
+		}
+		if s.dropped > 0 {
+			o = offer{ev: droppedEvent(s.channel, s.dropped, s.latest, b.now()), marker: true, count: s.dropped, latest: s.latest}
+			b.mu.Unlock()
+			return o, true
+		}
+		st := s.st
+		for i := st.search(s.cursor + 1); i < st.n; i++ {
+			r := st.at(i)
+			if st.visible(s.viewer, r) {
+				s.inflight = r.ev.Seq
+				o = offer{ev: r.ev}
+				b.mu.Unlock()
+				return o, true
+			}
+			s.cursor = r.ev.Seq // not for this viewer: step over it
+		}
+		b.mu.Unlock()
+		select {
+		case <-s.wake:
+		case <-s.stopc:
+		}
 	}
-	s.n--
-	return ev
+}
+
+// delivered moves the cursor past what the sink took.
+func (s *Subscription) delivered(o offer) {
+	s.bus.mu.Lock()
+	defer s.bus.mu.Unlock()
+	if o.marker {
+		s.dropped -= o.count
+		s.cursor = max(s.cursor, o.latest)
+		if s.dropped == 0 {
+			s.latest = 0
+		}
+		return
+	}
+	s.cursor = o.ev.Seq
+	s.inflight = 0
+}
+
+// refused undoes the offer of an event the sink could not take; if the
+// event was dropped from retention meanwhile, it is now counted lost.
+func (s *Subscription) refused(o offer) {
+	if o.marker {
+		return // the marker is rebuilt, with anything lost since, next time
+	}
+	s.bus.mu.Lock()
+	defer s.bus.mu.Unlock()
+	s.inflight = 0
+	if !s.st.retains(o.ev.Seq) && o.ev.Seq > s.cursor {
+		s.dropped++
+		s.latest = max(s.latest, o.ev.Seq)
+	}
 }
 
 // run is the delivery goroutine.
 func (s *Subscription) run() {
 	defer close(s.done)
+	delay := time.Duration(0)
 	for {
-		s.mu.Lock()
-		for s.n == 0 && !s.closed {
-			s.mu.Unlock()
-			<-s.wake
-			s.mu.Lock()
-		}
-		if s.closed {
-			s.mu.Unlock()
+		o, ok := s.next()
+		if !ok {
 			return
 		}
-		ev := s.pop()
-		if s.dropped > 0 {
-			// The slot just freed goes to the marker; everything queued
-			// before it is older than what it reports.
-			s.push(droppedEvent(s.channel, s.dropped, s.latest, s.bus.now()))
-			s.dropped, s.latest = 0, 0
-		}
-		s.mu.Unlock()
-		if err := s.sink(ev); err != nil {
-			s.mu.Lock()
+		err := s.sink(o.ev)
+		switch {
+		case err == nil:
+			s.delivered(o)
+			delay = 0
+		case errors.Is(err, ErrSinkFull):
+			s.refused(o)
+			delay = min(max(2*delay, RetryDelay), MaxRetryDelay)
+			select {
+			case <-s.stopc:
+				return
+			case <-time.After(delay):
+			}
+		default:
+			s.bus.mu.Lock()
 			s.err = fmt.Errorf("deliver %s event: %w", s.channel, err)
-			s.mu.Unlock()
+			s.bus.mu.Unlock()
 			s.stop(true)
 			return
 		}
 	}
-}
-
-// shutLocked marks s closed and drops its queue; the caller holds s.mu.
-func (s *Subscription) shutLocked() {
-	s.closed = true
-	s.q = [QueueSize]Event{}
-	s.head, s.n, s.dropped, s.latest = 0, 0, 0, 0
 }

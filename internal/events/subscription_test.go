@@ -3,6 +3,7 @@ package events
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -69,37 +70,30 @@ func TestSubscribeReplayThenLive(t *testing.T) {
 	}
 }
 
-func TestReplayOverflowCoalesces(t *testing.T) {
+func TestReplayDeliversEverythingRetained(t *testing.T) {
 	b := New()
-	for i := range RingSize {
+	for i := range RingSize + 10 {
 		b.Publish(alice, "user.big", num(i))
 	}
-	// Stall the sink on the first event so the queue state is exact.
-	gate := make(chan struct{})
 	r := newRecorder()
-	sink := func(ev Event) error {
-		if ev.Seq == 1 {
-			<-gate
-		}
-		return r.sink(ev)
-	}
-	sub, err := b.Subscribe(alice, "user.big", ptr(0), sink)
+	sub, err := b.Subscribe(alice, "user.big", ptr(0), r.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sub.Close()
-	close(gate)
-	// Replay queued seqs 1..256 and counted 257..1024 as dropped.
-	got := r.waitFor(t, "marker", func(evs []Event) bool { return len(evs) == QueueSize+1 })
-	if !slices.Equal(seqs(got[:QueueSize]), seqRange(1, QueueSize)) {
-		t.Fatalf("replayed %v…", head(seqs(got)))
-	}
-	if d := dropped(t, got[QueueSize]); d != (Dropped{Count: RingSize - QueueSize, LatestSeq: RingSize}) {
-		t.Fatalf("marker %+v, want %d dropped up to %d", d, RingSize-QueueSize, RingSize)
+	// What was dropped before subscribing is not reported: the replay is
+	// the retained tail, 11..1034.
+	got := r.waitFor(t, "replay", lastSeq(RingSize+10))
+	if !slices.Equal(seqs(got), seqRange(11, RingSize+10)) {
+		t.Fatalf("replayed %v… (%d)", head(seqs(got)), len(got))
 	}
 }
 
-func TestLiveOverflowExactCounts(t *testing.T) {
+// TestLaggingSubscriberExactCounts stalls a sink on its first event while
+// the ring overflows: the stalled event is still delivered, then one
+// marker reports exactly the events dropped before they were received,
+// then the retained rest.
+func TestLaggingSubscriberExactCounts(t *testing.T) {
 	b := New()
 	entered := make(chan struct{})
 	gate := make(chan struct{})
@@ -118,31 +112,99 @@ func TestLiveOverflowExactCounts(t *testing.T) {
 	b.Publish(alice, "user.x", num(1)) // taken by the goroutine, stuck in the sink
 	<-entered
 	const extra = 37
-	for i := range QueueSize + extra {
+	for i := range RingSize + extra {
 		b.Publish(alice, "user.x", num(i+2))
 	}
 	close(gate)
-	last := uint64(1 + QueueSize + extra)
-	got := r.waitFor(t, "marker", func(evs []Event) bool { return len(evs) == QueueSize+2 })
-	if !slices.Equal(seqs(got[:QueueSize+1]), seqRange(1, QueueSize+1)) {
-		t.Fatalf("delivered %v…", head(seqs(got)))
+	last := uint64(1 + RingSize + extra)
+	got := r.waitFor(t, "everything", lastSeq(last))
+	if len(got) != RingSize+2 || got[0].Seq != 1 {
+		t.Fatalf("delivered %d events starting %v", len(got), head(seqs(got)))
 	}
-	if d := dropped(t, got[QueueSize+1]); d != (Dropped{Count: extra, LatestSeq: last}) {
-		t.Fatalf("marker %+v, want {%d %d}", d, extra, last)
+	if d := dropped(t, got[1]); d != (Dropped{Count: extra, LatestSeq: extra + 1}) {
+		t.Fatalf("marker %+v, want {%d %d}", d, extra, extra+1)
 	}
-	if ev := got[QueueSize+1]; ev.Channel != "user.x" || ev.TS == 0 {
+	if ev := got[1]; ev.Channel != "user.x" || ev.TS == 0 {
 		t.Errorf("marker envelope %+v", ev)
 	}
-	// The subscriber can recover the gap by cursor.
-	if gap := b.Read(alice, "user.x", QueueSize+1, 0); !slices.Equal(seqs(gap), seqRange(QueueSize+2, last)) {
-		t.Errorf("gap read %v…", head(seqs(gap)))
+	if !slices.Equal(seqs(got[2:]), seqRange(extra+2, last)) {
+		t.Fatalf("after the marker %v…", head(seqs(got[2:])))
 	}
 	// Delivery resumes normally afterwards.
 	b.Publish(alice, "user.x", nil)
-	got = r.waitFor(t, "resume", lastSeq(last+1))
-	if n := len(got); got[n-1].Seq != last+1 || !got[n-2].Synthetic() {
-		t.Errorf("after marker got %v", seqs(got[n-2:]))
-	}
+	r.waitFor(t, "resume", lastSeq(last+1))
+}
+
+// TestSinkFullKeepsItsPlace: a sink that answers ErrSinkFull is offered
+// the same event again later, losing nothing while the event is
+// retained; an event dropped while it was refused is reported by a marker.
+func TestSinkFullKeepsItsPlace(t *testing.T) {
+	t.Run("nothing dropped", func(t *testing.T) {
+		b := New()
+		r := newRecorder()
+		var mu sync.Mutex
+		refusals := 0
+		sink := func(ev Event) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if refusals < 5 {
+				refusals++
+				return fmt.Errorf("outbox: %w", ErrSinkFull)
+			}
+			return r.sink(ev)
+		}
+		sub, err := b.Subscribe(alice, "user.x", nil, sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sub.Close()
+		for i := range 50 {
+			b.Publish(alice, "user.x", num(i))
+		}
+		got := r.waitFor(t, "all 50", lastSeq(50))
+		if !slices.Equal(seqs(got), seqRange(1, 50)) {
+			t.Fatalf("got %v", seqs(got))
+		}
+		if sub.Err() != nil {
+			t.Errorf("ErrSinkFull ended the subscription: %v", sub.Err())
+		}
+	})
+	t.Run("the refused event is dropped", func(t *testing.T) {
+		b := New(WithLimits(Limits{ChannelBytes: 10 * RecordOverhead}))
+		r := newRecorder()
+		refused := make(chan struct{})
+		var full sync.Mutex
+		full.Lock() // held: the sink is full
+		sink := func(ev Event) error {
+			if !full.TryLock() {
+				select {
+				case refused <- struct{}{}:
+				default:
+				}
+				return ErrSinkFull
+			}
+			full.Unlock()
+			return r.sink(ev)
+		}
+		sub, err := b.Subscribe(alice, "user.x", nil, sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sub.Close()
+		b.Publish(alice, "user.x", nil)
+		<-refused
+		for range 30 { // the ring keeps 9 of these (null payloads)
+			b.Publish(alice, "user.x", nil)
+		}
+		full.Unlock()
+		got := r.waitFor(t, "the end", lastSeq(31))
+		if d := dropped(t, got[0]); d.Count != 31-uint64(len(got)-1) || d.LatestSeq != got[1].Seq-1 {
+			t.Fatalf("marker %+v before %v", d, seqs(got[1:]))
+		}
+		if !slices.Equal(seqs(got[1:]), seqRange(got[1].Seq, 31)) {
+			t.Fatalf("after the marker %v", seqs(got[1:]))
+		}
+	})
 }
 
 // TestOverflowAccounting runs a jittery sink against a fast publisher and

@@ -134,6 +134,18 @@ func gateCases(sh string) []gateCase {
 			_, err := h.Facts(ctx, "pid")
 			return err
 		}, []string{"sys_read pid"}},
+		{"FactsCPUs", SysRead, func(ctx context.Context, h Host, d string) error {
+			_, err := h.Facts(ctx, "cpus")
+			return err
+		}, []string{"sys_read cpus"}},
+		{"FactsPlatform", SysRead, func(ctx context.Context, h Host, d string) error {
+			_, err := h.Facts(ctx, "platform")
+			return err
+		}, []string{"sys_read platform"}},
+		{"Clock", Clock, func(ctx context.Context, h Host, d string) error {
+			_, err := h.Clock(ctx)
+			return err
+		}, []string{"time "}},
 		{"Glob", FSRead, func(ctx context.Context, h Host, d string) error {
 			_, err := h.Glob(ctx, d, "sub/**/*.txt", false)
 			return err

@@ -28,9 +28,10 @@ const (
 	NetConnect Effect = "net_connect"
 	EnvRead    Effect = "env_read"
 	EnvWrite   Effect = "env_write"
-	Clock      Effect = "time"
+	// Clock reads the wall clock (Host.Clock); its op has no target.
+	Clock Effect = "time"
 	// SysRead reads a fact about the machine or the host process, named
-	// by the op's target (hostname, pid, uptime, username): see Host.Facts.
+	// by the op's target (one of FactNames): see Host.Facts.
 	SysRead Effect = "sys_read"
 )
 
@@ -115,7 +116,13 @@ type Host interface {
 	RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result, error)
 	// Environ is the process environment the session starts from.
 	Environ(ctx context.Context) ([]string, error)
-	// Now is the wall clock.
+	// Clock reads the wall clock as the program sees it (now, today,
+	// every, ago, from_now), asking the time effect first.
+	Clock(ctx context.Context) (time.Time, error)
+	// Now is the wall clock for bookkeeping the program does not read as
+	// a time of its own (measuring intervals, file times set by touch,
+	// event stamps); it is not gated. Values that are times come from
+	// Clock.
 	Now() time.Time
 	// Facts reports one fact about the machine or the host process (see
 	// FactNames), asking sys_read for it by name.
@@ -123,8 +130,9 @@ type Host interface {
 }
 
 // Facts are facts about the machine and the host process, read through
-// Host.Facts (sys_read by fact name). A field the platform cannot supply is
-// left at its zero value and its Known flag, where there is one, false.
+// Host.Facts (sys_read by fact name), which fills only the field of the
+// fact asked for. A field the platform cannot supply is left at its zero
+// value and its Known flag, where there is one, false.
 type Facts struct {
 	Hostname    string        // "" when unknown
 	Pid         int           // the host process id

@@ -5,6 +5,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/shoalgo/shoal/internal/contain"
 )
 
 // Defaults for an OS host; each can be changed with an Option.
@@ -38,9 +40,11 @@ const (
 //	                                           it); fs_read the path for a name containing "/"
 //	Run                              proc_spawn argv[0] with the full argv
 //	Environ                          env_read  "*" (the whole environment)
-//	Now                              nothing: see Now
-//	Facts                            sys_read  the fact: hostname, pid, username or uptime
-//	                                           (the machine, not the session environment)
+//	Clock                            time      (no target)
+//	Now                              nothing: bookkeeping only, see Now
+//	Facts                            sys_read  the fact: hostname, pid, username, uptime,
+//	                                           cpus, platform or arch (the machine, not the
+//	                                           session environment)
 //
 // Every method asks all of its ops before it touches anything, so a refusal
 // leaves the world unchanged.
@@ -54,8 +58,9 @@ type OS struct {
 	waitDelay  time.Duration
 	now        func() time.Time
 	environ    func() []string
-	live       atomic.Int64 // watches and tails running
-	running    liveSet      // the same, to close them (CloseLive)
+	live       atomic.Int64   // watches and tails running
+	running    liveSet        // the same, to close them (CloseLive)
+	procs      *contain.Scope // where Run starts processes; nil: untracked
 }
 
 var _ Host = (*OS)(nil)
@@ -117,6 +122,13 @@ func WithWaitDelay(d time.Duration) Option {
 	}
 }
 
+// WithProcesses makes Run and RunTerminal start every process in scope, so
+// that closing the scope ends everything this host started, however far it
+// strayed (see package contain). Without it processes are still started
+// with Pdeathsig and their trees ended on cancellation, but nothing ends
+// the background processes a finished command leaves.
+func WithProcesses(scope *contain.Scope) Option { return func(o *OS) { o.procs = scope } }
+
 // WithClock replaces the wall clock returned by Now (tests).
 func WithClock(now func() time.Time) Option {
 	return func(o *OS) {
@@ -175,8 +187,15 @@ func (o *OS) Environ(ctx context.Context) ([]string, error) {
 	return o.environ(), nil
 }
 
-// Now returns the wall clock. It is deliberately unguarded: the interface
-// gives it no context and no error to refuse with, the evaluator already
-// observes time through every duration it measures, and the "time" effect
-// is a planning marker for leash rather than a runtime capability.
+// Clock returns the wall clock after asking time.
+func (o *OS) Clock(ctx context.Context) (time.Time, error) {
+	if err := o.authorize(ctx, Op{Effect: Clock}); err != nil {
+		return time.Time{}, err
+	}
+	return o.now(), nil
+}
+
+// Now returns the wall clock without asking: it serves bookkeeping
+// (intervals, touch's file times, event stamps), never a time value the
+// program computes with, which comes from Clock.
 func (o *OS) Now() time.Time { return o.now() }

@@ -178,5 +178,11 @@ func (r *Recorder) Environ(ctx context.Context) ([]string, error) {
 	return r.inner.Environ(ctx)
 }
 
-// Now records nothing: the clock is unguarded.
+// Clock records time.
+func (r *Recorder) Clock(ctx context.Context) (time.Time, error) {
+	r.record(Op{Effect: Clock})
+	return r.inner.Clock(ctx)
+}
+
+// Now records nothing: it is bookkeeping, not a gated read.
 func (r *Recorder) Now() time.Time { return r.inner.Now() }

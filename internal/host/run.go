@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/contain"
 	"golang.org/x/sys/unix"
 )
 
@@ -18,8 +19,9 @@ import (
 var ErrNotAbsolute = errors.New("program path is not absolute")
 
 // Run spawns s.Argv without a shell (proc_spawn argv[0] with the argv), in
-// its own process group, with exactly s.Env (nil means empty) and s.Dir,
-// and waits for it.
+// its own process group and in the host's containment scope (see
+// WithProcesses), with exactly s.Env (nil means empty) and s.Dir, and waits
+// for it.
 //
 // Stdout and stderr are drained concurrently, each kept in memory up to the
 // capture bound; stdout beyond it spills to a temporary file (SpillPath,
@@ -27,11 +29,14 @@ var ErrNotAbsolute = errors.New("program path is not absolute")
 // set. The child never
 // blocks on a full pipe, and memory stays bounded whatever it prints.
 //
-// When ctx is cancelled the whole group gets SIGTERM, then SIGKILL after
-// the kill grace; Run still reaps the child and returns its Result (a
-// signal death) with a nil error: callers check ctx.Err() to tell a
+// When ctx is cancelled the child's whole tree gets SIGTERM, then SIGKILL
+// after the kill grace: its process group, its cgroup and every
+// descendant, including those that moved to another group or session
+// (see package contain). Run still reaps the child and returns its Result
+// (a signal death) with a nil error: callers check ctx.Err() to tell a
 // cancellation from a crash. Descendants that outlive the child and hold its
-// pipes open are cut off after the wait delay.
+// pipes open are cut off after the wait delay; when not cancelled they keep
+// running, in the scope, until it is closed.
 //
 // A non-nil error means the process could not be run or its I/O failed
 // (for example the Stdin reader); a nonzero exit or signal death is a
@@ -71,10 +76,11 @@ func (o *OS) Run(ctx context.Context, s *Spawn) (*Result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	proc, err := o.procs.Start(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	g := &group{pgid: cmd.Process.Pid, grace: o.killGrace}
+	g := &group{proc: proc, grace: o.killGrace}
 	stop := context.AfterFunc(ctx, g.cancel)
 	release := reportGroup(ctx, g)
 	werr := cmd.Wait()
@@ -117,13 +123,13 @@ func (o *OS) checkSpawn(ctx context.Context, s *Spawn) (string, error) {
 	return prog, nil
 }
 
-// group escalates cancellation over a child's process group: SIGTERM at
-// once, SIGKILL after grace, and a final SIGKILL sweep once the child is
-// reaped so no member that ignored SIGTERM survives. Signals are sent only
-// until finish, which narrows (but cannot close) the window in which the
-// group id could be reused.
+// group escalates cancellation over a child's tree: SIGTERM at once,
+// SIGKILL after grace, and a final SIGKILL sweep once the child is reaped
+// so that nothing that ignored SIGTERM survives. The child's own pid and
+// group are signalled only until finish (after which they may be reused);
+// its cgroup and remembered descendants are identified by more than a pid.
 type group struct {
-	pgid      int
+	proc      *contain.Proc
 	grace     time.Duration
 	mu        sync.Mutex
 	done      bool
@@ -138,24 +144,22 @@ func (g *group) cancel() {
 		return
 	}
 	g.cancelled = true
-	_ = unix.Kill(-g.pgid, unix.SIGTERM)
-	// A suspended group cannot act on SIGTERM until it runs again, as a
+	g.proc.Signal(unix.SIGTERM)
+	// A suspended tree cannot act on SIGTERM until it runs again, as a
 	// shell's kill does for stopped jobs.
-	_ = unix.Kill(-g.pgid, unix.SIGCONT)
+	g.proc.Signal(unix.SIGCONT)
 	g.timer = time.AfterFunc(g.grace, g.kill)
 }
 
-// signal sends sig to the group unless the child has been reaped (after
-// which the group id may be reused) or the group is being cancelled.
+// signal sends sig to the tree unless the child has been reaped or the
+// tree is being cancelled.
 func (g *group) signal(sig unix.Signal) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.done || g.cancelled {
 		return nil
 	}
-	if err := unix.Kill(-g.pgid, sig); err != nil && !errors.Is(err, unix.ESRCH) {
-		return fmt.Errorf("signal process group %d: %w", g.pgid, err)
-	}
+	g.proc.Signal(sig)
 	return nil
 }
 
@@ -163,17 +167,19 @@ func (g *group) kill() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.done {
-		_ = unix.Kill(-g.pgid, unix.SIGKILL)
+		g.proc.Kill()
 	}
 }
 
+// finish is called once the child has been reaped.
 func (g *group) finish() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.done = true
+	g.proc.Reaped()
 	if g.cancelled {
 		g.timer.Stop()
-		_ = unix.Kill(-g.pgid, unix.SIGKILL)
+		g.proc.Kill()
 	}
 }
 
@@ -185,12 +191,12 @@ func (g *group) finish() {
 type ProcessGroup struct{ g *group }
 
 // ID is the process group id (the child's pid).
-func (p ProcessGroup) ID() int { return p.g.pgid }
+func (p ProcessGroup) ID() int { return p.g.proc.Pid() }
 
-// Suspend stops every process in the group.
+// Suspend stops every process in the child's tree.
 func (p ProcessGroup) Suspend() error { return p.g.signal(unix.SIGSTOP) }
 
-// Resume continues every process in the group.
+// Resume continues every process in the child's tree.
 func (p ProcessGroup) Resume() error { return p.g.signal(unix.SIGCONT) }
 
 // GroupHook is told of each process group Run starts under a context

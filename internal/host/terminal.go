@@ -60,11 +60,12 @@ func (o *OS) RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result, error
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: tty},
 	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	proc, err := o.procs.Start(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	pid := cmd.Process.Pid
-	g := &group{pgid: pid, grace: o.killGrace}
+	g := &group{proc: proc, grace: o.killGrace}
 	stop := context.AfterFunc(ctx, g.cancel)
 	release := reportGroup(ctx, g)
 

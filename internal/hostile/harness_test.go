@@ -41,6 +41,10 @@ func runMain(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	for _, name := range []string{"shoal-kernel", "shoal-token"} {
 		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), "github.com/shoalgo/shoal/cmd/"+name)
+		// Pure Go, as shipped: a cgo build links glibc, whose per-thread
+		// malloc arenas reserve 64 MiB of address space each and would
+		// make the RLIMIT_AS caps measure libc rather than the kernel.
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
 			fmt.Fprintf(os.Stderr, "hostile: building %s: %v\n", name, err)
@@ -76,10 +80,11 @@ type Kernel struct {
 	Cmd                        *exec.Cmd
 	Pid                        int
 
-	stderr *lockedBuffer
-	exited chan struct{}
-	waitMu sync.Mutex
-	state  *os.ProcessState
+	stderr   *lockedBuffer
+	exited   chan struct{}
+	stopping bool // set by Stop and by tests that end the kernel themselves
+	waitMu   sync.Mutex
+	state    *os.ProcessState
 }
 
 // Start builds nothing (TestMain did) and starts shoal-kernel on a temp
@@ -168,15 +173,20 @@ func Start(t testing.TB, opts Options) *Kernel {
 	return k
 }
 
-// Stop sends SIGTERM and waits up to 10 s, then SIGKILLs. It reports the
-// kernel's stderr when the kernel had already died.
+// Stop sends SIGTERM and waits up to 10 s, then SIGKILLs. A kernel that
+// died before the test asked it to stop fails the test, with its stderr.
 func (k *Kernel) Stop(t testing.TB) {
 	t.Helper()
-	select {
-	case <-k.exited:
+	if k.dead() {
+		k.waitMu.Lock()
+		st := k.state
+		k.waitMu.Unlock()
+		if !k.stopping {
+			t.Errorf("kernel had died before the test ended: %v; stderr:\n%s", st, deathNote(k.stderr.String()))
+		}
 		return
-	default:
 	}
+	k.stopping = true
 	k.Cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-k.exited:
@@ -187,6 +197,27 @@ func (k *Kernel) Stop(t testing.TB) {
 	}
 }
 
+// dead reports whether the kernel has exited, waiting for it to be reaped
+// when it is a zombie.
+func (k *Kernel) dead() bool {
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", k.Pid)); err != nil || zombie(b) {
+		select {
+		case <-k.exited:
+		case <-time.After(2 * time.Second):
+		}
+	}
+	select {
+	case <-k.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// ExpectExit tells Stop that the test ends the kernel itself (a signal,
+// a kill), so an exit before cleanup is no failure.
+func (k *Kernel) ExpectExit() { k.stopping = true }
+
 // Exited is closed when the kernel process has exited.
 func (k *Kernel) Exited() <-chan struct{} { return k.exited }
 
@@ -196,20 +227,12 @@ func (k *Kernel) Stderr() string { return k.stderr.String() }
 // Alive fails the test if the kernel process has exited or is exiting.
 func (k *Kernel) Alive(t testing.TB) {
 	t.Helper()
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", k.Pid)); err != nil || zombie(b) {
-		// Dead but not yet reaped: wait for the reaper to say how.
-		select {
-		case <-k.exited:
-		case <-time.After(2 * time.Second):
-		}
-	}
-	select {
-	case <-k.exited:
+	if k.dead() {
 		k.waitMu.Lock()
 		st := k.state
 		k.waitMu.Unlock()
+		k.stopping = true // reported here, not again at cleanup
 		t.Fatalf("kernel died: %v; stderr:\n%s", st, deathNote(k.stderr.String()))
-	default:
 	}
 }
 
@@ -260,7 +283,7 @@ func statusField(t testing.TB, pid int, field string) int64 {
 			}
 		}
 	}
-	t.Fatalf("no %s in /proc/%d/status", field, pid)
+	t.Fatalf("no %s in /proc/%d/status (the kernel is exiting?)", field, pid)
 	return 0
 }
 

@@ -120,19 +120,18 @@ func TestHostileExecExplainMillionTerms(t *testing.T) {
 	err = c.Call(Ctx(t), "explain", map[string]any{"src": chain}, nil)
 	wantParseError(t, err, "nested too deeply")
 
-	deep := "fn f(n) { f(n + 1)" + strings.Repeat(" + 1", 900) + " }\nf(0)"
+	deep := "fn f(n) { f(n + 1)" + strings.Repeat(" + 1", syntax.MaxDepth-20) + " }\nf(0)"
 	_, err = c.Exec(Ctx(t), client.ExecParams{Src: deep})
 	WantLangCode(t, err, "recursion_limit")
 	done()
 }
 
-// TestHostileExplainAST: explain of an "ast" five times deeper than
+// TestHostileExplainAST: explain of an "ast" twice as deep as
 // syntax.MaxDepth (past the decoder's JSON nesting bound), one 1.5 times
-// deeper (within it, past the node depth bound), or of more JSON values
+// as deep (within it, past the node depth bound), or of more JSON values
 // than the decoder takes is INVALID_PARAMS naming the bound. The deep ones
-// go as raw frames: the client's encoding/json refuses to write them.
-// (Ten times deeper, 10,000 JSON levels, the request frame itself is
-// refused before explain sees it.)
+// go as raw frames. (Deeper still, the request frame itself is refused by
+// the frame depth bound, proto.MaxFrameDepth, before explain sees it.)
 func TestHostileExplainAST(t *testing.T) {
 	k, done := sourceAttack(t)
 	tok := k.Token(t, "agent:evil")
@@ -151,7 +150,7 @@ func TestHostileExplainAST(t *testing.T) {
 	n := (frameSrc - 64) / (len(one) + 1)
 	huge := `{"stmts":[` + strings.Repeat(one+",", n-1) + one + `]}`
 	for i, tc := range []struct{ ast, want string }{
-		{unary(5 * syntax.MaxDepth), "JSON nesting deeper than"},
+		{unary(2 * syntax.MaxDepth), "JSON nesting deeper than"},
 		{unary(3 * syntax.MaxDepth / 2), "AST nested deeper than"},
 		{huge, "JSON values"},
 	} {
@@ -201,6 +200,7 @@ func TestHostileSigtermDuringParse(t *testing.T) {
 	}
 	time.Sleep(200 * time.Millisecond) // the requests are being read and parsed
 	start := time.Now()
+	k.stopping = true // this test stops it
 	k.Cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-k.Exited():

@@ -126,6 +126,9 @@ func handleAttach(_ context.Context, c *call) (any, error) {
 		}
 		return nil, err
 	}
+	if err := srv.bindPrincipal(c.conn, att.principal); err != nil {
+		return nil, err
+	}
 	att.sess = sess
 	c.conn.attach(att)
 	res := srv.attachResult(att, name)

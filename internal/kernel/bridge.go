@@ -20,23 +20,30 @@ import (
 // bridgeSession installs the session's language-to-kernel forwarder.
 func (s *Server) bridgeSession(sess *session) {
 	scope := sess.scope()
-	sess.interp.Channels().SetForwarder(func(channel string, payload value.Value) {
+	sess.interp.Channels().SetForwarder(func(channel string, payload value.Value) error {
 		if !events.CanClientPublish(channel) {
-			return
+			return nil
 		}
 		b, err := value.JSONText(payload, false)
 		if err != nil {
 			// Closures, streams and the like have no JSON form: mirror
-			// their inline rendering.
-			b, _ = json.Marshal(value.Inline(payload))
+			// their inline rendering, no longer than a payload may be.
+			text, _ := value.InlineLimit(payload, MaxEventPayload+1)
+			b, _ = json.Marshal(text)
 		}
 		if len(b) > MaxEventPayload {
-			s.log.Warn("not bridging oversized event", "channel", channel, "bytes", len(b))
-			return
+			return value.Errorf(codeQuotaExceeded, "an event on %s may hold at most %d bytes of JSON; this one has %d", channel, MaxEventPayload, len(b))
 		}
-		s.bus.Inject(scope, channel, b)
+		if _, err := s.bus.Inject(scope, channel, b); err != nil {
+			return value.Errorf(codeQuotaExceeded, "%s", err.Error())
+		}
+		return nil
 	})
 }
+
+// codeQuotaExceeded is the language error code of an emit the kernel's
+// event budgets refuse.
+const codeQuotaExceeded = "quota_exceeded"
 
 // bridgeToLanguage delivers a client-published event to the session's
 // language channel bus.
@@ -48,5 +55,7 @@ func bridgeToLanguage(sess *session, ev events.Event) {
 	if err != nil {
 		v = value.Str(ev.Payload)
 	}
-	sess.interp.Channels().Inject(ev.Channel, v, time.Unix(0, ev.TS))
+	// A language budget refusing the copy loses only the language-side
+	// copy; the kernel event stands.
+	_ = sess.interp.Channels().Inject(ev.Channel, v, time.Unix(0, ev.TS))
 }

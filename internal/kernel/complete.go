@@ -41,6 +41,9 @@ func handleComplete(ctx context.Context, c *call) (any, error) {
 	}
 	cursor := len(*p.Src)
 	if p.Cursor != nil {
+		if err := checkSafeInt("cursor", int64(*p.Cursor)); err != nil {
+			return nil, err
+		}
 		cursor = *p.Cursor
 	}
 	cctx := languageContext()

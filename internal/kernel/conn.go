@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,9 +10,11 @@ import (
 	"net"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shoalgo/shoal/internal/events"
+	"github.com/shoalgo/shoal/internal/quota"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -21,13 +24,27 @@ import (
 type conn struct {
 	srv *Server
 	nc  *net.UnixConn
+	rg  *readGuard // nc as the frame reader sees it
 	out *proto.Outbox
+
+	readQuota *quota.Holder // the read buffer's share of FrameMemory
+	outQuota  *quota.Holder // the outbox's share of OutboxMemory
+	endReason atomic.Pointer[proto.RPCError]
+
+	// Admission state, guarded by srv.mu (admission.go).
+	waitElem *list.Element // in srv.adm.waiting while not attached
+	evicted  bool          // no longer counted as live
+	boundTo  string        // token principal counted for this connection
 
 	ctx    context.Context // cancelled when the connection's work must stop
 	cancel context.CancelFunc
 	sem    chan struct{}
 	work   sync.WaitGroup
 	evMu   sync.Mutex // orders event sends against the outbox share
+
+	// Guarded by evMu: the outbox's progress while events wait.
+	evWritten uint64
+	evSince   time.Time
 
 	mu   sync.Mutex
 	att  *attachment        // nil until session.attach succeeds
@@ -46,11 +63,22 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 	c := &conn{
 		srv: s,
 		nc:  nc,
-		out: proto.NewOutbox(nc, OutboxFrames),
+		rg:  &readGuard{nc: nc},
 		sem: make(chan struct{}, MaxInflightPerConn),
 	}
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
+	s.newQuotas(c)
+	c.out = proto.NewOutbox(nc, OutboxFrames, proto.OutboxCharge(c.outQuota))
 	return c
+}
+
+// discard gives back what newConn took for a connection that will not be
+// served.
+func (c *conn) discard() {
+	c.cancel()
+	c.out.Close()
+	c.readQuota.Release()
+	c.outQuota.Release()
 }
 
 // attachment returns the connection's current attachment, or nil.
@@ -111,7 +139,14 @@ func (c *conn) releaseSessions() {
 }
 
 // stopReading makes the reader return promptly (used by Shutdown).
-func (c *conn) stopReading() { c.nc.SetReadDeadline(time.Now()) }
+func (c *conn) stopReading() { c.rg.stop() }
+
+// endWith stops the reader; the connection answers err (with a null id)
+// and closes. The first reason given wins.
+func (c *conn) endWith(err *proto.RPCError) {
+	c.endReason.CompareAndSwap(nil, err)
+	c.rg.stop()
+}
 
 // serve runs the reader until the peer stops sending, sends garbage, or
 // the server shuts down; then it lets in-flight requests finish (for at
@@ -133,6 +168,8 @@ func (c *conn) serve() {
 	c.closeSubscriptions()
 	c.releaseSessions()
 	c.closeWith(flush)
+	c.readQuota.Release()
+	c.outQuota.Release()
 }
 
 // closeWith closes the connection, first waiting (bounded) for queued
@@ -153,14 +190,23 @@ func (c *conn) closeWith(flush bool) {
 // readLoop reads and dispatches frames. It reports whether queued answers
 // should still be flushed when the connection closes.
 func (c *conn) readLoop() (flush bool) {
-	r := proto.NewReader(c.nc, proto.MaxFrame)
+	r := proto.NewReader(c.rg, proto.MaxFrame)
+	r.SetCharge(c.readQuota)
+	r.SetFrameTimeout(c.rg, c.srv.limits.FrameTimeout)
+	defer r.Release()
 	for {
 		frame, err := r.ReadFrame()
 		if err != nil {
+			reason := c.endReason.Load()
+			if reason == nil && !c.srv.isClosing() {
+				reason = c.frameError(err)
+			}
+			if reason != nil {
+				c.srv.log.Warn("closing connection", "reason", reason.Message)
+				c.send(proto.NewErrorResponse(nil, reason))
+				return true
+			}
 			switch {
-			case errors.Is(err, proto.ErrFrameTooLong):
-				c.srv.log.Warn("closing connection: frame over the line limit")
-				return false
 			case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), errors.Is(err, context.Canceled):
 			default:
 				var ne net.Error

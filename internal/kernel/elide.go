@@ -28,8 +28,8 @@ func (p *elideParams) check() error {
 		return nil
 	}
 	for _, f := range []*int{p.MaxBytes, p.MaxRows, p.MaxItems} {
-		if f != nil && *f < 0 {
-			return proto.NewError(proto.CodeInvalidParams, "invalid params: elide budgets must not be negative", nil)
+		if f != nil && (*f < 0 || *f > maxSafeInt) {
+			return proto.NewError(proto.CodeInvalidParams, "invalid params: elide budgets must be integers from 0 to 2^53-1", nil)
 		}
 	}
 	return nil
@@ -59,7 +59,7 @@ func (p *elideParams) limits() limits {
 // own (see elider), so a list of huge strings or a record holding a big
 // table stays inline with refs in place of the large parts.
 func elide(v value.Value, n int, l limits) (json.RawMessage, error) {
-	if !overCount(v, l, false) {
+	if !overCount(v, l, false) && !leafOver(v, l.maxBytes) {
 		e := &elider{base: refURI(n), l: l, leafCap: leafCap(l)}
 		b, err := e.enc(make([]byte, 0, 256), v, "", 0)
 		if err == nil && len(b) <= l.maxBytes {
@@ -88,6 +88,26 @@ func overCount(v value.Value, l limits, nested bool) bool {
 		return !nested && len(x) > l.maxBytes
 	case value.Bytes:
 		return !nested && len(x) > l.maxBytes
+	}
+	return false
+}
+
+// leafOver reports, without encoding it, that a leaf's wire encoding
+// certainly takes more than n bytes: text, bytes, captured output and
+// error messages encode to at least their length. Such a leaf becomes a
+// ref at once rather than being encoded only to be dropped.
+func leafOver(v value.Value, n int) bool {
+	switch x := v.(type) {
+	case value.Str:
+		return len(x) > n
+	case value.Bytes:
+		return len(x) > n
+	case value.Path:
+		return len(x) > n
+	case *value.Outcome:
+		return x.Out == nil && len(x.Stdout)+len(x.Stderr) > n
+	case *value.Error:
+		return len(x.Msg)+len(x.Hint) > n
 	}
 	return false
 }
@@ -151,7 +171,7 @@ func (e *elider) enc(dst []byte, v value.Value, path string, depth int) ([]byte,
 		return dst, errOverBudget
 	}
 	nested := depth > 0
-	if nested && overCount(v, e.l, true) {
+	if nested && (overCount(v, e.l, true) || leafOver(v, e.leafCap)) {
 		return e.ref(dst, v, path)
 	}
 	var err error
@@ -244,16 +264,45 @@ func elidedRef(v value.Value, uri string, l limits) *proto.Ref {
 		r.N = 1
 	}
 	if head != nil {
-		if b, err := value.ToWire(head); err == nil && len(b) <= l.maxBytes/2 {
-			if w, err := proto.DecodeWire(b); err == nil {
-				r.Preview = w
+		if !headOver(head, l.maxBytes/2) {
+			if b, err := value.ToWire(head); err == nil && len(b) <= l.maxBytes/2 {
+				if w, err := proto.DecodeWire(b); err == nil {
+					r.Preview = w
+				}
 			}
 		}
-		r.RenderHead = headLines(value.Display(head), RenderHeadLines, l.maxBytes/4)
+		r.RenderHead = renderBounded(head, 0, RenderHeadLines, l.maxBytes/4)
 	} else {
-		r.RenderHead = headLines(render(v), RenderHeadLines, l.maxBytes/4)
+		r.RenderHead = renderBounded(v, RenderWidth, RenderHeadLines, l.maxBytes/4)
 	}
 	return r
+}
+
+// headOver reports that a preview head holds a leaf too big for n bytes.
+func headOver(head value.Value, n int) bool {
+	switch x := head.(type) {
+	case *value.List:
+		for _, it := range x.Items {
+			if leafOver(it, n) {
+				return true
+			}
+		}
+	case *value.Record:
+		for _, it := range x.Values() {
+			if leafOver(it, n) {
+				return true
+			}
+		}
+	case *value.Table:
+		for _, col := range x.Data {
+			for _, it := range col {
+				if leafOver(it, n) {
+					return true
+				}
+			}
+		}
+	}
+	return leafOver(head, n)
 }
 
 // tableSchema names each column's type: the type of its non-null cells when
@@ -295,7 +344,9 @@ func sliceTable(t *value.Table, lo, hi int) *value.Table {
 const renderRows = 200
 
 // render is the bounded human display of v: at most renderRows rows or
-// items, fitted to RenderWidth columns, at most MaxRender bytes.
+// items, fitted to RenderWidth columns, at most MaxRender bytes once
+// encoded in a JSON string (escapes counted). Its work is in proportion to
+// what it shows (see value.DisplayBounded).
 func render(v value.Value) string {
 	more := 0
 	switch x := v.(type) {
@@ -308,14 +359,48 @@ func render(v value.Value) string {
 			v, more = value.NewList(x.Items[:renderRows]), len(x.Items)-renderRows
 		}
 	}
-	s := value.DisplayWidth(v, RenderWidth)
-	if more > 0 {
+	s, cut := value.DisplayBounded(v, value.TextBound{Width: RenderWidth, Lines: renderRows + 2, Bytes: MaxRender})
+	switch {
+	case more > 0:
 		s += "\n… " + strconv.Itoa(more) + " more"
+	case cut:
+		s = markCut(s, renderRows+2)
 	}
-	return truncateUTF8(s, MaxRender)
+	return fitEncoded(s, MaxRender)
 }
 
-// headLines keeps the first n lines of s, at most maxBytes long.
+// renderBounded is the display of v fitted to width (0: unfitted) in at
+// most lines lines and maxBytes encoded bytes, a cut marked with "…".
+func renderBounded(v value.Value, width, lines, maxBytes int) string {
+	s, cut := value.DisplayBounded(v, value.TextBound{Width: width, Lines: lines, Bytes: maxBytes})
+	if cut {
+		s = markCut(s, lines)
+	}
+	return fitEncoded(s, maxBytes)
+}
+
+// markCut marks a display that was cut: on a line of its own when it was
+// cut at its line bound, else at the end of the text.
+func markCut(s string, lines int) string {
+	if strings.Count(s, "\n")+1 >= lines {
+		return s + "\n…"
+	}
+	return s + "…"
+}
+
+// fitEncoded cuts s so that it takes at most n bytes once encoded in a
+// JSON string, escapes included (a NUL byte takes six), marking a cut with
+// "…".
+func fitEncoded(s string, n int) string {
+	if _, cut := proto.EncodedPrefix(s, n); !cut {
+		return s
+	}
+	p, _ := proto.EncodedPrefix(s, max(n-len("…"), 0))
+	return p + "…"
+}
+
+// headLines keeps the first n lines of s, at most maxBytes long once
+// encoded.
 func headLines(s string, n, maxBytes int) string {
 	i, lines := 0, 0
 	for i < len(s) && lines < n {
@@ -327,7 +412,7 @@ func headLines(s string, n, maxBytes int) string {
 		i += j + 1
 		lines++
 	}
-	return truncateUTF8(strings.TrimSuffix(s[:i], "\n"), maxBytes)
+	return fitEncoded(strings.TrimSuffix(s[:i], "\n"), maxBytes)
 }
 
 // truncateUTF8 cuts s to at most n bytes on a rune boundary, marking the

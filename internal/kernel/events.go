@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -23,8 +24,10 @@ const (
 	// StuckOutbox is how long a connection's outbox may make no progress
 	// at all while events wait before the connection is closed.
 	StuckOutbox = 30 * time.Second
-	// eventPoll is how often a waiting event checks the outbox for room.
-	eventPoll = 5 * time.Millisecond
+	// MaxTranscriptSrc bounds the source text a session.transcript event
+	// carries; longer source is cut (at a UTF-8 boundary) and the event
+	// says src_truncated.
+	MaxTranscriptSrc = 4 << 10
 )
 
 // errOutboxStuck ends a subscription whose connection stopped reading.
@@ -66,36 +69,48 @@ func (c *conn) closeSubscriptions() {
 }
 
 // deliver is the sink of the connection's subscriptions. Events take at
-// most EventOutboxShare frames of the outbox; while it has no room the
-// subscription waits, its own 256-event queue fills and the bus coalesces
-// what does not fit into one {dropped, latest_seq} marker. Only when the
-// outbox makes no progress at all for Config.EventStall is the connection
-// closed.
+// most EventOutboxShare frames of the outbox, within the kernel-wide
+// outbound budget; while there is no room the sink answers
+// events.ErrSinkFull, the subscription keeps its place in the channel and
+// offers the event again later, and what the channel drops meanwhile is
+// reported by one {dropped, latest_seq} marker. Nothing is held for a
+// subscriber that lags. Only when the outbox makes no progress at all for
+// Config.EventStall is the connection closed.
 func (c *conn) deliver(ev events.Event) error {
+	if c.out.Len() >= EventOutboxShare {
+		return c.eventsWaiting()
+	}
 	frame, err := proto.EncodeFrame(proto.NewNotification(proto.MethodEvent, ev))
 	if err != nil {
 		c.srv.log.Error("dropping unencodable event", "channel", ev.Channel, "err", err)
 		return nil
 	}
-	last, since := c.out.Len(), time.Now()
-	for {
-		if sent, err := c.sendEvent(frame); sent || err != nil {
-			return err
-		}
-		select {
-		case <-c.ctx.Done():
-			return c.ctx.Err()
-		case <-time.After(eventPoll):
-		}
-		if n := c.out.Len(); n < last {
-			last, since = n, time.Now()
-		} else if time.Since(since) > c.srv.cfg.EventStall {
-			c.srv.log.Warn("closing connection: outbox stuck while events wait")
-			c.cancel()
-			c.closeWith(false)
-			return errOutboxStuck
-		}
+	sent, err := c.sendEvent(frame)
+	if err != nil {
+		return err
 	}
+	if !sent {
+		return c.eventsWaiting()
+	}
+	return nil
+}
+
+// eventsWaiting notes that an event found no room, and closes the
+// connection once its outbox has made no progress for Config.EventStall.
+func (c *conn) eventsWaiting() error {
+	c.evMu.Lock()
+	defer c.evMu.Unlock()
+	now := time.Now()
+	if w := c.out.Written(); w != c.evWritten || c.evSince.IsZero() {
+		c.evWritten, c.evSince = w, now
+	}
+	if now.Sub(c.evSince) > c.srv.cfg.EventStall {
+		c.srv.log.Warn("closing connection: outbox stuck while events wait")
+		c.cancel()
+		c.closeWith(false)
+		return errOutboxStuck
+	}
+	return events.ErrSinkFull
 }
 
 // sendEvent queues an event frame if events hold fewer than
@@ -113,17 +128,46 @@ func (c *conn) sendEvent(frame []byte) (sent bool, err error) {
 		}
 		return false, err
 	}
+	c.evWritten, c.evSince = c.out.Written(), time.Now()
 	return true, nil
 }
 
-// publishJSON publishes v, encoded as JSON, on channel in scope.
+// publishJSON publishes v, encoded as JSON, on channel in scope. The
+// kernel's own events are bounded in size; one the bus refuses (a new
+// task.N channel in a session whose every channel has subscribers) is
+// logged and dropped.
 func (s *Server) publishJSON(scope events.Scope, channel string, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		s.log.Error("dropping unencodable event", "channel", channel, "err", err)
 		return
 	}
-	s.bus.Publish(scope, channel, b)
+	if _, err := s.bus.Publish(scope, channel, b); err != nil {
+		s.log.Warn("dropping event", "channel", channel, "err", err)
+	}
+}
+
+// eventQuotaError is the RPC form of a publish or subscribe the bus
+// refused, or nil for any other error.
+func eventQuotaError(err error) *proto.RPCError {
+	var qe *events.QuotaError
+	if !errors.As(err, &qe) {
+		return nil
+	}
+	return quotaDenied(qe.Error(), qe.Budget, qe.Limit)
+}
+
+// maxSafeInt is the largest integer JSON carries exactly, 2^53-1: every
+// integer param is checked against it before anything is changed.
+const maxSafeInt = 1<<53 - 1
+
+// checkSafeInt refuses an integer param outside 0..2^53-1.
+func checkSafeInt(name string, n int64) error {
+	if n < 0 || n > maxSafeInt {
+		return proto.NewError(proto.CodeInvalidParams,
+			fmt.Sprintf("invalid params: %s must be an integer from 0 to 2^53-1", name), nil)
+	}
+	return nil
 }
 
 // checkChannelName accepts a non-empty name of at most 128 bytes without
@@ -153,6 +197,14 @@ func (c *call) eventsParams() (*eventsParams, error) {
 	if err := checkChannelName(*p.Channel); err != nil {
 		return nil, err
 	}
+	if p.Since != nil && *p.Since > maxSafeInt {
+		return nil, checkSafeInt("since", -1)
+	}
+	if p.Limit != nil {
+		if err := checkSafeInt("limit", int64(*p.Limit)); err != nil {
+			return nil, err
+		}
+	}
 	return &p, nil
 }
 
@@ -171,9 +223,6 @@ func handleEventsRead(_ context.Context, c *call) (any, error) {
 	}
 	limit := DefaultEventsRead
 	if p.Limit != nil {
-		if *p.Limit < 0 {
-			return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: limit must not be negative", nil)
-		}
 		limit = min(*p.Limit, events.MaxReadLimit)
 	}
 	var since uint64
@@ -212,13 +261,22 @@ func handleEventsPublish(_ context.Context, c *call) (any, error) {
 	} else {
 		payload = append(json.RawMessage(nil), payload...)
 	}
-	ev := c.conn.srv.bus.Publish(c.att.sess.scope(), *p.Channel, payload)
+	ev, err := c.conn.srv.bus.Publish(c.att.sess.scope(), *p.Channel, payload)
+	if err != nil {
+		if qe := eventQuotaError(err); qe != nil {
+			return nil, qe
+		}
+		return nil, proto.NewError(proto.CodeInternalError, "publish: "+err.Error(), nil)
+	}
 	bridgeToLanguage(c.att.sess, ev)
 	return &publishResult{Channel: ev.Channel, Seq: ev.Seq, TS: ev.TS}, nil
 }
 
 // handleEventsSubscribe subscribes the connection to a channel of its
-// session, replaying retained events after since first.
+// session, replaying retained events after since first. A since ahead of
+// the channel is a cursor from an earlier kernel (see
+// events.Subscriber.Resume). Params are checked first and the subscribe
+// decides everything at once, so a refused subscribe changes nothing.
 func handleEventsSubscribe(_ context.Context, c *call) (any, error) {
 	p, err := c.eventsParams()
 	if err != nil {
@@ -228,17 +286,24 @@ func handleEventsSubscribe(_ context.Context, c *call) (any, error) {
 		return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: unknown channel "+quoteRef(*p.Channel), nil)
 	}
 	scope := c.att.sess.scope()
-	since := c.conn.srv.resumeCursor(scope, *p.Channel, p.Since)
 	subs, ok := c.conn.subscriberFor(c.att)
 	if !ok {
 		return nil, c.att.cutErr()
 	}
-	if _, err := subs.Subscribe(scope, *p.Channel, since); err != nil {
+	if p.Since != nil {
+		_, err = subs.Resume(scope, *p.Channel, *p.Since)
+	} else {
+		_, err = subs.Subscribe(scope, *p.Channel, nil)
+	}
+	if err != nil {
 		if errors.Is(err, events.ErrTooManySubscriptions) {
 			return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: too many subscriptions on this connection", nil)
 		}
 		if cerr := c.att.cutErr(); cerr != nil {
 			return nil, cerr
+		}
+		if qe := eventQuotaError(err); qe != nil {
+			return nil, qe
 		}
 		return nil, proto.NewError(proto.CodeInternalError, "subscribe: "+err.Error(), nil)
 	}
@@ -246,32 +311,6 @@ func handleEventsSubscribe(_ context.Context, c *call) (any, error) {
 		return nil, c.att.cutErr()
 	}
 	return map[string]any{"channel": *p.Channel, "subscribed": true}, nil
-}
-
-// maxSeedSeq bounds the cursor a client may carry over from an earlier
-// kernel, keeping seq within JSON's exact integers.
-const maxSeedSeq = 1 << 53
-
-// resumeCursor adapts a subscription cursor that is ahead of the channel,
-// which happens when a client resubscribes after the kernel restarted
-// (events live in memory, so numbering began again). On a channel with no
-// events yet, numbering continues after the cursor, so the client sees
-// seqs keep rising; on a channel that already has events, all retained
-// events are replayed rather than skipped.
-func (s *Server) resumeCursor(scope events.Scope, channel string, since *uint64) *uint64 {
-	if since == nil || events.IsGlobal(channel) {
-		return since
-	}
-	latest := s.bus.LatestSeq(scope, channel)
-	if *since <= latest {
-		return since
-	}
-	if latest == 0 && *since < maxSeedSeq {
-		s.bus.Seed(scope, channel, *since)
-		return since
-	}
-	zero := uint64(0)
-	return &zero
 }
 
 // handleEventsUnsubscribe ends the connection's subscription to a channel.

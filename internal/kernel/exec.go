@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/events"
@@ -70,7 +71,7 @@ func (p *execParams) check() error {
 	if (p.Async || p.Background) && p.TimeoutMS != nil {
 		return bad("async and timeout_ms cannot be combined; use task.await with timeout_ms")
 	}
-	if p.TimeoutMS != nil && (*p.TimeoutMS <= 0 || time.Duration(*p.TimeoutMS)*time.Millisecond > maxTimeout) {
+	if p.TimeoutMS != nil && (*p.TimeoutMS <= 0 || *p.TimeoutMS > maxTimeout.Milliseconds()) {
 		return bad("timeout_ms must be between 1 and 86400000")
 	}
 	return p.Elide.check()
@@ -90,22 +91,28 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 	srv, sess := c.conn.srv, c.att.sess
 	switch {
 	case p.Async || p.Background:
-		t, err := srv.startExecTask(sess, &p, tr)
+		t, err := srv.startExecTask(sess, &p, tr, false)
 		if err != nil {
 			return nil, err
 		}
 		c.att.bindTask(sess, t)
 		return started(t, false), nil
 	case p.TimeoutMS != nil:
-		t, err := srv.startExecTask(sess, &p, tr)
+		t, err := srv.startExecTask(sess, &p, tr, false)
 		if err != nil {
 			return nil, err
 		}
 		c.att.bindTask(sess, t)
 		return awaitInline(ctx, t, time.Duration(*p.TimeoutMS)*time.Millisecond)
 	}
-	res, _, err := srv.runExec(ctx, sess, &p, tr)
-	return res, err
+	// A synchronous exec runs as a foreground task, so that task.list
+	// shows it and task.cancel (from any connection of the session) stops
+	// it; the answer is the exec's own.
+	t, err := srv.startExecTask(sess, &p, tr, true)
+	if err != nil {
+		return nil, err
+	}
+	return awaitForeground(ctx, sess, t)
 }
 
 // runExec waits for the turn, runs the source in the session, stores the
@@ -132,7 +139,7 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	if err != nil {
 		e := langError(ctx, err)
 		n, rerr := raised(sess, e)
-		s.publishJSON(scope, events.ChannelTranscript, transcriptEvent{Ref: refName(n), Src: *p.Src, OK: false, Code: e.Code})
+		s.publishJSON(scope, events.ChannelTranscript, newTranscriptEvent(refName(n), *p.Src, false, e.Code))
 		s.publishOutput(scope, refName(n), &out)
 		return nil, refName(n), rerr
 	}
@@ -142,7 +149,7 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 		return nil, refName(n), err
 	}
 	res = &execResult{Ref: refName(n), Value: wire, Render: render(v)}
-	s.publishJSON(scope, events.ChannelTranscript, transcriptEvent{Ref: res.Ref, Src: *p.Src, OK: true})
+	s.publishJSON(scope, events.ChannelTranscript, newTranscriptEvent(res.Ref, *p.Src, true, ""))
 	s.publishOutput(scope, res.Ref, &out)
 	s.publishJSON(scope, events.ChannelRender, renderEvent{Ref: res.Ref, Render: headLines(res.Render, RenderHeadLines, DefaultMaxBytes)})
 	return res, res.Ref, nil
@@ -155,11 +162,15 @@ func (s *Server) publishOutput(scope events.Scope, ref string, out *boundedBuffe
 	if total == 0 {
 		return
 	}
+	if p, cut := proto.EncodedPrefix(text, MaxExecOutput); cut {
+		text, truncated = p, true // escapes count: NUL bytes take six
+	}
 	s.publishJSON(scope, events.ChannelRender, outputEvent{Ref: ref, Output: text, Bytes: total, Truncated: truncated})
 }
 
 // outputEvent is the payload of a render event carrying the command output
-// of an exec's statements: at most MaxExecOutput bytes of it, as text.
+// of an exec's statements: as text, at most MaxExecOutput bytes of it once
+// encoded.
 type outputEvent struct {
 	Ref       string `json:"ref"`
 	Output    string `json:"output"`
@@ -169,10 +180,25 @@ type outputEvent struct {
 
 // transcriptEvent is the payload of a session.transcript event.
 type transcriptEvent struct {
-	Ref  string `json:"ref"`
-	Src  string `json:"src"`
-	OK   bool   `json:"ok"`
-	Code string `json:"code,omitempty"`
+	Ref          string `json:"ref"`
+	Src          string `json:"src"`
+	SrcTruncated bool   `json:"src_truncated,omitempty"`
+	OK           bool   `json:"ok"`
+	Code         string `json:"code,omitempty"`
+}
+
+// newTranscriptEvent builds the event, keeping at most MaxTranscriptSrc
+// bytes of src (the value itself stays addressable as ref).
+func newTranscriptEvent(ref, src string, ok bool, code string) transcriptEvent {
+	ev := transcriptEvent{Ref: ref, Src: src, OK: ok, Code: code}
+	if len(src) > MaxTranscriptSrc {
+		cut := MaxTranscriptSrc
+		for cut > 0 && !utf8.RuneStart(src[cut]) {
+			cut--
+		}
+		ev.Src, ev.SrcTruncated = src[:cut], true
+	}
+	return ev
 }
 
 // renderEvent is the payload of a render event.
@@ -208,15 +234,15 @@ func raised(sess *session, e *value.Error) (int, error) {
 	if e.HasPos {
 		d.Span = &proto.Span{Start: int(e.Span.Start), End: int(e.Span.End)}
 	}
-	if e.Hint != "" {
-		h := e.Hint
-		d.Hint = &h
-	}
 	if e.Status != nil {
 		d.Status, _ = elide(e.Status, n, limits{maxBytes: DefaultMaxBytes, maxRows: DefaultMaxRows, maxItems: DefaultMaxItems})
 	}
 	if e.Stderr != nil {
 		d.Stderr, _ = elide(e.Stderr, n, limits{maxBytes: DefaultMaxBytes, maxRows: DefaultMaxRows, maxItems: DefaultMaxItems})
 	}
-	return n, proto.NewError(proto.CodeRaised, e.Msg, d)
+	if e.Hint != "" {
+		h := fitEncoded(e.Hint, MaxErrorText)
+		d.Hint = &h
+	}
+	return n, proto.NewError(proto.CodeRaised, fitEncoded(e.Msg, MaxErrorText), d)
 }

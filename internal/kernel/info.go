@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 
+	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -25,6 +26,11 @@ type infoResult struct {
 	PreAttach  []string        `json:"pre_attach"`
 	Features   map[string]bool `json:"features"`
 	Limits     map[string]int  `json:"limits"`
+	// Tunables are the bounds in force that flags set, by flag name:
+	// sizes in bytes, counts, durations in milliseconds.
+	Tunables map[string]int64 `json:"tunables"`
+	// Containment says which mechanisms end the processes sessions start.
+	Containment contain.Features `json:"containment"`
 }
 
 // features are the optional capabilities this kernel build has.
@@ -72,5 +78,7 @@ func handleKernelInfo(_ context.Context, c *call) (any, error) {
 			"hard_cap":              HardCap,
 			"max_transcript":        MaxTranscript,
 		},
+		Tunables:    c.conn.srv.limits.report(),
+		Containment: c.conn.srv.procs.Features(),
 	}, nil
 }

@@ -21,9 +21,18 @@ const (
 	// is always kept.
 	MaxTranscriptBytes = 256 << 20
 
-	// ShutdownGrace is how long in-flight work may run after SIGINT or
-	// SIGTERM before it is cancelled and abandoned.
-	ShutdownGrace = 5 * time.Second
+	// ShutdownGrace is how long cancelled in-flight work may take to wind
+	// down after SIGINT or SIGTERM before it is abandoned.
+	ShutdownGrace = 3 * time.Second
+
+	// ShutdownDeadline is when, after SIGINT or SIGTERM, shoal-kernel
+	// exits whatever is still running, killing every process its sessions
+	// started (the contract allows 5 s).
+	ShutdownDeadline = 4500 * time.Millisecond
+
+	// ShutdownBackstop is when, after SIGINT or SIGTERM, the supervisor
+	// kills a kernel that has not managed to exit by itself.
+	ShutdownBackstop = 4800 * time.Millisecond
 
 	// DrainGrace is how long a connection whose peer stopped sending
 	// lets its in-flight requests finish before cancelling them.
@@ -36,8 +45,13 @@ const (
 	// MaxRawBytes bounds the content of one value.get raw response.
 	MaxRawBytes = 1 << 20
 
-	// MaxRender bounds a render string in bytes.
+	// MaxRender bounds a render string in bytes, as encoded in its JSON
+	// string (escapes counted).
 	MaxRender = 64 << 10
+
+	// MaxErrorText bounds the message and the hint of a RAISED answer,
+	// as encoded; the transcript keeps the error whole.
+	MaxErrorText = 4 << 10
 	// RenderWidth is the terminal width, in columns, a render is fitted to.
 	RenderWidth = 80
 

@@ -131,7 +131,22 @@ func project(v value.Value, steps []step) (value.Value, error) {
 	return v, nil
 }
 
+// apply projects one step. An outcome without a field of that name is
+// looked through to its output, iteratively (an outcome's output may be
+// another outcome).
 func apply(v value.Value, st step) (value.Value, error) {
+	for {
+		o, ok := v.(*value.Outcome)
+		if !ok {
+			break
+		}
+		if st.kind == 'f' {
+			if f, ok := outcomeField(o, st.field); ok {
+				return f, nil
+			}
+		}
+		v = outcomeOut(o)
+	}
 	switch x := v.(type) {
 	case *value.Record:
 		if st.kind == 'f' {
@@ -174,13 +189,6 @@ func apply(v value.Value, st step) (value.Value, error) {
 			lo, hi := clampRange(st.lo, st.hi, x.N)
 			return sliceTable(x, lo, hi), nil
 		}
-	case *value.Outcome:
-		if st.kind == 'f' {
-			if f, ok := outcomeField(x, st.field); ok {
-				return f, nil
-			}
-		}
-		return apply(outcomeOut(x), st)
 	case *value.Error:
 		if st.kind == 'f' {
 			switch st.field {

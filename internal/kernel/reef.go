@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/host"
 )
 
@@ -36,7 +37,8 @@ type toolTable struct {
 type reefHost struct {
 	host.Host
 	table *toolTable
-	dir   func() string // the scope a lookup binds in
+	dir   func() string  // the scope a lookup binds in
+	procs *contain.Scope // every process the session's commands start
 }
 
 // CloseLive closes the watches and tails the session's host has running,

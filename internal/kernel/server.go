@@ -14,7 +14,10 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/events"
+	"github.com/shoalgo/shoal/internal/quota"
+	"github.com/shoalgo/shoal/proto"
 )
 
 // Config configures a Server.
@@ -35,6 +38,10 @@ type Config struct {
 	EventStall time.Duration
 	// Limits are the tunable bounds; nil means DefaultLimits().
 	Limits *Limits
+	// Processes contains every process sessions start (see package
+	// contain); the caller sets it up and closes it after Shutdown. Nil
+	// means a Manager without subreaper or cgroups, owned by the Server.
+	Processes *contain.Manager
 }
 
 // Server serves the kernel protocol on Unix listeners.
@@ -52,6 +59,11 @@ type Server struct {
 	sessions registry
 	bus      *events.Bus
 	source   *sourceWork // parse and explain run here
+	procs    *contain.Manager
+	ownProcs bool // procs was made by New and is closed by Shutdown
+
+	readPool *quota.Pool // FrameMemory: read buffers of every connection
+	outPool  *quota.Pool // OutboxMemory: queued frames of every connection
 
 	startOnce   sync.Once // the session reaper and the token watcher
 	storeLogMu  sync.Mutex
@@ -62,6 +74,7 @@ type Server struct {
 	closing   bool
 	listeners map[net.Listener]struct{}
 	conns     map[*conn]struct{}
+	adm       admission
 	connWG    sync.WaitGroup
 }
 
@@ -86,19 +99,34 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Limits != nil {
 		s.limits = *cfg.Limits
 	}
+	if err := settleTransportLimits(&s.limits); err != nil {
+		return nil, err
+	}
 	if err := checkSessionLimits(s.limits); err != nil {
 		return nil, err
 	}
+	s.readPool = quota.NewPool(budgetFrameMemory, s.limits.FrameMemory)
+	s.outPool = quota.NewPool(budgetOutboxMemory, s.limits.OutboxMemory)
+	s.adm.principal = map[string]int{}
 	if cfg.TokenStore != "" {
 		s.store = auth.Open(cfg.TokenStore)
 		if err := s.store.Check(); err != nil {
 			s.noteStoreTrouble(err)
 		}
 	}
+	s.procs = cfg.Processes
+	if s.procs == nil {
+		s.procs, s.ownProcs = contain.New(contain.Config{}), true
+	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.source = newSourceWork(s.ctx, SourceWorkers)
 	s.sessions.init(s.local, s.limits)
-	s.bus = events.New()
+	s.bus = events.New(events.WithLimits(events.Limits{
+		ChannelBytes:  s.limits.EventChannelMemory,
+		ScopeChannels: s.limits.EventChannels,
+		ScopeBytes:    s.limits.EventSessionMemory,
+		TotalBytes:    s.limits.EventMemory,
+	}))
 	if s.cfg.EventStall <= 0 {
 		s.cfg.EventStall = StuckOutbox
 	}
@@ -142,6 +170,11 @@ func (s *Server) Serve(l net.Listener) error {
 			if errors.As(err, &ne) && ne.Timeout() {
 				continue
 			}
+			if outOfFiles(err) {
+				s.log.Warn("accept failed; waiting for file descriptors", "err", err)
+				time.Sleep(acceptBackoff)
+				continue
+			}
 			return fmt.Errorf("kernel: accept: %w", err)
 		}
 		uc, ok := nc.(*net.UnixConn)
@@ -154,7 +187,14 @@ func (s *Server) Serve(l net.Listener) error {
 			continue
 		}
 		c := newConn(s, uc)
-		if !s.track(c) {
+		ok, refusal := s.track(c)
+		if refusal != nil {
+			c.discard()
+			refuse(uc, refusal)
+			continue
+		}
+		if !ok {
+			c.discard()
 			uc.Close()
 			return ErrServerClosed
 		}
@@ -191,20 +231,26 @@ func (s *Server) isClosing() bool {
 	return s.closing
 }
 
-func (s *Server) track(c *conn) bool {
+// track registers c, or reports why it may not be served: false when the
+// server is closing, a refusal when a connection bound is reached.
+func (s *Server) track(c *conn) (bool, *proto.RPCError) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return false
+		return false, nil
+	}
+	if refusal := s.admitLocked(c); refusal != nil {
+		return false, refusal
 	}
 	s.conns[c] = struct{}{}
 	s.connWG.Add(1)
-	return true
+	return true, nil
 }
 
 func (s *Server) untrack(c *conn) {
 	s.mu.Lock()
 	delete(s.conns, c)
+	s.releaseLocked(c)
 	s.mu.Unlock()
 	s.connWG.Done()
 }
@@ -231,9 +277,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
 		for _, sess := range s.sessions.all() {
-			if err := sess.tasks.Close(ctx); err != nil {
+			if err := sess.end(ctx); err != nil {
 				s.log.Warn("tasks still running at shutdown", "session", sess.key.name, "err", err)
 			}
+		}
+		if s.ownProcs {
+			s.procs.Close()
 		}
 		s.connWG.Wait()
 		close(done)

@@ -151,9 +151,11 @@ func (s *Server) newSessionInterp(principal string, tools *toolTable) (*eval.Int
 			env = s.cfg.Env
 		}
 	}
-	rh := &reefHost{Host: host.NewOS(authz), table: tools}
+	procs := s.procs.NewScope()
+	rh := &reefHost{Host: host.NewOS(authz, host.WithProcesses(procs)), table: tools, procs: procs}
 	in, err := eval.New(eval.Options{Host: rh, Dir: s.cfg.Dir, Env: env})
 	if err != nil {
+		procs.Close()
 		return nil, nil, err
 	}
 	// The evaluator runs lookups on the turn holder's goroutine, so its

@@ -47,11 +47,20 @@ func (s *Server) wireSession(sess *session) {
 		}
 		s.bus.ForgetScope(scope)
 	})
+	// It also ends every process the session's commands started, and
+	// their descendants (background ones left by finished commands too).
+	sess.onClose(func() { sess.processes().Close() })
 }
 
-// startExecTask runs p as a task of sess, taking over the turn tr.
-func (s *Server) startExecTask(sess *session, p *execParams, tr *turn) (*tasks.Task, error) {
-	t, err := sess.tasks.Start(sess.owner(), *p.Src, func(ctx context.Context) (any, error) {
+// startExecTask runs p as a task of sess, taking over the turn tr. A
+// foreground task is a synchronous exec: listed and cancellable while it
+// runs, not retained after (see tasks.StartForeground).
+func (s *Server) startExecTask(sess *session, p *execParams, tr *turn, foreground bool) (*tasks.Task, error) {
+	start := sess.tasks.Start
+	if foreground {
+		start = sess.tasks.StartForeground
+	}
+	t, err := start(sess.owner(), *p.Src, func(ctx context.Context) (any, error) {
 		// task.suspend holds the evaluation at its next checkpoint and stops
 		// every process it has running.
 		pause := new(eval.Pause)
@@ -81,6 +90,28 @@ func suspendHook(ctx context.Context, pg host.ProcessGroup) func() {
 
 func started(t *tasks.Task, timedOut bool) *taskStarted {
 	return &taskStarted{Task: t.ID(), Events: t.Record().Channel(), TimedOut: timedOut}
+}
+
+// awaitForeground waits for the foreground task t and answers with its
+// result, exactly as an exec run inline would. When ctx ends first (the
+// connection closed, the kernel is shutting down) the task is cancelled
+// and waited for.
+func awaitForeground(ctx context.Context, sess *session, t *tasks.Task) (any, error) {
+	select {
+	case <-t.Done():
+	case <-ctx.Done():
+		_, _ = sess.tasks.Cancel(sess.owner(), t.ID())
+		<-t.Done()
+	}
+	v, _, err := t.Result()
+	if err != nil {
+		return nil, err
+	}
+	d, ok := v.(*execDone)
+	if !ok || d.res == nil {
+		return nil, proto.NewError(proto.CodeInternalError, "exec finished without a result", nil)
+	}
+	return d.res, nil
 }
 
 // awaitInline waits up to timeout for t: a task that finishes in time
@@ -121,7 +152,7 @@ func (c *call) taskParams() (*taskParams, error) {
 	if p.Task == nil {
 		return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "task" is required`, nil)
 	}
-	if p.TimeoutMS != nil && (*p.TimeoutMS < 0 || time.Duration(*p.TimeoutMS)*time.Millisecond > maxTimeout) {
+	if p.TimeoutMS != nil && (*p.TimeoutMS < 0 || *p.TimeoutMS > maxTimeout.Milliseconds()) {
 		return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: timeout_ms must be between 0 and 86400000", nil)
 	}
 	return &p, nil

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shoalgo/shoal/internal/events"
 )
 
 // Limits are the kernel's tunable bounds: the budgets a hostile principal
@@ -14,8 +16,38 @@ import (
 // each with a default in DefaultLimits and a flag in limitFlags. The limits
 // table in docs/kernel.md lists both kinds.
 type Limits struct {
-	// Placeholder so the struct is never empty; real bounds follow.
-	_ struct{}
+	// Transport (see conn.go and admission.go).
+
+	// FrameMemory bounds the read buffers of all connections together,
+	// beyond the first proto.ReadBufferSize bytes each connection has.
+	FrameMemory int64
+	// FrameTimeout bounds the time from a frame's first byte to its
+	// newline.
+	FrameTimeout time.Duration
+	// OutboxMemory bounds the frames queued for all connections together.
+	OutboxMemory int64
+	// MaxConns bounds the connections the kernel serves at once.
+	MaxConns int
+	// MaxPreAttachConns bounds the connections not yet attached; past it
+	// the oldest of them is closed to admit a new one.
+	MaxPreAttachConns int
+	// MaxPrincipalConns bounds the connections attached as one token
+	// principal (the kernel owner is not bounded).
+	MaxPrincipalConns int
+
+	// Event bus (see internal/events).
+
+	// EventChannelMemory bounds the payload bytes one channel retains.
+	EventChannelMemory int64
+	// EventChannels bounds the user.* and task.N channels one session
+	// keeps.
+	EventChannels int
+	// EventSessionMemory bounds the payload bytes one session's channels
+	// retain together.
+	EventSessionMemory int64
+	// EventMemory bounds the payload bytes every channel retains
+	// together.
+	EventMemory int64
 
 	// SessionsPerPrincipal bounds the sessions one token principal keeps
 	// at once; attaching a further name is LEASH_DENIED (quota_exceeded,
@@ -37,7 +69,20 @@ type Limits struct {
 // DefaultLimits returns the limits sized for the reference machine class
 // (2 cores, 24 GiB).
 func DefaultLimits() Limits {
+	ev := events.DefaultLimits()
 	return Limits{
+		FrameMemory:       256 << 20,
+		FrameTimeout:      10 * time.Second,
+		OutboxMemory:      256 << 20,
+		MaxConns:          1024,
+		MaxPreAttachConns: 128,
+		MaxPrincipalConns: 256,
+
+		EventChannelMemory: ev.ChannelBytes,
+		EventChannels:      ev.ScopeChannels,
+		EventSessionMemory: ev.ScopeBytes,
+		EventMemory:        ev.TotalBytes,
+
 		SessionsPerPrincipal: 32,
 		TokenSessions:        1024,
 		OwnerSessions:        1024,
@@ -56,6 +101,27 @@ type limitFlag struct {
 
 // limitFlags is the table of tunable bounds and their flags.
 var limitFlags = []limitFlag{
+	{name: "frame-memory", usage: "read buffers of all connections together (bytes, or with KiB, MiB, GiB)",
+		size: func(l *Limits) *int64 { return &l.FrameMemory }},
+	{name: "frame-timeout", usage: "time a request frame may take from its first byte to its newline",
+		duration: func(l *Limits) *time.Duration { return &l.FrameTimeout }},
+	{name: "outbox-memory", usage: "frames queued for all connections together",
+		size: func(l *Limits) *int64 { return &l.OutboxMemory }},
+	{name: "max-conns", usage: "connections served at once",
+		count: func(l *Limits) *int { return &l.MaxConns }},
+	{name: "max-preattach-conns", usage: "connections not yet attached (the oldest is closed to admit another)",
+		count: func(l *Limits) *int { return &l.MaxPreAttachConns }},
+	{name: "max-principal-conns", usage: "connections attached as one token principal",
+		count: func(l *Limits) *int { return &l.MaxPrincipalConns }},
+	{name: "event-channel-memory", usage: "event payload bytes one channel retains (oldest dropped)",
+		size: func(l *Limits) *int64 { return &l.EventChannelMemory }},
+	{name: "event-channels", usage: "user.* and task.N event channels one session keeps",
+		count: func(l *Limits) *int { return &l.EventChannels }},
+	{name: "event-session-memory", usage: "event payload bytes one session's channels retain (oldest dropped)",
+		size: func(l *Limits) *int64 { return &l.EventSessionMemory }},
+	{name: "event-memory", usage: "event payload bytes all channels retain (oldest of the largest session dropped)",
+		size: func(l *Limits) *int64 { return &l.EventMemory }},
+
 	{name: "principal-sessions", usage: "sessions one token principal may keep at once",
 		count: func(l *Limits) *int { return &l.SessionsPerPrincipal }},
 	{name: "token-sessions", usage: "sessions all token principals may keep together",
@@ -64,6 +130,23 @@ var limitFlags = []limitFlag{
 		count: func(l *Limits) *int { return &l.OwnerSessions }},
 	{name: "session-idle", usage: "close a session with no connection, request or running task after this long (0: never)",
 		duration: func(l *Limits) *time.Duration { return &l.SessionIdle }},
+}
+
+// report returns every tunable bound in l by flag name, for kernel.info:
+// sizes in bytes, counts as they are, durations in milliseconds.
+func (l *Limits) report() map[string]int64 {
+	out := make(map[string]int64, len(limitFlags))
+	for _, f := range limitFlags {
+		switch {
+		case f.size != nil:
+			out[f.name] = *f.size(l)
+		case f.count != nil:
+			out[f.name] = int64(*f.count(l))
+		case f.duration != nil:
+			out[f.name] = f.duration(l).Milliseconds()
+		}
+	}
+	return out
 }
 
 // RegisterLimitFlags adds a flag for every tunable bound to fs; parsing

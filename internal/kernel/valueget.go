@@ -74,6 +74,11 @@ func handleValueGet(_ context.Context, c *call) (any, error) {
 		if len(p.Slice) != 2 {
 			return nil, badPath("slice must be [start, end]")
 		}
+		for _, n := range p.Slice {
+			if err := checkSafeInt("slice bounds", n); err != nil {
+				return nil, err
+			}
+		}
 		lo, hi = clampInt(p.Slice[0]), clampInt(p.Slice[1])
 	}
 	switch p.Format {

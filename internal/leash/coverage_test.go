@@ -52,6 +52,8 @@ func covered(plan *leash.Plan, op host.Op) bool {
 			if e.Name == op.Target {
 				return true
 			}
+		case host.Clock:
+			return true
 		case host.EnvRead, host.EnvWrite:
 			if e.Name == "*" || e.Name == op.Target {
 				return true
@@ -104,38 +106,12 @@ func TestPlansCoverWhatTheGateAsks(t *testing.T) {
 		"glob(\"*.txt\").expand()", "with cwd: \"sub\" { ls }",
 		"os.pid()", "os.hostname()", "os.uptime()",
 		"watch(path(\"sub\"))", "watch(glob(\"sub/*.txt\"))", "tail(path(\"a.txt\"))", "tail(\"a.txt\")",
+		"(ls).where(.modified > now)", "every(5ms).take(2).collect()", "now - 1h",
 	}
+	sources = append(sources, clockAndFactSources...)
 	for _, src := range sources {
 		t.Run(src, func(t *testing.T) {
-			root := t.TempDir()
-			dir := filepath.Join(root, "work")
-			tmp := filepath.Join(root, "tmp")
-			home := filepath.Join(root, "home")
-			for _, d := range []string{dir, tmp, home, filepath.Join(dir, "sub")} {
-				if err := os.MkdirAll(d, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for name, body := range map[string]string{"a.txt": "a", "sub/x.txt": "x", "lib.shl": "let v = 1"} {
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			env := []string{"HOME=" + home, "TMPDIR=" + tmp, "PATH=/usr/bin:/bin"}
-			log := &askLog{}
-			in, err := eval.New(eval.Options{Host: host.NewOS(log), Dir: dir, Env: env})
-			if err != nil {
-				t.Fatal(err)
-			}
-			log.ops = nil // what New itself read is not the program's
-			if _, err := in.Eval(context.Background(), src); err != nil {
-				t.Fatalf("run: %v", err)
-			}
-			prog, err := syntax.Parse(src, syntax.ParseOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			plan := leash.Derive(prog, leash.Env{Dir: dir, Home: home, Trash: eval.TrashRoot(env)})
+			log, plan := runAndDerive(t, src)
 			for _, op := range log.ops {
 				if !covered(plan, op) {
 					t.Errorf("the gate asked %s %s, which the plan does not list; plan: %+v", op.Effect, op.Target, plan.Effects)
@@ -143,4 +119,77 @@ func TestPlansCoverWhatTheGateAsks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// clockAndFactSources read the clock or a system fact and nothing else;
+// for them the plan must be exact: TestPlansAskNoMoreThanTheGate checks
+// the reverse of TestPlansCoverWhatTheGateAsks.
+var clockAndFactSources = []string{
+	"now", "now()", "today", "today()", "every(1s)", "1s.ago()", "1h.from_now()",
+	"let d = 90s\nd.ago()", "[1s, 2s].map(d => d.ago())",
+	"os.cpus()", "os.platform()", "os.name()", "os.arch()",
+	"os.pid()", "os.hostname()", "os.uptime()", "os.username()",
+}
+
+// TestPlansAskNoMoreThanTheGate: for sources that only read the clock or
+// system facts, every effect the plan lists is one the gate was asked
+// when the source ran, so explain shows exactly what the gate asks.
+func TestPlansAskNoMoreThanTheGate(t *testing.T) {
+	for _, src := range clockAndFactSources {
+		t.Run(src, func(t *testing.T) {
+			log, plan := runAndDerive(t, src)
+			if plan.Opaque {
+				t.Fatalf("plan is opaque")
+			}
+			for _, e := range plan.Effects {
+				found := false
+				for _, op := range log.ops {
+					if op.Effect == e.Kind && (e.Kind != host.SysRead || op.Target == e.Name) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("the plan lists %s %s, which the gate was never asked; asked: %+v", e.Kind, e.Name, log.ops)
+				}
+			}
+			if len(log.ops) == 0 {
+				t.Errorf("the gate was asked nothing")
+			}
+		})
+	}
+}
+
+// runAndDerive runs src once for real in a fixture tree, under an
+// authorizer that allows and records every op, and derives its plan.
+func runAndDerive(t *testing.T, src string) (*askLog, *leash.Plan) {
+	t.Helper()
+	root := t.TempDir()
+	dir := filepath.Join(root, "work")
+	tmp := filepath.Join(root, "tmp")
+	home := filepath.Join(root, "home")
+	for _, d := range []string{dir, tmp, home, filepath.Join(dir, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{"a.txt": "a", "sub/x.txt": "x", "lib.shl": "let v = 1"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"HOME=" + home, "TMPDIR=" + tmp, "PATH=/usr/bin:/bin"}
+	log := &askLog{}
+	in, err := eval.New(eval.Options{Host: host.NewOS(log), Dir: dir, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.ops = nil // what New itself read is not the program's
+	if _, err := in.Eval(context.Background(), src); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	prog, err := syntax.Parse(src, syntax.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return log, leash.Derive(prog, leash.Env{Dir: dir, Home: home, Trash: eval.TrashRoot(env)})
 }

@@ -134,7 +134,12 @@ func TestDerive(t *testing.T) {
 		{`now`, `time`, Reversible, false},
 		{`today()`, `time`, Reversible, false},
 		{`os.hostname`, `sys_read:hostname`, Reversible, false},
-		{`os.arch`, ``, None, false},
+		{`os.arch`, `sys_read:arch`, Reversible, false},
+		{`os.name()`, `sys_read:platform`, Reversible, false},
+		{`os.cpus()`, `sys_read:cpus`, Reversible, false},
+		{`every(1s)`, `time`, Reversible, false},
+		{`1s.ago()`, `time`, Reversible, false},
+		{`5m.from_now()`, `time`, Reversible, false},
 		{`which git`, `env_read:PATH`, Reversible, false},
 		// spawns
 		{`git status --short`, `env_read:PATH proc_spawn:git[git status --short]`, Irreversible, false},

@@ -13,8 +13,16 @@ var pureNamespaces = map[string]bool{
 	"json": true, "yaml": true, "toml": true, "csv": true, "math": true, "config": true,
 }
 
-// osFacts are the members of `os` read through the host (sys_read).
-var osFacts = map[string]bool{"hostname": true, "pid": true, "uptime": true, "username": true}
+// osFacts maps the members of `os` read through the host to the fact each
+// asks sys_read for (host.FactNames); os.env is the session's own state.
+var osFacts = map[string]string{
+	"hostname": "hostname", "pid": "pid", "uptime": "uptime", "username": "username",
+	"cpus": "cpus", "platform": "platform", "name": "platform", "arch": "arch",
+}
+
+// clockMethods are the methods that anchor a duration at the wall clock
+// (the time effect).
+var clockMethods = map[string]bool{"ago": true, "from_now": true}
 
 // pathReads are the path methods that read the filesystem.
 var pathReads = map[string]bool{
@@ -226,8 +234,8 @@ func (w *walker) field(e *syntax.Field) {
 		case "os":
 			if e.Name == "env" {
 				w.add(Effect{Kind: host.EnvRead, Name: "*"}, Reversible)
-			} else if osFacts[e.Name] {
-				w.add(Effect{Kind: host.SysRead, Name: e.Name}, Reversible)
+			} else if fact, ok := osFacts[e.Name]; ok {
+				w.add(Effect{Kind: host.SysRead, Name: fact}, Reversible)
 			}
 			return
 		}
@@ -240,9 +248,13 @@ func (w *walker) field(e *syntax.Field) {
 // field is set) beyond those of its receiver and arguments.
 func (w *walker) method(recv syntax.Expr, name string, args []*syntax.Arg, field bool) {
 	if v, ok := recv.(*syntax.Var); ok && w.free(v.Name) && (pureNamespaces[v.Name] || v.Name == "os" || v.Name == "env") {
-		if v.Name == "os" && osFacts[name] {
-			w.add(Effect{Kind: host.SysRead, Name: name}, Reversible)
+		if fact, ok := osFacts[name]; ok && v.Name == "os" {
+			w.add(Effect{Kind: host.SysRead, Name: fact}, Reversible)
 		}
+		return
+	}
+	if clockMethods[name] {
+		w.add(Effect{Kind: host.Clock}, Reversible)
 		return
 	}
 	switch name {

@@ -118,6 +118,10 @@ func csvStringify(_ value.Env, a value.Args) (value.Value, error) {
 		if err := w.Write(line); err != nil {
 			return nil, value.Errorf("custom", "%s: %v", fn, err)
 		}
+		if w.Flush(); buf.Len() > value.MaxEncodedBytes {
+			return nil, value.Errorf(value.CodeTooLarge, "%s: the CSV text would pass %s", fn, value.FormatSize(value.MaxEncodedBytes)).
+				WithHint("encode a part of the table at a time")
+		}
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {

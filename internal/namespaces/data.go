@@ -14,8 +14,9 @@ import (
 // also put ready-made values (value.Float, value.DateTime) in the tree.
 
 // maxDepth bounds nesting when walking decoded documents so hostile input
-// cannot exhaust the stack.
-const maxDepth = 10000
+// cannot exhaust the stack; it is the value core's bound, since a deeper
+// document could not become a value anyway.
+const maxDepth = value.MaxDepth
 
 // toData projects v for an encoder.
 func toData(v value.Value) (any, error) {
@@ -23,7 +24,7 @@ func toData(v value.Value) (any, error) {
 }
 
 // fromData converts a decoded tree to a value.
-func fromData(d any) value.Value {
+func fromData(d any) (value.Value, error) {
 	return value.FromJSON(d)
 }
 

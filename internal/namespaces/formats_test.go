@@ -66,8 +66,8 @@ func TestYAMLAliasBomb(t *testing.T) {
 		prev = n
 	}
 	_, err := call(t, "yaml", "parse", pos(s(doc)))
-	if ve, ok := err.(*value.Error); !ok || ve.Code != "arg_error" {
-		t.Fatalf("alias bomb: got %v, want arg_error", err)
+	if ve, ok := err.(*value.Error); !ok || ve.Code != value.CodeTooLarge {
+		t.Fatalf("alias bomb: got %v, want too_large", err)
 	}
 }
 

@@ -45,8 +45,16 @@ func jsonStringify(_ value.Env, a value.Args) (value.Value, error) {
 }
 
 // parseFailure turns a decoder's error for a document in format into an
-// arg_error that keeps the decoder's message (without its own prefixes).
+// arg_error that keeps the decoder's message (without its own prefixes);
+// a too_deep or too_large error stays what it is.
 func parseFailure(fn, format string, err error) error {
+	if e, ok := passBounds(err); ok {
+		ve := *e.(*value.Error)
+		if !strings.HasPrefix(ve.Msg, fn+": ") {
+			ve.Msg = fn + ": " + ve.Msg
+		}
+		return &ve
+	}
 	msg := err.Error()
 	var ve *value.Error
 	if errors.As(err, &ve) {

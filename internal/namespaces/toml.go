@@ -29,6 +29,14 @@ func tomlParse(_ value.Env, a value.Args) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	depth, work := tomlScan(text)
+	if depth > maxDepth {
+		return nil, tooDeep(fn, "TOML")
+	}
+	if work > max(tomlKeyWork*len(text), tomlKeyWorkFloor) {
+		return nil, value.Errorf(value.CodeTooLarge, "%s: the TOML document's dotted keys and headers are too long to decode (%d key levels squared for %d bytes)", fn, work, len(text)).
+			WithHint("use shorter keys, or nest tables instead of repeating long dotted paths")
+	}
 	var m map[string]any
 	md, err := toml.Decode(text, &m)
 	if err != nil {
@@ -41,72 +49,99 @@ func tomlParse(_ value.Env, a value.Args) (value.Value, error) {
 			order[p] = i
 		}
 	}
-	return fromData(tomlData(m, "", order)), nil
+	d, err := tomlData(m, "", order, 0)
+	if err != nil {
+		return nil, parseFailure(fn, "TOML", err)
+	}
+	v, err := fromData(d)
+	if err != nil {
+		return nil, parseFailure(fn, "TOML", err)
+	}
+	return v, nil
 }
 
-// tomlData converts a decoded TOML value at path (keys joined by NUL).
-func tomlData(x any, path string, order map[string]int) any {
+// tomlData converts a decoded TOML value at path (keys joined by NUL) and
+// nesting depth.
+func tomlData(x any, path string, order map[string]int, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, value.TooDeep("the TOML document")
+	}
 	switch t := x.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
+		type keyPos struct {
+			k   string
+			pos int
 		}
-		pos := func(k string) int {
+		keys := make([]keyPos, 0, len(t))
+		for k := range t {
 			p := k
 			if path != "" {
 				p = path + "\x00" + k
 			}
-			if i, ok := order[p]; ok {
-				return i
+			pos, ok := order[p]
+			if !ok {
+				pos = math.MaxInt
 			}
-			return math.MaxInt
+			keys = append(keys, keyPos{k, pos})
 		}
-		slices.SortFunc(keys, func(a, b string) int {
-			if c := pos(a) - pos(b); c != 0 {
-				if c < 0 {
+		slices.SortFunc(keys, func(a, b keyPos) int {
+			if a.pos != b.pos {
+				if a.pos < b.pos {
 					return -1
 				}
 				return 1
 			}
-			return strings.Compare(a, b)
+			return strings.Compare(a.k, b.k)
 		})
-		o := &value.JSONObject{Keys: keys, Vals: make([]any, len(keys))}
-		for i, k := range keys {
+		names := make([]string, len(keys))
+		for i, kp := range keys {
+			names[i] = kp.k
+		}
+		o := &value.JSONObject{Keys: names, Vals: make([]any, len(keys))}
+		for i, k := range names {
 			p := k
 			if path != "" {
 				p = path + "\x00" + k
 			}
-			o.Vals[i] = tomlData(t[k], p, order)
+			var err error
+			if o.Vals[i], err = tomlData(t[k], p, order, depth+1); err != nil {
+				return nil, err
+			}
 		}
-		return o
+		return o, nil
 	case []map[string]any:
 		out := make([]any, len(t))
 		for i, e := range t {
-			out[i] = tomlData(e, path, order)
+			var err error
+			if out[i], err = tomlData(e, path, order, depth+1); err != nil {
+				return nil, err
+			}
 		}
-		return out
+		return out, nil
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
-			out[i] = tomlData(e, path, order)
+			var err error
+			if out[i], err = tomlData(e, path, order, depth+1); err != nil {
+				return nil, err
+			}
 		}
-		return out
+		return out, nil
 	case time.Time:
 		switch t.Location().String() {
 		case "datetime-local":
-			return t.Format("2006-01-02T15:04:05.999999999")
+			return t.Format("2006-01-02T15:04:05.999999999"), nil
 		case "date-local":
-			return t.Format("2006-01-02")
+			return t.Format("2006-01-02"), nil
 		case "time-local":
 			return value.Time(int64(t.Hour())*int64(time.Hour) + int64(t.Minute())*int64(time.Minute) +
-				int64(t.Second())*int64(time.Second) + int64(t.Nanosecond()))
+				int64(t.Second())*int64(time.Second) + int64(t.Nanosecond())), nil
 		}
-		return value.DateTime{T: t}
+		return value.DateTime{T: t}, nil
 	case float64:
-		return value.Float(t) // stays a float even when integral
+		return value.Float(t), nil // stays a float even when integral
 	}
-	return x // int64, string, bool
+	return x, nil // int64, string, bool
 }
 
 // tomlStringify implements toml.stringify(record).
@@ -125,6 +160,9 @@ func tomlStringify(_ value.Env, a value.Args) (value.Value, error) {
 	}
 	var e tomlEncoder
 	if err := e.table(nil, d.(*value.JSONObject)); err != nil {
+		if b, ok := passBounds(err); ok {
+			return nil, b
+		}
 		return nil, value.Errorf("arg_error", "%s: %v", fn, err)
 	}
 	return value.Str(e.buf.String()), nil
@@ -157,6 +195,9 @@ func isTableArray(d any) bool {
 // requires them before any sub-table header), then sub-tables, then arrays
 // of tables, each group in record order.
 func (e *tomlEncoder) table(path []string, o *value.JSONObject) error {
+	if err := e.check(); err != nil {
+		return err
+	}
 	for i, k := range o.Keys {
 		v := o.Vals[i]
 		if _, sub := v.(*value.JSONObject); sub || isTableArray(v) {
@@ -210,8 +251,20 @@ func (e *tomlEncoder) header(open string, path []string, close string) {
 	e.buf.WriteByte('\n')
 }
 
+// check fails once the text passes MaxEncodedBytes.
+func (e *tomlEncoder) check() error {
+	if e.buf.Len() > value.MaxEncodedBytes {
+		return value.Errorf(value.CodeTooLarge, "the TOML text would pass %s", value.FormatSize(value.MaxEncodedBytes)).
+			WithHint("encode a part of the value at a time")
+	}
+	return nil
+}
+
 // inline writes d as a TOML inline value.
 func (e *tomlEncoder) inline(d any, path []string) error {
+	if err := e.check(); err != nil {
+		return err
+	}
 	switch x := d.(type) {
 	case nil:
 		return tomlError("TOML has no null (at " + strings.Join(path, ".") + ")")

@@ -3,6 +3,7 @@ package namespaces
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -30,36 +31,65 @@ func yamlParse(_ value.Env, a value.Args) (value.Value, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		if strings.Contains(err.Error(), "exceeded max depth") {
+			return nil, tooDeep(fn, "YAML") // the scanner's own bound
+		}
 		return nil, parseFailure(fn, "YAML", err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return value.Nil, nil
 	}
-	r := yamlReader{budget: yamlNodeBudget}
+	budget := yamlBudget(&doc)
+	r := yamlReader{budget: budget, limit: budget}
 	d, err := r.node(doc.Content[0], 0)
 	if err != nil {
 		return nil, parseFailure(fn, "YAML", err)
 	}
-	return fromData(d), nil
+	v, err := fromData(d)
+	if err != nil {
+		return nil, parseFailure(fn, "YAML", err)
+	}
+	return v, nil
 }
 
-// yamlNodeBudget bounds how many nodes alias expansion may produce, so a
-// "billion laughs" document fails instead of exhausting memory.
-const yamlNodeBudget = 1 << 20
+// yamlNodeBudget bounds how many nodes one document may produce, aliases
+// expanded; yamlAliasGrowth bounds how many more than the document holds
+// its aliases may add (at most as many again, and always this many), so a
+// "billion laughs" document fails with too_large instead of exhausting
+// memory.
+const (
+	yamlNodeBudget  = 1 << 20
+	yamlAliasGrowth = 1 << 16
+)
+
+// yamlBudget is the node budget of doc: its own nodes, counted without
+// following aliases (iteratively), and what aliases may add.
+func yamlBudget(doc *yaml.Node) int {
+	own := 0
+	stack := []*yaml.Node{doc}
+	for len(stack) > 0 && own <= yamlNodeBudget {
+		n := stack[len(stack)-1]
+		stack = append(stack[:len(stack)-1], n.Content...)
+		own++
+	}
+	return min(yamlNodeBudget, 2*own+yamlAliasGrowth)
+}
 
 // yamlReader turns a yaml.Node tree into the intermediate tree, keeping
-// mapping order.
+// mapping order, within a node budget.
 type yamlReader struct {
-	budget int
+	budget int // nodes left
+	limit  int // the budget it started with
 }
 
 func (r *yamlReader) node(n *yaml.Node, depth int) (any, error) {
 	r.budget--
 	if r.budget < 0 {
-		return nil, fmt.Errorf("document expands to more than %d nodes", yamlNodeBudget)
+		return nil, value.Errorf(value.CodeTooLarge, "the YAML document expands to more than %d nodes", r.limit).
+			WithHint("aliases multiply what they refer to; expand fewer of them")
 	}
 	if depth > maxDepth {
-		return nil, fmt.Errorf("document nested deeper than %d levels", maxDepth)
+		return nil, value.TooDeep("the YAML document")
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
@@ -94,6 +124,7 @@ func (r *yamlReader) node(n *yaml.Node, depth int) (any, error) {
 // mapping adds n's pairs to o. Merge keys (<<) contribute the pairs of the
 // merged mappings that o does not define itself.
 func (r *yamlReader) mapping(o *value.JSONObject, n *yaml.Node, depth int) error {
+	obj := objKeys{o: o}
 	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -109,7 +140,7 @@ func (r *yamlReader) mapping(o *value.JSONObject, n *yaml.Node, depth int) error
 		if err != nil {
 			return err
 		}
-		objSet(o, key, d)
+		obj.set(key, d)
 	}
 	for _, m := range merges {
 		if m.Kind == yaml.AliasNode {
@@ -131,8 +162,8 @@ func (r *yamlReader) mapping(o *value.JSONObject, n *yaml.Node, depth int) error
 				return err
 			}
 			for i, k := range sub.Keys {
-				if !slices.Contains(o.Keys, k) {
-					objSet(o, k, sub.Vals[i])
+				if obj.index(k) < 0 {
+					obj.set(k, sub.Vals[i])
 				}
 			}
 		}
@@ -162,14 +193,43 @@ func (r *yamlReader) key(k *yaml.Node, depth int) (string, error) {
 	return string(b), nil
 }
 
-// objSet sets key k of o, replacing an earlier entry (later YAML keys win).
-func objSet(o *value.JSONObject, k string, v any) {
-	if i := slices.Index(o.Keys, k); i >= 0 {
-		o.Vals[i] = v
+// objKeys finds the keys of an object being built: by scanning while it
+// is small, by a map once it is not, so a mapping of 100 000 keys is read
+// in linear time.
+type objKeys struct {
+	o  *value.JSONObject
+	at map[string]int
+}
+
+const objKeysScan = 16
+
+func (x *objKeys) index(k string) int {
+	if x.at == nil {
+		if len(x.o.Keys) <= objKeysScan {
+			return slices.Index(x.o.Keys, k)
+		}
+		x.at = make(map[string]int, 2*len(x.o.Keys))
+		for i, kk := range x.o.Keys {
+			x.at[kk] = i
+		}
+	}
+	if i, ok := x.at[k]; ok {
+		return i
+	}
+	return -1
+}
+
+// set sets key k, replacing an earlier entry (later YAML keys win).
+func (x *objKeys) set(k string, v any) {
+	if i := x.index(k); i >= 0 {
+		x.o.Vals[i] = v
 		return
 	}
-	o.Keys = append(o.Keys, k)
-	o.Vals = append(o.Vals, v)
+	if x.at != nil {
+		x.at[k] = len(x.o.Keys)
+	}
+	x.o.Keys = append(x.o.Keys, k)
+	x.o.Vals = append(x.o.Vals, v)
 }
 
 // yamlScalar resolves a scalar by its tag. Timestamps stay text, as they
@@ -216,17 +276,40 @@ func yamlStringify(_ value.Env, a value.Args) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
+	buf := cappedBuffer{limit: value.MaxEncodedBytes}
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(yamlNode(d)); err != nil {
+	err = enc.Encode(yamlNode(d))
+	if err == nil {
+		err = enc.Close()
+	}
+	if buf.over {
+		return nil, value.Errorf(value.CodeTooLarge, "%s: the YAML text would pass %s", fn, value.FormatSize(value.MaxEncodedBytes)).
+			WithHint("encode a part of the value at a time")
+	}
+	if err != nil {
 		return nil, value.Errorf("custom", "%s: %v", fn, err)
 	}
-	if err := enc.Close(); err != nil {
-		return nil, value.Errorf("custom", "%s: %v", fn, err)
-	}
-	return value.Str(buf.String()), nil
+	return value.Str(buf.b.String()), nil
 }
+
+// cappedBuffer is a bytes.Buffer that refuses to grow past limit.
+type cappedBuffer struct {
+	b     bytes.Buffer
+	limit int
+	over  bool
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if c.b.Len()+len(p) > c.limit {
+		c.over = true
+		return 0, errTextTooLarge
+	}
+	return c.b.Write(p)
+}
+
+// errTextTooLarge stops an encoder whose text passed its cap.
+var errTextTooLarge = errors.New("text too large")
 
 // yamlNode builds the node for d. Scalars carry explicit tags so the
 // encoder quotes strings that would otherwise read back as another type.

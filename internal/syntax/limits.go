@@ -14,8 +14,12 @@ const (
 	// MaxDepth is the deepest tree a source or AST document may produce. A
 	// left-associative chain counts one level per operator (`1 + 1 + …`),
 	// as does a postfix chain (`x.a.b…`, `f()()…`) and an `else if`
-	// chain. Past it the parser fails with "nested too deeply".
-	MaxDepth = 1000
+	// chain. Past it the parser fails with "nested too deeply". The JSON
+	// of such a tree nests 2*MaxDepth+2 levels, and 2 more inside a
+	// request or an answer: that stays within the protocol's frame depth
+	// bound (proto.MaxFrameDepth, 1,555), so any tree parse returns can be
+	// received by a client and sent back to explain.
+	MaxDepth = 750
 
 	// MaxNodes is the most nodes one source or AST document may produce,
 	// checked as nodes are built, so parse work and memory are bounded

@@ -1,5 +1,7 @@
-// Package tasks is the kernel's registry of background work: evaluations
-// started with `exec` in async or timeout mode and driven by the
+// Package tasks is the kernel's registry of running work: evaluations
+// started with `exec` in async or timeout mode, and synchronous execs as
+// foreground tasks (StartForeground: visible and cancellable while they
+// run, not retained after), driven by the
 // task.list/get/await/cancel/suspend/resume methods.
 //
 // A task runs a Work function on its own goroutine with a context that the

@@ -41,6 +41,7 @@ type Record struct {
 	Label      string // what was started (not part of the wire shape)
 	Suspended  bool   // stopped through Suspend and not yet resumed
 	TimedOut   bool   // set only by Await when its timeout expired
+	Foreground bool   // started with StartForeground: a caller waits for it
 }
 
 // Channel is the event channel of the task ("task.N").
@@ -57,14 +58,15 @@ type wireRecord struct {
 	Error      *string `json:"error"`
 	Suspended  bool    `json:"suspended,omitempty"`
 	TimedOut   bool    `json:"timed_out,omitempty"`
+	Foreground bool    `json:"foreground,omitempty"`
 }
 
 // MarshalJSON renders the record in its wire shape: finished_ns,
 // result_ref and error are null when absent; error is the message text;
-// suspended and timed_out appear only when true.
+// suspended, timed_out and foreground appear only when true.
 func (r Record) MarshalJSON() ([]byte, error) {
 	w := wireRecord{Task: r.Task, Session: r.Session, State: r.State, StartedNs: r.StartedNs,
-		Suspended: r.Suspended, TimedOut: r.TimedOut}
+		Suspended: r.Suspended, TimedOut: r.TimedOut, Foreground: r.Foreground}
 	if r.FinishedNs != 0 {
 		w.FinishedNs = &r.FinishedNs
 	}

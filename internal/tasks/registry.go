@@ -17,6 +17,9 @@ const (
 	// oldest finished record is evicted (and its id becomes unknown) when
 	// another task finishes.
 	MaxRetained = 256
+	// MaxForeground is how many foreground tasks (see StartForeground)
+	// one owner may have running at once, apart from MaxLive.
+	MaxForeground = 256
 )
 
 // Work is the body of a task. It must return soon after ctx is cancelled;
@@ -73,8 +76,9 @@ type Registry struct {
 // ownerTasks is one owner's share: live tasks and finished ones, oldest
 // first.
 type ownerTasks struct {
-	live     map[uint64]*Task
-	finished []*Task
+	live       map[uint64]*Task
+	foreground int // how many of live are foreground tasks
+	finished   []*Task
 }
 
 // New returns an empty registry.
@@ -116,6 +120,21 @@ func (r *Registry) OnFinish(f FinishFunc) {
 // example the source text). It fails with a *LimitError when the owner
 // already has the maximum of live tasks, and with ErrClosed after Close.
 func (r *Registry) Start(owner Owner, label string, work Work) (*Task, error) {
+	return r.start(owner, label, work, false)
+}
+
+// StartForeground runs work as a foreground task: work a caller is
+// waiting for (a synchronous exec), registered so that it can be seen and
+// cancelled like any task. Its record has Foreground set; it counts
+// against MaxForeground rather than MaxLive; and it is not retained once
+// finished (its waiter has the result): its id becomes unknown as soon as
+// it is terminal, though Done, Result and an Await already under way
+// still work.
+func (r *Registry) StartForeground(owner Owner, label string, work Work) (*Task, error) {
+	return r.start(owner, label, work, true)
+}
+
+func (r *Registry) start(owner Owner, label string, work Work, foreground bool) (*Task, error) {
 	if work == nil {
 		return nil, fmt.Errorf("start task: nil work")
 	}
@@ -129,18 +148,26 @@ func (r *Registry) Start(owner Owner, label string, work Work) (*Task, error) {
 		ot = &ownerTasks{live: make(map[uint64]*Task)}
 		r.owners[owner] = ot
 	}
-	if len(ot.live) >= r.maxLive {
+	switch {
+	case foreground && ot.foreground >= MaxForeground:
+		r.mu.Unlock()
+		return nil, &LimitError{Owner: owner, Limit: MaxForeground}
+	case !foreground && len(ot.live)-ot.foreground >= r.maxLive:
 		r.mu.Unlock()
 		return nil, &LimitError{Owner: owner, Limit: r.maxLive}
 	}
 	r.next++
 	t := &Task{r: r, seq: r.next, owner: owner, done: make(chan struct{})}
 	t.rec = Record{
-		Task:      formatID(t.seq),
-		Session:   owner.Session,
-		State:     Running,
-		StartedNs: r.now().UnixNano(),
-		Label:     label,
+		Task:       formatID(t.seq),
+		Session:    owner.Session,
+		State:      Running,
+		StartedNs:  r.now().UnixNano(),
+		Label:      label,
+		Foreground: foreground,
+	}
+	if foreground {
+		ot.foreground++
 	}
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), taskKey{}, t))
 	t.cancel = cancel
@@ -314,6 +341,11 @@ func (r *Registry) Close(ctx context.Context) error {
 func (r *Registry) retireLocked(t *Task) {
 	ot := r.owners[t.owner]
 	delete(ot.live, t.seq)
+	if t.rec.Foreground {
+		ot.foreground--
+		delete(r.byID, t.seq)
+		return
+	}
 	ot.finished = append(ot.finished, t)
 	if n := len(ot.finished) - r.maxRetained; n > 0 {
 		for _, old := range ot.finished[:n] {

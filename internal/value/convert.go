@@ -177,7 +177,7 @@ func sameValue(a, b Value) bool {
 
 func coerceWord(w string, spec TypeSpec) (Value, error) {
 	fail := func() (Value, error) {
-		return nil, Errorf("arg_error", "expected %s, got %s", specText(spec), quote(w))
+		return nil, Errorf("arg_error", "expected %s, got %s", specText(spec), InlineShort(Str(w), 200))
 	}
 	switch spec.Name {
 	case "int":
@@ -209,7 +209,7 @@ func coerceWord(w string, spec TypeSpec) (Value, error) {
 	case "regex":
 		re, err := regexp.Compile(w)
 		if err != nil {
-			return nil, Errorf("arg_error", "expected regex, got %s: %v", quote(w), err)
+			return nil, Errorf("arg_error", "expected regex, got %s: %v", InlineShort(Str(w), 200), err)
 		}
 		return &Regex{Source: w, Re: re}, nil
 	case "size":

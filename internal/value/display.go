@@ -1,6 +1,7 @@
 package value
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode"
@@ -16,118 +17,309 @@ const maxCellWidth = 60
 // text; tables and non-empty lists of records print as aligned columns
 // under a header and a rule; other lists print one item per line; records
 // print aligned `key  value` lines; outcomes print their structured output
-// or captured stdout; everything else prints as Inline.
-func Display(v Value) string { return display(v, 0) }
+// or captured stdout; everything else prints as Inline. A display longer
+// than MaxEncodedBytes is cut there, ending in "…".
+func Display(v Value) string { return displayAll(v, 0) }
 
 // DisplayWidth is Display fitted to a terminal of the given width in
 // columns: table columns shrink, widest first, with cut cells ending in
 // "…", until a row fits; any other line longer than width is cut the same
 // way. A width below 8 is treated as 8.
-func DisplayWidth(v Value, width int) string {
-	width = max(width, 8)
-	s := display(v, width)
-	if !strings.ContainsRune(s, '\n') && textWidth(s) <= width {
-		return s
+func DisplayWidth(v Value, width int) string { return displayAll(v, max(width, 8)) }
+
+func displayAll(v Value, width int) string {
+	s, cut := DisplayBounded(v, TextBound{Width: width, Bytes: MaxEncodedBytes})
+	if cut {
+		s += elided
 	}
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = truncateWidth(l, width)
-	}
-	return strings.Join(lines, "\n")
+	return s
 }
 
-// display renders v; width > 0 fits tables into that many columns.
-func display(v Value, width int) string {
+// TextBound bounds a rendering: at most Bytes bytes and Lines lines (0: no
+// limit on lines), each line fitted to Width columns (0: not fitted; else
+// at least 8).
+type TextBound struct {
+	Width, Lines, Bytes int
+}
+
+// DisplayBounded renders v as DisplayWidth does (as Display when b.Width
+// is 0) but keeps at most b.Lines lines and b.Bytes bytes; cut reports
+// whether anything was left out. It does work in proportion to what it
+// keeps, not to the size of v: only the rows and fields that can be shown
+// are laid out, only the columns that can start within the width, and
+// long strings are read only as far as they are shown (finding the end of
+// a line cut at the width is one scan for its newline).
+func DisplayBounded(v Value, b TextBound) (s string, cut bool) {
+	if b.Width > 0 {
+		b.Width = max(b.Width, 8)
+	}
+	d := &displayer{t: textBuf{limit: max(b.Bytes, 0)}, width: b.Width, maxLines: b.Lines}
+	d.value(v, 0)
+	return string(d.t.b), d.cut || d.t.cut
+}
+
+// displayer writes a display line by line into a bounded buffer.
+type displayer struct {
+	t        textBuf
+	width    int // columns per line; 0: not fitted
+	maxLines int // 0: unlimited
+	lines    int // lines started so far
+	cut      bool
+}
+
+// done reports that no further line fits.
+func (d *displayer) done() bool {
+	return d.t.full() || d.maxLines > 0 && d.lines >= d.maxLines
+}
+
+// room is the number of bytes a producer needs to render for the next
+// line: what is left of the budget, and a little more so that a cut shows.
+func (d *displayer) room() int { return d.t.room() + utf8.UTFMax }
+
+// line writes one line, which holds no newline, cut to the width.
+func (d *displayer) line(l string) { d.textLine(l, false) }
+
+// textLine is line, with invalid UTF-8 replaced when lossy is set (the
+// raw text of paths, bytes and captured output).
+func (d *displayer) textLine(l string, lossy bool) {
+	if d.done() {
+		d.cut = true
+		return
+	}
+	if d.lines > 0 {
+		d.t.writeByte('\n')
+	}
+	d.lines++
+	if len(l) > d.room() {
+		l = l[:d.room()] // the buffer cannot hold more
+	}
+	if lossy {
+		l = lossyText(l)
+	}
+	if d.width > 0 {
+		l = truncateWidth(l, d.width)
+	}
+	d.t.writeString(l)
+}
+
+// text writes s, which may hold newlines, as lines. It looks for the end
+// of a line only as far as it can show it, except that a line cut at the
+// width is skipped with one scan for its newline. With lossy set, invalid
+// UTF-8 in the lines shown is replaced.
+func (d *displayer) text(s string, lossy bool) { displayText(d, s, lossy) }
+
+// displayText is text over a string or a byte slice (captured output),
+// converting only the part of each line it shows.
+func displayText[S string | []byte](d *displayer, s S, lossy bool) {
+	for {
+		if d.done() {
+			d.cut = true
+			return
+		}
+		look := s[:min(len(s), d.room())]
+		j := indexNewline(look)
+		if j < 0 && len(look) < len(s) && d.width > 0 && textWidth(string(look)) > d.width {
+			// The line is cut at the width, so what follows it can show:
+			// find its end. (A line the width does not cut fills the
+			// buffer, and nothing after it could show.)
+			j = indexNewline(s)
+		}
+		if j < 0 {
+			d.textLine(string(look), lossy)
+			if len(look) < len(s) {
+				d.cut = true
+			}
+			return
+		}
+		d.textLine(string(s[:min(j, d.room())]), lossy)
+		s = s[j+1:]
+	}
+}
+
+func indexNewline[S string | []byte](s S) int {
+	switch x := any(s).(type) {
+	case string:
+		return strings.IndexByte(x, '\n')
+	case []byte:
+		return bytes.IndexByte(x, '\n')
+	}
+	return -1
+}
+
+// value displays v at nesting depth.
+func (d *displayer) value(v Value, depth int) {
+	if depth > MaxDepth {
+		d.line(elided)
+		return
+	}
 	switch x := v.(type) {
 	case Str:
-		return string(x)
+		d.text(string(x), false)
 	case Path:
-		return lossy(string(x))
+		d.text(string(x), true)
 	case Bytes:
-		return lossy(string(x))
+		d.text(string(x), true)
 	case *Table:
-		return displayGrid(x.Cols, x.N, width, func(r, c int) Value { return x.Data[c][r] })
+		d.grid(x.Cols, x.N, func(r, c int) Value { return x.Data[c][r] }, depth)
 	case *List:
 		if len(x.Items) == 0 {
-			return "[]"
+			d.line("[]")
+			return
 		}
-		if cols, ok := recordColumns(x.Items); ok {
-			return displayGrid(cols, len(x.Items), width, func(r, c int) Value {
-				v, _ := x.Items[r].(*Record).Get(cols[c])
-				return v
-			})
+		if cols, ok := recordColumns(x.Items[:min(len(x.Items), d.rowsShown())]); ok {
+			d.grid(cols, len(x.Items), func(r, c int) Value {
+				if rec, ok := x.Items[r].(*Record); ok {
+					v, _ := rec.Get(cols[c])
+					return v
+				}
+				return Nil
+			}, depth)
+			return
 		}
-		var b strings.Builder
-		for i, it := range x.Items {
-			if i > 0 {
-				b.WriteByte('\n')
+		for _, it := range x.Items {
+			if d.done() {
+				d.cut = true
+				return
 			}
-			b.WriteString(displayItem(it))
+			d.text(d.item(it, depth+1, d.itemBudget()), false)
 		}
-		return b.String()
 	case *Record:
-		return displayRecord(x)
+		d.record(x, depth)
 	case *Outcome:
-		return displayOutcome(x)
+		d.outcome(x, depth)
+	default:
+		s, cut := InlineLimit(v, d.room())
+		d.text(s, false)
+		d.cut = d.cut || cut
 	}
-	return Inline(v)
 }
 
-// displayItem renders a value nested in a list or record display: text
-// raw when it fits on one line, everything else inline.
-func displayItem(v Value) string {
+// rowsShown bounds the rows or items a display can show: each takes a
+// line, and each line at least a byte.
+func (d *displayer) rowsShown() int {
+	n := d.t.room() + 1
+	if d.maxLines > 0 {
+		n = min(n, d.maxLines)
+	}
+	return n
+}
+
+// itemBudget bounds the rendering of one nested item: what can be shown
+// on one line.
+func (d *displayer) itemBudget() int {
+	n := d.room()
+	if d.width > 0 {
+		n = min(n, d.width*utf8.UTFMax+16)
+	}
+	return n
+}
+
+// item renders a value nested in a list or record display, in at most n
+// bytes: text raw when it fits on one line, everything else inline. A
+// text is judged by the part that can be shown.
+func (d *displayer) item(v Value, depth, n int) string {
+	if depth > MaxDepth {
+		return elided
+	}
 	switch x := v.(type) {
 	case Str:
-		if !strings.ContainsAny(string(x), "\n\r\t\x00") {
-			return string(x)
+		s := string(x)
+		if len(s) > n {
+			s = s[:n]
+		}
+		if !strings.ContainsAny(s, "\n\r\t\x00") {
+			if len(s) < len(x) {
+				return s + elided
+			}
+			return s
 		}
 	case Path:
-		return lossy(string(x))
+		s := prefix(string(x), n)
+		if len(s) < len(x) {
+			return lossyText(s) + elided
+		}
+		return lossy(s)
 	}
-	return Inline(v)
+	s, cut := InlineLimit(v, n)
+	if cut {
+		s += elided
+	}
+	return s
 }
 
-func displayRecord(r *Record) string {
+func (d *displayer) record(r *Record, depth int) {
 	if r.Len() == 0 {
-		return "{}"
+		d.line("{}")
+		return
 	}
+	keys := r.keys[:min(len(r.keys), d.t.room()+1)] // each line takes a byte
+	if d.maxLines > 0 {
+		keys = keys[:min(len(keys), d.maxLines-d.lines)]
+	}
+	budget := d.itemBudget()
 	keyW := 0
-	for _, k := range r.keys {
-		keyW = max(keyW, textWidth(k))
+	for _, k := range keys {
+		keyW = max(keyW, textWidth(prefix(k, budget)))
 	}
-	var b strings.Builder
 	for i, k := range r.keys {
-		if i > 0 {
-			b.WriteByte('\n')
+		if d.done() {
+			d.cut = true
+			return
 		}
+		var b strings.Builder
+		k = prefix(k, budget)
 		b.WriteString(k)
-		val := displayItem(r.vals[i])
-		if val == "" {
-			continue
+		if val := d.item(r.vals[i], depth+1, budget); val != "" {
+			pad(&b, keyW-textWidth(k)+2)
+			b.WriteString(val)
 		}
-		pad(&b, keyW-textWidth(k)+2)
-		b.WriteString(val)
+		d.text(b.String(), false)
 	}
-	return b.String()
 }
 
-func displayOutcome(o *Outcome) string {
-	if o.Out != nil && o.Ok() {
-		return Display(o.Out)
-	}
-	if len(o.Stdout) > 0 {
-		return strings.TrimSuffix(lossy(string(o.Stdout)), "\n")
-	}
-	if o.Ok() {
-		return "ok"
-	}
+func (d *displayer) outcome(o *Outcome, depth int) {
 	switch {
+	case o.Out != nil && o.Ok():
+		d.value(o.Out, depth+1)
+	case len(o.Stdout) > 0:
+		displayText(d, bytes.TrimSuffix(o.Stdout, []byte("\n")), true)
+	case o.Ok():
+		d.line("ok")
 	case o.Signal != "":
-		return "failed: killed by " + o.Signal
+		d.line("failed: killed by " + o.Signal)
 	case o.Status != nil:
-		return "failed: exit status " + strconv.Itoa(*o.Status)
+		d.line("failed: exit status " + strconv.Itoa(*o.Status))
+	default:
+		d.line("failed")
 	}
-	return "failed"
+}
+
+// prefix is s cut to at most n bytes (n < 0: all of it).
+func prefix(s string, n int) string {
+	if n >= 0 && len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// lossyText is s with invalid UTF-8 replaced by U+FFFD, as lossy does,
+// except that a rune cut at the end of s is dropped rather than replaced.
+func lossyText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	if i := len(s) - 1; i >= 0 && s[i] >= utf8.RuneSelf {
+		// A rune cut by a budget is not an invalid byte of the text.
+		for j := i; j >= 0 && j > i-utf8.UTFMax; j-- {
+			if utf8.RuneStart(s[j]) {
+				if !utf8.FullRuneInString(s[j:]) {
+					s = s[:j]
+				}
+				break
+			}
+		}
+	}
+	return lossy(s)
 }
 
 // recordColumns reports whether items are all records and, if so, their
@@ -150,50 +342,88 @@ func recordColumns(items []Value) ([]string, bool) {
 	return cols, true
 }
 
-// displayGrid lays out n rows of the named columns, cell(r, c) giving each
-// value (nil or null shows blank). Numeric and unit columns align right.
-// With maxWidth > 0 the widest columns are narrowed until a row fits.
-func displayGrid(cols []string, n int, maxWidth int, cell func(r, c int) Value) string {
+// grid lays out n rows of the named columns, cell(r, c) giving each value
+// (nil or null shows blank). Numeric and unit columns align right. With a
+// width the widest columns are narrowed until a row fits. Only the rows
+// that fit in the line budget are laid out, and only the columns that can
+// start within the width (each takes at least its two-space gap).
+func (d *displayer) grid(cols []string, n int, cell func(r, c int) Value, depth int) {
 	if len(cols) == 0 {
 		if n == 0 {
-			return "[]"
+			d.line("[]")
+			return
 		}
-		return strings.TrimSuffix(strings.Repeat("{}\n", n), "\n")
-	}
-	text := make([][]string, len(cols))
-	width := make([]int, len(cols))
-	right := make([]bool, len(cols))
-	for c, name := range cols {
-		width[c] = textWidth(name)
-		text[c] = make([]string, n)
-		numeric, sawNum := true, false
 		for r := 0; r < n; r++ {
+			if d.done() {
+				d.cut = true
+				return
+			}
+			d.line("{}")
+		}
+		return
+	}
+	rows := min(n, d.t.room()+1) // each row takes a line, each line a byte
+	if d.maxLines > 0 {
+		rows = min(rows, max(d.maxLines-d.lines-2, 0))
+	}
+	shown := min(len(cols), d.room()/2+1)
+	if d.width > 0 {
+		shown = min(shown, d.width/2+2) // the rest start past the width
+	}
+	cellBudget := maxCellWidth*utf8.UTFMax + 16
+	head := make([]string, shown)
+	width := make([]int, shown)
+	numeric := make([]bool, shown)
+	sawNum := make([]bool, shown)
+	for c := range head {
+		head[c] = prefix(cols[c], d.itemBudget())
+		width[c] = textWidth(head[c])
+		numeric[c] = true
+	}
+	// Rows are laid out until they could not all be shown: each row's
+	// line takes at least its newline and every cell's text, or, fitted
+	// to a width, what fitting may leave of it (minColumnWidth columns).
+	var text [][]string // text[r][c]
+	budget := d.t.room()
+	for r := 0; r < rows && budget >= 0; r++ {
+		line := make([]string, shown)
+		budget--
+		for c := range line {
 			v := cell(r, c)
-			s := gridCell(v)
-			text[c][r] = s
-			width[c] = max(width[c], textWidth(s))
+			s := d.gridCell(v, depth+1, cellBudget)
+			line[c] = s
+			w := textWidth(s)
+			width[c] = max(width[c], w)
+			if d.width > 0 {
+				budget -= min(w, minColumnWidth) // fitting may narrow it this far
+			} else {
+				budget -= w
+			}
 			switch v.(type) {
 			case nil, Null:
 			case Int, Float, Size, Duration:
-				sawNum = true
+				sawNum[c] = true
 			default:
-				numeric = false
+				numeric[c] = false
 			}
 		}
-		right[c] = numeric && sawNum
+		text = append(text, line)
 	}
-	if maxWidth > 0 {
-		fitColumns(width, maxWidth)
-		for c := range cols {
-			for r := range text[c] {
-				text[c][r] = truncateWidth(text[c][r], width[c])
+	right := make([]bool, shown)
+	for c := range right {
+		right[c] = numeric[c] && sawNum[c]
+	}
+	if d.width > 0 {
+		fitColumns(width, d.width)
+		for _, line := range text {
+			for c := range line {
+				line[c] = truncateWidth(line[c], width[c])
 			}
 		}
 	}
-	var b strings.Builder
-	writeRow := func(get func(c int) string) {
+	row := func(get func(c int) string) {
 		var line strings.Builder
-		for c := range cols {
+		for c := range head {
 			s := get(c)
 			gap := width[c] - textWidth(s)
 			if c > 0 {
@@ -207,16 +437,20 @@ func displayGrid(cols []string, n int, maxWidth int, cell func(r, c int) Value) 
 				pad(&line, gap)
 			}
 		}
-		b.WriteString(strings.TrimRight(line.String(), " "))
+		d.line(strings.TrimRight(line.String(), " "))
 	}
-	writeRow(func(c int) string { return truncateWidth(cols[c], width[c]) })
-	b.WriteByte('\n')
-	writeRow(func(c int) string { return strings.Repeat("─", width[c]) })
-	for r := 0; r < n; r++ {
-		b.WriteByte('\n')
-		writeRow(func(c int) string { return text[c][r] })
+	row(func(c int) string { return truncateWidth(head[c], width[c]) })
+	row(func(c int) string { return strings.Repeat("─", width[c]) })
+	for _, line := range text {
+		if d.done() {
+			d.cut = true
+			return
+		}
+		row(func(c int) string { return line[c] })
 	}
-	return b.String()
+	if len(text) < n {
+		d.cut = true
+	}
 }
 
 // minColumnWidth is the narrowest a column shrinks to when fitting a width.
@@ -254,12 +488,12 @@ func fitColumns(width []int, maxWidth int) {
 	}
 }
 
-func gridCell(v Value) string {
+func (d *displayer) gridCell(v Value, depth, n int) string {
 	switch v.(type) {
 	case nil, Null:
 		return ""
 	}
-	return truncateWidth(displayItem(v), maxCellWidth)
+	return truncateWidth(d.item(v, depth, n), maxCellWidth)
 }
 
 func pad(b *strings.Builder, n int) {

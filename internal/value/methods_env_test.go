@@ -28,8 +28,9 @@ func (e *mFakeEnv) Call(fn Value, args ...Value) (Value, error) {
 	return b.Fn(e, Args{Pos: args})
 }
 
-func (e *mFakeEnv) Context() context.Context { return context.Background() }
-func (e *mFakeEnv) Now() time.Time           { return mTestNow }
+func (e *mFakeEnv) Context() context.Context  { return context.Background() }
+func (e *mFakeEnv) Now() time.Time            { return mTestNow }
+func (e *mFakeEnv) Clock() (time.Time, error) { return mTestNow, nil }
 
 // fn wraps a one-argument Go function as a callable.
 func mtFn(f func(Value) Value) *Builtin {

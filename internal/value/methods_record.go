@@ -93,14 +93,9 @@ func recMerge(_ Env, recv Value, a Args) (Value, error) {
 		return nil, mTypeErr("merge expects a record, got %s", TypeName(a.Pos[0]))
 	}
 	r := recv.(*Record)
-	out := &Record{
-		keys: append(make([]string, 0, r.Len()+other.Len()), r.keys...),
-		vals: append(make([]Value, 0, r.Len()+other.Len()), r.vals...),
-	}
-	for i, k := range other.keys {
-		out.put(k, other.vals[i])
-	}
-	return out, nil
+	keys := append(append(make([]string, 0, r.Len()+other.Len()), r.keys...), other.keys...)
+	vals := append(append(make([]Value, 0, r.Len()+other.Len()), r.vals...), other.vals...)
+	return NewRecord(keys, vals), nil // later fields replace earlier ones in place
 }
 
 func recGet(_ Env, recv Value, a Args) (Value, error) {

@@ -94,7 +94,10 @@ func durRelative(name string, sign int) Method {
 			}
 			d = -d
 		}
-		now := env.Now()
+		now, err := env.Clock()
+		if err != nil {
+			return nil, err
+		}
 		t := now.Add(d)
 		if (d > 0 && !t.After(now)) || (d < 0 && !t.Before(now)) {
 			return nil, Errorf("overflow", "datetime overflow in %s", name)

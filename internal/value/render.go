@@ -18,7 +18,8 @@ type Inliner interface {
 // conformance corpus compares `value =` against. Strings are quoted with
 // escapes, collections use literal syntax, tables render as a list of
 // records, units render compactly, and handles render as opaque
-// descriptors.
+// descriptors. What is nested deeper than MaxDepth renders as "…", and a
+// rendering longer than MaxEncodedBytes is cut there, ending in "…".
 func Inline(v Value) string {
 	switch x := v.(type) {
 	case Str:
@@ -31,9 +32,12 @@ func Inline(v Value) string {
 		}
 		return "false"
 	}
-	var b strings.Builder
-	appendInline(&b, v)
-	return b.String()
+	t := textBuf{limit: MaxEncodedBytes}
+	appendInline(&t, v, 0)
+	if t.cut {
+		return string(t.b) + elided
+	}
+	return string(t.b)
 }
 
 // Interp renders v inside string interpolation: strings and paths appear
@@ -72,139 +76,250 @@ func FormatFloat(f float64) string {
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
-func appendInline(b *strings.Builder, v Value) {
+// InlineLimit is Inline cut to at most n bytes (on a rune boundary); cut
+// reports whether anything was left out. Its work is in proportion to n,
+// not to the size of v: collections stop at the item that fills the
+// budget and long strings are read only as far as they are shown. Error
+// messages and other bounded texts use it to quote a value of any size.
+func InlineLimit(v Value, n int) (s string, cut bool) {
+	t := textBuf{limit: max(n, 0)}
+	appendInline(&t, v, 0)
+	return string(t.b), t.cut
+}
+
+// InlineShort is InlineLimit marking a cut with "…", for messages.
+func InlineShort(v Value, n int) string {
+	s, cut := InlineLimit(v, n)
+	if cut {
+		s += "…"
+	}
+	return s
+}
+
+// elided stands in for what a rendering leaves out: a value nested past
+// MaxDepth, or the rest of a text cut at its budget.
+const elided = "…"
+
+// textBuf collects rendered text up to limit bytes. A write that would
+// pass the limit keeps what fits, cut on a rune boundary, and marks the
+// buffer cut; later writes are dropped, and renderers check full() to stop
+// walking, so a rendering does work in proportion to what it keeps.
+type textBuf struct {
+	b     []byte
+	limit int
+	cut   bool
+}
+
+func (t *textBuf) full() bool { return t.cut }
+
+// room is how many more bytes fit.
+func (t *textBuf) room() int { return t.limit - len(t.b) }
+
+func (t *textBuf) writeString(s string) {
+	if t.cut {
+		return
+	}
+	if len(s) <= t.room() {
+		t.b = append(t.b, s...)
+		return
+	}
+	n := max(t.room(), 0)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	t.b = append(t.b, s[:n]...)
+	t.cut = true
+}
+
+func (t *textBuf) writeByte(c byte) {
+	if t.cut {
+		return
+	}
+	if t.room() < 1 {
+		t.cut = true
+		return
+	}
+	t.b = append(t.b, c)
+}
+
+func (t *textBuf) write(p []byte) { t.writeString(string(p)) }
+
+func (t *textBuf) writeRune(r rune) {
+	var buf [utf8.UTFMax]byte
+	t.writeString(string(utf8.AppendRune(buf[:0], r)))
+}
+
+// appendInline writes v at nesting depth; past MaxDepth it writes the
+// elision mark instead, so no value is too deep to render.
+func appendInline(b *textBuf, v Value, depth int) {
+	if b.full() {
+		return
+	}
+	if depth > MaxDepth {
+		b.writeString(elided)
+		return
+	}
 	switch x := v.(type) {
 	case nil, Null:
-		b.WriteString("null")
+		b.writeString("null")
 	case Bool:
 		if x {
-			b.WriteString("true")
+			b.writeString("true")
 		} else {
-			b.WriteString("false")
+			b.writeString("false")
 		}
 	case Int:
 		var buf [24]byte
-		b.Write(strconv.AppendInt(buf[:0], int64(x), 10))
+		b.write(strconv.AppendInt(buf[:0], int64(x), 10))
 	case Float:
-		b.WriteString(FormatFloat(float64(x)))
+		b.writeString(FormatFloat(float64(x)))
 	case Str:
 		appendQuoted(b, string(x))
 	case Bytes:
-		b.WriteString("<bytes ")
-		b.WriteString(FormatSize(int64(len(x))))
-		b.WriteByte('>')
+		b.writeString("<bytes ")
+		b.writeString(FormatSize(int64(len(x))))
+		b.writeByte('>')
 	case Path:
-		s := lossy(string(x))
+		s := string(x)
+		if len(s) > b.room() {
+			s = s[:b.room()+1] // the rest could not be shown
+		}
+		s = lossy(s)
 		if strings.ContainsAny(s, " \t\n") {
 			appendQuoted(b, s)
 		} else {
-			b.WriteString(s)
+			b.writeString(s)
 		}
 	case *Glob:
-		b.WriteString(x.Pattern)
+		b.writeString(x.Pattern)
 	case *Regex:
-		b.WriteString(`re"`)
-		b.WriteString(strings.ReplaceAll(x.Source, `"`, `\"`))
-		b.WriteByte('"')
+		b.writeString(`re"`)
+		appendEscapedQuotes(b, x.Source)
+		b.writeByte('"')
 	case Size:
-		b.WriteString(FormatSize(int64(x)))
+		b.writeString(FormatSize(int64(x)))
 	case Duration:
-		b.WriteString(FormatDuration(int64(x)))
+		b.writeString(FormatDuration(int64(x)))
 	case DateTime:
-		b.WriteString(FormatDateTime(x))
+		b.writeString(FormatDateTime(x))
 	case Time:
-		b.WriteString(FormatTime(x))
+		b.writeString(FormatTime(x))
 	case Range:
 		var buf [24]byte
-		b.Write(strconv.AppendInt(buf[:0], x.Lo, 10))
+		b.write(strconv.AppendInt(buf[:0], x.Lo, 10))
 		if x.Inclusive {
-			b.WriteString("..=")
+			b.writeString("..=")
 		} else {
-			b.WriteString("..")
+			b.writeString("..")
 		}
-		b.Write(strconv.AppendInt(buf[:0], x.Hi, 10))
+		b.write(strconv.AppendInt(buf[:0], x.Hi, 10))
 	case *List:
-		b.WriteByte('[')
+		b.writeByte('[')
 		for i, it := range x.Items {
-			if i > 0 {
-				b.WriteString(", ")
+			if b.full() {
+				return
 			}
-			appendInline(b, it)
+			if i > 0 {
+				b.writeString(", ")
+			}
+			appendInline(b, it, depth+1)
 		}
-		b.WriteByte(']')
+		b.writeByte(']')
 	case *Record:
-		appendRecord(b, x.keys, x.vals)
+		appendRecord(b, x.keys, x.vals, depth)
 	case *Table:
-		b.WriteByte('[')
+		b.writeByte('[')
 		vals := make([]Value, len(x.Cols))
 		for r := 0; r < x.N; r++ {
+			if b.full() {
+				return
+			}
 			if r > 0 {
-				b.WriteString(", ")
+				b.writeString(", ")
 			}
 			for c := range x.Cols {
 				vals[c] = x.Data[c][r]
 			}
-			appendRecord(b, x.Cols, vals)
+			appendRecord(b, x.Cols, vals, depth+1)
 		}
-		b.WriteByte(']')
+		b.writeByte(']')
 	case *Outcome:
 		// outcome(status: 0, ok: true); a signalled process has a null
 		// status and names its signal: outcome(status: null, signal: "SIGKILL", ok: false).
-		b.WriteString("outcome(status: ")
+		b.writeString("outcome(status: ")
 		if x.Status != nil {
-			b.WriteString(strconv.Itoa(*x.Status))
+			b.writeString(strconv.Itoa(*x.Status))
 		} else {
-			b.WriteString("null")
+			b.writeString("null")
 		}
 		if x.Signal != "" {
-			b.WriteString(", signal: ")
-			b.WriteString(strconv.Quote(x.Signal))
+			b.writeString(", signal: ")
+			b.writeString(strconv.Quote(x.Signal))
 		}
 		if x.Ok() {
-			b.WriteString(", ok: true)")
+			b.writeString(", ok: true)")
 		} else {
-			b.WriteString(", ok: false)")
+			b.writeString(", ok: false)")
 		}
 	case *Error:
-		b.WriteString(x.Code)
-		b.WriteString(": ")
-		b.WriteString(x.Msg)
+		b.writeString(x.Code)
+		b.writeString(": ")
+		b.writeString(x.Msg)
 	case *Secret:
-		b.WriteString("secret(")
-		b.WriteString(x.Name)
-		b.WriteByte(')')
+		b.writeString("secret(")
+		b.writeString(x.Name)
+		b.writeByte(')')
 	case *Builtin:
-		b.WriteString("<builtin ")
-		b.WriteString(x.Name)
-		b.WriteByte('>')
+		b.writeString("<builtin ")
+		b.writeString(x.Name)
+		b.writeByte('>')
 	case *Namespace:
-		b.WriteString("<namespace ")
-		b.WriteString(x.Name)
-		b.WriteByte('>')
+		b.writeString("<namespace ")
+		b.writeString(x.Name)
+		b.writeByte('>')
 	case Inliner:
-		b.WriteString(x.InlineString())
+		b.writeString(x.InlineString())
 	default:
-		b.WriteByte('<')
-		b.WriteString(TypeName(v))
-		b.WriteByte('>')
+		b.writeByte('<')
+		b.writeString(TypeName(v))
+		b.writeByte('>')
 	}
 }
 
-func appendRecord(b *strings.Builder, keys []string, vals []Value) {
-	b.WriteByte('{')
+// appendRecord writes a record (or a table row) whose fields sit at
+// depth+1.
+func appendRecord(b *textBuf, keys []string, vals []Value, depth int) {
+	b.writeByte('{')
 	for i, k := range keys {
+		if b.full() {
+			return
+		}
 		if i > 0 {
-			b.WriteString(", ")
+			b.writeString(", ")
 		}
 		if isIdent(k) {
-			b.WriteString(k)
+			b.writeString(k)
 		} else {
 			appendQuoted(b, k)
 		}
-		b.WriteString(": ")
-		appendInline(b, vals[i])
+		b.writeString(": ")
+		appendInline(b, vals[i], depth+1)
 	}
-	b.WriteByte('}')
+	b.writeByte('}')
+}
+
+// appendEscapedQuotes writes s with each `"` preceded by a backslash.
+func appendEscapedQuotes(b *textBuf, s string) {
+	for !b.full() {
+		i := strings.IndexByte(s, '"')
+		if i < 0 {
+			b.writeString(s)
+			return
+		}
+		b.writeString(s[:i])
+		b.writeString(`\"`)
+		s = s[i+1:]
+	}
 }
 
 // isIdent reports whether a record key can be written bare.
@@ -224,18 +339,24 @@ func isIdent(s string) bool {
 }
 
 func quote(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	appendQuoted(&b, s)
-	return b.String()
+	t := textBuf{limit: MaxEncodedBytes}
+	appendQuoted(&t, s)
+	if t.cut {
+		return string(t.b) + elided
+	}
+	return string(t.b)
 }
 
 // appendQuoted writes s double-quoted, escaping backslash, quote, newline,
-// tab, carriage return and NUL; invalid UTF-8 bytes become U+FFFD.
-func appendQuoted(b *strings.Builder, s string) {
-	b.WriteByte('"')
+// tab, carriage return and NUL; invalid UTF-8 bytes become U+FFFD. It
+// reads s only as far as the buffer has room.
+func appendQuoted(b *textBuf, s string) {
+	b.writeByte('"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i-start >= b.room() {
+			break // the plain run already fills the budget
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			var esc string
@@ -256,22 +377,28 @@ func appendQuoted(b *strings.Builder, s string) {
 				i++
 				continue
 			}
-			b.WriteString(s[start:i])
-			b.WriteString(esc)
+			b.writeString(s[start:i])
+			b.writeString(esc)
+			if b.full() {
+				return
+			}
 			i++
 			start = i
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 {
-			b.WriteString(s[start:i])
-			b.WriteRune(utf8.RuneError)
+			b.writeString(s[start:i])
+			b.writeRune(utf8.RuneError)
+			if b.full() {
+				return
+			}
 			i++
 			start = i
 			continue
 		}
 		i += n
 	}
-	b.WriteString(s[start:])
-	b.WriteByte('"')
+	b.writeString(s[start:])
+	b.writeByte('"')
 }

@@ -256,11 +256,30 @@ func NewList(items []Value) *List { return &List{Items: items} }
 // Later duplicate keys replace earlier ones.
 func NewRecord(keys []string, vals []Value) *Record {
 	r := &Record{keys: make([]string, 0, len(keys)), vals: make([]Value, 0, len(vals))}
+	if len(keys) <= smallRecord {
+		for i, k := range keys {
+			r.put(k, vals[i])
+		}
+		return r
+	}
+	// Many keys: find duplicates with a map, not a scan per key, so a
+	// decoded object of 100 000 keys takes linear time, not seconds.
+	at := make(map[string]int, len(keys))
 	for i, k := range keys {
-		r.put(k, vals[i])
+		if j, dup := at[k]; dup {
+			r.vals[j] = vals[i]
+			continue
+		}
+		at[k] = len(r.keys)
+		r.keys = append(r.keys, k)
+		r.vals = append(r.vals, vals[i])
 	}
 	return r
 }
+
+// smallRecord is the size up to which NewRecord finds duplicate keys by
+// scanning.
+const smallRecord = 16
 
 // Len is the number of fields.
 func (r *Record) Len() int { return len(r.keys) }
@@ -326,8 +345,12 @@ type Env interface {
 	Call(fn Value, args ...Value) (Value, error)
 	// Context is cancelled when the evaluation is cancelled.
 	Context() context.Context
-	// Now is the evaluation's wall clock.
+	// Now is the evaluation's clock for measuring intervals (throttle,
+	// debounce, windows); it is not gated and never becomes a value.
 	Now() time.Time
+	// Clock reads the wall clock for a time the program computes with
+	// (ago, from_now); it asks the time effect and may be refused.
+	Clock() (time.Time, error)
 }
 
 // NamedArg is a `name: value` call argument.

@@ -62,8 +62,10 @@ func (h *Handle) WireTask() (string, bool) { return h.Repr, h.Done }
 func ToWire(v Value) ([]byte, error) { return AppendWire(make([]byte, 0, 64), v) }
 
 // AppendWire appends the wire encoding of v to dst. It fails on values the
-// wire cannot carry: nesting deeper than proto.MaxWireDepth, a datetime
-// outside years 0000-9999, a negative size, or an unknown Value type.
+// wire cannot carry: nesting deeper than proto.MaxWireDepth (too_deep), an
+// encoding longer than a frame (too_large), a datetime outside years
+// 0000-9999, a negative size, or an unknown Value type. A too_deep or
+// too_large failure wraps the *Error, for errors.As.
 func AppendWire(dst []byte, v Value) ([]byte, error) {
 	b, err := appendWire(dst, v, 0)
 	if err != nil {
@@ -114,7 +116,11 @@ func wireText(b []byte, s []byte) []byte {
 
 func appendWire(b []byte, v Value, depth int) ([]byte, error) {
 	if depth > proto.MaxWireDepth {
-		return b, proto.ErrTooDeep
+		return b, TooDeep("the value")
+	}
+	if len(b) > proto.MaxFrame {
+		return b, Errorf(CodeTooLarge, "the value's wire encoding would pass the %s a frame may hold", FormatSize(proto.MaxFrame)).
+			WithHint("fetch a part of the value at a time")
 	}
 	switch x := v.(type) {
 	case nil, Null:
@@ -380,8 +386,15 @@ func FromWire(data []byte) (Value, error) {
 }
 
 // FromProto converts a decoded wire value to a runtime value. An elided
-// ref yields ErrElided; a regex that does not compile is an error.
-func FromProto(w proto.Value) (Value, error) {
+// ref yields ErrElided; a regex that does not compile is an error; a value
+// nested deeper than MaxDepth (which DecodeWire never yields, but a value
+// built in Go might be) is too_deep.
+func FromProto(w proto.Value) (Value, error) { return fromProto(w, 0) }
+
+func fromProto(w proto.Value, depth int) (Value, error) {
+	if depth > MaxDepth {
+		return nil, TooDeep("the wire value")
+	}
 	switch x := w.(type) {
 	case nil, proto.Null:
 		return Nil, nil
@@ -411,7 +424,7 @@ func FromProto(w proto.Value) (Value, error) {
 	case proto.List:
 		items := make([]Value, len(x))
 		for i, it := range x {
-			v, err := FromProto(it)
+			v, err := fromProto(it, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -421,7 +434,7 @@ func FromProto(w proto.Value) (Value, error) {
 	case *proto.Record:
 		vals := make([]Value, len(x.Vals))
 		for i, it := range x.Vals {
-			v, err := FromProto(it)
+			v, err := fromProto(it, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -429,16 +442,16 @@ func FromProto(w proto.Value) (Value, error) {
 		}
 		return NewRecord(append([]string(nil), x.Keys...), vals), nil
 	case *proto.Table:
-		return tableFromProto(x)
+		return tableFromProto(x, depth)
 	case *proto.Outcome:
-		return outcomeFromProto(x)
+		return outcomeFromProto(x, depth)
 	case *proto.Error:
 		e := &Error{Code: x.Code, Msg: x.Msg, Hint: x.Hint}
 		if x.Span != nil && int(int32(x.Span.Start)) == x.Span.Start && int(int32(x.Span.End)) == x.Span.End {
 			e.Span.Start, e.Span.End, e.HasPos = int32(x.Span.Start), int32(x.Span.End), true
 		}
 		if x.Stderr != nil {
-			v, err := FromProto(x.Stderr)
+			v, err := fromProto(x.Stderr, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -471,7 +484,7 @@ func FromProto(w proto.Value) (Value, error) {
 	return nil, fmt.Errorf("value: no runtime form for wire %T", w)
 }
 
-func tableFromProto(x *proto.Table) (Value, error) {
+func tableFromProto(x *proto.Table, depth int) (Value, error) {
 	t := &Table{Cols: append([]string(nil), x.Cols...), Data: make([][]Value, len(x.Data)), N: x.N}
 	for c, col := range x.Data {
 		if len(col) != x.N {
@@ -479,7 +492,7 @@ func tableFromProto(x *proto.Table) (Value, error) {
 		}
 		out := make([]Value, len(col))
 		for r, cell := range col {
-			v, err := FromProto(cell)
+			v, err := fromProto(cell, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -490,7 +503,7 @@ func tableFromProto(x *proto.Table) (Value, error) {
 	return t, nil
 }
 
-func outcomeFromProto(x *proto.Outcome) (Value, error) {
+func outcomeFromProto(x *proto.Outcome, depth int) (Value, error) {
 	o := &Outcome{Cmd: x.Cmd, Dur: time.Duration(x.DurNs)}
 	if x.Status != nil {
 		s := int(*x.Status)
@@ -508,7 +521,7 @@ func outcomeFromProto(x *proto.Outcome) (Value, error) {
 	case proto.Bytes:
 		o.Stdout = []byte(out)
 	default:
-		v, err := FromProto(out)
+		v, err := fromProto(out, depth+1)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,432 @@
+package contain
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain lets the test binary play the two other programs the tests
+// need: the supervisor, and a stand-in for the kernel that starts an
+// escaping tree and waits to be killed.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case SupervisorCommand:
+			os.Exit(RunSupervisor(os.Args[2:]))
+		case "fake-kernel":
+			os.Exit(fakeKernel(os.Args[2:]))
+		}
+	}
+	os.Exit(m.Run())
+}
+
+// fakeKernel sets up containment as the kernel does (args: "cgroups" or
+// "plain", and a pid file), starts a shell whose setsid'd child writes its
+// pid, says "ready" and waits to be killed.
+func fakeKernel(args []string) int {
+	m := New(Config{Subreaper: true, Cgroups: args[0] == "cgroups", Name: "shoal-test"})
+	if err := m.StartSupervisor("/proc/self/exe"); err != nil {
+		fmt.Println("supervisor:", err)
+		return 1
+	}
+	if args[0] == "deadline" {
+		m.Deadline(300 * time.Millisecond)
+		fmt.Println("ready")
+		select {}
+	}
+	s := m.NewScope()
+	cmd := exec.Command("/bin/sh", "-c", "setsid sleep 100 & echo $! > "+args[1]+"; exec sleep 100")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if _, err := s.Start(cmd); err != nil {
+		fmt.Println("start:", err)
+		return 1
+	}
+	for !fileHasPid(args[1]) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Let the supervisor's poll see the tree when it has to follow it.
+	time.Sleep(2 * PollInterval)
+	fmt.Println("ready")
+	select {}
+}
+
+func fileHasPid(path string) bool {
+	_, err := readPidFile(path)
+	return err == nil
+}
+
+func readPidFile(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	if !strings.HasSuffix(string(b), "\n") {
+		return 0, fmt.Errorf("incomplete pid file")
+	}
+	return strconv.Atoi(strings.TrimSpace(string(b)))
+}
+
+// waitPid waits for the pid file and returns the process it names.
+func waitPid(t *testing.T, path string) procStat {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if pid, err := readPidFile(path); err == nil {
+			st, err := readStat(pid)
+			if err != nil {
+				t.Fatalf("process %d of %s is already gone: %v", pid, path, err)
+			}
+			return st
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no pid in %s", path)
+	return procStat{}
+}
+
+// waitEscaped waits for the process named in the pid file to have left
+// its session (setsid runs just after the shell writes the pid).
+func waitEscaped(t *testing.T, path string) procStat {
+	t.Helper()
+	p := waitPid(t, path)
+	for range 300 {
+		if st, err := readStat(p.pid); err == nil && st.sid == st.pid {
+			return st
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("process %d did not leave its session", p.pid)
+	return p
+}
+
+// wantGone waits up to 3 s for p to be gone (a zombie counts as gone).
+func wantGone(t *testing.T, p procStat, what string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		if !alive(p) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = syscall.Kill(p.pid, syscall.SIGKILL)
+	t.Fatalf("%s: process %d survived", what, p.pid)
+}
+
+func TestParseStat(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want procStat
+		bad  bool
+	}{
+		{line: "42 (sleep) S 1 42 42 0 -1 4194560 95 0 0 0 0 0 0 0 20 0 1 0 12345 2412544 128 184467",
+			want: procStat{pid: 42, ppid: 1, pgid: 42, sid: 42, state: 'S', start: 12345}},
+		{line: "7 (a) b) (c) Z 3 5 6 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99 0 0 0",
+			want: procStat{pid: 7, ppid: 3, pgid: 5, sid: 6, state: 'Z', start: 99}},
+		{line: "7 (x) S 1 2", bad: true},
+		{line: "garbage", bad: true},
+		{line: "x (y) S 1 2 3 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0", bad: true},
+	} {
+		got, err := parseStat([]byte(tc.line))
+		if tc.bad {
+			if err == nil {
+				t.Errorf("parseStat(%q) = %+v, want an error", tc.line, got)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("parseStat(%q) = %+v, %v; want %+v", tc.line, got, err, tc.want)
+		}
+	}
+}
+
+func TestDescendantsDeepChain(t *testing.T) {
+	// A chain far deeper than any real process tree (pid_max bounds it at
+	// 4 Mi): the walk is a queue, not recursion, so depth costs no stack.
+	const n = 100_000
+	tab := make([]procStat, n)
+	for i := range tab {
+		tab[i] = procStat{pid: i + 2, ppid: i + 1}
+	}
+	tab = append(tab, procStat{pid: n + 100, ppid: 0}) // unrelated
+	got := descendants(tab, 1)
+	if len(got) != n {
+		t.Fatalf("found %d descendants, want %d", len(got), n)
+	}
+	if d := descendants(tab, n+1); len(d) != 0 {
+		t.Fatalf("the leaf has descendants: %v", d[:1])
+	}
+}
+
+func TestUnescapeMount(t *testing.T) {
+	for in, want := range map[string]string{`/a\040b`: "/a b", `/plain`: "/plain", `/x\`: `/x\`, `\011`: "\t"} {
+		if got := unescapeMount(in); got != want {
+			t.Errorf("unescapeMount(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// escapeScript starts a shell that puts a child in a new session (setsid)
+// and writes its pid to a file, then waits.
+func escapeScript(pidFile string) *exec.Cmd {
+	cmd := exec.Command("/bin/sh", "-c", "setsid sleep 100 & echo $! > "+pidFile+"; sleep 100")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+func managers(t *testing.T) map[string]*Manager {
+	out := map[string]*Manager{"plain": New(Config{Name: "shoal-test"})}
+	if m := New(Config{Cgroups: true, Name: "shoal-test"}); m.cg != nil {
+		out["cgroup"] = m
+	} else {
+		t.Log("no usable cgroup hierarchy: testing without one")
+	}
+	for _, m := range out {
+		t.Cleanup(m.Close)
+	}
+	return out
+}
+
+// TestKillEndsEscapedChild: Kill of a started shell also ends the child it
+// moved to a new session.
+func TestKillEndsEscapedChild(t *testing.T) {
+	for name, m := range managers(t) {
+		t.Run(name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			cmd := escapeScript(pidFile)
+			p, err := m.NewScope().Start(cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			escaped := waitEscaped(t, pidFile)
+			p.Signal(syscall.SIGTERM)
+			p.Kill()
+			_ = cmd.Wait()
+			p.Reaped()
+			wantGone(t, escaped, "Kill")
+		})
+	}
+}
+
+// TestScopeCloseEndsOrphans: a child whose shell exited (so it was
+// re-parented) is ended when its scope closes, if a cgroup holds it.
+func TestScopeCloseEndsOrphans(t *testing.T) {
+	m := New(Config{Cgroups: true, Name: "shoal-test"})
+	t.Cleanup(m.Close)
+	if m.cg == nil {
+		t.Skip("no usable cgroup hierarchy")
+	}
+	s := m.NewScope()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cmd := exec.Command("/bin/sh", "-c", "setsid sleep 100 & echo $! > "+pidFile)
+	p, err := s.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	p.Reaped()
+	orphan := waitPid(t, pidFile)
+	if !alive(orphan) {
+		t.Fatal("the orphan died on its own")
+	}
+	s.Close()
+	wantGone(t, orphan, "Scope.Close")
+	if _, err := os.Stat(filepath.Join(m.cg.root, s.name)); !os.IsNotExist(err) {
+		t.Errorf("the scope's cgroup is still there: %v", err)
+	}
+	if _, err := s.Start(exec.Command("/bin/true")); err != ErrClosed {
+		t.Errorf("Start on a closed scope: %v, want ErrClosed", err)
+	}
+}
+
+// TestPollFollowsOrphans: without a cgroup, a descendant seen by the poll is
+// still killed after its parent exited.
+func TestPollFollowsOrphans(t *testing.T) {
+	m := New(Config{Name: "shoal-test"})
+	t.Cleanup(m.Close)
+	s := m.NewScope()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cmd := exec.Command("/bin/sh", "-c", "setsid sleep 100 & echo $! > "+pidFile+"; sleep 1")
+	p, err := s.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan := waitPid(t, pidFile)
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	p.Reaped()
+	if !alive(orphan) {
+		t.Fatal("the orphan died on its own")
+	}
+	s.Close()
+	wantGone(t, orphan, "Scope.Close without cgroups")
+}
+
+// TestSupervisorEndsTreeOnSIGKILL kills a stand-in kernel with SIGKILL and
+// checks that the child that escaped into its own session is ended too.
+func TestSupervisorEndsTreeOnSIGKILL(t *testing.T) {
+	for _, mode := range []string{"cgroups", "plain"} {
+		t.Run(mode, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			cmd := exec.Command("/proc/self/exe", "fake-kernel", mode, pidFile)
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stderr = os.Stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line, err := bufio.NewReader(out).ReadString('\n')
+			if err != nil || line != "ready\n" {
+				_ = cmd.Process.Kill()
+				t.Fatalf("fake kernel: %q, %v", line, err)
+			}
+			escaped := waitEscaped(t, pidFile)
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait()
+			wantGone(t, escaped, "SIGKILL of the kernel")
+		})
+	}
+}
+
+// TestSupervisorDeadline: a process that asked its supervisor for a
+// deadline and does not exit by then is killed.
+func TestSupervisorDeadline(t *testing.T) {
+	cmd := exec.Command("/proc/self/exe", "fake-kernel", "deadline", "-")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
+		_ = cmd.Process.Kill()
+		t.Fatalf("fake kernel: %q, %v", line, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("not killed 5 s after a 300 ms deadline")
+	}
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Errorf("ended by %v, want SIGKILL", cmd.ProcessState)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Errorf("killed after %v, before the deadline", d)
+	}
+}
+
+// TestReaperReapsOrphans: with Subreaper, an orphan that exits does not stay
+// a zombie child of this process.
+func TestReaperReapsOrphans(t *testing.T) {
+	m := New(Config{Subreaper: true, Name: "shoal-test"})
+	t.Cleanup(m.Close)
+	if !m.Features().Subreaper {
+		t.Skip("subreaper unavailable")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cmd := exec.Command("/bin/sh", "-c", "sleep 0.2 & echo $! > "+pidFile)
+	p, err := m.NewScope().Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	p.Reaped()
+	orphan := waitPid(t, pidFile)
+	if orphan.ppid != os.Getpid() {
+		// Re-parenting happens when the shell exits; read again.
+		time.Sleep(50 * time.Millisecond)
+		orphan, _ = readStat(orphan.pid)
+	}
+	if orphan.ppid != os.Getpid() {
+		t.Fatalf("the orphan was not re-parented here: %+v", orphan)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		if st, err := readStat(orphan.pid); err != nil || st.start != orphan.start {
+			return // reaped
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("orphan %d was not reaped", orphan.pid)
+}
+
+// TestReaperLeavesOwnChildren: the reaper never takes the exit status of a
+// child someone else waits for.
+func TestReaperLeavesOwnChildren(t *testing.T) {
+	m := New(Config{Subreaper: true, Name: "shoal-test"})
+	t.Cleanup(m.Close)
+	s := m.NewScope()
+	for i := range 50 {
+		cmd := exec.Command("/bin/sh", "-c", "exit 3")
+		p, err := s.Start(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond)
+		err = cmd.Wait()
+		p.Reaped()
+		if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 3 {
+			t.Fatalf("run %d: exit status lost (%v)", i, err)
+		}
+	}
+}
+
+// BenchmarkStartWait measures starting and reaping /bin/true through a
+// scope, beside a plain exec.Cmd as the floor, with and without cgroups.
+func BenchmarkStartWait(b *testing.B) {
+	b.Run("floor-exec", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command("/bin/true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, cgroups := range []bool{false, true} {
+		m := New(Config{Cgroups: cgroups, Name: "shoal-bench"})
+		name := "plain"
+		if m.cg != nil {
+			name = "cgroup-" + m.cg.describe()[:2]
+		} else if cgroups {
+			m.Close()
+			continue
+		}
+		s := m.NewScope()
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command("/bin/true")
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+				p, err := s.Start(cmd)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = cmd.Wait()
+				p.Reaped()
+			}
+		})
+		m.Close()
+	}
+}

@@ -1,0 +1,744 @@
+package contain
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrClosed is returned by Start on a closed Scope or Manager.
+var ErrClosed = errors.New("contain: closed")
+
+// Manager is the containment of one process: the cgroup directory (if any)
+// every Scope's processes live under, the reaper of inherited orphans, and
+// the supervisor. Its methods are safe for concurrent use; a nil *Manager
+// gives nil Scopes, which still start children with Pdeathsig and end
+// their trees through /proc.
+type Manager struct {
+	cg        *cgroups // nil: no cgroup hierarchy usable
+	subreaper bool
+	// clonePlace: v2 children are placed in their cgroup by clone3
+	// (CLONE_INTO_CGROUP); cleared if that fails once, after which they
+	// are moved there just after start, as with v1.
+	clonePlace atomic.Bool
+
+	mu        sync.Mutex
+	closed    bool
+	scopes    map[*Scope]struct{}
+	nextScope int
+	stop      chan struct{} // closed by Close: stops the poller
+
+	superPid   atomic.Int64 // the supervisor's pid while it runs; 0 otherwise
+	superMu    sync.Mutex
+	superWrite *os.File // held open for the process's life: its closing is the signal
+}
+
+// New sets up containment as cfg asks, using what the machine offers; it
+// never fails, and Features says what it got.
+func New(cfg Config) *Manager {
+	m := &Manager{scopes: map[*Scope]struct{}{}, stop: make(chan struct{})}
+	if cfg.Subreaper {
+		m.subreaper = startReaper() == nil
+	}
+	if cfg.Cgroups {
+		name := cfg.Name
+		if name == "" {
+			name = "shoal"
+		}
+		m.cg = detectCgroups(name)
+		if m.cg != nil && m.cg.kind == cgV2 {
+			m.clonePlace.Store(canMigrate(m.cg.root))
+		}
+	}
+	if m.cg == nil {
+		go m.poll()
+	}
+	return m
+}
+
+// canMigrate reports whether this process may move processes from its own
+// cgroup into dir (write access to both cgroup.procs files), which
+// CLONE_INTO_CGROUP needs.
+func canMigrate(dir string) bool {
+	parent := dir[:len(dir)-len("/"+lastElem(dir))]
+	return unix.Access(parent+"/cgroup.procs", unix.W_OK) == nil && unix.Access(dir+"/cgroup.procs", unix.W_OK) == nil
+}
+
+func lastElem(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			return p[i+1:]
+		}
+	}
+	return p
+}
+
+// Features reports the mechanisms in force.
+func (m *Manager) Features() Features {
+	if m == nil {
+		return Features{Pdeathsig: true, Cgroup: "none", Walk: true}
+	}
+	return Features{
+		Subreaper:  m.subreaper,
+		Pdeathsig:  true,
+		Cgroup:     m.cg.describe(),
+		Walk:       true,
+		Supervisor: m.superPid.Load() != 0,
+	}
+}
+
+// NewScope returns an empty scope (one session's processes). On a nil or
+// closed Manager it returns a nil Scope, which contains nothing but still
+// starts processes.
+func (m *Manager) NewScope() *Scope {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	m.nextScope++
+	s := &Scope{m: m, name: "s" + strconv.Itoa(m.nextScope), procs: map[*Proc]struct{}{}}
+	m.scopes[s] = struct{}{}
+	return s
+}
+
+// Close ends every process of every scope and removes the Manager's
+// cgroups. With Subreaper it also ends every other descendant of this
+// process but the supervisor: they can only have come from its children.
+// Later Starts fail with ErrClosed.
+func (m *Manager) Close() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	m.closed = true
+	close(m.stop)
+	scopes := make([]*Scope, 0, len(m.scopes))
+	for s := range m.scopes {
+		scopes = append(scopes, s)
+	}
+	m.mu.Unlock()
+	if m.cg != nil {
+		m.cg.kill(m.cg.root)
+	}
+	for _, s := range scopes {
+		s.Close()
+	}
+	if m.subreaper {
+		m.KillDescendants()
+	}
+	if m.cg != nil {
+		_ = m.cg.remove(m.cg.root, DrainTimeout)
+	}
+}
+
+// KillDescendants sends SIGKILL to every descendant of this process except
+// the supervisor, in rounds until none is found.
+func (m *Manager) KillDescendants() {
+	self := os.Getpid()
+	super := int(m.superPid.Load())
+	for range killRounds {
+		t, err := table()
+		if err != nil {
+			return
+		}
+		found := false
+		for _, p := range descendants(t, self) {
+			if p.pid == super || p.ppid == super && super != 0 || p.state == 'Z' || p.state == 'X' {
+				continue
+			}
+			found = true
+			signalProc(p, unix.SIGKILL)
+		}
+		if !found {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// poll collects, when no cgroup tracks them, the descendants of every
+// started process, so that those that leave their tree (their parent
+// exits and they are re-parented) are still known to belong to it.
+func (m *Manager) poll() {
+	tick := time.NewTicker(PollInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-tick.C:
+		}
+		procs := m.liveProcs()
+		if len(procs) == 0 {
+			continue
+		}
+		t, err := table()
+		if err != nil {
+			continue
+		}
+		for _, p := range procs {
+			p.collect(t)
+		}
+	}
+}
+
+func (m *Manager) liveProcs() []*Proc {
+	m.mu.Lock()
+	scopes := make([]*Scope, 0, len(m.scopes))
+	for s := range m.scopes {
+		scopes = append(scopes, s)
+	}
+	m.mu.Unlock()
+	var out []*Proc
+	for _, s := range scopes {
+		s.mu.Lock()
+		for p := range s.procs {
+			out = append(out, p)
+		}
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// Scope is the processes of one session. A nil *Scope is valid: it starts
+// processes without tracking them beyond their Proc.
+type Scope struct {
+	m    *Manager
+	name string
+
+	mu     sync.Mutex
+	closed bool
+	dir    string // the scope's cgroup directory, made at the first Start
+	procs  map[*Proc]struct{}
+	next   int
+}
+
+// Start starts cmd in the scope: with Pdeathsig SIGKILL, forked from the
+// spawning thread, in a cgroup of its own when the Manager has them. cmd
+// must not have been started; its SysProcAttr is kept and extended.
+func (s *Scope) Start(cmd *exec.Cmd) (*Proc, error) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	attr := cmd.SysProcAttr
+	attr.Pdeathsig = syscall.SIGKILL
+	p := &Proc{scope: s}
+	if s == nil {
+		if err := startTracked(cmd, p); err != nil {
+			return nil, err
+		}
+		p.finishStart(attr)
+		return p, nil
+	}
+	leaf, err := s.leaf()
+	if err != nil {
+		return nil, err
+	}
+	p.cg = leaf
+	cg := s.m.cg
+	clone := leaf != "" && cg.kind == cgV2 && s.m.clonePlace.Load()
+	fresh := *cmd
+	if clone {
+		fd, err := unix.Open(leaf, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			clone = false
+		} else {
+			defer unix.Close(fd)
+			attr.UseCgroupFD, attr.CgroupFD = true, fd
+		}
+	}
+	err = startTracked(cmd, p)
+	if err != nil && clone {
+		// Placement at clone refused (a cgroup the kernel will not let
+		// this process migrate into): start again without it, and place
+		// later children after start.
+		s.m.clonePlace.Store(false)
+		*cmd = fresh
+		attr.UseCgroupFD, attr.CgroupFD = false, 0
+		clone = false
+		err = startTracked(cmd, p)
+	}
+	if err != nil {
+		if leaf != "" {
+			_ = unix.Rmdir(leaf)
+		}
+		return nil, err
+	}
+	if leaf != "" && !clone {
+		_ = cg.add(leaf, cmd.Process.Pid)
+	}
+	p.finishStart(attr)
+	s.mu.Lock()
+	s.procs[p] = struct{}{}
+	s.mu.Unlock()
+	return p, nil
+}
+
+// leaf makes the cgroup directory for the next process of the scope ("" when
+// the Manager has no cgroups), pruning the directories of finished
+// processes on the way.
+func (s *Scope) leaf() (string, error) {
+	s.prune()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.m.isClosed() {
+		return "", ErrClosed
+	}
+	cg := s.m.cg
+	if cg == nil {
+		return "", nil
+	}
+	if s.dir == "" {
+		dir, err := cg.mkdir(cg.root, s.name)
+		if err != nil {
+			return "", fmt.Errorf("start: %w", err)
+		}
+		s.dir = dir
+	}
+	s.next++
+	dir, err := cg.mkdir(s.dir, "p"+strconv.Itoa(s.next))
+	if err != nil {
+		return "", fmt.Errorf("start: %w", err)
+	}
+	return dir, nil
+}
+
+func (m *Manager) isClosed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.closed
+}
+
+// prune forgets finished processes whose trees are gone, removing their
+// cgroup directories.
+func (s *Scope) prune() {
+	s.mu.Lock()
+	var done []*Proc
+	for p := range s.procs {
+		if p.gone() {
+			done = append(done, p)
+			delete(s.procs, p)
+		}
+	}
+	s.mu.Unlock()
+	for _, p := range done {
+		if p.cg != "" {
+			_ = unix.Rmdir(p.cg)
+		}
+	}
+}
+
+// kill sends SIGKILL to every process of the scope, without waiting.
+func (s *Scope) kill() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	dir := s.dir
+	procs := make([]*Proc, 0, len(s.procs))
+	for p := range s.procs {
+		procs = append(procs, p)
+	}
+	s.mu.Unlock()
+	if dir != "" {
+		s.m.cg.kill(dir)
+	}
+	for _, p := range procs {
+		p.Kill()
+	}
+}
+
+// Close ends everything the scope started, and everything those processes
+// started, then removes the scope's cgroups (waiting at most DrainTimeout
+// for the killed to be gone). Later Starts fail with ErrClosed.
+func (s *Scope) Close() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.kill()
+	s.mu.Lock()
+	dir := s.dir
+	clear(s.procs)
+	s.mu.Unlock()
+	if dir != "" {
+		_ = s.m.cg.remove(dir, DrainTimeout)
+	}
+	s.m.mu.Lock()
+	delete(s.m.scopes, s)
+	s.m.mu.Unlock()
+}
+
+// Proc is one started child and the processes it starts. Its methods are
+// safe for concurrent use.
+type Proc struct {
+	scope *Scope
+	pid   int
+	start uint64 // 0 if /proc could not be read
+	pgid  int    // the child's own process group, 0 if it has none
+	cg    string // its cgroup directory; "" none
+
+	mu     sync.Mutex
+	reaped bool
+	known  map[int]uint64 // descendants seen, by pid, with their start times
+}
+
+// Pid is the child's pid.
+func (p *Proc) Pid() int { return p.pid }
+
+func (p *Proc) finishStart(attr *syscall.SysProcAttr) {
+	if attr.Setpgid && attr.Pgid == 0 {
+		p.pgid = p.pid
+	}
+	if st, err := readStat(p.pid); err == nil {
+		p.start = st.start
+	}
+}
+
+// cgroups returns the Manager's hierarchy when p has a directory in it.
+func (p *Proc) cgroups() *cgroups {
+	if p.cg == "" || p.scope == nil {
+		return nil
+	}
+	return p.scope.m.cg
+}
+
+// Signal sends sig to the child's process group (or the child), to every
+// member of its cgroup, and to every descendant found through /proc or
+// seen earlier, whatever group or session they moved to. After Reaped only
+// the cgroup and the descendants are signalled, never the reused pid.
+func (p *Proc) Signal(sig syscall.Signal) { p.signal(sig) }
+
+// signal is Signal, reporting how many live processes it found.
+func (p *Proc) signal(sig syscall.Signal) int {
+	// The tree is read before anything is signalled: a parent that dies
+	// first would hand its children to another reaper, out of sight.
+	var live []procStat
+	if t, err := table(); err == nil {
+		live = p.collect(t)
+	}
+	n := 0
+	p.mu.Lock()
+	reaped := p.reaped
+	p.mu.Unlock()
+	if !reaped {
+		if p.pgid > 0 {
+			_ = unix.Kill(-p.pgid, sig)
+		}
+		_ = unix.Kill(p.pid, sig)
+		if st, err := readStat(p.pid); err == nil && st.state != 'Z' && st.state != 'X' {
+			n++
+		}
+	}
+	if cg := p.cgroups(); cg != nil {
+		members := cg.members(p.cg)
+		for _, pid := range members {
+			_ = unix.Kill(pid, sig)
+		}
+		n += len(members)
+	}
+	for _, d := range live {
+		signalProc(d, sig)
+	}
+	return n + len(live)
+}
+
+// Kill ends the child's whole tree with SIGKILL: the cgroup at once, then
+// sweeps until a sweep finds nothing alive (bounded rounds).
+func (p *Proc) Kill() {
+	if cg := p.cgroups(); cg != nil {
+		cg.kill(p.cg)
+	}
+	for range killRounds {
+		if p.signal(syscall.SIGKILL) == 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// collect records the descendants of p (the child while it is not reaped,
+// and those seen before) found in t, drops remembered ones that are gone,
+// and returns the live ones.
+func (p *Proc) collect(t []procStat) []procStat {
+	byPid := make(map[int]procStat, len(t))
+	for _, q := range t {
+		byPid[q.pid] = q
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var roots []int
+	if !p.reaped {
+		roots = append(roots, p.pid)
+	}
+	var live []procStat
+	for pid, start := range p.known {
+		q, ok := byPid[pid]
+		if !ok || q.start != start || q.state == 'Z' {
+			delete(p.known, pid)
+			continue
+		}
+		roots = append(roots, pid)
+		live = append(live, q)
+	}
+	for _, q := range descendants(t, roots...) {
+		if q.state == 'Z' {
+			continue
+		}
+		if _, ok := p.known[q.pid]; ok {
+			continue
+		}
+		if p.known == nil {
+			p.known = map[int]uint64{}
+		}
+		if len(p.known) < MaxKnownPerProc {
+			p.known[q.pid] = q.start
+		}
+		live = append(live, q)
+	}
+	return live
+}
+
+// gone reports whether nothing of p's tree runs: the child is reaped, its
+// cgroup is empty and no remembered descendant lives.
+func (p *Proc) gone() bool {
+	p.mu.Lock()
+	reaped := p.reaped
+	known := make([]procStat, 0, len(p.known))
+	for pid, start := range p.known {
+		known = append(known, procStat{pid: pid, start: start})
+	}
+	p.mu.Unlock()
+	if !reaped {
+		return false
+	}
+	if cg := p.cgroups(); cg != nil && cg.populated(p.cg) {
+		return false
+	}
+	for _, q := range known {
+		if alive(q) {
+			return false
+		}
+	}
+	if len(known) > 0 {
+		t, err := table()
+		if err == nil && len(descendants(t, pidsOf(known)...)) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func pidsOf(ps []procStat) []int {
+	out := make([]int, len(ps))
+	for i, p := range ps {
+		out[i] = p.pid
+	}
+	return out
+}
+
+// Reaped tells p that its child has been waited for: from now on its pid
+// is never signalled (it may be reused), and the reaper may reap a reused
+// pid. The rest of the tree stays in the scope until it is gone.
+func (p *Proc) Reaped() {
+	p.mu.Lock()
+	if p.reaped {
+		p.mu.Unlock()
+		return
+	}
+	p.reaped = true
+	p.mu.Unlock()
+	untrack(p)
+	if p.scope != nil && p.gone() {
+		p.scope.mu.Lock()
+		delete(p.scope.procs, p)
+		p.scope.mu.Unlock()
+		if p.cg != "" {
+			_ = unix.Rmdir(p.cg)
+		}
+	}
+}
+
+// The children this process started through contain, by pid, so that the
+// reaper leaves them to whoever waits for them.
+var (
+	// startMu is held shared from fork to registration and exclusively by
+	// the reaper, so the reaper never sees a child of ours unregistered.
+	startMu  sync.RWMutex
+	childMu  sync.Mutex
+	children = map[int]*Proc{}
+)
+
+// startTracked starts cmd on the spawning thread, which registers the
+// child as p before it can next consider ending.
+func startTracked(cmd *exec.Cmd, p *Proc) error {
+	startMu.RLock()
+	defer startMu.RUnlock()
+	return spawn(cmd, p)
+}
+
+func untrack(p *Proc) {
+	childMu.Lock()
+	if children[p.pid] == p {
+		delete(children, p.pid)
+	}
+	childMu.Unlock()
+}
+
+// The spawning thread: one goroutine locked to its OS thread forks every
+// child, so that Pdeathsig (sent when the forking thread exits, not the
+// process) fires only when the process dies. The goroutine ends, and its
+// thread with it, only when it has been idle for spawnIdle and no child it
+// forked is still unreaped.
+var (
+	spawnMu   sync.Mutex
+	spawnReqs chan spawnReq // nil while no spawning thread runs
+)
+
+const spawnIdle = 500 * time.Millisecond
+
+type spawnReq struct {
+	cmd  *exec.Cmd
+	proc *Proc
+	done chan error
+}
+
+// spawn starts cmd on the spawning thread and registers the child as p.
+func spawn(cmd *exec.Cmd, p *Proc) error {
+	done := make(chan error, 1)
+	spawnMu.Lock()
+	if spawnReqs == nil {
+		spawnReqs = make(chan spawnReq)
+		go spawnLoop(spawnReqs)
+	}
+	// The loop ends only while holding spawnMu, so it receives this.
+	spawnReqs <- spawnReq{cmd: cmd, proc: p, done: done}
+	spawnMu.Unlock()
+	return <-done
+}
+
+func spawnLoop(reqs chan spawnReq) {
+	runtime.LockOSThread() // never unlocked: the thread ends with the loop
+	idle := time.NewTimer(spawnIdle)
+	defer idle.Stop()
+	for {
+		select {
+		case r := <-reqs:
+			err := r.cmd.Start()
+			if err == nil {
+				// Registered here, on this thread, so that the loop never
+				// ends while a child it forked is alive and unrecorded.
+				r.proc.pid = r.cmd.Process.Pid
+				childMu.Lock()
+				children[r.proc.pid] = r.proc
+				childMu.Unlock()
+			}
+			r.done <- err
+			idle.Reset(spawnIdle)
+		case <-idle.C:
+			// A sender holding spawnMu is waiting for the loop to receive:
+			// never block on the lock here.
+			if spawnMu.TryLock() {
+				childMu.Lock()
+				none := len(children) == 0
+				childMu.Unlock()
+				if none {
+					spawnReqs = nil
+					spawnMu.Unlock()
+					return
+				}
+				spawnMu.Unlock()
+			}
+			idle.Reset(spawnIdle)
+		}
+	}
+}
+
+// startReaper makes this process a child subreaper and reaps, on every
+// SIGCHLD (and every second), the exited children it did not start itself:
+// the orphans it inherits.
+func startReaper() error {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("subreaper: %w", err)
+	}
+	reaperOnce.Do(func() {
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, unix.SIGCHLD)
+		go func() {
+			tick := time.NewTicker(time.Second)
+			for {
+				select {
+				case <-sigs:
+				case <-tick.C:
+				}
+				reapOrphans()
+			}
+		}()
+	})
+	return nil
+}
+
+var reaperOnce sync.Once
+
+// reapOrphans waits for every exited child that contain did not start.
+func reapOrphans() {
+	self := os.Getpid()
+	t, err := table()
+	if err != nil {
+		return
+	}
+	startMu.Lock()
+	defer startMu.Unlock()
+	for _, p := range t {
+		if p.ppid != self || p.state != 'Z' {
+			continue
+		}
+		childMu.Lock()
+		_, ours := children[p.pid]
+		childMu.Unlock()
+		if ours {
+			continue
+		}
+		var ws unix.WaitStatus
+		_, _ = unix.Wait4(p.pid, &ws, unix.WNOHANG, nil)
+	}
+}
+
+// Kill sends SIGKILL to everything the Manager contains (and, with
+// Subreaper, every other descendant but the supervisor) without waiting
+// for anything: the last act of a process about to exit. The supervisor
+// removes the cgroups once it has.
+func (m *Manager) Kill() {
+	if m == nil {
+		return
+	}
+	if m.cg != nil {
+		m.cg.kill(m.cg.root)
+	}
+	for _, p := range m.liveProcs() {
+		p.Signal(syscall.SIGKILL)
+	}
+	if m.subreaper {
+		m.KillDescendants()
+	}
+}
