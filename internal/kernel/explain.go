@@ -60,7 +60,7 @@ func handleExplain(ctx context.Context, c *call) (any, error) {
 	}
 	var answer answerFrame
 	var err error
-	if werr := c.conn.srv.source.run(ctx, func() { answer, err = explainAnswer(c.req, p, le) }); werr != nil {
+	if werr := c.conn.srv.source.run(ctx, func(ps *syntax.Parser) { answer, err = explainAnswer(ps, c.req, p, le) }); werr != nil {
 		return nil, werr
 	}
 	if err != nil || answer == nil {
@@ -69,16 +69,14 @@ func handleExplain(ctx context.Context, c *call) (any, error) {
 	return answer, nil
 }
 
-// explainAnswer parses or decodes the program, derives its plan and writes
-// the answer frame for req (nil for a notification).
-func explainAnswer(req *proto.Request, p explainParams, le leash.Env) (answerFrame, error) {
+// explainAnswer parses (with ps) or decodes the program, derives its plan
+// and writes the answer frame for req (nil for a notification).
+func explainAnswer(ps *syntax.Parser, req *proto.Request, p explainParams, le leash.Env) (answerFrame, error) {
 	var prog *syntax.Program
 	var src string
 	if p.Src != nil {
 		// The tree is dropped once the answer is written (plans hold
 		// strings, never nodes), so a keeping parser serves.
-		ps := getParser()
-		defer putParser(ps)
 		parsed, err := ps.Parse(*p.Src, syntax.ParseOptions{IsBound: le.IsBound})
 		if err != nil {
 			return nil, parseError(err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/proto"
@@ -36,7 +35,7 @@ func handleParse(ctx context.Context, c *call) (any, error) {
 	}
 	var answer answerFrame
 	var err error
-	if werr := c.conn.srv.source.run(ctx, func() { answer, err = parseAnswer(c.req, src) }); werr != nil {
+	if werr := c.conn.srv.source.run(ctx, func(ps *syntax.Parser) { answer, err = parseAnswer(ps, c.req, src) }); werr != nil {
 		return nil, werr
 	}
 	if err != nil || answer == nil {
@@ -45,11 +44,9 @@ func handleParse(ctx context.Context, c *call) (any, error) {
 	return answer, nil
 }
 
-// parseAnswer parses src and writes the answer frame for req:
+// parseAnswer parses src with ps and writes the answer frame for req:
 // {"ast_version":2,"ast":AST}, or nil for a notification.
-func parseAnswer(req *proto.Request, src string) (answerFrame, error) {
-	ps := getParser()
-	defer putParser(ps)
+func parseAnswer(ps *syntax.Parser, req *proto.Request, src string) (answerFrame, error) {
 	prog, err := ps.Parse(src, syntax.ParseOptions{})
 	if err != nil {
 		return nil, parseError(err)
@@ -57,8 +54,8 @@ func parseAnswer(req *proto.Request, src string) (answerFrame, error) {
 	if req.IsNotification() {
 		return nil, nil
 	}
-	// The tree lives only until putParser, so the answer is written now,
-	// straight into its frame.
+	// The tree lives only until ps parses again, so the answer is written
+	// now, straight into its frame.
 	return buildAnswer(req, astSizeHint(src), func(b []byte, limit int) ([]byte, error) {
 		b = append(b, astResultHead...)
 		b, err := appendAST(b, prog, src, limit-1)
@@ -92,19 +89,6 @@ func astTooLarge(src string) error {
 		parseErrorData{Span: proto.Span{Start: 0, End: len(src)}, Hint: &hint})
 }
 
-// parsers pools keeping parsers for the methods that read a tree and drop
-// it (parse, explain): their trees reuse memory, so those requests leave
-// nothing for the garbage collector. exec parses with syntax.Parse, since
-// closures it defines keep their nodes for the life of the session.
-var parsers = sync.Pool{New: func() any { return new(syntax.Parser) }}
-
-func getParser() *syntax.Parser { return parsers.Get().(*syntax.Parser) }
-
-// putParser ends the life of ps's last tree and pools ps.
-func putParser(ps *syntax.Parser) {
-	ps.Reset()
-	parsers.Put(ps)
-}
 
 // parseError turns a parser error into PARSE_ERROR with span, hint and
 // whether more input could complete the source.
