@@ -101,6 +101,11 @@ func (t *thread) evalBlock(b *syntax.Block, sc *scope, m mode) (value.Value, err
 
 // evalStmts runs stmts directly in sc.
 func (t *thread) evalStmts(stmts []syntax.Stmt, sc *scope, m mode) (value.Value, error) {
+	if t.depth++; t.depth > maxEvalDepth {
+		t.depth--
+		return nil, tooDeep()
+	}
+	defer func() { t.depth-- }()
 	var last value.Value = value.Nil
 	n := len(stmts)
 	for i, st := range stmts {
