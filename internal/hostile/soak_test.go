@@ -163,7 +163,7 @@ var attacks = []attack{
 			return err
 		}
 		defer c.Close()
-		_, err = c.Parse(a.ctx, strings.Repeat("1;", a.pick(1<<20, 8<<20-8)))
+		_, err = c.Parse(a.ctx, strings.Repeat("1;", a.pick(1<<20, 8<<20-512))) // up to a frame of 16 MiB
 		return execOutcome(err)
 	}},
 	{"big strings kept", func(a *attacker) error {
