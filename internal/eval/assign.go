@@ -45,11 +45,16 @@ func (t *thread) assign(s *syntax.AssignStmt, sc *scope) error {
 		if !b.mutable {
 			return immutable(tg.Name)
 		}
-		v, err := combine(s.Op, b.val, rhs)
+		v, err := t.keep(combine(s.Op, b.val, rhs))
 		if err != nil {
 			return err
 		}
 		b = sc.lookup(tg.Name) // the binding may have moved while rhs ran
+		if t.in.meter != nil && t.in.rootBinding(tg.Name, b) {
+			if err := t.bindRoot(tg.Name, v); err != nil {
+				return err
+			}
+		}
 		b.val = v
 		return nil
 	case *syntax.Field:
@@ -68,13 +73,19 @@ func (t *thread) assign(s *syntax.AssignStmt, sc *scope) error {
 	if !b.mutable {
 		return immutable(root.Name)
 	}
-	nv, err := t.update(b.val, path, func(old value.Value) (value.Value, error) {
-		return combine(s.Op, old, rhs)
-	})
+	nv, err := t.keep(t.update(b.val, path, func(old value.Value) (value.Value, error) {
+		return t.keep(combine(s.Op, old, rhs))
+	}))
 	if err != nil {
 		return err
 	}
-	sc.lookup(root.Name).val = nv
+	b = sc.lookup(root.Name)
+	if t.in.meter != nil && t.in.rootBinding(root.Name, b) {
+		if err := t.bindRoot(root.Name, nv); err != nil {
+			return err
+		}
+	}
+	b.val = nv
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -67,6 +68,11 @@ func BenchmarkWhereSortBy1M(b *testing.B) {
 	b.Run("shoal", func(b *testing.B) {
 		benchWhereSortBy(b, rows, fmt.Sprintf("t.where(.size > %db).sort_by(.size)", wsThreshold))
 	})
+	// The same pipeline in a session with a memory budget (the kernel's
+	// default 2 GiB under 8 GiB): what charging the values costs.
+	b.Run("shoal-budget", func(b *testing.B) {
+		benchWhereSortByOpts(b, rows, fmt.Sprintf("t.where(.size > %db).sort_by(.size)", wsThreshold), benchBudget())
+	})
 	// The same pipeline with explicit lambdas, which the evaluator calls
 	// once per row instead of reading the column directly.
 	b.Run("shoal-lambda", func(b *testing.B) {
@@ -75,6 +81,10 @@ func BenchmarkWhereSortBy1M(b *testing.B) {
 }
 
 func benchWhereSortBy(b *testing.B, rows []wsRow, src string) {
+	benchWhereSortByOpts(b, rows, src, nil)
+}
+
+func benchWhereSortByOpts(b *testing.B, rows []wsRow, src string, bud *budget.Budget) {
 	{
 		names := make([]value.Value, len(rows))
 		sizes := make([]value.Value, len(rows))
@@ -83,7 +93,7 @@ func benchWhereSortBy(b *testing.B, rows []wsRow, src string) {
 			sizes[i] = value.Size(r.size)
 		}
 		tab := &value.Table{Cols: []string{"name", "size"}, Data: [][]value.Value{names, sizes}, N: len(rows)}
-		in, err := New(Options{Host: newFakeHost(), Dir: "/work"})
+		in, err := New(Options{Host: newFakeHost(), Dir: "/work", Budget: bud})
 		if err != nil {
 			b.Fatal(err)
 		}

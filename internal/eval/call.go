@@ -51,7 +51,11 @@ func (t *thread) evalCall(n *syntax.Call, sc *scope) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return t.callValue(fn, args.Pos, args.Named, n.Span)
+	v, err := t.callValue(fn, args.Pos, args.Named, n.Span)
+	if _, closure := fn.(*Closure); closure {
+		return v, err // produced (and charged) inside the body
+	}
+	return t.keep(v, err)
 }
 
 // callClosureArgs evaluates positional arguments onto the thread's
@@ -95,7 +99,7 @@ func (t *thread) callUnbound(v *syntax.Var, n *syntax.Call, sc *scope) (value.Va
 		if err != nil {
 			return nil, err
 		}
-		return f(t, args)
+		return t.keep(f(t, args))
 	}
 	if b, ok := lookupBuiltin(v.Name); ok {
 		args, err := t.evalArgs(n.Args, n.Trailing, sc)
@@ -106,7 +110,7 @@ func (t *thread) callUnbound(v *syntax.Var, n *syntax.Call, sc *scope) (value.Va
 		for _, na := range args.Named {
 			call.Flags = append(call.Flags, Flag{Name: na.Name, Value: na.Value})
 		}
-		return t.invokeBuiltin(b, call, modeValue, nil)
+		return t.keep(t.invokeBuiltin(b, call, modeValue, nil))
 	}
 	return nil, undefinedVar(v.Name, sc)
 }

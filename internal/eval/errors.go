@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 
+	"github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
@@ -108,6 +109,8 @@ func hostError(err error) *value.Error {
 		return errorf(codeCustom, "%s", msg)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return errorf("cancelled", "%s", msg)
+	case errors.As(err, new(*budget.ExceededError)):
+		return quotaError(err)
 	case errors.Is(err, host.ErrTooLarge):
 		return errorf(codeTooLarge, "%s", msg).
 			WithHint("read the start with `head PATH N`, or process the file with an external command")

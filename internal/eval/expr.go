@@ -59,13 +59,13 @@ func (t *thread) eval1(x syntax.Expr, sc *scope) (value.Value, error) {
 	case *syntax.RegexLit:
 		return t.regexLit(n)
 	case *syntax.StrInterp:
-		return t.evalInterp(n, sc)
+		return t.keep(t.evalInterp(n, sc))
 	case *syntax.Field:
 		return t.evalField(n, sc)
 	case *syntax.Index:
 		return t.evalIndex(n, sc)
 	case *syntax.MethodCall:
-		return t.evalMethodCall(n, sc)
+		return t.keep(t.evalMethodCall(n, sc))
 	case *syntax.Call:
 		return t.evalCall(n, sc)
 	case *syntax.List:
@@ -77,7 +77,7 @@ func (t *thread) eval1(x syntax.Expr, sc *scope) (value.Value, error) {
 			}
 			items[i] = v
 		}
-		return value.NewList(items), nil
+		return t.keep(value.NewList(items), nil)
 	case *syntax.Record:
 		keys := make([]string, len(n.Fields))
 		vals := make([]value.Value, len(n.Fields))
@@ -88,11 +88,11 @@ func (t *thread) eval1(x syntax.Expr, sc *scope) (value.Value, error) {
 			}
 			keys[i], vals[i] = f.Key, v
 		}
-		return value.NewRecord(keys, vals), nil
+		return t.keep(value.NewRecord(keys, vals), nil)
 	case *syntax.Lambda:
 		return newLambdaClosure(n, sc), nil
 	case *syntax.Binary:
-		return t.evalBinary(n, sc, modeValue)
+		return t.keep(t.evalBinary(n, sc, modeValue))
 	case *syntax.Unary:
 		return t.evalUnary(n, sc)
 	case *syntax.Range:
@@ -137,9 +137,9 @@ func (t *thread) evalPos1(x syntax.Expr, sc *scope, m mode) (value.Value, error)
 	var err error
 	switch n := x.(type) {
 	case *syntax.Cmd:
-		v, err = t.runCmd(n.Call, sc, m, nil)
+		v, err = t.keep(t.runCmd(n.Call, sc, m, nil))
 	case *syntax.LangBlock:
-		v, err = t.runLangBlock(n, nil, m)
+		v, err = t.keep(t.runLangBlock(n, nil, m))
 	case *syntax.Block:
 		return t.evalBlock(n, sc, m)
 	case *syntax.If:

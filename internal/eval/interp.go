@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
@@ -25,6 +26,10 @@ type Options struct {
 	// (host.RunTerminal) instead of having its output streamed and
 	// captured, so prompting and full-screen programs work.
 	Terminal interface{ Fd() uintptr }
+	// Budget, when set, is charged for the memory the session's values
+	// keep alive and for captured output (see memory.go); a program that
+	// keeps more gets quota_exceeded. nil: unbounded (the CLI, the REPL).
+	Budget *budget.Budget
 }
 
 // Interp is one evaluation session. It is not safe for concurrent use: run
@@ -48,6 +53,8 @@ type Interp struct {
 
 	chanOnce sync.Once
 	chans    *Channels // the session's channel bus (see Channels)
+
+	meter *meter // charges Options.Budget; nil without one
 }
 
 // New creates a session.
@@ -73,6 +80,7 @@ func New(opts Options) (*Interp, error) {
 		dir:  filepath.Clean(opts.Dir),
 		env:  append([]string(nil), env...),
 	}
+	in.meter = newMeter(opts.Budget)
 	return in, nil
 }
 
@@ -91,13 +99,15 @@ func (in *Interp) EvalProgram(ctx context.Context, p *syntax.Program) (value.Val
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	ctx, done := in.begin(ctx)
+	defer done()
 	t := in.topThread(ctx)
 	defer func() { in.dir, in.env = t.dir, t.env }()
 	v, err := t.runProgram(p, in.root)
 	if err == nil && in.opts.REPL {
 		in.record(v)
 	}
-	return v, err
+	return v, end(ctx, err)
 }
 
 // MaxTranscript bounds the values a REPL session keeps in `out`; the
@@ -153,6 +163,9 @@ func (in *Interp) Names() []string {
 
 // Lookup returns the session binding for name.
 func (in *Interp) Lookup(name string) (value.Value, bool) { return in.root.get(name) }
+
+// Budget is the memory budget the session is charged to (Options.Budget).
+func (in *Interp) Budget() *budget.Budget { return in.opts.Budget }
 
 // Dir is the session working directory.
 func (in *Interp) Dir() string { return in.dir }

@@ -25,9 +25,9 @@ func (t *thread) outcomeField(o *value.Outcome, name string) (value.Value, bool,
 		}
 		return value.Str(o.Signal), true, nil
 	case "stdout":
-		return value.Bytes(o.Stdout), true, nil
+		return value.BytesAlias(o.Stdout), true, nil
 	case "stderr":
-		return value.Bytes(o.Stderr), true, nil
+		return value.BytesAlias(o.Stderr), true, nil
 	case "dur", "duration":
 		return value.Duration(o.Dur), true, nil
 	case "pid":
@@ -47,7 +47,7 @@ func (t *thread) outcomeField(o *value.Outcome, name string) (value.Value, bool,
 		if !o.Ok() {
 			return nil, true, cmdFailed(o)
 		}
-		return value.Bytes(o.Stderr), true, nil
+		return value.BytesAlias(o.Stderr), true, nil
 	}
 	return nil, false, nil
 }
@@ -66,7 +66,11 @@ func (t *thread) outcomeOut(o *value.Outcome) (value.Value, error) {
 	if isTruncated(o) {
 		return nil, truncatedError(o)
 	}
-	o.Out = deriveOut(o.Stdout)
+	out, err := t.keep(deriveOut(o.Stdout), nil)
+	if err != nil {
+		return nil, err
+	}
+	o.Out = out
 	return o.Out, nil
 }
 
@@ -77,10 +81,12 @@ func deriveOut(stdout []byte) value.Value {
 			return v
 		}
 	}
+	// Captured output is never written again once the process has exited,
+	// so the payload shares its memory rather than copying it.
 	if !utf8.Valid(stdout) {
-		return value.Bytes(stdout)
+		return value.BytesAlias(stdout)
 	}
-	s := string(stdout)
+	s := string(value.BytesAlias(stdout))
 	if n := len(s); n > 0 && s[n-1] == '\n' {
 		s = s[:n-1]
 		if n := len(s); n > 0 && s[n-1] == '\r' {
@@ -103,7 +109,7 @@ func cmdFailed(o *value.Outcome) *value.Error {
 		e = errorf(codeCmdFailed, "`%s` failed", o.Cmd)
 	}
 	if len(o.Stderr) > 0 {
-		e.Stderr = value.Str(string(o.Stderr))
+		e.Stderr = value.Str(value.BytesAlias(o.Stderr))
 		e.Hint = fmt.Sprintf("stderr: %s", firstLine(o.Stderr))
 	}
 	return e

@@ -35,6 +35,8 @@ func (in *Interp) EvalProgramWith(ctx context.Context, p *syntax.Program, o RunO
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	ctx, done := in.begin(ctx)
+	defer done()
 	t := in.topThread(ctx)
 	if o.Stdout != nil {
 		t.stdout = o.Stdout
@@ -51,5 +53,5 @@ func (in *Interp) EvalProgramWith(ctx context.Context, p *syntax.Program, o RunO
 	if err == nil && in.opts.REPL {
 		in.record(v)
 	}
-	return v, err
+	return v, end(ctx, err)
 }

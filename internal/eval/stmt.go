@@ -35,6 +35,11 @@ func (t *thread) execStmt(st syntax.Stmt, sc *scope, m mode) (value.Value, error
 			}
 		}
 		if s.Name != "_" {
+			if sc == t.in.root {
+				if err := t.bindRoot(s.Name, v); err != nil {
+					return nil, withSpan(err, s.Init.Pos())
+				}
+			}
 			sc.declare(s.Name, v, s.Mutable)
 		}
 		return value.Nil, nil

@@ -13,11 +13,18 @@ import (
 // drained and dropped, so the child never blocks on a full pipe. Write never
 // fails: a failing tee or spill file degrades to dropping bytes.
 //
+// When mem is set, the buffer's capacity is charged to it as the buffer
+// grows; a growth that does not fit stops buffering (the rest is dropped
+// as past the bound) and is reported by Run as the budget's error.
+//
 // A capture is written by exactly one goroutine (os/exec's copier) and read
 // only after Wait has returned, so it needs no lock of its own.
 type capture struct {
 	max        int64
 	buf        []byte
+	mem        Memory
+	charged    int64 // bytes of buf's capacity charged to mem
+	memErr     error // the charge that stopped buffering
 	tee        io.Writer
 	spillDir   string
 	spillLimit int64
@@ -57,10 +64,10 @@ func (c *capture) ReadFrom(r io.Reader) (int64, error) {
 	for {
 		var dst []byte
 		inBuf := c.file == nil && int64(len(c.buf)) < c.max
+		if inBuf && len(c.buf) == cap(c.buf) {
+			inBuf = c.grow(1)
+		}
 		if inBuf {
-			if len(c.buf) == cap(c.buf) {
-				c.grow(1)
-			}
 			dst = c.buf[len(c.buf):cap(c.buf)]
 		} else {
 			if scratch == nil {
@@ -95,24 +102,46 @@ func (c *capture) teeWrite(p []byte) {
 	}
 }
 
-// appendBuf appends p, growing the buffer geometrically but never past max.
+// appendBuf appends p, growing the buffer geometrically but never past
+// max; what does not fit a refused growth is dropped.
 func (c *capture) appendBuf(p []byte) {
 	if len(p) == 0 {
 		return
 	}
-	if len(c.buf)+len(p) > cap(c.buf) {
-		c.grow(len(p))
+	if len(c.buf)+len(p) > cap(c.buf) && !c.grow(len(p)) {
+		p = p[:cap(c.buf)-len(c.buf)]
 	}
 	c.buf = append(c.buf, p...)
 }
 
 // grow makes room for at least n more bytes (n <= max-len), doubling but
-// never past max.
-func (c *capture) grow(n int) {
+// never past max. When mem refuses the larger buffer, the capture keeps
+// what it has, stops buffering (max shrinks to the current length) and
+// grow reports false.
+func (c *capture) grow(n int) bool {
 	nc := min(max(2*cap(c.buf), len(c.buf)+n, 512), int(c.max))
+	if c.mem != nil {
+		if err := c.mem.Charge(int64(nc) - c.charged); err != nil {
+			c.memErr = err
+			c.max = int64(len(c.buf))
+			c.truncated = true
+			return false
+		}
+		c.charged = int64(nc)
+	}
 	nb := make([]byte, len(c.buf), nc)
 	copy(nb, c.buf)
 	c.buf = nb
+	return true
+}
+
+// release returns the buffer's charge: the caller takes the buffer over
+// (and accounts for it as a value of its own).
+func (c *capture) release() {
+	if c.mem != nil && c.charged > 0 {
+		c.mem.Release(c.charged)
+		c.charged = 0
+	}
 }
 
 // openSpill creates the spill file and writes the preview into it; it

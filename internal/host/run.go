@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +39,12 @@ var ErrNotAbsolute = errors.New("program path is not absolute")
 // pipes open are cut off after the wait delay; when not cancelled they keep
 // running, in the scope, until it is closed.
 //
+// When ctx carries a Memory (WithMemory), the in-memory capture buffers
+// are charged to it while the child runs; a growth the budget refuses
+// stops buffering and Run, once the child has exited, returns the budget's
+// error (wrapped). The charge ends when Run returns: the caller owns the
+// buffers then.
+//
 // A non-nil error means the process could not be run or its I/O failed
 // (for example the Stdin reader); a nonzero exit or signal death is a
 // Result, not an error. On error no spill file is left behind.
@@ -55,8 +62,13 @@ func (o *OS) Run(ctx context.Context, s *Spawn) (*Result, error) {
 	if s.NoSpill {
 		spillLimit = 0
 	}
-	stdout := &capture{max: limit, tee: tee(s.StreamOut, &mu), spillDir: o.spillDir, spillLimit: spillLimit}
-	stderr := &capture{max: limit, tee: tee(s.StreamErr, &mu)}
+	mem := memoryOf(ctx)
+	stdout := &capture{max: limit, tee: tee(s.StreamOut, &mu), spillDir: o.spillDir, spillLimit: spillLimit, mem: mem}
+	stderr := &capture{max: limit, tee: tee(s.StreamErr, &mu), mem: mem}
+	// The buffers pass to the caller with the Result, who accounts for
+	// them from then on; on every path the host's own charge ends here.
+	defer stdout.release()
+	defer stderr.release()
 	env := s.Env
 	if env == nil {
 		env = []string{}
@@ -93,6 +105,10 @@ func (o *OS) Run(ctx context.Context, s *Spawn) (*Result, error) {
 	if werr != nil && !errors.As(werr, &exitErr) && !errors.Is(werr, exec.ErrWaitDelay) {
 		stdout.discard()
 		return nil, fmt.Errorf("run %s: %w", prog, werr)
+	}
+	if err := cmp.Or(stdout.memErr, stderr.memErr); err != nil {
+		stdout.discard()
+		return nil, fmt.Errorf("run %s: capturing output: %w", prog, err)
 	}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {

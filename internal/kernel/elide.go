@@ -88,8 +88,23 @@ func overCount(v value.Value, l limits, nested bool) bool {
 		return !nested && len(x) > l.maxBytes
 	case value.Bytes:
 		return !nested && len(x) > l.maxBytes
+	case *value.Outcome:
+		// Captured output is sent as text: past the budget, encoding it
+		// (up to six bytes per byte) only to drop it is the costliest
+		// copy a command's answer could make.
+		return !nested && outcomeText(x) > l.maxBytes
 	}
 	return false
+}
+
+// outcomeText is the length of the text o's wire form carries: stdout
+// (unless a payload replaces it) and stderr.
+func outcomeText(o *value.Outcome) int {
+	n := len(o.Stderr)
+	if o.Out == nil {
+		n += len(o.Stdout)
+	}
+	return n
 }
 
 // leafOver reports, without encoding it, that a leaf's wire encoding
@@ -105,7 +120,7 @@ func leafOver(v value.Value, n int) bool {
 	case value.Path:
 		return len(x) > n
 	case *value.Outcome:
-		return x.Out == nil && len(x.Stdout)+len(x.Stderr) > n
+		return outcomeText(x) > n
 	case *value.Error:
 		return len(x.Msg)+len(x.Hint) > n
 	}
@@ -357,6 +372,14 @@ func render(v value.Value) string {
 	case *value.List:
 		if len(x.Items) > renderRows {
 			v, more = value.NewList(x.Items[:renderRows]), len(x.Items)-renderRows
+		}
+	case *value.Outcome:
+		if len(x.Stdout) > MaxRender {
+			// Only the first MaxRender bytes can show: display no more
+			// of a large capture than that.
+			o := *x
+			o.Stdout = x.Stdout[:MaxRender+utf8.UTFMax]
+			v = &o
 		}
 	}
 	s, cut := value.DisplayBounded(v, value.TextBound{Width: RenderWidth, Lines: renderRows + 2, Bytes: MaxRender})

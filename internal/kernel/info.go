@@ -77,6 +77,12 @@ func handleKernelInfo(_ context.Context, c *call) (any, error) {
 			"max_raw_bytes":         MaxRawBytes,
 			"hard_cap":              HardCap,
 			"max_transcript":        MaxTranscript,
+			// Memory budgets (0: unbounded); see memory.go.
+			"session_memory":           int(c.conn.srv.limits.SessionMemory),
+			"kernel_memory":            int(c.conn.srv.limits.KernelMemory),
+			"memory_limit":             int(c.conn.srv.limits.MemoryLimit),
+			"session_transcript_bytes": MaxTranscriptBytes,
+			"kernel_transcript_bytes":  MaxKernelTranscriptBytes,
 		},
 		Tunables:    c.conn.srv.limits.report(),
 		Containment: c.conn.srv.procs.Features(),

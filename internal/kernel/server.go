@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/internal/auth"
+	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/quota"
@@ -58,7 +59,8 @@ type Server struct {
 
 	sessions registry
 	bus      *events.Bus
-	source   *sourceWork // parse and explain run here
+	mem      *membudget.Budget // kernel memory: every session's budget is under it
+	source   *sourceWork       // parse and explain run here
 	procs    *contain.Manager
 	ownProcs bool // procs was made by New and is closed by Shutdown
 
@@ -119,6 +121,7 @@ func New(cfg Config) (*Server, error) {
 		s.procs, s.ownProcs = contain.New(contain.Config{}), true
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.initMemory()
 	s.source = newSourceWork(s.ctx, SourceWorkers)
 	s.sessions.init(s.local, s.limits)
 	s.bus = events.New(events.WithLimits(events.Limits{

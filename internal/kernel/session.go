@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/host"
@@ -91,6 +92,17 @@ func (s *session) store(v value.Value) int {
 	return n
 }
 
+// releaseMemory closes the session's memory budget: the kernel-wide
+// memory budget gets the session's share back at once, whenever its values
+// are finally collected. Closing the session runs it (an onClose hook; the
+// transcript's share is dropped by close itself); the session must not
+// evaluate afterwards.
+func (s *session) releaseMemory() {
+	if s.interp != nil {
+		s.interp.Budget().Close()
+	}
+}
+
 // dropLocked forgets out:n, in the budget too; s.mu is held.
 func (s *session) dropLocked(n int) {
 	old, ok := s.refs[n]
@@ -153,8 +165,12 @@ func (s *Server) newSessionInterp(principal string, tools *toolTable) (*eval.Int
 	}
 	procs := s.procs.NewScope()
 	rh := &reefHost{Host: host.NewOS(authz, host.WithProcesses(procs)), table: tools, procs: procs}
-	in, err := eval.New(eval.Options{Host: rh, Dir: s.cfg.Dir, Env: env})
+	// Each session's values and captured output are charged to its own
+	// memory budget, under the kernel-wide one (see memory.go).
+	mem := membudget.New(SessionMemoryBudget, s.limits.SessionMemory, s.mem)
+	in, err := eval.New(eval.Options{Host: rh, Dir: s.cfg.Dir, Env: env, Budget: mem})
 	if err != nil {
+		mem.Close()
 		procs.Close()
 		return nil, nil, err
 	}

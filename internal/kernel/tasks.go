@@ -38,8 +38,9 @@ func (s *Server) wireSession(sess *session) {
 		}
 		return ""
 	})
-	// Closing the session (lifecycle.go) ends its live streams, unhooks
-	// its bridge and frees its event scope.
+	// Closing the session (lifecycle.go) gives back its memory budget,
+	// ends its live streams, unhooks its bridge and frees its event scope.
+	sess.onClose(sess.releaseMemory)
 	sess.onClose(func() {
 		sess.interp.Channels().SetForwarder(nil)
 		if lc, ok := sess.host.(interface{ CloseLive() }); ok {

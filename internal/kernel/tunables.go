@@ -64,6 +64,15 @@ type Limits struct {
 	// request in flight and no running task is kept before it is closed
 	// and its resources released; zero keeps sessions forever.
 	SessionIdle time.Duration
+
+	// Memory (see memory.go). SessionMemory bounds what one session's
+	// values and captured output keep alive; KernelMemory bounds all
+	// sessions together; MemoryLimit is the process's soft memory limit
+	// (debug.SetMemoryLimit), near which the memory guard cancels the
+	// evaluations of the largest consumer. 0 means unbounded.
+	SessionMemory int64
+	KernelMemory  int64
+	MemoryLimit   int64
 }
 
 // DefaultLimits returns the limits sized for the reference machine class
@@ -87,6 +96,9 @@ func DefaultLimits() Limits {
 		TokenSessions:        1024,
 		OwnerSessions:        1024,
 		SessionIdle:          10 * time.Minute,
+		SessionMemory:        DefaultSessionMemory,
+		KernelMemory:         DefaultKernelMemory,
+		MemoryLimit:          DefaultMemoryLimit,
 	}
 }
 
@@ -130,6 +142,12 @@ var limitFlags = []limitFlag{
 		count: func(l *Limits) *int { return &l.OwnerSessions }},
 	{name: "session-idle", usage: "close a session with no connection, request or running task after this long (0: never)",
 		duration: func(l *Limits) *time.Duration { return &l.SessionIdle }},
+	{name: "session-memory", usage: "bytes one session's values and captured output may keep alive (0: unbounded)",
+		size: func(l *Limits) *int64 { return &l.SessionMemory }},
+	{name: "kernel-memory", usage: "bytes all sessions' values and captured output may keep alive together (0: unbounded)",
+		size: func(l *Limits) *int64 { return &l.KernelMemory }},
+	{name: "memory-limit", usage: "the kernel process's soft memory limit; near it the largest consumer's evaluations are cancelled (0: none)",
+		size: func(l *Limits) *int64 { return &l.MemoryLimit }},
 }
 
 // report returns every tunable bound in l by flag name, for kernel.info:

@@ -1,0 +1,128 @@
+package kernel
+
+import (
+	"cmp"
+	"context"
+	"runtime/debug"
+	"runtime/metrics"
+	"slices"
+	"time"
+
+	membudget "github.com/shoalgo/shoal/internal/budget"
+)
+
+// Memory budgets. Every session's evaluator charges a "session memory"
+// budget for the values its programs keep alive and the output they
+// capture (internal/eval, internal/host); all of them are children of one
+// "kernel memory" budget, so a charge must fit both. A charge that does not
+// fit forces one collection (membudget.Collect) and then fails the request
+// with quota_exceeded, naming the budget. Beside the budgets, the process
+// has a soft memory limit (debug.SetMemoryLimit) and a guard that watches
+// the runtime's own figures, for whatever the budgets do not see: when the
+// process nears the limit, the guard cancels the running evaluations of
+// the session with the largest budget usage.
+//
+// Defaults for the reference machine (2 cores, 24 GiB, shared with the
+// programs sessions run and with the rest of the system): one session may
+// keep 2 GiB (a million-row table is ~100 MB, so twenty of them); all
+// sessions together 8 GiB, a third of the machine; the process's soft
+// limit is 12 GiB, half the machine, leaving room above the budgets for
+// what they do not count (request frames, events, syntax trees, stacks)
+// and for the collector's headroom.
+const (
+	DefaultSessionMemory = 2 << 30
+	DefaultKernelMemory  = 8 << 30
+	DefaultMemoryLimit   = 12 << 30
+)
+
+// Names of the memory budgets, as quota_exceeded errors show them.
+const (
+	SessionMemoryBudget = "session memory"
+	KernelMemoryBudget  = "kernel memory"
+)
+
+// Bounds of the memory guard, set in one place.
+const (
+	// GuardInterval is how often the guard reads the runtime's memory
+	// figures.
+	GuardInterval = 250 * time.Millisecond
+	// GuardPercent is the share of the memory limit at which the guard
+	// cancels the largest consumer.
+	GuardPercent = 90
+	// GuardCooldown is how long the guard waits after cancelling before it
+	// cancels again, so the cancelled evaluation can unwind and its memory
+	// be collected.
+	GuardCooldown = time.Second
+)
+
+// initMemory creates the kernel-wide budget and, with a memory limit,
+// sets the process's soft limit and starts the guard (stopped by
+// Shutdown).
+func (s *Server) initMemory() {
+	s.mem = membudget.New(KernelMemoryBudget, s.limits.KernelMemory, nil).WithReclaim(membudget.Collect)
+	if s.limits.MemoryLimit > 0 {
+		debug.SetMemoryLimit(s.limits.MemoryLimit)
+		go s.guard(s.ctx)
+	}
+}
+
+// memoryInUse is the memory the Go runtime holds from the system and has
+// not returned: the figure debug.SetMemoryLimit bounds.
+func memoryInUse() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64()) - int64(s[1].Value.Uint64())
+}
+
+// guard watches the process's memory until ctx ends.
+func (s *Server) guard(ctx context.Context) {
+	t := time.NewTicker(GuardInterval)
+	defer t.Stop()
+	var last time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			if now.Sub(last) < GuardCooldown {
+				continue
+			}
+			if s.guardStep(memoryInUse()) > 0 {
+				last = now
+			}
+		}
+	}
+}
+
+// guardStep acts on one reading: at or past GuardPercent of the memory
+// limit it cancels the running evaluations of the session with the
+// largest memory budget usage that has any, with a quota_exceeded cause
+// naming the kernel memory budget. It returns how many evaluations it
+// cancelled.
+func (s *Server) guardStep(inUse int64) int {
+	limit := s.limits.MemoryLimit
+	if limit <= 0 || inUse < limit/100*GuardPercent {
+		return 0
+	}
+	kids := s.mem.Children()
+	slices.SortFunc(kids, func(a, b *membudget.Budget) int { return cmp.Compare(b.Used(), a.Used()) })
+	cause := &membudget.ExceededError{Name: KernelMemoryBudget, Limit: limit, Used: inUse}
+	for _, k := range kids {
+		if n := k.Cancel(cause); n > 0 {
+			s.log.Error("memory guard: cancelled the evaluations of the largest consumer",
+				"in_use", inUse, "limit", limit, "session_budget_used", k.Used(), "session", s.sessionOf(k), "cancelled", n)
+			return n
+		}
+	}
+	return 0
+}
+
+// sessionOf names the session charged to b, for the log.
+func (s *Server) sessionOf(b *membudget.Budget) string {
+	for _, sess := range s.sessions.all() {
+		if sess.interp != nil && sess.interp.Budget() == b {
+			return sess.key.principal + "/" + sess.key.name
+		}
+	}
+	return ""
+}
