@@ -76,7 +76,7 @@ func decodeString(b []byte, i int) (string, int) {
 // invalid UTF-8, copying runs of plain bytes whole.
 func unquote(b []byte) string {
 	var out strings.Builder
-	out.Grow(len(b)) // a decoded string is never longer
+	out.Grow(len(b)) // escapes shrink; only invalid UTF-8 (1 byte to 3) grows
 	for i := 0; i < len(b); {
 		run := i
 		for run < len(b) && b[run] != '\\' && b[run] < utf8.RuneSelf {

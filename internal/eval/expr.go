@@ -114,6 +114,15 @@ func (t *thread) eval1(x syntax.Expr, sc *scope) (value.Value, error) {
 // evalPos evaluates the position-sensitive forms: commands run according
 // to m, and control forms pass m on to the branch that yields their value.
 func (t *thread) evalPos(x syntax.Expr, sc *scope, m mode) (value.Value, error) {
+	switch n := x.(type) {
+	case *syntax.Cmd, *syntax.LangBlock, *syntax.Block, *syntax.If, *syntax.Match, *syntax.Try, *syntax.With:
+	case *syntax.Binary:
+		if m == modeValue || (n.Op != syntax.OpAnd && n.Op != syntax.OpOr) {
+			return t.eval(x, sc) // eval counts its own depth
+		}
+	default:
+		return t.eval(x, sc)
+	}
 	if t.depth++; t.depth > maxEvalDepth {
 		t.depth--
 		return nil, withSpan(tooDeep(), x.Pos())

@@ -105,7 +105,12 @@ func (t *thread) evalStmts(stmts []syntax.Stmt, sc *scope, m mode) (value.Value,
 		t.depth--
 		return nil, tooDeep()
 	}
-	defer func() { t.depth-- }()
+	v, err := t.evalStmts1(stmts, sc, m)
+	t.depth--
+	return v, err
+}
+
+func (t *thread) evalStmts1(stmts []syntax.Stmt, sc *scope, m mode) (value.Value, error) {
 	var last value.Value = value.Nil
 	n := len(stmts)
 	for i, st := range stmts {

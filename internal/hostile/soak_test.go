@@ -163,7 +163,8 @@ var attacks = []attack{
 			return err
 		}
 		defer c.Close()
-		_, err = c.Parse(a.ctx, strings.Repeat("1;", a.pick(1<<20, 8<<20-512))) // up to a frame of 16 MiB
+		// Up to a whole frame of statements: the request must still fit one.
+		_, err = c.Parse(a.ctx, strings.Repeat("1;", a.pick(1<<20, (proto.MaxFrame-128)/2)))
 		return execOutcome(err)
 	}},
 	{"big strings kept", func(a *attacker) error {

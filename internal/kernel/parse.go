@@ -89,7 +89,6 @@ func astTooLarge(src string) error {
 		parseErrorData{Span: proto.Span{Start: 0, End: len(src)}, Hint: &hint})
 }
 
-
 // parseError turns a parser error into PARSE_ERROR with span, hint and
 // whether more input could complete the source.
 func parseError(err error) error {

@@ -238,20 +238,25 @@ func (p *parser) leave() { p.depth-- }
 // node records a node at span sp whose tallest child has height child.
 func (p *parser) node(child int, sp Span) {
 	p.nodes++
-	h := child + 1
-	if h > MaxDepth || p.nodes > MaxNodes {
-		p.tooBig(sp, h)
+	p.h = child + 1
+	if p.h > MaxDepth || p.nodes > MaxNodes {
+		p.tooBig(sp)
 	}
-	p.h = h
 }
 
 // leaf records a node without children at span sp.
-func (p *parser) leaf(sp Span) { p.node(0, sp) }
+func (p *parser) leaf(sp Span) {
+	p.nodes++
+	p.h = 1
+	if p.nodes > MaxNodes {
+		p.tooBig(sp)
+	}
+}
 
-// tooBig fails because the node at sp, of height h, makes the tree too deep
-// or the source too large.
-func (p *parser) tooBig(sp Span, h int) {
-	if h > MaxDepth {
+// tooBig fails because the node at sp, of height p.h, makes the tree too
+// deep or the source too large.
+func (p *parser) tooBig(sp Span) {
+	if p.h > MaxDepth {
 		p.fail(sp, fmt.Sprintf("expression is nested too deeply (more than %d levels)", MaxDepth),
 			"break long chains such as a + b + …, x.f().g()… or else if … into steps with let bindings", false)
 	}
