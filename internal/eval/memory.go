@@ -60,7 +60,7 @@ type meter struct {
 	byAddr map[uintptr]weak.Pointer[byte]
 	// counted is m.tracked as a func value, made once.
 	counted func(value.Value) bool
-	root map[string]int64             // session variable -> bytes of small values charged
+	root    map[string]int64 // session variable -> bytes of small values charged
 }
 
 func newMeter(b *budget.Budget) *meter {
