@@ -32,7 +32,6 @@ var allowed = map[string][]string{
 	"internal/kernel":      {"*"},
 	"internal/conformance": {"internal/eval", "internal/host", "internal/syntax", "internal/value", "internal/namespaces", "proto"},
 	"internal/archtest":    {},
-	"internal/quota":       {},
 	"internal/hostile":     {},
 	"internal/repl":        {"internal/eval", "internal/host", "internal/syntax", "internal/value", "internal/diag", "internal/complete", "proto"},
 	"cmd/shoal":            {"*"},

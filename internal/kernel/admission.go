@@ -9,14 +9,14 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/shoalgo/shoal/internal/quota"
+	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/proto"
 )
 
 // Connection admission: how many connections the kernel serves, and the
 // memory their frames may hold. The bounds are fields of Limits:
 // MaxConns, MaxPreAttachConns and MaxPrincipalConns bound connections;
-// FrameMemory and OutboxMemory are budgets (internal/quota) that every
+// FrameMemory and OutboxMemory are pools (internal/budget) that every
 // connection's read buffer and outbound queue charge; FrameTimeout bounds
 // how long one request frame may take to arrive.
 
@@ -269,10 +269,10 @@ func (c *conn) frameError(err error) *proto.RPCError {
 		return proto.NewError(proto.CodeInvalidRequest,
 			fmt.Sprintf("frame refused: a line may hold at most %d bytes", proto.MaxFrame),
 			map[string]any{"code": "too_large", "budget": "max_frame", "limit": proto.MaxFrame})
-	case errors.Is(err, quota.ErrEvicted):
+	case errors.Is(err, membudget.ErrEvicted):
 		// Evicted while growing, before the eviction's own stop landed.
 		return c.srv.evictedFrameError()
-	case errors.Is(err, quota.ErrExceeded):
+	case errors.Is(err, membudget.ErrExceeded):
 		return proto.NewError(proto.CodeInvalidRequest,
 			fmt.Sprintf("frame refused: the %s budget (%d bytes, all connections; --frame-memory) is full", budgetFrameMemory, lim.FrameMemory),
 			map[string]any{"code": "quota_exceeded", "budget": budgetFrameMemory, "limit": lim.FrameMemory})
