@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"internal/budget":      {},
 	"internal/leash":       {"internal/syntax", "internal/host"},
 	"internal/complete":    {"internal/syntax", "internal/value", "internal/namespaces", "proto"},
-	"internal/events":      {},
+	"internal/events":      {"internal/budget"},
 	"internal/tasks":       {},
 	"internal/auth":        {},
 	"internal/diag":        {"internal/syntax", "internal/value", "proto"},

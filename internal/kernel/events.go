@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/proto"
 )
@@ -150,11 +151,11 @@ func (s *Server) publishJSON(scope events.Scope, channel string, v any) {
 // eventQuotaError is the RPC form of a publish or subscribe the bus
 // refused, or nil for any other error.
 func eventQuotaError(err error) *proto.RPCError {
-	var qe *events.QuotaError
+	var qe *membudget.ExceededError
 	if !errors.As(err, &qe) {
 		return nil
 	}
-	return quotaDenied(qe.Error(), qe.Budget, qe.Limit)
+	return quotaDenied(qe.Error(), qe.Name, qe.Limit)
 }
 
 // maxSafeInt is the largest integer JSON carries exactly, 2^53-1: every
