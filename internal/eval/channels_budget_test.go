@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
 func wantQuota(t *testing.T, what string, err error) {
 	t.Helper()
 	var ve *value.Error
-	if !errors.As(err, &ve) || ve.Code != codeChannelQuota {
+	if !errors.As(err, &ve) || ve.Code != budget.CodeQuotaExceeded {
 		t.Fatalf("%s: got %v, want quota_exceeded", what, err)
 	}
 }
@@ -103,7 +104,7 @@ func TestForwarderRefusalRefusesTheEmit(t *testing.T) {
 	s := newSession(t)
 	b := s.in.Channels()
 	b.SetForwarder(func(string, value.Value) error {
-		return errorf(codeChannelQuota, "kernel bus full")
+		return errorf(budget.CodeQuotaExceeded, "kernel bus full")
 	})
 	_, err := s.eval(`channel("user.x").emit(1)`)
 	wantQuota(t, "emit refused by the kernel", err)
@@ -183,7 +184,7 @@ func TestChannelBudgetsConcurrent(t *testing.T) {
 				v := value.Str(strings.Repeat("c", (i%7+1)*40<<10))
 				if err := b.Emit(fmt.Sprintf("ch%d", (g+i)%5), v, time.Now()); err != nil {
 					var ve *value.Error
-					if !errors.As(err, &ve) || ve.Code != codeChannelQuota {
+					if !errors.As(err, &ve) || ve.Code != budget.CodeQuotaExceeded {
 						t.Error(err)
 					}
 				}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	membudget "github.com/shoalgo/shoal/internal/budget"
+	"github.com/shoalgo/shoal/internal/value"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -84,14 +85,6 @@ type admission struct {
 	waiting   list.List      // of *conn not yet attached, oldest first
 	live      int            // tracked connections not evicted
 	principal map[string]int // attached connections per token principal
-}
-
-// quotaDenied is the wire form of a request or connection refused by a
-// bound: LEASH_DENIED with a quota_exceeded data code naming the budget,
-// as the session bounds answer.
-func quotaDenied(msg, budget string, limit int64) *proto.RPCError {
-	return proto.NewError(proto.CodeLeashDenied, msg,
-		map[string]any{"code": "quota_exceeded", "budget": budget, "limit": limit})
 }
 
 // connLimitError is the typed error of a connection closed or refused by a
@@ -256,7 +249,7 @@ func (s *Server) newQuotas(c *conn) {
 func (s *Server) evictedFrameError() *proto.RPCError {
 	return proto.NewError(proto.CodeInvalidRequest,
 		fmt.Sprintf("frame refused: the %s budget (%d bytes, all connections; --frame-memory) is full and this connection held the most", budgetFrameMemory, s.limits.FrameMemory),
-		map[string]any{"code": "quota_exceeded", "budget": budgetFrameMemory, "limit": s.limits.FrameMemory})
+		quotaData(budgetFrameMemory, s.limits.FrameMemory))
 }
 
 // frameError turns the frame reader's failure into the typed error the
@@ -268,18 +261,18 @@ func (c *conn) frameError(err error) *proto.RPCError {
 	case errors.Is(err, proto.ErrFrameTooLong):
 		return proto.NewError(proto.CodeInvalidRequest,
 			fmt.Sprintf("frame refused: a line may hold at most %d bytes", proto.MaxFrame),
-			map[string]any{"code": "too_large", "budget": "max_frame", "limit": proto.MaxFrame})
+			boundData(value.CodeTooLarge, "max_frame", proto.MaxFrame))
 	case errors.Is(err, membudget.ErrEvicted):
 		// Evicted while growing, before the eviction's own stop landed.
 		return c.srv.evictedFrameError()
 	case errors.Is(err, membudget.ErrExceeded):
 		return proto.NewError(proto.CodeInvalidRequest,
 			fmt.Sprintf("frame refused: the %s budget (%d bytes, all connections; --frame-memory) is full", budgetFrameMemory, lim.FrameMemory),
-			map[string]any{"code": "quota_exceeded", "budget": budgetFrameMemory, "limit": lim.FrameMemory})
+			quotaData(budgetFrameMemory, lim.FrameMemory))
 	case errors.Is(err, proto.ErrFrameTimeout):
 		return proto.NewError(proto.CodeInvalidRequest,
 			fmt.Sprintf("frame refused: a frame must arrive within %v of its first byte (frame_timeout, --frame-timeout)", lim.FrameTimeout),
-			map[string]any{"code": "timeout", "budget": "frame_timeout", "limit": lim.FrameTimeout.Milliseconds()})
+			boundData("timeout", "frame_timeout", lim.FrameTimeout.Milliseconds()))
 	}
 	return nil
 }

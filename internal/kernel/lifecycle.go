@@ -9,7 +9,6 @@ import (
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/tasks"
-	"github.com/shoalgo/shoal/proto"
 )
 
 // Session lifecycle. A session is created by the first attach to its
@@ -151,12 +150,9 @@ func (e *sessionLimitError) Error() string {
 		who, e.limit, e.budget, e.limit, e.flag)
 }
 
-// rpcError is the error's wire form: LEASH_DENIED with a quota_exceeded
-// data code naming the budget.
+// rpcError is the error's wire form (see quotaDenied).
 func (e *sessionLimitError) rpcError() error {
-	return proto.NewError(proto.CodeLeashDenied, e.Error(), map[string]any{
-		"code": "quota_exceeded", "budget": e.budget, "limit": e.limit,
-	})
+	return quotaDenied(e.Error(), e.budget, int64(e.limit))
 }
 
 // limitFor checks whether principal may have one more session; r.mu is
