@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	"internal/leash":       {"internal/syntax", "internal/host"},
 	"internal/complete":    {"internal/syntax", "internal/value", "internal/namespaces", "proto"},
 	"internal/events":      {"internal/budget"},
-	"internal/tasks":       {},
+	"internal/tasks":       {"internal/budget"},
 	"internal/auth":        {},
 	"internal/diag":        {"internal/syntax", "internal/value", "proto"},
 	"internal/kernel":      {"*"},

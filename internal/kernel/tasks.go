@@ -73,8 +73,8 @@ func (s *Server) startExecTask(sess *session, p *execParams, tr *turn, foregroun
 	})
 	if err != nil {
 		tr.leave()
-		if errors.Is(err, tasks.ErrTooManyTasks) {
-			return nil, proto.NewError(proto.CodeInternalError, "too many running tasks in this session", nil)
+		if denied := exceededDenied(err); denied != nil {
+			return nil, denied // live_tasks or foreground_tasks
 		}
 		return nil, proto.NewError(proto.CodeInternalError, "cannot start task: "+err.Error(), nil)
 	}
