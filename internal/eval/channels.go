@@ -48,6 +48,14 @@ const (
 	channelEventOverhead = 64
 )
 
+// eventSize is what one held event is charged: channelEventOverhead plus
+// the payload's footprint (value.Footprint: what it keeps alive, at any
+// depth, iteratively, shared parts once while the walk remembers them). The
+// walk stops once the size passes limit, returning more than limit.
+func eventSize(payload value.Value, limit int64) int64 {
+	return channelEventOverhead + value.Footprint(payload, limit-channelEventOverhead)
+}
+
 // BridgePrefix marks the channels mirrored across a kernel bridge.
 const BridgePrefix = "user."
 

@@ -100,6 +100,27 @@ func TestChannelEventTooLarge(t *testing.T) {
 	}
 }
 
+// TestChannelEventSizeIsTheFootprint: an event is charged what its
+// payload keeps alive, so one string shared a hundred times is counted
+// once, and fits where a hundred copies would not.
+func TestChannelEventSizeIsTheFootprint(t *testing.T) {
+	shared := value.Str(strings.Repeat("s", 1<<20))
+	items := make([]value.Value, 100)
+	for i := range items {
+		items[i] = shared
+	}
+	list := value.NewList(items)
+	if got, want := eventSize(list, ChannelRingBytes), channelEventOverhead+value.Footprint(list, 0); got != want {
+		t.Errorf("eventSize %d, footprint plus overhead %d", got, want)
+	}
+	if got := eventSize(list, ChannelRingBytes); got > 2<<20 {
+		t.Errorf("a string shared 100 times measured %d bytes", got)
+	}
+	if err := newSession(t).in.Channels().Emit("shared", list, time.Now()); err != nil {
+		t.Errorf("emit of a shared 1 MiB string: %v", err)
+	}
+}
+
 func TestForwarderRefusalRefusesTheEmit(t *testing.T) {
 	s := newSession(t)
 	b := s.in.Channels()
