@@ -37,49 +37,6 @@ const (
 	acceptBackoff = 50 * time.Millisecond
 )
 
-// settleTransportLimits gives the transport and event fields of l left at
-// zero their defaults, and reports a negative one.
-func settleTransportLimits(l *Limits) error {
-	d := DefaultLimits()
-	sizes := []struct {
-		flag   string
-		v, def *int64
-	}{
-		{"frame-memory", &l.FrameMemory, &d.FrameMemory},
-		{"outbox-memory", &l.OutboxMemory, &d.OutboxMemory},
-		{"event-channel-memory", &l.EventChannelMemory, &d.EventChannelMemory},
-		{"event-session-memory", &l.EventSessionMemory, &d.EventSessionMemory},
-		{"event-memory", &l.EventMemory, &d.EventMemory},
-		{"frame-timeout", (*int64)(&l.FrameTimeout), (*int64)(&d.FrameTimeout)},
-	}
-	counts := []struct {
-		flag   string
-		v, def *int
-	}{
-		{"max-conns", &l.MaxConns, &d.MaxConns},
-		{"max-preattach-conns", &l.MaxPreAttachConns, &d.MaxPreAttachConns},
-		{"max-principal-conns", &l.MaxPrincipalConns, &d.MaxPrincipalConns},
-		{"event-channels", &l.EventChannels, &d.EventChannels},
-	}
-	for _, f := range sizes {
-		if *f.v < 0 {
-			return fmt.Errorf("kernel: --%s must not be negative", f.flag)
-		}
-		if *f.v == 0 {
-			*f.v = *f.def
-		}
-	}
-	for _, f := range counts {
-		if *f.v < 0 {
-			return fmt.Errorf("kernel: --%s must not be negative", f.flag)
-		}
-		if *f.v == 0 {
-			*f.v = *f.def
-		}
-	}
-	return nil
-}
-
 // admission tracks the connections for the bounds. Guarded by Server.mu.
 type admission struct {
 	waiting   list.List      // of *conn not yet attached, oldest first

@@ -280,20 +280,3 @@ func (s *Server) reapSessions() {
 		}
 	}
 }
-
-// checkSessionLimits refuses session limits that would make the kernel
-// unusable.
-func checkSessionLimits(l Limits) error {
-	for _, c := range []struct {
-		name string
-		n    int
-	}{{"principal-sessions", l.SessionsPerPrincipal}, {"token-sessions", l.TokenSessions}, {"owner-sessions", l.OwnerSessions}} {
-		if c.n < 1 {
-			return fmt.Errorf("kernel: --%s must be at least 1, not %d", c.name, c.n)
-		}
-	}
-	if l.SessionIdle < 0 {
-		return fmt.Errorf("kernel: --session-idle must not be negative")
-	}
-	return nil
-}

@@ -99,10 +99,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Limits != nil {
 		s.limits = *cfg.Limits
 	}
-	if err := settleTransportLimits(&s.limits); err != nil {
-		return nil, err
-	}
-	if err := checkSessionLimits(s.limits); err != nil {
+	if err := settleLimits(&s.limits); err != nil {
 		return nil, err
 	}
 	s.readPool = membudget.NewPool(budgetFrameMemory, s.limits.FrameMemory)
