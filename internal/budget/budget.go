@@ -182,10 +182,7 @@ func (b *Budget) Close() {
 	}
 	b.closed = true
 	held := b.used.Load()
-	kids := make([]*Budget, 0, len(b.children))
-	for k := range b.children {
-		kids = append(kids, k)
-	}
+	kids := b.childrenLocked()
 	b.children = nil
 	b.mu.Unlock()
 	for _, k := range kids {
@@ -216,6 +213,11 @@ func (b *Budget) Children() []*Budget {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	return b.childrenLocked()
+}
+
+// childrenLocked lists the budgets directly under b; b.mu is held.
+func (b *Budget) childrenLocked() []*Budget {
 	out := make([]*Budget, 0, len(b.children))
 	for k := range b.children {
 		out = append(out, k)
@@ -270,10 +272,7 @@ func (b *Budget) Cancel(cause error) int {
 	for c := range b.cancels {
 		fs = append(fs, c.f)
 	}
-	kids := make([]*Budget, 0, len(b.children))
-	for k := range b.children {
-		kids = append(kids, k)
-	}
+	kids := b.childrenLocked()
 	b.mu.Unlock()
 	for _, f := range fs {
 		f(cause)

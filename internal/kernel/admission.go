@@ -56,14 +56,17 @@ func connLimitError(budget string, limit int, msg string) *proto.RPCError {
 func (s *Server) admitLocked(c *conn) *proto.RPCError {
 	a := &s.adm
 	lim := s.limits
+	full := func() *proto.RPCError {
+		return connLimitError("max_conns", lim.MaxConns, fmt.Sprintf("connection refused: the kernel serves at most %d connections (max_conns, --max-conns)", lim.MaxConns))
+	}
 	// Evicted connections still draining count against a hard ceiling,
 	// so churn cannot pile them up.
 	if len(s.conns) >= lim.MaxConns+lim.MaxPreAttachConns {
-		return connLimitError("max_conns", lim.MaxConns, fmt.Sprintf("connection refused: the kernel serves at most %d connections (max_conns, --max-conns)", lim.MaxConns))
+		return full()
 	}
 	if a.live >= lim.MaxConns || a.waiting.Len() >= lim.MaxPreAttachConns {
 		if !s.evictOldestWaitingLocked() {
-			return connLimitError("max_conns", lim.MaxConns, fmt.Sprintf("connection refused: the kernel serves at most %d connections (max_conns, --max-conns)", lim.MaxConns))
+			return full()
 		}
 	}
 	c.waitElem = a.waiting.PushBack(c)
