@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -357,7 +358,7 @@ func end(ctx context.Context, err error) error {
 	}
 	var ex *budget.ExceededError
 	if cause := context.Cause(ctx); errors.As(cause, &ex) {
-		e := errorf(budget.CodeQuotaExceeded, "%s; the evaluation was cancelled to keep the kernel alive", ex.Error()).WithHint(budget.Hint)
+		e := quotaError(fmt.Errorf("%w; the evaluation was cancelled to keep the kernel alive", ex))
 		var ve *value.Error
 		if errors.As(err, &ve) && ve.HasPos {
 			e = e.At(ve.Span)

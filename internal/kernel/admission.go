@@ -207,8 +207,14 @@ func (s *Server) newQuotas(c *conn) {
 // evictedFrameError is what a connection evicted from the read budget is
 // told.
 func (s *Server) evictedFrameError() *proto.RPCError {
+	return s.frameMemoryError(" and this connection held the most")
+}
+
+// frameMemoryError is a frame refused because the read budget is full;
+// why says more.
+func (s *Server) frameMemoryError(why string) *proto.RPCError {
 	return proto.NewError(proto.CodeInvalidRequest,
-		fmt.Sprintf("frame refused: the %s budget (%d bytes, all connections; --frame-memory) is full and this connection held the most", budgetFrameMemory, s.limits.FrameMemory),
+		fmt.Sprintf("frame refused: the %s budget (%d bytes, all connections; --frame-memory) is full%s", budgetFrameMemory, s.limits.FrameMemory, why),
 		quotaData(budgetFrameMemory, s.limits.FrameMemory))
 }
 
@@ -226,9 +232,7 @@ func (c *conn) frameError(err error) *proto.RPCError {
 		// Evicted while growing, before the eviction's own stop landed.
 		return c.srv.evictedFrameError()
 	case errors.Is(err, membudget.ErrExceeded):
-		return proto.NewError(proto.CodeInvalidRequest,
-			fmt.Sprintf("frame refused: the %s budget (%d bytes, all connections; --frame-memory) is full", budgetFrameMemory, lim.FrameMemory),
-			quotaData(budgetFrameMemory, lim.FrameMemory))
+		return c.srv.frameMemoryError("")
 	case errors.Is(err, proto.ErrFrameTimeout):
 		return proto.NewError(proto.CodeInvalidRequest,
 			fmt.Sprintf("frame refused: a frame must arrive within %v of its first byte (frame_timeout, --frame-timeout)", lim.FrameTimeout),
