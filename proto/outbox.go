@@ -26,7 +26,7 @@ var (
 // reading stalls only its own queue.
 type Outbox struct {
 	w       io.Writer
-	ch      chan []byte
+	ch      chan outFrame
 	done    chan struct{}
 	charge  Charge     // nil: queued bytes are bounded per outbox only
 	mu      sync.Mutex // guards closed and sends on ch
@@ -52,7 +52,7 @@ func NewOutbox(w io.Writer, capacity int, opts ...OutboxOption) *Outbox {
 	if capacity <= 0 {
 		capacity = DefaultOutboxCapacity
 	}
-	o := &Outbox{w: w, ch: make(chan []byte, capacity), done: make(chan struct{})}
+	o := &Outbox{w: w, ch: make(chan outFrame, capacity), done: make(chan struct{})}
 	for _, opt := range opts {
 		opt(o)
 	}
@@ -66,7 +66,20 @@ func NewOutbox(w io.Writer, capacity int, opts ...OutboxOption) *Outbox {
 // is at capacity (or its charge refuses the frame), ErrOutboxClosed after
 // Close, an error wrapping ErrOutboxBroken after a failed write, and
 // ErrBadFrame for a malformed frame.
-func (o *Outbox) Send(frame []byte) error {
+func (o *Outbox) Send(frame []byte) error { return o.SendOwned(frame, nil) }
+
+// outFrame is a queued frame and what to call once it is written.
+type outFrame struct {
+	b       []byte
+	release func([]byte)
+}
+
+// SendOwned is Send for a frame whose buffer the caller wants back: once
+// the frame has been written (or dropped after a failed write) the writer
+// calls release(frame), if release is not nil, and keeps no reference to
+// it. When SendOwned returns an error, release is not called and the
+// buffer is the caller's again.
+func (o *Outbox) SendOwned(frame []byte, release func([]byte)) error {
 	if err := checkFrame(frame); err != nil {
 		return err
 	}
@@ -81,7 +94,7 @@ func (o *Outbox) Send(frame []byte) error {
 			return fmt.Errorf("%w: %w", ErrOutboxFull, err)
 		}
 	}
-	if err := o.enqueue(frame, n); err != nil {
+	if err := o.enqueue(outFrame{frame, release}, n); err != nil {
 		if o.charge != nil {
 			o.charge.Shrink(n)
 		}
@@ -90,7 +103,7 @@ func (o *Outbox) Send(frame []byte) error {
 	return nil
 }
 
-func (o *Outbox) enqueue(frame []byte, n int64) error {
+func (o *Outbox) enqueue(frame outFrame, n int64) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.closed {
@@ -147,17 +160,20 @@ func (o *Outbox) run() {
 	broken := false
 	for f := range o.ch {
 		if !broken {
-			if _, err := o.w.Write(f); err != nil {
+			if _, err := o.w.Write(f.b); err != nil {
 				err = fmt.Errorf("proto: outbox write: %w", err)
 				o.err.Store(&err)
 				broken = true
 			}
 		}
-		n := int64(len(f))
+		n := int64(len(f.b))
 		o.queued.Add(-n)
 		if o.charge != nil {
 			o.charge.Shrink(n)
 		}
 		o.written.Add(1)
+		if f.release != nil {
+			f.release(f.b)
+		}
 	}
 }

@@ -155,3 +155,35 @@ func TestOutboxConcurrentSendClose(t *testing.T) {
 		t.Fatalf("queued bytes = %d after drain", o.queued.Load())
 	}
 }
+
+// TestOutboxSendOwnedReleases checks that a frame sent with SendOwned is
+// handed back once written, after the frames before it, and that a refused
+// frame is not.
+func TestOutboxSendOwnedReleases(t *testing.T) {
+	var buf bytes.Buffer
+	o := NewOutbox(&buf, 2)
+	released := make(chan string, 4)
+	release := func(f []byte) { released <- string(f) }
+	if err := o.Send([]byte("a\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.SendOwned([]byte("b\n"), release); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.SendOwned([]byte("bad"), release); !errors.Is(err, ErrBadFrame) {
+		t.Fatalf("malformed frame: %v", err)
+	}
+	o.Close()
+	<-o.Done()
+	if buf.String() != "a\nb\n" {
+		t.Errorf("wrote %q", buf.String())
+	}
+	close(released)
+	var got []string
+	for f := range released {
+		got = append(got, f)
+	}
+	if len(got) != 1 || got[0] != "b\n" {
+		t.Errorf("released %q, want only the owned frame", got)
+	}
+}

@@ -142,9 +142,9 @@ func (t *thread) callValue(fn value.Value, pos []value.Value, named []value.Name
 
 func (t *thread) enter() error {
 	t.depth++
-	if t.depth > maxDepth {
+	if t.depth > maxEvalDepth {
 		t.depth--
-		return errorf(codeRecursion, "recursion limit of %d nested calls exceeded", maxDepth)
+		return tooDeep()
 	}
 	if t.ticks++; t.ticks&1023 == 0 {
 		if err := t.checkpoint(); err != nil {

@@ -168,8 +168,8 @@ func (t *thread) cmdValues(call *syntax.CmdCall, sc *scope, o *cmdOpts) ([]cmdVa
 // runAlias expands an alias: its stored call with this call's arguments,
 // redirects and environment appended; the target head ignores bindings.
 func (t *thread) runAlias(a *CmdRef, call *syntax.CmdCall, sc *scope, m mode, o *cmdOpts) (value.Value, error) {
-	if t.depth > maxDepth {
-		return nil, errorf(codeRecursion, "alias %s expands too deeply", a.Name)
+	if t.depth >= maxEvalDepth {
+		return nil, errorf(codeRecursion, "alias %s expands too deeply (recursion limit: calls and expressions nest at most %d deep)", a.Name, maxEvalDepth)
 	}
 	merged := *a.Call
 	merged.Args = append(append([]*syntax.CmdArg(nil), a.Call.Args...), call.Args...)

@@ -33,11 +33,21 @@ func (t *thread) eval(x syntax.Expr, sc *scope) (value.Value, error) {
 	case *syntax.TimeLit:
 		return value.Time(n.Nanos), nil
 	}
+	if t.depth++; t.depth > maxEvalDepth {
+		t.depth--
+		return nil, withSpan(tooDeep(), x.Pos())
+	}
 	v, err := t.eval1(x, sc)
+	t.depth--
 	if err != nil {
 		return nil, withSpan(err, x.Pos())
 	}
 	return v, nil
+}
+
+// tooDeep is the error of an evaluation past maxEvalDepth.
+func tooDeep() error {
+	return errorf(codeRecursion, "recursion limit: calls and nested expressions go more than %d deep", maxEvalDepth)
 }
 
 func (t *thread) eval1(x syntax.Expr, sc *scope) (value.Value, error) {
@@ -104,6 +114,25 @@ func (t *thread) eval1(x syntax.Expr, sc *scope) (value.Value, error) {
 // evalPos evaluates the position-sensitive forms: commands run according
 // to m, and control forms pass m on to the branch that yields their value.
 func (t *thread) evalPos(x syntax.Expr, sc *scope, m mode) (value.Value, error) {
+	switch n := x.(type) {
+	case *syntax.Cmd, *syntax.LangBlock, *syntax.Block, *syntax.If, *syntax.Match, *syntax.Try, *syntax.With:
+	case *syntax.Binary:
+		if m == modeValue || (n.Op != syntax.OpAnd && n.Op != syntax.OpOr) {
+			return t.eval(x, sc) // eval counts its own depth
+		}
+	default:
+		return t.eval(x, sc)
+	}
+	if t.depth++; t.depth > maxEvalDepth {
+		t.depth--
+		return nil, withSpan(tooDeep(), x.Pos())
+	}
+	v, err := t.evalPos1(x, sc, m)
+	t.depth--
+	return v, err
+}
+
+func (t *thread) evalPos1(x syntax.Expr, sc *scope, m mode) (value.Value, error) {
 	var v value.Value
 	var err error
 	switch n := x.(type) {

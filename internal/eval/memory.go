@@ -55,15 +55,55 @@ type meter struct {
 	b    *budget.Budget
 	mu   sync.Mutex
 	held map[weak.Pointer[byte]]int64 // tracked value -> bytes charged
-	root map[string]int64             // session variable -> bytes of small values charged
+	// byAddr finds a tracked value's weak pointer from its address
+	// without making one (weak.Make allocates for memory that has none),
+	// so measuring can ask cheaply whether a child is tracked already.
+	byAddr map[uintptr]weak.Pointer[byte]
+	// counted is m.tracked as a func value, made once.
+	counted func(value.Value) bool
+	root    map[string]int64 // session variable -> bytes of small values charged
 }
 
 func newMeter(b *budget.Budget) *meter {
 	if b == nil {
 		return nil
 	}
-	return &meter{b: b, held: map[weak.Pointer[byte]]int64{}, root: map[string]int64{}}
+	m := &meter{b: b, held: map[weak.Pointer[byte]]int64{}, byAddr: map[uintptr]weak.Pointer[byte]{}, root: map[string]int64{}}
+	m.counted = m.tracked
+	return m
 }
+
+// tracked reports whether v's memory is charged on its own already (or is
+// being charged by a concurrent producer), so a container holding it need
+// not count what it reaches.
+func (m *meter) tracked(v value.Value) bool {
+	ptr := identity(v)
+	if ptr == nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	wp, ok := m.byAddr[uintptr(unsafe.Pointer(ptr))]
+	// The weak pointer still resolving to ptr proves the tracked value is
+	// the one at this address, not a new one where a dead one was.
+	return ok && wp.Value() == ptr
+}
+
+// trackNodes is the most containers a measurement that decides whether
+// to track a value walks: a value reaching more untracked containers than
+// this is tracked on its own, so a chain of small containers (x = [x] in a
+// loop) is cut into tracked segments and each new wrapper costs a short
+// walk, not one to the bottom.
+const trackNodes = 64
+
+// sizer returns a pooled Sizer that skips what m tracks.
+func (m *meter) sizer() *value.Sizer {
+	sz := value.GetSizer()
+	sz.Counted = m.counted
+	return sz
+}
+
+func (m *meter) putSizer(sz *value.Sizer) { value.PutSizer(sz) }
 
 // bindRoot charges the session for v, about to be bound to name in the
 // session's own scope, when v is small enough not to be tracked on its
@@ -120,10 +160,12 @@ func (m *meter) smallCost(v value.Value) (int64, error) {
 	default:
 		return 0, nil
 	}
-	sz := value.GetSizer()
+	sz := m.sizer()
+	sz.NodeLimit = trackNodes
 	n := sz.Measure(v, trackMin, trackMin)
-	value.PutSizer(sz)
-	if n >= trackMin {
+	long := sz.Truncated
+	m.putSizer(sz)
+	if n >= trackMin || long {
 		return 0, m.account(v)
 	}
 	return n, nil
@@ -141,14 +183,18 @@ const reserved = -1
 
 // heldKey is what a tracked value's cleanup needs to release its charge.
 type heldKey struct {
-	m *meter
-	k weak.Pointer[byte]
+	m    *meter
+	k    weak.Pointer[byte]
+	addr uintptr
 }
 
 func releaseHeld(h heldKey) {
 	h.m.mu.Lock()
 	n := h.m.held[h.k]
 	delete(h.m.held, h.k)
+	if h.m.byAddr[h.addr] == h.k {
+		delete(h.m.byAddr, h.addr)
+	}
 	h.m.mu.Unlock()
 	if n > 0 {
 		h.m.b.Release(n)
@@ -192,9 +238,12 @@ func (m *meter) account(v value.Value) error {
 	if smallFlat(v) {
 		return nil
 	}
-	sz := value.GetSizer()
-	defer value.PutSizer(sz)
-	if n := sz.Measure(v, trackMin, trackMin); n >= trackMin {
+	sz := m.sizer()
+	defer m.putSizer(sz)
+	sz.NodeLimit = trackNodes
+	n := sz.Measure(v, trackMin, trackMin)
+	sz.NodeLimit = 0
+	if n >= trackMin || sz.Truncated {
 		// Measured only in part: track it whole.
 		clear(sz.Split)
 		sz.Split = append(sz.Split[:0], v)
@@ -264,11 +313,13 @@ func (m *meter) track(sz *value.Sizer) error {
 			}
 			return quotaError(err)
 		}
+		addr := uintptr(unsafe.Pointer(ptr))
 		m.mu.Lock()
 		m.held[k] = prev + n
+		m.byAddr[addr] = k
 		m.mu.Unlock()
 		if !seen {
-			runtime.AddCleanup(ptr, releaseHeld, heldKey{m, k})
+			runtime.AddCleanup(ptr, releaseHeld, heldKey{m, k, addr})
 		}
 	}
 	return nil

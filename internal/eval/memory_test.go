@@ -256,3 +256,28 @@ func TestBudgetChargesCapture(t *testing.T) {
 		t.Errorf("budget holds %d bytes after the outcomes are gone", u)
 	}
 }
+
+// TestBudgetNestedWrappersChargedOnce: wrapping a value in a new list, over
+// and over, keeps alive only one small list per step. Each wrapper must be
+// charged for itself, not again for everything it wraps (that would charge
+// quadratically: 300,000 steps would "use" terabytes).
+func TestBudgetNestedWrappersChargedOnce(t *testing.T) {
+	for _, src := range []string{
+		"var x = []; for i in 0..300000 { x = [x] }; 1",
+		"var x = {}; for i in 0..100000 { x = {a: x, n: i} }; 1",
+		"var x = [rep(65536)]; for i in 0..100000 { x = [x, i] }; 1",
+	} {
+		in, b := budgetSession(t, 256<<20)
+		if _, err := in.Eval(context.Background(), prelude+src); err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		settle()
+		// The true footprint is well under 200 MiB for each.
+		if u := b.Used(); u > 200<<20 {
+			t.Errorf("%s: budget holds %d MiB", src, u>>20)
+		} else {
+			t.Logf("%s: budget holds %d MiB", src, u>>20)
+		}
+		runtime.KeepAlive(in)
+	}
+}

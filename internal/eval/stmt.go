@@ -101,6 +101,16 @@ func (t *thread) evalBlock(b *syntax.Block, sc *scope, m mode) (value.Value, err
 
 // evalStmts runs stmts directly in sc.
 func (t *thread) evalStmts(stmts []syntax.Stmt, sc *scope, m mode) (value.Value, error) {
+	if t.depth++; t.depth > maxEvalDepth {
+		t.depth--
+		return nil, tooDeep()
+	}
+	v, err := t.evalStmts1(stmts, sc, m)
+	t.depth--
+	return v, err
+}
+
+func (t *thread) evalStmts1(stmts []syntax.Stmt, sc *scope, m mode) (value.Value, error) {
 	var last value.Value = value.Nil
 	n := len(stmts)
 	for i, st := range stmts {

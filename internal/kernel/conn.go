@@ -246,7 +246,14 @@ func (c *conn) send(msg any) {
 			return
 		}
 	}
-	if err := c.out.Send(frame); err != nil {
+	c.queue(frame, nil)
+}
+
+// queue hands frame to the outbox, to be given to release once written.
+// A full queue means the peer is not reading: the connection is closed
+// rather than let it hold memory.
+func (c *conn) queue(frame []byte, release func([]byte)) {
+	if err := c.out.SendOwned(frame, release); err != nil {
 		if errors.Is(err, proto.ErrOutboxFull) {
 			c.srv.log.Warn("closing connection: peer is not reading")
 		}
@@ -258,10 +265,17 @@ func (c *conn) send(msg any) {
 // reply answers req unless it is a notification.
 func (c *conn) reply(req *proto.Request, result any, err error) {
 	if req.IsNotification() {
+		if f, ok := result.(answerFrame); ok {
+			releaseFrame(f)
+		}
 		return
 	}
 	if err != nil {
 		c.send(proto.NewErrorResponse(req.ID, toRPCError(err)))
+		return
+	}
+	if f, ok := result.(answerFrame); ok {
+		c.queue(f, releaseFrame)
 		return
 	}
 	c.send(proto.NewResponse(req.ID, result))

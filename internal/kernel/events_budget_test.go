@@ -163,7 +163,7 @@ func TestTranscriptSrcIsBounded(t *testing.T) {
 	k := startKernel(t)
 	c := k.dial(t)
 	c.attach("", "")
-	src := "1" + strings.Repeat(" + 1", 5000)
+	src := strings.Repeat("1 + 1; ", 3000) // long, but shallower than syntax.MaxDepth
 	c.ok("exec", map[string]any{"src": src}, nil)
 	var tr struct {
 		Events []struct {

@@ -15,6 +15,12 @@ import (
 	"github.com/shoalgo/shoal/proto"
 )
 
+// parseResult is the result of a parse answer.
+type parseResult struct {
+	ASTVersion int             `json:"ast_version"`
+	AST        json.RawMessage `json:"ast"`
+}
+
 func TestParse(t *testing.T) {
 	k := startKernel(t)
 	c := k.dial(t)

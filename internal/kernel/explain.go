@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -15,60 +16,34 @@ type explainParams struct {
 	AST json.RawMessage `json:"ast"`
 }
 
-type explainResult struct {
-	ASTVersion    int             `json:"ast_version"`
-	AST           json.RawMessage `json:"ast"`
-	Effects       []leash.Effect  `json:"effects"`
-	Reversibility string          `json:"reversibility"`
-	Opaque        bool            `json:"opaque"`
-	Notes         []string        `json:"notes,omitempty"`
-	Fingerprint   string          `json:"fingerprint"`
+// explainTail is the part of an explain answer after its AST, which the
+// answer's frame holds first: {"ast_version":2,"ast":AST,<tail>}.
+type explainTail struct {
+	Effects       []leash.Effect `json:"effects"`
+	Reversibility string         `json:"reversibility"`
+	Opaque        bool           `json:"opaque"`
+	Notes         []string       `json:"notes,omitempty"`
+	Fingerprint   string         `json:"fingerprint"`
 }
 
 // handleExplain derives, without running anything, what a source would do
 // in the caller's session: its canonical AST, effects, reversibility and
 // opacity, and a descriptive fingerprint. Nothing is stored: the
 // fingerprint is not a plan ref and plan.get does not resolve it. "src"
-// wins over "ast"; an "ast" alone is decoded from its ast_version 2 JSON.
-func handleExplain(_ context.Context, c *call) (any, error) {
+// wins over "ast"; an "ast" alone is decoded from its ast_version 2 JSON,
+// under the bounds a parse keeps (syntax.MaxDepth, syntax.MaxNodes).
+func handleExplain(ctx context.Context, c *call) (any, error) {
 	var p explainParams
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
+	if p.Src == nil && (len(p.AST) == 0 || string(p.AST) == "null") {
+		return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "src" or "ast" is required`, nil)
+	}
 	sess := c.att.sess
 	view := sess.view()
-	var prog *syntax.Program
-	var src string
-	if p.Src != nil {
-		// The tree is dropped once the plan is derived (plans hold strings,
-		// never nodes), so a keeping parser serves.
-		ps := getParser()
-		defer putParser(ps)
-		parsed, err := ps.Parse(*p.Src, syntax.ParseOptions{IsBound: view.isBound})
-		if err != nil {
-			return nil, parseError(err)
-		}
-		prog, src = parsed, *p.Src
-	} else {
-		if len(p.AST) == 0 || string(p.AST) == "null" {
-			return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "src" or "ast" is required`, nil)
-		}
-		decoded, err := syntax.UnmarshalProgram(p.AST)
-		if err != nil {
-			return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "ast" is not a valid ast_version 2 program`, err.Error())
-		}
-		prog = decoded
-	}
-	ast, err := syntax.MarshalProgram(prog)
-	if err != nil {
-		return nil, err
-	}
-	if p.Src == nil {
-		// The canonical AST stands in for the source in the fingerprint.
-		src = string(ast)
-	}
 	dir, env := sess.snapshot()
-	plan := leash.Derive(prog, leash.Env{
+	le := leash.Env{
 		Dir:     dir,
 		Home:    envValue(env, "HOME"),
 		Trash:   eval.TrashRoot(env),
@@ -82,18 +57,70 @@ func handleExplain(_ context.Context, c *call) (any, error) {
 			a, ok := view.aliases[name]
 			return a, ok
 		},
-	})
-	effects := plan.Effects
-	if effects == nil {
-		effects = []leash.Effect{}
 	}
-	return &explainResult{
-		ASTVersion:    ASTVersion,
-		AST:           ast,
-		Effects:       effects,
-		Reversibility: plan.Reversibility,
-		Opaque:        plan.Opaque,
-		Notes:         plan.Notes,
-		Fingerprint:   leash.Fingerprint(plan, src),
-	}, nil
+	var answer answerFrame
+	var err error
+	if werr := c.conn.srv.source.run(ctx, func(ps *syntax.Parser) { answer, err = explainAnswer(ps, c.req, p, le) }); werr != nil {
+		return nil, werr
+	}
+	if err != nil || answer == nil {
+		return nil, err
+	}
+	return answer, nil
+}
+
+// explainAnswer parses (with ps) or decodes the program, derives its plan
+// and writes the answer frame for req (nil for a notification).
+func explainAnswer(ps *syntax.Parser, req *proto.Request, p explainParams, le leash.Env) (answerFrame, error) {
+	var prog *syntax.Program
+	var src string
+	if p.Src != nil {
+		// The tree is dropped once the answer is written (plans hold
+		// strings, never nodes), so a keeping parser serves.
+		parsed, err := ps.Parse(*p.Src, syntax.ParseOptions{IsBound: le.IsBound})
+		if err != nil {
+			return nil, parseError(err)
+		}
+		prog, src = parsed, *p.Src
+	} else {
+		decoded, err := syntax.UnmarshalProgram(p.AST)
+		if err != nil {
+			return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "ast" is not a valid ast_version 2 program`, err.Error())
+		}
+		prog = decoded
+	}
+	plan := leash.Derive(prog, le)
+	if req.IsNotification() {
+		return nil, nil
+	}
+	tail := explainTail{Effects: plan.Effects, Reversibility: plan.Reversibility, Opaque: plan.Opaque, Notes: plan.Notes}
+	if tail.Effects == nil {
+		tail.Effects = []leash.Effect{}
+	}
+	return buildAnswer(req, astSizeHint(src)+len(p.AST), func(b []byte, limit int) ([]byte, error) {
+		b = append(b, astResultHead...)
+		at := len(b)
+		b, err := appendAST(b, prog, src, limit-1)
+		if err != nil {
+			return b, err
+		}
+		if p.Src == nil {
+			// The canonical AST stands in for the source in the
+			// fingerprint.
+			src = string(b[at:])
+		}
+		tail.Fingerprint = leash.Fingerprint(plan, src)
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false) // as every other answer is written
+		if err := enc.Encode(tail); err != nil {
+			return b, err
+		}
+		rest := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		if len(b)+len(rest) > limit {
+			return b, astTooLarge(src)
+		}
+		b = append(b, ',')
+		return append(b, rest[1:]...), nil // rest's own '{' dropped, its '}' closes the result
+	})
 }

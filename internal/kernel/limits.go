@@ -55,6 +55,12 @@ const (
 	// RenderWidth is the terminal width, in columns, a render is fitted to.
 	RenderWidth = 80
 
+	// SourceWorkers bounds the parse and explain requests working on their
+	// sources at once, kernel-wide (others wait their turn): each holds a
+	// tree of at most syntax.MaxNodes nodes and an answer of at most
+	// proto.MaxFrame bytes.
+	SourceWorkers = 4
+
 	// StaleDialTimeout bounds the probe that tells a live listener from a
 	// stale socket file.
 	StaleDialTimeout = time.Second

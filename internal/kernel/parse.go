@@ -2,9 +2,9 @@ package kernel
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"sync"
+	"fmt"
+	"strconv"
 
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/proto"
@@ -14,11 +14,6 @@ type parseParams struct {
 	Src *string `json:"src"`
 }
 
-type parseResult struct {
-	ASTVersion int             `json:"ast_version"`
-	AST        json.RawMessage `json:"ast"`
-}
-
 // parseErrorData is the data of a PARSE_ERROR.
 type parseErrorData struct {
 	Span       proto.Span `json:"span"`
@@ -26,39 +21,72 @@ type parseErrorData struct {
 	Incomplete bool       `json:"incomplete"`
 }
 
-func handleParse(_ context.Context, c *call) (any, error) {
-	var p parseParams
-	if err := c.params(&p); err != nil {
+func handleParse(ctx context.Context, c *call) (any, error) {
+	src, ok := proto.StringParam(c.req.Params, "src")
+	if !ok {
+		var p parseParams
+		if err := c.params(&p); err != nil {
+			return nil, err
+		}
+		if p.Src == nil {
+			return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "src" is required`, nil)
+		}
+		src = *p.Src
+	}
+	var answer answerFrame
+	var err error
+	if werr := c.conn.srv.source.run(ctx, func(ps *syntax.Parser) { answer, err = parseAnswer(ps, c.req, src) }); werr != nil {
+		return nil, werr
+	}
+	if err != nil || answer == nil {
 		return nil, err
 	}
-	if p.Src == nil {
-		return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "src" is required`, nil)
-	}
-	ps := getParser()
-	defer putParser(ps)
-	prog, err := ps.Parse(*p.Src, syntax.ParseOptions{})
+	return answer, nil
+}
+
+// parseAnswer parses src with ps and writes the answer frame for req:
+// {"ast_version":2,"ast":AST}, or nil for a notification.
+func parseAnswer(ps *syntax.Parser, req *proto.Request, src string) (answerFrame, error) {
+	prog, err := ps.Parse(src, syntax.ParseOptions{})
 	if err != nil {
 		return nil, parseError(err)
 	}
-	ast, err := syntax.MarshalProgram(prog)
-	if err != nil {
-		return nil, err
+	if req.IsNotification() {
+		return nil, nil
 	}
-	return &parseResult{ASTVersion: ASTVersion, AST: ast}, nil
+	// The tree lives only until ps parses again, so the answer is written
+	// now, straight into its frame.
+	return buildAnswer(req, astSizeHint(src), func(b []byte, limit int) ([]byte, error) {
+		b = append(b, astResultHead...)
+		b, err := appendAST(b, prog, src, limit-1)
+		return append(b, '}'), err
+	})
 }
 
-// parsers pools keeping parsers for the methods that read a tree and drop
-// it (parse, explain): their trees reuse memory, so those requests leave
-// nothing for the garbage collector. exec parses with syntax.Parse, since
-// closures it defines keep their nodes for the life of the session.
-var parsers = sync.Pool{New: func() any { return new(syntax.Parser) }}
+// astResultHead opens a parse answer's result, up to its AST.
+var astResultHead = `{"ast_version":` + strconv.Itoa(ASTVersion) + `,"ast":`
 
-func getParser() *syntax.Parser { return parsers.Get().(*syntax.Parser) }
+// astSizeHint guesses the bytes of a source's AST JSON: about 17 for each
+// byte of source in scripts like the benchmark's.
+func astSizeHint(src string) int { return 18*len(src) + 512 }
 
-// putParser ends the life of ps's last tree and pools ps.
-func putParser(ps *syntax.Parser) {
-	ps.Reset()
-	parsers.Put(ps)
+// appendAST appends prog's JSON, keeping b within limit bytes: an AST too
+// large to answer is PARSE_ERROR, like one too large to parse.
+func appendAST(b []byte, prog *syntax.Program, src string, limit int) ([]byte, error) {
+	b, err := syntax.AppendProgram(b, prog, limit)
+	if errors.Is(err, syntax.ErrTooLarge) {
+		return b, astTooLarge(src)
+	}
+	return b, err
+}
+
+// astTooLarge is the PARSE_ERROR of a source whose answer would pass the
+// frame limit.
+func astTooLarge(src string) error {
+	hint := "split the source into smaller units and send them one at a time"
+	return proto.NewError(proto.CodeParseError,
+		fmt.Sprintf("the source's AST is too large to answer (its JSON is over the %d-byte frame limit)", proto.MaxFrame),
+		parseErrorData{Span: proto.Span{Start: 0, End: len(src)}, Hint: &hint})
 }
 
 // parseError turns a parser error into PARSE_ERROR with span, hint and

@@ -59,6 +59,7 @@ type Server struct {
 	sessions registry
 	bus      *events.Bus
 	mem      *membudget.Budget // kernel memory: every session's budget is under it
+	source   *sourceWork       // parse and explain run here
 	procs    *contain.Manager
 	ownProcs bool // procs was made by New and is closed by Shutdown
 
@@ -117,6 +118,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.initMemory()
+	s.source = newSourceWork(s.ctx, SourceWorkers)
 	s.sessions.init(s.local, s.limits)
 	s.bus = events.New(events.WithLimits(events.Limits{
 		ChannelBytes:  s.limits.EventChannelMemory,

@@ -3,6 +3,8 @@ package kernel
 import (
 	"flag"
 	"io"
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -57,6 +59,25 @@ func TestParseSize(t *testing.T) {
 	for _, in := range []string{"", "x", "-1", "1.5GiB", "9999999999GiB", "1XB"} {
 		if _, err := ParseSize(in); err == nil {
 			t.Errorf("ParseSize(%q) accepted", in)
+		}
+	}
+}
+
+// The limits table in docs/kernel.md names every tunable bound's flag.
+func TestLimitsTableNamesEveryFlag(t *testing.T) {
+	b, err := os.ReadFile("../../docs/kernel.md")
+	if err != nil {
+		t.Skip("docs not beside the package:", err)
+	}
+	doc := string(b)
+	i := strings.Index(doc, "\n## Limits\n")
+	if i < 0 {
+		t.Fatal("docs/kernel.md has no Limits section")
+	}
+	table := doc[i:]
+	for _, f := range limitFlags {
+		if !strings.Contains(table, "`--"+f.name+"`") && !strings.Contains(table, "`--"+f.name+" ") {
+			t.Errorf("the limits table does not name --%s", f.name)
 		}
 	}
 }

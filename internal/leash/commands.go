@@ -201,6 +201,10 @@ func (w *walker) aliasCall(name string, target *syntax.CmdCall, c *syntax.CmdCal
 	if target == nil || target.Head == nil {
 		return
 	}
+	if len(w.expanding) >= maxCallDepth {
+		w.opaque(name, "aliases nest too deeply to analyse")
+		return
+	}
 	merged := *target
 	merged.Args = append(append([]*syntax.CmdArg(nil), target.Args...), c.Args...)
 	merged.Redirects = nil // the call's redirects were already counted

@@ -11,8 +11,13 @@ import (
 const EffectOpaque host.Effect = "opaque"
 
 // maxCallDepth bounds how deeply derivation follows calls into functions
-// declared in the source or the session.
+// declared in the source or the session, and aliases into their targets.
 const maxCallDepth = 64
+
+// maxWalkDepth bounds the expressions derivation has open at once, across
+// the function bodies it follows: each tree is at most syntax.MaxDepth
+// deep, but a chain of calls stacks bodies. Deeper, the rest is opaque.
+const maxWalkDepth = 4 * syntax.MaxDepth
 
 // local is what derivation knows about a name bound in the source.
 type local struct {
@@ -45,6 +50,7 @@ type walker struct {
 	stack []dirState // pushd/popd
 
 	scopes    []map[string]*local
+	depth     int // expressions open, at most maxWalkDepth
 	active    map[*syntax.FnDecl]bool
 	expanding map[string]bool // aliases being expanded
 	notes     map[string]bool

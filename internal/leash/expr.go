@@ -40,6 +40,12 @@ func (w *walker) expr(e syntax.Expr) {
 	if e == nil {
 		return
 	}
+	if w.depth >= maxWalkDepth {
+		w.opaque("expression", "calls and expressions nest too deeply to analyse")
+		return
+	}
+	w.depth++
+	defer func() { w.depth-- }()
 	switch e := e.(type) {
 	case *syntax.StrInterp:
 		for _, p := range e.Parts {

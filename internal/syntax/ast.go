@@ -20,10 +20,6 @@ type Span struct {
 	End   int32 `json:"end"`
 }
 
-// maxSource is the size limit of a parsed source unit: span offsets are
-// 32-bit.
-const maxSource = 1<<31 - 1
-
 // mkSpan returns the span [start, end) of int offsets.
 func mkSpan(start, end int) Span { return Span{int32(start), int32(end)} }
 

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	_ "embed"
 	"fmt"
 	goparser "go/parser"
 	gotoken "go/token"
@@ -11,35 +12,11 @@ import (
 )
 
 // benchChunk is a corpus-like script fragment mixing declarations,
-// expressions, commands, strings, matches and interpreter blocks.
-const benchChunk = `# Report helpers.
-fn summarize(rows: list<record>, limit: int = 10) -> str {
-  let total = rows.map(.size).sum()
-  let names = rows.where(.size > 1kb).map(r => r.name).take(limit)
-  "total {total} across {rows.len()} files: {names.join(", ")}"
-}
-var count = 0
-for p in glob("src/**/*.go") { count += 1 }
-let files = (ls ./src)
-  .where(.type == "file")
-  .sort_by(f => f.modified)
-let status = match files.len() {
-  0 => "empty"
-  1 | 2 | 3 => "few"
-  int n if n > 100 => "many"
-  _ => "some"
-}
-git status --short --branch > ./status.txt
-RUST_LOG=debug cargo test --workspace -- --nocapture &
-let version = (^git describe --tags).out.str().trim()
-let cfg = {name: "shoal", ready: true, port: 8080, tags: ["a", "b"], timeout: 250ms}
-let out_json = json.stringify(cfg, pretty: true)
-let r = try { path("config.toml").read() } catch e { e.msg }
-let n = (1 / 0) catch 0
-let data = sh { printf '{"n": 4}' }.out
-with cwd: "sub", env: {MODE: "test"} { echo (count) }
-if count > 10 && version != "" { echo "big" } else { echo small }
-`
+// expressions, commands, strings, matches and interpreter blocks. The
+// kernel's parse RPC benchmark reads the same file.
+//
+//go:embed testdata/bench/chunk.shl
+var benchChunk string
 
 func benchSource() string {
 	var b strings.Builder
@@ -175,6 +152,30 @@ func BenchmarkLex10KB(b *testing.B) {
 		}
 		if n == 0 {
 			b.Fatal("no tokens")
+		}
+	}
+}
+
+// BenchmarkMarshal10KB encodes the AST of the benchmark script as JSON
+// into a reused buffer, as the kernel's parse method does (MB/s is of
+// JSON written).
+//
+//	go test -run '^$' -bench Marshal10KB -benchmem -count 6 ./internal/syntax/
+func BenchmarkMarshal10KB(b *testing.B) {
+	prog, err := Parse(benchSource(), ParseOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := MarshalProgram(prog)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(out)))
+	b.ReportAllocs()
+	buf := make([]byte, 0, 2*len(out))
+	for b.Loop() {
+		if buf, err = AppendProgram(buf[:0], prog, 0); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

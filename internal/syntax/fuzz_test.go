@@ -74,7 +74,7 @@ func FuzzParse(f *testing.F) {
 	seedCorpus(f)
 	f.Fuzz(func(t *testing.T, src string) {
 		for _, repl := range []bool{false, true} {
-			prog, perr := parseNoRecover(src, ParseOptions{REPL: repl})
+			prog, perr, size := parseNoRecover(src, ParseOptions{REPL: repl})
 			if err := sameAsKeeping(src, ParseOptions{REPL: repl}, prog, perr); err != nil {
 				t.Fatalf("%v\nsource: %q", err, src)
 			}
@@ -88,6 +88,9 @@ func FuzzParse(f *testing.F) {
 				continue
 			}
 			if err := checkSpans(prog, len(src)); err != nil {
+				t.Fatalf("%v\nsource: %q", err, src)
+			}
+			if err := checkSize(prog, size); err != nil {
 				t.Fatalf("%v\nsource: %q", err, src)
 			}
 		}
@@ -120,8 +123,9 @@ func sameAsKeeping(src string, opts ParseOptions, prog *Program, perr *Error) er
 }
 
 // parseNoRecover parses, converting only parse errors: any other panic
-// escapes so the fuzzer reports it.
-func parseNoRecover(src string, opts ParseOptions) (prog *Program, perr *Error) {
+// escapes so the fuzzer reports it. It also returns the height and node
+// count the parser tracked.
+func parseNoRecover(src string, opts ParseOptions) (prog *Program, perr *Error, size treeSize) {
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(bailout)
@@ -133,7 +137,8 @@ func parseNoRecover(src string, opts ParseOptions) (prog *Program, perr *Error) 
 	}()
 	p := parserPool.Get().(*parser)
 	defer p.release()
-	return p.parseProgram(src, opts), nil
+	prog = p.parseProgram(src, opts)
+	return prog, nil, treeSize{height: p.h, nodes: p.nodes}
 }
 
 // checkSpans verifies every node span lies within the source and within its

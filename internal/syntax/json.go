@@ -1,11 +1,16 @@
 package syntax
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"unicode/utf8"
 )
+
+// ErrTooLarge reports that the JSON form of a tree would be longer than the
+// limit AppendProgram was given.
+var ErrTooLarge = errors.New("syntax: the AST's JSON is larger than the limit")
 
 // MarshalProgram renders p in the stable JSON form of the AST (ast_version
 // 2): {"stmts":[...]}. Every node is an object whose "kind" is the
@@ -15,86 +20,231 @@ import (
 // A Go field named Kind is written under its type's name (arg_kind,
 // redirect_kind). Absent optional nodes are null; empty lists are [].
 func MarshalProgram(p *Program) ([]byte, error) {
+	return AppendProgram(nil, p, 0)
+}
+
+// AppendProgram appends the JSON form of p (see MarshalProgram) to dst and
+// returns the extended buffer. With limit > 0 the result may be at most
+// limit bytes long, dst's own bytes included: past it AppendProgram stops
+// early and returns an error wrapping ErrTooLarge, so a huge tree costs at
+// most limit bytes. A tree deeper than MaxDepth, which neither Parse nor
+// UnmarshalProgram returns, is an error too, not a deep recursion. On error
+// the returned slice is dst with unspecified bytes appended.
+func AppendProgram(dst []byte, p *Program, limit int) (out []byte, err error) {
 	if p == nil {
-		return nil, fmt.Errorf("marshal program: nil program")
+		return dst, fmt.Errorf("marshal program: nil program")
 	}
-	e := &jenc{buf: make([]byte, 0, 256)}
+	if limit <= 0 {
+		limit = math.MaxInt
+	}
+	e := jenc{buf: dst, limit: limit}
+	defer func() {
+		if r := recover(); r != nil {
+			b, ok := r.(encodeBailout)
+			if !ok {
+				panic(r)
+			}
+			out, err = e.buf, fmt.Errorf("marshal program: %w", b.err)
+		}
+	}()
 	e.raw(`{"stmts":`)
 	e.stmts(p.Stmts)
 	e.raw("}")
-	if e.err != nil {
-		return nil, fmt.Errorf("marshal program: %w", e.err)
-	}
+	e.check()
 	return e.buf, nil
 }
 
+// jenc appends JSON to buf. It checks the length against limit once per
+// node and before each string, so it overshoots by at most one node's
+// fixed text; errors unwind to AppendProgram as an encodeBailout.
 type jenc struct {
-	buf []byte
-	err error
+	buf   []byte
+	limit int
+	depth int // node functions nested, at most MaxDepth
 }
+
+type encodeBailout struct{ err error }
+
+func (e *jenc) fail(err error) { panic(encodeBailout{err}) }
+
+// check fails once the buffer is over the limit.
+func (e *jenc) check() {
+	if len(e.buf) > e.limit {
+		e.fail(fmt.Errorf("%w of %d bytes", ErrTooLarge, e.limit))
+	}
+}
+
+// enter and leave bracket the encoding of a node that may hold nodes of
+// its own kind, bounding the recursion.
+func (e *jenc) enter() {
+	if e.depth++; e.depth > MaxDepth {
+		e.fail(fmt.Errorf("tree nested deeper than %d nodes", MaxDepth))
+	}
+}
+
+func (e *jenc) leave() { e.depth-- }
 
 func (e *jenc) raw(s string) { e.buf = append(e.buf, s...) }
 
-// open starts a node object with its kind.
-func (e *jenc) open(kind string) {
-	e.raw(`{"kind":"`)
-	e.raw(kind)
-	e.raw(`"`)
-}
-
-// close ends a node object with its span.
+// close ends a node object with its span. Spans are half the encoder's
+// work, so the whole tail is written in place into room made once.
 func (e *jenc) close(s Span) {
-	e.raw(`,"span":{"start":`)
-	e.buf = strconv.AppendInt(e.buf, int64(s.Start), 10)
-	e.raw(`,"end":`)
-	e.buf = strconv.AppendInt(e.buf, int64(s.End), 10)
-	e.raw("}}")
+	if s.Start < 0 || s.End < 0 {
+		e.buf = append(e.buf, `,"span":{"start":`...)
+		e.buf = appendInt(e.buf, int64(s.Start))
+		e.buf = append(e.buf, `,"end":`...)
+		e.buf = appendInt(e.buf, int64(s.End))
+		e.buf = append(e.buf, "}}"...)
+		e.check()
+		return
+	}
+	const head, mid = `,"span":{"start":`, `,"end":`
+	const room = len(head) + 10 + len(mid) + 10 + 2
+	b := e.buf
+	if cap(b)-len(b) < room {
+		b = append(b, make([]byte, room)...)[:len(b)]
+	}
+	n := len(b)
+	b = b[:n+room]
+	n += copy(b[n:], head)
+	n = putDigits(b, n, uint32(s.Start))
+	n += copy(b[n:], mid)
+	n = putDigits(b, n, uint32(s.End))
+	b[n], b[n+1] = '}', '}'
+	e.buf = b[:n+2]
+	e.check()
 }
 
-func (e *jenc) key(k string) {
-	e.raw(`,"`)
-	e.raw(k)
-	e.raw(`":`)
+// putDigits writes u in decimal at b[n:], which has room for it, and
+// returns the index after it.
+func putDigits(b []byte, n int, u uint32) int {
+	w := decimalWidth(u)
+	i := n + w
+	for u >= 100 {
+		q := u / 100
+		r := (u - q*100) * 2
+		i -= 2
+		b[i], b[i+1] = digitPairs[r], digitPairs[r+1]
+		u = q
+	}
+	if u >= 10 {
+		b[i-2], b[i-1] = digitPairs[u*2], digitPairs[u*2+1]
+	} else {
+		b[i-1] = byte('0' + u)
+	}
+	return n + w
 }
 
-func (e *jenc) str(k, v string) {
-	e.key(k)
-	e.quote(v)
+// appendInt appends n in decimal. Spans and most literals are small and
+// non-negative: their digits are written in place two at a time, about
+// three times faster than strconv's format-then-copy.
+func appendInt(b []byte, n int64) []byte {
+	if n < 0 || n >= 1e9 {
+		return strconv.AppendInt(b, n, 10)
+	}
+	u := uint32(n)
+	w := decimalWidth(u)
+	l := len(b) + w
+	if l > cap(b) {
+		b = append(b, make([]byte, w)...)
+	}
+	b = b[:l]
+	putDigits(b, l-w, u)
+	return b
 }
 
-func (e *jenc) boolean(k string, v bool) {
-	e.key(k)
-	e.buf = strconv.AppendBool(e.buf, v)
+// decimalWidth is the number of decimal digits of u < 1e10.
+func decimalWidth(u uint32) int {
+	switch {
+	case u < 10:
+		return 1
+	case u < 100:
+		return 2
+	case u < 1000:
+		return 3
+	case u < 10000:
+		return 4
+	case u < 100000:
+		return 5
+	case u < 1000000:
+		return 6
+	case u < 10000000:
+		return 7
+	case u < 100000000:
+		return 8
+	case u < 1000000000:
+		return 9
+	}
+	return 10
 }
 
-func (e *jenc) int(k string, v int64) {
-	e.key(k)
-	e.buf = strconv.AppendInt(e.buf, v, 10)
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+// str appends key (a literal `,"name":`) and s as a JSON string.
+func (e *jenc) str(key, s string) {
+	e.raw(key)
+	e.quote(s)
 }
 
-func (e *jenc) quote(s string) {
+func (e *jenc) boolean(key string, v bool) {
+	e.raw(key)
+	if v {
+		e.raw("true")
+	} else {
+		e.raw("false")
+	}
+}
+
+func (e *jenc) int(key string, v int64) {
+	e.raw(key)
+	e.buf = appendInt(e.buf, v)
+}
+
+// name appends key and a name from a fixed table (an operator or a kind),
+// which never needs escaping.
+func (e *jenc) name(key, s string) {
+	e.raw(key)
 	e.buf = append(e.buf, '"')
+	e.buf = append(e.buf, s...)
+	e.buf = append(e.buf, '"')
+}
+
+// plain marks the bytes a JSON string holds as they are: printable ASCII
+// other than '"' and '\\'.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// quote appends s as a JSON string: '"', '\\' and control characters are
+// escaped, invalid UTF-8 becomes U+FFFD, nothing else is changed.
+func (e *jenc) quote(s string) {
+	if len(e.buf)+len(s) > e.limit {
+		e.fail(fmt.Errorf("%w of %d bytes", ErrTooLarge, e.limit))
+	}
+	b := append(e.buf, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+		if plain[c] {
 			i++
 			continue
 		}
 		if c < utf8.RuneSelf {
-			e.buf = append(e.buf, s[start:i]...)
+			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
-				e.buf = append(e.buf, '\\', c)
+				b = append(b, '\\', c)
 			case '\n':
-				e.raw(`\n`)
+				b = append(b, `\n`...)
 			case '\r':
-				e.raw(`\r`)
+				b = append(b, `\r`...)
 			case '\t':
-				e.raw(`\t`)
+				b = append(b, `\t`...)
 			default:
-				e.raw(`\u00`)
-				e.buf = append(e.buf, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
+				b = append(b, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
 			}
 			i++
 			start = i
@@ -102,57 +252,65 @@ func (e *jenc) quote(s string) {
 		}
 		r, w := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && w == 1 {
-			e.buf = append(e.buf, s[start:i]...)
-			e.raw(`\ufffd`)
-			i += w
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
 			start = i
 			continue
 		}
 		i += w
 	}
-	e.buf = append(e.buf, s[start:]...)
-	e.buf = append(e.buf, '"')
+	b = append(b, s[start:]...)
+	e.buf = append(b, '"')
 }
 
 func (e *jenc) stmts(ss []Stmt) {
-	e.raw("[")
+	e.buf = append(e.buf, '[')
 	for i, s := range ss {
 		if i > 0 {
-			e.raw(",")
+			e.buf = append(e.buf, ',')
 		}
 		e.stmt(s)
 	}
-	e.raw("]")
+	e.buf = append(e.buf, ']')
 }
 
-func (e *jenc) exprs(k string, xs []Expr) {
-	e.key(k)
-	e.raw("[")
+func (e *jenc) exprs(key string, xs []Expr) {
+	e.raw(key)
+	e.buf = append(e.buf, '[')
 	for i, x := range xs {
 		if i > 0 {
-			e.raw(",")
+			e.buf = append(e.buf, ',')
 		}
 		e.expr(x)
 	}
-	e.raw("]")
+	e.buf = append(e.buf, ']')
 }
 
-func (e *jenc) exprField(k string, x Expr) {
-	e.key(k)
+func (e *jenc) exprField(key string, x Expr) {
+	e.raw(key)
 	e.expr(x)
 }
 
-func (e *jenc) blockField(k string, b *Block) {
-	e.key(k)
+func (e *jenc) blockField(key string, b *Block) {
+	e.raw(key)
 	if b == nil {
 		e.raw("null")
 		return
 	}
-	e.expr(b)
+	e.block(b)
 }
 
-func (e *jenc) typeField(k string, t *TypeExpr) {
-	e.key(k)
+func (e *jenc) block(b *Block) {
+	e.enter()
+	e.raw(`{"kind":"block","stmts":`)
+	e.stmts(b.Stmts)
+	e.close(b.Span)
+	e.leave()
+}
+
+func (e *jenc) typeField(key string, t *TypeExpr) {
+	e.raw(key)
 	e.typ(t)
 }
 
@@ -161,19 +319,19 @@ func (e *jenc) typ(t *TypeExpr) {
 		e.raw("null")
 		return
 	}
-	e.open("type")
-	e.str("name", t.Name)
-	e.key("args")
-	e.raw("[")
+	e.enter()
+	e.str(`{"kind":"type","name":`, t.Name)
+	e.raw(`,"args":[`)
 	for i, a := range t.Args {
 		if i > 0 {
-			e.raw(",")
+			e.buf = append(e.buf, ',')
 		}
 		e.typ(a)
 	}
-	e.raw("]")
-	e.boolean("optional", t.Optional)
+	e.buf = append(e.buf, ']')
+	e.boolean(`,"optional":`, t.Optional)
 	e.close(t.Span)
+	e.leave()
 }
 
 func (e *jenc) param(prm *Param) {
@@ -181,102 +339,92 @@ func (e *jenc) param(prm *Param) {
 		e.raw("null")
 		return
 	}
-	e.open("param")
-	e.str("name", prm.Name)
-	e.typeField("type", prm.Type)
-	e.exprField("default", prm.Default)
+	e.str(`{"kind":"param","name":`, prm.Name)
+	e.typeField(`,"type":`, prm.Type)
+	e.exprField(`,"default":`, prm.Default)
 	e.close(prm.Span)
 }
 
-func (e *jenc) params(k string, ps []*Param) {
-	e.key(k)
-	e.raw("[")
+func (e *jenc) params(key string, ps []*Param) {
+	e.raw(key)
+	e.buf = append(e.buf, '[')
 	for i, prm := range ps {
 		if i > 0 {
-			e.raw(",")
+			e.buf = append(e.buf, ',')
 		}
 		e.param(prm)
 	}
-	e.raw("]")
+	e.buf = append(e.buf, ']')
 }
 
 func (e *jenc) args(as []*Arg) {
-	e.key("args")
-	e.raw("[")
+	e.raw(`,"args":[`)
 	for i, a := range as {
 		if i > 0 {
-			e.raw(",")
+			e.buf = append(e.buf, ',')
 		}
-		e.open("arg")
-		e.str("name", a.Name)
-		e.exprField("value", a.Value)
+		e.str(`{"kind":"arg","name":`, a.Name)
+		e.exprField(`,"value":`, a.Value)
 		e.close(a.Span)
 	}
-	e.raw("]")
+	e.buf = append(e.buf, ']')
 }
 
 func (e *jenc) stmt(s Stmt) {
+	e.enter()
 	switch n := s.(type) {
+	case *ExprStmt:
+		e.raw(`{"kind":"expr","x":`)
+		e.expr(n.X)
+		e.close(n.Span)
 	case *LetStmt:
-		e.open("let")
-		e.str("name", n.Name)
-		e.typeField("type", n.Type)
-		e.exprField("init", n.Init)
-		e.boolean("mutable", n.Mutable)
-		e.boolean("exported", n.Exported)
+		e.str(`{"kind":"let","name":`, n.Name)
+		e.typeField(`,"type":`, n.Type)
+		e.exprField(`,"init":`, n.Init)
+		e.boolean(`,"mutable":`, n.Mutable)
+		e.boolean(`,"exported":`, n.Exported)
 		e.close(n.Span)
 	case *FnStmt:
-		e.open("fn")
-		e.key("decl")
+		e.raw(`{"kind":"fn","decl":`)
 		e.fnDecl(n.Decl)
 		e.close(n.Span)
 	case *AliasStmt:
-		e.open("alias")
-		e.str("name", n.Name)
-		e.key("target")
+		e.str(`{"kind":"alias","name":`, n.Name)
+		e.raw(`,"target":`)
 		e.cmdCall(n.Target)
 		e.close(n.Span)
 	case *UseStmt:
-		e.open("use")
-		e.str("path", n.Path)
+		e.str(`{"kind":"use","path":`, n.Path)
 		e.close(n.Span)
 	case *AssignStmt:
-		e.open("assign")
-		e.exprField("target", n.Target)
-		e.str("op", n.Op.String())
-		e.exprField("value", n.Value)
+		e.exprField(`{"kind":"assign","target":`, n.Target)
+		e.name(`,"op":`, n.Op.String())
+		e.exprField(`,"value":`, n.Value)
 		e.close(n.Span)
 	case *ReturnStmt:
-		e.open("return")
-		e.exprField("value", n.Value)
+		e.exprField(`{"kind":"return","value":`, n.Value)
 		e.close(n.Span)
 	case *BreakStmt:
-		e.open("break")
+		e.raw(`{"kind":"break"`)
 		e.close(n.Span)
 	case *ContinueStmt:
-		e.open("continue")
+		e.raw(`{"kind":"continue"`)
 		e.close(n.Span)
 	case *ForStmt:
-		e.open("for")
-		e.str("var", n.Var)
-		e.exprField("iter", n.Iter)
-		e.blockField("body", n.Body)
+		e.str(`{"kind":"for","var":`, n.Var)
+		e.exprField(`,"iter":`, n.Iter)
+		e.blockField(`,"body":`, n.Body)
 		e.close(n.Span)
 	case *WhileStmt:
-		e.open("while")
-		e.exprField("cond", n.Cond)
-		e.blockField("body", n.Body)
-		e.close(n.Span)
-	case *ExprStmt:
-		e.open("expr")
-		e.exprField("x", n.X)
+		e.exprField(`{"kind":"while","cond":`, n.Cond)
+		e.blockField(`,"body":`, n.Body)
 		e.close(n.Span)
 	case nil:
 		e.raw("null")
 	default:
-		e.err = fmt.Errorf("unknown statement node %T", s)
-		e.raw("null")
+		e.fail(fmt.Errorf("unknown statement node %T", s))
 	}
+	e.leave()
 }
 
 func (e *jenc) fnDecl(d *FnDecl) {
@@ -284,236 +432,195 @@ func (e *jenc) fnDecl(d *FnDecl) {
 		e.raw("null")
 		return
 	}
-	e.open("fn_decl")
-	e.str("name", d.Name)
-	e.params("params", d.Params)
-	e.key("rest")
+	e.str(`{"kind":"fn_decl","name":`, d.Name)
+	e.params(`,"params":`, d.Params)
+	e.raw(`,"rest":`)
 	e.param(d.Rest)
-	e.typeField("return", d.Return)
-	e.blockField("body", d.Body)
-	e.str("doc", d.Doc)
-	e.boolean("exported", d.Exported)
+	e.typeField(`,"return":`, d.Return)
+	e.blockField(`,"body":`, d.Body)
+	e.str(`,"doc":`, d.Doc)
+	e.boolean(`,"exported":`, d.Exported)
 	e.close(d.Span)
 }
 
 func (e *jenc) expr(x Expr) {
+	e.enter()
 	switch n := x.(type) {
 	case nil:
 		e.raw("null")
-	case *NullLit:
-		e.open("null")
-		e.close(n.Span)
-	case *BoolLit:
-		e.open("bool")
-		e.boolean("value", n.Value)
+	case *Var:
+		e.str(`{"kind":"var","name":`, n.Name)
 		e.close(n.Span)
 	case *IntLit:
-		e.open("int")
-		e.int("value", n.Value)
+		e.int(`{"kind":"int","value":`, n.Value)
+		e.close(n.Span)
+	case *StrLit:
+		e.str(`{"kind":"str","value":`, n.Value)
+		e.boolean(`,"raw":`, n.Raw)
+		e.close(n.Span)
+	case *Field:
+		e.exprField(`{"kind":"field","x":`, n.X)
+		e.str(`,"name":`, n.Name)
+		e.boolean(`,"optional":`, n.Optional)
+		e.close(n.Span)
+	case *MethodCall:
+		e.exprField(`{"kind":"method_call","x":`, n.X)
+		e.str(`,"name":`, n.Name)
+		e.args(n.Args)
+		e.boolean(`,"optional":`, n.Optional)
+		e.blockField(`,"trailing":`, n.Trailing)
+		e.close(n.Span)
+	case *Call:
+		e.exprField(`{"kind":"call","fn":`, n.Fn)
+		e.args(n.Args)
+		e.blockField(`,"trailing":`, n.Trailing)
+		e.close(n.Span)
+	case *Binary:
+		e.name(`{"kind":"binary","op":`, n.Op.String())
+		e.exprField(`,"l":`, n.L)
+		e.exprField(`,"r":`, n.R)
+		e.close(n.Span)
+	case *Cmd:
+		e.raw(`{"kind":"cmd","call":`)
+		e.cmdCall(n.Call)
+		e.close(n.Span)
+	case *NullLit:
+		e.raw(`{"kind":"null"`)
+		e.close(n.Span)
+	case *BoolLit:
+		e.boolean(`{"kind":"bool","value":`, n.Value)
 		e.close(n.Span)
 	case *FloatLit:
-		e.open("float")
-		e.key("value")
+		e.raw(`{"kind":"float","value":`)
 		if math.IsInf(n.Value, 0) || math.IsNaN(n.Value) {
 			e.quote(strconv.FormatFloat(n.Value, 'g', -1, 64))
 		} else {
 			e.buf = strconv.AppendFloat(e.buf, n.Value, 'g', -1, 64)
 		}
 		e.close(n.Span)
-	case *StrLit:
-		e.open("str")
-		e.str("value", n.Value)
-		e.boolean("raw", n.Raw)
-		e.close(n.Span)
 	case *StrInterp:
-		e.open("str_interp")
-		e.key("parts")
-		e.raw("[")
+		e.raw(`{"kind":"str_interp","parts":[`)
 		for i, part := range n.Parts {
 			if i > 0 {
-				e.raw(",")
+				e.buf = append(e.buf, ',')
 			}
-			e.raw(`{"kind":"str_part"`)
-			e.str("lit", part.Lit)
-			e.exprField("x", part.X)
-			e.raw("}")
+			e.str(`{"kind":"str_part","lit":`, part.Lit)
+			e.exprField(`,"x":`, part.X)
+			e.buf = append(e.buf, '}')
 		}
-		e.raw("]")
+		e.buf = append(e.buf, ']')
 		e.close(n.Span)
 	case *SizeLit:
-		e.open("size")
-		e.int("bytes", n.Bytes)
+		e.int(`{"kind":"size","bytes":`, n.Bytes)
 		e.close(n.Span)
 	case *DurationLit:
-		e.open("duration")
-		e.int("nanos", n.Nanos)
+		e.int(`{"kind":"duration","nanos":`, n.Nanos)
 		e.close(n.Span)
 	case *TimeLit:
-		e.open("time")
-		e.int("nanos", n.Nanos)
-		e.boolean("has_seconds", n.HasSeconds)
+		e.int(`{"kind":"time","nanos":`, n.Nanos)
+		e.boolean(`,"has_seconds":`, n.HasSeconds)
 		e.close(n.Span)
 	case *DateTimeLit:
-		e.open("date_time")
-		e.str("text", n.Text)
+		e.str(`{"kind":"date_time","text":`, n.Text)
 		e.close(n.Span)
 	case *RegexLit:
-		e.open("regex")
-		e.str("pattern", n.Pattern)
-		e.close(n.Span)
-	case *Var:
-		e.open("var")
-		e.str("name", n.Name)
-		e.close(n.Span)
-	case *Field:
-		e.open("field")
-		e.exprField("x", n.X)
-		e.str("name", n.Name)
-		e.boolean("optional", n.Optional)
+		e.str(`{"kind":"regex","pattern":`, n.Pattern)
 		e.close(n.Span)
 	case *Index:
-		e.open("index")
-		e.exprField("x", n.X)
-		e.exprField("index", n.Index)
-		e.close(n.Span)
-	case *MethodCall:
-		e.open("method_call")
-		e.exprField("x", n.X)
-		e.str("name", n.Name)
-		e.args(n.Args)
-		e.boolean("optional", n.Optional)
-		e.blockField("trailing", n.Trailing)
-		e.close(n.Span)
-	case *Call:
-		e.open("call")
-		e.exprField("fn", n.Fn)
-		e.args(n.Args)
-		e.blockField("trailing", n.Trailing)
+		e.exprField(`{"kind":"index","x":`, n.X)
+		e.exprField(`,"index":`, n.Index)
 		e.close(n.Span)
 	case *List:
-		e.open("list")
-		e.exprs("elems", n.Elems)
+		e.exprs(`{"kind":"list","elems":`, n.Elems)
 		e.close(n.Span)
 	case *Record:
-		e.open("record")
-		e.key("fields")
-		e.raw("[")
+		e.raw(`{"kind":"record","fields":[`)
 		for i, f := range n.Fields {
 			if i > 0 {
-				e.raw(",")
+				e.buf = append(e.buf, ',')
 			}
-			e.open("record_field")
-			e.str("key", f.Key)
-			e.exprField("value", f.Value)
+			e.str(`{"kind":"record_field","key":`, f.Key)
+			e.exprField(`,"value":`, f.Value)
 			e.close(f.Span)
 		}
-		e.raw("]")
+		e.buf = append(e.buf, ']')
 		e.close(n.Span)
 	case *Block:
-		e.open("block")
-		e.key("stmts")
-		e.stmts(n.Stmts)
-		e.close(n.Span)
+		e.block(n)
 	case *Lambda:
-		e.open("lambda")
-		e.params("params", n.Params)
-		e.exprField("body", n.Body)
-		e.boolean("implicit", n.Implicit)
+		e.params(`{"kind":"lambda","params":`, n.Params)
+		e.exprField(`,"body":`, n.Body)
+		e.boolean(`,"implicit":`, n.Implicit)
 		e.close(n.Span)
 	case *If:
-		e.open("if")
-		e.exprField("cond", n.Cond)
-		e.blockField("then", n.Then)
-		e.exprField("else", n.Else)
+		e.exprField(`{"kind":"if","cond":`, n.Cond)
+		e.blockField(`,"then":`, n.Then)
+		e.exprField(`,"else":`, n.Else)
 		e.close(n.Span)
 	case *Match:
-		e.open("match")
-		e.exprField("subject", n.Subject)
-		e.key("arms")
-		e.raw("[")
+		e.exprField(`{"kind":"match","subject":`, n.Subject)
+		e.raw(`,"arms":[`)
 		for i, a := range n.Arms {
 			if i > 0 {
-				e.raw(",")
+				e.buf = append(e.buf, ',')
 			}
-			e.open("match_arm")
-			e.key("patterns")
-			e.raw("[")
+			e.raw(`{"kind":"match_arm","patterns":[`)
 			for j, pt := range a.Patterns {
 				if j > 0 {
-					e.raw(",")
+					e.buf = append(e.buf, ',')
 				}
 				e.pattern(pt)
 			}
-			e.raw("]")
-			e.exprField("guard", a.Guard)
-			e.exprField("body", a.Body)
+			e.buf = append(e.buf, ']')
+			e.exprField(`,"guard":`, a.Guard)
+			e.exprField(`,"body":`, a.Body)
 			e.close(a.Span)
 		}
-		e.raw("]")
+		e.buf = append(e.buf, ']')
 		e.close(n.Span)
 	case *Try:
-		e.open("try")
-		e.blockField("body", n.Body)
-		e.str("binder", n.Binder)
-		e.blockField("handler", n.Handler)
+		e.blockField(`{"kind":"try","body":`, n.Body)
+		e.str(`,"binder":`, n.Binder)
+		e.blockField(`,"handler":`, n.Handler)
 		e.close(n.Span)
 	case *Catch:
-		e.open("catch")
-		e.exprField("x", n.X)
-		e.str("binder", n.Binder)
-		e.exprField("handler", n.Handler)
+		e.exprField(`{"kind":"catch","x":`, n.X)
+		e.str(`,"binder":`, n.Binder)
+		e.exprField(`,"handler":`, n.Handler)
 		e.close(n.Span)
 	case *With:
-		e.open("with")
-		e.key("entries")
-		e.raw("[")
+		e.raw(`{"kind":"with","entries":[`)
 		for i, w := range n.Entries {
 			if i > 0 {
-				e.raw(",")
+				e.buf = append(e.buf, ',')
 			}
-			e.open("with_entry")
-			e.str("key", w.Key)
-			e.exprField("value", w.Value)
+			e.str(`{"kind":"with_entry","key":`, w.Key)
+			e.exprField(`,"value":`, w.Value)
 			e.close(w.Span)
 		}
-		e.raw("]")
-		e.blockField("body", n.Body)
+		e.buf = append(e.buf, ']')
+		e.blockField(`,"body":`, n.Body)
 		e.close(n.Span)
 	case *Spawn:
-		e.open("spawn")
-		e.blockField("body", n.Body)
+		e.blockField(`{"kind":"spawn","body":`, n.Body)
 		e.close(n.Span)
 	case *LangBlock:
-		e.open("lang_block")
-		e.str("tool", n.Tool)
-		e.str("source", n.Source)
-		e.close(n.Span)
-	case *Binary:
-		e.open("binary")
-		e.str("op", n.Op.String())
-		e.exprField("l", n.L)
-		e.exprField("r", n.R)
+		e.str(`{"kind":"lang_block","tool":`, n.Tool)
+		e.str(`,"source":`, n.Source)
 		e.close(n.Span)
 	case *Unary:
-		e.open("unary")
-		e.str("op", n.Op.String())
-		e.exprField("x", n.X)
+		e.name(`{"kind":"unary","op":`, n.Op.String())
+		e.exprField(`,"x":`, n.X)
 		e.close(n.Span)
 	case *Range:
-		e.open("range")
-		e.exprField("lo", n.Lo)
-		e.exprField("hi", n.Hi)
-		e.boolean("inclusive", n.Inclusive)
-		e.close(n.Span)
-	case *Cmd:
-		e.open("cmd")
-		e.key("call")
-		e.cmdCall(n.Call)
+		e.exprField(`{"kind":"range","lo":`, n.Lo)
+		e.exprField(`,"hi":`, n.Hi)
+		e.boolean(`,"inclusive":`, n.Inclusive)
 		e.close(n.Span)
 	default:
-		e.err = fmt.Errorf("unknown expression node %T", x)
-		e.raw("null")
+		e.fail(fmt.Errorf("unknown expression node %T", x))
 	}
+	e.leave()
 }
 
 func (e *jenc) cmdCall(c *CmdCall) {
@@ -521,47 +628,40 @@ func (e *jenc) cmdCall(c *CmdCall) {
 		e.raw("null")
 		return
 	}
-	e.open("cmd_call")
-	e.key("env")
-	e.raw("[")
+	e.raw(`{"kind":"cmd_call","env":[`)
 	for i, ep := range c.Env {
 		if i > 0 {
-			e.raw(",")
+			e.buf = append(e.buf, ',')
 		}
-		e.open("env_prefix")
-		e.str("name", ep.Name)
-		e.key("value")
+		e.str(`{"kind":"env_prefix","name":`, ep.Name)
+		e.raw(`,"value":`)
 		e.cmdArg(ep.Value)
 		e.close(ep.Span)
 	}
-	e.raw("]")
-	e.boolean("forced", c.Forced)
-	e.key("head")
+	e.buf = append(e.buf, ']')
+	e.boolean(`,"forced":`, c.Forced)
+	e.raw(`,"head":`)
 	e.cmdArg(c.Head)
-	e.key("args")
-	e.raw("[")
+	e.raw(`,"args":[`)
 	for i, a := range c.Args {
 		if i > 0 {
-			e.raw(",")
+			e.buf = append(e.buf, ',')
 		}
 		e.cmdArg(a)
 	}
-	e.raw("]")
-	e.key("redirects")
-	e.raw("[")
+	e.raw(`],"redirects":[`)
 	for i, r := range c.Redirects {
 		if i > 0 {
-			e.raw(",")
+			e.buf = append(e.buf, ',')
 		}
-		e.open("redirect")
-		e.str("redirect_kind", r.Kind.String())
-		e.key("target")
+		e.name(`{"kind":"redirect","redirect_kind":`, r.Kind.String())
+		e.raw(`,"target":`)
 		e.cmdArg(r.Target)
 		e.close(r.Span)
 	}
-	e.raw("]")
-	e.boolean("background", c.Background)
-	e.blockField("trailing", c.Trailing)
+	e.buf = append(e.buf, ']')
+	e.boolean(`,"background":`, c.Background)
+	e.blockField(`,"trailing":`, c.Trailing)
 	e.close(c.Span)
 }
 
@@ -570,74 +670,67 @@ func (e *jenc) cmdArg(a *CmdArg) {
 		e.raw("null")
 		return
 	}
-	e.open("cmd_arg")
-	e.str("arg_kind", a.Kind.String())
-	e.str("text", a.Text)
-	e.str("name", a.Name)
-	e.key("value")
+	e.enter()
+	e.name(`{"kind":"cmd_arg","arg_kind":`, a.Kind.String())
+	e.str(`,"text":`, a.Text)
+	e.str(`,"name":`, a.Name)
+	e.raw(`,"value":`)
 	e.cmdArg(a.Value)
-	e.exprField("x", a.X)
+	e.exprField(`,"x":`, a.X)
 	e.close(a.Span)
+	e.leave()
 }
 
 func (e *jenc) pattern(pt Pattern) {
+	e.enter()
 	switch n := pt.(type) {
-	case *WildcardPat:
-		e.open("wildcard_pat")
-		e.close(n.Span)
 	case *BindPat:
-		e.open("bind_pat")
-		e.str("name", n.Name)
+		e.str(`{"kind":"bind_pat","name":`, n.Name)
+		e.close(n.Span)
+	case *WildcardPat:
+		e.raw(`{"kind":"wildcard_pat"`)
 		e.close(n.Span)
 	case *LitPat:
-		e.open("lit_pat")
-		e.exprField("value", n.Value)
+		e.exprField(`{"kind":"lit_pat","value":`, n.Value)
 		e.close(n.Span)
 	case *RangePat:
-		e.open("range_pat")
-		e.int("lo", n.Lo)
-		e.int("hi", n.Hi)
-		e.boolean("inclusive", n.Inclusive)
+		e.int(`{"kind":"range_pat","lo":`, n.Lo)
+		e.int(`,"hi":`, n.Hi)
+		e.boolean(`,"inclusive":`, n.Inclusive)
 		e.close(n.Span)
 	case *TypePat:
-		e.open("type_pat")
-		e.str("type", n.Type)
-		e.str("binder", n.Binder)
+		e.str(`{"kind":"type_pat","type":`, n.Type)
+		e.str(`,"binder":`, n.Binder)
 		e.close(n.Span)
 	case *RecordPat:
-		e.open("record_pat")
-		e.key("fields")
-		e.raw("[")
+		e.raw(`{"kind":"record_pat","fields":[`)
 		for i, f := range n.Fields {
 			if i > 0 {
-				e.raw(",")
+				e.buf = append(e.buf, ',')
 			}
-			e.open("record_pat_field")
-			e.str("key", f.Key)
-			e.key("pat")
+			e.str(`{"kind":"record_pat_field","key":`, f.Key)
+			e.raw(`,"pat":`)
 			e.pattern(f.Pat)
 			e.close(f.Span)
 		}
-		e.raw("]")
+		e.buf = append(e.buf, ']')
 		e.close(n.Span)
 	case *ListPat:
-		e.open("list_pat")
-		e.key("elems")
-		e.raw("[")
+		e.raw(`{"kind":"list_pat","elems":[`)
 		for i, el := range n.Elems {
 			if i > 0 {
-				e.raw(",")
+				e.buf = append(e.buf, ',')
 			}
 			e.pattern(el)
 		}
-		e.raw("]")
-		e.boolean("has_rest", n.HasRest)
-		e.str("rest", n.Rest)
+		e.buf = append(e.buf, ']')
+		e.boolean(`,"has_rest":`, n.HasRest)
+		e.str(`,"rest":`, n.Rest)
 		e.close(n.Span)
 	case nil:
 		e.raw("null")
 	default:
-		e.err = fmt.Errorf("unknown pattern node %T", pt)
-		e.raw("null")
+		e.fail(fmt.Errorf("unknown pattern node %T", pt))
 	}
+	e.leave()
 }

@@ -7,16 +7,6 @@ import (
 	"strings"
 )
 
-// Limits on the JSON UnmarshalProgram accepts, so that hostile input cannot
-// exhaust the stack or memory. The depth limit is a multiple of the
-// parser's expression-nesting limit because one level of source nesting
-// takes several JSON levels (a command argument in parentheses is a cmd, a
-// cmd_call, an args array and a cmd_arg).
-const (
-	maxDecodeDepth  = 8 * maxDepth
-	maxDecodeValues = 1 << 20
-)
-
 // DecodeError reports JSON that is not a valid ast_version 2 program. Path
 // locates the offending value, such as `stmts[0].x.args[1].value` ("" for
 // the document itself); Reason says what is wrong with it.
@@ -72,6 +62,8 @@ type dec struct {
 	nodes []jnode
 	path  []pathSeg
 	tail  string // a last path key that has no node of its own (failKey)
+	depth int    // AST nodes being decoded, one inside the next
+	count int    // AST nodes decoded so far
 }
 
 // pathSeg is one step of a DecodeError path: the array index idx, or when

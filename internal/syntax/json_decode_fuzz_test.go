@@ -57,6 +57,9 @@ func FuzzUnmarshalProgram(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted program does not marshal: %v", err)
 		}
+		if size, err := kindSize(prog); err != nil || size.height > MaxDepth || size.nodes > MaxNodes {
+			t.Fatalf("accepted a tree of height %d and %d nodes (%v)", size.height, size.nodes, err)
+		}
 		back, err := UnmarshalProgram(first)
 		if err != nil {
 			t.Fatalf("re-marshalled program does not decode: %v\n%s", err, first)

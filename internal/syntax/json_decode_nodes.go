@@ -15,6 +15,8 @@ func child[T any](o *obj, k string, nullable bool, decode func(int32) T) T {
 		var zero T
 		return zero
 	}
+	o.d.enterNode()
+	defer o.d.leaveNode()
 	return decode(n)
 }
 
@@ -29,10 +31,28 @@ func elems[T any](o *obj, k string, decode func(int32) T) []T {
 		if o.null(n) {
 			o.d.failf("must not be null")
 		}
+		o.d.enterNode()
 		out = append(out, decode(n))
+		o.d.leaveNode()
 	})
 	return out
 }
+
+// enterNode counts a node about to be decoded one level below the current
+// one, failing past MaxNodes nodes or MaxDepth levels: the bounds a parsed
+// tree keeps. leaveNode ends its level.
+func (d *dec) enterNode() {
+	d.depth++
+	d.count++
+	switch {
+	case d.depth > MaxDepth:
+		d.failf("AST nested deeper than %d nodes", MaxDepth)
+	case d.count > MaxNodes:
+		d.failf("AST of more than %d nodes", MaxNodes)
+	}
+}
+
+func (d *dec) leaveNode() { d.depth-- }
 
 // expectKind checks that the object n has the given kind.
 func (d *dec) expectKind(n int32, want string) {
@@ -55,7 +75,9 @@ func (d *dec) stmtList(n int32) []Stmt {
 		if d.nodes[c].typ == jNull {
 			d.failf("must not be null")
 		}
+		d.enterNode()
 		out = append(out, d.stmt(c))
+		d.leaveNode()
 	})
 	return out
 }

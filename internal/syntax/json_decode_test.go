@@ -277,7 +277,7 @@ func TestUnmarshalRejects(t *testing.T) {
 func TestUnmarshalLimits(t *testing.T) {
 	// A long left-associative chain nests one JSON object per operator and
 	// stays under the depth limit.
-	src := "1" + strings.Repeat(" + 1", maxDepth*2)
+	src := "1" + strings.Repeat(" + 1", MaxDepth-2)
 	prog, err := Parse(src, ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -292,6 +292,44 @@ func TestUnmarshalLimits(t *testing.T) {
 	var de *DecodeError
 	if !errors.As(err, &de) || !strings.Contains(de.Reason, "nesting deeper than") {
 		t.Errorf("deep unary: %v", err)
+	}
+
+	// A tree nested one node deeper than MaxDepth is refused although its
+	// JSON nesting is within maxDecodeDepth; one at MaxDepth is accepted.
+	unary := func(levels int) []byte {
+		x := strings.Repeat(`{"kind":"unary","op":"-","x":`, levels) + `{"kind":"null",` + sp + `}` +
+			strings.Repeat(`,`+sp+`}`, levels)
+		return []byte(`{"stmts":[{"kind":"expr","x":` + x + `,` + sp + `}]}`)
+	}
+	if _, err := UnmarshalProgram(unary(MaxDepth - 2)); err != nil {
+		t.Errorf("a tree of MaxDepth nodes: %v", err)
+	}
+	_, err = UnmarshalProgram(unary(MaxDepth - 1))
+	if !errors.As(err, &de) || !strings.Contains(de.Reason, "AST nested deeper than") {
+		t.Errorf("a tree of MaxDepth+1 nodes: %v", err)
+	}
+
+	// The deepest trees the parser returns decode, with the widest JSON
+	// nesting (a list in a list is two JSON levels a node) as deep as the
+	// parser's own nesting allows, the rest of the depth made up by a chain.
+	for _, open := range []string{"[", "{a: ", "x.f(", "echo ("} {
+		close := map[string]string{"[": "]", "{a: ": "}", "x.f(": ")", "echo (": ")"}[open]
+		nest := func(chain int) string {
+			return "let x = " + strings.Repeat(open, 150) + "1" + strings.Repeat("+1", chain) + strings.Repeat(close, 150)
+		}
+		base, perr, _ := parseNoRecover(nest(0), ParseOptions{})
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		h, err := kindSize(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog, perr, size := parseNoRecover(nest(MaxDepth-h.height), ParseOptions{})
+		if perr != nil || size.height != MaxDepth {
+			t.Fatalf("%s: height %d, error %v", open, size.height, perr)
+		}
+		roundTrip(t, "deep "+open, prog)
 	}
 
 	// More values than the limit are refused before building anything.

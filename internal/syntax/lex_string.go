@@ -6,10 +6,19 @@ import "strings"
 // pos: double, single, triple-double or triple-single quoted. Interpolation holes in
 // double-quoted strings are skipped with brace and nested-string awareness;
 // their contents are parsed later by the parser.
-func scanString(src string, pos int) token {
+func scanString(src string, pos int) token { return scanStringIn(src, pos, 0) }
+
+// scanStringIn is scanString for a string nested inside the interpolation
+// holes of depth enclosing strings. The nesting is bounded: the scan
+// recurses, and each enclosing string's scan covers the nested ones again.
+func scanStringIn(src string, pos, depth int) token {
 	q := src[pos]
+	if depth > maxStringNesting {
+		return illegal(pos, pos+1, "strings nest too deeply inside interpolations",
+			"bind the inner strings with let and interpolate the names")
+	}
 	if strings.HasPrefix(src[pos:], tripleOf(q)) {
-		return scanTriple(src, pos, q)
+		return scanTriple(src, pos, q, depth)
 	}
 	if q == '\'' {
 		for i := pos + 1; i < len(src); i++ {
@@ -35,7 +44,7 @@ func scanString(src string, pos int) token {
 			return mkTokF(tStr, flags, pos, i+1)
 		case '{':
 			flags |= fHasHole
-			end, bad := skipHole(src, i, false)
+			end, bad := skipHole(src, i, false, depth)
 			if bad != nil {
 				return holeTrouble(*bad)
 			}
@@ -81,7 +90,7 @@ func unterminated(start, end int) token {
 	return t
 }
 
-func scanTriple(src string, pos int, q byte) token {
+func scanTriple(src string, pos int, q byte, depth int) token {
 	closer := tripleOf(q)
 	flags := fTriple
 	if q == '\'' {
@@ -102,7 +111,7 @@ func scanTriple(src string, pos int, q byte) token {
 				return mkTokF(tStr, flags, pos, i+3)
 			}
 		case '{':
-			end, bad := skipHole(src, i, true)
+			end, bad := skipHole(src, i, true, depth)
 			if bad != nil {
 				return *bad
 			}
@@ -117,20 +126,20 @@ func scanTriple(src string, pos int, q byte) token {
 func boxTok(t token) *token { return &t }
 
 // skipHole returns the offset just past the `}` closing the interpolation
-// hole whose `{` is at pos.
-func skipHole(src string, pos int, multiline bool) (int, *token) {
-	depth := 0
+// hole whose `{` is at pos, in a string nested depth deep.
+func skipHole(src string, pos int, multiline bool, depth int) (int, *token) {
+	braces := 0
 	for i := pos; i < len(src); i++ {
 		switch src[i] {
 		case '{':
-			depth++
+			braces++
 		case '}':
-			depth--
-			if depth == 0 {
+			braces--
+			if braces == 0 {
 				return i + 1, nil
 			}
 		case '"', '\'':
-			t := scanString(src, i)
+			t := scanStringIn(src, i, depth+1)
 			if t.kind == tIllegal {
 				return 0, boxTok(t)
 			}

@@ -54,7 +54,10 @@ func (p *parser) envCommandAt(pos int) bool {
 func (p *parser) parseCommand() *Cmd {
 	m := p.cmdLexMode()
 	first := lex(p.src, p.pos, m)
+	p.enter(first) // a command's arguments may hold commands
+	defer p.leave()
 	start := first.start
+	h := 0
 	call := p.newCmdCall(CmdCall{})
 	pos := start
 	envs := &p.ar.envSeq
@@ -65,7 +68,10 @@ func (p *parser) parseCommand() *Cmd {
 			break
 		}
 		val := p.cmdValueAt(eq+1, m)
-		envs.push(&EnvPrefix{Name: p.src[pos:eq], Value: val, Span: mkSpan(pos, int(val.Span.End))})
+		sp := mkSpan(pos, int(val.Span.End))
+		p.node(p.h, sp)
+		h = max(h, p.h)
+		envs.push(&EnvPrefix{Name: p.src[pos:eq], Value: val, Span: sp})
 		pos, _ = skipTrivia(p.src, int(val.Span.End))
 	}
 	if env := envs.take(envMark); env != nil {
@@ -75,27 +81,29 @@ func (p *parser) parseCommand() *Cmd {
 		call.Forced = true
 		pos++
 	}
-	h := first
+	hd := first
 	if pos != start {
-		h = lex(p.src, pos, m)
+		hd = lex(p.src, pos, m)
 	}
-	if h.kind != tWord || h.start != pos {
-		if call.Forced && h.start != pos {
+	if hd.kind != tWord || hd.start != pos {
+		if call.Forced && hd.start != pos {
 			p.fail(mkSpan(pos-1, pos), "`^` must be followed directly by a command name",
-				"write the name right after `^`, as in ^ls -l", h.kind == tEOF)
+				"write the name right after `^`, as in ^ls -l", hd.kind == tEOF)
 		}
-		p.failTok(h, "expected a command name, found "+p.describe(h),
+		p.failTok(hd, "expected a command name, found "+p.describe(hd),
 			"a command starts with a program name or a path such as ./script")
 	}
-	text := wordText(p.src[h.start:h.end], h.flags)
-	kind := classifyWord(text, h.flags)
+	text := wordText(p.src[hd.start:hd.end], hd.flags)
+	kind := classifyWord(text, hd.flags)
 	if kind == ArgGlob {
-		p.fail(mkSpan(h.start, h.end), "a glob cannot be a command name",
+		p.fail(mkSpan(hd.start, hd.end), "a glob cannot be a command name",
 			"name the program or its path; quote the word if * ? [ are literal", false)
 	}
-	call.Head = p.newCmdArg(CmdArg{Kind: kind, Text: text, Span: mkSpan(h.start, h.end)})
-	p.pos = h.end
-	end := h.end
+	call.Head = p.newCmdArg(CmdArg{Kind: kind, Text: text, Span: mkSpan(hd.start, hd.end)})
+	p.leaf(call.Head.Span)
+	h = max(h, p.h)
+	p.pos = hd.end
+	end := hd.end
 	args := &p.ar.cmdSeq
 	mark := args.mark()
 	redirs := &p.ar.redirSeq
@@ -126,17 +134,22 @@ loop:
 			} else if t.kind == tLt {
 				kind = RedirIn
 			}
-			redirs.push(p.newRedirect(Redirect{Kind: kind, Target: target, Span: mkSpan(t.start, int(target.Span.End))}))
+			sp := mkSpan(t.start, int(target.Span.End))
+			p.node(p.h, sp)
+			h = max(h, p.h)
+			redirs.push(p.newRedirect(Redirect{Kind: kind, Target: target, Span: sp}))
 			end = int(target.Span.End)
 		case tLBrace:
 			if p.ctx.noTrailing {
 				break loop
 			}
 			call.Trailing = p.parseBlock()
+			h = max(h, p.h)
 			end = int(call.Trailing.Span.End)
 			break loop
 		default:
 			arg := p.parseCmdArg(t, m)
+			h = max(h, p.h)
 			args.push(arg)
 			end = int(arg.Span.End)
 		}
@@ -148,6 +161,8 @@ loop:
 		call.Redirects = rs
 	}
 	call.Span = mkSpan(start, end)
+	p.node(h, call.Span)
+	p.node(p.h, call.Span)
 	return p.newCmd(Cmd{Call: call, Span: call.Span})
 }
 
@@ -155,6 +170,7 @@ loop:
 // empty value is an empty word.
 func (p *parser) cmdValueAt(pos int, m mode) *CmdArg {
 	if pos >= len(p.src) || isWordStop(p.src[pos], m == cmdArgMode) && p.src[pos] != '"' && p.src[pos] != '\'' {
+		p.leaf(mkSpan(pos, pos))
 		return p.newCmdArg(CmdArg{Kind: ArgWord, Span: mkSpan(pos, pos)})
 	}
 	t := lex(p.src, pos, m)
@@ -168,6 +184,7 @@ func (p *parser) cmdValueAt(pos int, m mode) *CmdArg {
 		return p.parseCmdArg(t, m)
 	}
 	text := wordText(p.src[t.start:t.end], t.flags)
+	p.leaf(mkSpan(t.start, t.end))
 	return p.newCmdArg(CmdArg{Kind: classifyWord(text, t.flags), Text: text, Span: mkSpan(t.start, t.end)})
 }
 
@@ -185,41 +202,53 @@ func (p *parser) parseCmdArg(t token, m mode) *CmdArg {
 			p.ctx = pctx{}
 			x := p.parsePostfix(p.makeVar(text, sp), t.start)
 			p.ctx = saved
-			return p.newCmdArg(CmdArg{Kind: ArgExpr, X: x, Span: mkSpan(t.start, p.pos)})
+			asp := mkSpan(t.start, p.pos)
+			p.node(p.h, asp)
+			return p.newCmdArg(CmdArg{Kind: ArgExpr, X: x, Span: asp})
 		}
 		p.pos = t.end
 		if t.end < len(p.src) && (p.src[t.end] == '"' || p.src[t.end] == '\'') && t.flags&fGlob == 0 {
 			return p.gluedWordString(text, t, m)
 		}
+		p.leaf(sp)
 		return p.newCmdArg(CmdArg{Kind: classifyWord(text, t.flags), Text: text, Span: sp})
 	case tStr:
 		x := p.parseStringTok(t)
+		p.node(p.h, sp)
 		return p.newCmdArg(CmdArg{Kind: ArgStr, X: x, Span: sp})
 	case tLParen:
 		p.pos = t.end
 		saved := p.ctx
 		p.ctx = pctx{ignoreNL: true}
 		x := p.parseExprEOC()
+		hx := p.h
 		c := p.expect(tRParen, "`)`", "close the parenthesised argument with `)`")
 		p.ctx = saved
-		return p.newCmdArg(CmdArg{Kind: ArgExpr, X: x, Span: mkSpan(t.start, c.end)})
+		asp := mkSpan(t.start, c.end)
+		p.node(hx, asp)
+		return p.newCmdArg(CmdArg{Kind: ArgExpr, X: x, Span: asp})
 	case tLongFlag:
 		a := p.newCmdArg(CmdArg{Kind: ArgLongFlag, Name: p.src[t.start+2 : t.end], Span: sp})
 		p.pos = t.end
+		p.h = 0
 		if t.end < len(p.src) && p.src[t.end] == '=' {
 			a.Value = p.cmdValueAt(t.end+1, m)
 			a.Span.End = a.Value.Span.End
 			p.pos = int(a.Span.End)
 		}
+		p.node(p.h, a.Span)
 		return a
 	case tShortFlag:
 		p.pos = t.end
+		p.leaf(sp)
 		return p.newCmdArg(CmdArg{Kind: ArgShortFlag, Text: wordText(p.src[t.start+1:t.end], t.flags), Span: sp})
 	case tDashDash:
 		p.pos = t.end
+		p.leaf(sp)
 		return p.newCmdArg(CmdArg{Kind: ArgDashDash, Span: sp})
 	case tDash:
 		p.pos = t.end
+		p.leaf(sp)
 		return p.newCmdArg(CmdArg{Kind: ArgDash, Span: sp})
 	}
 	if t.kind == tLBrace {
@@ -247,6 +276,7 @@ func (p *parser) gluedWordString(prefix string, w token, m mode) *CmdArg {
 		parts := append([]StrPart{{Lit: prefix}}, s.Parts...)
 		x = p.newStrInterp(StrInterp{Parts: parts, Span: sp})
 	}
+	p.node(p.h, sp) // the prefix part adds no height
 	return p.newCmdArg(CmdArg{Kind: ArgStr, X: x, Span: sp})
 }
 

@@ -108,7 +108,9 @@ var binOps = [...]BinOp{
 }
 
 // binaryLoop is the Pratt loop over binary operators of power >= minPrec.
+// p.h holds left's height on entry and the result's on return.
 func (p *parser) binaryLoop(left Expr, minPrec int) Expr {
+	hl := p.h
 	for {
 		t := p.peek()
 		switch t.kind {
@@ -121,6 +123,7 @@ func (p *parser) binaryLoop(left Expr, minPrec int) Expr {
 		}
 		prec := binaryPrec(t.kind)
 		if prec == 0 || prec < minPrec {
+			p.h = hl
 			return left
 		}
 		p.pos = t.end
@@ -132,6 +135,8 @@ func (p *parser) binaryLoop(left Expr, minPrec int) Expr {
 			right = p.binaryLoop(p.parseUnary(), prec+1)
 		}
 		span := mkSpan(int(left.Pos().Start), int(right.Pos().End))
+		p.node(max(hl, p.h), span)
+		hl = p.h
 		switch t.kind {
 		case tDotDot, tDotDotEq:
 			left = p.newRange(Range{Lo: left, Hi: right, Inclusive: t.kind == tDotDotEq, Span: span})
@@ -163,7 +168,9 @@ func (p *parser) parseUnaryTok(t token) Expr {
 		if t.kind == tMinus {
 			op = OpNeg
 		}
-		x = p.newUnary(Unary{Op: op, X: operand, Span: mkSpan(t.start, int(operand.Pos().End))})
+		sp := mkSpan(t.start, int(operand.Pos().End))
+		p.node(p.h, sp)
+		x = p.newUnary(Unary{Op: op, X: operand, Span: sp})
 	default:
 		x = p.parsePostfix(p.parsePrimaryTok(t), t.start)
 	}
@@ -173,11 +180,14 @@ func (p *parser) parseUnaryTok(t token) Expr {
 
 // parsePostfix applies field, method, index and call suffixes to x, whose
 // source starts at start (which may precede x's own span, e.g. a paren).
+// p.h holds x's height on entry and the result's on return.
 func (p *parser) parsePostfix(x Expr, start int) Expr {
 	src := p.src
+	hx := p.h
 	for {
 		pos := p.pos
 		if pos >= len(src) {
+			p.h = hx
 			return x
 		}
 		switch c := src[pos]; {
@@ -192,6 +202,7 @@ func (p *parser) parsePostfix(x Expr, start int) Expr {
 				if opt {
 					p.fail(mkSpan(pos, nameAt), "expected a field name after `?.`", "write x?.name", nameAt >= len(src))
 				}
+				p.h = hx
 				return x
 			}
 			end := scanIdent(src, nameAt)
@@ -199,24 +210,35 @@ func (p *parser) parsePostfix(x Expr, start int) Expr {
 			p.pos = end
 			if end < len(src) && src[end] == '(' {
 				args := p.parseCallArgs()
+				hc := max(hx, p.h)
 				m := p.newMethodCall(MethodCall{X: x, Name: name, Args: args, Optional: opt, Span: mkSpan(start, p.pos)})
 				if tb := p.trailingBlock(); tb != nil {
 					m.Trailing, m.Span.End = tb, tb.Span.End
 				}
+				p.node(max(hc, p.h), m.Span)
+				hx = p.h
 				x = m
 				continue
 			}
 			if tb := p.trailingBlock(); tb != nil {
 				x = p.newMethodCall(MethodCall{X: x, Name: name, Optional: opt, Trailing: tb, Span: mkSpan(start, int(tb.Span.End))})
+				p.node(max(hx, p.h), x.Pos())
+				hx = p.h
 				continue
 			}
-			x = p.newField(Field{X: x, Name: name, Optional: opt, Span: mkSpan(start, end)})
+			sp := mkSpan(start, end)
+			p.node(hx, sp)
+			hx = p.h
+			x = p.newField(Field{X: x, Name: name, Optional: opt, Span: sp})
 		case c == '(':
 			args := p.parseCallArgs()
+			hc := max(hx, p.h)
 			call := p.newCall(Call{Fn: x, Args: args, Span: mkSpan(start, p.pos)})
 			if tb := p.trailingBlock(); tb != nil {
 				call.Trailing, call.Span.End = tb, tb.Span.End
 			}
+			p.node(max(hc, p.h), call.Span)
+			hx = p.h
 			x = call
 		case c == '[':
 			open := p.peek()
@@ -226,12 +248,16 @@ func (p *parser) parsePostfix(x Expr, start int) Expr {
 			idx := p.parseExpr()
 			closeTok := p.expect(tRBracket, "`]`", "close the index with `]`")
 			p.ctx = saved
-			x = p.newIndex(Index{X: x, Index: idx, Span: mkSpan(start, closeTok.end)})
+			sp := mkSpan(start, closeTok.end)
+			p.node(max(hx, p.h), sp)
+			hx = p.h
+			x = p.newIndex(Index{X: x, Index: idx, Span: sp})
 		default:
 			if at := p.dotContinuation(pos); at >= 0 {
 				p.pos = at
 				continue
 			}
+			p.h = hx
 			return x
 		}
 	}
@@ -276,8 +302,10 @@ func (p *parser) dotContinuation(pos int) int {
 }
 
 // trailingBlock parses a `{ ... }` block argument following a call on the
-// same line, unless a construct header owns the brace.
+// same line, unless a construct header owns the brace. p.h is the block's
+// height, 0 when there is none.
 func (p *parser) trailingBlock() *Block {
+	p.h = 0
 	if p.ctx.noTrailing || !braceMayFollow(p.src, p.pos) {
 		return nil
 	}
@@ -297,13 +325,15 @@ func braceMayFollow(src string, pos int) bool {
 	return pos < len(src) && (src[pos] == '{' || src[pos] == '\\')
 }
 
-// parseCallArgs parses `( args )` with p.pos at the `(`.
+// parseCallArgs parses `( args )` with p.pos at the `(`; p.h is the
+// tallest argument's height.
 func (p *parser) parseCallArgs() []*Arg {
 	p.pos++
 	saved := p.ctx
 	p.ctx = pctx{ignoreNL: true}
 	args := &p.ar.argSeq
 	mark := args.mark()
+	h := 0
 	for {
 		t := p.peek()
 		if t.kind == tRParen {
@@ -311,6 +341,7 @@ func (p *parser) parseCallArgs() []*Arg {
 			break
 		}
 		args.push(p.parseArg(t))
+		h = max(h, p.h)
 		t = p.peek()
 		if t.kind == tComma {
 			p.pos = t.end
@@ -326,6 +357,7 @@ func (p *parser) parseCallArgs() []*Arg {
 		p.failSep(t, "expected `,` or `)` in arguments, found "+p.describe(t), "arguments", "call", "`)`")
 	}
 	p.ctx = saved
+	p.h = h
 	return args.take(mark)
 }
 
@@ -334,18 +366,22 @@ func (p *parser) parseArg(t token) *Arg {
 		if c := p.peekAt(t.end); c.kind == tColon && (c.end >= len(p.src) || p.src[c.end] != ':') {
 			p.pos = c.end
 			v := p.parseArgValue()
-			return p.newArg(Arg{Name: p.text(t), Value: v, Span: mkSpan(t.start, int(v.Pos().End))})
+			sp := mkSpan(t.start, int(v.Pos().End))
+			p.node(p.h, sp)
+			return p.newArg(Arg{Name: p.text(t), Value: v, Span: sp})
 		}
 	}
 	if t.kind == tDot {
 		if ok, _ := identStartAt(p.src, t.end); ok {
 			lam := p.parseImplicitLambda(t)
+			p.node(p.h, lam.Span)
 			return p.newArg(Arg{Value: lam, Span: lam.Span})
 		}
 	}
 	p.ctx.inArgs = true
 	v := p.finishExpr(p.parseOperandEOCTok(t))
 	p.ctx.inArgs = false
+	p.node(p.h, v.Pos())
 	return p.newArg(Arg{Value: v, Span: v.Pos()})
 }
 
@@ -361,20 +397,25 @@ func (p *parser) parseArgValue() Expr {
 func (p *parser) parseImplicitLambda(dot token) *Lambda {
 	at := mkSpan(dot.start, dot.start)
 	p.pos = dot.start
+	p.leaf(at)
 	body := p.finishExpr(p.parsePostfix(p.newVar(Var{Name: ImplicitParam, Span: at}), dot.start))
+	hb := p.h
 	if n := p.peek(); n.kind != tComma && n.kind != tRParen {
 		p.failTok(n, "the `.name` shorthand must be a complete argument",
 			"name the parameter instead: x => ...")
 	}
 	ps := &p.ar.paramSeq
 	mark := ps.mark()
+	p.leaf(at)
 	ps.push(p.newParam(Param{Name: ImplicitParam, Span: at}))
-	return p.newLambda(Lambda{Params: ps.take(mark), Body: body, Implicit: true,
-		Span: mkSpan(dot.start, int(body.Pos().End))})
+	sp := mkSpan(dot.start, int(body.Pos().End))
+	p.node(max(1, hb), sp)
+	return p.newLambda(Lambda{Params: ps.take(mark), Body: body, Implicit: true, Span: sp})
 }
 
 // maybeCatch parses a postfix `catch NAME? handler` after x, possibly on a
-// following line.
+// following line. p.h holds x's height on entry and the result's on
+// return.
 func (p *parser) maybeCatch(x Expr) Expr {
 	if !p.catchMayFollow() {
 		return x
@@ -386,6 +427,7 @@ func (p *parser) maybeCatch(x Expr) Expr {
 	if t.kind != kwCatch {
 		return x
 	}
+	hx := p.h
 	p.pos = t.end
 	binder := ""
 	b := p.peekAt(p.pos)
@@ -409,7 +451,9 @@ func (p *parser) maybeCatch(x Expr) Expr {
 	if binder == "_" {
 		binder = ""
 	}
-	return p.newCatch(Catch{X: x, Binder: binder, Handler: handler, Span: mkSpan(int(x.Pos().Start), int(handler.Pos().End))})
+	sp := mkSpan(int(x.Pos().Start), int(handler.Pos().End))
+	p.node(max(hx, p.h), sp)
+	return p.newCatch(Catch{X: x, Binder: binder, Handler: handler, Span: sp})
 }
 
 // catchMayFollow is a byte-level precheck for maybeCatch: it reports false

@@ -3,6 +3,7 @@ package syntax
 func (p *parser) parseMatch(kw token) Expr {
 	p.pos = kw.end
 	subject := p.parseHeader()
+	h := p.h
 	open := p.expect(tLBrace, "`{` to open the match arms", "write match value { pattern => result, ... }")
 	saved := p.ctx
 	p.ctx = pctx{}
@@ -29,6 +30,7 @@ func (p *parser) parseMatch(kw token) Expr {
 				"the source ends before the match is closed; add `}`", true)
 		}
 		arms.push(p.parseArm(t))
+		h = max(h, p.h)
 		t = p.peek()
 		switch t.kind {
 		case tNewline, tSemi, tComma, tRBrace:
@@ -39,6 +41,7 @@ func (p *parser) parseMatch(kw token) Expr {
 	}
 	m.Arms = arms.take(mark)
 	p.ctx = saved
+	p.node(h, m.Span)
 	return m
 }
 
@@ -49,6 +52,7 @@ func (p *parser) parseArm(first token) *MatchArm {
 	pats := &p.ar.patSeq
 	mark := pats.mark()
 	pats.push(p.parsePattern())
+	h := p.h
 	for {
 		t := p.peek()
 		if t.kind != tPipe {
@@ -57,6 +61,7 @@ func (p *parser) parseArm(first token) *MatchArm {
 		p.pos = t.end
 		p.skipNL()
 		pats.push(p.parsePattern())
+		h = max(h, p.h)
 	}
 	arm.Patterns = pats.take(mark)
 	if t := p.peek(); t.kind == kwIf {
@@ -64,6 +69,7 @@ func (p *parser) parseArm(first token) *MatchArm {
 		saved := p.ctx
 		p.ctx.noLambda = true
 		arm.Guard = p.parseExpr()
+		h = max(h, p.h)
 		p.ctx = saved
 	}
 	p.expect(tFatArrow, "`=>` in match arm", "write pattern => result; a guard goes before `=>`: n if n > 0 => ...")
@@ -74,6 +80,7 @@ func (p *parser) parseArm(first token) *MatchArm {
 		arm.Body = p.parseExpr()
 	}
 	arm.Span = mkSpan(first.start, int(arm.Body.Pos().End))
+	p.node(max(h, p.h), arm.Span)
 	return arm
 }
 
@@ -98,6 +105,7 @@ func (p *parser) parsePattern() Pattern {
 		name := p.text(t)
 		p.pos = t.end
 		if name == "_" {
+			p.leaf(sp)
 			return p.newWildcardPat(WildcardPat{Span: sp})
 		}
 		if isTypePatternName(name) {
@@ -108,13 +116,18 @@ func (p *parser) parsePattern() Pattern {
 				if binder == "_" {
 					binder = ""
 				}
-				return p.newTypePat(TypePat{Type: name, Binder: binder, Span: mkSpan(t.start, b.end)})
+				tsp := mkSpan(t.start, b.end)
+				p.leaf(tsp)
+				return p.newTypePat(TypePat{Type: name, Binder: binder, Span: tsp})
 			}
 		}
 		p.bind(name, bindValue)
+		p.leaf(sp)
 		return p.newBindPat(BindPat{Name: name, Span: sp})
 	case kwNull, kwTrue, kwFalse:
-		return p.newLitPat(LitPat{Value: p.parsePrimary(), Span: sp})
+		v := p.parsePrimary()
+		p.node(p.h, sp)
+		return p.newLitPat(LitPat{Value: v, Span: sp})
 	case tInt, tMinus:
 		lit := p.parsePatLiteral()
 		if r := p.peek(); r.kind == tDotDot || r.kind == tDotDotEq {
@@ -127,17 +140,22 @@ func (p *parser) parsePattern() Pattern {
 			if !ok {
 				p.fail(mkSpan(r.end, p.pos), "a range pattern needs integer bounds", "write integer bounds such as 1..10 or 0..=9", false)
 			}
-			return &RangePat{Lo: lo.Value, Hi: hi.Value, Inclusive: r.kind == tDotDotEq, Span: mkSpan(t.start, int(hi.Span.End))}
+			rsp := mkSpan(t.start, int(hi.Span.End))
+			p.leaf(rsp)
+			return &RangePat{Lo: lo.Value, Hi: hi.Value, Inclusive: r.kind == tDotDotEq, Span: rsp}
 		}
+		p.node(p.h, lit.Pos())
 		return p.newLitPat(LitPat{Value: lit, Span: lit.Pos()})
 	case tFloat, tSize, tDuration, tTime:
 		lit := p.parsePrimary()
+		p.node(p.h, sp)
 		return p.newLitPat(LitPat{Value: lit, Span: sp})
 	case tStr:
 		lit := p.parseStringTok(t)
 		if _, ok := lit.(*StrLit); !ok {
 			p.fail(sp, "a string pattern cannot interpolate", "bind the value and compare in a guard: s if s == \"...\"", false)
 		}
+		p.node(p.h, sp)
 		return p.newLitPat(LitPat{Value: lit, Span: sp})
 	case tLBrace:
 		return p.parseRecordPat(t)
@@ -167,9 +185,14 @@ func (p *parser) parsePatLiteral() Expr {
 	n := p.peek()
 	if n.kind == tInt && p.text(n) == "9223372036854775808" {
 		p.pos = n.end
-		return p.newIntLit(IntLit{Value: -9223372036854775808, Span: mkSpan(t.start, n.end)})
+		sp := mkSpan(t.start, n.end)
+		p.leaf(sp)
+		return p.newIntLit(IntLit{Value: -9223372036854775808, Span: sp})
 	}
-	switch lit := p.parsePatLiteral().(type) {
+	p.enter(t)
+	inner := p.parsePatLiteral()
+	p.leave()
+	switch lit := inner.(type) {
 	case *IntLit:
 		return p.newIntLit(IntLit{Value: -lit.Value, Span: mkSpan(t.start, int(lit.Span.End))})
 	case *FloatLit:
@@ -188,6 +211,7 @@ func (p *parser) parseRecordPat(open token) Pattern {
 	saved := p.ctx
 	p.ctx = pctx{ignoreNL: true}
 	rp := &RecordPat{}
+	h := 0
 	for {
 		t := p.peek()
 		if t.kind == tRBrace {
@@ -212,6 +236,7 @@ func (p *parser) parseRecordPat(open token) Pattern {
 				"write {name} or {name: pattern}")
 		}
 		f := &RecordPatField{Key: key, Span: mkSpan(t.start, p.pos)}
+		p.h = 0
 		if c := p.peek(); c.kind == tColon {
 			p.pos = c.end
 			f.Pat = p.parsePattern()
@@ -223,6 +248,8 @@ func (p *parser) parseRecordPat(open token) Pattern {
 			}
 			p.bind(key, bindValue)
 		}
+		p.node(p.h, f.Span)
+		h = max(h, p.h)
 		rp.Fields = append(rp.Fields, f)
 		t = p.peek()
 		switch t.kind {
@@ -234,6 +261,7 @@ func (p *parser) parseRecordPat(open token) Pattern {
 		}
 	}
 	p.ctx = saved
+	p.node(h, rp.Span)
 	return rp
 }
 
@@ -244,6 +272,7 @@ func (p *parser) parseListPat(open token) Pattern {
 	lp := &ListPat{}
 	elems := &p.ar.patSeq
 	mark := elems.mark()
+	h := 0
 	for {
 		t := p.peek()
 		if t.kind == tRBracket {
@@ -265,6 +294,7 @@ func (p *parser) parseListPat(open token) Pattern {
 			}
 		} else {
 			elems.push(p.parsePattern())
+			h = max(h, p.h)
 		}
 		t = p.peek()
 		switch t.kind {
@@ -277,5 +307,6 @@ func (p *parser) parseListPat(open token) Pattern {
 	}
 	lp.Elems = elems.take(mark)
 	p.ctx = saved
+	p.node(h, lp.Span)
 	return lp
 }

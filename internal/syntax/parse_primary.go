@@ -14,6 +14,7 @@ func (p *parser) parsePrimaryTok(t token) Expr {
 		if !ok {
 			p.fail(sp, "integer literal `"+p.text(t)+"` is out of range", "integers are 64-bit signed", false)
 		}
+		p.leaf(sp)
 		return p.newIntLit(IntLit{Value: v, Span: sp})
 	case tFloat:
 		p.pos = t.end
@@ -21,6 +22,7 @@ func (p *parser) parsePrimaryTok(t token) Expr {
 		if !ok {
 			p.fail(sp, "float literal `"+p.text(t)+"` is out of range", "floats are 64-bit, up to about 1.8e308", false)
 		}
+		p.leaf(sp)
 		return p.newFloatLit(FloatLit{Value: v, Span: sp})
 	case tSize:
 		p.pos = t.end
@@ -30,6 +32,7 @@ func (p *parser) parsePrimaryTok(t token) Expr {
 		if !ok {
 			p.fail(sp, "size literal `"+p.text(t)+"` is out of range", "a size is a 64-bit byte count (under 8 EiB)", false)
 		}
+		p.leaf(sp)
 		return p.newSizeLit(SizeLit{Bytes: v, Span: sp})
 	case tDuration:
 		p.pos = t.end
@@ -41,6 +44,7 @@ func (p *parser) parsePrimaryTok(t token) Expr {
 			// reports the runtime overflow the language specifies.
 			v = math.MaxInt64
 		}
+		p.leaf(sp)
 		return p.newDurationLit(DurationLit{Nanos: v, Span: sp})
 	case tTime:
 		p.pos = t.end
@@ -48,20 +52,25 @@ func (p *parser) parsePrimaryTok(t token) Expr {
 		if !ok {
 			p.fail(sp, "invalid time of day `"+p.text(t)+"`", "write 09:30, 23:15:45, 10:00am or 7:05pm", false)
 		}
+		p.leaf(sp)
 		return &TimeLit{Nanos: v, HasSeconds: secs, Span: sp}
 	case tStr:
 		return p.parseStringTok(t)
 	case tDateTime:
 		p.pos = t.end
+		p.leaf(sp)
 		return &DateTimeLit{Text: p.src[t.start+2 : t.end-1], Span: sp}
 	case tRegex:
 		p.pos = t.end
+		p.leaf(sp)
 		return &RegexLit{Pattern: p.src[t.start+3 : t.end-1], Span: sp}
 	case kwTrue, kwFalse:
 		p.pos = t.end
+		p.leaf(sp)
 		return p.newBoolLit(BoolLit{Value: t.kind == kwTrue, Span: sp})
 	case kwNull:
 		p.pos = t.end
+		p.leaf(sp)
 		return p.newNullLit(NullLit{Span: sp})
 	case tIdent:
 		return p.parseIdentPrimary(t)
@@ -82,7 +91,9 @@ func (p *parser) parsePrimaryTok(t token) Expr {
 	case kwSpawn:
 		p.pos = t.end
 		body := p.parseBlock()
-		return &Spawn{Body: body, Span: mkSpan(t.start, int(body.Span.End))}
+		sp := mkSpan(t.start, int(body.Span.End))
+		p.node(p.h, sp)
+		return &Spawn{Body: body, Span: sp}
 	case tDot:
 		p.failTok(t, "a leading `.` has no receiver here",
 			"write x.name, or use .name as a complete call argument such as xs.map(.name)")
@@ -109,9 +120,11 @@ func (p *parser) parseIdentPrimary(t token) Expr {
 		if a := p.peekAt(t.end); a.kind == tFatArrow {
 			ps := &p.ar.paramSeq
 			mark := ps.mark()
-			ps.push(p.newParam(Param{Name: name, Span: mkSpan(t.start, t.end)}))
+			sp := mkSpan(t.start, t.end)
+			p.leaf(sp)
+			ps.push(p.newParam(Param{Name: name, Span: sp}))
 			p.pos = a.end
-			return p.finishLambda(ps.take(mark), t.start)
+			return p.finishLambda(ps.take(mark), 1, t.start)
 		}
 	}
 	p.pos = t.end
@@ -123,11 +136,13 @@ func (p *parser) makeVar(name string, sp Span) *Var {
 		p.fail(sp, "`"+name+"` is REPL-only: it names the previous interactive result",
 			"bind the value with let; reach a program named "+name+" with ^"+name, false)
 	}
+	p.leaf(sp)
 	return p.newVar(Var{Name: name, Span: sp})
 }
 
-// finishLambda parses a lambda body after `=>` with params bound.
-func (p *parser) finishLambda(params []*Param, start int) *Lambda {
+// finishLambda parses a lambda body after `=>` with params bound; hp is the
+// tallest parameter's height.
+func (p *parser) finishLambda(params []*Param, hp, start int) *Lambda {
 	p.skipNL()
 	saved := p.ctx
 	p.ctx.noLambda = false
@@ -138,7 +153,9 @@ func (p *parser) finishLambda(params []*Param, start int) *Lambda {
 	body := p.parseExpr()
 	p.pop()
 	p.ctx = saved
-	return p.newLambda(Lambda{Params: params, Body: body, Span: mkSpan(start, int(body.Pos().End))})
+	sp := mkSpan(start, int(body.Pos().End))
+	p.node(max(hp, p.h), sp)
+	return p.newLambda(Lambda{Params: params, Body: body, Span: sp})
 }
 
 // parseParenOrLambda parses `(params) => body` when the parenthesised text
@@ -146,7 +163,7 @@ func (p *parser) finishLambda(params []*Param, start int) *Lambda {
 func (p *parser) parseParenOrLambda(open token) Expr {
 	if params, arrow, ok := p.scanLambdaParams(open.end); ok {
 		p.pos = arrow
-		return p.finishLambda(params, open.start)
+		return p.finishLambda(params, p.h, open.start)
 	}
 	p.pos = open.end
 	saved := p.ctx
@@ -165,10 +182,12 @@ func (p *parser) parseParenOrLambda(open token) Expr {
 }
 
 // scanLambdaParams speculatively reads `name (: type)?, ... )` followed by
-// `=>` starting after a `(`. It never fails; ok reports a match.
+// `=>` starting after a `(`. It never fails; ok reports a match, and then
+// p.h is the tallest parameter's height.
 func (p *parser) scanLambdaParams(pos int) (params []*Param, arrowEnd int, ok bool) {
 	ps := &p.ar.paramSeq
 	mark := ps.mark()
+	hp := 0
 	for {
 		t := p.peekPastNL(pos)
 		if t.kind == tRParen && ps.mark() == mark {
@@ -182,6 +201,7 @@ func (p *parser) scanLambdaParams(pos int) (params []*Param, arrowEnd int, ok bo
 		prm := p.newParam(Param{Name: p.text(t), Span: mkSpan(t.start, t.end)})
 		pos = t.end
 		t = p.peekPastNL(pos)
+		p.h = 0
 		if t.kind == tColon {
 			typ, end, tok := p.parseTypeAt(t.end)
 			if !tok {
@@ -193,6 +213,8 @@ func (p *parser) scanLambdaParams(pos int) (params []*Param, arrowEnd int, ok bo
 			pos = end
 			t = p.peekPastNL(pos)
 		}
+		p.node(p.h, prm.Span)
+		hp = max(hp, p.h)
 		ps.push(prm)
 		pos = t.end
 		if t.kind == tRParen {
@@ -208,6 +230,7 @@ func (p *parser) scanLambdaParams(pos int) (params []*Param, arrowEnd int, ok bo
 		ps.drop(mark)
 		return nil, 0, false
 	}
+	p.h = hp
 	return ps.take(mark), a.end, true
 }
 
@@ -217,14 +240,18 @@ func (p *parser) parseList(open token) Expr {
 	p.ctx = pctx{ignoreNL: true}
 	elems := &p.ar.exprSeq
 	mark := elems.mark()
+	h := 0
 	for {
 		t := p.peek()
 		if t.kind == tRBracket {
 			p.pos = t.end
 			p.ctx = saved
-			return p.newList(List{Elems: elems.take(mark), Span: mkSpan(open.start, t.end)})
+			sp := mkSpan(open.start, t.end)
+			p.node(h, sp)
+			return p.newList(List{Elems: elems.take(mark), Span: sp})
 		}
 		elems.push(p.parseExpr())
+		h = max(h, p.h)
 		t = p.peek()
 		switch t.kind {
 		case tComma:
@@ -263,12 +290,15 @@ func (p *parser) parseRecord(open token) Expr {
 	p.ctx = pctx{ignoreNL: true}
 	fields := &p.ar.fieldSeq
 	mark := fields.mark()
+	h := 0
 	for {
 		t := p.peek()
 		if t.kind == tRBrace {
 			p.pos = t.end
 			p.ctx = saved
-			return p.newRecord(Record{Fields: fields.take(mark), Span: mkSpan(open.start, t.end)})
+			sp := mkSpan(open.start, t.end)
+			p.node(h, sp)
+			return p.newRecord(Record{Fields: fields.take(mark), Span: sp})
 		}
 		var key string
 		switch {
@@ -287,7 +317,10 @@ func (p *parser) parseRecord(open token) Expr {
 		}
 		p.expect(tColon, "`:` after record key", "write key: value")
 		v := p.parseExpr()
-		fields.push(p.newRecordField(RecordField{Key: key, Value: v, Span: mkSpan(t.start, int(v.Pos().End))}))
+		sp := mkSpan(t.start, int(v.Pos().End))
+		p.node(p.h, sp)
+		h = max(h, p.h)
+		fields.push(p.newRecordField(RecordField{Key: key, Value: v, Span: sp}))
 		t = p.peek()
 		switch t.kind {
 		case tComma:
@@ -299,10 +332,14 @@ func (p *parser) parseRecord(open token) Expr {
 	}
 }
 
+// parseIf parses an if expression; each `else if` nests a parse.
 func (p *parser) parseIf(kw token) Expr {
+	p.enter(kw)
 	p.pos = kw.end
 	cond := p.parseHeader()
+	h := p.h
 	then := p.parseBlock()
+	h = max(h, p.h)
 	n := p.newIf(If{Cond: cond, Then: then, Span: mkSpan(kw.start, int(then.Span.End))})
 	if e := p.peekPastNL(p.pos); e.kind == kwElse {
 		p.pos = e.end
@@ -311,14 +348,18 @@ func (p *parser) parseIf(kw token) Expr {
 		} else {
 			n.Else = p.parseBlock()
 		}
+		h = max(h, p.h)
 		n.Span.End = n.Else.Pos().End
 	}
+	p.node(h, n.Span)
+	p.leave()
 	return n
 }
 
 func (p *parser) parseTry(kw token) Expr {
 	p.pos = kw.end
 	body := p.parseBlock()
+	h := p.h
 	c := p.peekPastNL(p.pos)
 	if c.kind != kwCatch {
 		p.failTok(c, "expected `catch` after try block, found "+p.describe(c),
@@ -337,7 +378,9 @@ func (p *parser) parseTry(kw token) Expr {
 	if binder == "_" {
 		binder = ""
 	}
-	return p.newTry(Try{Body: body, Binder: binder, Handler: handler, Span: mkSpan(kw.start, int(handler.Span.End))})
+	sp := mkSpan(kw.start, int(handler.Span.End))
+	p.node(max(h, p.h), sp)
+	return p.newTry(Try{Body: body, Binder: binder, Handler: handler, Span: sp})
 }
 
 func (p *parser) parseWith(kw token) Expr {
@@ -347,6 +390,7 @@ func (p *parser) parseWith(kw token) Expr {
 	p.ctx.noLambda = false
 	entries := &p.ar.withSeq
 	mark := entries.mark()
+	h := 0
 	for {
 		k := p.peek()
 		if !k.kind.isName() {
@@ -363,7 +407,10 @@ func (p *parser) parseWith(kw token) Expr {
 		}
 		p.expect(tColon, "`:`", "")
 		v := p.parseExpr()
-		entries.push(p.newWithEntry(WithEntry{Key: key, Value: v, Span: mkSpan(k.start, int(v.Pos().End))}))
+		sp := mkSpan(k.start, int(v.Pos().End))
+		p.node(p.h, sp)
+		h = max(h, p.h)
+		entries.push(p.newWithEntry(WithEntry{Key: key, Value: v, Span: sp}))
 		c := p.peek()
 		if c.kind != tComma {
 			break
@@ -374,7 +421,9 @@ func (p *parser) parseWith(kw token) Expr {
 	p.ctx = saved
 	ents := entries.take(mark)
 	body := p.parseBlock()
-	return p.newWith(With{Entries: ents, Body: body, Span: mkSpan(kw.start, int(body.Span.End))})
+	sp := mkSpan(kw.start, int(body.Span.End))
+	p.node(max(h, p.h), sp)
+	return p.newWith(With{Entries: ents, Body: body, Span: sp})
 }
 
 // isInterpreter reports whether a command head takes a raw source block.
@@ -424,7 +473,9 @@ func (p *parser) parseLangBlock(t token) *LangBlock {
 				depth--
 				if depth == 0 {
 					p.pos = i + 1
-					return p.newLangBlock(LangBlock{Tool: tool, Source: src[at+1 : i], Span: mkSpan(t.start, i+1)})
+					sp := mkSpan(t.start, i+1)
+					p.leaf(sp)
+					return p.newLangBlock(LangBlock{Tool: tool, Source: src[at+1 : i], Span: sp})
 				}
 			}
 		}
@@ -442,7 +493,9 @@ func (p *parser) parseLangBlock(t token) *LangBlock {
 					break
 				}
 			}
-			return p.newLangBlock(LangBlock{Tool: tool, Source: text, Span: mkSpan(t.start, i+3)})
+			sp := mkSpan(t.start, i+3)
+			p.leaf(sp)
+			return p.newLangBlock(LangBlock{Tool: tool, Source: text, Span: sp})
 		}
 	}
 	p.fail(mkSpan(t.start, len(src)), "unterminated "+tool+" '''...''' block",
@@ -450,7 +503,7 @@ func (p *parser) parseLangBlock(t token) *LangBlock {
 	return nil
 }
 
-// parseType parses a type annotation at p.pos or fails.
+// parseType parses a type annotation at p.pos or fails; p.h is its height.
 func (p *parser) parseType() *TypeExpr {
 	typ, end, ok := p.parseTypeAt(p.pos)
 	if !ok {
@@ -461,14 +514,15 @@ func (p *parser) parseType() *TypeExpr {
 	return typ
 }
 
-// parseTypeAt reads `NAME (<T, ...>)? ?` at pos without failing.
+// parseTypeAt reads `NAME (<T, ...>)? ?` at pos without failing. On
+// success p.h is the type's height.
 func (p *parser) parseTypeAt(pos int) (*TypeExpr, int, bool) {
 	return p.parseTypeDepth(pos, 0)
 }
 
 func (p *parser) parseTypeDepth(pos, depth int) (*TypeExpr, int, bool) {
 	src := p.src
-	if depth > 32 {
+	if depth > maxTypeNesting {
 		return nil, 0, false
 	}
 	pos, bad := skipTrivia(src, pos)
@@ -480,6 +534,7 @@ func (p *parser) parseTypeDepth(pos, depth int) (*TypeExpr, int, bool) {
 	}
 	end := scanIdent(src, pos)
 	typ := p.newTypeExpr(TypeExpr{Name: src[pos:end], Span: mkSpan(pos, end)})
+	h := 0
 	if end < len(src) && src[end] == '<' {
 		args := &p.ar.typeSeq
 		mark := args.mark()
@@ -490,6 +545,7 @@ func (p *parser) parseTypeDepth(pos, depth int) (*TypeExpr, int, bool) {
 				args.drop(mark)
 				return nil, 0, false
 			}
+			h = max(h, p.h)
 			args.push(arg)
 			i, _ = skipTrivia(src, e)
 			if i < len(src) && src[i] == ',' {
@@ -510,5 +566,6 @@ func (p *parser) parseTypeDepth(pos, depth int) (*TypeExpr, int, bool) {
 		end++
 	}
 	typ.Span.End = int32(end)
+	p.node(h, typ.Span)
 	return typ, end, true
 }

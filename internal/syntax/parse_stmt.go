@@ -2,10 +2,12 @@ package syntax
 
 import "strings"
 
-// parseStmts parses statements up to EOF, or up to a `}` when inBlock.
+// parseStmts parses statements up to EOF, or up to a `}` when inBlock;
+// p.h is the tallest statement's height.
 func (p *parser) parseStmts(inBlock bool) []Stmt {
 	stmts := &p.ar.stmtSeq
 	mark := stmts.mark()
+	h := 0
 	for {
 		t := p.peek()
 		for t.kind == tNewline || t.kind == tSemi {
@@ -17,15 +19,18 @@ func (p *parser) parseStmts(inBlock bool) []Stmt {
 				p.fail(mkSpan(t.start, t.end), "expected `}` to close the block, found EOF",
 					"the source ends before the block is closed; add `}`", true)
 			}
+			p.h = h
 			return stmts.take(mark)
 		}
 		if t.kind == tRBrace {
 			if inBlock {
+				p.h = h
 				return stmts.take(mark)
 			}
 			p.failTok(t, "unexpected `}`", "this `}` closes nothing; remove it or add the matching `{`")
 		}
 		stmts.push(p.parseStmt(t))
+		h = max(h, p.h)
 		t = p.peek()
 		switch t.kind {
 		case tNewline, tSemi:
@@ -89,23 +94,34 @@ func (p *parser) parseStmt(t token) Stmt {
 		p.pos = t.end
 		n := p.peek()
 		if endsExpr(n.kind) {
-			return p.newReturnStmt(ReturnStmt{Span: mkSpan(t.start, t.end)})
+			sp := mkSpan(t.start, t.end)
+			p.leaf(sp)
+			return p.newReturnStmt(ReturnStmt{Span: sp})
 		}
 		x := p.parseExpr()
-		return p.newReturnStmt(ReturnStmt{Value: x, Span: mkSpan(t.start, int(x.Pos().End))})
+		sp := mkSpan(t.start, int(x.Pos().End))
+		p.node(p.h, sp)
+		return p.newReturnStmt(ReturnStmt{Value: x, Span: sp})
 	case kwBreak:
 		p.pos = t.end
-		return &BreakStmt{Span: mkSpan(t.start, t.end)}
+		sp := mkSpan(t.start, t.end)
+		p.leaf(sp)
+		return &BreakStmt{Span: sp}
 	case kwContinue:
 		p.pos = t.end
-		return &ContinueStmt{Span: mkSpan(t.start, t.end)}
+		sp := mkSpan(t.start, t.end)
+		p.leaf(sp)
+		return &ContinueStmt{Span: sp}
 	case kwFor:
 		return p.parseFor(t)
 	case kwWhile:
 		p.pos = t.end
 		cond := p.parseHeader()
+		h := p.h
 		body := p.parseBlock()
-		return &WhileStmt{Cond: cond, Body: body, Span: mkSpan(t.start, int(body.Span.End))}
+		sp := mkSpan(t.start, int(body.Span.End))
+		p.node(max(h, p.h), sp)
+		return &WhileStmt{Cond: cond, Body: body, Span: sp}
 	}
 	return p.parseHeadStmt(t)
 }
@@ -127,8 +143,10 @@ func (p *parser) parseHeadStmt(t token) Stmt {
 		if p.opts.REPL {
 			if ok, _ := identStartAt(p.src, t.end); ok {
 				seed := p.newVar(Var{Name: "it", Span: mkSpan(t.start, t.start)})
+				p.leaf(seed.Span)
 				p.pos = t.start
 				x := p.finishExpr(p.parsePostfix(seed, t.start))
+				p.node(p.h, x.Pos())
 				return p.newExprStmt(ExprStmt{X: x, Span: x.Pos()})
 			}
 		}
@@ -145,10 +163,13 @@ func (p *parser) parseHeadStmt(t token) Stmt {
 				return p.finishAssign(lhs, op)
 			}
 			x := p.finishExpr(lhs)
-			return p.newExprStmt(ExprStmt{X: x, Span: mkSpan(t.start, int(x.Pos().End))})
+			sp := mkSpan(t.start, int(x.Pos().End))
+			p.node(p.h, sp)
+			return p.newExprStmt(ExprStmt{X: x, Span: sp})
 		}
 	}
 	x := p.parseExprEOC()
+	p.node(p.h, x.Pos())
 	return p.newExprStmt(ExprStmt{X: x, Span: x.Pos()})
 }
 
@@ -160,7 +181,9 @@ func isAssignOp(k tokKind) bool {
 	return false
 }
 
+// finishAssign parses an assignment to lhs, whose height is in p.h.
 func (p *parser) finishAssign(lhs Expr, op token) Stmt {
+	hl := p.h
 	switch l := lhs.(type) {
 	case *Var:
 	case *Field:
@@ -188,7 +211,9 @@ func (p *parser) finishAssign(lhs Expr, op token) Stmt {
 	case tSlashEq:
 		o = AssignDiv
 	}
-	return p.newAssignStmt(AssignStmt{Target: lhs, Op: o, Value: v, Span: mkSpan(int(lhs.Pos().Start), int(v.Pos().End))})
+	sp := mkSpan(int(lhs.Pos().Start), int(v.Pos().End))
+	p.node(max(hl, p.h), sp)
+	return p.newAssignStmt(AssignStmt{Target: lhs, Op: o, Value: v, Span: sp})
 }
 
 func (p *parser) parseLet(kw token, start int, exported bool) Stmt {
@@ -205,10 +230,12 @@ func (p *parser) parseLet(kw token, start int, exported bool) Stmt {
 	name := p.text(n)
 	p.pos = n.end
 	var typ *TypeExpr
+	h := 0
 	a := p.peek()
 	if a.kind == tColon {
 		p.pos = a.end
 		typ = p.parseType()
+		h = p.h
 		a = p.peek()
 	}
 	if a.kind != tAssign {
@@ -218,8 +245,10 @@ func (p *parser) parseLet(kw token, start int, exported bool) Stmt {
 	p.skipNL()
 	init := p.parseExprEOC()
 	p.bind(name, bindValue)
+	sp := mkSpan(start, int(init.Pos().End))
+	p.node(max(h, p.h), sp)
 	return p.newLetStmt(LetStmt{Name: name, Type: typ, Init: init, Mutable: kw.kind == kwVar,
-		Exported: exported, Span: mkSpan(start, int(init.Pos().End))})
+		Exported: exported, Span: sp})
 }
 
 func (p *parser) parseFn(kw token, start int, exported bool) Stmt {
@@ -237,10 +266,12 @@ func (p *parser) parseFn(kw token, start int, exported bool) Stmt {
 			"declare the parameters in parentheses: fn "+name+"() { ... }")
 	}
 	params, rest := p.parseParams()
+	h := p.h
 	var ret *TypeExpr
 	if a := p.peek(); a.kind == tArrow {
 		p.pos = a.end
 		ret = p.parseType()
+		h = max(h, p.h)
 	}
 	p.push()
 	for _, prm := range params {
@@ -253,16 +284,20 @@ func (p *parser) parseFn(kw token, start int, exported bool) Stmt {
 	p.pop()
 	decl := p.newFnDecl(FnDecl{Name: name, Params: params, Rest: rest, Return: ret, Body: body,
 		Doc: docBefore(p.src, start), Exported: exported, Span: mkSpan(start, int(body.Span.End))})
+	p.node(max(h, p.h), decl.Span)
+	p.node(p.h, decl.Span)
 	return p.newFnStmt(FnStmt{Decl: decl, Span: decl.Span})
 }
 
-// parseParams parses `( params )` of a function declaration.
+// parseParams parses `( params )` of a function declaration; p.h is the
+// tallest parameter's height.
 func (p *parser) parseParams() (params []*Param, rest *Param) {
 	p.expect(tLParen, "`(`", "declare the parameters in parentheses")
 	saved := p.ctx
 	p.ctx = pctx{ignoreNL: true}
 	ps := &p.ar.paramSeq
 	mark := ps.mark()
+	h := 0
 	for {
 		t := p.peek()
 		if t.kind == tRParen {
@@ -281,18 +316,23 @@ func (p *parser) parseParams() (params []*Param, rest *Param) {
 		}
 		prm := p.newParam(Param{Name: p.text(t), Span: mkSpan(t.start, t.end)})
 		p.pos = t.end
+		hp := 0
 		if c := p.peek(); c.kind == tColon {
 			p.pos = c.end
 			prm.Type = p.parseType()
 			prm.Span.End = prm.Type.Span.End
+			hp = p.h
 		}
 		if !isRest {
 			if e := p.peek(); e.kind == tAssign {
 				p.pos = e.end
 				prm.Default = p.parseExpr()
 				prm.Span.End = prm.Default.Pos().End
+				hp = max(hp, p.h)
 			}
 		}
+		p.node(hp, prm.Span)
+		h = max(h, p.h)
 		if isRest {
 			if rest != nil {
 				p.fail(prm.Span, "only one ...rest parameter is allowed",
@@ -316,6 +356,7 @@ func (p *parser) parseParams() (params []*Param, rest *Param) {
 		}
 	}
 	p.ctx = saved
+	p.h = h
 	return ps.take(mark), rest
 }
 
@@ -333,7 +374,9 @@ func (p *parser) parseAlias(kw token) Stmt {
 	p.expect(tAssign, "`=`", "")
 	c := p.parseCommand()
 	p.bind(name, bindCommand)
-	return &AliasStmt{Name: name, Target: c.Call, Span: mkSpan(kw.start, int(c.Span.End))}
+	sp := mkSpan(kw.start, int(c.Span.End))
+	p.node(p.h-1, sp) // the alias holds the command's call, not the command
+	return &AliasStmt{Name: name, Target: c.Call, Span: sp}
 }
 
 func (p *parser) parseUse(kw token) Stmt {
@@ -354,7 +397,9 @@ func (p *parser) parseUse(kw token) Stmt {
 	}
 	p.pos = t.end
 	p.bind(moduleName(path), bindValue)
-	return &UseStmt{Path: path, Span: mkSpan(kw.start, t.end)}
+	sp := mkSpan(kw.start, t.end)
+	p.leaf(sp)
+	return &UseStmt{Path: path, Span: sp}
 }
 
 // moduleName is the binding a `use` introduces: the last path element
@@ -386,11 +431,14 @@ func (p *parser) parseFor(kw token) Stmt {
 	}
 	p.expect(kwIn, "`in`", "")
 	iter := p.parseHeader()
+	h := p.h
 	p.push()
 	p.bind(name, bindValue)
 	body := p.parseBlock()
 	p.pop()
-	return p.newForStmt(ForStmt{Var: name, Iter: iter, Body: body, Span: mkSpan(kw.start, int(body.Span.End))})
+	sp := mkSpan(kw.start, int(body.Span.End))
+	p.node(max(h, p.h), sp)
+	return p.newForStmt(ForStmt{Var: name, Iter: iter, Body: body, Span: sp})
 }
 
 // parseHeader parses a construct header expression, where `{` starts the
@@ -418,7 +466,9 @@ func (p *parser) parseBlock() *Block {
 	p.pop()
 	closeTok := p.expect(tRBrace, "`}`", "close the block with `}`")
 	p.ctx = saved
-	return p.newBlock(Block{Stmts: stmts, Span: mkSpan(open.start, closeTok.end)})
+	sp := mkSpan(open.start, closeTok.end)
+	p.node(p.h, sp)
+	return p.newBlock(Block{Stmts: stmts, Span: sp})
 }
 
 // docBefore collects the `#` comment lines directly above offset start.

@@ -11,6 +11,7 @@ import (
 // their nodes carry real source spans.
 func (p *parser) parseStringTok(t token) Expr {
 	sp := mkSpan(t.start, t.end)
+	p.leaf(sp) // the string itself, or its last part
 	q := 1
 	if t.flags&fTriple != 0 {
 		q = 3
@@ -36,6 +37,7 @@ func (p *parser) parseStringTok(t token) Expr {
 	}
 	parts := &p.ar.partSeq
 	mark := parts.mark()
+	h := 1 // a literal part
 	// The pending literal run is src[from:i] while it is verbatim; after an
 	// escape or a dedent skip it moves to p.sbuf (buffered).
 	src := p.src
@@ -76,9 +78,12 @@ func (p *parser) parseStringTok(t token) Expr {
 			i += p.decodeEscape(i)
 		case '{':
 			if s := lit(i); s != "" {
+				p.leaf(sp)
 				parts.push(StrPart{Lit: s})
 			}
 			x, end := p.parseHole(i)
+			p.node(p.h, x.Pos())
+			h = max(h, p.h)
 			parts.push(StrPart{X: x})
 			i = end
 			from = i
@@ -101,8 +106,10 @@ func (p *parser) parseStringTok(t token) Expr {
 		return p.newStrLit(StrLit{Value: last, Span: sp})
 	}
 	if last != "" {
+		p.leaf(sp)
 		parts.push(StrPart{Lit: last})
 	}
+	p.node(h, sp)
 	return p.newStrInterp(StrInterp{Parts: parts.take(mark), Span: sp})
 }
 

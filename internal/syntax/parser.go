@@ -2,10 +2,6 @@ package syntax
 
 import "fmt"
 
-// maxDepth bounds expression nesting so hostile input cannot exhaust the
-// stack.
-const maxDepth = 500
-
 // parser is a recursive-descent parser over a position-addressed lexer. It
 // keeps only a byte offset; every lookahead re-lexes at an offset in the mode
 // the grammar position calls for.
@@ -15,11 +11,14 @@ type parser struct {
 	pos  int
 
 	ctx    pctx
-	depth  int
+	depth  int  // parse functions nested (see enter), at most maxNesting
+	h      int  // height of the subtree the last parse function built
+	nodes  int  // nodes built so far, at most MaxNodes
 	parsed bool // a parse has run since the last reset
 
 	binds  []binding
 	scopes []int
+	byName map[string]int32 // see indexBindings; nil until the stack is long
 
 	ar   arena
 	sbuf []byte // scratch for decoding escaped string literals
@@ -59,7 +58,13 @@ const (
 type binding struct {
 	name string
 	kind bindKind
+	prev int32 // with byName: the binding of the same name this one shadows, or -1
 }
+
+// bindIndexAt is the binding-stack length past which bindings are indexed
+// by name: a linear scan is faster for the few names of most sources, and
+// a map keeps a source of many names linear.
+const bindIndexAt = 32
 
 // bailout carries a parse error up the stack to Parse.
 type bailout struct{ err *Error }
@@ -132,6 +137,7 @@ func (p *parser) parseSafely(src string, opts ParseOptions) (prog *Program, err 
 // parseProgram parses src, reporting errors by panicking with a bailout.
 func (p *parser) parseProgram(src string, opts ParseOptions) *Program {
 	p.src, p.opts, p.parsed = src, opts, true
+	p.h, p.nodes = 0, 0
 	p.ar.prepare(len(src))
 	return &Program{Stmts: p.parseStmts(false)}
 }
@@ -211,15 +217,52 @@ func (p *parser) expect(k tokKind, what, hint string) token {
 
 func (p *parser) text(t token) string { return p.src[t.start:t.end] }
 
-// enter guards recursion depth.
+// enter guards the parser's own recursion depth.
 func (p *parser) enter(t token) {
 	p.depth++
-	if p.depth > maxDepth {
+	if p.depth > maxNesting {
 		p.fail(mkSpan(t.start, t.end), "expression nesting is too deep", "split the expression into smaller parts with let bindings", false)
 	}
 }
 
 func (p *parser) leave() { p.depth-- }
+
+// Tree bounds. Every parse function that builds a node reports it through
+// node (or leaf), which counts it against MaxNodes, checks its height
+// against MaxDepth and leaves the height in p.h for the caller, which
+// combines its children's heights into its own. A function that returns a
+// run of nodes (statements, arguments) leaves their greatest height in p.h
+// (0 for none); one that wraps nothing (parentheses) leaves p.h as its
+// operand set it.
+
+// node records a node at span sp whose tallest child has height child.
+func (p *parser) node(child int, sp Span) {
+	p.nodes++
+	p.h = child + 1
+	if p.h > MaxDepth || p.nodes > MaxNodes {
+		p.tooBig(sp)
+	}
+}
+
+// leaf records a node without children at span sp.
+func (p *parser) leaf(sp Span) {
+	p.nodes++
+	p.h = 1
+	if p.nodes > MaxNodes {
+		p.tooBig(sp)
+	}
+}
+
+// tooBig fails because the node at sp, of height p.h, makes the tree too
+// deep or the source too large.
+func (p *parser) tooBig(sp Span) {
+	if p.h > MaxDepth {
+		p.fail(sp, fmt.Sprintf("expression is nested too deeply (more than %d levels)", MaxDepth),
+			"break long chains such as a + b + …, x.f().g()… or else if … into steps with let bindings", false)
+	}
+	p.fail(mkSpan(int(sp.Start), int(sp.Start)), fmt.Sprintf("source is too large to parse (more than %d syntax nodes)", MaxNodes),
+		"split the source into smaller units and send them one at a time", false)
+}
 
 // ---------------------------------------------------------------------------
 // Binding scopes
@@ -229,6 +272,15 @@ func (p *parser) push() { p.scopes = append(p.scopes, len(p.binds)) }
 func (p *parser) pop() {
 	n := p.scopes[len(p.scopes)-1]
 	p.scopes = p.scopes[:len(p.scopes)-1]
+	if p.byName != nil {
+		for i := len(p.binds) - 1; i >= n; i-- {
+			if b := p.binds[i]; b.prev >= 0 {
+				p.byName[b.name] = b.prev
+			} else {
+				delete(p.byName, b.name)
+			}
+		}
+	}
 	p.binds = p.binds[:n]
 }
 
@@ -242,16 +294,52 @@ func (p *parser) bind(name string, k bindKind) {
 	if n := len(p.scopes); n > 0 {
 		base = p.scopes[n-1]
 	}
+	if p.byName != nil {
+		i, ok := p.byName[name]
+		if ok && int(i) >= base {
+			p.binds[i].kind = k
+			return
+		}
+		if !ok {
+			i = -1
+		}
+		p.byName[name] = int32(len(p.binds))
+		p.binds = append(p.binds, binding{name, k, i})
+		return
+	}
 	for i := len(p.binds) - 1; i >= base; i-- {
 		if p.binds[i].name == name {
 			p.binds[i].kind = k
 			return
 		}
 	}
-	p.binds = append(p.binds, binding{name, k})
+	p.binds = append(p.binds, binding{name, k, -1})
+	if len(p.binds) > bindIndexAt {
+		p.indexBindings()
+	}
+}
+
+// indexBindings starts indexing the binding stack by name, so binding and
+// looking up a name no longer scan it.
+func (p *parser) indexBindings() {
+	p.byName = make(map[string]int32, 2*len(p.binds))
+	for i := range p.binds {
+		b := &p.binds[i]
+		b.prev = -1
+		if j, ok := p.byName[b.name]; ok {
+			b.prev = j
+		}
+		p.byName[b.name] = int32(i)
+	}
 }
 
 func (p *parser) lookup(name string) bindKind {
+	if p.byName != nil {
+		if i, ok := p.byName[name]; ok {
+			return p.binds[i].kind
+		}
+		return 0
+	}
 	for i := len(p.binds) - 1; i >= 0; i-- {
 		if p.binds[i].name == name {
 			return p.binds[i].kind

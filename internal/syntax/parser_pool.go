@@ -35,10 +35,11 @@ func (p *parser) reset() {
 	}
 	p.parsed = false
 	p.ar.reset(len(p.src))
-	p.src, p.opts, p.pos, p.ctx, p.depth = "", ParseOptions{}, 0, pctx{}, 0
+	p.src, p.opts, p.pos, p.ctx, p.depth, p.h, p.nodes = "", ParseOptions{}, 0, pctx{}, 0, 0, 0
 	clear(p.binds[:cap(p.binds)]) // names are substrings of the old source
 	p.binds = p.binds[:0]
 	p.scopes = p.scopes[:0]
+	p.byName = nil
 	p.clearCache()
 	p.sbuf = p.sbuf[:0]
 	if cap(p.sbuf) > maxPooledScratch {

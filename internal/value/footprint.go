@@ -122,6 +122,20 @@ type Sizer struct {
 	holders map[uintptr]struct{}
 	// Split receives the values Measure split off (see Measure).
 	Split []Value
+	// Counted, when set, reports a container below the measured value
+	// that is accounted for elsewhere (the evaluator's meter tracks it on
+	// its own): Measure counts the slot that refers to it and does not
+	// descend. Without it, a value wrapping a tracked one (x = [x] in a
+	// loop) would be charged again for everything below.
+	Counted func(Value) bool
+	// NodeLimit, when positive, stops a measurement after it has entered
+	// that many containers, setting Truncated: the evaluator then tracks
+	// the value on its own rather than walk a long chain of small
+	// containers again for every wrapper added to it.
+	NodeLimit int
+	// Truncated reports that the last Measure stopped at NodeLimit.
+	Truncated bool
+	entered   int
 }
 
 // frame is one container being walked: its values from index i on, and
@@ -148,6 +162,7 @@ func (s *Sizer) Measure(v Value, limit, splitAt int64) int64 {
 		s.gen = 1
 	}
 	clear(s.holders)
+	s.entered, s.Truncated = 0, false
 	total := OwnSize(v)
 	if _, ok := v.(Holder); ok {
 		s.metHolder(v)
@@ -156,6 +171,10 @@ func (s *Sizer) Measure(v Value, limit, splitAt int64) int64 {
 	}
 	s.enter(v, &total, splitAt)
 	for len(s.frames) > 0 && (limit <= 0 || total <= limit) {
+		if s.NodeLimit > 0 && s.entered > s.NodeLimit {
+			s.Truncated = true
+			break
+		}
 		f := &s.frames[len(s.frames)-1]
 		if f.i >= len(f.items) {
 			if f.tab != nil && f.col+1 < len(f.tab.Data) {
@@ -201,6 +220,7 @@ func (s *Sizer) Measure(v Value, limit, splitAt int64) int64 {
 // enter pushes the frame that walks x's values; leaves that are not values
 // of a container (captured output) are counted at once.
 func (s *Sizer) enter(x Value, total *int64, splitAt int64) {
+	s.entered++
 	switch c := x.(type) {
 	case *List:
 		s.frames = append(s.frames, frame{items: c.Items})
@@ -262,6 +282,9 @@ func (s *Sizer) item(v Value, total *int64, splitAt int64) Value {
 	own := OwnSize(v)
 	if splitAt > 0 && own >= splitAt {
 		s.Split = append(s.Split, v)
+		return nil
+	}
+	if s.Counted != nil && s.Counted(v) {
 		return nil
 	}
 	if _, ok := v.(Holder); ok {
@@ -375,6 +398,7 @@ func GetSizer() *Sizer { return sizers.Get().(*Sizer) }
 func PutSizer(s *Sizer) {
 	clear(s.Split)
 	s.Split = s.Split[:0]
+	s.Counted, s.NodeLimit, s.Truncated = nil, 0, false
 	sizers.Put(s)
 }
 

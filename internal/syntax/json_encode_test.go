@@ -1,0 +1,129 @@
+package syntax
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestAppendProgram checks that AppendProgram extends the caller's buffer
+// with exactly what MarshalProgram writes.
+func TestAppendProgram(t *testing.T) {
+	prog, err := Parse(benchSource(), ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := MarshalProgram(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := AppendProgram([]byte("prefix:"), prog, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, append([]byte("prefix:"), want...)) {
+		t.Error("AppendProgram differs from MarshalProgram after the prefix")
+	}
+}
+
+// TestAppendProgramLimit checks the byte limit: a tree whose JSON fits is
+// written whole, one that does not stops with ErrTooLarge having written
+// little more than the limit (a long string is refused before it is
+// copied).
+func TestAppendProgramLimit(t *testing.T) {
+	prog, err := Parse(benchSource(), ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := MarshalProgram(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AppendProgram(nil, prog, len(full)); err != nil {
+		t.Errorf("limit of exactly its size: %v", err)
+	}
+	for _, limit := range []int{1, 100, len(full) / 2, len(full) - 1} {
+		out, err := AppendProgram(make([]byte, 0, len(full)), prog, limit)
+		if !errors.Is(err, ErrTooLarge) {
+			t.Errorf("limit %d: err = %v, want ErrTooLarge", limit, err)
+		}
+		if len(out) > limit+200 {
+			t.Errorf("limit %d: wrote %d bytes before stopping", limit, len(out))
+		}
+	}
+	huge := &Program{Stmts: []Stmt{&ExprStmt{X: &StrLit{Value: strings.Repeat("x", 1<<20)}}}}
+	out, err := AppendProgram(nil, huge, 4096)
+	if !errors.Is(err, ErrTooLarge) || cap(out) > 8192 {
+		t.Errorf("long string: err %v, buffer grew to %d bytes", err, cap(out))
+	}
+}
+
+// TestAppendProgramDepth checks that a tree deeper than MaxDepth, built by
+// hand since neither the parser nor the decoder returns one, is an error
+// rather than a deep recursion, for each kind of node that nests itself.
+func TestAppendProgramDepth(t *testing.T) {
+	deep := func(levels int, wrap func(Expr) Expr) *Program {
+		var x Expr = &IntLit{Value: 1}
+		for range levels {
+			x = wrap(x)
+		}
+		return &Program{Stmts: []Stmt{&ExprStmt{X: x}}}
+	}
+	nests := map[string]func(Expr) Expr{
+		"unary":  func(x Expr) Expr { return &Unary{Op: OpNeg, X: x} },
+		"field":  func(x Expr) Expr { return &Field{X: x, Name: "a"} },
+		"list":   func(x Expr) Expr { return &List{Elems: []Expr{x}} },
+		"block":  func(x Expr) Expr { return &Block{Stmts: []Stmt{&ExprStmt{X: x}}} },
+		"interp": func(x Expr) Expr { return &StrInterp{Parts: []StrPart{{X: x}}} },
+		"cmd": func(x Expr) Expr {
+			return &Cmd{Call: &CmdCall{Head: &CmdArg{Kind: ArgWord, Text: "a"}, Args: []*CmdArg{{Kind: ArgExpr, X: x}}}}
+		},
+	}
+	for name, wrap := range nests {
+		if _, err := MarshalProgram(deep(MaxDepth/4, wrap)); err != nil {
+			t.Errorf("%s, %d levels: %v", name, MaxDepth/4, err)
+		}
+		_, err := MarshalProgram(deep(10*MaxDepth, wrap))
+		if err == nil || !strings.Contains(err.Error(), "deeper than "+strconv.Itoa(MaxDepth)) {
+			t.Errorf("%s, %d levels: err = %v", name, 10*MaxDepth, err)
+		}
+	}
+	typ := &TypeExpr{Name: "t"}
+	for range 10 * MaxDepth {
+		typ = &TypeExpr{Name: "list", Args: []*TypeExpr{typ}}
+	}
+	prog := &Program{Stmts: []Stmt{&LetStmt{Name: "x", Type: typ, Init: &NullLit{}}}}
+	if _, err := MarshalProgram(prog); err == nil {
+		t.Error("a type nested 10*MaxDepth deep encoded")
+	}
+	arg := &CmdArg{Kind: ArgWord}
+	for range 10 * MaxDepth {
+		arg = &CmdArg{Kind: ArgLongFlag, Name: "f", Value: arg}
+	}
+	prog = &Program{Stmts: []Stmt{&ExprStmt{X: &Cmd{Call: &CmdCall{Head: arg}}}}}
+	if _, err := MarshalProgram(prog); err == nil {
+		t.Error("a flag value nested 10*MaxDepth deep encoded")
+	}
+}
+
+// TestAppendInt checks the fast decimal writer against strconv.
+func TestAppendInt(t *testing.T) {
+	check := func(n int64) {
+		if got, want := string(appendInt([]byte("x"), n)), "x"+strconv.FormatInt(n, 10); got != want {
+			t.Fatalf("appendInt(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for n := int64(-3); n < 100_000; n++ {
+		check(n)
+	}
+	for p := int64(1); p < 1e18; p *= 10 {
+		check(p - 1)
+		check(p)
+		check(p + 1)
+		check(-p)
+	}
+	check(-1 << 63)
+	check(1<<63 - 1)
+}

@@ -1,0 +1,151 @@
+package proto
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// StringParam reads the string member key (a plain ASCII name) of a
+// request's params object without encoding/json, for methods whose params
+// carry one large string (a source). params must be JSON that
+// DecodeRequest accepted. ok reports that the fast reading applies: the
+// object has a member named exactly key whose value (the last one, when it
+// repeats) is a string, and no other member that encoding/json could match
+// to key (a case-folded or escaped name). Then s is the string as
+// json.Unmarshal decodes it; otherwise the caller decodes params with
+// encoding/json, which also words any error.
+func StringParam(params []byte, key string) (s string, ok bool) {
+	i := skipWS(params, 0)
+	if i >= len(params) || params[i] != '{' {
+		return "", false
+	}
+	found := false
+	for i = skipWS(params, i+1); i < len(params) && params[i] == '"'; {
+		ke, esc := stringEnd(params, i)
+		name := params[i+1 : ke-1]
+		i = skipWS(params, skipWS(params, ke)+1) // past ':'
+		switch {
+		case !esc && string(name) == key:
+			if params[i] != '"' {
+				return "", false // null or not a string: encoding/json words it
+			}
+			var end int
+			s, end = decodeString(params, i)
+			found, i = true, end
+		case esc || strings.EqualFold(string(name), key):
+			return "", false
+		default:
+			i = valueEnd(params, i)
+		}
+		if i = skipWS(params, i); i < len(params) && params[i] == ',' {
+			i = skipWS(params, i+1)
+		}
+	}
+	return s, found
+}
+
+// decodeString decodes the valid JSON string starting at b[i] == '"' as
+// encoding/json does (escapes resolved; invalid UTF-8 and unpaired
+// surrogates become U+FFFD) and returns it with the index just past it.
+func decodeString(b []byte, i int) (string, int) {
+	body := b[i+1:]
+	end := 0 // of the body: the first '"' not escaped
+	for {
+		j := bytes.IndexByte(body[end:], '"')
+		end += j
+		k := end
+		for k > 0 && body[k-1] == '\\' {
+			k--
+		}
+		if (end-k)%2 == 0 {
+			break
+		}
+		end++
+	}
+	body = body[:end]
+	next := i + 1 + end + 1
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body), next
+	}
+	return unquote(body), next
+}
+
+// unquote decodes the body of a valid JSON string that holds an escape or
+// invalid UTF-8, copying runs of plain bytes whole.
+func unquote(b []byte) string {
+	var out strings.Builder
+	out.Grow(len(b)) // escapes shrink; only invalid UTF-8 (1 byte to 3) grows
+	for i := 0; i < len(b); {
+		run := i
+		for run < len(b) && b[run] != '\\' && b[run] < utf8.RuneSelf {
+			run++
+		}
+		out.Write(b[i:run])
+		i = run
+		if i == len(b) {
+			break
+		}
+		if c := b[i]; c >= utf8.RuneSelf {
+			r, w := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && w == 1 {
+				out.WriteString("\uFFFD")
+			} else {
+				out.Write(b[i : i+w])
+			}
+			i += w
+			continue
+		}
+		i++ // the backslash
+		switch e := b[i]; e {
+		case '"', '\\', '/':
+			out.WriteByte(e)
+		case 'b':
+			out.WriteByte('\b')
+		case 'f':
+			out.WriteByte('\f')
+		case 'n':
+			out.WriteByte('\n')
+		case 'r':
+			out.WriteByte('\r')
+		case 't':
+			out.WriteByte('\t')
+		case 'u':
+			r := hex4(b[i+1:])
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if i+6 < len(b) && b[i+1] == '\\' && b[i+2] == 'u' {
+					r2 = hex4(b[i+3:])
+				}
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					r = dec
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out.WriteRune(r)
+		}
+		i++
+	}
+	return out.String()
+}
+
+// hex4 reads the four hex digits a valid \u escape has.
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		default:
+			c = c - 'A' + 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
