@@ -1,18 +1,6 @@
-// Package budget accounts memory against named limits arranged in a tree:
-// a session's budget under the kernel-wide one, so a charge must fit both.
-// It knows nothing of what is charged; the evaluator charges the values it
-// builds, the host the output it captures. A charge that does not fit fails
-// with an *ExceededError naming the budget that was full, after one forced
-// garbage collection (see Collect) has had the chance to return what dead
-// values still hold.
-//
-// Budgets are safe for concurrent use. A nil *Budget is unlimited and
-// accounts nothing, so callers need no special case for "no budget".
 package budget
 
 import (
-	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -194,10 +182,7 @@ func (b *Budget) Close() {
 	}
 	b.closed = true
 	held := b.used.Load()
-	kids := make([]*Budget, 0, len(b.children))
-	for k := range b.children {
-		kids = append(kids, k)
-	}
+	kids := b.childrenLocked()
 	b.children = nil
 	b.mu.Unlock()
 	for _, k := range kids {
@@ -228,6 +213,11 @@ func (b *Budget) Children() []*Budget {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	return b.childrenLocked()
+}
+
+// childrenLocked lists the budgets directly under b; b.mu is held.
+func (b *Budget) childrenLocked() []*Budget {
 	out := make([]*Budget, 0, len(b.children))
 	for k := range b.children {
 		out = append(out, k)
@@ -282,10 +272,7 @@ func (b *Budget) Cancel(cause error) int {
 	for c := range b.cancels {
 		fs = append(fs, c.f)
 	}
-	kids := make([]*Budget, 0, len(b.children))
-	for k := range b.children {
-		kids = append(kids, k)
-	}
+	kids := b.childrenLocked()
 	b.mu.Unlock()
 	for _, f := range fs {
 		f(cause)
@@ -295,50 +282,4 @@ func (b *Budget) Cancel(cause error) int {
 		n += k.Cancel(cause)
 	}
 	return n
-}
-
-// ExceededError is a charge that did not fit: Name is the budget that was
-// full, Limit its bound, Used what it held and Want what was asked.
-type ExceededError struct {
-	Name              string
-	Limit, Used, Want int64
-}
-
-func (e *ExceededError) Error() string {
-	if e.Want <= 0 {
-		return fmt.Sprintf("the %s budget (%s) is exhausted: %s in use", e.Name, FormatBytes(e.Limit), FormatBytes(e.Used))
-	}
-	return fmt.Sprintf("the %s budget (%s) is exhausted: %s in use, %s more asked",
-		e.Name, FormatBytes(e.Limit), FormatBytes(e.Used), FormatBytes(e.Want))
-}
-
-// Hint says what a program that ran out of memory budget can do.
-const Hint = "keep fewer large values alive (drop variables and transcript values you no longer need), " +
-	"work on the data in parts, or stream it through a command"
-
-// closedError is a charge to a closed budget.
-type closedError struct{ name string }
-
-func (e *closedError) Error() string { return "the " + e.name + " budget is closed" }
-
-// FormatBytes renders n with a binary unit: 512 B, 64 KiB, 2 GiB, 1.5 GiB.
-// A size that one decimal would round to a whole number it is not (8191
-// MiB is not "8.0 GiB") is shown in the next smaller unit.
-func FormatBytes(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	i := 0
-	for i < len(units)-1 && n>>(10*(i+1)) > 0 {
-		i++
-	}
-	for ; i > 0; i-- {
-		scale := int64(1) << (10 * i)
-		if n%scale == 0 {
-			return fmt.Sprintf("%d %s", n/scale, units[i])
-		}
-		s := fmt.Sprintf("%.1f", float64(n)/float64(scale))
-		if !strings.HasSuffix(s, ".0") {
-			return s + " " + units[i]
-		}
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -47,8 +48,13 @@ const (
 	channelEventOverhead = 64
 )
 
-// codeChannelQuota is the error code of a refused emit or subscribe.
-const codeChannelQuota = "quota_exceeded"
+// eventSize is what one held event is charged: channelEventOverhead plus
+// the payload's footprint (value.Footprint: what it keeps alive, at any
+// depth, iteratively, shared parts once while the walk remembers them). The
+// walk stops once the size passes limit, returning more than limit.
+func eventSize(payload value.Value, limit int64) int64 {
+	return channelEventOverhead + value.Footprint(payload, limit-channelEventOverhead)
+}
 
 // BridgePrefix marks the channels mirrored across a kernel bridge.
 const BridgePrefix = "user."
@@ -146,12 +152,12 @@ func (b *Channels) Inject(name string, payload value.Value, ts time.Time) error 
 // channel could retain or a channel that cannot be created.
 func (b *Channels) admit(name string, size int64) error {
 	if size > ChannelRingBytes {
-		return errorf(codeChannelQuota, "an event of about %d bytes is larger than a channel retains (%d bytes)", size, ChannelRingBytes)
+		return errorf(budget.CodeQuotaExceeded, "an event of about %d bytes is larger than a channel retains (%d bytes)", size, ChannelRingBytes)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.chans[name] == nil && len(b.chans) >= MaxChannels {
-		return errorf(codeChannelQuota, "this session already has %d channels", MaxChannels)
+		return errorf(budget.CodeQuotaExceeded, "this session already has %d channels", MaxChannels)
 	}
 	if b.held-b.rings+size > ChannelMemory {
 		return errChannelMemory()
@@ -160,7 +166,7 @@ func (b *Channels) admit(name string, size int64) error {
 }
 
 func errChannelMemory() *value.Error {
-	return errorf(codeChannelQuota, "channel memory of this session is full (%d bytes): its subscribers are not keeping up", ChannelMemory)
+	return errorf(budget.CodeQuotaExceeded, "channel memory of this session is full (%d bytes): its subscribers are not keeping up", ChannelMemory)
 }
 
 // publish appends the event to the ring, within the ring's and the
@@ -228,7 +234,7 @@ func (b *Channels) channel(name string) (*chanState, error) {
 	c := b.chans[name]
 	if c == nil {
 		if len(b.chans) >= MaxChannels {
-			return nil, errorf(codeChannelQuota, "this session already has %d channels", MaxChannels)
+			return nil, errorf(budget.CodeQuotaExceeded, "this session already has %d channels", MaxChannels)
 		}
 		c = &chanState{name: name}
 		b.chans[name] = c
@@ -255,7 +261,7 @@ func (b *Channels) subscribe(name string, replay bool, since int64) (*chanSub, e
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.subs >= MaxChannelSubs {
-		return nil, errorf(codeChannelQuota, "this session already has %d live channel subscribers", MaxChannelSubs)
+		return nil, errorf(budget.CodeQuotaExceeded, "this session already has %d live channel subscribers", MaxChannelSubs)
 	}
 	c, err := b.channel(name)
 	if err != nil {

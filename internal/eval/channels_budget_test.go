@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
 func wantQuota(t *testing.T, what string, err error) {
 	t.Helper()
 	var ve *value.Error
-	if !errors.As(err, &ve) || ve.Code != codeChannelQuota {
+	if !errors.As(err, &ve) || ve.Code != budget.CodeQuotaExceeded {
 		t.Fatalf("%s: got %v, want quota_exceeded", what, err)
 	}
 }
@@ -99,11 +100,32 @@ func TestChannelEventTooLarge(t *testing.T) {
 	}
 }
 
+// TestChannelEventSizeIsTheFootprint: an event is charged what its
+// payload keeps alive, so one string shared a hundred times is counted
+// once, and fits where a hundred copies would not.
+func TestChannelEventSizeIsTheFootprint(t *testing.T) {
+	shared := value.Str(strings.Repeat("s", 1<<20))
+	items := make([]value.Value, 100)
+	for i := range items {
+		items[i] = shared
+	}
+	list := value.NewList(items)
+	if got, want := eventSize(list, ChannelRingBytes), channelEventOverhead+value.Footprint(list, 0); got != want {
+		t.Errorf("eventSize %d, footprint plus overhead %d", got, want)
+	}
+	if got := eventSize(list, ChannelRingBytes); got > 2<<20 {
+		t.Errorf("a string shared 100 times measured %d bytes", got)
+	}
+	if err := newSession(t).in.Channels().Emit("shared", list, time.Now()); err != nil {
+		t.Errorf("emit of a shared 1 MiB string: %v", err)
+	}
+}
+
 func TestForwarderRefusalRefusesTheEmit(t *testing.T) {
 	s := newSession(t)
 	b := s.in.Channels()
 	b.SetForwarder(func(string, value.Value) error {
-		return errorf(codeChannelQuota, "kernel bus full")
+		return errorf(budget.CodeQuotaExceeded, "kernel bus full")
 	})
 	_, err := s.eval(`channel("user.x").emit(1)`)
 	wantQuota(t, "emit refused by the kernel", err)
@@ -183,7 +205,7 @@ func TestChannelBudgetsConcurrent(t *testing.T) {
 				v := value.Str(strings.Repeat("c", (i%7+1)*40<<10))
 				if err := b.Emit(fmt.Sprintf("ch%d", (g+i)%5), v, time.Now()); err != nil {
 					var ve *value.Error
-					if !errors.As(err, &ve) || ve.Code != codeChannelQuota {
+					if !errors.As(err, &ve) || ve.Code != budget.CodeQuotaExceeded {
 						t.Error(err)
 					}
 				}

@@ -22,7 +22,7 @@ const (
 	codeAssert    = "assert_failed"
 	codeCmdFailed = "cmd_failed"
 	codeRecursion = "recursion_limit"
-	codeTooLarge  = "too_large" // a file or value past a size bound
+	codeTooLarge  = value.CodeTooLarge // a file or value past a size bound
 	codeCustom    = "custom"
 	codeIO        = "io_error"
 	codeFeed      = "feed_error"

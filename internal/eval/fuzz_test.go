@@ -134,7 +134,7 @@ func FuzzEvalBudget(f *testing.F) {
 			if _, ok := err.(*panicError); ok {
 				t.Fatalf("%v\nsource: %q", err, src)
 			}
-			if ve, ok := err.(*value.Error); ok && ve.Code == codeQuota && !strings.Contains(ve.Msg, "memory budget") {
+			if ve, ok := err.(*value.Error); ok && ve.Code == budget.CodeQuotaExceeded && !strings.Contains(ve.Msg, "memory budget") {
 				t.Fatalf("quota error %q names no budget\nsource: %q", ve.Msg, src)
 			}
 			return

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -376,13 +377,10 @@ func identity(v value.Value) *byte {
 	return nil
 }
 
-// codeQuota is the error code of a charge that did not fit a budget.
-const codeQuota = "quota_exceeded"
-
 // quotaError turns a budget refusal (possibly wrapped with what was being
 // done) into the language error.
 func quotaError(err error) *value.Error {
-	return errorf(codeQuota, "%s", err.Error()).WithHint(budget.Hint)
+	return errorf(budget.CodeQuotaExceeded, "%s", err.Error()).WithHint(budget.Hint)
 }
 
 // begin prepares ctx for one top-level evaluation: the host charges
@@ -411,7 +409,7 @@ func end(ctx context.Context, err error) error {
 	}
 	var ex *budget.ExceededError
 	if cause := context.Cause(ctx); errors.As(cause, &ex) {
-		e := errorf(codeQuota, "%s; the evaluation was cancelled to keep the kernel alive", ex.Error()).WithHint(budget.Hint)
+		e := quotaError(fmt.Errorf("%w; the evaluation was cancelled to keep the kernel alive", ex))
 		var ve *value.Error
 		if errors.As(err, &ve) && ve.HasPos {
 			e = e.At(ve.Span)

@@ -35,8 +35,8 @@ const prelude = "fn rep(n) { var s = \"x\"; while s.len() < n { s = s + s }; s }
 func wantMemQuota(t *testing.T, err error, budgetName string) *value.Error {
 	t.Helper()
 	var ve *value.Error
-	if !errors.As(err, &ve) || ve.Code != codeQuota {
-		t.Fatalf("got %v, want %s", err, codeQuota)
+	if !errors.As(err, &ve) || ve.Code != budget.CodeQuotaExceeded {
+		t.Fatalf("got %v, want %s", err, budget.CodeQuotaExceeded)
 	}
 	if !strings.Contains(ve.Msg, "the "+budgetName+" budget") || ve.Hint == "" {
 		t.Errorf("message %q (hint %q) does not name the %s budget with a hint", ve.Msg, ve.Hint, budgetName)

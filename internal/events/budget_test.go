@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/budget"
 )
 
 // invariants checks the bus's accounting against what its streams hold.
@@ -122,8 +124,8 @@ func TestTotalBytesDropsFromTheLargestScope(t *testing.T) {
 func TestOversizedEventRefused(t *testing.T) {
 	b := New(WithLimits(Limits{ChannelBytes: 4096}))
 	_, err := b.Publish(alice, "user.x", payload(8192))
-	var qe *QuotaError
-	if !errors.As(err, &qe) || !errors.Is(err, ErrQuota) || qe.Budget != BudgetChannelBytes || qe.Limit != 4096 {
+	var qe *budget.ExceededError
+	if !errors.As(err, &qe) || !errors.Is(err, budget.ErrExceeded) || qe.Name != BudgetChannelBytes || qe.Limit != 4096 {
 		t.Fatalf("got %v", err)
 	}
 	if b.LatestSeq(alice, "user.x") != 0 {
@@ -157,15 +159,15 @@ func TestScopeChannelsRefusedWhenAllSubscribed(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := b.Publish(alice, "user.more", nil)
-	var qe *QuotaError
-	if !errors.As(err, &qe) || qe.Budget != BudgetScopeChannels || qe.Limit != 3 {
+	var qe *budget.ExceededError
+	if !errors.As(err, &qe) || qe.Name != BudgetScopeChannels || qe.Limit != 3 {
 		t.Fatalf("publish on a fourth channel: %v", err)
 	}
 	n := c.Len()
-	if _, err := c.Subscribe(alice, "user.more", ptr(0)); !errors.Is(err, ErrQuota) {
+	if _, err := c.Subscribe(alice, "user.more", ptr(0)); !errors.Is(err, budget.ErrExceeded) {
 		t.Fatalf("subscribe to a fourth channel: %v", err)
 	}
-	if _, err := c.Resume(alice, "user.more", 5000); !errors.Is(err, ErrQuota) {
+	if _, err := c.Resume(alice, "user.more", 5000); !errors.Is(err, budget.ErrExceeded) {
 		t.Fatalf("resume on a fourth channel: %v", err)
 	}
 	if c.Len() != n || b.LatestSeq(alice, "user.more") != 0 {
@@ -299,7 +301,7 @@ func TestConcurrentBudgets(t *testing.T) {
 				if i%3 != 0 {
 					ch = fmt.Sprintf("user.c%d", i%11)
 				}
-				if _, err := b.Publish(sc, ch, payload(200)); err != nil && !errors.Is(err, ErrQuota) {
+				if _, err := b.Publish(sc, ch, payload(200)); err != nil && !errors.Is(err, budget.ErrExceeded) {
 					t.Error(err)
 				}
 			}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/shoalgo/shoal/internal/budget"
 )
 
 // Errors returned by the bus.
@@ -20,25 +22,12 @@ var (
 	// ErrTooManySubscriptions reports a Subscriber already holding
 	// MaxSubscriptionsPerSubscriber subscriptions.
 	ErrTooManySubscriptions = errors.New("events: too many subscriptions")
-	// ErrQuota is matched (errors.Is) by every *QuotaError.
-	ErrQuota = errors.New("events: quota exceeded")
 )
 
-// QuotaError reports a publish or subscribe refused by a budget of
-// Limits: Budget is its name (one of the Budget* constants), Limit its
-// size (bytes, or channels).
-type QuotaError struct {
-	Budget string
-	Limit  int64
-	Reason string
-}
-
-func (e *QuotaError) Error() string {
-	return fmt.Sprintf("events: %s (%s budget: %d)", e.Reason, e.Budget, e.Limit)
-}
-
-// Is makes errors.Is(err, ErrQuota) hold.
-func (e *QuotaError) Is(target error) bool { return target == ErrQuota }
+// A publish or subscribe refused by a budget of Limits fails with a
+// *budget.ExceededError (errors.Is budget.ErrExceeded) whose Name is one
+// of the Budget* constants and whose Limit is its size (bytes, or
+// channels).
 
 var nullPayload = json.RawMessage("null")
 
@@ -128,8 +117,8 @@ func (b *Bus) SetFilter(channel string, f Filter) error {
 // payload; the caller must not modify it afterwards. A nil payload is
 // JSON null.
 //
-// Publish fails with a *QuotaError, changing nothing, when the event is
-// larger than a byte budget on its own, or when channel would be a new
+// Publish fails with a *budget.ExceededError, changing nothing, when the
+// event is larger than a byte budget on its own, or when channel would be a new
 // stream in a scope whose every stream has subscribers (ScopeChannels).
 func (b *Bus) Publish(scope Scope, channel string, payload json.RawMessage) (Event, error) {
 	var aud *Audience
@@ -175,7 +164,7 @@ func (b *Bus) publish(scope Scope, channel string, payload json.RawMessage, aud 
 	}
 	if st.seq >= MaxSeq {
 		b.mu.Unlock()
-		return Event{}, &QuotaError{Budget: "seq", Limit: MaxSeq, Reason: "channel " + channel + " has used every sequence number"}
+		return Event{}, &budget.ExceededError{Name: "seq", Limit: MaxSeq, Reason: "channel " + channel + " has used every sequence number"}
 	}
 	if !st.global {
 		aud = nil
@@ -210,7 +199,7 @@ func (b *Bus) checkSize(size int64) error {
 		limit int64
 	}{{BudgetChannelBytes, b.lim.ChannelBytes}, {BudgetScopeBytes, b.lim.ScopeBytes}, {BudgetTotalBytes, b.lim.TotalBytes}} {
 		if size > bound.limit {
-			return &QuotaError{Budget: bound.name, Limit: bound.limit,
+			return &budget.ExceededError{Name: bound.name, Limit: bound.limit,
 				Reason: fmt.Sprintf("an event of %d bytes is larger than the budget", size)}
 		}
 	}
@@ -398,8 +387,8 @@ func countsAgainstScope(channel string) bool {
 // streamLocked finds the stream of channel for scope, creating it when
 // create is set. Creating a counted stream in a scope at ScopeChannels
 // forgets the least recently used one without subscribers, or fails with
-// a *QuotaError when each has subscribers. Without create it returns nil
-// for a stream that does not exist.
+// a *budget.ExceededError when each has subscribers. Without create it
+// returns nil for a stream that does not exist.
 func (b *Bus) streamLocked(scope Scope, channel string, create bool) (*stream, error) {
 	if st := b.globals.streams[channel]; st != nil {
 		return st, nil
@@ -424,7 +413,7 @@ func (b *Bus) streamLocked(scope Scope, channel string, create bool) (*stream, e
 			if len(sc.streams) == 0 {
 				delete(b.scopes, scope)
 			}
-			return nil, &QuotaError{Budget: BudgetScopeChannels, Limit: int64(b.lim.ScopeChannels),
+			return nil, &budget.ExceededError{Name: BudgetScopeChannels, Limit: int64(b.lim.ScopeChannels),
 				Reason: fmt.Sprintf("this session already has %d channels, each with subscribers", sc.counted)}
 		}
 		b.forgetLocked(victim)

@@ -31,8 +31,8 @@
 // the stream, of the scope, or of the scope retaining the most are dropped.
 // A scope keeps at most Limits.ScopeChannels user.* and task.N streams;
 // one more forgets the idlest stream nobody subscribes to, or is refused
-// with a [*QuotaError] when every one has subscribers. Every sequence
-// number is at most [MaxSeq], which JSON carries exactly.
+// with a [*budget.ExceededError] when every one has subscribers. Every
+// sequence number is at most [MaxSeq], which JSON carries exactly.
 //
 // # Delivery
 //

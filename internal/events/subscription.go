@@ -47,7 +47,7 @@ type Subscription struct {
 // live events follow with no gap and no duplicate. With nil since
 // delivery starts at the next publish. Close the subscription to stop it.
 // Subscribing to a channel that would be a new stream in a full scope
-// fails with a *QuotaError.
+// fails with a *budget.ExceededError.
 func (b *Bus) Subscribe(viewer Scope, channel string, since *uint64, sink Sink) (*Subscription, error) {
 	return b.subscribe(viewer, channel, cursorFrom(since), sink, nil, nil)
 }

@@ -18,24 +18,25 @@ const (
 	sessionsRSS    = 128 << 20 // peak RSS the kernel may reach
 )
 
-// sessionLimit is the data of a refused attach.
-type sessionLimit struct {
+// refusalData is the data of a request refused by a bound.
+type refusalData struct {
 	Code   string `json:"code"`
 	Budget string `json:"budget"`
 	Limit  int    `json:"limit"`
 }
 
-// wantSessionLimit checks a refused attach: LEASH_DENIED, quota_exceeded,
-// the budget named in data and message.
-func wantSessionLimit(t *testing.T, err error, budget string, limit int) {
+// wantRefusal checks a request refused by a bound (an attach past a session
+// limit, an exec past a task limit): LEASH_DENIED, quota_exceeded, the
+// budget named in data and message.
+func wantRefusal(t *testing.T, err error, budget string, limit int) {
 	t.Helper()
 	WantCode(t, err, proto.CodeLeashDenied)
-	var d sessionLimit
+	var d refusalData
 	if derr := client.ErrorData(err, &d); derr != nil {
 		t.Fatalf("error data: %v", derr)
 	}
 	if d.Code != "quota_exceeded" || d.Budget != budget || d.Limit != limit {
-		t.Fatalf("refused attach data %+v; want quota_exceeded %s %d", d, budget, limit)
+		t.Fatalf("refusal data %+v; want quota_exceeded %s %d", d, budget, limit)
 	}
 	if !strings.Contains(err.Error(), budget) {
 		t.Fatalf("message %q does not name %s", err, budget)
@@ -65,7 +66,7 @@ func TestHostileManySessions(t *testing.T) {
 		switch {
 		case err == nil && i < sessionsBound:
 		case err != nil && i >= sessionsBound:
-			wantSessionLimit(t, err, "sessions_per_principal", sessionsBound)
+			wantRefusal(t, err, "sessions_per_principal", sessionsBound)
 			refused++
 		default:
 			t.Fatalf("attach %d of agent:evil: %v", i, err)
@@ -91,7 +92,7 @@ func TestHostileManySessions(t *testing.T) {
 				used++
 				continue
 			}
-			wantSessionLimit(t, err, "token_sessions", pool)
+			wantRefusal(t, err, "token_sessions", pool)
 			refused++
 		}
 	}
@@ -144,7 +145,7 @@ func TestHostileIdleSessions(t *testing.T) {
 					}
 					break
 				}
-				wantSessionLimit(t, err, "sessions_per_principal", bound)
+				wantRefusal(t, err, "sessions_per_principal", bound)
 				c.Close()
 				if time.Now().After(deadline) {
 					t.Fatalf("round %d: %s still refused %v after the previous sessions were let go", round, name, 10*idle)
@@ -164,7 +165,7 @@ func TestHostileIdleSessions(t *testing.T) {
 		ctx, cancel := attachCtx(t)
 		_, err := extra.Attach(ctx, client.AttachParams{Session: fmt.Sprintf("r%d-extra", round), Token: tok})
 		cancel()
-		wantSessionLimit(t, err, "sessions_per_principal", bound)
+		wantRefusal(t, err, "sessions_per_principal", bound)
 		extra.Close()
 		for _, c := range held {
 			c.Close()
@@ -189,7 +190,7 @@ func TestHostileOwnerSessions(t *testing.T) {
 		_, err := owner.Attach(ctx, client.AttachParams{Session: fmt.Sprintf("o%d", i)})
 		cancel()
 		if err != nil {
-			wantSessionLimit(t, err, "owner_sessions", bound)
+			wantRefusal(t, err, "owner_sessions", bound)
 			refused++
 		}
 	}

@@ -9,14 +9,15 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/shoalgo/shoal/internal/quota"
+	membudget "github.com/shoalgo/shoal/internal/budget"
+	"github.com/shoalgo/shoal/internal/value"
 	"github.com/shoalgo/shoal/proto"
 )
 
 // Connection admission: how many connections the kernel serves, and the
 // memory their frames may hold. The bounds are fields of Limits:
 // MaxConns, MaxPreAttachConns and MaxPrincipalConns bound connections;
-// FrameMemory and OutboxMemory are budgets (internal/quota) that every
+// FrameMemory and OutboxMemory are pools (internal/budget) that every
 // connection's read buffer and outbound queue charge; FrameTimeout bounds
 // how long one request frame may take to arrive.
 
@@ -36,62 +37,11 @@ const (
 	acceptBackoff = 50 * time.Millisecond
 )
 
-// settleTransportLimits gives the transport and event fields of l left at
-// zero their defaults, and reports a negative one.
-func settleTransportLimits(l *Limits) error {
-	d := DefaultLimits()
-	sizes := []struct {
-		flag   string
-		v, def *int64
-	}{
-		{"frame-memory", &l.FrameMemory, &d.FrameMemory},
-		{"outbox-memory", &l.OutboxMemory, &d.OutboxMemory},
-		{"event-channel-memory", &l.EventChannelMemory, &d.EventChannelMemory},
-		{"event-session-memory", &l.EventSessionMemory, &d.EventSessionMemory},
-		{"event-memory", &l.EventMemory, &d.EventMemory},
-		{"frame-timeout", (*int64)(&l.FrameTimeout), (*int64)(&d.FrameTimeout)},
-	}
-	counts := []struct {
-		flag   string
-		v, def *int
-	}{
-		{"max-conns", &l.MaxConns, &d.MaxConns},
-		{"max-preattach-conns", &l.MaxPreAttachConns, &d.MaxPreAttachConns},
-		{"max-principal-conns", &l.MaxPrincipalConns, &d.MaxPrincipalConns},
-		{"event-channels", &l.EventChannels, &d.EventChannels},
-	}
-	for _, f := range sizes {
-		if *f.v < 0 {
-			return fmt.Errorf("kernel: --%s must not be negative", f.flag)
-		}
-		if *f.v == 0 {
-			*f.v = *f.def
-		}
-	}
-	for _, f := range counts {
-		if *f.v < 0 {
-			return fmt.Errorf("kernel: --%s must not be negative", f.flag)
-		}
-		if *f.v == 0 {
-			*f.v = *f.def
-		}
-	}
-	return nil
-}
-
 // admission tracks the connections for the bounds. Guarded by Server.mu.
 type admission struct {
 	waiting   list.List      // of *conn not yet attached, oldest first
 	live      int            // tracked connections not evicted
 	principal map[string]int // attached connections per token principal
-}
-
-// quotaDenied is the wire form of a request or connection refused by a
-// bound: LEASH_DENIED with a quota_exceeded data code naming the budget,
-// as the session bounds answer.
-func quotaDenied(msg, budget string, limit int64) *proto.RPCError {
-	return proto.NewError(proto.CodeLeashDenied, msg,
-		map[string]any{"code": "quota_exceeded", "budget": budget, "limit": limit})
 }
 
 // connLimitError is the typed error of a connection closed or refused by a
@@ -106,14 +56,17 @@ func connLimitError(budget string, limit int, msg string) *proto.RPCError {
 func (s *Server) admitLocked(c *conn) *proto.RPCError {
 	a := &s.adm
 	lim := s.limits
+	full := func() *proto.RPCError {
+		return connLimitError("max_conns", lim.MaxConns, fmt.Sprintf("connection refused: the kernel serves at most %d connections (max_conns, --max-conns)", lim.MaxConns))
+	}
 	// Evicted connections still draining count against a hard ceiling,
 	// so churn cannot pile them up.
 	if len(s.conns) >= lim.MaxConns+lim.MaxPreAttachConns {
-		return connLimitError("max_conns", lim.MaxConns, fmt.Sprintf("connection refused: the kernel serves at most %d connections (max_conns, --max-conns)", lim.MaxConns))
+		return full()
 	}
 	if a.live >= lim.MaxConns || a.waiting.Len() >= lim.MaxPreAttachConns {
 		if !s.evictOldestWaitingLocked() {
-			return connLimitError("max_conns", lim.MaxConns, fmt.Sprintf("connection refused: the kernel serves at most %d connections (max_conns, --max-conns)", lim.MaxConns))
+			return full()
 		}
 	}
 	c.waitElem = a.waiting.PushBack(c)
@@ -254,9 +207,15 @@ func (s *Server) newQuotas(c *conn) {
 // evictedFrameError is what a connection evicted from the read budget is
 // told.
 func (s *Server) evictedFrameError() *proto.RPCError {
+	return s.frameMemoryError(" and this connection held the most")
+}
+
+// frameMemoryError is a frame refused because the read budget is full;
+// why says more.
+func (s *Server) frameMemoryError(why string) *proto.RPCError {
 	return proto.NewError(proto.CodeInvalidRequest,
-		fmt.Sprintf("frame refused: the %s budget (%d bytes, all connections; --frame-memory) is full and this connection held the most", budgetFrameMemory, s.limits.FrameMemory),
-		map[string]any{"code": "quota_exceeded", "budget": budgetFrameMemory, "limit": s.limits.FrameMemory})
+		fmt.Sprintf("frame refused: the %s budget (%d bytes, all connections; --frame-memory) is full%s", budgetFrameMemory, s.limits.FrameMemory, why),
+		quotaData(budgetFrameMemory, s.limits.FrameMemory))
 }
 
 // frameError turns the frame reader's failure into the typed error the
@@ -268,18 +227,16 @@ func (c *conn) frameError(err error) *proto.RPCError {
 	case errors.Is(err, proto.ErrFrameTooLong):
 		return proto.NewError(proto.CodeInvalidRequest,
 			fmt.Sprintf("frame refused: a line may hold at most %d bytes", proto.MaxFrame),
-			map[string]any{"code": "too_large", "budget": "max_frame", "limit": proto.MaxFrame})
-	case errors.Is(err, quota.ErrEvicted):
+			boundData(value.CodeTooLarge, "max_frame", proto.MaxFrame))
+	case errors.Is(err, membudget.ErrEvicted):
 		// Evicted while growing, before the eviction's own stop landed.
 		return c.srv.evictedFrameError()
-	case errors.Is(err, quota.ErrExceeded):
-		return proto.NewError(proto.CodeInvalidRequest,
-			fmt.Sprintf("frame refused: the %s budget (%d bytes, all connections; --frame-memory) is full", budgetFrameMemory, lim.FrameMemory),
-			map[string]any{"code": "quota_exceeded", "budget": budgetFrameMemory, "limit": lim.FrameMemory})
+	case errors.Is(err, membudget.ErrExceeded):
+		return c.srv.frameMemoryError("")
 	case errors.Is(err, proto.ErrFrameTimeout):
 		return proto.NewError(proto.CodeInvalidRequest,
 			fmt.Sprintf("frame refused: a frame must arrive within %v of its first byte (frame_timeout, --frame-timeout)", lim.FrameTimeout),
-			map[string]any{"code": "timeout", "budget": "frame_timeout", "limit": lim.FrameTimeout.Milliseconds()})
+			boundData("timeout", "frame_timeout", lim.FrameTimeout.Milliseconds()))
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/value"
@@ -32,18 +33,14 @@ func (s *Server) bridgeSession(sess *session) {
 			b, _ = json.Marshal(text)
 		}
 		if len(b) > MaxEventPayload {
-			return value.Errorf(codeQuotaExceeded, "an event on %s may hold at most %d bytes of JSON; this one has %d", channel, MaxEventPayload, len(b))
+			return value.Errorf(membudget.CodeQuotaExceeded, "an event on %s may hold at most %d bytes of JSON; this one has %d", channel, MaxEventPayload, len(b))
 		}
 		if _, err := s.bus.Inject(scope, channel, b); err != nil {
-			return value.Errorf(codeQuotaExceeded, "%s", err.Error())
+			return value.Errorf(membudget.CodeQuotaExceeded, "%s", err.Error())
 		}
 		return nil
 	})
 }
-
-// codeQuotaExceeded is the language error code of an emit the kernel's
-// event budgets refuse.
-const codeQuotaExceeded = "quota_exceeded"
 
 // bridgeToLanguage delivers a client-published event to the session's
 // language channel bus.

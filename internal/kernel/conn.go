@@ -13,8 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/events"
-	"github.com/shoalgo/shoal/internal/quota"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -27,8 +27,8 @@ type conn struct {
 	rg  *readGuard // nc as the frame reader sees it
 	out *proto.Outbox
 
-	readQuota *quota.Holder // the read buffer's share of FrameMemory
-	outQuota  *quota.Holder // the outbox's share of OutboxMemory
+	readQuota *membudget.Holder // the read buffer's share of FrameMemory
+	outQuota  *membudget.Holder // the outbox's share of OutboxMemory
 	endReason atomic.Pointer[proto.RPCError]
 
 	// Admission state, guarded by srv.mu (admission.go).

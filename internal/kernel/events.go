@@ -147,16 +147,6 @@ func (s *Server) publishJSON(scope events.Scope, channel string, v any) {
 	}
 }
 
-// eventQuotaError is the RPC form of a publish or subscribe the bus
-// refused, or nil for any other error.
-func eventQuotaError(err error) *proto.RPCError {
-	var qe *events.QuotaError
-	if !errors.As(err, &qe) {
-		return nil
-	}
-	return quotaDenied(qe.Error(), qe.Budget, qe.Limit)
-}
-
 // maxSafeInt is the largest integer JSON carries exactly, 2^53-1: every
 // integer param is checked against it before anything is changed.
 const maxSafeInt = 1<<53 - 1
@@ -263,7 +253,7 @@ func handleEventsPublish(_ context.Context, c *call) (any, error) {
 	}
 	ev, err := c.conn.srv.bus.Publish(c.att.sess.scope(), *p.Channel, payload)
 	if err != nil {
-		if qe := eventQuotaError(err); qe != nil {
+		if qe := exceededDenied(err); qe != nil {
 			return nil, qe
 		}
 		return nil, proto.NewError(proto.CodeInternalError, "publish: "+err.Error(), nil)
@@ -302,7 +292,7 @@ func handleEventsSubscribe(_ context.Context, c *call) (any, error) {
 		if cerr := c.att.cutErr(); cerr != nil {
 			return nil, cerr
 		}
-		if qe := eventQuotaError(err); qe != nil {
+		if qe := exceededDenied(err); qe != nil {
 			return nil, qe
 		}
 		return nil, proto.NewError(proto.CodeInternalError, "subscribe: "+err.Error(), nil)

@@ -9,7 +9,6 @@ import (
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/tasks"
-	"github.com/shoalgo/shoal/proto"
 )
 
 // Session lifecycle. A session is created by the first attach to its
@@ -151,12 +150,9 @@ func (e *sessionLimitError) Error() string {
 		who, e.limit, e.budget, e.limit, e.flag)
 }
 
-// rpcError is the error's wire form: LEASH_DENIED with a quota_exceeded
-// data code naming the budget.
+// rpcError is the error's wire form (see quotaDenied).
 func (e *sessionLimitError) rpcError() error {
-	return proto.NewError(proto.CodeLeashDenied, e.Error(), map[string]any{
-		"code": "quota_exceeded", "budget": e.budget, "limit": e.limit,
-	})
+	return quotaDenied(e.Error(), e.budget, int64(e.limit))
 }
 
 // limitFor checks whether principal may have one more session; r.mu is
@@ -283,21 +279,4 @@ func (s *Server) reapSessions() {
 			}
 		}
 	}
-}
-
-// checkSessionLimits refuses session limits that would make the kernel
-// unusable.
-func checkSessionLimits(l Limits) error {
-	for _, c := range []struct {
-		name string
-		n    int
-	}{{"principal-sessions", l.SessionsPerPrincipal}, {"token-sessions", l.TokenSessions}, {"owner-sessions", l.OwnerSessions}} {
-		if c.n < 1 {
-			return fmt.Errorf("kernel: --%s must be at least 1, not %d", c.name, c.n)
-		}
-	}
-	if l.SessionIdle < 0 {
-		return fmt.Errorf("kernel: --session-idle must not be negative")
-	}
-	return nil
 }

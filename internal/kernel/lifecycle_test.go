@@ -220,22 +220,40 @@ func TestSessionIdleZeroKeepsSessions(t *testing.T) {
 	}
 }
 
-func TestCheckSessionLimits(t *testing.T) {
+// TestSettleLimits: one table (limitFlags) says what each field left at
+// zero means; negative bounds and session counts below 1 are refused,
+// naming the flag.
+func TestSettleLimits(t *testing.T) {
 	good := DefaultLimits()
-	if err := checkSessionLimits(good); err != nil {
-		t.Fatalf("defaults: %v", err)
+	if err := settleLimits(&good); err != nil || good != DefaultLimits() {
+		t.Fatalf("defaults: %v, changed to %+v", err, good)
 	}
 	for name, mut := range map[string]func(*Limits){
 		"principal-sessions": func(l *Limits) { l.SessionsPerPrincipal = 0 },
 		"token-sessions":     func(l *Limits) { l.TokenSessions = -1 },
 		"owner-sessions":     func(l *Limits) { l.OwnerSessions = 0 },
 		"session-idle":       func(l *Limits) { l.SessionIdle = -time.Second },
+		"max-conns":          func(l *Limits) { l.MaxConns = -1 },
+		"frame-timeout":      func(l *Limits) { l.FrameTimeout = -time.Second },
+		"event-memory":       func(l *Limits) { l.EventMemory = -1 },
+		"session-memory":     func(l *Limits) { l.SessionMemory = -1 },
 	} {
-		l := good
+		l := DefaultLimits()
 		mut(&l)
-		if err := checkSessionLimits(l); err == nil || !strings.Contains(err.Error(), name) {
+		if err := settleLimits(&l); err == nil || !strings.Contains(err.Error(), "--"+name+" ") {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+	l := Limits{SessionsPerPrincipal: 1, TokenSessions: 1, OwnerSessions: 1}
+	if err := settleLimits(&l); err != nil {
+		t.Fatal(err)
+	}
+	d := DefaultLimits()
+	if l.FrameMemory != d.FrameMemory || l.FrameTimeout != d.FrameTimeout || l.MaxConns != d.MaxConns || l.EventChannels != d.EventChannels {
+		t.Errorf("transport and event fields left at zero did not take their defaults: %+v", l)
+	}
+	if l.SessionMemory != 0 || l.KernelMemory != 0 || l.MemoryLimit != 0 || l.SessionIdle != 0 {
+		t.Errorf("a zero memory bound or idle period is none, not the default: %+v", l)
 	}
 }
 

@@ -17,7 +17,6 @@ import (
 	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/events"
-	"github.com/shoalgo/shoal/internal/quota"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -64,8 +63,8 @@ type Server struct {
 	procs    *contain.Manager
 	ownProcs bool // procs was made by New and is closed by Shutdown
 
-	readPool *quota.Pool // FrameMemory: read buffers of every connection
-	outPool  *quota.Pool // OutboxMemory: queued frames of every connection
+	readPool *membudget.Pool // FrameMemory: read buffers of every connection
+	outPool  *membudget.Pool // OutboxMemory: queued frames of every connection
 
 	startOnce   sync.Once // the session reaper and the token watcher
 	storeLogMu  sync.Mutex
@@ -101,14 +100,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Limits != nil {
 		s.limits = *cfg.Limits
 	}
-	if err := settleTransportLimits(&s.limits); err != nil {
+	if err := settleLimits(&s.limits); err != nil {
 		return nil, err
 	}
-	if err := checkSessionLimits(s.limits); err != nil {
-		return nil, err
-	}
-	s.readPool = quota.NewPool(budgetFrameMemory, s.limits.FrameMemory)
-	s.outPool = quota.NewPool(budgetOutboxMemory, s.limits.OutboxMemory)
+	s.readPool = membudget.NewPool(budgetFrameMemory, s.limits.FrameMemory)
+	s.outPool = membudget.NewPool(budgetOutboxMemory, s.limits.OutboxMemory)
 	s.adm.principal = map[string]int{}
 	if cfg.TokenStore != "" {
 		s.store = auth.Open(cfg.TokenStore)

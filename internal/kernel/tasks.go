@@ -73,8 +73,8 @@ func (s *Server) startExecTask(sess *session, p *execParams, tr *turn, foregroun
 	})
 	if err != nil {
 		tr.leave()
-		if errors.Is(err, tasks.ErrTooManyTasks) {
-			return nil, proto.NewError(proto.CodeInternalError, "too many running tasks in this session", nil)
+		if denied := exceededDenied(err); denied != nil {
+			return nil, denied // live_tasks or foreground_tasks
 		}
 		return nil, proto.NewError(proto.CodeInternalError, "cannot start task: "+err.Error(), nil)
 	}
@@ -104,15 +104,7 @@ func awaitForeground(ctx context.Context, sess *session, t *tasks.Task) (any, er
 		_, _ = sess.tasks.Cancel(sess.owner(), t.ID())
 		<-t.Done()
 	}
-	v, _, err := t.Result()
-	if err != nil {
-		return nil, err
-	}
-	d, ok := v.(*execDone)
-	if !ok || d.res == nil {
-		return nil, proto.NewError(proto.CodeInternalError, "exec finished without a result", nil)
-	}
-	return d.res, nil
+	return execAnswer(t)
 }
 
 // awaitInline waits up to timeout for t: a task that finishes in time
@@ -128,13 +120,19 @@ func awaitInline(ctx context.Context, t *tasks.Task, timeout time.Duration) (any
 	case <-ctx.Done():
 		return started(t, true), nil
 	}
+	return execAnswer(t)
+}
+
+// execAnswer is the answer of the finished exec task t, as an exec run
+// inline would give it.
+func execAnswer(t *tasks.Task) (any, error) {
 	v, _, err := t.Result()
 	if err != nil {
 		return nil, err
 	}
 	d, ok := v.(*execDone)
 	if !ok || d.res == nil {
-		return nil, proto.NewError(proto.CodeInternalError, "task finished without a result", nil)
+		return nil, proto.NewError(proto.CodeInternalError, "exec finished without a result", nil)
 	}
 	return d.res, nil
 }

@@ -105,10 +105,63 @@ func DefaultLimits() Limits {
 // limitFlag is one command-line flag that sets a field of Limits.
 type limitFlag struct {
 	name, usage string
+	zero        zeroMeans // what the field left at zero means
 	// one of these is set
 	size     func(l *Limits) *int64
 	count    func(l *Limits) *int
 	duration func(l *Limits) *time.Duration
+}
+
+// zeroMeans is what a Limits field left at zero (as a Config that sets
+// only some fields leaves the rest) stands for.
+type zeroMeans uint8
+
+const (
+	zeroIsDefault zeroMeans = iota // its DefaultLimits value
+	zeroIsNone                     // no bound (documented per flag)
+	zeroIsInvalid                  // nothing: the bound must be at least 1
+)
+
+// value is f's field in l as a number (a duration in nanoseconds).
+func (f limitFlag) value(l *Limits) int64 {
+	switch {
+	case f.size != nil:
+		return *f.size(l)
+	case f.count != nil:
+		return int64(*f.count(l))
+	}
+	return int64(*f.duration(l))
+}
+
+// copyFrom sets f's field in l to its value in src.
+func (f limitFlag) copyFrom(l, src *Limits) {
+	switch {
+	case f.size != nil:
+		*f.size(l) = *f.size(src)
+	case f.count != nil:
+		*f.count(l) = *f.count(src)
+	default:
+		*f.duration(l) = *f.duration(src)
+	}
+}
+
+// settleLimits checks every field of l against its flag's rules and gives
+// the fields left at zero that stand for their default that default. It
+// refuses a negative bound, and a zero one that cannot be zero.
+func settleLimits(l *Limits) error {
+	d := DefaultLimits()
+	for _, f := range limitFlags {
+		n := f.value(l)
+		switch {
+		case f.zero == zeroIsInvalid && n < 1:
+			return fmt.Errorf("kernel: --%s must be at least 1, not %d", f.name, n)
+		case n < 0:
+			return fmt.Errorf("kernel: --%s must not be negative", f.name)
+		case n == 0 && f.zero == zeroIsDefault:
+			f.copyFrom(l, &d)
+		}
+	}
+	return nil
 }
 
 // limitFlags is the table of tunable bounds and their flags.
@@ -134,19 +187,19 @@ var limitFlags = []limitFlag{
 	{name: "event-memory", usage: "event payload bytes all channels retain (oldest of the largest session dropped)",
 		size: func(l *Limits) *int64 { return &l.EventMemory }},
 
-	{name: "principal-sessions", usage: "sessions one token principal may keep at once",
+	{name: "principal-sessions", zero: zeroIsInvalid, usage: "sessions one token principal may keep at once",
 		count: func(l *Limits) *int { return &l.SessionsPerPrincipal }},
-	{name: "token-sessions", usage: "sessions all token principals may keep together",
+	{name: "token-sessions", zero: zeroIsInvalid, usage: "sessions all token principals may keep together",
 		count: func(l *Limits) *int { return &l.TokenSessions }},
-	{name: "owner-sessions", usage: "sessions the kernel owner may keep (counted apart from token principals')",
+	{name: "owner-sessions", zero: zeroIsInvalid, usage: "sessions the kernel owner may keep (counted apart from token principals')",
 		count: func(l *Limits) *int { return &l.OwnerSessions }},
-	{name: "session-idle", usage: "close a session with no connection, request or running task after this long (0: never)",
+	{name: "session-idle", zero: zeroIsNone, usage: "close a session with no connection, request or running task after this long (0: never)",
 		duration: func(l *Limits) *time.Duration { return &l.SessionIdle }},
-	{name: "session-memory", usage: "bytes one session's values and captured output may keep alive (0: unbounded)",
+	{name: "session-memory", zero: zeroIsNone, usage: "bytes one session's values and captured output may keep alive (0: unbounded)",
 		size: func(l *Limits) *int64 { return &l.SessionMemory }},
-	{name: "kernel-memory", usage: "bytes all sessions' values and captured output may keep alive together (0: unbounded)",
+	{name: "kernel-memory", zero: zeroIsNone, usage: "bytes all sessions' values and captured output may keep alive together (0: unbounded)",
 		size: func(l *Limits) *int64 { return &l.KernelMemory }},
-	{name: "memory-limit", usage: "the kernel process's soft memory limit; near it the largest consumer's evaluations are cancelled (0: none)",
+	{name: "memory-limit", zero: zeroIsNone, usage: "the kernel process's soft memory limit; near it the largest consumer's evaluations are cancelled (0: none)",
 		size: func(l *Limits) *int64 { return &l.MemoryLimit }},
 }
 

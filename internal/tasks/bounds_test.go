@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/budget"
 )
 
 func TestLiveBound(t *testing.T) {
@@ -15,8 +18,9 @@ func TestLiveBound(t *testing.T) {
 		live = append(live, mustStart(t, r, alice, blockForever))
 	}
 	_, err := r.Start(alice, "one too many", blockForever)
-	var le *LimitError
-	if !errors.As(err, &le) || !errors.Is(err, ErrTooManyTasks) || le.Limit != MaxLive || le.Owner != alice {
+	var ex *budget.ExceededError
+	if !errors.As(err, &ex) || !errors.Is(err, ErrTooManyTasks) || !errors.Is(err, budget.ErrExceeded) ||
+		ex.Name != BudgetLive || ex.Limit != MaxLive || !strings.Contains(err.Error(), fmt.Sprintf("%q", alice.Session)) {
 		t.Fatalf("Start beyond bound = %v", err)
 	}
 	// Other owners have their own bound.

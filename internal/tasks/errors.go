@@ -3,6 +3,8 @@ package tasks
 import (
 	"errors"
 	"fmt"
+
+	"github.com/shoalgo/shoal/internal/budget"
 )
 
 // Errors returned by the registry; compare with errors.Is.
@@ -13,8 +15,9 @@ var (
 	// ErrControlUnavailable: the task cannot be suspended or resumed
 	// (it registered no Suspender, or is no longer running).
 	ErrControlUnavailable = errors.New("task control unavailable")
-	// ErrTooManyTasks: the owner already has MaxLive running tasks. The
-	// concrete error is a *LimitError.
+	// ErrTooManyTasks: the owner already has MaxLive running tasks (or
+	// MaxForeground foreground ones). The error also wraps a
+	// *budget.ExceededError naming BudgetLive or BudgetForeground.
 	ErrTooManyTasks = errors.New("too many live tasks")
 	// ErrClosed: the registry was closed and starts no more work.
 	ErrClosed = errors.New("task registry closed")
@@ -22,19 +25,15 @@ var (
 	ErrCancelled = errors.New("task cancelled")
 )
 
-// LimitError reports a Start refused because the owner is at its bound of
-// live tasks.
-type LimitError struct {
-	Owner Owner
-	Limit int
+// limitError is a start refused because owner already has limit tasks
+// of the kind the bound named budget counts: a *budget.ExceededError that
+// also matches ErrTooManyTasks.
+func limitError(owner Owner, name string, limit int, what string) error {
+	return fmt.Errorf("%w: %w", ErrTooManyTasks, &budget.ExceededError{
+		Name: name, Limit: int64(limit),
+		Reason: fmt.Sprintf("session %q already has %d %s", owner.Session, limit, what),
+	})
 }
-
-func (e *LimitError) Error() string {
-	return fmt.Sprintf("%v: session %q already has %d running tasks", ErrTooManyTasks, e.Owner.Session, e.Limit)
-}
-
-// Is makes errors.Is(err, ErrTooManyTasks) hold.
-func (e *LimitError) Is(target error) bool { return target == ErrTooManyTasks }
 
 // PanicError is the error of a task whose work panicked.
 type PanicError struct {

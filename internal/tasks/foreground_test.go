@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/budget"
 )
 
 // TestForegroundVisibleAndCancellable: a foreground task is listed with
@@ -72,9 +74,9 @@ func TestForegroundBoundsApart(t *testing.T) {
 		fgs = append(fgs, fg)
 	}
 	_, err := r.StartForeground(alice, "fg", blockForever)
-	var le *LimitError
-	if !errors.As(err, &le) || le.Limit != MaxForeground {
-		t.Fatalf("foreground task past the bound: %v, want a LimitError of %d", err, MaxForeground)
+	var ex *budget.ExceededError
+	if !errors.As(err, &ex) || !errors.Is(err, ErrTooManyTasks) || ex.Name != BudgetForeground || ex.Limit != MaxForeground {
+		t.Fatalf("foreground task past the bound: %v, want %s of %d", err, BudgetForeground, MaxForeground)
 	}
 	for _, fg := range fgs {
 		r.Cancel(alice, fg.ID())

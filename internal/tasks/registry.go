@@ -11,15 +11,23 @@ import (
 // Default bounds, per owner.
 const (
 	// MaxLive is how many tasks one owner may have running (or
-	// cancelling) at once; Start beyond it fails with a *LimitError.
+	// cancelling) at once; Start beyond it fails with ErrTooManyTasks
+	// (a *budget.ExceededError naming BudgetLive).
 	MaxLive = 64
 	// MaxRetained is how many finished task records one owner keeps; the
 	// oldest finished record is evicted (and its id becomes unknown) when
 	// another task finishes.
 	MaxRetained = 256
 	// MaxForeground is how many foreground tasks (see StartForeground)
-	// one owner may have running at once, apart from MaxLive.
+	// one owner may have running at once, apart from MaxLive; beyond it
+	// StartForeground fails with ErrTooManyTasks (BudgetForeground).
 	MaxForeground = 256
+)
+
+// Names of the bounds, as refusals and docs name them.
+const (
+	BudgetLive       = "live_tasks"
+	BudgetForeground = "foreground_tasks"
 )
 
 // Work is the body of a task. It must return soon after ctx is cancelled;
@@ -117,8 +125,9 @@ func (r *Registry) OnFinish(f FinishFunc) {
 }
 
 // Start runs work in a new task owned by owner; label describes it (for
-// example the source text). It fails with a *LimitError when the owner
-// already has the maximum of live tasks, and with ErrClosed after Close.
+// example the source text). It fails with ErrTooManyTasks (a
+// *budget.ExceededError) when the owner already has MaxLive live tasks,
+// and with ErrClosed after Close.
 func (r *Registry) Start(owner Owner, label string, work Work) (*Task, error) {
 	return r.start(owner, label, work, false)
 }
@@ -151,10 +160,10 @@ func (r *Registry) start(owner Owner, label string, work Work, foreground bool) 
 	switch {
 	case foreground && ot.foreground >= MaxForeground:
 		r.mu.Unlock()
-		return nil, &LimitError{Owner: owner, Limit: MaxForeground}
+		return nil, limitError(owner, BudgetForeground, MaxForeground, "foreground tasks (synchronous execs) running")
 	case !foreground && len(ot.live)-ot.foreground >= r.maxLive:
 		r.mu.Unlock()
-		return nil, &LimitError{Owner: owner, Limit: r.maxLive}
+		return nil, limitError(owner, BudgetLive, r.maxLive, "running tasks")
 	}
 	r.next++
 	t := &Task{r: r, seq: r.next, owner: owner, done: make(chan struct{})}

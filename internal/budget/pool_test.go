@@ -1,4 +1,4 @@
-package quota
+package budget
 
 import (
 	"errors"
@@ -21,8 +21,8 @@ func TestGrowWithinLimit(t *testing.T) {
 		t.Fatalf("used %d held %d", p.Used(), a.Held())
 	}
 	err := a.Grow(1)
-	var qe *Error
-	if !errors.As(err, &qe) || !errors.Is(err, ErrExceeded) || qe.Budget != "test" || qe.Limit != 100 {
+	var qe *ExceededError
+	if !errors.As(err, &qe) || !errors.Is(err, ErrExceeded) || qe.Name != "test" || qe.Limit != 100 || qe.Used != 100 || qe.Want != 1 {
 		t.Fatalf("grow past a full pool: %v", err)
 	}
 	if p.Used() != 100 {
@@ -52,7 +52,9 @@ func TestFairShare(t *testing.T) {
 		{"hog past share refused", []int64{10}, 90, 10, true, nil},
 		{"largest first, only as many as needed", []int64{50, 30, 20}, 0, 25, false, []int{0}},
 		{"the largest alone frees enough", []int64{40, 35, 25}, 0, 25, false, []int{0}},
-		{"two victims when one is not enough", []int64{45, 45, 5, 5}, 0, 20, false, []int{0}},
+		// A victim is larger than the requester's growth, which is at
+		// least what the pool lacks: one victim is always enough.
+		{"one victim is enough, the largest", []int64{46, 44, 5, 5}, 0, 20, false, []int{0}},
 		{"equal holders refuse", []int64{50, 50}, 0, 40, true, nil},
 		{"only a holder larger than the requester is evicted", []int64{25, 25, 30}, 20, 5, false, []int{2}},
 	}

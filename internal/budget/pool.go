@@ -1,44 +1,16 @@
-// Package quota accounts retained memory against shared byte budgets.
-//
-// A [Pool] is one budget, a named bound such as the kernel's read buffers
-// of all connections together. Each consumer (a connection's read buffer,
-// its outbound queue) takes a [Holder] and charges the bytes it keeps with
-// Grow, returning them with Shrink. While the pool has room every Grow
-// succeeds. Once it is full the pool is shared fairly: the fair share is
-// the limit divided among the holders holding something. A holder that
-// would pass its share is refused with an [*Error]; a holder within it
-// takes the room from the largest holders, which are evicted: their
-// accounts are emptied at once and their evict callbacks run (each on its
-// own goroutine), so that their owners can close them. One consumer that
-// hoards memory therefore loses it, and the others go on.
-package quota
+package budget
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 	"sync"
 )
 
-// ErrExceeded is matched (errors.Is) by every *Error.
-var ErrExceeded = errors.New("quota exceeded")
-
-// ErrEvicted reports Grow on a holder that was evicted or released.
-var ErrEvicted = errors.New("quota: holder evicted")
-
-// Error reports a refused Grow: the pool named Budget, of Limit bytes, is
-// full and the holder is past its fair share.
-type Error struct {
-	Budget string
-	Limit  int64
-}
-
-func (e *Error) Error() string {
-	return fmt.Sprintf("quota exceeded: the %s budget (%d bytes) is full", e.Budget, e.Limit)
-}
-
-// Is makes errors.Is(err, ErrExceeded) hold.
-func (e *Error) Is(target error) bool { return target == ErrExceeded }
+// Pools: flat byte budgets shared fairly by holders that can be evicted
+// (see the package doc). Each consumer (a connection's read buffer, its
+// outbound queue) takes a Holder and charges the bytes it keeps with Grow,
+// returning them with Shrink. Evicted holders' accounts are emptied at
+// once and their evict callbacks run, each on its own goroutine, so that
+// their owners can close them.
 
 // Pool is one byte budget shared by its holders. It is safe for concurrent
 // use.
@@ -92,10 +64,10 @@ type Holder struct {
 	dead  bool  // evicted or released; guarded by p.mu
 }
 
-// Grow charges n more bytes. It fails with an *Error when the pool is full
-// and the holder is past its fair share (or nobody larger can be
-// evicted), and with ErrEvicted once the holder was evicted or released.
-// A failed Grow charges nothing.
+// Grow charges n more bytes. It fails with an *ExceededError when the
+// pool is full and the holder is past its fair share (or nobody larger
+// can be evicted), and with ErrEvicted once the holder was evicted or
+// released. A failed Grow charges nothing.
 func (h *Holder) Grow(n int64) error {
 	if n <= 0 {
 		return nil
@@ -113,8 +85,9 @@ func (h *Holder) Grow(n int64) error {
 	}
 	victims := p.victims(h, n)
 	if victims == nil {
+		err := &ExceededError{Name: p.name, Limit: p.limit, Used: p.used, Want: n}
 		p.mu.Unlock()
-		return &Error{Budget: p.name, Limit: p.limit}
+		return err
 	}
 	for _, v := range victims {
 		p.used -= v.held
