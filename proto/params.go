@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // StringParam reads the string member key (a plain ASCII name) of a
@@ -15,7 +16,10 @@ import (
 // repeats) is a string, and no other member that encoding/json could match
 // to key (a case-folded or escaped name). Then s is the string as
 // json.Unmarshal decodes it; otherwise the caller decodes params with
-// encoding/json, which also words any error.
+// encoding/json, which also words any error. A string without escapes
+// shares params' memory rather than copying it (a source is most of a
+// request), so params must not be modified while s is in use: a
+// Request's Params is its own copy, written once by DecodeRequest.
 func StringParam(params []byte, key string) (s string, ok bool) {
 	i := skipWS(params, 0)
 	if i >= len(params) || params[i] != '{' {
@@ -67,7 +71,11 @@ func decodeString(b []byte, i int) (string, int) {
 	body = body[:end]
 	next := i + 1 + end + 1
 	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return string(body), next
+		if len(body) == 0 {
+			return "", next
+		}
+		// No copy: the string shares params' memory (see StringParam).
+		return unsafe.String(&body[0], len(body)), next
 	}
 	return unquote(body), next
 }
@@ -78,9 +86,20 @@ func unquote(b []byte) string {
 	var out strings.Builder
 	out.Grow(len(b)) // escapes shrink; only invalid UTF-8 (1 byte to 3) grows
 	for i := 0; i < len(b); {
-		run := i
-		for run < len(b) && b[run] != '\\' && b[run] < utf8.RuneSelf {
-			run++
+		// Up to the next escape in one piece when that much is valid
+		// UTF-8 (the common case: sources escape their newlines and
+		// quotes); else up to the next non-ASCII byte.
+		run := bytes.IndexByte(b[i:], '\\')
+		if run < 0 {
+			run = len(b)
+		} else {
+			run += i
+		}
+		if !utf8.Valid(b[i:run]) {
+			run = i
+			for run < len(b) && b[run] != '\\' && b[run] < utf8.RuneSelf {
+				run++
+			}
 		}
 		out.Write(b[i:run])
 		i = run

@@ -19,6 +19,9 @@ func skipWS(b []byte, i int) int {
 func stringEnd(b []byte, i int) (int, bool) {
 	esc := false
 	for i++; i < len(b); i++ {
+		if i = plainEnd(b, i); i == len(b) {
+			break
+		}
 		switch b[i] {
 		case '\\':
 			esc = true
