@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -169,5 +170,48 @@ func TestGuardCancelsLargestConsumer(t *testing.T) {
 	}
 	if gotSmall {
 		t.Error("the smaller consumer was cancelled too")
+	}
+}
+
+// TestTuneGC checks the collector runs at the raised percent only while its
+// heap goal stays under GCGoalShare of the memory limit, and comes back to
+// it below GCGoalShareBack.
+func TestTuneGC(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(prev) })
+	l := DefaultLimits()
+	l.MemoryLimit = 0 // set after New: no process limit in a test
+	srv, err := New(Config{Dir: t.TempDir(), Limits: &l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 1 << 30
+	srv.limits.MemoryLimit = limit
+	srv.gcBase, srv.gcHigh, srv.gcRaised = 100, 400, true
+	debug.SetGCPercent(400)
+	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	steps := []struct {
+		live int64
+		want int
+	}{
+		{10 << 20, 400},
+		{limit / 100 * GCGoalShare / 5, 400},                         // goal at the share: still raised
+		{limit/100*GCGoalShare/5 + 1<<20, 100},                       // past it
+		{limit / 100 * (GCGoalShare + GCGoalShareBack) / 2 / 5, 100}, // in the gap: stays
+		{limit/100*GCGoalShareBack/5 - 1<<20, 400},                   // below the way back
+		{limit, 100},
+	}
+	for _, st := range steps {
+		srv.tuneGC(st.live)
+		if got := percent(); got != st.want {
+			t.Fatalf("live %d: GC percent %d, want %d", st.live, got, st.want)
+		}
+	}
+	// Not tuning (gc-percent 0, or GOGC already higher): left alone.
+	srv.gcHigh = 0
+	debug.SetGCPercent(250)
+	srv.tuneGC(0)
+	if got := percent(); got != 250 {
+		t.Fatalf("untuned: GC percent %d, want 250", got)
 	}
 }
