@@ -95,22 +95,26 @@ func (s *Server) initMemory() {
 
 // tuneGC sets the collector's percent for a live heap of live bytes: the
 // raised Limits.GCPercent while its heap goal stays under GCGoalShare of
-// the memory limit, the process's own percent otherwise. Only the guard
-// calls it.
-func (s *Server) tuneGC(live int64) {
+// the memory limit, the process's own percent otherwise. It reports
+// whether it has just lowered the percent: the guard then skips that
+// reading, which may count garbage the raised percent left, and reads again
+// after a collection at the lower one. Only the guard calls it.
+func (s *Server) tuneGC(live int64) (lowered bool) {
 	p := s.gcHigh
 	if p <= 0 {
-		return
+		return false
 	}
 	goal := live / 100 * int64(100+p)
 	switch limit := s.limits.MemoryLimit; {
 	case s.gcRaised && goal > limit/100*GCGoalShare:
 		debug.SetGCPercent(s.gcBase)
 		s.gcRaised = false
+		return true
 	case !s.gcRaised && goal < limit/100*GCGoalShareBack:
 		debug.SetGCPercent(p)
 		s.gcRaised = true
 	}
+	return false
 }
 
 // liveHeap is the heap the last collection found live.
@@ -138,8 +142,7 @@ func (s *Server) guard(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			s.tuneGC(liveHeap())
-			if now.Sub(last) < GuardCooldown {
+			if s.tuneGC(liveHeap()) || now.Sub(last) < GuardCooldown {
 				continue
 			}
 			if s.guardStep(memoryInUse()) > 0 {

@@ -202,9 +202,10 @@ func TestTuneGC(t *testing.T) {
 		{limit, 100},
 	}
 	for _, st := range steps {
-		srv.tuneGC(st.live)
-		if got := percent(); got != st.want {
-			t.Fatalf("live %d: GC percent %d, want %d", st.live, got, st.want)
+		was := percent()
+		lowered := srv.tuneGC(st.live)
+		if got := percent(); got != st.want || lowered != (got < was) {
+			t.Fatalf("live %d: GC percent %d (lowered %v), want %d", st.live, got, lowered, st.want)
 		}
 	}
 	// Not tuning (gc-percent 0, or GOGC already higher): left alone.
