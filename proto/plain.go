@@ -39,3 +39,22 @@ func plainEnd(b []byte, i int) int {
 	}
 	return i
 }
+
+// escapeEnd returns the index of the first backslash or non-ASCII byte at
+// or after i in a JSON string's body, or len(b), eight bytes at a time.
+func escapeEnd(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		bs := x ^ '\\'*ones
+		bs = (bs - ones) &^ bs
+		if m := (bs | x) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '\\' || c >= 0x80 {
+			return i
+		}
+	}
+	return i
+}
