@@ -43,14 +43,17 @@ const (
 	DefaultGCPercent = 400
 )
 
-// GCGoalShare is the share (percent) of the memory limit that the heap
-// goal at Limits.GCPercent may reach: past it the collector goes back to
-// the percent the process started with (GOGC, 100 by default), so a large
-// live heap is collected as often as without the tuning and the guard's
-// GuardPercent reading still means memory that is live, not garbage
-// waiting for a lazier collection. It comes back below GCGoalShareBack
-// (a gap, so the percent does not flap).
+// The heap goal at Limits.GCPercent (five times the live heap) may reach
+// GCGoalMax bytes, and at most GCGoalShare percent of the memory limit:
+// past either the collector goes back to the percent the process started
+// with (GOGC, 100 by default), so the tuning costs at most about 100 MiB of
+// memory over GOGC=100, a large live heap is collected as often as without
+// it, and the guard's GuardPercent reading still means memory that is
+// live, not garbage waiting for a lazier collection. It comes back below
+// GCGoalMaxBack and GCGoalShareBack (a gap, so the percent does not flap).
 const (
+	GCGoalMax       = 128 << 20
+	GCGoalMaxBack   = 96 << 20
 	GCGoalShare     = 50
 	GCGoalShareBack = 40
 )
@@ -94,8 +97,8 @@ func (s *Server) initMemory() {
 }
 
 // tuneGC sets the collector's percent for a live heap of live bytes: the
-// raised Limits.GCPercent while its heap goal stays under GCGoalShare of
-// the memory limit, the process's own percent otherwise. It reports
+// raised Limits.GCPercent while its heap goal stays under GCGoalMax and
+// GCGoalShare of the memory limit, the process's own percent otherwise. It reports
 // whether it has just lowered the percent: the guard then skips that
 // reading, which may count garbage the raised percent left, and reads again
 // after a collection at the lower one. Only the guard calls it.
@@ -105,12 +108,13 @@ func (s *Server) tuneGC(live int64) (lowered bool) {
 		return false
 	}
 	goal := live / 100 * int64(100+p)
-	switch limit := s.limits.MemoryLimit; {
-	case s.gcRaised && goal > limit/100*GCGoalShare:
+	limit := s.limits.MemoryLimit
+	switch {
+	case s.gcRaised && (goal > GCGoalMax || goal > limit/100*GCGoalShare):
 		debug.SetGCPercent(s.gcBase)
 		s.gcRaised = false
 		return true
-	case !s.gcRaised && goal < limit/100*GCGoalShareBack:
+	case !s.gcRaised && goal < GCGoalMaxBack && goal < limit/100*GCGoalShareBack:
 		debug.SetGCPercent(p)
 		s.gcRaised = true
 	}

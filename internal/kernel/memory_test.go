@@ -185,29 +185,43 @@ func TestTuneGC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const limit = 1 << 30
-	srv.limits.MemoryLimit = limit
-	srv.gcBase, srv.gcHigh, srv.gcRaised = 100, 400, true
-	debug.SetGCPercent(400)
 	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
-	steps := []struct {
+	type step struct {
 		live int64
 		want int
-	}{
-		{10 << 20, 400},
-		{limit / 100 * GCGoalShare / 5, 400},                         // goal at the share: still raised
-		{limit/100*GCGoalShare/5 + 1<<20, 100},                       // past it
-		{limit / 100 * (GCGoalShare + GCGoalShareBack) / 2 / 5, 100}, // in the gap: stays
-		{limit/100*GCGoalShareBack/5 - 1<<20, 400},                   // below the way back
-		{limit, 100},
 	}
-	for _, st := range steps {
-		was := percent()
-		lowered := srv.tuneGC(st.live)
-		if got := percent(); got != st.want || lowered != (got < was) {
-			t.Fatalf("live %d: GC percent %d (lowered %v), want %d", st.live, got, lowered, st.want)
+	run := func(limit int64, steps []step) {
+		t.Helper()
+		srv.limits.MemoryLimit = limit
+		srv.gcBase, srv.gcHigh, srv.gcRaised = 100, 400, true
+		debug.SetGCPercent(400)
+		for _, st := range steps {
+			was := percent()
+			lowered := srv.tuneGC(st.live)
+			if got := percent(); got != st.want || lowered != (got < was) {
+				t.Fatalf("limit %d, live %d: GC percent %d (lowered %v), want %d", limit, st.live, got, lowered, st.want)
+			}
 		}
 	}
+	// A small limit: its share bounds the goal.
+	const small = 128 << 20
+	run(small, []step{
+		{4 << 20, 400},
+		{small / 100 * GCGoalShare / 5, 400},                         // goal at the share: still raised
+		{small/100*GCGoalShare/5 + 1<<20, 100},                       // past it
+		{small / 100 * (GCGoalShare + GCGoalShareBack) / 2 / 5, 100}, // in the gap: stays
+		{small/100*GCGoalShareBack/5 - 1<<20, 400},                   // below the way back
+		{small, 100},
+	})
+	// The default limit: GCGoalMax bounds the goal.
+	run(DefaultMemoryLimit, []step{
+		{4 << 20, 400},
+		{GCGoalMax / 5, 400},
+		{GCGoalMax/5 + 1<<20, 100},
+		{(GCGoalMax + GCGoalMaxBack) / 2 / 5, 100},
+		{GCGoalMaxBack/5 - 1<<20, 400},
+		{1 << 30, 100},
+	})
 	// Not tuning (gc-percent 0, or GOGC already higher): left alone.
 	srv.gcHigh = 0
 	debug.SetGCPercent(250)
