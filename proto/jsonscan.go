@@ -133,6 +133,9 @@ func scanJSON(b []byte) (depth int, ok bool) {
 // or -1 when it is malformed.
 func scanString(b []byte, i int) int {
 	for i++; i < len(b); i++ {
+		if i = plainEnd(b, i); i == len(b) {
+			break
+		}
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // StringParam reads the string member key (a plain ASCII name) of a
@@ -15,7 +16,10 @@ import (
 // repeats) is a string, and no other member that encoding/json could match
 // to key (a case-folded or escaped name). Then s is the string as
 // json.Unmarshal decodes it; otherwise the caller decodes params with
-// encoding/json, which also words any error.
+// encoding/json, which also words any error. A string without escapes
+// shares params' memory rather than copying it (a source is most of a
+// request), so params must not be modified while s is in use: a
+// Request's Params is its own copy, written once by DecodeRequest.
 func StringParam(params []byte, key string) (s string, ok bool) {
 	i := skipWS(params, 0)
 	if i >= len(params) || params[i] != '{' {
@@ -67,22 +71,23 @@ func decodeString(b []byte, i int) (string, int) {
 	body = body[:end]
 	next := i + 1 + end + 1
 	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return string(body), next
+		if len(body) == 0 {
+			return "", next
+		}
+		// No copy: the string shares params' memory (see StringParam).
+		return unsafe.String(&body[0], len(body)), next
 	}
 	return unquote(body), next
 }
 
 // unquote decodes the body of a valid JSON string that holds an escape or
-// invalid UTF-8, copying runs of plain bytes whole.
+// invalid UTF-8, copying runs of plain ASCII whole (escapeEnd finds their
+// ends eight bytes at a time: a source escapes every newline).
 func unquote(b []byte) string {
-	var out strings.Builder
-	out.Grow(len(b)) // escapes shrink; only invalid UTF-8 (1 byte to 3) grows
+	out := make([]byte, 0, len(b)+8) // escapes shrink; only invalid UTF-8 (1 byte to 3) grows
 	for i := 0; i < len(b); {
-		run := i
-		for run < len(b) && b[run] != '\\' && b[run] < utf8.RuneSelf {
-			run++
-		}
-		out.Write(b[i:run])
+		run := escapeEnd(b, i)
+		out = append(out, b[i:run]...)
 		i = run
 		if i == len(b) {
 			break
@@ -90,9 +95,9 @@ func unquote(b []byte) string {
 		if c := b[i]; c >= utf8.RuneSelf {
 			r, w := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && w == 1 {
-				out.WriteString("\uFFFD")
+				out = append(out, "\uFFFD"...)
 			} else {
-				out.Write(b[i : i+w])
+				out = append(out, b[i:i+w]...)
 			}
 			i += w
 			continue
@@ -100,17 +105,17 @@ func unquote(b []byte) string {
 		i++ // the backslash
 		switch e := b[i]; e {
 		case '"', '\\', '/':
-			out.WriteByte(e)
+			out = append(out, e)
 		case 'b':
-			out.WriteByte('\b')
+			out = append(out, '\b')
 		case 'f':
-			out.WriteByte('\f')
+			out = append(out, '\f')
 		case 'n':
-			out.WriteByte('\n')
+			out = append(out, '\n')
 		case 'r':
-			out.WriteByte('\r')
+			out = append(out, '\r')
 		case 't':
-			out.WriteByte('\t')
+			out = append(out, '\t')
 		case 'u':
 			r := hex4(b[i+1:])
 			i += 4
@@ -126,11 +131,14 @@ func unquote(b []byte) string {
 					r = utf8.RuneError
 				}
 			}
-			out.WriteRune(r)
+			out = utf8.AppendRune(out, r)
 		}
 		i++
 	}
-	return out.String()
+	if len(out) == 0 {
+		return ""
+	}
+	return unsafe.String(&out[0], len(out)) // out is not used again
 }
 
 // hex4 reads the four hex digits a valid \u escape has.

@@ -1,6 +1,9 @@
 package proto
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // The helpers below walk JSON text already checked by json.Valid; they do
 // not re-validate and must not be used on unchecked input.
@@ -15,19 +18,28 @@ func skipWS(b []byte, i int) int {
 }
 
 // stringEnd returns the index just past the string starting at b[i] == '"'
-// and whether it contains escapes.
+// and whether it contains escapes. The string is valid, so it hops from
+// quote to quote (a quote after an odd run of backslashes is escaped):
+// far fewer stops than at every escape.
 func stringEnd(b []byte, i int) (int, bool) {
-	esc := false
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			esc = true
-			i++
-		case '"':
-			return i + 1, esc
+	body := b[i+1:]
+	end := 0 // of the body: its first quote not escaped
+	for {
+		j := bytes.IndexByte(body[end:], '"')
+		if j < 0 {
+			return len(b), bytes.IndexByte(body, '\\') >= 0
 		}
+		end += j
+		k := end
+		for k > 0 && body[k-1] == '\\' {
+			k--
+		}
+		if (end-k)%2 == 0 {
+			break
+		}
+		end++
 	}
-	return i, esc
+	return i + 1 + end + 1, bytes.IndexByte(body[:end], '\\') >= 0
 }
 
 // valueEnd returns the index just past the value starting at b[i].

@@ -360,18 +360,21 @@ type Heartbeat struct {
 }
 
 // Heartbeat starts an owner connection (session "heartbeat") that runs
-// `exec "1 + 1"` every 20 ms until Stop.
+// `exec "1 + 1"` at once and then every 20 ms until Stop, so even an
+// attack shorter than 20 ms has a heartbeat beside it.
 func (k *Kernel) Heartbeat(t testing.TB) *Heartbeat {
 	t.Helper()
 	c := k.Attach(t, "heartbeat", "")
 	h := &Heartbeat{k: k, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(h.done)
-		for {
-			select {
-			case <-h.stop:
-				return
-			case <-time.After(20 * time.Millisecond):
+		for first := true; ; first = false {
+			if !first {
+				select {
+				case <-h.stop:
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*HeartbeatMax)
 			start := time.Now()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -169,5 +170,63 @@ func TestGuardCancelsLargestConsumer(t *testing.T) {
 	}
 	if gotSmall {
 		t.Error("the smaller consumer was cancelled too")
+	}
+}
+
+// TestTuneGC checks the collector runs at the raised percent only while its
+// heap goal stays under GCGoalShare of the memory limit, and comes back to
+// it below GCGoalShareBack.
+func TestTuneGC(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(prev) })
+	l := DefaultLimits()
+	l.MemoryLimit = 0 // set after New: no process limit in a test
+	srv, err := New(Config{Dir: t.TempDir(), Limits: &l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	type step struct {
+		live int64
+		want int
+	}
+	run := func(limit int64, steps []step) {
+		t.Helper()
+		srv.limits.MemoryLimit = limit
+		srv.gcBase, srv.gcHigh, srv.gcRaised = 100, 400, true
+		debug.SetGCPercent(400)
+		for _, st := range steps {
+			was := percent()
+			lowered := srv.tuneGC(st.live)
+			if got := percent(); got != st.want || lowered != (got < was) {
+				t.Fatalf("limit %d, live %d: GC percent %d (lowered %v), want %d", limit, st.live, got, lowered, st.want)
+			}
+		}
+	}
+	// A small limit: its share bounds the goal.
+	const small = 128 << 20
+	run(small, []step{
+		{4 << 20, 400},
+		{small / 100 * GCGoalShare / 5, 400},                         // goal at the share: still raised
+		{small/100*GCGoalShare/5 + 1<<20, 100},                       // past it
+		{small / 100 * (GCGoalShare + GCGoalShareBack) / 2 / 5, 100}, // in the gap: stays
+		{small/100*GCGoalShareBack/5 - 1<<20, 400},                   // below the way back
+		{small, 100},
+	})
+	// The default limit: GCGoalMax bounds the goal.
+	run(DefaultMemoryLimit, []step{
+		{4 << 20, 400},
+		{GCGoalMax / 5, 400},
+		{GCGoalMax/5 + 1<<20, 100},
+		{(GCGoalMax + GCGoalMaxBack) / 2 / 5, 100},
+		{GCGoalMaxBack/5 - 1<<20, 400},
+		{1 << 30, 100},
+	})
+	// Not tuning (gc-percent 0, or GOGC already higher): left alone.
+	srv.gcHigh = 0
+	debug.SetGCPercent(250)
+	srv.tuneGC(0)
+	if got := percent(); got != 250 {
+		t.Fatalf("untuned: GC percent %d, want 250", got)
 	}
 }

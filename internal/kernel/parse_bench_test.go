@@ -5,7 +5,7 @@ package kernel
 // script's AST as JSON), beside a floor in the same run: a bare Unix-socket
 // server that decodes the same request and answers a fixed small result.
 //
-//	go test -run '^$' -bench ParseRPC10KB -benchtime 2000x -count 5 ./internal/kernel/
+//	go test -run '^$' -bench ParseRPC10KB -benchtime 3000x -count 5 ./internal/kernel/
 
 import (
 	"bufio"

@@ -59,6 +59,9 @@ type Server struct {
 	sessions registry
 	bus      *events.Bus
 	mem      *membudget.Budget // kernel memory: every session's budget is under it
+	gcBase   int               // the GC percent the process started with (tuneGC)
+	gcHigh   int               // the raised GC percent, 0 when not tuning
+	gcRaised bool              // the collector runs at limits.GCPercent (guard goroutine only after init)
 	source   *sourceWork       // parse and explain run here
 	procs    *contain.Manager
 	ownProcs bool // procs was made by New and is closed by Shutdown

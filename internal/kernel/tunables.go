@@ -73,6 +73,10 @@ type Limits struct {
 	SessionMemory int64
 	KernelMemory  int64
 	MemoryLimit   int64
+	// GCPercent is the collector's percent (debug.SetGCPercent) while the
+	// live heap is small beside MemoryLimit (see tuneGC); 0 leaves the
+	// runtime's (GOGC) alone.
+	GCPercent int
 }
 
 // DefaultLimits returns the limits sized for the reference machine class
@@ -99,6 +103,7 @@ func DefaultLimits() Limits {
 		SessionMemory:        DefaultSessionMemory,
 		KernelMemory:         DefaultKernelMemory,
 		MemoryLimit:          DefaultMemoryLimit,
+		GCPercent:            DefaultGCPercent,
 	}
 }
 
@@ -201,6 +206,8 @@ var limitFlags = []limitFlag{
 		size: func(l *Limits) *int64 { return &l.KernelMemory }},
 	{name: "memory-limit", zero: zeroIsNone, usage: "the kernel process's soft memory limit; near it the largest consumer's evaluations are cancelled (0: none)",
 		size: func(l *Limits) *int64 { return &l.MemoryLimit }},
+	{name: "gc-percent", usage: "the collector's GC percent while the live heap is small beside --memory-limit (0: GOGC's)",
+		count: func(l *Limits) *int { return &l.GCPercent }},
 }
 
 // report returns every tunable bound in l by flag name, for kernel.info:

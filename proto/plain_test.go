@@ -1,0 +1,66 @@
+package proto
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// plainEndSlow is plainEnd one byte at a time.
+func plainEndSlow(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		if c := b[i]; c < 0x20 || c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return i
+}
+
+// escapeEndSlow is escapeEnd one byte at a time.
+func escapeEndSlow(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '\\' || c >= 0x80 {
+			return i
+		}
+	}
+	return i
+}
+
+// checkPlainEnd checks plainEnd and escapeEnd against their slow forms
+// from every start in b.
+func checkPlainEnd(t *testing.T, b []byte) {
+	for i := 0; i <= len(b); i++ {
+		if got, want := plainEnd(b, i), plainEndSlow(b, i); got != want {
+			t.Fatalf("plainEnd(%q, %d) = %d, want %d", b, i, got, want)
+		}
+		if got, want := escapeEnd(b, i), escapeEndSlow(b, i); got != want {
+			t.Fatalf("escapeEnd(%q, %d) = %d, want %d", b, i, got, want)
+		}
+	}
+}
+
+func TestPlainEnd(t *testing.T) {
+	for _, s := range []string{"", "a", `abcdefgh"`, `abcdefghijklmnop\q`, "abc\x1fdefghij", "\x00", "\x7f\x80\xff\x20\x21\x5b\x5d\"",
+		"ééééééé\"", "aaaaaaa\x1f\"\\", `\\\\\\\\`, "01234567012345670123456\x00"} {
+		checkPlainEnd(t, []byte(s))
+	}
+	// Random words over the bytes around each boundary, so a borrow or a
+	// neighbour's flag that leaks into the wrong byte shows.
+	alphabet := []byte{0x00, 0x01, 0x1f, 0x20, 0x21, '"', '#', '[', '\\', ']', 0x7f, 0x80, 0xa2, 0xdc, 0xff}
+	r := rand.New(rand.NewPCG(8, 8))
+	for range 20000 {
+		b := make([]byte, r.IntN(24))
+		for j := range b {
+			if r.IntN(4) == 0 {
+				b[j] = alphabet[r.IntN(len(alphabet))]
+			} else {
+				b[j] = byte(r.IntN(256))
+			}
+		}
+		checkPlainEnd(t, b)
+	}
+}
+
+func FuzzPlainEnd(f *testing.F) {
+	f.Add([]byte(`abcdefgh"ijk\`))
+	f.Fuzz(func(t *testing.T, b []byte) { checkPlainEnd(t, b) })
+}
