@@ -224,6 +224,22 @@ func (k *Kernel) Exited() <-chan struct{} { return k.exited }
 // Stderr returns what the kernel has written to stderr so far.
 func (k *Kernel) Stderr() string { return k.stderr.String() }
 
+// WaitStderr reports whether the kernel's stderr contains sub within d:
+// a log line is written after the answer that follows from it, and reaches
+// the harness through a pipe.
+func (k *Kernel) WaitStderr(sub string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if strings.Contains(k.stderr.String(), sub) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // Alive fails the test if the kernel process has exited or is exiting.
 func (k *Kernel) Alive(t testing.TB) {
 	t.Helper()

@@ -205,7 +205,7 @@ func TestMemoryGuard(t *testing.T) {
 	hb.Stop(t)
 	k.Alive(t)
 	k.WantRSSUnder(t, rssBound)
-	if !strings.Contains(k.Stderr(), "memory guard") {
+	if !k.WaitStderr("memory guard", 5*time.Second) {
 		t.Errorf("the kernel did not log the guard's action; stderr:\n%s", tail(k.Stderr(), 20))
 	}
 }

@@ -314,7 +314,7 @@ func TestHostileTokenStore(t *testing.T) {
 				}
 				time.Sleep(50 * time.Millisecond)
 			}
-			if !strings.Contains(k.Stderr(), tc.want) {
+			if !k.WaitStderr(tc.want, 5*time.Second) {
 				t.Errorf("kernel log does not say why:\n%s", k.Stderr())
 			}
 			if _, errs, code := k.shoalToken(t, "list"); code != 1 || !strings.Contains(errs, tc.want) {
