@@ -263,7 +263,11 @@ func loadKernel(tb testing.TB) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv, err := New(Config{Version: "load", Dir: dir, Env: []string{"HOME=" + base, "PATH=/usr/bin:/bin"}})
+	// Each benchmark iteration attaches fresh sessions (its own prefix),
+	// so b.N iterations would pass the owner's session bound: lift it.
+	lim := DefaultLimits()
+	lim.OwnerSessions = 1 << 20
+	srv, err := New(Config{Version: "load", Dir: dir, Env: []string{"HOME=" + base, "PATH=/usr/bin:/bin"}, Limits: &lim})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -299,8 +303,23 @@ func loadTempDir(tb testing.TB) string {
 // answers an exec-shaped result with the same id. It returns the socket
 // path; the server stops when tb ends.
 func startEchoFloor(tb testing.TB) string {
+	return startJSONFloor(tb, "echo.sock", 4096, func(map[string]any) any {
+		return map[string]any{
+			"ref":    "out:1",
+			"value":  map[string]any{"$": "int", "v": 2},
+			"render": "2",
+		}
+	})
+}
+
+// startJSONFloor starts a bare Unix-socket JSON-RPC server for a
+// benchmark's floor: a goroutine per connection reads a line (through a
+// reader of bufSize bytes), decodes it with encoding/json into a map and
+// answers result(request) with the request's id; a nil result closes the
+// connection. It returns the socket path; the server stops when tb ends.
+func startJSONFloor(tb testing.TB, name string, bufSize int, result func(req map[string]any) any) string {
 	tb.Helper()
-	sock := filepath.Join(loadTempDir(tb), "echo.sock")
+	sock := filepath.Join(loadTempDir(tb), name)
 	l, err := net.Listen("unix", sock)
 	if err != nil {
 		tb.Fatal(err)
@@ -317,7 +336,7 @@ func startEchoFloor(tb testing.TB) string {
 			mu.Lock()
 			conns = append(conns, nc)
 			mu.Unlock()
-			wg.Go(func() { serveEcho(nc) })
+			wg.Go(func() { serveJSONFloor(nc, bufSize, result) })
 		}
 	})
 	tb.Cleanup(func() {
@@ -332,9 +351,9 @@ func startEchoFloor(tb testing.TB) string {
 	return sock
 }
 
-func serveEcho(nc net.Conn) {
+func serveJSONFloor(nc net.Conn, bufSize int, result func(map[string]any) any) {
 	defer nc.Close()
-	r := bufio.NewReader(nc)
+	r := bufio.NewReaderSize(nc, bufSize)
 	for {
 		line, err := r.ReadSlice('\n')
 		if err != nil {
@@ -344,15 +363,11 @@ func serveEcho(nc net.Conn) {
 		if err := json.Unmarshal(line, &req); err != nil {
 			return
 		}
-		out, err := json.Marshal(map[string]any{
-			"jsonrpc": "2.0",
-			"id":      req["id"],
-			"result": map[string]any{
-				"ref":    "out:1",
-				"value":  map[string]any{"$": "int", "v": 2},
-				"render": "2",
-			},
-		})
+		res := result(req)
+		if res == nil {
+			return
+		}
+		out, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req["id"], "result": res})
 		if err != nil {
 			return
 		}

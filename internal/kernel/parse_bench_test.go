@@ -18,7 +18,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -105,61 +104,17 @@ func checkFloorAnswer(line []byte, id int) error {
 }
 
 // startParseFloor starts the floor: a Unix-socket server in the style of
-// the exec load floor (startEchoFloor), a goroutine per connection that
-// reads a line, decodes it with encoding/json into a map (the 10 kB source
-// included) and answers a fixed small parse-shaped result with the
-// request's id. It returns the socket path.
+// the exec load floor (startJSONFloor) that decodes each request with
+// encoding/json into a map (the 10 kB source included) and answers a fixed
+// small parse-shaped result with the request's id. It returns the socket
+// path.
 func startParseFloor(tb testing.TB) string {
-	tb.Helper()
-	sock := filepath.Join(loadTempDir(tb), "floor.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			nc, err := l.Accept()
-			if err != nil {
-				return
-			}
-			wg.Go(func() { serveParseFloor(nc) })
-		}
-	})
-	tb.Cleanup(func() {
-		l.Close()
-		wg.Wait()
-	})
-	return sock
-}
-
-func serveParseFloor(nc net.Conn) {
-	defer nc.Close()
-	r := bufio.NewReaderSize(nc, 64<<10)
-	for {
-		line, err := r.ReadSlice('\n')
-		if err != nil {
-			return
-		}
-		var req map[string]any
-		if err := json.Unmarshal(line, &req); err != nil {
-			return
-		}
+	return startJSONFloor(tb, "floor.sock", 64<<10, func(req map[string]any) any {
 		if params, _ := req["params"].(map[string]any); params == nil || params["src"] == nil {
-			return
+			return nil
 		}
-		out, err := json.Marshal(map[string]any{
-			"jsonrpc": "2.0",
-			"id":      req["id"],
-			"result":  map[string]any{"ast_version": 2, "ast": map[string]any{"stmts": []any{}}},
-		})
-		if err != nil {
-			return
-		}
-		if _, err := nc.Write(append(out, '\n')); err != nil {
-			return
-		}
-	}
+		return map[string]any{"ast_version": 2, "ast": map[string]any{"stmts": []any{}}}
+	})
 }
 
 // BenchmarkParseRPC10KB alternates a parse round trip to the kernel with
