@@ -24,16 +24,35 @@ var (
 // Outbox is a bounded outbound frame queue for one connection, drained by a
 // single writer goroutine. Send never blocks, so a client that stops
 // reading stalls only its own queue.
+//
+// When the writer is a TryWriter and nothing is queued or being written,
+// Send writes the frame itself, on the caller's goroutine, as far as the
+// peer takes it at once; only a frame the peer does not take whole (its
+// rest) goes to the writer goroutine, ahead of anything queued meanwhile.
+// A request answered this way wakes no goroutine, which on a virtual
+// machine can cost more than the write.
 type Outbox struct {
 	w       io.Writer
+	try     TryWriter // w, when it can write without waiting; else nil
 	ch      chan outFrame
 	done    chan struct{}
 	charge  Charge     // nil: queued bytes are bounded per outbox only
 	mu      sync.Mutex // guards closed and sends on ch
 	closed  bool
+	wmu     sync.Mutex   // held while bytes go to w; guards rest
+	rest    outFrame     // the unwritten tail of a frame Send wrote in part
 	queued  atomic.Int64 // bytes in ch or being written
 	written atomic.Uint64
 	err     atomic.Pointer[error]
+}
+
+// TryWriter is a writer that can write without waiting for its peer, as a
+// non-blocking socket can.
+type TryWriter interface {
+	// TryWrite writes what it can of p at once, possibly nothing, and
+	// returns how much; it never blocks on the peer. An error means the
+	// connection is unusable.
+	TryWrite(p []byte) (int, error)
 }
 
 // OutboxOption configures an Outbox.
@@ -53,6 +72,7 @@ func NewOutbox(w io.Writer, capacity int, opts ...OutboxOption) *Outbox {
 		capacity = DefaultOutboxCapacity
 	}
 	o := &Outbox{w: w, ch: make(chan outFrame, capacity), done: make(chan struct{})}
+	o.try, _ = w.(TryWriter)
 	for _, opt := range opts {
 		opt(o)
 	}
@@ -68,9 +88,12 @@ func NewOutbox(w io.Writer, capacity int, opts ...OutboxOption) *Outbox {
 // ErrBadFrame for a malformed frame.
 func (o *Outbox) Send(frame []byte) error { return o.SendOwned(frame, nil) }
 
-// outFrame is a queued frame and what to call once it is written.
+// outFrame is a queued frame and what to call once it is written. For the
+// rest of a frame written in part, b is the tail and whole the frame,
+// which release gets back. A frame with nil b only wakes the writer.
 type outFrame struct {
 	b       []byte
+	whole   []byte
 	release func([]byte)
 }
 
@@ -86,6 +109,11 @@ func (o *Outbox) SendOwned(frame []byte, release func([]byte)) error {
 	if err := o.Err(); err != nil {
 		return fmt.Errorf("%w: %w", ErrOutboxBroken, err)
 	}
+	if o.try != nil {
+		if sent, err := o.sendDirect(frame, release); sent {
+			return err
+		}
+	}
 	n := int64(len(frame))
 	// The charge is taken before the lock, so that whatever the budget
 	// does to make room never runs under it.
@@ -94,13 +122,78 @@ func (o *Outbox) SendOwned(frame []byte, release func([]byte)) error {
 			return fmt.Errorf("%w: %w", ErrOutboxFull, err)
 		}
 	}
-	if err := o.enqueue(outFrame{frame, release}, n); err != nil {
+	if err := o.enqueue(outFrame{b: frame, whole: frame, release: release}, n); err != nil {
 		if o.charge != nil {
 			o.charge.Shrink(n)
 		}
 		return err
 	}
 	return nil
+}
+
+// sendDirect writes frame on the caller's goroutine when the writer is
+// idle, reporting whether it took the frame (and then the error Send
+// gives). The idle check and taking wmu happen under mu, so a Close
+// after them finds wmu held and the writer's last look at rest waits for
+// it.
+func (o *Outbox) sendDirect(frame []byte, release func([]byte)) (bool, error) {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return true, ErrOutboxClosed
+	}
+	if o.queued.Load() != 0 || !o.wmu.TryLock() {
+		o.mu.Unlock()
+		return false, nil
+	}
+	o.mu.Unlock()
+	n, err := o.try.TryWrite(frame)
+	switch {
+	case err != nil:
+		err = fmt.Errorf("proto: outbox write: %w", err)
+		o.err.Store(&err)
+		fallthrough // the frame is dropped, as after the writer's failed write
+	case n >= len(frame):
+		o.wmu.Unlock()
+		o.written.Add(1)
+		if release != nil {
+			release(frame)
+		}
+		return true, nil
+	}
+	// The peer took part of the frame: the rest goes before anything else.
+	rest := int64(len(frame) - n)
+	if o.charge != nil {
+		if err := o.charge.Grow(rest); err != nil {
+			// Half a frame cannot be dropped: the connection is done.
+			err = fmt.Errorf("%w: the rest of a frame: %w", ErrOutboxFull, err)
+			o.err.Store(&err)
+			o.wmu.Unlock()
+			if release != nil {
+				release(frame)
+			}
+			return true, err
+		}
+	}
+	o.queued.Add(rest)
+	o.rest = outFrame{b: frame[n:], whole: frame, release: release}
+	o.wmu.Unlock()
+	o.wake()
+	return true, nil
+}
+
+// wake makes sure the writer goroutine runs: a frame in ch will, else an
+// empty one is sent. After Close the writer looks at rest on its way out.
+func (o *Outbox) wake() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return
+	}
+	select {
+	case o.ch <- outFrame{}:
+	default: // ch is full: the writer has frames to write
+	}
 }
 
 func (o *Outbox) enqueue(frame outFrame, n int64) error {
@@ -157,23 +250,44 @@ func (o *Outbox) Written() uint64 { return o.written.Load() }
 
 func (o *Outbox) run() {
 	defer close(o.done)
-	broken := false
 	for f := range o.ch {
-		if !broken {
-			if _, err := o.w.Write(f.b); err != nil {
-				err = fmt.Errorf("proto: outbox write: %w", err)
-				o.err.Store(&err)
-				broken = true
-			}
+		o.wmu.Lock()
+		o.writeRest()
+		if f.b != nil {
+			o.write(f)
 		}
-		n := int64(len(f.b))
-		o.queued.Add(-n)
-		if o.charge != nil {
-			o.charge.Shrink(n)
+		o.wmu.Unlock()
+	}
+	o.wmu.Lock()
+	o.writeRest()
+	o.wmu.Unlock()
+}
+
+// writeRest writes the rest of a frame Send wrote in part, if any. The
+// caller holds wmu.
+func (o *Outbox) writeRest() {
+	if o.rest.b != nil {
+		o.write(o.rest)
+		o.rest = outFrame{}
+	}
+}
+
+// write writes f, unless an earlier write failed, and settles its
+// accounting. The caller holds wmu.
+func (o *Outbox) write(f outFrame) {
+	if o.Err() == nil {
+		if _, err := o.w.Write(f.b); err != nil {
+			err = fmt.Errorf("proto: outbox write: %w", err)
+			o.err.Store(&err)
 		}
-		o.written.Add(1)
-		if f.release != nil {
-			f.release(f.b)
-		}
+	}
+	n := int64(len(f.b))
+	o.queued.Add(-n)
+	if o.charge != nil {
+		o.charge.Shrink(n)
+	}
+	o.written.Add(1)
+	if f.release != nil {
+		f.release(f.whole)
 	}
 }

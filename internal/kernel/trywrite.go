@@ -1,0 +1,54 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// socketWriter is a connection's socket as its outbox writes to it: Write
+// blocks until the peer has taken everything, TryWrite makes one
+// non-blocking write of what the socket buffer takes at once, so that an
+// answer can go out on the goroutine that built it (proto.TryWriter).
+type socketWriter struct {
+	*net.UnixConn
+	raw syscall.RawConn
+}
+
+// newSocketWriter wraps nc; without a raw connection it is a plain writer
+// and every frame goes through the outbox's goroutine.
+func newSocketWriter(nc *net.UnixConn) io.Writer {
+	raw, err := nc.SyscallConn()
+	if err != nil {
+		return nc
+	}
+	return socketWriter{UnixConn: nc, raw: raw}
+}
+
+// TryWrite writes what the socket takes of p without waiting.
+func (w socketWriter) TryWrite(p []byte) (int, error) {
+	var n int
+	var err error
+	rerr := w.raw.Write(func(fd uintptr) bool {
+		for {
+			n, err = unix.Write(int(fd), p)
+			if !errors.Is(err, unix.EINTR) {
+				return true // one attempt: never wait for the peer
+			}
+		}
+	})
+	if rerr != nil {
+		return 0, fmt.Errorf("try write: %w", rerr)
+	}
+	if errors.Is(err, unix.EAGAIN) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("try write: %w", err)
+	}
+	return max(n, 0), nil
+}
