@@ -15,6 +15,7 @@ import (
 
 	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/events"
+	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -68,7 +69,7 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 	}
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
 	s.newQuotas(c)
-	c.out = proto.NewOutbox(nc, OutboxFrames, proto.OutboxCharge(c.outQuota))
+	c.out = proto.NewOutbox(newSocketWriter(nc), OutboxFrames, proto.OutboxCharge(c.outQuota))
 	return c
 }
 
@@ -324,6 +325,18 @@ func (c *conn) dispatch(req *proto.Request) {
 		c.run(m, call)
 		return
 	}
+	if m.source && m.prepare == nil {
+		if ps := c.srv.source.tryTake(); ps != nil {
+			call.ps = ps
+			c.work.Add(1)
+			defer func() {
+				c.srv.source.give(ps)
+				c.work.Done()
+			}()
+			c.run(m, call)
+			return
+		}
+	}
 	select {
 	case c.sem <- struct{}{}:
 	case <-c.ctx.Done():
@@ -379,6 +392,9 @@ type call struct {
 	att  *attachment // the attachment when the request was read
 	req  *proto.Request
 	turn *turn // session order, for methods with prepare
+	// ps is the source slot's parser a source method holds while it runs
+	// on the reader; nil otherwise (withSource).
+	ps *syntax.Parser
 }
 
 // params decodes the request's params into dst; absent params decode as

@@ -60,7 +60,7 @@ func handleExplain(ctx context.Context, c *call) (any, error) {
 	}
 	var answer answerFrame
 	var err error
-	if werr := c.conn.srv.source.run(ctx, func(ps *syntax.Parser) { answer, err = explainAnswer(ps, c.req, p, le) }); werr != nil {
+	if werr := c.withSource(ctx, func(ps *syntax.Parser) { answer, err = explainAnswer(ps, c.req, p, le) }); werr != nil {
 		return nil, werr
 	}
 	if err != nil || answer == nil {

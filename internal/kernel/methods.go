@@ -14,6 +14,10 @@ type method struct {
 	// inline: run on the connection's reader, so later requests on the
 	// connection see its effect (session.attach).
 	inline bool
+	// source: the method works on a source (parse, explain). It runs on
+	// the reader, holding a source slot, when one is free, and otherwise
+	// on its own goroutine, waiting for one (sourcework.go).
+	source bool
 	// prepare, when set, runs on the reader before the handler is
 	// scheduled, to reserve the request's place in its session's order.
 	prepare func(*call)
@@ -31,9 +35,9 @@ func init() {
 	methods = map[string]*method{
 		proto.MethodKernelInfo:    {handle: handleKernelInfo},
 		proto.MethodSessionAttach: {inline: true, handle: handleAttach},
-		proto.MethodParse:         {handle: handleParse},
+		proto.MethodParse:         {source: true, handle: handleParse},
 		proto.MethodComplete:      {handle: handleComplete},
-		proto.MethodExplain:       {needsAttach: true, handle: handleExplain},
+		proto.MethodExplain:       {needsAttach: true, source: true, handle: handleExplain},
 
 		proto.MethodExec:        {needsAttach: true, prepare: enterTurn, handle: handleExec},
 		proto.MethodValueGet:    {needsAttach: true, handle: handleValueGet},

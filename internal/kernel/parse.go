@@ -35,7 +35,7 @@ func handleParse(ctx context.Context, c *call) (any, error) {
 	}
 	var answer answerFrame
 	var err error
-	if werr := c.conn.srv.source.run(ctx, func(ps *syntax.Parser) { answer, err = parseAnswer(ps, c.req, src) }); werr != nil {
+	if werr := c.withSource(ctx, func(ps *syntax.Parser) { answer, err = parseAnswer(ps, c.req, src) }); werr != nil {
 		return nil, werr
 	}
 	if err != nil || answer == nil {

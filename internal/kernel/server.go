@@ -62,7 +62,7 @@ type Server struct {
 	gcBase   int               // the GC percent the process started with (tuneGC)
 	gcHigh   int               // the raised GC percent, 0 when not tuning
 	gcRaised bool              // the collector runs at limits.GCPercent (guard goroutine only after init)
-	source   *sourceWork       // parse and explain run here
+	source   *sourceWork       // bounds parse and explain
 	procs    *contain.Manager
 	ownProcs bool // procs was made by New and is closed by Shutdown
 
@@ -121,7 +121,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.initMemory()
-	s.source = newSourceWork(s.ctx, SourceWorkers)
+	s.source = newSourceWork(SourceWorkers)
 	s.sessions.init(s.local, s.limits)
 	s.bus = events.New(events.WithLimits(events.Limits{
 		ChannelBytes:  s.limits.EventChannelMemory,

@@ -3,80 +3,79 @@ package kernel
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/shoalgo/shoal/internal/syntax"
 )
 
-// sourceWork runs the CPU-bound work on a request's source (parsing it and
-// writing its tree as JSON for parse and explain) on a few long-lived
-// goroutines. It bounds how many sources the kernel holds parsed at once,
-// whoever sends them (each tree is at most syntax.MaxNodes nodes), and the
-// goroutines keep the stacks the parser grew rather than growing a fresh
-// one for every request. Each worker owns a keeping syntax.Parser: the
-// methods that read a tree and drop it reuse its node memory, so they
+// sourceWork bounds the CPU-bound work on a request's source (parsing it
+// and writing its tree as JSON, for parse and explain): at most n sources
+// are worked on at once, kernel-wide, whoever sends them, since each holds
+// a tree of up to syntax.MaxNodes nodes and an answer of up to
+// proto.MaxFrame bytes. Each of the n slots owns a keeping syntax.Parser:
+// the methods that read a tree and drop it reuse its node memory, so they
 // leave nothing for the garbage collector and find that memory warm. (exec
 // parses with syntax.Parse, since closures it defines keep their nodes for
 // the life of the session.)
+//
+// A request takes a slot on the connection's reader when one is free and
+// is worked on there, answer included (see conn.dispatch): no goroutine is
+// started or woken for it, and on a machine where waking a thread costs
+// tens of microseconds those hand-offs were a third of a parse answer's
+// time. When every slot is busy the request waits for one on a goroutine
+// of its own, so the reader goes on reading.
 type sourceWork struct {
-	ctx   context.Context // the server's: workers stop with it
-	n     int
-	jobs  chan *sourceJob
-	start sync.Once
+	free chan *syntax.Parser // the idle slots
 }
 
-// sourceJob is one piece of work and how it ended.
-type sourceJob struct {
-	fn    func(ps *syntax.Parser)
-	done  chan struct{}
-	panic any // what fn panicked with, re-raised on the caller's goroutine
+func newSourceWork(n int) *sourceWork {
+	w := &sourceWork{free: make(chan *syntax.Parser, max(n, 1))}
+	for range cap(w.free) {
+		w.free <- new(syntax.Parser)
+	}
+	return w
 }
 
-func newSourceWork(ctx context.Context, workers int) *sourceWork {
-	return &sourceWork{ctx: ctx, n: max(workers, 1), jobs: make(chan *sourceJob)}
-}
-
-// run runs fn on a worker, with the worker's parser (whose last tree ends
-// when fn returns), and waits for it. It gives up, without running fn,
-// when ctx is done (the request's connection or the server is going away)
-// before a worker is free. A panic in fn panics the caller, so the
-// handler's recovery sees it.
-func (w *sourceWork) run(ctx context.Context, fn func(ps *syntax.Parser)) error {
-	w.start.Do(func() {
-		for range w.n {
-			go w.work()
-		}
-	})
-	j := &sourceJob{fn: fn, done: make(chan struct{})}
+// tryTake takes a free slot's parser, or returns nil when none is free.
+func (w *sourceWork) tryTake() *syntax.Parser {
 	select {
-	case w.jobs <- j:
+	case ps := <-w.free:
+		return ps
+	default:
+		return nil
+	}
+}
+
+// take waits for a free slot's parser; it gives up when ctx is done (the
+// request's connection or the server is going away).
+func (w *sourceWork) take(ctx context.Context) (*syntax.Parser, error) {
+	select {
+	case ps := <-w.free:
+		return ps, nil
 	case <-ctx.Done():
-		return fmt.Errorf("source work: %w", ctx.Err())
-	case <-w.ctx.Done():
-		return fmt.Errorf("source work: %w", w.ctx.Err())
+		return nil, fmt.Errorf("source work: %w", ctx.Err())
 	}
-	<-j.done
-	if j.panic != nil {
-		panic(j.panic)
+}
+
+// give returns a slot, ending the life of its parser's last tree.
+func (w *sourceWork) give(ps *syntax.Parser) {
+	ps.Reset()
+	w.free <- ps
+}
+
+// withSource runs fn with a source slot's parser: the one the call holds
+// when it runs on the reader, else one it waits for. The parser's last
+// tree ends when fn returns, so fn's result must not refer to it.
+func (c *call) withSource(ctx context.Context, fn func(ps *syntax.Parser)) error {
+	if c.ps != nil {
+		fn(c.ps)
+		return nil
 	}
+	w := c.conn.srv.source
+	ps, err := w.take(ctx)
+	if err != nil {
+		return err
+	}
+	defer w.give(ps)
+	fn(ps)
 	return nil
-}
-
-func (w *sourceWork) work() {
-	ps := new(syntax.Parser)
-	for {
-		select {
-		case j := <-w.jobs:
-			w.do(j, ps)
-		case <-w.ctx.Done():
-			return
-		}
-	}
-}
-
-func (w *sourceWork) do(j *sourceJob, ps *syntax.Parser) {
-	defer close(j.done)
-	defer ps.Reset()
-	defer func() { j.panic = recover() }()
-	j.fn(ps)
 }
