@@ -2,7 +2,11 @@ package proto
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -54,4 +58,46 @@ func BenchmarkWriteFrame(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// parseRequest10KB is the parse RPC benchmark's request: the 10 kB script
+// (internal/syntax's benchmark chunk, repeated) encoded by encoding/json.
+func parseRequest10KB(b *testing.B) []byte {
+	b.Helper()
+	chunk, err := os.ReadFile(filepath.Join("..", "internal", "syntax", "testdata", "bench", "chunk.shl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var src strings.Builder
+	for src.Len() < 10*1024 {
+		src.Write(chunk)
+	}
+	params, err := json.Marshal(map[string]string{"src": src.String()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return []byte(`{"jsonrpc":"2.0","id":17,"method":"parse","params":` + string(params) + `}`)
+}
+
+// BenchmarkParseRequest10KB is the kernel's reading of a parse request:
+// the frame decoded, then its source read from the params.
+func BenchmarkParseRequest10KB(b *testing.B) {
+	frame := parseRequest10KB(b)
+	b.SetBytes(int64(len(frame)))
+	b.ReportAllocs()
+	b.Run("decode", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := DecodeRequest(frame); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	req, _ := DecodeRequest(frame)
+	b.Run("src", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok := StringParam(req.Params, "src"); !ok {
+				b.Fatal("no src")
+			}
+		}
+	})
 }

@@ -1,7 +1,8 @@
 package proto
 
 import (
-	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -53,92 +54,121 @@ func StringParam(params []byte, key string) (s string, ok bool) {
 // decodeString decodes the valid JSON string starting at b[i] == '"' as
 // encoding/json does (escapes resolved; invalid UTF-8 and unpaired
 // surrogates become U+FFFD) and returns it with the index just past it.
+// A string of plain ASCII is returned without a copy, sharing b's memory
+// (see StringParam). Otherwise it is decoded in one pass that copies
+// eight bytes at a time while it looks for the next byte to decode (a
+// quote, a backslash or non-ASCII), since a source escapes every newline
+// and quote and the runs between are short.
 func decodeString(b []byte, i int) (string, int) {
-	body := b[i+1:]
-	end := 0 // of the body: the first '"' not escaped
-	for {
-		j := bytes.IndexByte(body[end:], '"')
-		end += j
-		k := end
-		for k > 0 && body[k-1] == '\\' {
-			k--
+	start := i + 1
+	j := specialEnd(b, start)
+	if j < len(b) && b[j] == '"' {
+		if j == start {
+			return "", j + 1
 		}
-		if (end-k)%2 == 0 {
-			break
-		}
-		end++
+		return unsafe.String(&b[start], j-start), j + 1
 	}
-	body = body[:end]
-	next := i + 1 + end + 1
-	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		if len(body) == 0 {
-			return "", next
-		}
-		// No copy: the string shares params' memory (see StringParam).
-		return unsafe.String(&body[0], len(body)), next
-	}
-	return unquote(body), next
-}
-
-// unquote decodes the body of a valid JSON string that holds an escape or
-// invalid UTF-8, copying runs of plain ASCII whole (escapeEnd finds their
-// ends eight bytes at a time: a source escapes every newline).
-func unquote(b []byte) string {
-	out := make([]byte, 0, len(b)+8) // escapes shrink; only invalid UTF-8 (1 byte to 3) grows
-	for i := 0; i < len(b); {
-		run := escapeEnd(b, i)
-		out = append(out, b[i:run]...)
-		i = run
-		if i == len(b) {
-			break
-		}
-		if c := b[i]; c >= utf8.RuneSelf {
+	// Escapes shrink the text; only invalid UTF-8 (1 byte to 3) grows it,
+	// and grow makes room for that. The slack takes whole-word stores.
+	out := make([]byte, len(b)-start+16)
+	o := copy(out, b[start:j])
+	for i = j; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '"':
+			if o == 0 {
+				return "", i + 1
+			}
+			return unsafe.String(&out[0], o), i + 1 // out is not used again
+		case c == '\\':
+			switch e := b[i+1]; e {
+			case 'n':
+				out[o] = '\n'
+			case 't':
+				out[o] = '\t'
+			case 'r':
+				out[o] = '\r'
+			case 'b':
+				out[o] = '\b'
+			case 'f':
+				out[o] = '\f'
+			case 'u':
+				var r rune
+				r, i = unescapeU(b, i+2)
+				out = room(out, o, utf8.UTFMax+8)
+				o += utf8.EncodeRune(out[o:], r)
+				goto plain
+			default: // '"', '\\', '/'
+				out[o] = e
+			}
+			o++
+			i += 2
+		case c >= utf8.RuneSelf:
 			r, w := utf8.DecodeRune(b[i:])
+			out = room(out, o, utf8.UTFMax+8)
 			if r == utf8.RuneError && w == 1 {
-				out = append(out, "\uFFFD"...)
+				o += copy(out[o:], "\uFFFD")
 			} else {
-				out = append(out, b[i:i+w]...)
+				o += copy(out[o:], b[i:i+w])
 			}
 			i += w
-			continue
+		default:
+			out[o] = c // unreachable: plain bytes are copied below
+			o++
+			i++
 		}
-		i++ // the backslash
-		switch e := b[i]; e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r := hex4(b[i+1:])
-			i += 4
-			if utf16.IsSurrogate(r) {
-				r2 := rune(-1)
-				if i+6 < len(b) && b[i+1] == '\\' && b[i+2] == 'u' {
-					r2 = hex4(b[i+3:])
-				}
-				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-					r = dec
-					i += 6
-				} else {
-					r = utf8.RuneError
-				}
+	plain:
+		// Copy plain bytes up to the next one to decode, a word at a time:
+		// the whole word is stored, and o moves past its plain bytes only.
+		for i+8 <= len(b) {
+			if o+8 > len(out) {
+				out = room(out, o, 8)
 			}
-			out = utf8.AppendRune(out, r)
+			x := binary.LittleEndian.Uint64(b[i:])
+			binary.LittleEndian.PutUint64(out[o:], x)
+			if m := specialMask(x); m != 0 {
+				k := bits.TrailingZeros64(m) / 8
+				i, o = i+k, o+k
+				break
+			}
+			i, o = i+8, o+8
 		}
-		i++
+		if i+8 > len(b) {
+			for i < len(b) && !isSpecial(b[i]) {
+				out = room(out, o, 1)
+				out[o] = b[i]
+				i, o = i+1, o+1
+			}
+		}
 	}
-	if len(out) == 0 {
-		return ""
+	return string(out[:o]), len(b) // unreachable for valid JSON: the closing quote ends it
+}
+
+// room returns out with at least n bytes from o on.
+func room(out []byte, o, n int) []byte {
+	if o+n <= len(out) {
+		return out
 	}
-	return unsafe.String(&out[0], len(out)) // out is not used again
+	return append(out, make([]byte, len(out)+n)...)
+}
+
+// unescapeU decodes the \u escape whose four hex digits start at b[i]
+// (two escapes for a surrogate pair, joined) and returns its rune and the
+// index just past it.
+func unescapeU(b []byte, i int) (rune, int) {
+	r := hex4(b[i:])
+	i += 4
+	if !utf16.IsSurrogate(r) {
+		return r, i
+	}
+	r2 := rune(-1)
+	if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
+		r2 = hex4(b[i+2:])
+	}
+	if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+		return dec, i + 6
+	}
+	return utf8.RuneError, i
 }
 
 // hex4 reads the four hex digits a valid \u escape has.

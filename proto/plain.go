@@ -40,21 +40,30 @@ func plainEnd(b []byte, i int) int {
 	return i
 }
 
-// escapeEnd returns the index of the first backslash or non-ASCII byte at
-// or after i in a JSON string's body, or len(b), eight bytes at a time.
-func escapeEnd(b []byte, i int) int {
+// specialEnd returns the index of the first '"', backslash or non-ASCII
+// byte at or after i in a valid JSON string, or len(b), eight bytes at a
+// time: where a run of text that decodes to itself ends.
+func specialEnd(b []byte, i int) int {
 	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		bs := x ^ '\\'*ones
-		bs = (bs - ones) &^ bs
-		if m := (bs | x) & highs; m != 0 {
+		if m := specialMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c == '\\' || c >= 0x80 {
-			return i
-		}
+	for ; i < len(b) && !isSpecial(b[i]); i++ {
 	}
 	return i
 }
+
+// specialMask flags, in each byte's high bit, the bytes of x (eight string
+// bytes, the first lowest) that specialEnd stops at; the lowest flag is
+// exact, those above it may not be.
+func specialMask(x uint64) uint64 {
+	q := x ^ '"'*ones
+	q = (q - ones) &^ q
+	bs := x ^ '\\'*ones
+	bs = (bs - ones) &^ bs
+	return (q | bs | x) & highs
+}
+
+// isSpecial is specialEnd's test for one byte.
+func isSpecial(c byte) bool { return c == '"' || c == '\\' || c >= 0x80 }

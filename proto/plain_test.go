@@ -15,25 +15,25 @@ func plainEndSlow(b []byte, i int) int {
 	return i
 }
 
-// escapeEndSlow is escapeEnd one byte at a time.
-func escapeEndSlow(b []byte, i int) int {
+// specialEndSlow is specialEnd one byte at a time.
+func specialEndSlow(b []byte, i int) int {
 	for ; i < len(b); i++ {
-		if c := b[i]; c == '\\' || c >= 0x80 {
+		if c := b[i]; c == '"' || c == '\\' || c >= 0x80 {
 			return i
 		}
 	}
 	return i
 }
 
-// checkPlainEnd checks plainEnd and escapeEnd against their slow forms
+// checkPlainEnd checks plainEnd and specialEnd against their slow forms
 // from every start in b.
 func checkPlainEnd(t *testing.T, b []byte) {
 	for i := 0; i <= len(b); i++ {
 		if got, want := plainEnd(b, i), plainEndSlow(b, i); got != want {
 			t.Fatalf("plainEnd(%q, %d) = %d, want %d", b, i, got, want)
 		}
-		if got, want := escapeEnd(b, i), escapeEndSlow(b, i); got != want {
-			t.Fatalf("escapeEnd(%q, %d) = %d, want %d", b, i, got, want)
+		if got, want := specialEnd(b, i), specialEndSlow(b, i); got != want {
+			t.Fatalf("specialEnd(%q, %d) = %d, want %d", b, i, got, want)
 		}
 	}
 }
