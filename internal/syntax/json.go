@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -87,70 +88,107 @@ func (e *jenc) leave() { e.depth-- }
 func (e *jenc) raw(s string) { e.buf = append(e.buf, s...) }
 
 // close ends a node object with its span. Spans are half the encoder's
-// work, so the whole tail is written in place into room made once.
+// work, so the whole tail is written in place into room made once, its
+// fixed text in word stores.
 func (e *jenc) close(s Span) {
 	if s.Start < 0 || s.End < 0 {
-		e.buf = append(e.buf, `,"span":{"start":`...)
+		e.buf = append(e.buf, spanHead...)
 		e.buf = appendInt(e.buf, int64(s.Start))
-		e.buf = append(e.buf, `,"end":`...)
+		e.buf = append(e.buf, spanMid...)
 		e.buf = appendInt(e.buf, int64(s.End))
 		e.buf = append(e.buf, "}}"...)
 		e.check()
 		return
 	}
-	const head, mid = `,"span":{"start":`, `,"end":`
-	const room = len(head) + 10 + len(mid) + 10 + 2
+	// The digits take at most 10 bytes each, and putDigits stores 8 at a
+	// time, so the room covers its overshoot after the second number.
+	const room = len(spanHead) + 10 + len(spanMid) + 10 + 8
 	b := e.buf
 	if cap(b)-len(b) < room {
 		b = append(b, make([]byte, room)...)[:len(b)]
 	}
 	n := len(b)
 	b = b[:n+room]
-	n += copy(b[n:], head)
-	n = putDigits(b, n, uint32(s.Start))
-	n += copy(b[n:], mid)
-	n = putDigits(b, n, uint32(s.End))
-	b[n], b[n+1] = '}', '}'
+	binary.LittleEndian.PutUint64(b[n:], spanHead0)
+	binary.LittleEndian.PutUint64(b[n+8:], spanHead1)
+	b[n+16] = ':'
+	n = putDigits(b, n+len(spanHead), uint32(s.Start))
+	binary.LittleEndian.PutUint64(b[n:], spanMid0) // its eighth byte is overwritten
+	n = putDigits(b, n+len(spanMid), uint32(s.End))
+	binary.LittleEndian.PutUint16(b[n:], '}'|'}'<<8)
 	e.buf = b[:n+2]
 	e.check()
 }
 
-// putDigits writes u in decimal at b[n:], which has room for it, and
-// returns the index after it.
+// A span's fixed text, and its bytes as little-endian words for close.
+const (
+	spanHead = `,"span":{"start":`
+	spanMid  = `,"end":`
+)
+
+var (
+	spanHead0 = binary.LittleEndian.Uint64([]byte(spanHead[0:8]))
+	spanHead1 = binary.LittleEndian.Uint64([]byte(spanHead[8:16]))
+	spanMid0  = binary.LittleEndian.Uint64([]byte(spanMid + " "))
+)
+
+// putDigits writes u in decimal at b[n:] and returns the index after it.
+// b must have 8 bytes from n on, or 10 when u >= 100000: a number under
+// 100000 (a span in any source under 100 kB) is written as one word
+// store, which may write past the digits.
 func putDigits(b []byte, n int, u uint32) int {
+	if u < 10000 {
+		w := 1 + b2i(u >= 10) + b2i(u >= 100) + b2i(u >= 1000) // no branch to mispredict
+		x := uint64(digitPairs16[u/100]) | uint64(digitPairs16[u%100])<<16
+		binary.LittleEndian.PutUint64(b[n:], x>>((4-w)*8))
+		return n + w
+	}
+	if u < 100000 {
+		top := u / 10000
+		rest := u - top*10000
+		x := uint64('0'+top) | uint64(digitPairs16[rest/100])<<8 | uint64(digitPairs16[rest%100])<<24
+		binary.LittleEndian.PutUint64(b[n:], x)
+		return n + 5
+	}
 	w := decimalWidth(u)
 	i := n + w
 	for u >= 100 {
 		q := u / 100
-		r := (u - q*100) * 2
 		i -= 2
-		b[i], b[i+1] = digitPairs[r], digitPairs[r+1]
+		binary.LittleEndian.PutUint16(b[i:], digitPairs16[u-q*100])
 		u = q
 	}
 	if u >= 10 {
-		b[i-2], b[i-1] = digitPairs[u*2], digitPairs[u*2+1]
+		binary.LittleEndian.PutUint16(b[i-2:], digitPairs16[u])
 	} else {
 		b[i-1] = byte('0' + u)
 	}
 	return n + w
 }
 
+// b2i is 1 for true, 0 for false, compiled without a branch.
+func b2i(b bool) int {
+	var i int
+	if b {
+		i = 1
+	}
+	return i
+}
+
 // appendInt appends n in decimal. Spans and most literals are small and
-// non-negative: their digits are written in place two at a time, about
-// three times faster than strconv's format-then-copy.
+// non-negative: their digits are written in place, about three times
+// faster than strconv's format-then-copy.
 func appendInt(b []byte, n int64) []byte {
 	if n < 0 || n >= 1e9 {
 		return strconv.AppendInt(b, n, 10)
 	}
 	u := uint32(n)
-	w := decimalWidth(u)
-	l := len(b) + w
-	if l > cap(b) {
-		b = append(b, make([]byte, w)...)
+	l := len(b)
+	if cap(b)-l < 10 {
+		b = append(b, make([]byte, 10)...)
 	}
-	b = b[:l]
-	putDigits(b, l-w, u)
-	return b
+	w := putDigits(b[:l+10], l, u)
+	return b[:w]
 }
 
 // decimalWidth is the number of decimal digits of u < 1e10.
@@ -178,7 +216,14 @@ func decimalWidth(u uint32) int {
 	return 10
 }
 
-const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+// digitPairs16 holds the two ASCII digits of 0..99 as little-endian
+// 16-bit words: "07" is '0' | '7'<<8.
+var digitPairs16 = func() (t [100]uint16) {
+	for i := range t {
+		t[i] = uint16('0'+i/10) | uint16('0'+i%10)<<8
+	}
+	return t
+}()
 
 // str appends key (a literal `,"name":`) and s as a JSON string.
 func (e *jenc) str(key, s string) {
