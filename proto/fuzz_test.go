@@ -184,12 +184,72 @@ func FuzzScanJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		depth, ok := scanJSON(data)
+		var top topMembers
+		depth, ok := scanJSONTop(data, &top)
 		if depth > 10000 {
 			return
 		}
 		if want := json.Valid(data); ok != want {
 			t.Fatalf("scanJSON(%q) = %v, json.Valid = %v", data, ok, want)
 		}
+		if ok {
+			checkTopMembers(t, data, &top)
+		}
 	})
+}
+
+// checkTopMembers checks what scanJSONTop recorded of valid JSON data
+// against the members iterator's second walk.
+func checkTopMembers(t *testing.T, data []byte, top *topMembers) {
+	t.Helper()
+	i := skipWS(data, 0)
+	if data[i] != '{' {
+		if top.n != 0 || top.over {
+			t.Fatalf("%q is not an object, yet %d members were recorded", data, top.n)
+		}
+		return
+	}
+	it := newMembers(data, i)
+	var keys, vals [][]byte
+	for {
+		k, _, v, ok := it.next()
+		if !ok {
+			break
+		}
+		keys, vals = append(keys, k), append(vals, v)
+	}
+	if top.over != (len(keys) > maxTopMembers) {
+		t.Fatalf("%q: %d members, over = %v", data, len(keys), top.over)
+	}
+	if top.over {
+		return
+	}
+	if top.n != len(keys) {
+		t.Fatalf("%q: recorded %d members, the iterator finds %d", data, top.n, len(keys))
+	}
+	for k, m := range top.m[:top.n] {
+		if got := data[m.key[0]:m.key[1]]; !bytes.Equal(got, keys[k]) {
+			t.Fatalf("%q: member %d key %q, want %q", data, k, got, keys[k])
+		}
+		if got := data[m.val[0]:m.val[1]]; !bytes.Equal(got, vals[k]) {
+			t.Fatalf("%q: member %d value %q, want %q", data, k, got, vals[k])
+		}
+	}
+}
+
+// TestScanJSONTopMembers checks the recorded members of a few objects,
+// including more than topMembers holds.
+func TestScanJSONTopMembers(t *testing.T) {
+	for _, s := range []string{
+		`{}`, `{"a":1}`, ` { "a" : [ ] , "b":{},"c":"x\"}" , "d":[1,{"e":2}] , "f" : null } `,
+		`{"jsonrpc":"2.0","id":{"x":[1]},"method":"parse","params":{"src":"a\nb"}}`,
+		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8}`, `{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}`,
+		`[{"a":1}]`, `"s"`, `{"\u0061":true,"b":-1.5e3}`,
+	} {
+		var top topMembers
+		if _, ok := scanJSONTop([]byte(s), &top); !ok {
+			t.Fatalf("%q: invalid", s)
+		}
+		checkTopMembers(t, []byte(s), &top)
+	}
 }

@@ -6,7 +6,35 @@ package proto
 // depth is checked in one pass without recursion; encoding/json stops at
 // 10000 levels and would call deep but valid JSON malformed. Like
 // json.Valid it does not check that strings are valid UTF-8.
-func scanJSON(b []byte) (depth int, ok bool) {
+func scanJSON(b []byte) (depth int, ok bool) { return scanJSONTop(b, nil) }
+
+// topMembers collects, while scanJSON validates an object, where its
+// members' keys and values are (indexes into the scanned bytes), so that
+// DecodeRequest need not walk a large value a second time to find its
+// end. It holds the first maxTopMembers; over reports more.
+type topMembers struct {
+	n    int
+	over bool
+	m    [maxTopMembers]struct{ key, val [2]int } // [start, end) each; key with its quotes
+}
+
+// maxTopMembers is how many top-level members topMembers holds: a request
+// envelope has four.
+const maxTopMembers = 8
+
+// add records a member, or notes that there are too many to hold.
+func (t *topMembers) add(key [2]int, valStart, valEnd int) {
+	if t.n == maxTopMembers {
+		t.over = true
+		return
+	}
+	t.m[t.n].key, t.m[t.n].val = key, [2]int{valStart, valEnd}
+	t.n++
+}
+
+// scanJSONTop is scanJSON that also records the members of a top-level
+// object in top, when top is not nil.
+func scanJSONTop(b []byte, top *topMembers) (depth int, ok bool) {
 	const (
 		wantValue        = iota // a value must come next
 		wantValueOrClose        // just after '[': a value or ']'
@@ -19,7 +47,19 @@ func scanJSON(b []byte) (depth int, ok bool) {
 		n     int      // open containers
 		state = wantValue
 		i     = 0
+		// With top: the key of the top-level member being scanned, and
+		// where its value starts (-1: not in one).
+		key      [2]int
+		valStart = -1
 	)
+	// closed records the top-level member whose value a container close
+	// just ended (n is back to 1, i is past the bracket).
+	closed := func() {
+		if n == 1 && top != nil && valStart >= 0 {
+			top.add(key, valStart, i)
+			valStart = -1
+		}
+	}
 	push := func(object bool) {
 		if n/64 == len(open) {
 			open = append(open, 0)
@@ -39,6 +79,9 @@ func scanJSON(b []byte) (depth int, ok bool) {
 		case wantValue, wantValueOrClose:
 			if i >= len(b) {
 				return depth, false
+			}
+			if n == 1 && state == wantValue && top != nil && topIsObject() {
+				valStart = i
 			}
 			switch c := b[i]; {
 			case c == ']' && state == wantValueOrClose:
@@ -75,6 +118,10 @@ func scanJSON(b []byte) (depth int, ok bool) {
 					return depth, false
 				}
 			}
+			if n == 1 && top != nil && valStart >= 0 {
+				top.add(key, valStart, i)
+				valStart = -1
+			}
 			state = afterValue
 		case wantKeyOrClose, wantKey:
 			if i >= len(b) {
@@ -83,14 +130,19 @@ func scanJSON(b []byte) (depth int, ok bool) {
 			if b[i] == '}' && state == wantKeyOrClose {
 				n--
 				i++
+				closed()
 				state = afterValue
 				continue
 			}
 			if b[i] != '"' {
 				return depth, false
 			}
+			keyStart := i
 			if i = scanString(b, i); i < 0 {
 				return depth, false
+			}
+			if n == 1 {
+				key = [2]int{keyStart, i}
 			}
 			if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
 				return depth, false
@@ -125,6 +177,7 @@ func scanJSON(b []byte) (depth int, ok bool) {
 				return depth, false
 			}
 			i++
+			closed()
 		}
 	}
 }

@@ -131,7 +131,8 @@ type Event struct {
 // one was present, for the reply, and the connection stays open. Member names are case-sensitive; unknown members are
 // ignored. The request does not alias frame.
 func DecodeRequest(frame []byte) (*Request, *RPCError) {
-	depth, valid := scanJSON(frame)
+	var top topMembers
+	depth, valid := scanJSONTop(frame, &top)
 	if !valid {
 		return nil, NewError(CodeRPCParseError, "parse error: malformed JSON", nil)
 	}
@@ -144,11 +145,24 @@ func DecodeRequest(frame []byte) (*Request, *RPCError) {
 		seen                    uint8
 		dup                     bool
 	)
+	// The scan found the members; a frame with more than it holds is
+	// walked again.
 	it := newMembers(frame, i)
-	for {
-		qkey, esc, val, ok := it.next()
-		if !ok {
-			break
+	for k := 0; ; k++ {
+		var qkey, val []byte
+		var esc bool
+		if top.over {
+			var ok bool
+			if qkey, esc, val, ok = it.next(); !ok {
+				break
+			}
+		} else {
+			if k == top.n {
+				break
+			}
+			m := top.m[k]
+			qkey, val = frame[m.key[0]:m.key[1]], frame[m.val[0]:m.val[1]]
+			esc = bytes.IndexByte(qkey, '\\') >= 0
 		}
 		rawKey := qkey[1 : len(qkey)-1]
 		var key string
