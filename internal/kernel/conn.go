@@ -263,6 +263,18 @@ func (c *conn) queue(frame []byte, release func([]byte)) {
 	}
 }
 
+// queueEncoded is queue for an answer frame built by buildAnswer, whose
+// writers escape every control character (see proto.Outbox.SendEncoded).
+func (c *conn) queueEncoded(f answerFrame) {
+	if err := c.out.SendEncoded(f, releaseFrame); err != nil {
+		if errors.Is(err, proto.ErrOutboxFull) {
+			c.srv.log.Warn("closing connection: peer is not reading")
+		}
+		c.cancel()
+		c.closeWith(false)
+	}
+}
+
 // reply answers req unless it is a notification.
 func (c *conn) reply(req *proto.Request, result any, err error) {
 	if req.IsNotification() {
@@ -276,7 +288,7 @@ func (c *conn) reply(req *proto.Request, result any, err error) {
 		return
 	}
 	if f, ok := result.(answerFrame); ok {
-		c.queue(f, releaseFrame)
+		c.queueEncoded(f)
 		return
 	}
 	c.send(proto.NewResponse(req.ID, result))

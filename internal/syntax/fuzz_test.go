@@ -148,6 +148,11 @@ func checkSpans(prog *Program, n int) error {
 	if err != nil {
 		return err
 	}
+	// The kernel sends this JSON as one line without scanning it for a
+	// newline (proto.Outbox.SendEncoded): the encoder must never write one.
+	if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+		return fmt.Errorf("the JSON has a raw newline at byte %d", i)
+	}
 	var doc any
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return fmt.Errorf("invalid JSON: %w", err)
