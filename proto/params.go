@@ -22,9 +22,18 @@ import (
 // request), so params must not be modified while s is in use: a
 // Request's Params is its own copy, written once by DecodeRequest.
 func StringParam(params []byte, key string) (s string, ok bool) {
+	s, _, ok = StringParamInto(params, key, nil)
+	return s, ok
+}
+
+// StringParamInto is StringParam decoding an escaped string into buf
+// (grown when it is too small) rather than fresh memory, and returning the
+// buffer: the string then lives in buf, and is valid until buf is written
+// again.
+func StringParamInto(params []byte, key string, buf []byte) (s string, out []byte, ok bool) {
 	i := skipWS(params, 0)
 	if i >= len(params) || params[i] != '{' {
-		return "", false
+		return "", buf, false
 	}
 	found := false
 	for i = skipWS(params, i+1); i < len(params) && params[i] == '"'; {
@@ -34,13 +43,13 @@ func StringParam(params []byte, key string) (s string, ok bool) {
 		switch {
 		case !esc && string(name) == key:
 			if params[i] != '"' {
-				return "", false // null or not a string: encoding/json words it
+				return "", buf, false // null or not a string: encoding/json words it
 			}
 			var end int
-			s, end = decodeString(params, i)
+			s, buf, end = decodeString(params, i, buf)
 			found, i = true, end
 		case esc || strings.EqualFold(string(name), key):
-			return "", false
+			return "", buf, false
 		default:
 			i = valueEnd(params, i)
 		}
@@ -48,7 +57,7 @@ func StringParam(params []byte, key string) (s string, ok bool) {
 			i = skipWS(params, i+1)
 		}
 	}
-	return s, found
+	return s, buf, found
 }
 
 // decodeString decodes the valid JSON string starting at b[i] == '"' as
@@ -59,27 +68,30 @@ func StringParam(params []byte, key string) (s string, ok bool) {
 // eight bytes at a time while it looks for the next byte to decode (a
 // quote, a backslash or non-ASCII), since a source escapes every newline
 // and quote and the runs between are short.
-func decodeString(b []byte, i int) (string, int) {
+func decodeString(b []byte, i int, buf []byte) (string, []byte, int) {
 	start := i + 1
 	j := specialEnd(b, start)
 	if j < len(b) && b[j] == '"' {
 		if j == start {
-			return "", j + 1
+			return "", buf, j + 1
 		}
-		return unsafe.String(&b[start], j-start), j + 1
+		return unsafe.String(&b[start], j-start), buf, j + 1
 	}
 	// Escapes shrink the text; only invalid UTF-8 (1 byte to 3) grows it,
-	// and grow makes room for that. The slack takes whole-word stores.
-	out := make([]byte, len(b)-start+16)
+	// and room makes space for that. The slack takes whole-word stores.
+	out := buf[:cap(buf)]
+	if need := len(b) - start + 16; len(out) < need {
+		out = make([]byte, need)
+	}
 	o := copy(out, b[start:j])
 	for i = j; i < len(b); {
 		c := b[i]
 		switch {
 		case c == '"':
 			if o == 0 {
-				return "", i + 1
+				return "", out, i + 1
 			}
-			return unsafe.String(&out[0], o), i + 1 // out is not used again
+			return unsafe.String(&out[0], o), out, i + 1 // out is the caller's until it writes it again
 		case c == '\\':
 			switch e := b[i+1]; e {
 			case 'n':
@@ -141,7 +153,7 @@ func decodeString(b []byte, i int) (string, int) {
 			}
 		}
 	}
-	return string(out[:o]), len(b) // unreachable for valid JSON: the closing quote ends it
+	return string(out[:o]), out, len(b) // unreachable for valid JSON: the closing quote ends it
 }
 
 // room returns out with at least n bytes from o on.

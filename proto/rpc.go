@@ -19,6 +19,14 @@ type Request struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 }
 
+// OwnParams gives the request its own copy of Params, which
+// DecodeRequestInFrame leaves aliasing the frame.
+func (r *Request) OwnParams() {
+	if r.Params != nil {
+		r.Params = append(json.RawMessage(nil), r.Params...)
+	}
+}
+
 // IsNotification reports whether the request carries no id, so nothing is
 // sent back.
 func (r *Request) IsNotification() bool { return r.ID == nil }
@@ -131,6 +139,19 @@ type Event struct {
 // one was present, for the reply, and the connection stays open. Member names are case-sensitive; unknown members are
 // ignored. The request does not alias frame.
 func DecodeRequest(frame []byte) (*Request, *RPCError) {
+	req, err := DecodeRequestInFrame(frame)
+	if req != nil {
+		req.OwnParams()
+	}
+	return req, err
+}
+
+// DecodeRequestInFrame is DecodeRequest for a reader that handles the
+// request before it reads the next frame into the same buffer: Params
+// aliases frame (a parse request's params are ~all of it, and copying
+// them costs more than decoding the envelope). Call OwnParams before the
+// request outlives frame's bytes.
+func DecodeRequestInFrame(frame []byte) (*Request, *RPCError) {
 	var top topMembers
 	depth, valid := scanJSONTop(frame, &top)
 	if !valid {
@@ -219,7 +240,7 @@ func DecodeRequest(frame []byte) (*Request, *RPCError) {
 	if params != nil {
 		switch params[0] {
 		case '{', '[':
-			req.Params = json.RawMessage(append([]byte(nil), params...))
+			req.Params = json.RawMessage(params)
 		case 'n': // null: same as absent
 		default:
 			return req, NewError(CodeInvalidRequest, `invalid request: "params" must be an object or array`, nil)

@@ -15,7 +15,6 @@ import (
 
 	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/events"
-	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -217,7 +216,7 @@ func (c *conn) readLoop() (flush bool) {
 			}
 			return true
 		}
-		req, rerr := proto.DecodeRequest(frame)
+		req, rerr := proto.DecodeRequestInFrame(frame) // dispatch copies what outlives the frame
 		if rerr != nil {
 			if rerr.Code == proto.CodeRPCParseError {
 				c.send(proto.NewErrorResponse(nil, rerr))
@@ -333,21 +332,25 @@ func (c *conn) dispatch(req *proto.Request) {
 		return
 	}
 	call := &call{conn: c, att: att, req: req}
-	if m.inline {
-		c.run(m, call)
-		return
-	}
 	if m.source && m.prepare == nil {
-		if ps := c.srv.source.tryTake(); ps != nil {
-			call.ps = ps
+		if sl := c.srv.source.tryTake(); sl != nil {
+			// Answered here, before the next frame is read: the params
+			// may go on aliasing the frame.
+			call.slot = sl
 			c.work.Add(1)
 			defer func() {
-				c.srv.source.give(ps)
+				c.srv.source.give(sl)
 				c.work.Done()
 			}()
 			c.run(m, call)
 			return
 		}
+	}
+	// Any other request may outlive the frame's bytes.
+	req.OwnParams()
+	if m.inline {
+		c.run(m, call)
+		return
 	}
 	select {
 	case c.sem <- struct{}{}:
@@ -404,9 +407,9 @@ type call struct {
 	att  *attachment // the attachment when the request was read
 	req  *proto.Request
 	turn *turn // session order, for methods with prepare
-	// ps is the source slot's parser a source method holds while it runs
-	// on the reader; nil otherwise (withSource).
-	ps *syntax.Parser
+	// slot is the source slot a source method holds while it runs on the
+	// reader; nil otherwise (withSource).
+	slot *sourceSlot
 }
 
 // params decodes the request's params into dst; absent params decode as

@@ -22,7 +22,7 @@ type parseErrorData struct {
 }
 
 func handleParse(ctx context.Context, c *call) (any, error) {
-	src, ok := proto.StringParam(c.req.Params, "src")
+	src, ok := c.sourceParam("src")
 	if !ok {
 		var p parseParams
 		if err := c.params(&p); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/proto"
 )
 
 // sourceWork bounds the CPU-bound work on a request's source (parsing it
@@ -24,58 +25,87 @@ import (
 // time. When every slot is busy the request waits for one on a goroutine
 // of its own, so the reader goes on reading.
 type sourceWork struct {
-	free chan *syntax.Parser // the idle slots
+	free chan *sourceSlot // the idle slots
 }
 
+// sourceSlot is one source being worked on: its parser, and a buffer the
+// source is decoded into when the request runs on the reader (the source
+// lives exactly as long as the slot is held).
+type sourceSlot struct {
+	ps  *syntax.Parser
+	src []byte
+}
+
+// maxKeptSource is the largest decoded-source buffer a slot keeps for the
+// next request; a larger one is left to the garbage collector.
+const maxKeptSource = 1 << 20
+
 func newSourceWork(n int) *sourceWork {
-	w := &sourceWork{free: make(chan *syntax.Parser, max(n, 1))}
+	w := &sourceWork{free: make(chan *sourceSlot, max(n, 1))}
 	for range cap(w.free) {
-		w.free <- new(syntax.Parser)
+		w.free <- &sourceSlot{ps: new(syntax.Parser)}
 	}
 	return w
 }
 
-// tryTake takes a free slot's parser, or returns nil when none is free.
-func (w *sourceWork) tryTake() *syntax.Parser {
+// tryTake takes a free slot, or returns nil when none is free.
+func (w *sourceWork) tryTake() *sourceSlot {
 	select {
-	case ps := <-w.free:
-		return ps
+	case sl := <-w.free:
+		return sl
 	default:
 		return nil
 	}
 }
 
-// take waits for a free slot's parser; it gives up when ctx is done (the
-// request's connection or the server is going away).
-func (w *sourceWork) take(ctx context.Context) (*syntax.Parser, error) {
+// take waits for a free slot; it gives up when ctx is done (the request's
+// connection or the server is going away).
+func (w *sourceWork) take(ctx context.Context) (*sourceSlot, error) {
 	select {
-	case ps := <-w.free:
-		return ps, nil
+	case sl := <-w.free:
+		return sl, nil
 	case <-ctx.Done():
 		return nil, fmt.Errorf("source work: %w", ctx.Err())
 	}
 }
 
-// give returns a slot, ending the life of its parser's last tree.
-func (w *sourceWork) give(ps *syntax.Parser) {
-	ps.Reset()
-	w.free <- ps
+// give returns a slot, ending the life of its parser's last tree and of
+// the source decoded into it.
+func (w *sourceWork) give(sl *sourceSlot) {
+	sl.ps.Reset()
+	if cap(sl.src) > maxKeptSource {
+		sl.src = nil
+	}
+	w.free <- sl
 }
 
 // withSource runs fn with a source slot's parser: the one the call holds
 // when it runs on the reader, else one it waits for. The parser's last
 // tree ends when fn returns, so fn's result must not refer to it.
 func (c *call) withSource(ctx context.Context, fn func(ps *syntax.Parser)) error {
-	if c.ps != nil {
-		fn(c.ps)
+	if c.slot != nil {
+		fn(c.slot.ps)
 		return nil
 	}
 	w := c.conn.srv.source
-	ps, err := w.take(ctx)
+	sl, err := w.take(ctx)
 	if err != nil {
 		return err
 	}
-	defer w.give(ps)
-	fn(ps)
+	defer w.give(sl)
+	fn(sl.ps)
 	return nil
+}
+
+// sourceParam reads the string member key of the request's params (a
+// source) without encoding/json when it can (proto.StringParam). On the
+// reader, holding a slot, the source is decoded into the slot's buffer:
+// it is used only until the slot is given back, after the answer is out.
+func (c *call) sourceParam(key string) (string, bool) {
+	if c.slot == nil {
+		return proto.StringParam(c.req.Params, key)
+	}
+	s, buf, ok := proto.StringParamInto(c.req.Params, key, c.slot.src)
+	c.slot.src = buf
+	return s, ok
 }

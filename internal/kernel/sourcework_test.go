@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/shoalgo/shoal/internal/syntax"
 )
 
 // TestSourceWorkWaitsForSlot takes every source slot, so that a parse
@@ -16,7 +14,7 @@ import (
 func TestSourceWorkWaitsForSlot(t *testing.T) {
 	k := startKernel(t)
 	w := k.srv.source
-	var held []*syntax.Parser
+	var held []*sourceSlot
 	for range SourceWorkers {
 		ps := w.tryTake()
 		if ps == nil {

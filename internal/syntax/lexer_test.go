@@ -104,3 +104,28 @@ func TestUnicodeNames(t *testing.T) {
 		}
 	}
 }
+
+// TestKeywordKind checks the keyword table: every keyword is found, and
+// names that share a keyword's slot, length or letters are identifiers.
+func TestKeywordKind(t *testing.T) {
+	for _, k := range keywords {
+		if got := keywordKind(k.word); got != k.kind {
+			t.Errorf("keywordKind(%q) = %v, want %v", k.word, got, k.kind)
+		}
+		for _, near := range []string{k.word + "s", k.word[1:], "_" + k.word, k.word[:len(k.word)-1] + "x", strings.ToUpper(k.word)} {
+			if got := keywordKind(near); got != tIdent && !isKeyword(near) {
+				t.Errorf("keywordKind(%q) = %v, want an identifier", near, got)
+			}
+		}
+	}
+}
+
+// isKeyword reports whether s is in the keyword list.
+func isKeyword(s string) bool {
+	for _, k := range keywords {
+		if k.word == s {
+			return true
+		}
+	}
+	return false
+}

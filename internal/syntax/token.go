@@ -131,53 +131,62 @@ func keywordKind(s string) tokKind {
 	if len(s) < 2 || len(s) > 8 || s[0] < 'a' || s[0] > 'w' {
 		return tIdent // no keyword is this short, long or spelled so
 	}
-	switch s {
-	case "let":
-		return kwLet
-	case "var":
-		return kwVar
-	case "fn":
-		return kwFn
-	case "alias":
-		return kwAlias
-	case "use":
-		return kwUse
-	case "export":
-		return kwExport
-	case "return":
-		return kwReturn
-	case "break":
-		return kwBreak
-	case "continue":
-		return kwContinue
-	case "if":
-		return kwIf
-	case "else":
-		return kwElse
-	case "match":
-		return kwMatch
-	case "for":
-		return kwFor
-	case "in":
-		return kwIn
-	case "while":
-		return kwWhile
-	case "try":
-		return kwTry
-	case "catch":
-		return kwCatch
-	case "with":
-		return kwWith
-	case "spawn":
-		return kwSpawn
-	case "true":
-		return kwTrue
-	case "false":
-		return kwFalse
-	case "null":
-		return kwNull
+	if e := &keywordTable[keywordSlot(s)]; e.word == s {
+		return e.kind
 	}
 	return tIdent
+}
+
+// keywords lists every keyword and its token kind.
+var keywords = [...]struct {
+	word string
+	kind tokKind
+}{
+	{"let", kwLet},
+	{"var", kwVar},
+	{"fn", kwFn},
+	{"alias", kwAlias},
+	{"use", kwUse},
+	{"export", kwExport},
+	{"return", kwReturn},
+	{"break", kwBreak},
+	{"continue", kwContinue},
+	{"if", kwIf},
+	{"else", kwElse},
+	{"match", kwMatch},
+	{"for", kwFor},
+	{"in", kwIn},
+	{"while", kwWhile},
+	{"try", kwTry},
+	{"catch", kwCatch},
+	{"with", kwWith},
+	{"spawn", kwSpawn},
+	{"true", kwTrue},
+	{"false", kwFalse},
+	{"null", kwNull},
+}
+
+// keywordTable holds each keyword in the slot keywordSlot gives it, so a
+// name is looked up with one comparison instead of a search; no two
+// keywords share a slot (checked when the table is built).
+var keywordTable = func() (t [64]struct {
+	word string
+	kind tokKind
+}) {
+	for _, k := range keywords {
+		e := &t[keywordSlot(k.word)]
+		if e.word != "" {
+			panic("syntax: keywords " + e.word + " and " + k.word + " share a slot")
+		}
+		e.word, e.kind = k.word, k.kind
+	}
+	return t
+}()
+
+// keywordSlot hashes a name of at least two bytes by its length and its
+// first and last bytes.
+func keywordSlot(s string) int {
+	return (len(s)*2 + int(s[0])*6 + int(s[len(s)-1])) & 63
 }
 
 // Token flags.
