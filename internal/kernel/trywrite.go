@@ -35,7 +35,10 @@ func (w socketWriter) TryWrite(p []byte) (int, error) {
 	var err error
 	rerr := w.raw.Write(func(fd uintptr) bool {
 		for {
-			n, err = unix.Write(int(fd), p)
+			// syscall.Write, not unix.Write: under the race detector it
+			// orders this write before the reads that see its bytes, as
+			// net.Conn's writes do, which in-process tests rely on.
+			n, err = syscall.Write(int(fd), p)
 			if !errors.Is(err, unix.EINTR) {
 				return true // one attempt: never wait for the peer
 			}
