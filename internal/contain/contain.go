@@ -6,8 +6,10 @@
 // It combines the mechanisms the machine offers, detected by New:
 //
 //   - Pdeathsig: every direct child gets SIGKILL when this process dies.
-//     Children are forked from one locked OS thread that never exits,
-//     because Linux sends the signal when the forking thread exits.
+//     Linux sends the signal when the forking thread exits, so children
+//     are forked from one locked OS thread that never exits while a child
+//     it forked lives, or (RunProcess, whose caller waits for the child
+//     itself) from the caller's thread, locked until the child is reaped.
 //   - Subreaper: this process becomes a child subreaper, so descendants
 //     whose parent exits are re-parented here rather than to init, stay
 //     findable, and are reaped when they exit (no zombies accumulate).

@@ -238,11 +238,61 @@ func (s *Scope) Start(cmd *exec.Cmd) (*Proc, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	attr := cmd.SysProcAttr
+	fresh := *cmd
+	return s.start(cmd.SysProcAttr, startCmd(cmd), func() { *cmd = fresh }, false)
+}
+
+// startCmd is the fork of an os/exec command.
+func startCmd(cmd *exec.Cmd) func() (int, error) {
+	return func() (int, error) {
+		if err := cmd.Start(); err != nil {
+			return 0, err
+		}
+		return cmd.Process.Pid, nil
+	}
+}
+
+// RunProcess starts argv0 with argv and attr (whose Sys is kept and
+// extended, as Start does with SysProcAttr) with the containment of Start,
+// and calls wait, which must reap the child (Wait4, or the pidfd
+// attr.Sys.PidFD asks for) before it returns; the caller closes
+// attr.Files. It is for a caller that waits for its child itself, on the
+// same goroutine: rather than hand the fork to the spawning thread and
+// back (two thread wake-ups), it forks on the calling goroutine's own
+// thread, locked to it from the fork until wait returns, so that thread
+// cannot exit (and fire the child's Pdeathsig) while the child lives. The
+// child counts as Reaped when wait returns.
+func (s *Scope) RunProcess(argv0 string, argv []string, attr *syscall.ProcAttr, wait func(*Proc)) error {
+	if attr.Sys == nil {
+		attr.Sys = &syscall.SysProcAttr{}
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	p, err := s.start(attr.Sys, func() (int, error) {
+		return syscall.ForkExec(argv0, argv, attr)
+	}, func() {
+		if attr.Sys.PidFD != nil {
+			*attr.Sys.PidFD = -1
+		}
+	}, true)
+	if err != nil {
+		return err
+	}
+	defer p.Reaped()
+	wait(p)
+	return nil
+}
+
+// start is Start and RunProcess: fork returns the child's pid and runs on
+// the spawning thread, or with here on the calling goroutine's thread,
+// which the caller has locked until the child is reaped; reset undoes
+// what a failed fork left behind before it is tried again without cgroup
+// placement.
+func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset func(), here bool) (*Proc, error) {
 	attr.Pdeathsig = syscall.SIGKILL
 	p := &Proc{scope: s}
 	if s == nil {
-		if err := startTracked(cmd, p); err != nil {
+		if err := startTracked(fork, p, here); err != nil {
 			return nil, err
 		}
 		p.finishStart(attr)
@@ -255,7 +305,6 @@ func (s *Scope) Start(cmd *exec.Cmd) (*Proc, error) {
 	p.cg = leaf
 	cg := s.m.cg
 	clone := leaf != "" && cg.kind == cgV2 && s.m.clonePlace.Load()
-	fresh := *cmd
 	if clone {
 		fd, err := unix.Open(leaf, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
@@ -265,16 +314,16 @@ func (s *Scope) Start(cmd *exec.Cmd) (*Proc, error) {
 			attr.UseCgroupFD, attr.CgroupFD = true, fd
 		}
 	}
-	err = startTracked(cmd, p)
+	err = startTracked(fork, p, here)
 	if err != nil && clone {
 		// Placement at clone refused (a cgroup the kernel will not let
 		// this process migrate into): start again without it, and place
 		// later children after start.
 		s.m.clonePlace.Store(false)
-		*cmd = fresh
+		reset()
 		attr.UseCgroupFD, attr.CgroupFD = false, 0
 		clone = false
-		err = startTracked(cmd, p)
+		err = startTracked(fork, p, here)
 	}
 	if err != nil {
 		if leaf != "" {
@@ -283,7 +332,7 @@ func (s *Scope) Start(cmd *exec.Cmd) (*Proc, error) {
 		return nil, err
 	}
 	if leaf != "" && !clone {
-		_ = cg.add(leaf, cmd.Process.Pid)
+		_ = cg.add(leaf, p.pid)
 	}
 	p.finishStart(attr)
 	s.mu.Lock()
@@ -394,7 +443,6 @@ func (s *Scope) Close() {
 type Proc struct {
 	scope *Scope
 	pid   int
-	start uint64 // 0 if /proc could not be read
 	pgid  int    // the child's own process group, 0 if it has none
 	cg    string // its cgroup directory; "" none
 
@@ -406,12 +454,12 @@ type Proc struct {
 // Pid is the child's pid.
 func (p *Proc) Pid() int { return p.pid }
 
+// finishStart records what the start asked for. The child's own pid needs
+// no start time to stay unambiguous: it is signalled only until Reaped,
+// while the pid cannot be reused.
 func (p *Proc) finishStart(attr *syscall.SysProcAttr) {
 	if attr.Setpgid && attr.Pgid == 0 {
 		p.pgid = p.pid
-	}
-	if st, err := readStat(p.pid); err == nil {
-		p.start = st.start
 	}
 }
 
@@ -589,12 +637,24 @@ var (
 	children = map[int]*Proc{}
 )
 
-// startTracked starts cmd on the spawning thread, which registers the
-// child as p before it can next consider ending.
-func startTracked(cmd *exec.Cmd, p *Proc) error {
+// startTracked runs fork on the spawning thread, which registers the
+// child as p before it can next consider ending, or with here on the
+// calling thread (locked by the caller until the child is reaped).
+func startTracked(fork func() (int, error), p *Proc, here bool) error {
 	startMu.RLock()
 	defer startMu.RUnlock()
-	return spawn(cmd, p)
+	if !here {
+		return spawn(fork, p)
+	}
+	pid, err := fork()
+	if err != nil {
+		return err
+	}
+	p.pid = pid
+	childMu.Lock()
+	children[pid] = p
+	childMu.Unlock()
+	return nil
 }
 
 func untrack(p *Proc) {
@@ -618,13 +678,13 @@ var (
 const spawnIdle = 500 * time.Millisecond
 
 type spawnReq struct {
-	cmd  *exec.Cmd
+	fork func() (int, error)
 	proc *Proc
 	done chan error
 }
 
-// spawn starts cmd on the spawning thread and registers the child as p.
-func spawn(cmd *exec.Cmd, p *Proc) error {
+// spawn runs fork on the spawning thread and registers the child as p.
+func spawn(fork func() (int, error), p *Proc) error {
 	done := make(chan error, 1)
 	spawnMu.Lock()
 	if spawnReqs == nil {
@@ -632,7 +692,7 @@ func spawn(cmd *exec.Cmd, p *Proc) error {
 		go spawnLoop(spawnReqs)
 	}
 	// The loop ends only while holding spawnMu, so it receives this.
-	spawnReqs <- spawnReq{cmd: cmd, proc: p, done: done}
+	spawnReqs <- spawnReq{fork: fork, proc: p, done: done}
 	spawnMu.Unlock()
 	return <-done
 }
@@ -644,11 +704,11 @@ func spawnLoop(reqs chan spawnReq) {
 	for {
 		select {
 		case r := <-reqs:
-			err := r.cmd.Start()
+			pid, err := r.fork()
 			if err == nil {
 				// Registered here, on this thread, so that the loop never
 				// ends while a child it forked is alive and unrecorded.
-				r.proc.pid = r.cmd.Process.Pid
+				r.proc.pid = pid
 				childMu.Lock()
 				children[r.proc.pid] = r.proc
 				childMu.Unlock()

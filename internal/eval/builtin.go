@@ -126,20 +126,24 @@ func (c Context) InFunction() bool { return c.t.fnDepth > 0 }
 
 // Chdir changes the working directory to the absolute directory dir,
 // recording the previous one for `cd -`. At session top level the change
-// persists; inside `with` it lasts until the block ends.
+// persists; inside `with` it, and the recorded previous directory, last
+// until the block ends.
 func (c Context) Chdir(dir string) {
-	c.t.in.oldpwd = c.t.dir
+	c.t.oldpwd = c.t.dir
 	c.t.dir = dir
 }
 
-// OldDir is the directory left by the last Chdir ("" when none).
-func (c Context) OldDir() string { return c.t.in.oldpwd }
+// OldDir is the directory left by the last Chdir in this dynamic context
+// ("" when none).
+func (c Context) OldDir() string { return c.t.oldpwd }
 
-// DirStack is the session directory stack (most recent first).
-func (c Context) DirStack() []string { return c.t.in.dirStack }
+// DirStack is the directory stack of this dynamic context (most recent
+// first): the session's at top level, a block-local copy inside `with`.
+// Do not modify it; replace it with SetDirStack.
+func (c Context) DirStack() []string { return c.t.dirStack }
 
-// SetDirStack replaces the session directory stack.
-func (c Context) SetDirStack(s []string) { c.t.in.dirStack = s }
+// SetDirStack replaces the directory stack of this dynamic context.
+func (c Context) SetDirStack(s []string) { c.t.dirStack = s }
 
 // Now is the wall clock for bookkeeping (not gated; see host.Host.Now).
 func (c Context) Now() value.DateTime { return value.DateTime{T: c.t.host.Now()} }

@@ -47,8 +47,10 @@ func (t *thread) runCmd(call *syntax.CmdCall, sc *scope, m mode, o *cmdOpts) (va
 	if err != nil {
 		return nil, withSpan(err, call.Span)
 	}
-	if tt != t && t.top {
-		t.dir = tt.dir
+	if tt != t {
+		// The child only scoped the environment prefix: navigation done
+		// by the command (`FOO=1 cd x`) is the caller's.
+		t.dir, t.oldpwd, t.dirStack = tt.dir, tt.oldpwd, tt.dirStack
 	}
 	return v, nil
 }

@@ -3,12 +3,16 @@
 // and runs parsed programs against it.
 //
 // Every evaluation runs on a thread: an explicit execution context carrying
-// the host gate, cancellation, the dynamic working directory and
-// environment, the call depth and the output writers. Function calls reuse
-// their caller's thread; `with`, `source`, `run` and `spawn` derive a child
-// thread from their parent, so dynamic state is restored simply by dropping
-// the child. No code path reaches the operating system except through the
-// thread's host.Host.
+// the host gate, cancellation, the dynamic working directory, previous
+// directory, directory stack and environment, the call depth and the output
+// writers. `with`, `run`, `spawn` and module loading derive a child thread
+// from their parent, so dynamic state (a `cd`, `pushd` or `env.X = …` inside
+// a `with` block included) is restored simply by dropping the child.
+// Function calls and `source` reuse their caller's thread: `source`
+// evaluates a file in the caller's scope, as if its statements were typed
+// there, so its declarations stay visible and, at session top level, its
+// navigation and environment changes are the session's. No code path
+// reaches the operating system except through the thread's host.Host.
 //
 // Commands resolve in a fixed order: session callables (with typed word
 // binding), aliases, the builtin registry (see RegisterBuiltin; further

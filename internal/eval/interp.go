@@ -102,7 +102,7 @@ func (in *Interp) EvalProgram(ctx context.Context, p *syntax.Program) (value.Val
 	ctx, done := in.begin(ctx)
 	defer done()
 	t := in.topThread(ctx)
-	defer func() { in.dir, in.env = t.dir, t.env }()
+	defer in.keepNav(t)
 	v, err := t.runProgram(p, in.root)
 	if err == nil && in.opts.REPL {
 		in.record(v)
@@ -128,7 +128,7 @@ func (in *Interp) record(v value.Value) {
 }
 
 func (in *Interp) topThread(ctx context.Context) *thread {
-	return &thread{
+	t := &thread{
 		in:     in,
 		ctx:    ctx,
 		pause:  pauseFrom(ctx),
@@ -140,6 +140,14 @@ func (in *Interp) topThread(ctx context.Context) *thread {
 		root:   in.root,
 		top:    true,
 	}
+	t.oldpwd, t.dirStack = in.oldpwd, in.dirStack
+	return t
+}
+
+// keepNav makes the top-level thread t's working directory, environment
+// and navigation state the session's when its evaluation ends.
+func (in *Interp) keepNav(t *thread) {
+	in.dir, in.env, in.oldpwd, in.dirStack = t.dir, t.env, t.oldpwd, t.dirStack
 }
 
 func orDiscard(w io.Writer) io.Writer {

@@ -48,7 +48,7 @@ func (in *Interp) EvalProgramWith(ctx context.Context, p *syntax.Program, o RunO
 	if o.Position == PositionValue {
 		fm = modeValue
 	}
-	defer func() { in.dir, in.env = t.dir, t.env }()
+	defer in.keepNav(t)
 	v, err := t.runProgramFinal(p, in.root, fm)
 	if err == nil && in.opts.REPL {
 		in.record(v)

@@ -26,9 +26,15 @@ const maxEvalDepth = 40_000
 
 // thread is the explicit execution context of one evaluation: the host
 // gate, cancellation, the dynamic working directory and environment, call
-// depth and output writers. Calls run on their caller's thread (adjusting
-// depth in place); `with`, `run` and `spawn` derive a child copy so their
-// dynamic changes vanish with it.
+// depth and output writers. Calls and `source` run on their caller's
+// thread (adjusting depth in place); `with`, `run` and `spawn` derive a
+// child copy so their dynamic changes vanish with it.
+//
+// Navigation state (dir, oldpwd, dirStack) is the thread's, so a child's
+// `cd`, `pushd` and `popd` move only the child: `cd -` after a `with`
+// block returns to where the session's own navigation last was. The
+// session's top-level thread hands all three back to its Interp when its
+// evaluation ends (Interp.keepNav).
 type thread struct {
 	in      *Interp
 	ctx     context.Context
@@ -45,6 +51,9 @@ type thread struct {
 	stack   []value.Value // closure-call arguments (see callClosureArgs)
 	ticks   uint32        // calls made, for periodic cancellation checks
 	pause   *Pause        // holds the evaluation while its task is suspended
+
+	oldpwd   string   // directory left by the last navigation, for `cd -`
+	dirStack []string // pushd stack, most recent first; replaced, never mutated
 }
 
 // child derives a thread for a dynamic sub-context.

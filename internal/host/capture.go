@@ -17,8 +17,9 @@ import (
 // grows; a growth that does not fit stops buffering (the rest is dropped
 // as past the bound) and is reported by Run as the budget's error.
 //
-// A capture is written by exactly one goroutine (os/exec's copier) and read
-// only after Wait has returned, so it needs no lock of its own.
+// A capture is written by exactly one goroutine (os/exec's copier, or the
+// direct path's drain loop, see runDirect) and read only after the child
+// has been waited for, so it needs no lock of its own.
 type capture struct {
 	max        int64
 	buf        []byte

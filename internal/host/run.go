@@ -73,6 +73,44 @@ func (o *OS) Run(ctx context.Context, s *Spawn) (*Result, error) {
 	if env == nil {
 		env = []string{}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	var (
+		pid int
+		ws  syscall.WaitStatus
+	)
+	if s.Stdin == nil && directSpawn {
+		pid, ws, err = o.runDirect(ctx, prog, s.Argv, env, s.Dir, stdout, stderr)
+	} else {
+		pid, ws, err = o.runCmd(ctx, prog, s, env, stdout, stderr)
+	}
+	if err != nil {
+		stdout.discard()
+		return nil, err
+	}
+	res := &Result{Pid: pid, Dur: time.Since(start)}
+	if err := cmp.Or(stdout.memErr, stderr.memErr); err != nil {
+		stdout.discard()
+		return nil, fmt.Errorf("run %s: capturing output: %w", prog, err)
+	}
+	if ws.Signaled() {
+		res.Signal = signalName(ws.Signal())
+	} else {
+		code := ws.ExitStatus()
+		res.Status = &code
+	}
+	res.Stdout, res.Stderr = stdout.buf, stderr.buf
+	res.Truncated = stdout.truncated || stderr.truncated
+	res.SpillPath = stdout.finish()
+	return res, nil
+}
+
+// runCmd runs the child through os/exec: the path for a child with a
+// stdin to feed, and for systems without the direct path (runDirect).
+// os/exec's goroutines copy the pipes into the captures.
+func (o *OS) runCmd(ctx context.Context, prog string, s *Spawn, env []string, stdout, stderr *capture) (int, syscall.WaitStatus, error) {
 	cmd := &exec.Cmd{
 		Path:        prog,
 		Args:        s.Argv,
@@ -84,13 +122,9 @@ func (o *OS) Run(ctx context.Context, s *Spawn) (*Result, error) {
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 		WaitDelay:   o.waitDelay,
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	start := time.Now()
 	proc, err := o.procs.Start(cmd)
 	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
+		return 0, 0, fmt.Errorf("run: %w", err)
 	}
 	g := &group{proc: proc, grace: o.killGrace}
 	stop := context.AfterFunc(ctx, g.cancel)
@@ -99,28 +133,12 @@ func (o *OS) Run(ctx context.Context, s *Spawn) (*Result, error) {
 	stop()
 	release()
 	g.finish()
-	res := &Result{Pid: cmd.Process.Pid, Dur: time.Since(start)}
-
 	var exitErr *exec.ExitError
 	if werr != nil && !errors.As(werr, &exitErr) && !errors.Is(werr, exec.ErrWaitDelay) {
-		stdout.discard()
-		return nil, fmt.Errorf("run %s: %w", prog, werr)
-	}
-	if err := cmp.Or(stdout.memErr, stderr.memErr); err != nil {
-		stdout.discard()
-		return nil, fmt.Errorf("run %s: capturing output: %w", prog, err)
+		return 0, 0, fmt.Errorf("run %s: %w", prog, werr)
 	}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	if ws.Signaled() {
-		res.Signal = signalName(ws.Signal())
-	} else {
-		code := ws.ExitStatus()
-		res.Status = &code
-	}
-	res.Stdout, res.Stderr = stdout.buf, stderr.buf
-	res.Truncated = stdout.truncated || stderr.truncated
-	res.SpillPath = stdout.finish()
-	return res, nil
+	return cmd.Process.Pid, ws, nil
 }
 
 // checkSpawn asks proc_spawn for s and checks it names an absolute

@@ -1,0 +1,16 @@
+//go:build !linux
+
+package host
+
+import (
+	"context"
+	"errors"
+	"syscall"
+)
+
+// directSpawn: only Linux has the direct path; Run uses os/exec elsewhere.
+const directSpawn = false
+
+func (o *OS) runDirect(context.Context, string, []string, []string, string, *capture, *capture) (int, syscall.WaitStatus, error) {
+	return 0, 0, errors.New("run: no direct spawn on this system")
+}
