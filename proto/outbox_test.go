@@ -126,8 +126,8 @@ func TestOutboxRejectsBadFrame(t *testing.T) {
 	if err := o.Send([]byte("a\nb\n")); !errors.Is(err, ErrBadFrame) {
 		t.Fatalf("err = %v, want ErrBadFrame", err)
 	}
-	if cap(o.ch) != DefaultOutboxCapacity {
-		t.Fatalf("capacity = %d", cap(o.ch))
+	if o.capacity != DefaultOutboxCapacity {
+		t.Fatalf("capacity = %d", o.capacity)
 	}
 }
 
