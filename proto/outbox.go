@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sync"
 	"sync/atomic"
 )
@@ -23,27 +24,35 @@ var (
 
 // Outbox is a bounded outbound frame queue for one connection, drained by a
 // single writer goroutine. Send never blocks, so a client that stops
-// reading stalls only its own queue.
+// reading stalls only its own queue. The queue grows as frames arrive, up
+// to its capacity, and holds nothing for frames it is not holding: a deep
+// capacity costs only what is queued.
 //
 // When the writer is a TryWriter and nothing is queued or being written,
 // Send writes the frame itself, on the caller's goroutine, as far as the
 // peer takes it at once; only a frame the peer does not take whole (its
 // rest) goes to the writer goroutine, ahead of anything queued meanwhile.
 // A request answered this way wakes no goroutine, which on a virtual
-// machine can cost more than the write.
+// machine can cost more than the write. The writer goroutine takes every
+// frame queued when it wakes and writes them with one call where the
+// writer allows (net.Buffers), so a backlog drains in few system calls.
 type Outbox struct {
-	w       io.Writer
-	try     TryWriter // w, when it can write without waiting; else nil
-	ch      chan outFrame
-	done    chan struct{}
-	charge  Charge     // nil: queued bytes are bounded per outbox only
-	mu      sync.Mutex // guards closed and sends on ch
-	closed  bool
-	wmu     sync.Mutex   // held while bytes go to w; guards rest
-	rest    outFrame     // the unwritten tail of a frame Send wrote in part
-	queued  atomic.Int64 // bytes in ch or being written
-	written atomic.Uint64
-	err     atomic.Pointer[error]
+	w        io.Writer
+	try      TryWriter // w, when it can write without waiting; else nil
+	capacity int
+	cost     int64         // charged per frame beyond its bytes (OutboxFrameCost)
+	kick     chan struct{} // wakes the writer; capacity 1
+	done     chan struct{}
+	charge   Charge     // nil: queued bytes are bounded per outbox only
+	mu       sync.Mutex // guards q, closed and pending's growth
+	q        []outFrame // frames waiting for the writer, oldest first
+	closed   bool
+	wmu      sync.Mutex   // held while bytes go to w; guards rest
+	rest     outFrame     // the unwritten tail of a frame Send wrote in part
+	pending  atomic.Int64 // frames in q or being written
+	queued   atomic.Int64 // bytes in q or being written
+	written  atomic.Uint64
+	err      atomic.Pointer[error]
 }
 
 // TryWriter is a writer that can write without waiting for its peer, as a
@@ -64,14 +73,20 @@ type OutboxOption func(*Outbox)
 // wrapping both ErrOutboxFull and c's error.
 func OutboxCharge(c Charge) OutboxOption { return func(o *Outbox) { o.charge = c } }
 
+// OutboxFrameCost makes the Outbox count n bytes per queued frame beyond
+// the frame's own, in its byte bound and its charge, for what holding a
+// frame costs besides its bytes: a queue of many small frames is then
+// bounded by what it really holds.
+func OutboxFrameCost(n int64) OutboxOption { return func(o *Outbox) { o.cost = max(n, 0) } }
+
 // NewOutbox starts an Outbox writing to w that queues up to capacity
-// frames (DefaultOutboxCapacity when capacity <= 0) and at most
-// MaxOutboxBytes bytes.
+// frames (DefaultOutboxCapacity when capacity <= 0), those being written
+// included, and at most MaxOutboxBytes bytes.
 func NewOutbox(w io.Writer, capacity int, opts ...OutboxOption) *Outbox {
 	if capacity <= 0 {
 		capacity = DefaultOutboxCapacity
 	}
-	o := &Outbox{w: w, ch: make(chan outFrame, capacity), done: make(chan struct{})}
+	o := &Outbox{w: w, capacity: capacity, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	o.try, _ = w.(TryWriter)
 	for _, opt := range opts {
 		opt(o)
@@ -135,7 +150,7 @@ func (o *Outbox) send(frame []byte, release func([]byte)) error {
 			return err
 		}
 	}
-	n := int64(len(frame))
+	n := int64(len(frame)) + o.cost
 	// The charge is taken before the lock, so that whatever the budget
 	// does to make room never runs under it.
 	if o.charge != nil {
@@ -183,7 +198,7 @@ func (o *Outbox) sendDirect(frame []byte, release func([]byte)) (bool, error) {
 		return true, nil
 	}
 	// The peer took part of the frame: the rest goes before anything else.
-	rest := int64(len(frame) - n)
+	rest := int64(len(frame)-n) + o.cost
 	if o.charge != nil {
 		if err := o.charge.Grow(rest); err != nil {
 			// Half a frame cannot be dropped: the connection is done.
@@ -197,42 +212,41 @@ func (o *Outbox) sendDirect(frame []byte, release func([]byte)) (bool, error) {
 		}
 	}
 	o.queued.Add(rest)
+	o.pending.Add(1)
 	o.rest = outFrame{b: frame[n:], whole: frame, release: release}
 	o.wmu.Unlock()
 	o.wake()
 	return true, nil
 }
 
-// wake makes sure the writer goroutine runs: a frame in ch will, else an
-// empty one is sent. After Close the writer looks at rest on its way out.
+// wake makes sure the writer goroutine runs.
 func (o *Outbox) wake() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.closed {
-		return
-	}
 	select {
-	case o.ch <- outFrame{}:
-	default: // ch is full: the writer has frames to write
+	case o.kick <- struct{}{}:
+	default: // already due to run
 	}
 }
 
 func (o *Outbox) enqueue(frame outFrame, n int64) error {
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.closed {
+		o.mu.Unlock()
 		return ErrOutboxClosed
 	}
 	if q := o.queued.Load(); q > 0 && q+n > MaxOutboxBytes {
+		o.mu.Unlock()
 		return ErrOutboxFull
 	}
-	select {
-	case o.ch <- frame:
-		o.queued.Add(n)
-		return nil
-	default:
+	if o.pending.Load() >= int64(o.capacity) {
+		o.mu.Unlock()
 		return ErrOutboxFull
 	}
+	o.q = append(o.q, frame)
+	o.pending.Add(1)
+	o.queued.Add(n)
+	o.mu.Unlock()
+	o.wake()
+	return nil
 }
 
 // Close stops accepting frames. Frames already queued are still written;
@@ -241,11 +255,9 @@ func (o *Outbox) enqueue(frame outFrame, n int64) error {
 // underlying connection as well.
 func (o *Outbox) Close() {
 	o.mu.Lock()
-	defer o.mu.Unlock()
-	if !o.closed {
-		o.closed = true
-		close(o.ch)
-	}
+	o.closed = true
+	o.mu.Unlock()
+	o.wake()
 }
 
 // Done is closed when the writer goroutine has exited after Close.
@@ -259,8 +271,9 @@ func (o *Outbox) Err() error {
 	return nil
 }
 
-// Len is the number of frames waiting to be written.
-func (o *Outbox) Len() int { return len(o.ch) }
+// Len is the number of frames waiting to be written, those being written
+// included.
+func (o *Outbox) Len() int { return int(o.pending.Load()) }
 
 // Queued is the number of bytes queued or being written.
 func (o *Outbox) Queued() int64 { return o.queued.Load() }
@@ -269,19 +282,38 @@ func (o *Outbox) Queued() int64 { return o.queued.Load() }
 // failed write): a measure of progress.
 func (o *Outbox) Written() uint64 { return o.written.Load() }
 
+// keepBatch is the largest batch slice the writer keeps between wake-ups;
+// a longer one, grown by a backlog, is left to the garbage collector.
+const keepBatch = 1024
+
 func (o *Outbox) run() {
 	defer close(o.done)
-	for f := range o.ch {
-		o.wmu.Lock()
-		o.writeRest()
-		if f.b != nil {
-			o.write(f)
+	var batch []outFrame
+	var bufs net.Buffers
+	for range o.kick {
+		for {
+			o.mu.Lock()
+			batch, o.q = o.q, batch[:0]
+			closed := o.closed
+			o.mu.Unlock()
+			o.wmu.Lock()
+			o.writeRest()
+			if len(batch) > 0 {
+				bufs = o.writeBatch(batch, bufs)
+			}
+			o.wmu.Unlock()
+			if len(batch) == 0 {
+				if closed {
+					return
+				}
+				break
+			}
+			clear(batch) // drop the references to written frames
+			if cap(batch) > keepBatch {
+				batch, bufs = nil, nil
+			}
 		}
-		o.wmu.Unlock()
 	}
-	o.wmu.Lock()
-	o.writeRest()
-	o.wmu.Unlock()
 }
 
 // writeRest writes the rest of a frame Send wrote in part, if any. The
@@ -293,6 +325,33 @@ func (o *Outbox) writeRest() {
 	}
 }
 
+// writeBatch writes the frames of batch, in one call when there are
+// several, unless an earlier write failed, and settles their accounting.
+// It returns bufs for reuse. The caller holds wmu.
+func (o *Outbox) writeBatch(batch []outFrame, bufs net.Buffers) net.Buffers {
+	if len(batch) == 1 {
+		o.write(batch[0])
+		return bufs
+	}
+	if o.Err() == nil {
+		bufs = bufs[:0]
+		for _, f := range batch {
+			bufs = append(bufs, f.b)
+		}
+		keep := bufs // WriteTo consumes its receiver
+		if _, err := bufs.WriteTo(o.w); err != nil {
+			err = fmt.Errorf("proto: outbox write: %w", err)
+			o.err.Store(&err)
+		}
+		clear(keep)
+		bufs = keep[:0]
+	}
+	for _, f := range batch {
+		o.settle(f)
+	}
+	return bufs
+}
+
 // write writes f, unless an earlier write failed, and settles its
 // accounting. The caller holds wmu.
 func (o *Outbox) write(f outFrame) {
@@ -302,11 +361,17 @@ func (o *Outbox) write(f outFrame) {
 			o.err.Store(&err)
 		}
 	}
-	n := int64(len(f.b))
+	o.settle(f)
+}
+
+// settle accounts for f as written (or dropped) and hands it back.
+func (o *Outbox) settle(f outFrame) {
+	n := int64(len(f.b)) + o.cost
 	o.queued.Add(-n)
 	if o.charge != nil {
 		o.charge.Shrink(n)
 	}
+	o.pending.Add(-1)
 	o.written.Add(1)
 	if f.release != nil {
 		f.release(f.whole)

@@ -126,8 +126,8 @@ func TestOutboxRejectsBadFrame(t *testing.T) {
 	if err := o.Send([]byte("a\nb\n")); !errors.Is(err, ErrBadFrame) {
 		t.Fatalf("err = %v, want ErrBadFrame", err)
 	}
-	if cap(o.ch) != DefaultOutboxCapacity {
-		t.Fatalf("capacity = %d", cap(o.ch))
+	if o.capacity != DefaultOutboxCapacity {
+		t.Fatalf("capacity = %d", o.capacity)
 	}
 }
 
@@ -185,5 +185,47 @@ func TestOutboxSendOwnedReleases(t *testing.T) {
 	}
 	if len(got) != 1 || got[0] != "b\n" {
 		t.Errorf("released %q, want only the owned frame", got)
+	}
+}
+
+// TestOutboxBacklogDrainsInOrder checks a deep queue: 5,000 frames queued
+// behind a stalled peer are accepted up to the capacity only, each
+// charged its bytes plus the frame cost, and once the peer reads they are
+// written whole and in order, every charge given back.
+func TestOutboxBacklogDrainsInOrder(t *testing.T) {
+	g := &gate{release: make(chan struct{})}
+	charge := &testCharge{limit: 1 << 30}
+	const capacity, cost = 4000, 64
+	o := NewOutbox(g, capacity, OutboxCharge(charge), OutboxFrameCost(cost))
+	var want bytes.Buffer
+	sent, full := 0, 0
+	var size int64
+	for i := 0; i < 5000; i++ {
+		f := []byte(`{"n":` + strconv.Itoa(i) + "}\n")
+		switch err := o.Send(f); {
+		case err == nil:
+			sent++
+			size += int64(len(f)) + cost
+			want.Write(f)
+		case errors.Is(err, ErrOutboxFull):
+			full++
+		default:
+			t.Fatal(err)
+		}
+	}
+	if sent != capacity || o.Len() != capacity {
+		t.Fatalf("accepted %d (queue %d), want the capacity %d", sent, o.Len(), capacity)
+	}
+	if used, _ := charge.state(); used != size || o.Queued() != size {
+		t.Fatalf("charged %d, queued %d; want %d (bytes plus %d a frame)", used, o.Queued(), size, cost)
+	}
+	close(g.release)
+	o.Close()
+	<-o.Done()
+	if g.buf.String() != want.String() {
+		t.Fatal("the backlog was not written whole and in order")
+	}
+	if used, _ := charge.state(); used != 0 || o.Queued() != 0 || o.Len() != 0 || o.Written() != uint64(sent) {
+		t.Fatalf("after the drain: charged %d, queued %d, len %d, written %d", used, o.Queued(), o.Len(), o.Written())
 	}
 }

@@ -20,12 +20,20 @@ import (
 
 // conn is one client connection: a single reader that decodes frames and
 // dispatches requests, a bounded outbound queue drained by its own writer,
-// and at most MaxInflightPerConn handlers running at once.
+// and at most MaxInflightPerConn handlers running at once. Answers pass
+// through the reply window (flow.go): while the peer leaves them unread,
+// requests wait and the reader stops reading.
 type conn struct {
 	srv *Server
 	nc  *net.UnixConn
 	rg  *readGuard // nc as the frame reader sees it
 	out *proto.Outbox
+	win replyWindow
+
+	// wrote and wrotePooled are the release functions of answers, made
+	// once: they give the answer's room back to the window (and a pooled
+	// buffer back to its pool).
+	wrote, wrotePooled func([]byte)
 
 	readQuota *membudget.Holder // the read buffer's share of FrameMemory
 	outQuota  *membudget.Holder // the outbox's share of OutboxMemory
@@ -67,8 +75,14 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 		sem: make(chan struct{}, MaxInflightPerConn),
 	}
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
+	c.wrote = func(b []byte) { c.win.written(frameCost(b)) }
+	c.wrotePooled = func(b []byte) {
+		c.win.written(frameCost(b))
+		releaseFrame(b)
+	}
 	s.newQuotas(c)
-	c.out = proto.NewOutbox(newSocketWriter(nc), OutboxFrames, proto.OutboxCharge(c.outQuota))
+	c.out = proto.NewOutbox(newSocketWriter(nc), OutboxFrames,
+		proto.OutboxCharge(c.outQuota), proto.OutboxFrameCost(OutboxFrameCost))
 	return c
 }
 
@@ -222,55 +236,122 @@ func (c *conn) readLoop() (flush bool) {
 				c.send(proto.NewErrorResponse(nil, rerr))
 				return true
 			}
-			c.send(proto.NewErrorResponse(req.ID, rerr))
+			// An answer like any other, flow controlled, with the id
+			// echoed when there was one (null when not).
+			if frame := c.encode(proto.NewErrorResponse(req.ID, rerr)); frame != nil {
+				c.answer(frame, false)
+			}
 			continue
 		}
 		c.dispatch(req)
 	}
 }
 
-// send queues one response frame. A full queue means the peer is not
-// reading: the connection is closed rather than let it hold memory.
-func (c *conn) send(msg any) {
+// encode encodes msg as a frame; a response that cannot be encoded
+// becomes an INTERNAL_ERROR response. It returns nil when nothing can be
+// sent.
+func (c *conn) encode(msg any) []byte {
 	frame, err := proto.EncodeFrame(msg)
 	if err != nil {
 		resp, ok := msg.(*proto.Response)
 		if !ok {
 			c.srv.log.Error("dropping unencodable frame", "err", err)
-			return
+			return nil
 		}
 		frame, err = proto.EncodeFrame(proto.NewErrorResponse(resp.ID,
 			proto.NewError(proto.CodeInternalError, "internal error: result could not be encoded: "+err.Error(), nil)))
 		if err != nil {
 			c.srv.log.Error("dropping unencodable frame", "err", err)
+			return nil
+		}
+	}
+	return frame
+}
+
+// send queues a frame that answers no request (a notification, the last
+// word of a closing connection) without waiting: it is not flow
+// controlled, and a full queue closes the connection.
+func (c *conn) send(msg any) {
+	if frame := c.encode(msg); frame != nil {
+		c.push(frame)
+	}
+}
+
+// push hands frame to the outbox without waiting. A full queue means the
+// peer is not reading: the connection is closed rather than let it hold
+// memory.
+func (c *conn) push(frame []byte) {
+	if err := c.out.Send(frame); err != nil {
+		c.outboxFailed(err)
+	}
+}
+
+// outboxFailed closes the connection after the outbox refused a frame.
+func (c *conn) outboxFailed(err error) {
+	if errors.Is(err, proto.ErrOutboxFull) {
+		c.srv.log.Warn("closing connection: peer is not reading", "err", err)
+	}
+	c.cancel()
+	c.closeWith(false)
+}
+
+// answer queues the response frame of a request, flow controlled: it
+// waits for room in the reply window, so a peer that does not read its
+// answers holds up its own requests (and, once every running slot waits,
+// its reader) rather than being disconnected. A pooled frame's buffer
+// goes back to its pool once written or dropped. The connection is closed
+// when the peer reads no answer for the outbox stall, or when the
+// kernel-wide outbound budget refuses the answer while the connection has
+// no other answer queued to wait for.
+func (c *conn) answer(frame []byte, pooled bool) {
+	n := frameCost(frame)
+	release := c.wrote
+	if pooled {
+		release = c.wrotePooled
+	}
+	stall := c.srv.cfg.EventStall
+	drop := func() {
+		if pooled {
+			releaseFrame(frame)
+		}
+	}
+	for {
+		if err := c.win.take(c.ctx, n, stall); err != nil {
+			drop()
+			if errors.Is(err, errStalled) {
+				c.srv.log.Warn("closing connection: peer read no answer", "stall", stall)
+				c.cancel()
+				c.closeWith(false)
+			}
 			return
 		}
-	}
-	c.queue(frame, nil)
-}
-
-// queue hands frame to the outbox, to be given to release once written.
-// A full queue means the peer is not reading: the connection is closed
-// rather than let it hold memory.
-func (c *conn) queue(frame []byte, release func([]byte)) {
-	if err := c.out.SendOwned(frame, release); err != nil {
-		if errors.Is(err, proto.ErrOutboxFull) {
-			c.srv.log.Warn("closing connection: peer is not reading")
+		var err error
+		if pooled {
+			// Built by buildAnswer, whose writers escape every control
+			// character: checked at its end (Outbox.SendEncoded).
+			err = c.out.SendEncoded(frame, release)
+		} else {
+			err = c.out.SendOwned(frame, release)
 		}
-		c.cancel()
-		c.closeWith(false)
-	}
-}
-
-// queueEncoded is queue for an answer frame built by buildAnswer, whose
-// writers escape every control character (see proto.Outbox.SendEncoded).
-func (c *conn) queueEncoded(f answerFrame) {
-	if err := c.out.SendEncoded(f, releaseFrame); err != nil {
-		if errors.Is(err, proto.ErrOutboxFull) {
-			c.srv.log.Warn("closing connection: peer is not reading")
+		if err == nil {
+			return
 		}
-		c.cancel()
-		c.closeWith(false)
+		c.win.unused(n)
+		if errors.Is(err, proto.ErrOutboxFull) {
+			// The queue or the kernel-wide budget has no room: wait for
+			// one of this connection's own answers to be written.
+			waited, werr := c.win.waitWritten(c.ctx, stall)
+			if waited && werr == nil {
+				continue
+			}
+			if errors.Is(werr, context.Canceled) {
+				drop()
+				return
+			}
+		}
+		drop()
+		c.outboxFailed(err)
+		return
 	}
 }
 
@@ -283,14 +364,18 @@ func (c *conn) reply(req *proto.Request, result any, err error) {
 		return
 	}
 	if err != nil {
-		c.send(proto.NewErrorResponse(req.ID, toRPCError(err)))
+		if frame := c.encode(proto.NewErrorResponse(req.ID, toRPCError(err))); frame != nil {
+			c.answer(frame, false)
+		}
 		return
 	}
 	if f, ok := result.(answerFrame); ok {
-		c.queueEncoded(f)
+		c.answer(f, true)
 		return
 	}
-	c.send(proto.NewResponse(req.ID, result))
+	if frame := c.encode(proto.NewResponse(req.ID, result)); frame != nil {
+		c.answer(frame, false)
+	}
 }
 
 // toRPCError maps a handler error to its wire form: an *proto.RPCError is
@@ -335,13 +420,11 @@ func (c *conn) dispatch(req *proto.Request) {
 	if m.source && m.prepare == nil {
 		if sl := c.srv.source.tryTake(); sl != nil {
 			// Answered here, before the next frame is read: the params
-			// may go on aliasing the frame.
+			// may go on aliasing the frame. The slot is given back by run
+			// before the answer waits for room.
 			call.slot = sl
 			c.work.Add(1)
-			defer func() {
-				c.srv.source.give(sl)
-				c.work.Done()
-			}()
+			defer c.work.Done()
 			c.run(m, call)
 			return
 		}
@@ -388,17 +471,34 @@ func (c *conn) run(m *method, call *call) {
 			call.att.sess.release()
 		}
 	}()
-	defer func() {
-		if p := recover(); p != nil {
-			c.srv.log.Error("handler panicked", "method", call.req.Method, "panic", p, "stack", string(debug.Stack()))
-			c.reply(call.req, nil, proto.NewError(proto.CodeInternalError, fmt.Sprintf("internal error in %s", call.req.Method), nil))
-		}
-	}()
-	res, err := m.handle(ctx, call)
+	res, err := c.handle(ctx, m, call)
 	if cerr := call.att.cutErr(); cerr != nil && call.req.Method != proto.MethodSessionAttach {
 		res, err = nil, cerr
 	}
 	c.reply(call.req, res, err)
+}
+
+// handle calls the handler, turning a panic into INTERNAL_ERROR, and
+// gives back the source slot the call held on the reader: the answer is
+// built by then, and waiting for room to queue it must not hold a slot
+// other connections share.
+func (c *conn) handle(ctx context.Context, m *method, call *call) (res any, err error) {
+	defer func() {
+		if call.slot != nil {
+			c.srv.source.give(call.slot)
+			call.slot = nil
+		}
+	}()
+	defer func() {
+		if p := recover(); p != nil {
+			c.srv.log.Error("handler panicked", "method", call.req.Method, "panic", p, "stack", string(debug.Stack()))
+			if f, ok := res.(answerFrame); ok {
+				releaseFrame(f)
+			}
+			res, err = nil, proto.NewError(proto.CodeInternalError, fmt.Sprintf("internal error in %s", call.req.Method), nil)
+		}
+	}()
+	return m.handle(ctx, call)
 }
 
 // call is one request on its way through a handler.

@@ -19,8 +19,9 @@ const (
 	// MaxEventPayload bounds a client-published payload in bytes.
 	MaxEventPayload = 64 << 10
 	// EventOutboxShare is how many frames of a connection's outbox event
-	// notifications may occupy; the rest is kept for responses.
-	EventOutboxShare = OutboxFrames / 2
+	// notifications may occupy; answers have their own window
+	// (ReplyWindowFrames).
+	EventOutboxShare = 128
 	// StuckOutbox is how long a connection's outbox may make no progress
 	// at all while events wait before the connection is closed.
 	StuckOutbox = 30 * time.Second

@@ -8,9 +8,29 @@ const (
 	// running at once; the connection's reader waits for a free slot.
 	MaxInflightPerConn = 16
 
-	// OutboxFrames is the number of frames queued for one connection. A
-	// connection whose queue is full is closed.
-	OutboxFrames = 256
+	// ReplyWindowFrames and ReplyWindowBytes bound the answers queued for
+	// one connection and not yet written (flow.go), each counted as its
+	// bytes plus OutboxFrameCost. An answer past them waits for the peer
+	// to read; its request keeps its running slot, so once all
+	// MaxInflightPerConn slots wait the connection's reader stops reading.
+	// An empty window always takes one answer, however large. The window
+	// is deep enough for a client to write 10,000 small requests before
+	// reading any answer.
+	ReplyWindowFrames = 16384
+	ReplyWindowBytes  = 4 << 20
+
+	// OutboxFrameCost is what a queued frame is counted beyond its bytes,
+	// in the reply window, the outbox's own bound and the kernel-wide
+	// outbound budget: about what holding it costs (its queue entry, its
+	// buffer's header).
+	OutboxFrameCost = 64
+
+	// OutboxFrames is the number of frames queued for one connection:
+	// answers take at most ReplyWindowFrames of them, event notifications
+	// at most EventOutboxShare, and the rest is kept for notices such as
+	// session.detached. A notice that finds the queue full closes the
+	// connection. The queue holds only what is queued.
+	OutboxFrames = ReplyWindowFrames + EventOutboxShare + 64
 
 	// MaxTranscript bounds the values one session keeps addressable as
 	// out:N; the oldest is dropped first.

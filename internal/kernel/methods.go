@@ -11,8 +11,13 @@ import (
 type method struct {
 	// needsAttach: the method answers NOT_ATTACHED before session.attach.
 	needsAttach bool
-	// inline: run on the connection's reader, so later requests on the
-	// connection see its effect (session.attach).
+	// inline: run on the connection's reader, so that the requests of a
+	// connection take effect in the order it sent them: later requests
+	// see the effect of this one, and inline requests take effect in
+	// order among themselves (two publishes get their seqs in request
+	// order). Only a handler that never waits on other work may be
+	// inline: while it runs, the connection reads nothing (a task.cancel
+	// for a running exec must still be read).
 	inline bool
 	// source: the method works on a source (parse, explain). It runs on
 	// the reader, holding a source slot, when one is free, and otherwise
@@ -44,19 +49,19 @@ func init() {
 		proto.MethodSessionEnv:  {needsAttach: true, handle: handleSessionEnv},
 		proto.MethodSessionReef: {needsAttach: true, handle: handleSessionReef},
 
-		proto.MethodTaskList:    {needsAttach: true, handle: handleTaskList},
-		proto.MethodTaskGet:     {needsAttach: true, handle: handleTaskGet},
+		proto.MethodTaskList:    {needsAttach: true, inline: true, handle: handleTaskList},
+		proto.MethodTaskGet:     {needsAttach: true, inline: true, handle: handleTaskGet},
 		proto.MethodTaskAwait:   {needsAttach: true, handle: handleTaskAwait},
-		proto.MethodTaskCancel:  {needsAttach: true, handle: handleTaskCancel},
-		proto.MethodTaskSuspend: {needsAttach: true, handle: handleTaskSuspend},
-		proto.MethodTaskResume:  {needsAttach: true, handle: handleTaskResume},
+		proto.MethodTaskCancel:  {needsAttach: true, inline: true, handle: handleTaskCancel},
+		proto.MethodTaskSuspend: {needsAttach: true, inline: true, handle: handleTaskSuspend},
+		proto.MethodTaskResume:  {needsAttach: true, inline: true, handle: handleTaskResume},
 
 		proto.MethodPlanGet:   {needsAttach: true, handle: handlePlanRef},
 		proto.MethodPlanApply: {needsAttach: true, handle: handlePlanRef},
 		proto.MethodPlanList:  {needsAttach: true, handle: handlePlanList},
 
-		proto.MethodEventsRead:        {needsAttach: true, handle: handleEventsRead},
-		proto.MethodEventsPublish:     {needsAttach: true, handle: handleEventsPublish},
+		proto.MethodEventsRead:        {needsAttach: true, inline: true, handle: handleEventsRead},
+		proto.MethodEventsPublish:     {needsAttach: true, inline: true, handle: handleEventsPublish},
 		proto.MethodEventsSubscribe:   {needsAttach: true, inline: true, handle: handleEventsSubscribe},
 		proto.MethodEventsUnsubscribe: {needsAttach: true, inline: true, handle: handleEventsUnsubscribe},
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/proto"
@@ -96,10 +97,13 @@ func parseError(err error) error {
 	if !errors.As(err, &se) {
 		return proto.NewError(proto.CodeParseError, err.Error(), nil)
 	}
+	// The texts are copied: a source decoded into its slot's buffer
+	// (call.sourceParam) is overwritten once the slot is given back, which
+	// happens before the answer is written.
 	d := parseErrorData{Span: proto.Span{Start: int(se.Span.Start), End: int(se.Span.End)}, Incomplete: se.Incomplete}
 	if se.Hint != "" {
-		h := se.Hint
+		h := strings.Clone(se.Hint)
 		d.Hint = &h
 	}
-	return proto.NewError(proto.CodeParseError, se.Msg, d)
+	return proto.NewError(proto.CodeParseError, strings.Clone(se.Msg), d)
 }

@@ -100,7 +100,9 @@ func (c *call) withSource(ctx context.Context, fn func(ps *syntax.Parser)) error
 // sourceParam reads the string member key of the request's params (a
 // source) without encoding/json when it can (proto.StringParam). On the
 // reader, holding a slot, the source is decoded into the slot's buffer:
-// it is used only until the slot is given back, after the answer is out.
+// it is used only until the slot is given back (conn.handle, once the
+// answer is built), so nothing that outlives the handler may refer to it
+// (parseError copies its texts).
 func (c *call) sourceParam(key string) (string, bool) {
 	if c.slot == nil {
 		return proto.StringParam(c.req.Params, key)
