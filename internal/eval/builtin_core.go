@@ -189,4 +189,3 @@ func runSleep(c *BuiltinCall) (value.Value, error) {
 	}
 	return value.Nil, c.t.sleep(d)
 }
-
