@@ -51,6 +51,8 @@ var gateBuiltinCases = map[string][]gateCase{
 	"quit":  {{src: "quit"}},
 	"sleep": {{src: "sleep 1ms"}},
 	"jobs":  {{src: "jobs"}},
+	"wait":  {{src: "wait"}, {src: "wait (spawn { 1 })"}, {src: "wait (spawn { cat a.txt })", denied: true}},
+	"kill":  {{src: "kill (spawn { sleep 1s })"}, {src: "kill -0 1", denied: true}},
 	"now":   {{src: "now", denied: true}, {src: "now()", denied: true}, {src: "now(1)", code: "arg_error"}},
 	"today": {{src: "today", denied: true}, {src: "today()", denied: true}},
 	"pwd":   {{src: "pwd"}},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/shoalgo/shoal/internal/host"
@@ -420,4 +422,109 @@ func init() {
 		recv.(*Task).Resume()
 		return value.Nil, nil
 	})
+}
+
+func init() {
+	RegisterBuiltin(&Builtin{Name: "wait", Run: runWait, Bare: true, Quiet: true})
+	RegisterBuiltin(&Builtin{Name: "kill", Run: runKill, Bare: true, Quiet: true, Verbatim: true})
+}
+
+// taskSpec resolves a job argument: a task value, or `%N` naming task N of
+// the session's table. ok is false for anything else.
+func (tt *taskTable) taskSpec(v value.Value) (tk *Task, ok bool, err error) {
+	switch x := v.(type) {
+	case *Task:
+		return x, true, nil
+	case value.Str:
+		s := string(x)
+		if !strings.HasPrefix(s, "%") {
+			return nil, false, nil
+		}
+		n, perr := strconv.Atoi(s[1:])
+		if perr != nil {
+			return nil, false, nil
+		}
+		tt.mu.Lock()
+		defer tt.mu.Unlock()
+		for _, tk := range tt.all {
+			if tk.ID == n {
+				return tk, true, nil
+			}
+		}
+		return nil, true, errorf(codeNotFound, "no job %s", s).WithHint("`jobs` lists the session's tasks")
+	}
+	return nil, false, nil
+}
+
+// runWait is `wait` (every running task), `wait %N` or `wait (task)`: it
+// waits for the tasks and returns the result of the last one named (null
+// for a bare wait). A named task's failure is raised, as by await.
+func runWait(c *BuiltinCall) (value.Value, error) {
+	tt := &c.t.in.tasks
+	if len(c.Args) == 0 {
+		for _, tk := range tt.list() {
+			if tk == c.t.task {
+				continue
+			}
+			if _, err := c.t.await(tk); err != nil {
+				if e, ok := err.(*value.Error); ok && e.Code == "cancelled" && c.t.ctx.Err() != nil {
+					return nil, err
+				}
+			}
+		}
+		return value.Nil, nil
+	}
+	var last value.Value = value.Nil
+	for _, a := range c.Args {
+		tk, ok, err := tt.taskSpec(a)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, errorf(codeArg, "wait takes tasks or %%N job numbers, got %s", value.TypeName(a))
+		}
+		if last, err = c.t.await(tk); err != nil {
+			return nil, err
+		}
+	}
+	return last, nil
+}
+
+// runKill cancels tasks named as values or `%N` (`kill %1`, `kill (job)`);
+// any other command line is the kill program's (`kill -TERM 1234`).
+func runKill(c *BuiltinCall) (value.Value, error) {
+	var tks []*Task
+	for _, a := range c.Args {
+		tk, ok, err := c.t.in.tasks.taskSpec(a)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			tks = nil
+			break
+		}
+		tks = append(tks, tk)
+	}
+	if len(tks) > 0 {
+		for _, tk := range tks {
+			tk.Cancel()
+		}
+		return value.Nil, nil
+	}
+	argv := make([]string, len(c.Args))
+	for i, v := range c.Args {
+		s, err := argText(v)
+		if err != nil {
+			return nil, err
+		}
+		argv[i] = s
+	}
+	prog, err := c.t.host.LookPath(c.t.ctx, "kill", c.t.env)
+	if err != nil {
+		if gateStop(err) {
+			return nil, hostError(err)
+		}
+		return nil, errorf(codeNotFound, "kill: no task named and no kill program found")
+	}
+	return c.t.runExternal("kill", prog, argv, nil, modeValue|mRaise)
 }

@@ -358,3 +358,24 @@ func TestThreadsAreMadeByNewThread(t *testing.T) {
 		t.Errorf("found %d thread literals, want exactly the one in newThread", found)
 	}
 }
+
+// TestWaitKillAndBlockJobs: `{ … } &` starts a job, `kill %N` cancels one,
+// `wait %N` awaits one and a bare `wait` waits for them all.
+func TestWaitKillAndBlockJobs(t *testing.T) {
+	s := newSession(t)
+	closeTasks(t, s.in)
+	within(t, 10*time.Second, "jobs", func() {
+		if got := s.inline("let a = { sleep 50ms; 1 } &\n{ sleep 60s } &\nkill %2\nwait %1"); got != "1" {
+			t.Errorf("wait %%1 = %s", got)
+		}
+		if got := s.inline("try { wait %2 } catch e { e.code }"); got != `"task_cancelled"` {
+			t.Errorf("wait on the killed job = %s", got)
+		}
+		if got := s.inline("let b = { sleep 50ms; 2 } &\nwait\n[b.is_done(), jobs.map(.status)]"); got != `[true, ["completed", "cancelled", "completed"]]` {
+			t.Errorf("after a bare wait: %s", got)
+		}
+	})
+	if got := s.inline("try { wait %9 } catch e { e.code }"); got != `"not_found"` {
+		t.Errorf("wait on an unknown job = %s", got)
+	}
+}
