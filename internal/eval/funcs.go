@@ -28,6 +28,9 @@ func init() {
 		// streams.go, channels.go
 		"every":   fnEvery,
 		"channel": fnChannel,
+		// fanout.go
+		"on":       fnOn,
+		"parallel": fnParallel,
 	}
 }
 
