@@ -52,6 +52,8 @@ var gateBuiltinCases = map[string][]gateCase{
 	"sleep": {{src: "sleep 1ms"}},
 	"jobs":  {{src: "jobs"}},
 	"wait":  {{src: "wait"}, {src: "wait (spawn { 1 })"}, {src: "wait (spawn { cat a.txt })", denied: true}},
+	"fg":    {{src: "fg (spawn { 1 })"}, {src: "fg", code: "not_found"}},
+	"bg":    {{src: "bg (spawn { 1 })"}},
 	"kill":  {{src: "kill (spawn { sleep 1s })"}, {src: "kill -0 1", denied: true}},
 	"now":   {{src: "now", denied: true}, {src: "now()", denied: true}, {src: "now(1)", code: "arg_error"}},
 	"today": {{src: "today", denied: true}, {src: "today()", denied: true}},

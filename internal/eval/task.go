@@ -78,12 +78,14 @@ func (tk *Task) state() string {
 	return "running"
 }
 
-// status is how the task ended: running, completed, failed or cancelled
-// (the kernel's task states).
+// status is the kernel's task state: running, cancelling (cancel asked,
+// not yet ended), completed, failed or cancelled.
 func (tk *Task) status() string {
 	tk.mu.Lock()
 	defer tk.mu.Unlock()
 	switch {
+	case !tk.finished && tk.cancelled:
+		return "cancelling"
 	case !tk.finished:
 		return "running"
 	case tk.err == nil:
@@ -361,7 +363,8 @@ func cmdDesc(call *syntax.CmdCall) string {
 }
 
 // taskField reads a task's fields: id, desc, state (running, stopped or
-// done), done, suspended, status (running, completed, failed, cancelled).
+// done), done, suspended, status (running, cancelling, completed, failed,
+// cancelled).
 func taskField(tk *Task, name string) (value.Value, bool) {
 	switch name {
 	case "id":
@@ -427,6 +430,55 @@ func init() {
 func init() {
 	RegisterBuiltin(&Builtin{Name: "wait", Run: runWait, Bare: true, Quiet: true})
 	RegisterBuiltin(&Builtin{Name: "kill", Run: runKill, Bare: true, Quiet: true, Verbatim: true})
+	RegisterBuiltin(&Builtin{Name: "fg", Run: runFg, Bare: true})
+	RegisterBuiltin(&Builtin{Name: "bg", Run: runBg, Bare: true, Quiet: true})
+}
+
+// jobArg resolves the one optional job argument of fg and bg: a task, %N,
+// or (none) the newest task not done.
+func jobArg(c *BuiltinCall) (*Task, error) {
+	tt := &c.t.in.tasks
+	switch len(c.Args) {
+	case 0:
+		all := tt.list()
+		for i := len(all) - 1; i >= 0; i-- {
+			if !all[i].isDone() && all[i] != c.t.task {
+				return all[i], nil
+			}
+		}
+		return nil, errorf(codeNotFound, "%s: no current job", c.Name).WithHint("`jobs` lists the session's tasks")
+	case 1:
+		tk, ok, err := tt.taskSpec(c.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, errorf(codeArg, "%s takes a task or %%N, got %s", c.Name, value.TypeName(c.Args[0]))
+		}
+		return tk, nil
+	}
+	return nil, errorf(codeArg, "%s takes at most one job", c.Name)
+}
+
+// runFg brings a job to the foreground: resumes it if suspended and waits
+// for it (Ctrl-C in the REPL stops the wait, not the job).
+func runFg(c *BuiltinCall) (value.Value, error) {
+	tk, err := jobArg(c)
+	if err != nil {
+		return nil, err
+	}
+	tk.Resume()
+	return c.t.await(tk)
+}
+
+// runBg lets a suspended job go on in the background.
+func runBg(c *BuiltinCall) (value.Value, error) {
+	tk, err := jobArg(c)
+	if err != nil {
+		return nil, err
+	}
+	tk.Resume()
+	return value.Nil, nil
 }
 
 // taskSpec resolves a job argument: a task value, or `%N` naming task N of

@@ -379,3 +379,20 @@ func TestWaitKillAndBlockJobs(t *testing.T) {
 		t.Errorf("wait on an unknown job = %s", got)
 	}
 }
+
+// TestFgBg: bg lets a suspended job go on; fg resumes and waits for one.
+func TestFgBg(t *testing.T) {
+	s := newSession(t)
+	closeTasks(t, s.in)
+	within(t, 10*time.Second, "fg and bg", func() {
+		if got := s.inline("let a = { sleep 20ms; 5 } &\na.suspend()\nbg %1\nwait %1"); got != "5" {
+			t.Errorf("bg then wait = %s", got)
+		}
+		if got := s.inline("let b = { sleep 20ms; 6 } &\nb.suspend()\nfg"); got != "6" {
+			t.Errorf("fg = %s", got)
+		}
+	})
+	if _, err := s.eval("fg"); err == nil {
+		t.Error("fg with no job left succeeded")
+	}
+}
