@@ -63,6 +63,10 @@ func (t *thread) field(recv value.Value, name string) (value.Value, error) {
 		if v, ok := errorField(r, name); ok {
 			return v, nil
 		}
+	case *Task:
+		if v, ok := taskField(r, name); ok {
+			return v, nil
+		}
 	case value.Null:
 		return nil, errorf(codeField, "null has no field `%s`", name).WithHint("use `?.` to read a field of a value that may be null")
 	}

@@ -156,7 +156,10 @@ func runExit(c *BuiltinCall) (value.Value, error) {
 		}
 		code = int(max(min(int64(n), 1<<31-1), -1<<31))
 	}
-	c.t.in.exitCode = &code
+	if c.t.task == nil {
+		// In a background task exit ends the task, not the session.
+		c.t.in.exitCode = &code
+	}
 	return nil, exitSignal
 }
 
@@ -185,8 +188,4 @@ func runSleep(c *BuiltinCall) (value.Value, error) {
 		return nil, errorf(codeType, "sleep duration must not be negative")
 	}
 	return value.Nil, c.t.sleep(d)
-}
-
-func runJobs(c *BuiltinCall) (value.Value, error) {
-	return value.NewList(nil), nil
 }

@@ -360,12 +360,22 @@ func (s *chanSub) next(env value.Env, timeout time.Duration) (v value.Value, ok,
 			return nil, false, false, nil
 		}
 		ctx := env.Context()
-		select {
-		case <-s.wake:
-		case <-deadline:
+		var timedOut bool
+		var werr error
+		blocking(env, func() {
+			select {
+			case <-s.wake:
+			case <-deadline:
+				timedOut = true
+			case <-ctx.Done():
+				werr = hostError(ctx.Err())
+			}
+		})
+		if timedOut {
 			return nil, false, true, nil
-		case <-ctx.Done():
-			return nil, false, false, hostError(ctx.Err())
+		}
+		if werr != nil {
+			return nil, false, false, werr
 		}
 	}
 }

@@ -132,7 +132,7 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 		Env:     t.env,
 		NoSpill: true,
 	}
-	if tty := t.in.opts.Terminal; tty != nil && m&mStream != 0 && (r == nil || (!r.hasIn && r.out == "")) {
+	if tty := t.in.opts.Terminal; tty != nil && t.task == nil && m&mStream != 0 && (r == nil || (!r.hasIn && r.out == "")) {
 		return t.runOnTerminal(name, args, spawn, int(tty.Fd()), m)
 	}
 	if m&mEmit != 0 {
@@ -156,7 +156,9 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 	if m&mStream != 0 {
 		spawn.StreamErr = t.stderr
 	}
-	res, err := t.host.Run(t.ctx, spawn)
+	var res *host.Result
+	var err error
+	t.unlocked(func() { res, err = t.host.Run(t.ctx, spawn) })
 	if err != nil {
 		return nil, hostError(err)
 	}
@@ -198,7 +200,9 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 // runOnTerminal runs spawn in the foreground of the terminal: its output
 // goes straight to the terminal, so the outcome holds status only.
 func (t *thread) runOnTerminal(name string, args []string, spawn *host.Spawn, tty int, m mode) (value.Value, error) {
-	res, err := t.host.RunTerminal(t.ctx, spawn, tty)
+	var res *host.Result
+	var err error
+	t.unlocked(func() { res, err = t.host.RunTerminal(t.ctx, spawn, tty) })
 	if err != nil {
 		return nil, hostError(err)
 	}

@@ -28,6 +28,9 @@ func init() {
 		// streams.go, channels.go
 		"every":   fnEvery,
 		"channel": fnChannel,
+		// fanout.go
+		"on":       fnOn,
+		"parallel": fnParallel,
 	}
 }
 
@@ -210,12 +213,15 @@ func fnRetry(t *thread, a value.Args) (value.Value, error) {
 func (t *thread) sleep(d time.Duration) error {
 	tm := time.NewTimer(d)
 	defer tm.Stop()
-	select {
-	case <-tm.C:
-		return nil
-	case <-t.ctx.Done():
-		return hostError(t.ctx.Err())
-	}
+	var err error
+	t.unlocked(func() {
+		select {
+		case <-tm.C:
+		case <-t.ctx.Done():
+			err = hostError(t.ctx.Err())
+		}
+	})
+	return err
 }
 
 func fnRun(t *thread, a value.Args) (value.Value, error) {

@@ -32,20 +32,31 @@ type Options struct {
 	Budget *budget.Budget
 }
 
-// Interp is one evaluation session. It is not safe for concurrent use: run
-// one Eval at a time.
+// Interp is one evaluation session. Its methods are safe for concurrent
+// use: evaluations (and the session's background tasks) take turns under
+// the session lock (see sched.go), so several Evals may be called at once.
 type Interp struct {
 	host host.Host
 	opts Options
 	root *scope
 
-	// Session state shared by the top-level thread.
+	sched *sched    // the session lock
+	tasks taskTable // language tasks (spawn, &)
+
+	// life ends when the session closes (Close): every background task's
+	// context derives from it.
+	life      context.Context
+	closeLife context.CancelFunc
+
+	// Session state shared by the top-level thread. dir and env are also
+	// read without the session lock (Dir, Environ: the kernel's program
+	// lookups run inside host calls), so they change under stateMu too.
+	stateMu  sync.Mutex
 	dir      string
 	env      []string
 	oldpwd   string
 	dirStack []string
 	exitCode *int
-	taskSeq  int
 
 	transcript []value.Value // REPL values, bound as `out`
 
@@ -81,33 +92,93 @@ func New(opts Options) (*Interp, error) {
 		env:  append([]string(nil), env...),
 	}
 	in.meter = newMeter(opts.Budget)
+	in.sched = newSched()
+	in.life, in.closeLife = context.WithCancel(context.Background())
 	return in, nil
+}
+
+// Close ends the session's life: every background task is cancelled
+// (killing the processes it runs). Evaluations started afterwards still
+// run, but tasks they start are cancelled at once. Close does not wait;
+// see WaitTasks.
+func (in *Interp) Close() { in.closeLife() }
+
+// WaitTasks waits until every background task has finished or ctx ends.
+func (in *Interp) WaitTasks(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { in.tasks.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// LiveTasks is the number of background tasks running now.
+func (in *Interp) LiveTasks() int {
+	in.tasks.mu.Lock()
+	defer in.tasks.mu.Unlock()
+	return in.tasks.live
 }
 
 // Eval parses src against the session's bindings and runs it. Errors are
 // *syntax.Error or *value.Error (with a span when known).
 func (in *Interp) Eval(ctx context.Context, src string) (value.Value, error) {
-	p, err := syntax.Parse(src, syntax.ParseOptions{IsBound: in.IsBound, REPL: in.opts.REPL})
-	if err != nil {
-		return nil, err
-	}
-	return in.EvalProgram(ctx, p)
+	return in.run(ctx, func() (*syntax.Program, error) {
+		return syntax.Parse(src, syntax.ParseOptions{IsBound: in.isBound, REPL: in.opts.REPL})
+	}, RunOptions{})
 }
 
 // EvalProgram runs an already parsed program in the session scope.
 func (in *Interp) EvalProgram(ctx context.Context, p *syntax.Program) (value.Value, error) {
+	return in.EvalProgramWith(ctx, p, RunOptions{})
+}
+
+// run takes the session lock, gets the program from parse (under the
+// lock, so it parses against the bindings it will run with) and evaluates
+// it on a new top-level thread.
+func (in *Interp) run(ctx context.Context, parse func() (*syntax.Program, error), o RunOptions) (value.Value, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	st := &strand{}
+	if err := in.hold(ctx, st); err != nil {
+		return nil, hostError(err)
+	}
+	defer in.letGo(st)
+	if o.Started != nil {
+		o.Started()
+	}
+	p, err := parse()
+	if err != nil {
+		return nil, err
+	}
 	ctx, done := in.begin(ctx)
 	defer done()
-	t := in.topThread(ctx)
-	defer in.keepNav(t)
-	v, err := t.runProgram(p, in.root)
+	t := in.topThread(ctx, st)
+	if o.Stdout != nil {
+		t.stdout = o.Stdout
+	}
+	if o.Stderr != nil {
+		t.stderr = o.Stderr
+	}
+	fm := modeFinal
+	if o.Position == PositionValue {
+		fm = modeValue
+	}
+	defer in.keepState(t, t.dir, t.env, t.oldpwd, t.dirStack)
+	v, err := t.runProgramFinal(p, in.root, fm)
 	if err == nil && in.opts.REPL {
 		in.record(v)
 	}
 	return v, end(ctx, err)
+}
+
+// sameEnv reports whether a and b are the same environment slice (the
+// environment is copy-on-write, so a change makes a new slice).
+func sameEnv(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // MaxTranscript bounds the values a REPL session keeps in `out`; the
@@ -127,27 +198,38 @@ func (in *Interp) record(v value.Value) {
 	in.root.declare("out", value.NewList(append([]value.Value(nil), in.transcript...)), false)
 }
 
-func (in *Interp) topThread(ctx context.Context) *thread {
-	t := &thread{
-		in:     in,
-		ctx:    ctx,
-		pause:  pauseFrom(ctx),
-		host:   in.host,
-		dir:    in.dir,
-		env:    in.env,
-		stdout: orDiscard(in.opts.Stdout),
-		stderr: orDiscard(in.opts.Stderr),
-		root:   in.root,
-		top:    true,
-	}
-	t.oldpwd, t.dirStack = in.oldpwd, in.dirStack
+// topThread is the thread of one top-level evaluation; the caller holds
+// the session lock on st.
+func (in *Interp) topThread(ctx context.Context, st *strand) *thread {
+	t := newThread(in, ctx, st)
+	t.stdout = orDiscard(in.opts.Stdout)
+	t.stderr = orDiscard(in.opts.Stderr)
+	t.top = true
 	return t
 }
 
-// keepNav makes the top-level thread t's working directory, environment
-// and navigation state the session's when its evaluation ends.
-func (in *Interp) keepNav(t *thread) {
-	in.dir, in.env, in.oldpwd, in.dirStack = t.dir, t.env, t.oldpwd, t.dirStack
+// keepState makes what the top-level thread t changed of its working
+// directory, navigation (previous directory, directory stack) and
+// environment the session's when its evaluation ends; dir0 … stack0 are
+// what it started with. Only what this evaluation changed persists: two
+// evaluations running at once (an async exec beside a foreground one) do
+// not undo each other's cd. Navigation persists as one: a cd changes the
+// directory and the previous directory together.
+func (in *Interp) keepState(t *thread, dir0 string, env0 []string, old0 string, stack0 []string) {
+	in.stateMu.Lock()
+	defer in.stateMu.Unlock()
+	if t.dir != dir0 || t.oldpwd != old0 || !sameStack(t.dirStack, stack0) {
+		in.dir, in.oldpwd, in.dirStack = t.dir, t.oldpwd, t.dirStack
+	}
+	if !sameEnv(t.env, env0) {
+		in.env = t.env
+	}
+}
+
+// sameStack reports whether a and b are the same directory stack (it is
+// replaced, never mutated, so a change makes a new slice).
+func sameStack(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func orDiscard(w io.Writer) io.Writer {
@@ -157,32 +239,64 @@ func orDiscard(w io.Writer) io.Writer {
 	return w
 }
 
-// IsBound reports whether name is a session value binding.
+// IsBound reports whether name is a session value binding. It takes the
+// session lock; evaluation code uses isBound.
 func (in *Interp) IsBound(name string) bool {
-	return in.root.lookup(name) != nil
+	release := in.holdAlways()
+	defer release()
+	return in.isBound(name)
+}
+
+func (in *Interp) isBound(name string) bool { return in.root.lookup(name) != nil }
+
+// holdAlways takes the session lock for an accessor, however long it takes
+// (holders give it up at their next wait or quantum).
+func (in *Interp) holdAlways() func() {
+	in.sched.acquireAlways()
+	return in.sched.release
 }
 
 // Names lists the session's bound names, sorted.
 func (in *Interp) Names() []string {
+	release := in.holdAlways()
+	defer release()
+	return in.names()
+}
+
+func (in *Interp) names() []string {
 	n := in.root.names()
 	sort.Strings(n)
 	return n
 }
 
 // Lookup returns the session binding for name.
-func (in *Interp) Lookup(name string) (value.Value, bool) { return in.root.get(name) }
+func (in *Interp) Lookup(name string) (value.Value, bool) {
+	release := in.holdAlways()
+	defer release()
+	return in.root.get(name)
+}
 
 // Budget is the memory budget the session is charged to (Options.Budget).
 func (in *Interp) Budget() *budget.Budget { return in.opts.Budget }
 
 // Dir is the session working directory.
-func (in *Interp) Dir() string { return in.dir }
+func (in *Interp) Dir() string {
+	in.stateMu.Lock()
+	defer in.stateMu.Unlock()
+	return in.dir
+}
 
 // Environ is the session environment (KEY=VALUE).
-func (in *Interp) Environ() []string { return append([]string(nil), in.env...) }
+func (in *Interp) Environ() []string {
+	in.stateMu.Lock()
+	defer in.stateMu.Unlock()
+	return append([]string(nil), in.env...)
+}
 
 // ExitRequested reports a pending `exit` request and its status.
 func (in *Interp) ExitRequested() (int, bool) {
+	release := in.holdAlways()
+	defer release()
 	if in.exitCode == nil {
 		return 0, false
 	}

@@ -65,10 +65,12 @@ type Binding struct {
 	Callable bool
 }
 
-// Bindings lists the session's bindings, sorted by name. Like every Interp
-// method it must not run concurrently with an evaluation.
+// Bindings lists the session's bindings, sorted by name. It takes the
+// session lock.
 func (in *Interp) Bindings() []Binding {
-	names := in.Names()
+	release := in.holdAlways()
+	defer release()
+	names := in.names()
 	out := make([]Binding, 0, len(names))
 	for _, n := range names {
 		v, ok := in.root.get(n)

@@ -456,7 +456,7 @@ func (tk *Task) FootprintOwn() int64 { return 48 }
 
 // FootprintHeld implements value.Holder: the task's result.
 func (tk *Task) FootprintHeld(yield func(value.Value)) {
-	if tk.val != nil {
-		yield(tk.val)
+	if v, _ := tk.result(); v != nil {
+		yield(v)
 	}
 }

@@ -77,10 +77,13 @@ func pauseFrom(ctx context.Context) *Pause {
 // cancellation as a language error.
 func (t *thread) checkpoint() error {
 	if p := t.pause; p != nil && p.held.Load() {
-		if err := p.wait(t.ctx); err != nil {
+		var err error
+		t.unlocked(func() { err = p.wait(t.ctx) })
+		if err != nil {
 			return hostError(err)
 		}
 	}
+	t.maybeYield()
 	if err := t.ctx.Err(); err != nil {
 		return hostError(err)
 	}

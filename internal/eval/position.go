@@ -27,31 +27,23 @@ type RunOptions struct {
 	// Stdout and Stderr receive statement-position command output for
 	// this run; nil falls back to Options.Stdout and Options.Stderr.
 	Stdout, Stderr io.Writer
+	// Started, when set, is called once the run holds the session lock,
+	// before it parses and evaluates: the kernel lets the next request of
+	// the session go on from there when this run is a background task.
+	Started func()
 }
 
 // EvalProgramWith runs an already parsed program in the session scope like
 // EvalProgram, with per-run position and output writers.
 func (in *Interp) EvalProgramWith(ctx context.Context, p *syntax.Program, o RunOptions) (value.Value, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, done := in.begin(ctx)
-	defer done()
-	t := in.topThread(ctx)
-	if o.Stdout != nil {
-		t.stdout = o.Stdout
-	}
-	if o.Stderr != nil {
-		t.stderr = o.Stderr
-	}
-	fm := modeFinal
-	if o.Position == PositionValue {
-		fm = modeValue
-	}
-	defer in.keepNav(t)
-	v, err := t.runProgramFinal(p, in.root, fm)
-	if err == nil && in.opts.REPL {
-		in.record(v)
-	}
-	return v, end(ctx, err)
+	return in.run(ctx, func() (*syntax.Program, error) { return p, nil }, o)
+}
+
+// EvalSourceWith parses src against the session's bindings and runs it
+// like EvalProgramWith, parsing under the session lock. A parse failure is
+// a *syntax.Error.
+func (in *Interp) EvalSourceWith(ctx context.Context, src string, o RunOptions) (value.Value, error) {
+	return in.run(ctx, func() (*syntax.Program, error) {
+		return syntax.Parse(src, syntax.ParseOptions{IsBound: in.isBound, REPL: in.opts.REPL})
+	}, o)
 }

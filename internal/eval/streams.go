@@ -182,11 +182,17 @@ func (s *tickSource) Next(env value.Env) (value.Value, bool, error) {
 	ctx := env.Context()
 	if wait := time.Until(s.next); wait > 0 {
 		tm := time.NewTimer(wait)
-		select {
-		case <-tm.C:
-		case <-ctx.Done():
-			tm.Stop()
-			return nil, false, hostError(ctx.Err())
+		var werr error
+		blocking(env, func() {
+			select {
+			case <-tm.C:
+			case <-ctx.Done():
+				tm.Stop()
+				werr = hostError(ctx.Err())
+			}
+		})
+		if werr != nil {
+			return nil, false, werr
 		}
 	}
 	v, err := s.tick(env)

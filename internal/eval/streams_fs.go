@@ -84,7 +84,9 @@ type watchSource struct {
 
 func (s *watchSource) Next(env value.Env) (value.Value, bool, error) {
 	for {
-		e, err := s.w.Next(env.Context())
+		var e host.FSEvent
+		var err error
+		blocking(env, func() { e, err = s.w.Next(env.Context()) })
 		if err != nil {
 			return nil, false, liveError(env.Context(), err)
 		}
@@ -151,7 +153,9 @@ func fnTail(t *thread, a value.Args) (value.Value, error) {
 type tailSource struct{ t host.Tailer }
 
 func (s *tailSource) Next(env value.Env) (value.Value, bool, error) {
-	it, err := s.t.Next(env.Context())
+	var it host.TailItem
+	var err error
+	blocking(env, func() { it, err = s.t.Next(env.Context()) })
 	if err != nil {
 		return nil, false, liveError(env.Context(), err)
 	}

@@ -27,14 +27,16 @@ const maxEvalDepth = 40_000
 // thread is the explicit execution context of one evaluation: the host
 // gate, cancellation, the dynamic working directory and environment, call
 // depth and output writers. Calls and `source` run on their caller's
-// thread (adjusting depth in place); `with`, `run` and `spawn` derive a
-// child copy so their dynamic changes vanish with it.
+// thread (adjusting depth in place); `with` and `run` derive a child copy
+// on the same goroutine so their dynamic changes vanish with it; a
+// background task (spawn, `&`) runs on a thread forked from its parent's
+// (see fork). Every thread is made by newThread.
 //
 // Navigation state (dir, oldpwd, dirStack) is the thread's, so a child's
 // `cd`, `pushd` and `popd` move only the child: `cd -` after a `with`
 // block returns to where the session's own navigation last was. The
-// session's top-level thread hands all three back to its Interp when its
-// evaluation ends (Interp.keepNav).
+// session's top-level thread hands what it changed back to its Interp
+// when its evaluation ends (Interp.keepState).
 type thread struct {
 	in      *Interp
 	ctx     context.Context
@@ -54,6 +56,34 @@ type thread struct {
 
 	oldpwd   string   // directory left by the last navigation, for `cd -`
 	dirStack []string // pushd stack, most recent first; replaced, never mutated
+	st       *strand  // this goroutine's hold on the session lock
+	task     *Task    // the background task running on this thread; nil in the foreground
+}
+
+// newThread is the one constructor of a thread from scratch: every thread
+// has the session's host gate (its principal and authoriser; a thread
+// cannot be given another), a context (its cancellation parent, which also
+// carries the session's memory budget, see Interp.begin) and a strand. The
+// top-level thread of an evaluation (topThread) and a background task's
+// thread (fork) are both made here; child copies a made thread.
+func newThread(in *Interp, ctx context.Context, st *strand) *thread {
+	if in == nil || ctx == nil || st == nil {
+		panic("eval: a thread needs its session, a context and a strand")
+	}
+	return &thread{
+		in:       in,
+		ctx:      ctx,
+		pause:    pauseFrom(ctx),
+		host:     in.host,
+		dir:      in.dir,
+		env:      in.env,
+		oldpwd:   in.oldpwd,
+		dirStack: in.dirStack,
+		stdout:   io.Discard,
+		stderr:   io.Discard,
+		root:     in.root,
+		st:       st,
+	}
 }
 
 // child derives a thread for a dynamic sub-context.

@@ -103,7 +103,9 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 			return nil, err
 		}
 		c.att.bindTask(sess, t)
-		return awaitInline(ctx, t, time.Duration(*p.TimeoutMS)*time.Millisecond)
+		// Once the exec turns into a task it holds its session's order no
+		// longer: the next request goes on beside it.
+		return awaitInline(ctx, t, time.Duration(*p.TimeoutMS)*time.Millisecond, tr.leave)
 	}
 	// A synchronous exec runs as a foreground task, so that task.list
 	// shows it and task.cancel (from any connection of the session) stops
@@ -117,23 +119,29 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 
 // runExec waits for the turn, runs the source in the session, stores the
 // value (or the raised error) in the transcript and publishes transcript
-// and render events. It always leaves the turn. ref is the transcript
-// entry written, "" when none was.
+// and render events. It always leaves the turn: a synchronous exec when
+// it ends, so pipelined execs take effect in request order; an async one
+// as soon as it holds the session lock, so that later requests run beside
+// it (see docs/architecture.md, "Concurrency inside a session"). ref is
+// the transcript entry written, "" when none was.
 func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *turn) (res *execResult, ref string, err error) {
 	defer tr.leave()
 	if err := tr.wait(ctx); err != nil {
 		return nil, "", proto.NewError(proto.CodeInternalError, "exec abandoned before it started: "+err.Error(), nil)
-	}
-	prog, err := syntax.Parse(*p.Src, syntax.ParseOptions{IsBound: sess.interp.IsBound})
-	if err != nil {
-		return nil, "", parseError(err)
 	}
 	var out boundedBuffer
 	ro := eval.RunOptions{Stdout: &out, Stderr: &out}
 	if p.Position == "value" {
 		ro.Position = eval.PositionValue
 	}
-	v, err := sess.interp.EvalProgramWith(ctx, prog, ro)
+	if p.Async || p.Background {
+		ro.Started = tr.leave
+	}
+	v, err := sess.interp.EvalSourceWith(ctx, *p.Src, ro)
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return nil, "", parseError(err)
+	}
 	sess.settle()
 	scope := sess.scope()
 	if err != nil {

@@ -41,6 +41,8 @@ func (s *Server) wireSession(sess *session) {
 	// Closing the session (lifecycle.go) gives back its memory budget,
 	// ends its live streams, unhooks its bridge and frees its event scope.
 	sess.onClose(sess.releaseMemory)
+	// Its language tasks (spawn, &) are cancelled, their processes with them.
+	sess.onClose(sess.interp.Close)
 	sess.onClose(func() {
 		sess.interp.Channels().SetForwarder(nil)
 		if lc, ok := sess.host.(interface{ CloseLive() }); ok {
@@ -110,14 +112,16 @@ func awaitForeground(ctx context.Context, sess *session, t *tasks.Task) (any, er
 // awaitInline waits up to timeout for t: a task that finishes in time
 // answers like an inline exec; otherwise the answer names the task, which
 // keeps running, with timed_out set.
-func awaitInline(ctx context.Context, t *tasks.Task, timeout time.Duration) (any, error) {
+func awaitInline(ctx context.Context, t *tasks.Task, timeout time.Duration, detach func()) (any, error) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case <-t.Done():
 	case <-timer.C:
+		detach()
 		return started(t, true), nil
 	case <-ctx.Done():
+		detach()
 		return started(t, true), nil
 	}
 	return execAnswer(t)

@@ -13,12 +13,14 @@ type turnstile struct {
 	tail chan struct{} // closed when the latest turn ends
 }
 
-// turn is one reserved place in a turnstile. It is used by one goroutine
-// at a time.
+// turn is one reserved place in a turnstile. wait is called by one
+// goroutine; leave may be called from several (an exec task that passes
+// its turn on when it starts, or when its timeout_ms elapses, and again
+// when it ends).
 type turn struct {
 	prev <-chan struct{} // closed when the previous turn ends; nil: none
 	done chan struct{}
-	left bool
+	once sync.Once
 }
 
 // enter reserves the next turn.
@@ -45,12 +47,11 @@ func (tr *turn) wait(ctx context.Context) error {
 }
 
 // leave ends the turn; when its predecessor is still running, the turn
-// passes on as soon as that one ends. leave is idempotent.
-func (tr *turn) leave() {
-	if tr.left {
-		return
-	}
-	tr.left = true
+// passes on as soon as that one ends. leave is idempotent and safe for
+// concurrent use.
+func (tr *turn) leave() { tr.once.Do(tr.pass) }
+
+func (tr *turn) pass() {
 	if tr.prev == nil {
 		close(tr.done)
 		return

@@ -176,3 +176,36 @@ func TestOutIsBounded(t *testing.T) {
 		t.Errorf("out.len() = %s, want %s", got, want)
 	}
 }
+
+// TestBackgroundJobReturnsToPrompt: `cmd &` gives the prompt back while
+// the job runs; jobs lists it, bg and fg resume and wait for one, kill
+// cancels one.
+func TestBackgroundJobReturnsToPrompt(t *testing.T) {
+	in, out, errs := newSession(t)
+	defer in.Close()
+	s := &script{lines: []string{
+		"^sleep 30 &",
+		"jobs.map(.state)",
+		"let t = { sleep 20ms; 9 } &",
+		"t.suspend()",
+		"bg %2",
+		"fg %2",
+		"kill %1",
+		"try { wait %1 } catch e { e.code }",
+		"jobs.map(.status)",
+	}}
+	done := make(chan int, 1)
+	go func() { done <- Run(context.Background(), s, Config{Interp: in, Stdout: out, Stderr: errs}, nil) }()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit code %d (stderr %q)", code, errs.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the REPL waited for the background job")
+	}
+	want := "<task 1>\nrunning\n9\ntask_cancelled\ncancelled\ncompleted\n"
+	if got := out.String(); got != want {
+		t.Errorf("stdout %q, want %q (stderr %q)", got, want, errs.String())
+	}
+}

@@ -117,6 +117,10 @@ func (p *parser) binaryLoop(left Expr, minPrec int) Expr {
 		case tPipe:
 			p.failTok(pipeError(t.start), "", "")
 		case tAmp:
+			if _, ok := left.(*Block); ok && p.endsAfterAmp(t) {
+				p.h = hl
+				return left // `{ … } &`: see backgroundBlock
+			}
 			p.failAfterStmt(t)
 		case tIllegal:
 			p.failTok(t, "", "")

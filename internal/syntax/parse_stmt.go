@@ -168,9 +168,36 @@ func (p *parser) parseHeadStmt(t token) Stmt {
 			return p.newExprStmt(ExprStmt{X: x, Span: sp})
 		}
 	}
-	x := p.parseExprEOC()
+	x := p.backgroundBlock(p.parseExprEOC())
 	p.node(p.h, x.Pos())
 	return p.newExprStmt(ExprStmt{X: x, Span: x.Pos()})
+}
+
+// endsAfterAmp reports whether the `&` token t ends its statement.
+func (p *parser) endsAfterAmp(t token) bool {
+	switch p.peekAt(t.end).kind {
+	case tNewline, tSemi, tEOF, tRParen, tRBrace:
+		return true
+	}
+	return false
+}
+
+// backgroundBlock reads a trailing `&` after a block, `{ … } &`, which
+// starts the block as a background task: it is spawn { … } (see Spawn).
+// Anything else is returned as it is.
+func (p *parser) backgroundBlock(x Expr) Expr {
+	b, ok := x.(*Block)
+	if !ok {
+		return x
+	}
+	t := p.peek()
+	if t.kind != tAmp || !p.endsAfterAmp(t) {
+		return x // the statement's end reports a stray `&`
+	}
+	p.pos = t.end
+	sp := mkSpan(int(b.Span.Start), t.end)
+	p.node(p.h, sp)
+	return &Spawn{Body: b, Span: sp}
 }
 
 func isAssignOp(k tokKind) bool {
@@ -243,7 +270,7 @@ func (p *parser) parseLet(kw token, start int, exported bool) Stmt {
 	}
 	p.pos = a.end
 	p.skipNL()
-	init := p.parseExprEOC()
+	init := p.backgroundBlock(p.parseExprEOC())
 	p.bind(name, bindValue)
 	sp := mkSpan(start, int(init.Pos().End))
 	p.node(max(h, p.h), sp)

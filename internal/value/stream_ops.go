@@ -260,12 +260,20 @@ const PollStep = 20 * time.Millisecond
 func pollWait(env Env) error {
 	tm := time.NewTimer(PollStep)
 	defer tm.Stop()
-	select {
-	case <-tm.C:
-		return nil
-	case <-env.Context().Done():
-		return Errorf("cancelled", "stream cancelled: %v", env.Context().Err())
+	var err error
+	wait := func() {
+		select {
+		case <-tm.C:
+		case <-env.Context().Done():
+			err = Errorf("cancelled", "stream cancelled: %v", env.Context().Err())
+		}
 	}
+	if b, ok := env.(Blocker); ok {
+		b.Block(wait)
+	} else {
+		wait()
+	}
+	return err
 }
 
 func (s *untilStage) Close() {

@@ -353,6 +353,14 @@ type Env interface {
 	Clock() (time.Time, error)
 }
 
+// Blocker is implemented by an Env whose evaluation holds a lock it must
+// give up while it waits: Block runs f, which waits for something outside
+// the evaluation (a timer, a queue) and touches none of its state, with
+// that lock given up.
+type Blocker interface {
+	Block(f func())
+}
+
 // NamedArg is a `name: value` call argument.
 type NamedArg struct {
 	Name  string

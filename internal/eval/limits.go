@@ -1,0 +1,31 @@
+package eval
+
+import "time"
+
+// Bounds on a session's background work, set in one place (see
+// docs/kernel.md, "Limits").
+const (
+	// MaxLiveTasks bounds the language tasks (spawn, `cmd &`, `{ … } &`,
+	// on handlers, parallel branches) one session has running at once; one
+	// more fails with task_limit. Kernel-wide the bound is this times the
+	// kernel's session bound.
+	MaxLiveTasks = 64
+
+	// MaxTaskRecords bounds the tasks the session's job table (`jobs`)
+	// remembers; past it the oldest finished task is forgotten (its handle
+	// still answers await). Running tasks are always listed.
+	MaxTaskRecords = 256
+
+	// SchedQuantum is how long an evaluation keeps the session lock while
+	// another goroutine of the session waits for it, before it yields at
+	// its next checkpoint.
+	SchedQuantum = 2 * time.Millisecond
+
+	// SchedMinTicks is how many checkpoints an evaluation passes after
+	// taking the session lock before it may yield it (see SchedQuantum).
+	SchedMinTicks = 64
+
+	// MaxParallel bounds the thunks one parallel call or the items one
+	// par_map call runs at once; the rest wait for a free branch.
+	MaxParallel = 16
+)

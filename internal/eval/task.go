@@ -1,0 +1,582 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// Task is the handle of a background computation: `spawn { … }`,
+// `cmd &`, `{ … } &`, an `on` handler. It runs on its own goroutine, on a
+// thread forked from the one that started it (see fork), and takes the
+// session lock like any evaluation (see sched.go).
+type Task struct {
+	ID    int
+	desc  string
+	in    *Interp
+	done  chan struct{} // closed when the task has finished
+	pause Pause         // holds the task's evaluation while suspended
+
+	cancel context.CancelCauseFunc
+
+	mu        sync.Mutex
+	val       value.Value
+	err       error
+	finished  bool
+	cancelled bool // cancel was asked for
+	suspended bool
+	groups    map[*groupRef]struct{} // process groups running now, for suspend
+}
+
+type groupRef struct{ pg host.ProcessGroup }
+
+// errTaskCancelled is the cause a task's context ends with on cancel.
+var errTaskCancelled = errors.New("task cancelled")
+
+// Kind implements value.Value.
+func (*Task) Kind() value.Kind { return value.KTask }
+
+// InlineString implements value.Inliner.
+func (tk *Task) InlineString() string { return "<task " + itoa(tk.ID) + ">" }
+
+// WireTask implements value.WireTask: the id and whether it finished.
+func (tk *Task) WireTask() (string, bool) { return "task:" + itoa(tk.ID), tk.isDone() }
+
+func (tk *Task) isDone() bool {
+	select {
+	case <-tk.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// result is the task's outcome once done.
+func (tk *Task) result() (value.Value, error) {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	return tk.val, tk.err
+}
+
+// state is the job-table state: running, stopped (suspended) or done.
+func (tk *Task) state() string {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	switch {
+	case tk.finished:
+		return "done"
+	case tk.suspended:
+		return "stopped"
+	}
+	return "running"
+}
+
+// status is the kernel's task state: running, cancelling (cancel asked,
+// not yet ended), completed, failed or cancelled.
+func (tk *Task) status() string {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	switch {
+	case !tk.finished && tk.cancelled:
+		return "cancelling"
+	case !tk.finished:
+		return "running"
+	case tk.err == nil:
+		return "completed"
+	case tk.cancelled:
+		return "cancelled"
+	}
+	return "failed"
+}
+
+// Cancel asks the task to stop: its context ends, which kills every
+// process it runs (their whole trees) and raises cancelled at its next
+// checkpoint or wait.
+func (tk *Task) Cancel() {
+	tk.mu.Lock()
+	if !tk.finished {
+		tk.cancelled = true
+	}
+	tk.mu.Unlock()
+	tk.cancel(errTaskCancelled)
+	_ = tk.pause.Resume()
+}
+
+// Suspend holds the task at its next checkpoint and stops the processes it
+// runs (SIGSTOP); Resume undoes it.
+func (tk *Task) Suspend() {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	if tk.finished || tk.suspended {
+		return
+	}
+	tk.suspended = true
+	_ = tk.pause.Suspend()
+	for g := range tk.groups {
+		_ = g.pg.Suspend()
+	}
+}
+
+// Resume lets a suspended task go on.
+func (tk *Task) Resume() {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	if !tk.suspended {
+		return
+	}
+	tk.suspended = false
+	for g := range tk.groups {
+		_ = g.pg.Resume()
+	}
+	_ = tk.pause.Resume()
+}
+
+// groupHook makes each process group the task starts suspendable while it
+// lives; a group started while the task is suspended is stopped at once.
+func (tk *Task) groupHook(_ context.Context, pg host.ProcessGroup) func() {
+	g := &groupRef{pg}
+	tk.mu.Lock()
+	if tk.groups == nil {
+		tk.groups = map[*groupRef]struct{}{}
+	}
+	tk.groups[g] = struct{}{}
+	if tk.suspended {
+		_ = pg.Suspend()
+	}
+	tk.mu.Unlock()
+	return func() {
+		tk.mu.Lock()
+		delete(tk.groups, g)
+		tk.mu.Unlock()
+	}
+}
+
+// tasks is a session's table of language tasks, under its own mutex: it is
+// read by `jobs` and written when tasks start and finish, which may happen
+// without the session lock.
+type taskTable struct {
+	mu   sync.Mutex
+	seq  int
+	live int
+	all  []*Task // oldest first, at most MaxTaskRecords
+	wg   sync.WaitGroup
+}
+
+// add registers a new task, refusing one past MaxLiveTasks.
+func (tt *taskTable) add(tk *Task) error {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	if tt.live >= MaxLiveTasks {
+		return errorf("task_limit", "this session already runs %d tasks (the bound, MaxLiveTasks)", MaxLiveTasks).
+			WithHint("await or cancel a task first; `jobs` lists them")
+	}
+	tt.live++
+	tt.seq++
+	tk.ID = tt.seq
+	if len(tt.all) >= MaxTaskRecords {
+		for i, old := range tt.all {
+			if old.isDone() {
+				tt.all = append(tt.all[:i], tt.all[i+1:]...)
+				break
+			}
+		}
+	}
+	tt.all = append(tt.all, tk)
+	tt.wg.Add(1)
+	return nil
+}
+
+func (tt *taskTable) finished() {
+	tt.mu.Lock()
+	tt.live--
+	tt.mu.Unlock()
+	tt.wg.Done()
+}
+
+func (tt *taskTable) list() []*Task {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	return append([]*Task(nil), tt.all...)
+}
+
+// fork derives the thread a background task runs on: a copy of t's
+// dynamic context (working directory, environment, function nesting) with
+// the same host gate (principal and authoriser), the session's memory
+// budget, and a context whose cancellation parent is the session's life,
+// not the evaluation that started it, so a task outlives its exec. It has
+// its own strand (it runs on its own goroutine) and discards statement
+// output: its result is its value.
+func (t *thread) fork(ctx context.Context, tk *Task) *thread {
+	c := newThread(t.in, ctx, &strand{})
+	c.dir, c.env, c.oldpwd, c.dirStack = t.dir, t.env, t.oldpwd, t.dirStack
+	c.fnDepth = t.fnDepth
+	c.root = t.root
+	c.task = tk
+	c.pause = &tk.pause
+	c.stdout, c.stderr = io.Discard, io.Discard
+	return c
+}
+
+// startTask runs body as a new task of the session, on a thread forked
+// from t, and returns its handle at once.
+func (t *thread) startTask(desc string, body func(c *thread) (value.Value, error)) (*Task, error) {
+	in := t.in
+	tk := &Task{in: in, desc: desc, done: make(chan struct{})}
+	if err := in.tasks.add(tk); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancelCause(in.life)
+	tk.cancel = cancel
+	ctx, end := in.begin(ctx)
+	ctx = host.WithGroupHook(ctx, tk.groupHook)
+	c := t.fork(ctx, tk)
+	go func() {
+		var v value.Value
+		var err error
+		defer func() {
+			in.letGo(c.st)
+			end()
+			cancel(nil)
+			close(tk.done)
+			in.tasks.finished()
+		}()
+		defer func() {
+			if r := recover(); r != nil {
+				err = errorf("internal_error", "task %d panicked: %v", tk.ID, r)
+			}
+			tk.finish(ctx, v, err)
+		}()
+		if err = in.hold(ctx, c.st); err != nil {
+			err = hostError(err)
+			return
+		}
+		v, err = body(c)
+	}()
+	return tk, nil
+}
+
+// finish records the task's result. A task whose context ended (cancel,
+// or the session closing) and that failed was cancelled.
+func (tk *Task) finish(ctx context.Context, v value.Value, err error) {
+	if err != nil {
+		if f, ok := err.(*flow); ok && (f.kind == flowReturn || f.kind == flowExit) {
+			v, err = f.val, nil
+		} else {
+			err = langError(err)
+		}
+	}
+	if v == nil && err == nil {
+		v = value.Nil
+	}
+	tk.mu.Lock()
+	tk.val, tk.err, tk.finished, tk.suspended = v, err, true, false
+	if err != nil && ctx.Err() != nil {
+		tk.cancelled = true
+	}
+	if err == nil {
+		tk.cancelled = false
+	}
+	tk.mu.Unlock()
+}
+
+// awaitError is what awaiting a failed task raises: its own error, except
+// that a cancelled task's cancellation becomes task_cancelled, which the
+// awaiter may catch (its own evaluation was not cancelled).
+func (tk *Task) awaitError() error {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	if tk.err == nil {
+		return nil
+	}
+	if e, ok := tk.err.(*value.Error); ok && e.Code == "cancelled" {
+		return errorf("task_cancelled", "task %d was cancelled", tk.ID).
+			WithHint("its status is cancelled; catch task_cancelled to go on")
+	}
+	return tk.err
+}
+
+// await waits for tk without the session lock and returns its result.
+func (t *thread) await(tk *Task) (value.Value, error) {
+	if t.task == tk {
+		return nil, errorf(codeArg, "task %d cannot await itself", tk.ID)
+	}
+	var werr error
+	t.unlocked(func() {
+		select {
+		case <-tk.done:
+		case <-t.ctx.Done():
+			werr = hostError(t.ctx.Err())
+		}
+	})
+	if werr != nil {
+		return nil, werr
+	}
+	if err := tk.awaitError(); err != nil {
+		return nil, err
+	}
+	v, _ := tk.result()
+	return v, nil
+}
+
+func (t *thread) evalSpawn(n *syntax.Spawn, sc *scope) (value.Value, error) {
+	tk, err := t.startTask("spawn", func(c *thread) (value.Value, error) {
+		return c.evalBlock(n.Body, sc, modeValue)
+	})
+	if err != nil {
+		return nil, withSpan(err, n.Span)
+	}
+	return tk, nil
+}
+
+func (t *thread) runBackground(call *syntax.CmdCall, sc *scope) (value.Value, error) {
+	bg := *call
+	bg.Background = false
+	tk, err := t.startTask(cmdDesc(call), func(c *thread) (value.Value, error) {
+		return c.runCmd(&bg, sc, modeValue, nil)
+	})
+	if err != nil {
+		return nil, withSpan(err, call.Span)
+	}
+	return tk, nil
+}
+
+// cmdDesc describes a background command for the job table: its head and
+// arguments as written, at most 200 bytes.
+func cmdDesc(call *syntax.CmdCall) string {
+	s := call.Head.Text
+	for _, a := range call.Args {
+		if a != nil && a.Text != "" {
+			s += " " + a.Text
+		}
+		if len(s) > 200 {
+			return s[:200]
+		}
+	}
+	return s
+}
+
+// taskField reads a task's fields: id, desc, state (running, stopped or
+// done), done, suspended, status (running, cancelling, completed, failed,
+// cancelled).
+func taskField(tk *Task, name string) (value.Value, bool) {
+	switch name {
+	case "id":
+		return value.Int(tk.ID), true
+	case "desc":
+		return value.Str(tk.desc), true
+	case "state":
+		return value.Str(tk.state()), true
+	case "done":
+		return value.Bool(tk.isDone()), true
+	case "suspended":
+		return value.Bool(tk.state() == "stopped"), true
+	case "status":
+		return value.Str(tk.status()), true
+	}
+	return nil, false
+}
+
+// jobRow is a task's row in `jobs`.
+func jobRow(tk *Task) value.Value {
+	st := tk.state()
+	return value.NewRecord(
+		[]string{"id", "desc", "state", "done", "suspended", "status"},
+		[]value.Value{value.Int(tk.ID), value.Str(tk.desc), value.Str(st), value.Bool(st == "done"), value.Bool(st == "stopped"), value.Str(tk.status())},
+	)
+}
+
+func runJobs(c *BuiltinCall) (value.Value, error) {
+	all := c.t.in.tasks.list()
+	rows := make([]value.Value, len(all))
+	for i, tk := range all {
+		rows[i] = jobRow(tk)
+	}
+	return value.NewList(rows), nil
+}
+
+func init() {
+	wait := func(c *MethodCall, recv value.Value, args value.Args) (value.Value, error) {
+		return c.t.await(recv.(*Task))
+	}
+	RegisterHostMethod(value.KTask, "await", wait)
+	RegisterHostMethod(value.KTask, "wait", wait)
+	RegisterHostMethod(value.KTask, "is_done", func(_ *MethodCall, recv value.Value, _ value.Args) (value.Value, error) {
+		return value.Bool(recv.(*Task).isDone()), nil
+	})
+	RegisterHostMethod(value.KTask, "is_suspended", func(_ *MethodCall, recv value.Value, _ value.Args) (value.Value, error) {
+		return value.Bool(recv.(*Task).state() == "stopped"), nil
+	})
+	RegisterHostMethod(value.KTask, "cancel", func(_ *MethodCall, recv value.Value, _ value.Args) (value.Value, error) {
+		recv.(*Task).Cancel()
+		return value.Nil, nil
+	})
+	RegisterHostMethod(value.KTask, "suspend", func(_ *MethodCall, recv value.Value, _ value.Args) (value.Value, error) {
+		recv.(*Task).Suspend()
+		return value.Nil, nil
+	})
+	RegisterHostMethod(value.KTask, "resume", func(_ *MethodCall, recv value.Value, _ value.Args) (value.Value, error) {
+		recv.(*Task).Resume()
+		return value.Nil, nil
+	})
+}
+
+func init() {
+	RegisterBuiltin(&Builtin{Name: "wait", Run: runWait, Bare: true, Quiet: true})
+	RegisterBuiltin(&Builtin{Name: "kill", Run: runKill, Bare: true, Quiet: true, Verbatim: true})
+	RegisterBuiltin(&Builtin{Name: "fg", Run: runFg, Bare: true})
+	RegisterBuiltin(&Builtin{Name: "bg", Run: runBg, Bare: true, Quiet: true})
+}
+
+// jobArg resolves the one optional job argument of fg and bg: a task, %N,
+// or (none) the newest task not done.
+func jobArg(c *BuiltinCall) (*Task, error) {
+	tt := &c.t.in.tasks
+	switch len(c.Args) {
+	case 0:
+		all := tt.list()
+		for i := len(all) - 1; i >= 0; i-- {
+			if !all[i].isDone() && all[i] != c.t.task {
+				return all[i], nil
+			}
+		}
+		return nil, errorf(codeNotFound, "%s: no current job", c.Name).WithHint("`jobs` lists the session's tasks")
+	case 1:
+		tk, ok, err := tt.taskSpec(c.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, errorf(codeArg, "%s takes a task or %%N, got %s", c.Name, value.TypeName(c.Args[0]))
+		}
+		return tk, nil
+	}
+	return nil, errorf(codeArg, "%s takes at most one job", c.Name)
+}
+
+// runFg brings a job to the foreground: resumes it if suspended and waits
+// for it (Ctrl-C in the REPL stops the wait, not the job).
+func runFg(c *BuiltinCall) (value.Value, error) {
+	tk, err := jobArg(c)
+	if err != nil {
+		return nil, err
+	}
+	tk.Resume()
+	return c.t.await(tk)
+}
+
+// runBg lets a suspended job go on in the background.
+func runBg(c *BuiltinCall) (value.Value, error) {
+	tk, err := jobArg(c)
+	if err != nil {
+		return nil, err
+	}
+	tk.Resume()
+	return value.Nil, nil
+}
+
+// taskSpec resolves a job argument: a task value, or `%N` naming task N of
+// the session's table. ok is false for anything else.
+func (tt *taskTable) taskSpec(v value.Value) (tk *Task, ok bool, err error) {
+	switch x := v.(type) {
+	case *Task:
+		return x, true, nil
+	case value.Str:
+		s := string(x)
+		if !strings.HasPrefix(s, "%") {
+			return nil, false, nil
+		}
+		n, perr := strconv.Atoi(s[1:])
+		if perr != nil {
+			return nil, false, nil
+		}
+		tt.mu.Lock()
+		defer tt.mu.Unlock()
+		for _, tk := range tt.all {
+			if tk.ID == n {
+				return tk, true, nil
+			}
+		}
+		return nil, true, errorf(codeNotFound, "no job %s", s).WithHint("`jobs` lists the session's tasks")
+	}
+	return nil, false, nil
+}
+
+// runWait is `wait` (every running task), `wait %N` or `wait (task)`: it
+// waits for the tasks and returns the result of the last one named (null
+// for a bare wait). A named task's failure is raised, as by await.
+func runWait(c *BuiltinCall) (value.Value, error) {
+	tt := &c.t.in.tasks
+	if len(c.Args) == 0 {
+		for _, tk := range tt.list() {
+			if tk == c.t.task {
+				continue
+			}
+			if _, err := c.t.await(tk); err != nil {
+				if e, ok := err.(*value.Error); ok && e.Code == "cancelled" && c.t.ctx.Err() != nil {
+					return nil, err
+				}
+			}
+		}
+		return value.Nil, nil
+	}
+	var last value.Value = value.Nil
+	for _, a := range c.Args {
+		tk, ok, err := tt.taskSpec(a)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, errorf(codeArg, "wait takes tasks or %%N job numbers, got %s", value.TypeName(a))
+		}
+		if last, err = c.t.await(tk); err != nil {
+			return nil, err
+		}
+	}
+	return last, nil
+}
+
+// runKill cancels tasks named as values or `%N` (`kill %1`, `kill (job)`);
+// any other command line is the kill program's (`kill -TERM 1234`).
+func runKill(c *BuiltinCall) (value.Value, error) {
+	var tks []*Task
+	for _, a := range c.Args {
+		tk, ok, err := c.t.in.tasks.taskSpec(a)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			tks = nil
+			break
+		}
+		tks = append(tks, tk)
+	}
+	if len(tks) > 0 {
+		for _, tk := range tks {
+			tk.Cancel()
+		}
+		return value.Nil, nil
+	}
+	argv := make([]string, len(c.Args))
+	for i, v := range c.Args {
+		s, err := argText(v)
+		if err != nil {
+			return nil, err
+		}
+		argv[i] = s
+	}
+	prog, err := c.t.host.LookPath(c.t.ctx, "kill", c.t.env)
+	if err != nil {
+		if gateStop(err) {
+			return nil, hostError(err)
+		}
+		return nil, errorf(codeNotFound, "kill: no task named and no kill program found")
+	}
+	return c.t.runExternal("kill", prog, argv, nil, modeValue|mRaise)
+}
