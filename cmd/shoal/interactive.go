@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"time"
 
 	"github.com/peterh/liner"
 	"golang.org/x/term"
@@ -64,6 +65,14 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		}
 	}()
 
+	// Leaving ends the session's jobs, stopped ones included, with their
+	// whole trees.
+	defer func() {
+		in.Close()
+		wctx, cancel := context.WithTimeout(context.Background(), jobsEndWait)
+		defer cancel()
+		_ = in.WaitTasks(wctx)
+	}()
 	code := repl.Run(ctx, linerReader{line}, repl.Config{
 		Interp: in, Stdout: stdout, Stderr: stderr,
 		Width:  terminalWidth,
@@ -72,6 +81,9 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 	saveHistory(line, hist, stderr)
 	return code
 }
+
+// jobsEndWait bounds how long leaving the REPL waits for its jobs to end.
+const jobsEndWait = 5 * time.Second
 
 // terminalHost hands the terminal its own modes for the time a command
 // runs in its foreground, and the line editor's back afterwards.

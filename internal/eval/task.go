@@ -33,6 +33,8 @@ type Task struct {
 	cancelled bool // cancel was asked for
 	suspended bool
 	groups    map[*groupRef]struct{} // process groups running now, for suspend
+	term      *host.TerminalJob      // a command stopped on the terminal (jobterm.go)
+	fgStop    chan struct{}          // closed when a foregrounded term job stops again
 }
 
 type groupRef struct{ pg host.ProcessGroup }
@@ -466,6 +468,9 @@ func runFg(c *BuiltinCall) (value.Value, error) {
 	tk, err := jobArg(c)
 	if err != nil {
 		return nil, err
+	}
+	if tk.terminalJob() != nil {
+		return c.t.foregroundTerminal(tk)
 	}
 	tk.Resume()
 	return c.t.await(tk)
