@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/peterh/liner"
@@ -64,6 +65,13 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 			intr.Interrupt()
 		}
 	}()
+	// Ctrl-Z while a statement runs in the REPL itself must not stop the
+	// shell: a caught signal that is dropped (never an ignore, which
+	// programs it starts would inherit; a caught one is reset at exec, so
+	// they stay stoppable). A command with the terminal gets Ctrl-Z itself.
+	stops := make(chan os.Signal, 1)
+	signal.Notify(stops, syscall.SIGTSTP, syscall.SIGTTIN)
+	defer signal.Stop(stops)
 
 	// Leaving ends the session's jobs, stopped ones included, with their
 	// whole trees.

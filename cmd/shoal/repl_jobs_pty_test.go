@@ -151,6 +151,19 @@ func TestREPLJobControl(t *testing.T) {
 	at = out.waitFor(t, at, "42")
 	at = out.waitFor(t, at, "shoal> ")
 
+	// Ctrl-Z while the REPL itself evaluates does not stop the shell, and
+	// the statement finishes. (Here shoal leads its session, so its group
+	// is orphaned and the kernel would drop a default stop anyway; under a
+	// login shell it is the handler in interactive that keeps it running.)
+	send("sleep 1s; 40 + 3\r")
+	time.Sleep(300 * time.Millisecond)
+	send("\x1a")
+	at = out.waitFor(t, at, "43")
+	at = out.waitFor(t, at, "shoal> ")
+	if st, _ := procState(shoal); st == "T" {
+		t.Fatal("Ctrl-Z stopped the shell itself")
+	}
+
 	// fg: the job runs again with the terminal; Ctrl-Z stops it again.
 	send("fg\r")
 	at = out.waitFor(t, at, "[1]  continued  "+sleep+" 41.25")
@@ -162,6 +175,7 @@ func TestREPLJobControl(t *testing.T) {
 
 	// bg: it runs on while the prompt stays with the shell.
 	send("bg %1\r")
+	at = out.waitFor(t, at, "[1]  running  "+sleep+" 41.25")
 	at = out.waitFor(t, at, "shoal> ")
 	waitState(t, pid, "running", "S", "R")
 	send("jobs.map(.state).join(\",\")\r")

@@ -483,6 +483,9 @@ func runBg(c *BuiltinCall) (value.Value, error) {
 		return nil, err
 	}
 	tk.Resume()
+	if tk.terminalJob() != nil {
+		c.t.jobNotice(tk, "running")
+	}
 	return value.Nil, nil
 }
 
