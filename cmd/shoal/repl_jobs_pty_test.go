@@ -215,6 +215,23 @@ func TestREPLJobControl(t *testing.T) {
 	at = out.waitFor(t, at, "cancelled")
 	at = out.waitFor(t, at, "shoal> ")
 
+	// In value position the stopped job's task is the value.
+	send("let j = (interact sleep 43.75)\r")
+	valPid := procWith(shoal, "sleep", "43.75")
+	if valPid == 0 {
+		t.Fatalf("interact sleep never started; terminal:\n%s", out.String()[at:])
+	}
+	time.Sleep(100 * time.Millisecond)
+	send("\x1a")
+	at = out.waitFor(t, at, "[3]  stopped  sleep 43.75")
+	at = out.waitFor(t, at, "shoal> ")
+	send("j.id * 100 + j.desc.len()\r") // 3, "sleep 43.75"
+	at = out.waitFor(t, at, "311")
+	at = out.waitFor(t, at, "shoal> ")
+	send("j.cancel()\r")
+	waitState(t, valPid, "gone", "")
+	at = out.waitFor(t, at, "shoal> ")
+
 	// A job left stopped ends with the session.
 	send(sleep + " 42.5\r")
 	last := procWith(shoal, "sleep", "42.5")
@@ -223,7 +240,7 @@ func TestREPLJobControl(t *testing.T) {
 	}
 	time.Sleep(100 * time.Millisecond)
 	send("\x1a")
-	at = out.waitFor(t, at, "[3]  stopped  "+sleep+" 42.5")
+	at = out.waitFor(t, at, "[4]  stopped  "+sleep+" 42.5")
 	out.waitFor(t, at, "shoal> ")
 	waitState(t, last, "stopped", "T")
 	send("exit 0\r")
