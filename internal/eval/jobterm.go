@@ -39,6 +39,9 @@ func (t *thread) parkTerminal(name string, args []string, argv []string, job *ho
 		_, _, _ = job.Wait(ctx) // ends and reaps it
 		return nil, err
 	}
+	// Its group is the task's from now on, so that bg, suspend and
+	// resume reach it even before the task's goroutine runs.
+	tk.groupHook(t.ctx, job.Group())
 	tk.mu.Lock()
 	tk.term, tk.suspended = job, true
 	tk.mu.Unlock()
@@ -57,7 +60,7 @@ func (t *thread) jobNotice(tk *Task, state string) {
 // the job ends (its outcome) or the task is cancelled (which ends the
 // job's tree first).
 func (c *thread) waitTerminal(desc string, argv []string, job *host.TerminalJob) (value.Value, error) {
-	defer c.task.groupHook(c.ctx, job.Group())()
+	defer c.task.dropGroup(job.Group())
 	for {
 		var res *host.Result
 		var stopped bool
@@ -74,6 +77,17 @@ func (c *thread) waitTerminal(desc string, argv []string, job *host.TerminalJob)
 			return nil, hostError(err)
 		}
 		return &value.Outcome{Cmd: desc, Argv: argv, Status: res.Status, Signal: res.Signal, Pid: res.Pid, Dur: res.Dur}, nil
+	}
+}
+
+// dropGroup forgets pg once its child has been reaped.
+func (tk *Task) dropGroup(pg host.ProcessGroup) {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	for g := range tk.groups {
+		if g.pg == pg {
+			delete(tk.groups, g)
+		}
 	}
 }
 
