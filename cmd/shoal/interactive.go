@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"syscall"
+	"time"
 
 	"github.com/peterh/liner"
 	"golang.org/x/term"
@@ -63,7 +65,22 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 			intr.Interrupt()
 		}
 	}()
+	// Ctrl-Z while a statement runs in the REPL itself must not stop the
+	// shell: a caught signal that is dropped (never an ignore, which
+	// programs it starts would inherit; a caught one is reset at exec, so
+	// they stay stoppable). A command with the terminal gets Ctrl-Z itself.
+	stops := make(chan os.Signal, 1)
+	signal.Notify(stops, syscall.SIGTSTP, syscall.SIGTTIN)
+	defer signal.Stop(stops)
 
+	// Leaving ends the session's jobs, stopped ones included, with their
+	// whole trees.
+	defer func() {
+		in.Close()
+		wctx, cancel := context.WithTimeout(context.Background(), jobsEndWait)
+		defer cancel()
+		_ = in.WaitTasks(wctx)
+	}()
 	code := repl.Run(ctx, linerReader{line}, repl.Config{
 		Interp: in, Stdout: stdout, Stderr: stderr,
 		Width:  terminalWidth,
@@ -72,6 +89,9 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 	saveHistory(line, hist, stderr)
 	return code
 }
+
+// jobsEndWait bounds how long leaving the REPL waits for its jobs to end.
+const jobsEndWait = 5 * time.Second
 
 // terminalHost hands the terminal its own modes for the time a command
 // runs in its foreground, and the line editor's back afterwards.

@@ -198,13 +198,25 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 }
 
 // runOnTerminal runs spawn in the foreground of the terminal: its output
-// goes straight to the terminal, so the outcome holds status only.
+// goes straight to the terminal, so the outcome holds status only. A
+// command the user stops (Ctrl-Z) becomes a stopped job (jobterm.go): the
+// statement ends, with the job's task as its value in value position.
 func (t *thread) runOnTerminal(name string, args []string, spawn *host.Spawn, tty int, m mode) (value.Value, error) {
 	var res *host.Result
 	var err error
 	t.unlocked(func() { res, err = t.host.RunTerminal(t.ctx, spawn, tty) })
 	if err != nil {
 		return nil, hostError(err)
+	}
+	if res.Stopped != nil {
+		tk, err := t.parkTerminal(name, args, spawn.Argv, res.Stopped)
+		if err != nil {
+			return nil, err
+		}
+		if m&mStream != 0 {
+			return value.Nil, nil
+		}
+		return tk, nil
 	}
 	if err := t.ctx.Err(); err != nil {
 		return nil, hostError(err)

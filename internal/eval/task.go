@@ -33,6 +33,8 @@ type Task struct {
 	cancelled bool // cancel was asked for
 	suspended bool
 	groups    map[*groupRef]struct{} // process groups running now, for suspend
+	term      *host.TerminalJob      // a command stopped on the terminal (jobterm.go)
+	fgStop    chan struct{}          // closed when a foregrounded term job stops again
 }
 
 type groupRef struct{ pg host.ProcessGroup }
@@ -467,6 +469,9 @@ func runFg(c *BuiltinCall) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tk.terminalJob() != nil {
+		return c.t.foregroundTerminal(tk)
+	}
 	tk.Resume()
 	return c.t.await(tk)
 }
@@ -478,6 +483,9 @@ func runBg(c *BuiltinCall) (value.Value, error) {
 		return nil, err
 	}
 	tk.Resume()
+	if tk.terminalJob() != nil {
+		c.t.jobNotice(tk, "running")
+	}
 	return value.Nil, nil
 }
 

@@ -77,6 +77,10 @@ type Result struct {
 	SpillPath string // full stdout spilled to a temp file, when truncated
 	Pid       int
 	Dur       time.Duration
+	// Stopped is set by RunTerminal when the child stopped (Ctrl-Z)
+	// instead of ending: the caller owns the job and must wait for it
+	// (TerminalJob.Wait); Status and Signal are then unset.
+	Stopped *TerminalJob
 }
 
 // Host is the gate between evaluation and the operating system.
@@ -112,7 +116,9 @@ type Host interface {
 	// the whole group when ctx is cancelled.
 	Run(ctx context.Context, s *Spawn) (*Result, error)
 	// RunTerminal runs a process in the foreground of the terminal open on
-	// descriptor tty, its stdio connected to it and nothing captured.
+	// descriptor tty, its stdio connected to it and nothing captured. A
+	// child that stops (Ctrl-Z) is returned as Result.Stopped, still
+	// alive, and the caller's group has the terminal again.
 	RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result, error)
 	// Environ is the process environment the session starts from.
 	Environ(ctx context.Context) ([]string, error)
