@@ -26,6 +26,10 @@ type stream struct {
 	subs    []*Subscription
 	filter  Filter // global channels only
 	lastUse uint64 // Bus.tick at the last publish or subscribe
+
+	// older and newer link the scope's counted streams in lastUse order
+	// (scopeState.lruOldest first), so finding the idlest is not a scan.
+	older, newer *stream
 }
 
 // push appends r, growing the ring as needed; the caller trims it.

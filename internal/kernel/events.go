@@ -138,7 +138,13 @@ func (c *conn) sendEvent(frame []byte) (sent bool, err error) {
 // task.N channel in a session whose every channel has subscribers) is
 // logged and dropped.
 func (s *Server) publishJSON(scope events.Scope, channel string, v any) {
-	b, err := json.Marshal(v)
+	var b []byte
+	var err error
+	if a, ok := v.(jsonAppender); ok {
+		b = a.AppendJSON(make([]byte, 0, 128))
+	} else {
+		b, err = json.Marshal(v)
+	}
 	if err != nil {
 		s.log.Error("dropping unencodable event", "channel", channel, "err", err)
 		return
@@ -147,6 +153,11 @@ func (s *Server) publishJSON(scope events.Scope, channel string, v any) {
 		s.log.Warn("dropping event", "channel", channel, "err", err)
 	}
 }
+
+// jsonAppender is an event payload that encodes itself without
+// reflection: an exec publishes several events, so their encoding is on
+// the exec path.
+type jsonAppender interface{ AppendJSON([]byte) []byte }
 
 // maxSafeInt is the largest integer JSON carries exactly, 2^53-1: every
 // integer param is checked against it before anything is changed.

@@ -57,13 +57,12 @@ func (s *Server) wireSession(sess *session) {
 
 // startExecTask runs p as a task of sess, taking over the turn tr. A
 // foreground task is a synchronous exec: listed and cancellable while it
-// runs, not retained after (see tasks.StartForeground).
-func (s *Server) startExecTask(sess *session, p *execParams, tr *turn, foreground bool) (*tasks.Task, error) {
-	start := sess.tasks.Start
-	if foreground {
-		start = sess.tasks.StartForeground
-	}
-	t, err := start(sess.owner(), *p.Src, func(ctx context.Context) (any, error) {
+// runs, not retained after (see tasks.StartForeground). It runs on the
+// calling goroutine and startExecTask returns once it has finished; stop
+// ending first (the connection closed, the kernel shutting down) cancels
+// it. Other tasks get a goroutine of their own and stop is not used.
+func (s *Server) startExecTask(stop context.Context, sess *session, p *execParams, tr *turn, foreground bool) (*tasks.Task, error) {
+	work := func(ctx context.Context) (any, error) {
 		// task.suspend holds the evaluation at its next checkpoint and stops
 		// every process it has running.
 		pause := new(eval.Pause)
@@ -72,7 +71,14 @@ func (s *Server) startExecTask(sess *session, p *execParams, tr *turn, foregroun
 		ctx = host.WithGroupHook(eval.WithPause(ctx, pause), suspendHook)
 		res, ref, err := s.runExec(ctx, sess, p, tr)
 		return &execDone{res: res, ref: ref}, err
-	})
+	}
+	var t *tasks.Task
+	var err error
+	if foreground {
+		t, err = sess.tasks.RunForeground(stop, sess.owner(), *p.Src, work)
+	} else {
+		t, err = sess.tasks.Start(sess.owner(), *p.Src, work)
+	}
 	if err != nil {
 		tr.leave()
 		if denied := exceededDenied(err); denied != nil {
@@ -93,20 +99,6 @@ func suspendHook(ctx context.Context, pg host.ProcessGroup) func() {
 
 func started(t *tasks.Task, timedOut bool) *taskStarted {
 	return &taskStarted{Task: t.ID(), Events: t.Record().Channel(), TimedOut: timedOut}
-}
-
-// awaitForeground waits for the foreground task t and answers with its
-// result, exactly as an exec run inline would. When ctx ends first (the
-// connection closed, the kernel is shutting down) the task is cancelled
-// and waited for.
-func awaitForeground(ctx context.Context, sess *session, t *tasks.Task) (any, error) {
-	select {
-	case <-t.Done():
-	case <-ctx.Done():
-		_, _ = sess.tasks.Cancel(sess.owner(), t.ID())
-		<-t.Done()
-	}
-	return execAnswer(t)
 }
 
 // awaitInline waits up to timeout for t: a task that finishes in time
