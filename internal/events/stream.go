@@ -35,7 +35,7 @@ type stream struct {
 // push appends r, growing the ring as needed; the caller trims it.
 func (s *stream) push(r record) {
 	if s.n == len(s.ring) {
-		grown := make([]record, min(max(8, 2*len(s.ring)), RingSize+1))
+		grown := make([]record, min(max(2, 2*len(s.ring)), RingSize+1)) // a task's stream holds two
 		for i := range s.n {
 			grown[i] = *s.at(i)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shoalgo/shoal/internal/events"
@@ -141,7 +142,15 @@ func (s *Server) publishJSON(scope events.Scope, channel string, v any) {
 	var b []byte
 	var err error
 	if a, ok := v.(jsonAppender); ok {
-		b = a.AppendJSON(make([]byte, 0, 128))
+		// Encoded into a reused buffer, then copied once at its size: the
+		// bus keeps the payload.
+		sp := eventScratch.Get().(*[]byte)
+		enc := a.AppendJSON((*sp)[:0])
+		b = append([]byte(nil), enc...)
+		if cap(enc) <= maxPooledScratch {
+			*sp = enc
+			eventScratch.Put(sp)
+		}
 	} else {
 		b, err = json.Marshal(v)
 	}
@@ -153,6 +162,12 @@ func (s *Server) publishJSON(scope events.Scope, channel string, v any) {
 		s.log.Warn("dropping event", "channel", channel, "err", err)
 	}
 }
+
+// eventScratch holds buffers publishJSON encodes into; one larger than
+// maxPooledScratch (a long render) is not kept.
+var eventScratch = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+const maxPooledScratch = 64 << 10
 
 // jsonAppender is an event payload that encodes itself without
 // reflection: an exec publishes several events, so their encoding is on
