@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
 
@@ -56,13 +57,18 @@ func TestExecEncodingMatchesEncodingJSON(t *testing.T) {
 			sameJSON(t, reflect.TypeOf(ev).Name(), ev.AppendJSON(nil), want)
 		}
 	}
-	// A task record is hand-written too; its shape is the wire contract's.
-	rec := tasks.Record{Task: "task:3", Session: "s<1>", State: tasks.Completed, StartedNs: 5, FinishedNs: 9, ResultRef: "$2", Foreground: true}
-	got, err := json.Marshal(rec)
-	if err != nil {
-		t.Fatal(err)
+	// A task record's event is hand-written too; it must say what the
+	// record's own MarshalJSON says.
+	for _, rec := range []tasks.Record{
+		{Task: "task:3", Session: "s<1>", State: tasks.Completed, StartedNs: 5, FinishedNs: 9, ResultRef: "$2", Foreground: true},
+		{Task: "task:4", Session: "s", State: tasks.Running, StartedNs: 1, Suspended: true, TimedOut: true},
+		{Task: "task:5", Session: "é\n", State: tasks.Failed, StartedNs: 1, FinishedNs: 2, Err: errors.New("boom \"x\" <&>\x00")},
+		{Task: "task:6", Session: "s", State: tasks.Cancelled, StartedNs: 1, FinishedNs: 3, Err: tasks.ErrCancelled, Label: "not on the wire"},
+	} {
+		want, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameJSON(t, "task record "+rec.Task, taskEvent(rec).AppendJSON(nil), want)
 	}
-	sameJSON(t, "task record", got, []byte(`{"task":"task:3","session":"s<1>","state":"completed","started_ns":5,"finished_ns":9,"result_ref":"$2","error":null,"foreground":true}`))
-	got, _ = json.Marshal(tasks.Record{Task: "task:4", Session: "s", State: tasks.Running, StartedNs: 1, Suspended: true, TimedOut: true})
-	sameJSON(t, "running task record", got, []byte(`{"task":"task:4","session":"s","state":"running","started_ns":1,"finished_ns":null,"result_ref":null,"error":null,"suspended":true,"timed_out":true}`))
 }

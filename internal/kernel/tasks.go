@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/shoalgo/shoal/internal/eval"
@@ -26,12 +27,59 @@ type taskStarted struct {
 	TimedOut bool   `json:"timed_out,omitempty"`
 }
 
+// taskEvent is a task record as the payload of a task.N event, encoded
+// by hand: every change of every task (a synchronous exec is one) is
+// published. Its shape is tasks.Record's MarshalJSON (a test compares
+// them): finished_ns, result_ref and error null when absent, suspended,
+// timed_out and foreground only when true.
+type taskEvent tasks.Record
+
+// AppendJSON appends the record's JSON encoding to b.
+func (r taskEvent) AppendJSON(b []byte) []byte {
+	b = append(b, `{"task":`...)
+	b = proto.AppendString(b, r.Task)
+	b = append(b, `,"session":`...)
+	b = proto.AppendString(b, r.Session)
+	b = append(b, `,"state":`...)
+	b = proto.AppendString(b, string(r.State))
+	b = append(b, `,"started_ns":`...)
+	b = strconv.AppendInt(b, r.StartedNs, 10)
+	b = append(b, `,"finished_ns":`...)
+	if r.FinishedNs != 0 {
+		b = strconv.AppendInt(b, r.FinishedNs, 10)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"result_ref":`...)
+	if r.ResultRef != "" {
+		b = proto.AppendString(b, r.ResultRef)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"error":`...)
+	if r.Err != nil {
+		b = proto.AppendString(b, r.Err.Error())
+	} else {
+		b = append(b, "null"...)
+	}
+	if r.Suspended {
+		b = append(b, `,"suspended":true`...)
+	}
+	if r.TimedOut {
+		b = append(b, `,"timed_out":true`...)
+	}
+	if r.Foreground {
+		b = append(b, `,"foreground":true`...)
+	}
+	return append(b, '}')
+}
+
 // wireSession connects a new session's task registry to the event bus:
 // every change of a task record is published on its task.N channel.
 func (s *Server) wireSession(sess *session) {
 	scope := sess.scope()
 	s.bridgeSession(sess)
-	sess.tasks.OnChange(func(r tasks.Record) { s.publishJSON(scope, r.Channel(), r) })
+	sess.tasks.OnChange(func(r tasks.Record) { s.publishJSON(scope, r.Channel(), taskEvent(r)) })
 	sess.tasks.OnFinish(func(_ *tasks.Task, v any, _ error) string {
 		if d, ok := v.(*execDone); ok {
 			return d.ref

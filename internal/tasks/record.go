@@ -1,10 +1,9 @@
 package tasks
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
-
-	"github.com/shoalgo/shoal/proto"
 )
 
 // State is a task's lifecycle state.
@@ -48,52 +47,37 @@ type Record struct {
 // Channel is the event channel of the task ("task.N").
 func (r Record) Channel() string { return "task." + strings.TrimPrefix(r.Task, idPrefix) }
 
-// MarshalJSON renders the record in its wire shape (see AppendJSON).
-func (r Record) MarshalJSON() ([]byte, error) { return r.AppendJSON(make([]byte, 0, 160)), nil }
+// wireRecord is the JSON shape: absent values are null.
+type wireRecord struct {
+	Task       string  `json:"task"`
+	Session    string  `json:"session"`
+	State      State   `json:"state"`
+	StartedNs  int64   `json:"started_ns"`
+	FinishedNs *int64  `json:"finished_ns"`
+	ResultRef  *string `json:"result_ref"`
+	Error      *string `json:"error"`
+	Suspended  bool    `json:"suspended,omitempty"`
+	TimedOut   bool    `json:"timed_out,omitempty"`
+	Foreground bool    `json:"foreground,omitempty"`
+}
 
-// AppendJSON appends the record's wire shape to b: task, session, state,
-// started_ns, then finished_ns, result_ref and error, each null when
-// absent (error is the message text), then suspended, timed_out and
-// foreground, each only when true. It is written by hand because every
-// change of every task (a synchronous exec is one) is published as an
-// event.
-func (r Record) AppendJSON(b []byte) []byte {
-	b = append(b, `{"task":`...)
-	b = proto.AppendString(b, r.Task)
-	b = append(b, `,"session":`...)
-	b = proto.AppendString(b, r.Session)
-	b = append(b, `,"state":`...)
-	b = proto.AppendString(b, string(r.State))
-	b = append(b, `,"started_ns":`...)
-	b = strconv.AppendInt(b, r.StartedNs, 10)
-	b = append(b, `,"finished_ns":`...)
+// MarshalJSON renders the record in its wire shape: finished_ns,
+// result_ref and error are null when absent; error is the message text;
+// suspended, timed_out and foreground appear only when true.
+func (r Record) MarshalJSON() ([]byte, error) {
+	w := wireRecord{Task: r.Task, Session: r.Session, State: r.State, StartedNs: r.StartedNs,
+		Suspended: r.Suspended, TimedOut: r.TimedOut, Foreground: r.Foreground}
 	if r.FinishedNs != 0 {
-		b = strconv.AppendInt(b, r.FinishedNs, 10)
-	} else {
-		b = append(b, "null"...)
+		w.FinishedNs = &r.FinishedNs
 	}
-	b = append(b, `,"result_ref":`...)
 	if r.ResultRef != "" {
-		b = proto.AppendString(b, r.ResultRef)
-	} else {
-		b = append(b, "null"...)
+		w.ResultRef = &r.ResultRef
 	}
-	b = append(b, `,"error":`...)
 	if r.Err != nil {
-		b = proto.AppendString(b, r.Err.Error())
-	} else {
-		b = append(b, "null"...)
+		msg := r.Err.Error()
+		w.Error = &msg
 	}
-	if r.Suspended {
-		b = append(b, `,"suspended":true`...)
-	}
-	if r.TimedOut {
-		b = append(b, `,"timed_out":true`...)
-	}
-	if r.Foreground {
-		b = append(b, `,"foreground":true`...)
-	}
-	return append(b, '}')
+	return json.Marshal(w)
 }
 
 const idPrefix = "task:"
