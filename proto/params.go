@@ -60,6 +60,34 @@ func StringParamInto(params []byte, key string, buf []byte) (s string, out []byt
 	return s, buf, found
 }
 
+// SoleStringParam is StringParam for a params object whose only member
+// is key (perhaps repeated): ok is false when any other member is present,
+// so that the caller's full decoding (with its defaults and checks for the
+// other members) is needed only when there are others.
+func SoleStringParam(params []byte, key string) (s string, ok bool) {
+	i := skipWS(params, 0)
+	if i >= len(params) || params[i] != '{' {
+		return "", false
+	}
+	found := false
+	for i = skipWS(params, i+1); i < len(params) && params[i] == '"'; {
+		ke, esc := stringEnd(params, i)
+		if esc || string(params[i+1:ke-1]) != key {
+			return "", false
+		}
+		i = skipWS(params, skipWS(params, ke)+1) // past ':'
+		if params[i] != '"' {
+			return "", false
+		}
+		s, _, i = decodeString(params, i, nil)
+		found = true
+		if i = skipWS(params, i); i < len(params) && params[i] == ',' {
+			i = skipWS(params, i+1)
+		}
+	}
+	return s, found
+}
+
 // decodeString decodes the valid JSON string starting at b[i] == '"' as
 // encoding/json does (escapes resolved; invalid UTF-8 and unpaired
 // surrogates become U+FFFD) and returns it with the index just past it.

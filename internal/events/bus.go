@@ -56,6 +56,41 @@ type scopeState struct {
 	streams map[string]*stream
 	counted int   // streams counted against ScopeChannels
 	bytes   int64 // retained by its streams
+	// lruOldest and lruNewest end the list of counted streams in lastUse
+	// order (stream.older, stream.newer).
+	lruOldest, lruNewest *stream
+}
+
+// touch stamps st as used at tick and moves it to the newest end of its
+// scope's recency list when it is counted.
+func (sc *scopeState) touch(st *stream, tick uint64) {
+	st.lastUse = tick
+	if !countsAgainstScope(st.channel) || sc.lruNewest == st {
+		return
+	}
+	sc.unlink(st)
+	st.older = sc.lruNewest
+	if sc.lruNewest != nil {
+		sc.lruNewest.newer = st
+	} else {
+		sc.lruOldest = st
+	}
+	sc.lruNewest = st
+}
+
+// unlink takes st out of the recency list (a no-op when it is not in it).
+func (sc *scopeState) unlink(st *stream) {
+	if st.older != nil {
+		st.older.newer = st.newer
+	} else if sc.lruOldest == st {
+		sc.lruOldest = st.newer
+	}
+	if st.newer != nil {
+		st.newer.older = st.older
+	} else if sc.lruNewest == st {
+		sc.lruNewest = st.older
+	}
+	st.older, st.newer = nil, nil
 }
 
 type observer struct{ fn func(Scope, Event) }
@@ -173,7 +208,7 @@ func (b *Bus) publish(scope Scope, channel string, payload json.RawMessage, aud 
 	b.tick++
 	ev := Event{Channel: channel, Seq: st.seq, TS: b.now(), Payload: payload}
 	st.push(record{ev: ev, aud: aud, size: size, order: b.tick})
-	st.lastUse = b.tick
+	st.scope.touch(st, b.tick)
 	st.bytes += size
 	st.scope.bytes += size
 	b.total += size
@@ -372,6 +407,7 @@ func (b *Bus) forgetLocked(st *stream) {
 	b.total -= st.bytes
 	if countsAgainstScope(st.channel) {
 		sc.counted--
+		sc.unlink(st)
 	}
 	delete(sc.streams, st.channel)
 	st.clear()
@@ -422,6 +458,7 @@ func (b *Bus) streamLocked(scope Scope, channel string, create bool) (*stream, e
 	sc.streams[channel] = st
 	if counted {
 		sc.counted++
+		sc.touch(st, b.tick)
 	}
 	return st, nil
 }
@@ -429,11 +466,10 @@ func (b *Bus) streamLocked(scope Scope, channel string, create bool) (*stream, e
 // idlest returns the least recently used counted stream of sc without
 // subscribers, or nil.
 func (sc *scopeState) idlest() *stream {
-	var victim *stream
-	for _, st := range sc.streams {
-		if len(st.subs) == 0 && countsAgainstScope(st.channel) && (victim == nil || st.lastUse < victim.lastUse) {
-			victim = st
+	for st := sc.lruOldest; st != nil; st = st.newer {
+		if len(st.subs) == 0 {
+			return st
 		}
 	}
-	return victim
+	return nil
 }

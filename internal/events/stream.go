@@ -26,12 +26,16 @@ type stream struct {
 	subs    []*Subscription
 	filter  Filter // global channels only
 	lastUse uint64 // Bus.tick at the last publish or subscribe
+
+	// older and newer link the scope's counted streams in lastUse order
+	// (scopeState.lruOldest first), so finding the idlest is not a scan.
+	older, newer *stream
 }
 
 // push appends r, growing the ring as needed; the caller trims it.
 func (s *stream) push(r record) {
 	if s.n == len(s.ring) {
-		grown := make([]record, min(max(8, 2*len(s.ring)), RingSize+1))
+		grown := make([]record, min(max(2, 2*len(s.ring)), RingSize+1)) // a task's stream holds two
 		for i := range s.n {
 			grown[i] = *s.at(i)
 		}

@@ -97,7 +97,7 @@ func (b *Bus) subscribe(viewer Scope, channel string, at cursorSpec, sink Sink, 
 	s.cursor = st.startCursor(at)
 	st.subs = append(st.subs, s)
 	b.tick++
-	st.lastUse = b.tick
+	st.scope.touch(st, b.tick)
 	b.mu.Unlock()
 	if replace != nil {
 		replace.wakeStopped()

@@ -126,3 +126,38 @@ func TestE2ESyncExecForeignPrincipal(t *testing.T) {
 		t.Fatal("the cancelled sync exec never answered")
 	}
 }
+
+// TestE2ESyncExecEndsWithItsConnection: a synchronous exec runs on its
+// request's goroutine; closing the connection that sent it still cancels
+// it (after the connection drain grace), so it leaves the task list and
+// the session serves the next exec.
+func TestE2ESyncExecEndsWithItsConnection(t *testing.T) {
+	k := newE2E(t)
+	first := k.attached(t, "fgclose", "")
+	second := k.attached(t, "fgclose", "")
+	go func() {
+		_, _ = first.Exec(context.Background(), client.ExecParams{Src: "while true { }"})
+	}()
+	foregroundTask(t, second)
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Tasks []fgRec `json:"tasks"`
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if err := second.Call(testCtx(t), "task.list", nil, &list); err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Tasks) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task.list after the connection closed = %+v; want the sync exec gone", list.Tasks)
+		}
+	}
+	res, err := second.Exec(testCtx(t), client.ExecParams{Src: "1 + 1"})
+	if err != nil || res.Render != "2" {
+		t.Fatalf("exec after the connection closed = %+v, %v", res, err)
+	}
+}

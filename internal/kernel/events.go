@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shoalgo/shoal/internal/events"
@@ -138,7 +139,21 @@ func (c *conn) sendEvent(frame []byte) (sent bool, err error) {
 // task.N channel in a session whose every channel has subscribers) is
 // logged and dropped.
 func (s *Server) publishJSON(scope events.Scope, channel string, v any) {
-	b, err := json.Marshal(v)
+	var b []byte
+	var err error
+	if a, ok := v.(jsonAppender); ok {
+		// Encoded into a reused buffer, then copied once at its size: the
+		// bus keeps the payload.
+		sp := eventScratch.Get().(*[]byte)
+		enc := a.AppendJSON((*sp)[:0])
+		b = append([]byte(nil), enc...)
+		if cap(enc) <= maxPooledScratch {
+			*sp = enc
+			eventScratch.Put(sp)
+		}
+	} else {
+		b, err = json.Marshal(v)
+	}
 	if err != nil {
 		s.log.Error("dropping unencodable event", "channel", channel, "err", err)
 		return
@@ -147,6 +162,17 @@ func (s *Server) publishJSON(scope events.Scope, channel string, v any) {
 		s.log.Warn("dropping event", "channel", channel, "err", err)
 	}
 }
+
+// eventScratch holds buffers publishJSON encodes into; one larger than
+// maxPooledScratch (a long render) is not kept.
+var eventScratch = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+const maxPooledScratch = 64 << 10
+
+// jsonAppender is an event payload that encodes itself without
+// reflection: an exec publishes several events, so their encoding is on
+// the exec path.
+type jsonAppender interface{ AppendJSON([]byte) []byte }
 
 // maxSafeInt is the largest integer JSON carries exactly, 2^53-1: every
 // integer param is checked against it before anything is changed.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -80,25 +81,31 @@ func (p *execParams) check() error {
 func handleExec(ctx context.Context, c *call) (any, error) {
 	tr := c.turn
 	var p execParams
-	if err := c.params(&p); err != nil {
-		tr.leave()
-		return nil, err
-	}
-	if err := p.check(); err != nil {
-		tr.leave()
-		return nil, err
+	if src, ok := proto.SoleStringParam(c.req.Params, "src"); ok {
+		// The common request, {"src": …} alone, read without reflection;
+		// every other member has its zero value, which check accepts.
+		p.Src = &src
+	} else {
+		if err := c.params(&p); err != nil {
+			tr.leave()
+			return nil, err
+		}
+		if err := p.check(); err != nil {
+			tr.leave()
+			return nil, err
+		}
 	}
 	srv, sess := c.conn.srv, c.att.sess
 	switch {
 	case p.Async || p.Background:
-		t, err := srv.startExecTask(sess, &p, tr, false)
+		t, err := srv.startExecTask(ctx, sess, &p, tr, false)
 		if err != nil {
 			return nil, err
 		}
 		c.att.bindTask(sess, t)
 		return started(t, false), nil
 	case p.TimeoutMS != nil:
-		t, err := srv.startExecTask(sess, &p, tr, false)
+		t, err := srv.startExecTask(ctx, sess, &p, tr, false)
 		if err != nil {
 			return nil, err
 		}
@@ -109,13 +116,45 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 	}
 	// A synchronous exec runs as a foreground task, so that task.list
 	// shows it and task.cancel (from any connection of the session) stops
-	// it; the answer is the exec's own.
-	t, err := srv.startExecTask(sess, &p, tr, true)
+	// it; the answer is the exec's own. It runs on this goroutine.
+	t, err := srv.startExecTask(ctx, sess, &p, tr, true)
 	if err != nil {
 		return nil, err
 	}
-	return awaitForeground(ctx, sess, t)
+	res, err := execAnswer(t)
+	if r, ok := res.(*execResult); ok && err == nil {
+		if f, ferr := r.answer(c.req); ferr == nil {
+			return f, nil
+		}
+	}
+	return res, err
 }
+
+// answer builds the whole success frame of an exec answering req, written
+// by hand: value is already compact wire JSON. A result too large for a
+// frame fails, and the caller leaves it to reply to word the error.
+func (r *execResult) answer(req *proto.Request) (answerFrame, error) {
+	return buildAnswer(req, 64+len(r.Ref)+len(r.Value)+len(r.Render), func(b []byte, limit int) ([]byte, error) {
+		b = append(b, `{"ref":`...)
+		b = proto.AppendString(b, r.Ref)
+		b = append(b, `,"value":`...)
+		if len(r.Value) == 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, r.Value...)
+		}
+		b = append(b, `,"render":`...)
+		b = proto.AppendString(b, r.Render)
+		b = append(b, '}')
+		if len(b) > limit {
+			return b, errExecFrameTooLarge
+		}
+		return b, nil
+	})
+}
+
+// errExecFrameTooLarge is answer's failure for a result past proto.MaxFrame.
+var errExecFrameTooLarge = errors.New("exec answer exceeds the frame bound")
 
 // runExec waits for the turn, runs the source in the session, stores the
 // value (or the raised error) in the transcript and publishes transcript
@@ -186,6 +225,19 @@ type outputEvent struct {
 	Truncated bool   `json:"truncated"`
 }
 
+// AppendJSON appends the event's JSON encoding to b.
+func (e outputEvent) AppendJSON(b []byte) []byte {
+	b = append(b, `{"ref":`...)
+	b = proto.AppendString(b, e.Ref)
+	b = append(b, `,"output":`...)
+	b = proto.AppendString(b, e.Output)
+	b = append(b, `,"bytes":`...)
+	b = strconv.AppendInt(b, e.Bytes, 10)
+	b = append(b, `,"truncated":`...)
+	b = strconv.AppendBool(b, e.Truncated)
+	return append(b, '}')
+}
+
 // transcriptEvent is the payload of a session.transcript event.
 type transcriptEvent struct {
 	Ref          string `json:"ref"`
@@ -193,6 +245,24 @@ type transcriptEvent struct {
 	SrcTruncated bool   `json:"src_truncated,omitempty"`
 	OK           bool   `json:"ok"`
 	Code         string `json:"code,omitempty"`
+}
+
+// AppendJSON appends the event's JSON encoding to b.
+func (e transcriptEvent) AppendJSON(b []byte) []byte {
+	b = append(b, `{"ref":`...)
+	b = proto.AppendString(b, e.Ref)
+	b = append(b, `,"src":`...)
+	b = proto.AppendString(b, e.Src)
+	if e.SrcTruncated {
+		b = append(b, `,"src_truncated":true`...)
+	}
+	b = append(b, `,"ok":`...)
+	b = strconv.AppendBool(b, e.OK)
+	if e.Code != "" {
+		b = append(b, `,"code":`...)
+		b = proto.AppendString(b, e.Code)
+	}
+	return append(b, '}')
 }
 
 // newTranscriptEvent builds the event, keeping at most MaxTranscriptSrc
@@ -213,6 +283,15 @@ func newTranscriptEvent(ref, src string, ok bool, code string) transcriptEvent {
 type renderEvent struct {
 	Ref    string `json:"ref"`
 	Render string `json:"render"`
+}
+
+// AppendJSON appends the event's JSON encoding to b.
+func (e renderEvent) AppendJSON(b []byte) []byte {
+	b = append(b, `{"ref":`...)
+	b = proto.AppendString(b, e.Ref)
+	b = append(b, `,"render":`...)
+	b = proto.AppendString(b, e.Render)
+	return append(b, '}')
 }
 
 // langError returns err as a language error.

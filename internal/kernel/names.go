@@ -24,13 +24,17 @@ type nameView struct {
 // a fresh session) calls it.
 func viewOf(in *eval.Interp) nameView {
 	bs := in.Bindings()
-	v := nameView{kinds: make(map[string]value.Kind, len(bs)), fields: map[string][]string{},
-		fns: map[string]*syntax.FnDecl{}, aliases: map[string]*syntax.CmdCall{}}
+	// The maps are made when first needed (a nil map reads as empty): a
+	// view is taken after every exec, and most sessions bind few names.
+	var v nameView
 	for _, b := range bs {
 		if b.Callable {
 			v.commands = append(v.commands, b.Name)
 			switch x := b.Value.(type) {
 			case *eval.Closure:
+				if v.fns == nil {
+					v.fns = map[string]*syntax.FnDecl{}
+				}
 				body, _ := x.Body.(*syntax.Block)
 				if body != nil {
 					v.fns[b.Name] = &syntax.FnDecl{Name: x.Name, Params: x.Params, Rest: x.Rest, Body: body, Doc: x.Doc}
@@ -38,15 +42,24 @@ func viewOf(in *eval.Interp) nameView {
 					v.fns[b.Name] = nil
 				}
 			case *eval.CmdRef:
+				if v.aliases == nil {
+					v.aliases = map[string]*syntax.CmdCall{}
+				}
 				v.aliases[b.Name] = x.Call
 			}
 			continue
 		}
 		v.values = append(v.values, b.Name)
 		if b.Value != nil {
+			if v.kinds == nil {
+				v.kinds = make(map[string]value.Kind, len(bs))
+			}
 			v.kinds[b.Name] = b.Value.Kind()
 		}
 		if r, ok := b.Value.(*value.Record); ok {
+			if v.fields == nil {
+				v.fields = map[string][]string{}
+			}
 			keys := r.Keys()
 			v.fields[b.Name] = append([]string(nil), keys[:min(len(keys), maxViewFields)]...)
 		}

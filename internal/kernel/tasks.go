@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/shoalgo/shoal/internal/eval"
@@ -26,12 +27,59 @@ type taskStarted struct {
 	TimedOut bool   `json:"timed_out,omitempty"`
 }
 
+// taskEvent is a task record as the payload of a task.N event, encoded
+// by hand: every change of every task (a synchronous exec is one) is
+// published. Its shape is tasks.Record's MarshalJSON (a test compares
+// them): finished_ns, result_ref and error null when absent, suspended,
+// timed_out and foreground only when true.
+type taskEvent tasks.Record
+
+// AppendJSON appends the record's JSON encoding to b.
+func (r taskEvent) AppendJSON(b []byte) []byte {
+	b = append(b, `{"task":`...)
+	b = proto.AppendString(b, r.Task)
+	b = append(b, `,"session":`...)
+	b = proto.AppendString(b, r.Session)
+	b = append(b, `,"state":`...)
+	b = proto.AppendString(b, string(r.State))
+	b = append(b, `,"started_ns":`...)
+	b = strconv.AppendInt(b, r.StartedNs, 10)
+	b = append(b, `,"finished_ns":`...)
+	if r.FinishedNs != 0 {
+		b = strconv.AppendInt(b, r.FinishedNs, 10)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"result_ref":`...)
+	if r.ResultRef != "" {
+		b = proto.AppendString(b, r.ResultRef)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"error":`...)
+	if r.Err != nil {
+		b = proto.AppendString(b, r.Err.Error())
+	} else {
+		b = append(b, "null"...)
+	}
+	if r.Suspended {
+		b = append(b, `,"suspended":true`...)
+	}
+	if r.TimedOut {
+		b = append(b, `,"timed_out":true`...)
+	}
+	if r.Foreground {
+		b = append(b, `,"foreground":true`...)
+	}
+	return append(b, '}')
+}
+
 // wireSession connects a new session's task registry to the event bus:
 // every change of a task record is published on its task.N channel.
 func (s *Server) wireSession(sess *session) {
 	scope := sess.scope()
 	s.bridgeSession(sess)
-	sess.tasks.OnChange(func(r tasks.Record) { s.publishJSON(scope, r.Channel(), r) })
+	sess.tasks.OnChange(func(r tasks.Record) { s.publishJSON(scope, r.Channel(), taskEvent(r)) })
 	sess.tasks.OnFinish(func(_ *tasks.Task, v any, _ error) string {
 		if d, ok := v.(*execDone); ok {
 			return d.ref
@@ -57,13 +105,12 @@ func (s *Server) wireSession(sess *session) {
 
 // startExecTask runs p as a task of sess, taking over the turn tr. A
 // foreground task is a synchronous exec: listed and cancellable while it
-// runs, not retained after (see tasks.StartForeground).
-func (s *Server) startExecTask(sess *session, p *execParams, tr *turn, foreground bool) (*tasks.Task, error) {
-	start := sess.tasks.Start
-	if foreground {
-		start = sess.tasks.StartForeground
-	}
-	t, err := start(sess.owner(), *p.Src, func(ctx context.Context) (any, error) {
+// runs, not retained after (see tasks.StartForeground). It runs on the
+// calling goroutine and startExecTask returns once it has finished; stop
+// ending first (the connection closed, the kernel shutting down) cancels
+// it. Other tasks get a goroutine of their own and stop is not used.
+func (s *Server) startExecTask(stop context.Context, sess *session, p *execParams, tr *turn, foreground bool) (*tasks.Task, error) {
+	work := func(ctx context.Context) (any, error) {
 		// task.suspend holds the evaluation at its next checkpoint and stops
 		// every process it has running.
 		pause := new(eval.Pause)
@@ -72,7 +119,14 @@ func (s *Server) startExecTask(sess *session, p *execParams, tr *turn, foregroun
 		ctx = host.WithGroupHook(eval.WithPause(ctx, pause), suspendHook)
 		res, ref, err := s.runExec(ctx, sess, p, tr)
 		return &execDone{res: res, ref: ref}, err
-	})
+	}
+	var t *tasks.Task
+	var err error
+	if foreground {
+		t, err = sess.tasks.RunForeground(stop, sess.owner(), *p.Src, work)
+	} else {
+		t, err = sess.tasks.Start(sess.owner(), *p.Src, work)
+	}
 	if err != nil {
 		tr.leave()
 		if denied := exceededDenied(err); denied != nil {
@@ -93,20 +147,6 @@ func suspendHook(ctx context.Context, pg host.ProcessGroup) func() {
 
 func started(t *tasks.Task, timedOut bool) *taskStarted {
 	return &taskStarted{Task: t.ID(), Events: t.Record().Channel(), TimedOut: timedOut}
-}
-
-// awaitForeground waits for the foreground task t and answers with its
-// result, exactly as an exec run inline would. When ctx ends first (the
-// connection closed, the kernel is shutting down) the task is cancelled
-// and waited for.
-func awaitForeground(ctx context.Context, sess *session, t *tasks.Task) (any, error) {
-	select {
-	case <-t.Done():
-	case <-ctx.Done():
-		_, _ = sess.tasks.Cancel(sess.owner(), t.ID())
-		<-t.Done()
-	}
-	return execAnswer(t)
 }
 
 // awaitInline waits up to timeout for t: a task that finishes in time

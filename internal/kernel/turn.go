@@ -39,6 +39,11 @@ func (tr *turn) wait(ctx context.Context) error {
 		return nil
 	}
 	select {
+	case <-tr.prev: // the usual case, without making ctx's Done channel
+		return nil
+	default:
+	}
+	select {
 	case <-tr.prev:
 		return nil
 	case <-ctx.Done():

@@ -143,14 +143,47 @@ func (r *Registry) StartForeground(owner Owner, label string, work Work) (*Task,
 	return r.start(owner, label, work, true)
 }
 
+// RunForeground is StartForeground running work on the calling goroutine
+// rather than a new one (a synchronous exec's handler has nothing else to
+// do while it waits): it returns once the task is terminal and Done is
+// closed. When stop ends first the task is cancelled, as Cancel would.
+func (r *Registry) RunForeground(stop context.Context, owner Owner, label string, work Work) (*Task, error) {
+	t, ctx, drain, err := r.register(owner, label, work, true)
+	if err != nil {
+		return nil, err
+	}
+	if drain {
+		t.drain()
+	}
+	unwatch := context.AfterFunc(stop, func() { t.requestCancel() })
+	t.run(ctx, work)
+	unwatch()
+	<-t.done // another goroutine may be delivering the last notification
+	return t, nil
+}
+
 func (r *Registry) start(owner Owner, label string, work Work, foreground bool) (*Task, error) {
+	t, ctx, drain, err := r.register(owner, label, work, foreground)
+	if err != nil {
+		return nil, err
+	}
+	go t.run(ctx, work)
+	if drain {
+		t.drain()
+	}
+	return t, nil
+}
+
+// register creates the task for work and its context; drain reports that
+// the caller must deliver its first notification.
+func (r *Registry) register(owner Owner, label string, work Work, foreground bool) (t *Task, ctx context.Context, drain bool, err error) {
 	if work == nil {
-		return nil, fmt.Errorf("start task: nil work")
+		return nil, nil, false, fmt.Errorf("start task: nil work")
 	}
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		return nil, fmt.Errorf("start task: %w", ErrClosed)
+		return nil, nil, false, fmt.Errorf("start task: %w", ErrClosed)
 	}
 	ot := r.owners[owner]
 	if ot == nil {
@@ -160,13 +193,13 @@ func (r *Registry) start(owner Owner, label string, work Work, foreground bool) 
 	switch {
 	case foreground && ot.foreground >= MaxForeground:
 		r.mu.Unlock()
-		return nil, limitError(owner, BudgetForeground, MaxForeground, "foreground tasks (synchronous execs) running")
+		return nil, nil, false, limitError(owner, BudgetForeground, MaxForeground, "foreground tasks (synchronous execs) running")
 	case !foreground && len(ot.live)-ot.foreground >= r.maxLive:
 		r.mu.Unlock()
-		return nil, limitError(owner, BudgetLive, r.maxLive, "running tasks")
+		return nil, nil, false, limitError(owner, BudgetLive, r.maxLive, "running tasks")
 	}
 	r.next++
-	t := &Task{r: r, seq: r.next, owner: owner, done: make(chan struct{})}
+	t = &Task{r: r, seq: r.next, owner: owner, done: make(chan struct{})}
 	t.rec = Record{
 		Task:       formatID(t.seq),
 		Session:    owner.Session,
@@ -182,14 +215,9 @@ func (r *Registry) start(owner Owner, label string, work Work, foreground bool) 
 	t.cancel = cancel
 	r.byID[t.seq] = t
 	ot.live[t.seq] = t
-	drain := t.notifyLocked()
+	drain = t.notifyLocked()
 	r.mu.Unlock()
-
-	go t.run(ctx, work)
-	if drain {
-		t.drain()
-	}
-	return t, nil
+	return t, ctx, drain, nil
 }
 
 // Lookup returns the caller's task with the given id.
