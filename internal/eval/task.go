@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
@@ -18,11 +20,12 @@ import (
 // thread forked from the one that started it (see fork), and takes the
 // session lock like any evaluation (see sched.go).
 type Task struct {
-	ID    int
-	desc  string
-	in    *Interp
-	done  chan struct{} // closed when the task has finished
-	pause Pause         // holds the task's evaluation while suspended
+	ID     int
+	wireID string // the embedder's id for the task (TaskHook), "" for none
+	desc   string
+	in     *Interp
+	done   chan struct{} // closed when the task has finished
+	pause  Pause         // holds the task's evaluation while suspended
 
 	cancel context.CancelCauseFunc
 
@@ -47,7 +50,45 @@ func (*Task) Kind() value.Kind { return value.KTask }
 func (tk *Task) InlineString() string { return "<task " + itoa(tk.ID) + ">" }
 
 // WireTask implements value.WireTask: the id and whether it finished.
-func (tk *Task) WireTask() (string, bool) { return "task:" + itoa(tk.ID), tk.isDone() }
+// When a TaskHook gave the task an id (the kernel's "task:N") that id is
+// used, so a client can pass it to the kernel's task methods.
+func (tk *Task) WireTask() (string, bool) {
+	if tk.wireID != "" {
+		return tk.wireID, tk.isDone()
+	}
+	return "task:" + itoa(tk.ID), tk.isDone()
+}
+
+// TaskHook is told of the language tasks a session starts (Options.Tasks).
+// Started is called before the task's body runs, with its handle (Desc,
+// Cancel, Done, Result work from then on); an error refuses the task and
+// is raised where it was started (a *budget.ExceededError becomes
+// quota_exceeded). Otherwise Started returns the embedder's id for the
+// task ("" to keep the session's numbering on the wire) and a function
+// called once, after the task has finished and Done is closed.
+type TaskHook interface {
+	Started(tk *Task) (id string, ended func(), err error)
+}
+
+// Desc describes the task as `jobs` shows it ("spawn", the command line
+// of `cmd &`, "on CHANNEL", "parallel branch").
+func (tk *Task) Desc() string { return tk.desc }
+
+// Done is closed once the task has finished.
+func (tk *Task) Done() <-chan struct{} { return tk.done }
+
+// Result is the finished task's value, or the error awaiting it raises
+// (task_cancelled for a cancelled task); both nil before it finishes.
+func (tk *Task) Result() (value.Value, error) {
+	if !tk.isDone() {
+		return nil, nil
+	}
+	if err := tk.awaitError(); err != nil {
+		return nil, err
+	}
+	v, _ := tk.result()
+	return v, nil
+}
 
 func (tk *Task) isDone() bool {
 	select {
@@ -174,8 +215,8 @@ func (tt *taskTable) add(tk *Task) error {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
 	if tt.live >= MaxLiveTasks {
-		return errorf("task_limit", "this session already runs %d tasks (the bound, MaxLiveTasks)", MaxLiveTasks).
-			WithHint("await or cancel a task first; `jobs` lists them")
+		return &budget.ExceededError{Name: BudgetSessionTasks, Limit: MaxLiveTasks,
+			Reason: "this session already runs " + itoa(MaxLiveTasks) + " language tasks"}
 	}
 	tt.live++
 	tt.seq++
@@ -191,6 +232,17 @@ func (tt *taskTable) add(tk *Task) error {
 	tt.all = append(tt.all, tk)
 	tt.wg.Add(1)
 	return nil
+}
+
+// drop undoes add for a task that never ran (its TaskHook refused it).
+func (tt *taskTable) drop(tk *Task) {
+	tt.mu.Lock()
+	tt.live--
+	if i := slices.Index(tt.all, tk); i >= 0 {
+		tt.all = slices.Delete(tt.all, i, i+1)
+	}
+	tt.mu.Unlock()
+	tt.wg.Done()
 }
 
 func (tt *taskTable) finished() {
@@ -230,10 +282,23 @@ func (t *thread) startTask(desc string, body func(c *thread) (value.Value, error
 	in := t.in
 	tk := &Task{in: in, desc: desc, done: make(chan struct{})}
 	if err := in.tasks.add(tk); err != nil {
-		return nil, err
+		return nil, taskRefusal(err)
 	}
 	ctx, cancel := context.WithCancelCause(in.life)
 	tk.cancel = cancel
+	ended := func() {}
+	if h := in.opts.Tasks; h != nil {
+		id, fin, err := h.Started(tk)
+		if err != nil {
+			cancel(nil)
+			in.tasks.drop(tk)
+			return nil, taskRefusal(err)
+		}
+		tk.wireID = id
+		if fin != nil {
+			ended = fin
+		}
+	}
 	ctx, end := in.begin(ctx)
 	ctx = host.WithGroupHook(ctx, tk.groupHook)
 	c := t.fork(ctx, tk)
@@ -246,6 +311,7 @@ func (t *thread) startTask(desc string, body func(c *thread) (value.Value, error
 			cancel(nil)
 			close(tk.done)
 			in.tasks.finished()
+			ended()
 		}()
 		defer func() {
 			if r := recover(); r != nil {
@@ -260,6 +326,17 @@ func (t *thread) startTask(desc string, body func(c *thread) (value.Value, error
 		v, err = body(c)
 	}()
 	return tk, nil
+}
+
+// taskRefusal is the language error of a task start refused by a bound:
+// quota_exceeded naming the budget, for every task bound (the session's,
+// and the embedder's through TaskHook).
+func taskRefusal(err error) error {
+	if errors.As(err, new(*budget.ExceededError)) {
+		return errorf(budget.CodeQuotaExceeded, "%s", err.Error()).
+			WithHint("await or cancel a task first; `jobs` lists the session's tasks")
+	}
+	return langError(err)
 }
 
 // finish records the task's result. A task whose context ended (cancel,

@@ -31,6 +31,9 @@ type taskStarted struct {
 func (s *Server) wireSession(sess *session) {
 	scope := sess.scope()
 	s.bridgeSession(sess)
+	if rh, ok := sess.host.(*reefHost); ok && rh.langTasks != nil {
+		rh.langTasks.sess.Store(sess)
+	}
 	sess.tasks.OnChange(func(r tasks.Record) { s.publishJSON(scope, r.Channel(), r) })
 	sess.tasks.OnFinish(func(_ *tasks.Task, v any, _ error) string {
 		if d, ok := v.(*execDone); ok {
