@@ -22,10 +22,13 @@ import (
 type Task struct {
 	ID     int
 	wireID string // the embedder's id for the task (TaskHook), "" for none
-	desc   string
-	in     *Interp
-	done   chan struct{} // closed when the task has finished
-	pause  Pause         // holds the task's evaluation while suspended
+	// awaited: the evaluation that started the task waits for it (a
+	// parallel branch); see Awaited.
+	awaited bool
+	desc    string
+	in      *Interp
+	done    chan struct{} // closed when the task has finished
+	pause   Pause         // holds the task's evaluation while suspended
 
 	cancel context.CancelCauseFunc
 
@@ -73,6 +76,11 @@ type TaskHook interface {
 // Desc describes the task as `jobs` shows it ("spawn", the command line
 // of `cmd &`, "on CHANNEL", "parallel branch").
 func (tk *Task) Desc() string { return tk.desc }
+
+// Awaited reports whether the evaluation that started the task waits for
+// it to end (a parallel branch) rather than holding a handle to it: an
+// embedder need not remember such a task once it has ended.
+func (tk *Task) Awaited() bool { return tk.awaited }
 
 // Done is closed once the task has finished.
 func (tk *Task) Done() <-chan struct{} { return tk.done }
@@ -279,8 +287,14 @@ func (t *thread) fork(ctx context.Context, tk *Task) *thread {
 // startTask runs body as a new task of the session, on a thread forked
 // from t, and returns its handle at once.
 func (t *thread) startTask(desc string, body func(c *thread) (value.Value, error)) (*Task, error) {
+	return t.startTaskAs(desc, false, body)
+}
+
+// startTaskAs is startTask; awaited marks a task its starter waits for
+// (a parallel branch), see Task.Awaited.
+func (t *thread) startTaskAs(desc string, awaited bool, body func(c *thread) (value.Value, error)) (*Task, error) {
 	in := t.in
-	tk := &Task{in: in, desc: desc, done: make(chan struct{})}
+	tk := &Task{in: in, desc: desc, awaited: awaited, done: make(chan struct{})}
 	if err := in.tasks.add(tk); err != nil {
 		return nil, taskRefusal(err)
 	}

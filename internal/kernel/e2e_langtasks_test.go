@@ -2,8 +2,11 @@ package kernel_test
 
 import (
 	"encoding/json"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shoalgo/shoal/client"
 )
@@ -23,15 +26,23 @@ func langTaskID(t *testing.T, res *client.ExecResult) string {
 	return id
 }
 
-func listTasks(t *testing.T, c *client.Client) map[string]taskRec {
+// langRec is a task record with the fields a language task adds.
+type langRec struct {
+	taskRec
+	Foreground bool   `json:"foreground"`
+	Language   bool   `json:"language"`
+	Desc       string `json:"desc"`
+}
+
+func listTasks(t *testing.T, c *client.Client) map[string]langRec {
 	t.Helper()
 	var out struct {
-		Tasks []taskRec `json:"tasks"`
+		Tasks []langRec `json:"tasks"`
 	}
 	if err := c.Call(testCtx(t), "task.list", map[string]any{}, &out); err != nil {
 		t.Fatal(err)
 	}
-	m := map[string]taskRec{}
+	m := map[string]langRec{}
 	for _, r := range out.Tasks {
 		m[r.Task] = r
 	}
@@ -54,8 +65,8 @@ func TestE2ELanguageTasksInRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := langTaskID(t, res)
-	if r, ok := listTasks(t, c2)[id]; !ok || r.State != "running" || r.Session != "lang" {
-		t.Fatalf("task.list from the second connection: %v, want %s running", listTasks(t, c2), id)
+	if r, ok := listTasks(t, c2)[id]; !ok || r.State != "running" || r.Session != "lang" || !r.Language || r.Desc != "spawn" || r.Foreground {
+		t.Fatalf("task.list from the second connection: %+v, want %s a running language task, desc spawn", listTasks(t, c2), id)
 	}
 	var rec taskRec
 	if err := c2.Call(ctx, "task.get", map[string]any{"task": id}, &rec); err != nil || rec.State != "running" {
@@ -97,23 +108,69 @@ func TestE2ELanguageTasksInRegistry(t *testing.T) {
 		t.Errorf("task.await on a failed spawn = %+v, %v", rec, err)
 	}
 
-	// parallel's branches are tasks of the session too; after it returns
-	// they are finished records.
-	before := len(listTasks(t, c2))
-	res, err = c1.Exec(ctx, client.ExecParams{Src: "parallel(() => 1, () => 2, () => 3)"})
-	if err != nil {
-		t.Fatalf("parallel: %v", err)
-	}
-	after := listTasks(t, c2)
-	if len(after) != before+3 {
-		t.Errorf("task.list after parallel of 3: %d records, want %d", len(after), before+3)
-	}
-	for id, r := range after {
-		if r.State == "running" {
-			// The registry entry settles just after the language task.
-			if err := c2.Call(ctx, "task.await", map[string]any{"task": id, "timeout_ms": 10000}, &r); err != nil || r.State != "completed" {
-				t.Errorf("parallel branch %s: %+v, %v", id, r, err)
+	// `cmd &` is a language task whose desc is its command line;
+	// task.cancel from the other connection ends its process.
+	if runtime.GOOS == "linux" {
+		res, err = c1.Exec(ctx, client.ExecParams{Src: "^/bin/sleep 37 &"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bg := langTaskID(t, res)
+		if r := listTasks(t, c2)[bg]; !r.Language || r.Desc != "/bin/sleep 37" || r.State != "running" {
+			t.Errorf("cmd & listed as %+v", r)
+		}
+		var sleeps []int
+		for deadline := time.Now().Add(10 * time.Second); len(sleeps) < 1 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			sleeps = descendants(os.Getpid(), "sleep")
+		}
+		if len(sleeps) != 1 {
+			t.Fatalf("found %d sleep processes, want 1", len(sleeps))
+		}
+		if err := c2.Call(ctx, "task.cancel", map[string]any{"task": bg}, &rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := c2.Call(ctx, "task.await", map[string]any{"task": bg, "timeout_ms": 10000}, &rec); err != nil || rec.State != "cancelled" {
+			t.Errorf("task.await on a cancelled cmd & = %+v, %v", rec, err)
+		}
+		for deadline := time.Now().Add(5 * time.Second); alive(sleeps[0]); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the sleep of a cancelled cmd & survived")
 			}
 		}
+	}
+
+	// parallel's branches are tasks of the session while they run (the
+	// waiting ones are listed and cancellable) but, as the parallel call
+	// waits for them, they are not retained after it returns.
+	before := len(listTasks(t, c2))
+	go func() {
+		_, _ = c1.Exec(ctx, client.ExecParams{Src: "parallel(() => { sleep 60s }, () => { sleep 60s })"})
+	}()
+	var branches []string
+	for deadline := time.Now().Add(10 * time.Second); len(branches) < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("parallel branches not listed: %v", listTasks(t, c2))
+		}
+		branches = branches[:0]
+		for id, r := range listTasks(t, c2) {
+			if r.State == "running" && r.Language && r.Foreground && r.Desc == "parallel branch" {
+				branches = append(branches, id)
+			}
+		}
+	}
+	if err := c2.Call(ctx, "task.cancel", map[string]any{"task": branches[0]}, &rec); err != nil {
+		t.Fatalf("cancelling a branch: %v", err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(listTasks(t, c2)) != before; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after the parallel call failed: %v, want the %d records from before", listTasks(t, c2), before)
+		}
+	}
+	res, err = c1.Exec(ctx, client.ExecParams{Src: "parallel(() => 1, () => 2, () => 3)"})
+	if err != nil || !strings.Contains(string(res.Value), `"v":3`) {
+		t.Fatalf("parallel: %s, %v", res.Value, err)
+	}
+	if n := len(listTasks(t, c2)); n != before {
+		t.Errorf("task.list after a finished parallel of 3: %d records, want %d", n, before)
 	}
 }

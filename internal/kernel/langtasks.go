@@ -92,7 +92,11 @@ func (h *langTaskHook) Started(tk *eval.Task) (string, func(), error) {
 	if sess == nil {
 		return "", ended, nil
 	}
-	t, err := sess.tasks.Start(sess.owner(), tk.Desc(), func(ctx context.Context) (any, error) {
+	// A parallel branch, which its parallel call waits for, is listed and
+	// cancellable while it runs but not retained after (a foreground
+	// task), so a long fan-out does not push exec results out of the
+	// session's retained records.
+	t, err := sess.tasks.StartLanguage(sess.owner(), tk.Desc(), tk.Awaited(), func(ctx context.Context) (any, error) {
 		release, _ := tasks.RegisterSuspender(ctx, langSuspender{tk})
 		defer release()
 		select {

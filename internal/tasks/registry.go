@@ -22,6 +22,8 @@ const (
 	// one owner may have running at once, apart from MaxLive; beyond it
 	// StartForeground fails with ErrTooManyTasks (BudgetForeground).
 	MaxForeground = 256
+	// MaxDesc bounds the Desc a language task's record keeps, in bytes.
+	MaxDesc = 256
 )
 
 // Names of the bounds, as refusals and docs name them.
@@ -143,7 +145,25 @@ func (r *Registry) StartForeground(owner Owner, label string, work Work) (*Task,
 	return r.start(owner, label, work, true)
 }
 
+// StartLanguage registers a task of the owner's language session (a
+// spawn, `cmd &`, an on handler, a parallel branch) whose work waits for
+// it: its record has Language set and Desc desc (at most MaxDesc bytes
+// kept). awaited starts it as a foreground task (see StartForeground),
+// for a task its starter waits for; otherwise it is bounded and retained
+// like Start's.
+func (r *Registry) StartLanguage(owner Owner, desc string, awaited bool, work Work) (*Task, error) {
+	if len(desc) > MaxDesc {
+		desc = desc[:MaxDesc]
+	}
+	t, err := r.startRec(owner, desc, work, awaited, func(rec *Record) { rec.Language, rec.Desc = true, desc })
+	return t, err
+}
+
 func (r *Registry) start(owner Owner, label string, work Work, foreground bool) (*Task, error) {
+	return r.startRec(owner, label, work, foreground, nil)
+}
+
+func (r *Registry) startRec(owner Owner, label string, work Work, foreground bool, fill func(*Record)) (*Task, error) {
 	if work == nil {
 		return nil, fmt.Errorf("start task: nil work")
 	}
@@ -174,6 +194,9 @@ func (r *Registry) start(owner Owner, label string, work Work, foreground bool) 
 		StartedNs:  r.now().UnixNano(),
 		Label:      label,
 		Foreground: foreground,
+	}
+	if fill != nil {
+		fill(&t.rec)
 	}
 	if foreground {
 		ot.foreground++
