@@ -25,6 +25,7 @@ type Task struct {
 	// awaited: the evaluation that started the task waits for it (a
 	// parallel branch); see Awaited.
 	awaited bool
+	parent  *Task // the task that started this one, nil from top level
 	desc    string
 	in      *Interp
 	done    chan struct{} // closed when the task has finished
@@ -69,9 +70,17 @@ func (tk *Task) WireTask() (string, bool) {
 // quota_exceeded). Otherwise Started returns the embedder's id for the
 // task ("" to keep the session's numbering on the wire) and a function
 // called once, after the task has finished and Done is closed.
+//
+// ctx is the context of the evaluation starting the task (carrying the
+// embedder's values for a top-level one; a task's own for a task started
+// by a task, see Parent).
 type TaskHook interface {
-	Started(tk *Task) (id string, ended func(), err error)
+	Started(ctx context.Context, tk *Task) (id string, ended func(), err error)
 }
+
+// Parent is the task whose evaluation started tk, nil for one started by
+// a top-level evaluation.
+func (tk *Task) Parent() *Task { return tk.parent }
 
 // Desc describes the task as `jobs` shows it ("spawn", the command line
 // of `cmd &`, "on CHANNEL", "parallel branch").
@@ -294,7 +303,7 @@ func (t *thread) startTask(desc string, body func(c *thread) (value.Value, error
 // (a parallel branch), see Task.Awaited.
 func (t *thread) startTaskAs(desc string, awaited bool, body func(c *thread) (value.Value, error)) (*Task, error) {
 	in := t.in
-	tk := &Task{in: in, desc: desc, awaited: awaited, done: make(chan struct{})}
+	tk := &Task{in: in, desc: desc, awaited: awaited, parent: t.task, done: make(chan struct{})}
 	if err := in.tasks.add(tk); err != nil {
 		return nil, taskRefusal(err)
 	}
@@ -302,7 +311,7 @@ func (t *thread) startTaskAs(desc string, awaited bool, body func(c *thread) (va
 	tk.cancel = cancel
 	ended := func() {}
 	if h := in.opts.Tasks; h != nil {
-		id, fin, err := h.Started(tk)
+		id, fin, err := h.Started(t.ctx, tk)
 		if err != nil {
 			cancel(nil)
 			in.tasks.drop(tk)

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -23,7 +24,7 @@ type countingHook struct {
 	tasks map[string]*Task
 }
 
-func (h *countingHook) Started(tk *Task) (string, func(), error) {
+func (h *countingHook) Started(_ context.Context, tk *Task) (string, func(), error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.live >= h.limit {

@@ -76,18 +76,57 @@ func (q *langQuota) running() int {
 // so a spawn's handle is the kernel task "task:N" its value shows. The
 // registry entry's work waits for the language task; cancelling the entry
 // (task.cancel, the session or kernel closing) cancels the language task.
+//
+// A task is also bound to the token attachment whose exec started it,
+// directly or through the tasks it started: when the attachment is cut
+// (its token revoked or expired) the task is cancelled, as the exec's own
+// task is (revoke.go).
 type langTaskHook struct {
 	q         *langQuota
 	principal string
 	sess      atomic.Pointer[session] // set by wireSession before any exec
+
+	origins sync.Map // *eval.Task -> *attachment, while the task runs
+}
+
+// originKey carries, in an exec's context, the attachment it came through.
+type originKey struct{}
+
+// withOrigin marks ctx as an exec's through att, when att can be cut.
+func withOrigin(ctx context.Context, att *attachment) context.Context {
+	if att == nil || att.cut == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, originKey{}, att)
+}
+
+// origin is the attachment a new language task answers to: its exec's,
+// or its parent task's.
+func (h *langTaskHook) origin(ctx context.Context, tk *eval.Task) *attachment {
+	if a, ok := ctx.Value(originKey{}).(*attachment); ok {
+		return a
+	}
+	if p := tk.Parent(); p != nil {
+		if a, ok := h.origins.Load(p); ok {
+			return a.(*attachment)
+		}
+	}
+	return nil
 }
 
 // Started implements eval.TaskHook.
-func (h *langTaskHook) Started(tk *eval.Task) (string, func(), error) {
+func (h *langTaskHook) Started(ctx context.Context, tk *eval.Task) (string, func(), error) {
 	if err := h.q.charge(h.principal); err != nil {
 		return "", nil, err
 	}
-	ended := func() { h.q.release(h.principal) }
+	att := h.origin(ctx, tk)
+	if att != nil {
+		h.origins.Store(tk, att)
+	}
+	ended := func() {
+		h.origins.Delete(tk)
+		h.q.release(h.principal)
+	}
 	sess := h.sess.Load()
 	if sess == nil {
 		return "", ended, nil
@@ -112,6 +151,7 @@ func (h *langTaskHook) Started(tk *eval.Task) (string, func(), error) {
 		ended()
 		return "", nil, err // live_tasks: the session's registry is full
 	}
+	att.bindTask(sess, t)
 	return t.ID(), ended, nil
 }
 

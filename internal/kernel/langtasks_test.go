@@ -1,9 +1,13 @@
 package kernel
 
 import (
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/shoalgo/shoal/internal/auth"
 	membudget "github.com/shoalgo/shoal/internal/budget"
 )
 
@@ -55,4 +59,54 @@ func TestLangQuota(t *testing.T) {
 	if n := q.running(); n != 0 || len(q.byPrin) != 0 {
 		t.Errorf("after releasing everything: running %d, principals %v", n, q.byPrin)
 	}
+}
+
+// TestRevokeCancelsLanguageTasks: revoking a token cancels the language
+// tasks its execs started, directly or through a task they started, as it
+// cancels its exec tasks; a task started through another token of the
+// same principal and session goes on.
+func TestRevokeCancelsLanguageTasks(t *testing.T) {
+	k := startKernel(t)
+	id, tok := k.token(t, "agent:lr", "p")
+	_, tok2 := k.token(t, "agent:lr", "p")
+
+	taskID := func(raw json.RawMessage) string {
+		var v struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(raw, &v); err != nil || !strings.HasPrefix(v.ID, "task:") {
+			t.Fatalf("exec value %s is not a kernel task handle", raw)
+		}
+		return v.ID
+	}
+	cut := k.dial(t)
+	cut.attach("lr", tok)
+	var ex execResult
+	cut.ok("exec", map[string]any{"src": "var direct = spawn { sleep 60s }\ndirect"}, &ex)
+	direct := taskID(ex.Value)
+	cut.ok("exec", map[string]any{"src": "var box = {inner: null}\nvar outer = spawn { box.inner = spawn { sleep 60s }; box.inner.await() }\nwhile box.inner == null { sleep 5ms }\nbox.inner"}, &ex)
+	nested := taskID(ex.Value)
+
+	keep := k.dial(t)
+	keep.attach("lr", tok2)
+	keep.ok("exec", map[string]any{"src": "var kept = spawn { sleep 60s }\nkept"}, &ex)
+	kept := taskID(ex.Value)
+
+	if err := auth.Open(k.store).Revoke(id); err != nil {
+		t.Fatal(err)
+	}
+	state := func(task string) string {
+		var rec struct {
+			State string `json:"state"`
+		}
+		keep.ok("task.get", map[string]any{"task": task}, &rec)
+		return rec.State
+	}
+	for _, task := range []string{direct, nested} {
+		eventually(t, 5*time.Second, task+" cancelled after the revocation", func() bool { return state(task) == "cancelled" })
+	}
+	if st := state(kept); st != "running" {
+		t.Errorf("the other token's task is %s, want running", st)
+	}
+	keep.ok("task.cancel", map[string]any{"task": kept}, nil)
 }

@@ -61,7 +61,10 @@ func (s *Server) wireSession(sess *session) {
 // startExecTask runs p as a task of sess, taking over the turn tr. A
 // foreground task is a synchronous exec: listed and cancellable while it
 // runs, not retained after (see tasks.StartForeground).
-func (s *Server) startExecTask(sess *session, p *execParams, tr *turn, foreground bool) (*tasks.Task, error) {
+//
+// att is the attachment the exec came through: language tasks the exec
+// starts are cancelled when it is cut (see langTaskHook).
+func (s *Server) startExecTask(sess *session, att *attachment, p *execParams, tr *turn, foreground bool) (*tasks.Task, error) {
 	start := sess.tasks.Start
 	if foreground {
 		start = sess.tasks.StartForeground
@@ -73,6 +76,7 @@ func (s *Server) startExecTask(sess *session, p *execParams, tr *turn, foregroun
 		release, _ := tasks.RegisterSuspender(ctx, pause)
 		defer release()
 		ctx = host.WithGroupHook(eval.WithPause(ctx, pause), suspendHook)
+		ctx = withOrigin(ctx, att)
 		res, ref, err := s.runExec(ctx, sess, p, tr)
 		return &execDone{res: res, ref: ref}, err
 	})
