@@ -30,6 +30,11 @@ type Options struct {
 	// keep alive and for captured output (see memory.go); a program that
 	// keeps more gets quota_exceeded. nil: unbounded (the CLI, the REPL).
 	Budget *budget.Budget
+	// Tasks, when set, is told of every language task the session starts
+	// and may refuse it (see TaskHook); the kernel uses it for its
+	// kernel-wide task bound and its task registry. nil: only the session's
+	// own bounds (MaxLiveTasks, MaxTaskRecords) apply.
+	Tasks TaskHook
 }
 
 // Interp is one evaluation session. Its methods are safe for concurrent

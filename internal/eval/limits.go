@@ -7,8 +7,9 @@ import "time"
 const (
 	// MaxLiveTasks bounds the language tasks (spawn, `cmd &`, `{ … } &`,
 	// on handlers, parallel branches) one session has running at once; one
-	// more fails with task_limit. Kernel-wide the bound is this times the
-	// kernel's session bound.
+	// more fails with quota_exceeded naming BudgetSessionTasks. The kernel
+	// also bounds them per principal and kernel-wide (Options.Tasks, see
+	// kernel.Limits LangTasks and PrincipalLangTasks).
 	MaxLiveTasks = 64
 
 	// MaxTaskRecords bounds the tasks the session's job table (`jobs`)
@@ -29,3 +30,6 @@ const (
 	// par_map call runs at once; the rest wait for a free branch.
 	MaxParallel = 16
 )
+
+// BudgetSessionTasks names the MaxLiveTasks bound in its refusal.
+const BudgetSessionTasks = "session_lang_tasks"

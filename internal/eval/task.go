@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
@@ -18,11 +20,16 @@ import (
 // thread forked from the one that started it (see fork), and takes the
 // session lock like any evaluation (see sched.go).
 type Task struct {
-	ID    int
-	desc  string
-	in    *Interp
-	done  chan struct{} // closed when the task has finished
-	pause Pause         // holds the task's evaluation while suspended
+	ID     int
+	wireID string // the embedder's id for the task (TaskHook), "" for none
+	// awaited: the evaluation that started the task waits for it (a
+	// parallel branch); see Awaited.
+	awaited bool
+	parent  *Task // the task that started this one, nil from top level
+	desc    string
+	in      *Interp
+	done    chan struct{} // closed when the task has finished
+	pause   Pause         // holds the task's evaluation while suspended
 
 	cancel context.CancelCauseFunc
 
@@ -49,7 +56,58 @@ func (*Task) Kind() value.Kind { return value.KTask }
 func (tk *Task) InlineString() string { return "<task " + itoa(tk.ID) + ">" }
 
 // WireTask implements value.WireTask: the id and whether it finished.
-func (tk *Task) WireTask() (string, bool) { return "task:" + itoa(tk.ID), tk.isDone() }
+// When a TaskHook gave the task an id (the kernel's "task:N") that id is
+// used, so a client can pass it to the kernel's task methods.
+func (tk *Task) WireTask() (string, bool) {
+	if tk.wireID != "" {
+		return tk.wireID, tk.isDone()
+	}
+	return "task:" + itoa(tk.ID), tk.isDone()
+}
+
+// TaskHook is told of the language tasks a session starts (Options.Tasks).
+// Started is called before the task's body runs, with its handle (Desc,
+// Cancel, Done, Result work from then on); an error refuses the task and
+// is raised where it was started (a *budget.ExceededError becomes
+// quota_exceeded). Otherwise Started returns the embedder's id for the
+// task ("" to keep the session's numbering on the wire) and a function
+// called once, after the task has finished and Done is closed.
+//
+// ctx is the context of the evaluation starting the task (carrying the
+// embedder's values for a top-level one; a task's own for a task started
+// by a task, see Parent).
+type TaskHook interface {
+	Started(ctx context.Context, tk *Task) (id string, ended func(), err error)
+}
+
+// Parent is the task whose evaluation started tk, nil for one started by
+// a top-level evaluation.
+func (tk *Task) Parent() *Task { return tk.parent }
+
+// Desc describes the task as `jobs` shows it ("spawn", the command line
+// of `cmd &`, "on CHANNEL", "parallel branch").
+func (tk *Task) Desc() string { return tk.desc }
+
+// Awaited reports whether the evaluation that started the task waits for
+// it to end (a parallel branch) rather than holding a handle to it: an
+// embedder need not remember such a task once it has ended.
+func (tk *Task) Awaited() bool { return tk.awaited }
+
+// Done is closed once the task has finished.
+func (tk *Task) Done() <-chan struct{} { return tk.done }
+
+// Result is the finished task's value, or the error awaiting it raises
+// (task_cancelled for a cancelled task); both nil before it finishes.
+func (tk *Task) Result() (value.Value, error) {
+	if !tk.isDone() {
+		return nil, nil
+	}
+	if err := tk.awaitError(); err != nil {
+		return nil, err
+	}
+	v, _ := tk.result()
+	return v, nil
+}
 
 func (tk *Task) isDone() bool {
 	select {
@@ -176,8 +234,8 @@ func (tt *taskTable) add(tk *Task) error {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
 	if tt.live >= MaxLiveTasks {
-		return errorf("task_limit", "this session already runs %d tasks (the bound, MaxLiveTasks)", MaxLiveTasks).
-			WithHint("await or cancel a task first; `jobs` lists them")
+		return &budget.ExceededError{Name: BudgetSessionTasks, Limit: MaxLiveTasks,
+			Reason: "this session already runs " + itoa(MaxLiveTasks) + " language tasks"}
 	}
 	tt.live++
 	tt.seq++
@@ -193,6 +251,17 @@ func (tt *taskTable) add(tk *Task) error {
 	tt.all = append(tt.all, tk)
 	tt.wg.Add(1)
 	return nil
+}
+
+// drop undoes add for a task that never ran (its TaskHook refused it).
+func (tt *taskTable) drop(tk *Task) {
+	tt.mu.Lock()
+	tt.live--
+	if i := slices.Index(tt.all, tk); i >= 0 {
+		tt.all = slices.Delete(tt.all, i, i+1)
+	}
+	tt.mu.Unlock()
+	tt.wg.Done()
 }
 
 func (tt *taskTable) finished() {
@@ -229,13 +298,32 @@ func (t *thread) fork(ctx context.Context, tk *Task) *thread {
 // startTask runs body as a new task of the session, on a thread forked
 // from t, and returns its handle at once.
 func (t *thread) startTask(desc string, body func(c *thread) (value.Value, error)) (*Task, error) {
+	return t.startTaskAs(desc, false, body)
+}
+
+// startTaskAs is startTask; awaited marks a task its starter waits for
+// (a parallel branch), see Task.Awaited.
+func (t *thread) startTaskAs(desc string, awaited bool, body func(c *thread) (value.Value, error)) (*Task, error) {
 	in := t.in
-	tk := &Task{in: in, desc: desc, done: make(chan struct{})}
+	tk := &Task{in: in, desc: desc, awaited: awaited, parent: t.task, done: make(chan struct{})}
 	if err := in.tasks.add(tk); err != nil {
-		return nil, err
+		return nil, taskRefusal(err)
 	}
 	ctx, cancel := context.WithCancelCause(in.life)
 	tk.cancel = cancel
+	ended := func() {}
+	if h := in.opts.Tasks; h != nil {
+		id, fin, err := h.Started(t.ctx, tk)
+		if err != nil {
+			cancel(nil)
+			in.tasks.drop(tk)
+			return nil, taskRefusal(err)
+		}
+		tk.wireID = id
+		if fin != nil {
+			ended = fin
+		}
+	}
 	ctx, end := in.begin(ctx)
 	ctx = host.WithGroupHook(ctx, tk.groupHook)
 	c := t.fork(ctx, tk)
@@ -248,6 +336,7 @@ func (t *thread) startTask(desc string, body func(c *thread) (value.Value, error
 			cancel(nil)
 			close(tk.done)
 			in.tasks.finished()
+			ended()
 		}()
 		defer func() {
 			if r := recover(); r != nil {
@@ -262,6 +351,17 @@ func (t *thread) startTask(desc string, body func(c *thread) (value.Value, error
 		v, err = body(c)
 	}()
 	return tk, nil
+}
+
+// taskRefusal is the language error of a task start refused by a bound:
+// quota_exceeded naming the budget, for every task bound (the session's,
+// and the embedder's through TaskHook).
+func taskRefusal(err error) error {
+	if errors.As(err, new(*budget.ExceededError)) {
+		return errorf(budget.CodeQuotaExceeded, "%s", err.Error()).
+			WithHint("await or cancel a task first; `jobs` lists the session's tasks")
+	}
+	return langError(err)
 }
 
 // finish records the task's result. A task whose context ended (cancel,

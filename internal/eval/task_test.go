@@ -173,7 +173,7 @@ func TestConcurrentEvals(t *testing.T) {
 }
 
 // TestTaskBound: the session runs at most MaxLiveTasks tasks; one more is
-// task_limit, and cancelling frees the places.
+// quota_exceeded naming the budget, and cancelling frees the places.
 func TestTaskBound(t *testing.T) {
 	s := newSession(t)
 	closeTasks(t, s.in)
@@ -183,8 +183,8 @@ func TestTaskBound(t *testing.T) {
 	}
 	_, err := s.eval("spawn { 1 }")
 	var e *value.Error
-	if !errors.As(err, &e) || e.Code != "task_limit" {
-		t.Fatalf("one task past the bound: %v, want task_limit", err)
+	if !errors.As(err, &e) || e.Code != "quota_exceeded" || !strings.Contains(e.Msg, BudgetSessionTasks) {
+		t.Fatalf("one task past the bound: %v, want quota_exceeded naming %s", err, BudgetSessionTasks)
 	}
 	within(t, 10*time.Second, "cancelling the tasks", func() {
 		s.inline("for tk in ts { tk.cancel() }\nfor tk in ts { try { tk.await() } catch e { null } }")

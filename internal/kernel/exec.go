@@ -98,14 +98,14 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 	srv, sess := c.conn.srv, c.att.sess
 	switch {
 	case p.Async || p.Background:
-		t, err := srv.startExecTask(ctx, sess, &p, tr, false)
+		t, err := srv.startExecTask(ctx, sess, c.att, &p, tr, false)
 		if err != nil {
 			return nil, err
 		}
 		c.att.bindTask(sess, t)
 		return started(t, false), nil
 	case p.TimeoutMS != nil:
-		t, err := srv.startExecTask(ctx, sess, &p, tr, false)
+		t, err := srv.startExecTask(ctx, sess, c.att, &p, tr, false)
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +117,7 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 	// A synchronous exec runs as a foreground task, so that task.list
 	// shows it and task.cancel (from any connection of the session) stops
 	// it; the answer is the exec's own. It runs on this goroutine.
-	t, err := srv.startExecTask(ctx, sess, &p, tr, true)
+	t, err := srv.startExecTask(ctx, sess, c.att, &p, tr, true)
 	if err != nil {
 		return nil, err
 	}

@@ -64,6 +64,7 @@ func TestExecEncodingMatchesEncodingJSON(t *testing.T) {
 		{Task: "task:4", Session: "s", State: tasks.Running, StartedNs: 1, Suspended: true, TimedOut: true},
 		{Task: "task:5", Session: "é\n", State: tasks.Failed, StartedNs: 1, FinishedNs: 2, Err: errors.New("boom \"x\" <&>\x00")},
 		{Task: "task:6", Session: "s", State: tasks.Cancelled, StartedNs: 1, FinishedNs: 3, Err: tasks.ErrCancelled, Label: "not on the wire"},
+		{Task: "task:7", Session: "s", State: tasks.Running, StartedNs: 1, Language: true, Desc: "spawn { sleep \"1s\" } <&>"},
 	} {
 		want, err := json.Marshal(rec)
 		if err != nil {

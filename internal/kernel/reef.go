@@ -39,6 +39,8 @@ type reefHost struct {
 	table *toolTable
 	dir   func() string  // the scope a lookup binds in
 	procs *contain.Scope // every process the session's commands start
+
+	langTasks *langTaskHook // the session's eval.TaskHook
 }
 
 // CloseLive closes the watches and tails the session's host has running,

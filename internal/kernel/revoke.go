@@ -24,7 +24,8 @@ import (
 //   - every subscription of the connection ends, and the kernel sends one
 //     session.detached notification {session, principal, token, reason,
 //     message};
-//   - the tasks started through the attachment are cancelled.
+//   - the tasks started through the attachment are cancelled, language
+//     tasks its execs started included (langtasks.go).
 //
 // The session itself is not closed: other connections may hold it, and it
 // closes when idle like any other.

@@ -56,15 +56,16 @@ type Server struct {
 	ctx    context.Context // cancelled by Shutdown: in-flight work stops
 	cancel context.CancelFunc
 
-	sessions registry
-	bus      *events.Bus
-	mem      *membudget.Budget // kernel memory: every session's budget is under it
-	gcBase   int               // the GC percent the process started with (tuneGC)
-	gcHigh   int               // the raised GC percent, 0 when not tuning
-	gcRaised bool              // the collector runs at limits.GCPercent (guard goroutine only after init)
-	source   *sourceWork       // bounds parse and explain
-	procs    *contain.Manager
-	ownProcs bool // procs was made by New and is closed by Shutdown
+	sessions  registry
+	bus       *events.Bus
+	mem       *membudget.Budget // kernel memory: every session's budget is under it
+	langTasks *langQuota        // language tasks of every session (langtasks.go)
+	gcBase    int               // the GC percent the process started with (tuneGC)
+	gcHigh    int               // the raised GC percent, 0 when not tuning
+	gcRaised  bool              // the collector runs at limits.GCPercent (guard goroutine only after init)
+	source    *sourceWork       // bounds parse and explain
+	procs     *contain.Manager
+	ownProcs  bool // procs was made by New and is closed by Shutdown
 
 	readPool *membudget.Pool // FrameMemory: read buffers of every connection
 	outPool  *membudget.Pool // OutboxMemory: queued frames of every connection
@@ -123,6 +124,7 @@ func New(cfg Config) (*Server, error) {
 	s.initMemory()
 	s.source = newSourceWork(SourceWorkers)
 	s.sessions.init(s.local, s.limits)
+	s.langTasks = newLangQuota(s.local, s.limits)
 	s.bus = events.New(events.WithLimits(events.Limits{
 		ChannelBytes:  s.limits.EventChannelMemory,
 		ScopeChannels: s.limits.EventChannels,

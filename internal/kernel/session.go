@@ -165,10 +165,13 @@ func (s *Server) newSessionInterp(principal string, tools *toolTable) (*eval.Int
 	}
 	procs := s.procs.NewScope()
 	rh := &reefHost{Host: host.NewOS(authz, host.WithProcesses(procs)), table: tools, procs: procs}
+	// Its language tasks are charged to the kernel's bounds and listed in
+	// its task registry (langtasks.go; wireSession binds the session).
+	rh.langTasks = &langTaskHook{q: s.langTasks, principal: principal}
 	// Each session's values and captured output are charged to its own
 	// memory budget, under the kernel-wide one (see memory.go).
 	mem := membudget.New(SessionMemoryBudget, s.limits.SessionMemory, s.mem)
-	in, err := eval.New(eval.Options{Host: rh, Dir: s.cfg.Dir, Env: env, Budget: mem})
+	in, err := eval.New(eval.Options{Host: rh, Dir: s.cfg.Dir, Env: env, Budget: mem, Tasks: rh.langTasks})
 	if err != nil {
 		mem.Close()
 		procs.Close()

@@ -31,7 +31,7 @@ type taskStarted struct {
 // by hand: every change of every task (a synchronous exec is one) is
 // published. Its shape is tasks.Record's MarshalJSON (a test compares
 // them): finished_ns, result_ref and error null when absent, suspended,
-// timed_out and foreground only when true.
+// timed_out, foreground and language only when true, desc only when set.
 type taskEvent tasks.Record
 
 // AppendJSON appends the record's JSON encoding to b.
@@ -71,6 +71,13 @@ func (r taskEvent) AppendJSON(b []byte) []byte {
 	if r.Foreground {
 		b = append(b, `,"foreground":true`...)
 	}
+	if r.Language {
+		b = append(b, `,"language":true`...)
+	}
+	if r.Desc != "" {
+		b = append(b, `,"desc":`...)
+		b = proto.AppendString(b, r.Desc)
+	}
 	return append(b, '}')
 }
 
@@ -79,6 +86,9 @@ func (r taskEvent) AppendJSON(b []byte) []byte {
 func (s *Server) wireSession(sess *session) {
 	scope := sess.scope()
 	s.bridgeSession(sess)
+	if rh, ok := sess.host.(*reefHost); ok && rh.langTasks != nil {
+		rh.langTasks.sess.Store(sess)
+	}
 	sess.tasks.OnChange(func(r tasks.Record) { s.publishJSON(scope, r.Channel(), taskEvent(r)) })
 	sess.tasks.OnFinish(func(_ *tasks.Task, v any, _ error) string {
 		if d, ok := v.(*execDone); ok {
@@ -109,7 +119,10 @@ func (s *Server) wireSession(sess *session) {
 // calling goroutine and startExecTask returns once it has finished; stop
 // ending first (the connection closed, the kernel shutting down) cancels
 // it. Other tasks get a goroutine of their own and stop is not used.
-func (s *Server) startExecTask(stop context.Context, sess *session, p *execParams, tr *turn, foreground bool) (*tasks.Task, error) {
+//
+// att is the attachment the exec came through: language tasks the exec
+// starts are cancelled when it is cut (see langTaskHook).
+func (s *Server) startExecTask(stop context.Context, sess *session, att *attachment, p *execParams, tr *turn, foreground bool) (*tasks.Task, error) {
 	work := func(ctx context.Context) (any, error) {
 		// task.suspend holds the evaluation at its next checkpoint and stops
 		// every process it has running.
@@ -117,6 +130,7 @@ func (s *Server) startExecTask(stop context.Context, sess *session, p *execParam
 		release, _ := tasks.RegisterSuspender(ctx, pause)
 		defer release()
 		ctx = host.WithGroupHook(eval.WithPause(ctx, pause), suspendHook)
+		ctx = withOrigin(ctx, att)
 		res, ref, err := s.runExec(ctx, sess, p, tr)
 		return &execDone{res: res, ref: ref}, err
 	}

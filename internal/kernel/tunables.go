@@ -65,6 +65,15 @@ type Limits struct {
 	// and its resources released; zero keeps sessions forever.
 	SessionIdle time.Duration
 
+	// LangTasks bounds the language tasks (spawn, `cmd &`, `{ … } &`, on
+	// handlers, parallel branches) running in all sessions together;
+	// PrincipalLangTasks bounds those of one token principal's sessions
+	// together. Past either a start raises quota_exceeded naming
+	// lang_tasks or principal_lang_tasks (see langtasks.go); each session
+	// also runs at most eval.MaxLiveTasks.
+	LangTasks          int
+	PrincipalLangTasks int
+
 	// Memory (see memory.go). SessionMemory bounds what one session's
 	// values and captured output keep alive; KernelMemory bounds all
 	// sessions together; MemoryLimit is the process's soft memory limit
@@ -100,6 +109,8 @@ func DefaultLimits() Limits {
 		TokenSessions:        1024,
 		OwnerSessions:        1024,
 		SessionIdle:          10 * time.Minute,
+		LangTasks:            4096,
+		PrincipalLangTasks:   512,
 		SessionMemory:        DefaultSessionMemory,
 		KernelMemory:         DefaultKernelMemory,
 		MemoryLimit:          DefaultMemoryLimit,
@@ -198,6 +209,10 @@ var limitFlags = []limitFlag{
 		count: func(l *Limits) *int { return &l.TokenSessions }},
 	{name: "owner-sessions", zero: zeroIsInvalid, usage: "sessions the kernel owner may keep (counted apart from token principals')",
 		count: func(l *Limits) *int { return &l.OwnerSessions }},
+	{name: "lang-tasks", usage: "language tasks (spawn, &, on handlers, parallel branches) all sessions may run together",
+		count: func(l *Limits) *int { return &l.LangTasks }},
+	{name: "principal-lang-tasks", usage: "language tasks one token principal's sessions may run together",
+		count: func(l *Limits) *int { return &l.PrincipalLangTasks }},
 	{name: "session-idle", zero: zeroIsNone, usage: "close a session with no connection, request or running task after this long (0: never)",
 		duration: func(l *Limits) *time.Duration { return &l.SessionIdle }},
 	{name: "session-memory", zero: zeroIsNone, usage: "bytes one session's values and captured output may keep alive (0: unbounded)",

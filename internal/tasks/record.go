@@ -42,6 +42,11 @@ type Record struct {
 	Suspended  bool   // stopped through Suspend and not yet resumed
 	TimedOut   bool   // set only by Await when its timeout expired
 	Foreground bool   // started with StartForeground: a caller waits for it
+	// Language is set for a task of the session's language (spawn, cmd &,
+	// on handlers, parallel branches; see StartLanguage), whose Desc says
+	// what it is, as `jobs` does.
+	Language bool
+	Desc     string
 }
 
 // Channel is the event channel of the task ("task.N").
@@ -59,14 +64,17 @@ type wireRecord struct {
 	Suspended  bool    `json:"suspended,omitempty"`
 	TimedOut   bool    `json:"timed_out,omitempty"`
 	Foreground bool    `json:"foreground,omitempty"`
+	Language   bool    `json:"language,omitempty"`
+	Desc       string  `json:"desc,omitempty"`
 }
 
 // MarshalJSON renders the record in its wire shape: finished_ns,
 // result_ref and error are null when absent; error is the message text;
-// suspended, timed_out and foreground appear only when true.
+// suspended, timed_out, foreground and language appear only when true,
+// desc only when set.
 func (r Record) MarshalJSON() ([]byte, error) {
 	w := wireRecord{Task: r.Task, Session: r.Session, State: r.State, StartedNs: r.StartedNs,
-		Suspended: r.Suspended, TimedOut: r.TimedOut, Foreground: r.Foreground}
+		Suspended: r.Suspended, TimedOut: r.TimedOut, Foreground: r.Foreground, Language: r.Language, Desc: r.Desc}
 	if r.FinishedNs != 0 {
 		w.FinishedNs = &r.FinishedNs
 	}

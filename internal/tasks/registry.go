@@ -22,6 +22,8 @@ const (
 	// one owner may have running at once, apart from MaxLive; beyond it
 	// StartForeground fails with ErrTooManyTasks (BudgetForeground).
 	MaxForeground = 256
+	// MaxDesc bounds the Desc a language task's record keeps, in bytes.
+	MaxDesc = 256
 )
 
 // Names of the bounds, as refusals and docs name them.
@@ -148,7 +150,7 @@ func (r *Registry) StartForeground(owner Owner, label string, work Work) (*Task,
 // do while it waits): it returns once the task is terminal and Done is
 // closed. When stop ends first the task is cancelled, as Cancel would.
 func (r *Registry) RunForeground(stop context.Context, owner Owner, label string, work Work) (*Task, error) {
-	t, ctx, drain, err := r.register(owner, label, work, true)
+	t, ctx, drain, err := r.register(owner, label, work, true, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -162,8 +164,27 @@ func (r *Registry) RunForeground(stop context.Context, owner Owner, label string
 	return t, nil
 }
 
+// StartLanguage registers a task of the owner's language session (a
+// spawn, `cmd &`, an on handler, a parallel branch) whose work waits for
+// it: its record has Language set and Desc desc (at most MaxDesc bytes
+// kept). awaited starts it as a foreground task (see StartForeground),
+// for a task its starter waits for; otherwise it is bounded and retained
+// like Start's.
+func (r *Registry) StartLanguage(owner Owner, desc string, awaited bool, work Work) (*Task, error) {
+	if len(desc) > MaxDesc {
+		desc = desc[:MaxDesc]
+	}
+	return r.startRec(owner, desc, work, awaited, func(rec *Record) { rec.Language, rec.Desc = true, desc })
+}
+
 func (r *Registry) start(owner Owner, label string, work Work, foreground bool) (*Task, error) {
-	t, ctx, drain, err := r.register(owner, label, work, foreground)
+	return r.startRec(owner, label, work, foreground, nil)
+}
+
+// startRec registers a task (fill, when set, completes its record) and
+// runs work on a goroutine of its own.
+func (r *Registry) startRec(owner Owner, label string, work Work, foreground bool, fill func(*Record)) (*Task, error) {
+	t, ctx, drain, err := r.register(owner, label, work, foreground, fill)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +197,7 @@ func (r *Registry) start(owner Owner, label string, work Work, foreground bool) 
 
 // register creates the task for work and its context; drain reports that
 // the caller must deliver its first notification.
-func (r *Registry) register(owner Owner, label string, work Work, foreground bool) (t *Task, ctx context.Context, drain bool, err error) {
+func (r *Registry) register(owner Owner, label string, work Work, foreground bool, fill func(*Record)) (t *Task, ctx context.Context, drain bool, err error) {
 	if work == nil {
 		return nil, nil, false, fmt.Errorf("start task: nil work")
 	}
@@ -207,6 +228,9 @@ func (r *Registry) register(owner Owner, label string, work Work, foreground boo
 		StartedNs:  r.now().UnixNano(),
 		Label:      label,
 		Foreground: foreground,
+	}
+	if fill != nil {
+		fill(&t.rec)
 	}
 	if foreground {
 		ot.foreground++
