@@ -80,3 +80,30 @@ func TestParallel(t *testing.T) {
 		}
 	}
 }
+
+// TestOnBacklogIsBounded: a handler slower than its channel does not
+// let events pile up: the subscription's queue holds a bounded backlog
+// and the handler is told how many were dropped.
+func TestOnBacklogIsBounded(t *testing.T) {
+	s := newSession(t)
+	closeTasks(t, s.in)
+	s.inline(`var seen = []
+var h = on("user.slow", ev => { sleep 2ms; seen = seen + [ev] })
+let ch = channel("user.slow")
+for i in 0..2000 { ch.emit(i) }`)
+	// Unbounded, the handler would take 2000 × 2 ms; bounded, it drains
+	// the backlog well before.
+	deadline := time.Now().Add(20 * time.Second)
+	for s.inline(`seen.where(e => e.get("dropped") != null).len() > 0`) != "true" {
+		if time.Now().After(deadline) {
+			t.Fatalf("no dropped record after 20 s; the handler saw %s events", s.inline("seen.len()"))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	n := s.inline("seen.len()")
+	if got := s.inline("seen.len() < 400"); got != "true" {
+		t.Errorf("the handler saw %s of 2000 events: the backlog is not bounded", n)
+	}
+	s.inline("h.cancel()")
+}
