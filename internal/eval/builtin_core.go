@@ -117,13 +117,9 @@ func runRun(c *BuiltinCall) (value.Value, error) {
 	if len(c.Args) == 0 {
 		return nil, errorf(codeArg, "run needs a target")
 	}
-	args := make([]string, 0, len(c.Args)-1)
-	for _, v := range c.Args[1:] {
-		s, err := argText(v)
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, s)
+	args, err := argTexts(c.Args[1:])
+	if err != nil {
+		return nil, err
 	}
 	return c.t.runTarget(c.Args[0], args)
 }

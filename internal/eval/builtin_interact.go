@@ -28,13 +28,9 @@ func runInteract(c *BuiltinCall) (value.Value, error) {
 		return nil, errorf(codeNoTerminal, "interact needs an interactive terminal").
 			WithHint("run it from the shoal REPL: a script, -c or the kernel has no terminal to give it")
 	}
-	argv := make([]string, len(c.Args))
-	for i, v := range c.Args {
-		s, err := argText(v)
-		if err != nil {
-			return nil, err
-		}
-		argv[i] = s
+	argv, err := argTexts(c.Args)
+	if err != nil {
+		return nil, err
 	}
 	prog, err := c.t.host.LookPath(c.t.ctx, argv[0], c.t.env)
 	if err != nil {

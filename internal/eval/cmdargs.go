@@ -74,6 +74,19 @@ func (t *thread) evalCmdArg(a *syntax.CmdArg, sc *scope) (cmdValue, error) {
 }
 
 // argText renders a value as one command-line word.
+// argTexts is argText of each of vs.
+func argTexts(vs []value.Value) ([]string, error) {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		s, err := argText(v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
 func argText(v value.Value) (string, error) {
 	switch x := v.(type) {
 	case value.Str:

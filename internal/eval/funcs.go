@@ -228,13 +228,9 @@ func fnRun(t *thread, a value.Args) (value.Value, error) {
 	if len(a.Pos) == 0 {
 		return nil, errorf(codeArg, "run needs a target")
 	}
-	args := make([]string, 0, len(a.Pos)-1)
-	for _, v := range a.Pos[1:] {
-		s, err := argText(v)
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, s)
+	args, err := argTexts(a.Pos[1:])
+	if err != nil {
+		return nil, err
 	}
 	return t.runTarget(a.Pos[0], args)
 }

@@ -180,9 +180,9 @@ func (in *Interp) run(ctx context.Context, parse func() (*syntax.Program, error)
 	return v, end(ctx, err)
 }
 
-// sameEnv reports whether a and b are the same environment slice (the
-// environment is copy-on-write, so a change makes a new slice).
-func sameEnv(a, b []string) bool {
+// sameSlice reports whether a and b are the same slice: the environment
+// and the directory stack are copy-on-write, so a change makes a new one.
+func sameSlice(a, b []string) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
@@ -223,18 +223,12 @@ func (in *Interp) topThread(ctx context.Context, st *strand) *thread {
 func (in *Interp) keepState(t *thread, dir0 string, env0 []string, old0 string, stack0 []string) {
 	in.stateMu.Lock()
 	defer in.stateMu.Unlock()
-	if t.dir != dir0 || t.oldpwd != old0 || !sameStack(t.dirStack, stack0) {
+	if t.dir != dir0 || t.oldpwd != old0 || !sameSlice(t.dirStack, stack0) {
 		in.dir, in.oldpwd, in.dirStack = t.dir, t.oldpwd, t.dirStack
 	}
-	if !sameEnv(t.env, env0) {
+	if !sameSlice(t.env, env0) {
 		in.env = t.env
 	}
-}
-
-// sameStack reports whether a and b are the same directory stack (it is
-// replaced, never mutated, so a change makes a new slice).
-func sameStack(a, b []string) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func orDiscard(w io.Writer) io.Writer {

@@ -671,13 +671,9 @@ func runKill(c *BuiltinCall) (value.Value, error) {
 		}
 		return value.Nil, nil
 	}
-	argv := make([]string, len(c.Args))
-	for i, v := range c.Args {
-		s, err := argText(v)
-		if err != nil {
-			return nil, err
-		}
-		argv[i] = s
+	argv, err := argTexts(c.Args)
+	if err != nil {
+		return nil, err
 	}
 	prog, err := c.t.host.LookPath(c.t.ctx, "kill", c.t.env)
 	if err != nil {
