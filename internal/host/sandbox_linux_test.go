@@ -270,3 +270,36 @@ var sandboxTerminalHost = func() *OS {
 	rules := sandbox.Rules{RestrictFS: true, ReadOnly: sysRoots}
 	return newOS(AllowAll, WithSandbox(fixed(rules)))
 }
+
+// BenchmarkSpawnTrueSandboxed runs /bin/true through a sandboxed host
+// (the test binary is the trampoline), beside the unconfined host as the
+// floor, with filesystem rules and with filesystem and network rules.
+func BenchmarkSpawnTrueSandboxed(b *testing.B) {
+	truePath := prog(b, "true")
+	fsRules := sandbox.Rules{RestrictFS: true, ReadOnly: sysRoots}
+	netRules := fsRules
+	netRules.RestrictNet, netRules.ConnectTCP = true, []uint16{443}
+	for _, c := range []struct {
+		name string
+		h    Host
+		need func() bool
+	}{
+		{"floor", NewOS(AllowAll), func() bool { return true }},
+		{"fs", NewOS(AllowAll, WithSandbox(fixed(fsRules))), func() bool { return sandbox.Probe().FS }},
+		{"fs+net", NewOS(AllowAll, WithSandbox(fixed(netRules))), func() bool { return sandbox.Probe().FS && sandbox.Probe().Net }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			if !c.need() {
+				b.Skip("not enforced here")
+			}
+			s := &Spawn{Argv: []string{truePath}, Env: []string{"PATH=/usr/bin:/bin"}}
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := c.h.Run(context.Background(), s)
+				if err != nil || statusOf(res) != 0 {
+					b.Fatalf("Run = %+v, %v", res, err)
+				}
+			}
+		})
+	}
+}

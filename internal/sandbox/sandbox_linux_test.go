@@ -457,3 +457,24 @@ func TestNetProgramAssembles(t *testing.T) {
 		t.Errorf("a backward jump assembled")
 	}
 }
+
+// TestSignalsScopedToTheSandbox: from ABI 6 a confined program cannot
+// signal a process outside its domain (here the test itself), but can
+// signal its own children.
+func TestSignalsScopedToTheSandbox(t *testing.T) {
+	needFS(t)
+	if s := Probe(); s.ABI < abiIPC {
+		t.Skipf("Landlock ABI %d has no signal scoping (needs %d)", s.ABI, abiIPC)
+	}
+	r := Rules{RestrictFS: true, ReadOnly: systemRoots}
+	outside := "kill -0 " + strconv.Itoa(os.Getpid())
+	if _, errs, code := runArgv(t, []string{"/bin/sh", "-c", outside}); code != 0 {
+		t.Fatalf("unconfined %s: status %d, %s", outside, code, errs)
+	}
+	if _, errs, code := run(t, r, "/bin/sh", "-c", outside); code == 0 || !strings.Contains(errs, "not permitted") {
+		t.Errorf("confined %s: status %d, stderr %q; want a refusal", outside, code, errs)
+	}
+	if out, errs, code := run(t, r, "/bin/sh", "-c", "sleep 30 & kill $!; wait $!; echo $?"); code != 0 || out != "143\n" {
+		t.Errorf("confined kill of its own child: status %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
