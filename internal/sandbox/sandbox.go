@@ -56,6 +56,15 @@ type Support struct {
 	Reason string // why FS or Net is false ("" when both are true)
 }
 
+// Enforced reports, per dimension, whether r's restriction is in force
+// on a machine with support s: fs when r restricts the filesystem and s
+// enforces it, net likewise. A dimension r leaves unrestricted is not
+// "enforced": nothing confines it. This is what Wrap applies (and what an
+// attach reports as enforced).
+func (s Support) Enforced(r Rules) (fs, net bool) {
+	return r.RestrictFS && s.FS, r.RestrictNet && s.Net
+}
+
 // ErrUnenforceable is what every *UnenforceableError matches with
 // errors.Is.
 var ErrUnenforceable = errors.New("sandbox: cannot be enforced on this machine")

@@ -93,3 +93,22 @@ func TestWrapBadRules(t *testing.T) {
 		}
 	}
 }
+
+func TestSupportEnforced(t *testing.T) {
+	full, fsOnly := Support{ABI: 7, FS: true, Net: true}, Support{ABI: 3, FS: true, Reason: "old"}
+	cases := []struct {
+		s       Support
+		r       Rules
+		fs, net bool
+	}{
+		{full, Rules{}, false, false},
+		{full, Rules{RestrictFS: true, RestrictNet: true}, true, true},
+		{fsOnly, Rules{RestrictFS: true, RestrictNet: true}, true, false},
+		{Support{}, Rules{RestrictFS: true, RestrictNet: true, Hermetic: true}, false, false},
+	}
+	for _, c := range cases {
+		if fs, net := c.s.Enforced(c.r); fs != c.fs || net != c.net {
+			t.Errorf("%+v.Enforced(%+v) = %v, %v; want %v, %v", c.s, c.r, fs, net, c.fs, c.net)
+		}
+	}
+}
