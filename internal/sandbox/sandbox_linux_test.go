@@ -478,3 +478,24 @@ func TestSignalsScopedToTheSandbox(t *testing.T) {
 		t.Errorf("confined kill of its own child: status %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
+
+// TestCannotLeaveItsCgroup: a confined program cannot write cgroup.procs
+// (no capabilities, no write right there), so it cannot move itself out
+// of the cgroup containment put it in.
+func TestCannotLeaveItsCgroup(t *testing.T) {
+	needFS(t)
+	var procs string
+	for _, p := range []string{"/sys/fs/cgroup/cgroup.procs", "/sys/fs/cgroup/unified/cgroup.procs", "/sys/fs/cgroup/pids/cgroup.procs", "/sys/fs/cgroup/freezer/cgroup.procs"} {
+		if _, err := os.Stat(p); err == nil {
+			procs = p
+			break
+		}
+	}
+	if procs == "" {
+		t.Skip("no cgroup hierarchy mounted under /sys/fs/cgroup")
+	}
+	r := Rules{RestrictFS: true, ReadOnly: append(slices.Clone(systemRoots), "/sys")}
+	if _, errs, code := run(t, r, "/bin/sh", "-c", "echo $$ > "+procs); code == 0 || !strings.Contains(errs, "Permission denied") {
+		t.Errorf("confined write of %s: status %d, stderr %q; want a refusal", procs, code, errs)
+	}
+}
