@@ -50,10 +50,10 @@ func (r Rules) restricts() bool { return r.RestrictFS || r.RestrictNet }
 
 // Support is what this machine's kernel can enforce.
 type Support struct {
-	ABI    int    // Landlock ABI version; 0 when Landlock is absent or disabled
-	FS     bool   // filesystem rules are enforced (ABI >= 3: reads, writes, truncation)
-	Net    bool   // TCP bind and connect rules are enforced (ABI >= 4)
-	Reason string // why FS or Net is false ("" when both are true)
+	ABI    int    `json:"abi"`              // Landlock ABI version; 0 when Landlock is absent or disabled
+	FS     bool   `json:"fs"`               // filesystem rules are enforced (ABI >= 3: reads, writes, truncation)
+	Net    bool   `json:"net"`              // TCP bind and connect rules are enforced (ABI >= 4, and the socket filter)
+	Reason string `json:"reason,omitempty"` // why FS or Net is false ("" when both are true)
 }
 
 // Enforced reports, per dimension, whether r's restriction is in force
