@@ -303,3 +303,31 @@ func BenchmarkSpawnTrueSandboxed(b *testing.B) {
 		})
 	}
 }
+
+// TestSandboxEnvironmentExact: a confined program sees exactly the
+// environment an unconfined one does, on both spawn paths, and the
+// trampoline's own runtime sees none of it (no GODEBUG trace).
+func TestSandboxEnvironmentExact(t *testing.T) {
+	needSandboxFS(t)
+	env := prog(t, "env")
+	vars := []string{"PATH=/usr/bin:/bin", "GODEBUG=inittrace=1", "LD_X=1", "EMPTY=", "DUP=first", "DUP=last", "SPACES=a b  c"}
+	confined := NewOS(AllowAll, WithSandbox(fixed(sandbox.Rules{RestrictFS: true, ReadOnly: sysRoots})))
+	free := NewOS(AllowAll)
+	for _, stdin := range []bool{false, true} {
+		run := func(h Host) *Result {
+			s := &Spawn{Argv: []string{env}, Env: vars}
+			if stdin {
+				s.Stdin = strings.NewReader("")
+			}
+			res, err := h.Run(context.Background(), s)
+			if err != nil || statusOf(res) != 0 {
+				t.Fatalf("env (stdin %v): %+v %v", stdin, res, err)
+			}
+			return res
+		}
+		want, got := run(free), run(confined)
+		if string(got.Stdout) != string(want.Stdout) || len(got.Stderr) != 0 {
+			t.Errorf("stdin %v: confined env printed %q (stderr %q), unconfined %q", stdin, got.Stdout, got.Stderr, want.Stdout)
+		}
+	}
+}

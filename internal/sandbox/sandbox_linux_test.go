@@ -499,3 +499,40 @@ func TestCannotLeaveItsCgroup(t *testing.T) {
 		t.Errorf("confined write of %s: status %d, stderr %q; want a refusal", procs, code, errs)
 	}
 }
+
+// TestEnvironmentHiddenFromTheTrampoline: through Command the
+// trampoline's loader, libc and Go runtime never see the program's
+// environment (here GODEBUG=inittrace=1, which makes a Go runtime trace
+// its package inits on stderr), and the program gets it exactly. Through
+// Wrap alone the trampoline's runtime does see it: that is the contrast.
+func TestEnvironmentHiddenFromTheTrampoline(t *testing.T) {
+	needFS(t)
+	r := Rules{RestrictFS: true, ReadOnly: systemRoots}
+	argv := []string{"/bin/sh", "-c", `printf '%s|%s|%s' "$GODEBUG" "$LD_PRELOAD_X" "$(env | grep -c SHOAL_SANDBOX_ENV_)"`}
+	env := []string{"GODEBUG=inittrace=1", "LD_PRELOAD_X=kept", "PATH=/usr/bin:/bin"}
+	start := func(argv, env []string) (string, string) {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = env
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v: %s", err, errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	cargv, cenv, err := Command(r, argv, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errs := start(cargv, cenv)
+	if out != "inittrace=1|kept|0" || strings.Contains(errs, "init ") {
+		t.Errorf("through Command: stdout %q, stderr %q; want the environment restored and no init trace", out, errs)
+	}
+	w, err := Wrap(r, argv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, errs := start(w, env); !strings.Contains(errs, "init ") {
+		t.Errorf("through Wrap: stderr %q; want the trampoline's init trace (the contrast)", errs)
+	}
+}

@@ -87,7 +87,7 @@ func trampoline(args []string) int {
 	if len(args) < 3 || args[1] != "--" {
 		return fail(exitCannotRun, errors.New("usage: "+TrampolineCommand+" RULES -- PROGRAM [ARGS...]"))
 	}
-	r, err := decode(args[0])
+	r, hiddenEnv, err := decode(args[0])
 	if err != nil {
 		return fail(exitCannotRun, err)
 	}
@@ -99,7 +99,11 @@ func trampoline(args []string) int {
 	if err := apply(r, s.ABI); err != nil {
 		return fail(exitCannotRun, err)
 	}
-	err = unix.Exec(argv[0], argv, os.Environ())
+	env := os.Environ()
+	if hiddenEnv {
+		env = revealEnv(env)
+	}
+	err = unix.Exec(argv[0], argv, env)
 	status := exitCannotRun
 	if errors.Is(err, unix.ENOENT) {
 		status = exitNotFound

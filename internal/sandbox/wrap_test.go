@@ -32,6 +32,16 @@ func TestWrapShape(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Wrap = %q, want %q", got, want)
 	}
+	env := []string{"A=1", "LD_PRELOAD=/x.so"}
+	cargv, cenv, err := Command(r, []string{"/bin/echo", "hi"}, env)
+	if err != nil || len(cargv) != 6 || cargv[2] != "1;FE;/usr,/lib;;443;" || !slices.Equal(cenv, hideEnv(env)) {
+		t.Errorf("Command = %q, %q, %v", cargv, cenv, err)
+	}
+	// Nothing restricted: both unchanged.
+	cargv, cenv, err = Command(Rules{}, []string{"/bin/echo"}, env)
+	if err != nil || !slices.Equal(cargv, []string{"/bin/echo"}) || !slices.Equal(cenv, env) {
+		t.Errorf("Command without restrictions = %q, %q, %v", cargv, cenv, err)
+	}
 }
 
 func TestWrapHermeticUnsupported(t *testing.T) {
