@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shoalgo/shoal/internal/sandbox"
 )
 
 var (
@@ -24,6 +26,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	sandbox.RunTrampolineIfRequested() // as main does
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

@@ -99,7 +99,9 @@ func (e *RulesError) Error() string { return "sandbox: bad rules: " + e.Msg }
 //
 // A dimension r restricts but Probe says is not enforced is dropped (and
 // when nothing enforceable is left, argv comes back unchanged); with
-// r.Hermetic it is an *UnenforceableError instead, and nothing runs.
+// r.Hermetic it is an *UnenforceableError instead, and nothing runs. In a
+// program that never called RunTrampolineIfRequested it is
+// ErrNoTrampoline.
 //
 // Wrap leaves the environment to the caller, and the trampoline then
 // starts with the program's environment, which its dynamic loader (in a
@@ -144,6 +146,9 @@ func wrap(r Rules, argv []string, hiddenEnv bool) ([]string, error) {
 	enc := encode(r, hiddenEnv)
 	if len(enc) > MaxEncoded {
 		return nil, &RulesError{Msg: fmt.Sprintf("encoded rules are %d bytes, more than %d", len(enc), MaxEncoded)}
+	}
+	if !dispatching.Load() {
+		return nil, ErrNoTrampoline
 	}
 	self, err := selfExe()
 	if err != nil {

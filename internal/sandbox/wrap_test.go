@@ -122,3 +122,16 @@ func TestSupportEnforced(t *testing.T) {
 		}
 	}
 }
+
+func TestWrapNeedsTheDispatch(t *testing.T) {
+	defer OverrideSupport(Support{ABI: 7, FS: true, Net: true})()
+	dispatching.Store(false)
+	defer dispatching.Store(true)
+	if _, err := Wrap(Rules{RestrictFS: true}, []string{"/bin/true"}); !errors.Is(err, ErrNoTrampoline) {
+		t.Errorf("Wrap without the dispatch: %v, want ErrNoTrampoline", err)
+	}
+	// Nothing to wrap needs no trampoline.
+	if got, err := Wrap(Rules{}, []string{"/bin/true"}); err != nil || len(got) != 1 {
+		t.Errorf("Wrap of nothing without the dispatch: %q, %v", got, err)
+	}
+}
