@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/shoalgo/shoal/internal/sandbox"
 )
 
 var (
@@ -26,7 +24,6 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	sandbox.RunTrampolineIfRequested() // as main does
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

@@ -11,6 +11,10 @@ import (
 	"github.com/shoalgo/shoal/internal/sandbox"
 )
 
+// The test binary dispatches the trampoline as main does (before
+// TestMain), so that Wrap works here.
+func init() { sandbox.RunTrampolineIfRequested() }
+
 // TestBinaryIsTheTrampoline: the real shoal-kernel binary, started as
 // sandbox.Wrap starts it, confines the program before anything else in
 // main runs: cat /etc/shadow is refused by the OS, an allowed file is read.
