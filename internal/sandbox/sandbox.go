@@ -182,23 +182,37 @@ func revealEnv(env []string) []string {
 	return out
 }
 
-// enforceable checks r against s: a restricted dimension s cannot enforce
-// is an error under Hermetic and dropped otherwise.
+// enforceable checks r against s: a restricted dimension s does not
+// fully enforce is an error under Hermetic. Otherwise it is kept where
+// the kernel can enforce part of it (Landlock ABI 1 and 2 confine reads
+// and writes but not truncation; TCP rules without the socket filter
+// stop plain connects and binds but not the ways around them) and
+// dropped where it can enforce none of it; Support reports it as not
+// enforced either way.
 func enforceable(r Rules, s Support) (Rules, error) {
 	if r.RestrictFS && !s.FS {
 		if r.Hermetic {
 			return r, &UnenforceableError{Dimension: "fs", Reason: s.Reason}
 		}
-		r.RestrictFS = false
+		r.RestrictFS = s.ABI >= abiFSPartial
 	}
 	if r.RestrictNet && !s.Net {
 		if r.Hermetic {
 			return r, &UnenforceableError{Dimension: "net", Reason: s.Reason}
 		}
-		r.RestrictNet = false
+		r.RestrictNet = s.ABI >= abiNet
 	}
 	return r, nil
 }
+
+// The Landlock ABI versions that bring what Support reports, and the
+// first that enforces part of the filesystem rules.
+const (
+	abiFSPartial = 1 // reads, writes, creation, removal; not truncation
+	abiFS        = 3 // and truncation
+	abiNet       = 4 // TCP bind and connect
+	abiIPC       = 6 // scoping of signals and abstract Unix sockets
+)
 
 // validate checks the bounds and that every path is absolute, and cleans
 // the paths.
