@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -30,18 +31,22 @@ type Builtin struct {
 	// as written (`-v`, `--x=1`, `--`), for builtins that run another
 	// program's command line (interact).
 	Verbatim bool
+	// Effects declares what the builtin does, for plan derivation
+	// (leash.Derive reads it through the registry). Every builtin has one,
+	// effNone when it touches nothing; a test fails when one is missing.
+	Effects func(d *leash.Deriver)
+	// Flags are the flags the builtin accepts. Any other flag is an
+	// arg_error naming the flag and the builtin (unless Verbatim or
+	// TextFlags); plans read flags through the same declaration.
+	Flags []leash.FlagSpec
+	// TextFlags: flags are text the builtin prints (echo), not options.
+	TextFlags bool
+	// Quoted: the arguments and trailing block are syntax the builtin
+	// describes without evaluating (plan); Run finds them in Syntax.
+	Quoted bool
 }
 
 var builtins = map[string]*Builtin{}
-
-// knownHeads are canonical command heads that may not be registered in
-// every build; they still feed did-you-mean suggestions.
-var knownHeads = []string{
-	"apply", "assert", "cat", "cd", "cp", "dirs", "echo", "env", "exit", "explain",
-	"head", "history", "interact", "j", "jobs", "journal", "jump", "ln", "ls", "mkdir",
-	"mv", "open", "plan", "popd", "pushd", "pwd", "quit", "reef", "rm", "run", "save",
-	"sleep", "source", "stat", "touch", "undo", "which",
-}
 
 // RegisterBuiltin installs a builtin command. Registering a name twice
 // panics; it is meant for package initialisation.
@@ -70,15 +75,15 @@ func BuiltinNames() []string {
 	return out
 }
 
-func builtinNames() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, n := range knownHeads {
-		seen[n] = true
+// registryNames lists every registered name: builtin commands and value
+// functions (a name may be both), unsorted.
+func registryNames() []string {
+	out := make([]string, 0, len(builtins)+len(valueFuncs))
+	for n := range builtins {
 		out = append(out, n)
 	}
-	for n := range builtins {
-		if !seen[n] {
+	for n := range valueFuncs {
+		if _, dup := builtins[n]; !dup {
 			out = append(out, n)
 		}
 	}

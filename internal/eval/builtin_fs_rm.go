@@ -14,11 +14,13 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
 func init() {
-	bfsRegister(&Builtin{Name: "rm", Run: bfsRm})
+	bfsRegister(&Builtin{Name: "rm", Run: bfsRm, Effects: effRm,
+		Flags: []leash.FlagSpec{{Long: "permanent"}, flagRecursive}})
 }
 
 var (

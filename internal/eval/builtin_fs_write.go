@@ -8,16 +8,23 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
 func init() {
-	bfsRegister(&Builtin{Name: "mkdir", Run: bfsMkdir})
-	bfsRegister(&Builtin{Name: "touch", Run: bfsTouch})
-	bfsRegister(&Builtin{Name: "cp", Run: bfsCp})
-	bfsRegister(&Builtin{Name: "mv", Run: bfsMv})
-	bfsRegister(&Builtin{Name: "ln", Run: bfsLn})
-	bfsRegister(&Builtin{Name: "save", Run: bfsSave, Bare: true})
+	bfsRegister(&Builtin{Name: "mkdir", Run: bfsMkdir, Effects: effMkdir,
+		Flags: []leash.FlagSpec{{Long: "parents", Short: "p"}}})
+	bfsRegister(&Builtin{Name: "touch", Run: bfsTouch, Effects: effTouch})
+	bfsRegister(&Builtin{Name: "cp", Run: bfsCp, Flags: []leash.FlagSpec{flagRecursive},
+		Effects: func(d *leash.Deriver) { d.Transfer(host.FSRead, leash.Conditional, true) }})
+	bfsRegister(&Builtin{Name: "mv", Run: bfsMv,
+		Effects: func(d *leash.Deriver) { d.Transfer(host.FSDelete, leash.Conditional, true) }})
+	bfsRegister(&Builtin{Name: "ln", Run: bfsLn, Flags: []leash.FlagSpec{{Long: "symbolic", Short: "s"}},
+		Effects: func(d *leash.Deriver) { d.Transfer(host.FSRead, leash.Irreversible, false) }})
+	bfsRegister(&Builtin{Name: "save", Run: bfsSave, Bare: true,
+		Effects: func(d *leash.Deriver) { d.PathArgs(host.FSWrite, leash.Conditional) }})
 }
 
 // bfsMkdir creates each directory. Without -p the parent must exist and

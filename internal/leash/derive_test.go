@@ -1,10 +1,12 @@
-package leash
+package leash_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
+	_ "github.com/shoalgo/shoal/internal/eval" // installs the builtin registry
+	. "github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
 
@@ -95,7 +97,7 @@ func TestDerive(t *testing.T) {
 		{`cat ~/notes.txt`, `fs_read:/home/u/notes.txt`, Reversible, false},
 		{`head a.txt 3`, `fs_read:/work/proj/a.txt`, Reversible, false},
 		{`stat a.txt b.txt`, `fs_read:/work/proj/a.txt fs_read:/work/proj/b.txt`, Reversible, false},
-		{`open "data.json"`, `fs_read:/work/proj/data.json`, Reversible, false},
+		{`open "data.json"`, `fs_read:/work/proj/data.json env_read:PATH proc_spawn:xdg-open[xdg-open (…)]`, Irreversible, false},
 		{`path("x.txt").read`, `fs_read:/work/proj/x.txt`, Reversible, false},
 		{`path("/etc/hosts").lines()`, `fs_read:/etc/hosts`, Reversible, false},
 		{`path("d").join("f.txt").exists()`, `fs_read:/work/proj/d/f.txt`, Reversible, false},
@@ -163,6 +165,7 @@ func TestDerive(t *testing.T) {
 		{`let h = x => path(x).read; h("a")`, `fs_read:.read?`, Reversible, true},
 		{`fn mk() { () => { rm x } }; let c = mk(); c()`, `fs_read:/work/proj/x fs_delete:/work/proj/x fs_write:/tmp/shoal-trash`, Conditional, false},
 		{`let g = f; g()`, `opaque:g?`, Irreversible, true},
+		{`let w = save; w("x", 1)`, `opaque:w?`, Irreversible, true},
 		{`[x => 1].map(h => h(2))`, `opaque:h?`, Irreversible, true},
 		{`ls.where(r => r.size > 1)`, `fs_read:/work/proj`, Reversible, false},
 		{`let cat = 1; cat`, ``, None, false},
@@ -173,7 +176,16 @@ func TestDerive(t *testing.T) {
 		{`try { rm a } catch e { touch b }`, `fs_read:/work/proj/a fs_delete:/work/proj/a fs_write:/tmp/shoal-trash fs_read:/work/proj/b fs_write:/work/proj/b`, Irreversible, false},
 		{`match 1 { 1 => { cat a }, _ => { cat b } }`, `fs_read:/work/proj/a fs_read:/work/proj/b`, Reversible, false},
 		// opaque
-		{`undo`, `opaque:undo?`, Irreversible, true},
+		// undo, history, journal are not registered (issue 11): a program on PATH.
+		{`undo`, `env_read:PATH proc_spawn:undo[undo]`, Irreversible, false},
+		{`history`, `env_read:PATH proc_spawn:history[history]`, Irreversible, false},
+		{`journal --limit=3`, `env_read:PATH proc_spawn:journal[journal --limit=3]`, Irreversible, false},
+		{`jobs; wait; fg; bg`, ``, None, false},
+		{`kill %1`, ``, None, false},
+		{`kill -TERM 1234`, `env_read:PATH proc_spawn:kill[kill -TERM 1234]`, Irreversible, false},
+		{`mkdir("a", parents: true)`, `fs_write:/work/proj/a`, Irreversible, false},
+		{`cat("x.txt")`, `fs_read:/work/proj/x.txt`, Reversible, false},
+		{`tail(path("log"))`, `fs_read:/work/proj/log`, Reversible, false},
 		{`f(1)`, `opaque:f?`, Irreversible, true},
 		{`secretfn`, `opaque:secretfn?`, Irreversible, true},
 		{`run(s)`, `proc_spawn:run?`, Irreversible, true},

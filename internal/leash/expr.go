@@ -198,10 +198,10 @@ func (w *walker) varRef(name string) {
 	case "os":
 		return
 	}
-	if pureNamespaces[name] || valueFuncs[name] {
+	if pureNamespaces[name] || isValueFunc(name) {
 		return
 	}
-	if _, ok := builtins[name]; ok {
+	if isCommand(name) {
 		w.cmd(&syntax.CmdCall{Head: &syntax.CmdArg{Kind: syntax.ArgWord, Text: name}})
 		return
 	}
@@ -320,8 +320,8 @@ func (w *walker) feed(recv syntax.Expr, args []*syntax.Arg) {
 			continue
 		}
 		if w.free(v.Name) {
-			if !valueFuncs[v.Name] && !pureNamespaces[v.Name] && v.Name != "env" && v.Name != "os" {
-				if _, isBuiltin := builtins[v.Name]; !isBuiltin && !w.sessionCommand(v.Name) {
+			if !isValueFunc(v.Name) && !pureNamespaces[v.Name] && v.Name != "env" && v.Name != "os" {
+				if !isCommand(v.Name) && !w.sessionCommand(v.Name) {
 					w.external(&syntax.CmdCall{Head: &syntax.CmdArg{Kind: syntax.ArgWord, Text: v.Name}}, v.Name)
 				}
 			}
@@ -359,38 +359,6 @@ func (w *walker) call(e *syntax.Call) {
 		w.opaque(v.Name, "a call of the session closure "+v.Name)
 		return
 	}
-	switch v.Name {
-	case "path", "glob", "regex", "assert", "retry", "channel":
-		return
-	case "now", "today", "every":
-		w.add(Effect{Kind: host.Clock}, Reversible)
-		return
-	case "save":
-		if len(e.Args) > 0 {
-			if p, ok := w.staticPath(e.Args[0].Value); ok {
-				w.add(Effect{Kind: host.FSWrite, Path: p}, Conditional)
-			} else {
-				w.dynamicFS(host.FSWrite, "save", Conditional)
-			}
-		}
-		return
-	case "run":
-		w.runCall(e.Args)
-		return
-	case "watch", "tail":
-		// Live sources read what they follow (a glob: its pattern).
-		if len(e.Args) > 0 {
-			x := e.Args[0].Value
-			if p, ok := w.staticPath(x); ok {
-				w.add(Effect{Kind: host.FSRead, Path: p}, Reversible)
-			} else if w.kindOf(x) == "glob" {
-				w.globRead(x, v.Name)
-			} else {
-				w.dynamicFS(host.FSRead, v.Name, Reversible)
-			}
-		}
-		return
-	}
 	if w.env.Function != nil {
 		if d, ok := w.env.Function(v.Name); ok {
 			if d == nil {
@@ -398,6 +366,18 @@ func (w *walker) call(e *syntax.Call) {
 			} else {
 				w.callFn(d)
 			}
+			return
+		}
+	}
+	if b, ok := lookupBuiltin(v.Name); ok {
+		switch {
+		case b.Call != nil:
+			b.Call(&Deriver{w: w, name: v.Name, args: e.Args})
+			return
+		case b.Command != nil:
+			// The arguments were walked already; only the builtin's own
+			// effects are left.
+			b.Command(&Deriver{w: w, name: v.Name, cmd: callAsCmd(v.Name, e), flags: b.Flags})
 			return
 		}
 	}
