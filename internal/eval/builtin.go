@@ -233,6 +233,9 @@ func (t *thread) invokeBuiltin(b *Builtin, call *BuiltinCall, m mode, redir *red
 		}
 		return nil, errorf(codeCustom, "%s cannot be used inside a function body: %s", b.Name, hint)
 	}
+	if err := checkFlags(b, call.Flags); err != nil {
+		return nil, err
+	}
 	v, err := b.Run(call)
 	if err != nil {
 		return nil, err
@@ -287,4 +290,61 @@ func renderForFile(v value.Value) []byte {
 		return []byte(x)
 	}
 	return []byte(value.Display(v) + "\n")
+}
+
+// checkFlags refuses a flag the builtin does not declare: plans read flags
+// from the same declaration, so an ignored flag would be a flag the plan
+// and the run disagree about.
+func checkFlags(b *Builtin, flags []Flag) error {
+	if b.Verbatim || b.TextFlags {
+		return nil
+	}
+	for _, f := range flags {
+		spec, ok := lookupFlag(b.Flags, f)
+		spelled := "--" + f.Name
+		if f.Short {
+			spelled = "-" + f.Name
+		}
+		if !ok {
+			return errorf(codeArg, "%s: unknown flag %s", b.Name, spelled).WithHint(flagHint(b))
+		}
+		if spec.Value && f.Value == nil {
+			return errorf(codeArg, "%s: flag %s needs a value (--%s=VALUE)", b.Name, spelled, spec.Long)
+		}
+	}
+	return nil
+}
+
+// lookupFlag finds the declaration of a given flag: a long name, or a
+// short letter listed in some declaration.
+func lookupFlag(specs []leash.FlagSpec, f Flag) (leash.FlagSpec, bool) {
+	for _, s := range specs {
+		if f.Short && len(f.Name) == 1 && strings.Contains(s.Short, f.Name) || !f.Short && s.Long == f.Name {
+			return s, true
+		}
+	}
+	return leash.FlagSpec{}, false
+}
+
+// flagHint lists what a builtin accepts, for an unknown-flag error.
+func flagHint(b *Builtin) string {
+	if len(b.Flags) == 0 {
+		return b.Name + " takes no flags; after -- every word is an argument"
+	}
+	parts := make([]string, 0, len(b.Flags))
+	for _, s := range b.Flags {
+		var alts []string
+		for _, r := range s.Short {
+			alts = append(alts, "-"+string(r))
+		}
+		if s.Long != "" {
+			l := "--" + s.Long
+			if s.Value {
+				l += "=VALUE"
+			}
+			alts = append(alts, l)
+		}
+		parts = append(parts, strings.Join(alts, "/"))
+	}
+	return b.Name + " accepts " + strings.Join(parts, ", ")
 }
