@@ -18,7 +18,7 @@ func init() {
 		Effects: func(d *leash.Deriver) { d.Add(leash.Effect{Kind: host.EnvRead, Name: "*"}, leash.Reversible) }})
 	RegisterBuiltin(&Builtin{Name: "which", Run: runWhich, Flags: []leash.FlagSpec{flagAll},
 		Effects: func(d *leash.Deriver) { d.Add(leash.Effect{Kind: host.EnvRead, Name: "PATH"}, leash.Reversible) }})
-	RegisterBuiltin(&Builtin{Name: "run", Run: runRun, Bare: true, Quiet: true,
+	RegisterBuiltin(&Builtin{Name: "run", Run: runRun, Bare: true, Quiet: true, Verbatim: true,
 		Effects: func(d *leash.Deriver) { d.RunWords(d.Command().Args) }})
 	RegisterBuiltin(&Builtin{Name: "source", Run: runSource, Bare: true, Quiet: true,
 		Effects: func(d *leash.Deriver) { effReads(d); d.Opaque("source runs another file, which is not analysed") }})

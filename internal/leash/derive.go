@@ -198,6 +198,9 @@ func (w *walker) stmt(s syntax.Stmt) {
 		w.loopBody(s.Body)
 	case *syntax.ExprStmt:
 		w.expr(s.X)
+	case *syntax.BreakStmt, *syntax.ContinueStmt:
+	default:
+		w.unknown(s)
 	}
 }
 

@@ -1,6 +1,7 @@
 package leash
 
 import (
+	"fmt"
 	"path"
 
 	"github.com/shoalgo/shoal/internal/host"
@@ -47,17 +48,16 @@ func (w *walker) expr(e syntax.Expr) {
 	w.depth++
 	defer func() { w.depth-- }()
 	switch e := e.(type) {
-	case *syntax.StrInterp:
-		for _, p := range e.Parts {
-			w.expr(p.X)
-		}
+	case *syntax.NullLit, *syntax.BoolLit, *syntax.IntLit, *syntax.FloatLit, *syntax.StrLit,
+		*syntax.SizeLit, *syntax.DurationLit, *syntax.TimeLit, *syntax.DateTimeLit, *syntax.RegexLit:
+	case *syntax.StrInterp, *syntax.Index, *syntax.List, *syntax.Record, *syntax.Binary,
+		*syntax.Unary, *syntax.Range:
+		// Pure structure: only what is inside can have effects.
+		w.children(e)
 	case *syntax.Var:
 		w.varRef(e.Name)
 	case *syntax.Field:
 		w.field(e)
-	case *syntax.Index:
-		w.expr(e.X)
-		w.expr(e.Index)
 	case *syntax.MethodCall:
 		w.expr(e.X)
 		w.args(e.Args)
@@ -67,14 +67,6 @@ func (w *walker) expr(e syntax.Expr) {
 		w.args(e.Args)
 		w.trailing(e.Trailing)
 		w.call(e)
-	case *syntax.List:
-		for _, x := range e.Elems {
-			w.expr(x)
-		}
-	case *syntax.Record:
-		for _, f := range e.Fields {
-			w.expr(f.Value)
-		}
 	case *syntax.Block:
 		w.block(e)
 	case *syntax.Lambda:
@@ -106,16 +98,47 @@ func (w *walker) expr(e syntax.Expr) {
 		w.add(Effect{Kind: host.EnvRead, Name: "PATH"}, Reversible)
 		w.add(Effect{Kind: host.ProcSpawn, Program: e.Tool, Argv: []string{e.Tool}}, Irreversible)
 		w.note("an interpreter block runs " + e.Tool + " on source that is not analysed")
-	case *syntax.Binary:
-		w.expr(e.L)
-		w.expr(e.R)
-	case *syntax.Unary:
-		w.expr(e.X)
-	case *syntax.Range:
-		w.expr(e.Lo)
-		w.expr(e.Hi)
 	case *syntax.Cmd:
 		w.cmd(e.Call)
+	default:
+		w.unknown(e)
+	}
+}
+
+// children walks what is inside a node through the one AST walker: the
+// expressions and statements below it (structural pieces such as record
+// fields are looked through).
+func (w *walker) children(n syntax.Node) {
+	kids, ok := syntax.Children(n)
+	if !ok {
+		w.unknown(n)
+		return
+	}
+	for _, k := range kids {
+		switch k := k.(type) {
+		case syntax.Expr:
+			w.expr(k)
+		case syntax.Stmt:
+			w.stmt(k)
+		case syntax.Pattern:
+		default:
+			w.children(k)
+		}
+	}
+}
+
+// unknown records a node kind derivation does not understand as opaque
+// (never silently skipped), and still counts what is inside it.
+func (w *walker) unknown(n syntax.Node) {
+	w.opaque(fmt.Sprintf("%T", n), fmt.Sprintf("%T is not analysed", n))
+	kids, _ := syntax.Children(n)
+	for _, k := range kids {
+		switch k := k.(type) {
+		case syntax.Expr:
+			w.expr(k)
+		case syntax.Stmt:
+			w.stmt(k)
+		}
 	}
 }
 
