@@ -8,6 +8,7 @@ import (
 
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/leash"
+	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -160,6 +161,9 @@ type BuiltinCall struct {
 	Args  []value.Value // positional values; globs already expanded to paths
 	Flags []Flag
 	Stdin []byte // from `<` or .feed; nil when none
+	// Syntax is the call as written, for a Quoted builtin in command form
+	// (its Args and Flags are then empty); nil otherwise.
+	Syntax *syntax.CmdCall
 
 	sc *scope
 	t  *thread
