@@ -76,6 +76,17 @@ func BuiltinNames() []string {
 	return out
 }
 
+// FuncNames lists the registered value functions (path, glob, save, run,
+// ...), sorted. A name may also be a builtin command (now, save, run).
+func FuncNames() []string {
+	out := make([]string, 0, len(valueFuncs))
+	for n := range valueFuncs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // registryNames lists every registered name: builtin commands and value
 // functions (a name may be both), unsorted.
 func registryNames() []string {

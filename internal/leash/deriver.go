@@ -139,11 +139,14 @@ func (d *Deriver) Pushd() {
 func (d *Deriver) Popd() {
 	w := d.w
 	if n := len(w.stack); n > 0 {
+		// popd checks the directory it returns to.
+		w.dirRead(w.stack[n-1], "popd")
 		w.prev = dirState{w.dir, w.dirOK}
 		w.dir, w.dirOK = w.stack[n-1].dir, w.stack[n-1].ok
 		w.stack = w.stack[:n-1]
 		return
 	}
+	w.dynamicFS(host.FSRead, "popd", Reversible)
 	w.dirOK = false
 	w.note("popd returns to a directory pushed before this program")
 }
