@@ -21,7 +21,7 @@ var allowed = map[string][]string{
 	"internal/host":        {"internal/contain"},
 	"internal/contain":     {},
 	"internal/namespaces":  {"internal/value", "internal/syntax", "proto"},
-	"internal/eval":        {"internal/syntax", "internal/value", "internal/host", "internal/namespaces", "internal/budget", "proto"},
+	"internal/eval":        {"internal/syntax", "internal/value", "internal/host", "internal/namespaces", "internal/budget", "internal/leash", "proto"},
 	"internal/budget":      {},
 	"internal/leash":       {"internal/syntax", "internal/host"},
 	"internal/complete":    {"internal/syntax", "internal/value", "internal/namespaces", "proto"},
