@@ -176,8 +176,9 @@ type BuiltinCall struct {
 	// (its Args and Flags are then empty); nil otherwise.
 	Syntax *syntax.CmdCall
 
-	sc *scope
-	t  *thread
+	sc   *scope
+	t    *thread
+	decl []leash.FlagSpec // the builtin's declared flags
 }
 
 // Has reports whether any of the named flags was given.
@@ -187,6 +188,25 @@ func (c *BuiltinCall) Has(names ...string) bool {
 			if f.Name == n {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// Flag reports whether the flag declared with long name long was given,
+// as `--long` or one of the short letters its declaration lists (so `-r`,
+// `-R` and `--recursive` are one flag for rm). It reads the builtin's
+// Flags, the declaration plans read too.
+func (c *BuiltinCall) Flag(long string) bool {
+	short := ""
+	for _, s := range c.decl {
+		if s.Long == long {
+			short = s.Short
+		}
+	}
+	for _, f := range c.Flags {
+		if !f.Short && f.Name == long || f.Short && short != "" && strings.Contains(short, f.Name) {
+			return true
 		}
 	}
 	return false
@@ -241,6 +261,7 @@ func (c *BuiltinCall) cmdLine() string {
 func (t *thread) invokeBuiltin(b *Builtin, call *BuiltinCall, m mode, redir *redirects) (value.Value, error) {
 	call.Context = Context{t: t}
 	call.t = t
+	call.decl = b.Flags
 	if b.Session && t.fnDepth > 0 {
 		hint := b.SessionHint
 		if hint == "" {

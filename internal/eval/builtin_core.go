@@ -113,7 +113,7 @@ func runWhich(c *BuiltinCall) (value.Value, error) {
 	}
 	rec := value.NewRecord([]string{"name", "path", "scope"},
 		[]value.Value{value.Str(name), value.Path(p), value.Str("ambient")})
-	if c.Has("a", "all") {
+	if c.Flag("all") {
 		return &value.Table{Cols: rec.Keys(), Data: [][]value.Value{{rec.Values()[0]}, {rec.Values()[1]}, {rec.Values()[2]}}, N: 1}, nil
 	}
 	return rec, nil

@@ -24,7 +24,7 @@ func init() {
 // bfsLs lists directories (their immediate children) and describes other
 // paths as one row each; hidden entries need -a. Rows are sorted by path.
 func bfsLs(c *BuiltinCall) (value.Value, error) {
-	all := c.Has("a", "all")
+	all := c.Flag("all")
 	args, err := bfsPaths(c)
 	if err != nil {
 		return nil, err

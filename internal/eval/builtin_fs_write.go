@@ -31,7 +31,7 @@ func init() {
 // the path must not; with -p missing ancestors are created and an
 // existing directory is accepted.
 func bfsMkdir(c *BuiltinCall) (value.Value, error) {
-	parents := c.Has("p", "parents")
+	parents := c.Flag("parents")
 	args, err := bfsPaths(c)
 	if err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func bfsSplitDest(c *BuiltinCall, usage string) (srcs []string, dest string, des
 // bfsCp copies files, and directories with -r, returning the destination
 // paths. All sources are checked before anything is copied.
 func bfsCp(c *BuiltinCall) (value.Value, error) {
-	recursive := c.Has("r", "R", "recursive")
+	recursive := c.Flag("recursive")
 	srcs, dest, destDir, err := bfsSplitDest(c, "cp [-r] SOURCE... DEST")
 	if err != nil {
 		return nil, err
@@ -179,7 +179,7 @@ func bfsMv(c *BuiltinCall) (value.Value, error) {
 // bfsLn links LINK to TARGET: a hard link by default, a symbolic link with
 // -s whose target is kept verbatim (relative to the link's directory).
 func bfsLn(c *BuiltinCall) (value.Value, error) {
-	symbolic := c.Has("s", "symbolic")
+	symbolic := c.Flag("symbolic")
 	if len(c.Args) != 2 {
 		return nil, c.Errorf(bfsArgError, "needs exactly a target and a link name").
 			WithHint("ln [-s] TARGET LINK")
