@@ -209,6 +209,14 @@ func (w *walker) with(e *syntax.With) {
 // varRef handles a bare name in value position.
 func (w *walker) varRef(name string) {
 	if !w.free(name) {
+		if _, local := w.lookup(name); !local && w.sessionBound(name) && w.env.TypeOf != nil {
+			// A session closure taken as a value (an argument to map, on,
+			// parallel, retry, a binding) may be called anywhere later, and
+			// its body is not known here.
+			if t := w.env.TypeOf(name); t == "closure" || t == "" {
+				w.opaque(name, "the session closure "+name+" is passed on as a value and may be called")
+			}
+		}
 		return
 	}
 	switch name {
