@@ -19,7 +19,7 @@ func init() {
 	RegisterBuiltin(&Builtin{Name: "which", Run: runWhich, Flags: []leash.FlagSpec{flagAll},
 		Effects: func(d *leash.Deriver) { d.Add(leash.Effect{Kind: host.EnvRead, Name: "PATH"}, leash.Reversible) }})
 	RegisterBuiltin(&Builtin{Name: "run", Run: runRun, Bare: true, Quiet: true, Verbatim: true,
-		Effects: func(d *leash.Deriver) { d.RunWords(d.Command().Args) }})
+		Effects: effRunCmd})
 	RegisterBuiltin(&Builtin{Name: "source", Run: runSource, Bare: true, Quiet: true,
 		Effects: func(d *leash.Deriver) { effReads(d); d.Opaque("source runs another file, which is not analysed") }})
 	RegisterBuiltin(&Builtin{Name: "exit", Run: runExit, Bare: true, Quiet: true, Effects: effNone})

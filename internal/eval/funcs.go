@@ -43,7 +43,7 @@ func init() {
 		{Name: "assert", Call: fnAssert, Effects: effNone},
 		// retry calls a closure, counted where it is written.
 		{Name: "retry", Call: fnRetry, Effects: effNone},
-		{Name: "run", Call: fnRun, Effects: func(d *leash.Deriver) { d.RunCall() }},
+		{Name: "run", Call: fnRun, Effects: effRunCall},
 		{Name: "save", Call: fnSave, Effects: effSaveCall},
 		// streams.go, channels.go
 		{Name: "every", Call: fnEvery, Effects: effClock},

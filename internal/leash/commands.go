@@ -1,6 +1,8 @@
 package leash
 
 import (
+	"strings"
+
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
@@ -56,6 +58,12 @@ func (w *walker) cmd(c *syntax.CmdCall) {
 		}
 	}
 	w.cmdWords(c)
+	if c.Head.Kind == syntax.ArgPath && strings.HasSuffix(name, ".shl") {
+		// The evaluator runs a Shoal script itself, in a fresh scope.
+		w.fsEffect(host.FSRead, name, Reversible)
+		w.opaque(name, "running "+name+" evaluates another Shoal file, which is not analysed")
+		return
+	}
 	w.external(c, name)
 }
 

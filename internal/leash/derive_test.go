@@ -153,6 +153,11 @@ func TestDerive(t *testing.T) {
 		{`[1, 2].feed(sort -u)`, `env_read:PATH proc_spawn:sort[sort -u]`, Irreversible, false},
 		{`sort.feed("b\na")`, `env_read:PATH proc_spawn:sort[sort]`, Irreversible, false},
 		{`run("git", "log")`, `env_read:PATH proc_spawn:git[git log]`, Irreversible, false},
+		{`run ls sub`, `env_read:PATH proc_spawn:ls[ls sub]`, Irreversible, false},
+		{`run s.py -v`, `fs_read:/work/proj/s.py env_read:PATH proc_spawn:python3[python3 /work/proj/s.py -v]`, Irreversible, false},
+		{`run ./tool x`, `fs_read:/work/proj/tool proc_spawn:/work/proj/tool[/work/proj/tool x]`, Irreversible, false},
+		{`run ./lib.shl`, `fs_read:/work/proj/lib.shl opaque:run?`, Irreversible, true},
+		{`./lib.shl`, `fs_read:/work/proj/lib.shl opaque:./lib.shl?`, Irreversible, true},
 		{`echo (cat a.txt).out`, `fs_read:/work/proj/a.txt`, Reversible, false},
 		{`echo hi && rm x`, `fs_read:/work/proj/x fs_delete:/work/proj/x fs_write:/tmp/shoal-trash`, Conditional, false},
 		// functions, aliases, closures

@@ -151,21 +151,6 @@ func (d *Deriver) Popd() {
 	w.note("popd returns to a directory pushed before this program")
 }
 
-// RunWords derives `args[0] args[1:]` as a command of its own (run's
-// command form): a static word or path target is derived like the command
-// it names, anything else is a dynamic spawn.
-func (d *Deriver) RunWords(args []*syntax.CmdArg) {
-	if len(args) == 0 {
-		return
-	}
-	if _, ok := staticWord(args[0]); !ok || (args[0].Kind != syntax.ArgWord && args[0].Kind != syntax.ArgPath) {
-		d.w.add(Effect{Kind: host.ProcSpawn, Name: d.name, Dynamic: true}, Irreversible)
-		d.w.note(d.name + " of a target computed at run time")
-		return
-	}
-	d.w.cmd(&syntax.CmdCall{Head: args[0], Args: args[1:]})
-}
-
 // SpawnWords derives `args[0] args[1:]` as an external program, whatever
 // the name (interact).
 func (d *Deriver) SpawnWords(args []*syntax.CmdArg) {
@@ -177,11 +162,61 @@ func (d *Deriver) SpawnWords(args []*syntax.CmdArg) {
 }
 
 // External derives the spawn of program name with args, as the gate sees
-// an external command (the PATH lookup, then proc_spawn).
+// an external command: the PATH lookup for a bare name (the file's fs_read
+// for a path), then proc_spawn.
 func (d *Deriver) External(name string, args []*syntax.CmdArg) {
 	d.w.external(&syntax.CmdCall{Head: &syntax.CmdArg{Kind: syntax.ArgWord, Text: name}, Args: args}, name)
 }
 
-// RunCall derives `run(target, args…)`: a static target runs like the
-// command it names; anything else is a dynamic spawn.
-func (d *Deriver) RunCall() { d.w.runCall(d.args) }
+// Word is the text a command argument passes when it is known without
+// running anything (a word, a path, a literal string).
+func (d *Deriver) Word(a *syntax.CmdArg) (string, bool) {
+	if a == nil {
+		return "", false
+	}
+	switch a.Kind {
+	case syntax.ArgWord, syntax.ArgPath, syntax.ArgStr:
+		return staticWord(a)
+	}
+	return "", false
+}
+
+// ExprText is the text an expression evaluates to when it is a string
+// literal or path("literal").
+func (d *Deriver) ExprText(x syntax.Expr) (string, bool) {
+	switch x := x.(type) {
+	case *syntax.StrLit:
+		return x.Value, true
+	case *syntax.Call:
+		if v, ok := x.Fn.(*syntax.Var); ok && v.Name == "path" && d.w.free("path") && len(x.Args) == 1 {
+			if s, ok := x.Args[0].Value.(*syntax.StrLit); ok {
+				return s.Value, true
+			}
+		}
+	}
+	return "", false
+}
+
+// ArgWords presents call arguments as command words: literal strings as
+// words, anything else as a word known only at run time.
+func (d *Deriver) ArgWords(args []*syntax.Arg) []*syntax.CmdArg {
+	out := make([]*syntax.CmdArg, 0, len(args))
+	for _, a := range args {
+		if s, ok := a.Value.(*syntax.StrLit); ok {
+			out = append(out, &syntax.CmdArg{Kind: syntax.ArgWord, Text: s.Value})
+		} else {
+			out = append(out, &syntax.CmdArg{Kind: syntax.ArgExpr, X: a.Value})
+		}
+	}
+	return out
+}
+
+// Resolve makes a path text absolute as derivation knows the working
+// directory; ok is false when it is not statically known.
+func (d *Deriver) Resolve(text string) (string, bool) { return d.w.resolve(text) }
+
+// DynamicSpawn records the spawn of a program known only at run time.
+func (d *Deriver) DynamicSpawn(note string) {
+	d.w.add(Effect{Kind: host.ProcSpawn, Name: d.name, Dynamic: true}, Irreversible)
+	d.w.note(note)
+}

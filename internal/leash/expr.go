@@ -415,34 +415,6 @@ func (w *walker) call(e *syntax.Call) {
 	w.opaque(v.Name, "a call of "+v.Name+", which is not known here")
 }
 
-// runCall handles `run(target, args...)`: a static target runs like the
-// command it names; anything else is opaque.
-func (w *walker) runCall(args []*syntax.Arg) {
-	if len(args) == 0 {
-		return
-	}
-	switch t := args[0].Value.(type) {
-	case *syntax.Cmd:
-		return // already walked as a command
-	case *syntax.StrLit:
-		call := &syntax.CmdCall{Head: &syntax.CmdArg{Kind: syntax.ArgWord, Text: t.Value}}
-		if path.IsAbs(t.Value) || hasPathPrefix(t.Value) {
-			call.Head.Kind = syntax.ArgPath
-		}
-		for _, a := range args[1:] {
-			if s, ok := a.Value.(*syntax.StrLit); ok {
-				call.Args = append(call.Args, &syntax.CmdArg{Kind: syntax.ArgWord, Text: s.Value})
-			} else {
-				call.Args = append(call.Args, &syntax.CmdArg{Kind: syntax.ArgExpr})
-			}
-		}
-		w.cmd(call)
-	default:
-		w.add(Effect{Kind: host.ProcSpawn, Name: "run", Dynamic: true}, Irreversible)
-		w.note("run of a target computed at run time")
-	}
-}
-
 // callFn walks the body of a declared function, once per call chain.
 func (w *walker) callFn(d *syntax.FnDecl) {
 	if w.active[d] {
@@ -571,8 +543,4 @@ func (w *walker) staticPath(x syntax.Expr) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func hasPathPrefix(s string) bool {
-	return len(s) > 1 && (s[:2] == "./" || s[:2] == "~/") || len(s) > 2 && s[:3] == "../"
 }

@@ -53,15 +53,19 @@ var registryCases = map[string][]regCase{
 	"pwd":      {{src: "pwd"}},
 	"quit":     {{src: "quit"}},
 	"rm":       {{src: "rm a.txt"}, {src: "rm -r sub"}, {src: "rm --permanent a.txt"}, {src: "rm --permanent -r sub"}},
-	"run":      {{src: "run sh -c true"}, {src: "run ./lib.shl"}, {src: `run("sh", "-c", "true")`}},
-	"save":     {{src: `save out.txt "x"`}, {src: `save("out.txt", {a: 1})`}},
-	"sleep":    {{src: "sleep 1ms"}},
-	"source":   {{src: "source lib.shl", opaque: true}},
-	"stat":     {{src: "stat a.txt sub"}},
-	"today":    {{src: "today"}},
-	"touch":    {{src: "touch a.txt t.txt"}},
-	"wait":     {{src: "wait (spawn { cat a.txt })"}},
-	"which":    {{src: "which sh"}, {src: "which -a sh"}},
+	"run": {
+		{src: "run sh -c true"}, {src: `run("sh", "-c", "true")`}, {src: "run ls sub"}, {src: `run("ls")`},
+		{src: "run s.sh x"}, {src: `run("s.sh")`}, {src: "run ./tool"},
+		{src: "run ./lib.shl", opaque: true}, {src: "run evil.shl", opaque: true},
+	},
+	"save":   {{src: `save out.txt "x"`}, {src: `save("out.txt", {a: 1})`}},
+	"sleep":  {{src: "sleep 1ms"}},
+	"source": {{src: "source lib.shl", opaque: true}},
+	"stat":   {{src: "stat a.txt sub"}},
+	"today":  {{src: "today"}},
+	"touch":  {{src: "touch a.txt t.txt"}},
+	"wait":   {{src: "wait (spawn { cat a.txt })"}},
+	"which":  {{src: "which sh"}, {src: "which -a sh"}},
 	// value functions
 	"assert":   {{src: "assert(path(\"a.txt\").exists)"}},
 	"channel":  {{src: `channel("user.x")`}},
@@ -114,6 +118,28 @@ func TestPlansCoverTheRegistry(t *testing.T) {
 			t.Run(name+"/"+c.src, func(t *testing.T) {
 				checkCovered(t, c.src, c.opaque)
 			})
+		}
+	}
+}
+
+// TestRunningAShoalFileIsOpaque: `./x.shl` and `run x.shl` evaluate
+// another file in-process; before the registry entry said so, their plans
+// showed a spawn and missed what the file does.
+func TestRunningAShoalFileIsOpaque(t *testing.T) {
+	for _, src := range []string{"./evil.shl", "run ./evil.shl", `run("evil.shl")`} {
+		log, plan, err := runAndDeriveAllowingErrors(t, src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if !plan.Opaque {
+			t.Errorf("%s: plan %+v is not opaque", src, plan.Effects)
+		}
+		read := false
+		for _, op := range log.ops {
+			read = read || op.Effect == host.FSRead && strings.HasSuffix(op.Target, "/a.txt")
+		}
+		if !read {
+			t.Errorf("%s: the file's cat a.txt did not run (ops %+v)", src, log.ops)
 		}
 	}
 }
@@ -184,8 +210,11 @@ func runAndDeriveAllowingErrors(t *testing.T, src string) (*askLog, *leash.Plan,
 			t.Fatal(err)
 		}
 	}
-	for name, body := range map[string]string{"a.txt": "a", "sub/x.txt": "x", "lib.shl": "let v = 1"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+	for name, body := range map[string]string{
+		"a.txt": "a", "sub/x.txt": "x", "lib.shl": "let v = 1", "evil.shl": "cat a.txt",
+		"s.sh": "true\n", "tool": "#!/bin/sh\ntrue\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
