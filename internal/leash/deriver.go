@@ -127,6 +127,16 @@ func (d *Deriver) Cd() {
 func (d *Deriver) Pushd() {
 	w := d.w
 	if len(d.Positional()) == 0 {
+		if n := len(w.stack); n > 0 {
+			// A swap with the directory pushed last, which it checks.
+			top := w.stack[n-1]
+			w.dirRead(top, "pushd")
+			w.stack[n-1] = dirState{w.dir, w.dirOK}
+			w.prev = dirState{w.dir, w.dirOK}
+			w.dir, w.dirOK = top.dir, top.ok
+			return
+		}
+		w.dynamicFS(host.FSRead, "pushd", Reversible)
 		w.dirOK = false
 		w.note("pushd without a directory swaps to a directory not known here")
 		return
