@@ -200,11 +200,10 @@ func (w *walker) cd(c *syntax.CmdCall, pushd bool) {
 	prev := dirState{w.dir, w.dirOK}
 	switch {
 	case len(ps) == 0 && !pushd:
-		if w.env.Home != "" {
-			w.dir, w.dirOK = w.env.Home, true
-		} else {
-			w.dirOK = false
-		}
+		// cd alone goes home, which it checks.
+		home := dirState{w.env.Home, w.env.Home != ""}
+		w.dirRead(home, "cd")
+		w.dir, w.dirOK = home.dir, home.ok
 	case len(ps) == 1 && ps[0].Kind == syntax.ArgDash && !pushd:
 		// cd - checks the directory it returns to.
 		w.dirRead(w.prev, "cd -")

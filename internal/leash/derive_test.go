@@ -125,7 +125,7 @@ func TestDerive(t *testing.T) {
 		// directory tracking
 		{`cd sub; cat a.txt`, `fs_read:/work/proj/sub fs_read:/work/proj/sub/a.txt`, Reversible, false},
 		{`cd /tmp; cd -; cat a.txt`, `fs_read:/tmp fs_read:/work/proj fs_read:/work/proj/a.txt`, Reversible, false},
-		{`cd; cat a.txt`, `fs_read:/home/u/a.txt`, Reversible, false},
+		{`cd; cat a.txt`, `fs_read:/home/u fs_read:/home/u/a.txt`, Reversible, false},
 		{`pushd a; pushd; cat x`, `fs_read:/work/proj/a fs_read:/work/proj fs_read:/work/proj/x`, Reversible, false},
 		{`pushd a; popd; cat x`, `fs_read:/work/proj/a fs_read:/work/proj fs_read:/work/proj/x`, Reversible, false},
 		{`with cwd: "/srv" { rm old }; rm new`, `fs_read:/srv/old fs_delete:/srv/old fs_write:/tmp/shoal-trash fs_read:/work/proj/new fs_delete:/work/proj/new`, Conditional, false},

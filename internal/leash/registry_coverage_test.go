@@ -29,7 +29,7 @@ var registryCases = map[string][]regCase{
 	"apply":    {{src: "let p = (plan { cat a.txt })\napply p", opaque: true}},
 	"bg":       {{src: "bg (spawn { cat a.txt })"}},
 	"cat":      {{src: "cat a.txt sub/x.txt"}, {src: "cat < a.txt"}, {src: "cat *.txt"}, {src: "cat sub/*.txt"}},
-	"cd":       {{src: "cd sub; cat x.txt"}, {src: "cd sub; cd -; cat a.txt"}, {src: "cd; ls"}, {src: "cd ~; ls"}, {src: "cd (\"sub\")"}},
+	"cd":       {{src: "cd sub; cat x.txt"}, {src: "cd sub; cd -; cat a.txt"}, {src: "cd; ls"}, {src: "cd"}, {src: "cd -"}, {src: "cd ~; ls"}, {src: "cd (\"sub\")"}},
 	"cp":       {{src: "cp a.txt b.txt"}, {src: "cp -r sub sub2"}, {src: "cp a.txt sub"}},
 	"dirs":     {{src: "dirs"}},
 	"echo":     {{src: "echo hi > out.txt"}, {src: "echo -n --x=1 hi >> out.txt"}},
