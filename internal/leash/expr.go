@@ -328,7 +328,7 @@ func (w *walker) method(recv syntax.Expr, name string, args []*syntax.Arg, field
 // globRead records the fs_read of expanding a glob value: its pattern made
 // absolute when the glob is a literal glob("..."), else a dynamic read.
 func (w *walker) globRead(recv syntax.Expr, what string) {
-	if c, ok := recv.(*syntax.Call); ok && len(c.Args) == 1 {
+	if c, ok := recv.(*syntax.Call); ok && len(c.Args) >= 1 && c.Args[0].Name == "" {
 		if s, ok := c.Args[0].Value.(*syntax.StrLit); ok {
 			w.fsEffect(host.FSRead, s.Value, Reversible)
 			return
