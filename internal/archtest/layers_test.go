@@ -22,7 +22,7 @@ var allowed = map[string][]string{
 	"internal/contain":     {},
 	"internal/sandbox":     {},
 	"internal/namespaces":  {"internal/value", "internal/syntax", "proto"},
-	"internal/eval":        {"internal/syntax", "internal/value", "internal/host", "internal/namespaces", "internal/budget", "proto"},
+	"internal/eval":        {"internal/syntax", "internal/value", "internal/host", "internal/namespaces", "internal/budget", "internal/leash", "proto"},
 	"internal/budget":      {},
 	"internal/leash":       {"internal/syntax", "internal/host"},
 	"internal/complete":    {"internal/syntax", "internal/value", "internal/namespaces", "proto"},

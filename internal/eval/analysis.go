@@ -23,154 +23,27 @@ func (in *Interp) mayCapture(n syntax.Node) bool {
 
 func captures(root syntax.Node) bool {
 	found := false
-	var walk func(n syntax.Node)
-	exprs := func(xs []syntax.Expr) {
-		for _, x := range xs {
-			walk(x)
-		}
-	}
-	block := func(b *syntax.Block) {
-		if b != nil {
-			walk(b)
-		}
-	}
-	cmdArg := func(a *syntax.CmdArg) {
-		for ; a != nil; a = a.Value {
-			if a.X != nil {
-				walk(a.X)
-			}
-		}
-	}
-	walk = func(n syntax.Node) {
-		if found || n == nil {
-			return
+	known := syntax.Walk(root, func(n syntax.Node) bool {
+		if found {
+			return false
 		}
 		switch e := n.(type) {
 		case *syntax.Lambda, *syntax.FnStmt, *syntax.Spawn, *syntax.UseStmt:
 			found = true
-		case *syntax.IntLit, *syntax.FloatLit, *syntax.StrLit, *syntax.BoolLit, *syntax.NullLit,
-			*syntax.SizeLit, *syntax.DurationLit, *syntax.TimeLit, *syntax.DateTimeLit,
-			*syntax.RegexLit, *syntax.Var, *syntax.BreakStmt, *syntax.ContinueStmt,
-			*syntax.LangBlock, *syntax.AliasStmt:
-		case *syntax.Block:
-			for _, st := range e.Stmts {
-				walk(st)
-			}
-		case *syntax.ExprStmt:
-			walk(e.X)
-		case *syntax.LetStmt:
-			walk(e.Init)
-		case *syntax.AssignStmt:
-			walk(e.Target)
-			walk(e.Value)
-		case *syntax.ReturnStmt:
-			if e.Value != nil {
-				walk(e.Value)
-			}
-		case *syntax.ForStmt:
-			walk(e.Iter)
-			block(e.Body)
-		case *syntax.WhileStmt:
-			walk(e.Cond)
-			block(e.Body)
-		case *syntax.StrInterp:
-			for _, p := range e.Parts {
-				if p.X != nil {
-					walk(p.X)
-				}
-			}
-		case *syntax.Field:
-			walk(e.X)
-		case *syntax.Index:
-			walk(e.X)
-			walk(e.Index)
 		case *syntax.MethodCall:
-			if e.Trailing != nil {
-				found = true
-				return
-			}
-			walk(e.X)
-			for _, a := range e.Args {
-				walk(a.Value)
-			}
+			found = e.Trailing != nil
 		case *syntax.Call:
-			if v, ok := e.Fn.(*syntax.Var); ok && v.Name == "source" {
-				found = true
-				return
-			}
-			if e.Trailing != nil {
-				found = true
-				return
-			}
-			walk(e.Fn)
-			for _, a := range e.Args {
-				walk(a.Value)
-			}
-		case *syntax.List:
-			exprs(e.Elems)
-		case *syntax.Record:
-			for _, f := range e.Fields {
-				walk(f.Value)
-			}
-		case *syntax.If:
-			walk(e.Cond)
-			block(e.Then)
-			if e.Else != nil {
-				walk(e.Else)
-			}
-		case *syntax.Match:
-			walk(e.Subject)
-			for _, a := range e.Arms {
-				for _, p := range a.Patterns {
-					if lp, ok := p.(*syntax.LitPat); ok {
-						walk(lp.Value)
-					}
-				}
-				if a.Guard != nil {
-					walk(a.Guard)
-				}
-				walk(a.Body)
-			}
-		case *syntax.Try:
-			block(e.Body)
-			block(e.Handler)
-		case *syntax.Catch:
-			walk(e.X)
-			walk(e.Handler)
-		case *syntax.With:
-			for _, w := range e.Entries {
-				walk(w.Value)
-			}
-			block(e.Body)
-		case *syntax.Binary:
-			walk(e.L)
-			walk(e.R)
-		case *syntax.Unary:
-			walk(e.X)
-		case *syntax.Range:
-			walk(e.Lo)
-			walk(e.Hi)
+			v, ok := e.Fn.(*syntax.Var)
+			found = e.Trailing != nil || ok && v.Name == "source"
 		case *syntax.Cmd:
 			c := e.Call
-			if c.Background || c.Trailing != nil || c.Head.Text == "source" {
-				found = true
-				return
-			}
-			for _, p := range c.Env {
-				cmdArg(p.Value)
-			}
-			for _, a := range c.Args {
-				cmdArg(a)
-			}
-			for _, r := range c.Redirects {
-				cmdArg(r.Target)
-			}
-		default:
-			found = true
+			found = c == nil || c.Background || c.Trailing != nil || c.Head == nil || c.Head.Text == "source"
+		case *syntax.AliasStmt:
+			return false // the target is stored, not evaluated
 		}
-	}
-	walk(root)
-	return found
+		return !found
+	})
+	return found || !known
 }
 
 // getScope returns an empty scope with the given parent, recycled when

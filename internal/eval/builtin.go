@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/leash"
+	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -30,18 +32,22 @@ type Builtin struct {
 	// as written (`-v`, `--x=1`, `--`), for builtins that run another
 	// program's command line (interact).
 	Verbatim bool
+	// Effects declares what the builtin does, for plan derivation
+	// (leash.Derive reads it through the registry). Every builtin has one,
+	// effNone when it touches nothing; a test fails when one is missing.
+	Effects func(d *leash.Deriver)
+	// Flags are the flags the builtin accepts. Any other flag is an
+	// arg_error naming the flag and the builtin (unless Verbatim or
+	// TextFlags); plans read flags through the same declaration.
+	Flags []leash.FlagSpec
+	// TextFlags: flags are text the builtin prints (echo), not options.
+	TextFlags bool
+	// Quoted: the arguments and trailing block are syntax the builtin
+	// describes without evaluating (plan); Run finds them in Syntax.
+	Quoted bool
 }
 
 var builtins = map[string]*Builtin{}
-
-// knownHeads are canonical command heads that may not be registered in
-// every build; they still feed did-you-mean suggestions.
-var knownHeads = []string{
-	"apply", "assert", "cat", "cd", "cp", "dirs", "echo", "env", "exit", "explain",
-	"head", "history", "interact", "j", "jobs", "journal", "jump", "ln", "ls", "mkdir",
-	"mv", "open", "plan", "popd", "pushd", "pwd", "quit", "reef", "rm", "run", "save",
-	"sleep", "source", "stat", "touch", "undo", "which",
-}
 
 // RegisterBuiltin installs a builtin command. Registering a name twice
 // panics; it is meant for package initialisation.
@@ -70,15 +76,26 @@ func BuiltinNames() []string {
 	return out
 }
 
-func builtinNames() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, n := range knownHeads {
-		seen[n] = true
+// FuncNames lists the registered value functions (path, glob, save, run,
+// ...), sorted. A name may also be a builtin command (now, save, run).
+func FuncNames() []string {
+	out := make([]string, 0, len(valueFuncs))
+	for n := range valueFuncs {
 		out = append(out, n)
 	}
+	sort.Strings(out)
+	return out
+}
+
+// registryNames lists every registered name: builtin commands and value
+// functions (a name may be both), unsorted.
+func registryNames() []string {
+	out := make([]string, 0, len(builtins)+len(valueFuncs))
 	for n := range builtins {
-		if !seen[n] {
+		out = append(out, n)
+	}
+	for n := range valueFuncs {
+		if _, dup := builtins[n]; !dup {
 			out = append(out, n)
 		}
 	}
@@ -155,9 +172,13 @@ type BuiltinCall struct {
 	Args  []value.Value // positional values; globs already expanded to paths
 	Flags []Flag
 	Stdin []byte // from `<` or .feed; nil when none
+	// Syntax is the call as written, for a Quoted builtin in command form
+	// (its Args and Flags are then empty); nil otherwise.
+	Syntax *syntax.CmdCall
 
-	sc *scope
-	t  *thread
+	sc   *scope
+	t    *thread
+	decl []leash.FlagSpec // the builtin's declared flags
 }
 
 // Has reports whether any of the named flags was given.
@@ -167,6 +188,25 @@ func (c *BuiltinCall) Has(names ...string) bool {
 			if f.Name == n {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// Flag reports whether the flag declared with long name long was given,
+// as `--long` or one of the short letters its declaration lists (so `-r`,
+// `-R` and `--recursive` are one flag for rm). It reads the builtin's
+// Flags, the declaration plans read too.
+func (c *BuiltinCall) Flag(long string) bool {
+	short := ""
+	for _, s := range c.decl {
+		if s.Long == long {
+			short = s.Short
+		}
+	}
+	for _, f := range c.Flags {
+		if !f.Short && f.Name == long || f.Short && short != "" && strings.Contains(short, f.Name) {
+			return true
 		}
 	}
 	return false
@@ -221,12 +261,16 @@ func (c *BuiltinCall) cmdLine() string {
 func (t *thread) invokeBuiltin(b *Builtin, call *BuiltinCall, m mode, redir *redirects) (value.Value, error) {
 	call.Context = Context{t: t}
 	call.t = t
+	call.decl = b.Flags
 	if b.Session && t.fnDepth > 0 {
 		hint := b.SessionHint
 		if hint == "" {
 			hint = "it changes session state; call it at the top level"
 		}
 		return nil, errorf(codeCustom, "%s cannot be used inside a function body: %s", b.Name, hint)
+	}
+	if err := checkFlags(b, call.Flags); err != nil {
+		return nil, err
 	}
 	v, err := b.Run(call)
 	if err != nil {
@@ -282,4 +326,61 @@ func renderForFile(v value.Value) []byte {
 		return []byte(x)
 	}
 	return []byte(value.Display(v) + "\n")
+}
+
+// checkFlags refuses a flag the builtin does not declare: plans read flags
+// from the same declaration, so an ignored flag would be a flag the plan
+// and the run disagree about.
+func checkFlags(b *Builtin, flags []Flag) error {
+	if b.Verbatim || b.TextFlags {
+		return nil
+	}
+	for _, f := range flags {
+		spec, ok := lookupFlag(b.Flags, f)
+		spelled := "--" + f.Name
+		if f.Short {
+			spelled = "-" + f.Name
+		}
+		if !ok {
+			return errorf(codeArg, "%s: unknown flag %s", b.Name, spelled).WithHint(flagHint(b))
+		}
+		if spec.Value && f.Value == nil {
+			return errorf(codeArg, "%s: flag %s needs a value (--%s=VALUE)", b.Name, spelled, spec.Long)
+		}
+	}
+	return nil
+}
+
+// lookupFlag finds the declaration of a given flag: a long name, or a
+// short letter listed in some declaration.
+func lookupFlag(specs []leash.FlagSpec, f Flag) (leash.FlagSpec, bool) {
+	for _, s := range specs {
+		if f.Short && len(f.Name) == 1 && strings.Contains(s.Short, f.Name) || !f.Short && s.Long == f.Name {
+			return s, true
+		}
+	}
+	return leash.FlagSpec{}, false
+}
+
+// flagHint lists what a builtin accepts, for an unknown-flag error.
+func flagHint(b *Builtin) string {
+	if len(b.Flags) == 0 {
+		return b.Name + " takes no flags; after -- every word is an argument"
+	}
+	parts := make([]string, 0, len(b.Flags))
+	for _, s := range b.Flags {
+		var alts []string
+		for _, r := range s.Short {
+			alts = append(alts, "-"+string(r))
+		}
+		if s.Long != "" {
+			l := "--" + s.Long
+			if s.Value {
+				l += "=VALUE"
+			}
+			alts = append(alts, l)
+		}
+		parts = append(parts, strings.Join(alts, "/"))
+	}
+	return b.Name + " accepts " + strings.Join(parts, ", ")
 }

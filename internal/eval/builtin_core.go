@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -11,19 +13,23 @@ import (
 // execution. Filesystem and navigation builtins (ls, cd, pwd, pushd, ...)
 // live in builtin_fs*.go.
 func init() {
-	RegisterBuiltin(&Builtin{Name: "echo", Run: runEcho})
-	RegisterBuiltin(&Builtin{Name: "env", Run: runEnv})
-	RegisterBuiltin(&Builtin{Name: "which", Run: runWhich})
-	RegisterBuiltin(&Builtin{Name: "run", Run: runRun, Bare: true, Quiet: true})
-	RegisterBuiltin(&Builtin{Name: "source", Run: runSource, Bare: true, Quiet: true})
-	RegisterBuiltin(&Builtin{Name: "exit", Run: runExit, Bare: true, Quiet: true})
-	RegisterBuiltin(&Builtin{Name: "quit", Run: runExit, Bare: true, Quiet: true})
-	RegisterBuiltin(&Builtin{Name: "sleep", Run: runSleep, Quiet: true})
-	RegisterBuiltin(&Builtin{Name: "jobs", Run: runJobs, Bare: true})
-	RegisterBuiltin(&Builtin{Name: "now", Run: func(c *BuiltinCall) (value.Value, error) {
+	RegisterBuiltin(&Builtin{Name: "echo", Run: runEcho, TextFlags: true, Effects: effNone})
+	RegisterBuiltin(&Builtin{Name: "env", Run: runEnv,
+		Effects: func(d *leash.Deriver) { d.Add(leash.Effect{Kind: host.EnvRead, Name: "*"}, leash.Reversible) }})
+	RegisterBuiltin(&Builtin{Name: "which", Run: runWhich, Flags: []leash.FlagSpec{flagAll},
+		Effects: func(d *leash.Deriver) { d.Add(leash.Effect{Kind: host.EnvRead, Name: "PATH"}, leash.Reversible) }})
+	RegisterBuiltin(&Builtin{Name: "run", Run: runRun, Bare: true, Quiet: true, Verbatim: true,
+		Effects: effRunCmd})
+	RegisterBuiltin(&Builtin{Name: "source", Run: runSource, Bare: true, Quiet: true,
+		Effects: func(d *leash.Deriver) { effReads(d); d.Opaque("source runs another file, which is not analysed") }})
+	RegisterBuiltin(&Builtin{Name: "exit", Run: runExit, Bare: true, Quiet: true, Effects: effNone})
+	RegisterBuiltin(&Builtin{Name: "quit", Run: runExit, Bare: true, Quiet: true, Effects: effNone})
+	RegisterBuiltin(&Builtin{Name: "sleep", Run: runSleep, Quiet: true, Effects: effNone})
+	RegisterBuiltin(&Builtin{Name: "jobs", Run: runJobs, Bare: true, Effects: effNone})
+	RegisterBuiltin(&Builtin{Name: "now", Effects: effClock, Run: func(c *BuiltinCall) (value.Value, error) {
 		return c.t.now()
 	}, Bare: true})
-	RegisterBuiltin(&Builtin{Name: "today", Run: func(c *BuiltinCall) (value.Value, error) {
+	RegisterBuiltin(&Builtin{Name: "today", Effects: effClock, Run: func(c *BuiltinCall) (value.Value, error) {
 		return c.t.today()
 	}, Bare: true})
 }
@@ -107,7 +113,7 @@ func runWhich(c *BuiltinCall) (value.Value, error) {
 	}
 	rec := value.NewRecord([]string{"name", "path", "scope"},
 		[]value.Value{value.Str(name), value.Path(p), value.Str("ambient")})
-	if c.Has("a", "all") {
+	if c.Flag("all") {
 		return &value.Table{Cols: rec.Keys(), Data: [][]value.Value{{rec.Values()[0]}, {rec.Values()[1]}, {rec.Values()[2]}}, N: 1}, nil
 	}
 	return rec, nil

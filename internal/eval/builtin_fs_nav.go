@@ -5,6 +5,7 @@ package eval
 // the ones that move are session-level and refused inside functions.
 
 import (
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -14,11 +15,14 @@ const (
 )
 
 func init() {
-	bfsRegister(&Builtin{Name: "pwd", Run: bfsPwd, Bare: true})
-	bfsRegister(&Builtin{Name: "cd", Run: bfsCd, Bare: true, Session: true, SessionHint: bfsCdHint, Quiet: true})
-	bfsRegister(&Builtin{Name: "pushd", Run: bfsPushd, Bare: true, Session: true, SessionHint: bfsStackHint})
-	bfsRegister(&Builtin{Name: "popd", Run: bfsPopd, Bare: true, Session: true, SessionHint: bfsStackHint})
-	bfsRegister(&Builtin{Name: "dirs", Run: bfsDirs, Bare: true})
+	bfsRegister(&Builtin{Name: "pwd", Run: bfsPwd, Bare: true, Effects: effNone})
+	bfsRegister(&Builtin{Name: "cd", Run: bfsCd, Bare: true, Session: true, SessionHint: bfsCdHint, Quiet: true,
+		Effects: func(d *leash.Deriver) { d.Cd() }})
+	bfsRegister(&Builtin{Name: "pushd", Run: bfsPushd, Bare: true, Session: true, SessionHint: bfsStackHint,
+		Effects: func(d *leash.Deriver) { d.Pushd() }})
+	bfsRegister(&Builtin{Name: "popd", Run: bfsPopd, Bare: true, Session: true, SessionHint: bfsStackHint,
+		Effects: func(d *leash.Deriver) { d.Popd() }})
+	bfsRegister(&Builtin{Name: "dirs", Run: bfsDirs, Bare: true, Effects: effNone})
 }
 
 func bfsPwd(c *BuiltinCall) (value.Value, error) { return value.Path(c.Dir()), nil }

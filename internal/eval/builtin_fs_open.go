@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	bfsRegister(&Builtin{Name: "open", Run: bfsOpen, Bare: true})
+	bfsRegister(&Builtin{Name: "open", Run: bfsOpen, Bare: true, Effects: effOpen})
 }
 
 // bfsOpener is the platform's opener program.

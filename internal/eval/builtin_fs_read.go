@@ -10,20 +10,21 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
 func init() {
-	bfsRegister(&Builtin{Name: "ls", Run: bfsLs})
-	bfsRegister(&Builtin{Name: "stat", Run: bfsStat})
-	bfsRegister(&Builtin{Name: "cat", Run: bfsCat})
-	bfsRegister(&Builtin{Name: "head", Run: bfsHead})
+	bfsRegister(&Builtin{Name: "ls", Run: bfsLs, Flags: []leash.FlagSpec{flagAll}, Effects: effLs})
+	bfsRegister(&Builtin{Name: "stat", Run: bfsStat, Effects: effReads})
+	bfsRegister(&Builtin{Name: "cat", Run: bfsCat, Effects: effReads})
+	bfsRegister(&Builtin{Name: "head", Run: bfsHead, Effects: effHead})
 }
 
 // bfsLs lists directories (their immediate children) and describes other
 // paths as one row each; hidden entries need -a. Rows are sorted by path.
 func bfsLs(c *BuiltinCall) (value.Value, error) {
-	all := c.Has("a", "all")
+	all := c.Flag("all")
 	args, err := bfsPaths(c)
 	if err != nil {
 		return nil, err

@@ -14,11 +14,13 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
 func init() {
-	bfsRegister(&Builtin{Name: "rm", Run: bfsRm})
+	bfsRegister(&Builtin{Name: "rm", Run: bfsRm, Effects: effRm,
+		Flags: []leash.FlagSpec{{Long: "permanent"}, flagRecursive}})
 }
 
 var (
@@ -66,8 +68,8 @@ func trashRoot(tmp string, ok bool) string {
 // {path, trash} records. --permanent deletes (directories need -r) and the
 // result lists the removed paths.
 func bfsRm(c *BuiltinCall) (value.Value, error) {
-	permanent := c.Has("permanent")
-	recursive := c.Has("r", "R", "recursive")
+	permanent := c.Flag("permanent")
+	recursive := c.Flag("recursive")
 	args, err := bfsPaths(c)
 	if err != nil {
 		return nil, err

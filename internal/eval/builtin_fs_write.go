@@ -8,23 +8,30 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
 func init() {
-	bfsRegister(&Builtin{Name: "mkdir", Run: bfsMkdir})
-	bfsRegister(&Builtin{Name: "touch", Run: bfsTouch})
-	bfsRegister(&Builtin{Name: "cp", Run: bfsCp})
-	bfsRegister(&Builtin{Name: "mv", Run: bfsMv})
-	bfsRegister(&Builtin{Name: "ln", Run: bfsLn})
-	bfsRegister(&Builtin{Name: "save", Run: bfsSave, Bare: true})
+	bfsRegister(&Builtin{Name: "mkdir", Run: bfsMkdir, Effects: effMkdir,
+		Flags: []leash.FlagSpec{{Long: "parents", Short: "p"}}})
+	bfsRegister(&Builtin{Name: "touch", Run: bfsTouch, Effects: effTouch})
+	bfsRegister(&Builtin{Name: "cp", Run: bfsCp, Flags: []leash.FlagSpec{flagRecursive},
+		Effects: func(d *leash.Deriver) { d.Transfer(host.FSRead, leash.Conditional, true) }})
+	bfsRegister(&Builtin{Name: "mv", Run: bfsMv,
+		Effects: func(d *leash.Deriver) { d.Transfer(host.FSDelete, leash.Conditional, true) }})
+	bfsRegister(&Builtin{Name: "ln", Run: bfsLn, Flags: []leash.FlagSpec{{Long: "symbolic", Short: "s"}},
+		Effects: func(d *leash.Deriver) { d.Transfer(host.FSRead, leash.Irreversible, false) }})
+	bfsRegister(&Builtin{Name: "save", Run: bfsSave, Bare: true,
+		Effects: func(d *leash.Deriver) { d.PathArgs(host.FSWrite, leash.Conditional) }})
 }
 
 // bfsMkdir creates each directory. Without -p the parent must exist and
 // the path must not; with -p missing ancestors are created and an
 // existing directory is accepted.
 func bfsMkdir(c *BuiltinCall) (value.Value, error) {
-	parents := c.Has("p", "parents")
+	parents := c.Flag("parents")
 	args, err := bfsPaths(c)
 	if err != nil {
 		return nil, err
@@ -112,7 +119,7 @@ func bfsSplitDest(c *BuiltinCall, usage string) (srcs []string, dest string, des
 // bfsCp copies files, and directories with -r, returning the destination
 // paths. All sources are checked before anything is copied.
 func bfsCp(c *BuiltinCall) (value.Value, error) {
-	recursive := c.Has("r", "R", "recursive")
+	recursive := c.Flag("recursive")
 	srcs, dest, destDir, err := bfsSplitDest(c, "cp [-r] SOURCE... DEST")
 	if err != nil {
 		return nil, err
@@ -172,7 +179,7 @@ func bfsMv(c *BuiltinCall) (value.Value, error) {
 // bfsLn links LINK to TARGET: a hard link by default, a symbolic link with
 // -s whose target is kept verbatim (relative to the link's directory).
 func bfsLn(c *BuiltinCall) (value.Value, error) {
-	symbolic := c.Has("s", "symbolic")
+	symbolic := c.Flag("symbolic")
 	if len(c.Args) != 2 {
 		return nil, c.Errorf(bfsArgError, "needs exactly a target and a link name").
 			WithHint("ln [-s] TARGET LINK")

@@ -5,11 +5,13 @@ package eval
 
 import (
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
 func init() {
-	RegisterBuiltin(&Builtin{Name: "interact", Run: runInteract, Bare: true, Quiet: true, Verbatim: true})
+	RegisterBuiltin(&Builtin{Name: "interact", Run: runInteract, Bare: true, Quiet: true, Verbatim: true,
+		Effects: func(d *leash.Deriver) { d.SpawnWords(d.Command().Args) }})
 }
 
 // codeNoTerminal: interact was asked for where there is no interactive

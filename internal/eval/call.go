@@ -99,7 +99,7 @@ func (t *thread) callUnbound(v *syntax.Var, n *syntax.Call, sc *scope) (value.Va
 		if err != nil {
 			return nil, err
 		}
-		return t.keep(f(t, args))
+		return t.keep(f.Call(t, args))
 	}
 	if b, ok := lookupBuiltin(v.Name); ok {
 		args, err := t.evalArgs(n.Args, n.Trailing, sc)

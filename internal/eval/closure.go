@@ -140,97 +140,37 @@ func (c *Closure) ProjectField() (string, bool) {
 // fieldOnly reports whether every use of name in x is the receiver of a
 // plain field read. It answers false for anything it does not understand.
 func fieldOnly(x syntax.Node, name string) bool {
-	ok := true
-	var walk func(n syntax.Node)
-	walkAll := func(xs []syntax.Expr) {
-		for _, e := range xs {
-			walk(e)
-		}
+	if x == nil {
+		return true
 	}
-	walk = func(n syntax.Node) {
-		if !ok || n == nil {
-			return
-		}
+	ok := true
+	syntax.Walk(x, func(n syntax.Node) bool {
 		switch e := n.(type) {
 		case *syntax.Var:
-			if e.Name == name {
-				ok = false
-			}
+			ok = ok && e.Name != name
 		case *syntax.Field:
 			if v, isVar := e.X.(*syntax.Var); isVar && v.Name == name && !e.Optional {
-				return
+				return false
 			}
-			walk(e.X)
 		case *syntax.IntLit, *syntax.FloatLit, *syntax.StrLit, *syntax.BoolLit, *syntax.NullLit,
-			*syntax.SizeLit, *syntax.DurationLit, *syntax.TimeLit, *syntax.DateTimeLit, *syntax.RegexLit:
-		case *syntax.StrInterp:
-			for _, p := range e.Parts {
-				if p.X != nil {
-					walk(p.X)
-				}
-			}
-		case *syntax.Binary:
-			walk(e.L)
-			walk(e.R)
-		case *syntax.Unary:
-			walk(e.X)
-		case *syntax.Index:
-			walk(e.X)
-			walk(e.Index)
+			*syntax.SizeLit, *syntax.DurationLit, *syntax.TimeLit, *syntax.DateTimeLit, *syntax.RegexLit,
+			*syntax.StrInterp, *syntax.Binary, *syntax.Unary, *syntax.Index, *syntax.List,
+			*syntax.Record, *syntax.RecordField, *syntax.Arg, *syntax.Range, *syntax.If,
+			*syntax.Block, *syntax.ExprStmt, *syntax.TypeExpr:
 		case *syntax.MethodCall:
-			walk(e.X)
-			for _, a := range e.Args {
-				walk(a.Value)
-			}
-			if e.Trailing != nil {
-				ok = false
-			}
+			ok = ok && e.Trailing == nil
 		case *syntax.Call:
-			walk(e.Fn)
-			for _, a := range e.Args {
-				walk(a.Value)
-			}
-			if e.Trailing != nil {
-				ok = false
-			}
-		case *syntax.List:
-			walkAll(e.Elems)
-		case *syntax.Record:
-			for _, f := range e.Fields {
-				walk(f.Value)
-			}
-		case *syntax.Range:
-			walk(e.Lo)
-			walk(e.Hi)
-		case *syntax.If:
-			walk(e.Cond)
-			walk(e.Then)
-			if e.Else != nil {
-				walk(e.Else)
-			}
-		case *syntax.Block:
-			for _, st := range e.Stmts {
-				switch s := st.(type) {
-				case *syntax.ExprStmt:
-					walk(s.X)
-				case *syntax.LetStmt:
-					if s.Name == name {
-						ok = false
-					}
-					walk(s.Init)
-				default:
-					ok = false
-				}
-			}
+			ok = ok && e.Trailing == nil
+		case *syntax.LetStmt:
+			ok = ok && e.Name != name
 		default:
 			ok = false
 		}
-	}
-	walk(x)
+		return ok
+	})
 	return ok
 }
 
-// InlineString implements value.Inliner.
 func (c *Closure) InlineString() string { return "<" + c.String() + ">" }
 
 // InlineString implements value.Inliner.

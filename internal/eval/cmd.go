@@ -108,6 +108,10 @@ func (t *thread) dispatchCmd(call *syntax.CmdCall, sc *scope, m mode, o *cmdOpts
 	}
 	if head.Kind == syntax.ArgWord {
 		if b, ok := lookupBuiltin(name); ok {
+			if b.Quoted {
+				bc := &BuiltinCall{Name: name, Syntax: call, sc: sc}
+				return t.invokeBuiltin(b, bc, m, redir)
+			}
 			vals, err := t.cmdValues(call, sc, o)
 			if err != nil {
 				return nil, err

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"sort"
 	"strings"
 
 	"github.com/shoalgo/shoal/internal/host"
@@ -235,6 +236,17 @@ var interpreterArgs = map[string]string{
 	"sh": "-c", "bash": "-c", "zsh": "-c", "fish": "-c", "python": "-c", "python3": "-c",
 	"node": "-e", "ruby": "-e", "perl": "-e", "lua": "-e", "Rscript": "-e", "osascript": "-e",
 	"php": "-r", "deno": "eval", "jq": "",
+}
+
+// InterpreterTools lists the interpreters an interpreter block (`sh { … }`)
+// knows how to hand an inline program, sorted.
+func InterpreterTools() []string {
+	out := make([]string, 0, len(interpreterArgs))
+	for n := range interpreterArgs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // runLangBlock runs an interpreter block; stdin, when non-nil, is fed to

@@ -3,6 +3,7 @@ package eval
 import (
 	"time"
 
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/namespaces"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
@@ -12,25 +13,47 @@ import (
 // constructors (path, glob, regex), clocks, assert, retry, run, save.
 type valueFunc func(t *thread, args value.Args) (value.Value, error)
 
-var valueFuncs map[string]valueFunc
+// Func is one value function of the registry: its implementation and its
+// effect declaration (what leash.Derive records for `name(args…)`).
+type Func struct {
+	Name    string
+	Call    valueFunc
+	Effects func(d *leash.Deriver)
+}
+
+var valueFuncs = map[string]*Func{}
+
+// registerFunc installs a value function. Registering a name twice panics.
+func registerFunc(f *Func) {
+	if _, dup := valueFuncs[f.Name]; dup {
+		panic("eval: value function registered twice: " + f.Name)
+	}
+	valueFuncs[f.Name] = f
+}
 
 func init() {
-	valueFuncs = map[string]valueFunc{
-		"path":   fnPath,
-		"glob":   fnGlob,
-		"regex":  fnRegex,
-		"now":    func(t *thread, a value.Args) (value.Value, error) { return clockFn(t, "now", a, t.now) },
-		"today":  func(t *thread, a value.Args) (value.Value, error) { return clockFn(t, "today", a, t.today) },
-		"assert": fnAssert,
-		"retry":  fnRetry,
-		"run":    fnRun,
-		"save":   fnSave,
+	for _, f := range []*Func{
+		{Name: "path", Call: fnPath, Effects: effNone},
+		{Name: "glob", Call: fnGlob, Effects: effNone},
+		{Name: "regex", Call: fnRegex, Effects: effNone},
+		{Name: "now", Effects: effClock,
+			Call: func(t *thread, a value.Args) (value.Value, error) { return clockFn(t, "now", a, t.now) }},
+		{Name: "today", Effects: effClock,
+			Call: func(t *thread, a value.Args) (value.Value, error) { return clockFn(t, "today", a, t.today) }},
+		{Name: "assert", Call: fnAssert, Effects: effNone},
+		// retry calls a closure, counted where it is written.
+		{Name: "retry", Call: fnRetry, Effects: effNone},
+		{Name: "run", Call: fnRun, Effects: effRunCall},
+		{Name: "save", Call: fnSave, Effects: effSaveCall},
 		// streams.go, channels.go
-		"every":   fnEvery,
-		"channel": fnChannel,
-		// fanout.go
-		"on":       fnOn,
-		"parallel": fnParallel,
+		{Name: "every", Call: fnEvery, Effects: effClock},
+		{Name: "channel", Call: fnChannel, Effects: effNone},
+		// fanout.go: the handler and thunks are closures, counted where
+		// they are written.
+		{Name: "on", Call: fnOn, Effects: effNone},
+		{Name: "parallel", Call: fnParallel, Effects: effNone},
+	} {
+		registerFunc(f)
 	}
 }
 
@@ -89,7 +112,7 @@ func (t *thread) unboundVar(n *syntax.Var, sc *scope) (value.Value, error) {
 			if !ok {
 				th = t
 			}
-			return f(th, a)
+			return f.Call(th, a)
 		}}, nil
 	}
 	return nil, undefinedVar(n.Name, sc)

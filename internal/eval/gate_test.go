@@ -60,6 +60,11 @@ var gateBuiltinCases = map[string][]gateCase{
 	"pwd":   {{src: "pwd"}},
 	"dirs":  {{src: "dirs"}},
 	"popd":  {{src: "popd", code: "custom"}},
+	// plan and explain derive without asking the host; apply runs the
+	// stored program through the gate.
+	"plan":    {{src: "plan { touch marker; sh { touch marker } }"}, {src: "plan rm a.txt"}},
+	"explain": {{src: "explain 'rm --permanent a.txt'"}},
+	"apply":   {{src: "let p = (plan { cat a.txt })\napply p", denied: true}, {src: "apply 9", code: "not_found"}},
 
 	// Builtins that reach the host.
 	"which": {{src: "which sh", denied: true}, {src: "which echo"}},

@@ -71,6 +71,8 @@ type Interp struct {
 	chans    *Channels // the session's channel bus (see Channels)
 
 	meter *meter // charges Options.Budget; nil without one
+
+	plans planStore // programs stored by `plan`, at most MaxStoredPlans
 }
 
 // New creates a session.

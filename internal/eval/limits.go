@@ -29,6 +29,10 @@ const (
 	// MaxParallel bounds the thunks one parallel call or the items one
 	// par_map call runs at once; the rest wait for a free branch.
 	MaxParallel = 16
+
+	// MaxStoredPlans bounds the programs `plan` keeps in one session for
+	// `apply`; past it the oldest is dropped and its id answers not_found.
+	MaxStoredPlans = 32
 )
 
 // BudgetSessionTasks names the MaxLiveTasks bound in its refusal.

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -13,6 +15,65 @@ import (
 var scriptRunners = map[string]string{
 	".py": "python3", ".sh": "sh", ".bash": "bash", ".js": "node", ".mjs": "node",
 	".rb": "ruby", ".pl": "perl", ".lua": "lua", ".ts": "deno", ".php": "php",
+}
+
+// effRunCmd declares `run TARGET ARGS…` (and effRunCall `run(target,
+// args…)`): what runTarget below will do with a target known statically;
+// a computed target is a dynamic spawn.
+func effRunCmd(d *leash.Deriver) {
+	args := d.Command().Args
+	if len(args) == 0 {
+		return
+	}
+	target, ok := d.Word(args[0])
+	if !ok {
+		d.DynamicSpawn("run of a target computed at run time")
+		return
+	}
+	effRunTarget(d, target, args[1:])
+}
+
+func effRunCall(d *leash.Deriver) {
+	args := d.Args()
+	if len(args) == 0 {
+		return
+	}
+	target, ok := d.ExprText(args[0].Value)
+	if !ok {
+		d.DynamicSpawn("run of a target computed at run time")
+		return
+	}
+	effRunTarget(d, target, d.ArgWords(args[1:]))
+}
+
+// effRunTarget mirrors runTarget's choice: a plain name is a program on
+// PATH (never a builtin), a .shl file is evaluated here (opaque), a known
+// script extension runs its runner on the file, any other path is read for
+// a #! line and executed.
+func effRunTarget(d *leash.Deriver, s string, rest []*syntax.CmdArg) {
+	ext := filepath.Ext(s)
+	runner, knownExt := scriptRunners[ext]
+	switch {
+	case !strings.ContainsRune(s, '/') && ext != ".shl" && !knownExt:
+		d.External(s, rest)
+	case ext == ".shl":
+		d.PathText(s, host.FSRead, leash.Reversible)
+		d.Opaque("run evaluates the Shoal file " + s + ", which is not analysed")
+	case knownExt:
+		d.PathText(s, host.FSRead, leash.Reversible)
+		file := s
+		if abs, ok := d.Resolve(s); ok {
+			file = abs
+		}
+		d.External(runner, append([]*syntax.CmdArg{{Kind: syntax.ArgWord, Text: file}}, rest...))
+	default:
+		abs, ok := d.Resolve(s)
+		if !ok {
+			abs = s
+		}
+		d.PathText(s, host.FSRead, leash.Reversible)
+		d.External(abs, rest)
+	}
 }
 
 // runTarget implements `run`: a path or script name runs through its

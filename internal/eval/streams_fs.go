@@ -9,12 +9,14 @@ import (
 	"runtime"
 
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
 func init() {
-	valueFuncs["watch"] = fnWatch
-	valueFuncs["tail"] = fnTail
+	watched := func(d *leash.Deriver) { d.Watched() }
+	registerFunc(&Func{Name: "watch", Call: fnWatch, Effects: watched})
+	registerFunc(&Func{Name: "tail", Call: fnTail, Effects: watched})
 }
 
 // boolArg reads the named bool arguments a function accepts into dst,

@@ -12,10 +12,7 @@ func suggest(name string, candidates []string) string { return value.Suggest(nam
 // commandNames lists every name a command head could mean in this scope:
 // builtins, evaluator functions and visible bindings.
 func commandNames(sc *scope) []string {
-	names := builtinNames()
-	for n := range valueFuncs {
-		names = append(names, n)
-	}
+	names := registryNames()
 	if sc != nil {
 		names = append(names, sc.names()...)
 	}

@@ -530,10 +530,10 @@ func init() {
 }
 
 func init() {
-	RegisterBuiltin(&Builtin{Name: "wait", Run: runWait, Bare: true, Quiet: true})
-	RegisterBuiltin(&Builtin{Name: "kill", Run: runKill, Bare: true, Quiet: true, Verbatim: true})
-	RegisterBuiltin(&Builtin{Name: "fg", Run: runFg, Bare: true})
-	RegisterBuiltin(&Builtin{Name: "bg", Run: runBg, Bare: true, Quiet: true})
+	RegisterBuiltin(&Builtin{Name: "wait", Run: runWait, Bare: true, Quiet: true, Effects: effNone})
+	RegisterBuiltin(&Builtin{Name: "kill", Run: runKill, Bare: true, Quiet: true, Verbatim: true, Effects: effKill})
+	RegisterBuiltin(&Builtin{Name: "fg", Run: runFg, Bare: true, Effects: effNone})
+	RegisterBuiltin(&Builtin{Name: "bg", Run: runBg, Bare: true, Quiet: true, Effects: effNone})
 }
 
 // jobArg resolves the one optional job argument of fg and bg: a task, %N,

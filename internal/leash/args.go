@@ -200,12 +200,13 @@ func (w *walker) cd(c *syntax.CmdCall, pushd bool) {
 	prev := dirState{w.dir, w.dirOK}
 	switch {
 	case len(ps) == 0 && !pushd:
-		if w.env.Home != "" {
-			w.dir, w.dirOK = w.env.Home, true
-		} else {
-			w.dirOK = false
-		}
+		// cd alone goes home, which it checks.
+		home := dirState{w.env.Home, w.env.Home != ""}
+		w.dirRead(home, "cd")
+		w.dir, w.dirOK = home.dir, home.ok
 	case len(ps) == 1 && ps[0].Kind == syntax.ArgDash && !pushd:
+		// cd - checks the directory it returns to.
+		w.dirRead(w.prev, "cd -")
 		w.dir, w.dirOK = w.prev.dir, w.prev.ok
 	default:
 		target := ps[0]
@@ -223,6 +224,16 @@ func (w *walker) cd(c *syntax.CmdCall, pushd bool) {
 		}
 	}
 	w.prev = prev
+}
+
+// dirRead records the fs_read of changing into a directory derivation
+// tracked: its path, or a dynamic read when it is not known.
+func (w *walker) dirRead(d dirState, what string) {
+	if d.ok && d.dir != "" {
+		w.add(Effect{Kind: host.FSRead, Path: d.dir}, Reversible)
+		return
+	}
+	w.dynamicFS(host.FSRead, what, Reversible)
 }
 
 // external records the spawn of a program that is not a builtin, a

@@ -1,4 +1,4 @@
-package leash
+package leash_test
 
 import (
 	"os"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	_ "github.com/shoalgo/shoal/internal/eval" // installs the builtin registry
+	. "github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
 
@@ -43,7 +45,7 @@ func TestCorpusDerives(t *testing.T) {
 			}
 			p := Derive(prog, Env{Dir: "/tmp/case", Home: "/home/u"})
 			n++
-			if revRank(p.Reversibility) == 0 && p.Reversibility != None {
+			if RevRank(p.Reversibility) == 0 && p.Reversibility != None {
 				t.Errorf("%s: reversibility %q", c.Name, p.Reversibility)
 			}
 			if (len(p.Effects) == 0) != (p.Reversibility == None) {

@@ -1,4 +1,4 @@
-package leash
+package leash_test
 
 import (
 	"fmt"
@@ -8,15 +8,17 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/shoalgo/shoal/internal/eval" // installs the builtin registry
+	. "github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
 
-// deepSession is an Env whose session holds maxCallDepth+10 functions,
+// deepSession is an Env whose session holds MaxCallDepth+10 functions,
 // each calling the next from the bottom of an operator chain nearly
 // syntax.MaxDepth deep, and as many aliases each naming the next.
 func deepSession(t *testing.T) Env {
 	t.Helper()
-	n := maxCallDepth + 10
+	n := MaxCallDepth + 10
 	fns := map[string]*syntax.FnDecl{}
 	aliases := map[string]*syntax.CmdCall{}
 	for i := range n {

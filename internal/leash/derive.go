@@ -198,6 +198,9 @@ func (w *walker) stmt(s syntax.Stmt) {
 		w.loopBody(s.Body)
 	case *syntax.ExprStmt:
 		w.expr(s.X)
+	case *syntax.BreakStmt, *syntax.ContinueStmt:
+	default:
+		w.unknown(s)
 	}
 }
 
@@ -295,7 +298,9 @@ func (w *walker) ownValue(x syntax.Expr) bool {
 		if l, ok := w.lookup(x.Name); ok {
 			return l.own || l.fn != nil || l.lambda
 		}
-		return !w.sessionBound(x.Name)
+		// A free name naming a value function is that function as a value:
+		// calls of it later are not followed.
+		return !w.sessionBound(x.Name) && !isValueFunc(x.Name)
 	case *syntax.Call:
 		if !w.ownValue(x.Fn) {
 			return false

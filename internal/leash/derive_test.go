@@ -1,10 +1,12 @@
-package leash
+package leash_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
+	_ "github.com/shoalgo/shoal/internal/eval" // installs the builtin registry
+	. "github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
 
@@ -95,7 +97,7 @@ func TestDerive(t *testing.T) {
 		{`cat ~/notes.txt`, `fs_read:/home/u/notes.txt`, Reversible, false},
 		{`head a.txt 3`, `fs_read:/work/proj/a.txt`, Reversible, false},
 		{`stat a.txt b.txt`, `fs_read:/work/proj/a.txt fs_read:/work/proj/b.txt`, Reversible, false},
-		{`open "data.json"`, `fs_read:/work/proj/data.json`, Reversible, false},
+		{`open "data.json"`, `fs_read:/work/proj/data.json env_read:PATH proc_spawn:xdg-open[xdg-open (…)]`, Irreversible, false},
 		{`path("x.txt").read`, `fs_read:/work/proj/x.txt`, Reversible, false},
 		{`path("/etc/hosts").lines()`, `fs_read:/etc/hosts`, Reversible, false},
 		{`path("d").join("f.txt").exists()`, `fs_read:/work/proj/d/f.txt`, Reversible, false},
@@ -122,9 +124,10 @@ func TestDerive(t *testing.T) {
 		{`mv a.txt b.txt`, `fs_read:/work/proj/a.txt fs_delete:/work/proj/a.txt fs_read:/work/proj/b.txt fs_write:/work/proj/b.txt`, Conditional, false},
 		// directory tracking
 		{`cd sub; cat a.txt`, `fs_read:/work/proj/sub fs_read:/work/proj/sub/a.txt`, Reversible, false},
-		{`cd /tmp; cd -; cat a.txt`, `fs_read:/tmp fs_read:/work/proj/a.txt`, Reversible, false},
-		{`cd; cat a.txt`, `fs_read:/home/u/a.txt`, Reversible, false},
-		{`pushd a; popd; cat x`, `fs_read:/work/proj/a fs_read:/work/proj/x`, Reversible, false},
+		{`cd /tmp; cd -; cat a.txt`, `fs_read:/tmp fs_read:/work/proj fs_read:/work/proj/a.txt`, Reversible, false},
+		{`cd; cat a.txt`, `fs_read:/home/u fs_read:/home/u/a.txt`, Reversible, false},
+		{`pushd a; pushd; cat x`, `fs_read:/work/proj/a fs_read:/work/proj fs_read:/work/proj/x`, Reversible, false},
+		{`pushd a; popd; cat x`, `fs_read:/work/proj/a fs_read:/work/proj fs_read:/work/proj/x`, Reversible, false},
 		{`with cwd: "/srv" { rm old }; rm new`, `fs_read:/srv/old fs_delete:/srv/old fs_write:/tmp/shoal-trash fs_read:/work/proj/new fs_delete:/work/proj/new`, Conditional, false},
 		{`cd (s); cat a.txt`, `fs_read:argument? fs_read:a.txt?`, Reversible, true},
 		// environment, clock, system
@@ -151,6 +154,11 @@ func TestDerive(t *testing.T) {
 		{`[1, 2].feed(sort -u)`, `env_read:PATH proc_spawn:sort[sort -u]`, Irreversible, false},
 		{`sort.feed("b\na")`, `env_read:PATH proc_spawn:sort[sort]`, Irreversible, false},
 		{`run("git", "log")`, `env_read:PATH proc_spawn:git[git log]`, Irreversible, false},
+		{`run ls sub`, `env_read:PATH proc_spawn:ls[ls sub]`, Irreversible, false},
+		{`run s.py -v`, `fs_read:/work/proj/s.py env_read:PATH proc_spawn:python3[python3 /work/proj/s.py -v]`, Irreversible, false},
+		{`run ./tool x`, `fs_read:/work/proj/tool proc_spawn:/work/proj/tool[/work/proj/tool x]`, Irreversible, false},
+		{`run ./lib.shl`, `fs_read:/work/proj/lib.shl opaque:run?`, Irreversible, true},
+		{`./lib.shl`, `fs_read:/work/proj/lib.shl opaque:./lib.shl?`, Irreversible, true},
 		{`echo (cat a.txt).out`, `fs_read:/work/proj/a.txt`, Reversible, false},
 		{`echo hi && rm x`, `fs_read:/work/proj/x fs_delete:/work/proj/x fs_write:/tmp/shoal-trash`, Conditional, false},
 		// functions, aliases, closures
@@ -162,7 +170,14 @@ func TestDerive(t *testing.T) {
 		{`cleanup`, `fs_read:/work/proj/tmp fs_delete:/work/proj/tmp fs_write:/tmp/shoal-trash`, Conditional, false},
 		{`let h = x => path(x).read; h("a")`, `fs_read:.read?`, Reversible, true},
 		{`fn mk() { () => { rm x } }; let c = mk(); c()`, `fs_read:/work/proj/x fs_delete:/work/proj/x fs_write:/tmp/shoal-trash`, Conditional, false},
-		{`let g = f; g()`, `opaque:g?`, Irreversible, true},
+		{`let g = f; g()`, `opaque:f? opaque:g?`, Irreversible, true},
+		{`let w = save; w("x", 1)`, `opaque:w?`, Irreversible, true},
+		{`[1].map(f)`, `opaque:f?`, Irreversible, true},
+		{`on("user.x", f)`, `opaque:f?`, Irreversible, true},
+		{`parallel(f)`, `opaque:f?`, Irreversible, true},
+		{`retry(2, f)`, `opaque:f?`, Irreversible, true},
+		{`let h = f; [1].map(h)`, `opaque:f?`, Irreversible, true},
+		{`[1].map(s); s.len()`, ``, None, false},
 		{`[x => 1].map(h => h(2))`, `opaque:h?`, Irreversible, true},
 		{`ls.where(r => r.size > 1)`, `fs_read:/work/proj`, Reversible, false},
 		{`let cat = 1; cat`, ``, None, false},
@@ -173,7 +188,16 @@ func TestDerive(t *testing.T) {
 		{`try { rm a } catch e { touch b }`, `fs_read:/work/proj/a fs_delete:/work/proj/a fs_write:/tmp/shoal-trash fs_read:/work/proj/b fs_write:/work/proj/b`, Irreversible, false},
 		{`match 1 { 1 => { cat a }, _ => { cat b } }`, `fs_read:/work/proj/a fs_read:/work/proj/b`, Reversible, false},
 		// opaque
-		{`undo`, `opaque:undo?`, Irreversible, true},
+		// undo, history, journal are not registered (issue 11): a program on PATH.
+		{`undo`, `env_read:PATH proc_spawn:undo[undo]`, Irreversible, false},
+		{`history`, `env_read:PATH proc_spawn:history[history]`, Irreversible, false},
+		{`journal --limit=3`, `env_read:PATH proc_spawn:journal[journal --limit=3]`, Irreversible, false},
+		{`jobs; wait; fg; bg`, ``, None, false},
+		{`kill %1`, ``, None, false},
+		{`kill -TERM 1234`, `env_read:PATH proc_spawn:kill[kill -TERM 1234]`, Irreversible, false},
+		{`mkdir("a", parents: true)`, `fs_write:/work/proj/a`, Irreversible, false},
+		{`cat("x.txt")`, `fs_read:/work/proj/x.txt`, Reversible, false},
+		{`tail(path("log"))`, `fs_read:/work/proj/log`, Reversible, false},
 		{`f(1)`, `opaque:f?`, Irreversible, true},
 		{`secretfn`, `opaque:secretfn?`, Irreversible, true},
 		{`run(s)`, `proc_spawn:run?`, Irreversible, true},

@@ -1,6 +1,7 @@
 package leash
 
 import (
+	"fmt"
 	"path"
 
 	"github.com/shoalgo/shoal/internal/host"
@@ -47,17 +48,16 @@ func (w *walker) expr(e syntax.Expr) {
 	w.depth++
 	defer func() { w.depth-- }()
 	switch e := e.(type) {
-	case *syntax.StrInterp:
-		for _, p := range e.Parts {
-			w.expr(p.X)
-		}
+	case *syntax.NullLit, *syntax.BoolLit, *syntax.IntLit, *syntax.FloatLit, *syntax.StrLit,
+		*syntax.SizeLit, *syntax.DurationLit, *syntax.TimeLit, *syntax.DateTimeLit, *syntax.RegexLit:
+	case *syntax.StrInterp, *syntax.Index, *syntax.List, *syntax.Record, *syntax.Binary,
+		*syntax.Unary, *syntax.Range:
+		// Pure structure: only what is inside can have effects.
+		w.children(e)
 	case *syntax.Var:
 		w.varRef(e.Name)
 	case *syntax.Field:
 		w.field(e)
-	case *syntax.Index:
-		w.expr(e.X)
-		w.expr(e.Index)
 	case *syntax.MethodCall:
 		w.expr(e.X)
 		w.args(e.Args)
@@ -67,14 +67,6 @@ func (w *walker) expr(e syntax.Expr) {
 		w.args(e.Args)
 		w.trailing(e.Trailing)
 		w.call(e)
-	case *syntax.List:
-		for _, x := range e.Elems {
-			w.expr(x)
-		}
-	case *syntax.Record:
-		for _, f := range e.Fields {
-			w.expr(f.Value)
-		}
 	case *syntax.Block:
 		w.block(e)
 	case *syntax.Lambda:
@@ -106,16 +98,47 @@ func (w *walker) expr(e syntax.Expr) {
 		w.add(Effect{Kind: host.EnvRead, Name: "PATH"}, Reversible)
 		w.add(Effect{Kind: host.ProcSpawn, Program: e.Tool, Argv: []string{e.Tool}}, Irreversible)
 		w.note("an interpreter block runs " + e.Tool + " on source that is not analysed")
-	case *syntax.Binary:
-		w.expr(e.L)
-		w.expr(e.R)
-	case *syntax.Unary:
-		w.expr(e.X)
-	case *syntax.Range:
-		w.expr(e.Lo)
-		w.expr(e.Hi)
 	case *syntax.Cmd:
 		w.cmd(e.Call)
+	default:
+		w.unknown(e)
+	}
+}
+
+// children walks what is inside a node through the one AST walker: the
+// expressions and statements below it (structural pieces such as record
+// fields are looked through).
+func (w *walker) children(n syntax.Node) {
+	kids, ok := syntax.Children(n)
+	if !ok {
+		w.unknown(n)
+		return
+	}
+	for _, k := range kids {
+		switch k := k.(type) {
+		case syntax.Expr:
+			w.expr(k)
+		case syntax.Stmt:
+			w.stmt(k)
+		case syntax.Pattern:
+		default:
+			w.children(k)
+		}
+	}
+}
+
+// unknown records a node kind derivation does not understand as opaque
+// (never silently skipped), and still counts what is inside it.
+func (w *walker) unknown(n syntax.Node) {
+	w.opaque(fmt.Sprintf("%T", n), fmt.Sprintf("%T is not analysed", n))
+	kids, _ := syntax.Children(n)
+	for _, k := range kids {
+		switch k := k.(type) {
+		case syntax.Expr:
+			w.expr(k)
+		case syntax.Stmt:
+			w.stmt(k)
+		}
 	}
 }
 
@@ -186,6 +209,14 @@ func (w *walker) with(e *syntax.With) {
 // varRef handles a bare name in value position.
 func (w *walker) varRef(name string) {
 	if !w.free(name) {
+		if _, local := w.lookup(name); !local && w.sessionBound(name) && w.env.TypeOf != nil {
+			// A session closure taken as a value (an argument to map, on,
+			// parallel, retry, a binding) may be called anywhere later, and
+			// its body is not known here.
+			if t := w.env.TypeOf(name); t == "closure" || t == "" {
+				w.opaque(name, "the session closure "+name+" is passed on as a value and may be called")
+			}
+		}
 		return
 	}
 	switch name {
@@ -198,10 +229,10 @@ func (w *walker) varRef(name string) {
 	case "os":
 		return
 	}
-	if pureNamespaces[name] || valueFuncs[name] {
+	if pureNamespaces[name] || isValueFunc(name) {
 		return
 	}
-	if _, ok := builtins[name]; ok {
+	if isCommand(name) {
 		w.cmd(&syntax.CmdCall{Head: &syntax.CmdArg{Kind: syntax.ArgWord, Text: name}})
 		return
 	}
@@ -297,7 +328,7 @@ func (w *walker) method(recv syntax.Expr, name string, args []*syntax.Arg, field
 // globRead records the fs_read of expanding a glob value: its pattern made
 // absolute when the glob is a literal glob("..."), else a dynamic read.
 func (w *walker) globRead(recv syntax.Expr, what string) {
-	if c, ok := recv.(*syntax.Call); ok && len(c.Args) == 1 {
+	if c, ok := recv.(*syntax.Call); ok && len(c.Args) >= 1 && c.Args[0].Name == "" {
 		if s, ok := c.Args[0].Value.(*syntax.StrLit); ok {
 			w.fsEffect(host.FSRead, s.Value, Reversible)
 			return
@@ -320,8 +351,8 @@ func (w *walker) feed(recv syntax.Expr, args []*syntax.Arg) {
 			continue
 		}
 		if w.free(v.Name) {
-			if !valueFuncs[v.Name] && !pureNamespaces[v.Name] && v.Name != "env" && v.Name != "os" {
-				if _, isBuiltin := builtins[v.Name]; !isBuiltin && !w.sessionCommand(v.Name) {
+			if !isValueFunc(v.Name) && !pureNamespaces[v.Name] && v.Name != "env" && v.Name != "os" {
+				if !isCommand(v.Name) && !w.sessionCommand(v.Name) {
 					w.external(&syntax.CmdCall{Head: &syntax.CmdArg{Kind: syntax.ArgWord, Text: v.Name}}, v.Name)
 				}
 			}
@@ -359,38 +390,6 @@ func (w *walker) call(e *syntax.Call) {
 		w.opaque(v.Name, "a call of the session closure "+v.Name)
 		return
 	}
-	switch v.Name {
-	case "path", "glob", "regex", "assert", "retry", "channel":
-		return
-	case "now", "today", "every":
-		w.add(Effect{Kind: host.Clock}, Reversible)
-		return
-	case "save":
-		if len(e.Args) > 0 {
-			if p, ok := w.staticPath(e.Args[0].Value); ok {
-				w.add(Effect{Kind: host.FSWrite, Path: p}, Conditional)
-			} else {
-				w.dynamicFS(host.FSWrite, "save", Conditional)
-			}
-		}
-		return
-	case "run":
-		w.runCall(e.Args)
-		return
-	case "watch", "tail":
-		// Live sources read what they follow (a glob: its pattern).
-		if len(e.Args) > 0 {
-			x := e.Args[0].Value
-			if p, ok := w.staticPath(x); ok {
-				w.add(Effect{Kind: host.FSRead, Path: p}, Reversible)
-			} else if w.kindOf(x) == "glob" {
-				w.globRead(x, v.Name)
-			} else {
-				w.dynamicFS(host.FSRead, v.Name, Reversible)
-			}
-		}
-		return
-	}
 	if w.env.Function != nil {
 		if d, ok := w.env.Function(v.Name); ok {
 			if d == nil {
@@ -401,35 +400,19 @@ func (w *walker) call(e *syntax.Call) {
 			return
 		}
 	}
+	if b, ok := lookupBuiltin(v.Name); ok {
+		switch {
+		case b.Call != nil:
+			b.Call(&Deriver{w: w, name: v.Name, args: e.Args})
+			return
+		case b.Command != nil:
+			// The arguments were walked already; only the builtin's own
+			// effects are left.
+			b.Command(&Deriver{w: w, name: v.Name, cmd: callAsCmd(v.Name, e), flags: b.Flags})
+			return
+		}
+	}
 	w.opaque(v.Name, "a call of "+v.Name+", which is not known here")
-}
-
-// runCall handles `run(target, args...)`: a static target runs like the
-// command it names; anything else is opaque.
-func (w *walker) runCall(args []*syntax.Arg) {
-	if len(args) == 0 {
-		return
-	}
-	switch t := args[0].Value.(type) {
-	case *syntax.Cmd:
-		return // already walked as a command
-	case *syntax.StrLit:
-		call := &syntax.CmdCall{Head: &syntax.CmdArg{Kind: syntax.ArgWord, Text: t.Value}}
-		if path.IsAbs(t.Value) || hasPathPrefix(t.Value) {
-			call.Head.Kind = syntax.ArgPath
-		}
-		for _, a := range args[1:] {
-			if s, ok := a.Value.(*syntax.StrLit); ok {
-				call.Args = append(call.Args, &syntax.CmdArg{Kind: syntax.ArgWord, Text: s.Value})
-			} else {
-				call.Args = append(call.Args, &syntax.CmdArg{Kind: syntax.ArgExpr})
-			}
-		}
-		w.cmd(call)
-	default:
-		w.add(Effect{Kind: host.ProcSpawn, Name: "run", Dynamic: true}, Irreversible)
-		w.note("run of a target computed at run time")
-	}
 }
 
 // callFn walks the body of a declared function, once per call chain.
@@ -560,8 +543,4 @@ func (w *walker) staticPath(x syntax.Expr) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func hasPathPrefix(s string) bool {
-	return len(s) > 1 && (s[:2] == "./" || s[:2] == "~/") || len(s) > 2 && s[:3] == "../"
 }

@@ -1,4 +1,4 @@
-package leash
+package leash_test
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/shoalgo/shoal/internal/eval" // installs the builtin registry
+	. "github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
 

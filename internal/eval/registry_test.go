@@ -1,0 +1,95 @@
+package eval
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shoalgo/shoal/internal/leash"
+	"github.com/shoalgo/shoal/internal/syntax"
+)
+
+// TestRegistryDeclaresEffects: every registered builtin command and value
+// function carries an effect declaration, so plan derivation never reads a
+// builtin as effect-free by omission.
+func TestRegistryDeclaresEffects(t *testing.T) {
+	if len(builtins) < 30 || len(valueFuncs) < 10 {
+		t.Fatalf("registry looks empty: %d builtins, %d value functions", len(builtins), len(valueFuncs))
+	}
+	for name, b := range builtins {
+		if b.Effects == nil {
+			t.Errorf("builtin %s has no effect declaration (Builtin.Effects)", name)
+		}
+		if b.Name != name {
+			t.Errorf("builtin registered as %s is named %s", name, b.Name)
+		}
+		for _, f := range b.Flags {
+			if f.Long == "" && f.Short == "" {
+				t.Errorf("builtin %s declares an empty flag", name)
+			}
+		}
+	}
+	for name, f := range valueFuncs {
+		if f.Effects == nil {
+			t.Errorf("value function %s has no effect declaration (Func.Effects)", name)
+		}
+		if f.Call == nil || f.Name != name {
+			t.Errorf("value function %s is malformed", name)
+		}
+	}
+}
+
+// TestRegistryIsLeashsTable: leash sees exactly the names the evaluator
+// registers, and nothing else (history and journal are not builtins until
+// they are registered, so a program of that name is an external spawn).
+func TestRegistryIsLeashsTable(t *testing.T) {
+	for _, name := range registryNames() {
+		lb, ok := registryEntry(name)
+		if !ok {
+			t.Errorf("%s is registered but leash does not see it", name)
+			continue
+		}
+		_, isCmd := builtins[name]
+		_, isFn := valueFuncs[name]
+		if (lb.Command != nil) != isCmd || (lb.Call != nil) != isFn {
+			t.Errorf("%s: leash sees command %v / function %v, registry has %v / %v", name, lb.Command != nil, lb.Call != nil, isCmd, isFn)
+		}
+	}
+	for _, name := range []string{"history", "journal", "undo", "reef", "jump", "j"} {
+		if _, ok := registryEntry(name); ok {
+			t.Errorf("%s is not registered but leash knows it", name)
+		}
+	}
+	p := leash.Derive(mustParse(t, "history"), leash.Env{Dir: "/w"})
+	if len(p.Effects) != 2 || p.Effects[1].Kind != "proc_spawn" {
+		t.Errorf("history plans as %+v, want a PATH lookup and a spawn", p.Effects)
+	}
+}
+
+// TestSuggestionsComeFromTheRegistry: did-you-mean offers registered names
+// (commands and value functions), never a head that is not registered.
+func TestSuggestionsComeFromTheRegistry(t *testing.T) {
+	names := commandNames(nil)
+	joined := "," + strings.Join(names, ",") + ","
+	for _, want := range []string{",ls,", ",mkdir,", ",parallel,", ",watch,"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("suggestions lack %s", want)
+		}
+	}
+	for _, absent := range []string{",history,", ",journal,", ",reef,", ",undo,"} {
+		if strings.Contains(joined, absent) {
+			t.Errorf("suggestions offer %s, which is not registered", absent)
+		}
+	}
+	if e := notFound("mkdri", nil); !strings.Contains(e.Hint, "mkdir") {
+		t.Errorf("notFound(mkdri) hint = %q", e.Hint)
+	}
+}
+
+func mustParse(t *testing.T, src string) *syntax.Program {
+	t.Helper()
+	p, err := syntax.Parse(src, syntax.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
