@@ -20,6 +20,7 @@ var allowed = map[string][]string{
 	"internal/value":       {"internal/syntax", "proto"},
 	"internal/host":        {"internal/contain"},
 	"internal/contain":     {},
+	"internal/sandbox":     {},
 	"internal/namespaces":  {"internal/value", "internal/syntax", "proto"},
 	"internal/eval":        {"internal/syntax", "internal/value", "internal/host", "internal/namespaces", "internal/budget", "proto"},
 	"internal/budget":      {},
