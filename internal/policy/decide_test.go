@@ -69,6 +69,8 @@ func TestDecide(t *testing.T) {
 		{"spawn abs basename", "", plan(leash.Irreversible, fx(host.ProcSpawn, "/usr/bin/git")), Allow, ""},
 		{"spawn writable copy", "", plan(leash.Irreversible, fx(host.ProcSpawn, "/work/bin/git")), Deny, "proc_spawn"},
 		{"spawn exact path", "", plan(leash.Irreversible, fx(host.ProcSpawn, "/opt/tool/bin/run")), Allow, ""},
+		{"spawn bare name of an exact path", "", plan(leash.Irreversible, fx(host.ProcSpawn, "run")), Allow, ""},
+		{"spawn other path of that name", "", plan(leash.Irreversible, fx(host.ProcSpawn, "/usr/bin/run")), Deny, "proc_spawn"},
 		{"spawn other", "", plan(leash.Irreversible, fx(host.ProcSpawn, "rm")), Deny, "proc_spawn rm: not in proc_spawn"},
 		{"env", "", plan(leash.Reversible, fx(host.EnvRead, "PATH")), Allow, ""},
 		{"env all", "", plan(leash.Reversible, fx(host.EnvRead, "*")), Deny, "env_read"},
@@ -170,6 +172,9 @@ func TestAuthorizer(t *testing.T) {
 		{host.Op{Effect: host.ProcSpawn, Target: "/usr/bin/git", Real: "/work/evil", Argv: []string{"git"}}, false},
 		{host.Op{Effect: host.ProcSpawn, Target: "/work/bin/git", Argv: []string{"git"}}, false},
 		{host.Op{Effect: host.ProcSpawn, Target: "/bin/sh", Argv: []string{"/bin/sh", "-c", "git"}}, false},
+		{host.Op{Effect: host.ProcSpawn, Target: "/opt/tool/bin/run"}, true},
+		{host.Op{Effect: host.ProcSpawn, Target: "/usr/bin/run"}, false},
+		{host.Op{Effect: host.ProcSpawn, Target: "git"}, false}, // the host always asks with a path
 		{host.Op{Effect: host.EnvRead, Target: "PATH"}, true},
 		{host.Op{Effect: host.EnvRead, Target: "*"}, false},
 		{host.Op{Effect: host.Clock}, true},

@@ -48,6 +48,9 @@ func (g *Grants) allowOp(op host.Op) (bool, string) {
 		}
 		return true, ""
 	case host.ProcSpawn:
+		if !normalised(op.Target) {
+			return false, "program path is not absolute and normalised"
+		}
 		if !g.spawnAllowed(op.Target, op.Real) {
 			return false, grantName(op.Effect)
 		}
