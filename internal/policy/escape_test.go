@@ -177,6 +177,10 @@ func TestEscapeAttempts(t *testing.T) {
 channel("user.x").emit(1)`, `h.await()`,
 			`while path("{out}/victim").exists() { sleep 1ms }`},
 		{"source outside", ``, `source "{out}/lib.shl"`, ``},
+		{"sourced file inside deletes outside", `"rm --permanent {out}/victim".save("evil.shl")`, `source evil.shl`, ``},
+		{"parallel branch", ``, `parallel(() => { rm --permanent "{out}/victim" })`, ``},
+		{"nested task in a handler", `let h = on(channel("user.y"), ev => { (spawn { "pwned".save("{out}/victim") }).await() })
+channel("user.y").emit(1)`, `h.await()`, `while path("{out}/victim").read() != "pwned" { sleep 1ms }`},
 		{"clock", ``, `now()`, ``},
 		{"system fact", ``, `os.hostname()`, ``},
 	}
