@@ -232,3 +232,16 @@ func TestCaps(t *testing.T) {
 		t.Error("Narrow changed its receiver")
 	}
 }
+
+func TestAuthorizerShortcut(t *testing.T) {
+	if Everything("o").Authorizer() != host.AllowAll {
+		t.Error("the owner's default grants should gate with AllowAll")
+	}
+	n := Everything("o").Narrow([]string{"fs.read", "fs.write", "fs.delete", "proc.spawn", "env.read", "sys.read", "net.connect"})
+	if n.Authorizer() == host.AllowAll {
+		t.Error("grants without time must not gate with AllowAll")
+	}
+	if agent(t, "").Authorizer() == host.AllowAll || Nothing("x").Authorizer() == host.AllowAll {
+		t.Error("restricted grants gate with AllowAll")
+	}
+}
