@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/internal/contain"
+	"github.com/shoalgo/shoal/internal/sandbox"
 )
 
 // Defaults for an OS host; each can be changed with an Option.
@@ -58,9 +59,10 @@ type OS struct {
 	waitDelay  time.Duration
 	now        func() time.Time
 	environ    func() []string
-	live       atomic.Int64   // watches and tails running
-	running    liveSet        // the same, to close them (CloseLive)
-	procs      *contain.Scope // where Run starts processes; nil: untracked
+	live       atomic.Int64         // watches and tails running
+	running    liveSet              // the same, to close them (CloseLive)
+	procs      *contain.Scope       // where Run starts processes; nil: untracked
+	sandbox    func() sandbox.Rules // OS confinement of every spawn; nil: none
 }
 
 var _ Host = (*OS)(nil)
