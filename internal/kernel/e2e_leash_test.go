@@ -254,9 +254,10 @@ func TestLeashEscapes(t *testing.T) {
 	}
 }
 
-// TestLeashTaskCannotExceedItsParent: a spawned task runs on the session's
-// gate: a delete its parent may not do fails inside the task, whose
-// failure task.await reports, and nothing is touched.
+// TestLeashTaskCannotExceedItsParent: a spawned task and an on handler run
+// on the session's gate: a delete their parent may not do fails inside
+// them (the task's failure reaches wait, the handler catches "denied"),
+// and nothing is touched.
 func TestLeashTaskCannotExceedItsParent(t *testing.T) {
 	k := startPolicyKernel(t, fsPolicy("agent:task", ""))
 	victim := filepath.Join(k.base(), "victim")
@@ -278,6 +279,28 @@ func TestLeashTaskCannotExceedItsParent(t *testing.T) {
 	}
 	if !exists(victim) {
 		t.Fatal("a task deleted what its parent may not")
+	}
+
+	// An on handler runs on the same gate: it records the code of the
+	// error its delete got.
+	c.ok("exec", map[string]any{"src": "var seen = []\nvar h = on(\"user.x\", ev => { try { rm --permanent (v) } catch err { seen = seen + [err.code] } })\nh"}, nil)
+	c.ok("exec", map[string]any{"src": `channel("user.x").emit(1)`}, nil)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c.ok("exec", map[string]any{"src": "seen"}, &res)
+		if res.Render != "[]" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the handler never ran")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !strings.Contains(res.Render, "denied") {
+		t.Errorf("the handler's delete: %s, want denied", res.Render)
+	}
+	if !exists(victim) {
+		t.Fatal("a handler deleted what its session may not")
 	}
 }
 
