@@ -39,14 +39,17 @@ func probeKernel() Support {
 	if err != nil || abi < 1 {
 		return Support{Reason: fmt.Sprintf("Landlock is not available in this kernel or not enabled at boot: %v", err)}
 	}
-	s := Support{ABI: abi, FS: abi >= abiFS, Net: abi >= abiNet && auditArch != 0}
+	_, serr := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
+	s := Support{ABI: abi, FS: abi >= abiFS, Net: abi >= abiNet && auditArch != 0 && serr == nil}
 	switch {
 	case !s.FS:
 		s.Reason = fmt.Sprintf("Landlock ABI %d: filesystem rules need ABI %d (truncation is not controlled before it), TCP rules ABI %d", abi, abiFS, abiNet)
 	case abi < abiNet:
 		s.Reason = fmt.Sprintf("Landlock ABI %d: TCP rules need ABI %d (Linux 6.7)", abi, abiNet)
-	case !s.Net:
+	case auditArch == 0:
 		s.Reason = "no socket filter for this architecture, without which Landlock's TCP rules can be bypassed (MPTCP, TCP Fast Open)"
+	case serr != nil:
+		s.Reason = fmt.Sprintf("no seccomp in this kernel (%v), so no socket filter, without which Landlock's TCP rules can be bypassed", serr)
 	}
 	return s
 }

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Rules is what a spawned program may touch. Paths are absolute
@@ -50,10 +51,19 @@ func (r Rules) restricts() bool { return r.RestrictFS || r.RestrictNet }
 
 // Support is what this machine's kernel can enforce.
 type Support struct {
-	ABI    int    // Landlock ABI version; 0 when Landlock is absent or disabled
-	FS     bool   // filesystem rules are enforced (ABI >= 3: reads, writes, truncation)
-	Net    bool   // TCP bind and connect rules are enforced (ABI >= 4)
-	Reason string // why FS or Net is false ("" when both are true)
+	ABI    int    `json:"abi"`              // Landlock ABI version; 0 when Landlock is absent or disabled
+	FS     bool   `json:"fs"`               // filesystem rules are enforced (ABI >= 3: reads, writes, truncation)
+	Net    bool   `json:"net"`              // TCP bind and connect rules are enforced (ABI >= 4, and the socket filter)
+	Reason string `json:"reason,omitempty"` // why FS or Net is false ("" when both are true)
+}
+
+// Enforced reports, per dimension, whether r's restriction is in force
+// on a machine with support s: fs when r restricts the filesystem and s
+// enforces it, net likewise. A dimension r leaves unrestricted is not
+// "enforced": nothing confines it. This is what Wrap applies (and what an
+// attach reports as enforced).
+func (s Support) Enforced(r Rules) (fs, net bool) {
+	return r.RestrictFS && s.FS, r.RestrictNet && s.Net
 }
 
 // ErrUnenforceable is what every *UnenforceableError matches with
@@ -89,8 +99,34 @@ func (e *RulesError) Error() string { return "sandbox: bad rules: " + e.Msg }
 //
 // A dimension r restricts but Probe says is not enforced is dropped (and
 // when nothing enforceable is left, argv comes back unchanged); with
-// r.Hermetic it is an *UnenforceableError instead, and nothing runs.
+// r.Hermetic it is an *UnenforceableError instead, and nothing runs. In a
+// program that never called RunTrampolineIfRequested it is
+// ErrNoTrampoline.
+//
+// Wrap leaves the environment to the caller, and the trampoline then
+// starts with the program's environment, which its dynamic loader (in a
+// cgo build), libc and Go runtime read before any of this package's code
+// runs: LD_PRELOAD would run code unconfined. A caller that passes the
+// program an environment someone else chose uses Command.
 func Wrap(r Rules, argv []string) ([]string, error) {
+	return wrap(r, argv, false)
+}
+
+// Command is Wrap for a program with environment env: it returns the
+// argv and the environment to start. When it wraps, the environment is
+// hidden from the trampoline (every entry renamed with envPrefix, which
+// no loader, libc or runtime acts on) and restored exactly, order and
+// all, when the trampoline execs the program; otherwise argv and env come
+// back unchanged.
+func Command(r Rules, argv, env []string) ([]string, []string, error) {
+	w, err := wrap(r, argv, true)
+	if err != nil || len(w) == len(argv) {
+		return w, env, err
+	}
+	return w, hideEnv(env), nil
+}
+
+func wrap(r Rules, argv []string, hiddenEnv bool) ([]string, error) {
 	if len(argv) == 0 {
 		return nil, &RulesError{Msg: "empty argv"}
 	}
@@ -107,9 +143,12 @@ func Wrap(r Rules, argv []string) ([]string, error) {
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
-	enc := encode(r)
+	enc := encode(r, hiddenEnv)
 	if len(enc) > MaxEncoded {
 		return nil, &RulesError{Msg: fmt.Sprintf("encoded rules are %d bytes, more than %d", len(enc), MaxEncoded)}
+	}
+	if !dispatching.Load() {
+		return nil, ErrNoTrampoline
 	}
 	self, err := selfExe()
 	if err != nil {
@@ -118,6 +157,29 @@ func Wrap(r Rules, argv []string) ([]string, error) {
 	out := make([]string, 0, len(argv)+4)
 	out = append(out, self, TrampolineCommand, enc, "--")
 	return append(out, argv...), nil
+}
+
+// envPrefix hides an environment entry from the trampoline.
+const envPrefix = "SHOAL_SANDBOX_ENV_"
+
+func hideEnv(env []string) []string {
+	out := make([]string, len(env))
+	for i, kv := range env {
+		out[i] = envPrefix + kv
+	}
+	return out
+}
+
+// revealEnv undoes hideEnv, dropping any entry that was not hidden (none
+// is, from Command).
+func revealEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, envPrefix); ok {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // enforceable checks r against s: a restricted dimension s cannot enforce
