@@ -19,9 +19,15 @@
 // confined program cannot lift it by running the trampoline again.
 //
 // Support (Probe) says what this machine's kernel can enforce. Without
-// Rules.Hermetic a dimension the kernel cannot enforce is dropped and the
-// program runs without it (Probe tells the truth about it); with Hermetic,
+// Rules.Hermetic a dimension the kernel cannot fully enforce is applied as
+// far as it goes, or dropped where it goes nowhere, and the program runs
+// (Probe and Support.Enforced tell the truth about it); with Hermetic,
 // Wrap refuses with an *UnenforceableError instead.
+//
+// Beyond Landlock the trampoline drops every capability and, when the
+// network is restricted, installs a seccomp socket filter that closes
+// the ways around Landlock's TCP rules (see netfilter_linux.go and
+// docs/security.md).
 package sandbox
 
 import (
@@ -97,9 +103,10 @@ func (e *RulesError) Error() string { return "sandbox: bad rules: " + e.Msg }
 // absolute path of the program, as the host spawns it; the result's
 // argv[0] is the program to start instead.
 //
-// A dimension r restricts but Probe says is not enforced is dropped (and
-// when nothing enforceable is left, argv comes back unchanged); with
-// r.Hermetic it is an *UnenforceableError instead, and nothing runs. In a
+// A dimension r restricts but Probe says is not fully enforced is kept
+// as far as the kernel goes or dropped (see enforceable; when nothing is
+// left, argv comes back unchanged); with r.Hermetic it is an
+// *UnenforceableError instead, and nothing runs. In a
 // program that never called RunTrampolineIfRequested it is
 // ErrNoTrampoline.
 //
@@ -182,23 +189,37 @@ func revealEnv(env []string) []string {
 	return out
 }
 
-// enforceable checks r against s: a restricted dimension s cannot enforce
-// is an error under Hermetic and dropped otherwise.
+// enforceable checks r against s: a restricted dimension s does not
+// fully enforce is an error under Hermetic. Otherwise it is kept where
+// the kernel can enforce part of it (Landlock ABI 1 and 2 confine reads
+// and writes but not truncation; TCP rules without the socket filter
+// stop plain connects and binds but not the ways around them) and
+// dropped where it can enforce none of it; Support reports it as not
+// enforced either way.
 func enforceable(r Rules, s Support) (Rules, error) {
 	if r.RestrictFS && !s.FS {
 		if r.Hermetic {
 			return r, &UnenforceableError{Dimension: "fs", Reason: s.Reason}
 		}
-		r.RestrictFS = false
+		r.RestrictFS = s.ABI >= abiFSPartial
 	}
 	if r.RestrictNet && !s.Net {
 		if r.Hermetic {
 			return r, &UnenforceableError{Dimension: "net", Reason: s.Reason}
 		}
-		r.RestrictNet = false
+		r.RestrictNet = s.ABI >= abiNet
 	}
 	return r, nil
 }
+
+// The Landlock ABI versions that bring what Support reports, and the
+// first that enforces part of the filesystem rules.
+const (
+	abiFSPartial = 1 // reads, writes, creation, removal; not truncation
+	abiFS        = 3 // and truncation
+	abiNet       = 4 // TCP bind and connect
+	abiIPC       = 6 // scoping of signals and abstract Unix sockets
+)
 
 // validate checks the bounds and that every path is absolute, and cleans
 // the paths.

@@ -55,7 +55,9 @@ func TestWrapHermeticUnsupported(t *testing.T) {
 		{Support{ABI: 3, FS: true, Reason: "no TCP"}, Rules{RestrictNet: true, ConnectTCP: []uint16{80}}, "net", false, ""},
 		{Support{ABI: 3, FS: true, Reason: "no TCP"}, Rules{RestrictFS: true, RestrictNet: true}, "net", true, "1;F;;;;"},
 		{Support{Reason: "no Landlock"}, Rules{RestrictFS: true, ReadOnly: []string{"/usr"}}, "fs", false, ""},
-		{Support{ABI: 2, Reason: "old"}, Rules{RestrictFS: true, RestrictNet: true}, "fs", false, ""},
+		// Partial enforcement is kept without Hermetic (and reported as not enforced).
+		{Support{ABI: 2, Reason: "old"}, Rules{RestrictFS: true, RestrictNet: true}, "fs", true, "1;F;;;;"},
+		{Support{ABI: 7, FS: true, Reason: "no filter"}, Rules{RestrictNet: true}, "net", true, "1;N;;;;"},
 	}
 	argv := []string{"/bin/true"}
 	for _, c := range cases {
