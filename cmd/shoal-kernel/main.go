@@ -24,6 +24,7 @@ import (
 	"github.com/shoalgo/shoal/internal/auth"
 	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/kernel"
+	"github.com/shoalgo/shoal/internal/policy"
 	"github.com/shoalgo/shoal/internal/sandbox"
 )
 
@@ -83,10 +84,16 @@ func run(args []string, stderr io.Writer) int {
 }
 
 func serve(o *options, stderr io.Writer) error {
+	// An explicit policy that is missing or malformed is fatal, with the
+	// file, line and column of the first problem; without one the owner
+	// may do everything and every other principal nothing.
+	var pol *policy.Policy
 	if o.policy != "" {
-		if err := checkPolicy(o.policy); err != nil {
-			return err
+		p, err := policy.Load(o.policy, os.Getenv("HOME"))
+		if err != nil {
+			return err // "policy FILE:LINE:COL: …"
 		}
+		pol = p
 	}
 	stateDir := o.stateDir
 	if stateDir == "" {
@@ -127,6 +134,7 @@ func serve(o *options, stderr io.Writer) error {
 		Env:        os.Environ(),
 		Log:        log,
 		Limits:     &o.limits,
+		Policy:     pol,
 		Processes:  procs,
 	})
 	if err != nil {

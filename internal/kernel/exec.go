@@ -25,6 +25,10 @@ type execParams struct {
 	TimeoutMS  *int64       `json:"timeout_ms"`
 	Elide      *elideParams `json:"elide"`
 	PlanRef    *string      `json:"plan_ref"`
+
+	// prog is the program leashCheck judged, which then runs; nil when
+	// no plan was derived (the source is parsed when it runs).
+	prog *syntax.Program
 }
 
 type execResult struct {
@@ -44,6 +48,10 @@ type raisedData struct {
 	Status json.RawMessage `json:"status,omitempty"`
 	Stderr json.RawMessage `json:"stderr,omitempty"`
 }
+
+// runMode reports whether p runs in mode "run", the mode judged by policy
+// before it runs (leashCheck).
+func (p *execParams) runMode() bool { return p.Mode == "" || p.Mode == "run" }
 
 // maxTimeout bounds timeout_ms so the deadline arithmetic cannot overflow.
 const maxTimeout = 24 * time.Hour
@@ -96,6 +104,16 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 		}
 	}
 	srv, sess := c.conn.srv, c.att.sess
+	if (p.Async || p.Background) && p.runMode() {
+		// Judged once its turn comes and before its task starts, so that a
+		// refusal is the exec's own answer; a synchronous exec (and one
+		// with timeout_ms) is judged in its task, which task.list shows
+		// and task.cancel stops while it waits (runExec).
+		if err := leashCheck(ctx, sess, &p, tr); err != nil {
+			tr.leave()
+			return nil, err
+		}
+	}
 	switch {
 	case p.Async || p.Background:
 		t, err := srv.startExecTask(ctx, sess, c.att, &p, tr, false)
@@ -168,6 +186,11 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	if err := tr.wait(ctx); err != nil {
 		return nil, "", proto.NewError(proto.CodeInternalError, "exec abandoned before it started: "+err.Error(), nil)
 	}
+	if p.prog == nil && p.runMode() {
+		if err := leashCheck(ctx, sess, p, nil); err != nil {
+			return nil, "", err
+		}
+	}
 	var out boundedBuffer
 	ro := eval.RunOptions{Stdout: &out, Stderr: &out}
 	if p.Position == "value" {
@@ -176,7 +199,12 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	if p.Async || p.Background {
 		ro.Started = tr.leave
 	}
-	v, err := sess.interp.EvalSourceWith(ctx, *p.Src, ro)
+	var v value.Value
+	if p.prog != nil {
+		v, err = sess.interp.EvalProgramWith(ctx, p.prog, ro)
+	} else {
+		v, err = sess.interp.EvalSourceWith(ctx, *p.Src, ro)
+	}
 	var se *syntax.Error
 	if errors.As(err, &se) {
 		return nil, "", parseError(err)
