@@ -38,72 +38,74 @@ func AppendProgram(dst []byte, p *Program, limit int) (out []byte, err error) {
 	if limit <= 0 {
 		limit = math.MaxInt
 	}
-	e := jenc{buf: dst, limit: limit}
+	e := jenc{limit: limit}
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(encodeBailout)
 			if !ok {
 				panic(r)
 			}
-			out, err = e.buf, fmt.Errorf("marshal program: %w", b.err)
+			out, err = b.buf, fmt.Errorf("marshal program: %w", b.err)
 		}
 	}()
-	e.raw(`{"stmts":`)
-	e.stmts(p.Stmts)
-	e.raw("}")
-	e.check()
-	return e.buf, nil
+	b := append(dst, `{"stmts":`...)
+	b = e.stmts(b, p.Stmts)
+	b = append(b, '}')
+	e.check(b)
+	return b, nil
 }
 
-// jenc appends JSON to buf. It checks the length against limit once per
-// node and before each string, so it overshoots by at most one node's
-// fixed text; errors unwind to AppendProgram as an encodeBailout.
+// jenc writes JSON. The buffer is passed to and returned from every method
+// rather than kept in the struct, so that it stays in registers along the
+// walk instead of being stored and reloaded at every append. It checks the
+// length against limit once per node and before each string, so it
+// overshoots by at most one node's fixed text; errors unwind to
+// AppendProgram as an encodeBailout carrying the buffer.
 type jenc struct {
-	buf   []byte
 	limit int
 	depth int // node functions nested, at most MaxDepth
 }
 
-type encodeBailout struct{ err error }
+type encodeBailout struct {
+	err error
+	buf []byte
+}
 
-func (e *jenc) fail(err error) { panic(encodeBailout{err}) }
+func (e *jenc) fail(b []byte, err error) { panic(encodeBailout{err, b}) }
 
 // check fails once the buffer is over the limit.
-func (e *jenc) check() {
-	if len(e.buf) > e.limit {
-		e.fail(fmt.Errorf("%w of %d bytes", ErrTooLarge, e.limit))
+func (e *jenc) check(b []byte) {
+	if len(b) > e.limit {
+		e.fail(b, fmt.Errorf("%w of %d bytes", ErrTooLarge, e.limit))
 	}
 }
 
 // enter and leave bracket the encoding of a node that may hold nodes of
 // its own kind, bounding the recursion.
-func (e *jenc) enter() {
+func (e *jenc) enter(b []byte) {
 	if e.depth++; e.depth > MaxDepth {
-		e.fail(fmt.Errorf("tree nested deeper than %d nodes", MaxDepth))
+		e.fail(b, fmt.Errorf("tree nested deeper than %d nodes", MaxDepth))
 	}
 }
 
 func (e *jenc) leave() { e.depth-- }
 
-func (e *jenc) raw(s string) { e.buf = append(e.buf, s...) }
-
 // close ends a node object with its span. Spans are half the encoder's
 // work, so the whole tail is written in place into room made once, its
 // fixed text in word stores.
-func (e *jenc) close(s Span) {
+func (e *jenc) close(b []byte, s Span) []byte {
 	if s.Start < 0 || s.End < 0 {
-		e.buf = append(e.buf, spanHead...)
-		e.buf = appendInt(e.buf, int64(s.Start))
-		e.buf = append(e.buf, spanMid...)
-		e.buf = appendInt(e.buf, int64(s.End))
-		e.buf = append(e.buf, "}}"...)
-		e.check()
-		return
+		b = append(b, spanHead...)
+		b = appendInt(b, int64(s.Start))
+		b = append(b, spanMid...)
+		b = appendInt(b, int64(s.End))
+		b = append(b, "}}"...)
+		e.check(b)
+		return b
 	}
 	// The digits take at most 10 bytes each, and putDigits stores 8 at a
 	// time, so the room covers its overshoot after the second number.
 	const room = len(spanHead) + 10 + len(spanMid) + 10 + 8
-	b := e.buf
 	if cap(b)-len(b) < room {
 		b = append(b, make([]byte, room)...)[:len(b)]
 	}
@@ -116,8 +118,9 @@ func (e *jenc) close(s Span) {
 	binary.LittleEndian.PutUint64(b[n:], spanMid0) // its eighth byte is overwritten
 	n = putDigits(b, n+len(spanMid), uint32(s.End))
 	binary.LittleEndian.PutUint16(b[n:], '}'|'}'<<8)
-	e.buf = b[:n+2]
-	e.check()
+	b = b[:n+2]
+	e.check(b)
+	return b
 }
 
 // A span's fixed text, and its bytes as little-endian words for close.
@@ -226,32 +229,33 @@ var digitPairs16 = func() (t [100]uint16) {
 }()
 
 // str appends key (a literal `,"name":`) and s as a JSON string.
-func (e *jenc) str(key, s string) {
-	e.raw(key)
-	e.quote(s)
+func (e *jenc) str(b []byte, key, s string) []byte {
+	b = append(b, key...)
+	return e.quote(b, s)
 }
 
-func (e *jenc) boolean(key string, v bool) {
-	e.raw(key)
+func (e *jenc) boolean(b []byte, key string, v bool) []byte {
+	b = append(b, key...)
 	if v {
-		e.raw("true")
+		b = append(b, "true"...)
 	} else {
-		e.raw("false")
+		b = append(b, "false"...)
 	}
+	return b
 }
 
-func (e *jenc) int(key string, v int64) {
-	e.raw(key)
-	e.buf = appendInt(e.buf, v)
+func (e *jenc) int(b []byte, key string, v int64) []byte {
+	b = append(b, key...)
+	return appendInt(b, v)
 }
 
 // name appends key and a name from a fixed table (an operator or a kind),
 // which never needs escaping.
-func (e *jenc) name(key, s string) {
-	e.raw(key)
-	e.buf = append(e.buf, '"')
-	e.buf = append(e.buf, s...)
-	e.buf = append(e.buf, '"')
+func (e *jenc) name(b []byte, key, s string) []byte {
+	b = append(b, key...)
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // plain marks the bytes a JSON string holds as they are: printable ASCII
@@ -265,11 +269,11 @@ var plain = func() (t [256]bool) {
 
 // quote appends s as a JSON string: '"', '\\' and control characters are
 // escaped, invalid UTF-8 becomes U+FFFD, nothing else is changed.
-func (e *jenc) quote(s string) {
-	if len(e.buf)+len(s) > e.limit {
-		e.fail(fmt.Errorf("%w of %d bytes", ErrTooLarge, e.limit))
+func (e *jenc) quote(b []byte, s string) []byte {
+	if len(b)+len(s) > e.limit {
+		e.fail(b, fmt.Errorf("%w of %d bytes", ErrTooLarge, e.limit))
 	}
-	b := append(e.buf, '"')
+	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -306,476 +310,476 @@ func (e *jenc) quote(s string) {
 		i += w
 	}
 	b = append(b, s[start:]...)
-	e.buf = append(b, '"')
+	return append(b, '"')
 }
 
-func (e *jenc) stmts(ss []Stmt) {
-	e.buf = append(e.buf, '[')
+func (e *jenc) stmts(b []byte, ss []Stmt) []byte {
+	b = append(b, '[')
 	for i, s := range ss {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.stmt(s)
+		b = e.stmt(b, s)
 	}
-	e.buf = append(e.buf, ']')
+	return append(b, ']')
 }
 
-func (e *jenc) exprs(key string, xs []Expr) {
-	e.raw(key)
-	e.buf = append(e.buf, '[')
+func (e *jenc) exprs(b []byte, key string, xs []Expr) []byte {
+	b = append(b, key...)
+	b = append(b, '[')
 	for i, x := range xs {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.expr(x)
+		b = e.expr(b, x)
 	}
-	e.buf = append(e.buf, ']')
+	return append(b, ']')
 }
 
-func (e *jenc) exprField(key string, x Expr) {
-	e.raw(key)
-	e.expr(x)
+func (e *jenc) exprField(b []byte, key string, x Expr) []byte {
+	b = append(b, key...)
+	return e.expr(b, x)
 }
 
-func (e *jenc) blockField(key string, b *Block) {
-	e.raw(key)
-	if b == nil {
-		e.raw("null")
-		return
+func (e *jenc) blockField(b []byte, key string, blk *Block) []byte {
+	b = append(b, key...)
+	if blk == nil {
+		return append(b, "null"...)
 	}
-	e.block(b)
+	return e.block(b, blk)
 }
 
-func (e *jenc) block(b *Block) {
-	e.enter()
-	e.raw(`{"kind":"block","stmts":`)
-	e.stmts(b.Stmts)
-	e.close(b.Span)
+func (e *jenc) block(b []byte, blk *Block) []byte {
+	e.enter(b)
+	b = append(b, `{"kind":"block","stmts":`...)
+	b = e.stmts(b, blk.Stmts)
+	b = e.close(b, blk.Span)
 	e.leave()
+	return b
 }
 
-func (e *jenc) typeField(key string, t *TypeExpr) {
-	e.raw(key)
-	e.typ(t)
+func (e *jenc) typeField(b []byte, key string, t *TypeExpr) []byte {
+	b = append(b, key...)
+	return e.typ(b, t)
 }
 
-func (e *jenc) typ(t *TypeExpr) {
+func (e *jenc) typ(b []byte, t *TypeExpr) []byte {
 	if t == nil {
-		e.raw("null")
-		return
+		return append(b, "null"...)
 	}
-	e.enter()
-	e.str(`{"kind":"type","name":`, t.Name)
-	e.raw(`,"args":[`)
+	e.enter(b)
+	b = e.str(b, `{"kind":"type","name":`, t.Name)
+	b = append(b, `,"args":[`...)
 	for i, a := range t.Args {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.typ(a)
+		b = e.typ(b, a)
 	}
-	e.buf = append(e.buf, ']')
-	e.boolean(`,"optional":`, t.Optional)
-	e.close(t.Span)
+	b = append(b, ']')
+	b = e.boolean(b, `,"optional":`, t.Optional)
+	b = e.close(b, t.Span)
 	e.leave()
+	return b
 }
 
-func (e *jenc) param(prm *Param) {
+func (e *jenc) param(b []byte, prm *Param) []byte {
 	if prm == nil {
-		e.raw("null")
-		return
+		return append(b, "null"...)
 	}
-	e.str(`{"kind":"param","name":`, prm.Name)
-	e.typeField(`,"type":`, prm.Type)
-	e.exprField(`,"default":`, prm.Default)
-	e.close(prm.Span)
+	b = e.str(b, `{"kind":"param","name":`, prm.Name)
+	b = e.typeField(b, `,"type":`, prm.Type)
+	b = e.exprField(b, `,"default":`, prm.Default)
+	return e.close(b, prm.Span)
 }
 
-func (e *jenc) params(key string, ps []*Param) {
-	e.raw(key)
-	e.buf = append(e.buf, '[')
+func (e *jenc) params(b []byte, key string, ps []*Param) []byte {
+	b = append(b, key...)
+	b = append(b, '[')
 	for i, prm := range ps {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.param(prm)
+		b = e.param(b, prm)
 	}
-	e.buf = append(e.buf, ']')
+	return append(b, ']')
 }
 
-func (e *jenc) args(as []*Arg) {
-	e.raw(`,"args":[`)
+func (e *jenc) args(b []byte, as []*Arg) []byte {
+	b = append(b, `,"args":[`...)
 	for i, a := range as {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.str(`{"kind":"arg","name":`, a.Name)
-		e.exprField(`,"value":`, a.Value)
-		e.close(a.Span)
+		b = e.str(b, `{"kind":"arg","name":`, a.Name)
+		b = e.exprField(b, `,"value":`, a.Value)
+		b = e.close(b, a.Span)
 	}
-	e.buf = append(e.buf, ']')
+	return append(b, ']')
 }
 
-func (e *jenc) stmt(s Stmt) {
-	e.enter()
+func (e *jenc) stmt(b []byte, s Stmt) []byte {
+	e.enter(b)
 	switch n := s.(type) {
 	case *ExprStmt:
-		e.raw(`{"kind":"expr","x":`)
-		e.expr(n.X)
-		e.close(n.Span)
+		b = append(b, `{"kind":"expr","x":`...)
+		b = e.expr(b, n.X)
+		b = e.close(b, n.Span)
 	case *LetStmt:
-		e.str(`{"kind":"let","name":`, n.Name)
-		e.typeField(`,"type":`, n.Type)
-		e.exprField(`,"init":`, n.Init)
-		e.boolean(`,"mutable":`, n.Mutable)
-		e.boolean(`,"exported":`, n.Exported)
-		e.close(n.Span)
+		b = e.str(b, `{"kind":"let","name":`, n.Name)
+		b = e.typeField(b, `,"type":`, n.Type)
+		b = e.exprField(b, `,"init":`, n.Init)
+		b = e.boolean(b, `,"mutable":`, n.Mutable)
+		b = e.boolean(b, `,"exported":`, n.Exported)
+		b = e.close(b, n.Span)
 	case *FnStmt:
-		e.raw(`{"kind":"fn","decl":`)
-		e.fnDecl(n.Decl)
-		e.close(n.Span)
+		b = append(b, `{"kind":"fn","decl":`...)
+		b = e.fnDecl(b, n.Decl)
+		b = e.close(b, n.Span)
 	case *AliasStmt:
-		e.str(`{"kind":"alias","name":`, n.Name)
-		e.raw(`,"target":`)
-		e.cmdCall(n.Target)
-		e.close(n.Span)
+		b = e.str(b, `{"kind":"alias","name":`, n.Name)
+		b = append(b, `,"target":`...)
+		b = e.cmdCall(b, n.Target)
+		b = e.close(b, n.Span)
 	case *UseStmt:
-		e.str(`{"kind":"use","path":`, n.Path)
-		e.close(n.Span)
+		b = e.str(b, `{"kind":"use","path":`, n.Path)
+		b = e.close(b, n.Span)
 	case *AssignStmt:
-		e.exprField(`{"kind":"assign","target":`, n.Target)
-		e.name(`,"op":`, n.Op.String())
-		e.exprField(`,"value":`, n.Value)
-		e.close(n.Span)
+		b = e.exprField(b, `{"kind":"assign","target":`, n.Target)
+		b = e.name(b, `,"op":`, n.Op.String())
+		b = e.exprField(b, `,"value":`, n.Value)
+		b = e.close(b, n.Span)
 	case *ReturnStmt:
-		e.exprField(`{"kind":"return","value":`, n.Value)
-		e.close(n.Span)
+		b = e.exprField(b, `{"kind":"return","value":`, n.Value)
+		b = e.close(b, n.Span)
 	case *BreakStmt:
-		e.raw(`{"kind":"break"`)
-		e.close(n.Span)
+		b = append(b, `{"kind":"break"`...)
+		b = e.close(b, n.Span)
 	case *ContinueStmt:
-		e.raw(`{"kind":"continue"`)
-		e.close(n.Span)
+		b = append(b, `{"kind":"continue"`...)
+		b = e.close(b, n.Span)
 	case *ForStmt:
-		e.str(`{"kind":"for","var":`, n.Var)
-		e.exprField(`,"iter":`, n.Iter)
-		e.blockField(`,"body":`, n.Body)
-		e.close(n.Span)
+		b = e.str(b, `{"kind":"for","var":`, n.Var)
+		b = e.exprField(b, `,"iter":`, n.Iter)
+		b = e.blockField(b, `,"body":`, n.Body)
+		b = e.close(b, n.Span)
 	case *WhileStmt:
-		e.exprField(`{"kind":"while","cond":`, n.Cond)
-		e.blockField(`,"body":`, n.Body)
-		e.close(n.Span)
+		b = e.exprField(b, `{"kind":"while","cond":`, n.Cond)
+		b = e.blockField(b, `,"body":`, n.Body)
+		b = e.close(b, n.Span)
 	case nil:
-		e.raw("null")
+		b = append(b, "null"...)
 	default:
-		e.fail(fmt.Errorf("unknown statement node %T", s))
+		e.fail(b, fmt.Errorf("unknown statement node %T", s))
 	}
 	e.leave()
+	return b
 }
 
-func (e *jenc) fnDecl(d *FnDecl) {
+func (e *jenc) fnDecl(b []byte, d *FnDecl) []byte {
 	if d == nil {
-		e.raw("null")
-		return
+		return append(b, "null"...)
 	}
-	e.str(`{"kind":"fn_decl","name":`, d.Name)
-	e.params(`,"params":`, d.Params)
-	e.raw(`,"rest":`)
-	e.param(d.Rest)
-	e.typeField(`,"return":`, d.Return)
-	e.blockField(`,"body":`, d.Body)
-	e.str(`,"doc":`, d.Doc)
-	e.boolean(`,"exported":`, d.Exported)
-	e.close(d.Span)
+	b = e.str(b, `{"kind":"fn_decl","name":`, d.Name)
+	b = e.params(b, `,"params":`, d.Params)
+	b = append(b, `,"rest":`...)
+	b = e.param(b, d.Rest)
+	b = e.typeField(b, `,"return":`, d.Return)
+	b = e.blockField(b, `,"body":`, d.Body)
+	b = e.str(b, `,"doc":`, d.Doc)
+	b = e.boolean(b, `,"exported":`, d.Exported)
+	return e.close(b, d.Span)
 }
 
-func (e *jenc) expr(x Expr) {
-	e.enter()
+func (e *jenc) expr(b []byte, x Expr) []byte {
+	e.enter(b)
 	switch n := x.(type) {
 	case nil:
-		e.raw("null")
+		b = append(b, "null"...)
 	case *Var:
-		e.str(`{"kind":"var","name":`, n.Name)
-		e.close(n.Span)
+		b = e.str(b, `{"kind":"var","name":`, n.Name)
+		b = e.close(b, n.Span)
 	case *IntLit:
-		e.int(`{"kind":"int","value":`, n.Value)
-		e.close(n.Span)
+		b = e.int(b, `{"kind":"int","value":`, n.Value)
+		b = e.close(b, n.Span)
 	case *StrLit:
-		e.str(`{"kind":"str","value":`, n.Value)
-		e.boolean(`,"raw":`, n.Raw)
-		e.close(n.Span)
+		b = e.str(b, `{"kind":"str","value":`, n.Value)
+		b = e.boolean(b, `,"raw":`, n.Raw)
+		b = e.close(b, n.Span)
 	case *Field:
-		e.exprField(`{"kind":"field","x":`, n.X)
-		e.str(`,"name":`, n.Name)
-		e.boolean(`,"optional":`, n.Optional)
-		e.close(n.Span)
+		b = e.exprField(b, `{"kind":"field","x":`, n.X)
+		b = e.str(b, `,"name":`, n.Name)
+		b = e.boolean(b, `,"optional":`, n.Optional)
+		b = e.close(b, n.Span)
 	case *MethodCall:
-		e.exprField(`{"kind":"method_call","x":`, n.X)
-		e.str(`,"name":`, n.Name)
-		e.args(n.Args)
-		e.boolean(`,"optional":`, n.Optional)
-		e.blockField(`,"trailing":`, n.Trailing)
-		e.close(n.Span)
+		b = e.exprField(b, `{"kind":"method_call","x":`, n.X)
+		b = e.str(b, `,"name":`, n.Name)
+		b = e.args(b, n.Args)
+		b = e.boolean(b, `,"optional":`, n.Optional)
+		b = e.blockField(b, `,"trailing":`, n.Trailing)
+		b = e.close(b, n.Span)
 	case *Call:
-		e.exprField(`{"kind":"call","fn":`, n.Fn)
-		e.args(n.Args)
-		e.blockField(`,"trailing":`, n.Trailing)
-		e.close(n.Span)
+		b = e.exprField(b, `{"kind":"call","fn":`, n.Fn)
+		b = e.args(b, n.Args)
+		b = e.blockField(b, `,"trailing":`, n.Trailing)
+		b = e.close(b, n.Span)
 	case *Binary:
-		e.name(`{"kind":"binary","op":`, n.Op.String())
-		e.exprField(`,"l":`, n.L)
-		e.exprField(`,"r":`, n.R)
-		e.close(n.Span)
+		b = e.name(b, `{"kind":"binary","op":`, n.Op.String())
+		b = e.exprField(b, `,"l":`, n.L)
+		b = e.exprField(b, `,"r":`, n.R)
+		b = e.close(b, n.Span)
 	case *Cmd:
-		e.raw(`{"kind":"cmd","call":`)
-		e.cmdCall(n.Call)
-		e.close(n.Span)
+		b = append(b, `{"kind":"cmd","call":`...)
+		b = e.cmdCall(b, n.Call)
+		b = e.close(b, n.Span)
 	case *NullLit:
-		e.raw(`{"kind":"null"`)
-		e.close(n.Span)
+		b = append(b, `{"kind":"null"`...)
+		b = e.close(b, n.Span)
 	case *BoolLit:
-		e.boolean(`{"kind":"bool","value":`, n.Value)
-		e.close(n.Span)
+		b = e.boolean(b, `{"kind":"bool","value":`, n.Value)
+		b = e.close(b, n.Span)
 	case *FloatLit:
-		e.raw(`{"kind":"float","value":`)
+		b = append(b, `{"kind":"float","value":`...)
 		if math.IsInf(n.Value, 0) || math.IsNaN(n.Value) {
-			e.quote(strconv.FormatFloat(n.Value, 'g', -1, 64))
+			b = e.quote(b, strconv.FormatFloat(n.Value, 'g', -1, 64))
 		} else {
-			e.buf = strconv.AppendFloat(e.buf, n.Value, 'g', -1, 64)
+			b = strconv.AppendFloat(b, n.Value, 'g', -1, 64)
 		}
-		e.close(n.Span)
+		b = e.close(b, n.Span)
 	case *StrInterp:
-		e.raw(`{"kind":"str_interp","parts":[`)
+		b = append(b, `{"kind":"str_interp","parts":[`...)
 		for i, part := range n.Parts {
 			if i > 0 {
-				e.buf = append(e.buf, ',')
+				b = append(b, ',')
 			}
-			e.str(`{"kind":"str_part","lit":`, part.Lit)
-			e.exprField(`,"x":`, part.X)
-			e.buf = append(e.buf, '}')
+			b = e.str(b, `{"kind":"str_part","lit":`, part.Lit)
+			b = e.exprField(b, `,"x":`, part.X)
+			b = append(b, '}')
 		}
-		e.buf = append(e.buf, ']')
-		e.close(n.Span)
+		b = append(b, ']')
+		b = e.close(b, n.Span)
 	case *SizeLit:
-		e.int(`{"kind":"size","bytes":`, n.Bytes)
-		e.close(n.Span)
+		b = e.int(b, `{"kind":"size","bytes":`, n.Bytes)
+		b = e.close(b, n.Span)
 	case *DurationLit:
-		e.int(`{"kind":"duration","nanos":`, n.Nanos)
-		e.close(n.Span)
+		b = e.int(b, `{"kind":"duration","nanos":`, n.Nanos)
+		b = e.close(b, n.Span)
 	case *TimeLit:
-		e.int(`{"kind":"time","nanos":`, n.Nanos)
-		e.boolean(`,"has_seconds":`, n.HasSeconds)
-		e.close(n.Span)
+		b = e.int(b, `{"kind":"time","nanos":`, n.Nanos)
+		b = e.boolean(b, `,"has_seconds":`, n.HasSeconds)
+		b = e.close(b, n.Span)
 	case *DateTimeLit:
-		e.str(`{"kind":"date_time","text":`, n.Text)
-		e.close(n.Span)
+		b = e.str(b, `{"kind":"date_time","text":`, n.Text)
+		b = e.close(b, n.Span)
 	case *RegexLit:
-		e.str(`{"kind":"regex","pattern":`, n.Pattern)
-		e.close(n.Span)
+		b = e.str(b, `{"kind":"regex","pattern":`, n.Pattern)
+		b = e.close(b, n.Span)
 	case *Index:
-		e.exprField(`{"kind":"index","x":`, n.X)
-		e.exprField(`,"index":`, n.Index)
-		e.close(n.Span)
+		b = e.exprField(b, `{"kind":"index","x":`, n.X)
+		b = e.exprField(b, `,"index":`, n.Index)
+		b = e.close(b, n.Span)
 	case *List:
-		e.exprs(`{"kind":"list","elems":`, n.Elems)
-		e.close(n.Span)
+		b = e.exprs(b, `{"kind":"list","elems":`, n.Elems)
+		b = e.close(b, n.Span)
 	case *Record:
-		e.raw(`{"kind":"record","fields":[`)
+		b = append(b, `{"kind":"record","fields":[`...)
 		for i, f := range n.Fields {
 			if i > 0 {
-				e.buf = append(e.buf, ',')
+				b = append(b, ',')
 			}
-			e.str(`{"kind":"record_field","key":`, f.Key)
-			e.exprField(`,"value":`, f.Value)
-			e.close(f.Span)
+			b = e.str(b, `{"kind":"record_field","key":`, f.Key)
+			b = e.exprField(b, `,"value":`, f.Value)
+			b = e.close(b, f.Span)
 		}
-		e.buf = append(e.buf, ']')
-		e.close(n.Span)
+		b = append(b, ']')
+		b = e.close(b, n.Span)
 	case *Block:
-		e.block(n)
+		b = e.block(b, n)
 	case *Lambda:
-		e.params(`{"kind":"lambda","params":`, n.Params)
-		e.exprField(`,"body":`, n.Body)
-		e.boolean(`,"implicit":`, n.Implicit)
-		e.close(n.Span)
+		b = e.params(b, `{"kind":"lambda","params":`, n.Params)
+		b = e.exprField(b, `,"body":`, n.Body)
+		b = e.boolean(b, `,"implicit":`, n.Implicit)
+		b = e.close(b, n.Span)
 	case *If:
-		e.exprField(`{"kind":"if","cond":`, n.Cond)
-		e.blockField(`,"then":`, n.Then)
-		e.exprField(`,"else":`, n.Else)
-		e.close(n.Span)
+		b = e.exprField(b, `{"kind":"if","cond":`, n.Cond)
+		b = e.blockField(b, `,"then":`, n.Then)
+		b = e.exprField(b, `,"else":`, n.Else)
+		b = e.close(b, n.Span)
 	case *Match:
-		e.exprField(`{"kind":"match","subject":`, n.Subject)
-		e.raw(`,"arms":[`)
+		b = e.exprField(b, `{"kind":"match","subject":`, n.Subject)
+		b = append(b, `,"arms":[`...)
 		for i, a := range n.Arms {
 			if i > 0 {
-				e.buf = append(e.buf, ',')
+				b = append(b, ',')
 			}
-			e.raw(`{"kind":"match_arm","patterns":[`)
+			b = append(b, `{"kind":"match_arm","patterns":[`...)
 			for j, pt := range a.Patterns {
 				if j > 0 {
-					e.buf = append(e.buf, ',')
+					b = append(b, ',')
 				}
-				e.pattern(pt)
+				b = e.pattern(b, pt)
 			}
-			e.buf = append(e.buf, ']')
-			e.exprField(`,"guard":`, a.Guard)
-			e.exprField(`,"body":`, a.Body)
-			e.close(a.Span)
+			b = append(b, ']')
+			b = e.exprField(b, `,"guard":`, a.Guard)
+			b = e.exprField(b, `,"body":`, a.Body)
+			b = e.close(b, a.Span)
 		}
-		e.buf = append(e.buf, ']')
-		e.close(n.Span)
+		b = append(b, ']')
+		b = e.close(b, n.Span)
 	case *Try:
-		e.blockField(`{"kind":"try","body":`, n.Body)
-		e.str(`,"binder":`, n.Binder)
-		e.blockField(`,"handler":`, n.Handler)
-		e.close(n.Span)
+		b = e.blockField(b, `{"kind":"try","body":`, n.Body)
+		b = e.str(b, `,"binder":`, n.Binder)
+		b = e.blockField(b, `,"handler":`, n.Handler)
+		b = e.close(b, n.Span)
 	case *Catch:
-		e.exprField(`{"kind":"catch","x":`, n.X)
-		e.str(`,"binder":`, n.Binder)
-		e.exprField(`,"handler":`, n.Handler)
-		e.close(n.Span)
+		b = e.exprField(b, `{"kind":"catch","x":`, n.X)
+		b = e.str(b, `,"binder":`, n.Binder)
+		b = e.exprField(b, `,"handler":`, n.Handler)
+		b = e.close(b, n.Span)
 	case *With:
-		e.raw(`{"kind":"with","entries":[`)
+		b = append(b, `{"kind":"with","entries":[`...)
 		for i, w := range n.Entries {
 			if i > 0 {
-				e.buf = append(e.buf, ',')
+				b = append(b, ',')
 			}
-			e.str(`{"kind":"with_entry","key":`, w.Key)
-			e.exprField(`,"value":`, w.Value)
-			e.close(w.Span)
+			b = e.str(b, `{"kind":"with_entry","key":`, w.Key)
+			b = e.exprField(b, `,"value":`, w.Value)
+			b = e.close(b, w.Span)
 		}
-		e.buf = append(e.buf, ']')
-		e.blockField(`,"body":`, n.Body)
-		e.close(n.Span)
+		b = append(b, ']')
+		b = e.blockField(b, `,"body":`, n.Body)
+		b = e.close(b, n.Span)
 	case *Spawn:
-		e.blockField(`{"kind":"spawn","body":`, n.Body)
-		e.close(n.Span)
+		b = e.blockField(b, `{"kind":"spawn","body":`, n.Body)
+		b = e.close(b, n.Span)
 	case *LangBlock:
-		e.str(`{"kind":"lang_block","tool":`, n.Tool)
-		e.str(`,"source":`, n.Source)
-		e.close(n.Span)
+		b = e.str(b, `{"kind":"lang_block","tool":`, n.Tool)
+		b = e.str(b, `,"source":`, n.Source)
+		b = e.close(b, n.Span)
 	case *Unary:
-		e.name(`{"kind":"unary","op":`, n.Op.String())
-		e.exprField(`,"x":`, n.X)
-		e.close(n.Span)
+		b = e.name(b, `{"kind":"unary","op":`, n.Op.String())
+		b = e.exprField(b, `,"x":`, n.X)
+		b = e.close(b, n.Span)
 	case *Range:
-		e.exprField(`{"kind":"range","lo":`, n.Lo)
-		e.exprField(`,"hi":`, n.Hi)
-		e.boolean(`,"inclusive":`, n.Inclusive)
-		e.close(n.Span)
+		b = e.exprField(b, `{"kind":"range","lo":`, n.Lo)
+		b = e.exprField(b, `,"hi":`, n.Hi)
+		b = e.boolean(b, `,"inclusive":`, n.Inclusive)
+		b = e.close(b, n.Span)
 	default:
-		e.fail(fmt.Errorf("unknown expression node %T", x))
+		e.fail(b, fmt.Errorf("unknown expression node %T", x))
 	}
 	e.leave()
+	return b
 }
 
-func (e *jenc) cmdCall(c *CmdCall) {
+func (e *jenc) cmdCall(b []byte, c *CmdCall) []byte {
 	if c == nil {
-		e.raw("null")
-		return
+		return append(b, "null"...)
 	}
-	e.raw(`{"kind":"cmd_call","env":[`)
+	b = append(b, `{"kind":"cmd_call","env":[`...)
 	for i, ep := range c.Env {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.str(`{"kind":"env_prefix","name":`, ep.Name)
-		e.raw(`,"value":`)
-		e.cmdArg(ep.Value)
-		e.close(ep.Span)
+		b = e.str(b, `{"kind":"env_prefix","name":`, ep.Name)
+		b = append(b, `,"value":`...)
+		b = e.cmdArg(b, ep.Value)
+		b = e.close(b, ep.Span)
 	}
-	e.buf = append(e.buf, ']')
-	e.boolean(`,"forced":`, c.Forced)
-	e.raw(`,"head":`)
-	e.cmdArg(c.Head)
-	e.raw(`,"args":[`)
+	b = append(b, ']')
+	b = e.boolean(b, `,"forced":`, c.Forced)
+	b = append(b, `,"head":`...)
+	b = e.cmdArg(b, c.Head)
+	b = append(b, `,"args":[`...)
 	for i, a := range c.Args {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.cmdArg(a)
+		b = e.cmdArg(b, a)
 	}
-	e.raw(`],"redirects":[`)
+	b = append(b, `],"redirects":[`...)
 	for i, r := range c.Redirects {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.name(`{"kind":"redirect","redirect_kind":`, r.Kind.String())
-		e.raw(`,"target":`)
-		e.cmdArg(r.Target)
-		e.close(r.Span)
+		b = e.name(b, `{"kind":"redirect","redirect_kind":`, r.Kind.String())
+		b = append(b, `,"target":`...)
+		b = e.cmdArg(b, r.Target)
+		b = e.close(b, r.Span)
 	}
-	e.buf = append(e.buf, ']')
-	e.boolean(`,"background":`, c.Background)
-	e.blockField(`,"trailing":`, c.Trailing)
-	e.close(c.Span)
+	b = append(b, ']')
+	b = e.boolean(b, `,"background":`, c.Background)
+	b = e.blockField(b, `,"trailing":`, c.Trailing)
+	return e.close(b, c.Span)
 }
 
-func (e *jenc) cmdArg(a *CmdArg) {
+func (e *jenc) cmdArg(b []byte, a *CmdArg) []byte {
 	if a == nil {
-		e.raw("null")
-		return
+		return append(b, "null"...)
 	}
-	e.enter()
-	e.name(`{"kind":"cmd_arg","arg_kind":`, a.Kind.String())
-	e.str(`,"text":`, a.Text)
-	e.str(`,"name":`, a.Name)
-	e.raw(`,"value":`)
-	e.cmdArg(a.Value)
-	e.exprField(`,"x":`, a.X)
-	e.close(a.Span)
+	e.enter(b)
+	b = e.name(b, `{"kind":"cmd_arg","arg_kind":`, a.Kind.String())
+	b = e.str(b, `,"text":`, a.Text)
+	b = e.str(b, `,"name":`, a.Name)
+	b = append(b, `,"value":`...)
+	b = e.cmdArg(b, a.Value)
+	b = e.exprField(b, `,"x":`, a.X)
+	b = e.close(b, a.Span)
 	e.leave()
+	return b
 }
 
-func (e *jenc) pattern(pt Pattern) {
-	e.enter()
+func (e *jenc) pattern(b []byte, pt Pattern) []byte {
+	e.enter(b)
 	switch n := pt.(type) {
 	case *BindPat:
-		e.str(`{"kind":"bind_pat","name":`, n.Name)
-		e.close(n.Span)
+		b = e.str(b, `{"kind":"bind_pat","name":`, n.Name)
+		b = e.close(b, n.Span)
 	case *WildcardPat:
-		e.raw(`{"kind":"wildcard_pat"`)
-		e.close(n.Span)
+		b = append(b, `{"kind":"wildcard_pat"`...)
+		b = e.close(b, n.Span)
 	case *LitPat:
-		e.exprField(`{"kind":"lit_pat","value":`, n.Value)
-		e.close(n.Span)
+		b = e.exprField(b, `{"kind":"lit_pat","value":`, n.Value)
+		b = e.close(b, n.Span)
 	case *RangePat:
-		e.int(`{"kind":"range_pat","lo":`, n.Lo)
-		e.int(`,"hi":`, n.Hi)
-		e.boolean(`,"inclusive":`, n.Inclusive)
-		e.close(n.Span)
+		b = e.int(b, `{"kind":"range_pat","lo":`, n.Lo)
+		b = e.int(b, `,"hi":`, n.Hi)
+		b = e.boolean(b, `,"inclusive":`, n.Inclusive)
+		b = e.close(b, n.Span)
 	case *TypePat:
-		e.str(`{"kind":"type_pat","type":`, n.Type)
-		e.str(`,"binder":`, n.Binder)
-		e.close(n.Span)
+		b = e.str(b, `{"kind":"type_pat","type":`, n.Type)
+		b = e.str(b, `,"binder":`, n.Binder)
+		b = e.close(b, n.Span)
 	case *RecordPat:
-		e.raw(`{"kind":"record_pat","fields":[`)
+		b = append(b, `{"kind":"record_pat","fields":[`...)
 		for i, f := range n.Fields {
 			if i > 0 {
-				e.buf = append(e.buf, ',')
+				b = append(b, ',')
 			}
-			e.str(`{"kind":"record_pat_field","key":`, f.Key)
-			e.raw(`,"pat":`)
-			e.pattern(f.Pat)
-			e.close(f.Span)
+			b = e.str(b, `{"kind":"record_pat_field","key":`, f.Key)
+			b = append(b, `,"pat":`...)
+			b = e.pattern(b, f.Pat)
+			b = e.close(b, f.Span)
 		}
-		e.buf = append(e.buf, ']')
-		e.close(n.Span)
+		b = append(b, ']')
+		b = e.close(b, n.Span)
 	case *ListPat:
-		e.raw(`{"kind":"list_pat","elems":[`)
+		b = append(b, `{"kind":"list_pat","elems":[`...)
 		for i, el := range n.Elems {
 			if i > 0 {
-				e.buf = append(e.buf, ',')
+				b = append(b, ',')
 			}
-			e.pattern(el)
+			b = e.pattern(b, el)
 		}
-		e.buf = append(e.buf, ']')
-		e.boolean(`,"has_rest":`, n.HasRest)
-		e.str(`,"rest":`, n.Rest)
-		e.close(n.Span)
+		b = append(b, ']')
+		b = e.boolean(b, `,"has_rest":`, n.HasRest)
+		b = e.str(b, `,"rest":`, n.Rest)
+		b = e.close(b, n.Span)
 	case nil:
-		e.raw("null")
+		b = append(b, "null"...)
 	default:
-		e.fail(fmt.Errorf("unknown pattern node %T", pt))
+		e.fail(b, fmt.Errorf("unknown pattern node %T", pt))
 	}
 	e.leave()
+	return b
 }
