@@ -73,39 +73,44 @@ type encodeBailout struct {
 
 func (e *jenc) fail(b []byte, err error) { panic(encodeBailout{err, b}) }
 
-// check fails once the buffer is over the limit.
+// check fails once the buffer is over the limit. It and enter are small
+// enough to be inlined; their failures are calls of their own.
 func (e *jenc) check(b []byte) {
 	if len(b) > e.limit {
-		e.fail(b, fmt.Errorf("%w of %d bytes", ErrTooLarge, e.limit))
+		e.tooLarge(b)
 	}
+}
+
+func (e *jenc) tooLarge(b []byte) {
+	e.fail(b, fmt.Errorf("%w of %d bytes", ErrTooLarge, e.limit))
 }
 
 // enter and leave bracket the encoding of a node that may hold nodes of
 // its own kind, bounding the recursion.
 func (e *jenc) enter(b []byte) {
 	if e.depth++; e.depth > MaxDepth {
-		e.fail(b, fmt.Errorf("tree nested deeper than %d nodes", MaxDepth))
+		e.tooDeep(b)
 	}
+}
+
+func (e *jenc) tooDeep(b []byte) {
+	e.fail(b, fmt.Errorf("tree nested deeper than %d nodes", MaxDepth))
 }
 
 func (e *jenc) leave() { e.depth-- }
 
 // close ends a node object with its span. Spans are half the encoder's
-// work, so the whole tail is written in place into room made once, its
-// fixed text in word stores.
+// work, so the whole tail is written in place into room made once: its
+// fixed text in word stores, and each number under 100000 (every span of a
+// source under 100 kB) as one word store of its digits computed without a
+// branch on its width. Other spans take closeLong.
 func (e *jenc) close(b []byte, s Span) []byte {
-	if s.Start < 0 || s.End < 0 {
-		b = append(b, spanHead...)
-		b = appendInt(b, int64(s.Start))
-		b = append(b, spanMid...)
-		b = appendInt(b, int64(s.End))
-		b = append(b, "}}"...)
-		e.check(b)
-		return b
+	st, en := uint32(s.Start), uint32(s.End)
+	if st >= 100000 || en >= 100000 { // negative ones too
+		return e.closeLong(b, s)
 	}
-	// The digits take at most 10 bytes each, and putDigits stores 8 at a
-	// time, so the room covers its overshoot after the second number.
-	const room = len(spanHead) + 10 + len(spanMid) + 10 + 8
+	// Each number's word store may write 3 bytes past its 5 digits.
+	const room = len(spanHead) + 5 + len(spanMid) + 5 + 8
 	if cap(b)-len(b) < room {
 		b = append(b, make([]byte, room)...)[:len(b)]
 	}
@@ -114,11 +119,35 @@ func (e *jenc) close(b []byte, s Span) []byte {
 	binary.LittleEndian.PutUint64(b[n:], spanHead0)
 	binary.LittleEndian.PutUint64(b[n+8:], spanHead1)
 	b[n+16] = ':'
-	n = putDigits(b, n+len(spanHead), uint32(s.Start))
+	n += len(spanHead)
+	top := st / 10000
+	rest := st - top*10000
+	x := uint64('0'+top) | uint64(digitPairs16[rest/100])<<8 | uint64(digitPairs16[rest%100])<<24
+	w := 1 + b2i(st >= 10) + b2i(st >= 100) + b2i(st >= 1000) + b2i(st >= 10000)
+	binary.LittleEndian.PutUint64(b[n:], x>>((5-w)*8))
+	n += w
 	binary.LittleEndian.PutUint64(b[n:], spanMid0) // its eighth byte is overwritten
-	n = putDigits(b, n+len(spanMid), uint32(s.End))
+	n += len(spanMid)
+	top = en / 10000
+	rest = en - top*10000
+	x = uint64('0'+top) | uint64(digitPairs16[rest/100])<<8 | uint64(digitPairs16[rest%100])<<24
+	w = 1 + b2i(en >= 10) + b2i(en >= 100) + b2i(en >= 1000) + b2i(en >= 10000)
+	binary.LittleEndian.PutUint64(b[n:], x>>((5-w)*8))
+	n += w
 	binary.LittleEndian.PutUint16(b[n:], '}'|'}'<<8)
 	b = b[:n+2]
+	e.check(b)
+	return b
+}
+
+// closeLong is close for a span with a number that is negative (which no
+// parsed tree has) or at least 100000.
+func (e *jenc) closeLong(b []byte, s Span) []byte {
+	b = append(b, spanHead...)
+	b = appendInt(b, int64(s.Start))
+	b = append(b, spanMid...)
+	b = appendInt(b, int64(s.End))
+	b = append(b, "}}"...)
 	e.check(b)
 	return b
 }
@@ -140,19 +169,26 @@ var (
 // 100000 (a span in any source under 100 kB) is written as one word
 // store, which may write past the digits.
 func putDigits(b []byte, n int, u uint32) int {
-	if u < 10000 {
-		w := 1 + b2i(u >= 10) + b2i(u >= 100) + b2i(u >= 1000) // no branch to mispredict
-		x := uint64(digitPairs16[u/100]) | uint64(digitPairs16[u%100])<<16
-		binary.LittleEndian.PutUint64(b[n:], x>>((4-w)*8))
-		return n + w
+	if u >= 100000 {
+		return putDigitsLong(b, n, u)
 	}
-	if u < 100000 {
-		top := u / 10000
-		rest := u - top*10000
-		x := uint64('0'+top) | uint64(digitPairs16[rest/100])<<8 | uint64(digitPairs16[rest%100])<<24
-		binary.LittleEndian.PutUint64(b[n:], x)
-		return n + 5
-	}
+	x, w := digits5(u)
+	binary.LittleEndian.PutUint64(b[n:], x)
+	return n + w
+}
+
+// digits5 returns the decimal digits of u < 100000 as little-endian bytes
+// of a word, and how many there are. It is small enough to be inlined.
+func digits5(u uint32) (uint64, int) {
+	top := u / 10000
+	rest := u - top*10000
+	x := uint64('0'+top) | uint64(digitPairs16[rest/100])<<8 | uint64(digitPairs16[rest%100])<<24
+	w := 1 + b2i(u >= 10) + b2i(u >= 100) + b2i(u >= 1000) + b2i(u >= 10000) // no branch to mispredict
+	return x >> ((5 - w) * 8), w
+}
+
+// putDigitsLong is putDigits for u >= 100000.
+func putDigitsLong(b []byte, n int, u uint32) int {
 	w := decimalWidth(u)
 	i := n + w
 	for u >= 100 {
@@ -271,7 +307,7 @@ var plain = func() (t [256]bool) {
 // escaped, invalid UTF-8 becomes U+FFFD, nothing else is changed.
 func (e *jenc) quote(b []byte, s string) []byte {
 	if len(b)+len(s) > e.limit {
-		e.fail(b, fmt.Errorf("%w of %d bytes", ErrTooLarge, e.limit))
+		e.tooLarge(b)
 	}
 	b = append(b, '"')
 	start := 0
