@@ -264,6 +264,24 @@ var digitPairs16 = func() (t [100]uint16) {
 	return t
 }()
 
+// appendLit appends s, a constant, to b. The compiler calls memmove for a
+// constant longer than 16 bytes, not knowing the buffer cannot overlap it;
+// appendLit copies one of 17 to 32 bytes in two 16-byte moves instead, the
+// second overlapping the first, when b has room (call sites with a key in
+// that range use it instead of the key-taking helpers, which are too large
+// to inline with it). It is meant to be inlined, where len(s) is a constant
+// and the tests on it fold away.
+func appendLit(b []byte, s string) []byte {
+	n := len(b)
+	if len(s) <= 16 || len(s) > 32 || cap(b)-n < len(s) {
+		return append(b, s...)
+	}
+	b = b[:n+len(s)]
+	copy(b[n:n+16], s[:16])
+	copy(b[n+len(s)-16:n+len(s)], s[len(s)-16:])
+	return b
+}
+
 // str appends key (a literal `,"name":`) and s as a JSON string.
 func (e *jenc) str(b []byte, key, s string) []byte {
 	b = append(b, key...)
@@ -272,12 +290,14 @@ func (e *jenc) str(b []byte, key, s string) []byte {
 
 func (e *jenc) boolean(b []byte, key string, v bool) []byte {
 	b = append(b, key...)
+	return appendBool(b, v)
+}
+
+func appendBool(b []byte, v bool) []byte {
 	if v {
-		b = append(b, "true"...)
-	} else {
-		b = append(b, "false"...)
+		return append(b, "true"...)
 	}
-	return b
+	return append(b, "false"...)
 }
 
 func (e *jenc) int(b []byte, key string, v int64) []byte {
@@ -289,6 +309,10 @@ func (e *jenc) int(b []byte, key string, v int64) []byte {
 // which never needs escaping.
 func (e *jenc) name(b []byte, key, s string) []byte {
 	b = append(b, key...)
+	return appendName(b, s)
+}
+
+func appendName(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
@@ -362,6 +386,10 @@ func (e *jenc) stmts(b []byte, ss []Stmt) []byte {
 
 func (e *jenc) exprs(b []byte, key string, xs []Expr) []byte {
 	b = append(b, key...)
+	return e.exprList(b, xs)
+}
+
+func (e *jenc) exprList(b []byte, xs []Expr) []byte {
 	b = append(b, '[')
 	for i, x := range xs {
 		if i > 0 {
@@ -379,6 +407,10 @@ func (e *jenc) exprField(b []byte, key string, x Expr) []byte {
 
 func (e *jenc) blockField(b []byte, key string, blk *Block) []byte {
 	b = append(b, key...)
+	return e.blockOrNull(b, blk)
+}
+
+func (e *jenc) blockOrNull(b []byte, blk *Block) []byte {
 	if blk == nil {
 		return append(b, "null"...)
 	}
@@ -387,7 +419,7 @@ func (e *jenc) blockField(b []byte, key string, blk *Block) []byte {
 
 func (e *jenc) block(b []byte, blk *Block) []byte {
 	e.enter(b)
-	b = append(b, `{"kind":"block","stmts":`...)
+	b = appendLit(b, `{"kind":"block","stmts":`)
 	b = e.stmts(b, blk.Stmts)
 	b = e.close(b, blk.Span)
 	e.leave()
@@ -404,7 +436,8 @@ func (e *jenc) typ(b []byte, t *TypeExpr) []byte {
 		return append(b, "null"...)
 	}
 	e.enter(b)
-	b = e.str(b, `{"kind":"type","name":`, t.Name)
+	b = appendLit(b, `{"kind":"type","name":`)
+	b = e.quote(b, t.Name)
 	b = append(b, `,"args":[`...)
 	for i, a := range t.Args {
 		if i > 0 {
@@ -423,7 +456,8 @@ func (e *jenc) param(b []byte, prm *Param) []byte {
 	if prm == nil {
 		return append(b, "null"...)
 	}
-	b = e.str(b, `{"kind":"param","name":`, prm.Name)
+	b = appendLit(b, `{"kind":"param","name":`)
+	b = e.quote(b, prm.Name)
 	b = e.typeField(b, `,"type":`, prm.Type)
 	b = e.exprField(b, `,"default":`, prm.Default)
 	return e.close(b, prm.Span)
@@ -431,6 +465,10 @@ func (e *jenc) param(b []byte, prm *Param) []byte {
 
 func (e *jenc) params(b []byte, key string, ps []*Param) []byte {
 	b = append(b, key...)
+	return e.paramList(b, ps)
+}
+
+func (e *jenc) paramList(b []byte, ps []*Param) []byte {
 	b = append(b, '[')
 	for i, prm := range ps {
 		if i > 0 {
@@ -447,7 +485,8 @@ func (e *jenc) args(b []byte, as []*Arg) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = e.str(b, `{"kind":"arg","name":`, a.Name)
+		b = appendLit(b, `{"kind":"arg","name":`)
+		b = e.quote(b, a.Name)
 		b = e.exprField(b, `,"value":`, a.Value)
 		b = e.close(b, a.Span)
 	}
@@ -458,49 +497,56 @@ func (e *jenc) stmt(b []byte, s Stmt) []byte {
 	e.enter(b)
 	switch n := s.(type) {
 	case *ExprStmt:
-		b = append(b, `{"kind":"expr","x":`...)
+		b = appendLit(b, `{"kind":"expr","x":`)
 		b = e.expr(b, n.X)
 		b = e.close(b, n.Span)
 	case *LetStmt:
-		b = e.str(b, `{"kind":"let","name":`, n.Name)
+		b = appendLit(b, `{"kind":"let","name":`)
+		b = e.quote(b, n.Name)
 		b = e.typeField(b, `,"type":`, n.Type)
 		b = e.exprField(b, `,"init":`, n.Init)
 		b = e.boolean(b, `,"mutable":`, n.Mutable)
 		b = e.boolean(b, `,"exported":`, n.Exported)
 		b = e.close(b, n.Span)
 	case *FnStmt:
-		b = append(b, `{"kind":"fn","decl":`...)
+		b = appendLit(b, `{"kind":"fn","decl":`)
 		b = e.fnDecl(b, n.Decl)
 		b = e.close(b, n.Span)
 	case *AliasStmt:
-		b = e.str(b, `{"kind":"alias","name":`, n.Name)
+		b = appendLit(b, `{"kind":"alias","name":`)
+		b = e.quote(b, n.Name)
 		b = append(b, `,"target":`...)
 		b = e.cmdCall(b, n.Target)
 		b = e.close(b, n.Span)
 	case *UseStmt:
-		b = e.str(b, `{"kind":"use","path":`, n.Path)
+		b = appendLit(b, `{"kind":"use","path":`)
+		b = e.quote(b, n.Path)
 		b = e.close(b, n.Span)
 	case *AssignStmt:
-		b = e.exprField(b, `{"kind":"assign","target":`, n.Target)
+		b = appendLit(b, `{"kind":"assign","target":`)
+		b = e.expr(b, n.Target)
 		b = e.name(b, `,"op":`, n.Op.String())
 		b = e.exprField(b, `,"value":`, n.Value)
 		b = e.close(b, n.Span)
 	case *ReturnStmt:
-		b = e.exprField(b, `{"kind":"return","value":`, n.Value)
+		b = appendLit(b, `{"kind":"return","value":`)
+		b = e.expr(b, n.Value)
 		b = e.close(b, n.Span)
 	case *BreakStmt:
 		b = append(b, `{"kind":"break"`...)
 		b = e.close(b, n.Span)
 	case *ContinueStmt:
-		b = append(b, `{"kind":"continue"`...)
+		b = appendLit(b, `{"kind":"continue"`)
 		b = e.close(b, n.Span)
 	case *ForStmt:
-		b = e.str(b, `{"kind":"for","var":`, n.Var)
+		b = appendLit(b, `{"kind":"for","var":`)
+		b = e.quote(b, n.Var)
 		b = e.exprField(b, `,"iter":`, n.Iter)
 		b = e.blockField(b, `,"body":`, n.Body)
 		b = e.close(b, n.Span)
 	case *WhileStmt:
-		b = e.exprField(b, `{"kind":"while","cond":`, n.Cond)
+		b = appendLit(b, `{"kind":"while","cond":`)
+		b = e.expr(b, n.Cond)
 		b = e.blockField(b, `,"body":`, n.Body)
 		b = e.close(b, n.Span)
 	case nil:
@@ -516,7 +562,8 @@ func (e *jenc) fnDecl(b []byte, d *FnDecl) []byte {
 	if d == nil {
 		return append(b, "null"...)
 	}
-	b = e.str(b, `{"kind":"fn_decl","name":`, d.Name)
+	b = appendLit(b, `{"kind":"fn_decl","name":`)
+	b = e.quote(b, d.Name)
 	b = e.params(b, `,"params":`, d.Params)
 	b = append(b, `,"rest":`...)
 	b = e.param(b, d.Rest)
@@ -533,49 +580,57 @@ func (e *jenc) expr(b []byte, x Expr) []byte {
 	case nil:
 		b = append(b, "null"...)
 	case *Var:
-		b = e.str(b, `{"kind":"var","name":`, n.Name)
+		b = appendLit(b, `{"kind":"var","name":`)
+		b = e.quote(b, n.Name)
 		b = e.close(b, n.Span)
 	case *IntLit:
-		b = e.int(b, `{"kind":"int","value":`, n.Value)
+		b = appendLit(b, `{"kind":"int","value":`)
+		b = appendInt(b, n.Value)
 		b = e.close(b, n.Span)
 	case *StrLit:
-		b = e.str(b, `{"kind":"str","value":`, n.Value)
+		b = appendLit(b, `{"kind":"str","value":`)
+		b = e.quote(b, n.Value)
 		b = e.boolean(b, `,"raw":`, n.Raw)
 		b = e.close(b, n.Span)
 	case *Field:
-		b = e.exprField(b, `{"kind":"field","x":`, n.X)
+		b = appendLit(b, `{"kind":"field","x":`)
+		b = e.expr(b, n.X)
 		b = e.str(b, `,"name":`, n.Name)
 		b = e.boolean(b, `,"optional":`, n.Optional)
 		b = e.close(b, n.Span)
 	case *MethodCall:
-		b = e.exprField(b, `{"kind":"method_call","x":`, n.X)
+		b = appendLit(b, `{"kind":"method_call","x":`)
+		b = e.expr(b, n.X)
 		b = e.str(b, `,"name":`, n.Name)
 		b = e.args(b, n.Args)
 		b = e.boolean(b, `,"optional":`, n.Optional)
 		b = e.blockField(b, `,"trailing":`, n.Trailing)
 		b = e.close(b, n.Span)
 	case *Call:
-		b = e.exprField(b, `{"kind":"call","fn":`, n.Fn)
+		b = appendLit(b, `{"kind":"call","fn":`)
+		b = e.expr(b, n.Fn)
 		b = e.args(b, n.Args)
 		b = e.blockField(b, `,"trailing":`, n.Trailing)
 		b = e.close(b, n.Span)
 	case *Binary:
-		b = e.name(b, `{"kind":"binary","op":`, n.Op.String())
+		b = appendLit(b, `{"kind":"binary","op":`)
+		b = appendName(b, n.Op.String())
 		b = e.exprField(b, `,"l":`, n.L)
 		b = e.exprField(b, `,"r":`, n.R)
 		b = e.close(b, n.Span)
 	case *Cmd:
-		b = append(b, `{"kind":"cmd","call":`...)
+		b = appendLit(b, `{"kind":"cmd","call":`)
 		b = e.cmdCall(b, n.Call)
 		b = e.close(b, n.Span)
 	case *NullLit:
 		b = append(b, `{"kind":"null"`...)
 		b = e.close(b, n.Span)
 	case *BoolLit:
-		b = e.boolean(b, `{"kind":"bool","value":`, n.Value)
+		b = appendLit(b, `{"kind":"bool","value":`)
+		b = appendBool(b, n.Value)
 		b = e.close(b, n.Span)
 	case *FloatLit:
-		b = append(b, `{"kind":"float","value":`...)
+		b = appendLit(b, `{"kind":"float","value":`)
 		if math.IsInf(n.Value, 0) || math.IsNaN(n.Value) {
 			b = e.quote(b, strconv.FormatFloat(n.Value, 'g', -1, 64))
 		} else {
@@ -583,47 +638,56 @@ func (e *jenc) expr(b []byte, x Expr) []byte {
 		}
 		b = e.close(b, n.Span)
 	case *StrInterp:
-		b = append(b, `{"kind":"str_interp","parts":[`...)
+		b = appendLit(b, `{"kind":"str_interp","parts":[`)
 		for i, part := range n.Parts {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = e.str(b, `{"kind":"str_part","lit":`, part.Lit)
+			b = appendLit(b, `{"kind":"str_part","lit":`)
+			b = e.quote(b, part.Lit)
 			b = e.exprField(b, `,"x":`, part.X)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
 		b = e.close(b, n.Span)
 	case *SizeLit:
-		b = e.int(b, `{"kind":"size","bytes":`, n.Bytes)
+		b = appendLit(b, `{"kind":"size","bytes":`)
+		b = appendInt(b, n.Bytes)
 		b = e.close(b, n.Span)
 	case *DurationLit:
-		b = e.int(b, `{"kind":"duration","nanos":`, n.Nanos)
+		b = appendLit(b, `{"kind":"duration","nanos":`)
+		b = appendInt(b, n.Nanos)
 		b = e.close(b, n.Span)
 	case *TimeLit:
-		b = e.int(b, `{"kind":"time","nanos":`, n.Nanos)
+		b = appendLit(b, `{"kind":"time","nanos":`)
+		b = appendInt(b, n.Nanos)
 		b = e.boolean(b, `,"has_seconds":`, n.HasSeconds)
 		b = e.close(b, n.Span)
 	case *DateTimeLit:
-		b = e.str(b, `{"kind":"date_time","text":`, n.Text)
+		b = appendLit(b, `{"kind":"date_time","text":`)
+		b = e.quote(b, n.Text)
 		b = e.close(b, n.Span)
 	case *RegexLit:
-		b = e.str(b, `{"kind":"regex","pattern":`, n.Pattern)
+		b = appendLit(b, `{"kind":"regex","pattern":`)
+		b = e.quote(b, n.Pattern)
 		b = e.close(b, n.Span)
 	case *Index:
-		b = e.exprField(b, `{"kind":"index","x":`, n.X)
+		b = appendLit(b, `{"kind":"index","x":`)
+		b = e.expr(b, n.X)
 		b = e.exprField(b, `,"index":`, n.Index)
 		b = e.close(b, n.Span)
 	case *List:
-		b = e.exprs(b, `{"kind":"list","elems":`, n.Elems)
+		b = appendLit(b, `{"kind":"list","elems":`)
+		b = e.exprList(b, n.Elems)
 		b = e.close(b, n.Span)
 	case *Record:
-		b = append(b, `{"kind":"record","fields":[`...)
+		b = appendLit(b, `{"kind":"record","fields":[`)
 		for i, f := range n.Fields {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = e.str(b, `{"kind":"record_field","key":`, f.Key)
+			b = appendLit(b, `{"kind":"record_field","key":`)
+			b = e.quote(b, f.Key)
 			b = e.exprField(b, `,"value":`, f.Value)
 			b = e.close(b, f.Span)
 		}
@@ -632,23 +696,26 @@ func (e *jenc) expr(b []byte, x Expr) []byte {
 	case *Block:
 		b = e.block(b, n)
 	case *Lambda:
-		b = e.params(b, `{"kind":"lambda","params":`, n.Params)
+		b = appendLit(b, `{"kind":"lambda","params":`)
+		b = e.paramList(b, n.Params)
 		b = e.exprField(b, `,"body":`, n.Body)
 		b = e.boolean(b, `,"implicit":`, n.Implicit)
 		b = e.close(b, n.Span)
 	case *If:
-		b = e.exprField(b, `{"kind":"if","cond":`, n.Cond)
+		b = appendLit(b, `{"kind":"if","cond":`)
+		b = e.expr(b, n.Cond)
 		b = e.blockField(b, `,"then":`, n.Then)
 		b = e.exprField(b, `,"else":`, n.Else)
 		b = e.close(b, n.Span)
 	case *Match:
-		b = e.exprField(b, `{"kind":"match","subject":`, n.Subject)
+		b = appendLit(b, `{"kind":"match","subject":`)
+		b = e.expr(b, n.Subject)
 		b = append(b, `,"arms":[`...)
 		for i, a := range n.Arms {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, `{"kind":"match_arm","patterns":[`...)
+			b = appendLit(b, `{"kind":"match_arm","patterns":[`)
 			for j, pt := range a.Patterns {
 				if j > 0 {
 					b = append(b, ',')
@@ -663,22 +730,25 @@ func (e *jenc) expr(b []byte, x Expr) []byte {
 		b = append(b, ']')
 		b = e.close(b, n.Span)
 	case *Try:
-		b = e.blockField(b, `{"kind":"try","body":`, n.Body)
+		b = appendLit(b, `{"kind":"try","body":`)
+		b = e.blockOrNull(b, n.Body)
 		b = e.str(b, `,"binder":`, n.Binder)
 		b = e.blockField(b, `,"handler":`, n.Handler)
 		b = e.close(b, n.Span)
 	case *Catch:
-		b = e.exprField(b, `{"kind":"catch","x":`, n.X)
+		b = appendLit(b, `{"kind":"catch","x":`)
+		b = e.expr(b, n.X)
 		b = e.str(b, `,"binder":`, n.Binder)
 		b = e.exprField(b, `,"handler":`, n.Handler)
 		b = e.close(b, n.Span)
 	case *With:
-		b = append(b, `{"kind":"with","entries":[`...)
+		b = appendLit(b, `{"kind":"with","entries":[`)
 		for i, w := range n.Entries {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = e.str(b, `{"kind":"with_entry","key":`, w.Key)
+			b = appendLit(b, `{"kind":"with_entry","key":`)
+			b = e.quote(b, w.Key)
 			b = e.exprField(b, `,"value":`, w.Value)
 			b = e.close(b, w.Span)
 		}
@@ -686,18 +756,22 @@ func (e *jenc) expr(b []byte, x Expr) []byte {
 		b = e.blockField(b, `,"body":`, n.Body)
 		b = e.close(b, n.Span)
 	case *Spawn:
-		b = e.blockField(b, `{"kind":"spawn","body":`, n.Body)
+		b = appendLit(b, `{"kind":"spawn","body":`)
+		b = e.blockOrNull(b, n.Body)
 		b = e.close(b, n.Span)
 	case *LangBlock:
-		b = e.str(b, `{"kind":"lang_block","tool":`, n.Tool)
+		b = appendLit(b, `{"kind":"lang_block","tool":`)
+		b = e.quote(b, n.Tool)
 		b = e.str(b, `,"source":`, n.Source)
 		b = e.close(b, n.Span)
 	case *Unary:
-		b = e.name(b, `{"kind":"unary","op":`, n.Op.String())
+		b = appendLit(b, `{"kind":"unary","op":`)
+		b = appendName(b, n.Op.String())
 		b = e.exprField(b, `,"x":`, n.X)
 		b = e.close(b, n.Span)
 	case *Range:
-		b = e.exprField(b, `{"kind":"range","lo":`, n.Lo)
+		b = appendLit(b, `{"kind":"range","lo":`)
+		b = e.expr(b, n.Lo)
 		b = e.exprField(b, `,"hi":`, n.Hi)
 		b = e.boolean(b, `,"inclusive":`, n.Inclusive)
 		b = e.close(b, n.Span)
@@ -712,12 +786,13 @@ func (e *jenc) cmdCall(b []byte, c *CmdCall) []byte {
 	if c == nil {
 		return append(b, "null"...)
 	}
-	b = append(b, `{"kind":"cmd_call","env":[`...)
+	b = appendLit(b, `{"kind":"cmd_call","env":[`)
 	for i, ep := range c.Env {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = e.str(b, `{"kind":"env_prefix","name":`, ep.Name)
+		b = appendLit(b, `{"kind":"env_prefix","name":`)
+		b = e.quote(b, ep.Name)
 		b = append(b, `,"value":`...)
 		b = e.cmdArg(b, ep.Value)
 		b = e.close(b, ep.Span)
@@ -754,7 +829,8 @@ func (e *jenc) cmdArg(b []byte, a *CmdArg) []byte {
 		return append(b, "null"...)
 	}
 	e.enter(b)
-	b = e.name(b, `{"kind":"cmd_arg","arg_kind":`, a.Kind.String())
+	b = appendLit(b, `{"kind":"cmd_arg","arg_kind":`)
+	b = appendName(b, a.Kind.String())
 	b = e.str(b, `,"text":`, a.Text)
 	b = e.str(b, `,"name":`, a.Name)
 	b = append(b, `,"value":`...)
@@ -769,25 +845,29 @@ func (e *jenc) pattern(b []byte, pt Pattern) []byte {
 	e.enter(b)
 	switch n := pt.(type) {
 	case *BindPat:
-		b = e.str(b, `{"kind":"bind_pat","name":`, n.Name)
+		b = appendLit(b, `{"kind":"bind_pat","name":`)
+		b = e.quote(b, n.Name)
 		b = e.close(b, n.Span)
 	case *WildcardPat:
-		b = append(b, `{"kind":"wildcard_pat"`...)
+		b = appendLit(b, `{"kind":"wildcard_pat"`)
 		b = e.close(b, n.Span)
 	case *LitPat:
-		b = e.exprField(b, `{"kind":"lit_pat","value":`, n.Value)
+		b = appendLit(b, `{"kind":"lit_pat","value":`)
+		b = e.expr(b, n.Value)
 		b = e.close(b, n.Span)
 	case *RangePat:
-		b = e.int(b, `{"kind":"range_pat","lo":`, n.Lo)
+		b = appendLit(b, `{"kind":"range_pat","lo":`)
+		b = appendInt(b, n.Lo)
 		b = e.int(b, `,"hi":`, n.Hi)
 		b = e.boolean(b, `,"inclusive":`, n.Inclusive)
 		b = e.close(b, n.Span)
 	case *TypePat:
-		b = e.str(b, `{"kind":"type_pat","type":`, n.Type)
+		b = appendLit(b, `{"kind":"type_pat","type":`)
+		b = e.quote(b, n.Type)
 		b = e.str(b, `,"binder":`, n.Binder)
 		b = e.close(b, n.Span)
 	case *RecordPat:
-		b = append(b, `{"kind":"record_pat","fields":[`...)
+		b = appendLit(b, `{"kind":"record_pat","fields":[`)
 		for i, f := range n.Fields {
 			if i > 0 {
 				b = append(b, ',')
@@ -800,7 +880,7 @@ func (e *jenc) pattern(b []byte, pt Pattern) []byte {
 		b = append(b, ']')
 		b = e.close(b, n.Span)
 	case *ListPat:
-		b = append(b, `{"kind":"list_pat","elems":[`...)
+		b = appendLit(b, `{"kind":"list_pat","elems":[`)
 		for i, el := range n.Elems {
 			if i > 0 {
 				b = append(b, ',')
