@@ -122,7 +122,7 @@ func (e *jenc) close(b []byte, s Span) []byte {
 	n += len(spanHead)
 	top := st / 10000
 	rest := st - top*10000
-	x := uint64('0'+top) | uint64(digitPairs16[rest/100])<<8 | uint64(digitPairs16[rest%100])<<24
+	x := uint64('0'+top) | uint64(digitPairs16[rest/100])<<8 | uint64(digitPairs16[rest%100])<<24 | spanPad
 	w := 1 + b2i(st >= 10) + b2i(st >= 100) + b2i(st >= 1000) + b2i(st >= 10000)
 	binary.LittleEndian.PutUint64(b[n:], x>>((5-w)*8))
 	n += w
@@ -130,7 +130,7 @@ func (e *jenc) close(b []byte, s Span) []byte {
 	n += len(spanMid)
 	top = en / 10000
 	rest = en - top*10000
-	x = uint64('0'+top) | uint64(digitPairs16[rest/100])<<8 | uint64(digitPairs16[rest%100])<<24
+	x = uint64('0'+top) | uint64(digitPairs16[rest/100])<<8 | uint64(digitPairs16[rest%100])<<24 | spanPad
 	w = 1 + b2i(en >= 10) + b2i(en >= 100) + b2i(en >= 1000) + b2i(en >= 10000)
 	binary.LittleEndian.PutUint64(b[n:], x>>((5-w)*8))
 	n += w
@@ -139,6 +139,12 @@ func (e *jenc) close(b []byte, s Span) []byte {
 	e.check(b)
 	return b
 }
+
+// spanPad fills the three bytes of a digit word past its five digits,
+// which the next store overwrites or which lie past the slice's end. Were
+// they known to be zero, the compiler would split the word store into a
+// byte, a 4-byte and three zero-byte stores.
+const spanPad = 0x2020_2000_0000_0000
 
 // closeLong is close for a span with a number that is negative (which no
 // parsed tree has) or at least 100000.
@@ -172,19 +178,12 @@ func putDigits(b []byte, n int, u uint32) int {
 	if u >= 100000 {
 		return putDigitsLong(b, n, u)
 	}
-	x, w := digits5(u)
-	binary.LittleEndian.PutUint64(b[n:], x)
-	return n + w
-}
-
-// digits5 returns the decimal digits of u < 100000 as little-endian bytes
-// of a word, and how many there are. It is small enough to be inlined.
-func digits5(u uint32) (uint64, int) {
 	top := u / 10000
 	rest := u - top*10000
-	x := uint64('0'+top) | uint64(digitPairs16[rest/100])<<8 | uint64(digitPairs16[rest%100])<<24
+	x := uint64('0'+top) | uint64(digitPairs16[rest/100])<<8 | uint64(digitPairs16[rest%100])<<24 | spanPad
 	w := 1 + b2i(u >= 10) + b2i(u >= 100) + b2i(u >= 1000) + b2i(u >= 10000) // no branch to mispredict
-	return x >> ((5 - w) * 8), w
+	binary.LittleEndian.PutUint64(b[n:], x>>((5-w)*8))
+	return n + w
 }
 
 // putDigitsLong is putDigits for u >= 100000.
