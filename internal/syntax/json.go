@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -101,10 +102,64 @@ func (e *jenc) leave() { e.depth-- }
 
 // close ends a node object with its span. Spans are half the encoder's
 // work, so the whole tail is written in place into room made once: its
-// fixed text in word stores, and each number under 100000 (every span of a
-// source under 100 kB) as one word store of its digits computed without a
-// branch on its width. Other spans take closeLong.
+// fixed text in word stores, and each number as one store of its digits
+// looked up in digits4, which covers every span of a source under 10 kB.
+// Other spans take closeWide.
 func (e *jenc) close(b []byte, s Span) []byte {
+	st, en := uint32(s.Start), uint32(s.End)
+	if max(st, en) >= 10000 { // negative ones too
+		return e.closeWide(b, s)
+	}
+	// Each number's word store may write 4 bytes past its 4 digits.
+	const room = len(spanHead) + 4 + len(spanMid) + 4 + 8
+	if cap(b)-len(b) < room {
+		b = append(b, make([]byte, room)...)[:len(b)]
+	}
+	n := len(b)
+	b = b[:n+room]
+	binary.LittleEndian.PutUint64(b[n:], spanHead0)
+	binary.LittleEndian.PutUint64(b[n+8:], spanHead1)
+	b[n+16] = ':'
+	n += len(spanHead)
+	d := digits4[st]
+	binary.LittleEndian.PutUint64(b[n:], uint64(d)|digitsPad)
+	n += (bits.Len32(d) + 7) >> 3
+	binary.LittleEndian.PutUint64(b[n:], spanMid0) // its eighth byte is overwritten
+	n += len(spanMid)
+	d = digits4[en]
+	binary.LittleEndian.PutUint64(b[n:], uint64(d)|digitsPad)
+	n += (bits.Len32(d) + 7) >> 3
+	binary.LittleEndian.PutUint16(b[n:], '}'|'}'<<8)
+	b = b[:n+2]
+	e.check(b)
+	return b
+}
+
+// digits4 holds the decimal digits of each number under 10000 as ASCII
+// bytes in a little-endian word, without leading zeros: 42 is '4' | '2'<<8.
+// A number's width is its word's significant bytes.
+var digits4 = func() (t [10000]uint32) {
+	for i := range 10 {
+		t[i] = '0' + uint32(i)
+	}
+	for i := 10; i < len(t); i++ {
+		hi := t[i/10]
+		t[i] = hi | ('0'+uint32(i%10))<<((bits.Len32(hi)+7)&^7)
+	}
+	return t
+}()
+
+// digitsPad fills the four bytes of a digits4 word store past its digits,
+// which the next store overwrites or which lie past the slice's end. Were
+// they known to be zero, the compiler would store the digits and the zeros
+// separately.
+const digitsPad = 0x2020_2020_0000_0000
+
+// closeWide is close for a span with a number of at least 10000: each
+// number under 100000 (every span of a source under 100 kB) is one word
+// store of its digits computed without a branch on its width. Other spans
+// take closeLong.
+func (e *jenc) closeWide(b []byte, s Span) []byte {
 	st, en := uint32(s.Start), uint32(s.End)
 	if st >= 100000 || en >= 100000 { // negative ones too
 		return e.closeLong(b, s)

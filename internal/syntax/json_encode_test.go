@@ -3,6 +3,7 @@ package syntax
 import (
 	"bytes"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,4 +127,42 @@ func TestAppendInt(t *testing.T) {
 	}
 	check(-1 << 63)
 	check(1<<63 - 1)
+}
+
+// TestSpanText checks the span writer's three paths (numbers under 10000
+// from digits4, under 100000 computed, others through appendInt) against
+// strconv, for every number under 20000, every seventh under 100000, around each power of ten, in
+// buffers that end just where the tail does and in roomy ones.
+func TestSpanText(t *testing.T) {
+	check := func(start, end int32, b []byte) {
+		t.Helper()
+		e := jenc{limit: math.MaxInt}
+		got := string(e.close(b, Span{Start: start, End: end}))
+		want := string(b) + `,"span":{"start":` + strconv.Itoa(int(start)) + `,"end":` + strconv.Itoa(int(end)) + `}}`
+		if got != want {
+			t.Fatalf("close(%d, %d) = %q, want %q", start, end, got, want)
+		}
+	}
+	roomy := make([]byte, 1, 64)
+	roomy[0] = '{'
+	for n := int32(0); n < 100_000; n++ {
+		if n >= 20_000 && n%7 != 0 {
+			continue
+		}
+		check(n, n+3, roomy)
+		check(3, n, []byte("{"))
+	}
+	for p := int64(1); p < 1<<31; p *= 10 {
+		for _, v := range []int64{p - 1, p, p + 1} {
+			if v <= math.MaxInt32 {
+				check(int32(v), int32(v), roomy)
+				check(0, int32(v), nil)
+				check(int32(v), 7, nil)
+			}
+		}
+	}
+	check(-1, 5, roomy)
+	check(5, -1, nil)
+	check(math.MaxInt32, math.MaxInt32, roomy)
+	check(math.MinInt32, 0, nil)
 }
