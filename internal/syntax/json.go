@@ -116,21 +116,20 @@ func (e *jenc) close(b []byte, s Span) []byte {
 		b = append(b, make([]byte, room)...)[:len(b)]
 	}
 	n := len(b)
-	b = b[:n+room]
-	binary.LittleEndian.PutUint64(b[n:], spanHead0)
-	binary.LittleEndian.PutUint64(b[n+8:], spanHead1)
-	b[n+16] = ':'
-	n += len(spanHead)
+	t := (*[room]byte)(b[n : n+room]) // one bounds check for the stores below
+	binary.LittleEndian.PutUint64(t[0:], spanHead0)
+	binary.LittleEndian.PutUint64(t[8:], spanHead1)
+	t[16] = ':'
 	d := digits4[st]
-	binary.LittleEndian.PutUint64(b[n:], uint64(d)|digitsPad)
-	n += (bits.Len32(d) + 7) >> 3
-	binary.LittleEndian.PutUint64(b[n:], spanMid0) // its eighth byte is overwritten
-	n += len(spanMid)
+	binary.LittleEndian.PutUint64(t[17:], uint64(d)|digitsPad)
+	i := 17 + (bits.Len32(d)+7)>>3                 // at most 21
+	binary.LittleEndian.PutUint64(t[i:], spanMid0) // its eighth byte is overwritten
+	i += len(spanMid)
 	d = digits4[en]
-	binary.LittleEndian.PutUint64(b[n:], uint64(d)|digitsPad)
-	n += (bits.Len32(d) + 7) >> 3
-	binary.LittleEndian.PutUint16(b[n:], '}'|'}'<<8)
-	b = b[:n+2]
+	binary.LittleEndian.PutUint64(t[i:], uint64(d)|digitsPad)
+	i += (bits.Len32(d) + 7) >> 3
+	binary.LittleEndian.PutUint16(t[i:], '}'|'}'<<8)
+	b = b[:n+i+2]
 	e.check(b)
 	return b
 }
