@@ -380,11 +380,29 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
+// quickQuote is the longest string quote copies as it checks it.
+const quickQuote = 24
+
 // quote appends s as a JSON string: '"', '\\' and control characters are
 // escaped, invalid UTF-8 becomes U+FFFD, nothing else is changed.
 func (e *jenc) quote(b []byte, s string) []byte {
 	if len(b)+len(s) > e.limit {
 		e.tooLarge(b)
+	}
+	// Most strings are short names that need no escape: they are copied
+	// byte by byte as they are checked, into room made once, instead of
+	// being scanned and then copied by a call of memmove.
+	if n := len(b); len(s) <= quickQuote && cap(b)-n >= quickQuote+2 {
+		t := (*[quickQuote + 2]byte)(b[n : n+quickQuote+2])
+		t[0] = '"'
+		i := 0
+		for ; i < len(s) && plain[s[i]]; i++ {
+			t[1+i] = s[i]
+		}
+		if i == len(s) {
+			t[1+i] = '"'
+			return b[:n+len(s)+2]
+		}
 	}
 	b = append(b, '"')
 	start := 0
