@@ -3,10 +3,12 @@ package syntax
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestAppendProgram checks that AppendProgram extends the caller's buffer
@@ -165,4 +167,52 @@ func TestSpanText(t *testing.T) {
 	check(5, -1, nil)
 	check(math.MaxInt32, math.MaxInt32, roomy)
 	check(math.MinInt32, 0, nil)
+}
+
+// refQuote is quote's contract written plainly, rune by rune: '"', '\\'
+// and control characters escaped, invalid UTF-8 as \ufffd, nothing else
+// changed.
+func refQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && w == 1:
+			b.WriteString(`\ufffd`)
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(byte(r))
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+w])
+		}
+		i += w
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// FuzzQuote checks quote against refQuote, with buffers that have room for
+// its short-string path and buffers that do not.
+func FuzzQuote(f *testing.F) {
+	for _, s := range []string{"", "x", "·it", "a\"b", "tab\there", "\x00\x1f\x7f", "\xff", "héllo wörld", strings.Repeat("n", 24), strings.Repeat("n", 25), strings.Repeat("é", 12) + "\n"} {
+		f.Add(s, uint8(0))
+		f.Add(s, uint8(40))
+	}
+	f.Fuzz(func(t *testing.T, s string, room uint8) {
+		e := jenc{limit: math.MaxInt}
+		b := make([]byte, 3, 3+int(room))
+		copy(b, "k:[")
+		if got, want := string(e.quote(b, s)), "k:["+refQuote(s); got != want {
+			t.Fatalf("quote(%q) with room %d = %q, want %q", s, room, got, want)
+		}
+	})
 }
