@@ -36,6 +36,25 @@ func lex(src string, pos int, m mode) token {
 	return lexCmd(src, pos, m == cmdArgMode)
 }
 
+// lexExprAt is lex(src, pos, exprMode) with the common cases first: after
+// plain spaces, a name is lexed at once and any other token that does not
+// start trivia goes straight to lexExpr.
+func lexExprAt(src string, pos int) token {
+	for pos < len(src) && src[pos] == ' ' {
+		pos++
+	}
+	if pos < len(src) {
+		c := src[pos]
+		if isIdentStartByte(c) {
+			return lexWord(src, pos, 1)
+		}
+		if !isTriviaStart(c) {
+			return lexExpr(src, pos)
+		}
+	}
+	return lex(src, pos, exprMode)
+}
+
 // isTriviaStart reports whether trivia (other than a plain space) may start
 // with c.
 func isTriviaStart(c byte) bool { return c == '\t' || c == '\r' || c == '#' || c == '\\' || c == ' ' }
