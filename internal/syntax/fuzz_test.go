@@ -37,6 +37,8 @@ func seedCorpus(f *testing.F) {
 	}
 }
 
+// FuzzLex lexes every input start to end in each mode, checking that each
+// token lies in range and advances, and that lexExprAt agrees with lex.
 func FuzzLex(f *testing.F) {
 	seedCorpus(f)
 	f.Fuzz(func(t *testing.T, src string) {
@@ -44,6 +46,12 @@ func FuzzLex(f *testing.F) {
 			pos := 0
 			for steps := 0; steps <= len(src)+1; steps++ {
 				tk := lex(src, pos, m)
+				if m == exprMode {
+					// The parser's cache lexes through lexExprAt.
+					if alt := lexExprAt(src, pos); alt.tokSpan != tk.tokSpan || (alt.diag == nil) != (tk.diag == nil) || alt.diag != nil && *alt.diag != *tk.diag {
+						t.Fatalf("pos %d: lexExprAt gives %+v, lex gives %+v", pos, alt, tk)
+					}
+				}
 				if tk.start < pos || tk.end < tk.start || tk.end > len(src) {
 					t.Fatalf("mode %d pos %d: token %+v out of range (len %d)", m, pos, tk, len(src))
 				}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -38,72 +39,132 @@ func AppendProgram(dst []byte, p *Program, limit int) (out []byte, err error) {
 	if limit <= 0 {
 		limit = math.MaxInt
 	}
-	e := jenc{buf: dst, limit: limit}
+	e := jenc{limit: limit}
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(encodeBailout)
 			if !ok {
 				panic(r)
 			}
-			out, err = e.buf, fmt.Errorf("marshal program: %w", b.err)
+			out, err = b.buf, fmt.Errorf("marshal program: %w", b.err)
 		}
 	}()
-	e.raw(`{"stmts":`)
-	e.stmts(p.Stmts)
-	e.raw("}")
-	e.check()
-	return e.buf, nil
+	b := append(dst, `{"stmts":`...)
+	b = e.stmts(b, p.Stmts)
+	b = append(b, '}')
+	e.check(b)
+	return b, nil
 }
 
-// jenc appends JSON to buf. It checks the length against limit once per
-// node and before each string, so it overshoots by at most one node's
-// fixed text; errors unwind to AppendProgram as an encodeBailout.
+// jenc writes JSON. The buffer is passed to and returned from every method
+// rather than kept in the struct, so that it stays in registers along the
+// walk instead of being stored and reloaded at every append. It checks the
+// length against limit once per node and before each string, so it
+// overshoots by at most one node's fixed text; errors unwind to
+// AppendProgram as an encodeBailout carrying the buffer.
 type jenc struct {
-	buf   []byte
 	limit int
 	depth int // node functions nested, at most MaxDepth
 }
 
-type encodeBailout struct{ err error }
+type encodeBailout struct {
+	err error
+	buf []byte
+}
 
-func (e *jenc) fail(err error) { panic(encodeBailout{err}) }
+func (e *jenc) fail(b []byte, err error) { panic(encodeBailout{err, b}) }
 
-// check fails once the buffer is over the limit.
-func (e *jenc) check() {
-	if len(e.buf) > e.limit {
-		e.fail(fmt.Errorf("%w of %d bytes", ErrTooLarge, e.limit))
+// check fails once the buffer is over the limit. It and enter are small
+// enough to be inlined; their failures are calls of their own.
+func (e *jenc) check(b []byte) {
+	if len(b) > e.limit {
+		e.tooLarge(b)
 	}
+}
+
+func (e *jenc) tooLarge(b []byte) {
+	e.fail(b, fmt.Errorf("%w of %d bytes", ErrTooLarge, e.limit))
 }
 
 // enter and leave bracket the encoding of a node that may hold nodes of
 // its own kind, bounding the recursion.
-func (e *jenc) enter() {
+func (e *jenc) enter(b []byte) {
 	if e.depth++; e.depth > MaxDepth {
-		e.fail(fmt.Errorf("tree nested deeper than %d nodes", MaxDepth))
+		e.tooDeep(b)
 	}
+}
+
+func (e *jenc) tooDeep(b []byte) {
+	e.fail(b, fmt.Errorf("tree nested deeper than %d nodes", MaxDepth))
 }
 
 func (e *jenc) leave() { e.depth-- }
 
-func (e *jenc) raw(s string) { e.buf = append(e.buf, s...) }
-
 // close ends a node object with its span. Spans are half the encoder's
-// work, so the whole tail is written in place into room made once, its
-// fixed text in word stores.
-func (e *jenc) close(s Span) {
-	if s.Start < 0 || s.End < 0 {
-		e.buf = append(e.buf, spanHead...)
-		e.buf = appendInt(e.buf, int64(s.Start))
-		e.buf = append(e.buf, spanMid...)
-		e.buf = appendInt(e.buf, int64(s.End))
-		e.buf = append(e.buf, "}}"...)
-		e.check()
-		return
+// work, so the whole tail is written in place into room made once: its
+// fixed text in word stores, and each number as one store of its digits
+// looked up in digits4, which covers every span of a source under 10 kB.
+// Other spans take closeWide.
+func (e *jenc) close(b []byte, s Span) []byte {
+	st, en := uint32(s.Start), uint32(s.End)
+	if max(st, en) >= 10000 { // negative ones too
+		return e.closeWide(b, s)
 	}
-	// The digits take at most 10 bytes each, and putDigits stores 8 at a
-	// time, so the room covers its overshoot after the second number.
-	const room = len(spanHead) + 10 + len(spanMid) + 10 + 8
-	b := e.buf
+	// Each number's word store may write 4 bytes past its 4 digits.
+	const room = len(spanHead) + 4 + len(spanMid) + 4 + 8
+	if cap(b)-len(b) < room {
+		b = append(b, make([]byte, room)...)[:len(b)]
+	}
+	n := len(b)
+	t := (*[room]byte)(b[n : n+room]) // one bounds check for the stores below
+	binary.LittleEndian.PutUint64(t[0:], spanHead0)
+	binary.LittleEndian.PutUint64(t[8:], spanHead1)
+	t[16] = ':'
+	d := digits4[st]
+	binary.LittleEndian.PutUint64(t[17:], uint64(d)|digitsPad)
+	i := 17 + (bits.Len32(d)+7)>>3                 // at most 21
+	binary.LittleEndian.PutUint64(t[i:], spanMid0) // its eighth byte is overwritten
+	i += len(spanMid)
+	d = digits4[en]
+	binary.LittleEndian.PutUint64(t[i:], uint64(d)|digitsPad)
+	i += (bits.Len32(d) + 7) >> 3
+	binary.LittleEndian.PutUint16(t[i:], '}'|'}'<<8)
+	b = b[:n+i+2]
+	e.check(b)
+	return b
+}
+
+// digits4 holds the decimal digits of each number under 10000 as ASCII
+// bytes in a little-endian word, without leading zeros: 42 is '4' | '2'<<8.
+// A number's width is its word's significant bytes.
+var digits4 = func() (t [10000]uint32) {
+	for i := range 10 {
+		t[i] = '0' + uint32(i)
+	}
+	for i := 10; i < len(t); i++ {
+		hi := t[i/10]
+		t[i] = hi | ('0'+uint32(i%10))<<((bits.Len32(hi)+7)&^7)
+	}
+	return t
+}()
+
+// digitsPad fills the four bytes of a digits4 word store past its digits,
+// which the next store overwrites or which lie past the slice's end. Were
+// they known to be zero, the compiler would store the digits and the zeros
+// separately.
+const digitsPad = 0x2020_2020_0000_0000
+
+// closeWide is close for a span with a number of at least 10000: each
+// number under 100000 (every span of a source under 100 kB) is one word
+// store of its digits computed without a branch on its width. Other spans
+// take closeLong.
+func (e *jenc) closeWide(b []byte, s Span) []byte {
+	st, en := uint32(s.Start), uint32(s.End)
+	if st >= 100000 || en >= 100000 { // negative ones too
+		return e.closeLong(b, s)
+	}
+	// Each number's word store may write 3 bytes past its 5 digits.
+	const room = len(spanHead) + 5 + len(spanMid) + 5 + 8
 	if cap(b)-len(b) < room {
 		b = append(b, make([]byte, room)...)[:len(b)]
 	}
@@ -112,12 +173,43 @@ func (e *jenc) close(s Span) {
 	binary.LittleEndian.PutUint64(b[n:], spanHead0)
 	binary.LittleEndian.PutUint64(b[n+8:], spanHead1)
 	b[n+16] = ':'
-	n = putDigits(b, n+len(spanHead), uint32(s.Start))
+	n += len(spanHead)
+	top := st / 10000
+	rest := st - top*10000
+	x := uint64('0'+top) | uint64(digitPairs16[rest/100])<<8 | uint64(digitPairs16[rest%100])<<24 | spanPad
+	w := 1 + b2i(st >= 10) + b2i(st >= 100) + b2i(st >= 1000) + b2i(st >= 10000)
+	binary.LittleEndian.PutUint64(b[n:], x>>((5-w)*8))
+	n += w
 	binary.LittleEndian.PutUint64(b[n:], spanMid0) // its eighth byte is overwritten
-	n = putDigits(b, n+len(spanMid), uint32(s.End))
+	n += len(spanMid)
+	top = en / 10000
+	rest = en - top*10000
+	x = uint64('0'+top) | uint64(digitPairs16[rest/100])<<8 | uint64(digitPairs16[rest%100])<<24 | spanPad
+	w = 1 + b2i(en >= 10) + b2i(en >= 100) + b2i(en >= 1000) + b2i(en >= 10000)
+	binary.LittleEndian.PutUint64(b[n:], x>>((5-w)*8))
+	n += w
 	binary.LittleEndian.PutUint16(b[n:], '}'|'}'<<8)
-	e.buf = b[:n+2]
-	e.check()
+	b = b[:n+2]
+	e.check(b)
+	return b
+}
+
+// spanPad fills the three bytes of a digit word past its five digits,
+// which the next store overwrites or which lie past the slice's end. Were
+// they known to be zero, the compiler would split the word store into a
+// byte, a 4-byte and three zero-byte stores.
+const spanPad = 0x2020_2000_0000_0000
+
+// closeLong is close for a span with a number that is negative (which no
+// parsed tree has) or at least 100000.
+func (e *jenc) closeLong(b []byte, s Span) []byte {
+	b = append(b, spanHead...)
+	b = appendInt(b, int64(s.Start))
+	b = append(b, spanMid...)
+	b = appendInt(b, int64(s.End))
+	b = append(b, "}}"...)
+	e.check(b)
+	return b
 }
 
 // A span's fixed text, and its bytes as little-endian words for close.
@@ -137,19 +229,19 @@ var (
 // 100000 (a span in any source under 100 kB) is written as one word
 // store, which may write past the digits.
 func putDigits(b []byte, n int, u uint32) int {
-	if u < 10000 {
-		w := 1 + b2i(u >= 10) + b2i(u >= 100) + b2i(u >= 1000) // no branch to mispredict
-		x := uint64(digitPairs16[u/100]) | uint64(digitPairs16[u%100])<<16
-		binary.LittleEndian.PutUint64(b[n:], x>>((4-w)*8))
-		return n + w
+	if u >= 100000 {
+		return putDigitsLong(b, n, u)
 	}
-	if u < 100000 {
-		top := u / 10000
-		rest := u - top*10000
-		x := uint64('0'+top) | uint64(digitPairs16[rest/100])<<8 | uint64(digitPairs16[rest%100])<<24
-		binary.LittleEndian.PutUint64(b[n:], x)
-		return n + 5
-	}
+	top := u / 10000
+	rest := u - top*10000
+	x := uint64('0'+top) | uint64(digitPairs16[rest/100])<<8 | uint64(digitPairs16[rest%100])<<24 | spanPad
+	w := 1 + b2i(u >= 10) + b2i(u >= 100) + b2i(u >= 1000) + b2i(u >= 10000) // no branch to mispredict
+	binary.LittleEndian.PutUint64(b[n:], x>>((5-w)*8))
+	return n + w
+}
+
+// putDigitsLong is putDigits for u >= 100000.
+func putDigitsLong(b []byte, n int, u uint32) int {
 	w := decimalWidth(u)
 	i := n + w
 	for u >= 100 {
@@ -225,33 +317,58 @@ var digitPairs16 = func() (t [100]uint16) {
 	return t
 }()
 
-// str appends key (a literal `,"name":`) and s as a JSON string.
-func (e *jenc) str(key, s string) {
-	e.raw(key)
-	e.quote(s)
-}
-
-func (e *jenc) boolean(key string, v bool) {
-	e.raw(key)
-	if v {
-		e.raw("true")
-	} else {
-		e.raw("false")
+// appendLit appends s, a constant, to b. The compiler calls memmove for a
+// constant longer than 16 bytes, not knowing the buffer cannot overlap it;
+// appendLit copies one of 17 to 32 bytes in two 16-byte moves instead, the
+// second overlapping the first, when b has room (call sites with a key in
+// that range use it instead of the key-taking helpers, which are too large
+// to inline with it). It is meant to be inlined, where len(s) is a constant
+// and the tests on it fold away.
+func appendLit(b []byte, s string) []byte {
+	n := len(b)
+	if len(s) <= 16 || len(s) > 32 || cap(b)-n < len(s) {
+		return append(b, s...)
 	}
+	b = b[:n+len(s)]
+	copy(b[n:n+16], s[:16])
+	copy(b[n+len(s)-16:n+len(s)], s[len(s)-16:])
+	return b
 }
 
-func (e *jenc) int(key string, v int64) {
-	e.raw(key)
-	e.buf = appendInt(e.buf, v)
+// str appends key (a literal `,"name":`) and s as a JSON string.
+func (e *jenc) str(b []byte, key, s string) []byte {
+	b = append(b, key...)
+	return e.quote(b, s)
+}
+
+func (e *jenc) boolean(b []byte, key string, v bool) []byte {
+	b = append(b, key...)
+	return appendBool(b, v)
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, "true"...)
+	}
+	return append(b, "false"...)
+}
+
+func (e *jenc) int(b []byte, key string, v int64) []byte {
+	b = append(b, key...)
+	return appendInt(b, v)
 }
 
 // name appends key and a name from a fixed table (an operator or a kind),
 // which never needs escaping.
-func (e *jenc) name(key, s string) {
-	e.raw(key)
-	e.buf = append(e.buf, '"')
-	e.buf = append(e.buf, s...)
-	e.buf = append(e.buf, '"')
+func (e *jenc) name(b []byte, key, s string) []byte {
+	b = append(b, key...)
+	return appendName(b, s)
+}
+
+func appendName(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // plain marks the bytes a JSON string holds as they are: printable ASCII
@@ -263,13 +380,31 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
+// quickQuote is the longest string quote copies as it checks it.
+const quickQuote = 24
+
 // quote appends s as a JSON string: '"', '\\' and control characters are
 // escaped, invalid UTF-8 becomes U+FFFD, nothing else is changed.
-func (e *jenc) quote(s string) {
-	if len(e.buf)+len(s) > e.limit {
-		e.fail(fmt.Errorf("%w of %d bytes", ErrTooLarge, e.limit))
+func (e *jenc) quote(b []byte, s string) []byte {
+	if len(b)+len(s) > e.limit {
+		e.tooLarge(b)
 	}
-	b := append(e.buf, '"')
+	// Most strings are short names that need no escape: they are copied
+	// byte by byte as they are checked, into room made once, instead of
+	// being scanned and then copied by a call of memmove.
+	if n := len(b); len(s) <= quickQuote && cap(b)-n >= quickQuote+2 {
+		t := (*[quickQuote + 2]byte)(b[n : n+quickQuote+2])
+		t[0] = '"'
+		i := 0
+		for ; i < len(s) && plain[s[i]]; i++ {
+			t[1+i] = s[i]
+		}
+		if i == len(s) {
+			t[1+i] = '"'
+			return b[:n+len(s)+2]
+		}
+	}
+	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -306,476 +441,532 @@ func (e *jenc) quote(s string) {
 		i += w
 	}
 	b = append(b, s[start:]...)
-	e.buf = append(b, '"')
+	return append(b, '"')
 }
 
-func (e *jenc) stmts(ss []Stmt) {
-	e.buf = append(e.buf, '[')
+func (e *jenc) stmts(b []byte, ss []Stmt) []byte {
+	b = append(b, '[')
 	for i, s := range ss {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.stmt(s)
+		b = e.stmt(b, s)
 	}
-	e.buf = append(e.buf, ']')
+	return append(b, ']')
 }
 
-func (e *jenc) exprs(key string, xs []Expr) {
-	e.raw(key)
-	e.buf = append(e.buf, '[')
+func (e *jenc) exprs(b []byte, key string, xs []Expr) []byte {
+	b = append(b, key...)
+	return e.exprList(b, xs)
+}
+
+func (e *jenc) exprList(b []byte, xs []Expr) []byte {
+	b = append(b, '[')
 	for i, x := range xs {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.expr(x)
+		b = e.expr(b, x)
 	}
-	e.buf = append(e.buf, ']')
+	return append(b, ']')
 }
 
-func (e *jenc) exprField(key string, x Expr) {
-	e.raw(key)
-	e.expr(x)
+func (e *jenc) exprField(b []byte, key string, x Expr) []byte {
+	b = append(b, key...)
+	return e.expr(b, x)
 }
 
-func (e *jenc) blockField(key string, b *Block) {
-	e.raw(key)
-	if b == nil {
-		e.raw("null")
-		return
+func (e *jenc) blockField(b []byte, key string, blk *Block) []byte {
+	b = append(b, key...)
+	return e.blockOrNull(b, blk)
+}
+
+func (e *jenc) blockOrNull(b []byte, blk *Block) []byte {
+	if blk == nil {
+		return append(b, "null"...)
 	}
-	e.block(b)
+	return e.block(b, blk)
 }
 
-func (e *jenc) block(b *Block) {
-	e.enter()
-	e.raw(`{"kind":"block","stmts":`)
-	e.stmts(b.Stmts)
-	e.close(b.Span)
+func (e *jenc) block(b []byte, blk *Block) []byte {
+	e.enter(b)
+	b = appendLit(b, `{"kind":"block","stmts":`)
+	b = e.stmts(b, blk.Stmts)
+	b = e.close(b, blk.Span)
 	e.leave()
+	return b
 }
 
-func (e *jenc) typeField(key string, t *TypeExpr) {
-	e.raw(key)
-	e.typ(t)
+func (e *jenc) typeField(b []byte, key string, t *TypeExpr) []byte {
+	b = append(b, key...)
+	return e.typ(b, t)
 }
 
-func (e *jenc) typ(t *TypeExpr) {
+func (e *jenc) typ(b []byte, t *TypeExpr) []byte {
 	if t == nil {
-		e.raw("null")
-		return
+		return append(b, "null"...)
 	}
-	e.enter()
-	e.str(`{"kind":"type","name":`, t.Name)
-	e.raw(`,"args":[`)
+	e.enter(b)
+	b = appendLit(b, `{"kind":"type","name":`)
+	b = e.quote(b, t.Name)
+	b = append(b, `,"args":[`...)
 	for i, a := range t.Args {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.typ(a)
+		b = e.typ(b, a)
 	}
-	e.buf = append(e.buf, ']')
-	e.boolean(`,"optional":`, t.Optional)
-	e.close(t.Span)
+	b = append(b, ']')
+	b = e.boolean(b, `,"optional":`, t.Optional)
+	b = e.close(b, t.Span)
 	e.leave()
+	return b
 }
 
-func (e *jenc) param(prm *Param) {
+func (e *jenc) param(b []byte, prm *Param) []byte {
 	if prm == nil {
-		e.raw("null")
-		return
+		return append(b, "null"...)
 	}
-	e.str(`{"kind":"param","name":`, prm.Name)
-	e.typeField(`,"type":`, prm.Type)
-	e.exprField(`,"default":`, prm.Default)
-	e.close(prm.Span)
+	b = appendLit(b, `{"kind":"param","name":`)
+	b = e.quote(b, prm.Name)
+	b = e.typeField(b, `,"type":`, prm.Type)
+	b = e.exprField(b, `,"default":`, prm.Default)
+	return e.close(b, prm.Span)
 }
 
-func (e *jenc) params(key string, ps []*Param) {
-	e.raw(key)
-	e.buf = append(e.buf, '[')
+func (e *jenc) params(b []byte, key string, ps []*Param) []byte {
+	b = append(b, key...)
+	return e.paramList(b, ps)
+}
+
+func (e *jenc) paramList(b []byte, ps []*Param) []byte {
+	b = append(b, '[')
 	for i, prm := range ps {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.param(prm)
+		b = e.param(b, prm)
 	}
-	e.buf = append(e.buf, ']')
+	return append(b, ']')
 }
 
-func (e *jenc) args(as []*Arg) {
-	e.raw(`,"args":[`)
+func (e *jenc) args(b []byte, as []*Arg) []byte {
+	b = append(b, `,"args":[`...)
 	for i, a := range as {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.str(`{"kind":"arg","name":`, a.Name)
-		e.exprField(`,"value":`, a.Value)
-		e.close(a.Span)
+		b = appendLit(b, `{"kind":"arg","name":`)
+		b = e.quote(b, a.Name)
+		b = e.exprField(b, `,"value":`, a.Value)
+		b = e.close(b, a.Span)
 	}
-	e.buf = append(e.buf, ']')
+	return append(b, ']')
 }
 
-func (e *jenc) stmt(s Stmt) {
-	e.enter()
+func (e *jenc) stmt(b []byte, s Stmt) []byte {
+	e.enter(b)
 	switch n := s.(type) {
 	case *ExprStmt:
-		e.raw(`{"kind":"expr","x":`)
-		e.expr(n.X)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"expr","x":`)
+		b = e.expr(b, n.X)
+		b = e.close(b, n.Span)
 	case *LetStmt:
-		e.str(`{"kind":"let","name":`, n.Name)
-		e.typeField(`,"type":`, n.Type)
-		e.exprField(`,"init":`, n.Init)
-		e.boolean(`,"mutable":`, n.Mutable)
-		e.boolean(`,"exported":`, n.Exported)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"let","name":`)
+		b = e.quote(b, n.Name)
+		b = e.typeField(b, `,"type":`, n.Type)
+		b = e.exprField(b, `,"init":`, n.Init)
+		b = e.boolean(b, `,"mutable":`, n.Mutable)
+		b = e.boolean(b, `,"exported":`, n.Exported)
+		b = e.close(b, n.Span)
 	case *FnStmt:
-		e.raw(`{"kind":"fn","decl":`)
-		e.fnDecl(n.Decl)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"fn","decl":`)
+		b = e.fnDecl(b, n.Decl)
+		b = e.close(b, n.Span)
 	case *AliasStmt:
-		e.str(`{"kind":"alias","name":`, n.Name)
-		e.raw(`,"target":`)
-		e.cmdCall(n.Target)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"alias","name":`)
+		b = e.quote(b, n.Name)
+		b = append(b, `,"target":`...)
+		b = e.cmdCall(b, n.Target)
+		b = e.close(b, n.Span)
 	case *UseStmt:
-		e.str(`{"kind":"use","path":`, n.Path)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"use","path":`)
+		b = e.quote(b, n.Path)
+		b = e.close(b, n.Span)
 	case *AssignStmt:
-		e.exprField(`{"kind":"assign","target":`, n.Target)
-		e.name(`,"op":`, n.Op.String())
-		e.exprField(`,"value":`, n.Value)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"assign","target":`)
+		b = e.expr(b, n.Target)
+		b = e.name(b, `,"op":`, n.Op.String())
+		b = e.exprField(b, `,"value":`, n.Value)
+		b = e.close(b, n.Span)
 	case *ReturnStmt:
-		e.exprField(`{"kind":"return","value":`, n.Value)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"return","value":`)
+		b = e.expr(b, n.Value)
+		b = e.close(b, n.Span)
 	case *BreakStmt:
-		e.raw(`{"kind":"break"`)
-		e.close(n.Span)
+		b = append(b, `{"kind":"break"`...)
+		b = e.close(b, n.Span)
 	case *ContinueStmt:
-		e.raw(`{"kind":"continue"`)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"continue"`)
+		b = e.close(b, n.Span)
 	case *ForStmt:
-		e.str(`{"kind":"for","var":`, n.Var)
-		e.exprField(`,"iter":`, n.Iter)
-		e.blockField(`,"body":`, n.Body)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"for","var":`)
+		b = e.quote(b, n.Var)
+		b = e.exprField(b, `,"iter":`, n.Iter)
+		b = e.blockField(b, `,"body":`, n.Body)
+		b = e.close(b, n.Span)
 	case *WhileStmt:
-		e.exprField(`{"kind":"while","cond":`, n.Cond)
-		e.blockField(`,"body":`, n.Body)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"while","cond":`)
+		b = e.expr(b, n.Cond)
+		b = e.blockField(b, `,"body":`, n.Body)
+		b = e.close(b, n.Span)
 	case nil:
-		e.raw("null")
+		b = append(b, "null"...)
 	default:
-		e.fail(fmt.Errorf("unknown statement node %T", s))
+		e.fail(b, fmt.Errorf("unknown statement node %T", s))
 	}
 	e.leave()
+	return b
 }
 
-func (e *jenc) fnDecl(d *FnDecl) {
+func (e *jenc) fnDecl(b []byte, d *FnDecl) []byte {
 	if d == nil {
-		e.raw("null")
-		return
+		return append(b, "null"...)
 	}
-	e.str(`{"kind":"fn_decl","name":`, d.Name)
-	e.params(`,"params":`, d.Params)
-	e.raw(`,"rest":`)
-	e.param(d.Rest)
-	e.typeField(`,"return":`, d.Return)
-	e.blockField(`,"body":`, d.Body)
-	e.str(`,"doc":`, d.Doc)
-	e.boolean(`,"exported":`, d.Exported)
-	e.close(d.Span)
+	b = appendLit(b, `{"kind":"fn_decl","name":`)
+	b = e.quote(b, d.Name)
+	b = e.params(b, `,"params":`, d.Params)
+	b = append(b, `,"rest":`...)
+	b = e.param(b, d.Rest)
+	b = e.typeField(b, `,"return":`, d.Return)
+	b = e.blockField(b, `,"body":`, d.Body)
+	b = e.str(b, `,"doc":`, d.Doc)
+	b = e.boolean(b, `,"exported":`, d.Exported)
+	return e.close(b, d.Span)
 }
 
-func (e *jenc) expr(x Expr) {
-	e.enter()
+func (e *jenc) expr(b []byte, x Expr) []byte {
+	e.enter(b)
 	switch n := x.(type) {
 	case nil:
-		e.raw("null")
+		b = append(b, "null"...)
 	case *Var:
-		e.str(`{"kind":"var","name":`, n.Name)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"var","name":`)
+		b = e.quote(b, n.Name)
+		b = e.close(b, n.Span)
 	case *IntLit:
-		e.int(`{"kind":"int","value":`, n.Value)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"int","value":`)
+		b = appendInt(b, n.Value)
+		b = e.close(b, n.Span)
 	case *StrLit:
-		e.str(`{"kind":"str","value":`, n.Value)
-		e.boolean(`,"raw":`, n.Raw)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"str","value":`)
+		b = e.quote(b, n.Value)
+		b = e.boolean(b, `,"raw":`, n.Raw)
+		b = e.close(b, n.Span)
 	case *Field:
-		e.exprField(`{"kind":"field","x":`, n.X)
-		e.str(`,"name":`, n.Name)
-		e.boolean(`,"optional":`, n.Optional)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"field","x":`)
+		b = e.expr(b, n.X)
+		b = e.str(b, `,"name":`, n.Name)
+		b = e.boolean(b, `,"optional":`, n.Optional)
+		b = e.close(b, n.Span)
 	case *MethodCall:
-		e.exprField(`{"kind":"method_call","x":`, n.X)
-		e.str(`,"name":`, n.Name)
-		e.args(n.Args)
-		e.boolean(`,"optional":`, n.Optional)
-		e.blockField(`,"trailing":`, n.Trailing)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"method_call","x":`)
+		b = e.expr(b, n.X)
+		b = e.str(b, `,"name":`, n.Name)
+		b = e.args(b, n.Args)
+		b = e.boolean(b, `,"optional":`, n.Optional)
+		b = e.blockField(b, `,"trailing":`, n.Trailing)
+		b = e.close(b, n.Span)
 	case *Call:
-		e.exprField(`{"kind":"call","fn":`, n.Fn)
-		e.args(n.Args)
-		e.blockField(`,"trailing":`, n.Trailing)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"call","fn":`)
+		b = e.expr(b, n.Fn)
+		b = e.args(b, n.Args)
+		b = e.blockField(b, `,"trailing":`, n.Trailing)
+		b = e.close(b, n.Span)
 	case *Binary:
-		e.name(`{"kind":"binary","op":`, n.Op.String())
-		e.exprField(`,"l":`, n.L)
-		e.exprField(`,"r":`, n.R)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"binary","op":`)
+		b = appendName(b, n.Op.String())
+		b = e.exprField(b, `,"l":`, n.L)
+		b = e.exprField(b, `,"r":`, n.R)
+		b = e.close(b, n.Span)
 	case *Cmd:
-		e.raw(`{"kind":"cmd","call":`)
-		e.cmdCall(n.Call)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"cmd","call":`)
+		b = e.cmdCall(b, n.Call)
+		b = e.close(b, n.Span)
 	case *NullLit:
-		e.raw(`{"kind":"null"`)
-		e.close(n.Span)
+		b = append(b, `{"kind":"null"`...)
+		b = e.close(b, n.Span)
 	case *BoolLit:
-		e.boolean(`{"kind":"bool","value":`, n.Value)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"bool","value":`)
+		b = appendBool(b, n.Value)
+		b = e.close(b, n.Span)
 	case *FloatLit:
-		e.raw(`{"kind":"float","value":`)
+		b = appendLit(b, `{"kind":"float","value":`)
 		if math.IsInf(n.Value, 0) || math.IsNaN(n.Value) {
-			e.quote(strconv.FormatFloat(n.Value, 'g', -1, 64))
+			b = e.quote(b, strconv.FormatFloat(n.Value, 'g', -1, 64))
 		} else {
-			e.buf = strconv.AppendFloat(e.buf, n.Value, 'g', -1, 64)
+			b = strconv.AppendFloat(b, n.Value, 'g', -1, 64)
 		}
-		e.close(n.Span)
+		b = e.close(b, n.Span)
 	case *StrInterp:
-		e.raw(`{"kind":"str_interp","parts":[`)
+		b = appendLit(b, `{"kind":"str_interp","parts":[`)
 		for i, part := range n.Parts {
 			if i > 0 {
-				e.buf = append(e.buf, ',')
+				b = append(b, ',')
 			}
-			e.str(`{"kind":"str_part","lit":`, part.Lit)
-			e.exprField(`,"x":`, part.X)
-			e.buf = append(e.buf, '}')
+			b = appendLit(b, `{"kind":"str_part","lit":`)
+			b = e.quote(b, part.Lit)
+			b = e.exprField(b, `,"x":`, part.X)
+			b = append(b, '}')
 		}
-		e.buf = append(e.buf, ']')
-		e.close(n.Span)
+		b = append(b, ']')
+		b = e.close(b, n.Span)
 	case *SizeLit:
-		e.int(`{"kind":"size","bytes":`, n.Bytes)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"size","bytes":`)
+		b = appendInt(b, n.Bytes)
+		b = e.close(b, n.Span)
 	case *DurationLit:
-		e.int(`{"kind":"duration","nanos":`, n.Nanos)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"duration","nanos":`)
+		b = appendInt(b, n.Nanos)
+		b = e.close(b, n.Span)
 	case *TimeLit:
-		e.int(`{"kind":"time","nanos":`, n.Nanos)
-		e.boolean(`,"has_seconds":`, n.HasSeconds)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"time","nanos":`)
+		b = appendInt(b, n.Nanos)
+		b = e.boolean(b, `,"has_seconds":`, n.HasSeconds)
+		b = e.close(b, n.Span)
 	case *DateTimeLit:
-		e.str(`{"kind":"date_time","text":`, n.Text)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"date_time","text":`)
+		b = e.quote(b, n.Text)
+		b = e.close(b, n.Span)
 	case *RegexLit:
-		e.str(`{"kind":"regex","pattern":`, n.Pattern)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"regex","pattern":`)
+		b = e.quote(b, n.Pattern)
+		b = e.close(b, n.Span)
 	case *Index:
-		e.exprField(`{"kind":"index","x":`, n.X)
-		e.exprField(`,"index":`, n.Index)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"index","x":`)
+		b = e.expr(b, n.X)
+		b = e.exprField(b, `,"index":`, n.Index)
+		b = e.close(b, n.Span)
 	case *List:
-		e.exprs(`{"kind":"list","elems":`, n.Elems)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"list","elems":`)
+		b = e.exprList(b, n.Elems)
+		b = e.close(b, n.Span)
 	case *Record:
-		e.raw(`{"kind":"record","fields":[`)
+		b = appendLit(b, `{"kind":"record","fields":[`)
 		for i, f := range n.Fields {
 			if i > 0 {
-				e.buf = append(e.buf, ',')
+				b = append(b, ',')
 			}
-			e.str(`{"kind":"record_field","key":`, f.Key)
-			e.exprField(`,"value":`, f.Value)
-			e.close(f.Span)
+			b = appendLit(b, `{"kind":"record_field","key":`)
+			b = e.quote(b, f.Key)
+			b = e.exprField(b, `,"value":`, f.Value)
+			b = e.close(b, f.Span)
 		}
-		e.buf = append(e.buf, ']')
-		e.close(n.Span)
+		b = append(b, ']')
+		b = e.close(b, n.Span)
 	case *Block:
-		e.block(n)
+		b = e.block(b, n)
 	case *Lambda:
-		e.params(`{"kind":"lambda","params":`, n.Params)
-		e.exprField(`,"body":`, n.Body)
-		e.boolean(`,"implicit":`, n.Implicit)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"lambda","params":`)
+		b = e.paramList(b, n.Params)
+		b = e.exprField(b, `,"body":`, n.Body)
+		b = e.boolean(b, `,"implicit":`, n.Implicit)
+		b = e.close(b, n.Span)
 	case *If:
-		e.exprField(`{"kind":"if","cond":`, n.Cond)
-		e.blockField(`,"then":`, n.Then)
-		e.exprField(`,"else":`, n.Else)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"if","cond":`)
+		b = e.expr(b, n.Cond)
+		b = e.blockField(b, `,"then":`, n.Then)
+		b = e.exprField(b, `,"else":`, n.Else)
+		b = e.close(b, n.Span)
 	case *Match:
-		e.exprField(`{"kind":"match","subject":`, n.Subject)
-		e.raw(`,"arms":[`)
+		b = appendLit(b, `{"kind":"match","subject":`)
+		b = e.expr(b, n.Subject)
+		b = append(b, `,"arms":[`...)
 		for i, a := range n.Arms {
 			if i > 0 {
-				e.buf = append(e.buf, ',')
+				b = append(b, ',')
 			}
-			e.raw(`{"kind":"match_arm","patterns":[`)
+			b = appendLit(b, `{"kind":"match_arm","patterns":[`)
 			for j, pt := range a.Patterns {
 				if j > 0 {
-					e.buf = append(e.buf, ',')
+					b = append(b, ',')
 				}
-				e.pattern(pt)
+				b = e.pattern(b, pt)
 			}
-			e.buf = append(e.buf, ']')
-			e.exprField(`,"guard":`, a.Guard)
-			e.exprField(`,"body":`, a.Body)
-			e.close(a.Span)
+			b = append(b, ']')
+			b = e.exprField(b, `,"guard":`, a.Guard)
+			b = e.exprField(b, `,"body":`, a.Body)
+			b = e.close(b, a.Span)
 		}
-		e.buf = append(e.buf, ']')
-		e.close(n.Span)
+		b = append(b, ']')
+		b = e.close(b, n.Span)
 	case *Try:
-		e.blockField(`{"kind":"try","body":`, n.Body)
-		e.str(`,"binder":`, n.Binder)
-		e.blockField(`,"handler":`, n.Handler)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"try","body":`)
+		b = e.blockOrNull(b, n.Body)
+		b = e.str(b, `,"binder":`, n.Binder)
+		b = e.blockField(b, `,"handler":`, n.Handler)
+		b = e.close(b, n.Span)
 	case *Catch:
-		e.exprField(`{"kind":"catch","x":`, n.X)
-		e.str(`,"binder":`, n.Binder)
-		e.exprField(`,"handler":`, n.Handler)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"catch","x":`)
+		b = e.expr(b, n.X)
+		b = e.str(b, `,"binder":`, n.Binder)
+		b = e.exprField(b, `,"handler":`, n.Handler)
+		b = e.close(b, n.Span)
 	case *With:
-		e.raw(`{"kind":"with","entries":[`)
+		b = appendLit(b, `{"kind":"with","entries":[`)
 		for i, w := range n.Entries {
 			if i > 0 {
-				e.buf = append(e.buf, ',')
+				b = append(b, ',')
 			}
-			e.str(`{"kind":"with_entry","key":`, w.Key)
-			e.exprField(`,"value":`, w.Value)
-			e.close(w.Span)
+			b = appendLit(b, `{"kind":"with_entry","key":`)
+			b = e.quote(b, w.Key)
+			b = e.exprField(b, `,"value":`, w.Value)
+			b = e.close(b, w.Span)
 		}
-		e.buf = append(e.buf, ']')
-		e.blockField(`,"body":`, n.Body)
-		e.close(n.Span)
+		b = append(b, ']')
+		b = e.blockField(b, `,"body":`, n.Body)
+		b = e.close(b, n.Span)
 	case *Spawn:
-		e.blockField(`{"kind":"spawn","body":`, n.Body)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"spawn","body":`)
+		b = e.blockOrNull(b, n.Body)
+		b = e.close(b, n.Span)
 	case *LangBlock:
-		e.str(`{"kind":"lang_block","tool":`, n.Tool)
-		e.str(`,"source":`, n.Source)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"lang_block","tool":`)
+		b = e.quote(b, n.Tool)
+		b = e.str(b, `,"source":`, n.Source)
+		b = e.close(b, n.Span)
 	case *Unary:
-		e.name(`{"kind":"unary","op":`, n.Op.String())
-		e.exprField(`,"x":`, n.X)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"unary","op":`)
+		b = appendName(b, n.Op.String())
+		b = e.exprField(b, `,"x":`, n.X)
+		b = e.close(b, n.Span)
 	case *Range:
-		e.exprField(`{"kind":"range","lo":`, n.Lo)
-		e.exprField(`,"hi":`, n.Hi)
-		e.boolean(`,"inclusive":`, n.Inclusive)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"range","lo":`)
+		b = e.expr(b, n.Lo)
+		b = e.exprField(b, `,"hi":`, n.Hi)
+		b = e.boolean(b, `,"inclusive":`, n.Inclusive)
+		b = e.close(b, n.Span)
 	default:
-		e.fail(fmt.Errorf("unknown expression node %T", x))
+		e.fail(b, fmt.Errorf("unknown expression node %T", x))
 	}
 	e.leave()
+	return b
 }
 
-func (e *jenc) cmdCall(c *CmdCall) {
+func (e *jenc) cmdCall(b []byte, c *CmdCall) []byte {
 	if c == nil {
-		e.raw("null")
-		return
+		return append(b, "null"...)
 	}
-	e.raw(`{"kind":"cmd_call","env":[`)
+	b = appendLit(b, `{"kind":"cmd_call","env":[`)
 	for i, ep := range c.Env {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.str(`{"kind":"env_prefix","name":`, ep.Name)
-		e.raw(`,"value":`)
-		e.cmdArg(ep.Value)
-		e.close(ep.Span)
+		b = appendLit(b, `{"kind":"env_prefix","name":`)
+		b = e.quote(b, ep.Name)
+		b = append(b, `,"value":`...)
+		b = e.cmdArg(b, ep.Value)
+		b = e.close(b, ep.Span)
 	}
-	e.buf = append(e.buf, ']')
-	e.boolean(`,"forced":`, c.Forced)
-	e.raw(`,"head":`)
-	e.cmdArg(c.Head)
-	e.raw(`,"args":[`)
+	b = append(b, ']')
+	b = e.boolean(b, `,"forced":`, c.Forced)
+	b = append(b, `,"head":`...)
+	b = e.cmdArg(b, c.Head)
+	b = append(b, `,"args":[`...)
 	for i, a := range c.Args {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.cmdArg(a)
+		b = e.cmdArg(b, a)
 	}
-	e.raw(`],"redirects":[`)
+	b = append(b, `],"redirects":[`...)
 	for i, r := range c.Redirects {
 		if i > 0 {
-			e.buf = append(e.buf, ',')
+			b = append(b, ',')
 		}
-		e.name(`{"kind":"redirect","redirect_kind":`, r.Kind.String())
-		e.raw(`,"target":`)
-		e.cmdArg(r.Target)
-		e.close(r.Span)
+		b = e.name(b, `{"kind":"redirect","redirect_kind":`, r.Kind.String())
+		b = append(b, `,"target":`...)
+		b = e.cmdArg(b, r.Target)
+		b = e.close(b, r.Span)
 	}
-	e.buf = append(e.buf, ']')
-	e.boolean(`,"background":`, c.Background)
-	e.blockField(`,"trailing":`, c.Trailing)
-	e.close(c.Span)
+	b = append(b, ']')
+	b = e.boolean(b, `,"background":`, c.Background)
+	b = e.blockField(b, `,"trailing":`, c.Trailing)
+	return e.close(b, c.Span)
 }
 
-func (e *jenc) cmdArg(a *CmdArg) {
+func (e *jenc) cmdArg(b []byte, a *CmdArg) []byte {
 	if a == nil {
-		e.raw("null")
-		return
+		return append(b, "null"...)
 	}
-	e.enter()
-	e.name(`{"kind":"cmd_arg","arg_kind":`, a.Kind.String())
-	e.str(`,"text":`, a.Text)
-	e.str(`,"name":`, a.Name)
-	e.raw(`,"value":`)
-	e.cmdArg(a.Value)
-	e.exprField(`,"x":`, a.X)
-	e.close(a.Span)
+	e.enter(b)
+	b = appendLit(b, `{"kind":"cmd_arg","arg_kind":`)
+	b = appendName(b, a.Kind.String())
+	b = e.str(b, `,"text":`, a.Text)
+	b = e.str(b, `,"name":`, a.Name)
+	b = append(b, `,"value":`...)
+	b = e.cmdArg(b, a.Value)
+	b = e.exprField(b, `,"x":`, a.X)
+	b = e.close(b, a.Span)
 	e.leave()
+	return b
 }
 
-func (e *jenc) pattern(pt Pattern) {
-	e.enter()
+func (e *jenc) pattern(b []byte, pt Pattern) []byte {
+	e.enter(b)
 	switch n := pt.(type) {
 	case *BindPat:
-		e.str(`{"kind":"bind_pat","name":`, n.Name)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"bind_pat","name":`)
+		b = e.quote(b, n.Name)
+		b = e.close(b, n.Span)
 	case *WildcardPat:
-		e.raw(`{"kind":"wildcard_pat"`)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"wildcard_pat"`)
+		b = e.close(b, n.Span)
 	case *LitPat:
-		e.exprField(`{"kind":"lit_pat","value":`, n.Value)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"lit_pat","value":`)
+		b = e.expr(b, n.Value)
+		b = e.close(b, n.Span)
 	case *RangePat:
-		e.int(`{"kind":"range_pat","lo":`, n.Lo)
-		e.int(`,"hi":`, n.Hi)
-		e.boolean(`,"inclusive":`, n.Inclusive)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"range_pat","lo":`)
+		b = appendInt(b, n.Lo)
+		b = e.int(b, `,"hi":`, n.Hi)
+		b = e.boolean(b, `,"inclusive":`, n.Inclusive)
+		b = e.close(b, n.Span)
 	case *TypePat:
-		e.str(`{"kind":"type_pat","type":`, n.Type)
-		e.str(`,"binder":`, n.Binder)
-		e.close(n.Span)
+		b = appendLit(b, `{"kind":"type_pat","type":`)
+		b = e.quote(b, n.Type)
+		b = e.str(b, `,"binder":`, n.Binder)
+		b = e.close(b, n.Span)
 	case *RecordPat:
-		e.raw(`{"kind":"record_pat","fields":[`)
+		b = appendLit(b, `{"kind":"record_pat","fields":[`)
 		for i, f := range n.Fields {
 			if i > 0 {
-				e.buf = append(e.buf, ',')
+				b = append(b, ',')
 			}
-			e.str(`{"kind":"record_pat_field","key":`, f.Key)
-			e.raw(`,"pat":`)
-			e.pattern(f.Pat)
-			e.close(f.Span)
+			b = e.str(b, `{"kind":"record_pat_field","key":`, f.Key)
+			b = append(b, `,"pat":`...)
+			b = e.pattern(b, f.Pat)
+			b = e.close(b, f.Span)
 		}
-		e.buf = append(e.buf, ']')
-		e.close(n.Span)
+		b = append(b, ']')
+		b = e.close(b, n.Span)
 	case *ListPat:
-		e.raw(`{"kind":"list_pat","elems":[`)
+		b = appendLit(b, `{"kind":"list_pat","elems":[`)
 		for i, el := range n.Elems {
 			if i > 0 {
-				e.buf = append(e.buf, ',')
+				b = append(b, ',')
 			}
-			e.pattern(el)
+			b = e.pattern(b, el)
 		}
-		e.buf = append(e.buf, ']')
-		e.boolean(`,"has_rest":`, n.HasRest)
-		e.str(`,"rest":`, n.Rest)
-		e.close(n.Span)
+		b = append(b, ']')
+		b = e.boolean(b, `,"has_rest":`, n.HasRest)
+		b = e.str(b, `,"rest":`, n.Rest)
+		b = e.close(b, n.Span)
 	case nil:
-		e.raw("null")
+		b = append(b, "null"...)
 	default:
-		e.fail(fmt.Errorf("unknown pattern node %T", pt))
+		e.fail(b, fmt.Errorf("unknown pattern node %T", pt))
 	}
 	e.leave()
+	return b
 }

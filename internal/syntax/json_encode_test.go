@@ -3,9 +3,12 @@ package syntax
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestAppendProgram checks that AppendProgram extends the caller's buffer
@@ -126,4 +129,90 @@ func TestAppendInt(t *testing.T) {
 	}
 	check(-1 << 63)
 	check(1<<63 - 1)
+}
+
+// TestSpanText checks the span writer's three paths (numbers under 10000
+// from digits4, under 100000 computed, others through appendInt) against
+// strconv, for every number under 20000, every seventh under 100000, around each power of ten, in
+// buffers that end just where the tail does and in roomy ones.
+func TestSpanText(t *testing.T) {
+	check := func(start, end int32, b []byte) {
+		t.Helper()
+		e := jenc{limit: math.MaxInt}
+		got := string(e.close(b, Span{Start: start, End: end}))
+		want := string(b) + `,"span":{"start":` + strconv.Itoa(int(start)) + `,"end":` + strconv.Itoa(int(end)) + `}}`
+		if got != want {
+			t.Fatalf("close(%d, %d) = %q, want %q", start, end, got, want)
+		}
+	}
+	roomy := make([]byte, 1, 64)
+	roomy[0] = '{'
+	for n := int32(0); n < 100_000; n++ {
+		if n >= 20_000 && n%7 != 0 {
+			continue
+		}
+		check(n, n+3, roomy)
+		check(3, n, []byte("{"))
+	}
+	for p := int64(1); p < 1<<31; p *= 10 {
+		for _, v := range []int64{p - 1, p, p + 1} {
+			if v <= math.MaxInt32 {
+				check(int32(v), int32(v), roomy)
+				check(0, int32(v), nil)
+				check(int32(v), 7, nil)
+			}
+		}
+	}
+	check(-1, 5, roomy)
+	check(5, -1, nil)
+	check(math.MaxInt32, math.MaxInt32, roomy)
+	check(math.MinInt32, 0, nil)
+}
+
+// refQuote is quote's contract written plainly, rune by rune: '"', '\\'
+// and control characters escaped, invalid UTF-8 as \ufffd, nothing else
+// changed.
+func refQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && w == 1:
+			b.WriteString(`\ufffd`)
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(byte(r))
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+w])
+		}
+		i += w
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// FuzzQuote checks quote against refQuote, with buffers that have room for
+// its short-string path and buffers that do not.
+func FuzzQuote(f *testing.F) {
+	for _, s := range []string{"", "x", "·it", "a\"b", "tab\there", "\x00\x1f\x7f", "\xff", "héllo wörld", strings.Repeat("n", 24), strings.Repeat("n", 25), strings.Repeat("é", 12) + "\n"} {
+		f.Add(s, uint8(0))
+		f.Add(s, uint8(40))
+	}
+	f.Fuzz(func(t *testing.T, s string, room uint8) {
+		e := jenc{limit: math.MaxInt}
+		b := make([]byte, 3, 3+int(room))
+		copy(b, "k:[")
+		if got, want := string(e.quote(b, s)), "k:["+refQuote(s); got != want {
+			t.Fatalf("quote(%q) with room %d = %q, want %q", s, room, got, want)
+		}
+	})
 }

@@ -36,6 +36,25 @@ func lex(src string, pos int, m mode) token {
 	return lexCmd(src, pos, m == cmdArgMode)
 }
 
+// lexExprAt is lex(src, pos, exprMode) with the common cases first: after
+// plain spaces, a name is lexed at once and any other token that does not
+// start trivia goes straight to lexExpr.
+func lexExprAt(src string, pos int) token {
+	for pos < len(src) && src[pos] == ' ' {
+		pos++
+	}
+	if pos < len(src) {
+		c := src[pos]
+		if isIdentStartByte(c) {
+			return lexWord(src, pos, 1)
+		}
+		if !isTriviaStart(c) {
+			return lexExpr(src, pos)
+		}
+	}
+	return lex(src, pos, exprMode)
+}
+
 // isTriviaStart reports whether trivia (other than a plain space) may start
 // with c.
 func isTriviaStart(c byte) bool { return c == '\t' || c == '\r' || c == '#' || c == '\\' || c == ' ' }
@@ -143,28 +162,28 @@ func lexExpr(src string, pos int) token {
 		}
 		return 0
 	}
-	switch c {
-	case '\n':
+	switch exprPunct[c] {
+	case pNewline: // '\n'
 		return tk(tNewline, 1)
-	case ';':
+	case pSemi: // ';'
 		return tk(tSemi, 1)
-	case ',':
+	case pComma: // ','
 		return tk(tComma, 1)
-	case ':':
+	case pColon: // ':'
 		return tk(tColon, 1)
-	case '(':
+	case pLParen: // '('
 		return tk(tLParen, 1)
-	case ')':
+	case pRParen: // ')'
 		return tk(tRParen, 1)
-	case '[':
+	case pLBracket: // '['
 		return tk(tLBracket, 1)
-	case ']':
+	case pRBracket: // ']'
 		return tk(tRBracket, 1)
-	case '{':
+	case pLBrace: // '{'
 		return tk(tLBrace, 1)
-	case '}':
+	case pRBrace: // '}'
 		return tk(tRBrace, 1)
-	case '.':
+	case pDot: // '.'
 		if at(1) == '.' {
 			if at(2) == '.' {
 				return tk(tEllipsis, 3)
@@ -175,14 +194,14 @@ func lexExpr(src string, pos int) token {
 			return tk(tDotDot, 2)
 		}
 		return tk(tDot, 1)
-	case '?':
+	case pQuestion: // '?'
 		if at(1) == '.' {
 			return tk(tQDot, 2)
 		}
 		if at(1) == '?' {
 			return tk(tQQ, 2)
 		}
-	case '-':
+	case pMinus: // '-'
 		if at(1) == '>' {
 			return tk(tArrow, 2)
 		}
@@ -190,7 +209,7 @@ func lexExpr(src string, pos int) token {
 			return tk(tMinusEq, 2)
 		}
 		return tk(tMinus, 1)
-	case '=':
+	case pEq: // '='
 		if at(1) == '=' {
 			return tk(tEq, 2)
 		}
@@ -198,55 +217,55 @@ func lexExpr(src string, pos int) token {
 			return tk(tFatArrow, 2)
 		}
 		return tk(tAssign, 1)
-	case '+':
+	case pPlus: // '+'
 		if at(1) == '=' {
 			return tk(tPlusEq, 2)
 		}
 		return tk(tPlus, 1)
-	case '*':
+	case pStar: // '*'
 		if at(1) == '=' {
 			return tk(tStarEq, 2)
 		}
 		return tk(tStar, 1)
-	case '/':
+	case pSlash: // '/'
 		if at(1) == '=' {
 			return tk(tSlashEq, 2)
 		}
 		return tk(tSlash, 1)
-	case '%':
+	case pPercent: // '%'
 		return tk(tPercent, 1)
-	case '!':
+	case pBang: // '!'
 		if at(1) == '=' {
 			return tk(tNe, 2)
 		}
 		return tk(tBang, 1)
-	case '<':
+	case pLt: // '<'
 		if at(1) == '=' {
 			return tk(tLe, 2)
 		}
 		return tk(tLt, 1)
-	case '>':
+	case pGt: // '>'
 		if at(1) == '=' {
 			return tk(tGe, 2)
 		}
 		return tk(tGt, 1)
-	case '&':
+	case pAmp: // '&'
 		if at(1) == '&' {
 			return tk(tAndAnd, 2)
 		}
 		return tk(tAmp, 1)
-	case '|':
+	case pPipe: // '|'
 		if at(1) == '|' {
 			return tk(tOrOr, 2)
 		}
 		return tk(tPipe, 1)
-	case '^':
+	case pCaret: // '^'
 		return tk(tCaret, 1)
-	case '$':
+	case pDollar: // '$'
 		return sigilError(src, pos)
-	case '`':
+	case pBacktick: // '`'
 		return backtickError(pos)
-	case '"', '\'':
+	case pQuote: // '"', '\''
 		return scanString(src, pos)
 	}
 	if isDigit(c) {
@@ -262,6 +281,74 @@ func lexExpr(src string, pos int) token {
 	return illegal(pos, pos+w, "unexpected character `"+string(r)+"`",
 		"this character has no meaning here; quote it to use it as text")
 }
+
+// The classes of the bytes that start a punctuation, string or error
+// token in expression mode, which lexExpr dispatches on.
+const (
+	pNone uint8 = iota
+	pNewline
+	pSemi
+	pComma
+	pColon
+	pLParen
+	pRParen
+	pLBracket
+	pRBracket
+	pLBrace
+	pRBrace
+	pDot
+	pQuestion
+	pMinus
+	pEq
+	pPlus
+	pStar
+	pSlash
+	pPercent
+	pBang
+	pLt
+	pGt
+	pAmp
+	pPipe
+	pCaret
+	pDollar
+	pBacktick
+	pQuote
+)
+
+// exprPunct classes each byte for lexExpr's dispatch (pNone for any other
+// byte): a switch on the dense classes compiles to one jump through a
+// table, where one on the sparse bytes was a chain of about five compares.
+var exprPunct = func() (t [256]uint8) {
+	t['\n'] = pNewline
+	t[';'] = pSemi
+	t[','] = pComma
+	t[':'] = pColon
+	t['('] = pLParen
+	t[')'] = pRParen
+	t['['] = pLBracket
+	t[']'] = pRBracket
+	t['{'] = pLBrace
+	t['}'] = pRBrace
+	t['.'] = pDot
+	t['?'] = pQuestion
+	t['-'] = pMinus
+	t['='] = pEq
+	t['+'] = pPlus
+	t['*'] = pStar
+	t['/'] = pSlash
+	t['%'] = pPercent
+	t['!'] = pBang
+	t['<'] = pLt
+	t['>'] = pGt
+	t['&'] = pAmp
+	t['|'] = pPipe
+	t['^'] = pCaret
+	t['$'] = pDollar
+	t['`'] = pBacktick
+	t['"'] = pQuote
+	t['\''] = pQuote
+	return t
+}()
 
 // lexWord lexes the identifier, keyword or tagged string (t"...", re"...")
 // starting at pos with a first character w bytes wide. ASCII names, the

@@ -188,7 +188,7 @@ func (p *parser) lexAt(pos int) token {
 }
 
 func (p *parser) lexMiss(pos int) token {
-	t := lex(p.src, pos, exprMode)
+	t := lexExprAt(p.src, pos)
 	if t.diag == nil {
 		p.cache[pos&(tokCacheSize-1)] = cacheEntry{pos: pos, tok: t.tokSpan}
 	}
