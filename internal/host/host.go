@@ -45,7 +45,8 @@ type Op struct {
 	// longest existing prefix is resolved and the rest appended, and an op
 	// that does not follow a final symlink (Lstat, Remove, Rename's source,
 	// Symlink's and Link's new name) resolves only the parent. A gate must
-	// judge both Target and Real. Empty when not resolved.
+	// judge both Target and Real. Empty when not resolved (a host gated by
+	// AllowAll or DenyAll resolves nothing: neither looks at paths).
 	Real string
 	// Tree marks an op that acts on the whole tree beneath a directory
 	// Target (a recursive Remove or Copy of a directory, a recursive

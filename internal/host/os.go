@@ -190,11 +190,14 @@ func (o *OS) authorizeResolved(ctx context.Context, op Op, follow bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if o.auth == AllowAll {
+	switch o.auth {
+	case AllowAll:
 		return nil // nothing to judge, so nothing to resolve
-	}
-	if err := resolveFor(&op, follow); err != nil {
-		return err
+	case DenyAll: // refuses whatever the path resolves to
+	default:
+		if err := resolveFor(&op, follow); err != nil {
+			return err
+		}
 	}
 	return o.auth.Authorize(ctx, op)
 }
