@@ -54,13 +54,7 @@ func (p *execParams) check() error {
 		return bad(`"src" is required`)
 	}
 	switch p.Mode {
-	case "", "run":
-	case "approved":
-		// No plan is ever stored by this kernel yet, so no approved plan
-		// of identical source exists.
-		return proto.NewError(proto.CodeLeashDenied, "no stored, approved plan matches this source", nil)
-	case "plan":
-		return bad(`mode "plan" is not supported by this kernel yet`)
+	case "", "run", "plan", "approved":
 	default:
 		return bad(fmt.Sprintf("unknown mode %q (want run, plan or approved)", p.Mode))
 	}
@@ -95,6 +89,15 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 			return nil, err
 		}
 	}
+	switch p.Mode {
+	case "plan":
+		return c.execPlan(ctx, &p)
+	case "approved":
+		if err := c.authorizeApproved(ctx, *p.Src, p.PlanRef); err != nil {
+			tr.leave()
+			return nil, err
+		}
+	}
 	srv, sess := c.conn.srv, c.att.sess
 	switch {
 	case p.Async || p.Background:
@@ -114,10 +117,14 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 		// longer: the next request goes on beside it.
 		return awaitInline(ctx, t, time.Duration(*p.TimeoutMS)*time.Millisecond, tr.leave)
 	}
-	// A synchronous exec runs as a foreground task, so that task.list
-	// shows it and task.cancel (from any connection of the session) stops
-	// it; the answer is the exec's own. It runs on this goroutine.
-	t, err := srv.startExecTask(ctx, sess, c.att, &p, tr, true)
+	return c.runSync(ctx, &p)
+}
+
+// runSync runs a synchronous exec as a foreground task, so that task.list
+// shows it and task.cancel (from any connection of the session) stops it;
+// the answer is the exec's own. It runs on this goroutine.
+func (c *call) runSync(ctx context.Context, p *execParams) (any, error) {
+	t, err := c.conn.srv.startExecTask(ctx, c.att.sess, c.att, p, c.turn, true)
 	if err != nil {
 		return nil, err
 	}
