@@ -11,6 +11,8 @@ require (
 require (
 	github.com/creack/pty v1.1.24
 	github.com/fsnotify/fsnotify v1.10.1
+	github.com/landlock-lsm/go-landlock v0.11.2
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/peterh/liner v1.2.3
 	golang.org/x/term v0.48.0
 )
@@ -18,4 +20,5 @@ require (
 require (
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
 	github.com/mattn/go-runewidth v0.0.31 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )

@@ -40,6 +40,13 @@ type Op struct {
 	Effect Effect
 	Target string   // absolute path, or program path for proc_spawn
 	Argv   []string // for proc_spawn
+	// Real is Target with its symlinks resolved, filled in by the OS host
+	// for fs and proc_spawn ops before the Authorizer sees them: the
+	// longest existing prefix is resolved and the rest appended, and an op
+	// that does not follow a final symlink (Lstat, Remove, Rename's source,
+	// Symlink's and Link's new name) resolves only the parent. A gate must
+	// judge both Target and Real. Empty when not resolved.
+	Real string
 }
 
 // Authorizer decides whether an operation may proceed. A non-nil error is a

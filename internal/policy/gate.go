@@ -1,0 +1,66 @@
+package policy
+
+import (
+	"context"
+
+	"github.com/shoalgo/shoal/internal/host"
+)
+
+// Authorizer returns the runtime gate for these grants: every concrete
+// host.Op a program asks for while it runs is checked against the same
+// grants Decide uses, whatever asked (a top-level statement, a function,
+// a closure, a task, an on handler, an interpreter block: they all share
+// the session's Host). For fs ops both Target and the symlink-resolved
+// op.Real (when the host filled it in) must be granted, so a symlink inside
+// a grant that points outside is refused, as is a path with ".." or any
+// other non-normalised text. A proc_spawn op is judged on its program path
+// (Target) and its resolved target. There is no approval at run time:
+// auto_apply and opaque shape plan verdicts only; an op is allowed or
+// refused with a *host.DeniedError.
+func (g *Grants) Authorizer() host.Authorizer { return gate{g} }
+
+type gate struct{ g *Grants }
+
+func (a gate) Authorize(_ context.Context, op host.Op) error {
+	if ok, why := a.g.allowOp(op); !ok {
+		return host.Denied(op, why)
+	}
+	return nil
+}
+
+// allowOp judges one concrete op.
+func (g *Grants) allowOp(op host.Op) (bool, string) {
+	if g == nil || !g.Defined {
+		return false, "no policy for this principal"
+	}
+	switch op.Effect {
+	case host.FSRead, host.FSWrite, host.FSDelete:
+		if !normalised(op.Target) {
+			return false, "path is not absolute and normalised"
+		}
+		if !g.Allows(op.Effect, op.Target) {
+			return false, grantName(op.Effect)
+		}
+		if op.Real != "" && op.Real != op.Target && !g.Allows(op.Effect, op.Real) {
+			return false, grantName(op.Effect) + " the resolved path " + op.Real
+		}
+		return true, ""
+	case host.ProcSpawn:
+		if !g.spawnAllowed(op.Target, op.Real) {
+			return false, grantName(op.Effect)
+		}
+		return true, ""
+	case host.Clock, SessionWrite, JournalRead:
+		if !g.Allows(op.Effect, "") {
+			return false, grantName(op.Effect)
+		}
+		return true, ""
+	}
+	if op.Target == "" {
+		return false, "operation without a subject"
+	}
+	if !g.Allows(op.Effect, op.Target) {
+		return false, grantName(op.Effect)
+	}
+	return true, ""
+}

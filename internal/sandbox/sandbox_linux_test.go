@@ -1,0 +1,265 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// dialHelper makes the test binary, run as a trampoline's target, dial
+// the address in its next argument: exit 0 when connected, exitDenied
+// when the OS refused (EACCES), 4 otherwise.
+const (
+	dialHelper = "__sandbox_test_dial"
+	exitDenied = 3
+)
+
+func TestMain(m *testing.M) {
+	RunTrampolineIfRequested()
+	if len(os.Args) > 2 && os.Args[1] == dialHelper {
+		os.Exit(dial(os.Args[2]))
+	}
+	os.Exit(m.Run())
+}
+
+func dial(addr string) int {
+	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		os.Stderr.WriteString("dial: " + err.Error() + "\n")
+		if errors.Is(err, syscall.EACCES) {
+			return exitDenied
+		}
+		return 4
+	}
+	c.Close()
+	return 0
+}
+
+// systemRoots is what a dynamically linked program needs to run at all:
+// its binary and the loader, libraries and loader cache, but not /etc.
+var systemRoots = []string{"/bin", "/sbin", "/usr", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache", "/dev/null"}
+
+func needFS(t *testing.T) {
+	t.Helper()
+	if s := Probe(); !s.FS {
+		t.Skipf("Landlock filesystem rules are not enforced here: %s", s.Reason)
+	}
+}
+
+func needNet(t *testing.T) {
+	t.Helper()
+	if s := Probe(); !s.Net {
+		t.Skipf("Landlock TCP rules are not enforced here: %s", s.Reason)
+	}
+}
+
+// run runs argv wrapped in r and returns its stdout, stderr and exit
+// status.
+func run(t *testing.T, r Rules, argv ...string) (string, string, int) {
+	t.Helper()
+	w, err := Wrap(r, argv)
+	if err != nil {
+		t.Fatalf("Wrap: %v", err)
+	}
+	return runArgv(t, w)
+}
+
+func runArgv(t *testing.T, argv []string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("run %q: %v", argv, err)
+	}
+	return out.String(), errb.String(), cmd.ProcessState.ExitCode()
+}
+
+func TestShadowDeniedByTheOS(t *testing.T) {
+	needFS(t)
+	if _, err := os.ReadFile("/etc/shadow"); err != nil {
+		t.Skipf("/etc/shadow is not readable without a sandbox here, so a refusal would prove nothing: %v", err)
+	}
+	dir := t.TempDir()
+	allowed := filepath.Join(dir, "allowed.txt")
+	if err := os.WriteFile(allowed, []byte("allowed content\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := Rules{RestrictFS: true, ReadOnly: append(slices.Clone(systemRoots), allowed)}
+
+	// Outside the sandbox the same command reads it: the refusal below
+	// is the sandbox's.
+	if out, _, code := runArgv(t, []string{"/bin/sh", "-c", "cat /etc/shadow"}); code != 0 || out == "" {
+		t.Fatalf("unconfined cat /etc/shadow: status %d", code)
+	}
+	out, errs, code := run(t, r, "/bin/sh", "-c", "cat /etc/shadow")
+	if code == 0 || out != "" {
+		t.Fatalf("confined cat /etc/shadow: status %d, stdout %d bytes; want a refusal", code, len(out))
+	}
+	if !strings.Contains(errs, "Permission denied") {
+		t.Errorf("confined cat /etc/shadow: stderr %q, want Permission denied", errs)
+	}
+	out, errs, code = run(t, r, "/bin/sh", "-c", "cat "+allowed)
+	if code != 0 || out != "allowed content\n" {
+		t.Errorf("confined cat of an allowed file: status %d, stdout %q, stderr %q", code, out, errs)
+	}
+	// A file beside the allowed one is not beneath any root.
+	other := filepath.Join(dir, "other.txt")
+	os.WriteFile(other, []byte("x"), 0o644)
+	if _, errs, code := run(t, r, "/bin/sh", "-c", "cat "+other); code == 0 || !strings.Contains(errs, "Permission denied") {
+		t.Errorf("confined cat of a sibling file: status %d, stderr %q, want a refusal", code, errs)
+	}
+}
+
+func TestWritesOnlyBeneathReadWrite(t *testing.T) {
+	needFS(t)
+	work, elsewhere := t.TempDir(), t.TempDir()
+	r := Rules{RestrictFS: true, ReadOnly: systemRoots, ReadWrite: []string{work}}
+	in := filepath.Join(work, "sub", "f")
+	if _, errs, code := run(t, r, "/bin/sh", "-c", "mkdir "+filepath.Dir(in)+" && echo hi > "+in+" && mv "+in+" "+in+"2 && rm "+in+"2"); code != 0 {
+		t.Fatalf("write beneath the read-write root: status %d, stderr %q", code, errs)
+	}
+	out := filepath.Join(elsewhere, "f")
+	if _, errs, code := run(t, r, "/bin/sh", "-c", "echo hi > "+out); code == 0 || !strings.Contains(errs, "Permission denied") {
+		t.Errorf("write outside: status %d, stderr %q, want a refusal", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was created outside the read-write root", out)
+	}
+	// Read-only means no truncation either.
+	ro := filepath.Join(elsewhere, "ro")
+	os.WriteFile(ro, []byte("keep"), 0o644)
+	r.ReadOnly = append(slices.Clone(systemRoots), ro)
+	if _, _, code := run(t, r, "/usr/bin/truncate", "-s", "0", ro); code == 0 {
+		t.Errorf("truncate of a read-only file succeeded")
+	}
+	if b, _ := os.ReadFile(ro); string(b) != "keep" {
+		t.Errorf("read-only file now holds %q", b)
+	}
+}
+
+func TestNonexistentRootIsSkipped(t *testing.T) {
+	needFS(t)
+	r := Rules{RestrictFS: true, ReadOnly: append(slices.Clone(systemRoots), "/nonexistent/shoal/root")}
+	if out, errs, code := run(t, r, "/bin/echo", "ok"); code != 0 || out != "ok\n" {
+		t.Errorf("status %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// listen opens a loopback listener that accepts and closes connections.
+func listen(t *testing.T) (string, uint16) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return l.Addr().String(), uint16(l.Addr().(*net.TCPAddr).Port)
+}
+
+func TestConnectOutsideConnectTCPRefusedByTheOS(t *testing.T) {
+	needNet(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowedAddr, allowedPort := listen(t)
+	deniedAddr, _ := listen(t)
+	r := Rules{RestrictNet: true, ConnectTCP: []uint16{allowedPort}}
+
+	// Unconfined, both connect.
+	if _, errs, code := runArgv(t, []string{self, dialHelper, deniedAddr}); code != 0 {
+		t.Fatalf("unconfined dial %s: status %d, %s", deniedAddr, code, errs)
+	}
+	if _, errs, code := run(t, r, self, dialHelper, deniedAddr); code != exitDenied {
+		t.Errorf("confined dial of %s (outside ConnectTCP): status %d, stderr %q, want the OS's EACCES", deniedAddr, code, errs)
+	}
+	if _, errs, code := run(t, r, self, dialHelper, allowedAddr); code != 0 {
+		t.Errorf("confined dial of %s (in ConnectTCP): status %d, stderr %q", allowedAddr, code, errs)
+	}
+	// With the filesystem restricted too the program needs its binary.
+	if s := Probe(); s.FS {
+		fsr := r
+		fsr.RestrictFS = true
+		fsr.ReadOnly = append(slices.Clone(systemRoots), self)
+		if _, errs, code := run(t, fsr, self, dialHelper, allowedAddr); code != 0 {
+			t.Errorf("confined (fs and net) dial of %s: status %d, stderr %q", allowedAddr, code, errs)
+		}
+		if _, errs, code := run(t, fsr, self, dialHelper, deniedAddr); code != exitDenied {
+			t.Errorf("confined (fs and net) dial of %s: status %d, stderr %q", deniedAddr, code, errs)
+		}
+	}
+}
+
+func TestPassThrough(t *testing.T) {
+	needFS(t)
+	dir := t.TempDir()
+	r := Rules{RestrictFS: true, ReadOnly: append(slices.Clone(systemRoots), "/proc", dir)}
+	w, err := Wrap(r, []string{"/bin/sh", "-c", `echo "$$ $(cut -d' ' -f5 /proc/$$/stat)"; pwd; echo "$SHOAL_X"; cat; echo err >&2`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(w[0], w[1:]...)
+	cmd.Dir = dir
+	cmd.Env = []string{"SHOAL_X=value with spaces"}
+	cmd.Stdin = strings.NewReader("from stdin\n")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, errb.String())
+	}
+	pid := strconv.Itoa(cmd.Process.Pid)
+	want := pid + " " + pid + "\n" + dir + "\nvalue with spaces\nfrom stdin\n"
+	if out.String() != want {
+		t.Errorf("stdout %q, want %q (same pid and process group, cwd, env, stdin)", out.String(), want)
+	}
+	if errb.String() != "err\n" {
+		t.Errorf("stderr %q", errb.String())
+	}
+}
+
+func TestTrampolineFailures(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"1;X;;;;", "--", "/bin/true"}, exitCannotRun, "bad encoded rules"},
+		{[]string{"1;;;;;", "/bin/true"}, exitCannotRun, "usage"},
+		{[]string{"1;;;;;", "--"}, exitCannotRun, "usage"},
+		{[]string{"1;;;;;", "--", "/nonexistent/program"}, exitNotFound, "no such file"},
+	}
+	for _, c := range cases {
+		_, errs, code := runArgv(t, append([]string{self, TrampolineCommand}, c.args...))
+		if code != c.code || !strings.HasPrefix(errs, "shoal-sandbox: ") || !strings.Contains(errs, c.msg) {
+			t.Errorf("trampoline %q: status %d, stderr %q; want %d and %q", c.args, code, errs, c.code, c.msg)
+		}
+	}
+}
