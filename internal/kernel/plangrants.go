@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"github.com/shoalgo/shoal/internal/leash"
+	"github.com/shoalgo/shoal/internal/policy"
 )
 
 // planJudge is what plans and approval ask of a caller's grants: a
@@ -13,30 +14,29 @@ type planJudge interface {
 	canSelfApprove() bool
 }
 
-// judge returns the grants of the attachment a as plans use them.
-//
-// Until policy is wired into attachments, these are the kernel's default
-// policy: the owner's local principal may do everything without
-// approval and approves others' plans (not its own); every other principal
-// is denied every effect, pure evaluation allowed.
+// grantsJudge is a planJudge over policy grants.
+type grantsJudge struct{ g *policy.Grants }
+
+func (j grantsJudge) decide(p *leash.Plan) (string, []string) {
+	d := j.g.Decide(p)
+	return string(d.Verdict), d.Reasons
+}
+
+func (j grantsJudge) canApprove() bool     { return j.g.CanApprove() }
+func (j grantsJudge) canSelfApprove() bool { return j.g.CanSelfApprove() }
+
+// judge returns the grants of the attachment a as plans use them: its
+// principal's in the kernel's policy, narrowed by its token's caps.
 func (s *Server) judge(a *attachment) planJudge {
-	return defaultJudge{owner: a.principal == s.local}
+	return grantsJudge{s.grantsOf(a)}
 }
 
-// judgeOf is judge for a principal attached somewhere (the audience of
-// approval events).
-func (s *Server) judgeOf(principal string) planJudge {
-	return defaultJudge{owner: principal == s.local}
+// grantsOf is the one place plans read an attachment's grants.
+func (s *Server) grantsOf(a *attachment) *policy.Grants {
+	return s.planPolicy().For(a.principal, a.principal == s.local).Narrow(a.caps)
 }
 
-type defaultJudge struct{ owner bool }
-
-func (j defaultJudge) decide(p *leash.Plan) (string, []string) {
-	if j.owner || (len(p.Effects) == 0 && !p.Opaque) {
-		return VerdictAllow, nil
-	}
-	return VerdictDeny, []string{"no policy grants this principal any effect"}
+// planPolicy is the kernel's policy as plans see it.
+func (s *Server) planPolicy() *policy.Policy {
+	return s.policy
 }
-
-func (j defaultJudge) canApprove() bool     { return j.owner }
-func (j defaultJudge) canSelfApprove() bool { return false }

@@ -481,20 +481,19 @@ func (s *Server) publishApproval(rec *planRecord, state, approver string) {
 }
 
 // approvalAudience is who sees an approval event of the plan owner's
-// scope: that session, and every principal that may approve, the kernel
-// owner's and those attached now.
+// scope: that session, and every principal that may approve: the kernel
+// owner's when its grants say so, and each attached now whose grants (its
+// token's caps included) say so.
 func (s *Server) approvalAudience(owner events.Scope) events.Audience {
 	aud := events.Audience{Scopes: []events.Scope{owner}}
 	seen := map[string]bool{}
-	add := func(principal string) {
-		if !seen[principal] {
+	add := func(principal string, can bool) {
+		if can && !seen[principal] {
 			seen[principal] = true
-			if s.judgeOf(principal).canApprove() {
-				aud.Principals = append(aud.Principals, principal)
-			}
+			aud.Principals = append(aud.Principals, principal)
 		}
 	}
-	add(s.local)
+	add(s.local, s.planPolicy().For(s.local, true).CanApprove())
 	s.mu.Lock()
 	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {
@@ -502,8 +501,8 @@ func (s *Server) approvalAudience(owner events.Scope) events.Audience {
 	}
 	s.mu.Unlock()
 	for _, c := range conns {
-		if a := c.attachment(); a != nil {
-			add(a.principal)
+		if a := c.attachment(); a != nil && !seen[a.principal] {
+			add(a.principal, s.judge(a).canApprove())
 		}
 	}
 	return aud

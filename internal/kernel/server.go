@@ -17,6 +17,7 @@ import (
 	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/events"
+	"github.com/shoalgo/shoal/internal/policy"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -38,6 +39,9 @@ type Config struct {
 	EventStall time.Duration
 	// Limits are the tunable bounds; nil means DefaultLimits().
 	Limits *Limits
+	// Policy is the Leash policy; nil means policy.Default: the kernel
+	// owner may do everything, every other principal nothing.
+	Policy *policy.Policy
 	// Processes contains every process sessions start (see package
 	// contain); the caller sets it up and closes it after Shutdown. Nil
 	// means a Manager without subreaper or cgroups, owned by the Server.
@@ -51,6 +55,7 @@ type Server struct {
 	store  *auth.Store // nil: tokens refused
 	euid   int
 	local  string // the kernel owner's principal, uid:<euid>
+	policy *policy.Policy
 	log    *slog.Logger
 
 	ctx    context.Context // cancelled by Shutdown: in-flight work stops
@@ -101,6 +106,10 @@ func New(cfg Config) (*Server, error) {
 		conns:     map[*conn]struct{}{},
 	}
 	s.local = "uid:" + strconv.Itoa(s.euid)
+	s.policy = cfg.Policy
+	if s.policy == nil {
+		s.policy = policy.Default(s.local)
+	}
 	s.limits = DefaultLimits()
 	if cfg.Limits != nil {
 		s.limits = *cfg.Limits
