@@ -24,6 +24,7 @@ import (
 	"github.com/shoalgo/shoal/internal/auth"
 	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/kernel"
+	"github.com/shoalgo/shoal/internal/policy"
 )
 
 // version is set at link time (-ldflags "-X main.version=...").
@@ -79,10 +80,16 @@ func run(args []string, stderr io.Writer) int {
 }
 
 func serve(o *options, stderr io.Writer) error {
+	// An explicit policy that is missing or malformed is fatal, with the
+	// file, line and column of the first problem; without one the owner
+	// may do everything and every other principal nothing.
+	var pol *policy.Policy
 	if o.policy != "" {
-		if err := checkPolicy(o.policy); err != nil {
-			return err
+		p, err := policy.Load(o.policy, os.Getenv("HOME"))
+		if err != nil {
+			return fmt.Errorf("policy: %w", err)
 		}
+		pol = p
 	}
 	stateDir := o.stateDir
 	if stateDir == "" {
@@ -123,6 +130,7 @@ func serve(o *options, stderr io.Writer) error {
 		Env:        os.Environ(),
 		Log:        log,
 		Limits:     &o.limits,
+		Policy:     pol,
 		Processes:  procs,
 	})
 	if err != nil {

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shoalgo/shoal/internal/policy"
 )
 
 var (
@@ -302,7 +304,7 @@ func TestBadPolicyIsFatal(t *testing.T) {
 	}
 	good := filepath.Join(dir, "good.toml")
 	os.WriteFile(good, []byte("[principal.\"agent:x\"]\nproc_spawn = [\"git\"]\nauto_apply = \"in-grant\"\n[principal.\"agent:x\".fs]\nread = [\"/tmp/**\"]\n"), 0o600)
-	if err := checkPolicy(good); err != nil {
+	if _, err := policy.Load(good, dir); err != nil {
 		t.Errorf("good policy refused: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/shoalgo/shoal/internal/auth"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/policy"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -26,6 +27,9 @@ type attachment struct {
 	profile   string
 	caps      []string // the token's declared caps; nil without a token
 	tokenID   string
+	// grants are the principal's policy grants narrowed by the token's
+	// caps, fixed at attach.
+	grants *policy.Grants
 
 	// Token attachments only (nil for the owner's): cancelled, with a
 	// *tokenCut cause, when the token stops being usable (revoke.go).
@@ -116,6 +120,7 @@ func handleAttach(_ context.Context, c *call) (any, error) {
 		att.principal, att.profile, att.caps, att.tokenID = tok.Principal, tok.Profile, tok.Caps, tok.ID
 		att.arm()
 	}
+	att.grants = srv.policy.For(att.principal, att.principal == srv.local).Narrow(att.caps)
 	sess, created, err := srv.sessions.get(sessionKey{att.principal, name}, func(tools *toolTable) (*eval.Interp, host.Host, error) {
 		return srv.newSessionInterp(att.principal, tools)
 	}, srv.wireSession)
