@@ -31,8 +31,12 @@ func (s *Server) judge(a *attachment) planJudge {
 	return grantsJudge{s.grantsOf(a)}
 }
 
-// grantsOf is the one place plans read an attachment's grants.
+// grantsOf is the one place plans read an attachment's grants: those
+// fixed at attach (its principal's, narrowed by its token's caps).
 func (s *Server) grantsOf(a *attachment) *policy.Grants {
+	if a.grants != nil {
+		return a.grants
+	}
 	return s.planPolicy().For(a.principal, a.principal == s.local).Narrow(a.caps)
 }
 
