@@ -25,12 +25,16 @@ import (
 	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/kernel"
 	"github.com/shoalgo/shoal/internal/policy"
+	"github.com/shoalgo/shoal/internal/sandbox"
 )
 
 // version is set at link time (-ldflags "-X main.version=...").
 var version = "dev"
 
 func main() {
+	// The binary doubles as the sandbox trampoline of the programs its
+	// sessions spawn (it never returns then) and as its own supervisor.
+	sandbox.RunTrampolineIfRequested()
 	if len(os.Args) > 1 && os.Args[1] == contain.SupervisorCommand {
 		os.Exit(contain.RunSupervisor(os.Args[2:]))
 	}

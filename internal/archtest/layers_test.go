@@ -18,7 +18,7 @@ var allowed = map[string][]string{
 	"client":               {"proto"},
 	"internal/syntax":      {},
 	"internal/value":       {"internal/syntax", "proto"},
-	"internal/host":        {"internal/contain"},
+	"internal/host":        {"internal/contain", "internal/sandbox"},
 	"internal/contain":     {},
 	"internal/sandbox":     {},
 	"internal/namespaces":  {"internal/value", "internal/syntax", "proto"},

@@ -29,10 +29,16 @@ var ErrSameFile = errors.New("source and destination overlap")
 // `cp /dev/zero f` cannot fill the disk. Cancelling ctx stops a copy
 // between reads.
 func (o *OS) Copy(ctx context.Context, from, to string, recursive bool) error {
-	if err := o.authorize(ctx, Op{Effect: FSRead, Target: from}); err != nil {
+	tree := false
+	if recursive {
+		if fi, err := os.Stat(from); err == nil && fi.IsDir() {
+			tree = true
+		}
+	}
+	if err := o.authorize(ctx, Op{Effect: FSRead, Target: from, Tree: tree}); err != nil {
 		return err
 	}
-	if err := o.authorize(ctx, Op{Effect: FSWrite, Target: to}); err != nil {
+	if err := o.authorize(ctx, Op{Effect: FSWrite, Target: to, Tree: tree}); err != nil {
 		return err
 	}
 	fi, err := os.Stat(from)

@@ -26,7 +26,7 @@ func (o *OS) Stat(ctx context.Context, path string) (fs.FileInfo, error) {
 // Lstat returns file information without following a final symlink
 // (fs_read path).
 func (o *OS) Lstat(ctx context.Context, path string) (fs.FileInfo, error) {
-	if err := o.authorize(ctx, Op{Effect: FSRead, Target: path}); err != nil {
+	if err := o.authorizeNoFollow(ctx, Op{Effect: FSRead, Target: path}); err != nil {
 		return nil, err
 	}
 	return os.Lstat(path)
@@ -140,7 +140,13 @@ func (o *OS) MkdirAll(ctx context.Context, path string) error {
 // Remove deletes path (fs_delete path); with recursive it deletes a whole
 // tree. A missing path is an fs.ErrNotExist error in both modes.
 func (o *OS) Remove(ctx context.Context, path string, recursive bool) error {
-	if err := o.authorize(ctx, Op{Effect: FSDelete, Target: path}); err != nil {
+	op := Op{Effect: FSDelete, Target: path}
+	if recursive {
+		if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+			op.Tree = true
+		}
+	}
+	if err := o.authorizeNoFollow(ctx, op); err != nil {
 		return err
 	}
 	if !recursive {
@@ -158,10 +164,10 @@ func (o *OS) Remove(ctx context.Context, path string, recursive bool) error {
 // Rename moves from to to, replacing a file at to (fs_delete from, fs_write
 // to). Moving into a directory is the caller's job: to is the final name.
 func (o *OS) Rename(ctx context.Context, from, to string) error {
-	if err := o.authorize(ctx, Op{Effect: FSDelete, Target: from}); err != nil {
+	if err := o.authorizeNoFollow(ctx, Op{Effect: FSDelete, Target: from}); err != nil {
 		return err
 	}
-	if err := o.authorize(ctx, Op{Effect: FSWrite, Target: to}); err != nil {
+	if err := o.authorizeNoFollow(ctx, Op{Effect: FSWrite, Target: to}); err != nil {
 		return err
 	}
 	return os.Rename(from, to)
@@ -169,7 +175,7 @@ func (o *OS) Rename(ctx context.Context, from, to string) error {
 
 // Symlink creates link pointing at target (fs_write link).
 func (o *OS) Symlink(ctx context.Context, target, link string) error {
-	if err := o.authorize(ctx, Op{Effect: FSWrite, Target: link}); err != nil {
+	if err := o.authorizeNoFollow(ctx, Op{Effect: FSWrite, Target: link}); err != nil {
 		return err
 	}
 	return os.Symlink(target, link)
@@ -178,10 +184,10 @@ func (o *OS) Symlink(ctx context.Context, target, link string) error {
 // Link creates link as a hard link to target (fs_read target, then
 // fs_write link): the link exposes target's content under a new name.
 func (o *OS) Link(ctx context.Context, target, link string) error {
-	if err := o.authorize(ctx, Op{Effect: FSRead, Target: target}); err != nil {
+	if err := o.authorizeNoFollow(ctx, Op{Effect: FSRead, Target: target}); err != nil {
 		return err
 	}
-	if err := o.authorize(ctx, Op{Effect: FSWrite, Target: link}); err != nil {
+	if err := o.authorizeNoFollow(ctx, Op{Effect: FSWrite, Target: link}); err != nil {
 		return err
 	}
 	return os.Link(target, link)

@@ -47,6 +47,11 @@ type Op struct {
 	// Symlink's and Link's new name) resolves only the parent. A gate must
 	// judge both Target and Real. Empty when not resolved.
 	Real string
+	// Tree marks an op that acts on the whole tree beneath a directory
+	// Target (a recursive Remove or Copy of a directory, a recursive
+	// Watch): a gate should allow it only when its grant covers every
+	// path beneath Target, not just Target.
+	Tree bool
 }
 
 // Authorizer decides whether an operation may proceed. A non-nil error is a

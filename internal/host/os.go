@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/internal/contain"
+	"github.com/shoalgo/shoal/internal/sandbox"
 )
 
 // Defaults for an OS host; each can be changed with an Option.
@@ -58,9 +59,10 @@ type OS struct {
 	waitDelay  time.Duration
 	now        func() time.Time
 	environ    func() []string
-	live       atomic.Int64   // watches and tails running
-	running    liveSet        // the same, to close them (CloseLive)
-	procs      *contain.Scope // where Run starts processes; nil: untracked
+	live       atomic.Int64         // watches and tails running
+	running    liveSet              // the same, to close them (CloseLive)
+	procs      *contain.Scope       // where Run starts processes; nil: untracked
+	sandbox    func() sandbox.Rules // OS confinement of every spawn; nil: none
 }
 
 var _ Host = (*OS)(nil)
@@ -171,9 +173,24 @@ func newOS(auth Authorizer, opts ...Option) *OS {
 	return o
 }
 
-// authorize asks for op, failing first if ctx is already done.
+// authorize asks for op, failing first if ctx is already done. Ops on a
+// path or program get op.Real, the target with its symlinks resolved (see
+// realPath), so that the Authorizer judges what the OS will really touch.
 func (o *OS) authorize(ctx context.Context, op Op) error {
+	return o.authorizeResolved(ctx, op, true)
+}
+
+// authorizeNoFollow is authorize for an op that does not follow a final
+// symlink (Lstat, Remove, Rename, the new name of Symlink and Link).
+func (o *OS) authorizeNoFollow(ctx context.Context, op Op) error {
+	return o.authorizeResolved(ctx, op, false)
+}
+
+func (o *OS) authorizeResolved(ctx context.Context, op Op, follow bool) error {
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := resolveFor(&op, follow); err != nil {
 		return err
 	}
 	return o.auth.Authorize(ctx, op)

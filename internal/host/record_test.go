@@ -17,7 +17,14 @@ func TestRecorderMatchesGate(t *testing.T) {
 			rec := &recorder{} // allows everything
 			r := NewRecording(NewOS(rec))
 			_ = tc.call(context.Background(), r, dir) // outcomes vary; the ops must not
-			if got, want := r.Ops(), rec.ops; !reflect.DeepEqual(got, want) {
+			// Real and Tree are what the OS host works out for its gate
+			// (symlinks, a directory's tree); a Recorder records the ops
+			// as asked.
+			want := append([]Op(nil), rec.ops...)
+			for i := range want {
+				want[i].Real, want[i].Tree = "", false
+			}
+			if got := r.Ops(); !reflect.DeepEqual(got, want) {
 				t.Errorf("Recorder ops %+v, gate asked %+v", got, want)
 			}
 			if len(r.Ops()) == 0 {

@@ -81,10 +81,14 @@ func (o *OS) Run(ctx context.Context, s *Spawn) (*Result, error) {
 		pid int
 		ws  syscall.WaitStatus
 	)
+	path, argv, err := o.confine(prog, s.Argv)
+	if err != nil {
+		return nil, err
+	}
 	if s.Stdin == nil && directSpawn {
-		pid, ws, err = o.runDirect(ctx, prog, s.Argv, env, s.Dir, stdout, stderr)
+		pid, ws, err = o.runDirect(ctx, path, argv, env, s.Dir, stdout, stderr)
 	} else {
-		pid, ws, err = o.runCmd(ctx, prog, s, env, stdout, stderr)
+		pid, ws, err = o.runCmd(ctx, path, argv, s, env, stdout, stderr)
 	}
 	if err != nil {
 		stdout.discard()
@@ -110,10 +114,10 @@ func (o *OS) Run(ctx context.Context, s *Spawn) (*Result, error) {
 // runCmd runs the child through os/exec: the path for a child with a
 // stdin to feed, and for systems without the direct path (runDirect).
 // os/exec's goroutines copy the pipes into the captures.
-func (o *OS) runCmd(ctx context.Context, prog string, s *Spawn, env []string, stdout, stderr *capture) (int, syscall.WaitStatus, error) {
+func (o *OS) runCmd(ctx context.Context, prog string, argv []string, s *Spawn, env []string, stdout, stderr *capture) (int, syscall.WaitStatus, error) {
 	cmd := &exec.Cmd{
 		Path:        prog,
-		Args:        s.Argv,
+		Args:        argv,
 		Env:         env,
 		Dir:         s.Dir,
 		Stdin:       s.Stdin,

@@ -49,6 +49,10 @@ func (o *OS) RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	path, argv, err := o.confine(prog, s.Argv)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := unix.IoctlGetInt(tty, unix.TIOCGPGRP); err != nil {
 		return nil, fmt.Errorf("run %s: descriptor %d is not a terminal: %w", prog, tty, err)
 	}
@@ -67,7 +71,7 @@ func (o *OS) RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result, error
 		env = []string{}
 	}
 	cmd := &exec.Cmd{
-		Path: prog, Args: s.Argv, Env: env, Dir: s.Dir,
+		Path: path, Args: argv, Env: env, Dir: s.Dir,
 		Stdin: term, Stdout: term, Stderr: term,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: tty},
 	}

@@ -112,7 +112,7 @@ type Watcher interface {
 // included). It holds at most LiveQueue events; beyond that it drops them
 // and owes one coalesced event, delivered once the queue has drained.
 func (o *OS) Watch(ctx context.Context, root string, recursive bool) (Watcher, error) {
-	if err := o.authorize(ctx, Op{Effect: FSRead, Target: root}); err != nil {
+	if err := o.authorize(ctx, Op{Effect: FSRead, Target: root, Tree: recursive}); err != nil {
 		return nil, err
 	}
 	fi, err := os.Stat(root)

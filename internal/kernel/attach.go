@@ -11,6 +11,7 @@ import (
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/policy"
+	"github.com/shoalgo/shoal/internal/sandbox"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -28,7 +29,7 @@ type attachment struct {
 	caps      []string // the token's declared caps; nil without a token
 	tokenID   string
 	// grants are the principal's policy grants narrowed by the token's
-	// caps, fixed at attach.
+	// caps, fixed at attach (grants.go).
 	grants *policy.Grants
 
 	// Token attachments only (nil for the owner's): cancelled, with a
@@ -46,14 +47,25 @@ type attachParams struct {
 	} `json:"client"`
 }
 
+// capsResult tells the truth about enforcement per dimension: Enforced
+// (and the attach result's caps_enforced) is set when the OS confines at
+// least one dimension of the attachment's spawned programs.
 type capsResult struct {
-	Enforced        bool     `json:"enforced"`
-	Tier            string   `json:"tier"`
-	AvailableTier   string   `json:"available_tier"`
-	PolicyPrincipal string   `json:"policy_principal"`
-	Profile         string   `json:"profile"`
-	TokenCaps       []string `json:"token_caps"`
-	Opaque          string   `json:"opaque"`
+	Enforced        bool       `json:"enforced"`
+	Tier            string     `json:"tier"`
+	AvailableTier   string     `json:"available_tier"`
+	Dimensions      dimensions `json:"dimensions"`
+	PolicyPrincipal string     `json:"policy_principal"`
+	Profile         string     `json:"profile"`
+	TokenCaps       []string   `json:"token_caps"`
+	Opaque          string     `json:"opaque"`
+}
+
+// dimensions says, per dimension, whether the OS sandbox confines the
+// attachment's spawned programs (false: only the gate checks it).
+type dimensions struct {
+	FS  bool `json:"fs"`
+	Net bool `json:"net"`
 }
 
 type cwdResult struct {
@@ -118,11 +130,16 @@ func handleAttach(_ context.Context, c *call) (any, error) {
 			return nil, err
 		}
 		att.principal, att.profile, att.caps, att.tokenID = tok.Principal, tok.Profile, tok.Caps, tok.ID
-		att.arm()
 	}
 	att.grants = srv.policy.For(att.principal, att.principal == srv.local).Narrow(att.caps)
+	if err := srv.checkHermetic(att.grants); err != nil {
+		return nil, err
+	}
+	if p.Token != nil {
+		att.arm()
+	}
 	sess, created, err := srv.sessions.get(sessionKey{att.principal, name}, func(tools *toolTable) (*eval.Interp, host.Host, error) {
-		return srv.newSessionInterp(att.principal, tools)
+		return srv.newSessionInterp(att.principal, att.grants, tools)
 	}, srv.wireSession)
 	if err != nil {
 		var le *sessionLimitError
@@ -133,6 +150,11 @@ func handleAttach(_ context.Context, c *call) (any, error) {
 	}
 	if err := srv.bindPrincipal(c.conn, att.principal); err != nil {
 		return nil, err
+	}
+	if g := sess.gate(); g != nil && !created {
+		// The session may have been made by another attachment of the
+		// same principal: it keeps only what both allow.
+		g.narrow(att.caps)
 	}
 	att.sess = sess
 	c.conn.attach(att)
@@ -179,19 +201,25 @@ func (s *Server) noteStoreTrouble(err error) {
 }
 
 func (s *Server) attachResult(att *attachment, name string) *attachResult {
-	local := att.principal == s.local
 	caps := att.caps
 	if caps == nil {
 		caps = []string{}
 	}
-	opaque := "deny"
-	if local {
-		opaque = "allow"
-	}
-	// The gate denies every effect to non-owner principals; nothing is
-	// sandboxed at the OS level yet.
-	enforced := !local
 	sess := att.sess
+	sup := sandbox.Probe()
+	var dims dimensions
+	if g := sess.gate(); g != nil {
+		r := g.sandboxRules()
+		dims = dimensions{FS: r.RestrictFS && sup.FS, Net: r.RestrictNet && sup.Net}
+	}
+	enforced := dims.FS || dims.Net
+	tier, available := TierNone, TierNone
+	if sup.FS {
+		available = TierLandlock
+	}
+	if enforced {
+		tier = TierLandlock
+	}
 	dir, env := sess.snapshot()
 	cwd := cwdResult{Display: toValidUTF8(dir)}
 	if !utf8.ValidString(dir) {
@@ -202,12 +230,13 @@ func (s *Server) attachResult(att *attachment, name string) *attachResult {
 		Principal: att.principal,
 		Caps: capsResult{
 			Enforced:        enforced,
-			Tier:            "none",
-			AvailableTier:   "none",
+			Tier:            tier,
+			AvailableTier:   available,
+			Dimensions:      dims,
 			PolicyPrincipal: att.principal,
 			Profile:         att.profile,
 			TokenCaps:       caps,
-			Opaque:          opaque,
+			Opaque:          string(att.grants.Opaque),
 		},
 		Cwd:          cwd,
 		EnvHash:      envHash(env),
@@ -219,6 +248,36 @@ func (s *Server) attachResult(att *attachment, name string) *attachResult {
 		},
 		Channels: channels,
 	}
+}
+
+// The tiers attach reports: what the OS enforces for the attachment
+// (tier) and what this machine could (available_tier).
+const (
+	TierNone     = "none"     // no OS sandbox: the gate alone
+	TierLandlock = "landlock" // Linux Landlock confines spawned programs
+)
+
+// checkHermetic refuses the grants of a principal with hermetic = true
+// whose restricted dimensions this machine cannot enforce: -32010 with
+// data {code: "hermetic_unenforceable", dimension, reason}.
+func (s *Server) checkHermetic(g *policy.Grants) error {
+	if !g.Hermetic {
+		return nil
+	}
+	r := g.Sandbox(envValue(s.cfg.Env, "HOME"))
+	r.Hermetic = true
+	sup := sandbox.Probe()
+	for _, d := range []struct {
+		name                 string
+		restricted, enforced bool
+	}{{"fs", r.RestrictFS, sup.FS}, {"net", r.RestrictNet, sup.Net}} {
+		if d.restricted && !d.enforced {
+			return proto.NewError(proto.CodeLeashDenied,
+				"principal "+g.Principal+" is hermetic, but this machine cannot enforce its "+d.name+" grants: "+sup.Reason,
+				map[string]any{"code": "hermetic_unenforceable", "dimension": d.name, "reason": sup.Reason})
+		}
+	}
+	return nil
 }
 
 func toValidUTF8(s string) string {

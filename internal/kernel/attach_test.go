@@ -160,13 +160,14 @@ func TestAttachWithToken(t *testing.T) {
 	if tc, _ := json.Marshal(caps["token_caps"]); string(tc) != `["fs.read","proc.spawn"]` {
 		t.Errorf("token_caps = %s", tc)
 	}
-	// Pure evaluation works; effects are denied to non-owner principals.
+	// Pure evaluation works; a principal the policy does not name is
+	// denied every effect, before anything runs.
 	var res2 execResult
 	c.ok("exec", map[string]any{"src": "6 * 7"}, &res2)
 	if res2.Render != "42" {
 		t.Errorf("render %q", res2.Render)
 	}
-	c.fail("exec", map[string]any{"src": "ls"}, proto.CodeRaised)
+	c.fail("exec", map[string]any{"src": "ls"}, proto.CodeLeashDenied)
 	// The kernel's environment is not readable to other principals.
 	if r := c.call("exec", map[string]any{"src": "env.HOME"}); r.Error == nil && strings.Contains(string(r.Result), k.dir[:len(k.dir)-len("/work")]) {
 		t.Errorf("env.HOME leaked to a token principal: %s", r.Result)
@@ -225,7 +226,8 @@ func TestRefsIsolatedAcrossSessionsAndPrincipals(t *testing.T) {
 	other := k.dial(t)
 	other.attach("shared", secret)
 	other.fail("value.get", map[string]any{"ref": "out:1"}, proto.CodeUnknownRef)
-	other.fail("exec", map[string]any{"src": "secret_v"}, proto.CodeRaised)
+	// Unbound there, the name is a command, which that principal may not run.
+	other.fail("exec", map[string]any{"src": "secret_v"}, proto.CodeLeashDenied)
 
 	// Same principal, other name: a separate session.
 	elsewhere := k.dial(t)
@@ -240,10 +242,12 @@ func TestRefsIsolatedAcrossSessionsAndPrincipals(t *testing.T) {
 	if string(got.Value) != `{"$":"int","v":42}` {
 		t.Errorf("value = %s", got.Value)
 	}
-	// The other principal's own out:1 is its failed exec, not ours.
+	// The other principal's own out:1 is its own value, not ours (its
+	// refused exec ran nothing and stored nothing).
+	other.ok("exec", map[string]any{"src": "7"}, nil)
 	var theirs valueJSONResult
 	other.ok("value.get", map[string]any{"ref": "out:1"}, &theirs)
-	if string(theirs.Value) == `{"$":"int","v":42}` {
+	if string(theirs.Value) != `{"$":"int","v":7}` {
 		t.Error("principal saw another principal's value")
 	}
 }
@@ -283,7 +287,7 @@ func TestSessionEnv(t *testing.T) {
 	other.attach("", secret)
 	res = envResult{}
 	other.ok("session.env", nil, &res)
-	if res.Granted || res.Env != nil {
+	if res.Granted || res.Env != nil || strings.Join(res.Names, ",") != "HOME,PATH" {
 		t.Errorf("token principal env = %+v", res)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/shoalgo/shoal/internal/host"
 )
 
 type envResult struct {
@@ -14,17 +16,24 @@ type envResult struct {
 	Env     map[string]string `json:"env,omitempty"`
 }
 
-// handleSessionEnv lists the session environment's names, sorted, and
-// their values when the principal may read the environment (only the
-// kernel owner until policy is enforced). Pairs that are not UTF-8 are
-// left out.
+// handleSessionEnv lists the names of the session's variables, sorted:
+// those its environment holds and those of the kernel's environment its
+// grants withheld from it (grants.go, sessionEnv). A principal with
+// env_read grants (granted: true) also gets the values of the variables
+// they let it read; one without gets the names alone. Pairs that are not
+// UTF-8 are left out.
 func handleSessionEnv(_ context.Context, c *call) (any, error) {
 	var p struct{}
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
-	_, env := c.att.sess.snapshot()
-	granted := c.att.principal == c.conn.srv.local
+	sess := c.att.sess
+	_, env := sess.snapshot()
+	var st *gateState
+	if g := sess.gate(); g != nil {
+		st = g.current()
+	}
+	granted := st != nil && (st.free || len(st.grants.EnvRead) > 0)
 	res := &envResult{Granted: granted, Names: []string{}}
 	if granted {
 		res.Env = map[string]string{}
@@ -35,8 +44,13 @@ func handleSessionEnv(_ context.Context, c *call) (any, error) {
 			continue
 		}
 		res.Names = append(res.Names, k)
-		if granted {
+		if granted && (st.free || st.grants.Allows(host.EnvRead, k)) {
 			res.Env[k] = v
+		}
+	}
+	for _, k := range sess.withheld() {
+		if utf8.ValidString(k) {
+			res.Names = append(res.Names, k)
 		}
 	}
 	sort.Strings(res.Names)

@@ -25,6 +25,10 @@ type execParams struct {
 	TimeoutMS  *int64       `json:"timeout_ms"`
 	Elide      *elideParams `json:"elide"`
 	PlanRef    *string      `json:"plan_ref"`
+
+	// prog is the program leashCheck judged, which then runs; nil when
+	// no plan was derived (the source is parsed when it runs).
+	prog *syntax.Program
 }
 
 type execResult struct {
@@ -99,6 +103,12 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 		}
 	}
 	srv, sess := c.conn.srv, c.att.sess
+	if p.Mode == "" || p.Mode == "run" {
+		if err := leashCheck(ctx, sess, &p, tr); err != nil {
+			tr.leave()
+			return nil, err
+		}
+	}
 	switch {
 	case p.Async || p.Background:
 		t, err := srv.startExecTask(ctx, sess, c.att, &p, tr, false)
@@ -183,7 +193,12 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	if p.Async || p.Background {
 		ro.Started = tr.leave
 	}
-	v, err := sess.interp.EvalSourceWith(ctx, *p.Src, ro)
+	var v value.Value
+	if p.prog != nil {
+		v, err = sess.interp.EvalProgramWith(ctx, p.prog, ro)
+	} else {
+		v, err = sess.interp.EvalSourceWith(ctx, *p.Src, ro)
+	}
 	var se *syntax.Error
 	if errors.As(err, &se) {
 		return nil, "", parseError(err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/proto"
@@ -45,7 +46,7 @@ func handleExplain(ctx context.Context, c *call) (any, error) {
 	if p.Src == nil && (len(p.AST) == 0 || string(p.AST) == "null") {
 		return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "src" or "ast" is required`, nil)
 	}
-	le := leashEnv(c.att.sess)
+	le := sessionLeashEnv(c.att.sess)
 	var answer answerFrame
 	var err error
 	if werr := c.withSource(ctx, func(ps *syntax.Parser) { answer, err = explainAnswer(ps, c.req, p, le) }); werr != nil {
@@ -112,4 +113,26 @@ func explainAnswer(ps *syntax.Parser, req *proto.Request, p explainParams, le le
 		b = append(b, ',')
 		return append(b, rest[1:]...), nil // rest's own '{' dropped, its '}' closes the result
 	})
+}
+
+// sessionLeashEnv is what plan derivation knows of sess: its directory,
+// home, trash and bindings as of its latest exec.
+func sessionLeashEnv(sess *session) leash.Env {
+	view := sess.view()
+	dir, env := sess.snapshot()
+	return leash.Env{
+		Dir:     dir,
+		Home:    envValue(env, "HOME"),
+		Trash:   eval.TrashRoot(env),
+		IsBound: view.isBound,
+		TypeOf:  view.typeOf,
+		Function: func(name string) (*syntax.FnDecl, bool) {
+			d, ok := view.fns[name]
+			return d, ok
+		},
+		Alias: func(name string) (*syntax.CmdCall, bool) {
+			a, ok := view.aliases[name]
+			return a, ok
+		},
+	}
 }

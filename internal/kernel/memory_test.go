@@ -102,7 +102,7 @@ func TestSessionReleaseGivesBudgetsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	sess, _, err := srv.sessions.get(sessionKey{"agent:x", "s"}, func(tt *toolTable) (*eval.Interp, host.Host, error) {
-		return srv.newSessionInterp("agent:x", tt)
+		return srv.newSessionInterp("agent:x", srv.policy.For("agent:x", false), tt)
 	}, srv.wireSession)
 	if err != nil {
 		t.Fatal(err)

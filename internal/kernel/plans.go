@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
@@ -60,32 +59,10 @@ func planErr(err error, ref string) error {
 	return proto.NewError(proto.CodeInternalError, "plan: "+err.Error(), nil)
 }
 
-// leashEnv is what derivation may know of sess: its directory, home,
-// trash and bindings as of its latest exec.
-func leashEnv(sess *session) leash.Env {
-	view := sess.view()
-	dir, env := sess.snapshot()
-	return leash.Env{
-		Dir:     dir,
-		Home:    envValue(env, "HOME"),
-		Trash:   eval.TrashRoot(env),
-		IsBound: view.isBound,
-		TypeOf:  view.typeOf,
-		Function: func(name string) (*syntax.FnDecl, bool) {
-			d, ok := view.fns[name]
-			return d, ok
-		},
-		Alias: func(name string) (*syntax.CmdCall, bool) {
-			a, ok := view.aliases[name]
-			return a, ok
-		},
-	}
-}
-
 // derivePlan parses src in sess and derives its plan. A source that does
 // not parse is PARSE_ERROR.
 func derivePlan(sess *session, src string) (*leash.Plan, error) {
-	le := leashEnv(sess)
+	le := sessionLeashEnv(sess)
 	prog, err := syntax.Parse(src, syntax.ParseOptions{IsBound: le.IsBound})
 	if err != nil {
 		return nil, parseError(err)
@@ -218,7 +195,7 @@ func handlePlanGet(_ context.Context, c *call) (any, error) {
 		Approved: snap.State == PlanApproved, Approver: snap.Approver, Uncovered: snap.Uncovered,
 		CreatedNS: snap.created.UnixNano(), ExpiresNS: snap.expires.UnixNano(),
 	}
-	le := leashEnv(att.sess)
+	le := sessionLeashEnv(att.sess)
 	if prog, perr := syntax.Parse(snap.src, syntax.ParseOptions{IsBound: le.IsBound}); perr == nil {
 		if b, aerr := syntax.AppendProgram(nil, prog, proto.MaxFrame/2); aerr == nil {
 			res.AST = b

@@ -41,6 +41,9 @@ type reefHost struct {
 	procs *contain.Scope // every process the session's commands start
 
 	langTasks *langTaskHook // the session's eval.TaskHook
+
+	gate     *sessionGate // the session's Leash gate (grants.go)
+	withheld []string     // kernel variables left out of its environment
 }
 
 // CloseLive closes the watches and tails the session's host has running,

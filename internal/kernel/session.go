@@ -13,6 +13,7 @@ import (
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/policy"
 	"github.com/shoalgo/shoal/internal/tasks"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -149,22 +150,29 @@ func (s *session) lookup(n int) (value.Value, bool) {
 	return st.v, ok
 }
 
-// newSessionInterp builds the evaluator for a new session of principal.
-// Until policy is enforced, the kernel owner's principal may do anything
-// and every other principal is denied every effect; pure evaluation works
+// newSessionInterp builds the evaluator for a new session of principal,
+// whose first attachment has grants g. Its Host asks the session's gate
+// (grants.go) about every effect; unless the grants are unrestricted (the
+// kernel owner by default), every process it spawns runs in the OS
+// sandbox lowered from the same grants, and it starts from the kernel's
+// environment filtered to the variables its env_read grants allow, so
+// neither its code nor its programs see the others. Pure evaluation works
 // for all.
-func (s *Server) newSessionInterp(principal string, tools *toolTable) (*eval.Interp, host.Host, error) {
-	// Other principals also start from an empty environment: reading the
-	// kernel's variables is an env_read effect they are denied.
-	authz, env := host.DenyAll, []string{}
-	if principal == s.local {
-		authz = host.AllowAll
-		if s.cfg.Env != nil {
-			env = s.cfg.Env
-		}
+func (s *Server) newSessionInterp(principal string, g *policy.Grants, tools *toolTable) (*eval.Interp, host.Host, error) {
+	gate := newSessionGate(g, envValue(s.cfg.Env, "HOME"))
+	st := gate.current()
+	env, withheld := sessionEnv(g, s.cfg.Env, st.free)
+	if env == nil {
+		env = []string{}
 	}
 	procs := s.procs.NewScope()
-	rh := &reefHost{Host: host.NewOS(authz, host.WithProcesses(procs)), table: tools, procs: procs}
+	opts := []host.Option{host.WithProcesses(procs)}
+	if !st.free {
+		// Checked at every spawn: the grants may narrow while the session
+		// lives (sessionGate.narrow).
+		opts = append(opts, host.WithSandbox(gate.sandboxRules))
+	}
+	rh := &reefHost{Host: host.NewOS(gate, opts...), table: tools, procs: procs, gate: gate, withheld: withheld}
 	// Its language tasks are charged to the kernel's bounds and listed in
 	// its task registry (langtasks.go; wireSession binds the session).
 	rh.langTasks = &langTaskHook{q: s.langTasks, principal: principal}
@@ -181,6 +189,23 @@ func (s *Server) newSessionInterp(principal string, tools *toolTable) (*eval.Int
 	// own directory is current.
 	rh.dir = in.Dir
 	return in, rh, nil
+}
+
+// gate is the session's runtime gate.
+func (s *session) gate() *sessionGate {
+	if rh, ok := s.host.(*reefHost); ok && rh.gate != nil {
+		return rh.gate
+	}
+	return nil
+}
+
+// withheld names the kernel's variables the session's environment left
+// out (sorted).
+func (s *session) withheld() []string {
+	if rh, ok := s.host.(*reefHost); ok {
+		return rh.withheld
+	}
+	return nil
 }
 
 // envHash is the SHA-256 (lowercase hex) of the environment's KEY=VALUE

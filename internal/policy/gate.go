@@ -13,7 +13,9 @@ import (
 // the session's Host). For fs ops both Target and the symlink-resolved
 // op.Real (when the host filled it in) must be granted, so a symlink inside
 // a grant that points outside is refused, as is a path with ".." or any
-// other non-normalised text. A proc_spawn op is judged on its program path
+// other non-normalised text; an op on a whole tree (op.Tree: a recursive
+// remove or copy of a directory) needs a grant ending in `**` that covers
+// everything beneath it. A proc_spawn op is judged on its program path
 // (Target) and its resolved target. There is no approval at run time:
 // auto_apply and opaque shape plan verdicts only; an op is allowed or
 // refused with a *host.DeniedError.
@@ -38,11 +40,11 @@ func (g *Grants) allowOp(op host.Op) (bool, string) {
 		if !normalised(op.Target) {
 			return false, "path is not absolute and normalised"
 		}
-		if !g.Allows(op.Effect, op.Target) {
-			return false, grantName(op.Effect)
+		if !g.fsAllows(op.Effect, op.Target, op.Tree) {
+			return false, grantName(op.Effect) + treeNote(op.Tree)
 		}
-		if op.Real != "" && op.Real != op.Target && !g.Allows(op.Effect, op.Real) {
-			return false, grantName(op.Effect) + " the resolved path " + op.Real
+		if op.Real != "" && op.Real != op.Target && !g.fsAllows(op.Effect, op.Real, op.Tree) {
+			return false, grantName(op.Effect) + treeNote(op.Tree) + " the resolved path " + op.Real
 		}
 		return true, ""
 	case host.ProcSpawn:
@@ -63,4 +65,37 @@ func (g *Grants) allowOp(op host.Op) (bool, string) {
 		return false, grantName(op.Effect)
 	}
 	return true, ""
+}
+
+// fsAllows is Allows for an fs op; a Tree op needs a grant that covers the
+// whole tree beneath p (Glob.Covers).
+func (g *Grants) fsAllows(effect host.Effect, p string, tree bool) bool {
+	if !tree {
+		return g.Allows(effect, p)
+	}
+	var globs []Glob
+	switch effect {
+	case host.FSRead:
+		globs = g.FSRead
+	case host.FSWrite:
+		globs = g.FSWrite
+	case host.FSDelete:
+		globs = g.FSDelete
+	}
+	if !normalised(p) {
+		return false
+	}
+	for _, gl := range globs {
+		if gl.Covers(p) {
+			return true
+		}
+	}
+	return false
+}
+
+func treeNote(tree bool) string {
+	if tree {
+		return " the whole tree beneath"
+	}
+	return ""
 }

@@ -92,8 +92,15 @@ func ExpandHome(text, home string) (string, error) {
 // Match reports whether the absolute path p matches g. p is taken as
 // lexically normalised; callers normalise (a path with ".." never matches).
 func (g Glob) Match(p string) bool {
+	parts, ok := splitClean(p)
+	return ok && matchSegs(g.segs, parts)
+}
+
+// splitClean splits an absolute path into segments; false for a relative
+// path or one with "..".
+func splitClean(p string) ([]string, bool) {
 	if !strings.HasPrefix(p, "/") {
-		return false
+		return nil, false
 	}
 	var parts []string
 	for s := range strings.SplitSeq(p[1:], "/") {
@@ -101,11 +108,11 @@ func (g Glob) Match(p string) bool {
 		case "", ".":
 			continue
 		case "..":
-			return false
+			return nil, false
 		}
 		parts = append(parts, s)
 	}
-	return matchSegs(g.segs, parts)
+	return parts, true
 }
 
 // matchSegs is the segment matcher: cur[j] says whether the glob segments
@@ -150,4 +157,14 @@ func (g Glob) Root() string {
 		root = append(root, s)
 	}
 	return "/" + strings.Join(root, "/")
+}
+
+// Covers reports whether g matches every path at or beneath p. That holds
+// exactly when g ends in `**` and matches p (the final ** then absorbs any
+// further segments); a glob that ends otherwise ("/a/*", "/a") may miss
+// something beneath. It is how a gate judges an op on a whole tree (a
+// recursive remove or copy of a directory).
+func (g Glob) Covers(p string) bool {
+	n := len(g.segs)
+	return n > 0 && g.segs[n-1] == "**" && g.Match(p)
 }

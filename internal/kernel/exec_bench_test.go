@@ -1,0 +1,128 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/shoalgo/shoal/internal/auth"
+)
+
+// BenchmarkExecLeash measures one exec round trip on a real kernel over a
+// Unix socket for the kernel owner (no plan is derived: its grants allow
+// everything) and for a token principal under a policy (the plan is
+// derived and judged before the program runs, the gate asks about every
+// effect, its spawns run in the OS sandbox). The owner's pure exec is the
+// floor of the same run:
+//
+//	go test -run '^$' -bench ExecLeash -count 5 ./internal/kernel/
+func BenchmarkExecLeash(b *testing.B) {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Skipf("true not available: %v", err)
+	}
+	truePath, _ = filepath.EvalSymlinks(truePath)
+	sock, agent := benchLeashKernel(b, truePath)
+	for _, bc := range []struct {
+		name, token, src string
+	}{
+		{"owner-pure", "", "1 + 1"},
+		{"policy-pure", agent, "1 + 1"},
+		{"owner-builtin", "", "pwd"},
+		{"policy-builtin", agent, "pwd"},
+		{"owner-spawn", "", "^" + truePath},
+		{"policy-spawn", agent, "^" + truePath},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			c, err := dialBench(sock, bc.token)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			params := []byte(`{"src":` + strconv.Quote(bc.src) + `}`)
+			id := 10
+			for b.Loop() {
+				id++
+				resp, err := c.call(id, "exec", params)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if resp.Error != nil {
+					b.Fatalf("exec %q: error %d %s", bc.src, resp.Error.Code, resp.Error.Message)
+				}
+			}
+		})
+	}
+}
+
+// dialBench attaches a raw connection, with a token when one is given.
+func dialBench(sock, token string) (*rawLoadConn, error) {
+	if token == "" {
+		return dialRaw(sock, "bench")
+	}
+	c, err := dialRaw(sock, "bench-unused")
+	if err != nil {
+		return nil, err
+	}
+	params, _ := json.Marshal(map[string]string{"session": "bench", "token": token})
+	resp, err := c.call(2, "session.attach", params)
+	if err == nil && resp.Error != nil {
+		err = fmt.Errorf("attach: error %d %s", resp.Error.Code, resp.Error.Message)
+	}
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// benchLeashKernel starts a kernel whose policy lets agent:bench read its
+// working directory and the system's programs and run truePath; it
+// returns the socket and the agent's bearer secret.
+func benchLeashKernel(tb testing.TB, truePath string) (sock, secret string) {
+	tb.Helper()
+	base := loadTempDir(tb)
+	dir := filepath.Join(base, "work")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	store := filepath.Join(base, "tokens.json")
+	_, secret, err := auth.Open(store).Create("agent:bench", "bench", nil, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pol := testPolicy(tb, fmt.Sprintf(`[principal."agent:bench"]
+proc_spawn = [%q]
+env_read = ["PATH", "HOME"]
+[principal."agent:bench".fs]
+read = [%q, "/usr/**", "/lib/**", "/lib64/**", "/bin/**", "/etc/**"]
+`, truePath, dir+"/**"))
+	sock = filepath.Join(base, "k.sock")
+	l, err := Listen(sock, true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv, err := New(Config{Version: "bench", Dir: dir, TokenStore: store, Policy: pol,
+		Env: []string{"HOME=" + base, "PATH=/usr/bin:/bin"}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		if err := <-done; !errors.Is(err, ErrServerClosed) {
+			tb.Errorf("Serve returned %v", err)
+		}
+	})
+	return sock, secret
+}
