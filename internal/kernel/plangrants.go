@@ -14,11 +14,12 @@ type planJudge interface {
 	canSelfApprove() bool
 }
 
-// grantsJudge is a planJudge over policy grants.
-type grantsJudge struct{ g *policy.Grants }
+// grantsJudge is a planJudge over policy grants: g says who may
+// approve, verdicts judges plans.
+type grantsJudge struct{ g, verdicts *policy.Grants }
 
 func (j grantsJudge) decide(p *leash.Plan) (string, []string) {
-	d := j.g.Decide(p)
+	d := j.verdicts.Decide(p)
 	return string(d.Verdict), d.Reasons
 }
 
@@ -26,9 +27,17 @@ func (j grantsJudge) canApprove() bool     { return j.g.CanApprove() }
 func (j grantsJudge) canSelfApprove() bool { return j.g.CanSelfApprove() }
 
 // judge returns the grants of the attachment a as plans use them: its
-// principal's in the kernel's policy, narrowed by its token's caps.
+// principal's in the kernel's policy, narrowed by its token's caps. Who
+// may approve is the attachment's; verdicts are the session gate's (which
+// every attachment of the session has narrowed, so a plan is judged by
+// the grants it will run under).
 func (s *Server) judge(a *attachment) planJudge {
-	return grantsJudge{s.grantsOf(a)}
+	g := s.grantsOf(a)
+	j := grantsJudge{g: g, verdicts: g}
+	if sg := a.sess.gate(); sg != nil {
+		j.verdicts = sg.current().grants
+	}
+	return j
 }
 
 // grantsOf is the one place plans read an attachment's grants: those

@@ -61,17 +61,17 @@ func planErr(err error, ref string) error {
 
 // derivePlan parses src in sess and derives its plan. A source that does
 // not parse is PARSE_ERROR.
-func derivePlan(sess *session, src string) (*leash.Plan, error) {
+func derivePlan(sess *session, src string) (*leash.Plan, *syntax.Program, error) {
 	le := sessionLeashEnv(sess)
 	prog, err := syntax.Parse(src, syntax.ParseOptions{IsBound: le.IsBound})
 	if err != nil {
-		return nil, parseError(err)
+		return nil, nil, parseError(err)
 	}
 	p := leash.Derive(prog, le)
 	if p.Effects == nil {
 		p.Effects = []leash.Effect{}
 	}
-	return p, nil
+	return p, prog, nil
 }
 
 // planAnswer is exec's answer in mode "plan".
@@ -100,7 +100,7 @@ func (c *call) execPlan(ctx context.Context, p *execParams) (any, error) {
 		return nil, proto.NewError(proto.CodeInternalError, "plan abandoned before it started: "+err.Error(), nil)
 	}
 	srv, att := c.conn.srv, c.att
-	plan, err := derivePlan(att.sess, *p.Src)
+	plan, _, err := derivePlan(att.sess, *p.Src)
 	if err != nil {
 		return nil, err
 	}
@@ -246,14 +246,16 @@ func handlePlanList(_ context.Context, c *call) (any, error) {
 }
 
 // authorizeApproved checks, on the session's turn, that the caller may
-// run src as an approved exec, and consumes the plan that lets it: the
+// run p's source as an approved exec, and consumes the plan that lets it
+// (the program judged is the one that runs, p.prog): the
 // plan ref when one is given, else the caller's oldest approved (or
 // allowed) plan of identical source. The source must still derive the
 // stored effects in the session as it is now, and the caller's grants
 // must not deny them now. Refusals are LEASH_DENIED (no such plan,
 // another's, changed effects, denied), APPROVAL_REQUIRED (a named plan
 // still pending) or UNKNOWN_PLAN (a named ref that is not live).
-func (c *call) authorizeApproved(ctx context.Context, src string, ref *string) error {
+func (c *call) authorizeApproved(ctx context.Context, p *execParams) error {
+	src, ref := *p.Src, p.PlanRef
 	if err := c.turn.wait(ctx); err != nil {
 		return proto.NewError(proto.CodeInternalError, "exec abandoned before it started: "+err.Error(), nil)
 	}
@@ -276,7 +278,7 @@ func (c *call) authorizeApproved(ctx context.Context, src string, ref *string) e
 		}
 		snap = s
 	}
-	plan, err := derivePlan(att.sess, src)
+	plan, prog, err := derivePlan(att.sess, src)
 	if err != nil {
 		return err
 	}
@@ -291,6 +293,7 @@ func (c *call) authorizeApproved(ctx context.Context, src string, ref *string) e
 	if _, err := srv.plans.consume(snap.ref, key, verdict); err != nil {
 		return planErr(err, snap.ref)
 	}
+	p.prog = prog
 	return nil
 }
 
@@ -309,11 +312,11 @@ func handlePlanApply(ctx context.Context, c *call) (any, error) {
 		return nil, planErr(err, ref)
 	}
 	src := snap.src
-	if err := c.authorizeApproved(ctx, src, &ref); err != nil {
+	p := &execParams{Src: &src, Mode: "approved", PlanRef: &ref}
+	if err := c.authorizeApproved(ctx, p); err != nil {
 		c.turn.leave()
 		return nil, err
 	}
-	p := &execParams{Src: &src, Mode: "approved"}
 	return c.runSync(ctx, p)
 }
 
