@@ -347,6 +347,10 @@ func TestE2EApprovalFlow(t *testing.T) {
 
 	wantCode(t, "apply before approval", worker.Call(ctx, "plan.apply", map[string]any{"plan_ref": p.PlanRef}, nil), proto.CodeApprovalRequired)
 	wantCode(t, "approved exec before approval", worker.Call(ctx, "exec", map[string]any{"src": "ls .", "mode": "approved"}, nil), proto.CodeLeashDenied)
+	wantCode(t, "approved exec naming the pending plan",
+		worker.Call(ctx, "exec", map[string]any{"src": "ls .", "mode": "approved", "plan_ref": p.PlanRef}, nil), proto.CodeLeashDenied)
+	wantCode(t, "approved exec naming an unknown plan",
+		worker.Call(ctx, "exec", map[string]any{"src": "ls .", "mode": "approved", "plan_ref": "plan:0123"}, nil), proto.CodeLeashDenied)
 	_, err := capRequest(other, t, map[string]any{"plan_ref": p.PlanRef})
 	wantCode(t, "non-approver cap.request", err, proto.CodeLeashDenied)
 	_, err = capRequest(worker, t, map[string]any{"plan_ref": p.PlanRef})

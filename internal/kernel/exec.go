@@ -97,7 +97,7 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 	case "plan":
 		return c.execPlan(ctx, &p)
 	case "approved":
-		if err := c.authorizeApproved(ctx, &p); err != nil {
+		if err := c.authorizeApproved(ctx, &p, false); err != nil {
 			tr.leave()
 			return nil, err
 		}

@@ -247,14 +247,27 @@ func handlePlanList(_ context.Context, c *call) (any, error) {
 
 // authorizeApproved checks, on the session's turn, that the caller may
 // run p's source as an approved exec, and consumes the plan that lets it
-// (the program judged is the one that runs, p.prog): the
-// plan ref when one is given, else the caller's oldest approved (or
-// allowed) plan of identical source. The source must still derive the
-// stored effects in the session as it is now, and the caller's grants
-// must not deny them now. Refusals are LEASH_DENIED (no such plan,
-// another's, changed effects, denied), APPROVAL_REQUIRED (a named plan
-// still pending) or UNKNOWN_PLAN (a named ref that is not live).
-func (c *call) authorizeApproved(ctx context.Context, p *execParams) error {
+// (the program judged is the one that runs, p.prog): the plan ref when one
+// is given, else the caller's oldest approved (or allowed) plan of
+// identical source. The source must still derive the stored effects in
+// the session as it is now, and the session's grants must not deny them
+// now. For plan.apply (apply) the refusals are UNKNOWN_PLAN (not live),
+// LEASH_DENIED (another's, changed effects, denied) and APPROVAL_REQUIRED
+// (still pending); for exec mode "approved" every refusal is LEASH_DENIED,
+// as the contract pins: no stored, approved plan matches.
+func (c *call) authorizeApproved(ctx context.Context, p *execParams, apply bool) error {
+	err := c.approvedPlan(ctx, p)
+	if err == nil || apply {
+		return err
+	}
+	var re *proto.RPCError
+	if errors.As(err, &re) && (re.Code == proto.CodeUnknownPlan || re.Code == proto.CodeApprovalRequired) {
+		return proto.NewError(proto.CodeLeashDenied, "leash denied: no stored, approved plan of this session matches: "+re.Message, nil)
+	}
+	return err
+}
+
+func (c *call) approvedPlan(ctx context.Context, p *execParams) error {
 	src, ref := *p.Src, p.PlanRef
 	if err := c.turn.wait(ctx); err != nil {
 		return proto.NewError(proto.CodeInternalError, "exec abandoned before it started: "+err.Error(), nil)
@@ -313,7 +326,7 @@ func handlePlanApply(ctx context.Context, c *call) (any, error) {
 	}
 	src := snap.src
 	p := &execParams{Src: &src, Mode: "approved", PlanRef: &ref}
-	if err := c.authorizeApproved(ctx, p); err != nil {
+	if err := c.authorizeApproved(ctx, p, true); err != nil {
 		c.turn.leave()
 		return nil, err
 	}
