@@ -91,7 +91,7 @@ func serve(o *options, stderr io.Writer) error {
 	if o.policy != "" {
 		p, err := policy.Load(o.policy, os.Getenv("HOME"))
 		if err != nil {
-			return fmt.Errorf("policy: %w", err)
+			return err // "policy FILE:LINE:COL: …"
 		}
 		pol = p
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/policy"
 )
 
 // parse parses a subcommand's arguments, handling help and usage errors.
@@ -44,6 +45,9 @@ func runCreate(args []string, stdout, stderr io.Writer, now func() time.Time) in
 	o, code := parse(args, stdout, stderr, 1, 2, "cap", "ttl", "state-dir")
 	if o == nil {
 		return code
+	}
+	if err := policy.ValidateCaps(o.caps); err != nil {
+		return usageError(stderr, err.Error())
 	}
 	principal, profile := o.pos[0], "default"
 	if len(o.pos) == 2 {

@@ -13,8 +13,14 @@ package main
 import (
 	"io"
 	"os"
+	"strings"
 	"time"
+
+	"github.com/shoalgo/shoal/internal/policy"
 )
+
+// capList names the caps create accepts, for the usage text.
+var capList = strings.Join(policy.Caps, ", ")
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, time.Now))
@@ -27,13 +33,15 @@ const (
 	exitUsage   = 2
 )
 
-const usage = `usage:
+var usage = `usage:
   shoal-token create PRINCIPAL [PROFILE] [--cap CAP]... [--ttl SECONDS] [--state-dir DIR]
   shoal-token list [--json] [--state-dir DIR]
   shoal-token revoke ID [--state-dir DIR]
 
 create prints the bearer secret once on stdout. PROFILE defaults to "default";
 --cap may be repeated; --ttl is in seconds (no --ttl: never expires).
+A token with caps may use only those dimensions of its principal's policy;
+CAP is one of ` + capList + `.
 PRINCIPAL is ASCII letters, digits and . _ - : @ / + =, and may not name the
 kernel owner: uid:*, root, owner, local, kernel, self and bare numbers are
 refused, as is the profile local-human.

@@ -46,7 +46,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"create", "a", "--ttl", "1h"}, "whole seconds"},
 		{[]string{"create", "a", "--ttl", "99999999999999999"}, "out of range"},
 		{[]string{"create", "a", "--cap"}, "--cap needs a value"},
-		{[]string{"create", "a", "--cap", "x,y"}, "comma"},
+		{[]string{"create", "a", "--cap", "x,y"}, `unknown cap "x,y"`}, // refused before the store sees it
+		{[]string{"create", "a", "--cap", "fs.read", "--cap", "fs.reed"}, `unknown cap "fs.reed"`},
+		{[]string{"create", "a", "--cap", "everything"}, `unknown cap "everything"`},
 		{[]string{"create", "", "p"}, "empty"},
 		{[]string{"create", "a", "--json"}, "unknown flag"},
 		{[]string{"create", "a", "--state-dir="}, "non-empty"},

@@ -254,9 +254,10 @@ func TestLeashEscapes(t *testing.T) {
 	}
 }
 
-// TestLeashTaskCannotExceedItsParent: a spawned task runs on the session's
-// gate: a delete its parent may not do fails inside the task, whose
-// failure task.await reports, and nothing is touched.
+// TestLeashTaskCannotExceedItsParent: a spawned task and an on handler run
+// on the session's gate: a delete their parent may not do fails inside
+// them (the task's failure reaches wait, the handler catches "denied"),
+// and nothing is touched.
 func TestLeashTaskCannotExceedItsParent(t *testing.T) {
 	k := startPolicyKernel(t, fsPolicy("agent:task", ""))
 	victim := filepath.Join(k.base(), "victim")
@@ -278,6 +279,28 @@ func TestLeashTaskCannotExceedItsParent(t *testing.T) {
 	}
 	if !exists(victim) {
 		t.Fatal("a task deleted what its parent may not")
+	}
+
+	// An on handler runs on the same gate: it records the code of the
+	// error its delete got.
+	c.ok("exec", map[string]any{"src": "var seen = []\nvar h = on(\"user.x\", ev => { try { rm --permanent (v) } catch err { seen = seen + [err.code] } })\nh"}, nil)
+	c.ok("exec", map[string]any{"src": `channel("user.x").emit(1)`}, nil)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c.ok("exec", map[string]any{"src": "seen"}, &res)
+		if res.Render != "[]" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the handler never ran")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !strings.Contains(res.Render, "denied") {
+		t.Errorf("the handler's delete: %s, want denied", res.Render)
+	}
+	if !exists(victim) {
+		t.Fatal("a handler deleted what its session may not")
 	}
 }
 
@@ -507,5 +530,88 @@ env_write = ["A", "B"]
 	w.ok("session.env", nil, &res)
 	if res.Granted || res.Env != nil || strings.Join(res.Names, ",") != "A,B,HOME,PATH,SHOAL_SECRET_TOKEN" {
 		t.Errorf("writer session.env = %+v", res)
+	}
+}
+
+// TestLeashAttachCapsTellTheTruth: the owner's unrestricted session is
+// not sandboxed (enforced false, tier none) though the machine could;
+// a principal with fs grants is, per dimension, where Landlock can; with
+// Landlock reported absent, nothing is enforced and a hermetic principal
+// whose grants restrict fs fails to attach, typed, with the connection
+// open and unattached.
+func TestLeashAttachCapsTellTheTruth(t *testing.T) {
+	k := startPolicyKernel(t, func(dir, base string) string {
+		return fsPolicy("agent:caps", `hermetic = false`)(dir, base) + fmt.Sprintf(`
+[principal."agent:hermetic"]
+hermetic = true
+[principal."agent:hermetic".fs]
+read = [%q]
+`, dir+"/**")
+	})
+	sup := sandbox.Probe()
+	avail := TierNone
+	if sup.FS {
+		avail = TierLandlock
+	}
+	owner := k.dial(t).attach("", "")
+	caps := owner["caps"].(map[string]any)
+	if owner["caps_enforced"] != false || caps["enforced"] != false || caps["tier"] != TierNone ||
+		caps["available_tier"] != avail || caps["opaque"] != "allow" {
+		t.Errorf("owner caps = %v, caps_enforced %v", caps, owner["caps_enforced"])
+	}
+
+	_, capsTok := k.token(t, "agent:caps", "p", "fs.read", "fs.write")
+	att := k.dial(t).attach("", capsTok)
+	caps = att["caps"].(map[string]any)
+	dims := caps["dimensions"].(map[string]any)
+	if caps["available_tier"] != avail || caps["opaque"] != "allow" || caps["policy_principal"] != "agent:caps" ||
+		dims["fs"] != sup.FS || dims["net"] != sup.Net || att["caps_enforced"] != sup.FS || caps["enforced"] != sup.FS {
+		t.Errorf("agent caps = %v, caps_enforced %v (probe %+v)", caps, att["caps_enforced"], sup)
+	}
+	if tc, _ := json.Marshal(caps["token_caps"]); string(tc) != `["fs.read","fs.write"]` {
+		t.Errorf("token_caps = %s", tc)
+	}
+
+	restore := sandbox.OverrideSupport(sandbox.Support{Reason: "test: no Landlock"})
+	defer restore()
+	att = k.dial(t).attach("nolandlock", capsTok)
+	caps = att["caps"].(map[string]any)
+	if att["caps_enforced"] != false || caps["enforced"] != false || caps["tier"] != TierNone || caps["available_tier"] != TierNone {
+		t.Errorf("without Landlock: caps = %v, caps_enforced %v", caps, att["caps_enforced"])
+	}
+	_, hermTok := k.token(t, "agent:hermetic", "p")
+	c := k.dial(t)
+	r := c.fail("session.attach", map[string]any{"token": hermTok}, proto.CodeLeashDenied)
+	var d struct{ Code, Dimension string }
+	json.Unmarshal(r.Error.Data, &d)
+	if d.Code != "hermetic_unenforceable" || d.Dimension != "fs" {
+		t.Errorf("hermetic attach refusal data = %s", r.Error.Data)
+	}
+	c.fail("exec", map[string]any{"src": "1"}, proto.CodeNotAttached)
+	restore()
+	c.attach("", hermTok) // the same connection attaches once it can be enforced
+}
+
+// TestLeashTokenCapsNarrowTheSession: a token's caps narrow what policy
+// grants its principal, and a session keeps only what every attachment
+// that used it may do: a narrower token narrows the session it joins, for
+// the broader one too.
+func TestLeashTokenCapsNarrowTheSession(t *testing.T) {
+	k := startPolicyKernel(t, fsPolicy("agent:narrow", ""))
+	_, broad := k.token(t, "agent:narrow", "p")
+	_, readOnly := k.token(t, "agent:narrow", "p", "fs.read")
+
+	ro := k.dial(t)
+	ro.attach("solo", readOnly)
+	ro.ok("exec", map[string]any{"src": "ls"}, nil)
+	ro.fail("exec", map[string]any{"src": "touch a.txt"}, proto.CodeLeashDenied)
+
+	b := k.dial(t)
+	b.attach("shared", broad)
+	b.ok("exec", map[string]any{"src": "touch b.txt"}, nil)
+	k.dial(t).attach("shared", readOnly)
+	b.fail("exec", map[string]any{"src": "touch c.txt"}, proto.CodeLeashDenied)
+	if exists(filepath.Join(k.dir, "a.txt")) || exists(filepath.Join(k.dir, "c.txt")) || !exists(filepath.Join(k.dir, "b.txt")) {
+		t.Errorf("files: %v", listDir(t, k.dir))
 	}
 }

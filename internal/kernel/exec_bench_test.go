@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/leash"
+	"github.com/shoalgo/shoal/internal/policy"
+	"github.com/shoalgo/shoal/internal/syntax"
 )
 
 // BenchmarkExecLeash measures one exec round trip on a real kernel over a
@@ -125,4 +128,39 @@ read = [%q, "/usr/**", "/lib/**", "/lib64/**", "/bin/**", "/etc/**"]
 		}
 	})
 	return sock, secret
+}
+
+// BenchmarkExecLeashCheck measures what leashCheck adds to a policy
+// principal's exec, in process: parse, derive and judge, beside the parse
+// alone that every exec does anyway (the floor):
+//
+//	go test -run '^$' -bench ExecLeashCheck -count 5 ./internal/kernel/
+func BenchmarkExecLeashCheck(b *testing.B) {
+	g := testPolicy(b, `[principal."agent:bench"]
+proc_spawn = ["git"]
+env_read = ["PATH"]
+[principal."agent:bench".fs]
+read = ["/work/**"]
+`).For("agent:bench", false)
+	le := leash.Env{Dir: "/work", Home: "/home/u"}
+	for _, src := range []string{"1 + 1", "pwd", "ls src", `git status; cat README.md`} {
+		b.Run("parse/"+src, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := syntax.Parse(src, syntax.ParseOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("check/"+src, func(b *testing.B) {
+			for b.Loop() {
+				prog, err := syntax.Parse(src, syntax.ParseOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if d := g.Decide(leash.Derive(prog, le)); d.Verdict != policy.Allow {
+					b.Fatalf("%s: %+v", src, d)
+				}
+			}
+		})
+	}
 }

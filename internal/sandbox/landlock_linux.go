@@ -39,12 +39,14 @@ func probeKernel() Support {
 	if err != nil || abi < 1 {
 		return Support{Reason: fmt.Sprintf("Landlock is not available in this kernel or not enabled at boot: %v", err)}
 	}
-	s := Support{ABI: abi, FS: abi >= abiFS, Net: abi >= abiNet}
+	s := Support{ABI: abi, FS: abi >= abiFS, Net: abi >= abiNet && auditArch != 0}
 	switch {
 	case !s.FS:
 		s.Reason = fmt.Sprintf("Landlock ABI %d: filesystem rules need ABI %d (truncation is not controlled before it), TCP rules ABI %d", abi, abiFS, abiNet)
-	case !s.Net:
+	case abi < abiNet:
 		s.Reason = fmt.Sprintf("Landlock ABI %d: TCP rules need ABI %d (Linux 6.7)", abi, abiNet)
+	case !s.Net:
+		s.Reason = "no socket filter for this architecture, without which Landlock's TCP rules can be bypassed (MPTCP, TCP Fast Open)"
 	}
 	return s
 }
@@ -100,21 +102,30 @@ func apply(r Rules, abi int) error {
 	if err != nil {
 		return fmt.Errorf("sandbox: landlock ruleset: %w", err)
 	}
-	if fd < 0 {
-		return nil
+	if fd >= 0 {
+		defer unix.Close(fd)
 	}
-	defer unix.Close(fd)
 	// Only this thread is restricted: it is the one that execs the
 	// target, and execve keeps only the calling thread, with its
-	// no_new_privs and Landlock domain. So the goroutine stays locked to
-	// its thread for good, and go-landlock's all-threads paths (psx) are
-	// never used.
+	// capabilities, no_new_privs, Landlock domain and seccomp filter. So
+	// the goroutine stays locked to its thread for good, and
+	// go-landlock's all-threads paths (psx) are never used.
 	runtime.LockOSThread()
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("sandbox: prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
-	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
-		return fmt.Errorf("sandbox: landlock_restrict_self: %w", err)
+	if fd >= 0 {
+		if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+			return fmt.Errorf("sandbox: landlock_restrict_self: %w", err)
+		}
+	}
+	if net != 0 {
+		if err := installNetFilter(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

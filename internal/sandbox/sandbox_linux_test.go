@@ -12,23 +12,34 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // dialHelper makes the test binary, run as a trampoline's target, dial
 // the address in its next argument: exit 0 when connected, exitDenied
 // when the OS refused (EACCES), 4 otherwise.
 const (
-	dialHelper = "__sandbox_test_dial"
-	exitDenied = 3
+	dialHelper   = "__sandbox_test_dial"
+	listenHelper = "__sandbox_test_listen" // the same for a bind of 127.0.0.1:<port>
+	exitDenied   = 3
 )
 
 func TestMain(m *testing.M) {
 	RunTrampolineIfRequested()
 	if len(os.Args) > 2 && os.Args[1] == dialHelper {
 		os.Exit(dial(os.Args[2]))
+	}
+	if len(os.Args) > 2 && os.Args[1] == listenHelper {
+		os.Exit(bind(os.Args[2]))
+	}
+	if len(os.Args) > 3 && os.Args[1] == bypassHelper {
+		os.Exit(bypass(os.Args[2], os.Args[3]))
 	}
 	os.Exit(m.Run())
 }
@@ -43,6 +54,78 @@ func dial(addr string) int {
 		return 4
 	}
 	c.Close()
+	return 0
+}
+
+// bypassHelper tries a way around connect(2) named by its first argument
+// to the port in its second: exit 0 when the system call succeeded,
+// exitDenied when it was refused.
+const bypassHelper = "__sandbox_test_bypass"
+
+func bypass(how, port string) int {
+	p, _ := strconv.Atoi(port)
+	sa := &unix.SockaddrInet4{Port: p, Addr: [4]byte{127, 0, 0, 1}}
+	var err error
+	switch how {
+	case "mptcp":
+		var fd int
+		if fd, err = unix.Socket(unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP); err == nil {
+			err = unix.Connect(fd, sa)
+		}
+	case "sctp":
+		_, err = unix.Socket(unix.AF_INET, unix.SOCK_SEQPACKET, 0)
+	case "vsock":
+		_, err = unix.Socket(unix.AF_VSOCK, unix.SOCK_STREAM, 0)
+	case "sendto-fastopen", "sendmsg-fastopen":
+		var fd int
+		if fd, err = unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0); err == nil {
+			if how == "sendto-fastopen" {
+				err = unix.Sendto(fd, []byte("x"), unix.MSG_FASTOPEN, sa)
+			} else {
+				err = unix.Sendmsg(fd, []byte("x"), nil, sa, unix.MSG_FASTOPEN)
+			}
+		}
+	case "io_uring":
+		var params [120]byte // struct io_uring_params
+		r, _, e := unix.Syscall(unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&params[0])), 0)
+		if e != 0 {
+			err = e
+		} else {
+			unix.Close(int(r))
+		}
+	case "go-mptcp":
+		var d net.Dialer
+		d.SetMultipathTCP(true)
+		var c net.Conn
+		if c, err = d.Dial("tcp4", "127.0.0.1:"+port); err == nil {
+			c.Close()
+		}
+	case "udp":
+		var c net.Conn
+		if c, err = net.Dial("udp4", "127.0.0.1:"+port); err == nil {
+			_, err = c.Write([]byte("x"))
+			c.Close()
+		}
+	default:
+		err = errors.New("unknown bypass " + how)
+	}
+	if err != nil {
+		os.Stderr.WriteString(how + ": " + err.Error() + "\n")
+		return exitDenied
+	}
+	return 0
+}
+
+func bind(port string) int {
+	l, err := net.Listen("tcp", "127.0.0.1:"+port)
+	if err != nil {
+		os.Stderr.WriteString("listen: " + err.Error() + "\n")
+		if errors.Is(err, syscall.EACCES) {
+			return exitDenied
+		}
+		return 4
+	}
+	l.Close()
 	return 0
 }
 
@@ -162,6 +245,14 @@ func TestNonexistentRootIsSkipped(t *testing.T) {
 // listen opens a loopback listener that accepts and closes connections.
 func listen(t *testing.T) (string, uint16) {
 	t.Helper()
+	addr, port, _ := countingListener(t)
+	return addr, port
+}
+
+// countingListener is listen that also counts the connections accepted.
+func countingListener(t *testing.T) (string, uint16, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -173,10 +264,63 @@ func listen(t *testing.T) (string, uint16) {
 			if err != nil {
 				return
 			}
+			n.Add(1)
 			c.Close()
 		}
 	}()
-	return l.Addr().String(), uint16(l.Addr().(*net.TCPAddr).Port)
+	return l.Addr().String(), uint16(l.Addr().(*net.TCPAddr).Port), &n
+}
+
+// TestConnectBypassesClosed: the ways past Landlock's TCP rules that
+// this kernel leaves open (MPTCP, TCP Fast Open, io_uring, other
+// protocols) are refused by the trampoline's socket filter; the denied
+// listener sees no connection. Unconfined, the same calls work where
+// the kernel offers them, so the refusals are the sandbox's.
+func TestConnectBypassesClosed(t *testing.T) {
+	needNet(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, allowedPort := listen(t)
+	_, deniedPort, accepted := countingListener(t)
+	port := strconv.Itoa(int(deniedPort))
+	r := Rules{RestrictNet: true, ConnectTCP: []uint16{allowedPort}}
+	for _, how := range []string{"mptcp", "sctp", "vsock", "sendto-fastopen", "sendmsg-fastopen", "io_uring", "go-mptcp"} {
+		_, uerrs, ucode := runArgv(t, []string{self, bypassHelper, how, port})
+		before := accepted.Load()
+		if _, errs, code := run(t, r, self, bypassHelper, how, port); code != exitDenied {
+			t.Errorf("confined %s to port %s: status %d, stderr %q; want a refusal", how, port, code, errs)
+		}
+		time.Sleep(20 * time.Millisecond) // let an accept that should not happen be counted
+		if n := accepted.Load() - before; n != 0 {
+			t.Errorf("confined %s: the denied listener accepted %d connections", how, n)
+		}
+		t.Logf("%s unconfined: status %d %s", how, ucode, strings.TrimSpace(uerrs))
+	}
+	// UDP is outside Landlock's TCP rules and stays allowed (DNS).
+	if _, errs, code := run(t, r, self, bypassHelper, "udp", port); code != 0 {
+		t.Errorf("confined UDP send: status %d, stderr %q; want it allowed", code, errs)
+	}
+}
+
+func TestCapabilitiesDropped(t *testing.T) {
+	needFS(t)
+	r := Rules{RestrictFS: true, ReadOnly: append(slices.Clone(systemRoots), "/proc")}
+	script := "grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp):' /proc/self/status | tr -d ' \\t' | tr '\\n' ' '"
+	out, errs, code := run(t, r, "/bin/sh", "-c", script)
+	want := "CapInh:0000000000000000 CapPrm:0000000000000000 CapEff:0000000000000000 CapBnd:0000000000000000 CapAmb:0000000000000000 NoNewPrivs:1 Seccomp:0 "
+	if code != 0 || out != want {
+		t.Errorf("confined: status %d, %q (stderr %q), want %q", code, out, errs, want)
+	}
+	free, _, _ := runArgv(t, []string{"/bin/sh", "-c", script})
+	t.Logf("unconfined: %s", free)
+	if r.RestrictNet = true; Probe().Net {
+		out, _, _ := run(t, r, "/bin/sh", "-c", script)
+		if !strings.Contains(out, "Seccomp:2") {
+			t.Errorf("network restricted: %q, want the socket filter (Seccomp:2)", out)
+		}
+	}
 }
 
 func TestConnectOutsideConnectTCPRefusedByTheOS(t *testing.T) {
@@ -210,6 +354,37 @@ func TestConnectOutsideConnectTCPRefusedByTheOS(t *testing.T) {
 		if _, errs, code := run(t, fsr, self, dialHelper, deniedAddr); code != exitDenied {
 			t.Errorf("confined (fs and net) dial of %s: status %d, stderr %q", deniedAddr, code, errs)
 		}
+	}
+}
+
+func TestBindOutsideBindTCPRefusedByTheOS(t *testing.T) {
+	needNet(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two ports free a moment ago (the kernel hands out ephemeral ports
+	// in turn, so neither is likely to be taken again at once).
+	var ports []uint16
+	for range 2 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports = append(ports, uint16(l.Addr().(*net.TCPAddr).Port))
+		l.Close()
+	}
+	r := Rules{RestrictNet: true, BindTCP: ports[:1]}
+	allowed, denied := strconv.Itoa(int(ports[0])), strconv.Itoa(int(ports[1]))
+	if _, errs, code := run(t, r, self, listenHelper, denied); code != exitDenied {
+		t.Errorf("confined bind of port %s (outside BindTCP): status %d, stderr %q, want the OS's EACCES", denied, code, errs)
+	}
+	if _, errs, code := run(t, r, self, listenHelper, allowed); code != 0 {
+		t.Errorf("confined bind of port %s (in BindTCP): status %d, stderr %q", allowed, code, errs)
+	}
+	// Bind restricted, nothing granted: not even an ephemeral port.
+	if _, errs, code := run(t, Rules{RestrictNet: true}, self, listenHelper, "0"); code != exitDenied {
+		t.Errorf("confined bind of port 0 with no BindTCP: status %d, stderr %q", code, errs)
 	}
 }
 
@@ -261,5 +436,24 @@ func TestTrampolineFailures(t *testing.T) {
 		if code != c.code || !strings.HasPrefix(errs, "shoal-sandbox: ") || !strings.Contains(errs, c.msg) {
 			t.Errorf("trampoline %q: status %d, stderr %q; want %d and %q", c.args, code, errs, c.code, c.msg)
 		}
+	}
+}
+
+func TestNetProgramAssembles(t *testing.T) {
+	p, err := netProgram()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p) == 0 || len(p) > 4096 {
+		t.Fatalf("%d instructions", len(p))
+	}
+	if last := p[len(p)-1]; last.Code != unix.BPF_RET|unix.BPF_K {
+		t.Errorf("the program does not end in a return: %+v", last)
+	}
+	b := &bpf{labels: map[string]int{}}
+	b.label("back")
+	b.jump(jeq, 0, "back", "")
+	if _, err := b.assemble(); err == nil {
+		t.Errorf("a backward jump assembled")
 	}
 }
