@@ -234,6 +234,14 @@ func TestE2EPlanRefsAreDistinct(t *testing.T) {
 	if got := listPlans(t, c); len(got) != 0 {
 		t.Errorf("plan.list at the end = %v", got)
 	}
+	// The Go client reads a stored plan's answer as one.
+	pr, err := c.Exec(testCtx(t), client.ExecParams{Src: "ls .", Mode: client.ModePlan})
+	if err != nil || !pr.IsPlan() || pr.State != "allowed" || pr.Verdict != "allow" || len(pr.Effects) < 3 {
+		t.Errorf("client plan = %+v, %v", pr, err)
+	}
+	if _, err := c.Exec(testCtx(t), client.ExecParams{Src: "ls .", Mode: client.ModeApproved}); err != nil {
+		t.Errorf("client approved exec: %v", err)
+	}
 	// An explain fingerprint is never a stored plan.
 	var ex struct {
 		PlanRef string `json:"plan_ref"`
