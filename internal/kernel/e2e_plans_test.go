@@ -414,6 +414,17 @@ func TestE2EPlanDenied(t *testing.T) {
 	}
 	p := storePlan(t, worker, "ls .")
 	approvalEvent(t, sub) // pending
+	// An approver attaching later still reads the pending event; a
+	// principal that is no approver does not.
+	lateLead := k.attached(t, "late", k.token(t, "agent:lead"))
+	evs, err := lateLead.EventsRead(ctx, "approval", 0, 10)
+	if err != nil || len(evs) != 1 || !regexp.MustCompile(p.PlanRef).Match(evs[0].Payload) {
+		t.Errorf("late approver reads %v, %v; want the pending event", evs, err)
+	}
+	lateOther := k.attached(t, "late", k.token(t, "agent:nobody-else"))
+	if evs, err := lateOther.EventsRead(ctx, "approval", 0, 10); err != nil || len(evs) != 0 {
+		t.Errorf("a late non-approver reads %v, %v", evs, err)
+	}
 	a, err := capRequest(owner, t, map[string]any{"plan_ref": p.PlanRef, "deny": true})
 	if err != nil || a.State != "denied" || a.Approved {
 		t.Fatalf("deny = %+v, %v", a, err)

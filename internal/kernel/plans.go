@@ -475,8 +475,9 @@ func (s *Server) publishApproval(rec *planRecord, state, approver string) {
 
 // approvalAudience is who sees an approval event of the plan owner's
 // scope: that session, and every principal that may approve: the kernel
-// owner's when its grants say so, and each attached now whose grants (its
-// token's caps included) say so.
+// owner's when its grants say so, every principal the policy makes an
+// approver (so one attaching later still reads the pending events), and
+// each attached now whose grants say so.
 func (s *Server) approvalAudience(owner events.Scope) events.Audience {
 	aud := events.Audience{Scopes: []events.Scope{owner}}
 	seen := map[string]bool{}
@@ -486,7 +487,9 @@ func (s *Server) approvalAudience(owner events.Scope) events.Audience {
 			aud.Principals = append(aud.Principals, principal)
 		}
 	}
-	add(s.local, s.planPolicy().For(s.local, true).CanApprove())
+	for _, p := range s.policyApprovers() {
+		add(p, true)
+	}
 	s.mu.Lock()
 	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {
@@ -499,6 +502,23 @@ func (s *Server) approvalAudience(owner events.Scope) events.Audience {
 		}
 	}
 	return aud
+}
+
+// policyApprovers lists, once, the principals the policy lets approve:
+// the kernel owner's (by default) and each entry with approve = true.
+func (s *Server) policyApprovers() []string {
+	s.approversOnce.Do(func() {
+		pol := s.planPolicy()
+		if pol.For(s.local, true).CanApprove() {
+			s.approvers = append(s.approvers, s.local)
+		}
+		for _, name := range pol.Principals() {
+			if name != s.local && pol.For(name, false).CanApprove() {
+				s.approvers = append(s.approvers, name)
+			}
+		}
+	})
+	return s.approvers
 }
 
 // plansExpired publishes an expired event for each dropped plan that was

@@ -71,7 +71,11 @@ type Server struct {
 	source    *sourceWork       // bounds parse and explain
 	procs     *contain.Manager
 	plans     *planStore // stored plans of every session (plans.go)
-	ownProcs  bool       // procs was made by New and is closed by Shutdown
+	// approvers are the principals the policy lets approve, listed once
+	// (policyApprovers).
+	approversOnce sync.Once
+	approvers     []string
+	ownProcs      bool // procs was made by New and is closed by Shutdown
 
 	readPool *membudget.Pool // FrameMemory: read buffers of every connection
 	outPool  *membudget.Pool // OutboxMemory: queued frames of every connection
