@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/client"
+	"github.com/shoalgo/shoal/proto"
 )
 
 // Process containment bounds, stated once.
@@ -370,9 +371,9 @@ func TestProcessSyncExecCancelledFromSecondConnection(t *testing.T) {
 }
 
 // TestProcessDeniedPrincipalClockAndFacts: a token principal, denied every
-// effect, gets the typed denial for reading the clock or a system fact,
-// and explain names exactly the effect the gate refused; pure evaluation
-// still works for it.
+// effect, gets the typed denial (-32010, before anything runs) for reading
+// the clock or a system fact, and explain names exactly the effect refused;
+// pure evaluation still works for it.
 func TestProcessDeniedPrincipalClockAndFacts(t *testing.T) {
 	k := Start(t, Options{})
 	hb := k.Heartbeat(t)
@@ -384,7 +385,8 @@ func TestProcessDeniedPrincipalClockAndFacts(t *testing.T) {
 		{"os.pid()", "sys_read:pid"}, {"os.hostname()", "sys_read:hostname"},
 	} {
 		_, err := c.Exec(ctx, client.ExecParams{Src: tc.src})
-		msg := WantLangCode(t, err, "denied")
+		WantCode(t, err, proto.CodeLeashDenied)
+		msg := err.Error()
 		var plan struct {
 			Effects []struct {
 				Kind string `json:"kind"`

@@ -49,6 +49,10 @@ type raisedData struct {
 	Stderr json.RawMessage `json:"stderr,omitempty"`
 }
 
+// runMode reports whether p runs in mode "run", the mode judged by policy
+// before it runs (leashCheck).
+func (p *execParams) runMode() bool { return p.Mode == "" || p.Mode == "run" }
+
 // maxTimeout bounds timeout_ms so the deadline arithmetic cannot overflow.
 const maxTimeout = 24 * time.Hour
 
@@ -103,7 +107,11 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 		}
 	}
 	srv, sess := c.conn.srv, c.att.sess
-	if p.Mode == "" || p.Mode == "run" {
+	if (p.Async || p.Background) && p.runMode() {
+		// Judged once its turn comes and before its task starts, so that a
+		// refusal is the exec's own answer; a synchronous exec (and one
+		// with timeout_ms) is judged in its task, which task.list shows
+		// and task.cancel stops while it waits (runExec).
 		if err := leashCheck(ctx, sess, &p, tr); err != nil {
 			tr.leave()
 			return nil, err
@@ -184,6 +192,11 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	defer tr.leave()
 	if err := tr.wait(ctx); err != nil {
 		return nil, "", proto.NewError(proto.CodeInternalError, "exec abandoned before it started: "+err.Error(), nil)
+	}
+	if p.prog == nil && p.runMode() {
+		if err := leashCheck(ctx, sess, p, nil); err != nil {
+			return nil, "", err
+		}
 	}
 	var out boundedBuffer
 	ro := eval.RunOptions{Stdout: &out, Stderr: &out}

@@ -146,7 +146,8 @@ type verdictData struct {
 }
 
 // leashCheck judges an exec "run" before anything runs: once its turn
-// comes (so it sees what the execs before it bound), it parses the source,
+// comes (tr, unless the caller holds it already: nil), so that it sees
+// what the execs before it bound, it parses the source,
 // derives its plan and asks the session's grants. A plan they deny is
 // -32010 LEASH_DENIED, one that needs approval -32011 APPROVAL_REQUIRED,
 // each with data {verdict, effects, reasons}, and nothing runs; an
@@ -159,8 +160,10 @@ func leashCheck(ctx context.Context, sess *session, p *execParams, tr *turn) err
 	if g == nil || g.current().free {
 		return nil
 	}
-	if err := tr.wait(ctx); err != nil {
-		return proto.NewError(proto.CodeInternalError, "exec abandoned before it started: "+err.Error(), nil)
+	if tr != nil {
+		if err := tr.wait(ctx); err != nil {
+			return proto.NewError(proto.CodeInternalError, "exec abandoned before it started: "+err.Error(), nil)
+		}
 	}
 	le := sessionLeashEnv(sess)
 	prog, err := syntax.Parse(*p.Src, syntax.ParseOptions{IsBound: le.IsBound})
