@@ -69,3 +69,32 @@ func mustWrite(b *testing.B, p string) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkStatResolved is Stat of a file six directories deep through a
+// gate that judges resolved targets: the host resolves the path (one
+// lstat per component) before asking. BenchmarkStatAllowAll is the floor:
+// the same Stat through AllowAll, which needs no resolution.
+func BenchmarkStatResolved(b *testing.B) {
+	benchStat(b, AuthorizerFunc(func(context.Context, Op) error { return nil }))
+}
+
+func BenchmarkStatAllowAll(b *testing.B) { benchStat(b, AllowAll) }
+
+func benchStat(b *testing.B, auth Authorizer) {
+	dir := filepath.Join(b.TempDir(), "a", "b", "c", "d", "e")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	f := filepath.Join(dir, "f")
+	if err := os.WriteFile(f, nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	h := NewOS(auth)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := h.Stat(ctx, f); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

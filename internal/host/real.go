@@ -41,6 +41,14 @@ func resolveFor(op *Op, follow bool) error {
 // kept as it is (Lstat, Remove, Rename, new link names). ok is false past
 // maxSymlinkHops.
 func realPath(p string, follow bool) (string, bool) {
+	if real, ok, handled := realPathKernel(p, follow); handled {
+		return real, ok
+	}
+	return realPathWalk(p, follow)
+}
+
+// realPathWalk is realPath by lstat and readlink of each component.
+func realPathWalk(p string, follow bool) (string, bool) {
 	rest := splitPath(p)
 	resolved := "/"
 	hops := 0

@@ -57,6 +57,12 @@ func TestRealPath(t *testing.T) {
 		if got != c.want || ok != c.ok {
 			t.Errorf("realPath(%q, %v) = %q, %v; want %q, %v", c.path, c.follow, got, ok, c.want, c.ok)
 		}
+		// The component walk (the fallback, and the way on other
+		// systems) must agree with the kernel's own resolution.
+		got, ok = realPathWalk(c.path, c.follow)
+		if got != c.want || ok != c.ok {
+			t.Errorf("realPathWalk(%q, %v) = %q, %v; want %q, %v", c.path, c.follow, got, ok, c.want, c.ok)
+		}
 	}
 }
 

@@ -113,7 +113,8 @@ func (g *Grants) writable(p string) bool {
 // spawnAllowed judges running program (an absolute path at run time, or
 // the name as written in a plan) whose symlinks resolve to real ("" when
 // unknown). A grant "*" allows any program. An absolute grant allows
-// exactly that path. A bare-name grant allows a program of that base name,
+// exactly that path (and, in a plan, a bare name equal to its base name,
+// since only the run-time lookup knows the path). A bare-name grant allows a program of that base name,
 // but only when neither the path nor its real target lies where the
 // principal may write: otherwise copying any binary to "bin/git" inside
 // the grants would pass a "git" allowance.
@@ -131,7 +132,10 @@ func (g *Grants) spawnAllowed(program, real string) bool {
 	base := path.Base(program)
 	for _, gr := range g.ProcSpawn {
 		if strings.HasPrefix(gr, "/") {
-			if gr == program {
+			// A bare name only occurs in a plan (the host always asks
+			// with the path it found); the gate checks that path when
+			// the program runs.
+			if gr == program || (!strings.Contains(program, "/") && path.Base(gr) == program) {
 				return true
 			}
 			continue

@@ -69,6 +69,8 @@ func TestDecide(t *testing.T) {
 		{"spawn abs basename", "", plan(leash.Irreversible, fx(host.ProcSpawn, "/usr/bin/git")), Allow, ""},
 		{"spawn writable copy", "", plan(leash.Irreversible, fx(host.ProcSpawn, "/work/bin/git")), Deny, "proc_spawn"},
 		{"spawn exact path", "", plan(leash.Irreversible, fx(host.ProcSpawn, "/opt/tool/bin/run")), Allow, ""},
+		{"spawn bare name of an exact path", "", plan(leash.Irreversible, fx(host.ProcSpawn, "run")), Allow, ""},
+		{"spawn other path of that name", "", plan(leash.Irreversible, fx(host.ProcSpawn, "/usr/bin/run")), Deny, "proc_spawn"},
 		{"spawn other", "", plan(leash.Irreversible, fx(host.ProcSpawn, "rm")), Deny, "proc_spawn rm: not in proc_spawn"},
 		{"env", "", plan(leash.Reversible, fx(host.EnvRead, "PATH")), Allow, ""},
 		{"env all", "", plan(leash.Reversible, fx(host.EnvRead, "*")), Deny, "env_read"},
@@ -170,6 +172,9 @@ func TestAuthorizer(t *testing.T) {
 		{host.Op{Effect: host.ProcSpawn, Target: "/usr/bin/git", Real: "/work/evil", Argv: []string{"git"}}, false},
 		{host.Op{Effect: host.ProcSpawn, Target: "/work/bin/git", Argv: []string{"git"}}, false},
 		{host.Op{Effect: host.ProcSpawn, Target: "/bin/sh", Argv: []string{"/bin/sh", "-c", "git"}}, false},
+		{host.Op{Effect: host.ProcSpawn, Target: "/opt/tool/bin/run"}, true},
+		{host.Op{Effect: host.ProcSpawn, Target: "/usr/bin/run"}, false},
+		{host.Op{Effect: host.ProcSpawn, Target: "git"}, false}, // the host always asks with a path
 		{host.Op{Effect: host.EnvRead, Target: "PATH"}, true},
 		{host.Op{Effect: host.EnvRead, Target: "*"}, false},
 		{host.Op{Effect: host.Clock}, true},
@@ -225,5 +230,18 @@ func TestCaps(t *testing.T) {
 	}
 	if owner.Allows(host.FSWrite, "/x") != true {
 		t.Error("Narrow changed its receiver")
+	}
+}
+
+func TestAuthorizerShortcut(t *testing.T) {
+	if Everything("o").Authorizer() != host.AllowAll {
+		t.Error("the owner's default grants should gate with AllowAll")
+	}
+	n := Everything("o").Narrow([]string{"fs.read", "fs.write", "fs.delete", "proc.spawn", "env.read", "sys.read", "net.connect"})
+	if n.Authorizer() == host.AllowAll {
+		t.Error("grants without time must not gate with AllowAll")
+	}
+	if agent(t, "").Authorizer() == host.AllowAll || Nothing("x").Authorizer() == host.AllowAll {
+		t.Error("restricted grants gate with AllowAll")
 	}
 }

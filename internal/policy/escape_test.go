@@ -177,6 +177,10 @@ func TestEscapeAttempts(t *testing.T) {
 channel("user.x").emit(1)`, `h.await()`,
 			`while path("{out}/victim").exists() { sleep 1ms }`},
 		{"source outside", ``, `source "{out}/lib.shl"`, ``},
+		{"sourced file inside deletes outside", `"rm --permanent {out}/victim".save("evil.shl")`, `source evil.shl`, ``},
+		{"parallel branch", ``, `parallel(() => { rm --permanent "{out}/victim" })`, ``},
+		{"nested task in a handler", `let h = on(channel("user.y"), ev => { (spawn { "pwned".save("{out}/victim") }).await() })
+channel("user.y").emit(1)`, `h.await()`, `while path("{out}/victim").read() != "pwned" { sleep 1ms }`},
 		{"clock", ``, `now()`, ``},
 		{"system fact", ``, `os.hostname()`, ``},
 	}
@@ -250,6 +254,16 @@ func TestInsideGrantWorks(t *testing.T) {
 		{`cat d/moved.txt`, "hellomore"},
 		{`(spawn { cat mine.txt }).await()`, "mine"},
 		{`with cwd: "sub" { "x".save("in-sub.txt") }`, ""},
+		{`mkdir sub/x`, ""},
+		{`ls sub/`, ""},
+		{`ls ./sub`, ""},
+		{`ls *.txt`, "mine.txt"},
+		{`glob("sub/*").expand()`, ""},
+		{`glob("**/*.txt").expand()`, "in-sub.txt"},
+		{`stat ./mine.txt`, ""},
+		{`with cwd: "sub/" { "y".save("./x//y.txt") }`, ""},
+		{`cat sub/x/y.txt`, "y"},
+		{`ls`, "mine.txt"},
 		{`rm --permanent link`, ""}, // removes the link itself, which is inside
 		{`rm -r --permanent d2`, ""},
 	}
@@ -274,5 +288,63 @@ func TestInsideGrantWorks(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(w.outside, "victim")); err != nil || string(b) != "victim" {
 		t.Errorf("victim after removing the link to it: %q %v", b, err)
+	}
+}
+
+// TestSpawnByName: a bare-name proc_spawn grant ("wc") runs the system
+// program of that name, but not another program (sh) copied under that
+// name where the principal may write, whether run by path, through a
+// symlink or found through a PATH the program set itself.
+func TestSpawnByName(t *testing.T) {
+	w := newEscapeWorld(t)
+	if _, err := os.Stat("/usr/bin/wc"); err != nil {
+		t.Skip("no /usr/bin/wc:", err)
+	}
+	doc := fmt.Sprintf(`[principal."agent"]
+fs.read = [%[1]q]
+fs.write = [%[1]q]
+proc_spawn = ["wc"]
+env_read = ["PATH"]
+env_write = ["PATH"]
+`, w.grant+"/**")
+	p, err := policy.Parse([]byte(doc), w.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := w.session(t, p.For("agent", false))
+	ctx := context.Background()
+	v, err := in.Eval(ctx, `(wc -c mine.txt).out`)
+	if err != nil || !strings.Contains(value.Display(v), "4 mine.txt") {
+		t.Fatalf("wc inside the grant: %v %v", v, err)
+	}
+	bin := filepath.Join(w.grant, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Any program would do; sh stands for one the grant does not name.
+	sh, _ := filepath.EvalSymlinks("/bin/sh")
+	data, err := os.ReadFile(sh)
+	if err != nil {
+		t.Skip(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "wc"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(w.grant, "bin2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(sh, filepath.Join(w.grant, "bin2", "wc")); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{
+		`./bin/wc -c "echo escaped"`,
+		`sh -c "echo escaped"`,
+		`./bin2/wc -c "echo escaped"`,
+		`env.PATH = "` + bin + `"` + "\n" + `wc -c "echo escaped"`,
+	} {
+		_, err := in.Eval(ctx, src)
+		if code := errCode(err); code != "denied" {
+			t.Errorf("%q: want denied, got %q (%v)", src, code, err)
+		}
 	}
 }
