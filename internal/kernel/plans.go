@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 
 	"github.com/shoalgo/shoal/internal/events"
@@ -15,7 +16,7 @@ import (
 // Stored plans and approval (see docs/kernel.md, "Plans and approval").
 //
 // exec with mode "plan" derives a source's plan in the caller's session,
-// judges it with the caller's grants and stores it under a random ref
+// judges it with the session's grants and stores it under a random ref
 // bound to the caller's principal, session and exact source. Plans whose
 // verdict is deny are stored too, so their owner can read the reasons
 // with plan.get; they can never be approved or applied. A plan needing
@@ -72,6 +73,14 @@ func derivePlan(sess *session, src string) (*leash.Plan, *syntax.Program, error)
 		p.Effects = []leash.Effect{}
 	}
 	return p, prog, nil
+}
+
+// samePlan reports whether two derived plans say exactly the same: the
+// same effects in the same order, every field of each (a field leash adds
+// later included), reversibility and opacity. Compared whole, not by a
+// digest.
+func samePlan(a, b *leash.Plan) bool {
+	return a.Reversibility == b.Reversibility && a.Opaque == b.Opaque && reflect.DeepEqual(a.Effects, b.Effects)
 }
 
 // planAnswer is exec's answer in mode "plan".
@@ -295,7 +304,7 @@ func (c *call) approvedPlan(ctx context.Context, p *execParams) error {
 	if err != nil {
 		return err
 	}
-	if leash.Fingerprint(plan, src) != leash.Fingerprint(snap.plan, snap.src) {
+	if !samePlan(plan, snap.plan) {
 		return proto.NewError(proto.CodeLeashDenied,
 			"leash denied: the source no longer derives the effects plan "+quoteRef(snap.ref)+" stored (the session changed); plan it again", nil)
 	}

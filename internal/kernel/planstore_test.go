@@ -291,3 +291,33 @@ func TestPlanStoreFindApproved(t *testing.T) {
 		t.Error("found a plan of another source")
 	}
 }
+
+// An apply runs only a plan that derives exactly what was stored.
+func TestSamePlan(t *testing.T) {
+	base := func() *leash.Plan {
+		return &leash.Plan{Reversibility: leash.Irreversible, Effects: []leash.Effect{
+			{Kind: host.FSRead, Path: "/w/a"}, {Kind: host.ProcSpawn, Program: "git", Argv: []string{"git", "status"}},
+		}}
+	}
+	tests := []struct {
+		name   string
+		change func(p *leash.Plan)
+		same   bool
+	}{
+		{"identical", func(*leash.Plan) {}, true},
+		{"another path", func(p *leash.Plan) { p.Effects[0].Path = "/w/b" }, false},
+		{"another argv", func(p *leash.Plan) { p.Effects[1].Argv = []string{"git", "push"} }, false},
+		{"dynamic", func(p *leash.Plan) { p.Effects[0].Dynamic = true }, false},
+		{"reordered", func(p *leash.Plan) { p.Effects[0], p.Effects[1] = p.Effects[1], p.Effects[0] }, false},
+		{"one more", func(p *leash.Plan) { p.Effects = append(p.Effects, leash.Effect{Kind: host.FSDelete, Path: "/w/a"}) }, false},
+		{"reversibility", func(p *leash.Plan) { p.Reversibility = leash.Conditional }, false},
+		{"opaque", func(p *leash.Plan) { p.Opaque = true }, false},
+	}
+	for _, tt := range tests {
+		b := base()
+		tt.change(b)
+		if got := samePlan(base(), b); got != tt.same {
+			t.Errorf("%s: samePlan = %v, want %v", tt.name, got, tt.same)
+		}
+	}
+}
