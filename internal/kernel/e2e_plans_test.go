@@ -1,6 +1,7 @@
 package kernel_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -580,5 +581,63 @@ func wantQuota(t *testing.T, err error, budget string, limit int) {
 	}
 	if derr := client.ErrorData(err, &d); derr != nil || d.Code != "quota_exceeded" || d.Budget != budget || d.Limit != limit {
 		t.Errorf("refusal data %+v (%v), want quota_exceeded %s %d", d, derr, budget, limit)
+	}
+}
+
+// A plan.apply waiting for its session's turn is a foreground task: it is
+// listed and task.cancel stops it, before its plan is consumed.
+func TestE2EPlanApplyWaitsAsTask(t *testing.T) {
+	k := newE2E(t)
+	ctx := testCtx(t)
+	busy := k.attached(t, "q", "")
+	applier := k.attached(t, "q", "")
+	watcher := k.attached(t, "q", "")
+	p := storePlan(t, applier, "1 + 1")
+	loopDone := make(chan error, 1)
+	go func() {
+		_, err := busy.Exec(context.Background(), client.ExecParams{Src: "while true { }"})
+		loopDone <- err
+	}()
+	loop := foregroundTask(t, watcher)
+	applied := make(chan error, 1)
+	go func() {
+		applied <- applier.Call(context.Background(), "plan.apply", map[string]any{"plan_ref": p.PlanRef}, nil)
+	}()
+	var waiting string
+	for deadline := time.Now().Add(5 * time.Second); waiting == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		var list struct {
+			Tasks []fgRec `json:"tasks"`
+		}
+		if err := watcher.Call(ctx, "task.list", nil, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range list.Tasks {
+			if r.Foreground && r.State == "running" && r.Task != loop.Task {
+				waiting = r.Task
+			}
+		}
+	}
+	if waiting == "" {
+		t.Fatal("the waiting plan.apply is not in task.list")
+	}
+	if err := watcher.Call(ctx, "task.cancel", map[string]string{"task": waiting}, nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-applied:
+		if err == nil {
+			t.Fatal("a cancelled plan.apply answered success")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled plan.apply did not answer")
+	}
+	if err := watcher.Call(ctx, "task.cancel", map[string]string{"task": loop.Task}, nil); err != nil {
+		t.Fatal(err)
+	}
+	<-loopDone
+	// Cancelled before its turn, it consumed nothing: the plan still applies.
+	var res client.ExecResult
+	if err := applier.Call(ctx, "plan.apply", map[string]any{"plan_ref": p.PlanRef}, &res); err != nil || res.Render != "2" {
+		t.Errorf("apply after the cancelled one = %+v, %v", res, err)
 	}
 }

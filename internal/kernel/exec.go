@@ -29,6 +29,9 @@ type execParams struct {
 	// prog is the program leashCheck judged, which then runs; nil when
 	// no plan was derived (the source is parsed when it runs).
 	prog *syntax.Program
+	// approve, when set, authorizes an approved exec through its stored
+	// plan once its turn comes, inside its task (plans.go); it sets prog.
+	approve func(context.Context) error
 }
 
 type execResult struct {
@@ -101,9 +104,15 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 	case "plan":
 		return c.execPlan(ctx, &p)
 	case "approved":
-		if err := c.authorizeApproved(ctx, &p, false); err != nil {
-			tr.leave()
-			return nil, err
+		if p.Async || p.Background {
+			// As an async run: judged before its task starts, so that a
+			// refusal is the exec's own answer.
+			if err := c.authorizeApproved(ctx, &p, false); err != nil {
+				tr.leave()
+				return nil, err
+			}
+		} else {
+			p.approve = func(ctx context.Context) error { return c.authorizeApproved(ctx, &p, false) }
 		}
 	}
 	srv, sess := c.conn.srv, c.att.sess
@@ -195,6 +204,11 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	}
 	if p.prog == nil && p.runMode() {
 		if err := leashCheck(ctx, sess, p, nil); err != nil {
+			return nil, "", err
+		}
+	}
+	if p.approve != nil {
+		if err := p.approve(ctx); err != nil {
 			return nil, "", err
 		}
 	}

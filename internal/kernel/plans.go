@@ -335,10 +335,9 @@ func handlePlanApply(ctx context.Context, c *call) (any, error) {
 	}
 	src := snap.src
 	p := &execParams{Src: &src, Mode: "approved", PlanRef: &ref}
-	if err := c.authorizeApproved(ctx, p, true); err != nil {
-		c.turn.leave()
-		return nil, err
-	}
+	// Authorized in its foreground task once its turn comes, so task.list
+	// shows it and task.cancel stops it while it waits.
+	p.approve = func(ctx context.Context) error { return c.authorizeApproved(ctx, p, true) }
 	return c.runSync(ctx, p)
 }
 
