@@ -24,13 +24,22 @@ type AttachParams struct {
 
 // Caps is the capability summary of an attachment.
 type Caps struct {
-	Enforced        bool     `json:"enforced"`
-	Tier            string   `json:"tier"`
-	AvailableTier   string   `json:"available_tier"`
-	PolicyPrincipal string   `json:"policy_principal"`
-	Profile         string   `json:"profile"`
-	TokenCaps       []string `json:"token_caps"`
-	Opaque          string   `json:"opaque"`
+	Enforced      bool   `json:"enforced"`
+	Tier          string `json:"tier"`
+	AvailableTier string `json:"available_tier"`
+	// Dimensions says per dimension whether the OS sandbox confines the
+	// session's spawned programs.
+	Dimensions      Dimensions `json:"dimensions"`
+	PolicyPrincipal string     `json:"policy_principal"`
+	Profile         string     `json:"profile"`
+	TokenCaps       []string   `json:"token_caps"`
+	Opaque          string     `json:"opaque"`
+}
+
+// Dimensions is the per-dimension truth of Caps.Enforced.
+type Dimensions struct {
+	FS  bool `json:"fs"`
+	Net bool `json:"net"`
 }
 
 // CWD is a session's working directory: Display is readable, Raw (base64

@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 }
 
 // kernelBinary builds shoal-kernel once per test run.
-func kernelBinary(t *testing.T) string {
+func kernelBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "skbin")

@@ -81,7 +81,7 @@ func (o *OS) Run(ctx context.Context, s *Spawn) (*Result, error) {
 		pid int
 		ws  syscall.WaitStatus
 	)
-	path, argv, err := o.confine(prog, s.Argv)
+	path, argv, env, err := o.confine(prog, s.Argv, env)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 // WithSandbox makes every process this host starts (Run, captured or
 // streaming, and RunTerminal: commands, background tasks, interpreter
 // blocks, interactive programs) run under the OS sandbox rules returns,
-// through sandbox.Wrap: Landlock confines the program and everything it
+// through sandbox.Command: Landlock confines the program and everything it
 // starts to the rules' filesystem roots and TCP ports. rules is called
 // once per spawn, after proc_spawn is allowed, and must be safe for
 // concurrent use. Hermetic rules this machine cannot enforce fail the
@@ -21,24 +21,26 @@ func WithSandbox(rules func() sandbox.Rules) Option {
 	return func(o *OS) { o.sandbox = rules }
 }
 
-// confine returns the program to start and its argv for running argv
-// (whose argv[0] is prog) under the host's sandbox: prog and argv
-// themselves when there is none or it restricts nothing. A program that
-// cannot be executed fails here as the unconfined fork/exec would, rather
-// than as the trampoline's exit status.
-func (o *OS) confine(prog string, argv []string) (string, []string, error) {
+// confine returns the program to start, its argv and its environment
+// for running argv (whose argv[0] is prog) with env under the host's
+// sandbox: prog, argv and env themselves when there is none or it
+// restricts nothing. The environment is hidden from the trampoline (see
+// sandbox.Command) and restored for the program. A program that cannot
+// be executed fails here as the unconfined fork/exec would, rather than
+// as the trampoline's exit status.
+func (o *OS) confine(prog string, argv, env []string) (string, []string, []string, error) {
 	if o.sandbox == nil {
-		return prog, argv, nil
+		return prog, argv, env, nil
 	}
-	w, err := sandbox.Wrap(o.sandbox(), argv)
+	w, wenv, err := sandbox.Command(o.sandbox(), argv, env)
 	if err != nil {
-		return "", nil, fmt.Errorf("run %s: %w", prog, err)
+		return "", nil, nil, fmt.Errorf("run %s: %w", prog, err)
 	}
-	if len(w) == len(argv) && w[0] == prog {
-		return prog, argv, nil
+	if len(w) == len(argv) {
+		return prog, argv, env, nil
 	}
 	if err := unix.Access(prog, unix.X_OK); err != nil {
-		return "", nil, fmt.Errorf("run: %w", &os.PathError{Op: "fork/exec", Path: prog, Err: err})
+		return "", nil, nil, fmt.Errorf("run: %w", &os.PathError{Op: "fork/exec", Path: prog, Err: err})
 	}
-	return w[0], w, nil
+	return w[0], w, wenv, nil
 }

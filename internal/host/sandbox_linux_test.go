@@ -270,3 +270,64 @@ var sandboxTerminalHost = func() *OS {
 	rules := sandbox.Rules{RestrictFS: true, ReadOnly: sysRoots}
 	return newOS(AllowAll, WithSandbox(fixed(rules)))
 }
+
+// BenchmarkSpawnTrueSandboxed runs /bin/true through a sandboxed host
+// (the test binary is the trampoline), beside the unconfined host as the
+// floor, with filesystem rules and with filesystem and network rules.
+func BenchmarkSpawnTrueSandboxed(b *testing.B) {
+	truePath := prog(b, "true")
+	fsRules := sandbox.Rules{RestrictFS: true, ReadOnly: sysRoots}
+	netRules := fsRules
+	netRules.RestrictNet, netRules.ConnectTCP = true, []uint16{443}
+	for _, c := range []struct {
+		name string
+		h    Host
+		need func() bool
+	}{
+		{"floor", NewOS(AllowAll), func() bool { return true }},
+		{"fs", NewOS(AllowAll, WithSandbox(fixed(fsRules))), func() bool { return sandbox.Probe().FS }},
+		{"fs+net", NewOS(AllowAll, WithSandbox(fixed(netRules))), func() bool { return sandbox.Probe().FS && sandbox.Probe().Net }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			if !c.need() {
+				b.Skip("not enforced here")
+			}
+			s := &Spawn{Argv: []string{truePath}, Env: []string{"PATH=/usr/bin:/bin"}}
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := c.h.Run(context.Background(), s)
+				if err != nil || statusOf(res) != 0 {
+					b.Fatalf("Run = %+v, %v", res, err)
+				}
+			}
+		})
+	}
+}
+
+// TestSandboxEnvironmentExact: a confined program sees exactly the
+// environment an unconfined one does, on both spawn paths, and the
+// trampoline's own runtime sees none of it (no GODEBUG trace).
+func TestSandboxEnvironmentExact(t *testing.T) {
+	needSandboxFS(t)
+	env := prog(t, "env")
+	vars := []string{"PATH=/usr/bin:/bin", "GODEBUG=inittrace=1", "LD_X=1", "EMPTY=", "DUP=first", "DUP=last", "SPACES=a b  c"}
+	confined := NewOS(AllowAll, WithSandbox(fixed(sandbox.Rules{RestrictFS: true, ReadOnly: sysRoots})))
+	free := NewOS(AllowAll)
+	for _, stdin := range []bool{false, true} {
+		run := func(h Host) *Result {
+			s := &Spawn{Argv: []string{env}, Env: vars}
+			if stdin {
+				s.Stdin = strings.NewReader("")
+			}
+			res, err := h.Run(context.Background(), s)
+			if err != nil || statusOf(res) != 0 {
+				t.Fatalf("env (stdin %v): %+v %v", stdin, res, err)
+			}
+			return res
+		}
+		want, got := run(free), run(confined)
+		if string(got.Stdout) != string(want.Stdout) || len(got.Stderr) != 0 {
+			t.Errorf("stdin %v: confined env printed %q (stderr %q), unconfined %q", stdin, got.Stdout, got.Stderr, want.Stdout)
+		}
+	}
+}

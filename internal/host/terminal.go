@@ -49,7 +49,11 @@ func (o *OS) RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	path, argv, err := o.confine(prog, s.Argv)
+	env := s.Env
+	if env == nil {
+		env = []string{}
+	}
+	path, argv, env, err := o.confine(prog, s.Argv, env)
 	if err != nil {
 		return nil, err
 	}
@@ -66,10 +70,6 @@ func (o *OS) RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result, error
 	ignoreTTOU.Do(func() { signal.Ignore(syscall.SIGTTOU) })
 	shellMode, _ := unix.IoctlGetTermios(dup, unix.TCGETS)
 
-	env := s.Env
-	if env == nil {
-		env = []string{}
-	}
 	cmd := &exec.Cmd{
 		Path: path, Args: argv, Env: env, Dir: s.Dir,
 		Stdin: term, Stdout: term, Stderr: term,

@@ -95,8 +95,8 @@ read = ["%s/hk*/work/**", "/usr/**", "/bin/**", "/lib/**", "/lib64/**", "/etc/ld
 		hb.Stop(t)
 		t.Skipf("no Landlock here (ABI %d): %s", sup.ABI, sup.Reason)
 	}
-	if !att.CapsEnforced {
-		t.Errorf("caps_enforced false under fs grants with Landlock")
+	if !att.CapsEnforced || !att.Caps.Enforced || !att.Caps.Dimensions.FS || att.Caps.Tier != "landlock" {
+		t.Errorf("attach under fs grants with Landlock: caps %+v, caps_enforced %v", att.Caps, att.CapsEnforced)
 	}
 	if err := os.WriteFile(filepath.Join(k.Dir, "mine.txt"), []byte("mine"), 0o600); err != nil {
 		t.Fatal(err)

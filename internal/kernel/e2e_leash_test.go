@@ -615,3 +615,46 @@ func TestLeashTokenCapsNarrowTheSession(t *testing.T) {
 		t.Errorf("files: %v", listDir(t, k.dir))
 	}
 }
+
+// TestLeashApprovalRequired: an effect inside the grants of a principal
+// with auto_apply = "never", or one the plan cannot bound under opaque =
+// "ask", is -32011 APPROVAL_REQUIRED with the verdict data, and nothing
+// runs; pure evaluation still runs.
+func TestLeashApprovalRequired(t *testing.T) {
+	k := startPolicyKernel(t, func(dir, base string) string {
+		return fmt.Sprintf(`[principal."agent:careful"]
+auto_apply = "never"
+[principal."agent:careful".fs]
+write = [%q]
+read = [%q]
+
+[principal."agent:asker"]
+opaque = "ask"
+[principal."agent:asker".fs]
+write = [%q]
+read = [%q]
+`, dir+"/**", dir+"/**", dir+"/**", dir+"/**")
+	})
+	_, careful := k.token(t, "agent:careful", "p")
+	_, asker := k.token(t, "agent:asker", "p")
+
+	c := k.dial(t)
+	c.attach("", careful)
+	r := c.fail("exec", map[string]any{"src": "touch a.txt"}, proto.CodeApprovalRequired)
+	if v := verdictOf(t, r); v.Verdict != policy.ApprovalRequired || !slices.Contains(v.Effects, leashEffect("fs_write", filepath.Join(k.dir, "a.txt"))) || len(v.Reasons) == 0 {
+		t.Errorf("verdict = %+v", v)
+	}
+	c.ok("exec", map[string]any{"src": "1 + 1"}, nil)
+
+	a := k.dial(t)
+	a.attach("", asker)
+	a.ok("exec", map[string]any{"src": `let f = "b" + ".txt"`}, nil)
+	r = a.fail("exec", map[string]any{"src": "touch (f)"}, proto.CodeApprovalRequired)
+	if v := verdictOf(t, r); v.Verdict != policy.ApprovalRequired {
+		t.Errorf("opaque ask verdict = %+v", v)
+	}
+	a.ok("exec", map[string]any{"src": "touch c.txt"}, nil)
+	if exists(filepath.Join(k.dir, "a.txt")) || exists(filepath.Join(k.dir, "b.txt")) || !exists(filepath.Join(k.dir, "c.txt")) {
+		t.Errorf("files: %v", listDir(t, k.dir))
+	}
+}

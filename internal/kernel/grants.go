@@ -109,10 +109,6 @@ func unrestricted(g *policy.Grants) bool {
 		g.SessionWrite && g.JournalRead && g.Time
 }
 
-// sandboxed reports whether the grants restrict a dimension the OS
-// sandbox confines (filesystem or network).
-func (st *gateState) sandboxed() bool { return st.rules.RestrictFS || st.rules.RestrictNet }
-
 // sessionEnv is the environment a session of grants g starts from: the
 // variables of env its env_read grants let it read. The others are
 // withheld: neither the session's code nor any program it runs sees them;

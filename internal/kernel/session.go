@@ -167,9 +167,11 @@ func (s *Server) newSessionInterp(principal string, g *policy.Grants, tools *too
 	}
 	procs := s.procs.NewScope()
 	opts := []host.Option{host.WithProcesses(procs)}
-	if !st.free {
-		// Checked at every spawn: the grants may narrow while the session
-		// lives (sessionGate.narrow).
+	if !st.free || principal != s.local {
+		// Asked at every spawn: a token principal's grants may narrow
+		// while the session lives (sessionGate.narrow), even from
+		// unrestricted ones; no token may name the owner, whose
+		// unrestricted session never narrows and stays unsandboxed.
 		opts = append(opts, host.WithSandbox(gate.sandboxRules))
 	}
 	rh := &reefHost{Host: host.NewOS(gate, opts...), table: tools, procs: procs, gate: gate, withheld: withheld}

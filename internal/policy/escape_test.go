@@ -156,7 +156,7 @@ func TestEscapeAttempts(t *testing.T) {
 		{"dynamic command name", `let c = "r" + "m"`, `run(c, "-f", "{out}/victim")`, ``},
 		{"run", ``, `run("sh", "-c", "rm -f {out}/victim")`, ``},
 		{"sh block", ``, `sh { rm -f {out}/victim }`, ``},
-		{"external command", ``, `rm -f {out}/victim`, ``},
+		{"external command by path", ``, `/bin/rm -f {out}/victim`, ``},
 		{"absolute program", ``, `/bin/sh -c "rm -f {out}/victim"`, ``},
 		{"with cwd outside", ``, `with cwd: "{out}" { rm --permanent victim }`, ``},
 		{"with cwd outside reads", ``, `with cwd: "{out}" { cat secret }`, ``},

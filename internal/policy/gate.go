@@ -64,6 +64,11 @@ func (g *Grants) allowOp(op host.Op) (bool, string) {
 		if !normalised(op.Target) {
 			return false, "path is not absolute and normalised"
 		}
+		// The plain check first: a path outside every grant gets the
+		// same answer whether or not it is a directory.
+		if !g.Allows(op.Effect, op.Target) {
+			return false, grantName(op.Effect)
+		}
 		if !g.fsAllows(op.Effect, op.Target, op.Tree) {
 			return false, grantName(op.Effect) + treeNote(op.Tree)
 		}

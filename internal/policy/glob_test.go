@@ -153,4 +153,11 @@ fs.delete = ["/w/*", "/w/tmp/**"]
 			t.Errorf("%+v: %v, want allowed %v", c.op, err, c.want)
 		}
 	}
+	// Outside every grant, a directory's tree and a file get one answer:
+	// the refusal does not tell which it was.
+	a := auth.Authorize(context.Background(), host.Op{Effect: host.FSDelete, Target: "/etc/ssh", Tree: true})
+	b := auth.Authorize(context.Background(), host.Op{Effect: host.FSDelete, Target: "/etc/ssh"})
+	if a == nil || b == nil || a.Error() != b.Error() {
+		t.Errorf("tree and plain refusals differ: %v / %v", a, b)
+	}
 }

@@ -11,8 +11,8 @@ import (
 //
 //	1;<flags>;<read-only paths>;<read-write paths>;<connect ports>;<bind ports>
 //
-// flags is a subset of "FNH" in that order (RestrictFS, RestrictNet,
-// Hermetic); lists are comma-separated and may be empty; ports are
+// flags is a subset of "FNHE" in that order (RestrictFS, RestrictNet,
+// Hermetic, and E: the environment is hidden, see Command); lists are comma-separated and may be empty; ports are
 // decimal without leading zeros; paths are absolute and clean, with every
 // byte outside [A-Za-z0-9/._+~@:=-] written as %XX (upper-case hex), so
 // any byte string but NUL survives. The decoder accepts exactly what the
@@ -26,7 +26,7 @@ type DecodeError struct{ Msg string }
 
 func (e *DecodeError) Error() string { return "sandbox: bad encoded rules: " + e.Msg }
 
-func encode(r Rules) string {
+func encode(r Rules, hiddenEnv bool) string {
 	var b strings.Builder
 	b.WriteString(encodingVersion)
 	b.WriteByte(';')
@@ -38,6 +38,9 @@ func encode(r Rules) string {
 	}
 	if r.Hermetic {
 		b.WriteByte('H')
+	}
+	if hiddenEnv {
+		b.WriteByte('E')
 	}
 	for _, paths := range [][]string{r.ReadOnly, r.ReadWrite} {
 		b.WriteByte(';')
@@ -84,51 +87,57 @@ func escapePath(b *strings.Builder, p string) {
 }
 
 // decode parses what encode writes; anything else is a *DecodeError.
-func decode(s string) (Rules, error) {
-	var r Rules
+func decode(s string) (r Rules, hiddenEnv bool, err error) {
+	r, hiddenEnv, err = decodeRules(s)
+	if err != nil {
+		return Rules{}, false, err
+	}
+	return r, hiddenEnv, nil
+}
+
+func decodeRules(s string) (r Rules, hiddenEnv bool, err error) {
 	if len(s) > MaxEncoded {
-		return r, &DecodeError{Msg: fmt.Sprintf("%d bytes, more than %d", len(s), MaxEncoded)}
+		return r, false, &DecodeError{Msg: fmt.Sprintf("%d bytes, more than %d", len(s), MaxEncoded)}
 	}
 	f := strings.Split(s, ";")
 	if len(f) != 6 {
-		return r, &DecodeError{Msg: fmt.Sprintf("%d fields, want 6", len(f))}
+		return r, false, &DecodeError{Msg: fmt.Sprintf("%d fields, want 6", len(f))}
 	}
 	if f[0] != encodingVersion {
-		return r, &DecodeError{Msg: fmt.Sprintf("version %q, want %q", f[0], encodingVersion)}
+		return r, false, &DecodeError{Msg: fmt.Sprintf("version %q, want %q", f[0], encodingVersion)}
 	}
 	flags := f[1]
 	for _, fl := range []struct {
 		c byte
 		p *bool
-	}{{'F', &r.RestrictFS}, {'N', &r.RestrictNet}, {'H', &r.Hermetic}} {
+	}{{'F', &r.RestrictFS}, {'N', &r.RestrictNet}, {'H', &r.Hermetic}, {'E', &hiddenEnv}} {
 		if flags != "" && flags[0] == fl.c {
 			*fl.p = true
 			flags = flags[1:]
 		}
 	}
 	if flags != "" {
-		return r, &DecodeError{Msg: fmt.Sprintf("flags %q, want a subset of \"FNH\" in that order", f[1])}
+		return r, false, &DecodeError{Msg: fmt.Sprintf("flags %q, want a subset of \"FNHE\" in that order", f[1])}
 	}
-	var err error
 	if r.ReadOnly, err = decodePaths(f[2]); err != nil {
-		return Rules{}, err
+		return r, false, err
 	}
 	if r.ReadWrite, err = decodePaths(f[3]); err != nil {
-		return Rules{}, err
+		return r, false, err
 	}
 	if len(r.ReadOnly)+len(r.ReadWrite) > MaxRoots {
-		return Rules{}, &DecodeError{Msg: fmt.Sprintf("more than %d roots", MaxRoots)}
+		return r, false, &DecodeError{Msg: fmt.Sprintf("more than %d roots", MaxRoots)}
 	}
 	if r.ConnectTCP, err = decodePorts(f[4]); err != nil {
-		return Rules{}, err
+		return r, false, err
 	}
 	if r.BindTCP, err = decodePorts(f[5]); err != nil {
-		return Rules{}, err
+		return r, false, err
 	}
 	if len(r.ConnectTCP)+len(r.BindTCP) > MaxPorts {
-		return Rules{}, &DecodeError{Msg: fmt.Sprintf("more than %d ports", MaxPorts)}
+		return r, false, &DecodeError{Msg: fmt.Sprintf("more than %d ports", MaxPorts)}
 	}
-	return r, nil
+	return r, hiddenEnv, nil
 }
 
 func decodePaths(field string) ([]string, error) {

@@ -12,13 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The Landlock ABI versions that bring what Support reports.
-const (
-	abiFS  = 3 // read, write, create, remove, rename (1, 2) and truncate (3)
-	abiNet = 4 // TCP bind and connect
-	abiIPC = 6 // scoping of signals and abstract Unix sockets
-)
-
 // Access rights, before intersecting them with what the running kernel
 // handles.
 const (
@@ -39,14 +32,16 @@ func probeKernel() Support {
 	if err != nil || abi < 1 {
 		return Support{Reason: fmt.Sprintf("Landlock is not available in this kernel or not enabled at boot: %v", err)}
 	}
-	s := Support{ABI: abi, FS: abi >= abiFS, Net: abi >= abiNet && auditArch != 0}
+	s := Support{ABI: abi, FS: abi >= abiFS, Net: abi >= abiNet && netFilterAvailable()}
 	switch {
 	case !s.FS:
 		s.Reason = fmt.Sprintf("Landlock ABI %d: filesystem rules need ABI %d (truncation is not controlled before it), TCP rules ABI %d", abi, abiFS, abiNet)
 	case abi < abiNet:
 		s.Reason = fmt.Sprintf("Landlock ABI %d: TCP rules need ABI %d (Linux 6.7)", abi, abiNet)
-	case !s.Net:
+	case auditArch == 0:
 		s.Reason = "no socket filter for this architecture, without which Landlock's TCP rules can be bypassed (MPTCP, TCP Fast Open)"
+	case !s.Net:
+		s.Reason = "no seccomp in this kernel, so no socket filter, without which Landlock's TCP rules can be bypassed (MPTCP, TCP Fast Open)"
 	}
 	return s
 }
@@ -122,7 +117,7 @@ func apply(r Rules, abi int) error {
 			return fmt.Errorf("sandbox: landlock_restrict_self: %w", err)
 		}
 	}
-	if net != 0 {
+	if net != 0 && netFilterAvailable() {
 		if err := installNetFilter(); err != nil {
 			return err
 		}

@@ -159,6 +159,16 @@ func netProgram() ([]unix.SockFilter, error) {
 	return b.assemble()
 }
 
+// netFilterAvailable reports whether the socket filter can be installed
+// here: one is written for this architecture and the kernel has seccomp.
+func netFilterAvailable() bool {
+	if auditArch == 0 {
+		return false
+	}
+	_, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
+	return err == nil
+}
+
 // installNetFilter installs netProgram on the calling thread (which
 // needs no_new_privs, set by then); the thread's exec passes it on.
 func installNetFilter() error {

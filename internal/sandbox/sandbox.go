@@ -19,9 +19,15 @@
 // confined program cannot lift it by running the trampoline again.
 //
 // Support (Probe) says what this machine's kernel can enforce. Without
-// Rules.Hermetic a dimension the kernel cannot enforce is dropped and the
-// program runs without it (Probe tells the truth about it); with Hermetic,
+// Rules.Hermetic a dimension the kernel cannot fully enforce is applied as
+// far as it goes, or dropped where it goes nowhere, and the program runs
+// (Probe and Support.Enforced tell the truth about it); with Hermetic,
 // Wrap refuses with an *UnenforceableError instead.
+//
+// Beyond Landlock the trampoline drops every capability and, when the
+// network is restricted, installs a seccomp socket filter that closes
+// the ways around Landlock's TCP rules (see netfilter_linux.go and
+// docs/security.md).
 package sandbox
 
 import (
@@ -29,6 +35,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Rules is what a spawned program may touch. Paths are absolute
@@ -50,10 +57,19 @@ func (r Rules) restricts() bool { return r.RestrictFS || r.RestrictNet }
 
 // Support is what this machine's kernel can enforce.
 type Support struct {
-	ABI    int    // Landlock ABI version; 0 when Landlock is absent or disabled
-	FS     bool   // filesystem rules are enforced (ABI >= 3: reads, writes, truncation)
-	Net    bool   // TCP bind and connect rules are enforced (ABI >= 4)
-	Reason string // why FS or Net is false ("" when both are true)
+	ABI    int    `json:"abi"`              // Landlock ABI version; 0 when Landlock is absent or disabled
+	FS     bool   `json:"fs"`               // filesystem rules are enforced (ABI >= 3: reads, writes, truncation)
+	Net    bool   `json:"net"`              // TCP bind and connect rules are enforced (ABI >= 4, and the socket filter)
+	Reason string `json:"reason,omitempty"` // why FS or Net is false ("" when both are true)
+}
+
+// Enforced reports, per dimension, whether r's restriction is in force
+// on a machine with support s: fs when r restricts the filesystem and s
+// enforces it, net likewise. A dimension r leaves unrestricted is not
+// "enforced": nothing confines it. This is what Wrap applies (and what an
+// attach reports as enforced).
+func (s Support) Enforced(r Rules) (fs, net bool) {
+	return r.RestrictFS && s.FS, r.RestrictNet && s.Net
 }
 
 // ErrUnenforceable is what every *UnenforceableError matches with
@@ -87,10 +103,37 @@ func (e *RulesError) Error() string { return "sandbox: bad rules: " + e.Msg }
 // absolute path of the program, as the host spawns it; the result's
 // argv[0] is the program to start instead.
 //
-// A dimension r restricts but Probe says is not enforced is dropped (and
-// when nothing enforceable is left, argv comes back unchanged); with
-// r.Hermetic it is an *UnenforceableError instead, and nothing runs.
+// A dimension r restricts but Probe says is not fully enforced is kept
+// as far as the kernel goes or dropped (see enforceable; when nothing is
+// left, argv comes back unchanged); with r.Hermetic it is an
+// *UnenforceableError instead, and nothing runs. In a
+// program that never called RunTrampolineIfRequested it is
+// ErrNoTrampoline.
+//
+// Wrap leaves the environment to the caller, and the trampoline then
+// starts with the program's environment, which its dynamic loader (in a
+// cgo build), libc and Go runtime read before any of this package's code
+// runs: LD_PRELOAD would run code unconfined. A caller that passes the
+// program an environment someone else chose uses Command.
 func Wrap(r Rules, argv []string) ([]string, error) {
+	return wrap(r, argv, false)
+}
+
+// Command is Wrap for a program with environment env: it returns the
+// argv and the environment to start. When it wraps, the environment is
+// hidden from the trampoline (every entry renamed with envPrefix, which
+// no loader, libc or runtime acts on) and restored exactly, order and
+// all, when the trampoline execs the program; otherwise argv and env come
+// back unchanged.
+func Command(r Rules, argv, env []string) ([]string, []string, error) {
+	w, err := wrap(r, argv, true)
+	if err != nil || len(w) == len(argv) {
+		return w, env, err
+	}
+	return w, hideEnv(env), nil
+}
+
+func wrap(r Rules, argv []string, hiddenEnv bool) ([]string, error) {
 	if len(argv) == 0 {
 		return nil, &RulesError{Msg: "empty argv"}
 	}
@@ -107,9 +150,12 @@ func Wrap(r Rules, argv []string) ([]string, error) {
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
-	enc := encode(r)
+	enc := encode(r, hiddenEnv)
 	if len(enc) > MaxEncoded {
 		return nil, &RulesError{Msg: fmt.Sprintf("encoded rules are %d bytes, more than %d", len(enc), MaxEncoded)}
+	}
+	if !dispatching.Load() {
+		return nil, ErrNoTrampoline
 	}
 	self, err := selfExe()
 	if err != nil {
@@ -120,23 +166,60 @@ func Wrap(r Rules, argv []string) ([]string, error) {
 	return append(out, argv...), nil
 }
 
-// enforceable checks r against s: a restricted dimension s cannot enforce
-// is an error under Hermetic and dropped otherwise.
+// envPrefix hides an environment entry from the trampoline.
+const envPrefix = "SHOAL_SANDBOX_ENV_"
+
+func hideEnv(env []string) []string {
+	out := make([]string, len(env))
+	for i, kv := range env {
+		out[i] = envPrefix + kv
+	}
+	return out
+}
+
+// revealEnv undoes hideEnv, dropping any entry that was not hidden (none
+// is, from Command).
+func revealEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, envPrefix); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// enforceable checks r against s: a restricted dimension s does not
+// fully enforce is an error under Hermetic. Otherwise it is kept where
+// the kernel can enforce part of it (Landlock ABI 1 and 2 confine reads
+// and writes but not truncation; TCP rules without the socket filter
+// stop plain connects and binds but not the ways around them) and
+// dropped where it can enforce none of it; Support reports it as not
+// enforced either way.
 func enforceable(r Rules, s Support) (Rules, error) {
 	if r.RestrictFS && !s.FS {
 		if r.Hermetic {
 			return r, &UnenforceableError{Dimension: "fs", Reason: s.Reason}
 		}
-		r.RestrictFS = false
+		r.RestrictFS = s.ABI >= abiFSPartial
 	}
 	if r.RestrictNet && !s.Net {
 		if r.Hermetic {
 			return r, &UnenforceableError{Dimension: "net", Reason: s.Reason}
 		}
-		r.RestrictNet = false
+		r.RestrictNet = s.ABI >= abiNet
 	}
 	return r, nil
 }
+
+// The Landlock ABI versions that bring what Support reports, and the
+// first that enforces part of the filesystem rules.
+const (
+	abiFSPartial = 1 // reads, writes, creation, removal; not truncation
+	abiFS        = 3 // and truncation
+	abiNet       = 4 // TCP bind and connect
+	abiIPC       = 6 // scoping of signals and abstract Unix sockets
+)
 
 // validate checks the bounds and that every path is absolute, and cleans
 // the paths.

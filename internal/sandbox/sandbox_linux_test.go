@@ -457,3 +457,82 @@ func TestNetProgramAssembles(t *testing.T) {
 		t.Errorf("a backward jump assembled")
 	}
 }
+
+// TestSignalsScopedToTheSandbox: from ABI 6 a confined program cannot
+// signal a process outside its domain (here the test itself), but can
+// signal its own children.
+func TestSignalsScopedToTheSandbox(t *testing.T) {
+	needFS(t)
+	if s := Probe(); s.ABI < abiIPC {
+		t.Skipf("Landlock ABI %d has no signal scoping (needs %d)", s.ABI, abiIPC)
+	}
+	r := Rules{RestrictFS: true, ReadOnly: systemRoots}
+	outside := "kill -0 " + strconv.Itoa(os.Getpid())
+	if _, errs, code := runArgv(t, []string{"/bin/sh", "-c", outside}); code != 0 {
+		t.Fatalf("unconfined %s: status %d, %s", outside, code, errs)
+	}
+	if _, errs, code := run(t, r, "/bin/sh", "-c", outside); code == 0 || !strings.Contains(errs, "not permitted") {
+		t.Errorf("confined %s: status %d, stderr %q; want a refusal", outside, code, errs)
+	}
+	if out, errs, code := run(t, r, "/bin/sh", "-c", "sleep 30 & kill $!; wait $!; echo $?"); code != 0 || out != "143\n" {
+		t.Errorf("confined kill of its own child: status %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestCannotLeaveItsCgroup: a confined program cannot write cgroup.procs
+// (no capabilities, no write right there), so it cannot move itself out
+// of the cgroup containment put it in.
+func TestCannotLeaveItsCgroup(t *testing.T) {
+	needFS(t)
+	var procs string
+	for _, p := range []string{"/sys/fs/cgroup/cgroup.procs", "/sys/fs/cgroup/unified/cgroup.procs", "/sys/fs/cgroup/pids/cgroup.procs", "/sys/fs/cgroup/freezer/cgroup.procs"} {
+		if _, err := os.Stat(p); err == nil {
+			procs = p
+			break
+		}
+	}
+	if procs == "" {
+		t.Skip("no cgroup hierarchy mounted under /sys/fs/cgroup")
+	}
+	r := Rules{RestrictFS: true, ReadOnly: append(slices.Clone(systemRoots), "/sys")}
+	if _, errs, code := run(t, r, "/bin/sh", "-c", "echo $$ > "+procs); code == 0 || !strings.Contains(errs, "Permission denied") {
+		t.Errorf("confined write of %s: status %d, stderr %q; want a refusal", procs, code, errs)
+	}
+}
+
+// TestEnvironmentHiddenFromTheTrampoline: through Command the
+// trampoline's loader, libc and Go runtime never see the program's
+// environment (here GODEBUG=inittrace=1, which makes a Go runtime trace
+// its package inits on stderr), and the program gets it exactly. Through
+// Wrap alone the trampoline's runtime does see it: that is the contrast.
+func TestEnvironmentHiddenFromTheTrampoline(t *testing.T) {
+	needFS(t)
+	r := Rules{RestrictFS: true, ReadOnly: systemRoots}
+	argv := []string{"/bin/sh", "-c", `printf '%s|%s|%s' "$GODEBUG" "$LD_PRELOAD_X" "$(env | grep -c SHOAL_SANDBOX_ENV_)"`}
+	env := []string{"GODEBUG=inittrace=1", "LD_PRELOAD_X=kept", "PATH=/usr/bin:/bin"}
+	start := func(argv, env []string) (string, string) {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = env
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v: %s", err, errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	cargv, cenv, err := Command(r, argv, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errs := start(cargv, cenv)
+	if out != "inittrace=1|kept|0" || strings.Contains(errs, "init ") {
+		t.Errorf("through Command: stdout %q, stderr %q; want the environment restored and no init trace", out, errs)
+	}
+	w, err := Wrap(r, argv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, errs := start(w, env); !strings.Contains(errs, "init ") {
+		t.Errorf("through Wrap: stderr %q; want the trampoline's init trace (the contrast)", errs)
+	}
+}

@@ -13,7 +13,16 @@ import (
 var (
 	probed   = sync.OnceValue(probeKernel)
 	override atomic.Pointer[Support]
+	// dispatching: this program called RunTrampolineIfRequested, so a
+	// copy of it started as the trampoline will be one. Wrap refuses
+	// without it: the copy would run the program itself instead (a test
+	// binary would run its tests again, recursively).
+	dispatching atomic.Bool
 )
+
+// ErrNoTrampoline is Wrap's refusal in a program that never called
+// RunTrampolineIfRequested (call it first thing in main, or in TestMain).
+var ErrNoTrampoline = errors.New("sandbox: this program cannot be its own trampoline: it never called sandbox.RunTrampolineIfRequested")
 
 // Probe reports what this machine's kernel can enforce. It is measured
 // once and cached; it never fails: when FS or Net is false, Reason says
@@ -71,6 +80,7 @@ const (
 // never runs the target less confined than the rules say, except where
 // they are not hermetic and the kernel lacks a dimension.
 func RunTrampolineIfRequested() {
+	dispatching.Store(true)
 	if len(os.Args) < 2 || os.Args[1] != TrampolineCommand {
 		return
 	}
@@ -87,7 +97,7 @@ func trampoline(args []string) int {
 	if len(args) < 3 || args[1] != "--" {
 		return fail(exitCannotRun, errors.New("usage: "+TrampolineCommand+" RULES -- PROGRAM [ARGS...]"))
 	}
-	r, err := decode(args[0])
+	r, hiddenEnv, err := decode(args[0])
 	if err != nil {
 		return fail(exitCannotRun, err)
 	}
@@ -99,7 +109,11 @@ func trampoline(args []string) int {
 	if err := apply(r, s.ABI); err != nil {
 		return fail(exitCannotRun, err)
 	}
-	err = unix.Exec(argv[0], argv, os.Environ())
+	env := os.Environ()
+	if hiddenEnv {
+		env = revealEnv(env)
+	}
+	err = unix.Exec(argv[0], argv, env)
 	status := exitCannotRun
 	if errors.Is(err, unix.ENOENT) {
 		status = exitNotFound

@@ -32,6 +32,16 @@ func TestWrapShape(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Wrap = %q, want %q", got, want)
 	}
+	env := []string{"A=1", "LD_PRELOAD=/x.so"}
+	cargv, cenv, err := Command(r, []string{"/bin/echo", "hi"}, env)
+	if err != nil || len(cargv) != 6 || cargv[2] != "1;FE;/usr,/lib;;443;" || !slices.Equal(cenv, hideEnv(env)) {
+		t.Errorf("Command = %q, %q, %v", cargv, cenv, err)
+	}
+	// Nothing restricted: both unchanged.
+	cargv, cenv, err = Command(Rules{}, []string{"/bin/echo"}, env)
+	if err != nil || !slices.Equal(cargv, []string{"/bin/echo"}) || !slices.Equal(cenv, env) {
+		t.Errorf("Command without restrictions = %q, %q, %v", cargv, cenv, err)
+	}
 }
 
 func TestWrapHermeticUnsupported(t *testing.T) {
@@ -45,7 +55,9 @@ func TestWrapHermeticUnsupported(t *testing.T) {
 		{Support{ABI: 3, FS: true, Reason: "no TCP"}, Rules{RestrictNet: true, ConnectTCP: []uint16{80}}, "net", false, ""},
 		{Support{ABI: 3, FS: true, Reason: "no TCP"}, Rules{RestrictFS: true, RestrictNet: true}, "net", true, "1;F;;;;"},
 		{Support{Reason: "no Landlock"}, Rules{RestrictFS: true, ReadOnly: []string{"/usr"}}, "fs", false, ""},
-		{Support{ABI: 2, Reason: "old"}, Rules{RestrictFS: true, RestrictNet: true}, "fs", false, ""},
+		// Partial enforcement is kept without Hermetic (and reported as not enforced).
+		{Support{ABI: 2, Reason: "old"}, Rules{RestrictFS: true, RestrictNet: true}, "fs", true, "1;F;;;;"},
+		{Support{ABI: 7, FS: true, Reason: "no filter"}, Rules{RestrictNet: true}, "net", true, "1;N;;;;"},
 	}
 	argv := []string{"/bin/true"}
 	for _, c := range cases {
@@ -91,5 +103,37 @@ func TestWrapBadRules(t *testing.T) {
 		if !errors.As(err, &re) {
 			t.Errorf("Wrap(%.60v) = %v, want a *RulesError", r, err)
 		}
+	}
+}
+
+func TestSupportEnforced(t *testing.T) {
+	full, fsOnly := Support{ABI: 7, FS: true, Net: true}, Support{ABI: 3, FS: true, Reason: "old"}
+	cases := []struct {
+		s       Support
+		r       Rules
+		fs, net bool
+	}{
+		{full, Rules{}, false, false},
+		{full, Rules{RestrictFS: true, RestrictNet: true}, true, true},
+		{fsOnly, Rules{RestrictFS: true, RestrictNet: true}, true, false},
+		{Support{}, Rules{RestrictFS: true, RestrictNet: true, Hermetic: true}, false, false},
+	}
+	for _, c := range cases {
+		if fs, net := c.s.Enforced(c.r); fs != c.fs || net != c.net {
+			t.Errorf("%+v.Enforced(%+v) = %v, %v; want %v, %v", c.s, c.r, fs, net, c.fs, c.net)
+		}
+	}
+}
+
+func TestWrapNeedsTheDispatch(t *testing.T) {
+	defer OverrideSupport(Support{ABI: 7, FS: true, Net: true})()
+	dispatching.Store(false)
+	defer dispatching.Store(true)
+	if _, err := Wrap(Rules{RestrictFS: true}, []string{"/bin/true"}); !errors.Is(err, ErrNoTrampoline) {
+		t.Errorf("Wrap without the dispatch: %v, want ErrNoTrampoline", err)
+	}
+	// Nothing to wrap needs no trampoline.
+	if got, err := Wrap(Rules{}, []string{"/bin/true"}); err != nil || len(got) != 1 {
+		t.Errorf("Wrap of nothing without the dispatch: %q, %v", got, err)
 	}
 }
