@@ -95,6 +95,7 @@ type Elide struct {
 const (
 	ModeRun      = "run"
 	ModePlan     = "plan"
+	ModeApproved = "approved"
 	PositionStmt = "stmt"
 	PositionVal  = "value"
 )
@@ -126,8 +127,12 @@ type ExecResult struct {
 	PlanRef         string          `json:"plan_ref,omitempty"`
 	Effects         json.RawMessage `json:"effects,omitempty"`
 	Reversibility   string          `json:"reversibility,omitempty"`
+	Opaque          bool            `json:"opaque,omitempty"`
 	Verdict         string          `json:"verdict,omitempty"`
+	Reasons         []string        `json:"reasons,omitempty"`
+	State           string          `json:"state,omitempty"`
 	ApprovalPending bool            `json:"approval_pending,omitempty"`
+	Notes           []string        `json:"notes,omitempty"`
 }
 
 // IsTask reports whether the result names a task rather than a value.

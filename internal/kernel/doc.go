@@ -13,6 +13,7 @@
 // session's bindings, never the live evaluator) and leash (explain's
 // static effects and descriptive fingerprint).
 //
-// Plans, policy and the journal are not implemented yet: exec mode "plan"
-// is refused, every plan ref is UNKNOWN_PLAN, and nothing is journalled.
+// Stored plans and approval are plans.go and planstore.go (exec modes
+// "plan" and "approved", plan.*, cap.request, approval events). The
+// journal is not implemented yet: nothing is journalled.
 package kernel

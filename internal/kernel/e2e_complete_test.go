@@ -124,7 +124,7 @@ func TestE2EExplain(t *testing.T) {
 	if err := c.Call(ctx, "explain", map[string]any{"src": "rm ./scratch.txt", "ast": map[string]any{"stmts": []any{}}}, &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.ASTVersion != 2 || res.AST == nil || res.PlanRef != nil || !strings.HasPrefix(res.Fingerprint, "fp:") {
+	if res.ASTVersion != 2 || res.AST == nil || res.PlanRef == nil || *res.PlanRef != res.Fingerprint || !strings.HasPrefix(res.Fingerprint, "fp:") {
 		t.Errorf("explain = %+v", res)
 	}
 	want := filepath.Join(k.dir, "scratch.txt")

@@ -29,6 +29,9 @@ type execParams struct {
 	// prog is the program leashCheck judged, which then runs; nil when
 	// no plan was derived (the source is parsed when it runs).
 	prog *syntax.Program
+	// approve, when set, authorizes an approved exec through its stored
+	// plan once its turn comes, inside its task (plans.go); it sets prog.
+	approve func(context.Context) error
 }
 
 type execResult struct {
@@ -62,13 +65,7 @@ func (p *execParams) check() error {
 		return bad(`"src" is required`)
 	}
 	switch p.Mode {
-	case "", "run":
-	case "approved":
-		// No plan is ever stored by this kernel yet, so no approved plan
-		// of identical source exists.
-		return proto.NewError(proto.CodeLeashDenied, "no stored, approved plan matches this source", nil)
-	case "plan":
-		return bad(`mode "plan" is not supported by this kernel yet`)
+	case "", "run", "plan", "approved":
 	default:
 		return bad(fmt.Sprintf("unknown mode %q (want run, plan or approved)", p.Mode))
 	}
@@ -103,6 +100,21 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 			return nil, err
 		}
 	}
+	switch p.Mode {
+	case "plan":
+		return c.execPlan(ctx, &p)
+	case "approved":
+		if p.Async || p.Background {
+			// As an async run: judged before its task starts, so that a
+			// refusal is the exec's own answer.
+			if err := c.authorizeApproved(ctx, &p, false); err != nil {
+				tr.leave()
+				return nil, err
+			}
+		} else {
+			p.approve = func(ctx context.Context) error { return c.authorizeApproved(ctx, &p, false) }
+		}
+	}
 	srv, sess := c.conn.srv, c.att.sess
 	if (p.Async || p.Background) && p.runMode() {
 		// Judged once its turn comes and before its task starts, so that a
@@ -132,10 +144,14 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 		// longer: the next request goes on beside it.
 		return awaitInline(ctx, t, time.Duration(*p.TimeoutMS)*time.Millisecond, tr.leave)
 	}
-	// A synchronous exec runs as a foreground task, so that task.list
-	// shows it and task.cancel (from any connection of the session) stops
-	// it; the answer is the exec's own. It runs on this goroutine.
-	t, err := srv.startExecTask(ctx, sess, c.att, &p, tr, true)
+	return c.runSync(ctx, &p)
+}
+
+// runSync runs a synchronous exec as a foreground task, so that task.list
+// shows it and task.cancel (from any connection of the session) stops it;
+// the answer is the exec's own. It runs on this goroutine.
+func (c *call) runSync(ctx context.Context, p *execParams) (any, error) {
+	t, err := c.conn.srv.startExecTask(ctx, c.att.sess, c.att, p, c.turn, true)
 	if err != nil {
 		return nil, err
 	}
@@ -188,6 +204,11 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	}
 	if p.prog == nil && p.runMode() {
 		if err := leashCheck(ctx, sess, p, nil); err != nil {
+			return nil, "", err
+		}
+	}
+	if p.approve != nil {
+		if err := p.approve(ctx); err != nil {
 			return nil, "", err
 		}
 	}

@@ -175,7 +175,6 @@ func TestExecErrors(t *testing.T) {
 		{},
 		{"src": 1},
 		{"src": "1", "mode": "bogus"},
-		{"src": "1", "mode": "plan"},
 		{"src": "1", "position": "sideways"},
 		{"src": "1", "async": true, "timeout_ms": 100},
 		{"src": "1", "timeout_ms": -5},

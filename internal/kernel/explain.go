@@ -23,13 +23,19 @@ type explainTail struct {
 	Reversibility string         `json:"reversibility"`
 	Opaque        bool           `json:"opaque"`
 	Notes         []string       `json:"notes,omitempty"`
-	Fingerprint   string         `json:"fingerprint"`
+	// PlanRef is the fingerprint again, under the name the seed gives
+	// explain's answer: a description, never a stored plan's ref
+	// (plan.get answers UNKNOWN_PLAN for it).
+	PlanRef     string `json:"plan_ref"`
+	Fingerprint string `json:"fingerprint"`
 }
 
 // handleExplain derives, without running anything, what a source would do
 // in the caller's session: its canonical AST, effects, reversibility and
-// opacity, and a descriptive fingerprint. Nothing is stored: the
-// fingerprint is not a plan ref and plan.get does not resolve it. "src"
+// opacity, and a descriptive fingerprint, "fp:…", given as both
+// fingerprint and plan_ref. Nothing is stored: the fingerprint is not a
+// stored plan's ref and plan.get never resolves it (exec mode "plan"
+// stores a plan). "src"
 // wins over "ast"; an "ast" alone is decoded from its ast_version 2 JSON,
 // under the bounds a parse keeps (syntax.MaxDepth, syntax.MaxNodes).
 func handleExplain(ctx context.Context, c *call) (any, error) {
@@ -93,6 +99,7 @@ func explainAnswer(ps *syntax.Parser, req *proto.Request, p explainParams, le le
 			src = string(b[at:])
 		}
 		tail.Fingerprint = leash.Fingerprint(plan, src)
+		tail.PlanRef = tail.Fingerprint
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false) // as every other answer is written

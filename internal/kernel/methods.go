@@ -56,9 +56,10 @@ func init() {
 		proto.MethodTaskSuspend: {needsAttach: true, inline: true, handle: handleTaskSuspend},
 		proto.MethodTaskResume:  {needsAttach: true, inline: true, handle: handleTaskResume},
 
-		proto.MethodPlanGet:   {needsAttach: true, handle: handlePlanRef},
-		proto.MethodPlanApply: {needsAttach: true, handle: handlePlanRef},
-		proto.MethodPlanList:  {needsAttach: true, handle: handlePlanList},
+		proto.MethodPlanGet:    {needsAttach: true, handle: handlePlanGet},
+		proto.MethodPlanApply:  {needsAttach: true, prepare: enterTurn, handle: handlePlanApply},
+		proto.MethodPlanList:   {needsAttach: true, handle: handlePlanList},
+		proto.MethodCapRequest: {needsAttach: true, handle: handleCapRequest},
 
 		proto.MethodEventsRead:        {needsAttach: true, inline: true, handle: handleEventsRead},
 		proto.MethodEventsPublish:     {needsAttach: true, inline: true, handle: handleEventsPublish},
@@ -66,7 +67,7 @@ func init() {
 		proto.MethodEventsUnsubscribe: {needsAttach: true, inline: true, handle: handleEventsUnsubscribe},
 	}
 	for _, name := range []string{
-		proto.MethodBlobGet, proto.MethodCapRequest, proto.MethodJournalQuery,
+		proto.MethodBlobGet, proto.MethodJournalQuery,
 		proto.MethodPTYOpen, proto.MethodPTYSend, proto.MethodPTYRead, proto.MethodPTYResize,
 		proto.MethodPTYClose, proto.MethodPTYList,
 	} {

@@ -70,7 +70,12 @@ type Server struct {
 	gcRaised  bool              // the collector runs at limits.GCPercent (guard goroutine only after init)
 	source    *sourceWork       // bounds parse and explain
 	procs     *contain.Manager
-	ownProcs  bool // procs was made by New and is closed by Shutdown
+	plans     *planStore // stored plans of every session (plans.go)
+	// approvers are the principals the policy lets approve, listed once
+	// (policyApprovers).
+	approversOnce sync.Once
+	approvers     []string
+	ownProcs      bool // procs was made by New and is closed by Shutdown
 
 	readPool *membudget.Pool // FrameMemory: read buffers of every connection
 	outPool  *membudget.Pool // OutboxMemory: queued frames of every connection
@@ -143,6 +148,10 @@ func New(cfg Config) (*Server, error) {
 	if s.cfg.EventStall <= 0 {
 		s.cfg.EventStall = StuckOutbox
 	}
+	s.plans = newPlanStore(planBounds{
+		session: s.limits.SessionPlans, principal: s.limits.PrincipalPlans, token: s.limits.TokenPlans,
+		memory: s.limits.PlanMemory, ttl: s.limits.PlanTTL,
+	}, s.plansExpired)
 	return s, nil
 }
 
@@ -284,6 +293,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	s.cancel()
+	s.plans.close()
 	for _, c := range conns {
 		c.stopReading()
 	}

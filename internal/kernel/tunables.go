@@ -74,6 +74,20 @@ type Limits struct {
 	LangTasks          int
 	PrincipalLangTasks int
 
+	// Stored plans (see plans.go). SessionPlans bounds the plans one
+	// session keeps, PrincipalPlans those of one principal's sessions
+	// together (the owner's too), TokenPlans those of all token principals
+	// together and PlanMemory their bytes (source and effects); past one,
+	// exec mode "plan" is LEASH_DENIED (quota_exceeded, budget
+	// session_plans, principal_plans, token_plans or plan_memory). A plan
+	// not applied within PlanTTL expires: it is dropped and an approval
+	// event says so.
+	SessionPlans   int
+	PrincipalPlans int
+	TokenPlans     int
+	PlanMemory     int64
+	PlanTTL        time.Duration
+
 	// Memory (see memory.go). SessionMemory bounds what one session's
 	// values and captured output keep alive; KernelMemory bounds all
 	// sessions together; MemoryLimit is the process's soft memory limit
@@ -111,6 +125,11 @@ func DefaultLimits() Limits {
 		SessionIdle:          10 * time.Minute,
 		LangTasks:            4096,
 		PrincipalLangTasks:   512,
+		SessionPlans:         64,
+		PrincipalPlans:       256,
+		TokenPlans:           4096,
+		PlanMemory:           64 << 20,
+		PlanTTL:              time.Hour,
 		SessionMemory:        DefaultSessionMemory,
 		KernelMemory:         DefaultKernelMemory,
 		MemoryLimit:          DefaultMemoryLimit,
@@ -213,6 +232,16 @@ var limitFlags = []limitFlag{
 		count: func(l *Limits) *int { return &l.LangTasks }},
 	{name: "principal-lang-tasks", usage: "language tasks one token principal's sessions may run together",
 		count: func(l *Limits) *int { return &l.PrincipalLangTasks }},
+	{name: "session-plans", usage: "stored plans one session may keep",
+		count: func(l *Limits) *int { return &l.SessionPlans }},
+	{name: "principal-plans", usage: "stored plans one principal's sessions may keep together",
+		count: func(l *Limits) *int { return &l.PrincipalPlans }},
+	{name: "token-plans", usage: "stored plans all token principals may keep together",
+		count: func(l *Limits) *int { return &l.TokenPlans }},
+	{name: "plan-memory", usage: "bytes of source and effects the stored plans of all token principals may keep",
+		size: func(l *Limits) *int64 { return &l.PlanMemory }},
+	{name: "plan-ttl", usage: "how long a stored plan lives unapplied before it expires",
+		duration: func(l *Limits) *time.Duration { return &l.PlanTTL }},
 	{name: "session-idle", zero: zeroIsNone, usage: "close a session with no connection, request or running task after this long (0: never)",
 		duration: func(l *Limits) *time.Duration { return &l.SessionIdle }},
 	{name: "session-memory", zero: zeroIsNone, usage: "bytes one session's values and captured output may keep alive (0: unbounded)",
