@@ -121,7 +121,7 @@ func planRecord(p *leash.Plan, first string, firstVal value.Value) *value.Record
 		items[i] = value.Str(effectText(e))
 		spawns = spawns || e.Kind == host.ProcSpawn
 	}
-	reversible := !p.Opaque && (p.Reversibility == leash.None || p.Reversibility == leash.Reversible)
+	reversible := !p.Opaque && p.Reversibility == leash.Reversible
 	return value.NewRecord(
 		[]string{first, "effects", "reversible", "spawns"},
 		[]value.Value{firstVal, value.NewList(items), value.Bool(reversible), value.Bool(spawns)})

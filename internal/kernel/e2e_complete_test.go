@@ -132,7 +132,7 @@ func TestE2EExplain(t *testing.T) {
 	for _, e := range res.Effects {
 		found = found || e.Path == want
 	}
-	if !found || res.Reversibility == "none" || res.Reversibility == "" {
+	if !found || res.Reversibility == "reversible" || res.Reversibility == "" {
 		t.Errorf("rm effects %+v reversibility %q, want a change to %s", res.Effects, res.Reversibility, want)
 	}
 	// Explaining runs nothing and stores nothing.
@@ -155,7 +155,7 @@ func TestE2EExplain(t *testing.T) {
 		t.Errorf("plan.list = %+v, %v", plans, err)
 	}
 	// Pure source has no effects.
-	if err := c.Call(ctx, "explain", map[string]any{"src": "1 + 2"}, &res); err != nil || len(res.Effects) != 0 || res.Reversibility != "none" {
+	if err := c.Call(ctx, "explain", map[string]any{"src": "1 + 2"}, &res); err != nil || len(res.Effects) != 0 || res.Reversibility != "reversible" {
 		t.Errorf("pure explain = %+v, %v", res, err)
 	}
 	wantCode(t, "neither src nor ast", c.Call(ctx, "explain", map[string]any{}, nil), proto.CodeInvalidParams)

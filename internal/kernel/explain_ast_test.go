@@ -59,7 +59,7 @@ func TestExplainFromAST(t *testing.T) {
 	if err := c.Call(ctx, "explain", map[string]any{"src": "rm ./scratch.txt"}, &rm); err != nil {
 		t.Fatal(err)
 	}
-	if string(rm.Effects) == "[]" || rm.Reversibility == "none" {
+	if string(rm.Effects) == "[]" || rm.Reversibility == "reversible" {
 		t.Errorf("rm explained as %s %s", rm.Effects, rm.Reversibility)
 	}
 

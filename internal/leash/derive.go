@@ -62,7 +62,7 @@ func Derive(p *syntax.Program, env Env) *Plan {
 	w := &walker{
 		env:       env,
 		seen:      map[string]bool{},
-		rev:       None,
+		rev:       Reversible,
 		dir:       env.Dir,
 		dirOK:     env.Dir != "",
 		active:    map[*syntax.FnDecl]bool{},
@@ -99,7 +99,7 @@ func (w *walker) add(e Effect, rev string) {
 
 // opaque records behaviour that cannot be bounded, with a note.
 func (w *walker) opaque(what, note string) {
-	w.add(Effect{Kind: EffectOpaque, Name: what, Dynamic: true}, Irreversible)
+	w.add(Effect{Kind: EffectOpaque, Name: what, Dynamic: true}, Unknown)
 	w.note(note)
 }
 

@@ -32,8 +32,13 @@ func FuzzDerive(f *testing.F) {
 			return
 		}
 		p := Derive(prog, testEnv)
-		if (len(p.Effects) == 0) != (p.Reversibility == None) {
+		if len(p.Effects) == 0 && p.Reversibility != Reversible || RevRank(p.Reversibility) == 0 {
 			t.Fatalf("%q: %d effects, reversibility %q", src, len(p.Effects), p.Reversibility)
+		}
+		for _, e := range p.Effects {
+			if e.Kind == EffectOpaque && RevRank(p.Reversibility) < RevRank(Unknown) {
+				t.Fatalf("%q: an opaque effect, reversibility %q", src, p.Reversibility)
+			}
 		}
 		for _, e := range p.Effects {
 			if e.Path != "" && !e.Dynamic && e.Path[0] != '/' {

@@ -89,7 +89,7 @@ func TestDerivationNamesEveryNodeKind(t *testing.T) {
 // TestUnknownNodeIsOpaque: a node derivation's dispatch does not know is
 // recorded as opaque, and what is inside it still counts.
 func TestUnknownNodeIsOpaque(t *testing.T) {
-	w := &walker{seen: map[string]bool{}, rev: None, notes: map[string]bool{}, active: map[*syntax.FnDecl]bool{}, expanding: map[string]bool{}}
+	w := &walker{seen: map[string]bool{}, rev: Reversible, notes: map[string]bool{}, active: map[*syntax.FnDecl]bool{}, expanding: map[string]bool{}}
 	w.scopes = []map[string]*local{{}}
 	w.unknown(&syntax.Binary{L: &syntax.LangBlock{Tool: "sh"}, R: &syntax.IntLit{}})
 	if !w.plan.Opaque {

@@ -10,17 +10,20 @@ import (
 	"github.com/shoalgo/shoal/internal/syntax"
 )
 
-// Reversibility values of a Plan, from least to most consequential.
+// Reversibility values of a Plan, from least to most consequential: the
+// wire's vocabulary (reversible, conditional, unknown, irreversible).
 const (
-	// None: the program has no effects at all (pure evaluation).
-	None = "none"
-	// Reversible: only observations and session-local changes.
+	// Reversible: only observations and session-local changes, or no
+	// effects at all (pure evaluation).
 	Reversible = "reversible"
 	// Conditional: changes with an inverse that works only if the prior
 	// state allows it (trash moves, overwrites of files that existed).
 	Conditional = "conditional"
-	// Irreversible: permanent deletion, creation, spawned programs, and
-	// anything opaque.
+	// Unknown: some part of the program could not be bounded (it is
+	// opaque), so what it would take to undo it is not known.
+	Unknown = "unknown"
+	// Irreversible: permanent deletion, creation and spawned programs. A
+	// known irreversible effect outranks an unknown part.
 	Irreversible = "irreversible"
 )
 
@@ -31,8 +34,10 @@ func revRank(r string) int {
 		return 1
 	case Conditional:
 		return 2
-	case Irreversible:
+	case Unknown:
 		return 3
+	case Irreversible:
+		return 4
 	}
 	return 0
 }
@@ -70,8 +75,8 @@ func (e Effect) key() string {
 }
 
 // Plan is the statically derived description of a program: its effects in
-// source order without duplicates, its reversibility (None, Reversible,
-// Conditional or Irreversible), whether any part is opaque, and notes that
+// source order without duplicates, its reversibility (Reversible,
+// Conditional, Unknown or Irreversible), whether any part is opaque, and notes that
 // explain opacity or approximations to a human.
 type Plan struct {
 	Effects       []Effect `json:"effects"`

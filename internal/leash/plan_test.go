@@ -9,7 +9,7 @@ import (
 
 func TestDeriveNil(t *testing.T) {
 	p := Derive(nil, Env{})
-	if p.Reversibility != None || p.Opaque || len(p.Effects) != 0 || p.Effects == nil {
+	if p.Reversibility != Reversible || p.Opaque || len(p.Effects) != 0 || p.Effects == nil {
 		t.Errorf("Derive(nil) = %+v, want an empty plan", p)
 	}
 }

@@ -30,7 +30,7 @@ const (
 //   - any denied effect makes the plan Deny; otherwise any effect that
 //     asks makes it ApprovalRequired; otherwise auto_apply decides: "never"
 //     asks, "in-grant" allows, "reversible" allows a plan whose
-//     reversibility is none or reversible and asks for any other.
+//     reversibility is reversible and asks for any other.
 //
 // Reasons holds one line per effect that is not simply allowed, in plan
 // order, then the auto_apply reason if that is what asked.
@@ -84,7 +84,7 @@ func (g *Grants) Decide(p *leash.Plan) Decision {
 	case AutoInGrant:
 		return Decision{Verdict: Allow}
 	case AutoReversible:
-		if p.Reversibility == leash.None || p.Reversibility == leash.Reversible {
+		if p.Reversibility == leash.Reversible {
 			return Decision{Verdict: Allow}
 		}
 		return Decision{Verdict: ApprovalRequired, Reasons: []string{

@@ -57,7 +57,7 @@ func TestDecide(t *testing.T) {
 		want  Verdict
 		why   string // a reason must contain this
 	}{
-		{"pure allowed even with never", `auto_apply = "never"`, plan(leash.None), Allow, ""},
+		{"pure allowed even with never", `auto_apply = "never"`, plan(leash.Reversible), Allow, ""},
 		{"nil plan", "", nil, Allow, ""},
 		{"read in grant", "", plan(leash.Reversible, fx(host.FSRead, "/work/a.txt")), Allow, ""},
 		{"grant root itself", "", plan(leash.Reversible, fx(host.FSRead, "/work")), Allow, ""},
@@ -132,7 +132,7 @@ func TestDefaults(t *testing.T) {
 	if d := stranger.Decide(all); d.Verdict != Deny || !strings.Contains(d.Reasons[0], "no policy") {
 		t.Errorf("stranger: %+v", d)
 	}
-	if d := stranger.Decide(plan(leash.None)); d.Verdict != Allow {
+	if d := stranger.Decide(plan(leash.Reversible)); d.Verdict != Allow {
 		t.Errorf("stranger pure: %+v", d)
 	}
 	if stranger.CanApprove() || stranger.CanReadAllJournal() {
