@@ -254,6 +254,40 @@ func TestLeashEscapes(t *testing.T) {
 	}
 }
 
+// TestLeashUnknownFlagRefused: plans read flags, so a flag a builtin does
+// not declare is refused (arg_error) before the builtin touches anything,
+// even inside the principal's grants, rather than ignored by the plan and
+// honoured, or ignored, by the run.
+func TestLeashUnknownFlagRefused(t *testing.T) {
+	k := startPolicyKernel(t, fsPolicy("agent:flags", ""))
+	keep := filepath.Join(k.dir, "keep.txt")
+	if err := writeFile(keep, "keep me"); err != nil {
+		t.Fatal(err)
+	}
+	_, secret := k.token(t, "agent:flags", "attacker")
+	c := k.dial(t)
+	c.attach("", secret)
+	for _, src := range []string{"rm --permanent --frobnicate keep.txt", "rm --permanent -f keep.txt", "rm --permanent --force keep.txt", "mkdir --frobnicate made", "cp --no-clobber keep.txt copy.txt"} {
+		r := c.call("exec", map[string]any{"src": src})
+		if r.Error == nil || r.Error.Code != proto.CodeRaised {
+			t.Fatalf("%s: got %s %+v, want RAISED arg_error", src, r.Result, r.Error)
+		}
+		var d struct {
+			Code string `json:"code"`
+		}
+		json.Unmarshal(r.Error.Data, &d)
+		if d.Code != "arg_error" || !strings.Contains(r.Error.Message, "unknown flag") {
+			t.Errorf("%s: raised %q %q, want arg_error naming the unknown flag", src, d.Code, r.Error.Message)
+		}
+	}
+	if data, err := os.ReadFile(keep); err != nil || string(data) != "keep me" {
+		t.Fatalf("keep.txt was touched: %q, %v", data, err)
+	}
+	if got := listDir(t, k.dir); !slices.Equal(got, []string{"keep.txt"}) {
+		t.Fatalf("the directory now holds %v", got)
+	}
+}
+
 // TestLeashTaskCannotExceedItsParent: a spawned task and an on handler run
 // on the session's gate: a delete their parent may not do fails inside
 // them (the task's failure reaches wait, the handler catches "denied"),
