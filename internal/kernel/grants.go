@@ -55,7 +55,7 @@ func newSessionGate(g *policy.Grants, home string) *sessionGate {
 }
 
 func (sg *sessionGate) build(g *policy.Grants) *gateState {
-	st := &gateState{grants: g, free: unrestricted(g)}
+	st := &gateState{grants: g, free: g.AllowsEveryPlan()}
 	if st.free {
 		st.authz = host.AllowAll
 	} else {
@@ -89,24 +89,6 @@ func (sg *sessionGate) narrow(caps []string) {
 			return
 		}
 	}
-}
-
-// unrestricted reports whether g allows every effect and runs every plan
-// inside it without approval, so that deriving a plan could never refuse
-// anything: the kernel owner's grants without a policy entry.
-func unrestricted(g *policy.Grants) bool {
-	if g == nil || !g.Defined || g.AutoApply != policy.AutoInGrant || g.Opaque != policy.OpaqueAllow {
-		return false
-	}
-	everywhere := func(gs []policy.Glob) bool {
-		return slices.ContainsFunc(gs, func(x policy.Glob) bool { return x.String() == "/**" })
-	}
-	all := func(names []string) bool { return slices.Contains(names, "*") }
-	anyHost := slices.ContainsFunc(g.NetConnect, func(n policy.NetGrant) bool { return n.Host == "*" && n.AnyPort })
-	return everywhere(g.FSRead) && everywhere(g.FSWrite) && everywhere(g.FSDelete) &&
-		anyHost && g.NetListenAny && all(g.ProcSpawn) &&
-		all(g.EnvRead) && all(g.EnvWrite) && all(g.SecretUse) && all(g.SysRead) &&
-		g.SessionWrite && g.JournalRead && g.Time
 }
 
 // sessionEnv is the environment a session of grants g starts from: the

@@ -245,3 +245,56 @@ func TestAuthorizerShortcut(t *testing.T) {
 		t.Error("restricted grants gate with AllowAll")
 	}
 }
+
+// TestAllowsEveryPlan: only grants under which judging a plan could never
+// refuse anything let a caller skip deriving plans.
+func TestAllowsEveryPlan(t *testing.T) {
+	if !Default("uid:0").For("uid:0", true).AllowsEveryPlan() {
+		t.Error("the owner's default grants do not allow every plan")
+	}
+	if Nothing("agent:x").AllowsEveryPlan() || Default("uid:0").For("agent:x", false).AllowsEveryPlan() {
+		t.Error("an unknown principal allows every plan")
+	}
+	for _, tc := range []struct {
+		name   string
+		narrow func(g *Grants)
+		want   bool
+	}{
+		{"everything", func(*Grants) {}, true},
+		{"approval for every plan", func(g *Grants) { g.AutoApply = AutoNever }, false},
+		{"opaque asks", func(g *Grants) { g.Opaque = OpaqueAsk }, false},
+		{"one env_write name", func(g *Grants) { g.EnvWrite = []string{"A"} }, false},
+		{"no clock", func(g *Grants) { g.Time = false }, false},
+		{"listening on named ports only", func(g *Grants) { g.NetListenAny = false }, false},
+	} {
+		g := Everything("a")
+		tc.narrow(g)
+		if got := g.AllowsEveryPlan(); got != tc.want {
+			t.Errorf("%s: AllowsEveryPlan = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// A file cannot grant listening on any port, so a principal it names
+	// is always judged.
+	p, err := Parse([]byte(`[principal."a"]
+fs.read = ["/**"]
+fs.write = ["/**"]
+fs.delete = ["/**"]
+net_connect = ["*:*"]
+proc_spawn = ["*"]
+env_read = ["*"]
+env_write = ["*"]
+secret_use = ["*"]
+sys_read = ["*"]
+session_write = true
+journal_read = true
+time = true
+opaque = "allow"
+auto_apply = "in-grant"
+`), "/home/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.For("a", false).AllowsEveryPlan() {
+		t.Error("a policy entry allows every plan")
+	}
+}

@@ -37,12 +37,27 @@ func (g *Grants) allowsEveryOp() bool {
 	if g == nil || !g.Defined || !g.Time {
 		return false
 	}
-	isAll := func(globs []Glob) bool {
-		return slices.ContainsFunc(globs, func(gl Glob) bool { return len(gl.segs) == 1 && gl.segs[0] == "**" })
-	}
 	anyNet := slices.ContainsFunc(g.NetConnect, func(n NetGrant) bool { return n.Host == "*" && n.AnyPort })
-	return isAll(g.FSRead) && isAll(g.FSWrite) && isAll(g.FSDelete) && anyNet &&
+	return everywhere(g.FSRead) && everywhere(g.FSWrite) && everywhere(g.FSDelete) && anyNet &&
 		slices.Contains(g.ProcSpawn, "*") && slices.Contains(g.EnvRead, "*") && slices.Contains(g.SysRead, "*")
+}
+
+// AllowsEveryPlan reports whether g allows every effect of every kind and
+// runs every plan inside it without approval (auto_apply "in-grant",
+// opaque "allow"), so that judging a plan could never refuse anything: the
+// kernel owner's grants without a policy entry. Callers may then skip
+// deriving plans; the gate still stands (and is host.AllowAll).
+func (g *Grants) AllowsEveryPlan() bool {
+	if !g.allowsEveryOp() || g.AutoApply != AutoInGrant || g.Opaque != OpaqueAllow {
+		return false
+	}
+	all := func(names []string) bool { return slices.Contains(names, "*") }
+	return g.NetListenAny && all(g.EnvWrite) && all(g.SecretUse) && g.SessionWrite && g.JournalRead
+}
+
+// everywhere reports whether globs hold "/**".
+func everywhere(globs []Glob) bool {
+	return slices.ContainsFunc(globs, func(gl Glob) bool { return len(gl.segs) == 1 && gl.segs[0] == "**" })
 }
 
 type gate struct{ g *Grants }
