@@ -1,0 +1,128 @@
+package kernel
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/shoalgo/shoal/internal/journal"
+)
+
+// BenchmarkExecJournal measures what the journal adds to an exec round
+// trip of the kernel owner over a Unix socket: the same exec on a kernel
+// without a state directory (off, the floor) and on one journalling to a
+// temp state directory (on), in the same run; beside them, in process, the
+// journal row alone (Begin and Finish, row) and a bare modernc.org/sqlite
+// insert per transaction in WAL mode (insert, the floor of one commit):
+//
+//	go test -run '^$' -bench ExecJournal -count 5 ./internal/kernel/
+func BenchmarkExecJournal(b *testing.B) {
+	off := benchJournalKernel(b, false)
+	on := benchJournalKernel(b, true)
+	for _, src := range []string{"1 + 1", "pwd"} {
+		for _, k := range []struct {
+			name, sock string
+		}{{"off", off}, {"on", on}} {
+			b.Run(k.name+"/"+src, func(b *testing.B) {
+				c, err := dialRaw(k.sock, "bench")
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer c.Close()
+				params := []byte(`{"src":` + strconv.Quote(src) + `}`)
+				id := 10
+				for b.Loop() {
+					id++
+					resp, err := c.call(id, "exec", params)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if resp.Error != nil {
+						b.Fatalf("exec %q: error %d %s", src, resp.Error.Code, resp.Error.Message)
+					}
+				}
+			})
+		}
+	}
+	b.Run("row", func(b *testing.B) {
+		db, err := journal.Open(filepath.Join(b.TempDir(), "journal.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		e := journal.Entry{Session: "bench", Principal: "uid:0", Cwd: "/tmp", Src: "1 + 1", Verdict: "allow",
+			Outputs: []journal.Output{{Kind: "value", Hash: "blake3:154ba3d129b002c91233dd5d2e7f8ffc28dc0699b6691e625812179d8394aa8d", Len: 17}}}
+		for b.Loop() {
+			id, err := db.Begin(&e)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := db.Finish(id, &journal.Entry{OK: true, Verdict: "allow"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("insert", func(b *testing.B) {
+		db, err := sql.Open("sqlite", filepath.Join(b.TempDir(), "bare.db")+"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		db.SetMaxOpenConns(1)
+		if _, err := db.Exec(`CREATE TABLE t(id INTEGER PRIMARY KEY, src TEXT, ts INTEGER)`); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			tx, err := db.Begin()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := tx.Exec(`INSERT INTO t(src, ts) VALUES (?, ?)`, "1 + 1", time.Now().UnixNano()); err != nil {
+				b.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// benchJournalKernel starts an owner-only kernel, journalling to a temp
+// state directory when journal is set, and returns its socket.
+func benchJournalKernel(tb testing.TB, journal bool) string {
+	tb.Helper()
+	base := loadTempDir(tb)
+	dir := filepath.Join(base, "work")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	cfg := Config{Version: "bench", Dir: dir, Env: []string{"HOME=" + base, "PATH=/usr/bin:/bin"}}
+	if journal {
+		cfg.StateDir = filepath.Join(base, "state")
+	}
+	sock := filepath.Join(base, "k.sock")
+	l, err := Listen(sock, true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv, err := New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		if err := <-done; !errors.Is(err, ErrServerClosed) {
+			tb.Errorf("Serve returned %v", err)
+		}
+	})
+	return sock
+}
