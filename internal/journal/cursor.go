@@ -24,13 +24,16 @@ func decodeCursor(c string) (int64, error) {
 	if len(c) > MaxCursorBytes || len(c) < len(cursorPrefix) || c[:len(cursorPrefix)] != cursorPrefix {
 		return 0, fmt.Errorf("%w: malformed cursor", ErrBadQuery)
 	}
-	b, err := base64.RawURLEncoding.DecodeString(c[len(cursorPrefix):])
+	b, err := base64.RawURLEncoding.Strict().DecodeString(c[len(cursorPrefix):])
 	if err != nil || len(b) < 2 || b[0] != 1 {
 		return 0, fmt.Errorf("%w: malformed cursor", ErrBadQuery)
 	}
 	v, n := binary.Uvarint(b[1:])
 	if n <= 0 || n != len(b)-1 || v == 0 || v > 1<<62 {
 		return 0, fmt.Errorf("%w: malformed cursor", ErrBadQuery)
+	}
+	if encodeCursor(int64(v)) != c {
+		return 0, fmt.Errorf("%w: malformed cursor", ErrBadQuery) // one position, one cursor
 	}
 	return int64(v), nil
 }

@@ -496,25 +496,52 @@ func (d *DB) Get(id int64) (Entry, error) {
 // Query returns up to Limit entries matching q, newest first, and a cursor
 // for the next page ("" when this page is the last).
 func (d *DB) Query(q Query) ([]Entry, string, error) {
+	if q.Principals != nil && len(q.Principals) == 0 {
+		if q.Limit < 0 {
+			return nil, "", fmt.Errorf("%w: negative limit %d", ErrBadQuery, q.Limit)
+		}
+		return []Entry{}, "", nil
+	}
+	text, args, limit, err := buildQuery(q)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, err := d.db.Query(text, args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("journal: query: %w", err)
+	}
+	es, err := d.scan(rows)
+	if err != nil {
+		return nil, "", fmt.Errorf("journal: query: %w", err)
+	}
+	next := ""
+	if len(es) > limit {
+		es = es[:limit]
+		next = encodeCursor(es[limit-1].ID)
+	}
+	return es, next, nil
+}
+
+// buildQuery is q as one SQL statement (every filter in SQL, so the LIMIT
+// is exact), asking for one row beyond the page to learn whether another
+// page follows. It returns the page size.
+func buildQuery(q Query) (string, []any, int, error) {
 	limit := q.Limit
 	if limit < 0 {
-		return nil, "", fmt.Errorf("%w: negative limit %d", ErrBadQuery, limit)
+		return "", nil, 0, fmt.Errorf("%w: negative limit %d", ErrBadQuery, limit)
 	}
 	if limit == 0 {
 		limit = DefaultQueryLimit
 	}
 	limit = min(limit, MaxQueryLimit)
-	if q.Principals != nil && len(q.Principals) == 0 {
-		return []Entry{}, "", nil
-	}
 	if len(q.Principals) > MaxScopePrincipals {
-		return nil, "", fmt.Errorf("%w: %d principals in scope (max %d)", ErrBadQuery, len(q.Principals), MaxScopePrincipals)
+		return "", nil, 0, fmt.Errorf("%w: %d principals in scope (max %d)", ErrBadQuery, len(q.Principals), MaxScopePrincipals)
 	}
 	effects := slices.Clone(q.Effects)
 	slices.Sort(effects)
 	effects = slices.Compact(effects)
 	if len(effects) > MaxEffectFilter {
-		return nil, "", fmt.Errorf("%w: %d effect kinds (max %d)", ErrBadQuery, len(effects), MaxEffectFilter)
+		return "", nil, 0, fmt.Errorf("%w: %d effect kinds (max %d)", ErrBadQuery, len(effects), MaxEffectFilter)
 	}
 	var where []string
 	var args []any
@@ -525,12 +552,12 @@ func (d *DB) Query(q Query) ([]Entry, string, error) {
 		where, args = append(where, "kind = ?"), append(args, KindStmt)
 	case "*":
 	default:
-		return nil, "", fmt.Errorf("%w: kind %q", ErrBadQuery, q.Kind)
+		return "", nil, 0, fmt.Errorf("%w: kind %q", ErrBadQuery, q.Kind)
 	}
 	if q.Cursor != "" {
 		before, err := decodeCursor(q.Cursor)
 		if err != nil {
-			return nil, "", err
+			return "", nil, 0, err
 		}
 		where, args = append(where, "id < ?"), append(args, before)
 	}
@@ -543,7 +570,7 @@ func (d *DB) Query(q Query) ([]Entry, string, error) {
 	if q.Principal != "" {
 		where, args = append(where, "principal = ?"), append(args, q.Principal)
 	}
-	if q.Principals != nil {
+	if len(q.Principals) > 0 {
 		where = append(where, "principal IN (?"+strings.Repeat(", ?", len(q.Principals)-1)+")")
 		for _, p := range q.Principals {
 			args = append(args, p)
@@ -565,26 +592,13 @@ func (d *DB) Query(q Query) ([]Entry, string, error) {
 		where = append(where, "EXISTS (SELECT 1 FROM entry_effects x WHERE x.entry_id = entries.id AND x.kind = ?)")
 		args = append(args, k)
 	}
-	sqlText := `SELECT ` + entryCols + ` FROM entries`
+	text := `SELECT ` + entryCols + ` FROM entries`
 	if len(where) > 0 {
-		sqlText += ` WHERE ` + strings.Join(where, " AND ")
+		text += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	sqlText += ` ORDER BY id DESC LIMIT ?`
+	text += ` ORDER BY id DESC LIMIT ?`
 	args = append(args, limit+1)
-	rows, err := d.db.Query(sqlText, args...)
-	if err != nil {
-		return nil, "", fmt.Errorf("journal: query: %w", err)
-	}
-	es, err := d.scan(rows)
-	if err != nil {
-		return nil, "", fmt.Errorf("journal: query: %w", err)
-	}
-	next := ""
-	if len(es) > limit {
-		es = es[:limit]
-		next = encodeCursor(es[limit-1].ID)
-	}
-	return es, next, nil
+	return text, args, limit, nil
 }
 
 // scan reads entry rows, then their outputs and effect kinds.

@@ -59,9 +59,16 @@ var migrations = []migration{
 				PRIMARY KEY (entry_id, kind)
 			) WITHOUT ROWID`,
 			`CREATE INDEX entry_effects_kind ON entry_effects(kind, entry_id)`,
+			// Every Query constrains kind, so each filter's index leads with
+			// it and ends with id: equality on both, then newest first
+			// straight off the index, no sort.
+			`DROP INDEX entries_principal`,
+			`DROP INDEX entries_session`,
 			`CREATE INDEX entries_kind ON entries(kind, id)`,
-			`CREATE INDEX entries_head ON entries(head, id)`,
-			`CREATE INDEX entries_ok ON entries(ok, id)`,
+			`CREATE INDEX entries_principal ON entries(kind, principal, id)`,
+			`CREATE INDEX entries_session ON entries(kind, session, id)`,
+			`CREATE INDEX entries_head ON entries(kind, head, id)`,
+			`CREATE INDEX entries_ok ON entries(kind, ok, id)`,
 			`CREATE INDEX entries_start ON entries(start_ns)`,
 			`CREATE INDEX entries_parent ON entries(parent, id)`,
 			`CREATE INDEX entries_unfinished ON entries(finished) WHERE finished = 0`,
