@@ -320,9 +320,13 @@ func TestE2EJournalEvents(t *testing.T) {
 	if err := json.Unmarshal(ev.Payload, &e); err != nil || e.Src != "4 + 4" || e.Principal != "agent:worker" {
 		t.Errorf("worker's first journal event %s, %v; want its own 4 + 4", ev.Payload, err)
 	}
-	evs, err := mute.EventsRead(ctx, "journal", 0, 100)
-	if err != nil || len(evs) != 1 || !regexp.MustCompile(`"3 \+ 3"`).Match(evs[0].Payload) {
-		t.Errorf("mute reads %v, %v; want only its own row", evs, err)
+	evs, err := worker.EventsRead(ctx, "journal", 0, 100)
+	if err != nil || len(evs) != 1 || !regexp.MustCompile(`"4 \+ 4"`).Match(evs[0].Payload) {
+		t.Errorf("worker reads %v, %v; want only its own row", evs, err)
+	}
+	// agent:mute has no journal_read: not even its own rows.
+	if evs, err := mute.EventsRead(ctx, "journal", 0, 100); err != nil || len(evs) != 0 {
+		t.Errorf("mute reads %v, %v; want nothing", evs, err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -310,13 +311,17 @@ func wireEntry(e *journal.Entry) *entryJSON {
 }
 
 // announce publishes a finished row on the journal channel, for its
-// principal and every principal the policy lets read the whole journal.
+// principal when the policy grants it journal_read and for every
+// principal the policy lets read the whole journal.
 func (s *Server) announce(e *journal.Entry) {
 	b, err := json.Marshal(wireEntry(e))
 	if err != nil {
 		return
 	}
-	aud := events.Audience{Principals: append([]string{e.Principal}, s.journalReaders()...)}
+	aud := events.Audience{Principals: s.journalReaders()}
+	if !slices.Contains(aud.Principals, e.Principal) && s.policy.For(e.Principal, e.Principal == s.local).JournalRead {
+		aud.Principals = append(slices.Clip(aud.Principals), e.Principal)
+	}
 	scope := events.Scope{Principal: e.Principal, Session: e.Session}
 	if _, err := s.bus.PublishTo(scope, events.ChannelJournal, aud, b); err != nil {
 		s.log.Debug("journal event not published", "err", err)
