@@ -3,13 +3,17 @@ package kernel
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"fmt"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/auth"
 	"github.com/shoalgo/shoal/internal/journal"
 )
 
@@ -125,4 +129,122 @@ func benchJournalKernel(tb testing.TB, journal bool) string {
 		}
 	})
 	return sock
+}
+
+// BenchmarkJournalQuery measures journal.query for the newest 100 rows of
+// one principal out of a 100,000-entry journal (ten principals, a tenth
+// of the rows each), end to end over the socket, as the kernel owner (a
+// principal filter over the whole journal) and as that principal (its
+// own scope). It reports p50 and p99 of the round trips:
+//
+//	go test -run '^$' -bench JournalQuery -benchtime 2000x ./internal/kernel/
+func BenchmarkJournalQuery(b *testing.B) {
+	base := loadTempDir(b)
+	state := filepath.Join(base, "state")
+	db, err := journal.Open(filepath.Join(state, "journal.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	const rows = 100_000
+	for i := range rows {
+		e := journal.Entry{Session: "s", Principal: "agent:p" + strconv.Itoa(i%10), Cwd: "/tmp", Src: "ls .",
+			Verdict: "allow", Effects: []byte(`[{"kind":"fs_read","path":"/tmp"}]`)}
+		if _, err := db.Begin(&e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(base, "work")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	store := filepath.Join(base, "tokens.json")
+	_, secret, err := auth.Open(store).Create("agent:p3", "bench", nil, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pol := testPolicy(b, `[principal."agent:p3"]
+journal_read = true
+`)
+	sock := filepath.Join(base, "k.sock")
+	l, err := Listen(sock, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := New(Config{Version: "bench", Dir: dir, TokenStore: store, Policy: pol, StateDir: state,
+		Env: []string{"HOME=" + base, "PATH=/usr/bin:/bin"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		<-done
+	})
+	for _, bc := range []struct{ name, token, params string }{
+		{"owner-principal-filter", "", `{"principal":"agent:p3","limit":100}`},
+		{"principal-own-scope", secret, `{"limit":100}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			c, err := dialBench(sock, bc.token)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			var lat []time.Duration
+			id := 10
+			for b.Loop() {
+				id++
+				t0 := time.Now()
+				n, err := c.callArray(id, "journal.query", []byte(bc.params))
+				lat = append(lat, time.Since(t0))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n != 100 {
+					b.Fatalf("journal.query answered %d entries, want 100", n)
+				}
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		})
+	}
+}
+
+// callArray sends one request whose result is a JSON array and returns
+// the array's length.
+func (c *rawLoadConn) callArray(id int, method string, params []byte) (int, error) {
+	b := append(c.buf[:0], `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, int64(id), 10)
+	b = append(b, `,"method":"`...)
+	b = append(b, method...)
+	b = append(b, `","params":`...)
+	b = append(b, params...)
+	b = append(b, "}\n"...)
+	c.buf = b
+	if _, err := c.nc.Write(b); err != nil {
+		return 0, fmt.Errorf("write: %w", err)
+	}
+	line, err := c.r.ReadSlice('\n')
+	if err != nil {
+		return 0, fmt.Errorf("read: %w", err)
+	}
+	var resp struct {
+		ID     json.RawMessage   `json:"id"`
+		Result []json.RawMessage `json:"result"`
+		Error  json.RawMessage   `json:"error"`
+	}
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return 0, fmt.Errorf("bad frame: %w", err)
+	}
+	if resp.Error != nil || string(resp.ID) != strconv.Itoa(id) {
+		return 0, fmt.Errorf("answer id %s, error %s", resp.ID, resp.Error)
+	}
+	return len(resp.Result), nil
 }
