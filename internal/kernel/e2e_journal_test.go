@@ -160,6 +160,9 @@ func TestE2EJournalRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCode(t, "mute journal.query", mute.Call(ctx, "journal.query", map[string]any{}, nil), proto.CodeLeashDenied)
+	if info, err := owner.KernelInfo(ctx); err != nil || !info.Features["journal"] {
+		t.Errorf("kernel.info features = %v, %v; want journal", info, err)
+	}
 
 	check := func(t *testing.T, owner, worker *client.Client) {
 		all := queryJournal(t, owner, map[string]any{})
