@@ -225,7 +225,16 @@ func TestE2EJournalRows(t *testing.T) {
 	// Restart on the same state directory: rows and blobs are kept.
 	k.stop(t)
 	k2 := journalKernel(t, sock, dir, store, state)
-	check(t, k2.attached(t, "main", ""), k2.attached(t, "w", k.token(t, "agent:worker")))
+	owner2 := k2.attached(t, "main", "")
+	check(t, owner2, k2.attached(t, "w", k.token(t, "agent:worker")))
+	// The journal channel numbers on above the rows of the first kernel.
+	if _, err := owner2.Exec(ctx, client.ExecParams{Src: "5 + 5"}); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := owner2.EventsRead(ctx, "journal", 0, 100)
+	if err != nil || len(evs) != 1 || evs[0].Seq <= 5 {
+		t.Errorf("journal events after the restart: %v, %v; want one numbered above 5", evs, err)
+	}
 }
 
 // limit is exact with until and effects, and the next page continues

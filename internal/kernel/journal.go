@@ -328,6 +328,19 @@ func (s *Server) announce(e *journal.Entry) {
 	}
 }
 
+// seedJournalChannel makes the journal channel's numbering continue
+// above the newest row of an earlier kernel, so that a reader's since
+// from before a restart never names a new event.
+func (s *Server) seedJournalChannel() {
+	last, _, err := s.journal.db.Query(journal.Query{Limit: 1})
+	if err != nil || len(last) == 0 {
+		return
+	}
+	if err := s.bus.Seed(events.Scope{}, events.ChannelJournal, uint64(last[0].ID)); err != nil {
+		s.log.Warn("journal channel not seeded", "err", err)
+	}
+}
+
 // journalReaders lists, once, the principals whose policy grants
 // journal_read_all.
 func (s *Server) journalReaders() []string {

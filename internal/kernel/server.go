@@ -173,6 +173,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		s.journal = j
+		s.seedJournalChannel()
 	}
 	return s, nil
 }
