@@ -52,6 +52,23 @@ func TestBeginFinishGet(t *testing.T) {
 	if _, err := d.Get(id + 100); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Get unknown: %v", err)
 	}
+	// Finish without outputs keeps them; with outputs replaces them, and
+	// References follows.
+	id2, _ := d.Begin(&Entry{Session: "s1", Principal: "bob", Outputs: []Output{{Kind: OutValue, Hash: "blake3:old", Len: 1}}})
+	if ok, _ := d.References("blake3:old", "bob"); !ok {
+		t.Fatal("Begin's output not referenced")
+	}
+	if err := d.Finish(id2, &Entry{OK: true, Outputs: []Output{{Kind: OutValue, Hash: "blake3:new", Len: 1}},
+		Effects: json.RawMessage(`[{"kind":"net_connect"}]`)}); err != nil {
+		t.Fatal(err)
+	}
+	e2, _ := d.Get(id2)
+	if len(e2.Outputs) != 1 || e2.Outputs[0].Hash != "blake3:new" || len(e2.EffectKinds) != 1 || e2.EffectKinds[0] != "net_connect" {
+		t.Fatalf("finish replaced %+v", e2)
+	}
+	if ok, _ := d.References("blake3:old", ""); ok {
+		t.Fatal("replaced output still referenced")
+	}
 	for _, c := range []struct {
 		hash, principal string
 		want            bool

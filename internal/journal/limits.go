@@ -24,8 +24,13 @@ const (
 	// MaxEffectsBytes is the largest effects list (JSON) an entry records.
 	MaxEffectsBytes = 1 << 20
 	// MaxEffectKinds is the most distinct effect kinds an entry records.
-	MaxEffectKinds = 64
-	// MaxOutputs is the most outputs an entry records.
+	MaxEffectKinds = 32
+	// MaxEffectKindsEver is how many distinct effect kinds one journal can
+	// ever record: each has a bit of the 63-bit effect_mask column (the
+	// kernel's vocabulary has about ten).
+	MaxEffectKindsEver = 63
+	// MaxOutputs is the most outputs an entry records (Finish replaces
+	// Begin's, it does not add to them).
 	MaxOutputs = 16
 	// MaxFieldBytes bounds every short text field (session, principal, cwd,
 	// verdict, kinds, hashes).
@@ -37,4 +42,7 @@ const (
 	// maxOpenConns bounds the connection pool (WAL: one writer, the rest
 	// readers).
 	maxOpenConns = 4
+	// maxCachedQueries bounds the prepared Query statements kept (one per
+	// combination of filters in use); beyond it a query runs unprepared.
+	maxCachedQueries = 128
 )
