@@ -96,6 +96,38 @@ func BenchmarkBeginFinish(b *testing.B) {
 	b.ReportMetric(quantileUS(fLat, 0.99), "floor-p99-us")
 }
 
+// BenchmarkRecord alternates Record (a whole finished row, outputs and
+// all, in one statement: the path for runs that need no unfinished row)
+// with the bare INSERT floor.
+func BenchmarkRecord(b *testing.B) {
+	d, err := Open(filepath.Join(b.TempDir(), "journal.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	floor := openFloor(b)
+	jLat := make([]time.Duration, 0, b.N)
+	fLat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		e := benchEntry()
+		e.OK, e.Verdict, e.Outputs = true, "allowed", benchOutputs
+		t0 := time.Now()
+		if _, err := d.Record(e); err != nil {
+			b.Fatal(err)
+		}
+		jLat = append(jLat, time.Since(t0))
+		t0 = time.Now()
+		bareInsert(b, floor, i)
+		fLat = append(fLat, time.Since(t0))
+	}
+	b.StopTimer()
+	b.ReportMetric(quantileUS(jLat, 0.5), "journal-p50-us")
+	b.ReportMetric(quantileUS(jLat, 0.99), "journal-p99-us")
+	b.ReportMetric(quantileUS(fLat, 0.5), "floor-p50-us")
+	b.ReportMetric(quantileUS(fLat, 0.99), "floor-p99-us")
+}
+
 // BenchmarkBareInsert is the floor alone: one modernc INSERT per
 // transaction with the journal's pragmas.
 func BenchmarkBareInsert(b *testing.B) {

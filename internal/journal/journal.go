@@ -125,6 +125,11 @@ type DB struct {
 	ins    *sql.Stmt // insert an entry
 	fin    *sql.Stmt // finish an entry
 	closed bool
+	// writes counts commits since the last checkpoint request; ckpt wakes
+	// the checkpointer, which stops (closing ckptDone) when ckpt closes.
+	writes   int
+	ckpt     chan struct{}
+	ckptDone chan struct{}
 	// kmu guards bits, the effect kind to bit map (written under wmu too).
 	kmu  sync.RWMutex
 	bits *effectBits
@@ -147,7 +152,7 @@ func openAt(path string, version int, mark bool) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("journal: creating %s: %w", filepath.Dir(path), err)
 	}
-	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate",
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_txlock=immediate",
 		path, BusyTimeout.Milliseconds())
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -182,7 +187,32 @@ func openAt(path string, version int, mark bool) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("journal: %s: %w", path, err)
 	}
+	d.ckpt, d.ckptDone = make(chan struct{}, 1), make(chan struct{})
+	go d.checkpointer()
 	return d, nil
+}
+
+// checkpointer copies the WAL back into the database every
+// CheckpointEvery commits, on a connection of its own, so the fsyncs of a
+// checkpoint stall no commit (SQLite's own autocheckpoint, which would run
+// inside a commit, is off).
+func (d *DB) checkpointer() {
+	defer close(d.ckptDone)
+	for range d.ckpt {
+		_, _ = d.db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+	}
+}
+
+// wrote counts a commit and wakes the checkpointer when it is due. Call
+// with wmu held.
+func (d *DB) wrote() {
+	if d.writes++; d.writes >= CheckpointEvery {
+		d.writes = 0
+		select {
+		case d.ckpt <- struct{}{}:
+		default: // one is already pending
+		}
+	}
 }
 
 func (d *DB) prepare() error {
@@ -195,8 +225,8 @@ func (d *DB) prepare() error {
 		return err
 	}
 	if d.ins, err = d.w.PrepareContext(ctx, `INSERT INTO entries(kind, parent, session, principal, start_ns, cwd, src, head,
-		ast, effects, effect_mask, verdict, ok, status, opaque, outputs_json)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		ast, effects, effect_mask, verdict, ok, status, opaque, outputs_json, finished, finish_ns)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
 		return err
 	}
 	// One statement finishes a row: outputs and effects are replaced only
@@ -219,6 +249,10 @@ func (d *DB) Close() error {
 		return nil
 	}
 	d.closed = true
+	if d.ckpt != nil {
+		close(d.ckpt)
+		<-d.ckptDone
+	}
 	d.rmu.Lock()
 	for _, st := range d.reads {
 		st.Close()
@@ -354,8 +388,21 @@ func b2i(b bool) int {
 
 // Begin commits the start of an entry and returns its id. Kind "" means
 // KindExec; StartNS 0 means now; Head is computed from Src. Outputs, if
-// any, are recorded too. e is not modified.
+// any, are recorded too. e is not modified. It is one SQL statement.
 func (d *DB) Begin(e *Entry) (int64, error) {
+	return d.insert(e, false)
+}
+
+// Record commits a whole, finished entry in one statement (Begin and
+// Finish at once, FinishNS 0 meaning now) and returns its id. It is for a
+// run with nothing to lose to a crash, such as a refused run or one with
+// no effects on the world: such a run leaves no unfinished row if the
+// kernel dies during it, where Begin's would.
+func (d *DB) Record(e *Entry) (int64, error) {
+	return d.insert(e, true)
+}
+
+func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 	kind := e.Kind
 	if kind == "" {
 		kind = KindExec
@@ -404,14 +451,22 @@ func (d *DB) Begin(e *Entry) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	var fin int64
+	if finished {
+		if fin = e.FinishNS; fin == 0 {
+			fin = time.Now().UnixNano()
+		}
+	}
 	res, err := d.ins.Exec(kind, nullID(e.Parent), e.Session, e.Principal, start, e.Cwd, e.Src, Head(e.Src),
-		nullJSON(e.AST), nullJSON(e.Effects), mask, e.Verdict, b2i(e.OK), nullInt(e.Status), b2i(e.Opaque), string(outs))
+		nullJSON(e.AST), nullJSON(e.Effects), mask, e.Verdict, b2i(e.OK), nullInt(e.Status), b2i(e.Opaque), string(outs),
+		b2i(finished), fin)
 	if err != nil {
 		if e.Parent != 0 && strings.Contains(err.Error(), "FOREIGN KEY") {
 			return 0, fmt.Errorf("%w: parent %d does not exist", ErrBadEntry, e.Parent)
 		}
 		return 0, fmt.Errorf("journal: begin: %w", err)
 	}
+	d.wrote()
 	id, err := res.LastInsertId()
 	if err != nil {
 		return 0, fmt.Errorf("journal: begin: %w", err)
@@ -506,6 +561,7 @@ func (d *DB) Finish(id int64, e *Entry) error {
 	if err != nil {
 		return fmt.Errorf("journal: finish %d: %w", id, err)
 	}
+	d.wrote()
 	if n, err := res.RowsAffected(); err != nil {
 		return fmt.Errorf("journal: finish %d: %w", id, err)
 	} else if n == 0 {
@@ -717,8 +773,8 @@ func (d *DB) scan(rows *sql.Rows) ([]Entry, error) {
 			e.Status = &s
 		}
 		e.EffectKinds = d.bits.kinds(mask)
-		e.Outputs = []Output{}
-		if err := json.Unmarshal(outs, &e.Outputs); err != nil {
+		var err error
+		if e.Outputs, err = decodeOutputs(outs); err != nil {
 			return nil, fmt.Errorf("entry %d: outputs: %w", e.ID, err)
 		}
 		es = append(es, e)

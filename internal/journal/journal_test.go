@@ -79,3 +79,31 @@ func TestBeginFinishGet(t *testing.T) {
 		}
 	}
 }
+
+func TestRecord(t *testing.T) {
+	d := openTemp(t)
+	id, err := d.Record(&Entry{Session: "s", Principal: "p", Src: "rm /etc/passwd", StartNS: 10, FinishNS: 20, Verdict: "denied: fs_delete",
+		Effects: json.RawMessage(`[{"kind":"fs_delete","path":"/etc/passwd"}]`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := d.Get(id)
+	if !e.Finished || e.FinishNS != 20 || e.OK || e.Verdict != "denied: fs_delete" || e.Head != "rm" {
+		t.Fatalf("recorded %+v", e)
+	}
+	if err := d.Finish(id, &Entry{}); !errors.Is(err, ErrFinished) {
+		t.Fatalf("Finish of a recorded row: %v", err)
+	}
+	d.Close()
+	d2, err := Open(d.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d2.Close()
+	if e, _ := d2.Get(id); e.Interrupted || !e.Finished {
+		t.Fatalf("reopened recorded row %+v", e)
+	}
+	if _, err := d.Begin(&Entry{}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Begin after Close: %v", err)
+	}
+}

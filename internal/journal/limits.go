@@ -37,6 +37,10 @@ const (
 	MaxFieldBytes = 4096
 	// MaxHeadBytes is the longest head (first word of the source) stored.
 	MaxHeadBytes = 256
+	// CheckpointEvery is how many commits pass between checkpoints of the
+	// WAL into the database (about four pages a commit: SQLite's default
+	// of 1000 pages, moved off the commit path).
+	CheckpointEvery = 250
 	// BusyTimeout is how long a statement waits for SQLite's lock.
 	BusyTimeout = 5 * time.Second
 	// maxOpenConns bounds the connection pool (WAL: one writer, the rest
