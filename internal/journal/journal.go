@@ -594,7 +594,9 @@ func (d *DB) Get(id int64) (Entry, error) {
 }
 
 // Query returns up to Limit entries matching q, newest first, and a cursor
-// for the next page ("" when this page is the last).
+// for the next page ("" when this page is the last). A page also ends,
+// with a cursor, once its entries' source, AST and effects reach
+// MaxPageBytes, so no page holds more than about that plus one entry.
 func (d *DB) Query(q Query) ([]Entry, string, error) {
 	if q.Principals != nil && len(q.Principals) == 0 {
 		if q.Limit < 0 {
@@ -624,7 +626,7 @@ func (d *DB) Query(q Query) ([]Entry, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
-	es, err := d.scan(rows)
+	es, full, err := d.scanPage(rows, MaxPageBytes)
 	if err != nil {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
@@ -632,6 +634,8 @@ func (d *DB) Query(q Query) ([]Entry, string, error) {
 	if len(es) > limit {
 		es = es[:limit]
 		next = encodeCursor(es[limit-1].ID)
+	} else if full {
+		next = encodeCursor(es[len(es)-1].ID)
 	}
 	return es, next, nil
 }
@@ -746,7 +750,16 @@ func buildQuery(q Query, eb *effectBits) (string, []any, int, error) {
 
 // scan reads entry rows and closes rows.
 func (d *DB) scan(rows *sql.Rows) ([]Entry, error) {
+	es, _, err := d.scanPage(rows, 0)
+	return es, err
+}
+
+// scanPage reads entry rows and closes rows. With budget > 0 it stops after
+// the row that brings the page's source, AST and effects to budget bytes,
+// and reports full when rows were left unread.
+func (d *DB) scanPage(rows *sql.Rows, budget int) (_ []Entry, full bool, _ error) {
 	defer rows.Close()
+	size := 0
 	es := []Entry{}
 	d.kmu.RLock()
 	defer d.kmu.RUnlock()
@@ -757,10 +770,14 @@ func (d *DB) scan(rows *sql.Rows) ([]Entry, error) {
 		var fin, intr, ok, opaque int
 		var mask int64
 		var outs []byte
+		if budget > 0 && size >= budget {
+			return es, true, nil
+		}
 		if err := rows.Scan(&e.ID, &e.Kind, &e.Parent, &e.Session, &e.Principal, &e.StartNS, &e.FinishNS, &fin, &intr,
 			&e.Cwd, &e.Src, &e.Head, &ast, &eff, &mask, &e.Verdict, &ok, &status, &opaque, &outs); err != nil {
-			return nil, err
+			return nil, false, err
 		}
+		size += len(e.Src) + len(ast.String) + len(eff.String) + len(outs)
 		e.Finished, e.Interrupted, e.OK, e.Opaque = fin != 0, intr != 0, ok != 0, opaque != 0
 		if ast.Valid {
 			e.AST = json.RawMessage(ast.String)
@@ -775,11 +792,11 @@ func (d *DB) scan(rows *sql.Rows) ([]Entry, error) {
 		e.EffectKinds = d.bits.kinds(mask)
 		var err error
 		if e.Outputs, err = decodeOutputs(outs); err != nil {
-			return nil, fmt.Errorf("entry %d: outputs: %w", e.ID, err)
+			return nil, false, fmt.Errorf("entry %d: outputs: %w", e.ID, err)
 		}
 		es = append(es, e)
 	}
-	return es, rows.Err()
+	return es, false, rows.Err()
 }
 
 // References reports whether any row records an output with hash h; with

@@ -10,6 +10,10 @@ const (
 	// MaxQueryLimit is the largest page a Query returns; a larger Limit is
 	// clamped to it.
 	MaxQueryLimit = 1000
+	// MaxPageBytes ends a Query page early (with a cursor) once its entries'
+	// source, AST, effects and outputs reach it, so a page of large entries
+	// stays within a response frame's reach.
+	MaxPageBytes = 8 << 20
 	// MaxScopePrincipals is the most principals a Query's scope may list.
 	MaxScopePrincipals = 256
 	// MaxEffectFilter is the most effect kinds a Query's all-of filter may
