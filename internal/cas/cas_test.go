@@ -230,3 +230,47 @@ func TestSweepKeepsReferenced(t *testing.T) {
 		t.Fatalf("refreshed blob swept (n=%d)", n)
 	}
 }
+
+func TestConcurrentPutGetSweep(t *testing.T) {
+	s := open(t)
+	blobs := [][]byte{[]byte("a"), bytes.Repeat([]byte("b"), 100000), []byte("c")}
+	done := make(chan error, 64)
+	for g := range 8 {
+		go func() {
+			for i := range 20 {
+				data := blobs[(g+i)%len(blobs)]
+				h, err := s.Put(data)
+				if err != nil {
+					done <- err
+					return
+				}
+				got, _, err := s.Get(h, 0, 0)
+				if err != nil || !bytes.Equal(got, data) {
+					done <- errors.Join(errors.New("Get after Put"), err)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	go func() {
+		for range 10 {
+			// Everything is young: the sweep must remove nothing.
+			if n, err := s.Sweep(func(string) bool { return false }); err != nil || n != 0 {
+				done <- errors.Join(errors.New("sweep removed young blobs"), err)
+				return
+			}
+		}
+		done <- nil
+	}()
+	for range 9 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range blobs {
+		if !s.Has(Sum(b)) {
+			t.Fatalf("blob %q missing", b[:1])
+		}
+	}
+}

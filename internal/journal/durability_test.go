@@ -26,7 +26,11 @@ func TestMain(m *testing.M) {
 		crashChild(path)
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if bigJournal.dir != "" {
+		os.RemoveAll(bigJournal.dir)
+	}
+	os.Exit(code)
 }
 
 // crashChild Begins rows in a loop, Finishing two of every three, and
@@ -228,6 +232,9 @@ func TestMigrateFromV1(t *testing.T) {
 		       ('exec', 's', 'alice', 6, 0, 0, 'sleep 100', NULL, 0)`); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := old.db.Exec(`INSERT INTO outputs(entry_id, seq, kind, hash, len) VALUES (1, 0, 'value', 'blake3:v1', 4), (1, 1, 'stdout', 'blake3:v1out', 9)`); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := old.db.Exec(`SELECT head FROM entries`); err == nil {
 		t.Fatal("v1 schema already has head")
 	}
@@ -252,6 +259,15 @@ func TestMigrateFromV1(t *testing.T) {
 	es, _, err := d.Query(Query{Head: "rm", Effects: []string{"fs_delete", "fs_read"}})
 	if err != nil || len(es) != 1 || es[0].Src != "rm -r old" {
 		t.Fatalf("migrated row not found by head and effects: %v %v", es, err)
+	}
+	if len(es[0].Outputs) != 2 || es[0].Outputs[1] != (Output{Kind: OutStdout, Hash: "blake3:v1out", Len: 9}) {
+		t.Fatalf("v1 outputs not carried over: %+v", es[0].Outputs)
+	}
+	if ok, err := d.References("blake3:v1", "alice"); !ok || err != nil {
+		t.Fatalf("v1 output not referenced after migration: %v %v", ok, err)
+	}
+	if err := d.Finish(es[0].ID, &Entry{}); !errors.Is(err, ErrFinished) {
+		t.Fatalf("finishing a finished v1 row: %v", err)
 	}
 	sl, _, _ := d.Query(Query{Head: "sleep"})
 	if len(sl) != 1 || !sl[0].Interrupted {
@@ -305,14 +321,14 @@ func TestQueryUsesIndexes(t *testing.T) {
 			t.Errorf("%+v: plan %q does not use %s without a sort", c.q, plan, c.idx)
 		}
 	}
-	if plan := explain(t, d, Query{Effects: []string{"fs_read"}}); !strings.Contains(plan, "USING PRIMARY KEY (entry_id=? AND kind=?)") {
+	if plan := explain(t, d, Query{Principal: "alice", Effects: []string{"fs_read"}}); !strings.Contains(plan, "entries_principal") || strings.Contains(plan, "TEMP B-TREE") {
 		t.Errorf("effects plan %q", plan)
 	}
 }
 
 func explain(t *testing.T, d *DB, q Query) string {
 	t.Helper()
-	text, args, _, err := buildQuery(q)
+	text, args, _, err := buildQuery(q, d.bits)
 	if err != nil {
 		t.Fatal(err)
 	}

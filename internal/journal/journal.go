@@ -21,6 +21,7 @@
 package journal
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -116,10 +117,26 @@ type Query struct {
 type DB struct {
 	db   *sql.DB
 	path string
-	// wmu serialises writers in this process so they never meet SQLite's
-	// busy lock; readers run concurrently under WAL.
+	// wmu serialises writers: every write goes through w, one dedicated
+	// connection with its statements prepared once, so writers never meet
+	// SQLite's busy lock; readers use the rest of the pool under WAL.
 	wmu    sync.Mutex
+	w      *sql.Conn
+	ins    *sql.Stmt // insert an entry
+	fin    *sql.Stmt // finish an entry
 	closed bool
+	// writes counts commits since the last checkpoint request; ckpt wakes
+	// the checkpointer, which stops (closing ckptDone) when ckpt closes.
+	writes   int
+	ckpt     chan struct{}
+	ckptDone chan struct{}
+	// kmu guards bits, the effect kind to bit map (written under wmu too).
+	kmu  sync.RWMutex
+	bits *effectBits
+	// reads caches prepared Query statements by text (at most
+	// maxCachedQueries; the text depends only on which filters are set).
+	rmu   sync.Mutex
+	reads map[string]*sql.Stmt
 }
 
 // Open opens (creating if needed) the journal at path, migrates its schema
@@ -135,7 +152,7 @@ func openAt(path string, version int, mark bool) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("journal: creating %s: %w", filepath.Dir(path), err)
 	}
-	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate",
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_txlock=immediate",
 		path, BusyTimeout.Milliseconds())
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -156,14 +173,69 @@ func openAt(path string, version int, mark bool) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("journal: %s: %w", path, err)
 	}
-	d := &DB{db: db, path: path}
+	d := &DB{db: db, path: path, reads: map[string]*sql.Stmt{}}
 	if mark {
 		if _, err := db.Exec(`UPDATE entries SET interrupted = 1 WHERE finished = 0 AND interrupted = 0`); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("journal: marking unfinished rows: %w", err)
 		}
 	}
+	if version < 2 {
+		return d, nil // a test's old-schema database: raw access only
+	}
+	if err := d.prepare(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("journal: %s: %w", path, err)
+	}
+	d.ckpt, d.ckptDone = make(chan struct{}, 1), make(chan struct{})
+	go d.checkpointer()
 	return d, nil
+}
+
+// checkpointer copies the WAL back into the database every
+// CheckpointEvery commits, on a connection of its own, so the fsyncs of a
+// checkpoint stall no commit (SQLite's own autocheckpoint, which would run
+// inside a commit, is off).
+func (d *DB) checkpointer() {
+	defer close(d.ckptDone)
+	for range d.ckpt {
+		_, _ = d.db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+	}
+}
+
+// wrote counts a commit and wakes the checkpointer when it is due. Call
+// with wmu held.
+func (d *DB) wrote() {
+	if d.writes++; d.writes >= CheckpointEvery {
+		d.writes = 0
+		select {
+		case d.ckpt <- struct{}{}:
+		default: // one is already pending
+		}
+	}
+}
+
+func (d *DB) prepare() error {
+	ctx := context.Background()
+	var err error
+	if d.bits, err = loadBits(d.db); err != nil {
+		return err
+	}
+	if d.w, err = d.db.Conn(ctx); err != nil {
+		return err
+	}
+	if d.ins, err = d.w.PrepareContext(ctx, `INSERT INTO entries(kind, parent, session, principal, start_ns, cwd, src, head,
+		ast, effects, effect_mask, verdict, ok, status, opaque, outputs_json, finished, finish_ns)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		return err
+	}
+	// One statement finishes a row: outputs and effects are replaced only
+	// when given (a NULL parameter keeps the column), and the triggers keep
+	// the outputs table in step inside the same statement.
+	d.fin, err = d.w.PrepareContext(ctx, `UPDATE entries SET finish_ns = ?, finished = 1, ok = ?, status = ?, verdict = ?, opaque = ?,
+		outputs_json = coalesce(?, outputs_json), effects = iif(?, ?, effects), effect_mask = coalesce(?, effect_mask)
+		WHERE id = ? AND finished = 0 AND interrupted = 0`)
+	return err
 }
 
 // Path is the database file's path.
@@ -177,6 +249,21 @@ func (d *DB) Close() error {
 		return nil
 	}
 	d.closed = true
+	if d.ckpt != nil {
+		close(d.ckpt)
+		<-d.ckptDone
+	}
+	d.rmu.Lock()
+	for _, st := range d.reads {
+		st.Close()
+	}
+	d.reads = nil
+	d.rmu.Unlock()
+	if d.w != nil {
+		d.ins.Close()
+		d.fin.Close()
+		d.w.Close()
+	}
 	return d.db.Close()
 }
 
@@ -299,40 +386,23 @@ func b2i(b bool) int {
 	return 0
 }
 
-type execer interface {
-	Exec(query string, args ...any) (sql.Result, error)
-}
-
-func insertKinds(tx execer, id int64, kinds []string) error {
-	for _, k := range kinds {
-		if _, err := tx.Exec(`INSERT OR IGNORE INTO entry_effects(entry_id, kind) VALUES (?, ?)`, id, k); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func insertOutputs(tx *sql.Tx, id int64, outs []Output) error {
-	var next int
-	if err := tx.QueryRow(`SELECT coalesce(max(seq) + 1, 0) FROM outputs WHERE entry_id = ?`, id).Scan(&next); err != nil {
-		return err
-	}
-	if next+len(outs) > MaxOutputs {
-		return fmt.Errorf("%w: %d outputs (max %d)", ErrBadEntry, next+len(outs), MaxOutputs)
-	}
-	for i, o := range outs {
-		if _, err := tx.Exec(`INSERT INTO outputs(entry_id, seq, kind, hash, len) VALUES (?, ?, ?, ?, ?)`,
-			id, next+i, o.Kind, o.Hash, o.Len); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Begin commits the start of an entry and returns its id. Kind "" means
 // KindExec; StartNS 0 means now; Head is computed from Src. Outputs, if
-// any, are recorded too. e is not modified.
+// any, are recorded too. e is not modified. It is one SQL statement.
 func (d *DB) Begin(e *Entry) (int64, error) {
+	return d.insert(e, false)
+}
+
+// Record commits a whole, finished entry in one statement (Begin and
+// Finish at once, FinishNS 0 meaning now) and returns its id. It is for a
+// run with nothing to lose to a crash, such as a refused run or one with
+// no effects on the world: such a run leaves no unfinished row if the
+// kernel dies during it, where Begin's would.
+func (d *DB) Record(e *Entry) (int64, error) {
+	return d.insert(e, true)
+}
+
+func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 	kind := e.Kind
 	if kind == "" {
 		kind = KindExec
@@ -368,47 +438,84 @@ func (d *DB) Begin(e *Entry) (int64, error) {
 	if start == 0 {
 		start = time.Now().UnixNano()
 	}
+	outs, err := outputsJSON(e.Outputs)
+	if err != nil {
+		return 0, err
+	}
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if d.closed {
 		return 0, ErrClosed
 	}
-	tx, err := d.db.Begin()
+	mask, err := d.maskFor(kinds)
 	if err != nil {
-		return 0, fmt.Errorf("journal: begin: %w", err)
+		return 0, err
 	}
-	defer tx.Rollback()
-	res, err := tx.Exec(`INSERT INTO entries(kind, parent, session, principal, start_ns, cwd, src, head, ast, effects, verdict, ok, status, opaque)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		kind, nullID(e.Parent), e.Session, e.Principal, start, e.Cwd, e.Src, Head(e.Src),
-		nullJSON(e.AST), nullJSON(e.Effects), e.Verdict, b2i(e.OK), nullInt(e.Status), b2i(e.Opaque))
+	var fin int64
+	if finished {
+		if fin = e.FinishNS; fin == 0 {
+			fin = time.Now().UnixNano()
+		}
+	}
+	res, err := d.ins.Exec(kind, nullID(e.Parent), e.Session, e.Principal, start, e.Cwd, e.Src, Head(e.Src),
+		nullJSON(e.AST), nullJSON(e.Effects), mask, e.Verdict, b2i(e.OK), nullInt(e.Status), b2i(e.Opaque), string(outs),
+		b2i(finished), fin)
 	if err != nil {
 		if e.Parent != 0 && strings.Contains(err.Error(), "FOREIGN KEY") {
 			return 0, fmt.Errorf("%w: parent %d does not exist", ErrBadEntry, e.Parent)
 		}
 		return 0, fmt.Errorf("journal: begin: %w", err)
 	}
+	d.wrote()
 	id, err := res.LastInsertId()
 	if err != nil {
-		return 0, fmt.Errorf("journal: begin: %w", err)
-	}
-	if err := insertKinds(tx, id, kinds); err != nil {
-		return 0, fmt.Errorf("journal: begin: %w", err)
-	}
-	if err := insertOutputs(tx, id, e.Outputs); err != nil {
-		return 0, fmt.Errorf("journal: begin: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("journal: begin: %w", err)
 	}
 	return id, nil
 }
 
+// maskFor is the effect mask of kinds; a kind never seen before gets its
+// bit in a commit of its own (a bit allocated for a row that then fails to
+// insert is merely unused). Call with wmu held.
+func (d *DB) maskFor(kinds []string) (int64, error) {
+	d.kmu.RLock()
+	m, ok := d.bits.lookup(kinds)
+	d.kmu.RUnlock()
+	if ok {
+		return m, nil
+	}
+	d.kmu.Lock()
+	defer d.kmu.Unlock()
+	return d.bits.maskFor(writer{d.w}, kinds)
+}
+
+// writer adapts the dedicated connection to querier.
+type writer struct{ c *sql.Conn }
+
+func (w writer) Query(q string, args ...any) (*sql.Rows, error) {
+	return w.c.QueryContext(context.Background(), q, args...)
+}
+
+func (w writer) Exec(q string, args ...any) (sql.Result, error) {
+	return w.c.ExecContext(context.Background(), q, args...)
+}
+
+func outputsJSON(outs []Output) ([]byte, error) {
+	if outs == nil {
+		outs = []Output{}
+	}
+	b, err := json.Marshal(outs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: outputs: %v", ErrBadEntry, err)
+	}
+	return b, nil
+}
+
 // Finish commits the end of entry id: FinishNS (0 means now), OK, Status,
-// Verdict, Opaque, and Outputs (appended). Effects, when non-nil, replace
-// the entry's effects (a run may learn its effects as it goes). Finishing
-// an entry twice, or one marked interrupted, is ErrFinished; an unknown id
-// is ErrNotFound.
+// Verdict and Opaque. Outputs and Effects (with EffectKinds), when non-nil,
+// replace the entry's (a run learns its outputs, and may learn its effects,
+// as it goes). Finishing an entry twice, or one marked interrupted, is
+// ErrFinished; an unknown id is ErrNotFound. It is one SQL statement.
 func (d *DB) Finish(id int64, e *Entry) error {
 	if err := checkField("verdict", e.Verdict); err != nil {
 		return err
@@ -424,6 +531,14 @@ func (d *DB) Finish(id int64, e *Entry) error {
 			return err
 		}
 	}
+	var outs any
+	if e.Outputs != nil {
+		b, err := outputsJSON(e.Outputs)
+		if err != nil {
+			return err
+		}
+		outs = string(b)
+	}
 	fin := e.FinishNS
 	if fin == 0 {
 		fin = time.Now().UnixNano()
@@ -433,49 +548,34 @@ func (d *DB) Finish(id int64, e *Entry) error {
 	if d.closed {
 		return ErrClosed
 	}
-	tx, err := d.db.Begin()
+	var mask any
+	if replace {
+		m, err := d.maskFor(kinds)
+		if err != nil {
+			return err
+		}
+		mask = m
+	}
+	res, err := d.fin.Exec(fin, b2i(e.OK), nullInt(e.Status), e.Verdict, b2i(e.Opaque),
+		outs, b2i(replace), nullJSON(e.Effects), mask, id)
 	if err != nil {
 		return fmt.Errorf("journal: finish %d: %w", id, err)
 	}
-	defer tx.Rollback()
-	res, err := tx.Exec(`UPDATE entries SET finish_ns = ?, finished = 1, ok = ?, status = ?, verdict = ?, opaque = ?
-		WHERE id = ? AND finished = 0 AND interrupted = 0`,
-		fin, b2i(e.OK), nullInt(e.Status), e.Verdict, b2i(e.Opaque), id)
-	if err != nil {
+	d.wrote()
+	if n, err := res.RowsAffected(); err != nil {
 		return fmt.Errorf("journal: finish %d: %w", id, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	} else if n == 0 {
 		var one int
-		if err := tx.QueryRow(`SELECT 1 FROM entries WHERE id = ?`, id).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+		if err := d.db.QueryRow(`SELECT 1 FROM entries WHERE id = ?`, id).Scan(&one); errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%w: %d", ErrNotFound, id)
 		}
 		return fmt.Errorf("%w: %d", ErrFinished, id)
-	}
-	if replace {
-		if len(e.Effects) > MaxEffectsBytes {
-			return fmt.Errorf("%w: effects too large", ErrBadEntry)
-		}
-		if _, err := tx.Exec(`UPDATE entries SET effects = ? WHERE id = ?`, nullJSON(e.Effects), id); err != nil {
-			return fmt.Errorf("journal: finish %d: %w", id, err)
-		}
-		if _, err := tx.Exec(`DELETE FROM entry_effects WHERE entry_id = ?`, id); err != nil {
-			return fmt.Errorf("journal: finish %d: %w", id, err)
-		}
-		if err := insertKinds(tx, id, kinds); err != nil {
-			return fmt.Errorf("journal: finish %d: %w", id, err)
-		}
-	}
-	if err := insertOutputs(tx, id, e.Outputs); err != nil {
-		return fmt.Errorf("journal: finish %d: %w", id, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("journal: finish %d: %w", id, err)
 	}
 	return nil
 }
 
 const entryCols = `id, kind, coalesce(parent, 0), session, principal, start_ns, finish_ns, finished, interrupted,
-	cwd, src, head, ast, effects, verdict, ok, status, opaque`
+	cwd, src, head, ast, effects, effect_mask, verdict, ok, status, opaque, outputs_json`
 
 // Get returns entry id, or ErrNotFound.
 func (d *DB) Get(id int64) (Entry, error) {
@@ -494,7 +594,9 @@ func (d *DB) Get(id int64) (Entry, error) {
 }
 
 // Query returns up to Limit entries matching q, newest first, and a cursor
-// for the next page ("" when this page is the last).
+// for the next page ("" when this page is the last). A page also ends,
+// with a cursor, once its entries' source, AST and effects reach
+// MaxPageBytes, so no page holds more than about that plus one entry.
 func (d *DB) Query(q Query) ([]Entry, string, error) {
 	if q.Principals != nil && len(q.Principals) == 0 {
 		if q.Limit < 0 {
@@ -502,15 +604,29 @@ func (d *DB) Query(q Query) ([]Entry, string, error) {
 		}
 		return []Entry{}, "", nil
 	}
-	text, args, limit, err := buildQuery(q)
+	d.kmu.RLock()
+	text, args, limit, err := buildQuery(q, d.bits)
+	d.kmu.RUnlock()
 	if err != nil {
+		if errors.Is(err, errNoMatch) {
+			return []Entry{}, "", nil
+		}
 		return nil, "", err
 	}
-	rows, err := d.db.Query(text, args...)
+	st, err := d.readStmt(text)
 	if err != nil {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
-	es, err := d.scan(rows)
+	var rows *sql.Rows
+	if st != nil {
+		rows, err = st.Query(args...)
+	} else {
+		rows, err = d.db.Query(text, args...)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("journal: query: %w", err)
+	}
+	es, full, err := d.scanPage(rows, MaxPageBytes)
 	if err != nil {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
@@ -518,14 +634,42 @@ func (d *DB) Query(q Query) ([]Entry, string, error) {
 	if len(es) > limit {
 		es = es[:limit]
 		next = encodeCursor(es[limit-1].ID)
+	} else if full {
+		next = encodeCursor(es[len(es)-1].ID)
 	}
 	return es, next, nil
+}
+
+// errNoMatch tells Query that no entry can match, without asking SQL.
+var errNoMatch = errors.New("journal: no entry can match")
+
+// readStmt returns the prepared statement for a Query text, preparing and
+// caching it on first use while the cache has room; nil (and no error)
+// when the cache is full, and the caller runs the text unprepared.
+func (d *DB) readStmt(text string) (*sql.Stmt, error) {
+	d.rmu.Lock()
+	defer d.rmu.Unlock()
+	if d.reads == nil {
+		return nil, ErrClosed
+	}
+	if st, ok := d.reads[text]; ok {
+		return st, nil
+	}
+	if len(d.reads) >= maxCachedQueries {
+		return nil, nil
+	}
+	st, err := d.db.Prepare(text)
+	if err != nil {
+		return nil, err
+	}
+	d.reads[text] = st
+	return st, nil
 }
 
 // buildQuery is q as one SQL statement (every filter in SQL, so the LIMIT
 // is exact), asking for one row beyond the page to learn whether another
 // page follows. It returns the page size.
-func buildQuery(q Query) (string, []any, int, error) {
+func buildQuery(q Query, eb *effectBits) (string, []any, int, error) {
 	limit := q.Limit
 	if limit < 0 {
 		return "", nil, 0, fmt.Errorf("%w: negative limit %d", ErrBadQuery, limit)
@@ -588,9 +732,12 @@ func buildQuery(q Query) (string, []any, int, error) {
 	if q.Parent != 0 {
 		where, args = append(where, "parent = ?"), append(args, q.Parent)
 	}
-	for _, k := range effects {
-		where = append(where, "EXISTS (SELECT 1 FROM entry_effects x WHERE x.entry_id = entries.id AND x.kind = ?)")
-		args = append(args, k)
+	if len(effects) > 0 {
+		m, ok := eb.lookup(effects)
+		if !ok {
+			return "", nil, 0, errNoMatch // a kind no entry was ever recorded with
+		}
+		where, args = append(where, "effect_mask & ? = ?"), append(args, m, m)
 	}
 	text := `SELECT ` + entryCols + ` FROM entries`
 	if len(where) > 0 {
@@ -601,19 +748,36 @@ func buildQuery(q Query) (string, []any, int, error) {
 	return text, args, limit, nil
 }
 
-// scan reads entry rows, then their outputs and effect kinds.
+// scan reads entry rows and closes rows.
 func (d *DB) scan(rows *sql.Rows) ([]Entry, error) {
+	es, _, err := d.scanPage(rows, 0)
+	return es, err
+}
+
+// scanPage reads entry rows and closes rows. With budget > 0 it stops after
+// the row that brings the page's source, AST and effects to budget bytes,
+// and reports full when rows were left unread.
+func (d *DB) scanPage(rows *sql.Rows, budget int) (_ []Entry, full bool, _ error) {
+	defer rows.Close()
+	size := 0
 	es := []Entry{}
+	d.kmu.RLock()
+	defer d.kmu.RUnlock()
 	for rows.Next() {
 		var e Entry
 		var ast, eff sql.NullString
 		var status sql.NullInt64
 		var fin, intr, ok, opaque int
-		if err := rows.Scan(&e.ID, &e.Kind, &e.Parent, &e.Session, &e.Principal, &e.StartNS, &e.FinishNS, &fin, &intr,
-			&e.Cwd, &e.Src, &e.Head, &ast, &eff, &e.Verdict, &ok, &status, &opaque); err != nil {
-			rows.Close()
-			return nil, err
+		var mask int64
+		var outs []byte
+		if budget > 0 && size >= budget {
+			return es, true, nil
 		}
+		if err := rows.Scan(&e.ID, &e.Kind, &e.Parent, &e.Session, &e.Principal, &e.StartNS, &e.FinishNS, &fin, &intr,
+			&e.Cwd, &e.Src, &e.Head, &ast, &eff, &mask, &e.Verdict, &ok, &status, &opaque, &outs); err != nil {
+			return nil, false, err
+		}
+		size += len(e.Src) + len(ast.String) + len(eff.String) + len(outs)
 		e.Finished, e.Interrupted, e.OK, e.Opaque = fin != 0, intr != 0, ok != 0, opaque != 0
 		if ast.Valid {
 			e.AST = json.RawMessage(ast.String)
@@ -625,55 +789,14 @@ func (d *DB) scan(rows *sql.Rows) ([]Entry, error) {
 			s := int(status.Int64)
 			e.Status = &s
 		}
-		e.Outputs = []Output{}
+		e.EffectKinds = d.bits.kinds(mask)
+		var err error
+		if e.Outputs, err = decodeOutputs(outs); err != nil {
+			return nil, false, fmt.Errorf("entry %d: outputs: %w", e.ID, err)
+		}
 		es = append(es, e)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(es) == 0 {
-		return es, nil
-	}
-	idx := make(map[int64]int, len(es))
-	ids := make([]any, len(es))
-	for i, e := range es {
-		idx[e.ID] = i
-		ids[i] = e.ID
-	}
-	in := "(?" + strings.Repeat(", ?", len(ids)-1) + ")"
-	orows, err := d.db.Query(`SELECT entry_id, kind, hash, len FROM outputs WHERE entry_id IN `+in+` ORDER BY entry_id, seq`, ids...)
-	if err != nil {
-		return nil, err
-	}
-	for orows.Next() {
-		var id int64
-		var o Output
-		if err := orows.Scan(&id, &o.Kind, &o.Hash, &o.Len); err != nil {
-			orows.Close()
-			return nil, err
-		}
-		es[idx[id]].Outputs = append(es[idx[id]].Outputs, o)
-	}
-	orows.Close()
-	if err := orows.Err(); err != nil {
-		return nil, err
-	}
-	krows, err := d.db.Query(`SELECT entry_id, kind FROM entry_effects WHERE entry_id IN `+in+` ORDER BY entry_id, kind`, ids...)
-	if err != nil {
-		return nil, err
-	}
-	for krows.Next() {
-		var id int64
-		var k string
-		if err := krows.Scan(&id, &k); err != nil {
-			krows.Close()
-			return nil, err
-		}
-		es[idx[id]].EffectKinds = append(es[idx[id]].EffectKinds, k)
-	}
-	krows.Close()
-	return es, krows.Err()
+	return es, false, rows.Err()
 }
 
 // References reports whether any row records an output with hash h; with

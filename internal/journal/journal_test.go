@@ -52,6 +52,23 @@ func TestBeginFinishGet(t *testing.T) {
 	if _, err := d.Get(id + 100); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Get unknown: %v", err)
 	}
+	// Finish without outputs keeps them; with outputs replaces them, and
+	// References follows.
+	id2, _ := d.Begin(&Entry{Session: "s1", Principal: "bob", Outputs: []Output{{Kind: OutValue, Hash: "blake3:old", Len: 1}}})
+	if ok, _ := d.References("blake3:old", "bob"); !ok {
+		t.Fatal("Begin's output not referenced")
+	}
+	if err := d.Finish(id2, &Entry{OK: true, Outputs: []Output{{Kind: OutValue, Hash: "blake3:new", Len: 1}},
+		Effects: json.RawMessage(`[{"kind":"net_connect"}]`)}); err != nil {
+		t.Fatal(err)
+	}
+	e2, _ := d.Get(id2)
+	if len(e2.Outputs) != 1 || e2.Outputs[0].Hash != "blake3:new" || len(e2.EffectKinds) != 1 || e2.EffectKinds[0] != "net_connect" {
+		t.Fatalf("finish replaced %+v", e2)
+	}
+	if ok, _ := d.References("blake3:old", ""); ok {
+		t.Fatal("replaced output still referenced")
+	}
 	for _, c := range []struct {
 		hash, principal string
 		want            bool
@@ -60,5 +77,33 @@ func TestBeginFinishGet(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("References(%s, %s) = %v, %v", c.hash, c.principal, got, err)
 		}
+	}
+}
+
+func TestRecord(t *testing.T) {
+	d := openTemp(t)
+	id, err := d.Record(&Entry{Session: "s", Principal: "p", Src: "rm /etc/passwd", StartNS: 10, FinishNS: 20, Verdict: "denied: fs_delete",
+		Effects: json.RawMessage(`[{"kind":"fs_delete","path":"/etc/passwd"}]`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := d.Get(id)
+	if !e.Finished || e.FinishNS != 20 || e.OK || e.Verdict != "denied: fs_delete" || e.Head != "rm" {
+		t.Fatalf("recorded %+v", e)
+	}
+	if err := d.Finish(id, &Entry{}); !errors.Is(err, ErrFinished) {
+		t.Fatalf("Finish of a recorded row: %v", err)
+	}
+	d.Close()
+	d2, err := Open(d.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d2.Close()
+	if e, _ := d2.Get(id); e.Interrupted || !e.Finished {
+		t.Fatalf("reopened recorded row %+v", e)
+	}
+	if _, err := d.Begin(&Entry{}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Begin after Close: %v", err)
 	}
 }

@@ -10,6 +10,10 @@ const (
 	// MaxQueryLimit is the largest page a Query returns; a larger Limit is
 	// clamped to it.
 	MaxQueryLimit = 1000
+	// MaxPageBytes ends a Query page early (with a cursor) once its entries'
+	// source, AST, effects and outputs reach it, so a page of large entries
+	// stays within a response frame's reach.
+	MaxPageBytes = 8 << 20
 	// MaxScopePrincipals is the most principals a Query's scope may list.
 	MaxScopePrincipals = 256
 	// MaxEffectFilter is the most effect kinds a Query's all-of filter may
@@ -24,17 +28,29 @@ const (
 	// MaxEffectsBytes is the largest effects list (JSON) an entry records.
 	MaxEffectsBytes = 1 << 20
 	// MaxEffectKinds is the most distinct effect kinds an entry records.
-	MaxEffectKinds = 64
-	// MaxOutputs is the most outputs an entry records.
+	MaxEffectKinds = 32
+	// MaxEffectKindsEver is how many distinct effect kinds one journal can
+	// ever record: each has a bit of the 63-bit effect_mask column (the
+	// kernel's vocabulary has about ten).
+	MaxEffectKindsEver = 63
+	// MaxOutputs is the most outputs an entry records (Finish replaces
+	// Begin's, it does not add to them).
 	MaxOutputs = 16
 	// MaxFieldBytes bounds every short text field (session, principal, cwd,
 	// verdict, kinds, hashes).
 	MaxFieldBytes = 4096
 	// MaxHeadBytes is the longest head (first word of the source) stored.
 	MaxHeadBytes = 256
+	// CheckpointEvery is how many commits pass between checkpoints of the
+	// WAL into the database (about four pages a commit: SQLite's default
+	// of 1000 pages, moved off the commit path).
+	CheckpointEvery = 250
 	// BusyTimeout is how long a statement waits for SQLite's lock.
 	BusyTimeout = 5 * time.Second
 	// maxOpenConns bounds the connection pool (WAL: one writer, the rest
 	// readers).
 	maxOpenConns = 4
+	// maxCachedQueries bounds the prepared Query statements kept (one per
+	// combination of filters in use); beyond it a query runs unprepared.
+	maxCachedQueries = 128
 )

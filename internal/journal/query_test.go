@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -253,5 +254,36 @@ func TestHead(t *testing.T) {
 		if got := Head(src); got != want {
 			t.Errorf("Head(%q) = %q, want %q", src, got, want)
 		}
+	}
+}
+
+func TestQueryPageBytes(t *testing.T) {
+	d := openTemp(t)
+	ast := json.RawMessage(`"` + strings.Repeat("a", MaxPageBytes/4) + `"`)
+	for range 10 {
+		if _, err := d.Record(&Entry{Session: "s", Principal: "p", Src: "echo", AST: ast}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []int64
+	q := Query{Limit: 10}
+	pages := 0
+	for {
+		es, next, err := d.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		if len(es) > 4 {
+			t.Fatalf("page of %d entries of %d bytes each", len(es), len(ast))
+		}
+		got = append(got, ids(es)...)
+		if next == "" {
+			break
+		}
+		q.Cursor = next
+	}
+	if len(got) != 10 || pages < 3 || got[0] != 10 || got[9] != 1 {
+		t.Fatalf("%d pages gave %v", pages, got)
 	}
 }

@@ -46,19 +46,32 @@ var migrations = []migration{
 			`CREATE INDEX entries_session ON entries(session, id)`,
 		)
 	},
-	// v2: the head column, crash marking, typed effect kinds, and an index
-	// for every Query filter. Rows from v1 get head and effect kinds
-	// backfilled.
+	// v2: the head column, crash marking, effect kinds as a bitmask, the
+	// outputs as a JSON column (the outputs table, kept in step by
+	// triggers, indexes them by hash), and an index for every Query filter.
+	// Rows from v1 get head, mask and outputs backfilled.
 	func(tx *sql.Tx) error {
 		if err := execAll(tx,
 			`ALTER TABLE entries ADD COLUMN head TEXT NOT NULL DEFAULT ''`,
 			`ALTER TABLE entries ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0`,
-			`CREATE TABLE entry_effects (
-				entry_id INTEGER NOT NULL REFERENCES entries(id),
-				kind     TEXT    NOT NULL,
-				PRIMARY KEY (entry_id, kind)
-			) WITHOUT ROWID`,
-			`CREATE INDEX entry_effects_kind ON entry_effects(kind, entry_id)`,
+			`ALTER TABLE entries ADD COLUMN effect_mask INTEGER NOT NULL DEFAULT 0`,
+			`ALTER TABLE entries ADD COLUMN outputs_json TEXT NOT NULL DEFAULT '[]'`,
+			// One bit per effect kind ever seen, allocated on first use.
+			`CREATE TABLE effect_bits (
+				kind TEXT    PRIMARY KEY,
+				bit  INTEGER NOT NULL UNIQUE CHECK (bit BETWEEN 0 AND 62)
+			)`,
+			`UPDATE entries SET outputs_json = coalesce((SELECT json_group_array(json_object('kind', kind, 'hash', hash, 'len', len))
+				FROM (SELECT kind, hash, len FROM outputs o WHERE o.entry_id = entries.id ORDER BY seq)), '[]')`,
+			`CREATE TRIGGER entries_outputs_ins AFTER INSERT ON entries WHEN new.outputs_json <> '[]' BEGIN
+				INSERT INTO outputs(entry_id, seq, kind, hash, len)
+				SELECT new.id, CAST(j.key AS INTEGER), j.value ->> 'kind', j.value ->> 'hash', j.value ->> 'len' FROM json_each(new.outputs_json) j;
+			END`,
+			`CREATE TRIGGER entries_outputs_upd AFTER UPDATE OF outputs_json ON entries BEGIN
+				DELETE FROM outputs WHERE entry_id = new.id;
+				INSERT INTO outputs(entry_id, seq, kind, hash, len)
+				SELECT new.id, CAST(j.key AS INTEGER), j.value ->> 'kind', j.value ->> 'hash', j.value ->> 'len' FROM json_each(new.outputs_json) j;
+			END`,
 			// Every Query constrains kind, so each filter's index leads with
 			// it and ends with id: equality on both, then newest first
 			// straight off the index, no sort.
@@ -70,8 +83,8 @@ var migrations = []migration{
 			`CREATE INDEX entries_head ON entries(kind, head, id)`,
 			`CREATE INDEX entries_ok ON entries(kind, ok, id)`,
 			`CREATE INDEX entries_start ON entries(start_ns)`,
-			`CREATE INDEX entries_parent ON entries(parent, id)`,
-			`CREATE INDEX entries_unfinished ON entries(finished) WHERE finished = 0`,
+			// Partial: exec rows (most rows) have no parent and cost it nothing.
+			`CREATE INDEX entries_parent ON entries(parent, id) WHERE parent IS NOT NULL`,
 		); err != nil {
 			return err
 		}
@@ -100,11 +113,16 @@ var migrations = []migration{
 		if err := rows.Err(); err != nil {
 			return err
 		}
+		bits, err := loadBits(tx)
+		if err != nil {
+			return err
+		}
 		for _, b := range todo {
-			if _, err := tx.Exec(`UPDATE entries SET head = ? WHERE id = ?`, b.head, b.id); err != nil {
+			mask, err := bits.maskFor(tx, b.kinds)
+			if err != nil {
 				return err
 			}
-			if err := insertKinds(tx, b.id, b.kinds); err != nil {
+			if _, err := tx.Exec(`UPDATE entries SET head = ?, effect_mask = ? WHERE id = ?`, b.head, mask, b.id); err != nil {
 				return err
 			}
 		}
