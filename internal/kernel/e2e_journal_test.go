@@ -324,7 +324,7 @@ func TestE2EJournalEvents(t *testing.T) {
 	var e wireEntry
 	for _, want := range []string{"3 + 3", "4 + 4"} {
 		ev := next(t, osub, 10*time.Second)
-		if err := json.Unmarshal(ev.Payload, &e); err != nil || e.Src != want {
+		if err := json.Unmarshal(ev.Payload, &e); err != nil || e.Src != want || !e.Finished || e.DurNS == nil {
 			t.Errorf("owner's journal event %s, %v; want %q", ev.Payload, err, want)
 		}
 	}

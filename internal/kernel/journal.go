@@ -231,19 +231,24 @@ func (r *execRow) finish(ok bool, status *int, value []byte, out *boundedBuffer,
 }
 
 // commit writes the finished row: a Finish of the begun row, or the whole
-// row of a pure run.
+// row of a pure or refused run in one statement.
 func (r *execRow) commit(db *journal.DB) error {
 	if r.begun {
-		return db.Finish(r.e.ID, &r.e)
+		fin := r.e
+		fin.Effects = nil // recorded by Begin; non-nil would rewrite them
+		if err := db.Finish(r.e.ID, &fin); err != nil {
+			return err
+		}
+		r.e.Finished = true
+		return nil
 	}
-	fin := r.e
-	fin.Outputs = nil // recorded by Begin
-	id, err := db.Begin(&r.e)
+	id, err := db.Record(&r.e)
 	if err != nil {
 		return err
 	}
 	r.e.ID, r.begun = id, true
-	return db.Finish(id, &fin)
+	r.e.Finished = true
+	return nil
 }
 
 // journalEffects is a plan's effects as the journal keeps them: their
