@@ -21,8 +21,10 @@ import (
 // trip of the kernel owner over a Unix socket: the same exec on a kernel
 // without a state directory (off, the floor) and on one journalling to a
 // temp state directory (on), in the same run; beside them, in process, the
-// journal row alone (Begin and Finish, row) and a bare modernc.org/sqlite
-// insert per transaction in WAL mode (insert, the floor of one commit):
+// journal row alone (Begin and Finish, row: a run with effects; Record,
+// record: a pure run's, what "1 + 1" and "pwd" write) and a bare
+// modernc.org/sqlite insert per transaction in WAL mode (insert, the
+// floor of one commit):
 //
 //	go test -run '^$' -bench ExecJournal -count 5 ./internal/kernel/
 func BenchmarkExecJournal(b *testing.B) {
@@ -67,6 +69,20 @@ func BenchmarkExecJournal(b *testing.B) {
 				b.Fatal(err)
 			}
 			if err := db.Finish(id, &journal.Entry{OK: true, Verdict: "allow"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("record", func(b *testing.B) {
+		db, err := journal.Open(filepath.Join(b.TempDir(), "journal.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		e := journal.Entry{Session: "bench", Principal: "uid:0", Cwd: "/tmp", Src: "1 + 1", Verdict: "allow", OK: true,
+			Outputs: []journal.Output{{Kind: "value", Hash: "blake3:154ba3d129b002c91233dd5d2e7f8ffc28dc0699b6691e625812179d8394aa8d", Len: 17}}}
+		for b.Loop() {
+			if _, err := db.Record(&e); err != nil {
 				b.Fatal(err)
 			}
 		}
