@@ -372,3 +372,39 @@ func TestE2EJournalCorruptBlob(t *testing.T) {
 	_, err = getBlob(owner, t, map[string]any{"hash": h, "offset": 0, "length": 4})
 	wantCode(t, "corrupt blob range", err, proto.CodeUnknownRef)
 }
+
+// Refusals of every kind of exec are rows: an approved exec with no
+// approved plan (deny), an async run needing approval, and an approved
+// exec of an approved plan runs as "approved".
+func TestE2EJournalRefusedAndApprovedExecs(t *testing.T) {
+	sock, dir, store := e2eDirs(t)
+	k := journalKernel(t, sock, dir, store, filepath.Join(filepath.Dir(dir), "state"))
+	ctx := testCtx(t)
+	owner := k.attached(t, "main", "")
+	worker := k.attached(t, "w", k.token(t, "agent:worker"))
+	wantCode(t, "approved without a plan", worker.Call(ctx, "exec", map[string]any{"src": "ls .", "mode": "approved"}, nil), proto.CodeLeashDenied)
+	wantCode(t, "async needing approval", worker.Call(ctx, "exec", map[string]any{"src": "ls ./", "async": true}, nil), proto.CodeApprovalRequired)
+	p := storePlan(t, worker, "ls .")
+	if _, err := capRequest(owner, t, map[string]any{"plan_ref": p.PlanRef}); err != nil {
+		t.Fatal(err)
+	}
+	if err := worker.Call(ctx, "exec", map[string]any{"src": "ls .", "mode": "approved"}, nil); err != nil {
+		t.Fatalf("approved exec: %v", err)
+	}
+	rows := queryJournal(t, worker, map[string]any{})
+	if len(rows) != 3 {
+		t.Fatalf("worker's rows: %v", rows)
+	}
+	want := []struct {
+		src, verdict string
+		ok           bool
+	}{{"ls .", "approved", true}, {"ls ./", "approval_required", false}, {"ls .", "deny", false}}
+	for i, w := range want {
+		if r := rows[i]; r.Src != w.src || r.Verdict != w.verdict || r.OK != w.ok || !r.Finished {
+			t.Errorf("row %d = %s, want %+v", i, r, w)
+		}
+	}
+	if got := queryJournal(t, worker, map[string]any{"ok": false}); len(got) != 2 {
+		t.Errorf("ok: false gives %d rows, want 2", len(got))
+	}
+}
