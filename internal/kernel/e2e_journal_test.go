@@ -336,6 +336,23 @@ func TestE2EJournalEvents(t *testing.T) {
 	if err != nil || len(evs) != 1 || !regexp.MustCompile(`"4 \+ 4"`).Match(evs[0].Payload) {
 		t.Errorf("worker reads %v, %v; want only its own row", evs, err)
 	}
+	// A long source is cut in the event, whole in journal.query; no AST.
+	long := `"` + strings.Repeat("x", 5000) + `"`
+	if _, err := owner.Exec(ctx, client.ExecParams{Src: long}); err != nil {
+		t.Fatal(err)
+	}
+	var cut struct {
+		Src          string          `json:"src"`
+		SrcTruncated bool            `json:"src_truncated"`
+		AST          json.RawMessage `json:"ast"`
+	}
+	ev = next(t, osub, 10*time.Second)
+	if err := json.Unmarshal(ev.Payload, &cut); err != nil || !cut.SrcTruncated || len(cut.Src) != 4096 || string(cut.AST) != "null" {
+		t.Errorf("long source's event: src %d bytes, truncated %v, ast %s, %v", len(cut.Src), cut.SrcTruncated, cut.AST, err)
+	}
+	if rows := queryJournal(t, owner, map[string]any{"limit": 1}); len(rows) != 1 || rows[0].Src != long || len(rows[0].AST) < 10 {
+		t.Errorf("journal.query of the long source: %v", rows)
+	}
 	// agent:mute has no journal_read: not even its own rows.
 	if evs, err := mute.EventsRead(ctx, "journal", 0, 100); err != nil || len(evs) != 0 {
 		t.Errorf("mute reads %v, %v; want nothing", evs, err)

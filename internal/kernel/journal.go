@@ -267,22 +267,24 @@ func journalEffects(effs []leash.Effect) json.RawMessage {
 // entryJSON is the wire shape of one journal entry (KERNEL-CONTRACT.md,
 // pinned Journal shape).
 type entryJSON struct {
-	ID        int64           `json:"id"`
-	Session   string          `json:"session"`
-	Principal string          `json:"principal"`
-	TS        int64           `json:"ts"`
-	DurNS     *int64          `json:"dur_ns"`
-	Finished  bool            `json:"finished"`
-	Interrupt bool            `json:"interrupted"`
-	Cwd       string          `json:"cwd"`
-	Src       string          `json:"src"`
-	AST       json.RawMessage `json:"ast"`
-	Effects   json.RawMessage `json:"effects"`
-	Status    *int            `json:"status"`
-	OK        bool            `json:"ok"`
-	Opaque    bool            `json:"opaque"`
-	Verdict   string          `json:"verdict"`
-	Outputs   []outputJSON    `json:"outputs"`
+	ID        int64  `json:"id"`
+	Session   string `json:"session"`
+	Principal string `json:"principal"`
+	TS        int64  `json:"ts"`
+	DurNS     *int64 `json:"dur_ns"`
+	Finished  bool   `json:"finished"`
+	Interrupt bool   `json:"interrupted"`
+	Cwd       string `json:"cwd"`
+	Src       string `json:"src"`
+	// SrcTruncated is set on journal events whose source was cut.
+	SrcTruncated bool            `json:"src_truncated,omitempty"`
+	AST          json.RawMessage `json:"ast"`
+	Effects      json.RawMessage `json:"effects"`
+	Status       *int            `json:"status"`
+	OK           bool            `json:"ok"`
+	Opaque       bool            `json:"opaque"`
+	Verdict      string          `json:"verdict"`
+	Outputs      []outputJSON    `json:"outputs"`
 }
 
 type outputJSON struct {
@@ -319,7 +321,14 @@ func wireEntry(e *journal.Entry) *entryJSON {
 // principal when the policy grants it journal_read and for every
 // principal the policy lets read the whole journal.
 func (s *Server) announce(e *journal.Entry) {
-	b, err := json.Marshal(wireEntry(e))
+	w := wireEntry(e)
+	// The event is a notice, not the record: no AST, and the source cut
+	// like a transcript event's (journal.query has them whole).
+	w.AST = json.RawMessage("null")
+	if len(w.Src) > MaxTranscriptSrc {
+		w.Src, w.SrcTruncated = cutUTF8(w.Src, MaxTranscriptSrc), true
+	}
+	b, err := json.Marshal(w)
 	if err != nil {
 		return
 	}
