@@ -15,5 +15,7 @@
 //
 // Stored plans and approval are plans.go and planstore.go (exec modes
 // "plan" and "approved", plan.*, cap.request, approval events). The
-// journal is not implemented yet: nothing is journalled.
+// journal is journal.go: with a state directory, every exec and plan.apply
+// writes a row of internal/journal and its outputs to internal/cas before
+// it answers; journal.query, blob.get and the journal channel read them.
 package kernel
