@@ -425,3 +425,49 @@ func TestE2EJournalRefusedAndApprovedExecs(t *testing.T) {
 		t.Errorf("ok: false gives %d rows, want 2", len(got))
 	}
 }
+
+// At start the kernel sweeps blobs no row names (older than the grace);
+// a blob a row names stays, however old.
+func TestE2EJournalSweepKeepsReferencedBlobs(t *testing.T) {
+	sock, dir, store := e2eDirs(t)
+	state := filepath.Join(filepath.Dir(dir), "state")
+	k := journalKernel(t, sock, dir, store, state)
+	owner := k.attached(t, "main", "")
+	if _, err := owner.Exec(testCtx(t), client.ExecParams{Src: `"keep me"`}); err != nil {
+		t.Fatal(err)
+	}
+	kept := queryJournal(t, owner, map[string]any{"limit": 1})[0].output("value")
+	k.stop(t)
+	blobPath := func(h string) string {
+		hx := strings.TrimPrefix(h, "blake3:")
+		return filepath.Join(state, "cas", hx[:2], hx[2:])
+	}
+	// An orphan: a well-formed blob file no row names.
+	orphan := "blake3:af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262" // BLAKE3 of ""
+	if err := os.MkdirAll(filepath.Dir(blobPath(orphan)), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(blobPath(orphan), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	for _, h := range []string{orphan, kept} {
+		if err := os.Chtimes(blobPath(h), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k2 := journalKernel(t, sock, dir, store, state)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(blobPath(orphan)); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the orphan blob was not swept")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if b, err := getBlob(k2.attached(t, "main", ""), t, map[string]any{"hash": kept}); err != nil || string(b.Value) != `{"$":"str","v":"keep me"}` {
+		t.Errorf("referenced blob after the sweep: %+v, %v", b, err)
+	}
+}

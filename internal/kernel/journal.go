@@ -342,6 +342,19 @@ func (s *Server) announce(e *journal.Entry) {
 	}
 }
 
+// sweepBlobs removes, once at start, the blobs no journal row names (an
+// output stored for a row whose commit failed), sparing those younger
+// than cas.SweepGrace; a failing journal query keeps every blob.
+func (s *Server) sweepBlobs() {
+	defer s.sweepWG.Done()
+	n, err := s.journal.cas.Sweep(s.journal.db.Referenced)
+	if err != nil {
+		s.log.Warn("blob sweep", "err", err)
+	} else if n > 0 {
+		s.log.Info("blob sweep removed unreferenced blobs", "count", n)
+	}
+}
+
 // seedJournalChannel makes the journal channel's numbering continue
 // above the newest row of an earlier kernel, so that a reader's since
 // from before a restart never names a new event.

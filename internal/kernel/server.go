@@ -87,6 +87,7 @@ type Server struct {
 	// listed once (journalReaders).
 	readersOnce sync.Once
 	readers     []string
+	sweepWG     sync.WaitGroup // the start-up blob sweep (sweepBlobs)
 
 	readPool *membudget.Pool // FrameMemory: read buffers of every connection
 	outPool  *membudget.Pool // OutboxMemory: queued frames of every connection
@@ -174,6 +175,8 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.journal = j
 		s.seedJournalChannel()
+		s.sweepWG.Add(1)
+		go s.sweepBlobs()
 	}
 	return s, nil
 }
@@ -332,6 +335,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 		s.connWG.Wait()
 		if s.journal != nil {
+			s.sweepWG.Wait()
 			if err := s.journal.close(); err != nil {
 				s.log.Warn("journal close", "err", err)
 			}
