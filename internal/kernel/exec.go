@@ -267,6 +267,7 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	n := sess.store(v)
 	wire, err := elide(v, n, p.Elide.limits())
 	if err != nil {
+		row.finish(true, nil, nil, &out) // it ran; only its answer failed
 		return nil, refName(n), err
 	}
 	res = &execResult{Ref: refName(n), Value: wire, Render: render(v)}
