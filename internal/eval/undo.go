@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -246,12 +247,24 @@ type undoState struct {
 }
 
 // undoVerify checks every step, newest first, against the filesystem as
-// the earlier (newer) steps would leave it, touching nothing.
+// the earlier (newer) steps would leave it, touching nothing: a path is
+// looked up by mapping it back through the moves and removals already
+// planned, so steps on a tree that a later step moved are judged where
+// the tree will be.
 func undoVerify(c *BuiltinCall, e JournalEntry) error {
-	overlay := map[string]undoState{}
+	type planned struct{ from, to string } // a move from→to, or a removal of to (from "")
+	var done []planned
 	look := func(p string) (undoState, error) {
-		if s, ok := overlay[p]; ok {
-			return s, nil
+		for i := len(done) - 1; i >= 0; i-- {
+			d := done[i]
+			if rest, ok := undoUnder(p, d.to); ok {
+				if d.from == "" {
+					return undoState{}, nil // removed
+				}
+				p = d.from + rest
+			} else if _, ok := undoUnder(p, d.from); ok && d.from != "" {
+				return undoState{}, nil // moved away
+			}
 		}
 		fi, err := c.Host().Lstat(c.Ctx(), p)
 		if err != nil {
@@ -284,6 +297,7 @@ func undoVerify(c *BuiltinCall, e JournalEntry) error {
 		if !filepath.IsAbs(s.Path) || s.Op != UndoRemove && !filepath.IsAbs(s.From) {
 			return c.Errorf(codeNotReversible, "entry %d: step %d has a relative path", e.ID, i)
 		}
+		s.Path, s.From = filepath.Clean(s.Path), filepath.Clean(s.From)
 		switch s.Op {
 		case UndoRestore, UndoMoveBack:
 			src, err := look(s.From)
@@ -307,7 +321,7 @@ func undoVerify(c *BuiltinCall, e JournalEntry) error {
 			if !parent.exists || !parent.dir {
 				return stale(s, "its directory "+filepath.Dir(s.Path)+" is gone")
 			}
-			overlay[s.Path], overlay[s.From] = src, undoState{}
+			done = append(done, planned{from: s.From, to: s.Path})
 		case UndoRemove:
 			st, err := look(s.Path)
 			if err != nil {
@@ -316,12 +330,27 @@ func undoVerify(c *BuiltinCall, e JournalEntry) error {
 			if !matches(s, st) {
 				return stale(s, "it is gone or was changed")
 			}
-			overlay[s.Path] = undoState{}
+			done = append(done, planned{to: s.Path})
 		default:
 			return c.Errorf(codeNotReversible, "entry %d: step %d has unknown op %q", e.ID, i, s.Op)
 		}
 	}
 	return nil
+}
+
+// undoUnder reports whether p is dir or beneath it, and the rest of p
+// after dir ("" or "/…").
+func undoUnder(p, dir string) (string, bool) {
+	if dir == "" {
+		return "", false
+	}
+	if p == dir {
+		return "", true
+	}
+	if strings.HasPrefix(p, dir) && (strings.HasSuffix(dir, "/") || p[len(dir)] == '/') {
+		return p[len(dir):], true
+	}
+	return "", false
 }
 
 // undoApply runs the steps newest first. A failure part way (a refusal
