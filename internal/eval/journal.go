@@ -46,11 +46,12 @@ type JournalEntry struct {
 	OK        bool
 	Status    *int     // exit status of the entry's last command; nil when none
 	Effects   []string // effect kinds, in the order recorded
-	// Undo are the inverse steps the entry's builtins recorded (UndoLog);
-	// UndoLost is set when the entry did more than the log could keep,
-	// which makes it irreversible.
+	// Undo are the inverse steps the entry's builtins recorded (the
+	// UndoLog's Record); UndoLost, when not empty, says why the entry has
+	// no complete inverse (it did something no step reverses), which
+	// makes it irreversible.
 	Undo     []UndoStep
-	UndoLost bool
+	UndoLost string
 }
 
 // JournalSource is the journal a host surface provides to a session. It
@@ -271,7 +272,7 @@ func journalTable(entries []JournalEntry) *value.Table {
 			status,
 			value.NewList(effs),
 			value.Bool(e.FinishNS != 0),
-			value.Bool(len(e.Undo) > 0 && !e.UndoLost),
+			value.Bool(len(e.Undo) > 0 && e.UndoLost == ""),
 		}
 		for col, v := range row {
 			t.Data[col][r] = v

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -86,7 +87,7 @@ func (j *fakeJournal) record(t *testing.T, in *Interp, src string, effects ...st
 	e := JournalEntry{
 		ID: int64(len(j.entries) + 1), StartNS: int64(len(j.entries)+1) * 1e9, FinishNS: 1,
 		Session: "s1", Principal: j.self, Src: src, OK: err == nil, Effects: effects,
-		Undo: steps, UndoLost: lost != "",
+		Undo: steps, UndoLost: lost,
 	}
 	j.entries = append(j.entries, e)
 	return e, err
@@ -269,7 +270,7 @@ func TestUndoReverses(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if e.UndoLost || len(e.Undo) == 0 {
+				if e.UndoLost != "" || len(e.Undo) == 0 {
 					t.Fatalf("entry recorded no complete inverse: %+v", e)
 				}
 				src := "undo"
@@ -308,13 +309,15 @@ func TestUndoRefuses(t *testing.T) {
 		effects     []string
 		between     func(t *testing.T, dir string) // changes after the entry ran
 		code        string
+		why         string // in the refusal's message
 	}{
-		{name: "rm --permanent", setup: "rm --permanent a.txt", code: codeNotReversible},
-		{name: "a redirect", setup: "echo hi > b.txt", code: codeNotReversible},
+		{name: "rm --permanent", setup: "rm --permanent a.txt", code: codeNotReversible, why: "rm --permanent"},
+		{name: "a redirect", setup: "echo hi > b.txt", code: codeNotReversible, why: "a redirect"},
 		{name: "cp over an existing file", setup: "cp a.txt keep.txt", code: codeNotReversible},
 		{name: "cp into a directory", setup: "cp a.txt d", code: codeNotReversible},
 		{name: "mkdir -p", setup: "mkdir -p n/m", code: codeNotReversible},
-		{name: "a spawn", setup: "rm a.txt", effects: []string{"proc_spawn"}, code: codeNotReversible},
+		{name: "a spawn", setup: "rm a.txt", effects: []string{"proc_spawn"}, code: codeNotReversible, why: "proc_spawn"},
+		{name: "a program ran", setup: "rm a.txt; sh -c true", code: codeNotReversible, why: "a program ran"},
 		{name: "nothing reversible", setup: "1 + 1", code: codeNotReversible},
 		{name: "the restored path is taken again", setup: "rm a.txt", code: codeStaleUndo,
 			between: func(t *testing.T, dir string) { bfsFixture(t, dir, map[string]string{"a.txt": "new"}) }},
@@ -352,6 +355,9 @@ func TestUndoRefuses(t *testing.T) {
 			_, err := in.Eval(context.Background(), "undo 1")
 			if bfsCode(err) != tc.code {
 				t.Fatalf("undo: %v, want %s", err, tc.code)
+			}
+			if !strings.Contains(err.Error(), tc.why) {
+				t.Errorf("refusal %q does not say %q", err, tc.why)
 			}
 			if after := gateSnapshot(t, root); !reflect.DeepEqual(before, after) {
 				t.Errorf("a refused undo changed the tree:\nbefore %v\nafter  %v", before, after)
@@ -439,4 +445,28 @@ func TestUndoLogBound(t *testing.T) {
 	}
 	// Without a log in the context nothing is recorded (the CLI).
 	undoRecord(context.Background(), UndoStep{})
+}
+
+// TestUndoRecordJSON: the record the kernel stores round-trips, field
+// names as documented.
+func TestUndoRecordJSON(t *testing.T) {
+	l := &UndoLog{}
+	l.add(UndoStep{Op: UndoRestore, Path: "/w/a", From: "/tmp/shoal-trash/x/1-a", Size: 3, ModNS: 7})
+	l.add(UndoStep{Op: UndoRemove, Path: "/w/d", Dir: true})
+	l.lose("a redirect")
+	b, err := json.Marshal(l.Record())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"steps":[{"op":"restore","path":"/w/a","from":"/tmp/shoal-trash/x/1-a","size":3,"mtime_ns":7},{"op":"remove","path":"/w/d","dir":true,"size":0}],"lost":"a redirect"}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	var back UndoRecord
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, l.Record()) {
+		t.Errorf("round trip: %+v, %v", back, err)
+	}
+	if b, _ := json.Marshal((&UndoLog{}).Record()); string(b) != `{"steps":[]}` {
+		t.Errorf("empty record %s", b)
+	}
 }

@@ -71,6 +71,23 @@ func (l *UndoLog) Steps() ([]UndoStep, string) {
 	return append([]UndoStep(nil), l.steps...), l.lost
 }
 
+// UndoRecord is an UndoLog as the journal stores it (as JSON, beside the
+// entry): the steps oldest first and, when the entry has no complete
+// inverse, why.
+type UndoRecord struct {
+	Steps []UndoStep `json:"steps"`
+	Lost  string     `json:"lost,omitempty"`
+}
+
+// Record returns the log as the journal stores it.
+func (l *UndoLog) Record() UndoRecord {
+	steps, lost := l.Steps()
+	if steps == nil {
+		steps = []UndoStep{}
+	}
+	return UndoRecord{Steps: steps, Lost: lost}
+}
+
 func (l *UndoLog) add(s UndoStep) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -200,8 +217,8 @@ func undoEligible(c *BuiltinCall, js JournalSource, e JournalEntry) error {
 	switch {
 	case e.Principal != js.Principal():
 		return refuse("it belongs to principal " + strconv.Quote(e.Principal))
-	case e.UndoLost:
-		return refuse("it did something with no recorded inverse")
+	case e.UndoLost != "":
+		return refuse("it did something with no recorded inverse (" + e.UndoLost + ")")
 	case len(e.Undo) == 0:
 		return refuse("it recorded no reversible effects")
 	}
