@@ -133,6 +133,7 @@ func TestJournalFilters(t *testing.T) {
 		{"(journal --head=rm --limit=1).first().effects", `["fs_read", "fs_delete"]`},
 		{"(journal --head=git).first().ts", "1970-01-01T00:00:02Z"},
 		{"(journal).where(.ok == false).len()", "2"},
+		{"journal.where(.ok == false).map(.id)", "[3, 2]"},
 		{"journal --bogus", "!arg_error"},
 		{"journal -l", "!arg_error"},
 		{"journal --limit=x", "!arg_error"},
