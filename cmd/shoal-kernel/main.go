@@ -127,6 +127,11 @@ func serve(o *options, stderr io.Writer) error {
 		log.Warn("no supervisor: processes may outlive a killed kernel", "err", err)
 	}
 	defer procs.Close()
+	// The journal and the blob store live in the state directory, which
+	// must exist (0700) before New opens them.
+	if err := auth.EnsureDir(stateDir); err != nil {
+		return err
+	}
 	srv, err := kernel.New(kernel.Config{
 		Version:    version,
 		TokenStore: store,
@@ -136,6 +141,7 @@ func serve(o *options, stderr io.Writer) error {
 		Limits:     &o.limits,
 		Policy:     pol,
 		Processes:  procs,
+		StateDir:   stateDir,
 	})
 	if err != nil {
 		return err
@@ -155,10 +161,6 @@ func serve(o *options, stderr io.Writer) error {
 		return fmt.Errorf("socket %s: %w", path, err)
 	}
 	defer kernel.RemoveSocket(path, ino)
-	if err := auth.EnsureDir(stateDir); err != nil {
-		l.Close()
-		return err
-	}
 	fmt.Fprintf(stderr, "shoal-kernel: ready %s\n", path)
 
 	served := make(chan error, 1)

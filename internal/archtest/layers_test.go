@@ -41,6 +41,7 @@ var allowed = map[string][]string{
 	"cmd/shoal-mcp":        {"*"},
 	"internal/mcp":         {"client", "proto"},
 	"internal/journal":     {"proto"},
+	"internal/cas":         {},
 	"internal/policy":      {"internal/host", "internal/leash", "internal/syntax", "internal/sandbox"},
 }
 
@@ -56,9 +57,13 @@ var osPackages = []string{"os", "os/exec", "net", "os/user", "os/signal", "golan
 // osLimited are packages that may use a few OS packages for a narrow job
 // and none of the others: internal/policy opens its policy file (os) but
 // resolves no path, runs nothing and dials nothing; internal/host judges
-// symlinks for it.
+// symlinks for it. internal/journal and internal/cas open and write their
+// files under the state directory (os; database/sql is not an OS package)
+// and spawn, dial and resolve nothing.
 var osLimited = map[string][]string{
-	"internal/policy": {"os"},
+	"internal/policy":  {"os"},
+	"internal/journal": {"os"},
+	"internal/cas":     {"os"},
 }
 
 type pkg struct {

@@ -72,6 +72,9 @@ type Options struct {
 	Flags  []string // extra shoal-kernel flags
 	MemCap int64    // RLIMIT_AS of the kernel process; 0 means DefaultMemCap
 	Env    []string // extra environment (KEY=VALUE)
+	// StateDir, when set, is an existing state directory to reuse (a
+	// restart on another kernel's journal and tokens); "" makes a new one.
+	StateDir string
 }
 
 // Kernel is a running shoal-kernel process.
@@ -105,11 +108,14 @@ func Start(t testing.TB, opts Options) *Kernel {
 		stderr:   &lockedBuffer{},
 		exited:   make(chan struct{}),
 	}
+	if opts.StateDir != "" {
+		k.StateDir = opts.StateDir
+	} else if err := os.Mkdir(k.StateDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	k.Store = filepath.Join(k.StateDir, "tokens.json")
-	for _, d := range []string{k.Dir, k.StateDir} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.Mkdir(k.Dir, 0o700); err != nil {
+		t.Fatal(err)
 	}
 	args := append([]string{"--socket", k.Sock, "--state-dir", k.StateDir}, opts.Flags...)
 	cmd := exec.Command(Bin("shoal-kernel"), args...)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/events"
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 	"github.com/shoalgo/shoal/proto"
@@ -29,6 +30,9 @@ type execParams struct {
 	// prog is the program leashCheck judged, which then runs; nil when
 	// no plan was derived (the source is parsed when it runs).
 	prog *syntax.Program
+	// plan is prog's derived plan, when one was derived (leashCheck, an
+	// approved run, or the journal's row); nil otherwise.
+	plan *leash.Plan
 	// approve, when set, authorizes an approved exec through its stored
 	// plan once its turn comes, inside its task (plans.go); it sets prog.
 	approve func(context.Context) error
@@ -108,6 +112,7 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 			// As an async run: judged before its task starts, so that a
 			// refusal is the exec's own answer.
 			if err := c.authorizeApproved(ctx, &p, false); err != nil {
+				c.conn.srv.journalRow(c.att.sess, &p).refused(&p, err)
 				tr.leave()
 				return nil, err
 			}
@@ -122,6 +127,7 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 		// with timeout_ms) is judged in its task, which task.list shows
 		// and task.cancel stops while it waits (runExec).
 		if err := leashCheck(ctx, sess, &p, tr); err != nil {
+			srv.journalRow(sess, &p).refused(&p, err)
 			tr.leave()
 			return nil, err
 		}
@@ -202,15 +208,31 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	if err := tr.wait(ctx); err != nil {
 		return nil, "", proto.NewError(proto.CodeInternalError, "exec abandoned before it started: "+err.Error(), nil)
 	}
+	row := s.journalRow(sess, p)
 	if p.prog == nil && p.runMode() {
 		if err := leashCheck(ctx, sess, p, nil); err != nil {
+			row.refused(p, err)
 			return nil, "", err
 		}
 	}
 	if p.approve != nil {
 		if err := p.approve(ctx); err != nil {
+			row.refused(p, err)
 			return nil, "", err
 		}
+	}
+	if row != nil && p.prog == nil {
+		// The owner's fast path derives no plan to judge; the journal
+		// records one, and the parsed program is the one that runs.
+		plan, prog, err := derivePlan(sess, *p.Src)
+		if err != nil {
+			return nil, "", err // a source that does not parse writes no row
+		}
+		p.prog, p.plan = prog, plan
+	}
+	row.plan(p)
+	if err := row.begin(); err != nil {
+		return nil, "", err
 	}
 	var out boundedBuffer
 	ro := eval.RunOptions{Stdout: &out, Stderr: &out}
@@ -235,6 +257,9 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	if err != nil {
 		e := langError(ctx, err)
 		n, rerr := raised(sess, e)
+		if row != nil {
+			row.finishError(e, n, &out)
+		}
 		s.publishJSON(scope, events.ChannelTranscript, newTranscriptEvent(refName(n), *p.Src, false, e.Code))
 		s.publishOutput(scope, refName(n), &out)
 		return nil, refName(n), rerr
@@ -245,6 +270,7 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 		return nil, refName(n), err
 	}
 	res = &execResult{Ref: refName(n), Value: wire, Render: render(v)}
+	row.finish(true, nil, wire, &out)
 	s.publishJSON(scope, events.ChannelTranscript, newTranscriptEvent(res.Ref, *p.Src, true, ""))
 	s.publishOutput(scope, res.Ref, &out)
 	s.publishJSON(scope, events.ChannelRender, renderEvent{Ref: res.Ref, Render: headLines(res.Render, RenderHeadLines, DefaultMaxBytes)})

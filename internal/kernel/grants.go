@@ -149,6 +149,7 @@ func leashCheck(ctx context.Context, sess *session, p *execParams, tr *turn) err
 		return parseError(err)
 	}
 	plan := leash.Derive(prog, le)
+	p.plan = plan
 	d := g.current().grants.Decide(plan)
 	if d.Verdict == policy.Allow {
 		p.prog = prog

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"maps"
 
 	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/proto"
@@ -45,7 +46,7 @@ var features = map[string]bool{
 	"elision":         true,
 	"value.raw_slice": true,
 	"policy":          false,
-	"journal":         false,
+	"journal":         false, // true when the kernel has a state directory (handleKernelInfo)
 	"events":          true,
 	"tasks":           true,
 	"pty":             false,
@@ -69,7 +70,7 @@ func handleKernelInfo(_ context.Context, c *call) (any, error) {
 		ASTVersion: ASTVersion,
 		Methods:    Methods(),
 		PreAttach:  proto.PreAttachMethods,
-		Features:   features,
+		Features:   c.conn.srv.features(),
 		Limits: map[string]int{
 			"max_frame":             proto.MaxFrame,
 			"max_inflight_per_conn": MaxInflightPerConn,
@@ -87,4 +88,15 @@ func handleKernelInfo(_ context.Context, c *call) (any, error) {
 		Tunables:    c.conn.srv.limits.report(),
 		Containment: c.conn.srv.procs.Features(),
 	}, nil
+}
+
+// features is this kernel's feature map: the build's, with journal set
+// when it keeps one.
+func (s *Server) features() map[string]bool {
+	if s.journal == nil {
+		return features
+	}
+	f := maps.Clone(features)
+	f["journal"] = true
+	return f
 }

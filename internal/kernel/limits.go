@@ -115,3 +115,18 @@ const (
 	// logged.
 	storeLogEvery = time.Minute
 )
+
+// Journal and blob bounds (journal.go; docs/kernel.md, "Journal and blobs").
+const (
+	// journal.query's default and largest limit are the journal's
+	// (journal.DefaultQueryLimit, journal.MaxQueryLimit); a row keeps at
+	// most journal.MaxSrcBytes of source (cut at a UTF-8 boundary) and an
+	// AST of at most journal.MaxASTBytes (null past it).
+
+	// MaxBlobGet is the most blob content one blob.get answers.
+	MaxBlobGet = 1 << 20
+
+	// MaxKnownBlobs bounds the hashes the kernel remembers having stored
+	// this run (so a repeated output is not rewritten); cleared when full.
+	MaxKnownBlobs = 4096
+)

@@ -61,13 +61,15 @@ func init() {
 		proto.MethodPlanList:   {needsAttach: true, handle: handlePlanList},
 		proto.MethodCapRequest: {needsAttach: true, handle: handleCapRequest},
 
+		proto.MethodJournalQuery: {needsAttach: true, handle: handleJournalQuery},
+		proto.MethodBlobGet:      {needsAttach: true, handle: handleBlobGet},
+
 		proto.MethodEventsRead:        {needsAttach: true, inline: true, handle: handleEventsRead},
 		proto.MethodEventsPublish:     {needsAttach: true, inline: true, handle: handleEventsPublish},
 		proto.MethodEventsSubscribe:   {needsAttach: true, inline: true, handle: handleEventsSubscribe},
 		proto.MethodEventsUnsubscribe: {needsAttach: true, inline: true, handle: handleEventsUnsubscribe},
 	}
 	for _, name := range []string{
-		proto.MethodBlobGet, proto.MethodJournalQuery,
 		proto.MethodPTYOpen, proto.MethodPTYSend, proto.MethodPTYRead, proto.MethodPTYResize,
 		proto.MethodPTYClose, proto.MethodPTYList,
 	} {

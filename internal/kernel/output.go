@@ -32,6 +32,13 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 
 // snapshot returns the kept output as valid UTF-8, the total written and
 // whether some was left out.
+// bytes returns a copy of the output kept.
+func (b *boundedBuffer) bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]byte(nil), b.buf...)
+}
+
 func (b *boundedBuffer) snapshot() (text string, total int64, truncated bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -315,7 +315,7 @@ func (c *call) approvedPlan(ctx context.Context, p *execParams) error {
 	if _, err := srv.plans.consume(snap.ref, key, verdict); err != nil {
 		return planErr(err, snap.ref)
 	}
-	p.prog = prog
+	p.prog, p.plan = prog, plan
 	return nil
 }
 

@@ -46,6 +46,9 @@ type Config struct {
 	// contain); the caller sets it up and closes it after Shutdown. Nil
 	// means a Manager without subreaper or cgroups, owned by the Server.
 	Processes *contain.Manager
+	// StateDir holds the journal database (journal.db) and the blob store
+	// (cas/), opened by New and closed by Shutdown; "" keeps no journal.
+	StateDir string
 }
 
 // Server serves the kernel protocol on Unix listeners.
@@ -76,6 +79,14 @@ type Server struct {
 	approversOnce sync.Once
 	approvers     []string
 	ownProcs      bool // procs was made by New and is closed by Shutdown
+
+	// journal is the open journal and blob store; nil without a state
+	// directory (journal.go).
+	journal *journalStore
+	// readers are the principals the policy lets read the whole journal,
+	// listed once (journalReaders).
+	readersOnce sync.Once
+	readers     []string
 
 	readPool *membudget.Pool // FrameMemory: read buffers of every connection
 	outPool  *membudget.Pool // OutboxMemory: queued frames of every connection
@@ -152,6 +163,17 @@ func New(cfg Config) (*Server, error) {
 		session: s.limits.SessionPlans, principal: s.limits.PrincipalPlans, token: s.limits.TokenPlans,
 		memory: s.limits.PlanMemory, ttl: s.limits.PlanTTL,
 	}, s.plansExpired)
+	if cfg.StateDir != "" {
+		j, err := openJournal(cfg.StateDir)
+		if err != nil {
+			s.cancel()
+			if s.ownProcs {
+				s.procs.Close()
+			}
+			return nil, err
+		}
+		s.journal = j
+	}
 	return s, nil
 }
 
@@ -308,6 +330,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			s.procs.Close()
 		}
 		s.connWG.Wait()
+		if s.journal != nil {
+			if err := s.journal.close(); err != nil {
+				s.log.Warn("journal close", "err", err)
+			}
+		}
 		close(done)
 	}()
 	select {

@@ -1,0 +1,299 @@
+// Package cas is the content-addressed store under <state-dir>/cas/: each
+// blob is a file named by the BLAKE3-256 hash of its bytes, written
+// atomically, verified on every read, and stored once however often it is
+// Put.
+//
+// The hash is BLAKE3 (256-bit output), written "blake3:<64 lowercase hex>".
+// BLAKE3 is what the conformance corpus's content refs name
+// (val:blake3:<64 hex>), it is collision-resistant at 256 bits like SHA-256,
+// and it is several times faster than SHA-256 in pure Go, which matters
+// because every Get re-hashes the whole blob.
+//
+// Layout: <dir>/<first 2 hex>/<remaining 62 hex>. Writes go to a temporary
+// file in the same subdirectory, are fsynced, renamed into place and the
+// directory is fsynced, so a crash leaves either the whole blob or none
+// (stray temporaries are removed by Sweep).
+package cas
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"lukechampine.com/blake3"
+)
+
+// Prefix is the algorithm prefix of every hash this store names.
+const Prefix = "blake3:"
+
+// Errors the store returns, wrapped with context; test with errors.Is.
+var (
+	ErrNotFound = errors.New("cas: blob not found")
+	ErrCorrupt  = errors.New("cas: blob does not match its hash")
+	ErrBadHash  = errors.New("cas: malformed hash")
+	ErrTooLarge = errors.New("cas: blob too large")
+	ErrRange    = errors.New("cas: offset or length out of range")
+)
+
+const tmpPrefix = ".tmp-"
+
+// Store is a content-addressed store rooted at one directory. It is safe for
+// concurrent use.
+type Store struct {
+	dir string
+	// mu orders Put against Sweep: Puts share it, Sweep holds it alone, so a
+	// blob being written is never judged unreferenced half-way.
+	mu sync.RWMutex
+}
+
+// Open opens (creating if needed) the store rooted at dir.
+func Open(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cas: creating %s: %w", dir, err)
+	}
+	return &Store{dir: dir}, nil
+}
+
+// Dir is the store's root directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Sum returns the hash the store names data by, without storing it.
+func Sum(data []byte) string {
+	h := blake3.Sum256(data)
+	return Prefix + hex.EncodeToString(h[:])
+}
+
+// ParseHash checks that h is "blake3:" followed by 64 lowercase hex digits
+// and returns the hex part.
+func ParseHash(h string) (string, error) {
+	hx, ok := strings.CutPrefix(h, Prefix)
+	if !ok || len(hx) != 64 {
+		return "", fmt.Errorf("%w: %.80q", ErrBadHash, h)
+	}
+	for i := 0; i < len(hx); i++ {
+		c := hx[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return "", fmt.Errorf("%w: %.80q", ErrBadHash, h)
+		}
+	}
+	return hx, nil
+}
+
+func (s *Store) path(hx string) string {
+	return filepath.Join(s.dir, hx[:fanOut], hx[fanOut:])
+}
+
+// Put stores data and returns its hash. Putting content already present
+// writes nothing new (it refreshes the file's time, so a Sweep grace covers
+// the row about to name it); a present file that fails verification is
+// replaced.
+func (s *Store) Put(data []byte) (string, error) {
+	if len(data) > MaxBlobBytes {
+		return "", fmt.Errorf("%w: %d bytes (max %d)", ErrTooLarge, len(data), MaxBlobBytes)
+	}
+	h := Sum(data)
+	hx := h[len(Prefix):]
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p := s.path(hx)
+	if ok, err := verifyFile(p, hx); err == nil && ok {
+		now := time.Now()
+		_ = os.Chtimes(p, now, now)
+		return h, nil
+	}
+	if err := writeAtomic(filepath.Dir(p), p, data); err != nil {
+		return "", fmt.Errorf("cas: storing %s: %w", h, err)
+	}
+	return h, nil
+}
+
+// verifyFile reports whether the file at p exists and hashes to hx.
+func verifyFile(p, hx string) (bool, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	hs := blake3.New(32, nil)
+	if _, err := io.Copy(hs, io.LimitReader(f, MaxBlobBytes+1)); err != nil {
+		return false, err
+	}
+	return hex.EncodeToString(hs.Sum(nil)) == hx, nil
+}
+
+func writeAtomic(dir, p string, data []byte) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, tmpPrefix+"*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(name)
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(name, p); err != nil {
+		return err
+	}
+	ok = true
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// Has reports whether a blob with hash h is stored (without verifying it).
+func (s *Store) Has(h string) bool {
+	hx, err := ParseHash(h)
+	if err != nil {
+		return false
+	}
+	fi, err := os.Stat(s.path(hx))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// Get returns up to n bytes of blob h from offset off, and the blob's total
+// length. n <= 0 or n > MaxGetBytes means MaxGetBytes. The whole blob is
+// re-hashed on every Get: a file that does not match its name is ErrCorrupt
+// and none of it is returned. An offset beyond the end is ErrRange; an
+// offset equal to the total returns no bytes.
+func (s *Store) Get(h string, off, n int64) ([]byte, int64, error) {
+	hx, err := ParseHash(h)
+	if err != nil {
+		return nil, 0, err
+	}
+	if off < 0 {
+		return nil, 0, fmt.Errorf("%w: offset %d", ErrRange, off)
+	}
+	if n <= 0 || n > MaxGetBytes {
+		n = MaxGetBytes
+	}
+	f, err := os.Open(s.path(hx))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, fmt.Errorf("%w: %s", ErrNotFound, h)
+		}
+		return nil, 0, fmt.Errorf("cas: opening %s: %w", h, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, fmt.Errorf("cas: stat %s: %w", h, err)
+	}
+	total := fi.Size()
+	if total > MaxBlobBytes {
+		return nil, 0, fmt.Errorf("%w: %s is %d bytes, larger than any Put", ErrCorrupt, h, total)
+	}
+	if off > total {
+		return nil, total, fmt.Errorf("%w: offset %d beyond length %d", ErrRange, off, total)
+	}
+	end := min(off+n, total)
+	var out bytes.Buffer
+	out.Grow(int(end - off))
+	hs := blake3.New(32, nil)
+	// Hash everything; keep only [off, end).
+	r := io.LimitReader(f, total+1)
+	buf := make([]byte, 64<<10)
+	var pos int64
+	for {
+		k, rerr := r.Read(buf)
+		if k > 0 {
+			chunk := buf[:k]
+			hs.Write(chunk)
+			lo, hi := max(off, pos), min(end, pos+int64(k))
+			if lo < hi {
+				out.Write(chunk[lo-pos : hi-pos])
+			}
+			pos += int64(k)
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return nil, 0, fmt.Errorf("cas: reading %s: %w", h, rerr)
+		}
+	}
+	if pos != total || hex.EncodeToString(hs.Sum(nil)) != hx {
+		return nil, 0, fmt.Errorf("%w: %s", ErrCorrupt, h)
+	}
+	return out.Bytes(), total, nil
+}
+
+// Sweep removes every blob for which referenced returns false, except blobs
+// written or re-Put within SweepGrace, and every stale temporary file. It
+// never removes a blob referenced reports true for. It returns how many
+// blobs it removed.
+func (s *Store) Sweep(referenced func(hash string) bool) (int, error) {
+	return s.sweep(referenced, time.Now().Add(-SweepGrace))
+}
+
+func (s *Store) sweep(referenced func(hash string) bool, cutoff time.Time) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	subs, err := os.ReadDir(s.dir)
+	if err != nil {
+		return 0, fmt.Errorf("cas: sweep: %w", err)
+	}
+	removed := 0
+	for _, sub := range subs {
+		if !sub.IsDir() || len(sub.Name()) != fanOut {
+			continue
+		}
+		sd := filepath.Join(s.dir, sub.Name())
+		files, err := os.ReadDir(sd)
+		if err != nil {
+			return removed, fmt.Errorf("cas: sweep: %w", err)
+		}
+		for _, f := range files {
+			info, err := f.Info()
+			if err != nil || !info.Mode().IsRegular() || info.ModTime().After(cutoff) {
+				continue
+			}
+			p := filepath.Join(sd, f.Name())
+			if strings.HasPrefix(f.Name(), tmpPrefix) {
+				os.Remove(p)
+				continue
+			}
+			h := Prefix + sub.Name() + f.Name()
+			if _, err := ParseHash(h); err != nil {
+				continue // not ours: leave it
+			}
+			if referenced(h) {
+				continue
+			}
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return removed, fmt.Errorf("cas: sweep: %w", err)
+			}
+			removed++
+		}
+	}
+	return removed, nil
+}

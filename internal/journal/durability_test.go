@@ -1,0 +1,332 @@
+package journal
+
+import (
+	"bufio"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const crashChildEnv = "SHOAL_JOURNAL_CRASH_CHILD"
+
+// TestMain lets the test binary act as the crash child: with crashChildEnv
+// set it journals in a loop until it is killed.
+func TestMain(m *testing.M) {
+	if path := os.Getenv(crashChildEnv); path != "" {
+		crashChild(path)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// crashChild Begins rows in a loop, Finishing two of every three, and
+// reports each commit on stdout after it returned: "b <id>" for a Begin,
+// "f <id>" for a Finish.
+func crashChild(path string) {
+	d, err := Open(path)
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(2)
+	}
+	w := bufio.NewWriter(os.Stdout)
+	for i := 0; ; i++ {
+		id, err := d.Begin(&Entry{Session: "crash", Principal: "p", Src: "loop " + strconv.Itoa(i),
+			Effects: json.RawMessage(`[{"kind":"fs_write"}]`)})
+		if err != nil {
+			fmt.Fprintln(w, "error", err)
+			w.Flush()
+			os.Exit(2)
+		}
+		fmt.Fprintln(w, "b", id)
+		w.Flush()
+		if i%3 != 2 {
+			if err := d.Finish(id, &Entry{OK: true, Outputs: []Output{{Kind: OutValue, Hash: "blake3:" + strconv.Itoa(i), Len: 1}}}); err != nil {
+				fmt.Fprintln(w, "error", err)
+				w.Flush()
+				os.Exit(2)
+			}
+			fmt.Fprintln(w, "f", id)
+			w.Flush()
+		}
+	}
+}
+
+func TestCrashMidLoop(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	for round := range 2 { // the second round crashes a database that already survived one
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		begun, finished := map[int64]bool{}, map[int64]bool{}
+		sc := bufio.NewScanner(out)
+		deadline := time.Now().Add(60 * time.Second)
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			if len(f) != 2 || f[0] == "error" {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("child: %s", sc.Text())
+			}
+			id, _ := strconv.ParseInt(f[1], 10, 64)
+			if f[0] == "b" {
+				begun[id] = true
+			} else {
+				finished[id] = true
+			}
+			if len(begun) >= 300 || time.Now().After(deadline) {
+				break
+			}
+		}
+		// Kill mid-loop: the child is still writing.
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for sc.Scan() {
+			}
+		}() // drain whatever it printed before dying
+		cmd.Wait()
+		if len(begun) < 10 {
+			t.Fatalf("round %d: child committed only %d rows", round, len(begun))
+		}
+
+		d, err := Open(path)
+		if err != nil {
+			t.Fatalf("round %d: reopen after kill: %v", round, err)
+		}
+		var check string
+		if err := d.db.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+			t.Fatalf("integrity_check = %q, %v", check, err)
+		}
+		for id := range begun {
+			e, err := d.Get(id)
+			if err != nil {
+				t.Fatalf("round %d: committed row %d lost: %v", round, id, err)
+			}
+			if finished[id] {
+				if !e.Finished || e.Interrupted || !e.OK || len(e.Outputs) != 1 {
+					t.Fatalf("finished row %d came back as %+v", id, e)
+				}
+			} else if e.Finished || !e.Interrupted {
+				t.Fatalf("unfinished row %d came back as finished=%v interrupted=%v", id, e.Finished, e.Interrupted)
+			}
+		}
+		// No row anywhere is unfinished and unmarked.
+		var open int
+		d.db.QueryRow(`SELECT count(*) FROM entries WHERE finished = 0 AND interrupted = 0`).Scan(&open)
+		if open != 0 {
+			t.Fatalf("%d unfinished rows left unmarked", open)
+		}
+		// An interrupted row cannot be finished later.
+		for id := range begun {
+			if !finished[id] {
+				if err := d.Finish(id, &Entry{OK: true}); !errors.Is(err, ErrFinished) {
+					t.Fatalf("Finish of interrupted row: %v", err)
+				}
+				break
+			}
+		}
+		d.Close()
+	}
+}
+
+func TestConcurrentWritersAndReaders(t *testing.T) {
+	d := openTemp(t)
+	const writers, each = 4, 50
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*each+100)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				id, err := d.Begin(&Entry{Session: fmt.Sprint("s", w), Principal: fmt.Sprint("p", w), Src: fmt.Sprint("echo ", i),
+					Effects: json.RawMessage(`[{"kind":"proc_spawn"}]`)})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if err := d.Finish(id, &Entry{OK: true}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	var rg sync.WaitGroup
+	for r := range 2 {
+		rg.Add(1)
+		go func() {
+			defer rg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				es, _, err := d.Query(Query{Principal: fmt.Sprint("p", r), Effects: []string{"proc_spawn"}, Limit: 20})
+				if err != nil {
+					errs <- err
+					return
+				}
+				for i := 1; i < len(es); i++ {
+					if es[i].ID >= es[i-1].ID {
+						errs <- fmt.Errorf("not newest first: %d after %d", es[i].ID, es[i-1].ID)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	rg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for w := range writers {
+		es, next, err := d.Query(Query{Session: fmt.Sprint("s", w), Limit: each})
+		if err != nil || len(es) != each || next != "" {
+			t.Fatalf("writer %d: %d rows, next %q, %v", w, len(es), next, err)
+		}
+		for _, e := range es {
+			if !e.Finished {
+				t.Fatalf("row %d not finished", e.ID)
+			}
+		}
+	}
+}
+
+func TestMigrateFromV1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	old, err := openAt(path, 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A v1 row, written as v1 wrote them: no head, no effect kinds table.
+	if _, err := old.db.Exec(`INSERT INTO entries(kind, session, principal, start_ns, finish_ns, finished, src, effects, ok)
+		VALUES ('exec', 's', 'alice', 5, 9, 1, 'rm -r old', '[{"kind":"fs_delete"},{"kind":"fs_read"}]', 1),
+		       ('exec', 's', 'alice', 6, 0, 0, 'sleep 100', NULL, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.db.Exec(`SELECT head FROM entries`); err == nil {
+		t.Fatal("v1 schema already has head")
+	}
+	old.Close()
+
+	d, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var versions []int
+	rows, _ := d.db.Query(`SELECT version FROM schema_migrations ORDER BY version`)
+	for rows.Next() {
+		var v int
+		rows.Scan(&v)
+		versions = append(versions, v)
+	}
+	rows.Close()
+	if len(versions) != SchemaVersion || versions[0] != 1 || versions[len(versions)-1] != SchemaVersion {
+		t.Fatalf("migrations recorded %v, want 1..%d", versions, SchemaVersion)
+	}
+	es, _, err := d.Query(Query{Head: "rm", Effects: []string{"fs_delete", "fs_read"}})
+	if err != nil || len(es) != 1 || es[0].Src != "rm -r old" {
+		t.Fatalf("migrated row not found by head and effects: %v %v", es, err)
+	}
+	sl, _, _ := d.Query(Query{Head: "sleep"})
+	if len(sl) != 1 || !sl[0].Interrupted {
+		t.Fatalf("v1 unfinished row not marked: %+v", sl)
+	}
+	// Reopening at the current version changes nothing.
+	d.Close()
+	d2, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2.Close()
+
+	// A database from a newer build is refused, not clobbered.
+	raw, _ := sql.Open("sqlite", path)
+	raw.Exec(`INSERT INTO schema_migrations(version, applied_ns) VALUES (?, 0)`, SchemaVersion+1)
+	raw.Close()
+	if _, err := Open(path); !errors.Is(err, ErrSchemaTooNew) {
+		t.Fatalf("newer schema: %v", err)
+	}
+}
+
+func TestWALMode(t *testing.T) {
+	d := openTemp(t)
+	var mode string
+	var timeout int
+	d.db.QueryRow(`PRAGMA journal_mode`).Scan(&mode)
+	d.db.QueryRow(`PRAGMA busy_timeout`).Scan(&timeout)
+	if mode != "wal" || timeout != int(BusyTimeout.Milliseconds()) {
+		t.Fatalf("journal_mode %q busy_timeout %d", mode, timeout)
+	}
+}
+
+func TestQueryUsesIndexes(t *testing.T) {
+	d := openTemp(t)
+	fixture(t, d, 20)
+	for _, c := range []struct {
+		q   Query
+		idx string
+	}{
+		{Query{Principals: []string{"alice"}}, "entries_principal"},
+		{Query{Principal: "alice"}, "entries_principal"},
+		{Query{Session: "s1"}, "entries_session"},
+		{Query{Head: "ls"}, "entries_head"},
+		{Query{OK: new(true)}, "entries_ok"},
+		{Query{Kind: KindStmt, Parent: 1}, "entries_parent"},
+		{Query{}, "entries_kind"},
+	} {
+		plan := explain(t, d, c.q)
+		if !strings.Contains(plan, c.idx) || strings.Contains(plan, "USE TEMP B-TREE") {
+			t.Errorf("%+v: plan %q does not use %s without a sort", c.q, plan, c.idx)
+		}
+	}
+	if plan := explain(t, d, Query{Effects: []string{"fs_read"}}); !strings.Contains(plan, "USING PRIMARY KEY (entry_id=? AND kind=?)") {
+		t.Errorf("effects plan %q", plan)
+	}
+}
+
+func explain(t *testing.T, d *DB, q Query) string {
+	t.Helper()
+	text, args, _, err := buildQuery(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := d.db.Query(`EXPLAIN QUERY PLAN `+text, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		rows.Scan(&id, &parent, &notused, &detail)
+		b.WriteString(detail + "; ")
+	}
+	return b.String()
+}

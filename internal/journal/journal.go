@@ -1,0 +1,706 @@
+// Package journal is the durable record of every kernel exec: one SQLite
+// database (pure Go, modernc.org/sqlite) in WAL mode at
+// <state-dir>/journal.db, with a versioned schema migrated on Open.
+//
+// An entry is either a kernel exec ("exec") or a statement within one
+// ("stmt", with Parent naming its exec). Begin commits a row that has
+// started; Finish commits its end. A row Begun and never Finished, because
+// the kernel died, is marked interrupted by the next Open (finished = 0,
+// interrupted = 1), so a crash leaves a row that says it never finished.
+//
+// Every Query filter is applied in SQL, over an index, so Limit is exact.
+// Entries are returned newest first (by id, which only grows) with an
+// opaque cursor for the next page.
+//
+// Durability: commits use synchronous=NORMAL in WAL mode, so a committed row
+// survives a crash or kill -9 of the process; after a power loss the last
+// few commits may be lost but the database stays consistent.
+//
+// One kernel owns a database at a time: Open marks every unfinished row
+// interrupted, which would be wrong for another live writer's rows.
+package journal
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Errors the journal returns, wrapped with context; test with errors.Is.
+var (
+	ErrNotFound     = errors.New("journal: no such entry")
+	ErrFinished     = errors.New("journal: entry already finished")
+	ErrBadEntry     = errors.New("journal: invalid entry")
+	ErrBadQuery     = errors.New("journal: invalid query")
+	ErrSchemaTooNew = errors.New("journal: database schema is newer than this build")
+	ErrClosed       = errors.New("journal: closed")
+)
+
+// Entry kinds.
+const (
+	KindExec = "exec" // one kernel exec or plan.apply
+	KindStmt = "stmt" // one statement within an exec (Parent names it)
+)
+
+// Output kinds.
+const (
+	OutValue  = "value"
+	OutStdout = "stdout"
+	OutStderr = "stderr"
+)
+
+// Output is one output of an entry, stored in the content-addressed store.
+type Output struct {
+	Kind string `json:"kind"` // "value", "stdout" or "stderr"
+	Hash string `json:"hash"` // the CAS hash, "blake3:<64 hex>"
+	Len  int64  `json:"len"`  // bytes
+}
+
+// Entry is one journal row.
+type Entry struct {
+	ID          int64           `json:"id"`
+	Kind        string          `json:"kind"`             // KindExec or KindStmt; "" means KindExec on Begin
+	Parent      int64           `json:"parent,omitempty"` // 0: none
+	Session     string          `json:"session"`
+	Principal   string          `json:"principal"`
+	StartNS     int64           `json:"start_ns"`  // Begin fills 0 with now
+	FinishNS    int64           `json:"finish_ns"` // 0: never finished; Finish fills 0 with now
+	Finished    bool            `json:"finished"`
+	Interrupted bool            `json:"interrupted"` // begun, and the kernel died before Finish
+	Cwd         string          `json:"cwd"`
+	Src         string          `json:"src"`
+	Head        string          `json:"head"` // first word of Src; computed on Begin
+	AST         json.RawMessage `json:"ast,omitempty"`
+	// Effects is the JSON array of effects as the kernel renders them
+	// (objects with at least "kind"); the kinds in it, with EffectKinds,
+	// are what Query's effects filter matches.
+	Effects     json.RawMessage `json:"effects,omitempty"`
+	EffectKinds []string        `json:"effect_kinds,omitempty"` // distinct, sorted on read
+	Verdict     string          `json:"verdict"`
+	OK          bool            `json:"ok"`
+	Status      *int            `json:"status,omitempty"`
+	Opaque      bool            `json:"opaque"`
+	Outputs     []Output        `json:"outputs"`
+}
+
+// Query selects entries. Zero fields do not filter.
+type Query struct {
+	Since int64 // start_ns >= Since
+	Until int64 // start_ns < Until (0: no bound)
+	// Principal and Session filter on equality.
+	Principal, Session string
+	Head               string   // first word of the source
+	OK                 *bool    // nil: either
+	Effects            []string // all-of: every kind listed must be among the entry's
+	Limit              int      // 0: DefaultQueryLimit; clamped to MaxQueryLimit
+	Cursor             string   // from a previous page's next; "" is the first page
+	// Principals is the caller's scope: nil means every principal, a
+	// non-nil empty slice means none.
+	Principals []string
+	Kind       string // "" or KindExec: execs; KindStmt: statements; "*": both
+	Parent     int64  // 0: any
+}
+
+// DB is an open journal. It is safe for concurrent use.
+type DB struct {
+	db   *sql.DB
+	path string
+	// wmu serialises writers in this process so they never meet SQLite's
+	// busy lock; readers run concurrently under WAL.
+	wmu    sync.Mutex
+	closed bool
+}
+
+// Open opens (creating if needed) the journal at path, migrates its schema
+// to SchemaVersion, and marks rows left unfinished by a crash interrupted.
+func Open(path string) (*DB, error) {
+	return openAt(path, SchemaVersion, true)
+}
+
+func openAt(path string, version int, mark bool) (*DB, error) {
+	if path == "" || strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("journal: unusable path %q", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("journal: creating %s: %w", filepath.Dir(path), err)
+	}
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate",
+		path, BusyTimeout.Milliseconds())
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("journal: opening %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(maxOpenConns)
+	db.SetMaxIdleConns(maxOpenConns)
+	var mode string
+	if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("journal: opening %s: %w", path, err)
+	}
+	if mode != "wal" {
+		db.Close()
+		return nil, fmt.Errorf("journal: %s: journal_mode is %q, want wal", path, mode)
+	}
+	if err := migrate(db, version); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("journal: %s: %w", path, err)
+	}
+	d := &DB{db: db, path: path}
+	if mark {
+		if _, err := db.Exec(`UPDATE entries SET interrupted = 1 WHERE finished = 0 AND interrupted = 0`); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("journal: marking unfinished rows: %w", err)
+		}
+	}
+	return d, nil
+}
+
+// Path is the database file's path.
+func (d *DB) Path() string { return d.path }
+
+// Close closes the database.
+func (d *DB) Close() error {
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	return d.db.Close()
+}
+
+// Head returns the first word of src: leading space skipped, then up to the
+// first space or shell punctuation. "ls -la | head" has head "ls"; a source
+// that starts with punctuation has head "".
+func Head(src string) string {
+	s := strings.TrimLeftFunc(src, unicode.IsSpace)
+	end := strings.IndexFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune("|;&(){}[]<>\"'=,`$#", r)
+	})
+	if end < 0 {
+		end = len(s)
+	}
+	h := s[:end]
+	if len(h) > MaxHeadBytes {
+		h = h[:MaxHeadBytes]
+		for !utf8.ValidString(h) {
+			h = h[:len(h)-1]
+		}
+	}
+	return h
+}
+
+// kindsOf returns the distinct, sorted effect kinds of an effects JSON array
+// together with extra.
+func kindsOf(effects json.RawMessage, extra []string) ([]string, error) {
+	var kinds []string
+	if len(effects) > 0 && string(effects) != "null" {
+		var list []struct {
+			Kind string `json:"kind"`
+		}
+		if err := json.Unmarshal(effects, &list); err != nil {
+			return nil, fmt.Errorf("%w: effects is not an array of {kind}: %v", ErrBadEntry, err)
+		}
+		for _, e := range list {
+			kinds = append(kinds, e.Kind)
+		}
+	}
+	kinds = append(kinds, extra...)
+	slices.Sort(kinds)
+	kinds = slices.Compact(kinds)
+	if len(kinds) > 0 && kinds[0] == "" {
+		kinds = kinds[1:]
+	}
+	return kinds, nil
+}
+
+func checkField(name, v string) error {
+	if len(v) > MaxFieldBytes {
+		return fmt.Errorf("%w: %s is %d bytes (max %d)", ErrBadEntry, name, len(v), MaxFieldBytes)
+	}
+	return nil
+}
+
+func checkOutputs(outs []Output) error {
+	if len(outs) > MaxOutputs {
+		return fmt.Errorf("%w: %d outputs (max %d)", ErrBadEntry, len(outs), MaxOutputs)
+	}
+	for _, o := range outs {
+		switch o.Kind {
+		case OutValue, OutStdout, OutStderr:
+		default:
+			return fmt.Errorf("%w: output kind %q", ErrBadEntry, o.Kind)
+		}
+		if o.Hash == "" || o.Len < 0 {
+			return fmt.Errorf("%w: output %s without hash or with negative length", ErrBadEntry, o.Kind)
+		}
+		if err := checkField("output hash", o.Hash); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkEffects(effects json.RawMessage, extra []string) ([]string, error) {
+	if len(effects) > MaxEffectsBytes {
+		return nil, fmt.Errorf("%w: effects is %d bytes (max %d)", ErrBadEntry, len(effects), MaxEffectsBytes)
+	}
+	kinds, err := kindsOf(effects, extra)
+	if err != nil {
+		return nil, err
+	}
+	if len(kinds) > MaxEffectKinds {
+		return nil, fmt.Errorf("%w: %d effect kinds (max %d)", ErrBadEntry, len(kinds), MaxEffectKinds)
+	}
+	for _, k := range kinds {
+		if err := checkField("effect kind", k); err != nil {
+			return nil, err
+		}
+	}
+	return kinds, nil
+}
+
+func nullJSON(r json.RawMessage) any {
+	if len(r) == 0 {
+		return nil
+	}
+	return string(r)
+}
+
+func nullInt(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return int64(*p)
+}
+
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+type execer interface {
+	Exec(query string, args ...any) (sql.Result, error)
+}
+
+func insertKinds(tx execer, id int64, kinds []string) error {
+	for _, k := range kinds {
+		if _, err := tx.Exec(`INSERT OR IGNORE INTO entry_effects(entry_id, kind) VALUES (?, ?)`, id, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func insertOutputs(tx *sql.Tx, id int64, outs []Output) error {
+	var next int
+	if err := tx.QueryRow(`SELECT coalesce(max(seq) + 1, 0) FROM outputs WHERE entry_id = ?`, id).Scan(&next); err != nil {
+		return err
+	}
+	if next+len(outs) > MaxOutputs {
+		return fmt.Errorf("%w: %d outputs (max %d)", ErrBadEntry, next+len(outs), MaxOutputs)
+	}
+	for i, o := range outs {
+		if _, err := tx.Exec(`INSERT INTO outputs(entry_id, seq, kind, hash, len) VALUES (?, ?, ?, ?, ?)`,
+			id, next+i, o.Kind, o.Hash, o.Len); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Begin commits the start of an entry and returns its id. Kind "" means
+// KindExec; StartNS 0 means now; Head is computed from Src. Outputs, if
+// any, are recorded too. e is not modified.
+func (d *DB) Begin(e *Entry) (int64, error) {
+	kind := e.Kind
+	if kind == "" {
+		kind = KindExec
+	}
+	if kind != KindExec && kind != KindStmt {
+		return 0, fmt.Errorf("%w: kind %q", ErrBadEntry, e.Kind)
+	}
+	if e.Parent < 0 {
+		return 0, fmt.Errorf("%w: parent %d", ErrBadEntry, e.Parent)
+	}
+	for _, f := range [][2]string{{"session", e.Session}, {"principal", e.Principal}, {"cwd", e.Cwd}, {"verdict", e.Verdict}} {
+		if err := checkField(f[0], f[1]); err != nil {
+			return 0, err
+		}
+	}
+	if len(e.Src) > MaxSrcBytes {
+		return 0, fmt.Errorf("%w: source is %d bytes (max %d)", ErrBadEntry, len(e.Src), MaxSrcBytes)
+	}
+	if len(e.AST) > MaxASTBytes {
+		return 0, fmt.Errorf("%w: AST is %d bytes (max %d)", ErrBadEntry, len(e.AST), MaxASTBytes)
+	}
+	if len(e.AST) > 0 && !json.Valid(e.AST) {
+		return 0, fmt.Errorf("%w: AST is not JSON", ErrBadEntry)
+	}
+	kinds, err := checkEffects(e.Effects, e.EffectKinds)
+	if err != nil {
+		return 0, err
+	}
+	if err := checkOutputs(e.Outputs); err != nil {
+		return 0, err
+	}
+	start := e.StartNS
+	if start == 0 {
+		start = time.Now().UnixNano()
+	}
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	if d.closed {
+		return 0, ErrClosed
+	}
+	tx, err := d.db.Begin()
+	if err != nil {
+		return 0, fmt.Errorf("journal: begin: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.Exec(`INSERT INTO entries(kind, parent, session, principal, start_ns, cwd, src, head, ast, effects, verdict, ok, status, opaque)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		kind, nullID(e.Parent), e.Session, e.Principal, start, e.Cwd, e.Src, Head(e.Src),
+		nullJSON(e.AST), nullJSON(e.Effects), e.Verdict, b2i(e.OK), nullInt(e.Status), b2i(e.Opaque))
+	if err != nil {
+		if e.Parent != 0 && strings.Contains(err.Error(), "FOREIGN KEY") {
+			return 0, fmt.Errorf("%w: parent %d does not exist", ErrBadEntry, e.Parent)
+		}
+		return 0, fmt.Errorf("journal: begin: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("journal: begin: %w", err)
+	}
+	if err := insertKinds(tx, id, kinds); err != nil {
+		return 0, fmt.Errorf("journal: begin: %w", err)
+	}
+	if err := insertOutputs(tx, id, e.Outputs); err != nil {
+		return 0, fmt.Errorf("journal: begin: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("journal: begin: %w", err)
+	}
+	return id, nil
+}
+
+// Finish commits the end of entry id: FinishNS (0 means now), OK, Status,
+// Verdict, Opaque, and Outputs (appended). Effects, when non-nil, replace
+// the entry's effects (a run may learn its effects as it goes). Finishing
+// an entry twice, or one marked interrupted, is ErrFinished; an unknown id
+// is ErrNotFound.
+func (d *DB) Finish(id int64, e *Entry) error {
+	if err := checkField("verdict", e.Verdict); err != nil {
+		return err
+	}
+	if err := checkOutputs(e.Outputs); err != nil {
+		return err
+	}
+	var kinds []string
+	replace := e.Effects != nil || e.EffectKinds != nil
+	if replace {
+		var err error
+		if kinds, err = checkEffects(e.Effects, e.EffectKinds); err != nil {
+			return err
+		}
+	}
+	fin := e.FinishNS
+	if fin == 0 {
+		fin = time.Now().UnixNano()
+	}
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	tx, err := d.db.Begin()
+	if err != nil {
+		return fmt.Errorf("journal: finish %d: %w", id, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.Exec(`UPDATE entries SET finish_ns = ?, finished = 1, ok = ?, status = ?, verdict = ?, opaque = ?
+		WHERE id = ? AND finished = 0 AND interrupted = 0`,
+		fin, b2i(e.OK), nullInt(e.Status), e.Verdict, b2i(e.Opaque), id)
+	if err != nil {
+		return fmt.Errorf("journal: finish %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		var one int
+		if err := tx.QueryRow(`SELECT 1 FROM entries WHERE id = ?`, id).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: %d", ErrNotFound, id)
+		}
+		return fmt.Errorf("%w: %d", ErrFinished, id)
+	}
+	if replace {
+		if len(e.Effects) > MaxEffectsBytes {
+			return fmt.Errorf("%w: effects too large", ErrBadEntry)
+		}
+		if _, err := tx.Exec(`UPDATE entries SET effects = ? WHERE id = ?`, nullJSON(e.Effects), id); err != nil {
+			return fmt.Errorf("journal: finish %d: %w", id, err)
+		}
+		if _, err := tx.Exec(`DELETE FROM entry_effects WHERE entry_id = ?`, id); err != nil {
+			return fmt.Errorf("journal: finish %d: %w", id, err)
+		}
+		if err := insertKinds(tx, id, kinds); err != nil {
+			return fmt.Errorf("journal: finish %d: %w", id, err)
+		}
+	}
+	if err := insertOutputs(tx, id, e.Outputs); err != nil {
+		return fmt.Errorf("journal: finish %d: %w", id, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("journal: finish %d: %w", id, err)
+	}
+	return nil
+}
+
+const entryCols = `id, kind, coalesce(parent, 0), session, principal, start_ns, finish_ns, finished, interrupted,
+	cwd, src, head, ast, effects, verdict, ok, status, opaque`
+
+// Get returns entry id, or ErrNotFound.
+func (d *DB) Get(id int64) (Entry, error) {
+	rows, err := d.db.Query(`SELECT `+entryCols+` FROM entries WHERE id = ?`, id)
+	if err != nil {
+		return Entry{}, fmt.Errorf("journal: get %d: %w", id, err)
+	}
+	es, err := d.scan(rows)
+	if err != nil {
+		return Entry{}, fmt.Errorf("journal: get %d: %w", id, err)
+	}
+	if len(es) == 0 {
+		return Entry{}, fmt.Errorf("%w: %d", ErrNotFound, id)
+	}
+	return es[0], nil
+}
+
+// Query returns up to Limit entries matching q, newest first, and a cursor
+// for the next page ("" when this page is the last).
+func (d *DB) Query(q Query) ([]Entry, string, error) {
+	if q.Principals != nil && len(q.Principals) == 0 {
+		if q.Limit < 0 {
+			return nil, "", fmt.Errorf("%w: negative limit %d", ErrBadQuery, q.Limit)
+		}
+		return []Entry{}, "", nil
+	}
+	text, args, limit, err := buildQuery(q)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, err := d.db.Query(text, args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("journal: query: %w", err)
+	}
+	es, err := d.scan(rows)
+	if err != nil {
+		return nil, "", fmt.Errorf("journal: query: %w", err)
+	}
+	next := ""
+	if len(es) > limit {
+		es = es[:limit]
+		next = encodeCursor(es[limit-1].ID)
+	}
+	return es, next, nil
+}
+
+// buildQuery is q as one SQL statement (every filter in SQL, so the LIMIT
+// is exact), asking for one row beyond the page to learn whether another
+// page follows. It returns the page size.
+func buildQuery(q Query) (string, []any, int, error) {
+	limit := q.Limit
+	if limit < 0 {
+		return "", nil, 0, fmt.Errorf("%w: negative limit %d", ErrBadQuery, limit)
+	}
+	if limit == 0 {
+		limit = DefaultQueryLimit
+	}
+	limit = min(limit, MaxQueryLimit)
+	if len(q.Principals) > MaxScopePrincipals {
+		return "", nil, 0, fmt.Errorf("%w: %d principals in scope (max %d)", ErrBadQuery, len(q.Principals), MaxScopePrincipals)
+	}
+	effects := slices.Clone(q.Effects)
+	slices.Sort(effects)
+	effects = slices.Compact(effects)
+	if len(effects) > MaxEffectFilter {
+		return "", nil, 0, fmt.Errorf("%w: %d effect kinds (max %d)", ErrBadQuery, len(effects), MaxEffectFilter)
+	}
+	var where []string
+	var args []any
+	switch q.Kind {
+	case "", KindExec:
+		where, args = append(where, "kind = ?"), append(args, KindExec)
+	case KindStmt:
+		where, args = append(where, "kind = ?"), append(args, KindStmt)
+	case "*":
+	default:
+		return "", nil, 0, fmt.Errorf("%w: kind %q", ErrBadQuery, q.Kind)
+	}
+	if q.Cursor != "" {
+		before, err := decodeCursor(q.Cursor)
+		if err != nil {
+			return "", nil, 0, err
+		}
+		where, args = append(where, "id < ?"), append(args, before)
+	}
+	if q.Since != 0 {
+		where, args = append(where, "start_ns >= ?"), append(args, q.Since)
+	}
+	if q.Until != 0 {
+		where, args = append(where, "start_ns < ?"), append(args, q.Until)
+	}
+	if q.Principal != "" {
+		where, args = append(where, "principal = ?"), append(args, q.Principal)
+	}
+	if len(q.Principals) > 0 {
+		where = append(where, "principal IN (?"+strings.Repeat(", ?", len(q.Principals)-1)+")")
+		for _, p := range q.Principals {
+			args = append(args, p)
+		}
+	}
+	if q.Session != "" {
+		where, args = append(where, "session = ?"), append(args, q.Session)
+	}
+	if q.Head != "" {
+		where, args = append(where, "head = ?"), append(args, q.Head)
+	}
+	if q.OK != nil {
+		where, args = append(where, "ok = ?"), append(args, b2i(*q.OK))
+	}
+	if q.Parent != 0 {
+		where, args = append(where, "parent = ?"), append(args, q.Parent)
+	}
+	for _, k := range effects {
+		where = append(where, "EXISTS (SELECT 1 FROM entry_effects x WHERE x.entry_id = entries.id AND x.kind = ?)")
+		args = append(args, k)
+	}
+	text := `SELECT ` + entryCols + ` FROM entries`
+	if len(where) > 0 {
+		text += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	text += ` ORDER BY id DESC LIMIT ?`
+	args = append(args, limit+1)
+	return text, args, limit, nil
+}
+
+// scan reads entry rows, then their outputs and effect kinds.
+func (d *DB) scan(rows *sql.Rows) ([]Entry, error) {
+	es := []Entry{}
+	for rows.Next() {
+		var e Entry
+		var ast, eff sql.NullString
+		var status sql.NullInt64
+		var fin, intr, ok, opaque int
+		if err := rows.Scan(&e.ID, &e.Kind, &e.Parent, &e.Session, &e.Principal, &e.StartNS, &e.FinishNS, &fin, &intr,
+			&e.Cwd, &e.Src, &e.Head, &ast, &eff, &e.Verdict, &ok, &status, &opaque); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		e.Finished, e.Interrupted, e.OK, e.Opaque = fin != 0, intr != 0, ok != 0, opaque != 0
+		if ast.Valid {
+			e.AST = json.RawMessage(ast.String)
+		}
+		if eff.Valid {
+			e.Effects = json.RawMessage(eff.String)
+		}
+		if status.Valid {
+			s := int(status.Int64)
+			e.Status = &s
+		}
+		e.Outputs = []Output{}
+		es = append(es, e)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(es) == 0 {
+		return es, nil
+	}
+	idx := make(map[int64]int, len(es))
+	ids := make([]any, len(es))
+	for i, e := range es {
+		idx[e.ID] = i
+		ids[i] = e.ID
+	}
+	in := "(?" + strings.Repeat(", ?", len(ids)-1) + ")"
+	orows, err := d.db.Query(`SELECT entry_id, kind, hash, len FROM outputs WHERE entry_id IN `+in+` ORDER BY entry_id, seq`, ids...)
+	if err != nil {
+		return nil, err
+	}
+	for orows.Next() {
+		var id int64
+		var o Output
+		if err := orows.Scan(&id, &o.Kind, &o.Hash, &o.Len); err != nil {
+			orows.Close()
+			return nil, err
+		}
+		es[idx[id]].Outputs = append(es[idx[id]].Outputs, o)
+	}
+	orows.Close()
+	if err := orows.Err(); err != nil {
+		return nil, err
+	}
+	krows, err := d.db.Query(`SELECT entry_id, kind FROM entry_effects WHERE entry_id IN `+in+` ORDER BY entry_id, kind`, ids...)
+	if err != nil {
+		return nil, err
+	}
+	for krows.Next() {
+		var id int64
+		var k string
+		if err := krows.Scan(&id, &k); err != nil {
+			krows.Close()
+			return nil, err
+		}
+		es[idx[id]].EffectKinds = append(es[idx[id]].EffectKinds, k)
+	}
+	krows.Close()
+	return es, krows.Err()
+}
+
+// References reports whether any row records an output with hash h; with
+// principal non-empty, only that principal's rows count. The kernel serves
+// blob.get only for blobs a row the caller may read references.
+func (d *DB) References(h, principal string) (bool, error) {
+	var one int
+	var err error
+	if principal == "" {
+		err = d.db.QueryRow(`SELECT 1 FROM outputs WHERE hash = ? LIMIT 1`, h).Scan(&one)
+	} else {
+		err = d.db.QueryRow(`SELECT 1 FROM outputs o JOIN entries e ON e.id = o.entry_id
+			WHERE o.hash = ? AND e.principal = ? LIMIT 1`, h, principal).Scan(&one)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("journal: references %s: %w", h, err)
+	}
+	return true, nil
+}
+
+// Referenced is References(h, "") as a predicate for cas.Store.Sweep: on a
+// database error it answers true, so a failing query never lets a sweep
+// drop a blob.
+func (d *DB) Referenced(h string) bool {
+	ok, err := d.References(h, "")
+	return ok || err != nil
+}

@@ -1,0 +1,571 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shoalgo/shoal/internal/cas"
+	"github.com/shoalgo/shoal/internal/events"
+	"github.com/shoalgo/shoal/internal/journal"
+	"github.com/shoalgo/shoal/internal/leash"
+	"github.com/shoalgo/shoal/internal/value"
+	"github.com/shoalgo/shoal/proto"
+)
+
+// The kernel's journal (see docs/kernel.md, "Journal and blobs"): every
+// exec in modes run and approved, and every plan.apply, writes one row of
+// <state-dir>/journal.db, with its outputs (the answered wire value, the
+// command output, a raised error's stderr) in the content-addressed store
+// <state-dir>/cas/. A row is committed before the exec's answer is sent.
+//
+// A run whose derived plan has effects commits a start row before it is
+// evaluated, so a crash in the middle leaves a row that says it never
+// finished; a pure run (no effects, nothing opaque) can do nothing a crash
+// would hide, so its row is written once, finished, after it ran: one
+// commit instead of two on the commonest exec.
+
+// journalStore is the open journal and blob store of a kernel with a state
+// directory.
+type journalStore struct {
+	db  *journal.DB
+	cas *cas.Store
+
+	// known remembers blobs this process stored, so that the same output
+	// (the value 2, an empty error) is hashed but not rewritten or
+	// re-verified on every exec. Bounded by MaxKnownBlobs; cleared when
+	// full.
+	mu    sync.Mutex
+	known map[string]struct{}
+}
+
+// openJournal opens (creating) the journal database and blob store in
+// dir, which it creates 0700 if missing.
+func openJournal(dir string) (*journalStore, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("kernel: state directory %s: %w", dir, err)
+	}
+	db, err := journal.Open(filepath.Join(dir, "journal.db"))
+	if err != nil {
+		return nil, fmt.Errorf("kernel: journal: %w", err)
+	}
+	cs, err := cas.Open(filepath.Join(dir, "cas"))
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("kernel: blob store: %w", err)
+	}
+	return &journalStore{db: db, cas: cs, known: map[string]struct{}{}}, nil
+}
+
+// close closes the database.
+func (j *journalStore) close() error { return j.db.Close() }
+
+// put stores data in the blob store and returns its output record.
+func (j *journalStore) put(kind string, data []byte) (journal.Output, error) {
+	h := cas.Sum(data)
+	j.mu.Lock()
+	_, seen := j.known[h]
+	j.mu.Unlock()
+	if !seen {
+		var err error
+		if h, err = j.cas.Put(data); err != nil {
+			return journal.Output{}, err
+		}
+		j.mu.Lock()
+		if len(j.known) >= MaxKnownBlobs {
+			clear(j.known)
+		}
+		j.known[h] = struct{}{}
+		j.mu.Unlock()
+	}
+	return journal.Output{Kind: kind, Hash: h, Len: int64(len(data))}, nil
+}
+
+// forget drops h from the blobs known to be stored (blob.get found it
+// missing or corrupt), so the next exec with that output writes it again.
+func (j *journalStore) forget(h string) {
+	j.mu.Lock()
+	delete(j.known, h)
+	j.mu.Unlock()
+}
+
+// execRow is the journal row of one exec while it runs; nil when the
+// kernel keeps no journal (every method is a no-op on nil).
+type execRow struct {
+	s     *Server
+	sess  *session
+	e     journal.Entry
+	begun bool // the start row is committed (e.ID is set)
+	pure  bool // the derived plan has no effects and nothing opaque
+}
+
+// journalRow starts describing an exec of sess: nothing is written yet.
+func (s *Server) journalRow(sess *session, p *execParams) *execRow {
+	if s.journal == nil {
+		return nil
+	}
+	sess.mu.Lock()
+	cwd := sess.dir
+	sess.mu.Unlock()
+	r := &execRow{s: s, sess: sess}
+	r.e = journal.Entry{
+		Kind:      "exec",
+		Session:   sess.key.name,
+		Principal: sess.key.principal,
+		StartNS:   time.Now().UnixNano(),
+		Cwd:       cwd,
+		Src:       cutUTF8(*p.Src, journal.MaxSrcBytes),
+		Verdict:   VerdictAllow,
+	}
+	if !p.runMode() {
+		r.e.Verdict = verdictApproved
+	}
+	return r
+}
+
+// verdictApproved is the verdict of a row run by approval (mode
+// "approved", plan.apply).
+const verdictApproved = "approved"
+
+// plan records the derived plan and AST of the program about to run.
+func (r *execRow) plan(p *execParams) {
+	if r == nil {
+		return
+	}
+	if p.plan != nil {
+		r.e.Effects = journalEffects(p.plan.Effects)
+		r.e.Opaque = p.plan.Opaque
+		r.pure = len(p.plan.Effects) == 0 && !p.plan.Opaque
+	}
+	if p.prog != nil {
+		if b, err := appendAST(nil, p.prog, *p.Src, journal.MaxASTBytes); err == nil {
+			r.e.AST = b
+		}
+	}
+}
+
+// begin commits the start row of a run with effects; a pure run's row is
+// written whole by finish. An error means nothing may run: the journal
+// cannot say it did.
+func (r *execRow) begin() error {
+	if r == nil || r.pure {
+		return nil
+	}
+	id, err := r.s.journal.db.Begin(&r.e)
+	if err != nil {
+		r.s.log.Error("journal: start row not written; exec refused", "err", err)
+		return proto.NewError(proto.CodeInternalError, "journal unavailable: "+err.Error(), nil)
+	}
+	r.e.ID, r.begun = id, true
+	return nil
+}
+
+// refused writes the row of a run policy refused (err is its answer);
+// other errors (a parse error) write none.
+func (r *execRow) refused(p *execParams, err error) {
+	if r == nil {
+		return
+	}
+	var re *proto.RPCError
+	if !errors.As(err, &re) {
+		return
+	}
+	switch re.Code {
+	case proto.CodeLeashDenied:
+		r.e.Verdict = VerdictDeny
+	case proto.CodeApprovalRequired:
+		r.e.Verdict = VerdictApprovalRequired
+	default:
+		return
+	}
+	r.plan(p)
+	r.finish(false, nil, nil, nil)
+}
+
+// finish commits the finished row: ok, the exit status when the run
+// failed with one, and its outputs (value: the answered wire JSON; stdout:
+// the command output kept; stderr: a failed command's). Errors are logged:
+// the run happened, and its row (if begun) says it never finished.
+func (r *execRow) finish(ok bool, status *int, value []byte, out *boundedBuffer, stderr ...[]byte) {
+	if r == nil {
+		return
+	}
+	j := r.s.journal
+	r.e.OK, r.e.Status = ok, status
+	r.e.FinishNS = max(time.Now().UnixNano(), r.e.StartNS)
+	add := func(kind string, data []byte) {
+		o, err := j.put(kind, data)
+		if err != nil {
+			r.s.log.Warn("journal: output not stored", "kind", kind, "err", err)
+			return
+		}
+		r.e.Outputs = append(r.e.Outputs, o)
+	}
+	if value != nil {
+		add("value", value)
+	}
+	if out != nil {
+		if b := out.bytes(); len(b) > 0 {
+			add("stdout", b)
+		}
+	}
+	for _, b := range stderr {
+		if len(b) > 0 {
+			add("stderr", b)
+		}
+	}
+	err := r.commit(j.db)
+	if err != nil {
+		r.s.log.Error("journal: row not finished", "id", r.e.ID, "err", err)
+		return
+	}
+	r.s.announce(&r.e)
+}
+
+// commit writes the finished row: a Finish of the begun row, or the whole
+// row of a pure run.
+func (r *execRow) commit(db *journal.DB) error {
+	if r.begun {
+		return db.Finish(r.e.ID, &r.e)
+	}
+	fin := r.e
+	fin.Outputs = nil // recorded by Begin
+	id, err := db.Begin(&r.e)
+	if err != nil {
+		return err
+	}
+	r.e.ID, r.begun = id, true
+	return db.Finish(id, &fin)
+}
+
+// journalEffects is a plan's effects as the journal keeps them: their
+// wire JSON; nil for none.
+func journalEffects(effs []leash.Effect) json.RawMessage {
+	if len(effs) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(effs)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// entryJSON is the wire shape of one journal entry (KERNEL-CONTRACT.md,
+// pinned Journal shape).
+type entryJSON struct {
+	ID        int64           `json:"id"`
+	Session   string          `json:"session"`
+	Principal string          `json:"principal"`
+	TS        int64           `json:"ts"`
+	DurNS     *int64          `json:"dur_ns"`
+	Finished  bool            `json:"finished"`
+	Interrupt bool            `json:"interrupted"`
+	Cwd       string          `json:"cwd"`
+	Src       string          `json:"src"`
+	AST       json.RawMessage `json:"ast"`
+	Effects   json.RawMessage `json:"effects"`
+	Status    *int            `json:"status"`
+	OK        bool            `json:"ok"`
+	Opaque    bool            `json:"opaque"`
+	Verdict   string          `json:"verdict"`
+	Outputs   []outputJSON    `json:"outputs"`
+}
+
+type outputJSON struct {
+	Kind string `json:"kind"`
+	Hash string `json:"hash"`
+	Len  int64  `json:"len"`
+}
+
+// wireEntry is e in its wire shape.
+func wireEntry(e *journal.Entry) *entryJSON {
+	w := &entryJSON{
+		ID: e.ID, Session: e.Session, Principal: e.Principal, TS: e.StartNS,
+		Finished: e.Finished, Interrupt: e.Interrupted, Cwd: e.Cwd, Src: e.Src, AST: e.AST,
+		Effects: e.Effects, Status: e.Status, OK: e.OK, Opaque: e.Opaque, Verdict: e.Verdict,
+		Outputs: make([]outputJSON, 0, len(e.Outputs)),
+	}
+	if w.Finished {
+		d := e.FinishNS - e.StartNS
+		w.DurNS = &d
+	}
+	if len(w.AST) == 0 {
+		w.AST = json.RawMessage("null")
+	}
+	if len(w.Effects) == 0 {
+		w.Effects = json.RawMessage("[]")
+	}
+	for _, o := range e.Outputs {
+		w.Outputs = append(w.Outputs, outputJSON{Kind: o.Kind, Hash: o.Hash, Len: o.Len})
+	}
+	return w
+}
+
+// announce publishes a finished row on the journal channel, for its
+// principal when the policy grants it journal_read and for every
+// principal the policy lets read the whole journal.
+func (s *Server) announce(e *journal.Entry) {
+	b, err := json.Marshal(wireEntry(e))
+	if err != nil {
+		return
+	}
+	aud := events.Audience{Principals: s.journalReaders()}
+	if !slices.Contains(aud.Principals, e.Principal) && s.policy.For(e.Principal, e.Principal == s.local).JournalRead {
+		aud.Principals = append(slices.Clip(aud.Principals), e.Principal)
+	}
+	scope := events.Scope{Principal: e.Principal, Session: e.Session}
+	if _, err := s.bus.PublishTo(scope, events.ChannelJournal, aud, b); err != nil {
+		s.log.Debug("journal event not published", "err", err)
+	}
+}
+
+// journalReaders lists, once, the principals whose policy grants
+// journal_read_all.
+func (s *Server) journalReaders() []string {
+	s.readersOnce.Do(func() {
+		if s.policy.For(s.local, true).CanReadAllJournal() {
+			s.readers = append(s.readers, s.local)
+		}
+		for _, name := range s.policy.Principals() {
+			if name != s.local && s.policy.For(name, false).CanReadAllJournal() {
+				s.readers = append(s.readers, name)
+			}
+		}
+	})
+	return s.readers
+}
+
+// journalQueryParams are journal.query's params.
+type journalQueryParams struct {
+	Since     *int64          `json:"since"`
+	Until     *int64          `json:"until"`
+	Principal *string         `json:"principal"`
+	Session   *string         `json:"session"`
+	Head      *string         `json:"head"`
+	OK        *bool           `json:"ok"`
+	Effects   []string        `json:"effects"`
+	Limit     *int            `json:"limit"`
+	Cursor    json.RawMessage `json:"cursor"`
+}
+
+// handleJournalQuery answers journal.query: the caller's rows (every row
+// for a principal granted journal_read_all), newest first, at most limit.
+// The cursor of the next page is the id of the last entry answered.
+func handleJournalQuery(_ context.Context, c *call) (any, error) {
+	j := c.conn.srv.journal
+	g := c.att.grants
+	if g == nil || !g.JournalRead {
+		return nil, proto.NewError(proto.CodeLeashDenied, "leash denied: journal_read = false", nil)
+	}
+	var p journalQueryParams
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	bad := func(msg string) error { return proto.NewError(proto.CodeInvalidParams, "invalid params: "+msg, nil) }
+	q := journal.Query{Limit: journal.DefaultQueryLimit}
+	if p.Limit != nil {
+		if *p.Limit < 1 {
+			return nil, bad("limit must be at least 1")
+		}
+		q.Limit = min(*p.Limit, journal.MaxQueryLimit)
+	}
+	if p.Since != nil {
+		q.Since = *p.Since
+	}
+	if p.Until != nil {
+		q.Until = *p.Until
+	}
+	if p.Principal != nil {
+		q.Principal = *p.Principal
+	}
+	if p.Session != nil {
+		q.Session = *p.Session
+	}
+	if p.Head != nil {
+		q.Head = *p.Head
+	}
+	q.OK = p.OK
+	if len(p.Effects) > len(effectKinds) {
+		return nil, bad("too many effects")
+	}
+	for _, k := range p.Effects {
+		kind, ok := normaliseKind(k)
+		if !ok {
+			return nil, bad("unknown effect kind " + quoteRef(k))
+		}
+		q.Effects = append(q.Effects, kind)
+	}
+	if len(p.Cursor) > 0 && string(p.Cursor) != "null" {
+		cur, err := cursorParam(p.Cursor)
+		if err != nil {
+			return nil, bad(err.Error())
+		}
+		q.Cursor = cur
+	}
+	if !g.CanReadAllJournal() {
+		q.Principals = []string{c.att.principal}
+	}
+	out := []*entryJSON{}
+	if j == nil {
+		return out, nil
+	}
+	entries, _, err := j.db.Query(q)
+	if errors.Is(err, journal.ErrBadQuery) {
+		return nil, bad(err.Error())
+	}
+	if err != nil {
+		return nil, proto.NewError(proto.CodeInternalError, "journal: "+err.Error(), nil)
+	}
+	for i := range entries {
+		out = append(out, wireEntry(&entries[i]))
+	}
+	return out, nil
+}
+
+// cursorParam reads a cursor: an entry id, as a number or a string.
+func cursorParam(raw json.RawMessage) (string, error) {
+	var n int64
+	if err := json.Unmarshal(raw, &n); err == nil && n > 0 {
+		return journal.CursorAfter(n), nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
+			return journal.CursorAfter(n), nil
+		}
+	}
+	return "", errors.New("cursor is the id of the last entry of the previous page")
+}
+
+// blobGetParams are blob.get's params.
+type blobGetParams struct {
+	Hash   *string `json:"hash"`
+	Offset *int64  `json:"offset"`
+	Length *int64  `json:"length"`
+}
+
+// blobAnswer is blob.get's answer.
+type blobAnswer struct {
+	Hash   string          `json:"hash"`
+	Len    int64           `json:"len"`
+	Offset int64           `json:"offset"`
+	EOF    bool            `json:"eof"`
+	Value  json.RawMessage `json:"value"`
+}
+
+// unknownBlob is the one answer to a blob the caller may not read or that
+// is not stored.
+func unknownBlob(h string) error {
+	return proto.NewError(proto.CodeUnknownRef, "unknown blob "+quoteRef(h), nil)
+}
+
+// handleBlobGet answers blob.get: a blob named by a row the caller may
+// read, at most MaxBlobGet bytes of it.
+func handleBlobGet(_ context.Context, c *call) (any, error) {
+	var p blobGetParams
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	if p.Hash == nil {
+		return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "hash" is required`, nil)
+	}
+	h := *p.Hash
+	var off, n int64 = 0, MaxBlobGet
+	if p.Offset != nil {
+		if *p.Offset < 0 {
+			return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: offset must not be negative", nil)
+		}
+		off = *p.Offset
+	}
+	if p.Length != nil {
+		if *p.Length < 0 {
+			return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: length must not be negative", nil)
+		}
+		n = min(*p.Length, MaxBlobGet)
+	}
+	j := c.conn.srv.journal
+	if j == nil {
+		return nil, unknownBlob(h)
+	}
+	if _, err := cas.ParseHash(h); err != nil {
+		return nil, unknownBlob(h)
+	}
+	owner := c.att.principal
+	if c.att.grants.CanReadAllJournal() {
+		owner = ""
+	}
+	ok, err := j.db.References(h, owner)
+	if err != nil {
+		return nil, proto.NewError(proto.CodeInternalError, "journal: "+err.Error(), nil)
+	}
+	if !ok {
+		return nil, unknownBlob(h)
+	}
+	data, total, err := j.cas.Get(h, off, n)
+	switch {
+	case errors.Is(err, cas.ErrCorrupt):
+		j.forget(h)
+		c.conn.srv.log.Error("blob store: corrupt blob not served", "hash", h)
+		return nil, proto.NewError(proto.CodeUnknownRef, "blob "+quoteRef(h)+" is corrupt in the store and is not served", nil)
+	case errors.Is(err, cas.ErrNotFound):
+		j.forget(h)
+		return nil, unknownBlob(h)
+	case errors.Is(err, cas.ErrRange):
+		return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: offset past the blob's end", nil)
+	case err != nil:
+		return nil, proto.NewError(proto.CodeInternalError, "blob store: "+err.Error(), nil)
+	}
+	a := &blobAnswer{Hash: h, Len: total, Offset: off, EOF: off+int64(len(data)) >= total}
+	if p.Offset == nil && p.Length == nil && a.EOF && json.Valid(data) {
+		a.Value = data
+	} else {
+		a.Value, _ = json.Marshal(bytesWire{T: "bytes", V: data})
+	}
+	return a, nil
+}
+
+// bytesWire is the wire value of bytes.
+type bytesWire struct {
+	T string `json:"$"`
+	V []byte `json:"v"`
+}
+
+// finishError finishes the row of a run that raised e, stored as
+// transcript value n: its value output is the error's wire encoding, its
+// status a failed command's exit status, its stderr a failed command's.
+func (r *execRow) finishError(e *value.Error, n int, out *boundedBuffer) {
+	var status *int
+	if st, ok := e.Status.(value.Int); ok {
+		v := int(st)
+		status = &v
+	}
+	var stderr []byte
+	switch x := e.Stderr.(type) {
+	case value.Bytes:
+		stderr = []byte(x)
+	case value.Str:
+		stderr = []byte(x)
+	}
+	wire, _ := elide(e, n, limits{maxBytes: DefaultMaxBytes, maxRows: DefaultMaxRows, maxItems: DefaultMaxItems})
+	r.finish(false, status, wire, out, stderr)
+}
+
+// cutUTF8 returns at most n bytes of s, cut at a rune boundary.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
