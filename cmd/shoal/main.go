@@ -37,6 +37,7 @@ const usage = `usage: shoal                  (interactive, on a terminal)
        shoal -c SOURCE
        shoal FILE
        shoal < FILE
+       shoal history [flags]    (a running kernel's journal; see shoal history -h)
        shoal --version
 
 Runs Shoal source standalone and prints the final value, or reads
@@ -55,6 +56,10 @@ func main() {
 
 // run is the whole command, parameterised for tests.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "history" {
+		// A script named history runs as ./history.
+		return history(ctx, args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("shoal", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }

@@ -45,6 +45,7 @@ func bfsOpen(c *BuiltinCall) (value.Value, error) {
 		return nil, c.Errorf(bfsCustom, "no opener available: %s not found", opener).
 			WithHint("read the file with path.read, or open it with a specific program")
 	}
+	undoLose(c.Ctx(), "a program ran")
 	res, err := c.Host().Run(c.Ctx(), &host.Spawn{Argv: []string{prog, abs}, Dir: c.Dir(), Env: c.Environ()})
 	if err != nil {
 		return nil, bfsFail(c, p, err)

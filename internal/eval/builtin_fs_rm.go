@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -79,18 +80,20 @@ func bfsRm(c *BuiltinCall) (value.Value, error) {
 			WithHint("the arguments (or a glob) matched nothing, so nothing was removed")
 	}
 	dirs := make([]bool, len(args))
+	infos := make([]fs.FileInfo, len(args))
 	for i, p := range args {
 		fi, err := c.Host().Lstat(c.Ctx(), c.Abs(p))
 		if err != nil {
 			return nil, bfsFail(c, p, err)
 		}
-		dirs[i] = fi.IsDir()
+		dirs[i], infos[i] = fi.IsDir(), fi
 		if permanent && dirs[i] && !recursive {
 			return nil, c.Errorf(bfsArgError, "%s is a directory", p).
 				WithHint("remove directories permanently with rm --permanent -r")
 		}
 	}
 	if permanent {
+		undoLose(c.Ctx(), "rm --permanent")
 		for i, p := range args {
 			if err := c.Host().Remove(c.Ctx(), c.Abs(p), dirs[i]); err != nil {
 				return nil, bfsFail(c, p, err)
@@ -104,27 +107,33 @@ func bfsRm(c *BuiltinCall) (value.Value, error) {
 	}
 	keys := []string{"path", "trash"}
 	out := make([]value.Value, 0, len(args))
-	for _, p := range args {
+	for i, p := range args {
 		abs := c.Abs(p)
 		name := strconv.FormatInt(bfsTrashSeq.Add(1), 10) + "-" + filepath.Base(abs)
 		to := filepath.Join(trash, name)
-		if err := bfsMoveToTrash(c, abs, to); err != nil {
+		renamed, err := bfsMoveToTrash(c, abs, to)
+		if err != nil {
 			return nil, bfsFail(c, p, err)
 		}
+		step := undoFingerprint(UndoStep{Op: UndoRestore, Path: abs, From: to}, infos[i])
+		if !renamed {
+			step.ModNS = 0 // copied across filesystems: the copy's mtime is new
+		}
+		undoRecord(c.Ctx(), step)
 		out = append(out, value.NewRecord(keys, []value.Value{value.Path(p), value.Path(to)}))
 	}
 	return value.NewList(out), nil
 }
 
 // bfsMoveToTrash renames from to to, falling back to copy-then-delete when
-// the trash is on another filesystem.
-func bfsMoveToTrash(c *BuiltinCall, from, to string) error {
-	err := c.Host().Rename(c.Ctx(), from, to)
+// the trash is on another filesystem; renamed reports which it did.
+func bfsMoveToTrash(c *BuiltinCall, from, to string) (renamed bool, err error) {
+	err = c.Host().Rename(c.Ctx(), from, to)
 	if err == nil || !errors.Is(err, syscall.EXDEV) {
-		return err
+		return err == nil, err
 	}
 	if err := c.Host().Copy(c.Ctx(), from, to, true); err != nil {
-		return err
+		return false, err
 	}
-	return c.Host().Remove(c.Ctx(), from, true)
+	return false, c.Host().Remove(c.Ctx(), from, true)
 }

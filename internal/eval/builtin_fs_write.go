@@ -39,6 +39,9 @@ func bfsMkdir(c *BuiltinCall) (value.Value, error) {
 	if len(args) == 0 {
 		return nil, c.Errorf(bfsArgError, "needs at least one path").WithHint("mkdir [-p] PATH...")
 	}
+	if parents {
+		undoLose(c.Ctx(), "mkdir -p (whether each directory was new is not known)")
+	}
 	for _, p := range args {
 		abs := c.Abs(p)
 		if !parents {
@@ -58,6 +61,9 @@ func bfsMkdir(c *BuiltinCall) (value.Value, error) {
 		}
 		if err := c.Host().MkdirAll(c.Ctx(), abs); err != nil {
 			return nil, bfsFail(c, p, err)
+		}
+		if !parents {
+			undoRecord(c.Ctx(), UndoStep{Op: UndoRemove, Path: abs, Dir: true})
 		}
 	}
 	return bfsPathList(args), nil
@@ -86,6 +92,8 @@ func bfsTouch(c *BuiltinCall) (value.Value, error) {
 			if err := c.Host().WriteFile(c.Ctx(), abs, nil, true); err != nil {
 				return nil, bfsFail(c, p, err)
 			}
+			// A new empty file; its mtime is the host's, not known here.
+			undoRecord(c.Ctx(), UndoStep{Op: UndoRemove, Path: abs})
 		default:
 			return nil, bfsFail(c, p, err)
 		}
@@ -96,35 +104,41 @@ func bfsTouch(c *BuiltinCall) (value.Value, error) {
 // bfsSplitDest separates sources from the final destination argument and
 // reports whether the destination is an existing directory. Several
 // sources need a directory destination.
-func bfsSplitDest(c *BuiltinCall, usage string) (srcs []string, dest string, destDir bool, err error) {
+func bfsSplitDest(c *BuiltinCall, usage string) (srcs []string, dest string, destDir, destExists bool, err error) {
 	args, err := bfsPaths(c)
 	if err != nil {
-		return nil, "", false, err
+		return nil, "", false, false, err
 	}
 	if len(args) < 2 {
-		return nil, "", false, c.Errorf(bfsArgError, "needs a source and a destination").WithHint(usage)
+		return nil, "", false, false, c.Errorf(bfsArgError, "needs a source and a destination").WithHint(usage)
 	}
 	srcs, dest = args[:len(args)-1], args[len(args)-1]
-	destDir, err = bfsIsDir(c, c.Abs(dest))
-	if err != nil {
-		return nil, "", false, err
+	fi, serr := c.Host().Stat(c.Ctx(), c.Abs(dest))
+	switch {
+	case serr == nil:
+		destDir, destExists = fi.IsDir(), true
+	case bfsPassThrough(serr):
+		return nil, "", false, false, serr
+	case !errors.Is(serr, fs.ErrNotExist):
+		destExists = true // unreadable: treat as present, so nothing claims it new
 	}
 	if len(srcs) > 1 && !destDir {
-		return nil, "", false, c.Errorf(bfsArgError, "copying or moving several sources needs a directory destination, and %s is not one", dest).
+		return nil, "", false, false, c.Errorf(bfsArgError, "copying or moving several sources needs a directory destination, and %s is not one", dest).
 			WithHint(usage)
 	}
-	return srcs, dest, destDir, nil
+	return srcs, dest, destDir, destExists, nil
 }
 
 // bfsCp copies files, and directories with -r, returning the destination
 // paths. All sources are checked before anything is copied.
 func bfsCp(c *BuiltinCall) (value.Value, error) {
 	recursive := c.Flag("recursive")
-	srcs, dest, destDir, err := bfsSplitDest(c, "cp [-r] SOURCE... DEST")
+	srcs, dest, destDir, destExists, err := bfsSplitDest(c, "cp [-r] SOURCE... DEST")
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range srcs {
+	infos := make([]fs.FileInfo, len(srcs))
+	for i, s := range srcs {
 		fi, err := c.Host().Stat(c.Ctx(), c.Abs(s))
 		if err != nil {
 			return nil, bfsFail(c, s, err)
@@ -132,6 +146,15 @@ func bfsCp(c *BuiltinCall) (value.Value, error) {
 		if fi.IsDir() && !recursive {
 			return nil, c.Errorf(bfsArgError, "%s is a directory", s).WithHint("copy directories with cp -r")
 		}
+		infos[i] = fi
+	}
+	switch {
+	case destDir:
+		undoLose(c.Ctx(), "cp into a directory (whether each destination was new is not known)")
+	case destExists:
+		undoLose(c.Ctx(), "cp over an existing path (its prior content is not kept)")
+	case infos[0].IsDir():
+		undoLose(c.Ctx(), "cp -r of a directory tree")
 	}
 	out := make([]string, 0, len(srcs))
 	for _, s := range srcs {
@@ -142,6 +165,10 @@ func bfsCp(c *BuiltinCall) (value.Value, error) {
 		if err := c.Host().Copy(c.Ctx(), c.Abs(s), c.Abs(to), recursive); err != nil {
 			return nil, bfsFail(c, s, err)
 		}
+		if !destDir && !destExists && !infos[0].IsDir() {
+			// A new file with the source's size; its mtime is the copy's.
+			undoRecord(c.Ctx(), UndoStep{Op: UndoRemove, Path: c.Abs(to), Size: infos[0].Size()})
+		}
 		out = append(out, to)
 	}
 	return bfsPathList(out), nil
@@ -150,17 +177,20 @@ func bfsCp(c *BuiltinCall) (value.Value, error) {
 // bfsMv renames sources, into dest when it is a directory, returning the
 // destination paths. Moving a path onto itself does nothing.
 func bfsMv(c *BuiltinCall) (value.Value, error) {
-	srcs, dest, destDir, err := bfsSplitDest(c, "mv SOURCE... DEST")
+	srcs, dest, destDir, _, err := bfsSplitDest(c, "mv SOURCE... DEST")
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range srcs {
-		if _, err := c.Host().Lstat(c.Ctx(), c.Abs(s)); err != nil {
+	infos := make([]fs.FileInfo, len(srcs))
+	for i, s := range srcs {
+		fi, err := c.Host().Lstat(c.Ctx(), c.Abs(s))
+		if err != nil {
 			return nil, bfsFail(c, s, err)
 		}
+		infos[i] = fi
 	}
 	out := make([]string, 0, len(srcs))
-	for _, s := range srcs {
+	for i, s := range srcs {
 		to := dest
 		if destDir {
 			to = bfsIntoDir(dest, s)
@@ -170,6 +200,7 @@ func bfsMv(c *BuiltinCall) (value.Value, error) {
 			if err := c.Host().Rename(c.Ctx(), from, toAbs); err != nil {
 				return nil, bfsFail(c, s, err)
 			}
+			undoRecord(c.Ctx(), undoFingerprint(UndoStep{Op: UndoMoveBack, Path: from, From: toAbs}, infos[i]))
 		}
 		out = append(out, to)
 	}
@@ -193,6 +224,7 @@ func bfsLn(c *BuiltinCall) (value.Value, error) {
 		return nil, err
 	}
 	linkAbs := c.Abs(link)
+	undoLose(c.Ctx(), "ln")
 	if symbolic {
 		if err := c.Host().Symlink(c.Ctx(), target, linkAbs); err != nil {
 			return nil, bfsFail(c, link, err)
@@ -222,6 +254,7 @@ func bfsSave(c *BuiltinCall) (value.Value, error) {
 	if !ok {
 		return nil, c.Errorf(bfsTypeError, "%s cannot be saved", value.TypeName(v))
 	}
+	undoLose(c.Ctx(), "save")
 	if _, err := m(&MethodCall{Name: "save", t: c.t}, v, value.Args{Pos: []value.Value{p}}); err != nil {
 		return nil, err
 	}

@@ -86,6 +86,7 @@ func (w *redirectWriter) Write(p []byte) (int, error) {
 }
 
 func (w *redirectWriter) appendChunk(p []byte) (int, error) {
+	undoLose(w.t.ctx, "a redirect")
 	if err := w.t.host.WriteFile(context.WithoutCancel(w.t.ctx), w.path, p, true); err != nil {
 		return 0, err
 	}
@@ -109,6 +110,7 @@ type appendFunc func(p []byte) (int, error)
 func (f appendFunc) Write(p []byte) (int, error) { return f(p) }
 
 func (t *thread) writeRedirect(r *redirects, data []byte) error {
+	undoLose(t.ctx, "a redirect")
 	if err := t.host.WriteFile(t.ctx, r.out, data, r.appendTo); err != nil {
 		return hostError(err)
 	}
@@ -159,6 +161,7 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 	}
 	var res *host.Result
 	var err error
+	undoLose(t.ctx, "a program ran")
 	t.unlocked(func() { res, err = t.host.Run(t.ctx, spawn) })
 	if err != nil {
 		return nil, hostError(err)
@@ -205,6 +208,7 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 func (t *thread) runOnTerminal(name string, args []string, spawn *host.Spawn, tty int, m mode) (value.Value, error) {
 	var res *host.Result
 	var err error
+	undoLose(t.ctx, "a program ran")
 	t.unlocked(func() { res, err = t.host.RunTerminal(t.ctx, spawn, tty) })
 	if err != nil {
 		return nil, hostError(err)

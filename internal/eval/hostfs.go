@@ -62,6 +62,7 @@ func (t *thread) saveValue(v value.Value, p string, appendTo bool) error {
 	if err != nil {
 		return err
 	}
+	undoLose(t.ctx, "save")
 	if err := t.host.WriteFile(t.ctx, t.abs(p), data, appendTo); err != nil {
 		return hostError(err)
 	}

@@ -35,6 +35,10 @@ type Options struct {
 	// kernel-wide task bound and its task registry. nil: only the session's
 	// own bounds (MaxLiveTasks, MaxTaskRecords) apply.
 	Tasks TaskHook
+	// Journal, when set, is the durable journal the journal, history and
+	// undo builtins read (see JournalSource); nil: they fail with
+	// `unavailable`.
+	Journal JournalSource
 }
 
 // Interp is one evaluation session. Its methods are safe for concurrent

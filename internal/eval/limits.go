@@ -33,6 +33,21 @@ const (
 	// MaxStoredPlans bounds the programs `plan` keeps in one session for
 	// `apply`; past it the oldest is dropped and its id answers not_found.
 	MaxStoredPlans = 32
+
+	// JournalDefaultLimit is how many entries journal and history show
+	// without --limit; JournalMaxLimit is the most --limit may ask for,
+	// and JournalMaxEffectFilters the most --effect filters one call takes.
+	JournalDefaultLimit     = 50
+	JournalMaxLimit         = 1000
+	JournalMaxEffectFilters = 16
+
+	// MaxUndoSteps bounds the inverse steps one evaluation records (an
+	// UndoLog); past it the evaluation has no complete inverse.
+	MaxUndoSteps = 1024
+
+	// MaxUndoScan is how many of the principal's newest journal entries
+	// `undo` without an id looks through for one it can reverse.
+	MaxUndoScan = 64
 )
 
 // BudgetSessionTasks names the MaxLiveTasks bound in its refusal.

@@ -39,8 +39,8 @@ func TestRegistryDeclaresEffects(t *testing.T) {
 }
 
 // TestRegistryIsLeashsTable: leash sees exactly the names the evaluator
-// registers, and nothing else (history and journal are not builtins until
-// they are registered, so a program of that name is an external spawn).
+// registers, and nothing else (a name that is not registered, such as
+// reef or jump, is an external program and plans as a spawn).
 func TestRegistryIsLeashsTable(t *testing.T) {
 	for _, name := range registryNames() {
 		lb, ok := registryEntry(name)
@@ -54,14 +54,23 @@ func TestRegistryIsLeashsTable(t *testing.T) {
 			t.Errorf("%s: leash sees command %v / function %v, registry has %v / %v", name, lb.Command != nil, lb.Call != nil, isCmd, isFn)
 		}
 	}
-	for _, name := range []string{"history", "journal", "undo", "reef", "jump", "j"} {
+	for _, name := range []string{"reef", "jump", "j"} {
 		if _, ok := registryEntry(name); ok {
 			t.Errorf("%s is not registered but leash knows it", name)
 		}
 	}
-	p := leash.Derive(mustParse(t, "history"), leash.Env{Dir: "/w"})
+	p := leash.Derive(mustParse(t, "reef"), leash.Env{Dir: "/w"})
 	if len(p.Effects) != 2 || p.Effects[1].Kind != "proc_spawn" {
-		t.Errorf("history plans as %+v, want a PATH lookup and a spawn", p.Effects)
+		t.Errorf("reef plans as %+v, want a PATH lookup and a spawn", p.Effects)
+	}
+	for _, src := range []string{"history", "journal --limit=3"} {
+		p := leash.Derive(mustParse(t, src), leash.Env{Dir: "/w"})
+		if len(p.Effects) != 1 || p.Effects[0].Kind != EffectJournalRead || p.Opaque {
+			t.Errorf("%s plans as %+v (opaque %v), want journal_read alone", src, p.Effects, p.Opaque)
+		}
+	}
+	if p := leash.Derive(mustParse(t, "undo 3"), leash.Env{Dir: "/w"}); !p.Opaque {
+		t.Errorf("undo plans as %+v, not opaque", p.Effects)
 	}
 }
 
@@ -75,7 +84,12 @@ func TestSuggestionsComeFromTheRegistry(t *testing.T) {
 			t.Errorf("suggestions lack %s", want)
 		}
 	}
-	for _, absent := range []string{",history,", ",journal,", ",reef,", ",undo,"} {
+	for _, want := range []string{",history,", ",journal,", ",undo,"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("suggestions lack %s", want)
+		}
+	}
+	for _, absent := range []string{",reef,", ",jump,"} {
 		if strings.Contains(joined, absent) {
 			t.Errorf("suggestions offer %s, which is not registered", absent)
 		}

@@ -74,6 +74,7 @@ func streamSave(c *MethodCall, recv value.Value, a value.Args) (value.Value, err
 			}
 			line = b
 		}
+		undoLose(t.ctx, "a stream written to a file")
 		if err := t.host.WriteFile(t.ctx, target, append(line, '\n'), true); err != nil {
 			return true, hostError(err)
 		}

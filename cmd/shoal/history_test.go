@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/shoalgo/shoal/proto"
+)
+
+// fakeJournalKernel answers session.attach and journal.query on a temp
+// Unix socket with proto's framing, recording the journal.query params.
+// Its entries follow the contract's pinned Journal shape.
+type fakeJournalKernel struct {
+	path    string
+	mu      sync.Mutex
+	queries []map[string]any
+	attach  []map[string]any
+	answer  func(params map[string]any) (any, *proto.RPCError)
+}
+
+func newFakeJournalKernel(t *testing.T) *fakeJournalKernel {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &fakeJournalKernel{path: filepath.Join(dir, "k.sock")}
+	ln, err := net.Listen("unix", k.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var conns []net.Conn
+	var cmu sync.Mutex
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			cmu.Lock()
+			conns = append(conns, nc)
+			cmu.Unlock()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				k.serve(t, nc)
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		cmu.Lock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+		cmu.Unlock()
+		wg.Wait()
+		_ = os.RemoveAll(dir)
+	})
+	return k
+}
+
+func (k *fakeJournalKernel) serve(t *testing.T, nc net.Conn) {
+	defer nc.Close()
+	r, w := proto.NewReader(nc, 0), proto.NewWriter(nc)
+	for {
+		frame, err := r.ReadFrame()
+		if err != nil {
+			return
+		}
+		req, rerr := proto.DecodeRequest(frame)
+		if rerr != nil {
+			t.Errorf("bad request %q: %v", frame, rerr)
+			return
+		}
+		var params map[string]any
+		_ = json.Unmarshal(req.Params, &params)
+		k.mu.Lock()
+		switch req.Method {
+		case proto.MethodSessionAttach:
+			k.attach = append(k.attach, params)
+			k.mu.Unlock()
+			_ = w.WriteFrame(proto.NewResponse(req.ID, map[string]any{"session": "default", "principal": "local"}))
+		case proto.MethodJournalQuery:
+			k.queries = append(k.queries, params)
+			answer := k.answer
+			k.mu.Unlock()
+			res, perr := answer(params)
+			if perr != nil {
+				_ = w.WriteFrame(proto.NewErrorResponse(req.ID, perr))
+			} else {
+				_ = w.WriteFrame(proto.NewResponse(req.ID, res))
+			}
+		default:
+			k.mu.Unlock()
+			_ = w.WriteFrame(proto.NewErrorResponse(req.ID, proto.NewError(proto.CodeMethodNotFound, "no "+req.Method, nil)))
+		}
+	}
+}
+
+// historyEntries is a page in the pinned Journal shape.
+var historyEntries = []map[string]any{
+	{"id": 7, "session": "work", "principal": "agent", "ts": int64(1767225600000000000), "dur_ns": 1500,
+		"cwd": map[string]any{"display": "/w"}, "src": "rm a.txt\nrm b.txt", "ast": nil,
+		"effects": []any{map[string]any{"kind": "fs_read", "path": "/w/a.txt"}, map[string]any{"kind": "fs_delete", "path": "/w/a.txt"}, map[string]any{"kind": "fs_read", "path": "/w/b.txt"}},
+		"status":  0, "ok": true, "opaque": false, "verdict": "allow", "outputs": []any{map[string]any{"kind": "value", "hash": "blake3:00", "len": 12}}},
+	{"id": 5, "session": "work", "principal": "agent", "ts": int64(1767225500000000000), "dur_ns": nil,
+		"cwd": map[string]any{"display": "/w"}, "src": "sh { sleep 100 }", "ast": nil, "effects": []any{},
+		"status": nil, "ok": false, "opaque": true, "verdict": "allow", "outputs": []any{}},
+}
+
+func runHistory(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), append([]string{"history"}, args...), strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestHistoryTable(t *testing.T) {
+	k := newFakeJournalKernel(t)
+	k.answer = func(map[string]any) (any, *proto.RPCError) { return historyEntries, nil }
+	code, out, errs := runHistory(t, "--socket="+k.path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want a header and 2 rows:\n%s", out)
+	}
+	for _, col := range []string{"ID", "TS", "PRINCIPAL", "SESSION", "OK", "STATUS", "EFFECTS", "SRC"} {
+		if !strings.Contains(lines[0], col) {
+			t.Errorf("header %q lacks %s", lines[0], col)
+		}
+	}
+	for _, want := range []string{"7", "2026-01-01T00:00:00Z", "agent", "work", "true", "fs_read,fs_delete ", "rm a.txt…"} {
+		if !strings.Contains(lines[1], want) {
+			t.Errorf("row %q lacks %q", lines[1], want)
+		}
+	}
+	for _, want := range []string{"5", "unfinished", "opaque", "sh { sleep 100 }"} {
+		if !strings.Contains(lines[2], want) {
+			t.Errorf("row %q lacks %q", lines[2], want)
+		}
+	}
+	if got := k.queries[0]["limit"]; got != float64(historyDefaultLimit) {
+		t.Errorf("default limit sent %v", got)
+	}
+	if len(k.attach) != 1 || k.attach[0]["session"] != "default" {
+		t.Errorf("attach params %v", k.attach)
+	}
+	if strings.Contains(errs, "more:") {
+		t.Errorf("a short page offered more: %q", errs)
+	}
+}
+
+func TestHistoryFiltersReachTheQuery(t *testing.T) {
+	k := newFakeJournalKernel(t)
+	k.answer = func(map[string]any) (any, *proto.RPCError) { return historyEntries[:1], nil }
+	code, _, errs := runHistory(t, "--socket="+k.path, "--head=rm", "--principal=agent", "--session=work",
+		"--failed", "--effect=fs_delete", "--effect=fs_read", "--since=2026-01-01T00:00:00Z", "--until=1767225600000000001",
+		"--limit=1", "--cursor=9", "--attach=work", "--token=tok")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := map[string]any{
+		"head": "rm", "principal": "agent", "session": "work", "ok": false,
+		"effects": []any{"fs_delete", "fs_read"}, "since": float64(1767225600000000000), "until": float64(1767225600000000001),
+		"limit": float64(1), "cursor": float64(9),
+	}
+	if !reflect.DeepEqual(k.queries[0], want) {
+		t.Errorf("journal.query params\n got %v\nwant %v", k.queries[0], want)
+	}
+	if k.attach[0]["session"] != "work" || k.attach[0]["token"] != "tok" {
+		t.Errorf("attach params %v", k.attach[0])
+	}
+	if !strings.Contains(errs, "more: shoal history --cursor=7") {
+		t.Errorf("a full page did not offer the next: %q", errs)
+	}
+}
+
+func TestHistoryJSON(t *testing.T) {
+	k := newFakeJournalKernel(t)
+	k.answer = func(map[string]any) (any, *proto.RPCError) { return historyEntries, nil }
+	code, out, errs := runHistory(t, "--socket="+k.path, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if len(got) != 2 || got[0]["id"] != float64(7) || got[1]["dur_ns"] != nil || got[0]["outputs"].([]any)[0].(map[string]any)["hash"] != "blake3:00" {
+		t.Errorf("JSON lost fields: %v", got)
+	}
+}
+
+func TestHistoryErrors(t *testing.T) {
+	k := newFakeJournalKernel(t)
+	k.answer = func(map[string]any) (any, *proto.RPCError) {
+		return nil, proto.NewError(proto.CodeLeashDenied, "leash denied: journal_read = false", nil)
+	}
+	if code, _, errs := runHistory(t, "--socket="+k.path); code != 1 || !strings.Contains(errs, "journal_read = false") {
+		t.Errorf("a denied query: exit %d, %q", code, errs)
+	}
+	for _, args := range [][]string{
+		{"--limit=0"}, {"--ok=maybe"}, {"--ok=true", "--failed"}, {"--since=yesterday"}, {"--bogus"}, {"extra"}, {"--cursor=-1"}, {"--effect="},
+	} {
+		code, _, errs := runHistory(t, append([]string{"--socket=" + k.path}, args...)...)
+		if code != 2 {
+			t.Errorf("%v: exit %d (%q), want 2", args, code, errs)
+		}
+	}
+	k.mu.Lock()
+	n := len(k.queries)
+	k.mu.Unlock()
+	if n != 1 {
+		t.Errorf("bad flags still queried the kernel: %d queries", n)
+	}
+	missing := filepath.Join(t.TempDir(), "none.sock")
+	if code, _, errs := runHistory(t, "--socket="+missing); code != 1 || !strings.Contains(errs, "no kernel at") {
+		t.Errorf("no kernel: exit %d, %q", code, errs)
+	}
+}
+
+func TestSrcLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"ls":                    "ls",
+		"ls\n":                  "ls",
+		"a\nb":                  "a…",
+		"a\tb":                  "a b",
+		strings.Repeat("x", 70): strings.Repeat("x", historySrcWidth) + "…",
+		"\x1b[31mred":           " [31mred",
+		strings.Repeat("é", 61): strings.Repeat("é", 60) + "…",
+	} {
+		if got := srcLine(in); got != want {
+			t.Errorf("srcLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
