@@ -59,6 +59,9 @@ const (
 	OutValue  = "value"
 	OutStdout = "stdout"
 	OutStderr = "stderr"
+	// OutUndo is what undoing the entry takes (the JSON of the
+	// evaluator's undo record), kept when the run recorded any.
+	OutUndo = "undo"
 )
 
 // Output is one output of an entry, stored in the content-addressed store.
@@ -325,7 +328,7 @@ func checkOutputs(outs []Output) error {
 	}
 	for _, o := range outs {
 		switch o.Kind {
-		case OutValue, OutStdout, OutStderr:
+		case OutValue, OutStdout, OutStderr, OutUndo:
 		default:
 			return fmt.Errorf("%w: output kind %q", ErrBadEntry, o.Kind)
 		}

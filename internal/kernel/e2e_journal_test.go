@@ -3,9 +3,12 @@ package kernel_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -469,5 +472,61 @@ func TestE2EJournalSweepKeepsReferencedBlobs(t *testing.T) {
 	}
 	if b, err := getBlob(k2.attached(t, "main", ""), t, map[string]any{"hash": kept}); err != nil || string(b.Value) != `{"$":"str","v":"keep me"}` {
 		t.Errorf("referenced blob after the sweep: %+v, %v", b, err)
+	}
+}
+
+// TestE2EJournalUndo: the journal keeps what undoing a run takes, so in a
+// kernel session `undo` of an rm restores the file, a second undo of it
+// is refused, and an entry that ran a
+// program is refused as not reversible with nothing touched.
+func TestE2EJournalUndo(t *testing.T) {
+	sock, dir, store := e2eDirs(t)
+	state := filepath.Join(filepath.Dir(dir), "state")
+	k := journalKernel(t, sock, dir, store, state)
+	f := filepath.Join(dir, "f.txt")
+	if err := os.WriteFile(f, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t)
+	owner := k.attached(t, "main", "")
+	if _, err := owner.Exec(ctx, client.ExecParams{Src: "rm f.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(f); !os.IsNotExist(err) {
+		t.Fatalf("rm left f.txt: %v", err)
+	}
+	if _, err := owner.Exec(ctx, client.ExecParams{Src: "undo"}); err != nil {
+		t.Fatalf("undo: %v", err)
+	}
+	if b, err := os.ReadFile(f); err != nil || string(b) != "keep" {
+		t.Fatalf("after undo f.txt = %q, %v; want it back", b, err)
+	}
+	var rmID int64
+	for _, e := range queryJournal(t, owner, map[string]any{"head": "rm"}) {
+		rmID = e.ID
+	}
+	if rmID == 0 {
+		t.Fatal("no row for rm")
+	}
+	r := owner.Call(ctx, "exec", map[string]any{"src": "undo " + strconv.FormatInt(rmID, 10)}, nil)
+	wantCode(t, "second undo of rm", r, proto.CodeRaised)
+	if b, err := os.ReadFile(f); err != nil || string(b) != "keep" {
+		t.Fatalf("a refused undo touched f.txt: %q, %v", b, err)
+	}
+
+	if _, err := owner.Exec(ctx, client.ExecParams{Src: "^sh -c 'rm -f f.txt.none'"}); err != nil {
+		t.Fatal(err)
+	}
+	var shID int64
+	for _, e := range queryJournal(t, owner, map[string]any{"head": "^sh", "limit": 1}) {
+		shID = e.ID
+	}
+	if shID == 0 {
+		t.Fatal("no row for the spawn")
+	}
+	var ec *proto.RPCError
+	err := owner.Call(ctx, "exec", map[string]any{"src": "undo " + strconv.FormatInt(shID, 10)}, nil)
+	if !errors.As(err, &ec) || ec.Code != proto.CodeRaised || !strings.Contains(fmt.Sprint(ec.Data), "not_reversible") {
+		t.Fatalf("undo of a spawn = %v, want a not_reversible error", err)
 	}
 }

@@ -244,9 +244,9 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	}
 	var v value.Value
 	if p.prog != nil {
-		v, err = sess.interp.EvalProgramWith(ctx, p.prog, ro)
+		v, err = sess.interp.EvalProgramWith(row.context(ctx), p.prog, ro)
 	} else {
-		v, err = sess.interp.EvalSourceWith(ctx, *p.Src, ro)
+		v, err = sess.interp.EvalSourceWith(row.context(ctx), *p.Src, ro)
 	}
 	var se *syntax.Error
 	if errors.As(err, &se) {

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shoalgo/shoal/internal/cas"
+	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/journal"
 	"github.com/shoalgo/shoal/internal/leash"
@@ -105,6 +106,17 @@ type execRow struct {
 	e     journal.Entry
 	begun bool // the start row is committed (e.ID is set)
 	pure  bool // the derived plan has no effects and nothing opaque
+	// undo collects what undoing the run takes, from the builtins that
+	// record it (eval.WithUndoLog); kept with the row as an "undo" output.
+	undo eval.UndoLog
+}
+
+// context returns ctx carrying r's undo log (ctx itself without a row).
+func (r *execRow) context(ctx context.Context) context.Context {
+	if r == nil {
+		return ctx
+	}
+	return eval.WithUndoLog(ctx, &r.undo)
 }
 
 // journalRow starts describing an exec of sess: nothing is written yet.
@@ -220,6 +232,11 @@ func (r *execRow) finish(ok bool, status *int, value []byte, out *boundedBuffer,
 	for _, b := range stderr {
 		if len(b) > 0 {
 			add("stderr", b)
+		}
+	}
+	if rec := r.undo.Record(); len(rec.Steps) > 0 || rec.Lost != "" {
+		if b, err := json.Marshal(rec); err == nil {
+			add(journal.OutUndo, b)
 		}
 	}
 	err := r.commit(j.db)

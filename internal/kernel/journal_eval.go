@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/shoalgo/shoal/internal/eval"
@@ -71,7 +72,7 @@ func (j *evalJournal) Query(_ context.Context, f eval.JournalFilter) ([]eval.Jou
 	}
 	out := make([]eval.JournalEntry, len(entries))
 	for i := range entries {
-		out[i] = evalEntry(&entries[i])
+		out[i] = j.evalEntry(&entries[i])
 	}
 	return out, nil
 }
@@ -89,19 +90,36 @@ func (j *evalJournal) Entry(_ context.Context, id int64) (eval.JournalEntry, err
 	if err != nil {
 		return eval.JournalEntry{}, value.Errorf("io_error", "journal: %v", err)
 	}
-	return evalEntry(&e), nil
+	return j.evalEntry(&e), nil
 }
 
-// evalEntry is a journal row as the language sees it. The row keeps no
-// undo steps yet (see docs/kernel.md, "Journal and blobs"): every entry
-// is irreversible to undo until it does.
-func evalEntry(e *journal.Entry) eval.JournalEntry {
+// evalEntry is a journal row as the language sees it, with the undo
+// record its run kept (an "undo" output in the blob store); a record that
+// cannot be read makes the entry irreversible, saying so.
+func (j *evalJournal) evalEntry(e *journal.Entry) eval.JournalEntry {
 	out := eval.JournalEntry{
 		ID: e.ID, StartNS: e.StartNS, Session: e.Session, Principal: e.Principal,
 		Src: e.Src, OK: e.OK, Status: e.Status, Effects: e.EffectKinds,
 	}
 	if e.Finished {
 		out.FinishNS = max(e.FinishNS, 1)
+	}
+	for _, o := range e.Outputs {
+		if o.Kind != journal.OutUndo {
+			continue
+		}
+		data, total, err := j.store.cas.Get(o.Hash, 0, 0)
+		var rec eval.UndoRecord
+		if err == nil && int64(len(data)) == total {
+			err = json.Unmarshal(data, &rec)
+		} else if err == nil {
+			err = errors.New("undo record larger than one read")
+		}
+		if err != nil {
+			out.UndoLost = "undo record unreadable"
+			break
+		}
+		out.Undo, out.UndoLost = rec.Steps, rec.Lost
 	}
 	return out
 }
