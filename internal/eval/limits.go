@@ -34,6 +34,12 @@ const (
 	// `apply`; past it the oldest is dropped and its id answers not_found.
 	MaxStoredPlans = 32
 
+	// MaxStoredPlanBytes bounds the source the programs `plan` keeps in one
+	// session span together (their trees are proportional to it); past it
+	// the oldest are dropped, and one plan larger than all of it is refused
+	// (quota_exceeded, BudgetStoredPlans).
+	MaxStoredPlanBytes = 256 << 10
+
 	// JournalDefaultLimit is how many entries journal and history show
 	// without --limit; JournalMaxLimit is the most --limit may ask for,
 	// and JournalMaxEffectFilters the most --effect filters one call takes.
@@ -52,3 +58,6 @@ const (
 
 // BudgetSessionTasks names the MaxLiveTasks bound in its refusal.
 const BudgetSessionTasks = "session_lang_tasks"
+
+// BudgetStoredPlans names the MaxStoredPlanBytes bound in its refusal.
+const BudgetStoredPlans = "stored_plan_bytes"

@@ -7,6 +7,7 @@ package eval
 // code.
 
 import (
+	"github.com/shoalgo/shoal/internal/budget"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,37 +25,52 @@ func init() {
 		Effects: effOpaque("apply runs a stored plan, whose effects were shown when it was planned")})
 }
 
-// planStore holds the programs `plan` stored, at most MaxStoredPlans; past
-// it the oldest is dropped (its id then answers not_found).
+// planStore holds the programs `plan` stored, at most MaxStoredPlans
+// spanning at most MaxStoredPlanBytes of source; past either the oldest
+// are dropped (their ids then answer not_found).
 type planStore struct {
 	mu    sync.Mutex
 	next  int
 	order []int // ids, oldest first
-	progs map[int]*syntax.Program
+	progs map[int]storedPlan
+	bytes int // source bytes the stored programs span
 }
 
-func (s *planStore) put(p *syntax.Program) int {
+type storedPlan struct {
+	prog  *syntax.Program
+	bytes int
+}
+
+// put stores p, whose source spans n bytes; a program larger than the
+// whole store is refused.
+func (s *planStore) put(p *syntax.Program, n int) (int, error) {
+	if n > MaxStoredPlanBytes {
+		return 0, &budget.ExceededError{Name: BudgetStoredPlans, Limit: MaxStoredPlanBytes,
+			Reason: "the program to plan spans " + itoa(n) + " bytes of source"}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.progs == nil {
-		s.progs = map[int]*syntax.Program{}
+		s.progs = map[int]storedPlan{}
 	}
 	s.next++
 	id := s.next
-	s.progs[id] = p
+	s.progs[id] = storedPlan{p, n}
 	s.order = append(s.order, id)
-	for len(s.order) > MaxStoredPlans {
+	s.bytes += n
+	for len(s.order) > MaxStoredPlans || s.bytes > MaxStoredPlanBytes {
+		s.bytes -= s.progs[s.order[0]].bytes
 		delete(s.progs, s.order[0])
 		s.order = s.order[1:]
 	}
-	return id
+	return id, nil
 }
 
 func (s *planStore) get(id int) (*syntax.Program, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, ok := s.progs[id]
-	return p, ok
+	return p.prog, ok
 }
 
 // leashEnv is what derivation may know of this evaluation: its directory
@@ -175,7 +191,10 @@ func runPlan(c *BuiltinCall) (value.Value, error) {
 		return nil, c.Errorf(codeArg, "takes either a command or one block").WithHint(usage)
 	}
 	p := leash.Derive(prog, c.t.leashEnv(c.sc))
-	id := c.t.in.plans.put(prog)
+	id, err := c.t.in.plans.put(prog, int(call.Span.End-call.Span.Start))
+	if err != nil {
+		return nil, err
+	}
 	return planRecord(p, "id", value.Int(id)), nil
 }
 

@@ -148,6 +148,32 @@ func TestStoredPlansAreBounded(t *testing.T) {
 	}
 }
 
+// TestStoredPlanBytesAreBounded: the stored programs span at most
+// MaxStoredPlanBytes of source: the oldest are dropped to make room, and a
+// program larger than all of it is refused (quota_exceeded) and not kept.
+func TestStoredPlanBytesAreBounded(t *testing.T) {
+	in, _ := bfsSession(t, host.NewOS(host.AllowAll), nil)
+	body := strings.Repeat(`"x"; `, MaxStoredPlanBytes/5/4) // a quarter of the bound
+	for i := 0; i < 6; i++ {
+		evalOK(t, in, "plan { "+body+" }")
+	}
+	if in.plans.bytes > MaxStoredPlanBytes || len(in.plans.progs) >= 6 || len(in.plans.progs) == 0 {
+		t.Errorf("%d plans spanning %d bytes stored, want fewer than 6 within %d", len(in.plans.progs), in.plans.bytes, MaxStoredPlanBytes)
+	}
+	if _, err := in.Eval(context.Background(), "apply 1"); bfsCode(err) != "not_found" {
+		t.Errorf("apply 1: %v, want not_found (dropped for room)", err)
+	}
+	evalOK(t, in, "apply 6")
+	before := len(in.plans.progs)
+	huge := `plan { echo "` + strings.Repeat("x", 10*MaxStoredPlanBytes) + `" }`
+	if _, err := in.Eval(context.Background(), huge); bfsCode(err) != "quota_exceeded" || !strings.Contains(err.Error(), BudgetStoredPlans) {
+		t.Errorf("a plan ten times the bound: %v, want quota_exceeded naming %s", err, BudgetStoredPlans)
+	}
+	if len(in.plans.progs) != before {
+		t.Errorf("the refused plan changed the store: %d plans, had %d", len(in.plans.progs), before)
+	}
+}
+
 // TestApplyGoesThroughTheGate: a stored program runs under the session's
 // authoriser like any other code.
 func TestApplyGoesThroughTheGate(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/shoalgo/shoal/client"
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/proto"
 )
 
 // Plan attack bounds, stated once.
@@ -139,6 +141,43 @@ func TestHostilePlanBytes(t *testing.T) {
 	}
 	if _, err := storeHostilePlan(t, k.Owner(t), big); err != nil {
 		t.Errorf("the owner's large plan: %v", err)
+	}
+	hb.Stop(t)
+	k.Alive(t)
+	k.WantRSSUnder(t, plansRSS)
+}
+
+// TestHostileLanguagePlans: the programs `plan` keeps in a session (for
+// `apply`) are bounded in source bytes (eval.MaxStoredPlanBytes): a token
+// principal storing ten times that many bytes of plans is served while the
+// store keeps at most the bound (the oldest are dropped), one plan ten times the bound is refused
+// (RAISED quota_exceeded naming the budget), and the kernel stays up and
+// small while the owner's heartbeat is served.
+func TestHostileLanguagePlans(t *testing.T) {
+	const bound = eval.MaxStoredPlanBytes
+	k := Start(t, Options{MemCap: plansMemCap})
+	hb := k.Heartbeat(t)
+	c := k.Attach(t, "lp", k.Token(t, "agent:lp"))
+	ctx, cancel := attachCtx(t)
+	defer cancel()
+	piece := `plan { echo "` + strings.Repeat("x", bound/4) + `" }`
+	for i := 0; i < 40; i++ { // 10x the bound in total
+		if err := c.Call(ctx, "exec", map[string]any{"src": piece}, nil); err != nil {
+			t.Fatalf("plan %d: %v", i, err)
+		}
+	}
+	// (That the oldest were dropped is eval's TestStoredPlanBytesAreBounded:
+	// apply is opaque, which this principal's empty policy denies.)
+	var d struct {
+		Code string `json:"code"`
+	}
+	huge := `plan { echo "` + strings.Repeat("x", 10*bound) + `" }`
+	err := c.Call(ctx, "exec", map[string]any{"src": huge}, nil)
+	if code, _ := client.ErrorCode(err); code != proto.CodeRaised {
+		t.Fatalf("a plan ten times the bound: %v, want RAISED", err)
+	}
+	if client.ErrorData(err, &d); d.Code != "quota_exceeded" || !strings.Contains(err.Error(), eval.BudgetStoredPlans) {
+		t.Errorf("a plan ten times the bound: %v (code %q), want quota_exceeded naming %s", err, d.Code, eval.BudgetStoredPlans)
 	}
 	hb.Stop(t)
 	k.Alive(t)
