@@ -1,16 +1,13 @@
 package kernel
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/shoalgo/shoal/internal/auth"
 	"github.com/shoalgo/shoal/internal/leash"
@@ -107,26 +104,8 @@ env_read = ["PATH", "HOME"]
 [principal."agent:bench".fs]
 read = [%q, "/usr/**", "/lib/**", "/lib64/**", "/bin/**", "/etc/**"]
 `, truePath, dir+"/**"))
-	sock = filepath.Join(base, "k.sock")
-	l, err := Listen(sock, true)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	srv, err := New(Config{Version: "bench", Dir: dir, TokenStore: store, Policy: pol,
+	sock = serveBenchKernel(tb, base, Config{Version: "bench", Dir: dir, TokenStore: store, Policy: pol,
 		Env: []string{"HOME=" + base, "PATH=/usr/bin:/bin"}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(l) }()
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		if err := <-done; !errors.Is(err, ErrServerClosed) {
-			tb.Errorf("Serve returned %v", err)
-		}
-	})
 	return sock, secret
 }
 

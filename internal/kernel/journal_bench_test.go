@@ -125,26 +125,7 @@ func benchJournalKernel(tb testing.TB, journal bool) string {
 	if journal {
 		cfg.StateDir = filepath.Join(base, "state")
 	}
-	sock := filepath.Join(base, "k.sock")
-	l, err := Listen(sock, true)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	srv, err := New(cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(l) }()
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		if err := <-done; !errors.Is(err, ErrServerClosed) {
-			tb.Errorf("Serve returned %v", err)
-		}
-	})
-	return sock
+	return serveBenchKernel(tb, base, cfg)
 }
 
 // BenchmarkJournalQuery measures journal.query for the newest 100 rows of
@@ -236,20 +217,9 @@ journal_read = true
 // callArray sends one request whose result is a JSON array and returns
 // the array's length.
 func (c *rawLoadConn) callArray(id int, method string, params []byte) (int, error) {
-	b := append(c.buf[:0], `{"jsonrpc":"2.0","id":`...)
-	b = strconv.AppendInt(b, int64(id), 10)
-	b = append(b, `,"method":"`...)
-	b = append(b, method...)
-	b = append(b, `","params":`...)
-	b = append(b, params...)
-	b = append(b, "}\n"...)
-	c.buf = b
-	if _, err := c.nc.Write(b); err != nil {
-		return 0, fmt.Errorf("write: %w", err)
-	}
-	line, err := c.r.ReadSlice('\n')
+	line, err := c.exchange(id, method, params)
 	if err != nil {
-		return 0, fmt.Errorf("read: %w", err)
+		return 0, err
 	}
 	var resp struct {
 		ID     json.RawMessage   `json:"id"`
@@ -263,4 +233,30 @@ func (c *rawLoadConn) callArray(id int, method string, params []byte) (int, erro
 		return 0, fmt.Errorf("answer id %s, error %s", resp.ID, resp.Error)
 	}
 	return len(resp.Result), nil
+}
+
+// serveBenchKernel serves a kernel of cfg on a socket in base until the
+// benchmark ends, and returns the socket.
+func serveBenchKernel(tb testing.TB, base string, cfg Config) string {
+	tb.Helper()
+	sock := filepath.Join(base, "k.sock")
+	l, err := Listen(sock, true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv, err := New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		if err := <-done; !errors.Is(err, ErrServerClosed) {
+			tb.Errorf("Serve returned %v", err)
+		}
+	})
+	return sock
 }

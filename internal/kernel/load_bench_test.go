@@ -180,6 +180,23 @@ var execParamsJSON = []byte(`{"src":` + strconv.Quote(loadSrc) + `}`)
 // call writes one request line and reads and decodes one answer line,
 // checking that it carries the request's id.
 func (c *rawLoadConn) call(id int, method string, params []byte) (*loadResponse, error) {
+	line, err := c.exchange(id, method, params)
+	if err != nil {
+		return nil, err
+	}
+	var resp loadResponse
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return nil, fmt.Errorf("bad frame %q: %w", line, err)
+	}
+	if string(resp.ID) != strconv.Itoa(id) {
+		return nil, fmt.Errorf("answer id %s, want %d", resp.ID, id)
+	}
+	return &resp, nil
+}
+
+// exchange writes one request line and returns the answer line, valid
+// until the next read.
+func (c *rawLoadConn) exchange(id int, method string, params []byte) ([]byte, error) {
 	b := append(c.buf[:0], `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, int64(id), 10)
 	b = append(b, `,"method":"`...)
@@ -195,14 +212,7 @@ func (c *rawLoadConn) call(id int, method string, params []byte) (*loadResponse,
 	if err != nil {
 		return nil, fmt.Errorf("read: %w", err)
 	}
-	var resp loadResponse
-	if err := json.Unmarshal(line, &resp); err != nil {
-		return nil, fmt.Errorf("bad frame %q: %w", line, err)
-	}
-	if string(resp.ID) != strconv.Itoa(id) {
-		return nil, fmt.Errorf("answer id %s, want %d", resp.ID, id)
-	}
-	return &resp, nil
+	return line, nil
 }
 
 func (c *rawLoadConn) roundTrip(id int) error {
