@@ -96,6 +96,20 @@ type Entry struct {
 	Status      *int            `json:"status,omitempty"`
 	Opaque      bool            `json:"opaque"`
 	Outputs     []Output        `json:"outputs"`
+	// RefN is the N of the out:N the run's value or raised error was
+	// stored as in its session (0: none).
+	RefN int64 `json:"ref_n,omitempty"`
+	// Code is a raised run's language error code ("" otherwise).
+	Code string `json:"code,omitempty"`
+	// Transcript says the run has a session.transcript event: the commit
+	// that finishes the row assigns TSeq. Set it before Record or Finish.
+	Transcript bool `json:"-"`
+	// Seq is the row's number on the journal channel and TSeq its number
+	// on its (principal, session)'s session.transcript channel, assigned
+	// by the commit that finishes the row (Record, Finish), one above the
+	// last; 0 until then (and TSeq 0 without Transcript).
+	Seq  uint64 `json:"seq,omitempty"`
+	TSeq uint64 `json:"tseq,omitempty"`
 }
 
 // Query selects entries. Zero fields do not filter.
@@ -140,6 +154,11 @@ type DB struct {
 	// maxCachedQueries; the text depends only on which filters are set).
 	rmu   sync.Mutex
 	reads map[string]*sql.Stmt
+	// seqs numbers finished rows for the event channels (under wmu);
+	// onFinish, when set, is told of each finished row under wmu, in seq
+	// order.
+	seqs     seqState
+	onFinish func(*Entry)
 }
 
 // Open opens (creating if needed) the journal at path, migrates its schema
@@ -228,15 +247,19 @@ func (d *DB) prepare() error {
 		return err
 	}
 	if d.ins, err = d.w.PrepareContext(ctx, `INSERT INTO entries(kind, parent, session, principal, start_ns, cwd, src, head,
-		ast, effects, effect_mask, verdict, ok, status, opaque, outputs_json, finished, finish_ns)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		ast, effects, effect_mask, verdict, ok, status, opaque, outputs_json, finished, finish_ns, ref_n, code, seq, tseq)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		return err
+	}
+	if err = d.seqs.load(d.db); err != nil {
 		return err
 	}
 	// One statement finishes a row: outputs and effects are replaced only
 	// when given (a NULL parameter keeps the column), and the triggers keep
 	// the outputs table in step inside the same statement.
 	d.fin, err = d.w.PrepareContext(ctx, `UPDATE entries SET finish_ns = ?, finished = 1, ok = ?, status = ?, verdict = ?, opaque = ?,
-		outputs_json = coalesce(?, outputs_json), effects = iif(?, ?, effects), effect_mask = coalesce(?, effect_mask)
+		outputs_json = coalesce(?, outputs_json), effects = iif(?, ?, effects), effect_mask = coalesce(?, effect_mask),
+		ref_n = ?, code = ?, seq = ?, tseq = ?
 		WHERE id = ? AND finished = 0 AND interrupted = 0`)
 	return err
 }
@@ -382,6 +405,13 @@ func nullID(id int64) any {
 	return id
 }
 
+func nullSeq(n uint64) any {
+	if n == 0 {
+		return nil
+	}
+	return int64(n)
+}
+
 func b2i(b bool) int {
 	if b {
 		return 1
@@ -392,12 +422,14 @@ func b2i(b bool) int {
 // Begin commits the start of an entry and returns its id. Kind "" means
 // KindExec; StartNS 0 means now; Head is computed from Src. Outputs, if
 // any, are recorded too. e is not modified. It is one SQL statement.
+// RefN, Code and Transcript are recorded by Finish, not Begin.
 func (d *DB) Begin(e *Entry) (int64, error) {
 	return d.insert(e, false)
 }
 
 // Record commits a whole, finished entry in one statement (Begin and
-// Finish at once, FinishNS 0 meaning now) and returns its id. It is for a
+// Finish at once, FinishNS 0 meaning now) and returns its id; it sets
+// e.ID, e.Seq and e.TSeq. It is for a
 // run with nothing to lose to a crash, such as a refused run or one with
 // no effects on the world: such a run leaves no unfinished row if the
 // kernel dies during it, where Begin's would.
@@ -416,7 +448,7 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 	if e.Parent < 0 {
 		return 0, fmt.Errorf("%w: parent %d", ErrBadEntry, e.Parent)
 	}
-	for _, f := range [][2]string{{"session", e.Session}, {"principal", e.Principal}, {"cwd", e.Cwd}, {"verdict", e.Verdict}} {
+	for _, f := range [][2]string{{"session", e.Session}, {"principal", e.Principal}, {"cwd", e.Cwd}, {"verdict", e.Verdict}, {"code", e.Code}} {
 		if err := checkField(f[0], f[1]); err != nil {
 			return 0, err
 		}
@@ -455,14 +487,18 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 		return 0, err
 	}
 	var fin int64
+	var seq, tseq uint64
 	if finished {
 		if fin = e.FinishNS; fin == 0 {
 			fin = time.Now().UnixNano()
 		}
+		if seq, tseq, err = d.seqs.next(d.db, kind, e); err != nil {
+			return 0, err
+		}
 	}
 	res, err := d.ins.Exec(kind, nullID(e.Parent), e.Session, e.Principal, start, e.Cwd, e.Src, Head(e.Src),
 		nullJSON(e.AST), nullJSON(e.Effects), mask, e.Verdict, b2i(e.OK), nullInt(e.Status), b2i(e.Opaque), string(outs),
-		b2i(finished), fin)
+		b2i(finished), fin, nullID(e.RefN), e.Code, nullSeq(seq), nullSeq(tseq))
 	if err != nil {
 		if e.Parent != 0 && strings.Contains(err.Error(), "FOREIGN KEY") {
 			return 0, fmt.Errorf("%w: parent %d does not exist", ErrBadEntry, e.Parent)
@@ -474,7 +510,35 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("journal: begin: %w", err)
 	}
+	if finished {
+		d.seqs.commit(kind, e, seq, tseq)
+		e.ID, e.Seq, e.TSeq = id, seq, tseq
+		d.finished(e, kind, start, fin)
+	}
 	return id, nil
+}
+
+// finished tells onFinish of the row e describes, now committed finished
+// (its id and seqs set). Call with wmu held.
+func (d *DB) finished(e *Entry, kind string, start, fin int64) {
+	if d.onFinish == nil {
+		return
+	}
+	c := *e
+	c.Kind, c.StartNS, c.FinishNS, c.Finished, c.Head = kind, start, fin, true, Head(e.Src)
+	d.onFinish(&c)
+}
+
+// OnFinish sets fn to be told of every row as the commit that finishes it
+// (Record, Finish) succeeds, with its id, Seq and TSeq set: in Seq order,
+// under the journal's write lock, so fn must be quick and must not call
+// back into d. For a row finished by Finish, fn sees the Entry given to
+// Finish (with ID set), not a read of the row. Set it before the first
+// write.
+func (d *DB) OnFinish(fn func(*Entry)) {
+	d.wmu.Lock()
+	d.onFinish = fn
+	d.wmu.Unlock()
 }
 
 // maskFor is the effect mask of kinds; a kind never seen before gets its
@@ -515,12 +579,17 @@ func outputsJSON(outs []Output) ([]byte, error) {
 }
 
 // Finish commits the end of entry id: FinishNS (0 means now), OK, Status,
-// Verdict and Opaque. Outputs and Effects (with EffectKinds), when non-nil,
+// Verdict, Opaque, RefN and Code, and assigns Seq (and TSeq with
+// Transcript), setting them and e.ID on e. e.Kind must be the row's kind
+// ("" for exec), for the seqs only exec rows get. Outputs and Effects (with EffectKinds), when non-nil,
 // replace the entry's (a run learns its outputs, and may learn its effects,
 // as it goes). Finishing an entry twice, or one marked interrupted, is
 // ErrFinished; an unknown id is ErrNotFound. It is one SQL statement.
 func (d *DB) Finish(id int64, e *Entry) error {
 	if err := checkField("verdict", e.Verdict); err != nil {
+		return err
+	}
+	if err := checkField("code", e.Code); err != nil {
 		return err
 	}
 	if err := checkOutputs(e.Outputs); err != nil {
@@ -559,8 +628,16 @@ func (d *DB) Finish(id int64, e *Entry) error {
 		}
 		mask = m
 	}
+	kind := e.Kind
+	if kind == "" {
+		kind = KindExec
+	}
+	seq, tseq, err := d.seqs.next(d.db, kind, e)
+	if err != nil {
+		return err
+	}
 	res, err := d.fin.Exec(fin, b2i(e.OK), nullInt(e.Status), e.Verdict, b2i(e.Opaque),
-		outs, b2i(replace), nullJSON(e.Effects), mask, id)
+		outs, b2i(replace), nullJSON(e.Effects), mask, nullID(e.RefN), e.Code, nullSeq(seq), nullSeq(tseq), id)
 	if err != nil {
 		return fmt.Errorf("journal: finish %d: %w", id, err)
 	}
@@ -574,11 +651,15 @@ func (d *DB) Finish(id int64, e *Entry) error {
 		}
 		return fmt.Errorf("%w: %d", ErrFinished, id)
 	}
+	d.seqs.commit(kind, e, seq, tseq)
+	e.ID, e.Seq, e.TSeq = id, seq, tseq
+	d.finished(e, kind, e.StartNS, fin)
 	return nil
 }
 
 const entryCols = `id, kind, coalesce(parent, 0), session, principal, start_ns, finish_ns, finished, interrupted,
-	cwd, src, head, ast, effects, effect_mask, verdict, ok, status, opaque, outputs_json`
+	cwd, src, head, ast, effects, effect_mask, verdict, ok, status, opaque, outputs_json,
+	coalesce(ref_n, 0), code, coalesce(seq, 0), coalesce(tseq, 0)`
 
 // Get returns entry id, or ErrNotFound.
 func (d *DB) Get(id int64) (Entry, error) {
@@ -777,7 +858,8 @@ func (d *DB) scanPage(rows *sql.Rows, budget int) (_ []Entry, full bool, _ error
 			return es, true, nil
 		}
 		if err := rows.Scan(&e.ID, &e.Kind, &e.Parent, &e.Session, &e.Principal, &e.StartNS, &e.FinishNS, &fin, &intr,
-			&e.Cwd, &e.Src, &e.Head, &ast, &eff, &mask, &e.Verdict, &ok, &status, &opaque, &outs); err != nil {
+			&e.Cwd, &e.Src, &e.Head, &ast, &eff, &mask, &e.Verdict, &ok, &status, &opaque, &outs,
+			&e.RefN, &e.Code, &e.Seq, &e.TSeq); err != nil {
 			return nil, false, err
 		}
 		size += len(e.Src) + len(ast.String) + len(eff.String) + len(outs)

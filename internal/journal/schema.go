@@ -128,6 +128,25 @@ var migrations = []migration{
 		}
 		return nil
 	},
+	// v3: what the kernel's event channels are rebuilt from after a
+	// restart or once their in-memory rings have moved on: the out:N the
+	// exec's value or error was stored as (ref_n), a raised run's language
+	// error code, the journal channel's sequence number (seq, assigned when
+	// the row finishes) and the session.transcript channel's (tseq, per
+	// principal and session). Finished exec rows of older versions get seq
+	// from their id, in order.
+	func(tx *sql.Tx) error {
+		return execAll(tx,
+			`ALTER TABLE entries ADD COLUMN ref_n INTEGER`,
+			`ALTER TABLE entries ADD COLUMN code TEXT NOT NULL DEFAULT ''`,
+			`ALTER TABLE entries ADD COLUMN seq INTEGER`,
+			`ALTER TABLE entries ADD COLUMN tseq INTEGER`,
+			`UPDATE entries SET seq = id WHERE kind = 'exec' AND finished = 1`,
+			`CREATE UNIQUE INDEX entries_seq ON entries(seq) WHERE seq IS NOT NULL`,
+			`CREATE INDEX entries_tseq ON entries(principal, session, tseq) WHERE tseq IS NOT NULL`,
+			`CREATE INDEX entries_ref ON entries(principal, session, ref_n) WHERE ref_n IS NOT NULL`,
+		)
+	},
 }
 
 // SchemaVersion is the schema version this build writes.

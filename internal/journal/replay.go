@@ -1,0 +1,205 @@
+package journal
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// SeqQuery selects finished exec rows by their event-channel numbers, for
+// rebuilding the journal and session.transcript channels from the
+// database once their in-memory rings have moved on (or the kernel
+// restarted).
+type SeqQuery struct {
+	// Transcript selects by TSeq on the stream of Principal and Session;
+	// otherwise by Seq, the journal channel, over Principals.
+	Transcript         bool
+	Principal, Session string
+	// Principals is the journal channel reader's scope: nil means every
+	// principal, a non-nil empty slice none. Unused with Transcript.
+	Principals []string
+	After      uint64 // seq > After
+	Before     uint64 // seq < Before; 0: no bound
+	Limit      int    // 0: DefaultQueryLimit; clamped to MaxQueryLimit
+	// Tail selects the newest Limit rows of the range instead of the
+	// oldest. Rows come oldest first either way.
+	Tail bool
+}
+
+// BySeq returns the rows q selects, oldest (lowest seq) first.
+func (d *DB) BySeq(q SeqQuery) ([]Entry, error) {
+	if q.Limit < 0 {
+		return nil, fmt.Errorf("%w: negative limit %d", ErrBadQuery, q.Limit)
+	}
+	limit := q.Limit
+	if limit == 0 {
+		limit = DefaultQueryLimit
+	}
+	limit = min(limit, MaxQueryLimit)
+	col := "seq"
+	var where []string
+	var args []any
+	if q.Transcript {
+		col = "tseq"
+		where = append(where, "principal = ?", "session = ?", "tseq IS NOT NULL")
+		args = append(args, q.Principal, q.Session)
+	} else {
+		if q.Principals != nil && len(q.Principals) == 0 {
+			return []Entry{}, nil
+		}
+		if len(q.Principals) > MaxScopePrincipals {
+			return nil, fmt.Errorf("%w: %d principals in scope (max %d)", ErrBadQuery, len(q.Principals), MaxScopePrincipals)
+		}
+		where = append(where, "seq IS NOT NULL")
+		if len(q.Principals) > 0 {
+			where = append(where, "principal IN (?"+strings.Repeat(", ?", len(q.Principals)-1)+")")
+			for _, p := range q.Principals {
+				args = append(args, p)
+			}
+		}
+	}
+	where, args = append(where, col+" > ?"), append(args, int64(q.After))
+	if q.Before != 0 {
+		where, args = append(where, col+" < ?"), append(args, int64(q.Before))
+	}
+	order := "ASC"
+	if q.Tail {
+		order = "DESC"
+	}
+	text := `SELECT ` + entryCols + ` FROM entries WHERE ` + strings.Join(where, " AND ") +
+		` ORDER BY ` + col + ` ` + order + ` LIMIT ?`
+	args = append(args, limit)
+	rows, err := d.db.Query(text, args...)
+	if err != nil {
+		return nil, fmt.Errorf("journal: by seq: %w", err)
+	}
+	es, err := d.scan(rows)
+	if err != nil {
+		return nil, fmt.Errorf("journal: by seq: %w", err)
+	}
+	if q.Tail {
+		for i, j := 0, len(es)-1; i < j; i, j = i+1, j-1 {
+			es[i], es[j] = es[j], es[i]
+		}
+	}
+	return es, nil
+}
+
+// LastSeq is the journal channel's last number (0: no finished row).
+func (d *DB) LastSeq() uint64 {
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	return d.seqs.last
+}
+
+// LastTSeq is the last number of the session.transcript channel of
+// principal and session (0: none).
+func (d *DB) LastTSeq(principal, session string) (uint64, error) {
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	if d.closed {
+		return 0, ErrClosed
+	}
+	if t, ok := d.seqs.tlast[streamKey{principal, session}]; ok {
+		return t, nil
+	}
+	var last sql.NullInt64
+	if err := d.db.QueryRow(`SELECT max(tseq) FROM entries WHERE principal = ? AND session = ? AND tseq IS NOT NULL`,
+		principal, session).Scan(&last); err != nil {
+		return 0, fmt.Errorf("journal: last transcript seq: %w", err)
+	}
+	return uint64(last.Int64), nil
+}
+
+// ByRef returns the newest row of principal and session whose value or
+// error was stored as out:n, or ErrNotFound.
+func (d *DB) ByRef(principal, session string, n int64) (Entry, error) {
+	rows, err := d.db.Query(`SELECT `+entryCols+` FROM entries WHERE principal = ? AND session = ? AND ref_n = ?
+		ORDER BY id DESC LIMIT 1`, principal, session, n)
+	if err != nil {
+		return Entry{}, fmt.Errorf("journal: by ref: %w", err)
+	}
+	es, err := d.scan(rows)
+	if err != nil {
+		return Entry{}, fmt.Errorf("journal: by ref: %w", err)
+	}
+	if len(es) == 0 {
+		return Entry{}, fmt.Errorf("%w: out:%d of %s/%s", ErrNotFound, n, principal, session)
+	}
+	return es[0], nil
+}
+
+// MaxRef is the largest N of the out:N refs principal and session's rows
+// recorded (0: none): a session that outlives a restart numbers its
+// values above it, so a ref names one value across restarts.
+func (d *DB) MaxRef(principal, session string) (int64, error) {
+	var n sql.NullInt64
+	err := d.db.QueryRow(`SELECT max(ref_n) FROM entries WHERE principal = ? AND session = ? AND ref_n IS NOT NULL`,
+		principal, session).Scan(&n)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("journal: max ref: %w", err)
+	}
+	return n.Int64, nil
+}
+
+// Stats reports the number of rows and the database's size in bytes (the
+// database file and its WAL).
+func (d *DB) Stats() (rows int64, bytes int64, err error) {
+	if err := d.db.QueryRow(`SELECT count(*) FROM entries`).Scan(&rows); err != nil {
+		return 0, 0, fmt.Errorf("journal: stats: %w", err)
+	}
+	var pages, size int64
+	if err := d.db.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
+		return 0, 0, fmt.Errorf("journal: stats: %w", err)
+	}
+	if err := d.db.QueryRow(`PRAGMA page_size`).Scan(&size); err != nil {
+		return 0, 0, fmt.Errorf("journal: stats: %w", err)
+	}
+	return rows, pages * size, nil
+}
+
+// Prune deletes the rows with id below before (statement rows with their
+// exec) and returns how many went. Blobs only they referenced become
+// unreferenced, for the next cas.Store.Sweep. Finished rows only: a row
+// still running is kept.
+func (d *DB) Prune(before int64) (int64, error) {
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	if d.closed {
+		return 0, ErrClosed
+	}
+	w := writer{d.w}
+	if _, err := w.Exec(`BEGIN IMMEDIATE`); err != nil {
+		return 0, fmt.Errorf("journal: prune: %w", err)
+	}
+	n, err := d.pruneLocked(w, before)
+	if err != nil {
+		_, _ = w.Exec(`ROLLBACK`)
+		return 0, fmt.Errorf("journal: prune: %w", err)
+	}
+	if _, err := w.Exec(`COMMIT`); err != nil {
+		_, _ = w.Exec(`ROLLBACK`)
+		return 0, fmt.Errorf("journal: prune: %w", err)
+	}
+	d.wrote()
+	return n, nil
+}
+
+func (d *DB) pruneLocked(w writer, before int64) (int64, error) {
+	doomed := `SELECT id FROM entries WHERE id < ? AND (finished = 1 OR interrupted = 1)`
+	if _, err := w.Exec(`DELETE FROM outputs WHERE entry_id IN (SELECT id FROM entries WHERE parent IN (`+doomed+`))`, before); err != nil {
+		return 0, err
+	}
+	if _, err := w.Exec(`DELETE FROM entries WHERE parent IN (`+doomed+`)`, before); err != nil {
+		return 0, err
+	}
+	if _, err := w.Exec(`DELETE FROM outputs WHERE entry_id IN (`+doomed+`)`, before); err != nil {
+		return 0, err
+	}
+	res, err := w.Exec(`DELETE FROM entries WHERE id IN (`+doomed+`) AND id NOT IN (SELECT parent FROM entries WHERE parent IS NOT NULL)`, before)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}

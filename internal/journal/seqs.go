@@ -1,0 +1,70 @@
+package journal
+
+import (
+	"database/sql"
+	"fmt"
+)
+
+// seqState hands out the event-channel numbers of finished rows: the
+// journal channel's seq (one sequence for the whole journal) and each
+// (principal, session)'s session.transcript tseq. Numbers are taken by
+// next and made permanent by commit once the row's commit succeeded, so a
+// failed commit leaves no gap. All under the DB's write lock.
+type seqState struct {
+	last uint64
+	// tlast caches the last tseq of the streams written lately; a stream
+	// not in it is read from the database. Bounded by maxSeqStreams.
+	tlast map[streamKey]uint64
+}
+
+type streamKey struct{ principal, session string }
+
+// maxSeqStreams bounds the transcript streams whose last tseq is cached;
+// beyond it the cache is emptied and refilled from the database.
+const maxSeqStreams = 4096
+
+func (s *seqState) load(db *sql.DB) error {
+	var last sql.NullInt64
+	if err := db.QueryRow(`SELECT max(seq) FROM entries`).Scan(&last); err != nil {
+		return fmt.Errorf("journal: reading the last seq: %w", err)
+	}
+	s.last = uint64(last.Int64)
+	s.tlast = map[streamKey]uint64{}
+	return nil
+}
+
+// next returns the seq (and tseq, with e.Transcript) the row finishing now
+// would take: 0 for a statement row, which the channels do not carry.
+func (s *seqState) next(db *sql.DB, kind string, e *Entry) (seq, tseq uint64, err error) {
+	if kind != KindExec {
+		return 0, 0, nil
+	}
+	if e.Transcript {
+		k := streamKey{e.Principal, e.Session}
+		t, ok := s.tlast[k]
+		if !ok {
+			var last sql.NullInt64
+			if err := db.QueryRow(`SELECT max(tseq) FROM entries WHERE principal = ? AND session = ? AND tseq IS NOT NULL`,
+				e.Principal, e.Session).Scan(&last); err != nil {
+				return 0, 0, fmt.Errorf("journal: reading the last transcript seq: %w", err)
+			}
+			t = uint64(last.Int64)
+		}
+		tseq = t + 1
+	}
+	return s.last + 1, tseq, nil
+}
+
+// commit makes the numbers next returned permanent.
+func (s *seqState) commit(kind string, e *Entry, seq, tseq uint64) {
+	if kind != KindExec {
+		return
+	}
+	s.last = seq
+	if tseq != 0 {
+		if len(s.tlast) >= maxSeqStreams {
+			clear(s.tlast)
+		}
+		s.tlast[streamKey{e.Principal, e.Session}] = tseq
+	}
+}
