@@ -31,6 +31,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -134,14 +135,27 @@ type Query struct {
 type DB struct {
 	db   *sql.DB
 	path string
-	// wmu serialises writers: every write goes through w, one dedicated
-	// connection with its statements prepared once, so writers never meet
+	// wmu serialises writers: each is one append to the intent log (see
+	// log.go), taking the next LSN (and, for a new row, the next id).
+	// The applier copies them into SQLite through w, one dedicated
+	// connection with its statements prepared once, so writes never meet
 	// SQLite's busy lock; readers use the rest of the pool under WAL.
 	wmu    sync.Mutex
+	log    *intentLog
+	lsn    uint64 // last LSN appended
+	lastID int64  // last row id handed out
+	// open holds the rows begun and not yet finished by this process.
+	open   map[int64]struct{}
+	ap     *applier
 	w      *sql.Conn
 	ins    *sql.Stmt // insert an entry
 	fin    *sql.Stmt // finish an entry
+	setLSN *sql.Stmt // record the LSN applied
 	closed bool
+	// skipped counts logged writes SQLite refused on apply (see applyOps);
+	// recovered is how many writes Open found logged and not applied.
+	skipped   atomic.Int64
+	recovered int
 	// writes counts commits since the last checkpoint request; ckpt wakes
 	// the checkpointer, which stops (closing ckptDone) when ckpt closes.
 	writes   int
@@ -174,7 +188,7 @@ func openAt(path string, version int, mark bool) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("journal: creating %s: %w", filepath.Dir(path), err)
 	}
-	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_txlock=immediate",
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(MEMORY)&_txlock=immediate",
 		path, BusyTimeout.Milliseconds())
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -195,23 +209,67 @@ func openAt(path string, version int, mark bool) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("journal: %s: %w", path, err)
 	}
-	d := &DB{db: db, path: path, reads: map[string]*sql.Stmt{}}
-	if mark {
-		if _, err := db.Exec(`UPDATE entries SET interrupted = 1 WHERE finished = 0 AND interrupted = 0`); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("journal: marking unfinished rows: %w", err)
-		}
-	}
+	d := &DB{db: db, path: path, reads: map[string]*sql.Stmt{}, open: map[int64]struct{}{}, ap: newApplier()}
 	if version < 2 {
+		if mark {
+			if _, err := db.Exec(`UPDATE entries SET interrupted = 1 WHERE finished = 0 AND interrupted = 0`); err != nil {
+				db.Close()
+				return nil, fmt.Errorf("journal: marking unfinished rows: %w", err)
+			}
+		}
 		return d, nil // a test's old-schema database: raw access only
 	}
-	if err := d.prepare(); err != nil {
+	fail := func(err error) (*DB, error) {
+		if d.log != nil {
+			d.log.close()
+		}
+		if d.w != nil {
+			d.w.Close()
+		}
 		db.Close()
 		return nil, fmt.Errorf("journal: %s: %w", path, err)
 	}
+	if d.log, err = openLog(path + "-log"); err != nil {
+		return fail(err)
+	}
+	if err := d.prepare(); err != nil {
+		return fail(err)
+	}
+	// Writes that returned before a crash and were not yet applied are in
+	// the log: apply them first, then mark what they left unfinished.
+	if err := d.recoverLog(); err != nil {
+		return fail(err)
+	}
+	if mark {
+		if _, err := db.Exec(`UPDATE entries SET interrupted = 1 WHERE finished = 0 AND interrupted = 0`); err != nil {
+			return fail(fmt.Errorf("marking unfinished rows: %w", err))
+		}
+	}
+	if err := d.loadState(); err != nil {
+		return fail(err)
+	}
 	d.ckpt, d.ckptDone = make(chan struct{}, 1), make(chan struct{})
 	go d.checkpointer()
+	go d.runApplier()
 	return d, nil
+}
+
+// loadState reads what writers number from: the last row id, the event
+// channels' last seqs, the effect bits.
+func (d *DB) loadState() error {
+	var err error
+	if d.bits, err = loadBits(d.db); err != nil {
+		return err
+	}
+	var maxID, seqID sql.NullInt64
+	if err := d.db.QueryRow(`SELECT max(id) FROM entries`).Scan(&maxID); err != nil {
+		return fmt.Errorf("reading the last id: %w", err)
+	}
+	if err := d.db.QueryRow(`SELECT seq FROM sqlite_sequence WHERE name = 'entries'`).Scan(&seqID); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("reading the last id: %w", err)
+	}
+	d.lastID = max(maxID.Int64, seqID.Int64)
+	return d.seqs.load(d.db)
 }
 
 // checkpointer copies the WAL back into the database every
@@ -225,10 +283,10 @@ func (d *DB) checkpointer() {
 	}
 }
 
-// wrote counts a commit and wakes the checkpointer when it is due. Call
-// with wmu held.
-func (d *DB) wrote() {
-	if d.writes++; d.writes >= CheckpointEvery {
+// wrote counts n rows written and wakes the checkpointer when it is due.
+// Call with the applier's amu held.
+func (d *DB) wrote(n int) {
+	if d.writes += n; d.writes >= CheckpointEvery {
 		d.writes = 0
 		select {
 		case d.ckpt <- struct{}{}:
@@ -240,18 +298,15 @@ func (d *DB) wrote() {
 func (d *DB) prepare() error {
 	ctx := context.Background()
 	var err error
-	if d.bits, err = loadBits(d.db); err != nil {
-		return err
-	}
 	if d.w, err = d.db.Conn(ctx); err != nil {
 		return err
 	}
-	if d.ins, err = d.w.PrepareContext(ctx, `INSERT INTO entries(kind, parent, session, principal, start_ns, cwd, src, head,
+	if d.ins, err = d.w.PrepareContext(ctx, `INSERT INTO entries(id, kind, parent, session, principal, start_ns, cwd, src, head,
 		ast, effects, effect_mask, verdict, ok, status, opaque, outputs_json, finished, finish_ns, ref_n, code, seq, tseq)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
 		return err
 	}
-	if err = d.seqs.load(d.db); err != nil {
+	if d.setLSN, err = d.w.PrepareContext(ctx, `UPDATE journal_log SET applied_lsn = ? WHERE id = 1`); err != nil {
 		return err
 	}
 	// One statement finishes a row: outputs and effects are replaced only
@@ -275,6 +330,13 @@ func (d *DB) Close() error {
 		return nil
 	}
 	d.closed = true
+	var applyErr error
+	if d.log != nil {
+		close(d.ap.stop)
+		<-d.ap.done
+		applyErr = d.applyPending() // what is left stays in the log if this fails
+		d.log.close()
+	}
 	if d.ckpt != nil {
 		close(d.ckpt)
 		<-d.ckptDone
@@ -288,9 +350,10 @@ func (d *DB) Close() error {
 	if d.w != nil {
 		d.ins.Close()
 		d.fin.Close()
+		d.setLSN.Close()
 		d.w.Close()
 	}
-	return d.db.Close()
+	return errors.Join(applyErr, d.db.Close())
 }
 
 // Head returns the first word of src: leading space skipped, then up to the
@@ -477,45 +540,65 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	op := &logOp{Kind: kind, Parent: e.Parent, Session: e.Session, Principal: e.Principal, StartNS: start,
+		Cwd: e.Cwd, Src: e.Src, Head: Head(e.Src), AST: e.AST, Effects: e.Effects, Verdict: e.Verdict, OK: e.OK,
+		Status: e.Status, Opaque: e.Opaque, Outputs: outs, Finished: finished}
+	if finished {
+		op.RefN, op.Code = e.RefN, e.Code
+		if op.FinishNS = e.FinishNS; op.FinishNS == 0 {
+			op.FinishNS = time.Now().UnixNano()
+		}
+	}
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if d.closed {
 		return 0, ErrClosed
 	}
-	mask, err := d.maskFor(kinds)
-	if err != nil {
+	if e.Parent != 0 {
+		if _, open := d.open[e.Parent]; !open {
+			if _, err := d.rowState(e.Parent); errors.Is(err, errNoRow) || e.Parent > d.lastID {
+				return 0, fmt.Errorf("%w: parent %d does not exist", ErrBadEntry, e.Parent)
+			} else if err != nil {
+				return 0, fmt.Errorf("journal: begin: %w", err)
+			}
+		}
+	}
+	if op.Mask, err = d.maskFor(kinds); err != nil {
 		return 0, err
 	}
-	var fin int64
-	var seq, tseq uint64
 	if finished {
-		if fin = e.FinishNS; fin == 0 {
-			fin = time.Now().UnixNano()
-		}
-		if seq, tseq, err = d.seqs.next(d.db, kind, e); err != nil {
+		if op.Seq, op.TSeq, err = d.seqs.next(d, kind, e); err != nil {
 			return 0, err
 		}
 	}
-	res, err := d.ins.Exec(kind, nullID(e.Parent), e.Session, e.Principal, start, e.Cwd, e.Src, Head(e.Src),
-		nullJSON(e.AST), nullJSON(e.Effects), mask, e.Verdict, b2i(e.OK), nullInt(e.Status), b2i(e.Opaque), string(outs),
-		b2i(finished), fin, nullID(e.RefN), e.Code, nullSeq(seq), nullSeq(tseq))
-	if err != nil {
-		if e.Parent != 0 && strings.Contains(err.Error(), "FOREIGN KEY") {
-			return 0, fmt.Errorf("%w: parent %d does not exist", ErrBadEntry, e.Parent)
-		}
+	op.ID = d.lastID + 1
+	if err := d.appendLocked(op); err != nil {
 		return 0, fmt.Errorf("journal: begin: %w", err)
 	}
-	d.wrote()
-	id, err := res.LastInsertId()
-	if err != nil {
-		return 0, fmt.Errorf("journal: begin: %w", err)
-	}
+	d.lastID = op.ID
 	if finished {
-		d.seqs.commit(kind, e, seq, tseq)
-		e.ID, e.Seq, e.TSeq = id, seq, tseq
-		d.finished(e, kind, start, fin)
+		d.seqs.commit(kind, e, op.Seq, op.TSeq)
+		e.ID, e.Seq, e.TSeq = op.ID, op.Seq, op.TSeq
+		d.finished(e, kind, start, op.FinishNS)
+	} else {
+		d.open[op.ID] = struct{}{}
 	}
-	return id, nil
+	return op.ID, nil
+}
+
+// appendLocked logs op as the next LSN and queues it for the applier.
+// Call with wmu held.
+func (d *DB) appendLocked(op *logOp) error {
+	if err := d.ap.waitRoom(op.size()); err != nil {
+		return err
+	}
+	op.LSN = d.lsn + 1
+	if err := d.log.append(op, d.ap.applied.Load()); err != nil {
+		return err
+	}
+	d.lsn = op.LSN
+	d.ap.enqueue(op)
+	return nil
 }
 
 // finished tells onFinish of the row e describes, now committed finished
@@ -553,6 +636,8 @@ func (d *DB) maskFor(kinds []string) (int64, error) {
 	}
 	d.kmu.Lock()
 	defer d.kmu.Unlock()
+	d.ap.amu.Lock()
+	defer d.ap.amu.Unlock()
 	return d.bits.maskFor(writer{d.w}, kinds)
 }
 
@@ -615,44 +700,53 @@ func (d *DB) Finish(id int64, e *Entry) error {
 	if fin == 0 {
 		fin = time.Now().UnixNano()
 	}
+	op := &logOp{Finish: true, ID: id, FinishNS: fin, OK: e.OK, Status: e.Status, Verdict: e.Verdict, Opaque: e.Opaque,
+		SetEffects: replace, RefN: e.RefN, Code: e.Code}
+	if outs != nil {
+		op.Outputs = json.RawMessage(outs.(string))
+	}
+	if replace {
+		op.Effects = e.Effects
+	}
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if d.closed {
 		return ErrClosed
 	}
-	var mask any
+	if _, open := d.open[id]; !open {
+		// Not begun by this process, or finished: say which, from the
+		// database (a row begun by an earlier process is interrupted).
+		switch open, err := d.rowState(id); {
+		case errors.Is(err, errNoRow):
+			return fmt.Errorf("%w: %d", ErrNotFound, id)
+		case err != nil:
+			return fmt.Errorf("journal: finish %d: %w", id, err)
+		case !open:
+			return fmt.Errorf("%w: %d", ErrFinished, id)
+		}
+		return fmt.Errorf("%w: %d was begun by another process", ErrFinished, id)
+	}
 	if replace {
 		m, err := d.maskFor(kinds)
 		if err != nil {
 			return err
 		}
-		mask = m
+		op.Mask = m
 	}
 	kind := e.Kind
 	if kind == "" {
 		kind = KindExec
 	}
-	seq, tseq, err := d.seqs.next(d.db, kind, e)
-	if err != nil {
+	var err error
+	if op.Seq, op.TSeq, err = d.seqs.next(d, kind, e); err != nil {
 		return err
 	}
-	res, err := d.fin.Exec(fin, b2i(e.OK), nullInt(e.Status), e.Verdict, b2i(e.Opaque),
-		outs, b2i(replace), nullJSON(e.Effects), mask, nullID(e.RefN), e.Code, nullSeq(seq), nullSeq(tseq), id)
-	if err != nil {
+	if err := d.appendLocked(op); err != nil {
 		return fmt.Errorf("journal: finish %d: %w", id, err)
 	}
-	d.wrote()
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("journal: finish %d: %w", id, err)
-	} else if n == 0 {
-		var one int
-		if err := d.db.QueryRow(`SELECT 1 FROM entries WHERE id = ?`, id).Scan(&one); errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("%w: %d", ErrNotFound, id)
-		}
-		return fmt.Errorf("%w: %d", ErrFinished, id)
-	}
-	d.seqs.commit(kind, e, seq, tseq)
-	e.ID, e.Seq, e.TSeq = id, seq, tseq
+	delete(d.open, id)
+	d.seqs.commit(kind, e, op.Seq, op.TSeq)
+	e.ID, e.Seq, e.TSeq = id, op.Seq, op.TSeq
 	d.finished(e, kind, e.StartNS, fin)
 	return nil
 }
@@ -663,6 +757,9 @@ const entryCols = `id, kind, coalesce(parent, 0), session, principal, start_ns, 
 
 // Get returns entry id, or ErrNotFound.
 func (d *DB) Get(id int64) (Entry, error) {
+	if err := d.sync(); err != nil {
+		return Entry{}, fmt.Errorf("journal: get %d: %w", id, err)
+	}
 	rows, err := d.db.Query(`SELECT `+entryCols+` FROM entries WHERE id = ?`, id)
 	if err != nil {
 		return Entry{}, fmt.Errorf("journal: get %d: %w", id, err)
@@ -682,6 +779,9 @@ func (d *DB) Get(id int64) (Entry, error) {
 // with a cursor, once its entries' source, AST and effects reach
 // MaxPageBytes, so no page holds more than about that plus one entry.
 func (d *DB) Query(q Query) ([]Entry, string, error) {
+	if err := d.sync(); err != nil {
+		return nil, "", fmt.Errorf("journal: query: %w", err)
+	}
 	if q.Principals != nil && len(q.Principals) == 0 {
 		if q.Limit < 0 {
 			return nil, "", fmt.Errorf("%w: negative limit %d", ErrBadQuery, q.Limit)
@@ -888,6 +988,9 @@ func (d *DB) scanPage(rows *sql.Rows, budget int) (_ []Entry, full bool, _ error
 // principal non-empty, only that principal's rows count. The kernel serves
 // blob.get only for blobs a row the caller may read references.
 func (d *DB) References(h, principal string) (bool, error) {
+	if err := d.sync(); err != nil {
+		return false, fmt.Errorf("journal: references %s: %w", h, err)
+	}
 	var one int
 	var err error
 	if principal == "" {

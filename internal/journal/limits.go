@@ -45,6 +45,20 @@ const (
 	// WAL into the database (about four pages a commit: SQLite's default
 	// of 1000 pages, moved off the commit path).
 	CheckpointEvery = 250
+	// ApplyDelay is how long the applier lets a batch of logged writes
+	// gather before copying it into SQLite (reads apply at once).
+	ApplyDelay = 5 * time.Millisecond
+	// ApplyBatch is how many logged writes make a batch the applier
+	// copies at once, without waiting out ApplyDelay.
+	ApplyBatch = 256
+	// MaxPendingBytes bounds the logged writes held in memory waiting for
+	// the applier; past it writers wait for a batch to go through (and
+	// fail while batches fail), so memory stays bounded however far
+	// SQLite falls behind.
+	MaxPendingBytes = 32 << 20
+	// logSegmentBytes is the size past which the intent log moves to its
+	// other segment (once everything in that one is applied).
+	logSegmentBytes = 4 << 20
 	// BusyTimeout is how long a statement waits for SQLite's lock.
 	BusyTimeout = 5 * time.Second
 	// maxOpenConns bounds the connection pool (WAL: one writer, the rest

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -29,6 +30,9 @@ type SeqQuery struct {
 
 // BySeq returns the rows q selects, oldest (lowest seq) first.
 func (d *DB) BySeq(q SeqQuery) ([]Entry, error) {
+	if err := d.sync(); err != nil {
+		return nil, err
+	}
 	if q.Limit < 0 {
 		return nil, fmt.Errorf("%w: negative limit %d", ErrBadQuery, q.Limit)
 	}
@@ -104,6 +108,9 @@ func (d *DB) LastTSeq(principal, session string) (uint64, error) {
 	if t, ok := d.seqs.tlast[streamKey{principal, session}]; ok {
 		return t, nil
 	}
+	if err := d.sync(); err != nil {
+		return 0, err
+	}
 	var last sql.NullInt64
 	if err := d.db.QueryRow(`SELECT max(tseq) FROM entries WHERE principal = ? AND session = ? AND tseq IS NOT NULL`,
 		principal, session).Scan(&last); err != nil {
@@ -115,6 +122,9 @@ func (d *DB) LastTSeq(principal, session string) (uint64, error) {
 // ByRef returns the newest row of principal and session whose value or
 // error was stored as out:n, or ErrNotFound.
 func (d *DB) ByRef(principal, session string, n int64) (Entry, error) {
+	if err := d.sync(); err != nil {
+		return Entry{}, err
+	}
 	rows, err := d.db.Query(`SELECT `+entryCols+` FROM entries WHERE principal = ? AND session = ? AND ref_n = ?
 		ORDER BY id DESC LIMIT 1`, principal, session, n)
 	if err != nil {
@@ -134,6 +144,9 @@ func (d *DB) ByRef(principal, session string, n int64) (Entry, error) {
 // recorded (0: none): a session that outlives a restart numbers its
 // values above it, so a ref names one value across restarts.
 func (d *DB) MaxRef(principal, session string) (int64, error) {
+	if err := d.sync(); err != nil {
+		return 0, err
+	}
 	var n sql.NullInt64
 	err := d.db.QueryRow(`SELECT max(ref_n) FROM entries WHERE principal = ? AND session = ? AND ref_n IS NOT NULL`,
 		principal, session).Scan(&n)
@@ -143,20 +156,21 @@ func (d *DB) MaxRef(principal, session string) (int64, error) {
 	return n.Int64, nil
 }
 
-// Stats reports the number of rows and the database's size in bytes (the
-// database file and its WAL).
+// Stats reports the number of rows and the journal's size on disk in
+// bytes: the database file, its WAL and the intent log's segments.
 func (d *DB) Stats() (rows int64, bytes int64, err error) {
+	if err := d.sync(); err != nil {
+		return 0, 0, err
+	}
 	if err := d.db.QueryRow(`SELECT count(*) FROM entries`).Scan(&rows); err != nil {
 		return 0, 0, fmt.Errorf("journal: stats: %w", err)
 	}
-	var pages, size int64
-	if err := d.db.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
-		return 0, 0, fmt.Errorf("journal: stats: %w", err)
+	for _, p := range []string{d.path, d.path + "-wal", d.path + "-log.0", d.path + "-log.1"} {
+		if fi, err := os.Stat(p); err == nil {
+			bytes += fi.Size()
+		}
 	}
-	if err := d.db.QueryRow(`PRAGMA page_size`).Scan(&size); err != nil {
-		return 0, 0, fmt.Errorf("journal: stats: %w", err)
-	}
-	return rows, pages * size, nil
+	return rows, bytes, nil
 }
 
 // Prune deletes the rows with id below before (statement rows with their
@@ -164,9 +178,15 @@ func (d *DB) Stats() (rows int64, bytes int64, err error) {
 // unreferenced, for the next cas.Store.Sweep. Finished rows only: a row
 // still running is kept.
 func (d *DB) Prune(before int64) (int64, error) {
+	if err := d.sync(); err != nil {
+		return 0, fmt.Errorf("journal: prune: %w", err)
+	}
+	d.ap.amu.Lock()
+	defer d.ap.amu.Unlock()
 	d.wmu.Lock()
-	defer d.wmu.Unlock()
-	if d.closed {
+	closed := d.closed
+	d.wmu.Unlock()
+	if closed {
 		return 0, ErrClosed
 	}
 	w := writer{d.w}
@@ -182,7 +202,7 @@ func (d *DB) Prune(before int64) (int64, error) {
 		_, _ = w.Exec(`ROLLBACK`)
 		return 0, fmt.Errorf("journal: prune: %w", err)
 	}
-	d.wrote()
+	d.wrote(int(n))
 	return n, nil
 }
 

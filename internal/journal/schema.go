@@ -147,6 +147,16 @@ var migrations = []migration{
 			`CREATE INDEX entries_ref ON entries(principal, session, ref_n) WHERE ref_n IS NOT NULL`,
 		)
 	},
+	// v4: the intent log's applied position (see log.go).
+	func(tx *sql.Tx) error {
+		return execAll(tx,
+			`CREATE TABLE journal_log (
+				id          INTEGER PRIMARY KEY CHECK (id = 1),
+				applied_lsn INTEGER NOT NULL
+			)`,
+			`INSERT INTO journal_log(id, applied_lsn) VALUES (1, 0)`,
+		)
+	},
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -35,7 +35,9 @@ func (s *seqState) load(db *sql.DB) error {
 
 // next returns the seq (and tseq, with e.Transcript) the row finishing now
 // would take: 0 for a statement row, which the channels do not carry.
-func (s *seqState) next(db *sql.DB, kind string, e *Entry) (seq, tseq uint64, err error) {
+// A stream not cached is read from the database, after applying every
+// write (call with d.wmu held).
+func (s *seqState) next(d *DB, kind string, e *Entry) (seq, tseq uint64, err error) {
 	if kind != KindExec {
 		return 0, 0, nil
 	}
@@ -43,8 +45,11 @@ func (s *seqState) next(db *sql.DB, kind string, e *Entry) (seq, tseq uint64, er
 		k := streamKey{e.Principal, e.Session}
 		t, ok := s.tlast[k]
 		if !ok {
+			if err := d.sync(); err != nil {
+				return 0, 0, err
+			}
 			var last sql.NullInt64
-			if err := db.QueryRow(`SELECT max(tseq) FROM entries WHERE principal = ? AND session = ? AND tseq IS NOT NULL`,
+			if err := d.db.QueryRow(`SELECT max(tseq) FROM entries WHERE principal = ? AND session = ? AND tseq IS NOT NULL`,
 				e.Principal, e.Session).Scan(&last); err != nil {
 				return 0, 0, fmt.Errorf("journal: reading the last transcript seq: %w", err)
 			}

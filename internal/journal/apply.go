@@ -1,0 +1,332 @@
+package journal
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// applier copies logged writes into SQLite (see log.go): in the
+// background, a batch at a time, ApplyDelay after the first write of a
+// batch (or at once when ApplyBatch writes wait), and on demand before
+// every read, so a read always sees every write that returned before it.
+type applier struct {
+	// mu guards pending and pendingBytes; room is signalled when the
+	// applier takes a batch.
+	mu           sync.Mutex
+	room         *sync.Cond
+	pending      []*logOp
+	pendingBytes int64
+
+	// amu serialises batches (and every other use of the write
+	// connection, such as allocating an effect bit, and Prune).
+	amu sync.Mutex
+
+	appended atomic.Uint64 // highest LSN appended to the log
+	applied  atomic.Uint64 // highest LSN committed to SQLite
+
+	// err is the last batch's failure (nil after a batch succeeds).
+	errMu sync.Mutex
+	err   error
+
+	kick chan struct{} // a batch has started waiting
+	now  chan struct{} // a batch is full
+	stop chan struct{}
+	done chan struct{}
+}
+
+func newApplier() *applier {
+	a := &applier{
+		kick: make(chan struct{}, 1),
+		now:  make(chan struct{}, 1),
+		stop: make(chan struct{}),
+		done: make(chan struct{}),
+	}
+	a.room = sync.NewCond(&a.mu)
+	return a
+}
+
+// waitRoom waits while the pending writes and n more bytes would pass
+// MaxPendingBytes: the applier has fallen behind, and writers slow to its
+// pace rather than grow memory. It fails, rather than wait, while batches
+// are failing (the database cannot take writes): the write is refused
+// before it is logged. Call with the DB's wmu held.
+func (a *applier) waitRoom(n int64) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for a.pendingBytes > 0 && a.pendingBytes+n > MaxPendingBytes {
+		if err := a.lastErr(); err != nil {
+			return fmt.Errorf("journal: writes are not being applied: %w", err)
+		}
+		select {
+		case a.now <- struct{}{}:
+		default:
+		}
+		a.room.Wait()
+	}
+	return nil
+}
+
+// enqueue adds op (appended to the log as LSN op.LSN) to the pending
+// batch. Call with the DB's wmu held, after waitRoom, so LSNs enter in
+// order.
+func (a *applier) enqueue(op *logOp) {
+	a.mu.Lock()
+	a.pending = append(a.pending, op)
+	a.pendingBytes += op.size()
+	count := len(a.pending)
+	a.mu.Unlock()
+	a.appended.Store(op.LSN)
+	if count == 1 {
+		select {
+		case a.kick <- struct{}{}:
+		default:
+		}
+	}
+	if count >= ApplyBatch {
+		select {
+		case a.now <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// take removes and returns the pending batch.
+func (a *applier) take() []*logOp {
+	a.mu.Lock()
+	ops := a.pending
+	a.pending, a.pendingBytes = nil, 0
+	a.room.Broadcast()
+	a.mu.Unlock()
+	return ops
+}
+
+// putBack returns a failed batch to the front of the queue.
+func (a *applier) putBack(ops []*logOp) {
+	a.mu.Lock()
+	var n int64
+	for _, op := range ops {
+		n += op.size()
+	}
+	a.pending = append(ops, a.pending...)
+	a.pendingBytes += n
+	a.mu.Unlock()
+}
+
+func (a *applier) setErr(err error) {
+	a.errMu.Lock()
+	a.err = err
+	a.errMu.Unlock()
+}
+
+func (a *applier) lastErr() error {
+	a.errMu.Lock()
+	defer a.errMu.Unlock()
+	return a.err
+}
+
+// run is the background applier: it waits for a batch to start, lets it
+// fill for ApplyDelay (or until it is full), and applies it.
+func (d *DB) runApplier() {
+	a := d.ap
+	defer close(a.done)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	retry := ApplyDelay
+	for {
+		select {
+		case <-a.stop:
+			return
+		case <-a.kick:
+		case <-a.now:
+		}
+		timer.Reset(ApplyDelay)
+		select {
+		case <-a.stop:
+			timer.Stop()
+			return
+		case <-timer.C:
+		case <-a.now:
+			timer.Stop()
+		}
+		if err := d.applyPending(); err != nil {
+			// Keep the writes (they are in the log too) and try again,
+			// backing off, until a batch goes through.
+			select {
+			case <-a.stop:
+				return
+			case <-time.After(retry):
+			}
+			retry = min(retry*2, time.Second)
+			select {
+			case a.kick <- struct{}{}:
+			default:
+			}
+			continue
+		}
+		retry = ApplyDelay
+	}
+}
+
+// sync applies every write appended so far, if the applier has not yet:
+// reads call it first, so they see every write that returned before them.
+func (d *DB) sync() error {
+	a := d.ap
+	target := a.appended.Load()
+	if a.applied.Load() >= target {
+		return nil
+	}
+	if err := d.applyPending(); err != nil {
+		return err
+	}
+	if a.applied.Load() < target {
+		if err := a.lastErr(); err != nil {
+			return err
+		}
+		return fmt.Errorf("journal: writes up to %d not applied", target)
+	}
+	return nil
+}
+
+// applyPending applies the pending batch in one transaction.
+func (d *DB) applyPending() error {
+	a := d.ap
+	a.amu.Lock()
+	defer a.amu.Unlock()
+	ops := a.take()
+	if len(ops) == 0 {
+		return nil
+	}
+	if err := d.applyOps(ops); err != nil {
+		a.putBack(ops)
+		a.setErr(err)
+		a.mu.Lock()
+		a.room.Broadcast()
+		a.mu.Unlock()
+		return err
+	}
+	a.setErr(nil)
+	return nil
+}
+
+// applyOps writes ops to SQLite in one transaction, with the LSN reached.
+// Call with amu held. A write SQL refuses as a constraint violation (it
+// cannot happen: writes are checked before they are logged) is skipped and
+// counted in Skipped, rather than blocking every write after it; any other
+// failure rolls the batch back.
+func (d *DB) applyOps(ops []*logOp) error {
+	ctx := context.Background()
+	if _, err := d.w.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		return fmt.Errorf("journal: applying writes: %w", err)
+	}
+	fail := func(err error) error {
+		_, _ = d.w.ExecContext(ctx, `ROLLBACK`)
+		return fmt.Errorf("journal: applying writes: %w", err)
+	}
+	for _, op := range ops {
+		if err := d.applyOp(op); err != nil {
+			if !isConstraint(err) {
+				return fail(err)
+			}
+			d.skipped.Add(1)
+		}
+	}
+	last := ops[len(ops)-1].LSN
+	if _, err := d.setLSN.Exec(int64(last)); err != nil {
+		return fail(err)
+	}
+	if _, err := d.w.ExecContext(ctx, `COMMIT`); err != nil {
+		return fail(err)
+	}
+	d.ap.applied.Store(last)
+	d.wrote(len(ops))
+	return nil
+}
+
+func isConstraint(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "constraint")
+}
+
+// applyOp runs op's statement on the write connection.
+func (d *DB) applyOp(op *logOp) error {
+	if op.Finish {
+		var outs any
+		if op.Outputs != nil {
+			outs = string(op.Outputs)
+		}
+		var mask any
+		if op.SetEffects {
+			mask = op.Mask
+		}
+		_, err := d.fin.Exec(op.FinishNS, b2i(op.OK), nullInt(op.Status), op.Verdict, b2i(op.Opaque),
+			outs, b2i(op.SetEffects), nullJSON(op.Effects), mask, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq), op.ID)
+		return err
+	}
+	outs := op.Outputs
+	if outs == nil {
+		outs = []byte("[]")
+	}
+	_, err := d.ins.Exec(op.ID, op.Kind, nullID(op.Parent), op.Session, op.Principal, op.StartNS, op.Cwd, op.Src, op.Head,
+		nullJSON(op.AST), nullJSON(op.Effects), op.Mask, op.Verdict, b2i(op.OK), nullInt(op.Status), b2i(op.Opaque), string(outs),
+		b2i(op.Finished), op.FinishNS, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq))
+	return err
+}
+
+// recover applies what the log holds beyond the database's LSN (writes
+// that returned before a crash, not yet applied), then empties the log.
+func (d *DB) recoverLog() error {
+	var applied int64
+	if err := d.db.QueryRow(`SELECT applied_lsn FROM journal_log WHERE id = 1`).Scan(&applied); err != nil {
+		return fmt.Errorf("journal: reading the applied log position: %w", err)
+	}
+	ops, err := d.log.replay(uint64(applied))
+	if err != nil {
+		return err
+	}
+	last := uint64(applied)
+	recovered := len(ops)
+	for len(ops) > 0 {
+		n := min(len(ops), ApplyBatch*4)
+		d.ap.amu.Lock()
+		err := d.applyOps(ops[:n])
+		d.ap.amu.Unlock()
+		if err != nil {
+			return err
+		}
+		last = ops[n-1].LSN
+		ops = ops[n:]
+	}
+	if err := d.log.reset(); err != nil {
+		return err
+	}
+	d.recovered = recovered
+	d.ap.applied.Store(last)
+	d.ap.appended.Store(last)
+	d.lsn = last
+	return nil
+}
+
+// errNoRow tells Finish's slow path the row does not exist.
+var errNoRow = errors.New("journal: no row")
+
+// rowState reports, after applying every write, whether row id exists and
+// whether it is open (neither finished nor interrupted).
+func (d *DB) rowState(id int64) (open bool, err error) {
+	if err := d.sync(); err != nil {
+		return false, err
+	}
+	var fin, intr int
+	err = d.db.QueryRow(`SELECT finished, interrupted FROM entries WHERE id = ?`, id).Scan(&fin, &intr)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, errNoRow
+	}
+	if err != nil {
+		return false, err
+	}
+	return fin == 0 && intr == 0, nil
+}

@@ -1,0 +1,232 @@
+package journal
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"slices"
+)
+
+// The intent log. A write (Begin, Record, Finish) is committed by one
+// append to the log: the row as it will be written, framed and
+// checksummed, in one write(2). The applier copies logged writes into
+// SQLite in batches, one transaction each, recording in that same
+// transaction the log sequence number (LSN) it reached; Open replays
+// whatever the log holds beyond it. So a write that returned survives a
+// kill -9 of the process as a SQLite commit in WAL mode with
+// synchronous=NORMAL does (both are in the kernel's page cache when the
+// call returns; neither survives a power loss for certain), while the
+// caller pays for one small append instead of a commit that rewrites a
+// dozen b-tree pages.
+//
+// The log is two segment files, <db>-log.0 and <db>-log.1. Appends go to
+// the current one; once it passes logSegmentBytes, and every write in the
+// other is applied, the other is truncated and becomes current. So a
+// segment holds at most logSegmentBytes plus one write beyond what is not
+// yet applied, and Open reads at most two segments.
+//
+// A frame is: length (uint32, little endian) of the payload, CRC-32C of
+// the payload (uint32), payload (the JSON of one logOp). Replay stops at
+// the first frame of a segment that is short or fails its checksum: a
+// write torn by a crash of the machine, never one that returned whole.
+
+// logOp is one logged write: the insert of a row (Begin, Record) or the
+// finish of one (Finish), with every column it sets, resolved (id, head,
+// effect mask) so that applying it needs nothing but SQL.
+type logOp struct {
+	LSN    uint64 `json:"lsn"`
+	Finish bool   `json:"finish,omitempty"`
+	ID     int64  `json:"id"`
+
+	// Insert only.
+	Kind      string          `json:"kind,omitempty"`
+	Parent    int64           `json:"parent,omitempty"`
+	Session   string          `json:"session,omitempty"`
+	Principal string          `json:"principal,omitempty"`
+	StartNS   int64           `json:"start_ns,omitempty"`
+	Cwd       string          `json:"cwd,omitempty"`
+	Src       string          `json:"src,omitempty"`
+	Head      string          `json:"head,omitempty"`
+	AST       json.RawMessage `json:"ast,omitempty"`
+	Finished  bool            `json:"finished,omitempty"`
+
+	// Both.
+	Effects json.RawMessage `json:"effects,omitempty"`
+	// SetEffects (finish): Effects and Mask replace the row's.
+	SetEffects bool            `json:"set_effects,omitempty"`
+	Mask       int64           `json:"mask,omitempty"`
+	Verdict    string          `json:"verdict,omitempty"`
+	OK         bool            `json:"ok,omitempty"`
+	Status     *int            `json:"status,omitempty"`
+	Opaque     bool            `json:"opaque,omitempty"`
+	Outputs    json.RawMessage `json:"outputs,omitempty"` // outputs_json; finish: nil keeps the row's
+	FinishNS   int64           `json:"finish_ns,omitempty"`
+	RefN       int64           `json:"ref_n,omitempty"`
+	Code       string          `json:"code,omitempty"`
+	Seq        uint64          `json:"seq,omitempty"`
+	TSeq       uint64          `json:"tseq,omitempty"`
+}
+
+// size is what op holds in memory, for the pending budget.
+func (o *logOp) size() int64 {
+	return int64(256 + len(o.Session) + len(o.Principal) + len(o.Cwd) + len(o.Src) + len(o.Head) +
+		len(o.AST) + len(o.Effects) + len(o.Verdict) + len(o.Outputs) + len(o.Code))
+}
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+const frameHeader = 8
+
+// maxFrameBytes bounds one frame's payload on replay: a row is at most its
+// source, AST and effects bounds plus small fields (a longer length is a
+// torn or foreign frame).
+const maxFrameBytes = MaxSrcBytes + MaxASTBytes + MaxEffectsBytes + 1<<20
+
+// intentLog is the two log segments and which one is current.
+type intentLog struct {
+	path string // <db>-log; segments are path.0 and path.1
+	seg  [2]*os.File
+	cur  int
+	size int64 // bytes in the current segment
+	// last is the highest LSN appended to each segment since it was last
+	// truncated (0: none).
+	last [2]uint64
+	buf  []byte
+}
+
+func (l *intentLog) segPath(i int) string { return fmt.Sprintf("%s.%d", l.path, i) }
+
+// openLog opens (creating) the segments of the log at path.
+func openLog(path string) (*intentLog, error) {
+	l := &intentLog{path: path}
+	for i := range l.seg {
+		f, err := os.OpenFile(l.segPath(i), os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+		if err != nil {
+			l.close()
+			return nil, fmt.Errorf("journal: opening log %s: %w", l.segPath(i), err)
+		}
+		l.seg[i] = f
+	}
+	return l, nil
+}
+
+func (l *intentLog) close() {
+	for i, f := range l.seg {
+		if f != nil {
+			f.Close()
+			l.seg[i] = nil
+		}
+	}
+}
+
+// replay reads both segments and returns their ops with an LSN above
+// applied, in LSN order.
+func (l *intentLog) replay(applied uint64) ([]*logOp, error) {
+	var ops []*logOp
+	for i, f := range l.seg {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("journal: reading log %s: %w", l.segPath(i), err)
+		}
+		r := bufio.NewReaderSize(f, 64<<10)
+		var hdr [frameHeader]byte
+		for {
+			if _, err := io.ReadFull(r, hdr[:]); err != nil {
+				break // end, or a torn header
+			}
+			n := binary.LittleEndian.Uint32(hdr[0:4])
+			sum := binary.LittleEndian.Uint32(hdr[4:8])
+			if n > maxFrameBytes {
+				break
+			}
+			payload := make([]byte, n)
+			if _, err := io.ReadFull(r, payload); err != nil {
+				break
+			}
+			if crc32.Checksum(payload, crcTable) != sum {
+				break
+			}
+			op := new(logOp)
+			if err := json.Unmarshal(payload, op); err != nil {
+				break
+			}
+			if op.LSN > applied {
+				ops = append(ops, op)
+			}
+		}
+	}
+	slices.SortFunc(ops, func(a, b *logOp) int {
+		switch {
+		case a.LSN < b.LSN:
+			return -1
+		case a.LSN > b.LSN:
+			return 1
+		}
+		return 0
+	})
+	// Two copies of one LSN cannot happen (a segment is truncated before
+	// it is reused), but keep the first if they did.
+	ops = slices.CompactFunc(ops, func(a, b *logOp) bool { return a.LSN == b.LSN })
+	return ops, nil
+}
+
+// reset empties both segments (everything in them is applied).
+func (l *intentLog) reset() error {
+	for i, f := range l.seg {
+		if err := f.Truncate(0); err != nil {
+			return fmt.Errorf("journal: truncating log %s: %w", l.segPath(i), err)
+		}
+		l.last[i] = 0
+	}
+	l.cur, l.size = 0, 0
+	return nil
+}
+
+// append writes op to the current segment in one write, first moving to
+// the other segment when the current one is full and the other is wholly
+// applied (applied is the applier's LSN).
+func (l *intentLog) append(op *logOp, applied uint64) error {
+	if l.size >= logSegmentBytes {
+		other := 1 - l.cur
+		if l.last[other] <= applied {
+			if err := l.seg[other].Truncate(0); err != nil {
+				return fmt.Errorf("journal: truncating log %s: %w", l.segPath(other), err)
+			}
+			l.last[other] = 0
+			l.cur, l.size = other, 0
+		}
+	}
+	payload, err := json.Marshal(op)
+	if err != nil {
+		return fmt.Errorf("journal: encoding a log record: %w", err)
+	}
+	if len(payload) > maxFrameBytes {
+		return fmt.Errorf("%w: row of %d bytes", ErrBadEntry, len(payload))
+	}
+	buf := slices.Grow(l.buf[:0], frameHeader+len(payload))[:frameHeader]
+	binary.LittleEndian.PutUint32(buf[0:4], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(buf[4:8], crc32.Checksum(payload, crcTable))
+	buf = append(buf, payload...)
+	if cap(buf) <= 64<<10 {
+		l.buf = buf
+	}
+	n, err := l.seg[l.cur].Write(buf)
+	if err != nil {
+		if n > 0 {
+			// A partial frame would end replay of this segment here: put
+			// the segment back to where it was, and fail the write.
+			_ = l.seg[l.cur].Truncate(l.size)
+		}
+		return fmt.Errorf("journal: appending to log: %w", err)
+	}
+	l.size += int64(n)
+	l.last[l.cur] = op.LSN
+	return nil
+}
+
+// errLogClosed is returned by writes after Close.
+var errLogClosed = errors.New("journal: log closed")
