@@ -1,0 +1,84 @@
+package journal
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// packedRow is the SQL expression that packs every column of a row but its
+// id into one text: thirteen integers, each followed by a space, then
+// eleven texts, each as its byte length, a colon and its bytes (length -1
+// for a NULL). SQLite's concatenation keeps every byte, NULs included,
+// and octet_length counts bytes, so the packing is exact for any text.
+const packedRow = `printf('%d %d %d %d %d %d %d %d %d %d %d %d %d ',
+	coalesce(parent, 0), start_ns, finish_ns, finished, interrupted, effect_mask, ok,
+	coalesce(status, 0), status IS NULL, opaque, coalesce(ref_n, 0), coalesce(seq, 0), coalesce(tseq, 0))
+	|| octet_length(kind) || ':' || kind
+	|| octet_length(session) || ':' || session
+	|| octet_length(principal) || ':' || principal
+	|| octet_length(cwd) || ':' || cwd
+	|| octet_length(src) || ':' || src
+	|| octet_length(head) || ':' || head
+	|| coalesce(octet_length(ast), -1) || ':' || coalesce(ast, '')
+	|| coalesce(octet_length(effects), -1) || ':' || coalesce(effects, '')
+	|| octet_length(verdict) || ':' || verdict
+	|| octet_length(outputs_json) || ':' || outputs_json
+	|| octet_length(code) || ':' || code`
+
+var errPacked = errors.New("journal: malformed packed row")
+
+// unpackRow fills e from a packedRow text (all but ID), returning the
+// effect mask and the outputs JSON for the caller to decode. Texts are
+// substrings of p.
+func unpackRow(p string, e *Entry) (mask int64, outputs string, err error) {
+	var n [13]int64
+	for i := range n {
+		sp := strings.IndexByte(p, ' ')
+		if sp < 0 {
+			return 0, "", errPacked
+		}
+		if n[i], err = strconv.ParseInt(p[:sp], 10, 64); err != nil {
+			return 0, "", errPacked
+		}
+		p = p[sp+1:]
+	}
+	var t [11]string
+	var null [11]bool
+	for i := range t {
+		c := strings.IndexByte(p, ':')
+		if c < 0 {
+			return 0, "", errPacked
+		}
+		l, err := strconv.Atoi(p[:c])
+		if err != nil || l < -1 || l > len(p)-c-1 {
+			return 0, "", errPacked
+		}
+		p = p[c+1:]
+		if l == -1 {
+			null[i] = true
+			continue
+		}
+		t[i], p = p[:l], p[l:]
+	}
+	if p != "" {
+		return 0, "", errPacked
+	}
+	e.Parent, e.StartNS, e.FinishNS = n[0], n[1], n[2]
+	e.Finished, e.Interrupted, e.OK, e.Opaque = n[3] != 0, n[4] != 0, n[6] != 0, n[9] != 0
+	if n[8] == 0 {
+		st := int(n[7])
+		e.Status = &st
+	}
+	e.RefN, e.Seq, e.TSeq = n[10], uint64(n[11]), uint64(n[12])
+	e.Kind, e.Session, e.Principal, e.Cwd, e.Src, e.Head = t[0], t[1], t[2], t[3], t[4], t[5]
+	if !null[6] {
+		e.AST = json.RawMessage(t[6])
+	}
+	if !null[7] {
+		e.Effects = json.RawMessage(t[7])
+	}
+	e.Verdict, e.Code = t[8], t[10]
+	return n[5], t[9], nil
+}
