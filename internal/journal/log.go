@@ -31,7 +31,7 @@ import (
 // yet applied, and Open reads at most two segments.
 //
 // A frame is: length (uint32, little endian) of the payload, CRC-32C of
-// the payload (uint32), payload (the JSON of one logOp). Replay stops at
+// the payload (uint32), payload (one logOp, encoded by appendOp). Replay stops at
 // the first frame of a segment that is short or fails its checksum: a
 // write torn by a crash of the machine, never one that returned whole.
 
@@ -39,37 +39,37 @@ import (
 // finish of one (Finish), with every column it sets, resolved (id, head,
 // effect mask) so that applying it needs nothing but SQL.
 type logOp struct {
-	LSN    uint64 `json:"lsn"`
-	Finish bool   `json:"finish,omitempty"`
-	ID     int64  `json:"id"`
+	LSN    uint64
+	Finish bool
+	ID     int64
 
 	// Insert only.
-	Kind      string          `json:"kind,omitempty"`
-	Parent    int64           `json:"parent,omitempty"`
-	Session   string          `json:"session,omitempty"`
-	Principal string          `json:"principal,omitempty"`
-	StartNS   int64           `json:"start_ns,omitempty"`
-	Cwd       string          `json:"cwd,omitempty"`
-	Src       string          `json:"src,omitempty"`
-	Head      string          `json:"head,omitempty"`
-	AST       json.RawMessage `json:"ast,omitempty"`
-	Finished  bool            `json:"finished,omitempty"`
+	Kind      string
+	Parent    int64
+	Session   string
+	Principal string
+	StartNS   int64
+	Cwd       string
+	Src       string
+	Head      string
+	AST       json.RawMessage
+	Finished  bool
 
 	// Both.
-	Effects json.RawMessage `json:"effects,omitempty"`
+	Effects json.RawMessage
 	// SetEffects (finish): Effects and Mask replace the row's.
-	SetEffects bool            `json:"set_effects,omitempty"`
-	Mask       int64           `json:"mask,omitempty"`
-	Verdict    string          `json:"verdict,omitempty"`
-	OK         bool            `json:"ok,omitempty"`
-	Status     *int            `json:"status,omitempty"`
-	Opaque     bool            `json:"opaque,omitempty"`
-	Outputs    json.RawMessage `json:"outputs,omitempty"` // outputs_json; finish: nil keeps the row's
-	FinishNS   int64           `json:"finish_ns,omitempty"`
-	RefN       int64           `json:"ref_n,omitempty"`
-	Code       string          `json:"code,omitempty"`
-	Seq        uint64          `json:"seq,omitempty"`
-	TSeq       uint64          `json:"tseq,omitempty"`
+	SetEffects bool
+	Mask       int64
+	Verdict    string
+	OK         bool
+	Status     *int
+	Opaque     bool
+	Outputs    json.RawMessage // outputs_json; finish: nil keeps the row's
+	FinishNS   int64
+	RefN       int64
+	Code       string
+	Seq        uint64
+	TSeq       uint64
 }
 
 // size is what op holds in memory, for the pending budget.
@@ -150,8 +150,8 @@ func (l *intentLog) replay(applied uint64) ([]*logOp, error) {
 			if crc32.Checksum(payload, crcTable) != sum {
 				break
 			}
-			op := new(logOp)
-			if err := json.Unmarshal(payload, op); err != nil {
+			op, err := decodeOp(payload)
+			if err != nil {
 				break
 			}
 			if op.LSN > applied {
@@ -200,17 +200,13 @@ func (l *intentLog) append(op *logOp, applied uint64) error {
 			l.cur, l.size = other, 0
 		}
 	}
-	payload, err := json.Marshal(op)
-	if err != nil {
-		return fmt.Errorf("journal: encoding a log record: %w", err)
-	}
+	buf := appendOp(append(l.buf[:0], make([]byte, frameHeader)...), op)
+	payload := buf[frameHeader:]
 	if len(payload) > maxFrameBytes {
 		return fmt.Errorf("%w: row of %d bytes", ErrBadEntry, len(payload))
 	}
-	buf := slices.Grow(l.buf[:0], frameHeader+len(payload))[:frameHeader]
 	binary.LittleEndian.PutUint32(buf[0:4], uint32(len(payload)))
 	binary.LittleEndian.PutUint32(buf[4:8], crc32.Checksum(payload, crcTable))
-	buf = append(buf, payload...)
 	if cap(buf) <= 64<<10 {
 		l.buf = buf
 	}
