@@ -144,15 +144,14 @@ func (s *Server) lastDurableSeq(a *attachment, channel string) uint64 {
 // rowBackfill answers the bus's backfill queries for channel from the
 // rows base selects, ReplayPageRows at a time. A forward query (a
 // subscription catching up) stops at ReplayBatchBytes of payload, a tail
-// query (events.read) at the channel's byte budget, keeping the newest,
-// as the ring itself would.
+// query (events.read) at ReplayReadBytes, keeping the newest.
 func (s *Server) rowBackfill(channel string, base journal.SeqQuery) events.Backfill {
 	j := s.journal
 	transcript := base.Transcript
 	return func(q events.BackfillQuery) ([]events.Event, bool, error) {
 		budget := int64(ReplayBatchBytes)
 		if q.Tail {
-			budget = s.limits.EventChannelMemory
+			budget = ReplayReadBytes
 		}
 		var pages [][]events.Event
 		var size int64

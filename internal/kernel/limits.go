@@ -146,4 +146,9 @@ const (
 	// from the database, waiting for its connection to take them (at
 	// most events.ReplayBatch events).
 	ReplayBatchBytes = 256 << 10
+
+	// ReplayReadBytes bounds the event payloads one events.read rebuilds
+	// from the database (the newest kept), beside the ring's part, so the
+	// answer stays well inside a frame.
+	ReplayReadBytes = 4 << 20
 )
