@@ -160,14 +160,14 @@ func (b *Bus) Publish(scope Scope, channel string, payload json.RawMessage) (Eve
 	if channel == ChannelApproval {
 		aud = &Audience{Scopes: []Scope{scope}}
 	}
-	return b.publish(scope, channel, payload, aud, true)
+	return b.publish(scope, channel, payload, aud, true, 0, 0)
 }
 
 // PublishTo publishes on a global channel for aud only; origin is passed
 // to observers. On a scoped channel the audience is meaningless (the
 // stream is private to origin) and PublishTo is Publish.
 func (b *Bus) PublishTo(origin Scope, channel string, aud Audience, payload json.RawMessage) (Event, error) {
-	return b.publish(origin, channel, payload, &aud, true)
+	return b.publish(origin, channel, payload, &aud, true, 0, 0)
 }
 
 // Inject is Publish without calling the OnPublish observers, for events
@@ -177,10 +177,13 @@ func (b *Bus) Inject(scope Scope, channel string, payload json.RawMessage) (Even
 	if channel == ChannelApproval {
 		aud = &Audience{Scopes: []Scope{scope}}
 	}
-	return b.publish(scope, channel, payload, aud, false)
+	return b.publish(scope, channel, payload, aud, false, 0, 0)
 }
 
-func (b *Bus) publish(scope Scope, channel string, payload json.RawMessage, aud *Audience, notify bool) (Event, error) {
+// publish appends payload to channel; seq 0 numbers it one above the
+// stream's last, another seq must be above the last (PublishAt), and ts 0
+// stamps it now.
+func (b *Bus) publish(scope Scope, channel string, payload json.RawMessage, aud *Audience, notify bool, seq uint64, ts int64) (Event, error) {
 	if err := checkChannel(channel); err != nil {
 		return Event{}, err
 	}
@@ -197,17 +200,26 @@ func (b *Bus) publish(scope Scope, channel string, payload json.RawMessage, aud 
 		b.mu.Unlock()
 		return Event{}, err
 	}
-	if st.seq >= MaxSeq {
+	switch {
+	case seq == 0 && st.seq >= MaxSeq, seq > MaxSeq:
 		b.mu.Unlock()
 		return Event{}, &budget.ExceededError{Name: "seq", Limit: MaxSeq, Reason: "channel " + channel + " has used every sequence number"}
+	case seq == 0:
+		seq = st.seq + 1
+	case seq <= st.seq:
+		b.mu.Unlock()
+		return Event{}, fmt.Errorf("publish %s seq %d after %d: %w", channel, seq, st.seq, ErrSeqOrder)
 	}
 	if !st.global {
 		aud = nil
 	}
-	st.seq++
+	st.seq = seq
 	b.tick++
-	ev := Event{Channel: channel, Seq: st.seq, TS: b.now(), Payload: payload}
-	st.push(record{ev: ev, aud: aud, size: size, order: b.tick})
+	if ts == 0 {
+		ts = b.now()
+	}
+	ev := Event{Channel: channel, Seq: seq, TS: ts, Payload: payload}
+	st.push(record{ev: ev, aud: aud, origin: scope, size: size, order: b.tick})
 	st.scope.touch(st, b.tick)
 	st.bytes += size
 	st.scope.bytes += size
@@ -306,7 +318,7 @@ func (b *Bus) Read(viewer Scope, channel string, since uint64, limit int) []Even
 	if st == nil {
 		return []Event{}
 	}
-	return st.collect(viewer, since, limit)
+	return st.collect(viewer, since, limit, nil)
 }
 
 // LatestSeq returns the newest seq of channel in scope, 0 when nothing

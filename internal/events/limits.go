@@ -34,6 +34,10 @@ const (
 	// leaving room for 2^52 further events below MaxSeq.
 	MaxSeedSeq = 1 << 52
 
+	// ReplayBatch is the most events a subscription with a Backfill
+	// reads from its store at once and holds until its sink takes them.
+	ReplayBatch = 32
+
 	// RetryDelay is how long a subscription whose sink was full waits
 	// before offering the event again; it doubles up to MaxRetryDelay
 	// while the sink stays full.

@@ -4,10 +4,13 @@ import "slices"
 
 // record is one retained event and, on a global channel, who may see it.
 type record struct {
-	ev    Event
-	aud   *Audience
-	size  int64  // bytes charged: payload plus RecordOverhead
-	order uint64 // Bus.tick at publish: orders events across streams
+	ev  Event
+	aud *Audience
+	// origin is the scope the event was published from (on a scoped
+	// stream, the stream's own), for View.Visible.
+	origin Scope
+	size   int64  // bytes charged: payload plus RecordOverhead
+	order  uint64 // Bus.tick at publish: orders events across streams
 }
 
 // stream is one channel in one scope (or the single stream of a global
@@ -125,13 +128,14 @@ func (s *stream) visible(viewer Scope, r *record) bool {
 }
 
 // collect returns the newest limit events visible to viewer with
-// seq > since, oldest first. The caller passes limit >= 1.
-func (s *stream) collect(viewer Scope, since uint64, limit int) []Event {
+// seq > since, oldest first, narrowed by vis (nil: no narrowing). The
+// caller passes limit >= 1.
+func (s *stream) collect(viewer Scope, since uint64, limit int, vis func(Scope) bool) []Event {
 	if since >= s.seq || s.n == 0 {
 		return []Event{}
 	}
 	first := s.search(since + 1)
-	if !s.global { // every record is visible: copy the newest run
+	if !s.global && vis == nil { // every record is visible: copy the newest run
 		start := max(first, s.n-limit)
 		out := make([]Event, s.n-start)
 		for i := range out {
@@ -141,12 +145,20 @@ func (s *stream) collect(viewer Scope, since uint64, limit int) []Event {
 	}
 	out := make([]Event, 0, min(s.n-first, limit))
 	for i := s.n - 1; i >= first && len(out) < limit; i-- {
-		if r := s.at(i); s.visible(viewer, r) {
+		if r := s.at(i); s.visible(viewer, r) && (vis == nil || vis(r.origin)) {
 			out = append(out, r.ev)
 		}
 	}
 	slices.Reverse(out)
 	return out
+}
+
+// oldestSeq is the seq of the oldest retained event, 0 when none is.
+func (s *stream) oldestSeq() uint64 {
+	if s.n == 0 {
+		return 0
+	}
+	return s.at(0).ev.Seq
 }
 
 // removeSub forgets sub.

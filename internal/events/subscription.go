@@ -27,6 +27,7 @@ type Subscription struct {
 	channel string
 	sink    Sink
 	group   *Subscriber // nil when made by Bus.Subscribe
+	view    View        // narrowing and backfill (SubscribeView)
 
 	wake     chan struct{} // capacity 1: an event was published, or closed
 	stopc    chan struct{} // closed by stop
@@ -40,6 +41,14 @@ type Subscription struct {
 	latest   uint64 // seq of the newest of them
 	closed   bool
 	err      error
+	// With view.Backfill: pending holds events read from the store, not
+	// yet delivered (at most ReplayBatch); once they are, the cursor
+	// moves on to skipTo, the end of the range the store was asked about
+	// when it had nothing more. synced is set once the store has been
+	// asked, so a stream with nothing retained is checked once.
+	pending []Event
+	skipTo  uint64
+	synced  bool
 }
 
 // Subscribe delivers channel's events as viewer sees them to sink. With a
@@ -57,6 +66,7 @@ type cursorSpec struct {
 	since  uint64
 	live   bool // start after the newest event
 	resume bool // since may be from an earlier kernel (see Subscriber.Resume)
+	view   View // SubscribeView
 }
 
 func cursorFrom(since *uint64) cursorSpec {
@@ -79,6 +89,7 @@ func (b *Bus) subscribe(viewer Scope, channel string, at cursorSpec, sink Sink, 
 		channel: channel,
 		sink:    sink,
 		group:   group,
+		view:    at.view,
 		wake:    make(chan struct{}, 1),
 		stopc:   make(chan struct{}),
 		done:    make(chan struct{}),
@@ -116,6 +127,8 @@ func (st *stream) startCursor(at cursorSpec) uint64 {
 	switch {
 	case at.live:
 		return st.seq
+	case at.view.Backfill != nil:
+		return at.since // the store numbers the channel: since is exact
 	case at.since <= st.seq:
 		return at.since
 	case at.resume && !st.global && st.seq == 0 && at.since <= MaxSeedSeq:
@@ -190,16 +203,25 @@ func (s *Subscription) signal() {
 // lostLocked accounts for r, dropped from retention: if s had not
 // received it and may see it, it is reported by the next marker.
 func (s *Subscription) lostLocked(r *record) {
-	if seq := r.ev.Seq; seq > s.cursor && seq != s.inflight && s.st.visible(s.viewer, r) {
+	if s.view.Backfill != nil {
+		return // the store still has it
+	}
+	if seq := r.ev.Seq; seq > s.cursor && seq != s.inflight && s.sees(r) {
 		s.dropped++
 		s.latest = max(s.latest, seq)
 	}
+}
+
+// sees reports whether s may see r.
+func (s *Subscription) sees(r *record) bool {
+	return s.st.visible(s.viewer, r) && (s.view.Visible == nil || s.view.Visible(r.origin))
 }
 
 // offer is what the goroutine hands the sink next.
 type offer struct {
 	ev            Event
 	marker        bool
+	stored        bool   // from pending, read from the store
 	count, latest uint64 // for a marker: what it reports
 }
 
@@ -219,10 +241,19 @@ func (s *Subscription) next() (o offer, ok bool) {
 			b.mu.Unlock()
 			return o, true
 		}
+		if s.view.Backfill != nil {
+			if o, ok, again := s.backfillLocked(); again {
+				b.mu.Unlock()
+				continue // the lock was let go: look again
+			} else if ok {
+				b.mu.Unlock()
+				return o, true
+			}
+		}
 		st := s.st
 		for i := st.search(s.cursor + 1); i < st.n; i++ {
 			r := st.at(i)
-			if st.visible(s.viewer, r) {
+			if s.sees(r) {
 				s.inflight = r.ev.Seq
 				o = offer{ev: r.ev}
 				b.mu.Unlock()
@@ -250,7 +281,11 @@ func (s *Subscription) delivered(o offer) {
 		}
 		return
 	}
-	s.cursor = o.ev.Seq
+	if o.stored && len(s.pending) > 0 && s.pending[0].Seq == o.ev.Seq {
+		s.pending[0] = Event{}
+		s.pending = s.pending[1:]
+	}
+	s.cursor = max(s.cursor, o.ev.Seq)
 	s.inflight = 0
 }
 
@@ -263,6 +298,9 @@ func (s *Subscription) refused(o offer) {
 	s.bus.mu.Lock()
 	defer s.bus.mu.Unlock()
 	s.inflight = 0
+	if s.view.Backfill != nil {
+		return // still pending, or back in the store if dropped
+	}
 	if !s.st.retains(o.ev.Seq) && o.ev.Seq > s.cursor {
 		s.dropped++
 		s.latest = max(s.latest, o.ev.Seq)
@@ -299,4 +337,58 @@ func (s *Subscription) run() {
 			return
 		}
 	}
+}
+
+// backfillLocked is next's step for a subscription with a Backfill, with
+// bus.mu held: the next pending event (ok), or, when the ring does not
+// cover what follows the cursor, one query of the store, made with the
+// lock let go (again: the caller must look afresh, the lock held again).
+// Neither: the ring covers the cursor and next reads it.
+func (s *Subscription) backfillLocked() (o offer, ok, again bool) {
+	if len(s.pending) > 0 {
+		ev := s.pending[0]
+		s.inflight = ev.Seq
+		return offer{ev: ev, stored: true}, true, false
+	}
+	s.pending = nil
+	if s.skipTo > s.cursor {
+		s.cursor = s.skipTo
+	}
+	s.skipTo = 0
+	st := s.st
+	oldest, top := st.oldestSeq(), st.seq
+	if !(oldest > s.cursor+1 || oldest == 0 && (top > s.cursor || !s.synced)) {
+		s.synced = true
+		return offer{}, false, false
+	}
+	// Every event up to bound is in the store: the ring holds events only
+	// after the store has them.
+	bound := top
+	if oldest != 0 {
+		bound = oldest - 1
+	}
+	q := BackfillQuery{After: s.cursor, Before: oldest, Limit: ReplayBatch}
+	b := s.bus
+	b.mu.Unlock()
+	evs, more, err := s.view.Backfill(q)
+	b.mu.Lock()
+	if s.closed {
+		return offer{}, false, true
+	}
+	s.synced = true
+	if err != nil {
+		if bound > s.cursor { // reported as lost: at most this many
+			s.dropped += bound - s.cursor
+			s.latest = max(s.latest, bound)
+		}
+		return offer{}, false, true
+	}
+	for len(evs) > 0 && evs[0].Seq <= s.cursor {
+		evs = evs[1:]
+	}
+	s.pending = evs
+	if !more || len(evs) == 0 {
+		s.skipTo = bound
+	}
+	return offer{}, false, true
 }

@@ -230,13 +230,14 @@ func TestE2EJournalRows(t *testing.T) {
 	k2 := journalKernel(t, sock, dir, store, state)
 	owner2 := k2.attached(t, "main", "")
 	check(t, owner2, k2.attached(t, "w", k.token(t, "agent:worker")))
-	// The journal channel numbers on above the rows of the first kernel.
+	// The journal channel numbers on above the rows of the first kernel,
+	// whose events are replayed from the journal.
 	if _, err := owner2.Exec(ctx, client.ExecParams{Src: "5 + 5"}); err != nil {
 		t.Fatal(err)
 	}
 	evs, err := owner2.EventsRead(ctx, "journal", 0, 100)
-	if err != nil || len(evs) != 1 || evs[0].Seq <= 5 {
-		t.Errorf("journal events after the restart: %v, %v; want one numbered above 5", evs, err)
+	if err != nil || len(evs) != 6 || evs[5].Seq != 6 || !strings.Contains(string(evs[5].Payload), `"5 + 5"`) {
+		t.Errorf("journal events after the restart: %d, %v; want the 5 replayed and one numbered 6", len(evs), err)
 	}
 }
 

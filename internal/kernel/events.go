@@ -247,9 +247,20 @@ func handleEventsRead(_ context.Context, c *call) (any, error) {
 		since = *p.Since
 	}
 	res := &eventsReadResult{Channel: *p.Channel, Events: []events.Event{}}
-	if limit > 0 && events.ValidChannel(*p.Channel) {
-		res.Events = c.conn.srv.bus.Read(c.att.sess.scope(), *p.Channel, since, limit)
+	if limit <= 0 || !events.ValidChannel(*p.Channel) {
+		return res, nil
 	}
+	srv := c.conn.srv
+	if v, ok := srv.durableView(c.att, *p.Channel); ok {
+		// Older than the ring: rebuilt from the journal (journalreplay.go).
+		evs, err := srv.bus.ReadView(c.att.sess.scope(), *p.Channel, since, limit, v)
+		if err != nil {
+			return nil, proto.NewError(proto.CodeInternalError, "events.read: journal: "+err.Error(), nil)
+		}
+		res.Events = evs
+		return res, nil
+	}
+	res.Events = srv.bus.Read(c.att.sess.scope(), *p.Channel, since, limit)
 	return res, nil
 }
 
@@ -307,7 +318,16 @@ func handleEventsSubscribe(_ context.Context, c *call) (any, error) {
 	if !ok {
 		return nil, c.att.cutErr()
 	}
-	if p.Since != nil {
+	srv := c.conn.srv
+	if v, ok := srv.durableView(c.att, *p.Channel); ok {
+		// Numbered by the journal: a since older than the ring replays
+		// from it; one beyond its last number (or none) follows from now.
+		since := srv.lastDurableSeq(c.att, *p.Channel)
+		if p.Since != nil {
+			since = min(since, *p.Since)
+		}
+		_, err = subs.SubscribeView(scope, *p.Channel, &since, v)
+	} else if p.Since != nil {
 		_, err = subs.Resume(scope, *p.Channel, *p.Since)
 	} else {
 		_, err = subs.Subscribe(scope, *p.Channel, nil)

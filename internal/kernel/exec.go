@@ -258,21 +258,32 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 		e := langError(ctx, err)
 		n, rerr := raised(sess, e)
 		if row != nil {
+			// The row's commit publishes the transcript event, numbered
+			// by the journal (journalreplay.go).
+			row.e.RefN, row.e.Code, row.e.Transcript = int64(n), e.Code, true
 			row.finishError(e, n, &out)
+		} else {
+			s.publishJSON(scope, events.ChannelTranscript, newTranscriptEvent(refName(n), *p.Src, false, e.Code))
 		}
-		s.publishJSON(scope, events.ChannelTranscript, newTranscriptEvent(refName(n), *p.Src, false, e.Code))
 		s.publishOutput(scope, refName(n), &out)
 		return nil, refName(n), rerr
 	}
 	n := sess.store(v)
+	if row != nil {
+		row.e.RefN = int64(n)
+	}
 	wire, err := elide(v, n, p.Elide.limits())
 	if err != nil {
 		row.finish(true, nil, nil, &out) // it ran; only its answer failed
 		return nil, refName(n), err
 	}
 	res = &execResult{Ref: refName(n), Value: wire, Render: render(v)}
-	row.finish(true, nil, wire, &out)
-	s.publishJSON(scope, events.ChannelTranscript, newTranscriptEvent(res.Ref, *p.Src, true, ""))
+	if row != nil {
+		row.e.Transcript = true // published by the row's commit
+		row.finish(true, nil, journalValue(v, wire), &out)
+	} else {
+		s.publishJSON(scope, events.ChannelTranscript, newTranscriptEvent(res.Ref, *p.Src, true, ""))
+	}
 	s.publishOutput(scope, res.Ref, &out)
 	s.publishJSON(scope, events.ChannelRender, renderEvent{Ref: res.Ref, Render: headLines(res.Render, RenderHeadLines, DefaultMaxBytes)})
 	return res, res.Ref, nil

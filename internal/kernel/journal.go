@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/shoalgo/shoal/internal/cas"
 	"github.com/shoalgo/shoal/internal/eval"
-	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/journal"
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
@@ -46,6 +44,10 @@ type journalStore struct {
 	// full.
 	mu    sync.Mutex
 	known map[string]struct{}
+
+	// replay admits the journal reads of events replays, at most
+	// ReplayQueries at once (journalreplay.go).
+	replay chan struct{}
 }
 
 // openJournal opens (creating) the journal database and blob store in
@@ -63,7 +65,7 @@ func openJournal(dir string) (*journalStore, error) {
 		db.Close()
 		return nil, fmt.Errorf("kernel: blob store: %w", err)
 	}
-	return &journalStore{db: db, cas: cs, known: map[string]struct{}{}}, nil
+	return &journalStore{db: db, cas: cs, known: map[string]struct{}{}, replay: make(chan struct{}, ReplayQueries)}, nil
 }
 
 // close closes the database.
@@ -239,20 +241,20 @@ func (r *execRow) finish(ok bool, status *int, value []byte, out *boundedBuffer,
 			add(journal.OutUndo, b)
 		}
 	}
-	err := r.commit(j.db)
-	if err != nil {
-		r.s.log.Error("journal: row not finished", "id", r.e.ID, "err", err)
-		return
+	// The journal's OnFinish hook (rowFinished) publishes the row's
+	// journal and transcript events as the commit succeeds.
+	if err := r.commit(j.db); err != nil {
+		r.s.log.Error("journal: row not finished; its events are not published", "id", r.e.ID, "err", err)
 	}
-	r.s.announce(&r.e)
 }
 
 // commit writes the finished row: a Finish of the begun row, or the whole
 // row of a pure or refused run in one statement.
 func (r *execRow) commit(db *journal.DB) error {
 	if r.begun {
+		// Effects are given again (the same as Begin's): the row's events
+		// are built from what Finish is given, and must carry them.
 		fin := r.e
-		fin.Effects = nil // recorded by Begin; non-nil would rewrite them
 		if err := db.Finish(r.e.ID, &fin); err != nil {
 			return err
 		}
@@ -334,31 +336,6 @@ func wireEntry(e *journal.Entry) *entryJSON {
 	return w
 }
 
-// announce publishes a finished row on the journal channel, for its
-// principal when the policy grants it journal_read and for every
-// principal the policy lets read the whole journal.
-func (s *Server) announce(e *journal.Entry) {
-	w := wireEntry(e)
-	// The event is a notice, not the record: no AST, and the source cut
-	// like a transcript event's (journal.query has them whole).
-	w.AST = json.RawMessage("null")
-	if len(w.Src) > MaxTranscriptSrc {
-		w.Src, w.SrcTruncated = cutUTF8(w.Src, MaxTranscriptSrc), true
-	}
-	b, err := json.Marshal(w)
-	if err != nil {
-		return
-	}
-	aud := events.Audience{Principals: s.journalReaders()}
-	if !slices.Contains(aud.Principals, e.Principal) && s.policy.For(e.Principal, e.Principal == s.local).JournalRead {
-		aud.Principals = append(slices.Clip(aud.Principals), e.Principal)
-	}
-	scope := events.Scope{Principal: e.Principal, Session: e.Session}
-	if _, err := s.bus.PublishTo(scope, events.ChannelJournal, aud, b); err != nil {
-		s.log.Debug("journal event not published", "err", err)
-	}
-}
-
 // sweepBlobs removes, once at start, the blobs no journal row names (an
 // output stored for a row whose commit failed), sparing those younger
 // than cas.SweepGrace; a failing journal query keeps every blob.
@@ -369,19 +346,6 @@ func (s *Server) sweepBlobs() {
 		s.log.Warn("blob sweep", "err", err)
 	} else if n > 0 {
 		s.log.Info("blob sweep removed unreferenced blobs", "count", n)
-	}
-}
-
-// seedJournalChannel makes the journal channel's numbering continue
-// above the newest row of an earlier kernel, so that a reader's since
-// from before a restart never names a new event.
-func (s *Server) seedJournalChannel() {
-	last, _, err := s.journal.db.Query(journal.Query{Limit: 1})
-	if err != nil || len(last) == 0 {
-		return
-	}
-	if err := s.bus.Seed(events.Scope{}, events.ChannelJournal, uint64(last[0].ID)); err != nil {
-		s.log.Warn("journal channel not seeded", "err", err)
 	}
 }
 
@@ -420,7 +384,7 @@ type journalQueryParams struct {
 func handleJournalQuery(_ context.Context, c *call) (any, error) {
 	j := c.conn.srv.journal
 	g := c.att.grants
-	if g == nil || !g.JournalRead {
+	if _, ok := journalScope(g, c.att.principal); !ok {
 		return nil, proto.NewError(proto.CodeLeashDenied, "leash denied: journal_read = false", nil)
 	}
 	var p journalQueryParams
@@ -468,9 +432,7 @@ func handleJournalQuery(_ context.Context, c *call) (any, error) {
 		}
 		q.Cursor = cur
 	}
-	if !g.CanReadAllJournal() {
-		q.Principals = []string{c.att.principal}
-	}
+	q.Principals, _ = journalScope(g, c.att.principal)
 	out := []*entryJSON{}
 	if j == nil {
 		return out, nil
@@ -613,7 +575,7 @@ func (r *execRow) finishError(e *value.Error, n int, out *boundedBuffer) {
 		stderr = []byte(x)
 	}
 	wire, _ := elide(e, n, limits{maxBytes: DefaultMaxBytes, maxRows: DefaultMaxRows, maxItems: DefaultMaxItems})
-	r.finish(false, status, wire, out, stderr)
+	r.finish(false, status, journalValue(e, wire), out, stderr)
 }
 
 // cutUTF8 returns at most n bytes of s, cut at a rune boundary.

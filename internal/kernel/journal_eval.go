@@ -60,9 +60,7 @@ func (j *evalJournal) Query(_ context.Context, f eval.JournalFilter) ([]eval.Jou
 		}
 		q.Effects = append(q.Effects, kind)
 	}
-	if !g.CanReadAllJournal() {
-		q.Principals = []string{j.principal}
-	}
+	q.Principals, _ = journalScope(g, j.principal)
 	entries, _, err := j.store.db.Query(q)
 	if errors.Is(err, journal.ErrBadQuery) {
 		return nil, value.Errorf("arg_error", "journal: %v", err)

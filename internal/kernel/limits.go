@@ -129,4 +129,26 @@ const (
 	// MaxKnownBlobs bounds the hashes the kernel remembers having stored
 	// this run (so a repeated output is not rewritten); cleared when full.
 	MaxKnownBlobs = 4096
+
+	// MaxJournalValue bounds the whole wire encoding of a value the
+	// journal keeps when its answer was elided, so that value.get can
+	// drill into it after a restart; a larger value keeps only its
+	// elided answer (journalvalue.go).
+	MaxJournalValue = 1 << 20
+
+	// ReplayPageRows is how many journal rows one database read of an
+	// events replay fetches; ReplayQueries bounds such reads running at
+	// once, kernel-wide (their rows hold whole sources and ASTs).
+	ReplayPageRows = 16
+	ReplayQueries  = 2
+
+	// ReplayBatchBytes bounds the event payloads one subscription holds
+	// from the database, waiting for its connection to take them (at
+	// most events.ReplayBatch events).
+	ReplayBatchBytes = 256 << 10
+
+	// ReplayReadBytes bounds the event payloads one events.read rebuilds
+	// from the database (the newest kept), beside the ring's part, so the
+	// answer stays well inside a frame.
+	ReplayReadBytes = 4 << 20
 )

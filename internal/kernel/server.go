@@ -175,6 +175,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.journal = j
 		s.seedJournalChannel()
+		j.db.OnFinish(s.rowFinished)
 		s.sweepWG.Add(1)
 		go s.sweepBlobs()
 	}

@@ -85,6 +85,7 @@ func (r taskEvent) AppendJSON(b []byte) []byte {
 // every change of a task record is published on its task.N channel.
 func (s *Server) wireSession(sess *session) {
 	scope := sess.scope()
+	s.continueRefs(sess)
 	s.bridgeSession(sess)
 	if rh, ok := sess.host.(*reefHost); ok && rh.langTasks != nil {
 		rh.langTasks.sess.Store(sess)

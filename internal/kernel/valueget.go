@@ -53,10 +53,22 @@ func handleValueGet(_ context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	ref := *p.Ref
-	n, ok := parseRef(ref)
+	n, isRef := parseRef(ref)
 	var v value.Value
-	if ok {
+	var ok bool
+	if isRef {
 		v, ok = c.att.sess.lookup(n)
+	}
+	if !ok && isRef {
+		// Not held by the live session (from before a restart, or
+		// dropped from its transcript): the journal's copy, if any.
+		var answer json.RawMessage
+		if v, answer, ok = c.conn.srv.journalRef(c.att.sess, n); ok && v == nil {
+			if p.Path != "" || p.Slice != nil || (p.Format != "" && p.Format != "json") {
+				return nil, onlyElided(ref)
+			}
+			return &valueJSONResult{Ref: ref, Value: answer}, nil
+		}
 	}
 	if !ok {
 		return nil, proto.NewError(proto.CodeUnknownRef, "unknown ref "+quoteRef(ref), nil)

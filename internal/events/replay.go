@@ -1,0 +1,101 @@
+package events
+
+import (
+	"encoding/json"
+	"errors"
+)
+
+// Durable channels. A channel whose events are also kept elsewhere (the
+// kernel's journal keeps the journal and session.transcript channels) is
+// numbered by that store: its events are published with the store's seq
+// (PublishAt), and a reader passes a View whose Backfill rebuilds, from
+// the store, the events the ring no longer retains (or never held, after
+// a restart). Reads and subscriptions then see one gapless sequence: the
+// store's part below the ring's oldest event, the ring's from there on.
+
+// ErrSeqOrder reports a PublishAt whose seq is not above the stream's last.
+var ErrSeqOrder = errors.New("events: seq not above the stream's last")
+
+// PublishAt is PublishTo (aud nil: Publish's audience) with the event's
+// seq and ts given, for a channel numbered by a durable store: seq must
+// be above the stream's last (ErrSeqOrder otherwise, changing nothing);
+// ts 0 stamps it now. Numbers between the last and seq are simply never
+// used by this stream.
+func (b *Bus) PublishAt(origin Scope, channel string, aud *Audience, seq uint64, ts int64, payload json.RawMessage) (Event, error) {
+	if seq == 0 {
+		return Event{}, ErrSeqOrder
+	}
+	if aud == nil && channel == ChannelApproval {
+		aud = &Audience{Scopes: []Scope{origin}}
+	}
+	return b.publish(origin, channel, payload, aud, true, seq, ts)
+}
+
+// BackfillQuery asks a durable store for the events with After < seq <
+// Before (Before 0: no upper bound) that the reader may see: at most Limit
+// of them, the oldest, or with Tail the newest, oldest first either way.
+type BackfillQuery struct {
+	After, Before uint64
+	Limit         int
+	Tail          bool
+}
+
+// Backfill answers a BackfillQuery from a durable store. more reports
+// that events of the range were left out (Limit, or a bound of the
+// store's own); it is read only for queries without Tail. Events must
+// come oldest first with seqs inside the range, already narrowed to what
+// the reader may see.
+type Backfill func(q BackfillQuery) (evs []Event, more bool, err error)
+
+// View is how one reader sees a channel beyond the stream's own scoping,
+// audience and filter.
+type View struct {
+	// Visible, when set, must also admit the scope an event was
+	// published from. It runs with the bus's lock held: it must be quick
+	// and must not call back into the Bus.
+	Visible func(origin Scope) bool
+	// Backfill, when set, rebuilds the events the ring does not retain.
+	// A subscription with one never reports events dropped from the ring
+	// (it reads them from the store instead); only a failing Backfill
+	// makes a dropped marker.
+	Backfill Backfill
+}
+
+// ReadView is Read as v sees the channel: events with seq > since,
+// oldest first, the newest limit of them. With v.Backfill, what is older
+// than the ring's oldest retained event comes from the store, so the
+// answer has no gap at the seam; a failing Backfill returns the ring's
+// part and the error.
+func (b *Bus) ReadView(viewer Scope, channel string, since uint64, limit int, v View) ([]Event, error) {
+	if limit <= 0 || limit > MaxReadLimit {
+		limit = MaxReadLimit
+	}
+	b.mu.Lock()
+	st, _ := b.streamLocked(viewer, channel, false)
+	ring := []Event{}
+	var oldest uint64
+	if st != nil {
+		ring = st.collect(viewer, since, limit, v.Visible)
+		oldest = st.oldestSeq()
+	}
+	b.mu.Unlock()
+	if v.Backfill == nil || len(ring) >= limit || oldest != 0 && oldest <= since+1 {
+		return ring, nil
+	}
+	older, _, err := v.Backfill(BackfillQuery{After: since, Before: oldest, Limit: limit - len(ring), Tail: true})
+	if err != nil {
+		return ring, err
+	}
+	return append(older, ring...), nil
+}
+
+// SubscribeView is Subscribe as v sees the channel. With v.Backfill a
+// non-nil since is taken as it is (the store's numbering outlives the
+// ring's), and the events after it that the ring does not retain are read
+// from the store, ReplayBatch at a time, through the same sink and at its
+// pace, before the ring's.
+func (c *Subscriber) SubscribeView(viewer Scope, channel string, since *uint64, v View) (*Subscription, error) {
+	at := cursorFrom(since)
+	at.view = v
+	return c.subscribe(viewer, channel, at)
+}
