@@ -177,6 +177,11 @@ func New(cfg Config) (*Server, error) {
 		s.seedJournalChannel()
 		s.sweepWG.Add(1)
 		go s.sweepBlobs()
+		j.initRetention(s.limits)
+		if s.limits.JournalMaxBytes > 0 {
+			s.sweepWG.Add(1)
+			go s.retainLoop()
+		}
 	}
 	return s, nil
 }
