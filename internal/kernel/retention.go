@@ -56,10 +56,27 @@ type retention struct {
 	passes   atomic.Int64
 }
 
-// initRetention sets the budget from l.
+// MinJournalBytes is the smallest disk budget --journal-max-bytes takes
+// (other than 0, unbounded): an empty journal's database is itself some
+// 100 KiB.
+const MinJournalBytes = 1 << 20
+
+// checkRetentionLimits refuses a disk budget too small to hold an empty
+// journal and an output bound the blob store cannot hold.
+func checkRetentionLimits(l *Limits) error {
+	if l.JournalMaxBytes != 0 && l.JournalMaxBytes < MinJournalBytes {
+		return fmt.Errorf("kernel: --journal-max-bytes must be 0 (unbounded) or at least %d, not %d", MinJournalBytes, l.JournalMaxBytes)
+	}
+	if l.JournalMaxOutput > cas.MaxBlobBytes {
+		return fmt.Errorf("kernel: --journal-max-output must be at most %d (the largest blob), not %d", cas.MaxBlobBytes, l.JournalMaxOutput)
+	}
+	return nil
+}
+
+// initRetention sets the budget from l (checked by checkRetentionLimits).
 func (j *journalStore) initRetention(l Limits) {
 	j.ret.max = l.JournalMaxBytes
-	j.ret.maxOutput = min(l.JournalMaxOutput, cas.MaxBlobBytes)
+	j.ret.maxOutput = l.JournalMaxOutput
 	j.ret.pending = map[string]int{}
 	j.ret.kick = make(chan struct{}, 1)
 }

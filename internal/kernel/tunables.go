@@ -207,7 +207,7 @@ func settleLimits(l *Limits) error {
 			f.copyFrom(l, &d)
 		}
 	}
-	return nil
+	return checkRetentionLimits(l)
 }
 
 // limitFlags is the table of tunable bounds and their flags.
