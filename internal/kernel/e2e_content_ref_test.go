@@ -66,6 +66,21 @@ func TestE2EContentRefs(t *testing.T) {
 			t.Errorf("worker: %s = %s, want %s", src, got, want)
 		}
 	}
+	// The journal table lists each row's outputs with their refs, so the
+	// language reaches them without the wire.
+	if _, err := worker.Exec(ctx, client.ExecParams{Src: "40 + 2"}); err != nil {
+		t.Fatal(err)
+	}
+	for src, want := range map[string]string{
+		`(journal --limit=10).where(e => e.src == "40 + 2").first().outputs.map(o => o.kind) == ["value"]`:       "true",
+		`(journal --limit=10).where(e => e.src == "40 + 2").first().outputs.first().ref.str.contains("42")`:      "true",
+		`let o = (journal --limit=10).where(e => e.src == "40 + 2").first().outputs.first(); o.ref.len == o.len`: "true",
+		`let o = (journal --limit=10).where(e => e.src == "40 + 2").first().outputs.first(); o.ref.ref == o.ref`: "true",
+	} {
+		if got := run(owner, src); got != want {
+			t.Errorf("owner: %s = %s, want %s", src, got, want)
+		}
+	}
 	// The owner reads every row, so both refs resolve for it.
 	if got := run(owner, fmt.Sprintf("%q.str.contains(%q)", theirRef, "owner-secret")); got != "true" {
 		t.Errorf("owner resolving its own ref: %s", got)
