@@ -33,3 +33,55 @@ func TestRetentionLimitsChecked(t *testing.T) {
 		}
 	}
 }
+
+// A blob stored for a row that has not committed is spared by the
+// budget's sweep, which has no age grace; once the row settles without
+// naming it (its commit failed) the next sweep removes it, and the hash is
+// no longer remembered as stored, so storing it again writes it again.
+func TestRetentionSweepSparesPending(t *testing.T) {
+	j, err := openJournal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.close()
+	j.initRetention(Limits{JournalMaxBytes: MinJournalBytes, JournalMaxOutput: 8})
+	r := &execRow{s: &Server{journal: j}}
+	o, err := r.store("stdout", []byte("0123456789abcdef"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Len != 16 {
+		t.Errorf("stored output len %d, want the whole 16", o.Len)
+	}
+	if data, err := j.cas.Load(o.Hash, 1<<10); err != nil || string(data) != "01234567" {
+		t.Fatalf("stored blob %q, %v; want the 8-byte prefix", data, err)
+	}
+	if err := j.sweepNow(); err != nil {
+		t.Fatal(err)
+	}
+	if !j.cas.Has(o.Hash) {
+		t.Fatal("the sweep removed a blob a row about to commit holds")
+	}
+	r.settle()
+	if err := j.sweepNow(); err != nil {
+		t.Fatal(err)
+	}
+	if j.cas.Has(o.Hash) {
+		t.Fatal("an unreferenced, unheld blob survived the sweep")
+	}
+	r2 := &execRow{s: r.s}
+	if _, err := r2.store("stdout", []byte("0123456789abcdef")); err != nil {
+		t.Fatal(err)
+	}
+	if !j.cas.Has(o.Hash) {
+		t.Fatal("storing a swept output again did not write it (a stale known hash)")
+	}
+	u, err := r2.store("undo", []byte(`{"steps":["a long record"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err := j.cas.Load(u.Hash, 1<<10); err != nil || len(data) != int(u.Len) || u.Len <= 8 {
+		t.Fatalf("undo record stored as %q (len %d), %v; want it whole", data, u.Len, err)
+	}
+	r2.settle()
+}
