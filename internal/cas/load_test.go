@@ -52,3 +52,23 @@ func TestUsageCountsBlobs(t *testing.T) {
 		t.Fatalf("three blobs of 6 bytes: got %d files, %d bytes, %v", n, b, err)
 	}
 }
+
+func TestRemoveUnless(t *testing.T) {
+	s := open(t)
+	var hs []string
+	for _, d := range []string{"keep", "drop", "also drop"} {
+		h, err := s.Put([]byte(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs = append(hs, h)
+	}
+	absent := Sum([]byte("never stored"))
+	removed, n, err := s.RemoveUnless(append(hs, absent, "blake3:bad"), func(h string) bool { return h == hs[0] })
+	if err != nil || len(removed) != 2 || n != int64(len("drop")+len("also drop")) {
+		t.Fatalf("removed %v (%d bytes), %v", removed, n, err)
+	}
+	if !s.Has(hs[0]) || s.Has(hs[1]) || s.Has(hs[2]) {
+		t.Fatalf("after RemoveUnless: has %v %v %v; want only the kept one", s.Has(hs[0]), s.Has(hs[1]), s.Has(hs[2]))
+	}
+}

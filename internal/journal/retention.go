@@ -76,3 +76,28 @@ func (d *DB) TruncateWAL() error {
 	}
 	return nil
 }
+
+// HashesBefore lists the distinct output hashes of the rows a
+// Prune(before) would consider (rows with id below before, and the
+// statement rows of those), at most limit of them: the blobs that may have
+// no row left once they are pruned.
+func (d *DB) HashesBefore(before int64, limit int) ([]string, error) {
+	rows, err := d.db.Query(`SELECT DISTINCT o.hash FROM outputs o JOIN entries e ON e.id = o.entry_id
+		WHERE e.id < ? OR e.parent < ? LIMIT ?`, before, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("journal: hashes before %d: %w", before, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, fmt.Errorf("journal: hashes before %d: %w", before, err)
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("journal: hashes before %d: %w", before, err)
+	}
+	return out, nil
+}

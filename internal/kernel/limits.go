@@ -154,4 +154,7 @@ const (
 	// cut.
 	RetentionMaxRounds = 8
 	RetentionScanRows  = 4096
+	// RetentionRemoveBatch is how many blobs one hold of the retention
+	// lock judges and removes after a prune: stores wait at most that.
+	RetentionRemoveBatch = 256
 )

@@ -28,11 +28,14 @@ import (
 // is smaller than the row's and tells it was cut. An undo record is never
 // cut (eval.MaxUndoSteps bounds it).
 //
-// A sweep after a prune spares no blob for its age (the start-up sweep's
-// cas.SweepGrace would leave an hour of output on disk); instead every
-// blob stored for a row not yet committed is held as pending until the
-// commit, and the sweep, which runs under the retention lock every store
-// takes shared, spares pending blobs and every blob a row names.
+// After a prune the blobs the pruned rows named are removed unless a
+// remaining row names them (cas.Store.RemoveUnless: only those blobs, no
+// walk of the store). No blob is spared for its age (the start-up
+// sweep's cas.SweepGrace would leave an hour of output on disk); instead
+// every blob stored for a row not yet committed is held as pending until
+// the commit, and the removal, which runs under the retention lock every
+// store takes shared, spares pending blobs too. Blobs no row ever named
+// (an output whose row's commit failed) are left to the start-up sweep.
 
 // retention is the budget state of a journalStore.
 type retention struct {
@@ -187,18 +190,21 @@ func (s *Server) retainPass(measure bool) error {
 		if before == 0 {
 			return fmt.Errorf("state is %d bytes, over the budget of %d, and no finished row is left to prune", live+r.casBytes, r.max)
 		}
+		hashes, err := j.db.HashesBefore(before, RetentionScanRows*journal.MaxOutputs)
+		if err != nil {
+			return err
+		}
 		n, err := j.db.Prune(before)
 		if err != nil {
 			return err
 		}
 		r.pruned.Add(n)
-		if err := j.sweepNow(); err != nil {
+		freed, err := j.removeUnreferenced(hashes)
+		r.casBytes = max(r.casBytes-freed, 0)
+		if err != nil {
 			return err
 		}
 		if live, err = j.dbBytes(); err != nil {
-			return err
-		}
-		if _, r.casBytes, err = j.cas.Usage(); err != nil {
 			return err
 		}
 		s.log.Info("journal pruned to its disk budget", "rows", n, "state_bytes", live+r.casBytes, "budget", r.max)
@@ -234,16 +240,29 @@ func fileSize(p string) int64 {
 	return fi.Size()
 }
 
-// sweepNow removes every blob no row names and no uncommitted row holds,
-// with no grace; the hashes remembered as stored are forgotten, since
-// some may be gone.
-func (j *journalStore) sweepNow() error {
-	j.ret.mu.Lock()
-	defer j.ret.mu.Unlock()
-	n, err := j.cas.SweepOlder(func(h string) bool { return j.isPending(h) || j.db.Referenced(h) }, 0)
-	j.ret.swept.Add(int64(n))
-	j.mu.Lock()
-	clear(j.known)
-	j.mu.Unlock()
-	return err
+// removeUnreferenced removes the blobs of hashes (those of pruned rows)
+// that no remaining row names and no uncommitted row holds, in batches of
+// RetentionRemoveBatch under the retention lock, and returns their bytes.
+// Only the named blobs are looked at: no walk of the store, and stores
+// wait at most one batch. A removed hash is forgotten as stored, so an
+// equal output later is written again.
+func (j *journalStore) removeUnreferenced(hashes []string) (int64, error) {
+	var freed int64
+	keep := func(h string) bool { return j.isPending(h) || j.db.Referenced(h) }
+	for len(hashes) > 0 {
+		batch := hashes[:min(len(hashes), RetentionRemoveBatch)]
+		hashes = hashes[len(batch):]
+		j.ret.mu.Lock()
+		removed, n, err := j.cas.RemoveUnless(batch, keep)
+		for _, h := range removed {
+			j.forget(h)
+		}
+		j.ret.mu.Unlock()
+		freed += n
+		j.ret.swept.Add(int64(len(removed)))
+		if err != nil {
+			return freed, err
+		}
+	}
+	return freed, nil
 }

@@ -35,10 +35,10 @@ func TestRetentionLimitsChecked(t *testing.T) {
 }
 
 // A blob stored for a row that has not committed is spared by the
-// budget's sweep, which has no age grace; once the row settles without
-// naming it (its commit failed) the next sweep removes it, and the hash is
+// budget's removal, which has no age grace; once the row settles without
+// naming it (its commit failed) the next removal takes it, and the hash is
 // no longer remembered as stored, so storing it again writes it again.
-func TestRetentionSweepSparesPending(t *testing.T) {
+func TestRetentionRemovalSparesPending(t *testing.T) {
 	j, err := openJournal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -56,18 +56,18 @@ func TestRetentionSweepSparesPending(t *testing.T) {
 	if data, err := j.cas.Load(o.Hash, 1<<10); err != nil || string(data) != "01234567" {
 		t.Fatalf("stored blob %q, %v; want the 8-byte prefix", data, err)
 	}
-	if err := j.sweepNow(); err != nil {
+	if _, err := j.removeUnreferenced([]string{o.Hash}); err != nil {
 		t.Fatal(err)
 	}
 	if !j.cas.Has(o.Hash) {
-		t.Fatal("the sweep removed a blob a row about to commit holds")
+		t.Fatal("the removal took a blob a row about to commit holds")
 	}
 	r.settle()
-	if err := j.sweepNow(); err != nil {
-		t.Fatal(err)
+	if freed, err := j.removeUnreferenced([]string{o.Hash}); err != nil || freed != 8 {
+		t.Fatalf("freed %d bytes, %v; want the 8-byte blob", freed, err)
 	}
 	if j.cas.Has(o.Hash) {
-		t.Fatal("an unreferenced, unheld blob survived the sweep")
+		t.Fatal("an unreferenced, unheld blob survived the removal")
 	}
 	r2 := &execRow{s: r.s}
 	if _, err := r2.store("stdout", []byte("0123456789abcdef")); err != nil {
