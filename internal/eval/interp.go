@@ -39,6 +39,10 @@ type Options struct {
 	// undo builtins read (see JournalSource); nil: they fail with
 	// `unavailable`.
 	Journal JournalSource
+	// Content, when set, resolves `val:blake3:` content refs against the
+	// session's content store (see ContentSource); nil: a method on a
+	// ref-shaped string fails with not_found.
+	Content ContentSource
 }
 
 // Interp is one evaluation session. Its methods are safe for concurrent

@@ -52,6 +52,18 @@ type JournalEntry struct {
 	// makes it irreversible.
 	Undo     []UndoStep
 	UndoLost string
+	// Outputs are the entry's stored outputs (value, stdout, stderr),
+	// each with the content ref that reads it back.
+	Outputs []JournalOutput
+}
+
+// JournalOutput is one stored output of a journal entry: its kind
+// ("value", "stdout" or "stderr"), its length in bytes as produced, and
+// its content ref ("val:blake3:<hex>", see content_ref.go).
+type JournalOutput struct {
+	Kind string
+	Len  int64
+	Ref  string
 }
 
 // JournalSource is the journal a host surface provides to a session. It
@@ -222,7 +234,7 @@ func journalTime(v value.Value) (int64, error) {
 }
 
 // journalCols are the columns of the journal and history tables.
-var journalCols = []string{"id", "ts", "session", "principal", "src", "ok", "status", "effects", "finished", "reversible"}
+var journalCols = []string{"id", "ts", "session", "principal", "src", "ok", "status", "effects", "finished", "reversible", "outputs"}
 
 func runJournal(c *BuiltinCall) (value.Value, error) {
 	if len(c.Args) > 0 {
@@ -262,6 +274,10 @@ func journalTable(entries []JournalEntry) *value.Table {
 		for i, k := range e.Effects {
 			effs[i] = value.Str(k)
 		}
+		outs := make([]value.Value, len(e.Outputs))
+		for i, o := range e.Outputs {
+			outs[i] = value.NewRecord([]string{"kind", "len", "ref"}, []value.Value{value.Str(o.Kind), value.Int(o.Len), value.Str(o.Ref)})
+		}
 		row := []value.Value{
 			value.Int(e.ID),
 			value.DateTime{T: time.Unix(0, e.StartNS).UTC()},
@@ -273,6 +289,7 @@ func journalTable(entries []JournalEntry) *value.Table {
 			value.NewList(effs),
 			value.Bool(e.FinishNS != 0),
 			value.Bool(len(e.Undo) > 0 && e.UndoLost == ""),
+			value.NewList(outs),
 		}
 		for col, v := range row {
 			t.Data[col][r] = v

@@ -170,7 +170,8 @@ func TestJournalFilters(t *testing.T) {
 
 func TestJournalTableColumns(t *testing.T) {
 	in, _, j := journalSession(t, host.NewOS(host.AllowAll), nil)
-	j.entries = []JournalEntry{{ID: 1, Principal: "me", Src: "1"}}
+	ref := "val:blake3:" + strings.Repeat("ab", 32)
+	j.entries = []JournalEntry{{ID: 1, Principal: "me", Src: "1", Outputs: []JournalOutput{{Kind: "value", Len: 17, Ref: ref}}}}
 	v, err := in.Eval(context.Background(), "journal")
 	if err != nil {
 		t.Fatal(err)
@@ -183,9 +184,12 @@ func TestJournalTableColumns(t *testing.T) {
 	if !ok {
 		t.Fatalf("journal's value is %T, want a table", o.Out)
 	}
-	want := []string{"id", "ts", "session", "principal", "src", "ok", "status", "effects", "finished", "reversible"}
+	want := []string{"id", "ts", "session", "principal", "src", "ok", "status", "effects", "finished", "reversible", "outputs"}
 	if !reflect.DeepEqual(tab.Cols, want) {
 		t.Errorf("columns %v, want %v", tab.Cols, want)
+	}
+	if got, want := value.Inline(tab.Data[len(want)-1][0]), `[{kind: "value", len: 17, ref: "`+ref+`"}]`; got != want {
+		t.Errorf("outputs = %s, want %s", got, want)
 	}
 	if q := j.queries[0]; q.Limit != JournalDefaultLimit {
 		t.Errorf("default limit %d, want %d", q.Limit, JournalDefaultLimit)

@@ -34,6 +34,11 @@ const (
 	// `apply`; past it the oldest is dropped and its id answers not_found.
 	MaxStoredPlans = 32
 
+	// MaxContentRefBytes is the largest blob a `val:blake3:` content ref
+	// loads into the evaluator when a method is called on it; a larger one
+	// is too_large (read it in ranges with blob.get instead).
+	MaxContentRefBytes = 16 << 20
+
 	// MaxStoredPlanBytes bounds the source the programs `plan` keeps in one
 	// session span together (their trees are proportional to it); past it
 	// the oldest are dropped, and one plan larger than all of it is refused

@@ -131,6 +131,11 @@ func (t *thread) callKnownMethod(recv value.Value, name string, args value.Args)
 		return recv, true, nil
 	}
 	switch r := recv.(type) {
+	case value.Str:
+		if h, ok := contentRefHash(string(r)); ok {
+			v, err := t.callContentRef(string(r), h, name, args)
+			return v, true, err
+		}
 	case *value.Outcome:
 		if len(args.Pos) == 0 && len(args.Named) == 0 {
 			if v, ok, err := t.outcomeField(r, name); ok || err != nil {

@@ -48,6 +48,7 @@ type journalStore struct {
 	// replay admits the journal reads of events replays, at most
 	// ReplayQueries at once (journalreplay.go).
 	replay chan struct{}
+	ret    retention // the disk budget (retention.go)
 }
 
 // openJournal opens (creating) the journal database and blob store in
@@ -111,6 +112,9 @@ type execRow struct {
 	// undo collects what undoing the run takes, from the builtins that
 	// record it (eval.WithUndoLog); kept with the row as an "undo" output.
 	undo eval.UndoLog
+	// held are the blobs stored for the row, pending until it commits
+	// (retention.go).
+	held []string
 }
 
 // context returns ctx carrying r's undo log (ctx itself without a row).
@@ -216,7 +220,7 @@ func (r *execRow) finish(ok bool, status *int, value []byte, out *boundedBuffer,
 	r.e.OK, r.e.Status = ok, status
 	r.e.FinishNS = max(time.Now().UnixNano(), r.e.StartNS)
 	add := func(kind string, data []byte) {
-		o, err := j.put(kind, data)
+		o, err := r.store(kind, data)
 		if err != nil {
 			r.s.log.Warn("journal: output not stored", "kind", kind, "err", err)
 			return
@@ -243,7 +247,9 @@ func (r *execRow) finish(ok bool, status *int, value []byte, out *boundedBuffer,
 	}
 	// The journal's OnFinish hook (rowFinished) publishes the row's
 	// journal and transcript events as the commit succeeds.
-	if err := r.commit(j.db); err != nil {
+	err := r.commit(j.db)
+	r.settle()
+	if err != nil {
 		r.s.log.Error("journal: row not finished; its events are not published", "id", r.e.ID, "err", err)
 	}
 }

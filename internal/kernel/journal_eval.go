@@ -104,6 +104,7 @@ func (j *evalJournal) evalEntry(e *journal.Entry) eval.JournalEntry {
 	}
 	for _, o := range e.Outputs {
 		if o.Kind != journal.OutUndo {
+			out.Outputs = append(out.Outputs, eval.JournalOutput{Kind: o.Kind, Len: o.Len, Ref: "val:" + o.Hash})
 			continue
 		}
 		data, total, err := j.store.cas.Get(o.Hash, 0, 0)

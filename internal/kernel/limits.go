@@ -152,3 +152,31 @@ const (
 	// answer stays well inside a frame.
 	ReplayReadBytes = 4 << 20
 )
+
+// The journal's disk budget (retention.go; docs/kernel.md, "Journal and
+// blobs"): the tunable bounds are Limits.JournalMaxBytes and
+// Limits.JournalMaxOutput; these fix how it is enforced.
+const (
+	// RetentionEvery is how many finished rows pass between checks of the
+	// budget; a check also follows once the outputs stored since the last
+	// one reach a sixteenth of the budget (RetentionKickShare), and every
+	// RetentionInterval.
+	RetentionEvery     = 64
+	RetentionKickShare = 16
+	RetentionInterval  = 30 * time.Second
+	// RetentionLowWater is the share of the budget, in percent, a pass
+	// prunes down to once the state exceeds the budget, so that the next
+	// rows do not each start a pass.
+	RetentionLowWater = 75
+	// RetentionWALShare: a WAL file past this share of the budget (an
+	// eighth) is checkpointed and truncated by the next check.
+	RetentionWALShare = 8
+	// RetentionMaxRounds bounds the prune-and-sweep rounds of one pass
+	// and RetentionScanRows the rows one round looks through to place its
+	// cut.
+	RetentionMaxRounds = 8
+	RetentionScanRows  = 4096
+	// RetentionRemoveBatch is how many blobs one hold of the retention
+	// lock judges and removes after a prune: stores wait at most that.
+	RetentionRemoveBatch = 256
+)

@@ -178,6 +178,11 @@ func New(cfg Config) (*Server, error) {
 		j.db.OnFinish(s.rowFinished)
 		s.sweepWG.Add(1)
 		go s.sweepBlobs()
+		j.initRetention(s.limits)
+		if s.limits.JournalMaxBytes > 0 {
+			s.sweepWG.Add(1)
+			go s.retainLoop()
+		}
 	}
 	return s, nil
 }

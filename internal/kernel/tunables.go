@@ -100,6 +100,15 @@ type Limits struct {
 	// live heap is small beside MemoryLimit (see tuneGC); 0 leaves the
 	// runtime's (GOGC) alone.
 	GCPercent int
+
+	// The journal's disk budget (see retention.go). JournalMaxBytes bounds
+	// the journal database's live pages and the blob store's files
+	// together; over it the oldest finished rows are pruned and the blobs
+	// no row names removed. 0: unbounded. JournalMaxOutput bounds one
+	// stored output (at most cas.MaxBlobBytes); a longer one is stored as
+	// its prefix, its row keeping the whole length.
+	JournalMaxBytes  int64
+	JournalMaxOutput int64
 }
 
 // DefaultLimits returns the limits sized for the reference machine class
@@ -134,6 +143,8 @@ func DefaultLimits() Limits {
 		KernelMemory:         DefaultKernelMemory,
 		MemoryLimit:          DefaultMemoryLimit,
 		GCPercent:            DefaultGCPercent,
+		JournalMaxBytes:      1 << 30,
+		JournalMaxOutput:     16 << 20,
 	}
 }
 
@@ -196,7 +207,7 @@ func settleLimits(l *Limits) error {
 			f.copyFrom(l, &d)
 		}
 	}
-	return nil
+	return checkRetentionLimits(l)
 }
 
 // limitFlags is the table of tunable bounds and their flags.
@@ -252,6 +263,10 @@ var limitFlags = []limitFlag{
 		size: func(l *Limits) *int64 { return &l.MemoryLimit }},
 	{name: "gc-percent", usage: "the collector's GC percent while the live heap is small beside --memory-limit (0: GOGC's)",
 		count: func(l *Limits) *int { return &l.GCPercent }},
+	{name: "journal-max-bytes", zero: zeroIsNone, usage: "bytes the journal database's live pages and its blobs may take together; over it the oldest finished rows are pruned (0: unbounded)",
+		size: func(l *Limits) *int64 { return &l.JournalMaxBytes }},
+	{name: "journal-max-output", usage: "bytes of one exec output the journal stores (at most 64 MiB); a longer one is stored cut, its row keeping its whole length",
+		size: func(l *Limits) *int64 { return &l.JournalMaxOutput }},
 }
 
 // report returns every tunable bound in l by flag name, for kernel.info:

@@ -1,0 +1,38 @@
+package cas
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Usage walks the store and reports how many blob files it holds and
+// their bytes together (stray temporaries included: they take disk too).
+// It reads every subdirectory, so it is for a caller off the hot path (the
+// kernel's retention pass), not for every Put.
+func (s *Store) Usage() (files int64, bytes int64, err error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	subs, err := os.ReadDir(s.dir)
+	if err != nil {
+		return 0, 0, fmt.Errorf("cas: usage: %w", err)
+	}
+	for _, sub := range subs {
+		if !sub.IsDir() || len(sub.Name()) != fanOut {
+			continue
+		}
+		ents, err := os.ReadDir(filepath.Join(s.dir, sub.Name()))
+		if err != nil {
+			return files, bytes, fmt.Errorf("cas: usage: %w", err)
+		}
+		for _, e := range ents {
+			info, err := e.Info()
+			if err != nil || !info.Mode().IsRegular() {
+				continue
+			}
+			files++
+			bytes += info.Size()
+		}
+	}
+	return files, bytes, nil
+}

@@ -1,0 +1,112 @@
+package journal
+
+import "fmt"
+
+// Reads for the kernel's disk budget (internal/kernel/retention.go): how
+// much of the database its rows use, and where a Prune of the oldest rows
+// would free a given amount. Both only read.
+
+// LiveBytes is the bytes of database pages in use: the file's pages less
+// its free list. A Prune frees pages to the free list, which later writes
+// reuse, so the file itself does not shrink; LiveBytes does.
+func (d *DB) LiveBytes() (int64, error) {
+	if err := d.sync(); err != nil {
+		return 0, err
+	}
+	var pages, free, size int64
+	for _, q := range []struct {
+		pragma string
+		dst    *int64
+	}{{"page_count", &pages}, {"freelist_count", &free}, {"page_size", &size}} {
+		if err := d.db.QueryRow(`PRAGMA ` + q.pragma).Scan(q.dst); err != nil {
+			return 0, fmt.Errorf("journal: live bytes: %w", err)
+		}
+	}
+	return (pages - free) * size, nil
+}
+
+// PruneCutoff returns the id to Prune below so that about want bytes of
+// the oldest finished exec rows go: the lengths of their outputs (the
+// blobs they name, counted once per row) plus their source, AST, effects
+// and outputs columns. It looks at no more than maxRows rows (oldest
+// first), and returns 0 when none of those is finished. Unfinished rows
+// are passed over, as Prune keeps them.
+func (d *DB) PruneCutoff(want int64, maxRows int) (before int64, err error) {
+	if err := d.sync(); err != nil {
+		return 0, err
+	}
+	rows, err := d.db.Query(`SELECT e.id, (e.finished = 1 OR e.interrupted = 1),
+			length(e.src) + coalesce(length(e.ast), 0) + coalesce(length(e.effects), 0) + length(e.outputs_json)
+			+ coalesce((SELECT sum(o.len) FROM outputs o WHERE o.entry_id = e.id), 0)
+		FROM entries e WHERE e.kind = 'exec' ORDER BY e.id LIMIT ?`, maxRows)
+	if err != nil {
+		return 0, fmt.Errorf("journal: prune cutoff: %w", err)
+	}
+	defer rows.Close()
+	var sum int64
+	for rows.Next() {
+		var id, size int64
+		var done bool
+		if err := rows.Scan(&id, &done, &size); err != nil {
+			return 0, fmt.Errorf("journal: prune cutoff: %w", err)
+		}
+		if !done {
+			continue
+		}
+		sum += size
+		before = id + 1
+		if sum >= want {
+			break
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("journal: prune cutoff: %w", err)
+	}
+	return before, nil
+}
+
+// TruncateWAL checkpoints the whole WAL into the database and truncates
+// it to nothing (PRAGMA wal_checkpoint(TRUNCATE)). The journal's own
+// checkpoints are passive and never shrink the WAL file, which therefore
+// keeps the size of its longest run between checkpoints; the kernel's disk
+// budget calls this when that file grows past its share. It changes no row.
+// It waits (up to BusyTimeout) for readers of the WAL and holds writers
+// off while it copies, so it is for a goroutine off the commit path.
+func (d *DB) TruncateWAL() error {
+	var busy, logFrames, done int
+	if err := d.db.QueryRow(`PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done); err != nil {
+		return fmt.Errorf("journal: checkpoint: %w", err)
+	}
+	if busy != 0 {
+		return fmt.Errorf("journal: checkpoint: the WAL is busy (%d of %d frames copied)", done, logFrames)
+	}
+	return nil
+}
+
+// HashesBefore lists the distinct output hashes of the rows a
+// Prune(before) would consider (rows with id below before, and the
+// statement rows of those), at most limit of them: the blobs that may have
+// no row left once they are pruned.
+func (d *DB) HashesBefore(before int64, limit int) ([]string, error) {
+	if err := d.sync(); err != nil {
+		return nil, err
+	}
+	rows, err := d.db.Query(`SELECT DISTINCT o.hash FROM outputs o JOIN entries e ON e.id = o.entry_id
+		WHERE e.id < ? OR e.parent < ? LIMIT ?`, before, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("journal: hashes before %d: %w", before, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, fmt.Errorf("journal: hashes before %d: %w", before, err)
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("journal: hashes before %d: %w", before, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,268 @@
+package kernel
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/shoalgo/shoal/internal/cas"
+	"github.com/shoalgo/shoal/internal/journal"
+)
+
+// The journal's disk budget. Without one the journal database and the
+// blob store grow with every exec; with Limits.JournalMaxBytes the kernel
+// keeps the bytes of live database pages plus the blob files under it:
+// when a check finds them over, the oldest finished rows are pruned
+// (journal.DB.Prune, which keeps every unfinished row) down to
+// RetentionLowWater percent of the budget, and the blobs no remaining row
+// names are swept. Checks run off the exec path, on the retention
+// goroutine, told by finished rows (every RetentionEvery, or once the
+// outputs stored since the last check reach a RetentionKickShare-th of the
+// budget) and woken every RetentionInterval.
+//
+// One output over Limits.JournalMaxOutput is stored as its first
+// JournalMaxOutput bytes: its row's output keeps the output's whole
+// length (len), the blob holds the prefix, so blob.get's len (the blob's)
+// is smaller than the row's and tells it was cut. An undo record is never
+// cut (eval.MaxUndoSteps bounds it).
+//
+// After a prune the blobs the pruned rows named are removed unless a
+// remaining row names them (cas.Store.RemoveUnless: only those blobs, no
+// walk of the store). No blob is spared for its age (the start-up
+// sweep's cas.SweepGrace would leave an hour of output on disk); instead
+// every blob stored for a row not yet committed is held as pending until
+// the commit, and the removal, which runs under the retention lock every
+// store takes shared, spares pending blobs too. Blobs no row ever named
+// (an output whose row's commit failed) are left to the start-up sweep.
+
+// retention is the budget state of a journalStore.
+type retention struct {
+	max       int64 // JournalMaxBytes; 0: no budget
+	maxOutput int64 // JournalMaxOutput
+
+	// mu is shared by every store (put and hold), exclusive for a sweep.
+	mu      sync.RWMutex
+	pmu     sync.Mutex
+	pending map[string]int // hash -> rows holding it until they commit
+
+	commits atomic.Int64 // rows finished since the last check
+	added   atomic.Int64 // output bytes stored since the last check
+	kick    chan struct{}
+
+	// casBytes is the blob store's size at the last measure (retention
+	// goroutine only); pruned and swept count what passes removed.
+	casBytes int64
+	pruned   atomic.Int64
+	swept    atomic.Int64
+	passes   atomic.Int64
+}
+
+// MinJournalBytes is the smallest disk budget --journal-max-bytes takes
+// (other than 0, unbounded): an empty journal's database is itself some
+// 100 KiB.
+const MinJournalBytes = 1 << 20
+
+// checkRetentionLimits refuses a disk budget too small to hold an empty
+// journal and an output bound the blob store cannot hold.
+func checkRetentionLimits(l *Limits) error {
+	if l.JournalMaxBytes != 0 && l.JournalMaxBytes < MinJournalBytes {
+		return fmt.Errorf("kernel: --journal-max-bytes must be 0 (unbounded) or at least %d, not %d", MinJournalBytes, l.JournalMaxBytes)
+	}
+	if l.JournalMaxOutput > cas.MaxBlobBytes {
+		return fmt.Errorf("kernel: --journal-max-output must be at most %d (the largest blob), not %d", cas.MaxBlobBytes, l.JournalMaxOutput)
+	}
+	return nil
+}
+
+// initRetention sets the budget from l (checked by checkRetentionLimits).
+func (j *journalStore) initRetention(l Limits) {
+	j.ret.max = l.JournalMaxBytes
+	j.ret.maxOutput = l.JournalMaxOutput
+	j.ret.pending = map[string]int{}
+	j.ret.kick = make(chan struct{}, 1)
+}
+
+// store stores one output of the row r is writing and holds its blob
+// pending until r commits (settle). An output past maxOutput is stored
+// cut, its Len still the whole length.
+func (r *execRow) store(kind string, data []byte) (journal.Output, error) {
+	j := r.s.journal
+	full := int64(len(data))
+	if kind != journal.OutUndo && j.ret.maxOutput > 0 && full > j.ret.maxOutput {
+		data = data[:j.ret.maxOutput]
+	}
+	j.ret.mu.RLock()
+	defer j.ret.mu.RUnlock()
+	o, err := j.put(kind, data)
+	if err != nil {
+		return o, err
+	}
+	j.ret.pmu.Lock()
+	j.ret.pending[o.Hash]++
+	j.ret.pmu.Unlock()
+	r.held = append(r.held, o.Hash)
+	j.ret.added.Add(int64(len(data)))
+	o.Len = full
+	return o, nil
+}
+
+// settle releases the blobs r held (its row is committed, or failed to
+// be) and tells the retention goroutine when a check is due.
+func (r *execRow) settle() {
+	j := r.s.journal
+	j.ret.pmu.Lock()
+	for _, h := range r.held {
+		if j.ret.pending[h]--; j.ret.pending[h] <= 0 {
+			delete(j.ret.pending, h)
+		}
+	}
+	j.ret.pmu.Unlock()
+	r.held = nil
+	if j.ret.max <= 0 {
+		return
+	}
+	if j.ret.commits.Add(1) >= RetentionEvery || j.ret.added.Load() >= j.ret.max/RetentionKickShare {
+		select {
+		case j.ret.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (j *journalStore) isPending(h string) bool {
+	j.ret.pmu.Lock()
+	defer j.ret.pmu.Unlock()
+	return j.ret.pending[h] > 0
+}
+
+// retainLoop enforces the budget until the kernel stops.
+func (s *Server) retainLoop() {
+	defer s.sweepWG.Done()
+	j := s.journal
+	t := time.NewTicker(RetentionInterval)
+	defer t.Stop()
+	first := true
+	for {
+		if !first {
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-t.C:
+			case <-j.ret.kick:
+			}
+		}
+		if err := s.retainPass(first); err != nil {
+			s.log.Warn("journal retention", "err", err)
+		}
+		first = false
+	}
+}
+
+// retainPass checks the budget and, when the state is over it, prunes and
+// sweeps in rounds until it is under RetentionLowWater percent of it (or
+// nothing more can go). measure asks for a walk of the blob store even
+// when the running estimate says the state is within the budget.
+func (s *Server) retainPass(measure bool) error {
+	j := s.journal
+	r := &j.ret
+	r.passes.Add(1)
+	r.commits.Store(0)
+	added := r.added.Swap(0)
+	live, err := j.dbBytes()
+	if err != nil {
+		return err
+	}
+	if !measure && live+r.casBytes+added <= r.max {
+		r.casBytes += added // an estimate (a repeated output is stored once), corrected by the next walk
+		return nil
+	}
+	if _, r.casBytes, err = j.cas.Usage(); err != nil {
+		return err
+	}
+	low := r.max / 100 * RetentionLowWater
+	for round := 0; round < RetentionMaxRounds && live+r.casBytes > r.max; round++ {
+		before, err := j.db.PruneCutoff(live+r.casBytes-low, RetentionScanRows)
+		if err != nil {
+			return err
+		}
+		if before == 0 {
+			return fmt.Errorf("state is %d bytes, over the budget of %d, and no finished row is left to prune", live+r.casBytes, r.max)
+		}
+		hashes, err := j.db.HashesBefore(before, RetentionScanRows*journal.MaxOutputs)
+		if err != nil {
+			return err
+		}
+		n, err := j.db.Prune(before)
+		if err != nil {
+			return err
+		}
+		r.pruned.Add(n)
+		freed, err := j.removeUnreferenced(hashes)
+		r.casBytes = max(r.casBytes-freed, 0)
+		if err != nil {
+			return err
+		}
+		if live, err = j.dbBytes(); err != nil {
+			return err
+		}
+		s.log.Info("journal pruned to its disk budget", "rows", n, "state_bytes", live+r.casBytes, "budget", r.max)
+	}
+	return nil
+}
+
+// dbBytes is what the journal database takes against the budget: its
+// live pages and its WAL file. A WAL past a RetentionWALShare-th of the
+// budget is first checkpointed and truncated (the journal's own
+// checkpoints never shrink it); the database file's free pages, which
+// later rows reuse, are not counted.
+func (j *journalStore) dbBytes() (int64, error) {
+	live, err := j.db.LiveBytes()
+	if err != nil {
+		return 0, err
+	}
+	wal := fileSize(j.db.Path() + "-wal")
+	if wal > j.ret.max/RetentionWALShare {
+		if err := j.db.TruncateWAL(); err != nil {
+			return 0, err
+		}
+		wal = fileSize(j.db.Path() + "-wal")
+	}
+	return live + wal, nil
+}
+
+func fileSize(p string) int64 {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// removeUnreferenced removes the blobs of hashes (those of pruned rows)
+// that no remaining row names and no uncommitted row holds, in batches of
+// RetentionRemoveBatch under the retention lock, and returns their bytes.
+// Only the named blobs are looked at: no walk of the store, and stores
+// wait at most one batch. A removed hash is forgotten as stored, so an
+// equal output later is written again.
+func (j *journalStore) removeUnreferenced(hashes []string) (int64, error) {
+	var freed int64
+	keep := func(h string) bool { return j.isPending(h) || j.db.Referenced(h) }
+	for len(hashes) > 0 {
+		batch := hashes[:min(len(hashes), RetentionRemoveBatch)]
+		hashes = hashes[len(batch):]
+		j.ret.mu.Lock()
+		removed, n, err := j.cas.RemoveUnless(batch, keep)
+		for _, h := range removed {
+			j.forget(h)
+		}
+		j.ret.mu.Unlock()
+		freed += n
+		j.ret.swept.Add(int64(len(removed)))
+		if err != nil {
+			return freed, err
+		}
+	}
+	return freed, nil
+}
