@@ -24,6 +24,10 @@ const (
 	// the most output rendered under the screen lock at once.
 	readChunk = 32 << 10
 	feedChunk = 16 << 10
+	// hurryTail is the most pending output rendered once the program has
+	// been reaped; what comes before it is skipped, so that the exit
+	// waits for the end of the output, not for a backlog.
+	hurryTail = 32 << 10
 
 	// PushInterval is the shortest time between two screen-change
 	// notifications of one session: changes in between are coalesced
@@ -36,7 +40,7 @@ const (
 	CloseGrace = time.Second
 	// ExitDrain bounds how long the exit waits, once the program is
 	// reaped, for its last output to be rendered.
-	ExitDrain = 300 * time.Millisecond
+	ExitDrain = 500 * time.Millisecond
 
 	// MaxInputBytes bounds the bytes one Send writes, MaxInputItems the
 	// items of one input array, and SendTimeout how long a Send waits for

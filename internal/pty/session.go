@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -123,6 +124,7 @@ type Session struct {
 	skipNext bool  // output was skipped: cancel any half-read sequence
 	skipped  int64 // bytes skipped, in all
 	wake     chan struct{}
+	hurry    atomic.Bool // the program is reaped: render only the tail of what is pending
 
 	readerDone chan struct{} // the reader has seen the terminal's end
 	feederDone chan struct{} // and the feeder has rendered what it read
@@ -296,13 +298,28 @@ func (s *Session) feedLoop() {
 				// CAN: whatever sequence the skipped output left open ends.
 				s.render([]byte{0x18})
 			}
-			for off := 0; off < len(work); off += feedChunk {
+			for off := 0; off < len(work); {
 				select {
 				case <-s.closing:
 					return
 				default:
 				}
-				s.render(work[off:min(len(work), off+feedChunk)])
+				if s.hurry.Load() && len(work)-off > hurryTail {
+					// The program has ended: only the end of its output
+					// can still show.
+					cut := len(work) - hurryTail
+					if i := bytes.IndexByte(work[cut:], '\n'); i >= 0 {
+						cut += i + 1
+					}
+					s.pmu.Lock()
+					s.skipped += int64(cut - off)
+					s.pmu.Unlock()
+					off = cut
+					s.render([]byte{0x18})
+				}
+				end := min(len(work), off+feedChunk)
+				s.render(work[off:end])
+				off = end
 			}
 			if cap(work) > 4*feedChunk {
 				work = nil // a flood's buffer is not kept while idle
@@ -384,6 +401,7 @@ func (s *Session) write(b []byte) (int, error) {
 func (s *Session) waitLoop() {
 	ws, werr := s.child.Wait()
 	close(s.reaped)
+	s.hurry.Store(true)
 	t := time.NewTimer(ExitDrain)
 	select {
 	case <-s.feederDone:
