@@ -84,8 +84,9 @@ type Options struct {
 	// Start starts the program on the terminal.
 	Start Starter
 	// Notify, when set, is told of screen changes (at most one per
-	// PushInterval) and of the program's exit. It is called on the
-	// session's own goroutines, never under its locks, and should not
+	// PushInterval) and of the program's exit, which is the last
+	// notification. It is called on the session's own goroutines, one
+	// call at a time, never under the screen's lock, and should not
 	// block.
 	Notify func(Event)
 }
@@ -146,6 +147,9 @@ type Session struct {
 
 	wmu     sync.Mutex // one writer of the terminal at a time
 	replies chan []byte
+
+	nmu      sync.Mutex // held while notifying, so the exit comes last
+	exitTold bool
 
 	pushMu     sync.Mutex
 	pushQueued bool
@@ -295,8 +299,7 @@ func (s *Session) feedLoop() {
 				break
 			}
 			if skip {
-				// CAN: whatever sequence the skipped output left open ends.
-				s.render([]byte{0x18})
+				s.render(skipMark)
 			}
 			for off := 0; off < len(work); {
 				select {
@@ -315,7 +318,7 @@ func (s *Session) feedLoop() {
 					s.skipped += int64(cut - off)
 					s.pmu.Unlock()
 					off = cut
-					s.render([]byte{0x18})
+					s.render(skipMark)
 				}
 				end := min(len(work), off+feedChunk)
 				s.render(work[off:end])
@@ -339,6 +342,11 @@ func (s *Session) feedLoop() {
 		}
 	}
 }
+
+// skipMark is rendered where output was skipped: CAN ends whatever
+// sequence the skipped output left open, and a new line starts, so what
+// follows a line start in the output starts a line on the screen.
+var skipMark = []byte("\x18\r\n")
 
 // render feeds p to the emulator and announces the change.
 func (s *Session) render(p []byte) {
@@ -414,7 +422,10 @@ func (s *Session) waitLoop() {
 	s.bumpLocked()
 	s.mu.Unlock()
 	if s.notify != nil {
+		s.nmu.Lock()
+		s.exitTold = true
 		s.notify(Event{Kind: EventExit, Exit: exit})
+		s.nmu.Unlock()
 	}
 	close(s.exited)
 }
@@ -559,7 +570,12 @@ func (s *Session) push() {
 	same := s.pushAny && s.pushHash == h
 	s.pushHash, s.pushAny = h, true
 	s.pushMu.Unlock()
-	if !same {
+	if same {
+		return
+	}
+	s.nmu.Lock()
+	defer s.nmu.Unlock()
+	if !s.exitTold { // the exit is the last notification
 		s.notify(Event{Kind: EventScreen})
 	}
 }

@@ -80,12 +80,30 @@ func contains(sub string) func(Snapshot) bool {
 func TestShellEchoAndExit(t *testing.T) {
 	var mu sync.Mutex
 	var kinds []EventKind
+	screens := make(chan struct{}, 1)
 	s := open(t, Options{Cols: 60, Rows: 10, Notify: func(e Event) {
 		mu.Lock()
 		kinds = append(kinds, e.Kind)
 		mu.Unlock()
+		if e.Kind == EventScreen {
+			select {
+			case screens <- struct{}{}:
+			default:
+			}
+		}
 	}}, "/bin/sh")
+	waitScreen(t, s, "prompt", contains("$"))
+	time.Sleep(2 * PushInterval)
+	select {
+	case <-screens: // the prompt's
+	default:
+	}
 	send(t, s, `["echo hel", "lo-$((6*7))", {"key": "Enter"}]`)
+	select {
+	case <-screens:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no screen notification after a send")
+	}
 	waitScreen(t, s, "echo", contains("hello-42"))
 	send(t, s, `"exit 3\r"`)
 	snap := waitScreen(t, s, "exit", func(s Snapshot) bool { return !s.Alive })
@@ -99,6 +117,11 @@ func TestShellEchoAndExit(t *testing.T) {
 	defer mu.Unlock()
 	if len(kinds) < 2 || kinds[len(kinds)-1] != EventExit || kinds[0] != EventScreen {
 		t.Fatalf("events %v: want screen changes then exit", kinds)
+	}
+	for _, k := range kinds[:len(kinds)-1] {
+		if k != EventScreen {
+			t.Fatalf("events %v: one exit, last", kinds)
+		}
 	}
 	if _, err := s.Send(json.RawMessage(`"x"`)); err != ErrExited {
 		t.Fatalf("send after exit: %v", err)
