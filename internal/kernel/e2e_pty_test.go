@@ -126,6 +126,45 @@ func TestPTYShellRoundTrip(t *testing.T) {
 	if err := c.Call(testCtx(t), proto.MethodPTYList, nil, &list); err != nil || len(list.Ptys) != 1 || list.Ptys[0].PtyID != o.PtyID || !list.Ptys[0].Alive {
 		t.Fatalf("list %+v %v", list, err)
 	}
+	// Lines that scrolled off are kept; styles are there on request.
+	ptySend(t, c, o.PtyID, "i=0; while [ $i -lt 30 ]; do i=$((i+1)); echo line-$i; done; printf '\\033[1mBOLD\\033[0m\\n'\r")
+	s = ptyWait(t, c, o.PtyID, "lines", hasRow("BOLD"))
+	var sb struct {
+		Scrollback []string `json:"scrollback"`
+		Styles     [][]struct {
+			Col   int      `json:"col"`
+			Len   int      `json:"len"`
+			Attrs []string `json:"attrs"`
+		} `json:"styles"`
+		Screen []string `json:"screen"`
+	}
+	if err := c.Call(testCtx(t), proto.MethodPTYRead, map[string]any{"pty_id": o.PtyID, "scrollback": 3, "styles": true}, &sb); err != nil {
+		t.Fatal(err)
+	}
+	if len(sb.Scrollback) != 3 || len(sb.Styles) != 12 {
+		t.Fatalf("scrollback %q, %d styled rows", sb.Scrollback, len(sb.Styles))
+	}
+	for i, row := range sb.Screen {
+		if row == "BOLD" && (len(sb.Styles[i]) != 1 || sb.Styles[i][0].Len != 4 || len(sb.Styles[i][0].Attrs) != 1 || sb.Styles[i][0].Attrs[0] != "bold") {
+			t.Errorf("styles of the BOLD row: %+v", sb.Styles[i])
+		}
+	}
+	// A read that waits for a change returns with the change another
+	// connection's send made.
+	c2 := k.attached(t, "pty", "")
+	got := make(chan ptyScreen, 1)
+	go func() {
+		var w ptyScreen
+		c.Call(testCtx(t), proto.MethodPTYRead, map[string]any{"pty_id": o.PtyID, "until_change": true, "wait_ms": 20000}, &w)
+		got <- w
+	}()
+	time.Sleep(100 * time.Millisecond)
+	if err := c2.Call(testCtx(t), proto.MethodPTYSend, map[string]any{"pty_id": o.PtyID, "input": "echo waited-for\r"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if w := <-got; !w.Changed || !strings.Contains(w.text(), "waited-for") {
+		t.Fatalf("the waiting read returned changed=%v:\n%s", w.Changed, w.text())
+	}
 	ptySend(t, c, o.PtyID, "exit 7\r")
 	s = ptyWait(t, c, o.PtyID, "exit", func(s ptyScreen) bool { return !s.Alive })
 	if s.Exit == nil || s.Exit.Status == nil || *s.Exit.Status != 7 || s.Exit.Signal != nil {
@@ -249,6 +288,26 @@ func TestPTYErrors(t *testing.T) {
 	// The PTY still answers its owner.
 	ptySend(t, c, o.PtyID, "echo still-here\r")
 	ptyWait(t, c, o.PtyID, "owner", shows("still-here"))
+	// Its events are in its own session's scope only.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		evs, err := c.EventsRead(testCtx(t), o.Events, 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the owner reads no events of %s", o.Events)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if evs, err := other.EventsRead(testCtx(t), o.Events, 0, 100); err != nil || len(evs) != 0 {
+		t.Errorf("another session reads %d events of %s (%v)", len(evs), o.Events, err)
+	}
+	if evs, err := agent.EventsRead(testCtx(t), o.Events, 0, 100); err != nil || len(evs) != 0 {
+		t.Errorf("another principal reads %d events of %s (%v)", len(evs), o.Events, err)
+	}
 }
 
 // TestPTYPushEvents: a subscriber to pty.N is told of a screen change

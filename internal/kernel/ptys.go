@@ -137,12 +137,12 @@ func (r *ptyRegistry) commit(e *ptyEntry, ps *pty.Session) bool {
 // lookup returns owner's open PTY named ref, or UNKNOWN_PTY: an absent,
 // closed, still opening or foreign id all answer the same.
 func (r *ptyRegistry) lookup(owner sessionKey, ref string) (*ptyEntry, error) {
-	id, ok := parsePTYRef(ref)
-	if ok {
+	if id, ok := parsePTYRef(ref); ok {
 		r.mu.Lock()
 		e := r.byID[id]
+		open := e != nil && e.owner == owner && e.sess != nil
 		r.mu.Unlock()
-		if e != nil && e.owner == owner && e.sess != nil {
+		if open {
 			return e, nil
 		}
 	}
