@@ -231,3 +231,43 @@ func running(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
 }
+
+// TestPTYEndsWithIdleSession: when the session closes (idle, its last
+// connection gone), its PTYs are closed: the program and what it left in
+// the background end, and the PTYs are no longer counted.
+func TestPTYEndsWithIdleSession(t *testing.T) {
+	lim := DefaultLimits()
+	lim.SessionIdle = 100 * time.Millisecond
+	k := startKernelWith(t, func(cfg *Config) { cfg.Limits = &lim })
+	c := k.dial(t)
+	c.attach("idle", "")
+	var o struct {
+		PtyID string `json:"pty_id"`
+		Pid   int    `json:"pid"`
+	}
+	c.ok("pty.open", map[string]any{"cmd": "sh"}, &o)
+	c.ok("pty.send", map[string]any{"pty_id": o.PtyID, "input": "(trap '' HUP TERM; exec sleep 1000) & printf 'bg:%s:\\n' $!\r"}, nil)
+	re := regexp.MustCompile(`bg:([0-9]+):`)
+	var m []string
+	for try := 0; m == nil; try++ {
+		if try == 40 {
+			t.Fatal("the background pid never showed")
+		}
+		m = re.FindStringSubmatch(ptyScreenOf(t, c, o.PtyID, "bg:"))
+	}
+	bg, _ := strconv.Atoi(m[1])
+	c.conn.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for running(o.Pid) || running(bg) {
+		if time.Now().After(deadline) {
+			t.Fatalf("pids %d, %d outlived their idle session", o.Pid, bg)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for n, _ := k.ptyCount(); n != 0; n, _ = k.ptyCount() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d PTYs still counted", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
