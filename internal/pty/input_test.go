@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestEncode(t *testing.T) {
@@ -99,4 +100,46 @@ func TestKeyNames(t *testing.T) {
 			t.Errorf("Ctrl-%c = %q", c, seq)
 		}
 	}
+}
+
+// FuzzClamp: the clamp keeps every ASCII byte, keeps valid UTF-8 valid
+// and never lets more than MaxClusterRunes extenders through in a row,
+// however the input is split.
+func FuzzClamp(f *testing.F) {
+	f.Add([]byte("e\u0301\u0301 x"), 1)
+	f.Add([]byte("👨‍👩‍👧"), 3)
+	f.Fuzz(func(t *testing.T, in []byte, split int) {
+		var c clusterClamp
+		var out []byte
+		if split <= 0 || split > len(in) {
+			split = len(in)
+		}
+		out = append(out, c.filter(append([]byte(nil), in[:split]...))...)
+		out = append(out, c.filter(append([]byte(nil), in[split:]...))...)
+		if utf8.Valid(in) && !utf8.Valid(out) {
+			t.Fatalf("valid %q became %q", in, out)
+		}
+		ascii := func(b []byte) (n int) {
+			for _, x := range b {
+				if x < utf8.RuneSelf {
+					n++
+				}
+			}
+			return n
+		}
+		if utf8.Valid(in) && ascii(in) != ascii(out) {
+			t.Fatalf("ASCII lost: %q -> %q", in, out)
+		}
+		run := 0
+		for _, r := range string(out) {
+			if extender(r) {
+				run++
+				if run > MaxClusterRunes {
+					t.Fatalf("%d extenders in a row in %q", run, out)
+				}
+			} else {
+				run = 0
+			}
+		}
+	})
 }

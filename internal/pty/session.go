@@ -122,8 +122,9 @@ type Session struct {
 	// takes (queue, feedLoop).
 	pmu      sync.Mutex
 	pend     []byte
-	skipNext bool  // output was skipped: cancel any half-read sequence
-	skipped  int64 // bytes skipped, in all
+	skipNext bool         // output was skipped: cancel any half-read sequence
+	skipped  int64        // bytes skipped, in all
+	clamp    clusterClamp // the feeder's
 	wake     chan struct{}
 	hurry    atomic.Bool // the program is reaped: render only the tail of what is pending
 
@@ -217,6 +218,9 @@ func Open(o Options) (*Session, error) {
 			}
 		},
 	})
+	// Hyperlinks (OSC 8) are not kept: each cell would hold its own
+	// copy of a URL of up to the parser's 4 MiB.
+	s.emu.RegisterOscHandler(8, func([]byte) bool { return true })
 	go s.readLoop()
 	go s.feedLoop()
 	go s.replyLoop()
@@ -299,6 +303,7 @@ func (s *Session) feedLoop() {
 				break
 			}
 			if skip {
+				s.clamp.reset()
 				s.render(skipMark)
 			}
 			for off := 0; off < len(work); {
@@ -318,10 +323,13 @@ func (s *Session) feedLoop() {
 					s.skipped += int64(cut - off)
 					s.pmu.Unlock()
 					off = cut
+					s.clamp.reset()
 					s.render(skipMark)
 				}
 				end := min(len(work), off+feedChunk)
-				s.render(work[off:end])
+				if p := s.clamp.filter(work[off:end]); len(p) > 0 {
+					s.render(p)
+				}
 				off = end
 			}
 			if cap(work) > 4*feedChunk {

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // cmdChild is a Child started with os/exec, without containment.
@@ -230,5 +231,52 @@ func TestOpenRefusesBadSize(t *testing.T) {
 		if err != ErrSize {
 			t.Errorf("%v: %v, want ErrSize", d, err)
 		}
+	}
+}
+
+// TestCellsStayBounded: a program printing one letter with 100,000
+// combining accents, a chain of joined emoji and a hyperlink with a long
+// URL leaves no cell holding more than the clamp allows.
+func TestCellsStayBounded(t *testing.T) {
+	s := open(t, Options{Cols: 20, Rows: 4}, "/bin/sh", "-c",
+		`printf 'e'; i=0; while [ $i -lt 2000 ]; do printf '\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201\314\201'; i=$((i+1)); done; printf '\033]8;;http://x/%0100000d\033\\link\033]8;;\033\\ done\n'; sleep 100`)
+	waitScreen(t, s, "done", contains("done"))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for y := range s.rows {
+		for x := range s.cols {
+			c := s.emu.CellAt(x, y)
+			if c == nil {
+				continue
+			}
+			if len(c.Content) > (MaxClusterRunes+1)*utf8.UTFMax {
+				t.Fatalf("cell %d,%d holds %d bytes", x, y, len(c.Content))
+			}
+			if len(c.Link.URL) > 0 {
+				t.Fatalf("cell %d,%d keeps a %d-byte link", x, y, len(c.Link.URL))
+			}
+		}
+	}
+}
+
+func TestClampKeepsText(t *testing.T) {
+	var c clusterClamp
+	for _, in := range []string{"plain ascii\r\n", "héllo wörld", "日本語のテキスト", "👨‍👩‍👧‍👦 family", "e\u0301", "\x1b[31mred\x1b[0m"} {
+		c.reset()
+		b := []byte(in)
+		// Fed a byte at a time, split runes are carried over.
+		var out []byte
+		for i := range b {
+			out = append(out, c.filter(append([]byte(nil), b[i]))...)
+		}
+		if string(out) != in {
+			t.Errorf("filter(%q) = %q", in, out)
+		}
+	}
+	c.reset()
+	long := "e" + strings.Repeat("\u0301", 1000) + "x"
+	got := string(c.filter([]byte(long)))
+	if want := "e" + strings.Repeat("\u0301", MaxClusterRunes) + "x"; got != want {
+		t.Errorf("1000 accents kept %d bytes, want %d", len(got), len(want))
 	}
 }
