@@ -16,6 +16,10 @@ const (
 	// go first.
 	ScrollbackLines = 1000
 	ScrollbackBytes = 256 << 10
+	// emuScrollbackCells bounds the cells of the lines the emulator holds
+	// between two chunks (see emuScrollback); a chunk that scrolls more
+	// lines than that keeps only its newest ones.
+	emuScrollbackCells = 64 << 10
 
 	// PendingBytes bounds the output read from the terminal and not yet
 	// rendered; past it the oldest pending output is skipped.

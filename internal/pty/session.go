@@ -204,7 +204,7 @@ func Open(o Options) (*Session, error) {
 	}
 	s.scroll.init(ScrollbackLines, ScrollbackBytes)
 	s.emu = vt.NewEmulator(cols, rows)
-	s.emu.SetScrollbackSize(ScrollbackLines)
+	s.emu.SetScrollbackSize(emuScrollback(cols))
 	s.emu.SetCallbacks(vt.Callbacks{
 		// Called inside emu.Write, under s.mu.
 		EnableMode: func(m ansi.Mode) {
@@ -218,9 +218,12 @@ func Open(o Options) (*Session, error) {
 			}
 		},
 	})
-	// Hyperlinks (OSC 8) are not kept: each cell would hold its own
-	// copy of a URL of up to the parser's 4 MiB.
-	s.emu.RegisterOscHandler(8, func([]byte) bool { return true })
+	// Hyperlinks (OSC 8) are not kept: each cell would hold its own copy
+	// of a URL of up to the parser's 4 MiB. Nor are titles, icon names
+	// and working directories (OSC 0, 1, 2, 7), which no read returns.
+	for _, cmd := range []int{0, 1, 2, 7, 8} {
+		s.emu.RegisterOscHandler(cmd, func([]byte) bool { return true })
+	}
 	go s.readLoop()
 	go s.feedLoop()
 	go s.replyLoop()
@@ -366,6 +369,14 @@ func (s *Session) render(p []byte) {
 	s.schedulePush()
 }
 
+// emuScrollback is how many scrolled-off lines the emulator keeps until
+// the feeder moves them to the text scrollback after each chunk: at most
+// ScrollbackLines, and at most emuScrollbackCells cells, since there each
+// cell is a full struct, not a byte of text.
+func emuScrollback(cols int) int {
+	return max(1, min(ScrollbackLines, emuScrollbackCells/cols))
+}
+
 // bumpLocked wakes every Read waiting for a change; s.mu is held.
 func (s *Session) bumpLocked() {
 	close(s.changed)
@@ -499,6 +510,7 @@ func (s *Session) Resize(cols, rows int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.emu.Resize(cols, rows)
+	s.emu.SetScrollbackSize(emuScrollback(cols))
 	s.cols, s.rows = cols, rows
 	s.readAny = false
 	s.bumpLocked()
