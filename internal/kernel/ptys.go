@@ -197,10 +197,20 @@ func (r *ptyRegistry) list(owner sessionKey) []*ptyEntry {
 // dropped, and their opener closes what it started), all at once, and
 // returns when they are reaped.
 func (r *ptyRegistry) closeSession(owner sessionKey) {
+	r.closeWhere(func(e *ptyEntry) bool { return e.owner == owner })
+}
+
+// closeAll closes every PTY of the kernel at once (Shutdown), so that the
+// sessions' grace periods run together, not one after another.
+func (r *ptyRegistry) closeAll() {
+	r.closeWhere(func(*ptyEntry) bool { return true })
+}
+
+func (r *ptyRegistry) closeWhere(match func(*ptyEntry) bool) {
 	r.mu.Lock()
 	var open []*ptyEntry
 	for _, e := range r.byID {
-		if e.owner == owner {
+		if match(e) {
 			r.forgetLocked(e)
 			if e.sess != nil {
 				open = append(open, e)

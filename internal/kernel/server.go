@@ -326,6 +326,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	done := make(chan struct{})
 	go func() {
+		s.ptys.closeAll()
 		for _, sess := range s.sessions.all() {
 			if err := sess.end(ctx); err != nil {
 				s.log.Warn("tasks still running at shutdown", "session", sess.key.name, "err", err)

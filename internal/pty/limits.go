@@ -42,6 +42,9 @@ const (
 	// it kills the program's whole tree; with ExitDrain it keeps Close
 	// within 2 s.
 	CloseGrace = time.Second
+	// killWait bounds how long Close waits, after SIGKILL, for the
+	// program to be reaped and its exit recorded.
+	killWait = 900 * time.Millisecond
 	// ExitDrain bounds how long the exit waits, once the program is
 	// reaped, for its last output to be rendered.
 	ExitDrain = 500 * time.Millisecond

@@ -521,7 +521,9 @@ func (s *Session) Resize(cols, rows int) error {
 // and SIGTERM (and SIGCONT, should it be stopped), then, after CloseGrace,
 // SIGKILL for its whole tree; what is left of its tree is killed even if
 // it exited; it is reaped and its exit returned, within CloseGrace plus
-// ExitDrain. Closing twice returns the same exit.
+// killWait. A program still not reaped by then (stuck in the kernel) has
+// an Exit with neither status nor signal; it is reaped when it dies.
+// Closing twice returns the same exit.
 func (s *Session) Close() Exit {
 	s.closeOnce.Do(func() {
 		close(s.closing)
@@ -539,17 +541,28 @@ func (s *Session) Close() Exit {
 			t.Stop()
 		}
 		s.child.Kill()
-		<-s.reaped
+		t := time.NewTimer(killWait)
+		defer t.Stop()
+		select {
+		case <-s.reaped:
+		case <-t.C: // not dead yet (stuck in the kernel): reaped when it dies
+		}
 		s.master.Close()
 		// Ends replyLoop; the emulator's own Close is not safe beside a
 		// concurrent Read.
 		if c, ok := s.emu.InputPipe().(io.Closer); ok {
 			_ = c.Close()
 		}
-		<-s.exited
+		select {
+		case <-s.exited:
+		case <-t.C:
+		}
 	})
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.exit == nil {
+		return Exit{}
+	}
 	return *s.exit
 }
 
