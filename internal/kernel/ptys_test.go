@@ -46,7 +46,9 @@ func (k *testKernel) ptyCount() (total int, cells int64) {
 // would have made is not there, no PTY is counted); a principal without
 // a policy is denied too; an allowed program runs, under the OS sandbox.
 func TestPTYDeniedSpawnStartsNothing(t *testing.T) {
-	k := startPolicyKernel(t, spawnPolicy("agent:pty", ""))
+	k := startPolicyKernel(t, func(dir, base string) string {
+		return spawnPolicy("agent:pty", "")(dir, base) + spawnPolicy("agent:careful", `auto_apply = "never"`)(dir, base)
+	})
 	_, secret := k.token(t, "agent:pty", "worker")
 	c := k.dial(t)
 	att := c.attach("", secret)
@@ -64,6 +66,14 @@ func TestPTYDeniedSpawnStartsNothing(t *testing.T) {
 	}
 	if n, _ := k.ptyCount(); n != 0 {
 		t.Fatalf("%d PTYs counted after refusals", n)
+	}
+	// A principal whose every plan needs approval gets -32011: pty.open
+	// has no plan to approve.
+	_, careful := k.token(t, "agent:careful", "worker")
+	c3 := k.dial(t)
+	c3.attach("", careful)
+	if v := verdictOf(t, c3.fail("pty.open", map[string]any{"cmd": "sh"}, proto.CodeApprovalRequired)); v.Verdict != "approval_required" {
+		t.Errorf("verdict %+v", v)
 	}
 	_, stranger := k.token(t, "agent:nobody", "worker")
 	c2 := k.dial(t)
