@@ -42,6 +42,7 @@ var allowed = map[string][]string{
 	"internal/mcp":         {"client", "proto"},
 	"internal/journal":     {"proto"},
 	"internal/cas":         {},
+	"internal/pty":         {},
 	"internal/policy":      {"internal/host", "internal/leash", "internal/syntax", "internal/sandbox"},
 }
 

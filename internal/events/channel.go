@@ -12,8 +12,10 @@ const (
 	ChannelTranscript = "session.transcript"
 	ChannelRender     = "render"
 
-	// TaskPrefix and UserPrefix start task.N and user.* names.
+	// TaskPrefix, PTYPrefix and UserPrefix start task.N, pty.N and
+	// user.* names.
 	TaskPrefix = "task."
+	PTYPrefix  = "pty."
 	UserPrefix = "user."
 )
 
@@ -32,8 +34,8 @@ func CanClientPublish(channel string) bool {
 }
 
 // ValidChannel reports whether channel is a name the bus knows how to
-// route: a kernel channel, task.N with N a decimal number, or a user.*
-// name that CanClientPublish accepts.
+// route: a kernel channel, task.N or pty.N with N a decimal number, or a
+// user.* name that CanClientPublish accepts.
 func ValidChannel(channel string) bool {
 	switch channel {
 	case ChannelJournal, ChannelApproval, ChannelTranscript, ChannelRender:
@@ -42,12 +44,20 @@ func ValidChannel(channel string) bool {
 	if n, ok := strings.CutPrefix(channel, TaskPrefix); ok {
 		return n != "" && len(n) <= 20 && allDigits(n)
 	}
+	if n, ok := strings.CutPrefix(channel, PTYPrefix); ok {
+		return n != "" && len(n) <= 20 && allDigits(n)
+	}
 	return CanClientPublish(channel)
 }
 
 // TaskChannel returns the channel name of task id.
 func TaskChannel(id uint64) string {
 	return TaskPrefix + strconv.FormatUint(id, 10)
+}
+
+// PTYChannel returns the channel name of PTY id (pty:N is pty.N).
+func PTYChannel(id uint64) string {
+	return PTYPrefix + strconv.FormatUint(id, 10)
 }
 
 func validSegments(s string) bool {

@@ -4,7 +4,7 @@
 //
 // # Scopes and channels
 //
-// Most channels are scoped: user.*, session.transcript, render and task.N
+// Most channels are scoped: user.*, session.transcript, render, task.N and pty.N
 // live inside the (principal, session) pair, a [Scope], they arise in. The
 // same channel name in two scopes names two independent streams, each
 // with its own sequence starting at 1 and its own ring.
@@ -29,7 +29,7 @@
 // Each stream keeps at most [RingSize] events and, with its scope and the
 // whole bus, the byte budgets of [Limits]: past one, the oldest events of
 // the stream, of the scope, or of the scope retaining the most are dropped.
-// A scope keeps at most Limits.ScopeChannels user.* and task.N streams;
+// A scope keeps at most Limits.ScopeChannels user.*, task.N and pty.N streams;
 // one more forgets the idlest stream nobody subscribes to, or is refused
 // with a [*budget.ExceededError] when every one has subscribers. Every
 // sequence number is at most [MaxSeq], which JSON carries exactly.

@@ -87,7 +87,7 @@ func TestKernelInfo(t *testing.T) {
 			t.Errorf("%s requires_attach = %v", m.Name, m.RequireAttach)
 		}
 	}
-	if !info.Features["exec.run"] || info.Features["pty"] || !info.Features["complete"] || !info.Features["explain"] || !info.Features["plans"] || !info.Features["exec.plan"] {
+	if !info.Features["exec.run"] || !info.Features["pty"] || !info.Features["complete"] || !info.Features["explain"] || !info.Features["plans"] || !info.Features["exec.plan"] {
 		t.Errorf("features = %v", info.Features)
 	}
 }

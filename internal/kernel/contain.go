@@ -15,7 +15,8 @@ func (s *session) processes() *contain.Scope {
 	return nil
 }
 
-// end ends everything the session started: every task is cancelled and
+// end ends everything the session started: its PTYs are closed, every
+// task is cancelled and
 // waited for until ctx ends (ctx's error is returned if some are still
 // running), then every process its commands started is killed, with every
 // descendant of theirs, whatever group, session or parent it moved to, and
@@ -24,6 +25,9 @@ func (s *session) processes() *contain.Scope {
 // session (lifecycle.go) does the same through the onClose hook that
 // wireSession registers.
 func (s *session) end(ctx context.Context) error {
+	if s.ptys != nil {
+		s.ptys.closeSession(s.key)
+	}
 	err := s.tasks.Close(ctx)
 	s.processes().Close()
 	return err

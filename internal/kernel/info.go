@@ -49,7 +49,7 @@ var features = map[string]bool{
 	"journal":         false, // true when the kernel has a state directory (handleKernelInfo)
 	"events":          true,
 	"tasks":           true,
-	"pty":             false,
+	"pty":             true,
 	"complete":        true,
 	"explain":         true,
 	"plans":           true,

@@ -68,12 +68,15 @@ func init() {
 		proto.MethodEventsPublish:     {needsAttach: true, inline: true, handle: handleEventsPublish},
 		proto.MethodEventsSubscribe:   {needsAttach: true, inline: true, handle: handleEventsSubscribe},
 		proto.MethodEventsUnsubscribe: {needsAttach: true, inline: true, handle: handleEventsUnsubscribe},
-	}
-	for _, name := range []string{
-		proto.MethodPTYOpen, proto.MethodPTYSend, proto.MethodPTYRead, proto.MethodPTYResize,
-		proto.MethodPTYClose, proto.MethodPTYList,
-	} {
-		methods[name] = &method{needsAttach: true}
+
+		// PTYs (ptys.go). open, send, read (which may wait) and close (which
+		// waits for the reap) run on their own goroutines.
+		proto.MethodPTYOpen:   {needsAttach: true, handle: handlePTYOpen},
+		proto.MethodPTYSend:   {needsAttach: true, handle: handlePTYSend},
+		proto.MethodPTYRead:   {needsAttach: true, handle: handlePTYRead},
+		proto.MethodPTYResize: {needsAttach: true, inline: true, handle: handlePTYResize},
+		proto.MethodPTYClose:  {needsAttach: true, handle: handlePTYClose},
+		proto.MethodPTYList:   {needsAttach: true, inline: true, handle: handlePTYList},
 	}
 }
 

@@ -73,7 +73,8 @@ type Server struct {
 	gcRaised  bool              // the collector runs at limits.GCPercent (guard goroutine only after init)
 	source    *sourceWork       // bounds parse and explain
 	procs     *contain.Manager
-	plans     *planStore // stored plans of every session (plans.go)
+	plans     *planStore  // stored plans of every session (plans.go)
+	ptys      ptyRegistry // open PTYs of every session (ptys.go)
 	// approvers are the principals the policy lets approve, listed once
 	// (policyApprovers).
 	approversOnce sync.Once
@@ -331,6 +332,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	done := make(chan struct{})
 	go func() {
+		s.ptys.closeAll()
 		for _, sess := range s.sessions.all() {
 			if err := sess.end(ctx); err != nil {
 				s.log.Warn("tasks still running at shutdown", "session", sess.key.name, "err", err)

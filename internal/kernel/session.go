@@ -41,7 +41,8 @@ type session struct {
 	bytes int // approximate size of the values kept
 	limit int // bound on bytes; MaxTranscriptBytes
 
-	budget *budget // the kernel-wide account; nil in some tests
+	budget *budget      // the kernel-wide account; nil in some tests
+	ptys   *ptyRegistry // the kernel's PTYs, this session's to close; nil in some tests
 
 	life lifecycle // holds, idleness and the release path (lifecycle.go)
 }

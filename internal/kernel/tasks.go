@@ -112,6 +112,11 @@ func (s *Server) wireSession(sess *session) {
 	// It also ends every process the session's commands started, and
 	// their descendants (background ones left by finished commands too).
 	sess.onClose(func() { sess.processes().Close() })
+	// Hooks run newest first: its PTYs are closed (their programs told to
+	// end, given a grace, killed and reaped, their exits published) before
+	// anything above.
+	sess.ptys = &s.ptys
+	sess.onClose(func() { s.ptys.closeSession(sess.key) })
 }
 
 // startExecTask runs p as a task of sess, taking over the turn tr. A

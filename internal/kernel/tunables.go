@@ -88,6 +88,18 @@ type Limits struct {
 	PlanMemory     int64
 	PlanTTL        time.Duration
 
+	// PTYs (see ptys.go). SessionPTYs bounds the PTYs one session keeps
+	// open, PrincipalPTYs those of one principal's sessions together (the
+	// owner's too), KernelPTYs those of all sessions together, and
+	// PTYCells the cells (cols × rows) of all their grids together: past
+	// one, pty.open (or a resize past PTYCells) is LEASH_DENIED
+	// (quota_exceeded, budget session_ptys, principal_ptys, kernel_ptys or
+	// pty_cells) and nothing starts.
+	SessionPTYs   int
+	PrincipalPTYs int
+	KernelPTYs    int
+	PTYCells      int
+
 	// Memory (see memory.go). SessionMemory bounds what one session's
 	// values and captured output keep alive; KernelMemory bounds all
 	// sessions together; MemoryLimit is the process's soft memory limit
@@ -139,6 +151,10 @@ func DefaultLimits() Limits {
 		TokenPlans:           4096,
 		PlanMemory:           64 << 20,
 		PlanTTL:              time.Hour,
+		SessionPTYs:          16,
+		PrincipalPTYs:        64,
+		KernelPTYs:           256,
+		PTYCells:             2 << 20,
 		SessionMemory:        DefaultSessionMemory,
 		KernelMemory:         DefaultKernelMemory,
 		MemoryLimit:          DefaultMemoryLimit,
@@ -253,6 +269,14 @@ var limitFlags = []limitFlag{
 		size: func(l *Limits) *int64 { return &l.PlanMemory }},
 	{name: "plan-ttl", usage: "how long a stored plan lives unapplied before it expires",
 		duration: func(l *Limits) *time.Duration { return &l.PlanTTL }},
+	{name: "session-ptys", usage: "PTYs one session may keep open",
+		count: func(l *Limits) *int { return &l.SessionPTYs }},
+	{name: "principal-ptys", usage: "PTYs one principal's sessions may keep open together",
+		count: func(l *Limits) *int { return &l.PrincipalPTYs }},
+	{name: "kernel-ptys", usage: "PTYs all sessions may keep open together",
+		count: func(l *Limits) *int { return &l.KernelPTYs }},
+	{name: "pty-cells", usage: "cells (cols × rows) of the grids of all open PTYs together",
+		count: func(l *Limits) *int { return &l.PTYCells }},
 	{name: "session-idle", zero: zeroIsNone, usage: "close a session with no connection, request or running task after this long (0: never)",
 		duration: func(l *Limits) *time.Duration { return &l.SessionIdle }},
 	{name: "session-memory", zero: zeroIsNone, usage: "bytes one session's values and captured output may keep alive (0: unbounded)",
