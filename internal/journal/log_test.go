@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // abandon drops d as a crash would: the applier stops without applying
@@ -118,5 +119,57 @@ func TestFinishStates(t *testing.T) {
 	}
 	if err := d.Finish(id+5, &Entry{OK: true}); err == nil || !strings.Contains(err.Error(), "no such entry") {
 		t.Fatalf("finish of an unknown row: %v", err)
+	}
+}
+
+// The logged writes waiting for the applier never pass MaxPendingBytes:
+// with the applier stopped, a writer waits at the bound (memory stays put
+// however much is written), and goes on once a batch is applied.
+func TestPendingBound(t *testing.T) {
+	d := openTemp(t)
+	close(d.ap.stop)
+	<-d.ap.done
+	big := strings.Repeat("y", MaxSrcBytes)
+	wrote := make(chan int, 1000)
+	go func() {
+		for i := range 2 * (MaxPendingBytes / MaxSrcBytes) { // twice the bound
+			if _, err := d.Record(&Entry{Session: "s", Principal: "p", Src: big, OK: true}); err != nil {
+				t.Error(err)
+				return
+			}
+			wrote <- i
+		}
+		close(wrote)
+	}()
+	// The writer stops at the bound.
+	n := 0
+	for stalled := false; !stalled; {
+		select {
+		case _, ok := <-wrote:
+			if !ok {
+				t.Fatal("every write went through with nothing applied")
+			}
+			n++
+		case <-time.After(300 * time.Millisecond):
+			stalled = true
+		}
+	}
+	d.ap.mu.Lock()
+	held := d.ap.pendingBytes
+	d.ap.mu.Unlock()
+	if held > MaxPendingBytes || n > MaxPendingBytes/MaxSrcBytes+1 {
+		t.Fatalf("%d writes (%d bytes) pending with the applier stopped; bound %d", n, held, MaxPendingBytes)
+	}
+	// Applying lets the writer finish (apply in rounds as it refills).
+	d.ap.stop, d.ap.done = make(chan struct{}), make(chan struct{})
+	go d.runApplier()
+	for range wrote {
+		n++
+	}
+	if want := 2 * (MaxPendingBytes / MaxSrcBytes); n != want {
+		t.Fatalf("%d writes, want %d", n, want)
+	}
+	if rows, _, err := d.Stats(); err != nil || rows != int64(n) {
+		t.Fatalf("rows %d (%v), want %d", rows, err, n)
 	}
 }
