@@ -226,3 +226,30 @@ func (l *intentLog) append(op *logOp, applied uint64) error {
 
 // errLogClosed is returned by writes after Close.
 var errLogClosed = errors.New("journal: log closed")
+
+// LogBytes is the size of the intent log's two segments on disk.
+func (d *DB) LogBytes() int64 {
+	var n int64
+	for i := range 2 {
+		if fi, err := os.Stat(fmt.Sprintf("%s-log.%d", d.path, i)); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// CompactLog applies every logged write and empties both segments of the
+// intent log (everything in them is then in SQLite), for a disk budget
+// that finds them too large: a segment otherwise keeps up to
+// logSegmentBytes of applied writes until the log moves past it.
+func (d *DB) CompactLog() error {
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	if err := d.sync(); err != nil {
+		return err
+	}
+	return d.log.reset()
+}

@@ -213,7 +213,7 @@ func (s *Server) retainPass(measure bool) error {
 }
 
 // dbBytes is what the journal database takes against the budget: its
-// live pages and its WAL file. A WAL past a RetentionWALShare-th of the
+// live pages, its WAL file and the intent log's segments. A WAL past a RetentionWALShare-th of the
 // budget is first checkpointed and truncated (the journal's own
 // checkpoints never shrink it); the database file's free pages, which
 // later rows reuse, are not counted.
@@ -224,12 +224,22 @@ func (j *journalStore) dbBytes() (int64, error) {
 	}
 	wal := fileSize(j.db.Path() + "-wal")
 	if wal > j.ret.max/RetentionWALShare {
-		if err := j.db.TruncateWAL(); err != nil {
+		// A checkpoint that finds the WAL busy (readers, a batch being
+		// applied) leaves it for the next pass; pruning goes on.
+		if err := j.db.TruncateWAL(); err == nil {
+			wal = fileSize(j.db.Path() + "-wal")
+		}
+	}
+	// The intent log's segments keep applied writes until the log moves
+	// on; past their share they are emptied (everything in them applied).
+	log := j.db.LogBytes()
+	if log > j.ret.max/RetentionWALShare {
+		if err := j.db.CompactLog(); err != nil {
 			return 0, err
 		}
-		wal = fileSize(j.db.Path() + "-wal")
+		log = j.db.LogBytes()
 	}
-	return live + wal, nil
+	return live + wal + log, nil
 }
 
 func fileSize(p string) int64 {
