@@ -233,7 +233,16 @@ func TestPTYResizeAndCtrlC(t *testing.T) {
 		t.Fatalf("after resize %dx%d, %d rows", s.Cols, s.Rows, len(s.Screen))
 	}
 	ptySend(t, c, o.PtyID, "exec sh -c \"trap 'echo got-SIGINT; exit 9' INT; echo waiting; while :; do sleep 0.1; done\"\r")
-	ptyWait(t, c, o.PtyID, "waiting", hasRow("waiting"))
+	// The output row (the prompt may be printed before it, the echo of
+	// the typed line before that); not the command line naming it.
+	ptyWait(t, c, o.PtyID, "waiting", func(s ptyScreen) bool {
+		for _, r := range s.Screen {
+			if strings.HasSuffix(r, "waiting") && !strings.Contains(r, "echo") {
+				return true
+			}
+		}
+		return false
+	})
 	ptySend(t, c, o.PtyID, map[string]string{"key": "Ctrl-C"})
 	s = ptyWait(t, c, o.PtyID, "interrupted", func(s ptyScreen) bool { return !s.Alive })
 	if !strings.Contains(s.text(), "got-SIGINT") || s.Exit == nil || s.Exit.Status == nil || *s.Exit.Status != 9 {
@@ -366,5 +375,35 @@ func drain(s *client.Subscription) {
 		default:
 			return
 		}
+	}
+}
+
+// TestPTYLess: less pages through a file with PageDown and the arrow keys
+// (in the cursor-key mode it asks the terminal for) and quits with q.
+func TestPTYLess(t *testing.T) {
+	k := newE2E(t)
+	var lines strings.Builder
+	for i := 1; i <= 100; i++ {
+		fmt.Fprintf(&lines, "line-%d\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(k.dir, "lines.txt"), []byte(lines.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := k.attached(t, "less", "")
+	o := ptyOpen(t, c, map[string]any{"cmd": "less", "args": []string{"lines.txt"}, "cols": 40, "rows": 10, "env": map[string]string{"LESS": "", "LESSHISTFILE": "-"}})
+	top := func(want string) func(ptyScreen) bool {
+		return func(s ptyScreen) bool { return s.Screen[0] == want }
+	}
+	ptyWait(t, c, o.PtyID, "first page", func(s ptyScreen) bool { return s.Screen[0] == "line-1" && s.Screen[8] == "line-9" })
+	ptySend(t, c, o.PtyID, map[string]string{"key": "PageDown"})
+	ptyWait(t, c, o.PtyID, "next page", top("line-10"))
+	ptySend(t, c, o.PtyID, []any{map[string]string{"key": "Down"}, map[string]string{"key": "Down"}})
+	ptyWait(t, c, o.PtyID, "two lines down", top("line-12"))
+	ptySend(t, c, o.PtyID, map[string]string{"key": "Up"})
+	ptyWait(t, c, o.PtyID, "one line up", top("line-11"))
+	ptySend(t, c, o.PtyID, "q")
+	s := ptyWait(t, c, o.PtyID, "quit", func(s ptyScreen) bool { return !s.Alive })
+	if s.Exit == nil || s.Exit.Status == nil || *s.Exit.Status != 0 {
+		t.Fatalf("less exit %+v", s.Exit)
 	}
 }

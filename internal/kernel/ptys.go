@@ -369,13 +369,14 @@ func handlePTYOpen(ctx context.Context, c *call) (any, error) {
 }
 
 // ptyEnv is the session environment env with the request's overrides
-// (sorted by name, so the result does not depend on map order) and TERM
-// when neither names one.
+// (sorted by name, so the result does not depend on map order), and TERM
+// naming the emulator unless the request names another: the session's
+// own TERM, if any, describes some other terminal.
 func ptyEnv(env []string, over map[string]string) []string {
 	out := make([]string, 0, len(env)+len(over)+1)
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if _, ok := over[k]; !ok {
+		if _, ok := over[k]; !ok && k != "TERM" {
 			out = append(out, kv)
 		}
 	}

@@ -281,3 +281,15 @@ func TestPTYEndsWithIdleSession(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestPTYEnv(t *testing.T) {
+	got := ptyEnv([]string{"TERM=dumb", "HOME=/h", "A=1"}, map[string]string{"B": "2", "A": "3"})
+	want := []string{"HOME=/h", "A=3", "B=2", "TERM=xterm-256color"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("ptyEnv = %q, want %q", got, want)
+	}
+	got = ptyEnv([]string{"TERM=dumb"}, map[string]string{"TERM": "vt100"})
+	if strings.Join(got, " ") != "TERM=vt100" {
+		t.Errorf("ptyEnv with TERM asked = %q", got)
+	}
+}

@@ -178,7 +178,7 @@ func TestCloseEndsShellWithinGrace(t *testing.T) {
 func TestScrollbackStylesAndCursor(t *testing.T) {
 	s := open(t, Options{Cols: 40, Rows: 5}, "/bin/sh", "-c",
 		`i=1; while [ $i -le 30 ]; do echo line-$i; i=$((i+1)); done; printf '\033[1;31mRED\033[0m\033[?25l'; sleep 100`)
-	snap := waitScreen(t, s, "output", contains("RED"))
+	snap := waitScreen(t, s, "output", func(s Snapshot) bool { return contains("RED")(s) && s.Cursor.Hidden })
 	sb := s.Read(context.Background(), ReadOptions{Scrollback: 10, Styles: true})
 	if len(sb.Scrollback) != 10 || !strings.HasPrefix(sb.Scrollback[0], "line-") {
 		t.Fatalf("scrollback %q", sb.Scrollback)
