@@ -82,8 +82,12 @@ func (d *DB) TruncateWAL() error {
 // statement rows of those), at most limit of them: the blobs that may have
 // no row left once they are pruned.
 func (d *DB) HashesBefore(before int64, limit int) ([]string, error) {
-	rows, err := d.db.Query(`SELECT DISTINCT o.hash FROM outputs o JOIN entries e ON e.id = o.entry_id
-		WHERE e.id < ? OR e.parent < ? LIMIT ?`, before, before, limit)
+	// Two index ranges: the outputs' primary key by entry, and the
+	// partial parent index for statement rows numbered above before.
+	rows, err := d.db.Query(`SELECT hash FROM outputs WHERE entry_id < ?1
+		UNION
+		SELECT o.hash FROM entries e JOIN outputs o ON o.entry_id = e.id WHERE e.parent IS NOT NULL AND e.parent < ?1
+		LIMIT ?2`, before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("journal: hashes before %d: %w", before, err)
 	}

@@ -54,6 +54,7 @@ type retention struct {
 	// casBytes is the blob store's size at the last measure (retention
 	// goroutine only); pruned and swept count what passes removed.
 	casBytes int64
+	stuckLog time.Time // when a pass last said nothing was left to prune
 	pruned   atomic.Int64
 	swept    atomic.Int64
 	passes   atomic.Int64
@@ -100,6 +101,9 @@ func (r *execRow) store(kind string, data []byte) (journal.Output, error) {
 		return o, err
 	}
 	j.ret.pmu.Lock()
+	if j.ret.pending == nil {
+		j.ret.pending = map[string]int{}
+	}
 	j.ret.pending[o.Hash]++
 	j.ret.pmu.Unlock()
 	r.held = append(r.held, o.Hash)
@@ -188,6 +192,10 @@ func (s *Server) retainPass(measure bool) error {
 			return err
 		}
 		if before == 0 {
+			if time.Since(r.stuckLog) < storeLogEvery {
+				return nil
+			}
+			r.stuckLog = time.Now()
 			return fmt.Errorf("state is %d bytes, over the budget of %d, and no finished row is left to prune", live+r.casBytes, r.max)
 		}
 		hashes, err := j.db.HashesBefore(before, RetentionScanRows*journal.MaxOutputs)
