@@ -24,15 +24,16 @@ func (d *DB) LiveBytes() (int64, error) {
 
 // PruneCutoff returns the id to Prune below so that about want bytes of
 // the oldest finished exec rows go: the lengths of their outputs (the
-// blobs they name, counted once per row) plus their source, AST, effects
-// and outputs columns. It looks at no more than maxRows rows (oldest
+// blobs they name, counted once per row, each at most outputCap: an
+// output stored cut keeps its whole length in the row) plus their source,
+// AST, effects and outputs columns. It looks at no more than maxRows rows (oldest
 // first), and returns 0 when none of those is finished. Unfinished rows
 // are passed over, as Prune keeps them.
-func (d *DB) PruneCutoff(want int64, maxRows int) (before int64, err error) {
+func (d *DB) PruneCutoff(want int64, maxRows int, outputCap int64) (before int64, err error) {
 	rows, err := d.db.Query(`SELECT e.id, (e.finished = 1 OR e.interrupted = 1),
 			length(e.src) + coalesce(length(e.ast), 0) + coalesce(length(e.effects), 0) + length(e.outputs_json)
-			+ coalesce((SELECT sum(o.len) FROM outputs o WHERE o.entry_id = e.id), 0)
-		FROM entries e WHERE e.kind = 'exec' ORDER BY e.id LIMIT ?`, maxRows)
+			+ coalesce((SELECT sum(min(o.len, ?)) FROM outputs o WHERE o.entry_id = e.id), 0)
+		FROM entries e WHERE e.kind = 'exec' ORDER BY e.id LIMIT ?`, outputCap, maxRows)
 	if err != nil {
 		return 0, fmt.Errorf("journal: prune cutoff: %w", err)
 	}

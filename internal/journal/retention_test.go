@@ -35,12 +35,16 @@ func TestRetentionReads(t *testing.T) {
 	}
 	// Each finished row counts its outputs' 1010 bytes and some columns;
 	// 2,500 bytes take three finished rows (ids 0, 2, 3): row 1 is passed over.
-	before, err := d.PruneCutoff(2500, 100)
+	before, err := d.PruneCutoff(2500, 100, 1<<20)
 	if err != nil || before != ids[3]+1 {
 		t.Fatalf("PruneCutoff(2500) = %d, %v; want %d", before, err, ids[3]+1)
 	}
-	if before, err := d.PruneCutoff(1<<30, 2); err != nil || before != ids[0]+1 {
+	if before, err := d.PruneCutoff(1<<30, 2, 1<<20); err != nil || before != ids[0]+1 {
 		t.Fatalf("PruneCutoff over 2 rows = %d, %v; want %d (row 1 is unfinished)", before, err, ids[0]+1)
+	}
+	// With outputs capped at 100 bytes, 2,500 bytes take every finished row.
+	if before, err := d.PruneCutoff(2500, 100, 100); err != nil || before != ids[5]+1 {
+		t.Fatalf("PruneCutoff(2500) with outputs capped = %d, %v; want %d", before, err, ids[5]+1)
 	}
 	hs, err := d.HashesBefore(ids[3]+1, 100)
 	slices.Sort(hs)

@@ -132,6 +132,14 @@ func (r *execRow) settle() {
 	}
 }
 
+// outputCap is the most bytes one stored output takes.
+func (r *retention) outputCap() int64 {
+	if r.maxOutput > 0 {
+		return r.maxOutput
+	}
+	return cas.MaxBlobBytes
+}
+
 func (j *journalStore) isPending(h string) bool {
 	j.ret.pmu.Lock()
 	defer j.ret.pmu.Unlock()
@@ -183,7 +191,7 @@ func (s *Server) retainPass(measure bool) error {
 	}
 	low := r.max / 100 * RetentionLowWater
 	for round := 0; round < RetentionMaxRounds && live+r.casBytes > r.max; round++ {
-		before, err := j.db.PruneCutoff(live+r.casBytes-low, RetentionScanRows)
+		before, err := j.db.PruneCutoff(live+r.casBytes-low, RetentionScanRows, r.outputCap())
 		if err != nil {
 			return err
 		}
