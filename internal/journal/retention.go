@@ -27,18 +27,19 @@ func (d *DB) LiveBytes() (int64, error) {
 
 // PruneCutoff returns the id to Prune below so that about want bytes of
 // the oldest finished exec rows go: the lengths of their outputs (the
-// blobs they name, counted once per row) plus their source, AST, effects
-// and outputs columns. It looks at no more than maxRows rows (oldest
+// blobs they name, counted once per row, each at most outputCap: an
+// output stored cut keeps its whole length in the row) plus their source,
+// AST, effects and outputs columns. It looks at no more than maxRows rows (oldest
 // first), and returns 0 when none of those is finished. Unfinished rows
 // are passed over, as Prune keeps them.
-func (d *DB) PruneCutoff(want int64, maxRows int) (before int64, err error) {
+func (d *DB) PruneCutoff(want int64, maxRows int, outputCap int64) (before int64, err error) {
 	if err := d.sync(); err != nil {
 		return 0, err
 	}
 	rows, err := d.db.Query(`SELECT e.id, (e.finished = 1 OR e.interrupted = 1),
 			length(e.src) + coalesce(length(e.ast), 0) + coalesce(length(e.effects), 0) + length(e.outputs_json)
-			+ coalesce((SELECT sum(o.len) FROM outputs o WHERE o.entry_id = e.id), 0)
-		FROM entries e WHERE e.kind = 'exec' ORDER BY e.id LIMIT ?`, maxRows)
+			+ coalesce((SELECT sum(min(o.len, ?)) FROM outputs o WHERE o.entry_id = e.id), 0)
+		FROM entries e WHERE e.kind = 'exec' ORDER BY e.id LIMIT ?`, outputCap, maxRows)
 	if err != nil {
 		return 0, fmt.Errorf("journal: prune cutoff: %w", err)
 	}
@@ -91,8 +92,12 @@ func (d *DB) HashesBefore(before int64, limit int) ([]string, error) {
 	if err := d.sync(); err != nil {
 		return nil, err
 	}
-	rows, err := d.db.Query(`SELECT DISTINCT o.hash FROM outputs o JOIN entries e ON e.id = o.entry_id
-		WHERE e.id < ? OR e.parent < ? LIMIT ?`, before, before, limit)
+	// Two index ranges: the outputs' primary key by entry, and the
+	// partial parent index for statement rows numbered above before.
+	rows, err := d.db.Query(`SELECT hash FROM outputs WHERE entry_id < ?1
+		UNION
+		SELECT o.hash FROM entries e JOIN outputs o ON o.entry_id = e.id WHERE e.parent IS NOT NULL AND e.parent < ?1
+		LIMIT ?2`, before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("journal: hashes before %d: %w", before, err)
 	}

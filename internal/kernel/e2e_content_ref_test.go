@@ -2,6 +2,7 @@ package kernel_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,7 +17,8 @@ import (
 // the owner (journal_read_all) resolves both.
 func TestE2EContentRefs(t *testing.T) {
 	sock, dir, store := e2eDirs(t)
-	k := journalKernel(t, sock, dir, store, filepath.Join(filepath.Dir(dir), "state"))
+	state := filepath.Join(filepath.Dir(dir), "state")
+	k := journalKernel(t, sock, dir, store, state)
 	ctx := testCtx(t)
 	owner := k.attached(t, "main", "")
 	worker := k.attached(t, "w", k.token(t, "agent:worker"))
@@ -87,5 +89,13 @@ func TestE2EContentRefs(t *testing.T) {
 	}
 	if got := run(owner, fmt.Sprintf("%q.str.contains(%q)", ownRef, "worker-text")); got != "true" {
 		t.Errorf("owner resolving the worker's ref: %s", got)
+	}
+	// A blob whose file no longer matches its hash is not served.
+	hx := strings.TrimPrefix(ownRef, "val:blake3:")
+	if err := os.WriteFile(filepath.Join(state, "cas", hx[:2], hx[2:]), []byte(`"tampered"`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(worker, fmt.Sprintf("try { %q.str } catch e { e.code }", ownRef)); got != "io_error" {
+		t.Errorf("a corrupted blob through a content ref: %s, want io_error", got)
 	}
 }

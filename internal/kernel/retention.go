@@ -51,12 +51,10 @@ type retention struct {
 	added   atomic.Int64 // output bytes stored since the last check
 	kick    chan struct{}
 
-	// casBytes is the blob store's size at the last measure (retention
-	// goroutine only); pruned and swept count what passes removed.
+	// casBytes is the blob store's size as last measured and since
+	// estimated (retention goroutine only).
 	casBytes int64
-	pruned   atomic.Int64
-	swept    atomic.Int64
-	passes   atomic.Int64
+	stuckLog time.Time // when a pass last said nothing was left to prune
 }
 
 // MinJournalBytes is the smallest disk budget --journal-max-bytes takes
@@ -100,6 +98,9 @@ func (r *execRow) store(kind string, data []byte) (journal.Output, error) {
 		return o, err
 	}
 	j.ret.pmu.Lock()
+	if j.ret.pending == nil {
+		j.ret.pending = map[string]int{}
+	}
 	j.ret.pending[o.Hash]++
 	j.ret.pmu.Unlock()
 	r.held = append(r.held, o.Hash)
@@ -129,6 +130,14 @@ func (r *execRow) settle() {
 		default:
 		}
 	}
+}
+
+// outputCap is the most bytes one stored output takes.
+func (r *retention) outputCap() int64 {
+	if r.maxOutput > 0 {
+		return r.maxOutput
+	}
+	return cas.MaxBlobBytes
 }
 
 func (j *journalStore) isPending(h string) bool {
@@ -167,7 +176,6 @@ func (s *Server) retainLoop() {
 func (s *Server) retainPass(measure bool) error {
 	j := s.journal
 	r := &j.ret
-	r.passes.Add(1)
 	r.commits.Store(0)
 	added := r.added.Swap(0)
 	live, err := j.dbBytes()
@@ -183,11 +191,15 @@ func (s *Server) retainPass(measure bool) error {
 	}
 	low := r.max / 100 * RetentionLowWater
 	for round := 0; round < RetentionMaxRounds && live+r.casBytes > r.max; round++ {
-		before, err := j.db.PruneCutoff(live+r.casBytes-low, RetentionScanRows)
+		before, err := j.db.PruneCutoff(live+r.casBytes-low, RetentionScanRows, r.outputCap())
 		if err != nil {
 			return err
 		}
 		if before == 0 {
+			if time.Since(r.stuckLog) < storeLogEvery {
+				return nil
+			}
+			r.stuckLog = time.Now()
 			return fmt.Errorf("state is %d bytes, over the budget of %d, and no finished row is left to prune", live+r.casBytes, r.max)
 		}
 		hashes, err := j.db.HashesBefore(before, RetentionScanRows*journal.MaxOutputs)
@@ -198,8 +210,7 @@ func (s *Server) retainPass(measure bool) error {
 		if err != nil {
 			return err
 		}
-		r.pruned.Add(n)
-		freed, err := j.removeUnreferenced(hashes)
+		blobs, freed, err := j.removeUnreferenced(hashes)
 		r.casBytes = max(r.casBytes-freed, 0)
 		if err != nil {
 			return err
@@ -207,7 +218,7 @@ func (s *Server) retainPass(measure bool) error {
 		if live, err = j.dbBytes(); err != nil {
 			return err
 		}
-		s.log.Info("journal pruned to its disk budget", "rows", n, "state_bytes", live+r.casBytes, "budget", r.max)
+		s.log.Info("journal pruned to its disk budget", "rows", n, "blobs", blobs, "state_bytes", live+r.casBytes, "budget", r.max)
 	}
 	return nil
 }
@@ -252,27 +263,26 @@ func fileSize(p string) int64 {
 
 // removeUnreferenced removes the blobs of hashes (those of pruned rows)
 // that no remaining row names and no uncommitted row holds, in batches of
-// RetentionRemoveBatch under the retention lock, and returns their bytes.
+// RetentionRemoveBatch under the retention lock, and returns how many it
+// removed and their bytes.
 // Only the named blobs are looked at: no walk of the store, and stores
 // wait at most one batch. A removed hash is forgotten as stored, so an
 // equal output later is written again.
-func (j *journalStore) removeUnreferenced(hashes []string) (int64, error) {
-	var freed int64
+func (j *journalStore) removeUnreferenced(hashes []string) (count int, freed int64, err error) {
 	keep := func(h string) bool { return j.isPending(h) || j.db.Referenced(h) }
 	for len(hashes) > 0 {
 		batch := hashes[:min(len(hashes), RetentionRemoveBatch)]
 		hashes = hashes[len(batch):]
 		j.ret.mu.Lock()
-		removed, n, err := j.cas.RemoveUnless(batch, keep)
+		removed, n, rerr := j.cas.RemoveUnless(batch, keep)
 		for _, h := range removed {
 			j.forget(h)
 		}
 		j.ret.mu.Unlock()
-		freed += n
-		j.ret.swept.Add(int64(len(removed)))
-		if err != nil {
-			return freed, err
+		count, freed = count+len(removed), freed+n
+		if rerr != nil {
+			return count, freed, rerr
 		}
 	}
-	return freed, nil
+	return count, freed, nil
 }

@@ -56,15 +56,15 @@ func TestRetentionRemovalSparesPending(t *testing.T) {
 	if data, err := j.cas.Load(o.Hash, 1<<10); err != nil || string(data) != "01234567" {
 		t.Fatalf("stored blob %q, %v; want the 8-byte prefix", data, err)
 	}
-	if _, err := j.removeUnreferenced([]string{o.Hash}); err != nil {
+	if _, _, err := j.removeUnreferenced([]string{o.Hash}); err != nil {
 		t.Fatal(err)
 	}
 	if !j.cas.Has(o.Hash) {
 		t.Fatal("the removal took a blob a row about to commit holds")
 	}
 	r.settle()
-	if freed, err := j.removeUnreferenced([]string{o.Hash}); err != nil || freed != 8 {
-		t.Fatalf("freed %d bytes, %v; want the 8-byte blob", freed, err)
+	if n, freed, err := j.removeUnreferenced([]string{o.Hash}); err != nil || n != 1 || freed != 8 {
+		t.Fatalf("removed %d blobs of %d bytes, %v; want the one 8-byte blob", n, freed, err)
 	}
 	if j.cas.Has(o.Hash) {
 		t.Fatal("an unreferenced, unheld blob survived the removal")
