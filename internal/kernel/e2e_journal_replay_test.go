@@ -148,7 +148,8 @@ func TestE2EReplayAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	long := `"` + strings.Repeat("é", 3000) + `"` // cut in the events
-	for _, src := range []string{"1 + 1", "1 / 0", long, "(0..1000).map(x => x * 2)", `{a: 1, b: [true, "x"]}`} {
+	// ls . has effects: its row is begun before it runs and finished after.
+	for _, src := range []string{"1 + 1", "1 / 0", long, "(0..1000).map(x => x * 2)", `{a: 1, b: [true, "x"]}`, "ls ."} {
 		err := owner.Call(ctx, "exec", map[string]any{"src": src}, nil)
 		if err != nil && src != "1 / 0" {
 			t.Fatalf("exec %s: %v", src, err)
@@ -158,8 +159,11 @@ func TestE2EReplayAcrossRestart(t *testing.T) {
 	if _, err := worker.Exec(ctx, client.ExecParams{Src: "40 + 2"}); err != nil {
 		t.Fatal(err)
 	}
-	liveJ := collect(t, jsub, 6)
-	liveT := collect(t, tsub, 5)
+	liveJ := collect(t, jsub, 7)
+	liveT := collect(t, tsub, 6)
+	if !strings.Contains(string(liveJ[5].Payload), `"kind":"fs_read"`) {
+		t.Errorf("journal event of ls . without its effects: %s", liveJ[5].Payload)
+	}
 	consecutive(t, "live journal", liveJ, 1)
 	consecutive(t, "live transcript", liveT, 1)
 	quiet(t, tsub) // the worker's run is in its own transcript
@@ -188,7 +192,7 @@ func TestE2EReplayAcrossRestart(t *testing.T) {
 	if evs, err := owner2.EventsRead(ctx, "session.transcript", 0, 2); err != nil {
 		t.Fatal(err)
 	} else {
-		sameEvents(t, "transcript newest 2", evs, liveT[3:])
+		sameEvents(t, "transcript newest 2", evs, liveT[4:])
 	}
 	jsub2, err := owner2.Subscribe(ctx, "journal", 0)
 	if err != nil {
@@ -198,8 +202,8 @@ func TestE2EReplayAcrossRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameEvents(t, "journal subscription after the restart", collect(t, jsub2, 6), liveJ)
-	sameEvents(t, "transcript subscription since 2", collect(t, tsub2, 3), liveT[2:])
+	sameEvents(t, "journal subscription after the restart", collect(t, jsub2, 7), liveJ)
+	sameEvents(t, "transcript subscription since 2", collect(t, tsub2, 4), liveT[2:])
 
 	// value.get of the first kernel's values: from the journal, with
 	// slice and path applied to the whole value the answer had elided.
@@ -241,17 +245,17 @@ func TestE2EReplayAcrossRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Ref != "out:6" {
-		t.Errorf("first ref after the restart = %s, want out:6", res.Ref)
+	if res.Ref != "out:7" {
+		t.Errorf("first ref after the restart = %s, want out:7", res.Ref)
 	}
-	if ev := collect(t, jsub2, 1)[0]; ev.Seq != 7 || !strings.Contains(string(ev.Payload), `"7 * 6"`) {
+	if ev := collect(t, jsub2, 1)[0]; ev.Seq != 8 || !strings.Contains(string(ev.Payload), `"7 * 6"`) {
 		t.Errorf("new journal event: seq %d %s", ev.Seq, ev.Payload)
 	}
-	if ev := collect(t, tsub2, 1)[0]; ev.Seq != 6 || !strings.Contains(string(ev.Payload), `"ref":"out:6"`) {
+	if ev := collect(t, tsub2, 1)[0]; ev.Seq != 7 || !strings.Contains(string(ev.Payload), `"ref":"out:7"`) {
 		t.Errorf("new transcript event: seq %d %s", ev.Seq, ev.Payload)
 	}
 	quiet(t, jsub2)
-	if got := readAll(t, owner2, "journal", 0); len(got) != 7 {
+	if got := readAll(t, owner2, "journal", 0); len(got) != 8 {
 		t.Errorf("journal after one more run: %v", evSeqs(got))
 	}
 }
