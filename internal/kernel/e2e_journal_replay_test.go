@@ -156,11 +156,17 @@ func TestE2EReplayAcrossRestart(t *testing.T) {
 		}
 	}
 	wantCode(t, "parse error", owner.Call(ctx, "exec", map[string]any{"src": "1 +"}, nil), proto.CodeParseError)
+	// A failed command: status, stderr and a raised error code.
+	failing := `^sh -c 'echo oops >&2; exit 3'`
+	wantCode(t, "failing command", owner.Call(ctx, "exec", map[string]any{"src": failing}, nil), proto.CodeRaised)
 	if _, err := worker.Exec(ctx, client.ExecParams{Src: "40 + 2"}); err != nil {
 		t.Fatal(err)
 	}
-	liveJ := collect(t, jsub, 7)
-	liveT := collect(t, tsub, 6)
+	liveJ := collect(t, jsub, 8)
+	liveT := collect(t, tsub, 7)
+	if p := string(liveJ[6].Payload); !strings.Contains(p, `"status":3`) || !strings.Contains(p, `"kind":"stderr"`) {
+		t.Errorf("journal event of the failing command: %s", p)
+	}
 	if !strings.Contains(string(liveJ[5].Payload), `"kind":"fs_read"`) {
 		t.Errorf("journal event of ls . without its effects: %s", liveJ[5].Payload)
 	}
@@ -192,7 +198,7 @@ func TestE2EReplayAcrossRestart(t *testing.T) {
 	if evs, err := owner2.EventsRead(ctx, "session.transcript", 0, 2); err != nil {
 		t.Fatal(err)
 	} else {
-		sameEvents(t, "transcript newest 2", evs, liveT[4:])
+		sameEvents(t, "transcript newest 2", evs, liveT[5:])
 	}
 	jsub2, err := owner2.Subscribe(ctx, "journal", 0)
 	if err != nil {
@@ -202,8 +208,8 @@ func TestE2EReplayAcrossRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameEvents(t, "journal subscription after the restart", collect(t, jsub2, 7), liveJ)
-	sameEvents(t, "transcript subscription since 2", collect(t, tsub2, 4), liveT[2:])
+	sameEvents(t, "journal subscription after the restart", collect(t, jsub2, 8), liveJ)
+	sameEvents(t, "transcript subscription since 2", collect(t, tsub2, 5), liveT[2:])
 
 	// value.get of the first kernel's values: from the journal, with
 	// slice and path applied to the whole value the answer had elided.
@@ -245,17 +251,17 @@ func TestE2EReplayAcrossRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Ref != "out:7" {
-		t.Errorf("first ref after the restart = %s, want out:7", res.Ref)
+	if res.Ref != "out:8" {
+		t.Errorf("first ref after the restart = %s, want out:8", res.Ref)
 	}
-	if ev := collect(t, jsub2, 1)[0]; ev.Seq != 8 || !strings.Contains(string(ev.Payload), `"7 * 6"`) {
+	if ev := collect(t, jsub2, 1)[0]; ev.Seq != 9 || !strings.Contains(string(ev.Payload), `"7 * 6"`) {
 		t.Errorf("new journal event: seq %d %s", ev.Seq, ev.Payload)
 	}
-	if ev := collect(t, tsub2, 1)[0]; ev.Seq != 7 || !strings.Contains(string(ev.Payload), `"ref":"out:7"`) {
+	if ev := collect(t, tsub2, 1)[0]; ev.Seq != 8 || !strings.Contains(string(ev.Payload), `"ref":"out:8"`) {
 		t.Errorf("new transcript event: seq %d %s", ev.Seq, ev.Payload)
 	}
 	quiet(t, jsub2)
-	if got := readAll(t, owner2, "journal", 0); len(got) != 8 {
+	if got := readAll(t, owner2, "journal", 0); len(got) != 9 {
 		t.Errorf("journal after one more run: %v", evSeqs(got))
 	}
 }
