@@ -18,8 +18,11 @@
 //     plus every approving principal. [Bus.Publish] on approval defaults
 //     the audience to the publishing scope alone.
 //   - a per-channel [Filter] (SetFilter) is asked, for each reader and
-//     event, whether that reader may see the event. The journal uses it to
-//     hide rows the reader may not read.
+//     event, whether that reader may see the event.
+//   - a reader's own [View] (ReadView, Subscriber.SubscribeView) may
+//     narrow further by the scope each event was published from. The
+//     kernel's journal channel uses it to show each attachment only the
+//     rows it may read.
 //
 // Readers of a global channel therefore see gaps in seq; the sequence is
 // still strictly increasing.
@@ -46,6 +49,16 @@
 // {"dropped":N,"latest_seq":S}). A sink that cannot take an event now
 // returns [ErrSinkFull] and is offered it again later. Publish never waits
 // for a subscriber.
+//
+// # Durable channels
+//
+// A channel a durable store numbers (the kernel's journal numbers journal
+// and session.transcript) is published with the store's seq ([Bus.PublishAt])
+// after the store has the event, and read through a [View] whose
+// [Backfill] rebuilds from the store what the ring does not retain: reads
+// and subscriptions then see one gapless run across the seam, and a
+// lagging subscription reads from the store instead of being told of
+// drops.
 //
 // A [Subscriber] groups the subscriptions of one client connection so
 // they can be unsubscribed by channel name and closed together.

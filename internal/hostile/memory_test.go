@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/client"
+	"github.com/shoalgo/shoal/proto"
 )
 
 // Memory attacks: a principal keeping far more than its session's memory
@@ -113,7 +114,8 @@ func TestMemoryBigMaps(t *testing.T) {
 // hundred levels of lists (2.5 GiB, ten times the session's transcript
 // bound), are left in the transcript. Counted at their true size the
 // oldest are evicted (their refs answer from the journal, which kept only
-// the elided answer) and memory stays bounded; counted as they were (nothing past depth 64) all would be kept.
+// the elided answer, and paths into that are UNKNOWN_REF) and memory stays
+// bounded; counted as they were (nothing past depth 64) all would be kept.
 func TestMemoryNestedTranscript(t *testing.T) {
 	const rssBound = 1280 << 20
 	k := Start(t, Options{MemCap: 4 << 30})
@@ -140,6 +142,9 @@ func TestMemoryNestedTranscript(t *testing.T) {
 	if len(old.Value) > 1<<20 || !strings.Contains(string(old.Value), `"$":"ref"`) {
 		t.Errorf("the evicted ref answered %d bytes; want the small elided answer the journal kept", len(old.Value))
 	}
+	// A path into it is UNKNOWN_REF: the journal has only the answer.
+	_, err = c.ValueGet(Ctx(t), client.ValueGetParams{Ref: refs[0], Path: "[0]"})
+	WantCode(t, err, proto.CodeUnknownRef)
 	if _, err := c.ValueGet(Ctx(t), client.ValueGetParams{Ref: refs[len(refs)-1], Path: strings.Repeat("[0]", 50)}); err != nil {
 		t.Errorf("the newest value is gone: %v", err)
 	}

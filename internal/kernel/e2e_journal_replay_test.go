@@ -1,8 +1,10 @@
 package kernel_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -148,18 +150,28 @@ func TestE2EReplayAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	long := `"` + strings.Repeat("é", 3000) + `"` // cut in the events
-	for _, src := range []string{"1 + 1", "1 / 0", long, "(0..1000).map(x => x * 2)", `{a: 1, b: [true, "x"]}`} {
+	// ls . has effects: its row is begun before it runs and finished after.
+	for _, src := range []string{"1 + 1", "1 / 0", long, "(0..1000).map(x => x * 2)", `{a: 1, b: [true, "x"]}`, "ls ."} {
 		err := owner.Call(ctx, "exec", map[string]any{"src": src}, nil)
 		if err != nil && src != "1 / 0" {
 			t.Fatalf("exec %s: %v", src, err)
 		}
 	}
 	wantCode(t, "parse error", owner.Call(ctx, "exec", map[string]any{"src": "1 +"}, nil), proto.CodeParseError)
+	// A failed command: status, stderr and a raised error code.
+	failing := `^sh -c 'echo oops >&2; exit 3'`
+	wantCode(t, "failing command", owner.Call(ctx, "exec", map[string]any{"src": failing}, nil), proto.CodeRaised)
 	if _, err := worker.Exec(ctx, client.ExecParams{Src: "40 + 2"}); err != nil {
 		t.Fatal(err)
 	}
-	liveJ := collect(t, jsub, 6)
-	liveT := collect(t, tsub, 5)
+	liveJ := collect(t, jsub, 8)
+	liveT := collect(t, tsub, 7)
+	if p := string(liveJ[6].Payload); !strings.Contains(p, `"status":3`) || !strings.Contains(p, `"kind":"stderr"`) {
+		t.Errorf("journal event of the failing command: %s", p)
+	}
+	if !strings.Contains(string(liveJ[5].Payload), `"kind":"fs_read"`) {
+		t.Errorf("journal event of ls . without its effects: %s", liveJ[5].Payload)
+	}
 	consecutive(t, "live journal", liveJ, 1)
 	consecutive(t, "live transcript", liveT, 1)
 	quiet(t, tsub) // the worker's run is in its own transcript
@@ -188,7 +200,7 @@ func TestE2EReplayAcrossRestart(t *testing.T) {
 	if evs, err := owner2.EventsRead(ctx, "session.transcript", 0, 2); err != nil {
 		t.Fatal(err)
 	} else {
-		sameEvents(t, "transcript newest 2", evs, liveT[3:])
+		sameEvents(t, "transcript newest 2", evs, liveT[5:])
 	}
 	jsub2, err := owner2.Subscribe(ctx, "journal", 0)
 	if err != nil {
@@ -198,8 +210,8 @@ func TestE2EReplayAcrossRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameEvents(t, "journal subscription after the restart", collect(t, jsub2, 6), liveJ)
-	sameEvents(t, "transcript subscription since 2", collect(t, tsub2, 3), liveT[2:])
+	sameEvents(t, "journal subscription after the restart", collect(t, jsub2, 8), liveJ)
+	sameEvents(t, "transcript subscription since 2", collect(t, tsub2, 5), liveT[2:])
 
 	// value.get of the first kernel's values: from the journal, with
 	// slice and path applied to the whole value the answer had elided.
@@ -241,17 +253,17 @@ func TestE2EReplayAcrossRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Ref != "out:6" {
-		t.Errorf("first ref after the restart = %s, want out:6", res.Ref)
+	if res.Ref != "out:8" {
+		t.Errorf("first ref after the restart = %s, want out:8", res.Ref)
 	}
-	if ev := collect(t, jsub2, 1)[0]; ev.Seq != 7 || !strings.Contains(string(ev.Payload), `"7 * 6"`) {
+	if ev := collect(t, jsub2, 1)[0]; ev.Seq != 9 || !strings.Contains(string(ev.Payload), `"7 * 6"`) {
 		t.Errorf("new journal event: seq %d %s", ev.Seq, ev.Payload)
 	}
-	if ev := collect(t, tsub2, 1)[0]; ev.Seq != 6 || !strings.Contains(string(ev.Payload), `"ref":"out:6"`) {
+	if ev := collect(t, tsub2, 1)[0]; ev.Seq != 8 || !strings.Contains(string(ev.Payload), `"ref":"out:8"`) {
 		t.Errorf("new transcript event: seq %d %s", ev.Seq, ev.Payload)
 	}
 	quiet(t, jsub2)
-	if got := readAll(t, owner2, "journal", 0); len(got) != 7 {
+	if got := readAll(t, owner2, "journal", 0); len(got) != 9 {
 		t.Errorf("journal after one more run: %v", evSeqs(got))
 	}
 }
@@ -402,4 +414,46 @@ func TestE2EReplayScoping(t *testing.T) {
 	k.stop(t)
 	k2 := replayKernel(t, sock, dir, store, state, 3000)
 	check(t, k2, true)
+}
+
+// A subscriber whose connection stops reading while the ring moves on far
+// past it misses nothing on the journal channel: once it reads again, the
+// rows the ring dropped come from the journal, in order, with no dropped
+// marker.
+func TestE2EReplayLaggingSubscriber(t *testing.T) {
+	sock, dir, store := e2eDirs(t)
+	k := replayKernel(t, sock, dir, store, filepath.Join(filepath.Dir(dir), "state"), 3000)
+	ctx := testCtx(t)
+	var gate *gatedConn
+	dialer := func(ctx context.Context, path string) (net.Conn, error) {
+		var d net.Dialer
+		nc, err := d.DialContext(ctx, "unix", path)
+		if err != nil {
+			return nil, err
+		}
+		gate = newGatedConn(nc)
+		return gate, nil
+	}
+	const n = 800
+	slow := k.attached(t, "slow", "", client.WithDialer(dialer), client.WithEventBuffer(4*n))
+	s, err := slow.Subscribe(ctx, "journal", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := k.attached(t, "main", "")
+	gate.pause()
+	for i := range n {
+		if _, err := owner.Exec(ctx, client.ExecParams{Src: fmt.Sprintf("%d + 2", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gate.resume()
+	evs := collect(t, s, n)
+	consecutive(t, "lagging subscriber", evs, 1)
+	for i, ev := range evs {
+		if !strings.Contains(string(ev.Payload), fmt.Sprintf(`"%d + 2"`, i)) {
+			t.Fatalf("event %d: %s", ev.Seq, ev.Payload)
+		}
+	}
+	quiet(t, s)
 }

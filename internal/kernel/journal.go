@@ -22,8 +22,8 @@ import (
 
 // The kernel's journal (see docs/kernel.md, "Journal and blobs"): every
 // exec in modes run and approved, and every plan.apply, writes one row of
-// <state-dir>/journal.db, with its outputs (the answered wire value, the
-// command output, a raised error's stderr) in the content-addressed store
+// <state-dir>/journal.db, with its outputs (the value, see journalValue;
+// the command output, a raised error's stderr) in the content-addressed store
 // <state-dir>/cas/. A row is committed before the exec's answer is sent.
 //
 // A run whose derived plan has effects commits a start row before it is
@@ -209,7 +209,7 @@ func (r *execRow) refused(p *execParams, err error) {
 }
 
 // finish commits the finished row: ok, the exit status when the run
-// failed with one, and its outputs (value: the answered wire JSON; stdout:
+// failed with one, and its outputs (value: what journalValue keeps; stdout:
 // the command output kept; stderr: a failed command's). Errors are logged:
 // the run happened, and its row (if begun) says it never finished.
 func (r *execRow) finish(ok bool, status *int, value []byte, out *boundedBuffer, stderr ...[]byte) {

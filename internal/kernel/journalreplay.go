@@ -136,7 +136,8 @@ func (s *Server) lastDurableSeq(a *attachment, channel string) uint64 {
 	}
 	t, err := s.journal.db.LastTSeq(sc.Principal, sc.Session)
 	if err != nil {
-		return max(last, 1<<53-1) // unknown: do not clamp
+		s.log.Warn("events.subscribe: journal read failed", "err", err)
+		return last
 	}
 	return max(last, t)
 }

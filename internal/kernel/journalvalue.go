@@ -40,14 +40,20 @@ func journalValue(v value.Value, answer []byte) []byte {
 }
 
 // fullWire is v's wire encoding with nothing elided, when it is at most
-// bound bytes; the encoder stops soon after it passes bound.
+// bound bytes. A value whose memory footprint is already past bound is
+// not encoded (an encoding is never much smaller than the data), so the
+// work is bounded by the footprint check and an encoding of at most a few
+// times bound.
 func fullWire(v value.Value, bound int) ([]byte, bool) {
 	if leafOver(v, bound) {
 		return nil, false
 	}
-	e := &elider{l: limits{maxBytes: bound, maxRows: math.MaxInt, maxItems: math.MaxInt}, leafCap: bound}
-	b, err := e.enc(make([]byte, 0, 1024), v, "", 0)
-	if err != nil || len(b) > bound || bytes.Contains(b, elidedTag) {
+	fp := value.Footprint(v, int64(bound))
+	if fp > int64(bound) {
+		return nil, false
+	}
+	b, err := value.AppendWire(make([]byte, 0, min(2*int(fp)+64, bound)), v)
+	if err != nil || len(b) > bound {
 		return nil, false
 	}
 	return b, true
