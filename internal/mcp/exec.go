@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -219,32 +217,21 @@ func elideOrNil(e json.RawMessage) any {
 }
 
 // watch reports a long exec's progress to a caller that sent a progress
-// token: elapsed time and the tail of the session's statement output
-// (the kernel's render channel) since the call began.
+// token: the task and the time elapsed. (The kernel keeps a running
+// exec's command output until the exec ends, so there is no output to
+// report before that.)
 type watch struct {
 	f     *Facade
 	req   *sdk.CallToolRequest
 	task  string
 	start time.Time
 	token any
-	since uint64
-	out   strings.Builder
 	n     float64
 }
 
-func (w *watch) begin(ctx context.Context) {
-	if w.req == nil || w.req.Params == nil {
-		return
-	}
-	w.token = w.req.Params.GetProgressToken()
-	if w.token == nil {
-		return
-	}
-	// The render channel's newest event marks where this call's output
-	// starts (events published during the first ForegroundWait are
-	// lost to the marker; the tail catches up from here).
-	if evs, err := w.f.c.EventsRead(ctx, "render", 0, 1); err == nil && len(evs) > 0 {
-		w.since = evs[len(evs)-1].Seq
+func (w *watch) begin(context.Context) {
+	if w.req != nil && w.req.Params != nil {
+		w.token = w.req.Params.GetProgressToken()
 	}
 }
 
@@ -252,40 +239,9 @@ func (w *watch) progress(ctx context.Context) {
 	if w.token == nil {
 		return
 	}
-	if evs, err := w.f.c.EventsRead(ctx, "render", w.since, 100); err == nil {
-		for _, ev := range evs {
-			w.since = max(w.since, ev.Seq)
-			var p struct {
-				Output string `json:"output"`
-			}
-			if json.Unmarshal(ev.Payload, &p) == nil {
-				w.out.WriteString(p.Output)
-			}
-			if w.out.Len() > 4*MaxProgressOutput { // keep the tail only
-				t := tailOf(w.out.String(), MaxProgressOutput)
-				w.out.Reset()
-				w.out.WriteString(t)
-			}
-		}
-	}
 	w.n++
 	msg := fmt.Sprintf("%s running for %.1fs", w.task, time.Since(w.start).Seconds())
-	if tail := tailOf(w.out.String(), MaxProgressOutput); tail != "" {
-		msg += "; output so far: " + tail
-	}
 	_ = w.req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
 		ProgressToken: w.token, Progress: w.n, Message: msg,
 	})
-}
-
-// tailOf is the last n bytes of s, starting at a rune boundary.
-func tailOf(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[len(s)-n:]
-	for len(s) > 0 && !utf8.RuneStart(s[0]) {
-		s = s[1:]
-	}
-	return s
 }

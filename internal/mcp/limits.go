@@ -28,9 +28,6 @@ const (
 	// to on behalf of its MCP client (the kernel allows 256 a connection).
 	MaxSubscriptions = 200
 
-	// MaxProgressOutput bounds the output tail a progress message carries.
-	MaxProgressOutput = 512
-
 	// AutostartReady bounds how long an autostarted kernel may take to
 	// print its ready line.
 	AutostartReady = 30 * time.Second
