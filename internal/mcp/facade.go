@@ -48,6 +48,12 @@ func New(c *client.Client, stderr io.Writer) (*Facade, error) {
 			"values come back typed (ref, value, render) and stay readable by ref (shoal_get, shoal://out/N). " +
 			"Plan risky work with shoal_plan and run it with shoal_apply once approved.",
 		SubscribeHandler:   f.subscribe,
+		// The handshake-era revisions (up to 2025-11-25), which deployed
+		// clients speak: resources/unsubscribe is then a request the
+		// facade answers once no update for the URI can follow, where
+		// 2026-07-28's subscriptions/listen ends by a cancellation the
+		// client does not wait for.
+		SupportedProtocolVersions: handshakeVersions(),
 		UnsubscribeHandler: f.unsubscribe,
 		Capabilities: &sdk.ServerCapabilities{
 			Tools:     &sdk.ToolCapabilities{},
@@ -59,6 +65,17 @@ func New(c *client.Client, stderr io.Writer) (*Facade, error) {
 	}
 	f.addResources()
 	return f, nil
+}
+
+// handshakeVersions are the SDK's protocol revisions before 2026-07-28.
+func handshakeVersions() []string {
+	var vs []string
+	for _, v := range sdk.SupportedProtocolVersions() {
+		if v < "2026-07-28" {
+			vs = append(vs, v)
+		}
+	}
+	return vs
 }
 
 // Server returns the SDK server (tests connect it to in-memory transports).

@@ -43,6 +43,18 @@ var templates = []struct {
 }
 
 func (f *Facade) addResources() {
+	// The templates are advertised for clients to build URIs from, but
+	// reads are routed here directly: the SDK matches a URI against a
+	// template's strict RFC 6570 expansion, which refuses the ':' of a
+	// blake3 hash or the brackets of a path a client left unencoded.
+	f.srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if rr, ok := req.(*sdk.ReadResourceRequest); ok && method == "resources/read" && rr.Params != nil && strings.HasPrefix(rr.Params.URI, "shoal://") {
+				return f.read(ctx, rr)
+			}
+			return next(ctx, method, req)
+		}
+	})
 	for _, r := range fixedResources {
 		f.srv.AddResource(&sdk.Resource{URI: r.uri, Name: r.name, Description: r.desc, MIMEType: "application/json"}, f.read)
 	}

@@ -34,7 +34,7 @@ var tools = []toolDef{
 		"mode \"plan\" derives the effects without running anything. background:true returns a task at once; timeout_ms returns the still-running work as a task after that long. " +
 		"A long call reports progress when you send a progress token, and cancelling the request ends the work and every process it started.",
 		`{"type":"object","additionalProperties":false,"required":["src"],"properties":{
- "src":{"type":"string","description":"Shoal source to run, e.g. \"ls . | where size > 1mb\" or \"1 + 2\"."},
+ "src":{"type":"string","description":"Shoal source to run, e.g. \"ls.where(.size > 1kb)\", \"git status\" or \"1 + 2\"."},
  "mode":{"type":"string","enum":["run","plan"],"default":"run","description":"run executes; plan stores the plan (effects, verdict) and runs nothing."},
  "position":{"type":"string","enum":["value","stmt"],"default":"value","description":"value: a final failing command is an inspectable outcome; stmt: it raises cmd_failed."},
  "background":{"type":"boolean","default":false,"description":"Start a task and return {task, events} at once."},
