@@ -47,14 +47,14 @@ func New(c *client.Client, stderr io.Writer) (*Facade, error) {
 		Instructions: "Shoal is a structured shell. Run commands and expressions with shoal_exec; " +
 			"values come back typed (ref, value, render) and stay readable by ref (shoal_get, shoal://out/N). " +
 			"Plan risky work with shoal_plan and run it with shoal_apply once approved.",
-		SubscribeHandler:   f.subscribe,
+		SubscribeHandler: f.subscribe,
 		// The handshake-era revisions (up to 2025-11-25), which deployed
 		// clients speak: resources/unsubscribe is then a request the
 		// facade answers once no update for the URI can follow, where
 		// 2026-07-28's subscriptions/listen ends by a cancellation the
 		// client does not wait for.
 		SupportedProtocolVersions: handshakeVersions(),
-		UnsubscribeHandler: f.unsubscribe,
+		UnsubscribeHandler:        f.unsubscribe,
 		Capabilities: &sdk.ServerCapabilities{
 			Tools:     &sdk.ToolCapabilities{},
 			Resources: &sdk.ResourceCapabilities{Subscribe: true},
