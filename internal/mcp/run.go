@@ -86,7 +86,8 @@ func Main(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Wri
 		return 1
 	}
 	f.path, f.attach = path, client.AttachParams{Session: *session, Token: *token, Client: &client.ClientInfo{Kind: "mcp"}}
-	if err := f.Run(ctx, &sdk.IOTransport{Reader: stdin, Writer: stdout}); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+	out := &lockedWriter{w: stdout}
+	if err := f.Run(ctx, &sdk.IOTransport{Reader: checkedInput(stdin, out), Writer: out, MaxLineLength: MaxFrame}); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "shoal-mcp: %v\n", err)
 		return 1
 	}
