@@ -67,7 +67,7 @@ var tools = []toolDef{
 	{"shoal_cancel", "Cancel a running task (task:N from a background or timed-out shoal_exec). Every process it started ends too, descendants included. Returns the task record; read shoal://task/N to see it settle.",
 		`{"type":"object","additionalProperties":false,"required":["task"],"properties":{
  "task":{"type":"string","description":"The task's ref, e.g. \"task:7\"."}}}`},
-	{"shoal_cap_request", "As an approver, approve (or deny) a stored plan that is waiting for approval, optionally for only some of its effects. Other principals' plans only; an agent cannot approve its own.",
+	{"shoal_cap_request", "As an approver, approve (or deny) a stored plan that is waiting for approval, optionally for only some of its effects. Needs an approver (the kernel owner, or a principal whose policy says approve = true); a principal cannot approve its own plans unless its policy allows self approval.",
 		`{"type":"object","additionalProperties":false,"required":["plan_ref"],"properties":{
  "plan_ref":{"type":"string","description":"The plan to decide on."},
  "effects":{"type":"array","items":{"type":"string"},"description":"Approve only these effect kinds."},
