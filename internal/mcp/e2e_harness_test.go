@@ -32,7 +32,7 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	for _, name := range []string{"shoal-kernel", "shoal-mcp"} {
+	for _, name := range []string{"shoal-kernel", "shoal-mcp", "shoal"} {
 		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), "github.com/shoalgo/shoal/cmd/"+name)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
@@ -51,6 +51,7 @@ func bin(name string) string { return filepath.Join(binDir, name) }
 type kernel struct {
 	sock, dir, state, store, base string
 	cmd                           *exec.Cmd
+	exited                        chan struct{}
 }
 
 // env is the hermetic environment of the processes a test starts.
@@ -116,16 +117,20 @@ func (k *kernel) start(t *testing.T, flags ...string) {
 		cmd.Process.Kill()
 		t.Fatal("kernel not ready after 30 s")
 	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-		}
-	})
+	k.exited = make(chan struct{})
+	go func() { cmd.Wait(); close(k.exited) }()
+	t.Cleanup(func() { k.stop() })
+}
+
+// stop ends the kernel (SIGTERM, then SIGKILL after 10 s).
+func (k *kernel) stop() {
+	k.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-k.exited:
+	case <-time.After(10 * time.Second):
+		k.cmd.Process.Kill()
+		<-k.exited
+	}
 }
 
 // raw dials the kernel as a plain client attached to session (the
@@ -187,22 +192,15 @@ type session struct {
 // connect starts shoal-mcp with args against k and initializes.
 func connect(t *testing.T, k *kernel, args ...string) *session {
 	t.Helper()
+	return connectArgs(t, k, append([]string{"--socket", k.sock, "--no-autostart"}, args...)...)
+}
+
+// connectArgs starts shoal-mcp with exactly args, in k's environment.
+func connectArgs(t *testing.T, k *kernel, args ...string) *session {
+	t.Helper()
 	n := &notes{changed: make(chan struct{}, 1)}
-	c := sdk.NewClient(&sdk.Implementation{Name: "shoal-e2e", Version: "1"}, &sdk.ClientOptions{
-		ResourceUpdatedHandler: func(_ context.Context, r *sdk.ResourceUpdatedNotificationRequest) {
-			n.mu.Lock()
-			n.updated = append(n.updated, r.Params.URI)
-			n.mu.Unlock()
-			n.poke()
-		},
-		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
-			n.mu.Lock()
-			n.progress = append(n.progress, r.Params)
-			n.mu.Unlock()
-			n.poke()
-		},
-	})
-	cmd := exec.Command(bin("shoal-mcp"), append([]string{"--socket", k.sock, "--no-autostart"}, args...)...)
+	c := newSDKClient(n)
+	cmd := exec.Command(bin("shoal-mcp"), args...)
 	cmd.Env, cmd.Dir = k.env(), k.dir
 	s := &session{notes: n, stderr: &strings.Builder{}, mu: &sync.Mutex{}}
 	cmd.Stderr = lockedWriter{s.mu, s.stderr}
@@ -289,3 +287,37 @@ type sdkCall struct {
 func (c sdkCall) params() *sdk.CallToolParams {
 	return &sdk.CallToolParams{Name: c.Name, Arguments: c.Arguments}
 }
+
+// newSDKClient is the SDK's client, recording notifications in n.
+func newSDKClient(n *notes) *sdk.Client {
+	return sdk.NewClient(&sdk.Implementation{Name: "shoal-e2e", Version: "1"}, &sdk.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *sdk.ResourceUpdatedNotificationRequest) {
+			n.mu.Lock()
+			n.updated = append(n.updated, r.Params.URI)
+			n.mu.Unlock()
+			n.poke()
+		},
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+			n.mu.Lock()
+			n.progress = append(n.progress, r.Params)
+			n.mu.Unlock()
+			n.poke()
+		},
+	})
+}
+
+// errText is what shoal-mcp wrote on stderr so far.
+func (s *session) errText() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stderr.String()
+}
+
+// command is a process in k's hermetic environment and directory.
+func command(k *kernel, name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Env, cmd.Dir = k.env(), k.dir
+	return cmd
+}
+
+func clientExec(src string) client.ExecParams { return client.ExecParams{Src: src} }

@@ -48,7 +48,7 @@ func TestE2ECancelledCallEndsItsProcessTree(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for len(procsWith(t, marker)) < 2 {
 		if time.Now().After(deadline) {
-			t.Fatalf("the long call's processes never appeared; stderr:\n%s", s.stderr.String())
+			t.Fatalf("the long call's processes never appeared; stderr:\n%s", s.errText())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -207,7 +207,7 @@ func TestE2ESubscribeUnsubscribe(t *testing.T) {
 		select {
 		case <-s.notes.changed:
 		case <-time.After(time.Until(deadline)):
-			t.Fatalf("no update for %s after a publish; stderr %s", uri, s.stderr.String())
+			t.Fatalf("no update for %s after a publish; stderr %s", uri, s.errText())
 		}
 	}
 	c := read(t, s, uri)
