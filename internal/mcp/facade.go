@@ -35,6 +35,8 @@ type Facade struct {
 	path   string
 	attach client.AttachParams
 
+	inflight chan struct{} // a token per tool call being served
+
 	mu   sync.Mutex
 	subs map[string]*resourceSub // by kernel channel
 }
@@ -42,7 +44,7 @@ type Facade struct {
 // New builds the facade over c, which must already be attached to its
 // session. Log lines go to stderr.
 func New(c *client.Client, stderr io.Writer) (*Facade, error) {
-	f := &Facade{c: c, stderr: stderr, subs: make(map[string]*resourceSub)}
+	f := &Facade{c: c, stderr: stderr, subs: make(map[string]*resourceSub), inflight: make(chan struct{}, MaxInFlight)}
 	f.srv = sdk.NewServer(&sdk.Implementation{Name: "shoal-mcp", Title: "Shoal", Version: Version}, &sdk.ServerOptions{
 		Instructions: "Shoal is a structured shell. Run commands and expressions with shoal_exec; " +
 			"values come back typed (ref, value, render) and stay readable by ref (shoal_get, shoal://out/N). " +
@@ -119,6 +121,12 @@ func (f *Facade) addTools() error {
 		}
 		sdk.AddTool(f.srv, &sdk.Tool{Name: d.name, Description: d.desc, InputSchema: s},
 			func(ctx context.Context, req *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, any, error) {
+				select {
+				case f.inflight <- struct{}{}:
+					defer func() { <-f.inflight }()
+				default:
+					return nil, nil, fmt.Errorf("shoal-mcp is serving %d tool calls already; retry once one has answered", MaxInFlight)
+				}
 				res, err := h(ctx, req, args)
 				return res, nil, err
 			})

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,5 +83,41 @@ func TestEveryToolHasAnImplementation(t *testing.T) {
 		if len(d.desc) < 40 {
 			t.Errorf("%s: description too short for a model to use", d.name)
 		}
+	}
+}
+
+// TestInFlightBound: past MaxInFlight calls being served, one more is a
+// tool error saying so, and nothing reaches the kernel.
+func TestInFlightBound(t *testing.T) {
+	f, err := New(nil, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range MaxInFlight {
+		f.inflight <- struct{}{}
+	}
+	ct, st := sdk.NewInMemoryTransports()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ss, err := f.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bound", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "shoal_exec", Arguments: map[string]any{"src": "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "64 tool calls") {
+		t.Fatalf("call past the bound = %+v", res)
+	}
+	<-f.inflight
+	if len(f.inflight) != MaxInFlight-1 {
+		t.Fatalf("the refused call kept a token: %d", len(f.inflight))
 	}
 }

@@ -28,6 +28,10 @@ const (
 	// to on behalf of its MCP client (the kernel allows 256 a connection).
 	MaxSubscriptions = 200
 
+	// MaxInFlight bounds the tool calls served at once; one more is a tool
+	// error saying so (the SDK serves each request on its own goroutine).
+	MaxInFlight = 64
+
 	// AutostartReady bounds how long an autostarted kernel may take to
 	// print its ready line.
 	AutostartReady = 30 * time.Second
