@@ -118,3 +118,32 @@ func TestE2EKernelRestart(t *testing.T) {
 		}
 	}
 }
+
+// TestE2EAutostartedKernelEndsWithAKilledFacade: a shoal-mcp killed with
+// SIGKILL cannot stop its kernel; the kernel's parent-death signal does.
+func TestE2EAutostartedKernelEndsWithAKilledFacade(t *testing.T) {
+	k := newBase(t)
+	cmd := command(k, bin("shoal-mcp"), "--socket", k.sock)
+	cs, err := newSDKClient(&notes{changed: make(chan struct{}, 1)}).Connect(ctx(t), &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.CallTool(ctx(t), &sdk.CallToolParams{Name: "shoal_exec", Arguments: map[string]any{"src": "1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(k.sock); err != nil {
+		t.Fatalf("no kernel socket: %v", err)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(k.sock); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the autostarted kernel outlived its killed shoal-mcp")
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -155,18 +156,29 @@ func startKernel(ctx context.Context, bin, path, session string, stderr io.Write
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the MCP client's Ctrl-C is not the kernel's
-	if err := cmd.Start(); err != nil {
+	// Its own process group: the MCP client's Ctrl-C is not the kernel's.
+	// Pdeathsig: if shoal-mcp dies without stopping it (SIGKILL), the
+	// kernel gets SIGTERM and ends its sessions' processes. The signal
+	// follows the forking OS thread, so the kernel is started from a
+	// goroutine locked to its thread that lives as long as the kernel.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	k := &kernelProc{cmd: cmd, exited: make(chan struct{})}
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the kernel
+		err := cmd.Start()
+		started <- err
+		if err == nil {
+			_ = cmd.Wait()
+		}
+		close(k.exited)
+	}()
+	if err := <-started; err != nil {
 		pr.Close()
 		pw.Close()
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	pw.Close()
-	k := &kernelProc{cmd: cmd, exited: make(chan struct{})}
-	go func() {
-		_ = cmd.Wait()
-		close(k.exited)
-	}()
 	ready := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(pr)
