@@ -173,3 +173,42 @@ func TestE2EConcurrentCalls(t *testing.T) {
 		t.Fatalf("the long call: %v", res)
 	}
 }
+
+// TestE2ECancelledApplyEndsItsProcess: a cancelled shoal_apply cancels
+// the apply's task in the kernel, its process with it.
+func TestE2ECancelledApplyEndsItsProcess(t *testing.T) {
+	k := startKernel(t)
+	s := connect(t, k)
+	marker := "303.5" + time.Now().Format("0405")
+	res := s.call(t, ctx(t), "shoal_plan", map[string]any{"src": "^sh -c 'exec sleep " + marker + "'"})
+	var p struct {
+		PlanRef string `json:"plan_ref"`
+		State   string `json:"state"`
+	}
+	structured(t, res, &p)
+	if p.State != "allowed" {
+		t.Fatalf("the owner's plan = %s", text(res))
+	}
+	cctx, cancel := context.WithCancel(ctx(t))
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.cs.CallTool(cctx, &sdk.CallToolParams{Name: "shoal_apply", Arguments: map[string]any{"plan_ref": p.PlanRef}})
+		done <- err
+	}()
+	for deadline := time.Now().Add(20 * time.Second); len(procsWith(t, marker)) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the applied sleep never started")
+		}
+	}
+	cancel()
+	<-done
+	for deadline := time.Now().Add(10 * time.Second); len(procsWith(t, marker)) > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the cancelled apply's process remains")
+		}
+	}
+	res = s.call(t, ctx(t), "shoal_exec", map[string]any{"src": "1 + 1"})
+	if text(res) != "2" {
+		t.Fatalf("the next call = %s", text(res))
+	}
+}

@@ -12,8 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -161,12 +163,83 @@ func (f *Facade) toolPlan(ctx context.Context, _ *sdk.CallToolRequest, args json
 	return result(raw), nil
 }
 
+// toolApply runs plan.apply. The kernel runs an apply as a foreground
+// task (it has no timeout_ms to hand it over), so a cancelled request
+// finds its task as the one foreground task of the session that was not
+// there before the apply was sent, and cancels it; when that is not
+// unambiguous (another client's exec started meanwhile) it cancels
+// nothing rather than guess.
 func (f *Facade) toolApply(ctx context.Context, req *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, error) {
-	var raw json.RawMessage
-	if err := f.c.Call(ctx, proto.MethodPlanApply, args, &raw); err != nil {
-		return toolError(err)
+	before, _ := f.foreground(ctx)
+	type out struct {
+		raw json.RawMessage
+		err error
 	}
-	return result(raw), nil
+	ch := make(chan out, 1)
+	go func() {
+		var raw json.RawMessage
+		err := f.c.Call(context.WithoutCancel(ctx), proto.MethodPlanApply, args, &raw)
+		ch <- out{raw, err}
+	}()
+	select {
+	case o := <-ch:
+		if o.err != nil {
+			return toolError(o.err)
+		}
+		return result(o.raw), nil
+	case <-ctx.Done():
+	}
+	bg := context.WithoutCancel(ctx)
+	for deadline := time.Now().Add(CancelSettle); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		select {
+		case o := <-ch:
+			if o.err != nil {
+				return toolError(o.err)
+			}
+			return result(o.raw), nil
+		default:
+		}
+		now, err := f.foreground(bg)
+		if err != nil {
+			break
+		}
+		var fresh []string
+		for _, id := range now {
+			if !slices.Contains(before, id) {
+				fresh = append(fresh, id)
+			}
+		}
+		if len(fresh) == 1 {
+			return f.cancelTask(fresh[0])
+		}
+		if len(fresh) > 1 {
+			break
+		}
+	}
+	return toolError(ctx.Err())
+}
+
+// foreground lists the running foreground tasks of the session that are
+// not language tasks.
+func (f *Facade) foreground(ctx context.Context) ([]string, error) {
+	var list struct {
+		Tasks []struct {
+			Task       string `json:"task"`
+			State      string `json:"state"`
+			Foreground bool   `json:"foreground"`
+			Language   bool   `json:"language"`
+		} `json:"tasks"`
+	}
+	if err := f.c.Call(ctx, proto.MethodTaskList, nil, &list); err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, r := range list.Tasks {
+		if r.Foreground && !r.Language && r.State == "running" {
+			ids = append(ids, r.Task)
+		}
+	}
+	return ids, nil
 }
 
 func (f *Facade) toolGet(ctx context.Context, _ *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, error) {
