@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -366,6 +367,10 @@ func capText(text, uri string) string {
 	cut := text[:MaxText-256]
 	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
 		cut = cut[:i]
+	} else {
+		for len(cut) > 0 && !utf8.RuneStart(text[len(cut)]) {
+			cut = cut[:len(cut)-1] // not inside a character
+		}
 	}
 	rest := strings.Count(text[len(cut):], "\n")
 	marker := fmt.Sprintf("\n…(%d more lines, %d more bytes", rest, len(text)-len(cut))
