@@ -3,10 +3,13 @@ package mcp_test
 import (
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shoalgo/shoal/internal/auth"
 )
 
 // TestE2EAutostart: with no kernel at the socket, shoal-mcp starts one
@@ -146,4 +149,50 @@ func TestE2EAutostartedKernelEndsWithAKilledFacade(t *testing.T) {
 			t.Fatal("the autostarted kernel outlived its killed shoal-mcp")
 		}
 	}
+}
+
+// TestE2ETokenFromEnvironment: SHOAL_TOKEN attaches as the token's
+// principal, whom a policy without an entry lets only evaluate: a
+// command is refused as a tool error with the kernel's code.
+func TestE2ETokenFromEnvironment(t *testing.T) {
+	k := startKernel(t)
+	_, secret, err := auth.Open(k.store).Create("agent:env", "agent", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &notes{changed: make(chan struct{}, 1)}
+	cmd := command(k, bin("shoal-mcp"), "--socket", k.sock, "--no-autostart")
+	cmd.Env = append(cmd.Env, "SHOAL_TOKEN="+secret)
+	var stderr strings.Builder
+	cmd.Stderr = &lockedBuf{b: &stderr}
+	cs, err := newSDKClient(n).Connect(ctx(t), &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx(t), &sdk.CallToolParams{Name: "shoal_exec", Arguments: map[string]any{"src": "6 * 7"}})
+	if err != nil || text(res) != "42" {
+		t.Fatalf("pure evaluation as agent:env = %v, %v", res, err)
+	}
+	res, err = cs.CallTool(ctx(t), &sdk.CallToolParams{Name: "shoal_exec", Arguments: map[string]any{"src": "ls ./"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantToolError(t, "ls as agent:env", res, -32010)
+	cs.Close()
+	cmd.Wait()
+	if !strings.Contains(stderr.String(), "as agent:env") {
+		t.Errorf("stderr = %q, want the token's principal", stderr.String())
+	}
+}
+
+type lockedBuf struct {
+	mu sync.Mutex
+	b  *strings.Builder
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
 }

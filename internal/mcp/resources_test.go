@@ -102,7 +102,7 @@ func TestCapText(t *testing.T) {
 		t.Fatalf("capped text does not keep whole leading lines: ends %q", head[len(head)-20:])
 	}
 	// No newline at all: cut at a character, still under MaxText.
-	if got := capText(strings.Repeat("é", MaxText), ""); len(got) > MaxText || !utf8.ValidString(got) {
+	if got := capText("x"+strings.Repeat("é", MaxText), ""); len(got) > MaxText || !utf8.ValidString(got) {
 		t.Fatalf("capped text of two-byte characters: %d bytes, valid %v", len(got), utf8.ValidString(got))
 	}
 	if got := capText(strings.Repeat("x", 3*MaxText), ""); len(got) > MaxText || !strings.Contains(got, "more bytes") {
