@@ -63,6 +63,18 @@ func TestE2EBackgroundTaskAndCancel(t *testing.T) {
 		t.Fatalf("background = %s", text(res))
 	}
 	uri := "shoal://task/" + strings.TrimPrefix(bg.Task, "task:")
+	// resources/list shows the live task after the fixed resources.
+	rl, err := s.cs.ListResources(ctx(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := false
+	for _, r := range rl.Resources {
+		listed = listed || r.URI == uri
+	}
+	if !listed {
+		t.Errorf("resources/list lacks %s", uri)
+	}
 	if c := read(t, s, uri); !strings.Contains(c.Text, `"running"`) {
 		t.Errorf("task resource = %.300s", c.Text)
 	}
