@@ -116,6 +116,9 @@ func TestInFlightBound(t *testing.T) {
 	if !res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "64 tool calls") {
 		t.Fatalf("call past the bound = %+v", res)
 	}
+	if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "shoal://tasks"}); err == nil || !strings.Contains(err.Error(), "64 calls") {
+		t.Fatalf("read past the bound: %v", err)
+	}
 	<-f.inflight
 	if len(f.inflight) != MaxInFlight-1 {
 		t.Fatalf("the refused call kept a token: %d", len(f.inflight))

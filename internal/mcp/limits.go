@@ -28,8 +28,9 @@ const (
 	// to on behalf of its MCP client (the kernel allows 256 a connection).
 	MaxSubscriptions = 200
 
-	// MaxInFlight bounds the tool calls served at once; one more is a tool
-	// error saying so (the SDK serves each request on its own goroutine).
+	// MaxInFlight bounds the tool calls and resource reads served at once;
+	// one more is an error saying so (the SDK serves each request on its
+	// own goroutine).
 	MaxInFlight = 64
 
 	// AutostartReady bounds how long an autostarted kernel may take to

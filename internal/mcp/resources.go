@@ -50,6 +50,12 @@ func (f *Facade) addResources() {
 	f.srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 			if rr, ok := req.(*sdk.ReadResourceRequest); ok && method == "resources/read" && rr.Params != nil && strings.HasPrefix(rr.Params.URI, "shoal://") {
+				select {
+				case f.inflight <- struct{}{}:
+					defer func() { <-f.inflight }()
+				default:
+					return nil, fmt.Errorf("shoal-mcp is serving %d calls already; retry once one has answered", MaxInFlight)
+				}
 				return f.read(ctx, rr)
 			}
 			res, err := next(ctx, method, req)
