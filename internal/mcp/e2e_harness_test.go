@@ -60,7 +60,7 @@ func (k *kernel) env() []string {
 		"XDG_RUNTIME_DIR=" + k.base, "XDG_STATE_HOME=" + filepath.Join(k.base, "xdgstate"), "SHOAL_TOKEN_STORE=" + k.store}
 }
 
-func newBase(t *testing.T) *kernel {
+func newBase(t testing.TB) *kernel {
 	t.Helper()
 	base, err := os.MkdirTemp("", "mk")
 	if err != nil {
@@ -78,14 +78,14 @@ func newBase(t *testing.T) *kernel {
 }
 
 // startKernel starts shoal-kernel with extra flags and waits for ready.
-func startKernel(t *testing.T, flags ...string) *kernel {
+func startKernel(t testing.TB, flags ...string) *kernel {
 	t.Helper()
 	k := newBase(t)
 	k.start(t, flags...)
 	return k
 }
 
-func (k *kernel) start(t *testing.T, flags ...string) {
+func (k *kernel) start(t testing.TB, flags ...string) {
 	t.Helper()
 	args := append([]string{"--socket", k.sock, "--state-dir", k.state}, flags...)
 	cmd := exec.Command(bin("shoal-kernel"), args...)
@@ -135,7 +135,7 @@ func (k *kernel) stop() {
 
 // raw dials the kernel as a plain client attached to session (the
 // approver, the publisher of events in tests).
-func (k *kernel) raw(t *testing.T, session, token string) *client.Client {
+func (k *kernel) raw(t testing.TB, session, token string) *client.Client {
 	t.Helper()
 	c, err := client.Dial(ctx(t), k.sock)
 	if err != nil {
@@ -148,7 +148,7 @@ func (k *kernel) raw(t *testing.T, session, token string) *client.Client {
 	return c
 }
 
-func ctx(t *testing.T) context.Context {
+func ctx(t testing.TB) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return c
@@ -190,13 +190,13 @@ type session struct {
 }
 
 // connect starts shoal-mcp with args against k and initializes.
-func connect(t *testing.T, k *kernel, args ...string) *session {
+func connect(t testing.TB, k *kernel, args ...string) *session {
 	t.Helper()
 	return connectArgs(t, k, append([]string{"--socket", k.sock, "--no-autostart"}, args...)...)
 }
 
 // connectArgs starts shoal-mcp with exactly args, in k's environment.
-func connectArgs(t *testing.T, k *kernel, args ...string) *session {
+func connectArgs(t testing.TB, k *kernel, args ...string) *session {
 	t.Helper()
 	n := &notes{changed: make(chan struct{}, 1)}
 	c := newSDKClient(n)
@@ -226,7 +226,7 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 
 // call calls a tool and decodes its structuredContent into out (when
 // not nil); it fails the test on a protocol error.
-func (s *session) call(t *testing.T, c context.Context, name string, args map[string]any) *sdk.CallToolResult {
+func (s *session) call(t testing.TB, c context.Context, name string, args map[string]any) *sdk.CallToolResult {
 	t.Helper()
 	res, err := s.cs.CallTool(c, &sdk.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
@@ -236,7 +236,7 @@ func (s *session) call(t *testing.T, c context.Context, name string, args map[st
 }
 
 // structured decodes a result's structuredContent.
-func structured(t *testing.T, res *sdk.CallToolResult, out any) {
+func structured(t testing.TB, res *sdk.CallToolResult, out any) {
 	t.Helper()
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
@@ -264,7 +264,7 @@ type toolErr struct {
 	Data    json.RawMessage `json:"data"`
 }
 
-func wantToolError(t *testing.T, what string, res *sdk.CallToolResult, code int) toolErr {
+func wantToolError(t testing.TB, what string, res *sdk.CallToolResult, code int) toolErr {
 	t.Helper()
 	if !res.IsError {
 		t.Fatalf("%s: not a tool error: %s", what, text(res))

@@ -13,7 +13,7 @@ import (
 	"github.com/shoalgo/shoal/internal/auth"
 )
 
-func read(t *testing.T, s *session, uri string) *sdk.ResourceContents {
+func read(t testing.TB, s *session, uri string) *sdk.ResourceContents {
 	t.Helper()
 	res, err := s.cs.ReadResource(ctx(t), &sdk.ReadResourceParams{URI: uri})
 	if err != nil {
