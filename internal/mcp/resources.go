@@ -37,7 +37,7 @@ var templates = []struct {
 	{"shoal://val/{hash}", "stored value", "A content-addressed value (blake3:…) that a journal entry you may read names."},
 	{"shoal://task/{id}", "task", "Task task:ID's record; subscribe to hear of each change."},
 	{"shoal://plan/{ref}", "plan", "Stored plan plan:REF: source, effects, verdict, state."},
-	{"shoal://pty/{id}", "pty screen", "PTY pty:ID's current screen."},
+	{"shoal://pty/{id}", "pty screen", "PTY pty:ID's current screen; subscribe to hear of each change and of the program's exit."},
 	{"shoal://events/{channel}{?since,limit}", "event channel", "Events of a channel (user.NAME, session.transcript, render, task.N, journal, approval) after since; subscribe to hear of each new one."},
 	{"shoal://journal{?since,until,principal,session,head,ok,limit}", "journal query", "Journal entries matching the filters, newest first."},
 }
@@ -291,6 +291,8 @@ func channelOf(uri string) string {
 		return seg[1]
 	case len(seg) == 2 && seg[0] == "task":
 		return "task." + strings.TrimPrefix(seg[1], "task:")
+	case len(seg) == 2 && seg[0] == "pty":
+		return "pty." + strings.TrimPrefix(seg[1], "pty:")
 	}
 	return ""
 }

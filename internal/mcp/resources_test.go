@@ -70,6 +70,7 @@ func TestChannelOf(t *testing.T) {
 		"shoal://events/approval":     "approval",
 		"shoal://task/9":              "task.9",
 		"shoal://task/task:9":         "task.9",
+		"shoal://pty/3":               "pty.3",
 		"shoal://session/env":         "",
 		"shoal://out/1":               "",
 		"shoal://events/":             "",

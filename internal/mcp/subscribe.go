@@ -31,7 +31,7 @@ func (f *Facade) subscribe(ctx context.Context, req *sdk.SubscribeRequest) error
 	uri := req.Params.URI
 	ch := channelOf(uri)
 	if ch == "" {
-		return fmt.Errorf("%s cannot be subscribed to: subscribe to shoal://journal, shoal://task/{id} or shoal://events/{channel}", uri)
+		return fmt.Errorf("%s cannot be subscribed to: subscribe to shoal://journal, shoal://task/{id}, shoal://pty/{id} or shoal://events/{channel}", uri)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -88,9 +88,13 @@ var tools = []toolDef{
   {"type":"array","items":{"anyOf":[{"type":"string"},{"$ref":"#/$defs/item"}]}}]}},
  "$defs":{"item":{"type":"object","additionalProperties":false,"minProperties":1,"maxProperties":1,"properties":{
   "text":{"type":"string"},"key":{"type":"string"},"bytes":{"type":"string","contentEncoding":"base64"}}}}}`},
-	{"shoal_pty_read", "Read a PTY's current screen: its rows as text, the cursor, whether it changed since the last read, and whether the program is still alive (with its exit once it ended).",
+	{"shoal_pty_read", "Read a PTY's current screen: its rows as text, the cursor, whether it changed since the last read, and whether the program is still alive (with its exit once it ended). " +
+		"Instead of polling, pass until_change with wait_ms to wait for the screen to change, or subscribe to shoal://pty/{id}.",
 		`{"type":"object","additionalProperties":false,"required":["pty_id"],"properties":{
- "pty_id":` + ptyID + `}}`},
+ "pty_id":` + ptyID + `,
+ "scrollback":{"type":"integer","minimum":0,"description":"Also return up to this many lines that scrolled off the top."},
+ "wait_ms":{"type":"integer","minimum":0,"description":"Wait up to this long (the kernel bounds it) before reading."},
+ "until_change":{"type":"boolean","description":"With wait_ms: answer as soon as the screen changes."}}}`},
 	{"shoal_pty_resize", "Resize a PTY's terminal; the program is told (SIGWINCH) and usually redraws.",
 		`{"type":"object","additionalProperties":false,"required":["pty_id","cols","rows"],"properties":{
  "pty_id":` + ptyID + `,
