@@ -1,10 +1,10 @@
 // An independent MCP client for shoal-mcp: the official TypeScript SDK's
 // client lists the tools and calls shoal_exec over stdio.
 //
-//   npm install --prefix /tmp/mcpts @modelcontextprotocol/sdk@1.32.2
-//   NODE_PATH=/tmp/mcpts/node_modules node scripts/mcp-ts-check.mjs shoal-mcp [flags...]
+//   npm install --prefix DIR @modelcontextprotocol/sdk@1.32.2
+//   NODE_PATH=DIR/node_modules node scripts/mcp-ts-check.mjs shoal-mcp [flags...]
 //
-// (see README.md, "MCP"). It exits 0 when every check holds.
+// (see docs/mcp.md, "Tests"). It exits 0 when every check holds.
 import { createRequire } from "node:module";
 import path from "node:path";
 
