@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -78,9 +79,12 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 		p.TimeoutMS = min(p.TimeoutMS, a.TimeoutMS)
 	}
 	// The exec itself is not abandoned when ctx ends: its answer comes
-	// within ForegroundWait, and names the task to cancel.
+	// within ForegroundWait, and names the task to cancel. (It is given
+	// up CancelSettle after ctx ends, should the kernel be unreachable.)
+	ectx, stop := detach(ctx)
+	defer stop()
 	var raw json.RawMessage
-	if err := f.c.Call(context.WithoutCancel(ctx), proto.MethodExec, p, &raw); err != nil {
+	if err := f.c.Call(ectx, proto.MethodExec, p, &raw); err != nil {
 		return toolError(err)
 	}
 	var started struct {
@@ -112,6 +116,29 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 			return f.finished(context.WithoutCancel(ctx), rec, a.Elide)
 		}
 		w.progress(ctx)
+	}
+}
+
+// detach is ctx without its cancellation, ended CancelSettle after ctx
+// ends: for a call whose answer is needed to undo what the cancelled
+// request started.
+func detach(ctx context.Context) (context.Context, func()) {
+	d, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var timer *time.Timer
+	var mu sync.Mutex
+	unwatch := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		timer = time.AfterFunc(CancelSettle, cancel)
+		mu.Unlock()
+	})
+	return d, func() {
+		unwatch()
+		mu.Lock()
+		if timer != nil {
+			timer.Stop()
+		}
+		mu.Unlock()
+		cancel()
 	}
 }
 

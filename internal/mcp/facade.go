@@ -172,6 +172,10 @@ func (f *Facade) toolPlan(ctx context.Context, _ *sdk.CallToolRequest, args json
 // nothing rather than guess.
 func (f *Facade) toolApply(ctx context.Context, req *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, error) {
 	before, _ := f.foreground(ctx)
+	// The apply goes on when ctx ends (its task is what gets cancelled),
+	// and is given up CancelSettle later should the kernel not answer.
+	actx, stop := detach(ctx)
+	defer stop()
 	type out struct {
 		raw json.RawMessage
 		err error
@@ -179,7 +183,7 @@ func (f *Facade) toolApply(ctx context.Context, req *sdk.CallToolRequest, args j
 	ch := make(chan out, 1)
 	go func() {
 		var raw json.RawMessage
-		err := f.c.Call(context.WithoutCancel(ctx), proto.MethodPlanApply, args, &raw)
+		err := f.c.Call(actx, proto.MethodPlanApply, args, &raw)
 		ch <- out{raw, err}
 	}()
 	select {
