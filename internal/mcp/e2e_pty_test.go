@@ -67,8 +67,8 @@ func TestE2EPTYRoundTrip(t *testing.T) {
 			t.Fatalf("the screen never showed mcp-42: %q", screen.Screen)
 		}
 	}
-	if !screen.Alive || len(screen.Screen) != 10 {
-		t.Errorf("screen = %+v, want 10 rows of a live shell", screen)
+	if !screen.Alive || len(screen.Screen) == 0 || len(screen.Screen) > 10 {
+		t.Errorf("screen = %+v, want at most 10 rows of a live shell", screen)
 	}
 	// The same screen as a resource.
 	c := read(t, s, "shoal://pty/"+strings.TrimPrefix(open.PtyID, "pty:"))
