@@ -24,6 +24,7 @@ import (
 	"github.com/shoalgo/shoal/internal/diag"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/mcp"
 	"github.com/shoalgo/shoal/internal/repl"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
@@ -37,6 +38,7 @@ const usage = `usage: shoal                  (interactive, on a terminal)
        shoal -c SOURCE
        shoal FILE
        shoal < FILE
+       shoal mcp [flags]        (the MCP facade, as shoal-mcp; see shoal mcp -h)
        shoal history [flags]    (a running kernel's journal; see shoal history -h)
        shoal --version
 
@@ -54,8 +56,17 @@ func main() {
 	os.Exit(code)
 }
 
+// nopWriteCloser lets shoal mcp serve on a writer it must not close.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
 // run is the whole command, parameterised for tests.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "mcp" {
+		// shoal mcp is shoal-mcp; a script named mcp runs as ./mcp.
+		return mcp.Main(ctx, args[1:], io.NopCloser(stdin), nopWriteCloser{stdout}, stderr)
+	}
 	if len(args) > 0 && args[0] == "history" {
 		// A script named history runs as ./history.
 		return history(ctx, args[1:], stdout, stderr)

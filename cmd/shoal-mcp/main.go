@@ -1,0 +1,19 @@
+// Command shoal-mcp serves the Model Context Protocol over stdio on top of
+// a Shoal kernel; see internal/mcp and docs/mcp.md.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/shoalgo/shoal/internal/mcp"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	code := mcp.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,106 @@
+package mcp_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rawMCP is shoal-mcp driven over its stdio by hand, frame by frame.
+type rawMCP struct {
+	in  io.WriteCloser
+	out *bufio.Reader
+	cmd *exec.Cmd
+}
+
+func startRaw(t *testing.T, k *kernel, args ...string) *rawMCP {
+	t.Helper()
+	cmd := exec.Command(bin("shoal-mcp"), append([]string{"--socket", k.sock, "--no-autostart"}, args...)...)
+	cmd.Env, cmd.Dir = k.env(), k.dir
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+		}
+	})
+	return &rawMCP{in: in, out: bufio.NewReader(out), cmd: cmd}
+}
+
+func (r *rawMCP) send(t *testing.T, frame string) {
+	t.Helper()
+	if _, err := io.WriteString(r.in, frame+"\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// next reads the next frame (within 10 s).
+func (r *rawMCP) next(t *testing.T) map[string]any {
+	t.Helper()
+	type line struct {
+		s   string
+		err error
+	}
+	ch := make(chan line, 1)
+	go func() {
+		s, err := r.out.ReadString('\n')
+		ch <- line{s, err}
+	}()
+	select {
+	case l := <-ch:
+		if l.err != nil {
+			t.Fatalf("reading a frame: %v", l.err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l.s), &m); err != nil {
+			t.Fatalf("frame %q: %v", l.s, err)
+		}
+		return m
+	case <-time.After(10 * time.Second):
+		t.Fatal("no frame within 10 s")
+		return nil
+	}
+}
+
+// TestE2EMalformedJSON: a frame that is not JSON is answered -32700 and
+// the facade goes on serving.
+func TestE2EMalformedJSON(t *testing.T) {
+	k := startKernel(t)
+	r := startRaw(t, k)
+	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	init := r.next(t)
+	if init["result"] == nil {
+		t.Fatalf("initialize = %v", init)
+	}
+	r.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	r.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/list",`)
+	m := r.next(t)
+	e, _ := m["error"].(map[string]any)
+	if e == nil || e["code"] != float64(-32700) {
+		t.Fatalf("malformed frame answered %v, want error -32700", m)
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"shoal_exec","arguments":{"src":"6 * 7"}}}`)
+	m = r.next(t)
+	b, _ := json.Marshal(m)
+	if m["id"] != float64(3) || !strings.Contains(string(b), `"render":"42"`) {
+		t.Fatalf("call after the malformed frame = %s", b)
+	}
+}

@@ -1,0 +1,274 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shoalgo/shoal/client"
+	"github.com/shoalgo/shoal/proto"
+)
+
+// execArgs are shoal_exec's arguments, defaults already applied by the
+// schema (mode run, position value).
+type execArgs struct {
+	Src        string          `json:"src"`
+	Mode       string          `json:"mode"`
+	Position   string          `json:"position"`
+	Background bool            `json:"background"`
+	TimeoutMS  int64           `json:"timeout_ms"`
+	Elide      json.RawMessage `json:"elide,omitempty"`
+}
+
+// kernelExec is the exec request the facade sends.
+type kernelExec struct {
+	Src        string          `json:"src"`
+	Mode       string          `json:"mode,omitempty"`
+	Position   string          `json:"position,omitempty"`
+	Background bool            `json:"background,omitempty"`
+	TimeoutMS  int64           `json:"timeout_ms,omitempty"`
+	Elide      json.RawMessage `json:"elide,omitempty"`
+}
+
+// taskRecord is the part of a kernel task record the facade reads.
+type taskRecord struct {
+	Task      string  `json:"task"`
+	State     string  `json:"state"`
+	ResultRef *string `json:"result_ref"`
+	Error     *string `json:"error"`
+	TimedOut  bool    `json:"timed_out"`
+}
+
+func (r *taskRecord) terminal() bool {
+	switch r.State {
+	case "completed", "failed", "cancelled":
+		return true
+	}
+	return false
+}
+
+// toolExec runs shoal_exec. A plan, a background start and a run that
+// finishes within ForegroundWait are one exec call. A longer run is
+// handed over by the kernel as a task (exec timeout_ms), which the call
+// then awaits: reporting progress when the caller asked for it, and
+// cancelling the task (and so its whole process tree) at once when the
+// caller cancels the request.
+func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, error) {
+	var a execArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return nil, err
+	}
+	p := kernelExec{Src: a.Src, Mode: a.Mode, Position: a.Position, Background: a.Background, Elide: a.Elide}
+	if a.Mode == client.ModePlan || a.Background {
+		p.TimeoutMS = a.TimeoutMS
+		var raw json.RawMessage
+		if err := f.c.Call(ctx, proto.MethodExec, p, &raw); err != nil {
+			return toolError(err)
+		}
+		return result(raw), nil
+	}
+	start := time.Now()
+	var deadline time.Time // the caller's own timeout_ms, if any
+	p.TimeoutMS = ForegroundWait.Milliseconds()
+	if a.TimeoutMS > 0 {
+		deadline = start.Add(time.Duration(a.TimeoutMS) * time.Millisecond)
+		p.TimeoutMS = min(p.TimeoutMS, a.TimeoutMS)
+	}
+	// The exec itself is not abandoned when ctx ends: its answer comes
+	// within ForegroundWait, and names the task to cancel. (It is given
+	// up CancelSettle after ctx ends, should the kernel be unreachable.)
+	ectx, stop := detach(ctx)
+	defer stop()
+	var raw json.RawMessage
+	if err := f.c.Call(ectx, proto.MethodExec, p, &raw); err != nil {
+		return toolError(err)
+	}
+	var started struct {
+		Task     string `json:"task"`
+		TimedOut bool   `json:"timed_out"`
+	}
+	if json.Unmarshal(raw, &started) != nil || !started.TimedOut || started.Task == "" {
+		return result(raw), nil
+	}
+	w := &watch{f: f, req: req, task: started.Task, start: start}
+	w.begin(ctx)
+	for {
+		wait := ProgressInterval
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return result(raw), nil // the caller's timeout: the task as exec gives it
+			}
+			wait = min(wait, left)
+		}
+		rec, err := f.await(ctx, started.Task, wait)
+		if ctx.Err() != nil {
+			return f.cancelTask(started.Task)
+		}
+		if err != nil {
+			return toolError(err)
+		}
+		if rec.terminal() {
+			return f.finished(context.WithoutCancel(ctx), rec, a.Elide)
+		}
+		w.progress(ctx)
+	}
+}
+
+// detach is ctx without its cancellation, ended CancelSettle after ctx
+// ends: for a call whose answer is needed to undo what the cancelled
+// request started.
+func detach(ctx context.Context) (context.Context, func()) {
+	d, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var timer *time.Timer
+	var mu sync.Mutex
+	unwatch := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		timer = time.AfterFunc(CancelSettle, cancel)
+		mu.Unlock()
+	})
+	return d, func() {
+		unwatch()
+		mu.Lock()
+		if timer != nil {
+			timer.Stop()
+		}
+		mu.Unlock()
+		cancel()
+	}
+}
+
+// await asks for the task's record, waiting at most d for it to finish;
+// it returns early (with ctx.Err()) when ctx ends.
+func (f *Facade) await(ctx context.Context, task string, d time.Duration) (*taskRecord, error) {
+	ms := max(d.Milliseconds(), 1)
+	type out struct {
+		rec *taskRecord
+		err error
+	}
+	ch := make(chan out, 1)
+	go func() {
+		var rec taskRecord
+		err := f.c.Call(context.WithoutCancel(ctx), proto.MethodTaskAwait, map[string]any{"task": task, "timeout_ms": ms}, &rec)
+		ch <- out{&rec, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.rec, o.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// cancelTask cancels a task whose caller went away, and waits (bounded)
+// for it to settle, so that the next call finds its processes gone.
+func (f *Facade) cancelTask(task string) (*sdk.CallToolResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), CancelSettle)
+	defer cancel()
+	if err := f.c.Call(ctx, proto.MethodTaskCancel, map[string]string{"task": task}, nil); err != nil {
+		return toolError(err)
+	}
+	for ctx.Err() == nil {
+		rec, err := f.await(ctx, task, CancelSettle)
+		if err != nil {
+			break
+		}
+		if rec.terminal() {
+			break
+		}
+	}
+	return toolError(proto.NewError(proto.CodeRaised, "cancelled", map[string]any{"code": "cancelled", "task": task}))
+}
+
+// finished answers a task that ran a synchronous shoal_exec to its end,
+// in the shape exec would have answered: {ref, value, render} on success,
+// RAISED with the stored error on failure.
+func (f *Facade) finished(ctx context.Context, rec *taskRecord, elide json.RawMessage) (*sdk.CallToolResult, error) {
+	ref := ""
+	if rec.ResultRef != nil {
+		ref = *rec.ResultRef
+	}
+	switch rec.State {
+	case "completed":
+		if ref == "" {
+			return toolError(proto.NewError(proto.CodeInternalError, "the task finished without a result", map[string]any{"task": rec.Task}))
+		}
+		var val struct {
+			Value json.RawMessage `json:"value"`
+		}
+		if err := f.c.Call(ctx, proto.MethodValueGet, map[string]any{"ref": ref, "elide": elideOrNil(elide)}, &val); err != nil {
+			return toolError(err)
+		}
+		var rend struct {
+			Render string `json:"render"`
+		}
+		if err := f.c.Call(ctx, proto.MethodValueGet, map[string]any{"ref": ref, "format": client.FormatRender}, &rend); err != nil {
+			return toolError(err)
+		}
+		return result(mustJSON(map[string]any{"ref": ref, "value": val.Value, "render": rend.Render, "task": rec.Task})), nil
+	case "cancelled":
+		return toolError(proto.NewError(proto.CodeRaised, "cancelled", map[string]any{"code": "cancelled", "task": rec.Task}))
+	}
+	msg := "failed"
+	if rec.Error != nil {
+		msg = *rec.Error
+	}
+	data := map[string]any{"task": rec.Task}
+	if ref != "" {
+		data["ref"], data["uri"] = ref, refURI(ref)
+		var val struct {
+			Value json.RawMessage `json:"value"`
+		}
+		if err := f.c.Call(ctx, proto.MethodValueGet, map[string]any{"ref": ref}, &val); err == nil {
+			var e struct {
+				Code string `json:"code"`
+			}
+			if json.Unmarshal(val.Value, &e) == nil && e.Code != "" {
+				data["code"] = e.Code
+			}
+			data["error"] = val.Value
+		}
+	}
+	return toolError(proto.NewError(proto.CodeRaised, msg, data))
+}
+
+func elideOrNil(e json.RawMessage) any {
+	if len(e) == 0 {
+		return nil
+	}
+	return e
+}
+
+// watch reports a long exec's progress to a caller that sent a progress
+// token: the task and the time elapsed. (The kernel keeps a running
+// exec's command output until the exec ends, so there is no output to
+// report before that.)
+type watch struct {
+	f     *Facade
+	req   *sdk.CallToolRequest
+	task  string
+	start time.Time
+	token any
+	n     float64
+}
+
+func (w *watch) begin(context.Context) {
+	if w.req != nil && w.req.Params != nil {
+		w.token = w.req.Params.GetProgressToken()
+	}
+}
+
+func (w *watch) progress(ctx context.Context) {
+	if w.token == nil {
+		return
+	}
+	w.n++
+	msg := fmt.Sprintf("%s running for %.1fs", w.task, time.Since(w.start).Seconds())
+	_ = w.req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
+		ProgressToken: w.token, Progress: w.n, Message: msg,
+	})
+}

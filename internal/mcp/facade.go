@@ -1,0 +1,385 @@
+// Package mcp is shoal-mcp: the Model Context Protocol facade over a Shoal
+// kernel. It serves MCP over stdio with the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk) and turns each tool call,
+// resource read and subscription into kernel calls through the client
+// package. Requests are served concurrently; a cancelled call cancels its
+// kernel work (and so its process tree) through task.cancel.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shoalgo/shoal/client"
+	"github.com/shoalgo/shoal/proto"
+)
+
+// Version is the facade's version as it reports it in initialize.
+const Version = "0.1.0"
+
+// Facade serves one MCP client on top of one attached kernel client.
+type Facade struct {
+	c      *client.Client
+	srv    *sdk.Server
+	stderr io.Writer
+
+	// path and attach are how a fresh connection reaches the same
+	// session (shoal://session/cwd reads the cwd an attach reports).
+	path   string
+	attach client.AttachParams
+
+	inflight chan struct{} // a token per tool call being served
+
+	mu   sync.Mutex
+	subs map[string]*resourceSub // by kernel channel
+}
+
+// New builds the facade over c, which must already be attached to its
+// session. Log lines go to stderr.
+func New(c *client.Client, stderr io.Writer) (*Facade, error) {
+	f := &Facade{c: c, stderr: stderr, subs: make(map[string]*resourceSub), inflight: make(chan struct{}, MaxInFlight)}
+	f.srv = sdk.NewServer(&sdk.Implementation{Name: "shoal-mcp", Title: "Shoal", Version: Version}, &sdk.ServerOptions{
+		Instructions: "Shoal is a structured shell. Run commands and expressions with shoal_exec; " +
+			"values come back typed (ref, value, render) and stay readable by ref (shoal_get, shoal://out/N). " +
+			"Plan risky work with shoal_plan and run it with shoal_apply once approved.",
+		SubscribeHandler: f.subscribe,
+		// The handshake-era revisions (up to 2025-11-25), which deployed
+		// clients speak: resources/unsubscribe is then a request the
+		// facade answers once no update for the URI can follow, where
+		// 2026-07-28's subscriptions/listen ends by a cancellation the
+		// client does not wait for.
+		SupportedProtocolVersions: handshakeVersions(),
+		UnsubscribeHandler:        f.unsubscribe,
+		Capabilities: &sdk.ServerCapabilities{
+			Tools:     &sdk.ToolCapabilities{},
+			Resources: &sdk.ResourceCapabilities{Subscribe: true},
+		},
+	})
+	if err := f.addTools(); err != nil {
+		return nil, err
+	}
+	f.addResources()
+	return f, nil
+}
+
+// handshakeVersions are the SDK's protocol revisions before 2026-07-28.
+func handshakeVersions() []string {
+	var vs []string
+	for _, v := range sdk.SupportedProtocolVersions() {
+		if v < "2026-07-28" {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// Server returns the SDK server (tests connect it to in-memory transports).
+func (f *Facade) Server() *sdk.Server { return f.srv }
+
+// Run serves the MCP client on t until it disconnects or ctx ends, then
+// drops the facade's kernel subscriptions.
+func (f *Facade) Run(ctx context.Context, t sdk.Transport) error {
+	defer f.dropSubscriptions()
+	return f.srv.Run(ctx, t)
+}
+
+// handler is one tool's implementation: validated, defaulted arguments
+// in, a result out.
+type handler func(ctx context.Context, req *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, error)
+
+func (f *Facade) addTools() error {
+	impl := map[string]handler{
+		"shoal_exec":        f.toolExec,
+		"shoal_plan":        f.toolPlan,
+		"shoal_apply":       f.toolApply,
+		"shoal_get":         f.toolGet,
+		"shoal_journal":     f.passThrough(proto.MethodJournalQuery),
+		"shoal_cancel":      f.passThrough(proto.MethodTaskCancel),
+		"shoal_cap_request": f.passThrough(proto.MethodCapRequest),
+		"shoal_pty_open":    f.passThrough(proto.MethodPTYOpen),
+		"shoal_pty_send":    f.passThrough(proto.MethodPTYSend),
+		"shoal_pty_read":    f.passThrough(proto.MethodPTYRead),
+		"shoal_pty_resize":  f.passThrough(proto.MethodPTYResize),
+		"shoal_pty_close":   f.passThrough(proto.MethodPTYClose),
+		"shoal_pty_list":    f.passThrough(proto.MethodPTYList),
+	}
+	for _, d := range tools {
+		h, ok := impl[d.name]
+		if !ok {
+			return fmt.Errorf("mcp: tool %s has no implementation", d.name)
+		}
+		s, err := d.inputSchema()
+		if err != nil {
+			return err
+		}
+		sdk.AddTool(f.srv, &sdk.Tool{Name: d.name, Description: d.desc, InputSchema: s},
+			func(ctx context.Context, req *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, any, error) {
+				select {
+				case f.inflight <- struct{}{}:
+					defer func() { <-f.inflight }()
+				default:
+					return nil, nil, fmt.Errorf("shoal-mcp is serving %d tool calls already; retry once one has answered", MaxInFlight)
+				}
+				res, err := h(ctx, req, args)
+				return res, nil, err
+			})
+	}
+	return nil
+}
+
+// passThrough is a tool whose arguments are the kernel method's params
+// and whose result is the kernel's answer.
+func (f *Facade) passThrough(method string) handler {
+	return func(ctx context.Context, _ *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, error) {
+		var raw json.RawMessage
+		if err := f.c.Call(ctx, method, args, &raw); err != nil {
+			return toolError(err)
+		}
+		return result(raw), nil
+	}
+}
+
+func (f *Facade) toolPlan(ctx context.Context, _ *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, error) {
+	var a struct {
+		Src string `json:"src"`
+	}
+	if err := json.Unmarshal(args, &a); err != nil {
+		return nil, err
+	}
+	var raw json.RawMessage
+	p := client.ExecParams{Src: a.Src, Mode: client.ModePlan, Position: client.PositionVal}
+	if err := f.c.Call(ctx, proto.MethodExec, p, &raw); err != nil {
+		return toolError(err)
+	}
+	return result(raw), nil
+}
+
+// toolApply runs plan.apply. The kernel runs an apply as a foreground
+// task (it has no timeout_ms to hand it over), so a cancelled request
+// finds its task as the one foreground task of the session that was not
+// there before the apply was sent, and cancels it; when that is not
+// unambiguous (another client's exec started meanwhile) it cancels
+// nothing rather than guess.
+func (f *Facade) toolApply(ctx context.Context, req *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, error) {
+	before, _ := f.foreground(ctx)
+	// The apply goes on when ctx ends (its task is what gets cancelled),
+	// and is given up CancelSettle later should the kernel not answer.
+	actx, stop := detach(ctx)
+	defer stop()
+	type out struct {
+		raw json.RawMessage
+		err error
+	}
+	ch := make(chan out, 1)
+	go func() {
+		var raw json.RawMessage
+		err := f.c.Call(actx, proto.MethodPlanApply, args, &raw)
+		ch <- out{raw, err}
+	}()
+	select {
+	case o := <-ch:
+		if o.err != nil {
+			return toolError(o.err)
+		}
+		return result(o.raw), nil
+	case <-ctx.Done():
+	}
+	bg := context.WithoutCancel(ctx)
+	for deadline := time.Now().Add(CancelSettle); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		select {
+		case o := <-ch:
+			if o.err != nil {
+				return toolError(o.err)
+			}
+			return result(o.raw), nil
+		default:
+		}
+		now, err := f.foreground(bg)
+		if err != nil {
+			break
+		}
+		var fresh []string
+		for _, id := range now {
+			if !slices.Contains(before, id) {
+				fresh = append(fresh, id)
+			}
+		}
+		if len(fresh) == 1 {
+			return f.cancelTask(fresh[0])
+		}
+		if len(fresh) > 1 {
+			break
+		}
+	}
+	return toolError(ctx.Err())
+}
+
+// foreground lists the running foreground tasks of the session that are
+// not language tasks.
+func (f *Facade) foreground(ctx context.Context) ([]string, error) {
+	var list struct {
+		Tasks []struct {
+			Task       string `json:"task"`
+			State      string `json:"state"`
+			Foreground bool   `json:"foreground"`
+			Language   bool   `json:"language"`
+		} `json:"tasks"`
+	}
+	if err := f.c.Call(ctx, proto.MethodTaskList, nil, &list); err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, r := range list.Tasks {
+		if r.Foreground && !r.Language && r.State == "running" {
+			ids = append(ids, r.Task)
+		}
+	}
+	return ids, nil
+}
+
+func (f *Facade) toolGet(ctx context.Context, _ *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, error) {
+	var raw json.RawMessage
+	if err := f.c.Call(ctx, proto.MethodValueGet, args, &raw); err != nil {
+		return toolError(err)
+	}
+	return result(raw), nil
+}
+
+// result wraps a kernel answer: the answer itself as structuredContent,
+// readable text (the render when there is one, else the JSON), and a
+// resource link when it names a transcript ref.
+func result(raw json.RawMessage) *sdk.CallToolResult {
+	var head struct {
+		Ref    string  `json:"ref"`
+		Render *string `json:"render"`
+		URI    string  `json:"uri"`
+	}
+	_ = json.Unmarshal(raw, &head)
+	uri := refURI(head.Ref)
+	if uri != "" && head.URI == "" {
+		raw = withMember(raw, "uri", uri)
+	}
+	text := ""
+	if head.Render != nil {
+		text = *head.Render
+	} else {
+		text = prettyJSON(raw)
+	}
+	res := &sdk.CallToolResult{
+		Content:           []sdk.Content{&sdk.TextContent{Text: capText(text, uri)}},
+		StructuredContent: raw,
+	}
+	if uri != "" {
+		res.Content = append(res.Content, &sdk.ResourceLink{URI: uri, Name: head.Ref, MIMEType: "application/json"})
+	}
+	return res
+}
+
+// toolError turns a kernel error into a tool error (isError) whose
+// structuredContent is {code, message, data}; anything else (a lost
+// kernel connection) is a tool error with only its text.
+func toolError(err error) (*sdk.CallToolResult, error) {
+	var re *proto.RPCError
+	if !errors.As(err, &re) {
+		res := &sdk.CallToolResult{}
+		res.SetError(err)
+		return res, nil
+	}
+	body := map[string]any{"code": re.Code, "message": re.Message}
+	if re.Data != nil {
+		body["data"] = re.Data
+	}
+	b, _ := json.Marshal(body)
+	text := fmt.Sprintf("kernel error %d: %s", re.Code, re.Message)
+	if re.Data != nil {
+		text += "\n" + prettyJSON(mustJSON(re.Data))
+	}
+	res := &sdk.CallToolResult{
+		Content:           []sdk.Content{&sdk.TextContent{Text: capText(text, "")}},
+		StructuredContent: json.RawMessage(b),
+		IsError:           true,
+	}
+	return res, nil
+}
+
+// refURI maps out:N to shoal://out/N and val:blake3:H to shoal://val/blake3:H.
+func refURI(ref string) string {
+	switch {
+	case strings.HasPrefix(ref, "out:"):
+		return "shoal://out/" + strings.TrimPrefix(ref, "out:")
+	case strings.HasPrefix(ref, "val:"):
+		return "shoal://val/" + strings.TrimPrefix(ref, "val:")
+	}
+	return ""
+}
+
+// withMember adds one member to a JSON object (raw is returned as it is
+// when it is not an object).
+func withMember(raw json.RawMessage, key, val string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return raw
+	}
+	m[key] = mustJSON(val)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage(`null`)
+	}
+	return b
+}
+
+// prettyJSON indents raw for reading; raw as it is when it is not JSON.
+func prettyJSON(raw json.RawMessage) string {
+	var b strings.Builder
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if enc.Encode(v) != nil {
+		return string(raw)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// capText bounds text to MaxText bytes, keeping whole leading lines and
+// saying how much was cut and where the whole value is.
+func capText(text, uri string) string {
+	if len(text) <= MaxText {
+		return text
+	}
+	cut := text[:MaxText-256]
+	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
+		cut = cut[:i]
+	} else {
+		for len(cut) > 0 && !utf8.RuneStart(text[len(cut)]) {
+			cut = cut[:len(cut)-1] // not inside a character
+		}
+	}
+	rest := strings.Count(text[len(cut):], "\n")
+	marker := fmt.Sprintf("\n…(%d more lines, %d more bytes", rest, len(text)-len(cut))
+	if uri != "" {
+		marker += ", fetch via " + uri
+	}
+	return cut + marker + ")"
+}

@@ -1,0 +1,223 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shoalgo/shoal/client"
+)
+
+// Usage is the help text of shoal-mcp (and shoal mcp).
+const Usage = `usage: shoal-mcp [--socket PATH] [--session NAME] [--token TOKEN] [--kernel PATH] [--no-autostart]
+
+Serves the Model Context Protocol on stdin/stdout for one MCP client (a
+coding agent, a desktop assistant), on top of a Shoal kernel.
+
+  --socket=PATH     the kernel's socket (default: the session's default socket)
+  --session=NAME    the kernel session to attach to (default "default")
+  --token=TOKEN     attach as the token's principal (default $SHOAL_TOKEN;
+                    without one, as the kernel owner's local principal)
+  --kernel=PATH     the shoal-kernel binary to start when no kernel answers
+                    (default: beside this program, else on PATH)
+  --no-autostart    fail instead of starting a kernel
+
+When no kernel answers at the socket, shoal-mcp starts its own there, says
+so on stderr, and stops it when it exits. It reconnects and re-attaches if
+the kernel restarts, restoring its subscriptions. Logs go to stderr.
+`
+
+// Main runs shoal-mcp with args (without the program name), serving MCP
+// on stdin and stdout. It returns the exit status.
+func Main(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
+	fs := flag.NewFlagSet("shoal-mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, Usage) }
+	socket := fs.String("socket", "", "")
+	session := fs.String("session", "default", "")
+	token := fs.String("token", os.Getenv("SHOAL_TOKEN"), "")
+	kernelBin := fs.String("kernel", "", "")
+	noStart := fs.Bool("no-autostart", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "shoal-mcp: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	path := *socket
+	if path == "" {
+		path = client.DefaultSocketPath(*session)
+	}
+	c, k, err := connect(ctx, path, *session, *kernelBin, !*noStart, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "shoal-mcp: %v\n", err)
+		return 1
+	}
+	defer func() {
+		c.Close()
+		if k != nil {
+			k.stop(stderr)
+		}
+	}()
+	att, err := c.Attach(ctx, client.AttachParams{Session: *session, Token: *token, Client: &client.ClientInfo{Kind: "mcp"}})
+	if err != nil {
+		fmt.Fprintf(stderr, "shoal-mcp: attach to session %q: %v\n", *session, err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "shoal-mcp: attached to session %q as %s on %s\n", att.Session, att.Principal, path)
+	f, err := New(c, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "shoal-mcp: %v\n", err)
+		return 1
+	}
+	f.path, f.attach = path, client.AttachParams{Session: *session, Token: *token, Client: &client.ClientInfo{Kind: "mcp"}}
+	out := &lockedWriter{w: stdout}
+	if err := f.Run(ctx, &sdk.IOTransport{Reader: checkedInput(stdin, out), Writer: out, MaxLineLength: MaxFrame}); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		fmt.Fprintf(stderr, "shoal-mcp: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// connect dials the kernel at path, starting one there when none answers
+// and start is set.
+func connect(ctx context.Context, path, session, bin string, start bool, stderr io.Writer) (*client.Client, *kernelProc, error) {
+	opts := []client.Option{client.WithReconnect(client.DefaultReconnectPolicy)}
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	c, err := client.Dial(dctx, path, opts...)
+	cancel()
+	if err == nil {
+		return c, nil, nil
+	}
+	if !start {
+		return nil, nil, fmt.Errorf("no kernel at %s: %w", path, err)
+	}
+	k, kerr := startKernel(ctx, bin, path, session, stderr)
+	if kerr != nil {
+		return nil, nil, fmt.Errorf("no kernel at %s (%v), and starting one failed: %w", path, err, kerr)
+	}
+	dctx, cancel = context.WithTimeout(ctx, 5*time.Second)
+	c, err = client.Dial(dctx, path, opts...)
+	cancel()
+	if err != nil {
+		k.stop(stderr)
+		return nil, nil, fmt.Errorf("started a kernel at %s but cannot dial it: %w", path, err)
+	}
+	return c, k, nil
+}
+
+// kernelProc is a kernel this facade started.
+type kernelProc struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+// kernelBinary finds shoal-kernel: bin if given, else beside this
+// program, else on PATH.
+func kernelBinary(bin string) (string, error) {
+	if bin != "" {
+		return bin, nil
+	}
+	if self, err := os.Executable(); err == nil {
+		cand := filepath.Join(filepath.Dir(self), "shoal-kernel")
+		if st, err := os.Stat(cand); err == nil && !st.IsDir() {
+			return cand, nil
+		}
+	}
+	return exec.LookPath("shoal-kernel")
+}
+
+// startKernel starts shoal-kernel on path and waits for its ready line.
+// Its output goes to stderr (stdout carries MCP), each line prefixed.
+func startKernel(ctx context.Context, bin, path, session string, stderr io.Writer) (*kernelProc, error) {
+	bin, err := kernelBinary(bin)
+	if err != nil {
+		return nil, fmt.Errorf("find shoal-kernel: %w", err)
+	}
+	cmd := exec.Command(bin, "--socket", path, "--session", session)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	// Its own process group: the MCP client's Ctrl-C is not the kernel's.
+	// Pdeathsig: if shoal-mcp dies without stopping it (SIGKILL), the
+	// kernel gets SIGTERM and ends its sessions' processes. The signal
+	// follows the forking OS thread, so the kernel is started from a
+	// goroutine locked to its thread that lives as long as the kernel.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	k := &kernelProc{cmd: cmd, exited: make(chan struct{})}
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the kernel
+		err := cmd.Start()
+		started <- err
+		if err == nil {
+			_ = cmd.Wait()
+		}
+		close(k.exited)
+	}()
+	if err := <-started; err != nil {
+		pr.Close()
+		pw.Close()
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	pw.Close()
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 4096), 64<<10)
+		sent := false
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintf(stderr, "shoal-mcp: kernel: %s\n", line)
+			if !sent && strings.HasPrefix(line, "shoal-kernel: ready ") {
+				close(ready)
+				sent = true
+			}
+		}
+		pr.Close()
+	}()
+	select {
+	case <-ready:
+	case <-k.exited:
+		return nil, fmt.Errorf("%s exited before it was ready", bin)
+	case <-time.After(AutostartReady):
+		k.stop(stderr)
+		return nil, fmt.Errorf("%s not ready after %v", bin, AutostartReady)
+	case <-ctx.Done():
+		k.stop(stderr)
+		return nil, ctx.Err()
+	}
+	fmt.Fprintf(stderr, "shoal-mcp: no kernel answered at %s: started %s (pid %d) there; it stops when shoal-mcp exits\n", path, bin, cmd.Process.Pid)
+	return k, nil
+}
+
+// stop ends the kernel: SIGTERM (it ends its sessions' processes), then
+// SIGKILL if it is still there after 6 s (its own hard deadline is 4.5 s).
+func (k *kernelProc) stop(stderr io.Writer) {
+	_ = k.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-k.exited:
+	case <-time.After(6 * time.Second):
+		_ = k.cmd.Process.Kill()
+		<-k.exited
+	}
+	fmt.Fprintf(stderr, "shoal-mcp: stopped the kernel it started (pid %d)\n", k.cmd.Process.Pid)
+}
