@@ -252,28 +252,64 @@ func isConstraint(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "constraint")
 }
 
+// errNoOpenRow is a finish whose row is not open in the database (it
+// cannot happen: Finish checks before it logs); applyOps skips it.
+var errNoOpenRow = errors.New("journal: finish of a row that is not open (constraint)")
+
 // applyOp runs op's statement on the write connection.
 func (d *DB) applyOp(op *logOp) error {
 	if op.Finish {
-		var outs any
-		if op.Outputs != nil {
-			outs = string(op.Outputs)
-		}
-		var mask any
-		if op.SetEffects {
-			mask = op.Mask
-		}
-		_, err := d.fin.Exec(op.FinishNS, b2i(op.OK), nullInt(op.Status), op.Verdict, b2i(op.Opaque),
-			outs, b2i(op.SetEffects), nullJSON(op.Effects), mask, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq), op.ID)
-		return err
+		return d.applyFinish(op)
 	}
 	outs := op.Outputs
 	if outs == nil {
 		outs = []byte("[]")
 	}
-	_, err := d.ins.Exec(op.ID, op.Kind, nullID(op.Parent), op.Session, op.Principal, op.StartNS, op.Cwd, op.Src, op.Head,
-		nullJSON(op.AST), nullJSON(op.Effects), op.Mask, op.Verdict, b2i(op.OK), nullInt(op.Status), b2i(op.Opaque), string(outs),
-		b2i(op.Finished), op.FinishNS, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq))
+	e := Entry{Kind: op.Kind, Parent: op.Parent, Session: op.Session, Principal: op.Principal, StartNS: op.StartNS,
+		FinishNS: op.FinishNS, Finished: op.Finished, Cwd: op.Cwd, Src: op.Src, Head: op.Head, AST: op.AST,
+		Effects: op.Effects, Verdict: op.Verdict, OK: op.OK, Status: op.Status, Opaque: op.Opaque,
+		RefN: op.RefN, Code: op.Code, Seq: op.Seq, TSeq: op.TSeq}
+	_, err := d.ins.Exec(op.ID, op.Kind, nullID(op.Parent), op.Session, op.Principal, op.StartNS, op.Cwd, op.Head,
+		op.Mask, op.Verdict, b2i(op.OK), nullInt(op.Status), b2i(op.Opaque), string(outs),
+		b2i(op.Finished), op.FinishNS, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq),
+		packEntry(&e, op.Mask, string(outs)))
+	return err
+}
+
+// applyFinish reads the open row op finishes and writes it back finished.
+func (d *DB) applyFinish(op *logOp) error {
+	rows, err := d.getRow.Query(op.ID)
+	if err != nil {
+		return err
+	}
+	var e Entry
+	var intr int
+	var packed string
+	found := rows.Next()
+	if found {
+		err = rows.Scan(&e.ID, &intr, &packed)
+	}
+	rows.Close()
+	if err != nil {
+		return err
+	}
+	if !found {
+		return errNoOpenRow
+	}
+	mask, outs, err := unpackRow(packed, &e)
+	if err != nil {
+		return err
+	}
+	if op.Outputs != nil {
+		outs = string(op.Outputs)
+	}
+	if op.SetEffects {
+		e.Effects, mask = op.Effects, op.Mask
+	}
+	e.FinishNS, e.Finished, e.OK, e.Status, e.Verdict, e.Opaque = op.FinishNS, true, op.OK, op.Status, op.Verdict, op.Opaque
+	e.RefN, e.Code, e.Seq, e.TSeq = op.RefN, op.Code, op.Seq, op.TSeq
+	_, err = d.fin.Exec(op.FinishNS, b2i(op.OK), nullInt(op.Status), op.Verdict, b2i(op.Opaque),
+		outs, mask, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq), packEntry(&e, mask, outs), op.ID)
 	return err
 }
 

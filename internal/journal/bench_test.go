@@ -184,9 +184,12 @@ func bigJournalPath(b *testing.B) string {
 		e := benchEntry()
 		for i := range benchRows {
 			p := fmt.Sprint("principal-", i%5)
-			if _, err := tx.Exec(`INSERT INTO entries(kind, session, principal, start_ns, finish_ns, finished, cwd, src, head, ast, effects, effect_mask, verdict, ok, opaque, outputs_json)
-				VALUES ('exec', ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, 'allowed', 1, 0, ?)`,
-				fmt.Sprint("sess-", i%50), p, int64(i)*1000, int64(i)*1000+500, e.Cwd, e.Src, Head(e.Src), string(e.AST), string(e.Effects), mask, string(outs)); err != nil {
+			row := Entry{Kind: KindExec, Session: fmt.Sprint("sess-", i%50), Principal: p, StartNS: int64(i) * 1000,
+				FinishNS: int64(i)*1000 + 500, Finished: true, Cwd: e.Cwd, Src: e.Src, Head: Head(e.Src), AST: e.AST,
+				Effects: e.Effects, Verdict: "allowed", OK: true}
+			if _, err := tx.Exec(`INSERT INTO entries(kind, session, principal, start_ns, finish_ns, finished, cwd, head, effect_mask, verdict, ok, opaque, outputs_json, packed)
+				VALUES ('exec', ?, ?, ?, ?, 1, ?, ?, ?, 'allowed', 1, 0, ?, ?)`,
+				row.Session, p, row.StartNS, row.FinishNS, e.Cwd, row.Head, mask, string(outs), packEntry(&row, mask, string(outs))); err != nil {
 				bigJournal.err = err
 				return
 			}

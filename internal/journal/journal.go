@@ -151,6 +151,7 @@ type DB struct {
 	ins    *sql.Stmt // insert an entry
 	fin    *sql.Stmt // finish an entry
 	setLSN *sql.Stmt // record the LSN applied
+	getRow *sql.Stmt // read an open row on the write connection
 	closed bool
 	// skipped counts logged writes SQLite refused on apply (see applyOps);
 	// recovered is how many writes Open found logged and not applied.
@@ -301,20 +302,21 @@ func (d *DB) prepare() error {
 	if d.w, err = d.db.Conn(ctx); err != nil {
 		return err
 	}
-	if d.ins, err = d.w.PrepareContext(ctx, `INSERT INTO entries(id, kind, parent, session, principal, start_ns, cwd, src, head,
-		ast, effects, effect_mask, verdict, ok, status, opaque, outputs_json, finished, finish_ns, ref_n, code, seq, tseq)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+	if d.ins, err = d.w.PrepareContext(ctx, `INSERT INTO entries(id, kind, parent, session, principal, start_ns, cwd, head,
+		effect_mask, verdict, ok, status, opaque, outputs_json, finished, finish_ns, ref_n, code, seq, tseq, packed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
 		return err
 	}
 	if d.setLSN, err = d.w.PrepareContext(ctx, `UPDATE journal_log SET applied_lsn = ? WHERE id = 1`); err != nil {
 		return err
 	}
-	// One statement finishes a row: outputs and effects are replaced only
-	// when given (a NULL parameter keeps the column), and the triggers keep
-	// the outputs table in step inside the same statement.
+	if d.getRow, err = d.w.PrepareContext(ctx, `SELECT `+entryCols+` FROM entries WHERE id = ? AND finished = 0 AND interrupted = 0`); err != nil {
+		return err
+	}
+	// One statement finishes a row: the applier has read it (getRow) and
+	// writes it back whole (packed), with the columns filters use.
 	d.fin, err = d.w.PrepareContext(ctx, `UPDATE entries SET finish_ns = ?, finished = 1, ok = ?, status = ?, verdict = ?, opaque = ?,
-		outputs_json = coalesce(?, outputs_json), effects = iif(?, ?, effects), effect_mask = coalesce(?, effect_mask),
-		ref_n = ?, code = ?, seq = ?, tseq = ?
+		outputs_json = ?, effect_mask = ?, ref_n = ?, code = ?, seq = ?, tseq = ?, packed = ?
 		WHERE id = ? AND finished = 0 AND interrupted = 0`)
 	return err
 }
@@ -351,6 +353,7 @@ func (d *DB) Close() error {
 		d.ins.Close()
 		d.fin.Close()
 		d.setLSN.Close()
+		d.getRow.Close()
 		d.w.Close()
 	}
 	return errors.Join(applyErr, d.db.Close())
@@ -751,12 +754,13 @@ func (d *DB) Finish(id int64, e *Entry) error {
 	return nil
 }
 
-// entryCols selects a row as two columns: its id and the rest packed into
-// one text (see packed.go). Every column fetched through the driver costs
+// entryCols selects a row as three columns: its id, whether it was marked
+// interrupted (Open marks the column alone), and the rest packed into one
+// text the applier wrote (see packed.go). Every column fetched through the driver costs
 // a few calls into SQLite, each taking the connection's mutex; two
 // columns instead of twenty-four made a page of 100 entries several times
 // cheaper to read.
-const entryCols = `id, ` + packedRow
+const entryCols = `id, interrupted, packed`
 
 // Get returns entry id, or ErrNotFound.
 func (d *DB) Get(id int64) (Entry, error) {
@@ -951,18 +955,20 @@ func (d *DB) scanPage(rows *sql.Rows, budget int) (_ []Entry, full bool, _ error
 	d.kmu.RLock()
 	defer d.kmu.RUnlock()
 	var packed string
+	var intr int
 	for rows.Next() {
 		if budget > 0 && size >= budget {
 			return es, true, nil
 		}
 		var e Entry
-		if err := rows.Scan(&e.ID, &packed); err != nil {
+		if err := rows.Scan(&e.ID, &intr, &packed); err != nil {
 			return nil, false, err
 		}
 		mask, outs, err := unpackRow(packed, &e)
 		if err != nil {
 			return nil, false, fmt.Errorf("entry %d: %w", e.ID, err)
 		}
+		e.Interrupted = e.Interrupted || intr != 0
 		size += len(e.Src) + len(e.AST) + len(e.Effects) + len(outs)
 		e.EffectKinds = d.bits.kinds(mask)
 		if e.Outputs, err = decodeOutputs([]byte(outs)); err != nil {

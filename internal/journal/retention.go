@@ -37,7 +37,7 @@ func (d *DB) PruneCutoff(want int64, maxRows int, outputCap int64) (before int64
 		return 0, err
 	}
 	rows, err := d.db.Query(`SELECT e.id, (e.finished = 1 OR e.interrupted = 1),
-			length(e.src) + coalesce(length(e.ast), 0) + coalesce(length(e.effects), 0) + length(e.outputs_json)
+			octet_length(e.packed) + octet_length(e.outputs_json)
 			+ coalesce((SELECT sum(min(o.len, ?)) FROM outputs o WHERE o.entry_id = e.id), 0)
 		FROM entries e WHERE e.kind = 'exec' ORDER BY e.id LIMIT ?`, outputCap, maxRows)
 	if err != nil {

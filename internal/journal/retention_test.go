@@ -33,17 +33,26 @@ func TestRetentionReads(t *testing.T) {
 		}
 		ids = append(ids, id)
 	}
-	// Each finished row counts its outputs' 1010 bytes and some columns;
-	// 2,500 bytes take three finished rows (ids 0, 2, 3): row 1 is passed over.
-	before, err := d.PruneCutoff(2500, 100, 1<<20)
+	// Each finished row counts its outputs' 1010 bytes and its packed row
+	// and outputs columns; three rows' worth takes three finished rows
+	// (ids 0, 2, 3): row 1 is passed over.
+	var rowBytes int64
+	if err := d.sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.db.QueryRow(`SELECT octet_length(packed) + octet_length(outputs_json) FROM entries WHERE id = ?`, ids[0]).Scan(&rowBytes); err != nil {
+		t.Fatal(err)
+	}
+	want := 3*(rowBytes+1010) - 1
+	before, err := d.PruneCutoff(want, 100, 1<<20)
 	if err != nil || before != ids[3]+1 {
-		t.Fatalf("PruneCutoff(2500) = %d, %v; want %d", before, err, ids[3]+1)
+		t.Fatalf("PruneCutoff(%d) = %d, %v; want %d", want, before, err, ids[3]+1)
 	}
 	if before, err := d.PruneCutoff(1<<30, 2, 1<<20); err != nil || before != ids[0]+1 {
 		t.Fatalf("PruneCutoff over 2 rows = %d, %v; want %d (row 1 is unfinished)", before, err, ids[0]+1)
 	}
-	// With outputs capped at 100 bytes, 2,500 bytes take every finished row.
-	if before, err := d.PruneCutoff(2500, 100, 100); err != nil || before != ids[5]+1 {
+	// With outputs capped at 100 bytes, that takes every finished row.
+	if before, err := d.PruneCutoff(4*(rowBytes+110)+1, 100, 100); err != nil || before != ids[5]+1 {
 		t.Fatalf("PruneCutoff(2500) with outputs capped = %d, %v; want %d", before, err, ids[5]+1)
 	}
 	hs, err := d.HashesBefore(ids[3]+1, 100)

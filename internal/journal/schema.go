@@ -157,6 +157,19 @@ var migrations = []migration{
 			`INSERT INTO journal_log(id, applied_lsn) VALUES (1, 0)`,
 		)
 	},
+	// v5: each row also kept whole in one packed text (packed.go), which
+	// reads fetch instead of two dozen columns (each column fetched costs
+	// a few calls into SQLite); the columns that only reads used (src,
+	// ast, effects) go, the ones filters and indexes use stay.
+	func(tx *sql.Tx) error {
+		return execAll(tx,
+			`ALTER TABLE entries ADD COLUMN packed TEXT NOT NULL DEFAULT ''`,
+			`UPDATE entries SET packed = `+packedRow,
+			`ALTER TABLE entries DROP COLUMN src`,
+			`ALTER TABLE entries DROP COLUMN ast`,
+			`ALTER TABLE entries DROP COLUMN effects`,
+		)
+	},
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -439,9 +439,8 @@ func handleJournalQuery(_ context.Context, c *call) (any, error) {
 		q.Cursor = cur
 	}
 	q.Principals, _ = journalScope(g, c.att.principal)
-	out := []*entryJSON{}
 	if j == nil {
-		return out, nil
+		return []*entryJSON{}, nil
 	}
 	entries, _, err := j.db.Query(q)
 	if errors.Is(err, journal.ErrBadQuery) {
@@ -450,10 +449,7 @@ func handleJournalQuery(_ context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, proto.NewError(proto.CodeInternalError, "journal: "+err.Error(), nil)
 	}
-	for i := range entries {
-		out = append(out, wireEntry(&entries[i]))
-	}
-	return out, nil
+	return journalAnswer(c.req, entries)
 }
 
 // cursorParam reads a cursor: an entry id, as a number or a string.

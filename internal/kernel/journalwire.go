@@ -1,0 +1,115 @@
+package kernel
+
+import (
+	"strconv"
+
+	"github.com/shoalgo/shoal/internal/journal"
+	"github.com/shoalgo/shoal/proto"
+)
+
+// journalAnswer is the journal.query answer frame for entries, written by
+// hand: encoding/json spent most of a page's answer re-validating and
+// compacting the AST and effects of each entry (json.RawMessage), which
+// the journal stored as the kernel's own compact JSON. The bytes decode
+// to what json.Marshal of the entries' entryJSON gives (tested).
+func journalAnswer(req *proto.Request, entries []journal.Entry) (answerFrame, error) {
+	hint := 64
+	for i := range entries {
+		e := &entries[i]
+		hint += 256 + len(e.Session) + len(e.Principal) + len(e.Cwd) + len(e.Src) + len(e.AST) + len(e.Effects) + 96*len(e.Outputs)
+	}
+	return buildAnswer(req, hint, func(b []byte, limit int) ([]byte, error) {
+		b = append(b, '[')
+		for i := range entries {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendEntryJSON(b, &entries[i])
+			if len(b) > limit {
+				return b, errJournalAnswerTooLarge
+			}
+		}
+		return append(b, ']'), nil
+	})
+}
+
+var errJournalAnswerTooLarge = proto.NewError(proto.CodeInternalError,
+	"journal: the page's entries do not fit in one frame; ask for a smaller limit", nil)
+
+// appendEntryJSON appends e in its wire shape (entryJSON's fields, in
+// order).
+func appendEntryJSON(b []byte, e *journal.Entry) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, e.ID, 10)
+	b = append(b, `,"session":`...)
+	b = proto.AppendString(b, e.Session)
+	b = append(b, `,"principal":`...)
+	b = proto.AppendString(b, e.Principal)
+	b = append(b, `,"ts":`...)
+	b = strconv.AppendInt(b, e.StartNS, 10)
+	b = append(b, `,"dur_ns":`...)
+	if e.Finished {
+		b = strconv.AppendInt(b, e.FinishNS-e.StartNS, 10)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"finished":`...)
+	b = strconv.AppendBool(b, e.Finished)
+	b = append(b, `,"interrupted":`...)
+	b = strconv.AppendBool(b, e.Interrupted)
+	b = append(b, `,"cwd":`...)
+	b = proto.AppendString(b, e.Cwd)
+	b = append(b, `,"src":`...)
+	b = proto.AppendString(b, e.Src)
+	b = append(b, `,"ast":`...)
+	b = appendRawJSON(b, e.AST, "null")
+	b = append(b, `,"effects":`...)
+	b = appendRawJSON(b, e.Effects, "[]")
+	b = append(b, `,"status":`...)
+	if e.Status != nil {
+		b = strconv.AppendInt(b, int64(*e.Status), 10)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"ok":`...)
+	b = strconv.AppendBool(b, e.OK)
+	b = append(b, `,"opaque":`...)
+	b = strconv.AppendBool(b, e.Opaque)
+	b = append(b, `,"verdict":`...)
+	b = proto.AppendString(b, e.Verdict)
+	b = append(b, `,"outputs":[`...)
+	for i, o := range e.Outputs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"kind":`...)
+		b = proto.AppendString(b, o.Kind)
+		b = append(b, `,"hash":`...)
+		b = proto.AppendString(b, o.Hash)
+		b = append(b, `,"len":`...)
+		b = strconv.AppendInt(b, o.Len, 10)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
+}
+
+// appendRawJSON appends raw, JSON the journal stored (checked when the row
+// was written), or none when it is empty. A value that is not JSON after
+// all (a database edited by hand) is appended as none rather than break
+// the frame.
+func appendRawJSON(b, raw []byte, none string) []byte {
+	if len(raw) == 0 || !validJSONPrefix(raw) {
+		return append(b, none...)
+	}
+	return append(b, raw...)
+}
+
+// validJSONPrefix is a cheap check that raw is one JSON object or array as
+// the kernel writes them: it starts with '{' or '[' and ends with the
+// matching bracket. The journal validated the whole of it when the row
+// was written; this only guards the frame against a row changed outside
+// the journal.
+func validJSONPrefix(raw []byte) bool {
+	first, last := raw[0], raw[len(raw)-1]
+	return (first == '{' && last == '}') || (first == '[' && last == ']')
+}
