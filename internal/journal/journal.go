@@ -971,7 +971,7 @@ func (d *DB) scanPage(rows *sql.Rows, budget int) (_ []Entry, full bool, _ error
 		e.Interrupted = e.Interrupted || intr != 0
 		size += len(e.Src) + len(e.AST) + len(e.Effects) + len(outs)
 		e.EffectKinds = d.bits.kinds(mask)
-		if e.Outputs, err = decodeOutputs([]byte(outs)); err != nil {
+		if e.Outputs, err = decodeOutputsString(outs); err != nil {
 			return nil, false, fmt.Errorf("entry %d: outputs: %w", e.ID, err)
 		}
 		es = append(es, e)

@@ -11,22 +11,26 @@ import (
 // shape, [{"kind":K,"hash":H,"len":N},...] with no spaces and no escapes in
 // K and H; that shape is read by hand (encoding/json was half the cost of a
 // Query), anything else by encoding/json.
-func decodeOutputs(b []byte) ([]Output, error) {
-	if outs, ok := fastOutputs(string(b)); ok {
+func decodeOutputs(b []byte) ([]Output, error) { return decodeOutputsString(string(b)) }
+
+// decodeOutputsString is decodeOutputs of a string; the kinds and hashes
+// returned are substrings of s.
+func decodeOutputsString(s string) ([]Output, error) {
+	if outs, ok := fastOutputs(s); ok {
 		return outs, nil
 	}
 	outs := []Output{}
-	if err := json.Unmarshal(b, &outs); err != nil {
+	if err := json.Unmarshal([]byte(s), &outs); err != nil {
 		return nil, err
 	}
 	return outs, nil
 }
 
 func fastOutputs(s string) ([]Output, bool) {
-	outs := []Output{}
 	if s == "[]" {
-		return outs, true
+		return []Output{}, true
 	}
+	outs := make([]Output, 0, strings.Count(s, "},")+1)
 	s, ok := strings.CutPrefix(s, "[")
 	if !ok {
 		return nil, false
