@@ -19,18 +19,7 @@ import (
 // returns the gate's error (a *DeniedError); s's Stdin, streams and
 // capture settings are ignored.
 func (o *OS) StartAttached(ctx context.Context, s *Spawn, attach func(*exec.Cmd)) (*Attached, error) {
-	prog, err := o.checkSpawn(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	env := s.Env
-	if env == nil {
-		env = []string{}
-	}
-	path, argv, env, err := o.confine(prog, s.Argv, env)
+	prog, path, argv, env, err := o.prepareSpawn(ctx, s)
 	if err != nil {
 		return nil, err
 	}

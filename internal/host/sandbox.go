@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -43,4 +44,23 @@ func (o *OS) confine(prog string, argv, env []string) (string, []string, []strin
 		return "", nil, nil, fmt.Errorf("run: %w", &os.PathError{Op: "fork/exec", Path: prog, Err: err})
 	}
 	return w[0], w, wenv, nil
+}
+
+// prepareSpawn is what every way of starting s begins with: proc_spawn
+// asked of the gate (the resolved program), a cancelled ctx refused, the
+// environment exactly s.Env (nil means empty), and the command wrapped in
+// the host's OS sandbox.
+func (o *OS) prepareSpawn(ctx context.Context, s *Spawn) (prog, path string, argv, env []string, err error) {
+	if prog, err = o.checkSpawn(ctx, s); err != nil {
+		return "", "", nil, nil, err
+	}
+	if err = ctx.Err(); err != nil {
+		return "", "", nil, nil, err
+	}
+	env = s.Env
+	if env == nil {
+		env = []string{}
+	}
+	path, argv, env, err = o.confine(prog, s.Argv, env)
+	return prog, path, argv, env, err
 }

@@ -42,18 +42,7 @@ var ErrJobEnded = errors.New("job has ended")
 // let it run in the background (its ProcessGroup's Resume). It stays in
 // this host's process scope, so it ends with the session like any child.
 func (o *OS) RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result, error) {
-	prog, err := o.checkSpawn(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	env := s.Env
-	if env == nil {
-		env = []string{}
-	}
-	path, argv, env, err := o.confine(prog, s.Argv, env)
+	prog, path, argv, env, err := o.prepareSpawn(ctx, s)
 	if err != nil {
 		return nil, err
 	}
