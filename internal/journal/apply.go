@@ -96,11 +96,23 @@ func (a *applier) enqueue(op *logOp) {
 	}
 }
 
-// take removes and returns the pending batch.
+// take removes and returns the oldest pending writes, at most
+// ApplyBatch of them (one transaction's worth: a bigger one would hold
+// more of SQLite's dirty pages in memory at once).
 func (a *applier) take() []*logOp {
 	a.mu.Lock()
-	ops := a.pending
-	a.pending, a.pendingBytes = nil, 0
+	n := min(len(a.pending), ApplyBatch)
+	ops := a.pending[:n:n]
+	if n == len(a.pending) {
+		a.pending = nil
+	} else {
+		a.pending = append([]*logOp(nil), a.pending[n:]...)
+	}
+	var freed int64
+	for _, op := range ops {
+		freed += op.size()
+	}
+	a.pendingBytes -= freed
 	a.room.Broadcast()
 	a.mu.Unlock()
 	return ops
@@ -193,25 +205,27 @@ func (d *DB) sync() error {
 	return nil
 }
 
-// applyPending applies the pending batch in one transaction.
+// applyPending applies what is pending, a transaction per ApplyBatch
+// writes.
 func (d *DB) applyPending() error {
 	a := d.ap
 	a.amu.Lock()
 	defer a.amu.Unlock()
-	ops := a.take()
-	if len(ops) == 0 {
-		return nil
+	for {
+		ops := a.take()
+		if len(ops) == 0 {
+			return nil
+		}
+		if err := d.applyOps(ops); err != nil {
+			a.putBack(ops)
+			a.setErr(err)
+			a.mu.Lock()
+			a.room.Broadcast()
+			a.mu.Unlock()
+			return err
+		}
+		a.setErr(nil)
 	}
-	if err := d.applyOps(ops); err != nil {
-		a.putBack(ops)
-		a.setErr(err)
-		a.mu.Lock()
-		a.room.Broadcast()
-		a.mu.Unlock()
-		return err
-	}
-	a.setErr(nil)
-	return nil
 }
 
 // applyOps writes ops to SQLite in one transaction, with the LSN reached.

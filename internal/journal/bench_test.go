@@ -272,7 +272,10 @@ func BenchmarkApply(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		batch := d.ap.take()
+		var batch []*logOp
+		for more := d.ap.take(); len(more) > 0; more = d.ap.take() {
+			batch = append(batch, more...)
+		}
 		ops = append(ops, batch...)
 		b.StartTimer()
 		d.ap.amu.Lock()

@@ -55,7 +55,7 @@ const (
 	// the applier; past it writers wait for a batch to go through (and
 	// fail while batches fail), so memory stays bounded however far
 	// SQLite falls behind.
-	MaxPendingBytes = 32 << 20
+	MaxPendingBytes = 8 << 20
 	// logSegmentBytes is the size past which the intent log moves to its
 	// other segment (once everything in that one is applied).
 	logSegmentBytes = 4 << 20
