@@ -126,7 +126,7 @@ func TestHostilePipelinedNonReaders(t *testing.T) {
 	// kept; the rest is the runtime's slack. Since the journal's writes
 	// went to its intent log (d69a4e7) the peak moved from 466-485 MiB to
 	// 507-565 MiB here, with the pending writes bounded at 8 MiB and a
-	// batch at 256 rows; the cause is not yet found (docs/performance.md).
+	// batch at 256 rows; the cause is not yet found (see the issue 11 note).
 	k.WantRSSUnder(t, 640<<20)
 
 	readAnswers(t, cs[0], rs[0], n, nil)
