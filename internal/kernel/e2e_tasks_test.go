@@ -339,3 +339,54 @@ func TestE2ETaskMethods(t *testing.T) {
 		t.Errorf("task.list = %+v, %v", list, err)
 	}
 }
+
+// TestE2ETaskOutputSoFar: task.get (and a task.await that times out) of
+// a running exec shows the tail of what it has printed so far; once it
+// ends, the record has no output field.
+func TestE2ETaskOutputSoFar(t *testing.T) {
+	k := newE2E(t)
+	ctx := testCtx(t)
+	c := k.attached(t, "output", "")
+	res, err := c.Exec(ctx, client.ExecParams{Src: "^sh -c 'echo first; echo second; sleep 30'", Async: true})
+	if err != nil || !res.IsTask() {
+		t.Fatalf("async exec = %+v, %v", res, err)
+	}
+	type withOut struct {
+		State  string `json:"state"`
+		Output *struct {
+			Text      string `json:"text"`
+			Bytes     int64  `json:"bytes"`
+			Truncated bool   `json:"truncated"`
+		} `json:"output"`
+	}
+	var rec withOut
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rec = withOut{}
+		if err := c.Call(ctx, "task.get", map[string]any{"task": res.Task}, &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Output != nil && strings.Contains(rec.Output.Text, "second") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task.get never showed the output so far: %+v", rec)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if rec.State != "running" || rec.Output.Text != "first\nsecond\n" || rec.Output.Bytes != 13 || rec.Output.Truncated {
+		t.Fatalf("running task's output %+v %+v", rec, *rec.Output)
+	}
+	var awaited withOut
+	if err := c.Call(ctx, "task.await", map[string]any{"task": res.Task, "timeout_ms": 50}, &awaited); err != nil ||
+		awaited.Output == nil || awaited.Output.Text != "first\nsecond\n" {
+		t.Fatalf("timed-out task.await = %+v, %v", awaited, err)
+	}
+	if err := c.Call(ctx, "task.cancel", map[string]any{"task": res.Task}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var done withOut
+	if err := c.Call(ctx, "task.await", map[string]any{"task": res.Task, "timeout_ms": 10000}, &done); err != nil || done.State != "cancelled" || done.Output != nil {
+		t.Fatalf("cancelled task = %+v, %v", done, err)
+	}
+}

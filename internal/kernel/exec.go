@@ -13,6 +13,7 @@ import (
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/internal/tasks"
 	"github.com/shoalgo/shoal/internal/value"
 	"github.com/shoalgo/shoal/proto"
 )
@@ -235,6 +236,9 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 		return nil, "", err
 	}
 	var out boundedBuffer
+	// task.get of the run's task shows the tail of what it has printed.
+	releaseOutput, _ := tasks.RegisterOutput(ctx, out.snapshot)
+	defer releaseOutput()
 	ro := eval.RunOptions{Stdout: &out, Stderr: &out}
 	if p.Position == "value" {
 		ro.Position = eval.PositionValue

@@ -180,3 +180,7 @@ const (
 	// lock judges and removes after a prune: stores wait at most that.
 	RetentionRemoveBatch = 256
 )
+
+// TaskOutputTail is how much of a running exec task's output task.get
+// shows: the last 4 KiB of what it keeps (MaxExecOutput).
+const TaskOutputTail = 4 << 10

@@ -2,9 +2,11 @@ package kernel
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
@@ -241,7 +243,47 @@ func handleTaskGet(_ context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, taskError(c.req.Method, *p.Task, err)
 	}
-	return rec, nil
+	return withOutput(c.att.sess.tasks, c.att.sess.owner(), rec)
+}
+
+// taskOutput is what a running exec task has printed so far, in task.get's
+// answer: the last TaskOutputTail bytes of the output it keeps (cut at a
+// character), the bytes printed in all, and whether text is not all of it.
+type taskOutput struct {
+	Text      string `json:"text"`
+	Bytes     int64  `json:"bytes"`
+	Truncated bool   `json:"truncated"`
+}
+
+// withOutput is rec's wire JSON with an "output" field added while the
+// task runs and has printed something (task.get, and task.await that
+// timed out).
+func withOutput(reg *tasks.Registry, owner tasks.Owner, rec tasks.Record) (any, error) {
+	text, total, truncated, ok, err := reg.Output(owner, rec.Task)
+	if err != nil || !ok || total == 0 {
+		return rec, nil
+	}
+	if len(text) > TaskOutputTail {
+		text, truncated = tailUTF8(text, TaskOutputTail), true
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	o, err := json.Marshal(taskOutput{Text: text, Bytes: total, Truncated: truncated})
+	if err != nil {
+		return nil, err
+	}
+	return json.RawMessage(append(append(b[:len(b)-1], `,"output":`...), append(o, '}')...)), nil
+}
+
+// tailUTF8 is the last at most n bytes of s, starting at a character.
+func tailUTF8(s string, n int) string {
+	s = s[len(s)-n:]
+	for len(s) > 0 && !utf8.RuneStart(s[0]) {
+		s = s[1:]
+	}
+	return s
 }
 
 func handleTaskList(_ context.Context, c *call) (any, error) {
@@ -268,7 +310,7 @@ func handleTaskAwait(ctx context.Context, c *call) (any, error) {
 		}
 		return nil, proto.NewError(proto.CodeInternalError, "await abandoned: "+err.Error(), nil)
 	}
-	return rec, nil
+	return withOutput(c.att.sess.tasks, c.att.sess.owner(), rec)
 }
 
 func handleTaskCancel(_ context.Context, c *call) (any, error) {

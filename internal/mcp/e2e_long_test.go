@@ -111,8 +111,8 @@ func TestE2ECancelInTheFirstMoment(t *testing.T) {
 }
 
 // TestE2EProgress: a call that prints for over 3 s, sent with a progress
-// token, gets progress notifications with the elapsed time, then its
-// value.
+// token, gets progress notifications with the elapsed time and the last
+// line printed so far, then its value.
 func TestE2EProgress(t *testing.T) {
 	k := startKernel(t)
 	s := connect(t, k)
@@ -139,6 +139,10 @@ func TestE2EProgress(t *testing.T) {
 		}
 	}
 	t.Logf("last progress: %s", got[len(got)-1].Message)
+	// The later notifications quote what the call has printed so far.
+	if last := got[len(got)-1].Message; !strings.Contains(last, "last: tick") {
+		t.Errorf("the last progress message %q does not quote the output so far", last)
+	}
 	// Without a token, no notifications.
 	before := len(s.notes.progresses())
 	s.call(t, ctx(t), "shoal_exec", map[string]any{"src": "^sh -c 'sleep 1.5'"})

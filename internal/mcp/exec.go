@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -41,6 +43,12 @@ type taskRecord struct {
 	ResultRef *string `json:"result_ref"`
 	Error     *string `json:"error"`
 	TimedOut  bool    `json:"timed_out"`
+	// Output is what a running exec has printed so far (its tail), as
+	// the kernel's task.await gives it when it times out.
+	Output *struct {
+		Text  string `json:"text"`
+		Bytes int64  `json:"bytes"`
+	} `json:"output"`
 }
 
 func (r *taskRecord) terminal() bool {
@@ -115,7 +123,7 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 		if rec.terminal() {
 			return f.finished(context.WithoutCancel(ctx), rec, a.Elide)
 		}
-		w.progress(ctx)
+		w.progress(ctx, rec)
 	}
 }
 
@@ -244,9 +252,9 @@ func elideOrNil(e json.RawMessage) any {
 }
 
 // watch reports a long exec's progress to a caller that sent a progress
-// token: the task and the time elapsed. (The kernel keeps a running
-// exec's command output until the exec ends, so there is no output to
-// report before that.)
+// token: the task, the time elapsed, and the last line of what it has
+// printed so far (the kernel's task.await answers the tail of a running
+// exec's output).
 type watch struct {
 	f     *Facade
 	req   *sdk.CallToolRequest
@@ -262,13 +270,35 @@ func (w *watch) begin(context.Context) {
 	}
 }
 
-func (w *watch) progress(ctx context.Context) {
+func (w *watch) progress(ctx context.Context, rec *taskRecord) {
 	if w.token == nil {
 		return
 	}
 	w.n++
 	msg := fmt.Sprintf("%s running for %.1fs", w.task, time.Since(w.start).Seconds())
+	if rec != nil && rec.Output != nil {
+		if last := lastLine(rec.Output.Text); last != "" {
+			msg += fmt.Sprintf("; %d bytes of output, last: %s", rec.Output.Bytes, last)
+		}
+	}
 	_ = w.req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
 		ProgressToken: w.token, Progress: w.n, Message: msg,
 	})
+}
+
+// lastLine is the last non-empty line of s, at most ProgressLineBytes of
+// it (cut at a character).
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\r\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.TrimRight(s, "\r")
+	if len(s) > ProgressLineBytes {
+		s = s[:ProgressLineBytes]
+		for len(s) > 0 && !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+	}
+	return s
 }

@@ -19,6 +19,9 @@ const (
 	// ProgressInterval is how often a long shoal_exec whose caller sent a
 	// progress token is told how it is doing.
 	ProgressInterval = time.Second
+	// ProgressLineBytes bounds the line of output a progress message
+	// quotes.
+	ProgressLineBytes = 200
 
 	// CancelSettle bounds how long a cancelled call waits for its task to
 	// reach a final state before answering anyway.

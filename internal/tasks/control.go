@@ -43,6 +43,49 @@ func RegisterSuspender(ctx context.Context, s Suspender) (release func(), ok boo
 	}, true
 }
 
+// OutputSource reports what a running task's work has printed so far: the
+// text kept (its tail is what matters), the bytes printed in all, and
+// whether the text is cut. It must be safe to call from any goroutine.
+type OutputSource func() (text string, total int64, truncated bool)
+
+// RegisterOutput makes src the printed-so-far of the task whose work
+// context is ctx, until release (or the task ends). Outside a task
+// context it does nothing and reports false.
+func RegisterOutput(ctx context.Context, src OutputSource) (release func(), ok bool) {
+	t, _ := ctx.Value(taskKey{}).(*Task)
+	if t == nil || src == nil {
+		return func() {}, false
+	}
+	c := &t.ctl
+	c.mu.Lock()
+	c.output = src
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		c.output = nil
+		c.mu.Unlock()
+	}, true
+}
+
+// Output reports what the caller's running task has printed so far; ok
+// is false when the task is not running or registered no OutputSource.
+// It fails with ErrUnknownTask for a task the caller cannot see.
+func (r *Registry) Output(owner Owner, id string) (text string, total int64, truncated, ok bool, err error) {
+	t, err := r.Lookup(owner, id)
+	if err != nil {
+		return "", 0, false, false, err
+	}
+	c := &t.ctl
+	c.mu.Lock()
+	src := c.output
+	c.mu.Unlock()
+	if src == nil || t.Record().State != Running {
+		return "", 0, false, false, nil
+	}
+	text, total, truncated = src()
+	return text, total, truncated, true, nil
+}
+
 // Suspend stops the caller's running task through its Suspenders. It
 // fails with ErrUnknownTask for a task the caller cannot see, and with
 // ErrControlUnavailable when the task is not running or registered no

@@ -186,12 +186,14 @@ type control struct {
 	mu         sync.Mutex
 	next       int
 	suspenders map[int]Suspender
-	stopped    bool // a Suspend was sent and no Resume/continue since
+	stopped    bool         // a Suspend was sent and no Resume/continue since
+	output     OutputSource // what the work has printed so far; nil: none
 }
 
 func (c *control) clear() {
 	c.mu.Lock()
 	c.suspenders = nil
+	c.output = nil
 	c.stopped = false
 	c.mu.Unlock()
 }
