@@ -310,7 +310,7 @@ func (d *DB) applyFinish(op *logOp) error {
 	if !found {
 		return errNoOpenRow
 	}
-	mask, outs, err := unpackRow(packed, &e)
+	mask, outs, err := unpackRow(packed, &e, new(int))
 	if err != nil {
 		return err
 	}

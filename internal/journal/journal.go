@@ -817,7 +817,7 @@ func (d *DB) Query(q Query) ([]Entry, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
-	es, full, err := d.scanPage(rows, MaxPageBytes)
+	es, full, err := d.scanPage(rows, MaxPageBytes, limit+1)
 	if err != nil {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
@@ -941,17 +941,23 @@ func buildQuery(q Query, eb *effectBits) (string, []any, int, error) {
 
 // scan reads entry rows and closes rows.
 func (d *DB) scan(rows *sql.Rows) ([]Entry, error) {
-	es, _, err := d.scanPage(rows, 0)
+	es, _, err := d.scanPage(rows, 0, 0)
 	return es, err
 }
 
 // scanPage reads entry rows and closes rows. With budget > 0 it stops after
 // the row that brings the page's source, AST and effects to budget bytes,
 // and reports full when rows were left unread.
-func (d *DB) scanPage(rows *sql.Rows, budget int) (_ []Entry, full bool, _ error) {
+// rows is how many rows to expect (0: unknown), so that the page is
+// allocated once.
+func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool, _ error) {
 	defer rows.Close()
 	size := 0
-	es := []Entry{}
+	es := make([]Entry, 0, expect)
+	// A page allocates its rows' statuses once, and the kinds of each
+	// distinct effect mask once (rows share the slice, clipped).
+	statuses := make([]int, expect)
+	kinds := map[int64][]string{}
 	d.kmu.RLock()
 	defer d.kmu.RUnlock()
 	var packed string
@@ -964,13 +970,22 @@ func (d *DB) scanPage(rows *sql.Rows, budget int) (_ []Entry, full bool, _ error
 		if err := rows.Scan(&e.ID, &intr, &packed); err != nil {
 			return nil, false, err
 		}
-		mask, outs, err := unpackRow(packed, &e)
+		slot := new(int)
+		if i := len(es); i < len(statuses) {
+			slot = &statuses[i]
+		}
+		mask, outs, err := unpackRow(packed, &e, slot)
 		if err != nil {
 			return nil, false, fmt.Errorf("entry %d: %w", e.ID, err)
 		}
 		e.Interrupted = e.Interrupted || intr != 0
 		size += len(e.Src) + len(e.AST) + len(e.Effects) + len(outs)
-		e.EffectKinds = d.bits.kinds(mask)
+		k, ok := kinds[mask]
+		if !ok {
+			k = slices.Clip(d.bits.kinds(mask))
+			kinds[mask] = k
+		}
+		e.EffectKinds = k
 		if e.Outputs, err = decodeOutputsString(outs); err != nil {
 			return nil, false, fmt.Errorf("entry %d: outputs: %w", e.ID, err)
 		}

@@ -31,8 +31,9 @@ var errPacked = errors.New("journal: malformed packed row")
 
 // unpackRow fills e from a packedRow text (all but ID), returning the
 // effect mask and the outputs JSON for the caller to decode. Texts are
-// substrings of p.
-func unpackRow(p string, e *Entry) (mask int64, outputs string, err error) {
+// substrings of p; a status is stored in *status, which e.Status then
+// points at.
+func unpackRow(p string, e *Entry, status *int) (mask int64, outputs string, err error) {
 	var n [13]int64
 	for i := range n {
 		sp := strings.IndexByte(p, ' ')
@@ -68,8 +69,8 @@ func unpackRow(p string, e *Entry) (mask int64, outputs string, err error) {
 	e.Parent, e.StartNS, e.FinishNS = n[0], n[1], n[2]
 	e.Finished, e.Interrupted, e.OK, e.Opaque = n[3] != 0, n[4] != 0, n[6] != 0, n[9] != 0
 	if n[8] == 0 {
-		st := int(n[7])
-		e.Status = &st
+		*status = int(n[7])
+		e.Status = status
 	}
 	e.RefN, e.Seq, e.TSeq = n[10], uint64(n[11]), uint64(n[12])
 	e.Kind, e.Session, e.Principal, e.Cwd, e.Src, e.Head = t[0], t[1], t[2], t[3], t[4], t[5]

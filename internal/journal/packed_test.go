@@ -63,14 +63,14 @@ func FuzzUnpackRow(f *testing.F) {
 	f.Add("1 2 3", "a:b", int64(-1))
 	f.Fuzz(func(t *testing.T, p, text string, num int64) {
 		var e Entry
-		_, _, _ = unpackRow(p, &e) // never panics on any input
+		_, _, _ = unpackRow(p, &e, new(int)) // never panics on any input
 		// A packing of arbitrary fields unpacks to them.
 		n := [13]int64{num, num, -num, 1, 0, num, 1, num, 0, 1, num, 2, 3}
 		ts := [11]string{"exec", text, text + ":", "9:" + text, text, "", text, "[]", "allow", "[]", text}
 		var null [11]bool
 		null[7] = len(text)%2 == 1
 		var got Entry
-		mask, outs, err := unpackRow(pack(n, ts, null), &got)
+		mask, outs, err := unpackRow(pack(n, ts, null), &got, new(int))
 		if err != nil {
 			t.Fatalf("unpack of a packing: %v", err)
 		}

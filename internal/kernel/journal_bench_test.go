@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -198,16 +199,25 @@ journal_read = true
 			for b.Loop() {
 				id++
 				// The round trip is timed to the whole answer read off
-				// the socket; the client's decoding of it (about a
-				// quarter of a millisecond for 100 entries here) is
-				// checked after, untimed.
+				// the socket. The client's checks are untimed, and only
+				// the first answer is decoded whole: the client shares
+				// this process (and its garbage collector) with the
+				// kernel, which a real client does not, and decoding
+				// every 100-entry answer made a collection every few
+				// queries that showed in the kernel's p99. The others
+				// are checked valid and counted without allocating.
 				t0 := time.Now()
 				line, err := c.exchange(id, "journal.query", []byte(bc.params))
 				lat = append(lat, time.Since(t0))
 				if err != nil {
 					b.Fatal(err)
 				}
-				n, err := arrayAnswer(line, id)
+				var n int
+				if len(lat) == 1 {
+					n, err = arrayAnswer(line, id)
+				} else {
+					n, err = countEntries(line, id)
+				}
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -220,6 +230,20 @@ journal_read = true
 			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 		})
 	}
+}
+
+// countEntries checks that line is valid JSON answering request id and
+// counts the journal entries in it (each starts {"id":), without
+// decoding it.
+func countEntries(line []byte, id int) (int, error) {
+	if !json.Valid(line) {
+		return 0, errors.New("answer is not JSON")
+	}
+	head := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"result":[`
+	if !bytes.HasPrefix(line, []byte(head)) {
+		return 0, fmt.Errorf("answer does not start %s: %.80s", head, line)
+	}
+	return bytes.Count(line, []byte(`{"id":`)), nil
 }
 
 // arrayAnswer checks that line answers request id with a JSON array, and
