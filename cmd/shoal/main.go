@@ -36,7 +36,7 @@ var version = "0.1.0-dev"
 
 const usage = `usage: shoal                  (interactive, on a terminal)
        shoal -c SOURCE
-       shoal FILE
+       shoal FILE [ARGS...]      (the script sees ARGS as args)
        shoal < FILE
        shoal mcp [flags]        (the MCP facade, as shoal-mcp; see shoal mcp -h)
        shoal history [flags]    (a running kernel's journal; see shoal history -h)
@@ -99,7 +99,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	return execute(ctx, name, src, stdout, stderr)
+	var script string
+	var scriptArgs []string
+	if name != "-c" && name != "<stdin>" {
+		script, scriptArgs = name, fs.Args()[1:]
+	}
+	return execute(ctx, name, src, script, scriptArgs, stdout, stderr)
 }
 
 // source picks the program text: -c, a script file, or piped stdin. An
@@ -136,14 +141,18 @@ func source(fs *flag.FlagSet, cmd string, stdin io.Reader) (name, src string, er
 }
 
 // execute runs src in a fresh allow-all session rooted at the current
-// directory and reports the outcome.
-func execute(ctx context.Context, name, src string, stdout, stderr io.Writer) int {
+// directory and reports the outcome as the exit status the reference's
+// CLI table gives: 0; a parse error 2; an uncaught cmd_failed the child's
+// status when it is 1..255; any other error 1; `exit N` N. A script
+// (script set) sees its arguments as `args`.
+func execute(ctx context.Context, name, src, script string, scriptArgs []string, stdout, stderr io.Writer) int {
 	dir, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
 	}
-	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: stdout, Stderr: stderr})
+	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: stdout, Stderr: stderr,
+		Script: script, Args: scriptArgs})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
@@ -151,7 +160,7 @@ func execute(ctx context.Context, name, src string, stdout, stderr io.Writer) in
 	prog, err := syntax.Parse(src, syntax.ParseOptions{IsBound: in.IsBound})
 	if err != nil {
 		fmt.Fprint(stderr, diag.Format(name, src, err))
-		return 1
+		return 2
 	}
 	v, err := in.EvalProgram(ctx, prog)
 	if code, ok := in.ExitRequested(); ok {
@@ -159,10 +168,22 @@ func execute(ctx context.Context, name, src string, stdout, stderr io.Writer) in
 	}
 	if err != nil {
 		fmt.Fprint(stderr, diag.Format(name, src, err))
-		return 1
+		return errorStatus(err)
 	}
 	if repl.Printable(prog, v) {
 		fmt.Fprintln(stdout, value.Display(v))
 	}
 	return 0
+}
+
+// errorStatus is the exit status of an uncaught error: a failed external
+// command's own status when it is 1..255, else 1.
+func errorStatus(err error) int {
+	var e *value.Error
+	if errors.As(err, &e) && e.Code == "cmd_failed" {
+		if st, ok := e.Status.(value.Int); ok && st >= 1 && st <= 255 {
+			return int(st)
+		}
+	}
+	return 1
 }

@@ -14,6 +14,10 @@ func TestRun(t *testing.T) {
 	if err := os.WriteFile(script, []byte("let x = 2\nx * 21\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	argScript := filepath.Join(t.TempDir(), "args.shl")
+	if err := os.WriteFile(argScript, []byte("echo (args)\nargs.len()\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name      string
 		args      []string
@@ -30,9 +34,13 @@ func TestRun(t *testing.T) {
 		{name: "captured block is displayed", args: []string{"-c", "(sh { echo from sh }).out"}, stdout: "from sh\n"},
 		{name: "readme example", args: []string{"-c", "let xs = [3, 1, 2]\nxs.sort().map(x => x * 10)"}, stdout: "10\n20\n30\n"},
 		{name: "script file", args: []string{script}, stdout: "42\n"},
+		{name: "script arguments", args: []string{argScript, "a", "b c"}, stdout: "[\"a\", \"b c\"]\n2\n"},
+		{name: "script without arguments", args: []string{argScript}, stdout: "[]\n0\n"},
+		{name: "script arguments after --", args: []string{"--", argScript, "--flag"}, stdout: "[\"--flag\"]\n1\n"},
+		{name: "exit N", args: []string{"-c", "exit 4"}, code: 4},
 		{name: "stdin", stdin: "40 + 2", stdout: "42\n"},
 		{name: "version", args: []string{"--version"}, stdoutHas: "shoal " + version},
-		{name: "parse error", args: []string{"-c", "let x = (1 +"}, code: 1, stdout: "",
+		{name: "parse error", args: []string{"-c", "let x = (1 +"}, code: 2, stdout: "",
 			stderrHas: []string{"error[parse_error]", "--> -c:1:", "^"}},
 		{name: "language error", args: []string{"-c", "let a = 1\na / 0"}, code: 1, stdout: "",
 			stderrHas: []string{"error[div_zero]", "2 | a / 0", "^"}},
@@ -88,14 +96,31 @@ func TestCommandOutput(t *testing.T) {
 	}
 }
 
+// TestFailedCommandExitStatus: an uncaught cmd_failed exits with the
+// child's status (1..255), a signal death with 1, as the reference's CLI
+// table says.
 func TestFailedCommandExitStatus(t *testing.T) {
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Skip("no sh on PATH")
 	}
-	var out, errb strings.Builder
-	code := run(context.Background(), []string{"-c", sh + ` -c "exit 7"`}, strings.NewReader(""), &out, &errb)
-	if code != 1 || !strings.Contains(errb.String(), "error[cmd_failed]") || !strings.Contains(errb.String(), "status 7") {
-		t.Fatalf("exit %d, stderr %q; want 1 and a cmd_failed diagnostic naming status 7", code, errb.String())
+	for _, tt := range []struct {
+		src  string
+		code int
+	}{
+		{sh + ` -c "exit 7"`, 7},
+		{sh + ` -c "exit 255"`, 255},
+		{sh + ` -c "exit 1"`, 1},
+		{sh + ` -c 'kill -9 $$'`, 1},
+		{"let r = (" + sh + ` -c "exit 9")` + "\nexit (r.status)", 9},
+	} {
+		var out, errb strings.Builder
+		code := run(context.Background(), []string{"-c", tt.src}, strings.NewReader(""), &out, &errb)
+		if code != tt.code {
+			t.Errorf("%s: exit %d (stderr %q), want %d", tt.src, code, errb.String(), tt.code)
+		}
+		if tt.code == 7 && (!strings.Contains(errb.String(), "error[cmd_failed]") || !strings.Contains(errb.String(), "status 7")) {
+			t.Errorf("stderr %q lacks a cmd_failed diagnostic naming status 7", errb.String())
+		}
 	}
 }

@@ -43,6 +43,11 @@ type Options struct {
 	// session's content store (see ContentSource); nil: a method on a
 	// ref-shaped string fails with not_found.
 	Content ContentSource
+	// Script, when set, is the script file the session runs (`shoal FILE
+	// ARGS…`): the root scope binds `script` to its path and `args` to
+	// Args as strings, as a script started with `run` sees them.
+	Script string
+	Args   []string
 }
 
 // Interp is one evaluation session. Its methods are safe for concurrent
@@ -105,6 +110,14 @@ func New(opts Options) (*Interp, error) {
 		root: newScope(nil),
 		dir:  filepath.Clean(opts.Dir),
 		env:  append([]string(nil), env...),
+	}
+	if opts.Script != "" {
+		items := make([]value.Value, len(opts.Args))
+		for i, a := range opts.Args {
+			items[i] = value.Str(a)
+		}
+		in.root.declare("args", value.NewList(items), false)
+		in.root.declare("script", value.Path(opts.Script), false)
 	}
 	in.meter = newMeter(opts.Budget)
 	in.sched = newSched()
