@@ -14,10 +14,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	buildversion "github.com/shoalgo/shoal/internal/version"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -28,8 +30,8 @@ import (
 	"github.com/shoalgo/shoal/internal/sandbox"
 )
 
-// version is set at link time (-ldflags "-X main.version=...").
-var version = "dev"
+// version is the build's one version string (internal/version).
+var version = buildversion.String()
 
 func main() {
 	// The binary doubles as the sandbox trampoline of the programs its
@@ -38,12 +40,12 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == contain.SupervisorCommand {
 		os.Exit(contain.RunSupervisor(os.Args[2:]))
 	}
-	os.Exit(run(os.Args[1:], os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 type options struct {
 	session, socket, stateDir, policy string
-	verbose                           bool
+	verbose, version                  bool
 	limits                            kernel.Limits
 }
 
@@ -56,6 +58,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.stateDir, "state-dir", "", "state directory (default $XDG_STATE_HOME/shoal or ~/.local/state/shoal)")
 	fs.StringVar(&o.policy, "policy", "", "Leash policy TOML file")
 	fs.BoolVar(&o.verbose, "v", false, "log diagnostics to stderr")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	kernel.RegisterLimitFlags(fs, &o.limits)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -67,7 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 }
 
 // run is the whole command; it returns the exit status.
-func run(args []string, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) int {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -75,6 +78,10 @@ func run(args []string, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stderr, "shoal-kernel:", err)
 		return 2
+	}
+	if o.version {
+		fmt.Fprintf(stdout, "shoal-kernel %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return 0
 	}
 	if err := serve(o, stderr); err != nil {
 		fmt.Fprintln(stderr, "shoal-kernel:", err)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	buildversion "github.com/shoalgo/shoal/internal/version"
 	"io"
 	"net"
 	"os"
@@ -294,7 +295,7 @@ func TestBadPolicyIsFatal(t *testing.T) {
 			os.WriteFile(path, []byte(content), 0o600)
 		}
 		var stderr strings.Builder
-		code := run([]string{"--socket", filepath.Join(dir, "p.sock"), "--policy", path}, &stderr)
+		code := run([]string{"--socket", filepath.Join(dir, "p.sock"), "--policy", path}, io.Discard, &stderr)
 		if code == 0 || !strings.Contains(stderr.String(), "policy") {
 			t.Errorf("%s: exit %d, stderr %q", name, code, stderr.String())
 		}
@@ -311,13 +312,25 @@ func TestBadPolicyIsFatal(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	var stderr strings.Builder
-	if code := run([]string{"--bogus"}, &stderr); code != 2 {
+	if code := run([]string{"--bogus"}, io.Discard, &stderr); code != 2 {
 		t.Errorf("--bogus exit %d", code)
 	}
-	if code := run([]string{"extra"}, &stderr); code != 2 {
+	if code := run([]string{"extra"}, io.Discard, &stderr); code != 2 {
 		t.Errorf("positional exit %d", code)
 	}
-	if code := run([]string{"--session", "../x"}, &stderr); code == 0 {
+	if code := run([]string{"--session", "../x"}, io.Discard, &stderr); code == 0 {
 		t.Errorf("bad session name accepted")
+	}
+}
+
+// TestVersion: every binary's --version names the build's one version
+// string, as kernel.info does.
+func TestVersion(t *testing.T) {
+	var out, errb strings.Builder
+	if code := run([]string{"--version"}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "shoal-kernel "+version+" (") {
+		t.Fatalf("--version: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	if version != buildversion.String() {
+		t.Fatalf("version %q is not internal/version's %q", version, buildversion.String())
 	}
 }

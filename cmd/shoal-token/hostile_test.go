@@ -1,6 +1,7 @@
 package main
 
 import (
+	buildversion "github.com/shoalgo/shoal/internal/version"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,5 +121,13 @@ func itoa(n int) string {
 		if n == 0 {
 			return string(b[i:])
 		}
+	}
+}
+
+// TestVersion: shoal-token --version prints the build's one version string.
+func TestVersion(t *testing.T) {
+	var out, errb strings.Builder
+	if code := run([]string{"--version"}, &out, &errb, time.Now); code != exitOK || !strings.HasPrefix(out.String(), "shoal-token "+buildversion.String()+" (") {
+		t.Fatalf("--version: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 }

@@ -11,8 +11,11 @@
 package main
 
 import (
+	"fmt"
+	buildversion "github.com/shoalgo/shoal/internal/version"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -37,6 +40,7 @@ var usage = `usage:
   shoal-token create PRINCIPAL [PROFILE] [--cap CAP]... [--ttl SECONDS] [--state-dir DIR]
   shoal-token list [--json] [--state-dir DIR]
   shoal-token revoke ID [--state-dir DIR]
+  shoal-token --version
 
 create prints the bearer secret once on stdout. PROFILE defaults to "default";
 --cap may be repeated; --ttl is in seconds (no --ttl: never expires).
@@ -60,6 +64,9 @@ func run(args []string, stdout, stderr io.Writer, now func() time.Time) int {
 	switch cmd {
 	case "-h", "--help", "help":
 		io.WriteString(stdout, usage)
+		return exitOK
+	case "--version", "version":
+		fmt.Fprintf(stdout, "shoal-token %s (%s %s/%s)\n", buildversion.String(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return exitOK
 	case "create":
 		return runCreate(rest, stdout, stderr, now)

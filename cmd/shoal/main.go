@@ -15,6 +15,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	buildversion "github.com/shoalgo/shoal/internal/version"
 	"io"
 	"os"
 	"os/signal"
@@ -32,7 +33,8 @@ import (
 
 // version is the release this binary reports; set with
 // -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version is the build's one version string (internal/version).
+var version = buildversion.String()
 
 const usage = `usage: shoal                  (interactive, on a terminal)
        shoal -c SOURCE

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	buildversion "github.com/shoalgo/shoal/internal/version"
 	"maps"
 
 	"github.com/shoalgo/shoal/internal/contain"
@@ -61,7 +62,7 @@ var features = map[string]bool{
 func handleKernelInfo(_ context.Context, c *call) (any, error) {
 	version := c.conn.srv.cfg.Version
 	if version == "" {
-		version = "dev"
+		version = buildversion.String()
 	}
 	return &infoResult{
 		Name:       "shoal-kernel",

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	buildversion "github.com/shoalgo/shoal/internal/version"
 	"io"
 	"slices"
 	"strings"
@@ -25,7 +26,8 @@ import (
 )
 
 // Version is the facade's version as it reports it in initialize.
-const Version = "0.1.0"
+// Version is the build's one version string (internal/version).
+var Version = buildversion.String()
 
 // Facade serves one MCP client on top of one attached kernel client.
 type Facade struct {

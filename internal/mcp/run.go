@@ -22,6 +22,7 @@ import (
 
 // Usage is the help text of shoal-mcp (and shoal mcp).
 const Usage = `usage: shoal-mcp [--socket PATH] [--session NAME] [--token TOKEN] [--kernel PATH] [--no-autostart]
+       shoal-mcp --version
 
 Serves the Model Context Protocol on stdin/stdout for one MCP client (a
 coding agent, a desktop assistant), on top of a Shoal kernel.
@@ -50,11 +51,16 @@ func Main(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Wri
 	token := fs.String("token", os.Getenv("SHOAL_TOKEN"), "")
 	kernelBin := fs.String("kernel", "", "")
 	noStart := fs.Bool("no-autostart", false, "")
+	showVersion := fs.Bool("version", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
+	}
+	if *showVersion {
+		fmt.Fprintf(stdout, "shoal-mcp %s\n", Version)
+		return 0
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "shoal-mcp: unexpected argument %q\n", fs.Arg(0))
