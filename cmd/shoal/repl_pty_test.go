@@ -102,8 +102,12 @@ func TestREPLOnATerminal(t *testing.T) {
 	send("sleep 30s\r")
 	time.Sleep(300 * time.Millisecond)
 	send("\x03") // Ctrl-C while it runs: the statement stops, the REPL stays
-	at = out.waitFor(t, at, "cancelled")
+	// One quiet line, not a diagnostic (issue 14: no "context canceled").
+	at = out.waitFor(t, at, "^C interrupted")
 	at = out.waitFor(t, at, "shoal> ")
+	if seen := out.String(); strings.Contains(seen, "context canceled") || strings.Contains(seen, "error[cancelled]") {
+		t.Errorf("an interrupt printed a diagnostic: %q", seen)
+	}
 	send("abandoned\r") // never defined: the Ctrl-C'd line did not run
 	at = out.waitFor(t, at, "command not found: abandoned")
 	out.waitFor(t, at, "shoal> ")

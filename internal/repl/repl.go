@@ -141,9 +141,15 @@ func Run(ctx context.Context, lr LineReader, cfg Config, intr *Interrupter) int 
 func evalOne(ctx context.Context, cfg Config, intr *Interrupter, src string, prog *syntax.Program) (code int, done bool) {
 	ectx, stop := intr.start(ctx)
 	v, err := cfg.Interp.EvalProgram(ectx, prog)
+	interrupted := ectx.Err() != nil && ctx.Err() == nil // Ctrl-C, not the REPL's end
 	stop()
 	if code, ok := cfg.Interp.ExitRequested(); ok {
 		return code, true
+	}
+	if err != nil && interrupted {
+		// Ctrl-C stopped it: a one-line note, not a diagnostic.
+		fmt.Fprintln(cfg.Stderr, "^C interrupted")
+		return 0, false
 	}
 	if err != nil {
 		fmt.Fprint(cfg.Stderr, diag.Format("<repl>", src, err))
@@ -162,7 +168,8 @@ func evalOne(ctx context.Context, cfg Config, intr *Interrupter, src string, pro
 }
 
 // Printable reports whether the final value of prog should be displayed:
-// not null, and not the outcome of an external command or interpreter
+// not null (nor a builtin's outcome holding null), and not the outcome of
+// an external command or interpreter
 // block in the final statement, whose output already went to the terminal
 // (a builtin's outcome there, or any captured outcome, is displayed).
 func Printable(p *syntax.Program, v value.Value) bool {
@@ -170,6 +177,9 @@ func Printable(p *syntax.Program, v value.Value) bool {
 		return false
 	}
 	o, ok := v.(*value.Outcome)
+	if ok && o.Builtin && (o.Out == nil || o.Out.Kind() == value.KNull) {
+		return false // a builtin that answered nothing (sleep)
+	}
 	if !ok || o.Builtin || len(p.Stmts) == 0 {
 		return true
 	}

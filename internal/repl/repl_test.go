@@ -124,7 +124,8 @@ func TestInterruptStopsStatement(t *testing.T) {
 	if time.Since(start) > 20*time.Second {
 		t.Fatal("the statement was not interrupted")
 	}
-	if !strings.Contains(errs.String(), "cancelled") || out.String() != "9\n" {
+	// One quiet line for the interrupt, no diagnostic.
+	if errs.String() != "^C interrupted\n" || out.String() != "9\n" {
 		t.Errorf("stdout %q, stderr %q", out.String(), errs.String())
 	}
 }
@@ -207,5 +208,18 @@ func TestBackgroundJobReturnsToPrompt(t *testing.T) {
 	want := "<task 1>\nrunning\n9\ntask_cancelled\ncancelled\ncompleted\n"
 	if got := out.String(); got != want {
 		t.Errorf("stdout %q, want %q (stderr %q)", got, want, errs.String())
+	}
+}
+
+// TestNullBuiltinNotPrinted: a builtin that answers nothing (sleep) prints
+// nothing at the prompt, where it printed "null" (issue 14).
+func TestNullBuiltinNotPrinted(t *testing.T) {
+	in, out, errs := newSession(t)
+	s := &script{lines: []string{"sleep 1ms", "echo hi"}}
+	if code := Run(context.Background(), s, Config{Interp: in, Stdout: out, Stderr: errs}, nil); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	if out.String() != "hi\n" || errs.String() != "" {
+		t.Errorf("stdout %q, stderr %q; want only hi", out.String(), errs.String())
 	}
 }
