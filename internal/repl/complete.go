@@ -70,10 +70,21 @@ func Complete(line string, pos int, cc complete.Context) (head string, completio
 	if start < 0 || end > len(line) || start > end {
 		return line[:pos], nil, line[pos:]
 	}
+	// The editor replaces the span with the candidates' common prefix, so
+	// a candidate that does not start with what was typed (a near match)
+	// would erase it: only those that do are offered, and none rather
+	// than erase the word.
+	typed := line[start:min(pos, end)]
+	if pos < start {
+		typed = ""
+	}
 	for _, c := range cands {
-		if c.Replace == span {
+		if c.Replace == span && strings.HasPrefix(c.Label, typed) {
 			completions = append(completions, c.Label)
 		}
+	}
+	if len(completions) == 0 {
+		return line[:pos], nil, line[pos:]
 	}
 	return line[:start], completions, line[end:]
 }

@@ -150,6 +150,27 @@ func TestComplete(t *testing.T) {
 	if h, c, tl := Complete("abc", 99, cc); h+tl != "abc" && c == nil {
 		t.Errorf("out-of-range cursor: %q %q %q", h, c, tl)
 	}
+	// Tab never erases what was typed: every candidate starts with it, so
+	// their common prefix (what the editor puts in its place) keeps it
+	// (issue 14: "ec" + Tab left an empty line, "[1,2].so" left "[1,2].").
+	for _, line := range []string{"ec", "[1,2].so", "xs.le", "let n = x"} {
+		head, comps, tail := Complete(line, len(line), cc)
+		if len(comps) == 0 {
+			if head+tail != line {
+				t.Errorf("%q: no candidates, but the line became %q", line, head+tail)
+			}
+			continue
+		}
+		typed := line[len(head):]
+		for _, c := range comps {
+			if !strings.HasPrefix(c, typed) {
+				t.Errorf("%q: candidate %q does not start with %q (Tab would erase it)", line, c, typed)
+			}
+		}
+	}
+	if _, comps, _ := Complete("ec", 2, cc); !contains(comps, "echo") {
+		t.Errorf("ec: %q lacks echo", comps)
+	}
 }
 
 func contains(s []string, v string) bool {
