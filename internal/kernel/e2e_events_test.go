@@ -1,9 +1,7 @@
 package kernel_test
 
 import (
-	"context"
 	"encoding/json"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -87,15 +85,7 @@ func TestE2ESlowSubscriberGetsOverflowMarker(t *testing.T) {
 	k := newE2E(t)
 	ctx := testCtx(t)
 	var gate *gatedConn
-	dialer := func(ctx context.Context, path string) (net.Conn, error) {
-		var d net.Dialer
-		nc, err := d.DialContext(ctx, "unix", path)
-		if err != nil {
-			return nil, err
-		}
-		gate = newGatedConn(nc)
-		return gate, nil
-	}
+	dialer := gatedDialer(&gate)
 	const n = 3000
 	sub := k.attached(t, "slow", "", client.WithDialer(dialer), client.WithEventBuffer(4*n))
 	s, err := sub.SubscribeLive(ctx, "user.flood")

@@ -128,6 +128,20 @@ func wantCode(t *testing.T, what string, err error, code int) {
 	}
 }
 
+// gatedDialer dials the kernel's socket and keeps the connection, gated,
+// in *gate, for a client whose reading a test holds back.
+func gatedDialer(gate **gatedConn) func(context.Context, string) (net.Conn, error) {
+	return func(ctx context.Context, path string) (net.Conn, error) {
+		var d net.Dialer
+		nc, err := d.DialContext(ctx, "unix", path)
+		if err != nil {
+			return nil, err
+		}
+		*gate = newGatedConn(nc)
+		return *gate, nil
+	}
+}
+
 // gatedConn is a connection whose reads can be paused, to play a client
 // that stops reading its socket.
 type gatedConn struct {

@@ -1,10 +1,8 @@
 package kernel_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -425,15 +423,7 @@ func TestE2EReplayLaggingSubscriber(t *testing.T) {
 	k := replayKernel(t, sock, dir, store, filepath.Join(filepath.Dir(dir), "state"), 3000)
 	ctx := testCtx(t)
 	var gate *gatedConn
-	dialer := func(ctx context.Context, path string) (net.Conn, error) {
-		var d net.Dialer
-		nc, err := d.DialContext(ctx, "unix", path)
-		if err != nil {
-			return nil, err
-		}
-		gate = newGatedConn(nc)
-		return gate, nil
-	}
+	dialer := gatedDialer(&gate)
 	const n = 800
 	slow := k.attached(t, "slow", "", client.WithDialer(dialer), client.WithEventBuffer(4*n))
 	s, err := slow.Subscribe(ctx, "journal", 0)
