@@ -23,19 +23,9 @@ func TestToolsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ct, st := sdk.NewInMemoryTransports()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ss, err := f.Server().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "golden", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := inMemoryClient(t, ctx, f)
 	res, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -96,19 +86,9 @@ func TestInFlightBound(t *testing.T) {
 	for range MaxInFlight {
 		f.inflight <- struct{}{}
 	}
-	ct, st := sdk.NewInMemoryTransports()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ss, err := f.Server().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bound", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := inMemoryClient(t, ctx, f)
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "shoal_exec", Arguments: map[string]any{"src": "1"}})
 	if err != nil {
 		t.Fatal(err)
@@ -123,4 +103,22 @@ func TestInFlightBound(t *testing.T) {
 	if len(f.inflight) != MaxInFlight-1 {
 		t.Fatalf("the refused call kept a token: %d", len(f.inflight))
 	}
+}
+
+// inMemoryClient connects an SDK client to f's server in memory, both
+// closed when the test ends.
+func inMemoryClient(t *testing.T, ctx context.Context, f *Facade) *sdk.ClientSession {
+	t.Helper()
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := f.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "in-memory", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }
