@@ -986,7 +986,7 @@ func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool,
 			kinds[mask] = k
 		}
 		e.EffectKinds = k
-		if e.Outputs, err = decodeOutputsString(outs); err != nil {
+		if e.Outputs, err = decodeOutputs(outs); err != nil {
 			return nil, false, fmt.Errorf("entry %d: outputs: %w", e.ID, err)
 		}
 		es = append(es, e)

@@ -11,11 +11,8 @@ import (
 // shape, [{"kind":K,"hash":H,"len":N},...] with no spaces and no escapes in
 // K and H; that shape is read by hand (encoding/json was half the cost of a
 // Query), anything else by encoding/json.
-func decodeOutputs(b []byte) ([]Output, error) { return decodeOutputsString(string(b)) }
-
-// decodeOutputsString is decodeOutputs of a string; the kinds and hashes
-// returned are substrings of s.
-func decodeOutputsString(s string) ([]Output, error) {
+// The kinds and hashes returned are substrings of s.
+func decodeOutputs(s string) ([]Output, error) {
 	if outs, ok := fastOutputs(s); ok {
 		return outs, nil
 	}

@@ -13,19 +13,19 @@ func TestDecodeOutputs(t *testing.T) {
 		{{Kind: OutValue, Hash: "blake3:ab", Len: 812}, {Kind: OutStdout, Hash: "blake3:cd", Len: 1 << 40}, {Kind: OutStderr, Hash: `odd"\hash`, Len: 3}},
 	} {
 		b, _ := json.Marshal(outs)
-		got, err := decodeOutputs(b)
+		got, err := decodeOutputs(string(b))
 		if err != nil || !reflect.DeepEqual(got, outs) {
 			t.Errorf("decode %s = %+v, %v", b, got, err)
 		}
 	}
 	// SQLite's json_group_array form (the v1 migration) and spaced JSON.
 	for _, s := range []string{`[{"kind":"value","hash":"h","len":4}]`, `[ {"kind": "value", "hash": "h", "len": 4} ]`, `[{"hash":"h","kind":"value","len":4}]`} {
-		got, err := decodeOutputs([]byte(s))
+		got, err := decodeOutputs(s)
 		if err != nil || len(got) != 1 || got[0] != (Output{Kind: OutValue, Hash: "h", Len: 4}) {
 			t.Errorf("decode %s = %+v, %v", s, got, err)
 		}
 	}
-	if _, err := decodeOutputs([]byte(`[{"kind":"value","hash":"h","len":x}]`)); err == nil {
+	if _, err := decodeOutputs(`[{"kind":"value","hash":"h","len":x}]`); err == nil {
 		t.Error("garbage decoded")
 	}
 }

@@ -7,29 +7,17 @@ import (
 	"strings"
 )
 
-// packedRow is the SQL expression that packs every column of a row but its
-// id into one text: thirteen integers, each followed by a space, then
-// eleven texts, each as its byte length, a colon and its bytes (length -1
-// for a NULL). SQLite's concatenation keeps every byte, NULs included,
-// and octet_length counts bytes, so the packing is exact for any text.
-const packedRow = `printf('%d %d %d %d %d %d %d %d %d %d %d %d %d ',
-	coalesce(parent, 0), start_ns, finish_ns, finished, interrupted, effect_mask, ok,
-	coalesce(status, 0), status IS NULL, opaque, coalesce(ref_n, 0), coalesce(seq, 0), coalesce(tseq, 0))
-	|| octet_length(kind) || ':' || kind
-	|| octet_length(session) || ':' || session
-	|| octet_length(principal) || ':' || principal
-	|| octet_length(cwd) || ':' || cwd
-	|| octet_length(src) || ':' || src
-	|| octet_length(head) || ':' || head
-	|| coalesce(octet_length(ast), -1) || ':' || coalesce(ast, '')
-	|| coalesce(octet_length(effects), -1) || ':' || coalesce(effects, '')
-	|| octet_length(verdict) || ':' || verdict
-	|| octet_length(outputs_json) || ':' || outputs_json
-	|| octet_length(code) || ':' || code`
+// A packed row is thirteen integers, each followed by a space (parent,
+// start_ns, finish_ns, finished, interrupted, effect_mask, ok, status,
+// status is null, opaque, ref_n, seq, tseq), then eleven texts, each as
+// its byte length, a colon and its bytes (length -1 for a NULL): kind,
+// session, principal, cwd, src, head, ast, effects, verdict, outputs,
+// code. packEntry writes it; migration 5 wrote it in SQL for the rows
+// before it.
 
 var errPacked = errors.New("journal: malformed packed row")
 
-// unpackRow fills e from a packedRow text (all but ID), returning the
+// unpackRow fills e from a packed row (all but ID), returning the
 // effect mask and the outputs JSON for the caller to decode. Texts are
 // substrings of p; a status is stored in *status, which e.Status then
 // points at.
@@ -84,8 +72,7 @@ func unpackRow(p string, e *Entry, status *int) (mask int64, outputs string, err
 	return n[5], t[9], nil
 }
 
-// packEntry is e (with its effect mask and outputs JSON) packed as
-// packedRow packs a row: what the applier stores in the packed column,
+// packEntry is e (with its effect mask and outputs JSON) packed: what the applier stores in the packed column,
 // which reads fetch instead of two dozen columns.
 func packEntry(e *Entry, mask int64, outputs string) string {
 	b := make([]byte, 0, 160+len(e.Session)+len(e.Principal)+len(e.Cwd)+len(e.Src)+len(e.Head)+len(e.AST)+

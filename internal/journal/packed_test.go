@@ -38,7 +38,7 @@ func TestPackedRowRoundTrip(t *testing.T) {
 	}
 }
 
-// pack is packedRow written in Go, for the fuzz target.
+// pack is the packing written plainly, for the fuzz target.
 func pack(n [13]int64, t [11]string, null [11]bool) string {
 	var b strings.Builder
 	for _, v := range n {

@@ -164,7 +164,22 @@ var migrations = []migration{
 	func(tx *sql.Tx) error {
 		return execAll(tx,
 			`ALTER TABLE entries ADD COLUMN packed TEXT NOT NULL DEFAULT ''`,
-			`UPDATE entries SET packed = `+packedRow,
+			// The packing of packed.go, in SQL: SQLite's concatenation
+			// keeps every byte, NULs included, and octet_length counts bytes.
+			`UPDATE entries SET packed = printf('%d %d %d %d %d %d %d %d %d %d %d %d %d ',
+	coalesce(parent, 0), start_ns, finish_ns, finished, interrupted, effect_mask, ok,
+	coalesce(status, 0), status IS NULL, opaque, coalesce(ref_n, 0), coalesce(seq, 0), coalesce(tseq, 0))
+	|| octet_length(kind) || ':' || kind
+	|| octet_length(session) || ':' || session
+	|| octet_length(principal) || ':' || principal
+	|| octet_length(cwd) || ':' || cwd
+	|| octet_length(src) || ':' || src
+	|| octet_length(head) || ':' || head
+	|| coalesce(octet_length(ast), -1) || ':' || coalesce(ast, '')
+	|| coalesce(octet_length(effects), -1) || ':' || coalesce(effects, '')
+	|| octet_length(verdict) || ':' || verdict
+	|| octet_length(outputs_json) || ':' || outputs_json
+	|| octet_length(code) || ':' || code`,
 			`ALTER TABLE entries DROP COLUMN src`,
 			`ALTER TABLE entries DROP COLUMN ast`,
 			`ALTER TABLE entries DROP COLUMN effects`,
