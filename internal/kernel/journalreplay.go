@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"encoding/json"
 	"slices"
 
 	"github.com/shoalgo/shoal/internal/events"
@@ -46,12 +45,7 @@ func scopeAdmits(principals []string, ok bool, p string) bool {
 // entry shape without the AST (the event is a notice; journal.query has
 // it) and with the source cut like a transcript event's.
 func journalPayload(e *journal.Entry) ([]byte, error) {
-	w := wireEntry(e)
-	w.AST = json.RawMessage("null")
-	if len(w.Src) > MaxTranscriptSrc {
-		w.Src, w.SrcTruncated = cutUTF8(w.Src, MaxTranscriptSrc), true
-	}
-	return json.Marshal(w)
+	return appendEntryJSON(nil, e, true), nil
 }
 
 // transcriptPayload is the session.transcript payload for row e.

@@ -24,7 +24,7 @@ func journalAnswer(req *proto.Request, entries []journal.Entry) (answerFrame, er
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendEntryJSON(b, &entries[i])
+			b = appendEntryJSON(b, &entries[i], false)
 			if len(b) > limit {
 				return b, errJournalAnswerTooLarge
 			}
@@ -37,8 +37,10 @@ var errJournalAnswerTooLarge = proto.NewError(proto.CodeInternalError,
 	"journal: the page's entries do not fit in one frame; ask for a smaller limit", nil)
 
 // appendEntryJSON appends e in its wire shape (entryJSON's fields, in
-// order).
-func appendEntryJSON(b []byte, e *journal.Entry) []byte {
+// order). As a journal event's payload (event), the AST is null and the
+// source is cut at MaxTranscriptSrc with src_truncated, like a transcript
+// event's: the event is a notice, journal.query has the entry whole.
+func appendEntryJSON(b []byte, e *journal.Entry, event bool) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, e.ID, 10)
 	b = append(b, `,"session":`...)
@@ -60,9 +62,18 @@ func appendEntryJSON(b []byte, e *journal.Entry) []byte {
 	b = append(b, `,"cwd":`...)
 	b = proto.AppendString(b, e.Cwd)
 	b = append(b, `,"src":`...)
-	b = proto.AppendString(b, e.Src)
+	if event && len(e.Src) > MaxTranscriptSrc {
+		b = proto.AppendString(b, cutUTF8(e.Src, MaxTranscriptSrc))
+		b = append(b, `,"src_truncated":true`...)
+	} else {
+		b = proto.AppendString(b, e.Src)
+	}
 	b = append(b, `,"ast":`...)
-	b = appendRawJSON(b, e.AST, "null")
+	if event {
+		b = append(b, "null"...)
+	} else {
+		b = appendRawJSON(b, e.AST, "null")
+	}
 	b = append(b, `,"effects":`...)
 	b = appendRawJSON(b, e.Effects, "[]")
 	b = append(b, `,"status":`...)

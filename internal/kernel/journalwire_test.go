@@ -3,6 +3,7 @@ package kernel
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/shoalgo/shoal/internal/journal"
@@ -27,8 +28,20 @@ func checkEntryJSON(t *testing.T, e *journal.Entry) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := appendEntryJSON(nil, e); !sameEntryJSON(t, got, want) {
+	if got := appendEntryJSON(nil, e, false); !sameEntryJSON(t, got, want) {
 		t.Fatalf("entry JSON differs:\n got %s\nwant %s", got, want)
+	}
+	// As an event: no AST, the source cut like a transcript event's.
+	w := wireEntry(e)
+	w.AST = json.RawMessage("null")
+	if len(w.Src) > MaxTranscriptSrc {
+		w.Src, w.SrcTruncated = cutUTF8(w.Src, MaxTranscriptSrc), true
+	}
+	if want, err = json.Marshal(w); err != nil {
+		t.Fatal(err)
+	}
+	if got := appendEntryJSON(nil, e, true); !sameEntryJSON(t, got, want) {
+		t.Fatalf("event JSON differs:\n got %s\nwant %s", got, want)
 	}
 }
 
@@ -41,6 +54,7 @@ func TestEntryJSONMatchesEncodingJSON(t *testing.T) {
 			Effects: json.RawMessage(`[{"kind":"fs_read","path":"/tmp"}]`), Status: &st, OK: false, Opaque: true,
 			Verdict: "deny", Outputs: []journal.Output{{Kind: "value", Hash: "blake3:ab", Len: 2}, {Kind: "stdout", Hash: "blake3:cd", Len: 0}}},
 		{ID: 1, Interrupted: true, Src: "rm x", Effects: json.RawMessage(`[]`)},
+		{ID: 2, Finished: true, Src: strings.Repeat("é", MaxTranscriptSrc), AST: json.RawMessage(`{"k":"x"}`)},
 	} {
 		checkEntryJSON(t, &e)
 	}
