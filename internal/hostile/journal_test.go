@@ -1,8 +1,11 @@
 package hostile
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,4 +80,70 @@ func TestHostileJournalSurvivesKill(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(k.StateDir, "journal.db")); err != nil {
 		t.Errorf("journal.db: %v", err)
 	}
+}
+
+// TestHostileJournalPendingBound: four connections of a token principal
+// send execs whose rows are each about 1.5 MiB (a 768 KiB string literal
+// in the source and again in the AST), 150 MiB of rows in all, nineteen
+// times journal.MaxPendingBytes. Writers wait for the applier past that
+// bound instead of the kernel holding the rows in memory: every exec is
+// answered and journalled, the owner is served meanwhile, and RSS stays
+// bounded.
+func TestHostileJournalPendingBound(t *testing.T) {
+	const conns, per = 4, 25
+	k := Start(t, Options{MemCap: 3 << 30})
+	hb := k.Heartbeat(t)
+	tok := k.Token(t, "agent:journaller")
+	src := `let s = "` + strings.Repeat("x", 768<<10) + `"; s.len()`
+	errs := make(chan error, conns)
+	for i := range conns {
+		c := k.Attach(t, "j"+strconv.Itoa(i), tok)
+		go func() {
+			for range per {
+				res, err := c.Exec(Ctx(t), client.ExecParams{Src: src})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if res.Render != "786432" {
+					errs <- fmt.Errorf("exec answered %q", res.Render)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range conns {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	lat := hb.Stop(t)
+	k.Alive(t)
+	t.Logf("owner p99 %v; peak RSS %d MiB", Percentile(lat, 99), k.PeakRSS(t)>>20)
+	// Pages end at journal.MaxPageBytes (8 MiB: about five of these
+	// rows); the next starts after the last entry.
+	var rows []journalRow
+	owner := k.Owner(t)
+	q := map[string]any{"principal": "agent:journaller", "limit": 1000}
+	for {
+		var page []journalRow
+		if err := owner.Call(Ctx(t), "journal.query", q, &page); err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		rows = append(rows, page...)
+		q["cursor"] = page[len(page)-1].ID
+	}
+	if len(rows) != conns*per {
+		t.Fatalf("%d rows journalled, want %d", len(rows), conns*per)
+	}
+	for _, r := range rows {
+		if !r.OK || !r.Finished || len(r.Src) != len(src) {
+			t.Fatalf("row %d: ok %v finished %v src %d bytes", r.ID, r.OK, r.Finished, len(r.Src))
+		}
+	}
+	k.WantRSSUnder(t, 512<<20) // 132 MiB measured for the 150 MiB of rows
 }
