@@ -50,6 +50,15 @@ type Config struct {
 	Width func() int
 	// Record, when set, is told of each complete statement (history).
 	Record func(src string)
+	// Display is how values are shown (times, tall tables).
+	Display Display
+	// Height is the terminal height in lines (nil or 0: unknown, values
+	// print whole).
+	Height func() int
+	// Page, when set, shows a tall display's text through the pager
+	// command (Display.Pager, $PAGER or DefaultPager: the caller picks);
+	// an error means it could not, and the text is printed instead.
+	Page func(ctx context.Context, text string) error
 }
 
 // Interrupter cancels the evaluation running when Interrupt is called
@@ -156,13 +165,16 @@ func evalOne(ctx context.Context, cfg Config, intr *Interrupter, src string, pro
 		return 0, false
 	}
 	if Printable(prog, v) {
-		width := 80
+		width, height := 80, 0
 		if cfg.Width != nil {
 			if w := cfg.Width(); w > 0 {
 				width = w
 			}
 		}
-		fmt.Fprintln(cfg.Stdout, value.DisplayWidth(v, width))
+		if cfg.Height != nil {
+			height = cfg.Height()
+		}
+		cfg.Display.show(ctx, cfg.Stdout, v, width, height, cfg.Page)
 	}
 	return 0, false
 }

@@ -1,0 +1,126 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// Tall says what the REPL does with a value whose display is taller than
+// the terminal.
+type Tall int
+
+const (
+	// TallHead shows as many lines as fit (a table's header and first
+	// rows) and a count line: "… 130 more rows (150 total)". The default.
+	TallHead Tall = iota
+	// TallPager hands the whole display to a pager (Display.Pager, else
+	// $PAGER, else DefaultPager); when the pager cannot run the display is
+	// printed whole, so nothing is lost.
+	TallPager
+	// TallAll prints the whole display, however tall.
+	TallAll
+)
+
+// DefaultPager is the pager of TallPager when neither Display.Pager nor
+// $PAGER names one: less, quitting at once when the text fits, keeping
+// colours, and leaving the text on the screen.
+const DefaultPager = "less -FRX"
+
+// MinTallHeight is the least terminal height at which TallHead and
+// TallPager apply; on a shorter terminal (or an unknown one) values print
+// whole.
+const MinTallHeight = 6
+
+// Display is how the REPL shows values; the zero value is its default.
+// The user's configuration (render.*) fills it in.
+type Display struct {
+	// FullTime shows datetimes and times of day with their fraction of a
+	// second; by default they show to the second (the value keeps it).
+	FullTime bool
+	// KeepNames keeps the `name` column of a table that repeats its
+	// `path` column (`ls` of the current directory); by default it is
+	// left out of the display (the rows keep it).
+	KeepNames bool
+	// Tall is what happens to a display taller than the terminal.
+	Tall Tall
+	// Pager is the pager command for TallPager ("" : $PAGER, else
+	// DefaultPager); its words are split on spaces, not run by a shell.
+	Pager string
+}
+
+// Style is the value display style d asks for.
+func (d Display) Style() value.Style {
+	return value.Style{Seconds: !d.FullTime, FoldNames: !d.KeepNames}
+}
+
+// show writes the display of v to w for a terminal width columns wide and
+// height lines tall (either 0: unknown, print whole). page, when set, runs
+// the pager on a text; it reports an error when the pager could not show
+// it, and then the text is printed.
+func (d Display) show(ctx context.Context, w io.Writer, v value.Value, width, height int, page func(ctx context.Context, text string) error) {
+	st := d.Style()
+	if width <= 0 || height < MinTallHeight || d.Tall == TallAll {
+		fmt.Fprintln(w, value.DisplayStyled(v, width, st))
+		return
+	}
+	// The prompt that follows takes a line of the screen.
+	s, cut := value.DisplayBounded(v, value.TextBound{Width: width, Lines: height - 1, Bytes: value.MaxEncodedBytes, Style: st})
+	if !cut {
+		fmt.Fprintln(w, s)
+		return
+	}
+	if d.Tall == TallPager && page != nil {
+		whole := value.DisplayStyled(v, width, st)
+		if err := page(ctx, whole+"\n"); err == nil {
+			return
+		}
+		fmt.Fprintln(w, whole)
+		return
+	}
+	// The head, the count line and the prompt.
+	s, _ = value.DisplayBounded(v, value.TextBound{Width: width, Lines: height - 2, Bytes: value.MaxEncodedBytes, Style: st})
+	fmt.Fprintln(w, s)
+	fmt.Fprintln(w, countLine(v, strings.Count(s, "\n")+1))
+}
+
+// countLine says what a head of v that shows lines lines left out: rows of
+// a table, items of a list, fields of a record, lines of a text.
+func countLine(v value.Value, lines int) string {
+	if o, ok := v.(*value.Outcome); ok && o.Ok() && o.Out != nil {
+		v = o.Out
+	}
+	total, header, unit := 0, 0, "lines"
+	switch x := v.(type) {
+	case *value.Table:
+		total, unit = x.N, "rows"
+		if len(x.Cols) > 0 {
+			header = 2 // the header and its rule
+		}
+	case *value.List:
+		total, unit = len(x.Items), "items"
+		if len(x.Items) > 0 {
+			if _, ok := x.Items[0].(*value.Record); ok {
+				total, unit, header = len(x.Items), "rows", 2
+			}
+		}
+	case *value.Record:
+		total, unit = x.Len(), "fields"
+	case value.Str:
+		total = strings.Count(string(x), "\n") + 1
+	case value.Path:
+		total = strings.Count(string(x), "\n") + 1
+	case value.Bytes:
+		total = strings.Count(string(x), "\n") + 1
+	case *value.Outcome:
+		total = strings.Count(strings.TrimSuffix(string(x.Stdout), "\n"), "\n") + 1
+	}
+	shown := max(lines-header, 0)
+	if total <= shown {
+		return "… (cut at the terminal's height)"
+	}
+	return fmt.Sprintf("… %d more %s (%d total)", total-shown, unit, total)
+}
