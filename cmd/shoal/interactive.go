@@ -56,6 +56,7 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		f.Close()
 	}
 
+	display := repl.Display{} // the user's render.* settings, when read
 	var intr repl.Interrupter
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
@@ -85,6 +86,11 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		Interp: in, Stdout: stdout, Stderr: stderr,
 		Width:  terminalWidth,
 		Record: line.AppendHistory,
+		Height: terminalHeight,
+		Page: func(ctx context.Context, text string) error {
+			return h.page(ctx, pagerWords(display.Pager, os.Getenv), text)
+		},
+		Display: display,
 	}, &intr)
 	saveHistory(line, hist, stderr)
 	return code

@@ -173,7 +173,7 @@ func execute(ctx context.Context, name, src, script string, scriptArgs []string,
 		return errorStatus(err)
 	}
 	if repl.Printable(prog, v) {
-		fmt.Fprintln(stdout, value.Display(v))
+		fmt.Fprintln(stdout, value.DisplayStyled(v, 0, value.Human))
 	}
 	return 0
 }
