@@ -36,8 +36,10 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
 	}
+	display := repl.Display{} // the user's render.* settings, when read
 	h := &terminalHost{Host: host.NewOS(host.AllowAll), fd: fd, cooked: cooked}
-	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin})
+	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin,
+		Display: display.Style()})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
@@ -56,7 +58,6 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		f.Close()
 	}
 
-	display := repl.Display{} // the user's render.* settings, when read
 	var intr repl.Interrupter
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
