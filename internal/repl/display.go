@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -38,15 +39,19 @@ const MinTallHeight = 6
 // Display is how the REPL shows values; the zero value is its default.
 // The user's configuration (render.*) fills it in.
 type Display struct {
-	// FullTime shows datetimes and times of day with their fraction of a
-	// second; by default they show to the second (the value keeps it).
-	FullTime bool
+	// TimePrecision is the finest unit datetimes and times of day show
+	// in: 0 is a second (the fraction is cut; the value keeps it),
+	// time.Millisecond three digits of it, time.Nanosecond all of it.
+	TimePrecision time.Duration
 	// KeepNames keeps the `name` column of a table that repeats its
 	// `path` column (`ls` of the current directory); by default it is
 	// left out of the display (the rows keep it).
 	KeepNames bool
 	// Tall is what happens to a display taller than the terminal.
 	Tall Tall
+	// HeadRows, when positive, is the most lines TallHead shows of a tall
+	// display besides a table's header (0: what fits the terminal).
+	HeadRows int
 	// Pager is the pager command for TallPager ("" : $PAGER, else
 	// DefaultPager); its words are split on spaces, not run by a shell.
 	Pager string
@@ -54,7 +59,11 @@ type Display struct {
 
 // Style is the value display style d asks for.
 func (d Display) Style() value.Style {
-	return value.Style{Seconds: !d.FullTime, FoldNames: !d.KeepNames}
+	p := d.TimePrecision
+	if p <= 0 {
+		p = time.Second
+	}
+	return value.Style{TimePrecision: p, FoldNames: !d.KeepNames}
 }
 
 // show writes the display of v to w for a terminal width columns wide and
@@ -82,18 +91,40 @@ func (d Display) show(ctx context.Context, w io.Writer, v value.Value, width, he
 		return
 	}
 	// The head, the count line and the prompt.
-	s, _ = value.DisplayBounded(v, value.TextBound{Width: width, Lines: height - 2, Bytes: value.MaxEncodedBytes, Style: st})
+	lines := height - 2
+	if d.HeadRows > 0 {
+		lines = min(lines, d.HeadRows+headerLines(v))
+	}
+	s, _ = value.DisplayBounded(v, value.TextBound{Width: width, Lines: lines, Bytes: value.MaxEncodedBytes, Style: st})
 	fmt.Fprintln(w, s)
 	fmt.Fprintln(w, countLine(v, strings.Count(s, "\n")+1))
+}
+
+// headerLines is the lines a display of v spends on a header: a table's
+// (or list of records') header and rule.
+func headerLines(v value.Value) int {
+	_, header, _ := shape(v)
+	return header
 }
 
 // countLine says what a head of v that shows lines lines left out: rows of
 // a table, items of a list, fields of a record, lines of a text.
 func countLine(v value.Value, lines int) string {
+	total, header, unit := shape(v)
+	shown := max(lines-header, 0)
+	if total <= shown {
+		return "… (cut at the terminal's height)"
+	}
+	return fmt.Sprintf("… %d more %s (%d total)", total-shown, unit, total)
+}
+
+// shape is how v displays: the rows, items, fields or lines it has, the
+// lines its header takes, and what to call its units.
+func shape(v value.Value) (total, header int, unit string) {
 	if o, ok := v.(*value.Outcome); ok && o.Ok() && o.Out != nil {
 		v = o.Out
 	}
-	total, header, unit := 0, 0, "lines"
+	unit = "lines"
 	switch x := v.(type) {
 	case *value.Table:
 		total, unit = x.N, "rows"
@@ -118,9 +149,5 @@ func countLine(v value.Value, lines int) string {
 	case *value.Outcome:
 		total = strings.Count(strings.TrimSuffix(string(x.Stdout), "\n"), "\n") + 1
 	}
-	shown := max(lines-header, 0)
-	if total <= shown {
-		return "… (cut at the terminal's height)"
-	}
-	return fmt.Sprintf("… %d more %s (%d total)", total-shown, unit, total)
+	return total, header, unit
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // runLines runs lines through the loop with cfg's display settings on a
@@ -169,5 +170,39 @@ func TestLsDisplay(t *testing.T) {
 	}
 	if !bytes.HasSuffix(stdout.Bytes(), []byte("file_1\ntrue\n")) {
 		t.Errorf("rows lost name or time: %q", out)
+	}
+}
+
+// TestDisplayOptions: HeadRows bounds a head below the terminal's height;
+// TimePrecision and KeepNames change what values show.
+func TestDisplayOptions(t *testing.T) {
+	out, _ := runLines(t, []string{"(0..150).map(i => {n: i})"}, Display{HeadRows: 5}, 80, 40, nil)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 8 || lines[7] != "… 145 more rows (150 total)" || strings.TrimSpace(lines[6]) != "4" {
+		t.Errorf("HeadRows 5 gave %d lines:\n%s", len(lines), out)
+	}
+	out, _ = runLines(t, []string{"(0..150).map(i => i)"}, Display{HeadRows: 5}, 80, 40, nil)
+	if lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); len(lines) != 6 || lines[5] != "… 145 more items (150 total)" {
+		t.Errorf("HeadRows 5 of a list:\n%s", out)
+	}
+	dt := `{at: t"2026-12-01T10:19:16.436488288Z", path: "a", name: "a"}`
+	for _, c := range []struct {
+		d    Display
+		want string
+	}{
+		{Display{}, "at    2026-12-01T10:19:16Z\npath  a\nname  a\n"},
+		{Display{TimePrecision: time.Millisecond}, "at    2026-12-01T10:19:16.436Z\npath  a\nname  a\n"},
+		{Display{TimePrecision: time.Nanosecond}, "at    2026-12-01T10:19:16.436488288Z\npath  a\nname  a\n"},
+	} {
+		if out, _ := runLines(t, []string{dt}, c.d, 80, 40, nil); out != c.want {
+			t.Errorf("%+v: %q, want %q", c.d, out, c.want)
+		}
+	}
+	tbl := `[{path: "a", name: "a", n: 1}]`
+	if out, _ := runLines(t, []string{tbl}, Display{}, 80, 40, nil); strings.Contains(out, "name") {
+		t.Errorf("name column kept by default:\n%s", out)
+	}
+	if out, _ := runLines(t, []string{tbl}, Display{KeepNames: true}, 80, 40, nil); !strings.Contains(out, "name") {
+		t.Errorf("KeepNames left out the name column:\n%s", out)
 	}
 }

@@ -61,9 +61,11 @@ type TextBound struct {
 // files get. The value itself is never changed: its fields, its inline and
 // wire forms keep everything.
 type Style struct {
-	// Seconds shows datetimes and times of day (in a display's lines,
-	// records and table cells) to the whole second, cutting the fraction.
-	Seconds bool
+	// TimePrecision is the finest unit datetimes and times of day show in
+	// (in a display's lines, records and table cells): time.Second cuts
+	// the fraction, time.Millisecond keeps three digits of it; 0 (or a
+	// nanosecond) shows all of it.
+	TimePrecision time.Duration
 	// FoldNames leaves out the `name` column of a table (or list of
 	// records) that also has a `path` column when every row shown has a
 	// name equal to its path: `ls` of the current directory, where the two
@@ -73,7 +75,7 @@ type Style struct {
 
 // Human is the style of values shown to a person: times to the second,
 // no repeated `name` column.
-var Human = Style{Seconds: true, FoldNames: true}
+var Human = Style{TimePrecision: time.Second, FoldNames: true}
 
 // DisplayBounded renders v as DisplayWidth does (as Display when b.Width
 // is 0) but keeps at most b.Lines lines and b.Bytes bytes; cut reports
@@ -337,16 +339,17 @@ func (d *displayer) item(v Value, depth, n int) string {
 }
 
 // styled is v as the display's style shows it: a datetime or time of day
-// cut to the second when the style asks.
+// cut to the style's time precision.
 func (d *displayer) styled(v Value) Value {
-	if !d.style.Seconds {
+	p := d.style.TimePrecision
+	if p <= time.Nanosecond {
 		return v
 	}
 	switch x := v.(type) {
 	case DateTime:
-		return DateTime{T: x.T.Truncate(time.Second)}
+		return DateTime{T: x.T.Truncate(p)}
 	case Time:
-		return x - x%Time(time.Second)
+		return x - x%Time(p)
 	}
 	return v
 }

@@ -59,6 +59,16 @@ func TestDisplayStyle(t *testing.T) {
 			}
 		})
 	}
+	for _, c := range []struct {
+		p    time.Duration
+		want string
+	}{{0, "2026-12-01T10:19:16.436488288Z"}, {time.Nanosecond, "2026-12-01T10:19:16.436488288Z"},
+		{time.Microsecond, "2026-12-01T10:19:16.436488Z"}, {time.Millisecond, "2026-12-01T10:19:16.436Z"},
+		{time.Second, "2026-12-01T10:19:16Z"}, {time.Minute, "2026-12-01T10:19:00Z"}} {
+		if got := DisplayStyled(dt, 0, Style{TimePrecision: c.p}); got != c.want {
+			t.Errorf("precision %v: %s, want %s", c.p, got, c.want)
+		}
+	}
 	// The value itself keeps its precision.
 	if got := Inline(dt); !strings.Contains(got, ".436488288") {
 		t.Errorf("inline lost precision: %s", got)
