@@ -26,6 +26,20 @@ const (
 	TallAll
 )
 
+// ParseTall reads the user configuration's render.paging word: "head"
+// (TallHead), "auto" (TallPager) or "never" (TallAll).
+func ParseTall(word string) (Tall, error) {
+	switch word {
+	case "head":
+		return TallHead, nil
+	case "auto":
+		return TallPager, nil
+	case "never":
+		return TallAll, nil
+	}
+	return TallHead, fmt.Errorf("render.paging %q: want \"head\", \"auto\" or \"never\"", word)
+}
+
 // DefaultPager is the pager of TallPager when neither Display.Pager nor
 // $PAGER names one: less, quitting at once when the text fits, keeping
 // colours, and leaving the text on the screen.

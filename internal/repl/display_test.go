@@ -206,3 +206,16 @@ func TestDisplayOptions(t *testing.T) {
 		t.Errorf("KeepNames left out the name column:\n%s", out)
 	}
 }
+
+func TestParseTall(t *testing.T) {
+	for word, want := range map[string]Tall{"head": TallHead, "auto": TallPager, "never": TallAll} {
+		if got, err := ParseTall(word); err != nil || got != want {
+			t.Errorf("ParseTall(%q) = %v, %v; want %v", word, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "Auto", "always"} {
+		if _, err := ParseTall(bad); err == nil || !strings.Contains(err.Error(), "render.paging") {
+			t.Errorf("ParseTall(%q): %v, want an error naming render.paging", bad, err)
+		}
+	}
+}
