@@ -114,24 +114,22 @@ func TestDisplayOnATerminal(t *testing.T) {
 
 // TestPagerWords: the configured pager, else $PAGER, else less -FRX.
 func TestPagerWords(t *testing.T) {
-	env := func(v string) func(string) string {
-		return func(k string) string {
-			if k == "PAGER" {
-				return v
-			}
-			return ""
-		}
-	}
-	cases := []struct{ configured, pager, want string }{
-		{"", "", "less -FRX"},
-		{"", "  ", "less -FRX"},
-		{"", "more", "more"},
-		{"bat --plain", "more", "bat --plain"},
-		{"  ", "most -s", "most -s"},
+	cases := []struct {
+		configured string
+		env        []string
+		want       string
+	}{
+		{"", nil, "less -FRX"},
+		{"", []string{"PAGER=  "}, "less -FRX"},
+		{"", []string{"PAGERX=more", "XPAGER=more"}, "less -FRX"},
+		{"", []string{"HOME=/h", "PAGER=more"}, "more"},
+		{"", []string{"PAGER=more", "PAGER=most"}, "most"},
+		{"bat --plain", []string{"PAGER=more"}, "bat --plain"},
+		{"  ", []string{"PAGER=most -s"}, "most -s"},
 	}
 	for _, c := range cases {
-		if got := strings.Join(pagerWords(c.configured, env(c.pager)), " "); got != c.want {
-			t.Errorf("pagerWords(%q, PAGER=%q) = %q, want %q", c.configured, c.pager, got, c.want)
+		if got := strings.Join(pagerWords(c.configured, c.env), " "); got != c.want {
+			t.Errorf("pagerWords(%q, %q) = %q, want %q", c.configured, c.env, got, c.want)
 		}
 	}
 }
@@ -207,7 +205,8 @@ func pageChecks(dir string) error {
 	// The "pager" (sh -c SCRIPT MARKER FILE) shows the file and notes its
 	// mode and name.
 	script := `cat "$1"; stat -c %a "$1" > "$0"; echo "$1" >> "$0"`
-	if err := h.page(ctx, []string{"sh", "-c", script, marker}, "row one\nrow two\n"); err != nil {
+	env, wd := os.Environ(), dir
+	if err := h.page(ctx, []string{"sh", "-c", script + `; pwd >> "$0"`, marker}, "row one\nrow two\n", env, wd); err != nil {
 		return fmt.Errorf("page: %w", err)
 	}
 	data, err := os.ReadFile(marker)
@@ -215,16 +214,16 @@ func pageChecks(dir string) error {
 		return err
 	}
 	f := strings.Fields(string(data))
-	if len(f) != 2 || f[0] != "600" {
-		return fmt.Errorf("the pager saw %q, want mode 600 and a file", data)
+	if len(f) != 3 || f[0] != "600" || f[2] != wd {
+		return fmt.Errorf("the pager saw %q, want mode 600, a file and the directory %s", data, wd)
 	}
 	if _, err := os.Stat(f[1]); !os.IsNotExist(err) {
 		return fmt.Errorf("the text's file %s was left behind (%v)", f[1], err)
 	}
-	if err := h.page(ctx, []string{"shoal-no-such-pager"}, "x\n"); err == nil {
+	if err := h.page(ctx, []string{"shoal-no-such-pager"}, "x\n", env, wd); err == nil {
 		return fmt.Errorf("a missing pager was not an error")
 	}
-	if err := h.page(ctx, []string{"false"}, "x\n"); err == nil {
+	if err := h.page(ctx, []string{"false"}, "x\n", env, wd); err == nil {
 		return fmt.Errorf("a failing pager was not an error")
 	}
 	return nil

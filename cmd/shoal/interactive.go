@@ -89,7 +89,8 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		Record: line.AppendHistory,
 		Height: terminalHeight,
 		Page: func(ctx context.Context, text string) error {
-			return h.page(ctx, pagerWords(display.Pager, os.Getenv), text)
+			env := in.Environ()
+			return h.page(ctx, pagerWords(display.Pager, env), text, env, in.Dir())
 		},
 		Display: display,
 	}, &intr)

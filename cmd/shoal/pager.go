@@ -14,10 +14,16 @@ import (
 )
 
 // pagerWords is the pager command as words: the configured one, else
-// $PAGER, else repl.DefaultPager. Words are split on white space; no
-// shell runs them.
-func pagerWords(configured string, getenv func(string) string) []string {
-	for _, c := range []string{configured, getenv("PAGER")} {
+// PAGER from env (the session's environment), else repl.DefaultPager.
+// Words are split on white space; no shell runs them.
+func pagerWords(configured string, env []string) []string {
+	pager := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PAGER="); ok {
+			pager = v // the last one wins, as in a lookup of the environment
+		}
+	}
+	for _, c := range []string{configured, pager} {
 		if w := strings.Fields(c); len(w) > 0 {
 			return w
 		}
@@ -27,13 +33,13 @@ func pagerWords(configured string, getenv func(string) string) []string {
 
 // page shows text through the pager in the terminal's foreground, the way
 // a command typed at the prompt runs (the terminal's own modes, its keys
-// signalling the pager, not the shell). The text goes in a private
-// temporary file named as the pager's last argument, so the pager reads
-// its keys from the terminal. A pager that cannot be found, fails or is
-// stopped (Ctrl-Z: it is ended, not kept as a job) is an error, and the
-// REPL prints the text instead.
-func (h *terminalHost) page(ctx context.Context, words []string, text string) error {
-	env := os.Environ()
+// signalling the pager, not the shell), in directory dir with environment
+// env (the session's). The text goes in a private temporary file named as
+// the pager's last argument, so the pager reads its keys from the
+// terminal. A pager that cannot be found, fails or is stopped (Ctrl-Z: it
+// is ended, not kept as a job) is an error, and the REPL prints the text
+// instead.
+func (h *terminalHost) page(ctx context.Context, words []string, text string, env []string, dir string) error {
 	prog, err := h.LookPath(ctx, words[0], env)
 	if err != nil {
 		return fmt.Errorf("pager %s: %w", words[0], err)
@@ -49,7 +55,6 @@ func (h *terminalHost) page(ctx context.Context, words []string, text string) er
 	}
 	argv := append([]string{prog}, words[1:]...)
 	argv = append(argv, f.Name())
-	dir, _ := os.Getwd()
 	res, err := h.RunTerminal(ctx, &host.Spawn{Argv: argv, Dir: dir, Env: env}, h.fd)
 	if err != nil {
 		return fmt.Errorf("pager: %w", err)
