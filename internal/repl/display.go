@@ -45,11 +45,6 @@ func ParseTall(word string) (Tall, error) {
 // colours, and leaving the text on the screen.
 const DefaultPager = "less -FRX"
 
-// MinTallHeight is the least terminal height at which TallHead and
-// TallPager apply; on a shorter terminal (or an unknown one) values print
-// whole.
-const MinTallHeight = 6
-
 // Display is how the REPL shows values; the zero value is its default.
 // The user's configuration (render.*) fills it in.
 type Display struct {
@@ -97,7 +92,10 @@ func (d Display) show(ctx context.Context, w io.Writer, v value.Value, width, he
 		return
 	}
 	if d.Tall == TallPager && page != nil {
-		whole := value.DisplayStyled(v, width, st)
+		whole, cut := value.DisplayBounded(v, value.TextBound{Width: width, Bytes: MaxPagedBytes, Style: st})
+		if cut {
+			whole += "\n" + countLine(v, strings.Count(whole, "\n")+1)
+		}
 		if err := page(ctx, whole+"\n"); err == nil {
 			return
 		}

@@ -219,3 +219,32 @@ func TestParseTall(t *testing.T) {
 		}
 	}
 }
+
+// TestPagedTextIsBounded: what goes to the pager is at most MaxPagedBytes
+// and a count line, however large the value.
+func TestPagedTextIsBounded(t *testing.T) {
+	in, _, errs := newSession(t)
+	defer in.Close()
+	// 600,000 rows of about 70 bytes (cells show at most 60 columns): about
+	// 40 MiB of display.
+	v, err := in.Eval(context.Background(), `let row = (0..100).map(i => "x").join(""); (0..600000).map(i => {n: i, s: row})`)
+	if err != nil {
+		t.Fatal(err, errs.String())
+	}
+	var paged string
+	var out bytes.Buffer
+	Display{Tall: TallPager}.show(context.Background(), &out, v, 200, 24, func(_ context.Context, text string) error {
+		paged = text
+		return nil
+	})
+	if out.Len() != 0 || len(paged) == 0 {
+		t.Fatalf("stdout %d bytes, paged %d", out.Len(), len(paged))
+	}
+	if len(paged) > MaxPagedBytes+200 {
+		t.Errorf("paged %d bytes, past MaxPagedBytes %d", len(paged), MaxPagedBytes)
+	}
+	lines := strings.Split(strings.TrimSuffix(paged, "\n"), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "… ") || !strings.HasSuffix(last, " more rows (600000 total)") {
+		t.Errorf("paged text ends %q, want a count line", last)
+	}
+}
