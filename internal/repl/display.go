@@ -61,6 +61,9 @@ type Display struct {
 	// HeadRows, when positive, is the most lines TallHead shows of a tall
 	// display besides a table's header (0: what fits the terminal).
 	HeadRows int
+	// PromptLines is the lines the prompt takes (0: one), kept free
+	// below a head so that the header stays on the screen.
+	PromptLines int
 	// Pager is the pager command for TallPager ("" : $PAGER, else
 	// DefaultPager); its words are split on spaces, not run by a shell.
 	Pager string
@@ -75,17 +78,33 @@ func (d Display) Style() value.Style {
 	return value.Style{TimePrecision: p, FoldNames: !d.KeepNames}
 }
 
+// showValue displays a statement's value on cfg.Stdout at the terminal's
+// size, as cfg.Display says.
+func showValue(ctx context.Context, cfg Config, v value.Value) {
+	width, height := 80, 0
+	if cfg.Width != nil {
+		if w := cfg.Width(); w > 0 {
+			width = w
+		}
+	}
+	if cfg.Height != nil {
+		height = cfg.Height()
+	}
+	cfg.Display.show(ctx, cfg.Stdout, v, width, height, cfg.Page)
+}
+
 // show writes the display of v to w for a terminal width columns wide and
 // height lines tall (either 0: unknown, print whole). page, when set, runs
 // the pager on a text; it reports an error when the pager could not show
 // it, and then the text is printed.
 func (d Display) show(ctx context.Context, w io.Writer, v value.Value, width, height int, page func(ctx context.Context, text string) error) {
 	st := d.Style()
+	// The prompt that follows takes lines of the screen.
+	height -= max(d.PromptLines, 1) - 1
 	if width <= 0 || height < MinTallHeight || d.Tall == TallAll {
 		fmt.Fprintln(w, value.DisplayStyled(v, width, st))
 		return
 	}
-	// The prompt that follows takes a line of the screen.
 	s, cut := value.DisplayBounded(v, value.TextBound{Width: width, Lines: height - 1, Bytes: value.MaxEncodedBytes, Style: st})
 	if !cut {
 		fmt.Fprintln(w, s)

@@ -181,6 +181,10 @@ func TestDisplayOptions(t *testing.T) {
 	if len(lines) != 8 || lines[7] != "… 145 more rows (150 total)" || strings.TrimSpace(lines[6]) != "4" {
 		t.Errorf("HeadRows 5 gave %d lines:\n%s", len(lines), out)
 	}
+	out, _ = runLines(t, []string{"(0..150).map(i => {n: i})"}, Display{PromptLines: 3}, 80, 24, nil)
+	if lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); len(lines) != 21 || lines[20] != "… 132 more rows (150 total)" {
+		t.Errorf("a three-line prompt left %d lines:\n%s", len(lines), out)
+	}
 	out, _ = runLines(t, []string{"(0..150).map(i => i)"}, Display{HeadRows: 5}, 80, 40, nil)
 	if lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); len(lines) != 6 || lines[5] != "… 145 more items (150 total)" {
 		t.Errorf("HeadRows 5 of a list:\n%s", out)

@@ -165,16 +165,7 @@ func evalOne(ctx context.Context, cfg Config, intr *Interrupter, src string, pro
 		return 0, false
 	}
 	if Printable(prog, v) {
-		width, height := 80, 0
-		if cfg.Width != nil {
-			if w := cfg.Width(); w > 0 {
-				width = w
-			}
-		}
-		if cfg.Height != nil {
-			height = cfg.Height()
-		}
-		cfg.Display.show(ctx, cfg.Stdout, v, width, height, cfg.Page)
+		showValue(ctx, cfg, v)
 	}
 	return 0, false
 }
