@@ -134,14 +134,14 @@ func (d Display) show(ctx context.Context, w io.Writer, v value.Value, width, he
 // headerLines is the lines a display of v spends on a header: a table's
 // (or list of records') header and rule.
 func headerLines(v value.Value) int {
-	_, header, _ := shape(v)
+	_, header, _ := shape(v, 0)
 	return header
 }
 
 // countLine says what a head of v that shows lines lines left out: rows of
 // a table, items of a list, fields of a record, lines of a text.
 func countLine(v value.Value, lines int) string {
-	total, header, unit := shape(v)
+	total, header, unit := shape(v, lines)
 	shown := max(lines-header, 0)
 	if total <= shown {
 		return "… (cut at the terminal's height)"
@@ -150,8 +150,10 @@ func countLine(v value.Value, lines int) string {
 }
 
 // shape is how v displays: the rows, items, fields or lines it has, the
-// lines its header takes, and what to call its units.
-func shape(v value.Value) (total, header int, unit string) {
+// lines its header takes, and what to call its units. A list displays as
+// a table when the items a display of lines lines shows are all records
+// (lines 0: the first item decides).
+func shape(v value.Value, lines int) (total, header int, unit string) {
 	if o, ok := v.(*value.Outcome); ok && o.Ok() && o.Out != nil {
 		v = o.Out
 	}
@@ -164,10 +166,8 @@ func shape(v value.Value) (total, header int, unit string) {
 		}
 	case *value.List:
 		total, unit = len(x.Items), "items"
-		if len(x.Items) > 0 {
-			if _, ok := x.Items[0].(*value.Record); ok {
-				total, unit, header = len(x.Items), "rows", 2
-			}
+		if len(x.Items) > 0 && allRecords(x.Items[:min(len(x.Items), max(lines, 1))]) {
+			unit, header = "rows", 2
 		}
 	case *value.Record:
 		total, unit = x.Len(), "fields"
@@ -181,4 +181,13 @@ func shape(v value.Value) (total, header int, unit string) {
 		total = strings.Count(strings.TrimSuffix(string(x.Stdout), "\n"), "\n") + 1
 	}
 	return total, header, unit
+}
+
+func allRecords(items []value.Value) bool {
+	for _, it := range items {
+		if _, ok := it.(*value.Record); !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -102,6 +102,7 @@ func TestTallCountLines(t *testing.T) {
 		{"(0..100).map(i => i)", "… 92 more items (100 total)"},
 		{`(0..50).map(i => "line").join("\n")`, "… 42 more lines (50 total)"},
 		{"(0..30).map(i => {n: i})", "… 24 more rows (30 total)"},
+		{"[{n: 1}] + (0..30).map(i => i)", "… 23 more items (31 total)"},
 	}
 	for _, c := range cases {
 		t.Run(c.src, func(t *testing.T) {
