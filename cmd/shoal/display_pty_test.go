@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/repl"
 )
 
 // TestDisplayOnATerminal runs the built shoal on a 30-line pseudo
@@ -137,8 +138,9 @@ func TestPagerWords(t *testing.T) {
 // TestPageOnATerminal runs TestPageHelper in a session of its own whose
 // controlling terminal is a pseudo terminal, as the REPL runs: page runs
 // the pager in the terminal's foreground with the text in a private file
-// it is given, which is gone afterwards; a pager that is missing or fails
-// is an error (the REPL then prints the text).
+// it is given, which is gone afterwards; the real `less -FRX` shows the
+// first screen of a tall text and ends on q; a pager that is missing or
+// fails is an error (the REPL then prints the text).
 func TestPageOnATerminal(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("pseudo-terminals are exercised on Linux")
@@ -151,6 +153,9 @@ func TestPageOnATerminal(t *testing.T) {
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
 	defer master.Close()
+	if err := pty.Setsize(master, &pty.Winsize{Rows: 24, Cols: 80}); err != nil {
+		t.Fatal(err)
+	}
 	out := &ptyOutput{}
 	go func() { _, _ = io.Copy(out, master) }()
 	report := filepath.Join(t.TempDir(), "report")
@@ -164,6 +169,20 @@ func TestPageOnATerminal(t *testing.T) {
 	slave.Close()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	// The real less, when there is one: it shows the first screen of a
+	// 100-line text and waits; q ends it.
+	if _, err := exec.LookPath("less"); err == nil {
+		at := out.waitFor(t, 0, "row two")
+		out.waitFor(t, at, "less-row-22")
+		if _, err := master.Write([]byte("q")); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if strings.Contains(out.String()[at:], "less-row-99") {
+				t.Errorf("less showed the whole text on a 24-line terminal, not its first screen")
+			}
+		}()
+	}
 	select {
 	case err = <-done:
 	case <-time.After(60 * time.Second):
@@ -219,6 +238,15 @@ func pageChecks(dir string) error {
 	}
 	if _, err := os.Stat(f[1]); !os.IsNotExist(err) {
 		return fmt.Errorf("the text's file %s was left behind (%v)", f[1], err)
+	}
+	if _, err := exec.LookPath("less"); err == nil {
+		var text strings.Builder
+		for i := range 100 {
+			fmt.Fprintf(&text, "less-row-%02d\n", i)
+		}
+		if err := h.page(ctx, strings.Fields(repl.DefaultPager), text.String(), append(env, "LESSHISTFILE=-"), wd); err != nil {
+			return fmt.Errorf("less: %w", err)
+		}
 	}
 	if err := h.page(ctx, []string{"shoal-no-such-pager"}, "x\n", env, wd); err == nil {
 		return fmt.Errorf("a missing pager was not an error")
