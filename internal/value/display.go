@@ -237,8 +237,8 @@ func (d *displayer) value(v Value, depth int) {
 // and every row that can be shown has a name equal to its path (as text).
 // It looks at no more rows than the display can show.
 func (d *displayer) foldNames(cols []string, n int, cell func(r, c int) Value) ([]string, func(r, c int) Value) {
-	if !d.style.FoldNames {
-		return cols, cell
+	if !d.style.FoldNames || n == 0 {
+		return cols, cell // an empty table shows the columns it has
 	}
 	pathCol, nameCol := -1, -1
 	for c, name := range cols {

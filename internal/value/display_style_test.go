@@ -44,6 +44,7 @@ func TestDisplayStyle(t *testing.T) {
 		{"records-fold-too", recs,
 			"path  name  n\n────  ────  ─\na     a     1",
 			"path  n\n────  ─\na     1"},
+		{"empty-keeps-columns", vcT([]string{"path", "name"}), "path  name\n────  ────", "path  name\n────  ────"},
 		{"no-path-column", vcT([]string{"name"}, []Value{Str("a")}), "name\n────\na", "name\n────\na"},
 	}
 	for _, c := range cases {
