@@ -120,8 +120,11 @@ func (t *thread) unboundVar(n *syntax.Var, sc *scope) (value.Value, error) {
 
 // namespace resolves a namespace name (json, math, os, ...).
 func (t *thread) namespace(name string) (value.Value, bool) {
-	if name == "os" {
+	switch name {
+	case "os":
 		return osNamespace, true
+	case "config":
+		return t.in.config, true
 	}
 	return namespaces.Lookup(name)
 }
