@@ -125,6 +125,10 @@ func (t *thread) namespace(name string) (value.Value, bool) {
 		return osNamespace, true
 	case "config":
 		return t.in.config, true
+	case "http":
+		return httpNamespace, true
+	case "secret":
+		return secretNamespace, true
 	}
 	return namespaces.Lookup(name)
 }
