@@ -54,7 +54,7 @@ var osFree = []string{
 	"internal/leash", "internal/complete", "internal/diag", "internal/events", "internal/tasks", "internal/repl",
 }
 
-var osPackages = []string{"os", "os/exec", "net", "os/user", "os/signal", "golang.org/x/sys/unix"}
+var osPackages = []string{"os", "os/exec", "net", "net/http", "os/user", "os/signal", "golang.org/x/sys/unix"}
 
 // osLimited are packages that may use a few OS packages for a narrow job
 // and none of the others: internal/policy opens its policy file (os) but

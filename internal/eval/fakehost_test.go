@@ -182,7 +182,7 @@ func (h *fakeHost) HTTP(_ context.Context, r *host.HTTPRequest) (*host.HTTPRespo
 }
 
 // Secret: the fake host's store holds nothing.
-func (h *fakeHost) Secret(_ context.Context, name string, _ []string) ([]byte, error) {
+func (h *fakeHost) Secret(_ context.Context, name string) ([]byte, error) {
 	return nil, fmt.Errorf("secret %s: %w", name, fs.ErrNotExist)
 }
 

@@ -84,8 +84,8 @@ func netSession(t *testing.T, hostport, store string, asked *[]host.Op) *Interp 
 		}
 		return host.Denied(op, "test gate")
 	})
-	in, err := New(Options{Host: host.NewOS(gate), Dir: t.TempDir(),
-		Env: []string{"SHOAL_SECRET_DIR=" + store, "PATH=" + os.Getenv("PATH")}})
+	in, err := New(Options{Host: host.NewOS(gate, host.WithSecretDir(store)), Dir: t.TempDir(),
+		Env: []string{"PATH=" + os.Getenv("PATH")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ var secretNamespace = &value.Namespace{Name: "secret", Members: map[string]value
 		if err := host.CheckSecretName(string(name)); err != nil {
 			return nil, errorf(codeArg, "secret.get: %v", err)
 		}
-		data, err := t.host.Secret(t.ctx, string(name), t.env)
+		data, err := t.host.Secret(t.ctx, string(name))
 		if err != nil {
 			return nil, hostError(err)
 		}

@@ -149,9 +149,9 @@ type Host interface {
 	// HTTP performs one HTTP request (http.go), asking net_connect of
 	// "host:port" for the URL and for every redirect it follows.
 	HTTP(ctx context.Context, r *HTTPRequest) (*HTTPResponse, error)
-	// Secret reads a named secret from the session's secret store
+	// Secret reads a named secret from the host's secret store
 	// (secret.go), asking secret_use of the name.
-	Secret(ctx context.Context, name string, env []string) ([]byte, error)
+	Secret(ctx context.Context, name string) ([]byte, error)
 }
 
 // Facts are facts about the machine and the host process, read through

@@ -152,9 +152,9 @@ func (r *Recorder) HTTP(ctx context.Context, req *HTTPRequest) (*HTTPResponse, e
 }
 
 // Secret records secret_use of the name.
-func (r *Recorder) Secret(ctx context.Context, name string, env []string) ([]byte, error) {
+func (r *Recorder) Secret(ctx context.Context, name string) ([]byte, error) {
 	r.record(Op{Effect: SecretUse, Target: name})
-	return r.inner.Secret(ctx, name, env)
+	return r.inner.Secret(ctx, name)
 }
 
 // Glob records fs_read of the walk's starting directory (nothing for a bad

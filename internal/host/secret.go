@@ -58,21 +58,31 @@ func CheckSecretName(name string) error {
 	return nil
 }
 
-// Secret reads the secret called name from the store SecretDir(env) names,
+// WithSecretDir sets the secret store Secret reads ("" for none). Without
+// it the store is SecretDir of the host's own environment (Environ), never
+// the session's: a program cannot move the store by setting a variable.
+func WithSecretDir(dir string) Option {
+	return func(o *OS) { o.secretDir, o.secretDirSet = dir, true }
+}
+
+// Secret reads the secret called name from the host's store (WithSecretDir),
 // asking secret_use of the name first (and nothing of the file system: the
 // store is the kernel's, not the program's). The file is opened without
 // following a symlink and is trusted only when it is a regular file that
 // neither its group nor others may read or write; otherwise the answer is
 // an fs.ErrPermission error. A missing secret is fs.ErrNotExist; one
 // larger than MaxSecretBytes is ErrTooLarge.
-func (o *OS) Secret(ctx context.Context, name string, env []string) ([]byte, error) {
+func (o *OS) Secret(ctx context.Context, name string) ([]byte, error) {
 	if err := CheckSecretName(name); err != nil {
 		return nil, err
 	}
 	if err := o.authorize(ctx, Op{Effect: SecretUse, Target: name}); err != nil {
 		return nil, err
 	}
-	dir := SecretDir(env)
+	dir := o.secretDir
+	if !o.secretDirSet {
+		dir = SecretDir(o.environ())
+	}
 	if dir == "" {
 		return nil, fmt.Errorf("secret %s: %w (no secret store: set SHOAL_SECRET_DIR, XDG_DATA_HOME or HOME)", name, fs.ErrNotExist)
 	}
