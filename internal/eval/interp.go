@@ -94,6 +94,8 @@ type Interp struct {
 	plans planStore // programs stored by `plan`, at most MaxStoredPlans
 
 	config *value.Namespace // the config namespace over Options.Config
+
+	outMu sync.Mutex // serialises background writes to Options.Stdout/Stderr (output.go)
 }
 
 // New creates a session.

@@ -3,6 +3,7 @@ package kernel_test
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -31,10 +32,28 @@ auto_apply = "in-grant"
 journal_read = true
 `
 
+// lockedBuffer is a log sink safe for the kernel's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // TestE2ESecretRedacted runs secrets and HTTP through a real kernel: the
 // owner's and an agent's exec answers (value and render), the transcript,
 // journal.query rows and the value blobs they name carry the secret's
-// name and never its material, while the loopback server does receive it
+// name and never its material, nor do the kernel's debug logs, while the loopback server does receive it
 // in the header it was injected into; the agent's policy refuses another
 // secret and another host before anything runs.
 func TestE2ESecretRedacted(t *testing.T) {
@@ -67,9 +86,11 @@ func TestE2ESecretRedacted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var logs lockedBuffer
 	k := serveConfigE2E(t, sock, dir, store, kernel.Config{Version: "e2e", TokenStore: store, Dir: dir,
 		Env:    []string{"HOME=" + base, "PATH=/usr/bin:/bin", "SHOAL_SECRET_DIR=" + secrets},
-		Policy: pol, StateDir: filepath.Join(base, "state")})
+		Policy: pol, StateDir: filepath.Join(base, "state"),
+		Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	ctx := testCtx(t)
 	owner := k.attached(t, "main", "")
 	agent := k.attached(t, "a", k.token(t, "agent:net"))
@@ -149,6 +170,8 @@ func TestE2ESecretRedacted(t *testing.T) {
 	if err := owner.Call(ctx, "session.transcript", map[string]any{}, &transcript); err == nil {
 		answers = append(answers, string(transcript))
 	}
+	k.stop(t) // its last log lines too
+	answers = append(answers, logs.String())
 	for _, text := range append(answers, blobs...) {
 		if strings.Contains(text, secretMaterial) || strings.Contains(text, "other-material") {
 			t.Fatalf("the kernel sent a secret's material: %s", text)
