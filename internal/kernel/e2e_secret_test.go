@@ -29,6 +29,7 @@ const secretPolicy = `
 secret_use = ["tok"]
 net_connect = ["HOSTPORT"]
 auto_apply = "in-grant"
+opaque = "allow"
 journal_read = true
 `
 
@@ -140,6 +141,14 @@ func TestE2ESecretRedacted(t *testing.T) {
 		err := agent.Call(ctx, "exec", map[string]any{"src": src}, nil)
 		wantCode(t, src, err, proto.CodeLeashDenied)
 		answers = append(answers, err.Error())
+	}
+
+	// A URL computed at run time passes the plan (opaque = "allow") and is
+	// refused by the session's gate when the request is made: a typed
+	// denied error, and the server never hears of it.
+	err = agent.Call(ctx, "exec", map[string]any{"src": `let u = "http://127.0.0.2:9/"; try { http.get(u) } catch e { e.code }`}, &res)
+	if err != nil || string(res.Value) != `{"$":"str","v":"denied"}` {
+		t.Errorf("runtime-refused http.get = %s, %v; want \"denied\"", res.Value, err)
 	}
 
 	rows := queryJournal(t, owner, map[string]any{})
