@@ -187,3 +187,20 @@ func TestHTTPCancelled(t *testing.T) {
 		t.Fatalf("err = %v, want cancelled", err)
 	}
 }
+
+// TestHostNamespacesListed: completion and introspection see http and
+// secret with their members, as programs do.
+func TestHostNamespacesListed(t *testing.T) {
+	names := strings.Join(NamespaceNames(), " ")
+	for _, n := range []string{"http", "secret", "os", "config", "json"} {
+		if !strings.Contains(" "+names+" ", " "+n+" ") {
+			t.Errorf("NamespaceNames() = %s, lacks %s", names, n)
+		}
+	}
+	if got := strings.Join(NamespaceMembers("http"), " "); got != "delete get post put" {
+		t.Errorf("http members = %q", got)
+	}
+	if got := strings.Join(NamespaceMembers("secret"), " "); got != "get" {
+		t.Errorf("secret members = %q", got)
+	}
+}
