@@ -151,6 +151,23 @@ func TestE2ESecretRedacted(t *testing.T) {
 		t.Errorf("runtime-refused http.get = %s, %v; want \"denied\"", res.Value, err)
 	}
 
+	// explain names the precise effects: the secret by name and the
+	// server's host:port, nothing opaque.
+	var plan struct {
+		Effects []struct {
+			Kind string `json:"kind"`
+			Name string `json:"name"`
+		} `json:"effects"`
+		Opaque bool `json:"opaque"`
+	}
+	src := `let t = secret.get("tok"); http.post("` + srv.URL + `/x", "b", headers: {Authorization: t})`
+	if err := agent.Call(ctx, "explain", map[string]any{"src": src}, &plan); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(plan); plan.Opaque || string(b) != `{"effects":[{"kind":"secret_use","name":"tok"},{"kind":"net_connect","name":"`+hostport+`"}],"opaque":false}` {
+		t.Errorf("explain %s = %s", src, b)
+	}
+
 	rows := queryJournal(t, owner, map[string]any{})
 	if len(rows) < 8 {
 		t.Fatalf("journal has %d rows", len(rows))
