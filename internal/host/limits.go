@@ -2,7 +2,7 @@ package host
 
 import "time"
 
-// Bounds on the network and secret-store operations (http.go, secret.go),
+// Bounds on the network operations (http.go),
 // set in one place; see docs/kernel.md, "Limits".
 const (
 	// MaxHTTPBody is the most response body HTTP reads; a longer one is
@@ -19,10 +19,4 @@ const (
 
 	// MaxHTTPHeaderBytes bounds the response header block.
 	MaxHTTPHeaderBytes = 1 << 20
-
-	// MaxSecretBytes is the largest stored secret Secret reads.
-	MaxSecretBytes = 64 << 10
-
-	// MaxSecretName bounds a secret's name.
-	MaxSecretName = 255
 )

@@ -8,25 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func TestSecretDir(t *testing.T) {
-	for _, c := range []struct {
-		env  []string
-		want string
-	}{
-		{[]string{"HOME=/h"}, "/h/.local/share/shoal/secrets"},
-		{[]string{"HOME=/h", "XDG_DATA_HOME=/d"}, "/d/shoal/secrets"},
-		{[]string{"HOME=/h", "XDG_DATA_HOME=/d", "SHOAL_SECRET_DIR=/s/"}, "/s"},
-		{[]string{"SHOAL_SECRET_DIR=rel", "XDG_DATA_HOME=rel2", "HOME=/h"}, "/h/.local/share/shoal/secrets"},
-		{[]string{"HOME=/a", "HOME=/b"}, "/b/.local/share/shoal/secrets"},
-		{nil, ""},
-	} {
-		if got := SecretDir(c.env); got != c.want {
-			t.Errorf("SecretDir(%q) = %q, want %q", c.env, got, c.want)
-		}
-	}
-}
+	"github.com/shoalgo/shoal/internal/secretstore"
+)
 
 // TestSecretStore: the store's file is read only when private, regular
 // and not a symlink; secret_use is asked before anything is opened; the
@@ -45,7 +29,7 @@ func TestSecretStore(t *testing.T) {
 	}
 	write("tok", "material", 0o600)
 	write("wide", "x", 0o640)
-	write("big", strings.Repeat("x", MaxSecretBytes+1), 0o600)
+	write("big", strings.Repeat("x", secretstore.MaxBytes+1), 0o600)
 	if err := os.Symlink(filepath.Join(dir, "tok"), filepath.Join(dir, "link")); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +58,7 @@ func TestSecretStore(t *testing.T) {
 		}
 	}
 	n := len(asked)
-	for _, bad := range []string{"", "../tok", "a/b", ".hidden", strings.Repeat("a", MaxSecretName+1)} {
+	for _, bad := range []string{"", "../tok", "a/b", ".hidden", strings.Repeat("a", secretstore.MaxName+1)} {
 		if _, err := h.Secret(ctx, bad); err == nil {
 			t.Errorf("Secret(%q) succeeded", bad)
 		}
