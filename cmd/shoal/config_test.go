@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/value"
 )
 
 // TestConfigNamespaceInjected runs the built shoal with -c, a script and
@@ -63,6 +65,7 @@ func TestConfigNamespaceInjected(t *testing.T) {
 		{name: "-c get", dir: sub, args: []string{"-c", `config.get("aliases").gs`}, want: "git status\n"},
 		{name: "-c override", dir: sub, args: []string{"-c", "config.editor.mode"}, want: "vi\n"},
 		{name: "-c absent", dir: sub, args: []string{"-c", `[config.nope, config.get("nope"), config.all]`}, want: "null"},
+		{name: "defaults under the files", dir: home, args: []string{"-c", `config.get("version")`}, want: "1\n"},
 		{name: "outside the project", dir: home, args: []string{"-c", "config.history.max_entries"}, want: "500\n"},
 		{name: "script", dir: sub, args: []string{script}, want: "7\n"},
 		{name: "stdin", dir: sub, stdin: "config.render.echo", want: "all\n"},
@@ -76,5 +79,28 @@ func TestConfigNamespaceInjected(t *testing.T) {
 	out, errs, code := run(sub, "", "-c", "1")
 	if code != 2 || out != "" || !strings.Contains(errs, filepath.Join(project, "a", ".shoal.toml")) || !strings.Contains(errs, "invalid TOML: line ") {
 		t.Fatalf("malformed project file: exit %d, stdout %q, stderr %q; want 2 naming the file and line", code, out, errs)
+	}
+}
+
+// TestDefaultsSnapshot: typed defaults become the snapshot's lowest layer,
+// nested tables and lists included, in field order.
+func TestDefaultsSnapshot(t *testing.T) {
+	type history struct {
+		Enabled    bool     `toml:"enabled"`
+		MaxEntries int      `toml:"max_entries"`
+		Ignore     []string `toml:"ignore"`
+	}
+	rec, err := defaultsSnapshot(struct {
+		Version int     `toml:"version"`
+		History history `toml:"history"`
+	}{1, history{true, 10000, []string{"secret *"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := value.Inline(rec); got != `{version: 1, history: {enabled: true, max_entries: 10000, ignore: ["secret *"]}}` {
+		t.Fatalf("snapshot = %s", got)
+	}
+	if rec, err := defaultsSnapshot(configDefaults); err != nil || value.Inline(rec) != "{version: 1}" {
+		t.Fatalf("configDefaults = %v, %v", rec, err)
 	}
 }
