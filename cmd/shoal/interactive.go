@@ -38,7 +38,12 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 	}
 	display := repl.Display{} // the user's render.* settings, when read
 	h := &terminalHost{Host: host.NewOS(host.AllowAll), fd: fd, cooked: cooked}
-	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin,
+	cfg, err := languageConfig(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "shoal: %v\n", err)
+		return 2
+	}
+	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin, Config: cfg,
 		Display: display.Style()})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)

@@ -153,8 +153,13 @@ func execute(ctx context.Context, name, src, script string, scriptArgs []string,
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
 	}
+	cfg, err := languageConfig(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "shoal: %v\n", err)
+		return 2
+	}
 	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: stdout, Stderr: stderr,
-		Script: script, Args: scriptArgs, Display: value.Human})
+		Script: script, Args: scriptArgs, Display: value.Human, Config: cfg})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1

@@ -18,7 +18,8 @@ var allowed = map[string][]string{
 	"client":               {"proto"},
 	"internal/syntax":      {},
 	"internal/value":       {"internal/syntax", "proto"},
-	"internal/host":        {"internal/contain", "internal/sandbox"},
+	"internal/host":        {"internal/contain", "internal/sandbox", "internal/secretstore"},
+	"internal/secretstore": {},
 	"internal/contain":     {},
 	"internal/sandbox":     {},
 	"internal/namespaces":  {"internal/value", "internal/syntax", "proto"},
@@ -39,6 +40,7 @@ var allowed = map[string][]string{
 	"cmd/shoal-kernel":     {"*"},
 	"cmd/shoal-token":      {"*"},
 	"cmd/shoal-mcp":        {"*"},
+	"cmd/shoal-secret":     {"*"},
 	"internal/mcp":         {"client", "proto", "internal/version"},
 	"internal/version":     {},
 	"internal/journal":     {"proto"},
@@ -54,7 +56,7 @@ var osFree = []string{
 	"internal/leash", "internal/complete", "internal/diag", "internal/events", "internal/tasks", "internal/repl",
 }
 
-var osPackages = []string{"os", "os/exec", "net", "os/user", "os/signal", "golang.org/x/sys/unix"}
+var osPackages = []string{"os", "os/exec", "net", "net/http", "os/user", "os/signal", "golang.org/x/sys/unix"}
 
 // osLimited are packages that may use a few OS packages for a narrow job
 // and none of the others: internal/policy opens its policy file (os) but
@@ -66,6 +68,8 @@ var osLimited = map[string][]string{
 	"internal/policy":  {"os"},
 	"internal/journal": {"os"},
 	"internal/cas":     {"os"},
+	// secretstore opens the files of the secret store directory.
+	"internal/secretstore": {"os"},
 }
 
 type pkg struct {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/shoalgo/shoal/internal/namespaces"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -42,6 +43,11 @@ func (t *thread) field(recv value.Value, name string) (value.Value, error) {
 		}
 		return nil, missingField(r, name)
 	case *value.Namespace:
+		if r == t.in.config {
+			// config.KEY reads the snapshot's top-level KEY, null when
+			// absent, even for a key named like a member (config.all).
+			return namespaces.ConfigField(r, name), nil
+		}
 		m, ok := r.Members[name]
 		if !ok {
 			return nil, errorf(codeField, "%s has no member `%s`", r.Name, name)

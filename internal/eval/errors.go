@@ -26,6 +26,8 @@ const (
 	codeCustom    = "custom"
 	codeIO        = "io_error"
 	codeFeed      = "feed_error"
+	codeNet       = "net_error"
+	codeUTF8      = "utf8_error"
 )
 
 func errorf(code, format string, args ...any) *value.Error {
@@ -101,6 +103,8 @@ func hostError(err error) *value.Error {
 	switch {
 	case errors.Is(err, host.ErrDenied):
 		return errorf("denied", "%s", msg)
+	case errors.Is(err, host.ErrNet):
+		return errorf(codeNet, "%s", msg)
 	case errors.Is(err, fs.ErrNotExist):
 		return errorf(codeNotFound, "%s", msg)
 	case errors.Is(err, fs.ErrPermission):

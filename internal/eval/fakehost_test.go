@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"path"
@@ -173,6 +174,16 @@ func (h *fakeHost) Chtimes(context.Context, string, time.Time, time.Time) error 
 func (h *fakeHost) Facts(context.Context, string) (host.Facts, error) {
 	return host.Facts{Hostname: "fakehost", Pid: 4242, Username: "tester", OS: "linux", Arch: "amd64", CPUs: 2,
 		Uptime: 90 * time.Minute, UptimeKnown: true}, nil
+}
+
+// HTTP: the fake host has no network.
+func (h *fakeHost) HTTP(_ context.Context, r *host.HTTPRequest) (*host.HTTPResponse, error) {
+	return nil, fmt.Errorf("%w: fakehost has no network (%s)", host.ErrNet, r.URL)
+}
+
+// Secret: the fake host's store holds nothing.
+func (h *fakeHost) Secret(_ context.Context, name string) ([]byte, error) {
+	return nil, fmt.Errorf("secret %s: %w", name, fs.ErrNotExist)
 }
 
 func (h *fakeHost) Glob(_ context.Context, dir, pattern string, hidden bool) ([]string, error) {

@@ -1,6 +1,9 @@
 package eval
 
 import (
+	"io"
+	"strings"
+
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -8,27 +11,37 @@ import (
 // Handlers and fan-out: on(channel, handler) and parallel(thunk...), both
 // built on language tasks (task.go) and so charged to MaxLiveTasks.
 
-// fnOn is on(channel_or_name, handler): it subscribes at once (replaying
-// the channel's ring, then live, like .events()), so nothing published
-// after the call is missed, and returns the task that calls handler with
-// each event record in turn. The backlog waiting for the handler is the
-// subscription's bounded queue (ChannelQueue events; past it a
-// {dropped: n} record comes in order). The task ends when cancelled, when
-// the handler fails (with its error) or when the session closes.
+// fnOn is on(channel_or_name, handler): it subscribes to the channel at
+// once (replaying its ring, then live, as .events() does), so nothing
+// emitted after the call is missed, and starts a task that calls handler
+// with each event record {channel, seq, ts, payload} in order until it is
+// cancelled or a call raises (the task then fails with that error). The
+// handler's output goes to the session's own output, as a background
+// job's does in a shell: commands in statement position stream there, and
+// a handler that ends with a command or text (`event => { echo (event) }`)
+// has it shown (showHandlerResult).
 func fnOn(t *thread, a value.Args) (value.Value, error) {
 	if len(a.Pos) != 2 || len(a.Named) > 0 {
-		return nil, errorf(codeArg, "on takes a channel (or its name) and a handler")
+		return nil, errorf(codeArg, "on takes a channel (or its name) and a handler: on(channel(\"user.builds\"), event => ...)")
 	}
 	name, ok := channelName(a.Pos[0])
-	if s, isStr := a.Pos[0].(value.Str); isStr && s != "" {
+	if s, isStr := a.Pos[0].(value.Str); isStr {
+		if s == "" {
+			return nil, errorf(codeArg, "on: the channel name is empty")
+		}
 		name, ok = string(s), true
 	}
 	if !ok {
 		return nil, errorf(codeType, "on expects a channel or a channel name, got %s", value.TypeName(a.Pos[0]))
 	}
 	fn := a.Pos[1]
-	switch fn.(type) {
-	case *Closure, *value.Builtin, *CmdRef:
+	switch f := fn.(type) {
+	case *Closure:
+		if n := len(f.Params); n > 1 && f.Params[1].Default == nil {
+			return nil, errorf(codeArg, "on: the handler takes %d parameters; it is called with one event record", n).
+				WithHint("on(ch, event => ...)")
+		}
+	case *value.Builtin, *CmdRef:
 	default:
 		return nil, errorf(codeType, "on expects a handler function, got %s", value.TypeName(fn))
 	}
@@ -36,8 +49,10 @@ func fnOn(t *thread, a value.Args) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	out, errOut := t.in.sharedOutput()
 	tk, err := t.startTask("on "+name, func(c *thread) (value.Value, error) {
 		defer sub.close()
+		c.stdout, c.stderr = out, errOut
 		for {
 			if err := c.checkpoint(); err != nil {
 				return nil, err
@@ -49,9 +64,11 @@ func fnOn(t *thread, a value.Args) (value.Value, error) {
 			if !ok {
 				return value.Nil, nil
 			}
-			if _, err := c.callValue(fn, []value.Value{ev}, nil, syntax.Span{}); err != nil {
+			v, err := c.callValue(fn, []value.Value{ev}, nil, syntax.Span{})
+			if err != nil {
 				return nil, err
 			}
+			showHandlerResult(v, out, errOut)
 		}
 	})
 	if err != nil {
@@ -59,6 +76,28 @@ func fnOn(t *thread, a value.Args) (value.Value, error) {
 		return nil, err
 	}
 	return tk, nil
+}
+
+// showHandlerResult shows what one on handler call ended with when it is
+// output: a command's captured stdout and stderr (a builtin's value when
+// it wrote none), or text (echo in value position is its text) as a line.
+// Other values (null, numbers, records) are results, not output, and are
+// dropped.
+func showHandlerResult(v value.Value, out, errOut io.Writer) {
+	switch x := v.(type) {
+	case *value.Outcome:
+		if len(x.Stdout) == 0 && x.Builtin && x.Out != nil && x.Out.Kind() != value.KNull {
+			_, _ = io.WriteString(out, value.Display(x.Out)+"\n")
+		}
+		_, _ = out.Write(x.Stdout)
+		_, _ = errOut.Write(x.Stderr)
+	case value.Str:
+		line := string(x)
+		if !strings.HasSuffix(line, "\n") {
+			line += "\n"
+		}
+		_, _ = io.WriteString(out, line)
+	}
 }
 
 // fnParallel is parallel(thunk..., settle: false): it runs each

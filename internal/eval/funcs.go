@@ -120,8 +120,15 @@ func (t *thread) unboundVar(n *syntax.Var, sc *scope) (value.Value, error) {
 
 // namespace resolves a namespace name (json, math, os, ...).
 func (t *thread) namespace(name string) (value.Value, bool) {
-	if name == "os" {
+	switch name {
+	case "os":
 		return osNamespace, true
+	case "config":
+		return t.in.config, true
+	case "http":
+		return httpNamespace, true
+	case "secret":
+		return secretNamespace, true
 	}
 	return namespaces.Lookup(name)
 }

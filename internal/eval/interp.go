@@ -10,6 +10,7 @@ import (
 
 	"github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/namespaces"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -52,6 +53,11 @@ type Options struct {
 	// (`ls` inside a loop): the shoal command shows values to a person
 	// (value.Human); the zero Style, the plain display, elsewhere.
 	Display value.Style
+	// Config, when set, is the host-injected snapshot of the resolved
+	// configuration (namespaces.LoadConfig) that the config namespace
+	// reads: config.all(), config.get(key), config.KEY. nil: an empty
+	// snapshot (every lookup is null).
+	Config *value.Record
 }
 
 // Interp is one evaluation session. Its methods are safe for concurrent
@@ -90,6 +96,10 @@ type Interp struct {
 	meter *meter // charges Options.Budget; nil without one
 
 	plans planStore // programs stored by `plan`, at most MaxStoredPlans
+
+	config *value.Namespace // the config namespace over Options.Config
+
+	outMu sync.Mutex // serialises background writes to Options.Stdout/Stderr (output.go)
 }
 
 // New creates a session.
@@ -123,6 +133,7 @@ func New(opts Options) (*Interp, error) {
 		in.root.declare("args", value.NewList(items), false)
 		in.root.declare("script", value.Path(opts.Script), false)
 	}
+	in.config = namespaces.Config(opts.Config)
 	in.meter = newMeter(opts.Budget)
 	in.sched = newSched()
 	in.life, in.closeLife = context.WithCancel(context.Background())

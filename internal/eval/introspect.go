@@ -22,18 +22,27 @@ func MethodNames(k value.Kind) []string {
 	return slices.Compact(names)
 }
 
+// evalNamespaces are the namespaces the evaluator answers itself, because
+// their members ask the host: os, http and secret.
+var evalNamespaces = []*value.Namespace{osNamespace, httpNamespace, secretNamespace}
+
 // NamespaceNames lists every namespace a program can name, including the
-// evaluator's own `os`, sorted.
+// evaluator's own (evalNamespaces), sorted.
 func NamespaceNames() []string {
-	names := append(append([]string(nil), namespaces.Names()...), osNamespace.Name)
+	names := append([]string(nil), namespaces.Names()...)
+	for _, ns := range evalNamespaces {
+		names = append(names, ns.Name)
+	}
 	sort.Strings(names)
 	return slices.Compact(names)
 }
 
 // LookupNamespace resolves a namespace name as programs see it.
 func LookupNamespace(name string) (value.Value, bool) {
-	if name == osNamespace.Name {
-		return osNamespace, true
+	for _, ns := range evalNamespaces {
+		if name == ns.Name {
+			return ns, true
+		}
 	}
 	return namespaces.Lookup(name)
 }

@@ -146,6 +146,12 @@ type Host interface {
 	// Facts reports one fact about the machine or the host process (see
 	// FactNames), asking sys_read for it by name.
 	Facts(ctx context.Context, fact string) (Facts, error)
+	// HTTP performs one HTTP request (http.go), asking net_connect of
+	// "host:port" for the URL and for every redirect it follows.
+	HTTP(ctx context.Context, r *HTTPRequest) (*HTTPResponse, error)
+	// Secret reads a named secret from the host's secret store
+	// (secret.go), asking secret_use of the name.
+	Secret(ctx context.Context, name string) ([]byte, error)
 }
 
 // Facts are facts about the machine and the host process, read through

@@ -46,6 +46,10 @@ const (
 //	Facts                            sys_read  the fact: hostname, pid, username, uptime,
 //	                                           cpus, platform or arch (the machine, not the
 //	                                           session environment)
+//	HTTP                             net_connect "host:port" of the URL, and of each redirect
+//	                                           before it is followed
+//	Secret                           secret_use the name (the store is the host's own; no
+//	                                           fs op is asked for it)
 //
 // Every method asks all of its ops before it touches anything, so a refusal
 // leaves the world unchanged.
@@ -63,6 +67,10 @@ type OS struct {
 	running    liveSet              // the same, to close them (CloseLive)
 	procs      *contain.Scope       // where Run starts processes; nil: untracked
 	sandbox    func() sandbox.Rules // OS confinement of every spawn; nil: none
+	// secretDir is the secret store (WithSecretDir); unset, SecretDir of
+	// the host's environment.
+	secretDir    string
+	secretDirSet bool
 }
 
 var _ Host = (*OS)(nil)

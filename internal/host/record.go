@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"io/fs"
+	"net/url"
 	"slices"
 	"sync"
 	"time"
@@ -137,6 +138,23 @@ func (r *Recorder) Chtimes(ctx context.Context, path string, atime, mtime time.T
 func (r *Recorder) Facts(ctx context.Context, fact string) (Facts, error) {
 	r.record(Op{Effect: SysRead, Target: fact})
 	return r.inner.Facts(ctx, fact)
+}
+
+// HTTP records net_connect of the URL's host:port (nothing for a URL it
+// cannot judge; redirects are asked by the inner host).
+func (r *Recorder) HTTP(ctx context.Context, req *HTTPRequest) (*HTTPResponse, error) {
+	if u, err := url.Parse(req.URL); err == nil {
+		if t, err := ConnectTarget(u); err == nil {
+			r.record(Op{Effect: NetConnect, Target: t})
+		}
+	}
+	return r.inner.HTTP(ctx, req)
+}
+
+// Secret records secret_use of the name.
+func (r *Recorder) Secret(ctx context.Context, name string) ([]byte, error) {
+	r.record(Op{Effect: SecretUse, Target: name})
+	return r.inner.Secret(ctx, name)
 }
 
 // Glob records fs_read of the walk's starting directory (nothing for a bad

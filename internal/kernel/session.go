@@ -14,6 +14,7 @@ import (
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/policy"
+	"github.com/shoalgo/shoal/internal/secretstore"
 	"github.com/shoalgo/shoal/internal/tasks"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -167,7 +168,9 @@ func (s *Server) newSessionInterp(principal string, g *policy.Grants, tools *too
 		env = []string{}
 	}
 	procs := s.procs.NewScope()
-	opts := []host.Option{host.WithProcesses(procs)}
+	// The secret store is the kernel's (its own environment's), whatever
+	// the session's environment says.
+	opts := []host.Option{host.WithProcesses(procs), host.WithSecretDir(secretstore.Dir(s.cfg.Env))}
 	if !st.free || principal != s.local {
 		// Asked at every spawn: a token principal's grants may narrow
 		// while the session lives (sessionGate.narrow), even from

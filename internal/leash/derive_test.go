@@ -91,6 +91,18 @@ func TestDerive(t *testing.T) {
 		{`math.max(1, 2)`, ``, Reversible, false},
 		{`s.lines()`, ``, Reversible, false},
 		{`path("a/b").name`, ``, Reversible, false},
+		// the network and secrets (http, secret)
+		{`http.get("https://api.example.test/v1/items")`, `net_connect:api.example.test:443`, Reversible, false},
+		{`http.get("http://127.0.0.1:8080/x", headers: {Accept: "text/plain"})`, `net_connect:127.0.0.1:8080`, Reversible, false},
+		{`http.post("http://[::1]:9/x", "b")`, `net_connect:[::1]:9`, Irreversible, false},
+		{`http.put("http://Example.TEST/", "b")`, `net_connect:example.test:80`, Irreversible, false},
+		{`http.delete(s)`, `net_connect:http.delete?`, Irreversible, true},
+		{`http.get("ftp://x")`, `net_connect:http.get?`, Reversible, true},
+		{`http.get`, ``, Reversible, false},
+		{`let http = {get: 1}; http.get`, ``, Reversible, false},
+		{`secret.get("api-token")`, `secret_use:api-token`, Reversible, false},
+		{`let t = secret.get("tok"); http.get("https://h.test/me", headers: {Authorization: t})`, `secret_use:tok net_connect:h.test:443`, Reversible, false},
+		{`secret.get(s)`, `secret_use:secret.get?`, Reversible, true},
 		// reads
 		{`ls`, `fs_read:/work/proj`, Reversible, false},
 		{`ls src ../other`, `fs_read:/work/proj/src fs_read:/work/other`, Reversible, false},

@@ -2,6 +2,7 @@ package leash
 
 import (
 	"fmt"
+	"net/url"
 	"path"
 
 	"github.com/shoalgo/shoal/internal/host"
@@ -226,7 +227,7 @@ func (w *walker) varRef(name string) {
 	case "env":
 		w.add(Effect{Kind: host.EnvRead, Name: "*"}, Reversible)
 		return
-	case "os":
+	case "os", "http", "secret":
 		return
 	}
 	if pureNamespaces[name] || isValueFunc(name) {
@@ -278,6 +279,12 @@ func (w *walker) field(e *syntax.Field) {
 // method records the effects of `recv.name(args)` (or `recv.name` when
 // field is set) beyond those of its receiver and arguments.
 func (w *walker) method(recv syntax.Expr, name string, args []*syntax.Arg, field bool) {
+	if v, ok := recv.(*syntax.Var); ok && w.free(v.Name) && (v.Name == "http" || v.Name == "secret") {
+		if !field {
+			w.hostNamespaceCall(v.Name, name, args)
+		}
+		return
+	}
 	if v, ok := recv.(*syntax.Var); ok && w.free(v.Name) && (pureNamespaces[v.Name] || v.Name == "os" || v.Name == "env") {
 		if fact, ok := osFacts[name]; ok && v.Name == "os" {
 			w.add(Effect{Kind: host.SysRead, Name: fact}, Reversible)
@@ -543,4 +550,46 @@ func (w *walker) staticPath(x syntax.Expr) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// httpVerbs are the http members and the reversibility of what each asks
+// of a server: a GET changes nothing there; the others may.
+var httpVerbs = map[string]string{"get": Reversible, "delete": Irreversible, "post": Irreversible, "put": Irreversible}
+
+// hostNamespaceCall records `http.VERB(url, ...)` (net_connect of the URL's
+// host:port when the URL is a literal, else a dynamic net_connect) and
+// `secret.get(name)` (secret_use of the name, dynamic when computed).
+func (w *walker) hostNamespaceCall(ns, member string, args []*syntax.Arg) {
+	var first syntax.Expr
+	if len(args) > 0 && args[0].Name == "" {
+		first = args[0].Value
+	}
+	lit, isLit := first.(*syntax.StrLit)
+	switch ns {
+	case "http":
+		rev, ok := httpVerbs[member]
+		if !ok {
+			return
+		}
+		if isLit {
+			if u, err := url.Parse(lit.Value); err == nil {
+				if t, err := host.ConnectTarget(u); err == nil {
+					w.add(Effect{Kind: host.NetConnect, Name: t}, rev)
+					return
+				}
+			}
+		}
+		w.add(Effect{Kind: host.NetConnect, Name: "http." + member, Dynamic: true}, rev)
+		w.note("net_connect of a URL computed at run time (http." + member + ")")
+	case "secret":
+		if member != "get" {
+			return
+		}
+		if isLit {
+			w.add(Effect{Kind: host.SecretUse, Name: lit.Value}, Reversible)
+			return
+		}
+		w.add(Effect{Kind: host.SecretUse, Name: "secret.get", Dynamic: true}, Reversible)
+		w.note("secret_use of a name computed at run time (secret.get)")
+	}
 }

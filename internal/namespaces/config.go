@@ -34,17 +34,16 @@ func Config(snapshot *value.Record) *value.Namespace {
 	})
 }
 
-// ConfigField reads top-level key of a config namespace as bare field
-// access does: the entry, or null when absent. ok is false when ns is not
-// a config namespace.
-func ConfigField(ns *value.Namespace, key string) (v value.Value, ok bool) {
-	get, isFn := ns.Members["get"].(*value.Builtin)
-	if ns.Name != "config" || !isFn {
-		return nil, false
+// ConfigField reads top-level key of the config namespace ns (one Config
+// built) as bare field access does: the entry, or null when absent.
+func ConfigField(ns *value.Namespace, key string) value.Value {
+	get, ok := ns.Members["get"].(*value.Builtin)
+	if !ok {
+		return value.Nil
 	}
 	v, err := get.Fn(nil, value.Args{Pos: []value.Value{value.Str(key)}})
 	if err != nil {
-		return nil, false
+		return value.Nil
 	}
-	return v, true
+	return v
 }

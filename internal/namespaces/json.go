@@ -64,3 +64,8 @@ func parseFailure(fn, format string, err error) error {
 	msg = strings.TrimPrefix(msg, strings.ToLower(format)+": ")
 	return value.Errorf("arg_error", "%s: invalid %s: %s", fn, format, msg)
 }
+
+// ParseJSON decodes one JSON document as json.parse does.
+func ParseJSON(text string) (value.Value, error) {
+	return jsonParse(nil, value.Args{Pos: []value.Value{value.Str(text)}})
+}

@@ -16,7 +16,7 @@ import (
 // asks them today) but that plans and policies name.
 const (
 	NetListen    host.Effect = "net_listen"
-	SecretUse    host.Effect = "secret_use"
+	SecretUse    host.Effect = host.SecretUse
 	SessionWrite host.Effect = "session_write"
 	JournalRead  host.Effect = "journal_read"
 )

@@ -244,6 +244,20 @@ func TestAuthorizerShortcut(t *testing.T) {
 	if agent(t, "").Authorizer() == host.AllowAll || Nothing("x").Authorizer() == host.AllowAll {
 		t.Error("restricted grants gate with AllowAll")
 	}
+	// secret_use is a host op (Host.Secret): grants that name only some
+	// secrets must judge every read of the store.
+	g := Everything("o")
+	g.SecretUse = []string{"tok"}
+	a := g.Authorizer()
+	if a == host.AllowAll {
+		t.Fatal("grants naming one secret gate with AllowAll")
+	}
+	if err := a.Authorize(context.Background(), host.Op{Effect: host.SecretUse, Target: "tok"}); err != nil {
+		t.Errorf("secret_use tok: %v", err)
+	}
+	if err := a.Authorize(context.Background(), host.Op{Effect: host.SecretUse, Target: "other"}); !errors.Is(err, host.ErrDenied) {
+		t.Errorf("secret_use other: %v, want denied", err)
+	}
 }
 
 // TestAllowsEveryPlan: only grants under which judging a plan could never

@@ -22,8 +22,8 @@ import (
 // refused with a *host.DeniedError.
 //
 // Grants that allow every op a host can ask (fs "/**" for read, write and
-// delete, proc_spawn "*", env_read "*", sys_read "*", time, and a "*:*"
-// net grant; the kernel owner's default) get host.AllowAll, which spares
+// delete, proc_spawn "*", env_read "*", sys_read "*", secret_use "*",
+// time, and a "*:*" net grant; the kernel owner's default) get host.AllowAll, which spares
 // the host resolving paths nobody would judge.
 func (g *Grants) Authorizer() host.Authorizer {
 	if g.allowsEveryOp() {
@@ -39,7 +39,8 @@ func (g *Grants) allowsEveryOp() bool {
 	}
 	anyNet := slices.ContainsFunc(g.NetConnect, func(n NetGrant) bool { return n.Host == "*" && n.AnyPort })
 	return everywhere(g.FSRead) && everywhere(g.FSWrite) && everywhere(g.FSDelete) && anyNet &&
-		slices.Contains(g.ProcSpawn, "*") && slices.Contains(g.EnvRead, "*") && slices.Contains(g.SysRead, "*")
+		slices.Contains(g.ProcSpawn, "*") && slices.Contains(g.EnvRead, "*") && slices.Contains(g.SysRead, "*") &&
+		slices.Contains(g.SecretUse, "*")
 }
 
 // AllowsEveryPlan reports whether g allows every effect of every kind and

@@ -1,0 +1,188 @@
+package eval
+
+import (
+	"errors"
+	neturl "net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/namespaces"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// httpNamespace performs HTTP requests through the host (Host.HTTP, which
+// asks net_connect of the URL's host:port and of every redirect):
+//
+//	http.get(url, headers: {…})        http.delete(url, headers: {…})
+//	http.post(url, body, headers: {…}) http.put(url, body, headers: {…})
+//
+// headers may also be the last positional argument. The answer is a record
+// {status, ok, body, json, headers}; a 4xx or 5xx status is an answer, not
+// an error. Transport failures are net_error, a refusal denied.
+var httpNamespace = &value.Namespace{Name: "http", Members: map[string]value.Value{
+	"get":    httpMethod("get", "GET", false),
+	"delete": httpMethod("delete", "DELETE", false),
+	"post":   httpMethod("post", "POST", true),
+	"put":    httpMethod("put", "PUT", true),
+}}
+
+// httpMethod is the member name sending verb; withBody says whether its
+// second positional argument is the request body.
+func httpMethod(name, verb string, withBody bool) *value.Builtin {
+	fn := "http." + name
+	return &value.Builtin{Name: fn, Fn: func(env value.Env, a value.Args) (value.Value, error) {
+		t, ok := env.(*thread)
+		if !ok {
+			return nil, errorf(codeType, "%s needs an evaluation context", fn)
+		}
+		req, err := t.httpRequest(fn, verb, withBody, a)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := t.host.HTTP(t.ctx, req)
+		if err != nil {
+			return nil, hostError(err)
+		}
+		return httpAnswer(fn, resp)
+	}}
+}
+
+// httpRequest checks a call's arguments and builds its request.
+func (t *thread) httpRequest(fn, verb string, withBody bool, a value.Args) (*host.HTTPRequest, error) {
+	usage := fn + "(url, headers: {…})"
+	maxPos := 2
+	if withBody {
+		usage = fn + "(url, body, headers: {…})"
+		maxPos = 3
+	}
+	if len(a.Pos) < 1 || len(a.Pos) > maxPos {
+		return nil, errorf(codeArg, "%s takes a URL%s and headers; usage: %s", fn, map[bool]string{true: ", a body"}[withBody], usage)
+	}
+	var headers value.Value
+	for _, na := range a.Named {
+		switch {
+		case na.Name == "headers":
+			headers = na.Value
+		case na.Name == "body" && withBody:
+			if len(a.Pos) > 1 {
+				return nil, errorf(codeArg, "%s: body given twice", fn)
+			}
+			a.Pos = append(a.Pos, na.Value)
+		default:
+			return nil, errorf(codeArg, "%s: unknown argument `%s`; usage: %s", fn, na.Name, usage)
+		}
+	}
+	var url string
+	switch u := a.Pos[0].(type) {
+	case value.Str:
+		url = string(u)
+	case value.Path:
+		url = string(u)
+	default:
+		return nil, errorf(codeType, "%s: the URL must be str or path, got %s", fn, value.TypeName(a.Pos[0]))
+	}
+	parsed, err := neturl.Parse(url)
+	if err != nil {
+		return nil, errorf(codeArg, "%s: invalid URL %q: %v", fn, url, errors.Unwrap(err))
+	}
+	if _, err := host.ConnectTarget(parsed); err != nil {
+		return nil, errorf(codeArg, "%s: %v", fn, err)
+	}
+	rest := a.Pos[1:]
+	req := &host.HTTPRequest{Method: verb, URL: url}
+	if withBody && len(rest) > 0 {
+		if rest[0].Kind() == value.KSecret {
+			return nil, errorf(codeFeed, "%s: a secret cannot be a request body", fn).
+				WithHint("send it as a header: headers: {Authorization: token}")
+		}
+		body, err := t.feedBytes(rest[0])
+		if err != nil {
+			return nil, err
+		}
+		req.Body = body
+		rest = rest[1:]
+	}
+	if len(rest) > 0 {
+		if headers != nil {
+			return nil, errorf(codeArg, "%s: headers given twice", fn)
+		}
+		headers = rest[0]
+	}
+	if headers != nil && headers.Kind() != value.KNull {
+		rec, ok := headers.(*value.Record)
+		if !ok {
+			return nil, errorf(codeType, "%s: headers must be a record, got %s", fn, value.TypeName(headers))
+		}
+		for i, k := range rec.Keys() {
+			v, err := headerValue(fn, k, rec.Values()[i])
+			if err != nil {
+				return nil, err
+			}
+			req.Header = append(req.Header, [2]string{k, v})
+		}
+	}
+	return req, nil
+}
+
+// headerValue is the text sent for header name: a string as is, a
+// secret's material (the one place a secret's text leaves the language,
+// and never into a message), anything else rendered inline.
+func headerValue(fn, name string, v value.Value) (string, error) {
+	if !validHeaderName(name) {
+		return "", errorf(codeArg, "%s: %q is not a valid header name", fn, name)
+	}
+	var text string
+	switch x := v.(type) {
+	case value.Str:
+		text = string(x)
+	case *value.Secret:
+		text = x.Reveal()
+		if text == "" {
+			return "", errorf(codeArg, "%s: secret %s has no material here (a secret read back from the wire holds only its name)", fn, x.Name)
+		}
+	default:
+		text = value.Interp(v)
+	}
+	if strings.ContainsAny(text, "\r\n\x00") {
+		return "", errorf(codeArg, "%s: the value of header %s holds a line break or NUL", fn, name)
+	}
+	return text, nil
+}
+
+// validHeaderName reports a token of RFC 9110 (letters, digits and
+// !#$%&'*+-.^_`|~).
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// httpAnswer is the response record: {status, ok, body, json, headers}.
+func httpAnswer(fn string, r *host.HTTPResponse) (value.Value, error) {
+	if !utf8.Valid(r.Body) {
+		return nil, errorf(codeUTF8, "%s: the response body (%d bytes) is not valid UTF-8 text", fn, len(r.Body))
+	}
+	body := string(r.Body)
+	var parsed value.Value = value.Nil
+	if trimmed := strings.TrimSpace(body); trimmed != "" {
+		if v, err := namespaces.ParseJSON(trimmed); err == nil {
+			parsed = v
+		}
+	}
+	hk := make([]string, len(r.Header))
+	hv := make([]value.Value, len(r.Header))
+	for i, h := range r.Header {
+		hk[i], hv[i] = h[0], value.Str(h[1])
+	}
+	return value.NewRecord(
+		[]string{"status", "ok", "body", "json", "headers"},
+		[]value.Value{value.Int(r.Status), value.Bool(r.Status >= 200 && r.Status <= 299), value.Str(body), parsed, value.NewRecord(hk, hv)},
+	), nil
+}
