@@ -45,6 +45,7 @@ var allowed = map[string][]string{
 	"internal/cas":         {},
 	"internal/pty":         {},
 	"internal/policy":      {"internal/host", "internal/leash", "internal/syntax", "internal/sandbox"},
+	"internal/highlight":   {"internal/syntax"},
 }
 
 // osFree are the evaluation packages that must reach the operating system
@@ -52,6 +53,7 @@ var allowed = map[string][]string{
 var osFree = []string{
 	"internal/syntax", "internal/value", "internal/eval", "internal/namespaces",
 	"internal/leash", "internal/complete", "internal/diag", "internal/events", "internal/tasks", "internal/repl",
+	"internal/highlight",
 }
 
 var osPackages = []string{"os", "os/exec", "net", "os/user", "os/signal", "golang.org/x/sys/unix"}
