@@ -46,6 +46,7 @@ var allowed = map[string][]string{
 	"internal/pty":         {},
 	"internal/policy":      {"internal/host", "internal/leash", "internal/syntax", "internal/sandbox"},
 	"internal/highlight":   {"internal/syntax"},
+	"internal/lineedit":    {"internal/highlight", "internal/syntax", "internal/complete", "internal/value", "proto"},
 }
 
 // osFree are the evaluation packages that must reach the operating system
