@@ -1,0 +1,137 @@
+package lineedit
+
+import (
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/shoalgo/shoal/internal/complete"
+	"github.com/shoalgo/shoal/internal/highlight"
+)
+
+func testContext() complete.Context {
+	fsys := fstest.MapFS{"w/my file.txt": {}, "w/my_notes": {}, "w/other": {}, "w/dir/x": {}}
+	return complete.Context{
+		Names:        func() []string { return []string{"xs", "name"} },
+		Builtins:     func() []string { return []string{"echo", "exec", "ls", "let_me"} },
+		PathCommands: func() []string { return []string{"git", "gitk", "gcc"} },
+		Flags: func(h string) []string {
+			if h == "ls" {
+				return []string{"--all", "-a"}
+			}
+			return nil
+		},
+		Dir: "/w",
+		ReadDir: func(d string) ([]fs.DirEntry, error) {
+			return fs.ReadDir(fsys, strings.Trim(d, "/"))
+		},
+	}
+}
+
+// apply is what the readline library does with an answer: the prefix
+// before the cursor replaced by the value.
+func apply(src string, pos int, prefix, value string) string {
+	return src[:pos-len(prefix)] + value + src[pos:]
+}
+
+// TestCandidatesNeverDeleteTypedText: whatever Tab offers, putting any
+// candidate in place of the prefix keeps every byte typed before the
+// cursor (issue 14: `ec` + Tab left an empty line, `[1,2].so` left
+// `[1,2].`, `ls my` left `ls `).
+func TestCandidatesNeverDeleteTypedText(t *testing.T) {
+	cc := testContext()
+	for _, tc := range []struct {
+		src  string
+		want string // one value it must offer ("" for none)
+	}{
+		{"ec", "echo"},
+		{"gi", "git"},
+		{"[1,2].so", "[1,2].sort"},
+		{"[1,2].", "[1,2].sort"},
+		{"xs.", "xs.len"},
+		{"ls my", "ls my_notes"},
+		{"ls ", "ls other"},
+		{"ls --a", "ls --all"},
+		{"gti", ""}, // a near match would replace what was typed: none
+		{"", ""},
+		{"échelle.", ""},
+		{"let y = x", "let y = xs"},
+	} {
+		pos := len(tc.src)
+		cands := complete.Complete(tc.src, pos, cc)
+		prefix, vals, ok := Candidates(tc.src, pos, cands)
+		if !ok {
+			if tc.want != "" {
+				t.Errorf("%q: nothing offered, want %q", tc.src, tc.want)
+			}
+			continue
+		}
+		if (prefix == "" && tc.src != "") || !strings.HasSuffix(tc.src[:pos], prefix) {
+			t.Errorf("%q: prefix %q is not the text before the cursor", tc.src, prefix)
+			continue
+		}
+		found := tc.want == ""
+		for _, v := range vals {
+			if !strings.HasPrefix(v.Value, prefix) {
+				t.Errorf("%q: value %q does not start with the prefix %q (the library would drop or erase it)", tc.src, v.Value, prefix)
+			}
+			got := apply(tc.src, pos, prefix, v.Value)
+			if !strings.HasPrefix(got, tc.src[:pos]) {
+				t.Errorf("%q: candidate %q turns the line into %q, deleting typed text", tc.src, v.Value, got)
+			}
+			if got == tc.want {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%q: no candidate gives %q", tc.src, tc.want)
+		}
+	}
+}
+
+func TestCandidatesGroups(t *testing.T) {
+	cc := testContext()
+	_, vals, ok := Candidates("e", 1, complete.Complete("e", 1, cc))
+	if !ok {
+		t.Fatal("nothing for e")
+	}
+	tags := map[string]string{}
+	for _, v := range vals {
+		tags[v.Display] = v.Tag
+	}
+	if tags["echo"] != "builtins" {
+		t.Errorf("echo in group %q", tags["echo"])
+	}
+	_, vals, _ = Candidates("g", 1, complete.Complete("g", 1, cc))
+	for _, v := range vals {
+		if v.Display == "git" && v.Tag != "commands" {
+			t.Errorf("git in group %q", v.Tag)
+		}
+	}
+}
+
+func TestContinuePromptFitsThePrompt(t *testing.T) {
+	e := &Editor{opts: DefaultOptions()}
+	for _, tc := range []struct{ prompt, want string }{
+		{"shoal> ", "  ...> "},
+		{"\x1b[1;34m~/src\x1b[0m > ", "   ...> "},
+		{"line one\n$ ", ""},
+		{"ab> ", ""}, // too narrow for it
+	} {
+		e.prompt = tc.prompt
+		if got := e.continuePrompt(); got != tc.want {
+			t.Errorf("prompt %q: continuation %q, want %q", tc.prompt, got, tc.want)
+		}
+	}
+}
+
+func TestPasteEndingInANewlineIsEntered(t *testing.T) {
+	e := New(Options{HistorySize: 10, Color: true, Theme: &highlight.Default}, Hooks{})
+	if got := e.paste("[3,1,2]\n  .sort()"); got != "[3,1,2]\n  .sort()" {
+		t.Fatalf("paste kept %q", got)
+	}
+	if got := e.paste("ls\n\n"); got != "ls" {
+		t.Fatalf("paste with trailing newlines kept %q", got)
+	}
+}
