@@ -143,7 +143,8 @@ func (r *screenREPL) count(text string) int {
 // typing, Tab that keeps what was typed and completes programs on PATH and
 // methods, a menu when candidates diverge, a bracketed paste run as one
 // program, a multi-line entry kept whole, found whole by Ctrl-R without
-// copies stacking, and recalled whole after a restart.
+// copies stacking, an autosuggestion from history, and the entry recalled
+// whole after a restart.
 func TestLineEditorOnAScreen(t *testing.T) {
 	bin := buildShoal(t)
 	home, state, work, pathDir := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
@@ -248,6 +249,17 @@ func TestLineEditorOnAScreen(t *testing.T) {
 	r.send("\x07") // Ctrl-G leaves the search
 	r.clear()
 
+	// An autosuggestion from history, dimmed after the cursor; Right
+	// takes it.
+	r.send("gre")
+	snap = r.wait("greet suggested", func(s pty.Snapshot) bool { return strings.HasPrefix(s.Screen[0], `shoal> greet("bob")`) })
+	if snap.Cursor.Col != len("shoal> gre") {
+		t.Fatalf("the suggestion moved the cursor to %d", snap.Cursor.Col)
+	}
+	r.send("\x1b[C\r")
+	r.waitRow("the suggested greet run", func(row string) bool { return strings.TrimSpace(row) == "hi bob" })
+	r.clear()
+
 	r.send("exit\r")
 	select {
 	case <-r.s.Done():
@@ -263,7 +275,7 @@ func TestLineEditorOnAScreen(t *testing.T) {
 	r = startScreenREPL(t, bin, work, env)
 	r.send("\x1b[A") // Up: exit
 	r.wait("exit recalled", func(s pty.Snapshot) bool { return strings.HasPrefix(s.Screen[0], "shoal> exit") })
-	r.send("\x1b[A\x1b[A") // greet("bob"), then the fn
+	r.send("\x1b[A\x1b[A") // greet("bob") (once: the same twice is kept once), then the fn
 	r.wait("the fn recalled whole", func(s pty.Snapshot) bool {
 		return strings.HasPrefix(s.Screen[0], "shoal> fn greet(n) {") && strings.Contains(s.Screen[1], `"hi {n}"`) && strings.Contains(s.Screen[2], "}")
 	})

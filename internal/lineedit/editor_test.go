@@ -135,3 +135,35 @@ func TestPasteEndingInANewlineIsEntered(t *testing.T) {
 		t.Fatalf("paste with trailing newlines kept %q", got)
 	}
 }
+
+func TestOptionsReachTheLibrary(t *testing.T) {
+	opts := DefaultOptions()
+	e := New(opts, Hooks{Complete: func(string, int) []complete.Candidate { return nil }})
+	if e.rl.SyntaxHighlighter == nil || e.rl.Completer == nil || e.rl.AcceptMultiline == nil || e.rl.PasteTransformer == nil {
+		t.Fatal("a default editor lacks a hook")
+	}
+	for name, want := range map[string]any{
+		"editing-mode": "emacs", "history-autosuggest": true, "enable-bracketed-paste": true,
+		"cursor-position-probe": false, "menu-complete-display-prefix": true,
+	} {
+		if got := e.rl.Config.Get(name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	opts.Keymap, opts.Color, opts.Autosuggest = "vi", false, false
+	e = New(opts, Hooks{})
+	if e.rl.SyntaxHighlighter != nil || e.rl.Completer != nil {
+		t.Error("colour off, yet a highlighter; no completion hook, yet a completer")
+	}
+	if e.rl.Config.GetString("editing-mode") != "vi" || string(e.rl.Keymap.Main()) != "vi-insert" {
+		t.Errorf("vi keymap: mode %q, main %q", e.rl.Config.GetString("editing-mode"), e.rl.Keymap.Main())
+	}
+	if e.rl.Config.GetBool("history-autosuggest") {
+		t.Error("autosuggestions off, yet on")
+	}
+	// Enter accepts unless the hook says the statement is incomplete.
+	e = New(DefaultOptions(), Hooks{Incomplete: func(src string) bool { return strings.HasSuffix(src, "{") }})
+	if e.acceptMultiline([]rune("fn f() {")) || !e.acceptMultiline([]rune("1 + 1")) {
+		t.Error("acceptMultiline does not follow the Incomplete hook")
+	}
+}
