@@ -52,8 +52,8 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		Incomplete: func(src string) bool { return repl.Incomplete(src, in.IsBound) },
 		IsBound:    in.IsBound,
 	})
-	if err := ed.HistoryError(); err != nil {
-		fmt.Fprintf(stderr, "shoal: %v (history kept in memory)\n", err)
+	for _, err := range ed.Problems() {
+		fmt.Fprintf(stderr, "shoal: %v\n", err)
 	}
 
 	var intr repl.Interrupter

@@ -19,7 +19,8 @@ type Theme [syntax.NumClasses]string
 
 // Default is the theme used unless a config says otherwise: keywords
 // magenta, commands bold blue, strings green, numbers and literals
-// yellow, flags cyan, methods blue, comments dim, errors red.
+// yellow, flags cyan, methods blue, comments dim, errors red, paths
+// underlined; variables and operators plain.
 var Default = Theme{
 	syntax.ClassKeyword: "35",
 	syntax.ClassLiteral: "33",
@@ -30,6 +31,7 @@ var Default = Theme{
 	syntax.ClassMethod:  "34",
 	syntax.ClassComment: "2",
 	syntax.ClassError:   "31",
+	syntax.ClassPath:    "4",
 }
 
 // ClassNames names the token classes as a config file spells them.
@@ -45,11 +47,20 @@ var ClassNames = [syntax.NumClasses]string{
 	syntax.ClassMethod:   "method",
 	syntax.ClassComment:  "comment",
 	syntax.ClassError:    "error",
+	syntax.ClassVariable: "variable",
+	syntax.ClassPath:     "path",
 }
 
-// Set sets the colour of the class named name (see ClassNames); it
-// reports false for an unknown name or a parameter that is not SGR.
+// Set sets the colour of the class named name (see ClassNames) to sgr:
+// SGR parameters ("1;34") or a whole SGR sequence ("\x1b[1;34m", as a
+// config's style renders), "" for none. It reports false for an unknown
+// name or anything that is not SGR.
 func (th *Theme) Set(name, sgr string) bool {
+	if p, ok := strings.CutPrefix(sgr, "\x1b["); ok {
+		if sgr, ok = strings.CutSuffix(p, "m"); !ok {
+			return false
+		}
+	}
 	if !validSGR(sgr) {
 		return false
 	}

@@ -3,6 +3,8 @@ package highlight
 import (
 	"strings"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/syntax"
 )
 
 func TestRenderColoursTokens(t *testing.T) {
@@ -33,7 +35,13 @@ func TestThemeSet(t *testing.T) {
 	if !th.Set("keyword", "1;31") || th[1] != "1;31" {
 		t.Fatalf("Set keyword: %v", th)
 	}
-	for _, bad := range [][2]string{{"nope", "31"}, {"string", "31m\x1b[2J"}, {"string", "red"}} {
+	if !th.Set("path", "\x1b[4;36m") || th[syntax.ClassPath] != "4;36" {
+		t.Fatalf("Set with a whole SGR sequence: %q", th[syntax.ClassPath])
+	}
+	if !th.Set("variable", "") || th[syntax.ClassVariable] != "" {
+		t.Fatal("Set to no colour")
+	}
+	for _, bad := range [][2]string{{"nope", "31"}, {"string", "31m\x1b[2J"}, {"string", "red"}, {"string", "\x1b[31"}, {"string", "\x1b]0;x\x07"}} {
 		if th.Set(bad[0], bad[1]) {
 			t.Errorf("Set(%q, %q) accepted", bad[0], bad[1])
 		}

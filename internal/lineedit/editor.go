@@ -2,6 +2,8 @@ package lineedit
 
 import (
 	"errors"
+	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -36,6 +38,18 @@ type Options struct {
 	// ContinuePrompt is shown before the continuation lines of a
 	// multi-line buffer.
 	ContinuePrompt string
+	// BracketedPaste asks the terminal to mark pastes, so a paste is one
+	// input (off: pasted line breaks are Enter presses).
+	BracketedPaste bool
+	// Keybindings bind key sequences, spelled as in inputrc (`\C-t`,
+	// `\M-f`), to editor commands ("forward-word", ...) in the
+	// keymap in use; they apply after the user's inputrc.
+	Keybindings map[string]string
+	// HistoryIgnoreSpace: an entry that starts with a space is not
+	// recorded. HistoryIgnore: nor is one that matches a pattern as a
+	// whole (`*`, `?`).
+	HistoryIgnoreSpace bool
+	HistoryIgnore      []string
 }
 
 // DefaultOptions are the settings without a config: emacs keys, colour,
@@ -47,6 +61,7 @@ func DefaultOptions() Options {
 		Color:          true,
 		Autosuggest:    true,
 		ContinuePrompt: "  ...> ",
+		BracketedPaste: true,
 	}
 }
 
@@ -64,26 +79,33 @@ type Hooks struct {
 
 // Editor reads lines on the terminal of os.Stdin and os.Stdout.
 type Editor struct {
-	rl      *readline.Shell
-	hist    *History
-	prompt  string
-	hooks   Hooks
-	opts    Options
-	histErr error
+	rl       *readline.Shell
+	hist     *History
+	prompt   string
+	hooks    Hooks
+	opts     Options
+	problems []error
 }
 
 // New makes an editor. Its history is read from opts.HistoryPath; a
-// history that cannot be read is reported by HistoryError and kept in
-// memory. The readline library also reads the user's inputrc (key
-// bindings); these options are applied after it.
+// history that cannot be read is kept in memory. The readline library
+// also reads the user's inputrc (key bindings); these options are applied
+// after it. What could not be applied (the history file, a key binding)
+// is reported by Problems; the editor works without it.
 func New(opts Options, hooks Hooks) *Editor {
 	e := &Editor{opts: opts, hooks: hooks}
-	e.hist, e.histErr = OpenHistory(opts.HistoryPath, opts.HistorySize)
+	var err error
+	if e.hist, err = OpenHistory(opts.HistoryPath, opts.HistorySize); err != nil {
+		e.problems = append(e.problems, fmt.Errorf("%w (history kept in memory)", err))
+	}
+	if err := e.hist.SetIgnore(opts.HistoryIgnoreSpace, opts.HistoryIgnore); err != nil {
+		e.problems = append(e.problems, err)
+	}
 	rl := readline.NewShell()
 	e.rl = rl
 	rl.History.Add("history", e.hist)
 	set := func(name string, v any) { _ = rl.Config.Set(name, v) }
-	set("enable-bracketed-paste", true)
+	set("enable-bracketed-paste", opts.BracketedPaste)
 	// The editor draws from the prompt's width: asking the terminal
 	// where the cursor is (ESC[6n) hangs on terminals that never answer.
 	set("cursor-position-probe", false)
@@ -102,6 +124,7 @@ func New(opts Options, hooks Hooks) *Editor {
 	} else {
 		set("editing-mode", "emacs") // the library starts in emacs
 	}
+	e.bind(opts.Keybindings)
 	rl.Prompt.Primary(func() string { return e.prompt })
 	// The last line of a multi-line buffer starts with the continuation
 	// prompt (the lines between with a bar).
@@ -153,9 +176,46 @@ func (e *Editor) continuePrompt() string {
 	return strings.Repeat(" ", w-utf8.RuneCountInString(c)) + c
 }
 
-// HistoryError is why the history file could not be read (nil when it
-// was, or when there was none).
-func (e *Editor) HistoryError() error { return e.histErr }
+// maxKeybindings bounds Options.Keybindings.
+const maxKeybindings = 256
+
+// bind applies key bindings to the keymaps of the editing mode; an
+// unknown command or an empty sequence is a problem, not applied.
+func (e *Editor) bind(binds map[string]string) {
+	if len(binds) > maxKeybindings {
+		e.problems = append(e.problems, fmt.Errorf("keybindings: %d, at most %d", len(binds), maxKeybindings))
+		return
+	}
+	keymaps := []string{"emacs"}
+	if e.opts.Keymap == "vi" {
+		keymaps = []string{"vi-insert", "vi-command"}
+	}
+	commands := e.rl.Keymap.Commands()
+	seqs := make([]string, 0, len(binds))
+	for seq := range binds {
+		seqs = append(seqs, seq)
+	}
+	sort.Strings(seqs)
+	for _, seq := range seqs {
+		action := binds[seq]
+		keys := inputrc.Unescape(seq)
+		if keys == "" {
+			e.problems = append(e.problems, fmt.Errorf("keybindings: %q is not a key sequence", seq))
+			continue
+		}
+		if _, ok := commands[action]; !ok {
+			e.problems = append(e.problems, fmt.Errorf("keybindings: %q: no editor command %q", seq, action))
+			continue
+		}
+		for _, km := range keymaps {
+			_ = e.rl.Config.Bind(km, keys, action, false)
+		}
+	}
+}
+
+// Problems are the options that could not be applied (the history file,
+// a key binding), for the REPL to show once at start.
+func (e *Editor) Problems() []error { return e.problems }
 
 // History is the editor's history.
 func (e *Editor) History() *History { return e.hist }

@@ -167,3 +167,31 @@ func TestOptionsReachTheLibrary(t *testing.T) {
 		t.Error("acceptMultiline does not follow the Incomplete hook")
 	}
 }
+
+func TestKeybindingsAndProblems(t *testing.T) {
+	opts := DefaultOptions()
+	opts.HistoryPath = t.TempDir() // a directory: the history is kept in memory
+	opts.Keybindings = map[string]string{`\C-t`: "forward-word", `\C-y`: "no-such-command", "": "forward-word"}
+	e := New(opts, Hooks{})
+	if b := e.rl.Config.Binds["emacs"]["\x14"]; b.Action != "forward-word" {
+		t.Errorf(`\C-t bound to %q`, b.Action)
+	}
+	if b := e.rl.Config.Binds["emacs"]["\x19"]; b.Action == "no-such-command" {
+		t.Error("an unknown command was bound")
+	}
+	var msgs []string
+	for _, p := range e.Problems() {
+		msgs = append(msgs, p.Error())
+	}
+	all := strings.Join(msgs, "\n")
+	for _, want := range []string{"history kept in memory", `no editor command "no-such-command"`, "not a key sequence"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("problems %q lack %q", all, want)
+		}
+	}
+	opts = DefaultOptions()
+	opts.BracketedPaste = false
+	if New(opts, Hooks{}).rl.Config.GetBool("enable-bracketed-paste") {
+		t.Error("bracketed paste on, though off in the options")
+	}
+}

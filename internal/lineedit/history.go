@@ -29,6 +29,73 @@ type History struct {
 	entries []string
 	max     int
 	path    string // "" keeps the history in memory only
+	// skipSpace and ignore are entries never recorded (SetIgnore).
+	skipSpace bool
+	ignore    []string
+}
+
+// maxIgnorePatterns and maxPatternBytes bound SetIgnore's patterns.
+const (
+	maxIgnorePatterns = 64
+	maxPatternBytes   = 256
+)
+
+// SetIgnore sets which entries are never recorded: with space, one that
+// starts with a space; and any that matches one of patterns as a whole
+// (`*` any run of characters, `?` one). Patterns past the bounds (64, of
+// 256 bytes each) are an error and none are set.
+func (h *History) SetIgnore(space bool, patterns []string) error {
+	if len(patterns) > maxIgnorePatterns {
+		return fmt.Errorf("history: %d ignore patterns, at most %d", len(patterns), maxIgnorePatterns)
+	}
+	for _, p := range patterns {
+		if len(p) > maxPatternBytes {
+			return fmt.Errorf("history: ignore pattern %.20q…: longer than %d bytes", p, maxPatternBytes)
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.skipSpace, h.ignore = space, append([]string(nil), patterns...)
+	return nil
+}
+
+// ignored reports whether entry is never recorded.
+func (h *History) ignored(entry string) bool {
+	if h.skipSpace && strings.HasPrefix(entry, " ") {
+		return true
+	}
+	for _, p := range h.ignore {
+		if wildcard(p, entry) {
+			return true
+		}
+	}
+	return false
+}
+
+// wildcard matches s against p as a whole, `*` any run and `?` one byte
+// of s, iteratively (at most len(p)*len(s) steps).
+func wildcard(p, s string) bool {
+	pi, si, star, mark := 0, 0, -1, 0
+	for si < len(s) {
+		switch {
+		case pi < len(p) && (p[pi] == '?' || p[pi] == s[si]):
+			pi++
+			si++
+		case pi < len(p) && p[pi] == '*':
+			star, mark = pi, si
+			pi++
+		case star >= 0:
+			pi = star + 1
+			mark++
+			si = mark
+		default:
+			return false
+		}
+	}
+	for pi < len(p) && p[pi] == '*' {
+		pi++
+	}
+	return pi == len(p)
 }
 
 // OpenHistory reads the history file at path (missing is empty) and keeps
@@ -197,7 +264,7 @@ func (h *History) Write(entry string) (int, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	entry = strings.ToValidUTF8(strings.TrimRight(entry, "\n"), "\uFFFD")
-	if !keepable(entry) {
+	if !keepable(entry) || h.ignored(entry) {
 		return len(h.entries), nil
 	}
 	h.entries = append(h.entries, entry)

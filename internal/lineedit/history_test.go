@@ -181,3 +181,30 @@ func FuzzDecodeHistory(f *testing.F) {
 		}
 	})
 }
+
+func TestHistoryIgnore(t *testing.T) {
+	h, _ := OpenHistory("", 0)
+	if err := h.SetIgnore(true, []string{"exit*", "secret ?x", "*token*"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []string{" hidden", "exit", "exit 7", "secret ax", "let token = 1", "kept", "secret abx", "ls /tmp"} {
+		_, _ = h.Write(e)
+	}
+	if got := h.Entries(); !slices.Equal(got, []string{"kept", "secret abx", "ls /tmp"}) {
+		t.Fatalf("entries %q", got)
+	}
+	if err := h.SetIgnore(false, make([]string, maxIgnorePatterns+1)); err == nil {
+		t.Fatal("too many patterns accepted")
+	}
+	if err := h.SetIgnore(false, []string{strings.Repeat("*", maxPatternBytes+1)}); err == nil {
+		t.Fatal("a long pattern accepted")
+	}
+	for _, tc := range []struct {
+		p, s string
+		want bool
+	}{{"", "", true}, {"*", "", true}, {"a*b*c", "aXbYc", true}, {"a*b*c", "aXbY", false}, {"?", "", false}, {"**a", "ba", true}, {"cd *", "cd /tmp/x", true}} {
+		if got := wildcard(tc.p, tc.s); got != tc.want {
+			t.Errorf("wildcard(%q, %q) = %v", tc.p, tc.s, got)
+		}
+	}
+}

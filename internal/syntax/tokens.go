@@ -1,5 +1,7 @@
 package syntax
 
+import "strings"
+
 // TokenClass is what a highlighter shows a token as.
 type TokenClass uint8
 
@@ -17,6 +19,8 @@ const (
 	ClassMethod                     // a name after `.` or `?.`
 	ClassComment                    // a `#` comment
 	ClassError                      // a token the lexer rejects
+	ClassVariable                   // a value-bound name (as isBound tells)
+	ClassPath                       // a command word that is a path (./x, ../x, /x, ~/x)
 	numClasses
 )
 
@@ -125,6 +129,10 @@ func (t *tokenizer) classify(tok token) {
 		t.caret = true
 	case k == tIdent && wasDot:
 		class = ClassMethod
+	case k == tIdent && t.isBound != nil && t.isBound(src[tok.start:tok.end]):
+		class = ClassVariable
+	case k == tWord && pathWord(src[tok.start:tok.end]):
+		class = ClassPath
 	case k == tIdent || k == tWord:
 		class = ClassPlain
 	case k == kwTrue || k == kwFalse || k == kwNull:
@@ -169,6 +177,12 @@ func (t *tokenizer) classify(tok token) {
 		}
 	}
 	t.emit(class, tok.start, tok.end)
+}
+
+// pathWord reports a command word written as a path.
+func pathWord(w string) bool {
+	return w == "." || w == ".." || w == "~" || strings.HasPrefix(w, "./") || strings.HasPrefix(w, "../") ||
+		strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~/")
 }
 
 // commandHead reports whether the identifier at a statement's head starts

@@ -15,7 +15,7 @@ func classesOf(src string, bound ...string) string {
 		}
 		return false
 	}
-	names := [...]string{"plain", "kw", "lit", "cmd", "str", "num", "flag", "op", "method", "comment", "err"}
+	names := [...]string{"plain", "kw", "lit", "cmd", "str", "num", "flag", "op", "method", "comment", "err", "var", "path"}
 	var parts []string
 	for _, tk := range Tokens(src, isBound) {
 		parts = append(parts, src[tk.Start:tk.End]+":"+names[tk.Class])
@@ -30,9 +30,10 @@ func TestTokensClassify(t *testing.T) {
 		want  string
 	}{
 		{`let x = "hi"`, nil, `let:kw x:plain =:op "hi":str`},
-		{`ls -la --all ./src`, nil, `ls:cmd -la:flag --all:flag ./src:plain`},
+		{`ls -la --all ./src`, nil, `ls:cmd -la:flag --all:flag ./src:path`},
+		{`cp ~/a /tmp/b c`, nil, `cp:cmd ~/a:path /tmp/b:path c:plain`},
 		{`ec`, nil, `ec:cmd`},
-		{`x.len()`, []string{"x"}, `x:plain .:op len:method (:op ):op`},
+		{`x.len()`, []string{"x"}, `x:var .:op len:method (:op ):op`},
 		{`xs.sort()`, nil, `xs:plain .:op sort:method (:op ):op`},
 		{`[3,1,2]` + "\n" + `  .sort()`, nil, `[:op 3:num ,:op 1:num ,:op 2:num ]:op ` + "\n" + `:op .:op sort:method (:op ):op`},
 		{`echo (1 + 2) done`, nil, `echo:cmd (:op 1:num +:op 2:num ):op done:plain`},
