@@ -195,3 +195,32 @@ func TestKeybindingsAndProblems(t *testing.T) {
 		t.Error("bracketed paste on, though off in the options")
 	}
 }
+
+// FuzzCandidatesNeverDelete: for any line and cursor, every value offered
+// keeps the text before the cursor when put in place of the prefix.
+func FuzzCandidatesNeverDelete(f *testing.F) {
+	for _, s := range []string{"ec", "[1,2].so", "ls my", "xs.", "ls --a", "let y = x", "é.", "a b.c(d", "~/", "./"} {
+		f.Add(s, len(s))
+	}
+	cc := testContext()
+	f.Fuzz(func(t *testing.T, src string, pos int) {
+		if pos < 0 || pos > len(src) {
+			return
+		}
+		prefix, vals, ok := Candidates(src, pos, complete.Complete(src, pos, cc))
+		if !ok {
+			return
+		}
+		if !strings.HasSuffix(src[:pos], prefix) || (prefix == "" && src != "") || !ascii(prefix) {
+			t.Fatalf("%q@%d: prefix %q", src, pos, prefix)
+		}
+		for _, v := range vals {
+			if !strings.HasPrefix(v.Value, prefix) {
+				t.Fatalf("%q@%d: value %q lacks prefix %q", src, pos, v.Value, prefix)
+			}
+			if got := apply(src, pos, prefix, v.Value); !strings.HasPrefix(got, src[:pos]) {
+				t.Fatalf("%q@%d: %q deletes typed text: %q", src, pos, v.Value, got)
+			}
+		}
+	})
+}
