@@ -280,15 +280,15 @@ func (e *Editor) complete(line []rune, cursor int) readline.Completions {
 
 // Candidates turns internal/complete's answer for src at byte offset pos
 // into what the library inserts: the text before the cursor it replaces
-// (never empty when candidates are offered, or the library would guess
-// its own) and the values, each of which starts with that text, grouped by
+// (never empty, or the library would guess its own) and the values, each of which starts with that text, grouped by
 // kind. ok is false when nothing can be offered without deleting typed
 // text: candidates for a span that does not end at the cursor's word,
-// names that do not extend the typed prefix, or a prefix that is not
+// names that do not extend the typed prefix, nothing typed yet (a blank
+// buffer: every name and program), or a prefix that is not
 // ASCII (the library counts it in bytes where it moves in characters).
 func Candidates(src string, pos int, cands []complete.Candidate) (prefix string, vals []readline.Completion, ok bool) {
-	if len(cands) == 0 || pos < 0 || pos > len(src) {
-		return "", nil, false
+	if len(cands) == 0 || pos < 0 || pos > len(src) || strings.TrimSpace(src[:pos]) == "" {
+		return "", nil, false // nothing typed: every name and program would be offered
 	}
 	span := cands[0].Replace
 	start, end := int(span.Start), int(span.End)
@@ -301,13 +301,10 @@ func Candidates(src string, pos int, cands []complete.Candidate) (prefix string,
 		// Nothing typed of the word yet (after `.` or a space): the prefix
 		// is the character before it, given back by every value.
 		if start == 0 {
-			if len(src) > 0 {
-				return "", nil, false
-			}
-		} else {
-			_, w := utf8.DecodeLastRuneInString(src[:start])
-			lead = src[start-w : start]
+			return "", nil, false
 		}
+		_, w := utf8.DecodeLastRuneInString(src[:start])
+		lead = src[start-w : start]
 	}
 	prefix = lead + typed
 	if !ascii(prefix) {

@@ -54,7 +54,8 @@ func TestCandidatesNeverDeleteTypedText(t *testing.T) {
 		{"ls ", "ls other"},
 		{"ls --a", "ls --all"},
 		{"gti", ""}, // a near match would replace what was typed: none
-		{"", ""},
+		{"", ""},    // a blank buffer offers nothing
+		{"   ", ""},
 		{"échelle.", ""},
 		{"let y = x", "let y = xs"},
 	} {
@@ -67,7 +68,7 @@ func TestCandidatesNeverDeleteTypedText(t *testing.T) {
 			}
 			continue
 		}
-		if (prefix == "" && tc.src != "") || !strings.HasSuffix(tc.src[:pos], prefix) {
+		if prefix == "" || !strings.HasSuffix(tc.src[:pos], prefix) {
 			t.Errorf("%q: prefix %q is not the text before the cursor", tc.src, prefix)
 			continue
 		}
@@ -211,7 +212,7 @@ func FuzzCandidatesNeverDelete(f *testing.F) {
 		if !ok {
 			return
 		}
-		if !strings.HasSuffix(src[:pos], prefix) || (prefix == "" && src != "") || !ascii(prefix) {
+		if !strings.HasSuffix(src[:pos], prefix) || prefix == "" || !ascii(prefix) {
 			t.Fatalf("%q@%d: prefix %q", src, pos, prefix)
 		}
 		for _, v := range vals {
