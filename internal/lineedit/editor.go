@@ -176,9 +176,6 @@ func (e *Editor) continuePrompt() string {
 	return strings.Repeat(" ", w-utf8.RuneCountInString(c)) + c
 }
 
-// maxKeybindings bounds Options.Keybindings.
-const maxKeybindings = 256
-
 // bind applies key bindings to the keymaps of the editing mode; an
 // unknown command or an empty sequence is a problem, not applied.
 func (e *Editor) bind(binds map[string]string) {

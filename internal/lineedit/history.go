@@ -34,12 +34,6 @@ type History struct {
 	ignore    []string
 }
 
-// maxIgnorePatterns and maxPatternBytes bound SetIgnore's patterns.
-const (
-	maxIgnorePatterns = 64
-	maxPatternBytes   = 256
-)
-
 // SetIgnore sets which entries are never recorded: with space, one that
 // starts with a space; and any that matches one of patterns as a whole
 // (`*` any run of characters, `?` one). Patterns past the bounds (64, of

@@ -16,4 +16,12 @@ const (
 	// MaxHistoryFileBytes is how much of a history file is read: past it,
 	// only its last MaxHistoryFileBytes are (the newest entries).
 	MaxHistoryFileBytes = 16 << 20
+
+	// maxIgnorePatterns and maxPatternBytes bound the history's ignore
+	// patterns (History.SetIgnore).
+	maxIgnorePatterns = 64
+	maxPatternBytes   = 256
+
+	// maxKeybindings bounds Options.Keybindings.
+	maxKeybindings = 256
 )

@@ -34,14 +34,6 @@ type Token struct {
 	Start, End int
 }
 
-// MaxTokenSource is the longest source Tokens classifies; a longer one is
-// one plain token (a line editor highlights what a person types).
-const MaxTokenSource = 256 << 10
-
-// maxTokenNesting bounds the brackets Tokens tracks; deeper ones keep the
-// mode they are in.
-const maxTokenNesting = 64
-
 // Tokens classifies src for highlighting with the same lexer the parser
 // uses, in the mode the parser would read each part in: a statement whose
 // head is a name that isBound does not report (nil: none) is a command,
