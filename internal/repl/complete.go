@@ -12,13 +12,6 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-// Context is what completion knows of the session in: its bindings,
-// functions and aliases, environment and directory, and listings through
-// h (the session's gate).
-func Context(ctx context.Context, in *eval.Interp, h host.Host) complete.Context {
-	return (*Completer)(nil).Context(ctx, in, h)
-}
-
 // Completer builds completion contexts for one session and keeps the
 // programs on PATH between requests (listed again when PATH changes), so
 // Tab does not read every PATH directory each time. The zero value is
