@@ -18,7 +18,7 @@ require (
 	github.com/landlock-lsm/go-landlock v0.11.2
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/pelletier/go-toml/v2 v2.4.3
-	github.com/peterh/liner v1.2.3
+	github.com/reeflective/readline v1.3.0
 	golang.org/x/term v0.48.0
 	lukechampine.com/blake3 v1.4.1
 	modernc.org/sqlite v1.62.0

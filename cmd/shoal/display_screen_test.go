@@ -9,27 +9,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/shoalgo/shoal/internal/pty"
 )
 
-// screenChild is the built shoal started on a terminal with os/exec.
-type screenChild struct{ cmd *exec.Cmd }
-
-func (c screenChild) Pid() int { return c.cmd.Process.Pid }
-func (c screenChild) Wait() (syscall.WaitStatus, error) {
-	err := c.cmd.Wait()
-	ws, _ := c.cmd.ProcessState.Sys().(syscall.WaitStatus)
-	if _, ok := err.(*exec.ExitError); ok {
-		err = nil
-	}
-	return ws, err
-}
-func (c screenChild) Signal(sig syscall.Signal) { _ = syscall.Kill(-c.cmd.Process.Pid, sig) }
-func (c screenChild) Kill()                     { _ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL) }
 
 // TestTallLsOnTheScreen looks at the rendered screen (internal/pty's
 // emulator) of a 100x30 terminal after `ls` of 150 files: what a person

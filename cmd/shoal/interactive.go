@@ -11,16 +11,18 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/peterh/liner"
 	"golang.org/x/term"
 
+	"github.com/shoalgo/shoal/internal/complete"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/lineedit"
 	"github.com/shoalgo/shoal/internal/repl"
 )
 
-// interactive runs the REPL on the terminal: liner edits lines (history,
-// Ctrl-R search, Tab completion), Ctrl-C abandons the line being typed or,
+// interactive runs the REPL on the terminal: internal/lineedit edits
+// buffers (highlighting, completion, multi-line entries, history and its
+// search, bracketed paste), Ctrl-C abandons the buffer being typed or,
 // while a statement runs, stops it.
 func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 	dir, err := os.Getwd()
@@ -28,8 +30,8 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
 	}
-	// The terminal's own modes, before liner makes it raw: a command run
-	// in the foreground gets them back while it runs.
+	// The terminal's own modes, before the editor makes it raw: a command
+	// run in the foreground gets them back while it runs.
 	fd := int(os.Stdin.Fd())
 	cooked, err := term.GetState(fd)
 	if err != nil {
@@ -49,18 +51,16 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
 	}
-	line := liner.NewLiner()
-	defer line.Close()
-	line.SetCtrlCAborts(true)
-	line.SetMultiLineMode(true)
-	line.SetTabCompletionStyle(liner.TabPrints)
-	line.SetWordCompleter(func(text string, pos int) (string, []string, string) {
-		return repl.Complete(text, pos, repl.Context(ctx, in, h))
+	var paths repl.Completer
+	ed := lineedit.New(editorOptions(), lineedit.Hooks{
+		Complete: func(line string, pos int) []complete.Candidate {
+			return complete.Complete(line, pos, paths.Context(ctx, in, h))
+		},
+		Incomplete: func(src string) bool { return repl.Incomplete(src, in.IsBound) },
+		IsBound:    in.IsBound,
 	})
-	hist := historyPath()
-	if f, err := os.Open(hist); err == nil {
-		_, _ = line.ReadHistory(f)
-		f.Close()
+	for _, err := range ed.Problems() {
+		fmt.Fprintf(stderr, "shoal: %v\n", err)
 	}
 
 	var intr repl.Interrupter
@@ -88,10 +88,10 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		defer cancel()
 		_ = in.WaitTasks(wctx)
 	}()
-	code := repl.Run(ctx, linerReader{line}, repl.Config{
+	// The editor records each accepted buffer whole in its history.
+	return repl.Run(ctx, editorReader{ed}, repl.Config{
 		Interp: in, Stdout: stdout, Stderr: stderr,
 		Width:  terminalWidth,
-		Record: line.AppendHistory,
 		Height: terminalHeight,
 		Page: func(ctx context.Context, text string) error {
 			env := in.Environ()
@@ -99,8 +99,17 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		},
 		Display: display,
 	}, &intr)
-	saveHistory(line, hist, stderr)
-	return code
+}
+
+// editorOptions are the line editor's settings: the defaults, the history
+// file, and no colour where NO_COLOR is set or the terminal is dumb.
+func editorOptions() lineedit.Options {
+	opts := lineedit.DefaultOptions()
+	opts.HistoryPath = historyPath()
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		opts.Color = false
+	}
+	return opts
 }
 
 // jobsEndWait bounds how long leaving the REPL waits for its jobs to end.
@@ -122,12 +131,12 @@ func (h *terminalHost) RunTerminal(ctx context.Context, s *host.Spawn, tty int) 
 	return h.Host.RunTerminal(ctx, s, tty)
 }
 
-// linerReader adapts liner to repl.LineReader.
-type linerReader struct{ s *liner.State }
+// editorReader adapts the line editor to repl.LineReader.
+type editorReader struct{ ed *lineedit.Editor }
 
-func (l linerReader) ReadLine(prompt string) (string, error) {
-	s, err := l.s.Prompt(prompt)
-	if errors.Is(err, liner.ErrPromptAborted) {
+func (r editorReader) ReadLine(prompt string) (string, error) {
+	s, err := r.ed.ReadLine(prompt)
+	if errors.Is(err, lineedit.ErrInterrupted) {
 		return "", repl.ErrInterrupted
 	}
 	return s, err
@@ -154,25 +163,4 @@ func historyPath() string {
 		base = filepath.Join(home, ".local", "state")
 	}
 	return filepath.Join(base, "shoal", "history")
-}
-
-// saveHistory writes the history (liner keeps the last liner.HistoryLimit
-// lines) privately: it may hold secrets typed by hand.
-func saveHistory(line *liner.State, path string, stderr io.Writer) {
-	if path == "" {
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		fmt.Fprintf(stderr, "shoal: history: %v\n", err)
-		return
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		fmt.Fprintf(stderr, "shoal: history: %v\n", err)
-		return
-	}
-	defer f.Close()
-	if _, err := line.WriteHistory(f); err != nil {
-		fmt.Fprintf(stderr, "shoal: history: %v\n", err)
-	}
 }

@@ -216,7 +216,7 @@ func TestREPLJobControl(t *testing.T) {
 	for tries := 0; ; tries++ {
 		send("jobs.filter(.id == 2).map(.status).join(\",\")\r")
 		from := at
-		at = out.waitFor(t, at, "\nshoal> ")
+		at = out.waitForPrompt(t, at)
 		if strings.Contains(out.String()[from:at], "cancelled") {
 			break
 		}

@@ -47,6 +47,8 @@ var allowed = map[string][]string{
 	"internal/cas":         {},
 	"internal/pty":         {},
 	"internal/policy":      {"internal/host", "internal/leash", "internal/syntax", "internal/sandbox"},
+	"internal/highlight":   {"internal/syntax"},
+	"internal/lineedit":    {"internal/highlight", "internal/syntax", "internal/complete", "internal/value", "proto"},
 }
 
 // osFree are the evaluation packages that must reach the operating system
@@ -54,6 +56,7 @@ var allowed = map[string][]string{
 var osFree = []string{
 	"internal/syntax", "internal/value", "internal/eval", "internal/namespaces",
 	"internal/leash", "internal/complete", "internal/diag", "internal/events", "internal/tasks", "internal/repl",
+	"internal/highlight",
 }
 
 var osPackages = []string{"os", "os/exec", "net", "net/http", "os/user", "os/signal", "golang.org/x/sys/unix"}

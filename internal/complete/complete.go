@@ -67,7 +67,7 @@ func (c *completer) run() []Candidate {
 			return c.methodsAt(identStart)
 		}
 		if strings.HasPrefix(word, "-") {
-			return nil
+			return c.flags(segStart, wordStart, word)
 		}
 		return c.paths(wordStart, word)
 	}
@@ -80,7 +80,7 @@ func (c *completer) run() []Candidate {
 	if identStart < c.cur && !isIdentStartByte(c.src[identStart]) {
 		return nil // inside a number literal
 	}
-	return c.names(identStart)
+	return c.names(identStart, head && identStart == wordStart)
 }
 
 // isCommand reports whether the segment starting at seg is a command call:
@@ -126,8 +126,9 @@ func (c *completer) wordEnd(in func(byte) bool) int {
 	return end
 }
 
-// names offers everything a statement head or expression may name.
-func (c *completer) names(start int) []Candidate {
+// names offers everything a statement head or expression may name; at a
+// statement's head (head), the programs on PATH too.
+func (c *completer) names(start int, head bool) []Candidate {
 	prefix := c.src[start:c.cur]
 	span := syntax.Span{Start: int32(start), End: int32(c.wordEnd(isIdentByte))}
 	ctx := c.ctx
@@ -149,8 +150,33 @@ func (c *completer) names(start int) []Candidate {
 	for _, n := range ctx.namespaces() {
 		c.add(n, KindNamespace, "namespace", span, prefix)
 	}
+	if head {
+		for _, n := range call(ctx.PathCommands) {
+			c.add(n, KindCommand, "command", span, prefix)
+		}
+	}
 	for _, n := range keywords {
 		c.add(n, KindKeyword, "keyword", span, prefix)
+	}
+	return c.result()
+}
+
+// flags offers the flags the command at seg declares, for the word at
+// start (which begins with `-`).
+func (c *completer) flags(seg, start int, word string) []Candidate {
+	if c.ctx.Flags == nil {
+		return nil
+	}
+	end := seg
+	for end < c.cur && isWordByte(c.src[end]) {
+		end++
+	}
+	head := strings.TrimPrefix(c.src[seg:end], "^")
+	span := syntax.Span{Start: int32(start), End: int32(c.wordEnd(isWordByte))}
+	for _, f := range c.ctx.Flags(head) {
+		if strings.HasPrefix(f, word) {
+			c.add(f, KindFlag, head+" flag", span, word)
+		}
 	}
 	return c.result()
 }

@@ -21,6 +21,8 @@ const (
 	KindNamespace = "namespace"
 	KindKeyword   = "keyword"
 	KindField     = "field"
+	KindCommand   = "command" // a program on PATH
+	KindFlag      = "flag"
 )
 
 // Candidate is one completion: the text to insert, what it is, a short
@@ -46,6 +48,13 @@ type Context struct {
 	Builtins func() []string
 	// Commands lists the session's functions and aliases.
 	Commands func() []string
+	// PathCommands lists the programs on PATH, offered at a statement's
+	// head after everything the session defines. The caller lists them
+	// (see PathCommandNames); completion never touches the OS.
+	PathCommands func() []string
+	// Flags lists the flags a builtin command declares, as typed
+	// (`--long`, `-s`), offered for a command argument starting with `-`.
+	Flags func(head string) []string
 	// Methods lists the methods of a kind (default value.MethodNames);
 	// AllMethods lists every method name (default: the union over kinds).
 	Methods    func(k value.Kind) []string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"strings"
+	"sync"
 
 	"github.com/shoalgo/shoal/internal/complete"
 	"github.com/shoalgo/shoal/internal/eval"
@@ -11,10 +12,36 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
+// Completer builds completion contexts for one session and keeps the
+// programs on PATH between requests (listed again when PATH changes), so
+// Tab does not read every PATH directory each time. The zero value is
+// ready; a nil one lists PATH on every request.
+type Completer struct {
+	mu       sync.Mutex
+	pathKey  string
+	pathList []string
+	listed   bool
+}
+
+// pathCommands lists the programs on path through readDir, cached.
+func (c *Completer) pathCommands(path string, readDir func(string) ([]fs.DirEntry, error)) []string {
+	if c == nil {
+		return complete.PathCommandNames(path, readDir)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.listed || c.pathKey != path {
+		c.pathList = complete.PathCommandNames(path, readDir)
+		c.pathKey, c.listed = path, true
+	}
+	return c.pathList
+}
+
 // Context is what completion knows of the session in: its bindings,
-// functions and aliases, environment and directory, and listings through
-// h (the session's gate).
-func Context(ctx context.Context, in *eval.Interp, h host.Host) complete.Context {
+// functions and aliases, builtins and their flags, the programs on the
+// session's PATH, environment and directory, and listings through h (the
+// session's gate).
+func (c *Completer) Context(ctx context.Context, in *eval.Interp, h host.Host) complete.Context {
 	bs := in.Bindings()
 	var names, commands []string
 	kinds := map[string]value.Kind{}
@@ -33,16 +60,24 @@ func Context(ctx context.Context, in *eval.Interp, h host.Host) complete.Context
 		}
 	}
 	env := in.Environ()
-	home := ""
+	home, path := "", ""
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
 			home = v
 		}
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
 	}
+	readDir := func(d string) ([]fs.DirEntry, error) { return h.ReadDir(ctx, d) }
 	return complete.Context{
-		Names:      func() []string { return names },
-		Builtins:   eval.BuiltinNames,
-		Commands:   func() []string { return commands },
+		Names:    func() []string { return names },
+		Builtins: eval.BuiltinNames,
+		Commands: func() []string { return commands },
+		PathCommands: func() []string {
+			return c.pathCommands(path, readDir)
+		},
+		Flags:      eval.BuiltinFlags,
 		Methods:    eval.MethodNames,
 		KindOf:     func(n string) (value.Kind, bool) { k, ok := kinds[n]; return k, ok },
 		Fields:     func(n string) []string { return fields[n] },
@@ -51,40 +86,6 @@ func Context(ctx context.Context, in *eval.Interp, h host.Host) complete.Context
 		EnvNames:   func() []string { return complete.EnvNames(env) },
 		Dir:        in.Dir(),
 		Home:       home,
-		ReadDir:    func(d string) ([]fs.DirEntry, error) { return h.ReadDir(ctx, d) },
+		ReadDir:    readDir,
 	}
-}
-
-// Complete answers a line editor's request to complete line at byte
-// offset pos: the text before and after the part being replaced, and the
-// candidates for it. Candidates that would replace a different part of the
-// line than the first one are left out (an editor replaces one span).
-func Complete(line string, pos int, cc complete.Context) (head string, completions []string, tail string) {
-	pos = min(max(pos, 0), len(line))
-	cands := complete.Complete(line, pos, cc)
-	if len(cands) == 0 {
-		return line[:pos], nil, line[pos:]
-	}
-	span := cands[0].Replace
-	start, end := int(span.Start), int(span.End)
-	if start < 0 || end > len(line) || start > end {
-		return line[:pos], nil, line[pos:]
-	}
-	// The editor replaces the span with the candidates' common prefix, so
-	// a candidate that does not start with what was typed (a near match)
-	// would erase it: only those that do are offered, and none rather
-	// than erase the word.
-	typed := line[start:min(pos, end)]
-	if pos < start {
-		typed = ""
-	}
-	for _, c := range cands {
-		if c.Replace == span && strings.HasPrefix(c.Label, typed) {
-			completions = append(completions, c.Label)
-		}
-	}
-	if len(completions) == 0 {
-		return line[:pos], nil, line[pos:]
-	}
-	return line[:start], completions, line[end:]
 }

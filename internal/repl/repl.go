@@ -3,7 +3,7 @@
 // statement is incomplete, evaluation with the REPL's `it` and `out`, the
 // display of each value, diagnostics, and completion. It reads lines
 // through a LineReader, so the terminal (the shoal command wraps
-// github.com/peterh/liner) and tests drive the same loop.
+// internal/lineedit) and tests drive the same loop.
 package repl
 
 import (

@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/complete"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/value"
@@ -130,46 +133,54 @@ func TestInterruptStopsStatement(t *testing.T) {
 	}
 }
 
-func TestComplete(t *testing.T) {
+func TestCompletionContext(t *testing.T) {
 	in, _, _ := newSession(t)
-	if _, err := in.Eval(context.Background(), `let xs = [1, 2]`); err != nil {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "gitfake"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cc := Context(context.Background(), in, host.NewOS(host.AllowAll))
-	head, comps, tail := Complete("xs.le !", 5, cc)
-	if head != "xs." || tail != " !" || !contains(comps, "len") {
-		t.Errorf("Complete = %q %q %q", head, comps, tail)
+	if _, err := in.Eval(context.Background(), `let xs = [1, 2]; env.PATH = "`+bin+`"`); err != nil {
+		t.Fatal(err)
 	}
-	head, comps, _ = Complete("let n = x", 9, cc)
-	if head != "let n = " || !contains(comps, "xs") {
-		t.Errorf("Complete names = %q %q", head, comps)
-	}
-	if _, comps, _ := Complete("", 0, cc); len(comps) > 0 && comps[0] == "" {
-		t.Errorf("empty candidate offered: %q", comps)
-	}
-	if h, c, tl := Complete("abc", 99, cc); h+tl != "abc" && c == nil {
-		t.Errorf("out-of-range cursor: %q %q %q", h, c, tl)
-	}
-	// Tab never erases what was typed: every candidate starts with it, so
-	// their common prefix (what the editor puts in its place) keeps it
-	// (issue 14: "ec" + Tab left an empty line, "[1,2].so" left "[1,2].").
-	for _, line := range []string{"ec", "[1,2].so", "xs.le", "let n = x"} {
-		head, comps, tail := Complete(line, len(line), cc)
-		if len(comps) == 0 {
-			if head+tail != line {
-				t.Errorf("%q: no candidates, but the line became %q", line, head+tail)
-			}
-			continue
+	var c Completer
+	cc := c.Context(context.Background(), in, host.NewOS(host.AllowAll))
+	labels := func(src string) []string {
+		var out []string
+		for _, cand := range complete.Complete(src, len(src), cc) {
+			out = append(out, cand.Label)
 		}
-		typed := line[len(head):]
-		for _, c := range comps {
-			if !strings.HasPrefix(c, typed) {
-				t.Errorf("%q: candidate %q does not start with %q (Tab would erase it)", line, c, typed)
-			}
-		}
+		return out
 	}
-	if _, comps, _ := Complete("ec", 2, cc); !contains(comps, "echo") {
-		t.Errorf("ec: %q lacks echo", comps)
+	if got := labels("xs.le"); !contains(got, "len") {
+		t.Errorf("xs.le: %q lacks len", got)
+	}
+	if got := labels("let n = x"); !contains(got, "xs") {
+		t.Errorf("let n = x: %q lacks xs", got)
+	}
+	if got := labels("ec"); !contains(got, "echo") {
+		t.Errorf("ec: %q lacks echo", got)
+	}
+	// Programs on the session's PATH, listed through the host.
+	if got := labels("gitf"); !contains(got, "gitfake") {
+		t.Errorf("gitf: %q lacks gitfake from PATH", got)
+	}
+	// A builtin's declared flags.
+	if got := labels("ls --"); len(got) == 0 || !strings.HasPrefix(got[0], "--") {
+		t.Errorf("ls --: %q", got)
+	}
+	// The PATH listing is kept, and listed again when PATH changes.
+	if err := os.WriteFile(filepath.Join(bin, "gitfake2"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := labels("gitf"); contains(got, "gitfake2") {
+		t.Errorf("the PATH listing was read again without a change: %q", got)
+	}
+	if _, err := in.Eval(context.Background(), `env.PATH = "`+bin+`:/nonexistent"`); err != nil {
+		t.Fatal(err)
+	}
+	cc = c.Context(context.Background(), in, host.NewOS(host.AllowAll))
+	if got := labels("gitf"); !contains(got, "gitfake2") {
+		t.Errorf("a changed PATH was not listed again: %q", got)
 	}
 }
 

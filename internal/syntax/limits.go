@@ -52,3 +52,14 @@ const (
 	// 56 bytes each while decoding).
 	maxDecodeValues = 1 << 20
 )
+
+// Bounds of Tokens (tokens.go), the highlighter's classification.
+const (
+	// MaxTokenSource is the longest source Tokens classifies; a longer one
+	// is one plain token (a line editor highlights what a person types).
+	MaxTokenSource = 256 << 10
+
+	// maxTokenNesting bounds the brackets Tokens tracks; deeper ones keep
+	// the mode they are in.
+	maxTokenNesting = 64
+)
