@@ -15,7 +15,6 @@ import (
 	"github.com/shoalgo/shoal/internal/pty"
 )
 
-
 // TestTallLsOnTheScreen looks at the rendered screen (internal/pty's
 // emulator) of a 100x30 terminal after `ls` of 150 files: what a person
 // sees is the header on the top row, its rule, the first rows, the count

@@ -14,7 +14,6 @@ import (
 	"github.com/shoalgo/shoal/internal/pty"
 )
 
-
 // screenREPL is the REPL on an emulated terminal: what a person sees.
 type screenREPL struct {
 	t *testing.T
