@@ -201,6 +201,11 @@ func (t *thread) resolveProgram(head *syntax.CmdArg) (string, error) {
 		}
 		return p, nil
 	}
+	if p, ok, err := t.reefResolveHead(name); ok {
+		// Some scope constrains the name: Reef binds it or refuses; PATH
+		// is not consulted behind its back.
+		return p, err
+	}
 	p, err := t.host.LookPath(t.ctx, name, t.env)
 	if err != nil {
 		if gateStop(err) {

@@ -48,6 +48,14 @@ type Options struct {
 	// Args as strings, as a script started with `run` sees them.
 	Script string
 	Args   []string
+	// Reef turns on Reef's discovery: the manifests from the working
+	// directory up, the user's [reef] table and their reef.lock decide
+	// what a constrained command name runs (reef.go). They are read
+	// through Host like every other file, but they are the shell's own
+	// configuration rather than the program's effects, so plans do not
+	// list them; a read the gate refuses makes that file invisible. Off,
+	// only `with reef:` overrides constrain.
+	Reef bool
 }
 
 // Interp is one evaluation session. Its methods are safe for concurrent
@@ -86,6 +94,9 @@ type Interp struct {
 	meter *meter // charges Options.Budget; nil without one
 
 	plans planStore // programs stored by `plan`, at most MaxStoredPlans
+
+	reef   reefState // Reef's chain, lock and digest caches (reef.go)
+	visits visits    // directories navigated to, ranked for jump (jump.go)
 }
 
 // New creates a session.

@@ -25,16 +25,29 @@ const (
 // it printed; the caller runs it through its gate.
 type Prober func(path string) ([]byte, error)
 
-// Resolver resolves decisions to executables. It keeps a bounded cache of
-// executables' digests and probed versions; it is safe for concurrent use.
+// Resolver resolves decisions to executables. One is cheap: make one per
+// use with the FS and Prober of the caller's context, sharing a Cache.
 type Resolver struct {
 	FS    FS
 	Probe Prober           // nil: versions are never probed
 	Now   func() time.Time // nil: time.Now
+	Cache *Cache           // nil: nothing is remembered between calls
+}
 
+// Cache keeps executables' digests (by size and modification time) and
+// probed versions (by path), at most MaxHashCache of each; the zero value
+// is ready and it is safe for concurrent use.
+type Cache struct {
 	mu       sync.Mutex
 	hashes   map[string]hashEntry
 	versions map[string]Version
+}
+
+func (r *Resolver) cache() *Cache {
+	if r.Cache == nil {
+		r.Cache = &Cache{}
+	}
+	return r.Cache
 }
 
 type hashEntry struct {
@@ -72,27 +85,25 @@ func (r *Resolver) Hash(path string) (string, error) {
 		return "", err
 	}
 	key := hashEntry{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	r.mu.Lock()
-	if h, ok := r.hashes[path]; ok && h.size == key.size && h.mtime == key.mtime {
-		r.mu.Unlock()
+	c := r.cache()
+	c.mu.Lock()
+	if h, ok := c.hashes[path]; ok && h.size == key.size && h.mtime == key.mtime {
+		c.mu.Unlock()
 		return h.sum, nil
 	}
-	r.mu.Unlock()
+	c.mu.Unlock()
 	data, err := r.FS.ReadFile(path)
 	if err != nil {
 		return "", err
 	}
 	sum := blake3.Sum256(data)
 	key.sum = hex.EncodeToString(sum[:])
-	r.mu.Lock()
-	if r.hashes == nil {
-		r.hashes = map[string]hashEntry{}
+	c.mu.Lock()
+	if c.hashes == nil || len(c.hashes) >= MaxHashCache {
+		c.hashes = map[string]hashEntry{}
 	}
-	if len(r.hashes) >= MaxHashCache {
-		clear(r.hashes)
-	}
-	r.hashes[path] = key
-	r.mu.Unlock()
+	c.hashes[path] = key
+	c.mu.Unlock()
 	return key.sum, nil
 }
 
@@ -101,9 +112,10 @@ func (r *Resolver) probe(path string) Version {
 	if r.Probe == nil {
 		return Unknown
 	}
-	r.mu.Lock()
-	v, ok := r.versions[path]
-	r.mu.Unlock()
+	c := r.cache()
+	c.mu.Lock()
+	v, ok := c.versions[path]
+	c.mu.Unlock()
 	if ok {
 		return v
 	}
@@ -112,12 +124,12 @@ func (r *Resolver) probe(path string) Version {
 	if err == nil {
 		v = VersionFromOutput(out)
 	}
-	r.mu.Lock()
-	if r.versions == nil || len(r.versions) >= MaxHashCache {
-		r.versions = map[string]Version{}
+	c.mu.Lock()
+	if c.versions == nil || len(c.versions) >= MaxHashCache {
+		c.versions = map[string]Version{}
 	}
-	r.versions[path] = v
-	r.mu.Unlock()
+	c.versions[path] = v
+	c.mu.Unlock()
 	return v
 }
 
