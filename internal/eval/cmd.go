@@ -140,6 +140,9 @@ func (t *thread) dispatchCmd(call *syntax.CmdCall, sc *scope, m mode, o *cmdOpts
 	}
 	prog, err := t.resolveProgram(head)
 	if err != nil {
+		if e, ok := err.(*value.Error); ok && strings.HasPrefix(e.Code, "reef_") {
+			return nil, err // Reef refused a name it constrains
+		}
 		if head.Kind == syntax.ArgWord && m == modeValue && bare {
 			return nil, undefinedVar(name, sc)
 		}
