@@ -257,7 +257,13 @@ func InterpreterTools() []string {
 // the interpreter.
 func (t *thread) runLangBlock(n *syntax.LangBlock, stdin []byte, m mode) (value.Value, error) {
 	src := dedent(n.Source)
-	prog, err := t.host.LookPath(t.ctx, n.Tool, t.env)
+	prog, reefed, err := t.reefResolveHead(n.Tool)
+	if !reefed {
+		// No scope constrains the interpreter: PATH decides.
+		prog, err = t.host.LookPath(t.ctx, n.Tool, t.env)
+	} else if err != nil {
+		return nil, err
+	}
 	if err != nil {
 		if gateStop(err) {
 			return nil, hostError(err)

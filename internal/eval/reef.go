@@ -29,6 +29,12 @@ type reefState struct {
 	lock  *reef.Lock  // the lock last read or written
 	lockP string      // its path
 	lockK string      // its file's size and mtime when read or written
+
+	// The last ReefBindings report and what it was made from.
+	repKey   string
+	repChain *reef.Chain
+	repLock  string
+	rep      []ReefBinding
 }
 
 // reefFS is Reef's file access through the thread's host gate.
@@ -244,15 +250,7 @@ func (t *thread) reefResolveHead(name string) (path string, ok bool, err error) 
 		}
 		_, _ = fmt.Fprint(t.stderr, note)
 	}
-	t.reefNote(b)
 	return b.Path, true, nil
-}
-
-// reefNote records a binding for session reports (session.reef).
-func (t *thread) reefNote(b reef.Binding) {
-	if h, ok := t.host.(interface{ NoteReef(ReefBinding) }); ok {
-		h.NoteReef(reefBindingOf(b))
-	}
 }
 
 // ReefBinding is one tool binding as a session reports it (the kernel's
@@ -283,22 +281,51 @@ func reefBindingOf(b reef.Binding) ReefBinding {
 // the session would bind them now, without spawning or writing anything:
 // a valid lock entry, else the candidate an interactive session would
 // pick (versions unprobed). A tool that does not resolve carries its
-// error code. Reads go through the session's host gate.
+// error code. Reads go through the session's host gate. The report is
+// cached until a manifest in scope or the lock changes (their size or
+// modification time), or dir or PATH does. It does not take the session
+// lock, so it may be called while an evaluation runs.
 func (in *Interp) ReefBindings(ctx context.Context, dir string, env []string) []ReefBinding {
 	if !in.opts.Reef {
 		return nil
 	}
 	fsys := reefFS{ctx: ctx, h: in.host}
-	c, _ := reef.Discover(fsys, dir, reefUserFile(env))
+	user := reefUserFile(env)
+	path, _ := lookupEnv(env, "PATH")
+	key := dir + "\x00" + path + "\x00" + reef.ChainKey(fsys, dir, user)
+	rs := &in.reef
+	rs.mu.Lock()
+	chain := rs.repChain
+	if rs.repKey == key && chain != nil {
+		lk := ""
+		if p := chain.LockPath(); p != "" {
+			if fi, err := in.host.Stat(ctx, p); err == nil {
+				lk = statKey(fi)
+			}
+		}
+		if lk == rs.repLock {
+			out := rs.rep
+			rs.mu.Unlock()
+			return out
+		}
+	}
+	rs.mu.Unlock()
+	c, _ := reef.Discover(fsys, dir, user)
 	if len(c.Scopes) == 0 {
+		rs.mu.Lock()
+		rs.repKey, rs.repChain, rs.repLock, rs.rep = key, c, "", nil
+		rs.mu.Unlock()
 		return nil
 	}
-	r := &reef.Resolver{FS: fsys}
-	lock := reef.NewLock()
+	r := &reef.Resolver{FS: fsys, Cache: &rs.cache}
+	lock, lockKey := reef.NewLock(), ""
 	if p := c.LockPath(); p != "" {
-		if data, err := in.host.ReadFile(ctx, p); err == nil {
-			if l, err := reef.ParseLock(p, data); err == nil {
-				lock = l
+		if fi, err := in.host.Stat(ctx, p); err == nil {
+			lockKey = statKey(fi)
+			if data, err := in.host.ReadFile(ctx, p); err == nil {
+				if l, err := reef.ParseLock(p, data); err == nil {
+					lock = l
+				}
 			}
 		}
 	}
@@ -322,6 +349,9 @@ func (in *Interp) ReefBindings(ctx context.Context, dir string, env []string) []
 		}
 		out = append(out, reefBindingOf(b))
 	}
+	rs.mu.Lock()
+	rs.repKey, rs.repChain, rs.repLock, rs.rep = key, c, lockKey, out
+	rs.mu.Unlock()
 	return out
 }
 
