@@ -329,3 +329,24 @@ func TestAddTool(t *testing.T) {
 		t.Errorf("malformed: %v", err)
 	}
 }
+
+// BenchmarkChainKey is the per-spawn cost of checking that the cached
+// chain is current: a stat of each candidate manifest from a directory
+// four levels below the temp dir up to /.
+//
+//	go test -run '^$' -bench ChainKey -benchmem -count 3 ./internal/reef/
+func BenchmarkChainKey(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "a", "b", "c")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "..", ".reef.toml"), []byte("[tools]\nsh = \"*\"\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ChainKey(osFS{}, dir, "") == "" {
+			b.Fatal("no manifest seen")
+		}
+	}
+}

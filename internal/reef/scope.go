@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
+	"strconv"
 )
 
 // FS is the file access Reef needs, supplied by its caller (the
@@ -76,14 +76,18 @@ type found struct {
 // then the user file, and the key that identifies them.
 func stats(fsys FS, dir, userFile string) ([]found, string) {
 	var out []found
-	var key strings.Builder
+	var key []byte
 	add := func(path, format string) {
 		fi, err := fsys.Stat(path)
 		if err != nil || !fi.Mode().IsRegular() {
 			return
 		}
 		out = append(out, found{path, format, fi})
-		fmt.Fprintf(&key, "%s\x00%d\x00%d\x00", path, fi.Size(), fi.ModTime().UnixNano())
+		key = append(append(key, path...), 0)
+		key = strconv.AppendInt(key, fi.Size(), 10)
+		key = append(key, 0)
+		key = strconv.AppendInt(key, fi.ModTime().UnixNano(), 10)
+		key = append(key, 0)
 	}
 	d := filepath.Clean(dir)
 	for range MaxScopeDepth {
@@ -99,7 +103,7 @@ func stats(fsys FS, dir, userFile string) ([]found, string) {
 	if userFile != "" {
 		add(userFile, "user")
 	}
-	return out, key.String()
+	return out, string(key)
 }
 
 // Discover reads the chain in force at dir: every tools-bearing manifest
