@@ -223,24 +223,25 @@ func (t *thread) reefPolicy() reef.Policy {
 }
 
 // reefResolveHead binds a bare command head when some scope constrains
-// it: ok is false when Reef does not engage (ordinary PATH lookup).
-func (t *thread) reefResolveHead(name string) (path string, ok bool, err error) {
+// it: ok is false when Reef does not engage (ordinary PATH lookup). view
+// is the child's PATH: a directory of links to the bound tools first.
+func (t *thread) reefResolveHead(name string) (path, view string, ok bool, err error) {
 	c, _ := t.reefChain()
 	if len(c.Scopes) == 0 || !c.Constrained(name) {
-		return "", false, nil
+		return "", "", false, nil
 	}
 	d, _, err := c.Decide(name)
 	if err != nil {
-		return "", true, reefErr(err)
+		return "", "", true, reefErr(err)
 	}
 	lockPath := c.LockPath()
 	lock, err := t.reefLock(lockPath)
 	if err != nil {
-		return "", true, err
+		return "", "", true, err
 	}
 	b, err := t.resolver().Resolve(d, t.reefEnv(), lock, t.reefPolicy(), false)
 	if err != nil {
-		return "", true, reefErr(err)
+		return "", "", true, reefErr(err)
 	}
 	if b.Locked {
 		note := fmt.Sprintf("reef: locked %s@%s via %s (%s)\n", b.Name, b.Version, b.Provider, b.Path)
@@ -250,7 +251,11 @@ func (t *thread) reefResolveHead(name string) (path string, ok bool, err error) 
 		}
 		_, _ = fmt.Fprint(t.stderr, note)
 	}
-	return b.Path, true, nil
+	view, err = t.reefView(b, lock, c.Hermetic())
+	if err != nil {
+		return "", "", true, err
+	}
+	return b.Path, view, true, nil
 }
 
 // ReefBinding is one tool binding as a session reports it (the kernel's
@@ -477,3 +482,55 @@ func reefSpec(s string) (tool, version string, err error) {
 	}
 	return tool, version, nil
 }
+
+// reefView makes (or reuses) the content-addressed directory of links to
+// the bound tool and every locked one, under $XDG_RUNTIME_DIR/shoal/views
+// (private to the user), and returns the child's PATH: the view's bin
+// before the session's PATH, or alone when a scope is hermetic. With no
+// runtime directory, or when a step fails (the gate refused it, say), the
+// session's PATH is kept (""); a hermetic scope then refuses the spawn
+// (reef_provider) rather than let the child search the ambient PATH.
+func (t *thread) reefView(b reef.Binding, lock *reef.Lock, hermetic bool) (string, error) {
+	links := map[string]string{b.Name: b.Path}
+	if lock != nil {
+		for n, e := range lock.Entries {
+			if _, ok := links[n]; !ok && e.Path != "" && filepath.IsAbs(e.Path) {
+				links[n] = e.Path
+			}
+		}
+	}
+	fail := func(why string) (string, error) {
+		if !hermetic {
+			return "", nil
+		}
+		return "", reefErr(&reef.Error{Code: reef.CodeProvider, Tool: b.Name,
+			Msg:  fmt.Sprintf("%s: a hermetic scope runs children with only Reef's PATH view, and %s", b.Name, why),
+			Hint: "set XDG_RUNTIME_DIR to a private directory, or drop hermetic = true"})
+	}
+	rt, ok := lookupEnv(t.env, "XDG_RUNTIME_DIR")
+	if !ok || !filepath.IsAbs(rt) {
+		return fail("XDG_RUNTIME_DIR is not set")
+	}
+	dir, err := reef.BuildView(reefViewFS{t}, filepath.Join(rt, "shoal", "views"), links, t.host.Now().UnixNano())
+	if err != nil {
+		return fail("the view could not be built: " + err.Error())
+	}
+	if hermetic {
+		return dir, nil
+	}
+	if old, ok := lookupEnv(t.env, "PATH"); ok && old != "" {
+		return dir + string(filepath.ListSeparator) + old, nil
+	}
+	return dir, nil
+}
+
+// reefViewFS is what building a view needs of the host gate.
+type reefViewFS struct{ t *thread }
+
+func (f reefViewFS) Stat(p string) (fs.FileInfo, error) { return f.t.host.Stat(f.t.ctx, p) }
+func (f reefViewFS) MkdirAll(p string) error            { return f.t.host.MkdirAll(f.t.ctx, p) }
+func (f reefViewFS) Symlink(target, link string) error {
+	return f.t.host.Symlink(f.t.ctx, target, link)
+}
+func (f reefViewFS) Rename(from, to string) error { return f.t.host.Rename(f.t.ctx, from, to) }
+func (f reefViewFS) RemoveAll(p string) error     { return f.t.host.Remove(f.t.ctx, p, true) }

@@ -350,3 +350,41 @@ func BenchmarkChainKey(b *testing.B) {
 		}
 	}
 }
+
+type osViewFS struct{ osFS }
+
+func (osViewFS) MkdirAll(p string) error           { return os.MkdirAll(p, 0o700) }
+func (osViewFS) Symlink(target, link string) error { return os.Symlink(target, link) }
+func (osViewFS) Rename(from, to string) error      { return os.Rename(from, to) }
+func (osViewFS) RemoveAll(p string) error          { return os.RemoveAll(p) }
+
+func TestBuildView(t *testing.T) {
+	root := t.TempDir()
+	links := map[string]string{"node": "/opt/node/bin/node", "sh": "/bin/sh", "../evil": "/bin/sh", "rel": "bin/x"}
+	a, err := BuildView(osViewFS{}, root, links, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := BuildView(osViewFS{}, root, map[string]string{"sh": "/bin/sh", "node": "/opt/node/bin/node", "../evil": "/bin/sh", "rel": "bin/x"}, 2)
+	if err != nil || a != b {
+		t.Fatalf("same set, two views: %s %s %v", a, b, err)
+	}
+	ents, _ := os.ReadDir(a)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, ",") != "node,sh" {
+		t.Errorf("view holds %v", names)
+	}
+	if got, _ := os.Readlink(filepath.Join(a, "node")); got != "/opt/node/bin/node" {
+		t.Errorf("node -> %s", got)
+	}
+	if ViewKey(map[string]string{"sh": "/bin/sh"}) == ViewKey(map[string]string{"sh": "/usr/bin/sh"}) {
+		t.Error("different paths, one key")
+	}
+	left, _ := os.ReadDir(root)
+	if len(left) != 1 {
+		t.Errorf("staging left behind: %v", left)
+	}
+}
