@@ -534,3 +534,35 @@ func (f reefViewFS) Symlink(target, link string) error {
 }
 func (f reefViewFS) Rename(from, to string) error { return f.t.host.Rename(f.t.ctx, from, to) }
 func (f reefViewFS) RemoveAll(p string) error     { return f.t.host.Remove(f.t.ctx, p, true) }
+
+// reefDefaultRunners is the runner table a manifest's [runners] overlay:
+// extension (with its dot) → tool and argv before the script.
+var reefDefaultRunners = map[string]reef.Runner{
+	".py": {Tool: "python"}, ".js": {Tool: "node"}, ".ts": {Tool: "deno", Args: []string{"run"}},
+	".sh": {Tool: "sh"}, ".rb": {Tool: "ruby"}, ".lua": {Tool: "lua"},
+}
+
+// reefRunner is the runner for a script extension when a tools-bearing
+// manifest is in scope: the defaults, then each scope's [runners] from the
+// farthest to the nearest (the nearest wins per extension). ok is false
+// without a manifest (run then keeps its fixed table) or for an
+// extension nothing maps.
+func (t *thread) reefRunner(ext string) (reef.Runner, bool) {
+	if ext == "" || ext == ".shl" {
+		return reef.Runner{}, false
+	}
+	c, _ := t.reefChain()
+	found := false
+	r, ok := reefDefaultRunners[ext]
+	for i := len(c.Scopes) - 1; i >= 0; i-- {
+		s := c.Scopes[i]
+		if s.Kind == reef.ScopeOverride {
+			continue
+		}
+		found = true
+		if x, has := s.Manifest.Runners[ext[1:]]; has {
+			r, ok = x, true
+		}
+	}
+	return r, found && ok
+}
