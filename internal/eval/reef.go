@@ -46,6 +46,9 @@ type reefFS struct {
 func (f reefFS) Stat(p string) (fs.FileInfo, error)      { return f.h.Stat(f.ctx, p) }
 func (f reefFS) ReadFile(p string) ([]byte, error)       { return f.h.ReadFile(f.ctx, p) }
 func (f reefFS) ReadDir(p string) ([]fs.DirEntry, error) { return f.h.ReadDir(f.ctx, p) }
+func (f reefFS) ReadEach(p string, fn func([]byte) error) error {
+	return f.h.ReadEach(f.ctx, p, fn)
+}
 
 func (t *thread) reefFS() reefFS { return reefFS{ctx: t.ctx, h: t.host} }
 

@@ -388,3 +388,40 @@ func TestBuildView(t *testing.T) {
 		t.Errorf("staging left behind: %v", left)
 	}
 }
+
+type osStreamFS struct {
+	osFS
+	chunks *int
+}
+
+func (f osStreamFS) ReadEach(p string, fn func([]byte) error) error {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	for len(data) > 0 {
+		n := min(len(data), 1000)
+		*f.chunks++
+		if err := fn(data[:n]); err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	return nil
+}
+
+// TestHashStreams: an FS that streams is hashed chunk by chunk (no whole
+// read, so binaries past a read bound can be locked), to the same digest.
+func TestHashStreams(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "big")
+	write(t, p, strings.Repeat("x", 10500), 0o755)
+	whole, err := (&Resolver{FS: osFS{}}).Hash(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := 0
+	streamed, err := (&Resolver{FS: osStreamFS{chunks: &chunks}}).Hash(p)
+	if err != nil || streamed != whole || chunks != 11 {
+		t.Errorf("streamed %s (%d chunks, %v), whole %s", streamed, chunks, err, whole)
+	}
+}

@@ -92,12 +92,20 @@ func (r *Resolver) Hash(path string) (string, error) {
 		return h.sum, nil
 	}
 	c.mu.Unlock()
-	data, err := r.FS.ReadFile(path)
-	if err != nil {
-		return "", err
+	if sfs, ok := r.FS.(StreamFS); ok {
+		h := blake3.New(32, nil)
+		if err := sfs.ReadEach(path, func(b []byte) error { _, err := h.Write(b); return err }); err != nil {
+			return "", err
+		}
+		key.sum = hex.EncodeToString(h.Sum(nil))
+	} else {
+		data, err := r.FS.ReadFile(path)
+		if err != nil {
+			return "", err
+		}
+		sum := blake3.Sum256(data)
+		key.sum = hex.EncodeToString(sum[:])
 	}
-	sum := blake3.Sum256(data)
-	key.sum = hex.EncodeToString(sum[:])
 	c.mu.Lock()
 	if c.hashes == nil || len(c.hashes) >= MaxHashCache {
 		c.hashes = map[string]hashEntry{}

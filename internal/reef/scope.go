@@ -15,6 +15,14 @@ type FS interface {
 	ReadDir(path string) ([]fs.DirEntry, error)
 }
 
+// StreamFS is an FS that can also read a file of any size in chunks;
+// executables are hashed through it when the FS has it (a binary may be
+// larger than a whole-file read allows).
+type StreamFS interface {
+	FS
+	ReadEach(path string, fn func([]byte) error) error
+}
+
 // Scope kinds, as `which` and `reef` report the winning scope.
 const (
 	ScopeReef     = "reef"     // a project manifest found walking up
