@@ -45,7 +45,7 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 2
 	}
-	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin, Config: cfg,
+	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin, Config: cfg, Reef: true,
 		Display: display.Style()})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)

@@ -23,7 +23,8 @@ var allowed = map[string][]string{
 	"internal/contain":     {},
 	"internal/sandbox":     {},
 	"internal/namespaces":  {"internal/value", "internal/syntax", "proto"},
-	"internal/eval":        {"internal/syntax", "internal/value", "internal/host", "internal/namespaces", "internal/budget", "internal/leash", "proto"},
+	"internal/eval":        {"internal/syntax", "internal/value", "internal/host", "internal/namespaces", "internal/budget", "internal/leash", "internal/reef", "proto"},
+	"internal/reef":        {},
 	"internal/budget":      {},
 	"internal/leash":       {"internal/syntax", "internal/host"},
 	"internal/complete":    {"internal/syntax", "internal/value", "internal/namespaces", "proto"},
@@ -57,6 +58,7 @@ var osFree = []string{
 	"internal/syntax", "internal/value", "internal/eval", "internal/namespaces",
 	"internal/leash", "internal/complete", "internal/diag", "internal/events", "internal/tasks", "internal/repl",
 	"internal/highlight",
+	"internal/reef",
 }
 
 var osPackages = []string{"os", "os/exec", "net", "net/http", "os/user", "os/signal", "golang.org/x/sys/unix"}

@@ -27,7 +27,7 @@ const (
 // at dir. Nothing is shared between cases, and the process working
 // directory is never consulted.
 func evalOS(ctx context.Context, dir, src string) (value.Value, error) {
-	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir})
+	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Reef: true})
 	if err != nil {
 		return nil, err
 	}

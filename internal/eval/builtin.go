@@ -148,6 +148,7 @@ func (c Context) InFunction() bool { return c.t.fnDepth > 0 }
 func (c Context) Chdir(dir string) {
 	c.t.oldpwd = c.t.dir
 	c.t.dir = dir
+	c.t.in.visits.record(dir, c.t.host.Now())
 }
 
 // OldDir is the directory left by the last Chdir in this dynamic context

@@ -16,8 +16,7 @@ func init() {
 	RegisterBuiltin(&Builtin{Name: "echo", Run: runEcho, TextFlags: true, Effects: effNone})
 	RegisterBuiltin(&Builtin{Name: "env", Run: runEnv,
 		Effects: func(d *leash.Deriver) { d.Add(leash.Effect{Kind: host.EnvRead, Name: "*"}, leash.Reversible) }})
-	RegisterBuiltin(&Builtin{Name: "which", Run: runWhich, Flags: []leash.FlagSpec{flagAll},
-		Effects: func(d *leash.Deriver) { d.Add(leash.Effect{Kind: host.EnvRead, Name: "PATH"}, leash.Reversible) }})
+	RegisterBuiltin(&Builtin{Name: "which", Run: runWhich, Flags: []leash.FlagSpec{flagAll}, Effects: effWhich})
 	RegisterBuiltin(&Builtin{Name: "run", Run: runRun, Bare: true, Quiet: true, Verbatim: true,
 		Effects: effRunCmd})
 	RegisterBuiltin(&Builtin{Name: "source", Run: runSource, Bare: true, Quiet: true,
@@ -100,9 +99,16 @@ func runWhich(c *BuiltinCall) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if IsBuiltin(name) {
+	if IsBuiltin(name) && !c.Flag("all") {
 		return value.NewRecord([]string{"name", "path", "scope"},
 			[]value.Value{value.Str(name), value.Nil, value.Str("builtin")}), nil
+	}
+	if c.Flag("all") {
+		// Every provider's candidates; no lock or conflict decision.
+		return c.t.reefWhichAll(name), nil
+	}
+	if chain, _ := c.t.reefChain(); chain.Constrained(name) {
+		return c.t.reefWhich(name, chain), nil
 	}
 	p, err := c.Host().LookPath(c.Ctx(), name, c.Environ())
 	if err != nil {
@@ -111,12 +117,10 @@ func runWhich(c *BuiltinCall) (value.Value, error) {
 		}
 		return value.Nil, nil
 	}
-	rec := value.NewRecord([]string{"name", "path", "scope"},
-		[]value.Value{value.Str(name), value.Path(p), value.Str("ambient")})
-	if c.Flag("all") {
-		return &value.Table{Cols: rec.Keys(), Data: [][]value.Value{{rec.Values()[0]}, {rec.Values()[1]}, {rec.Values()[2]}}, N: 1}, nil
-	}
-	return rec, nil
+	return value.NewRecord(
+		[]string{"name", "scope", "constraint", "version", "path", "hash8", "provider", "chain"},
+		[]value.Value{value.Str(name), value.Str(ambientScope(p)), value.Str("*"), value.Str("unknown"), value.Path(p),
+			value.Nil, value.Str("system"), reefChainTable(nil)}), nil
 }
 
 func runRun(c *BuiltinCall) (value.Value, error) {

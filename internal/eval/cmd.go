@@ -138,8 +138,11 @@ func (t *thread) dispatchCmd(call *syntax.CmdCall, sc *scope, m mode, o *cmdOpts
 		}
 		return t.runScriptFile(t.abs(name), args)
 	}
-	prog, err := t.resolveProgram(head)
+	prog, view, err := t.resolveProgram(head)
 	if err != nil {
+		if e, ok := err.(*value.Error); ok && strings.HasPrefix(e.Code, "reef_") {
+			return nil, err // Reef refused a name it constrains
+		}
 		if head.Kind == syntax.ArgWord && m == modeValue && bare {
 			return nil, undefinedVar(name, sc)
 		}
@@ -156,6 +159,7 @@ func (t *thread) dispatchCmd(call *syntax.CmdCall, sc *scope, m mode, o *cmdOpts
 	if err != nil {
 		return nil, err
 	}
+	redir.path = view
 	return t.runExternal(name, prog, args, redir, m)
 }
 
@@ -191,22 +195,28 @@ func (t *thread) runAlias(a *CmdRef, call *syntax.CmdCall, sc *scope, m mode, o 
 	return t.runCmd(&merged, sc, m, &no)
 }
 
-// resolveProgram finds the executable for a head word or path.
-func (t *thread) resolveProgram(head *syntax.CmdArg) (string, error) {
+// resolveProgram finds the executable for a head word or path, and the
+// child's PATH when Reef bound it ("" to keep the session's).
+func (t *thread) resolveProgram(head *syntax.CmdArg) (string, string, error) {
 	name := head.Text
 	if head.Kind == syntax.ArgPath || strings.ContainsRune(name, '/') {
 		p := t.abs(name)
 		if _, err := t.host.Stat(t.ctx, p); err != nil {
-			return "", hostError(err)
+			return "", "", hostError(err)
 		}
-		return p, nil
+		return p, "", nil
+	}
+	if p, view, ok, err := t.reefResolveHead(name); ok {
+		// Some scope constrains the name: Reef binds it or refuses; PATH
+		// is not consulted behind its back.
+		return p, view, err
 	}
 	p, err := t.host.LookPath(t.ctx, name, t.env)
 	if err != nil {
 		if gateStop(err) {
-			return "", hostError(err)
+			return "", "", hostError(err)
 		}
-		return "", errorf(codeNotFound, "command not found: %s", name)
+		return "", "", errorf(codeNotFound, "command not found: %s", name)
 	}
-	return p, nil
+	return p, "", nil
 }

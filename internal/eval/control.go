@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/shoalgo/shoal/internal/reef"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -119,7 +120,21 @@ func (t *thread) evalWith(n *syntax.With, sc *scope, m mode) (value.Value, error
 				c.env = withEnv(c.env, k, s)
 			}
 		case "reef":
-			// Tool constraints are accepted; resolution is not scoped yet.
+			r, ok := v.(*value.Record)
+			if !ok {
+				return nil, errorf(codeType, "with reef: expects a record of tool constraints, got %s", value.TypeName(v)).At(e.Value.Pos())
+			}
+			tools := make(map[string]string, len(r.Keys()))
+			for i, k := range r.Keys() {
+				s, ok := r.Values()[i].(value.Str)
+				if !ok {
+					return nil, errorf(codeType, "with reef: the constraint for `%s` must be a str, got %s", k, value.TypeName(r.Values()[i])).At(e.Value.Pos())
+				}
+				tools[k] = string(s)
+			}
+			// Innermost first; the slice is replaced, so the outer
+			// thread's overrides are untouched when the block ends.
+			c.reefOver = append([]reef.Scope{reef.Override(tools)}, t.reefOver...)
 		default:
 			return nil, errorf(codeArg, "unknown with key `%s` (expected cwd, env or reef)", e.Key).At(e.Span)
 		}

@@ -18,6 +18,9 @@ type redirects struct {
 	appendTo bool
 	in       []byte
 	hasIn    bool
+	// path, when set, is the child's PATH: Reef's view of the bound
+	// tools before (or, hermetic, instead of) the session's.
+	path string
 }
 
 func (t *thread) evalRedirects(rs []*syntax.Redirect, sc *scope) (*redirects, error) {
@@ -134,6 +137,9 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 		Dir:     t.dir,
 		Env:     t.env,
 		NoSpill: true,
+	}
+	if r != nil && r.path != "" {
+		spawn.Env = withEnv(t.env, "PATH", r.path)
 	}
 	if tty := t.in.opts.Terminal; tty != nil && t.task == nil && m&mStream != 0 && (r == nil || (!r.hasIn && r.out == "")) {
 		return t.runOnTerminal(name, args, spawn, int(tty.Fd()), m)
@@ -257,7 +263,13 @@ func InterpreterTools() []string {
 // the interpreter.
 func (t *thread) runLangBlock(n *syntax.LangBlock, stdin []byte, m mode) (value.Value, error) {
 	src := dedent(n.Source)
-	prog, err := t.host.LookPath(t.ctx, n.Tool, t.env)
+	prog, view, reefed, err := t.reefResolveHead(n.Tool)
+	if !reefed {
+		// No scope constrains the interpreter: PATH decides.
+		prog, err = t.host.LookPath(t.ctx, n.Tool, t.env)
+	} else if err != nil {
+		return nil, err
+	}
 	if err != nil {
 		if gateStop(err) {
 			return nil, hostError(err)
@@ -266,7 +278,7 @@ func (t *thread) runLangBlock(n *syntax.LangBlock, stdin []byte, m mode) (value.
 	}
 	flag, inline := interpreterArgs[n.Tool]
 	var args []string
-	r := &redirects{}
+	r := &redirects{path: view}
 	switch {
 	case !inline:
 		if stdin != nil {

@@ -105,6 +105,14 @@ func (h *fakeHost) ReadFile(_ context.Context, p string) ([]byte, error) {
 	return append([]byte(nil), b...), nil
 }
 
+func (h *fakeHost) ReadEach(ctx context.Context, p string, fn func([]byte) error) error {
+	b, err := h.ReadFile(ctx, p)
+	if err != nil {
+		return err
+	}
+	return fn(b)
+}
+
 func (h *fakeHost) ReadPrefix(ctx context.Context, p string, n int64) ([]byte, bool, error) {
 	b, err := h.ReadFile(ctx, p)
 	if err != nil {

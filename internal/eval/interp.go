@@ -58,6 +58,14 @@ type Options struct {
 	// reads: config.all(), config.get(key), config.KEY. nil: an empty
 	// snapshot (every lookup is null).
 	Config *value.Record
+	// Reef turns on Reef's discovery: the manifests from the working
+	// directory up, the user's [reef] table and their reef.lock decide
+	// what a constrained command name runs (reef.go). They are read
+	// through Host like every other file, but they are the shell's own
+	// configuration rather than the program's effects, so plans do not
+	// list them; a read the gate refuses makes that file invisible. Off,
+	// only `with reef:` overrides constrain.
+	Reef bool
 }
 
 // Interp is one evaluation session. Its methods are safe for concurrent
@@ -100,6 +108,8 @@ type Interp struct {
 	config *value.Namespace // the config namespace over Options.Config
 
 	outMu sync.Mutex // serialises background writes to Options.Stdout/Stderr (output.go)
+	reef   reefState // Reef's chain, lock and digest caches (reef.go)
+	visits visits    // directories navigated to, ranked for jump (jump.go)
 }
 
 // New creates a session.

@@ -39,6 +39,10 @@ const (
 	// is too_large (read it in ranges with blob.get instead).
 	MaxContentRefBytes = 16 << 20
 
+	// MaxJumpDirs bounds the directories a session's frecency table (for
+	// `jump`/`j`) remembers; past it the lowest-ranked one is forgotten.
+	MaxJumpDirs = 512
+
 	// MaxStoredPlanBytes bounds the source the programs `plan` keeps in one
 	// session span together (their trees are proportional to it); past it
 	// the oldest are dropped, and one plan larger than all of it is refused

@@ -54,14 +54,14 @@ func TestRegistryIsLeashsTable(t *testing.T) {
 			t.Errorf("%s: leash sees command %v / function %v, registry has %v / %v", name, lb.Command != nil, lb.Call != nil, isCmd, isFn)
 		}
 	}
-	for _, name := range []string{"reef", "jump", "j"} {
+	for _, name := range []string{"cargo", "nosuchtool"} {
 		if _, ok := registryEntry(name); ok {
 			t.Errorf("%s is not registered but leash knows it", name)
 		}
 	}
-	p := leash.Derive(mustParse(t, "reef"), leash.Env{Dir: "/w"})
+	p := leash.Derive(mustParse(t, "nosuchtool"), leash.Env{Dir: "/w"})
 	if len(p.Effects) != 2 || p.Effects[1].Kind != "proc_spawn" {
-		t.Errorf("reef plans as %+v, want a PATH lookup and a spawn", p.Effects)
+		t.Errorf("nosuchtool plans as %+v, want a PATH lookup and a spawn", p.Effects)
 	}
 	for _, src := range []string{"history", "journal --limit=3"} {
 		p := leash.Derive(mustParse(t, src), leash.Env{Dir: "/w"})
@@ -89,7 +89,7 @@ func TestSuggestionsComeFromTheRegistry(t *testing.T) {
 			t.Errorf("suggestions lack %s", want)
 		}
 	}
-	for _, absent := range []string{",reef,", ",jump,"} {
+	for _, absent := range []string{",cargo,", ",nosuchtool,"} {
 		if strings.Contains(joined, absent) {
 			t.Errorf("suggestions offer %s, which is not registered", absent)
 		}

@@ -85,6 +85,8 @@ func (t *thread) runTarget(target value.Value, args []string) (value.Value, erro
 	}
 	ext := filepath.Ext(s)
 	_, knownExt := scriptRunners[ext]
+	reefRun, reefExt := t.reefRunner(ext)
+	knownExt = knownExt || reefExt
 	if !strings.ContainsRune(s, '/') && ext != ".shl" && !knownExt {
 		prog, err := t.host.LookPath(t.ctx, s, t.env)
 		if err != nil {
@@ -98,6 +100,27 @@ func (t *thread) runTarget(target value.Value, args []string) (value.Value, erro
 	p := t.abs(s)
 	if ext == ".shl" {
 		return t.runScriptFile(p, args)
+	}
+	if reefExt {
+		// A manifest in scope: the merged runner table decides, and the
+		// runner is itself a command head Reef may constrain.
+		if _, err := t.host.Stat(t.ctx, p); err != nil {
+			return nil, hostError(err)
+		}
+		prog, view, reefed, err := t.reefResolveHead(reefRun.Tool)
+		if !reefed {
+			prog, err = t.host.LookPath(t.ctx, reefRun.Tool, t.env)
+			if err != nil {
+				if gateStop(err) {
+					return nil, hostError(err)
+				}
+				return nil, errorf("runner_not_found", "no %s found to run %s", reefRun.Tool, s)
+			}
+		} else if err != nil {
+			return nil, err
+		}
+		argv := append(append(append([]string(nil), reefRun.Args...), p), args...)
+		return t.runExternal(reefRun.Tool, prog, argv, &redirects{path: view}, modeValue)
 	}
 	if runner, ok := scriptRunners[ext]; ok {
 		if _, err := t.host.Stat(t.ctx, p); err != nil {

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"github.com/shoalgo/shoal/internal/reef"
 	"io"
 	"path/filepath"
 	"strings"
@@ -54,10 +55,11 @@ type thread struct {
 	ticks   uint32        // calls made, for periodic cancellation checks
 	pause   *Pause        // holds the evaluation while its task is suspended
 
-	oldpwd   string   // directory left by the last navigation, for `cd -`
-	dirStack []string // pushd stack, most recent first; replaced, never mutated
-	st       *strand  // this goroutine's hold on the session lock
-	task     *Task    // the background task running on this thread; nil in the foreground
+	oldpwd   string       // directory left by the last navigation, for `cd -`
+	dirStack []string     // pushd stack, most recent first; replaced, never mutated
+	st       *strand      // this goroutine's hold on the session lock
+	task     *Task        // the background task running on this thread; nil in the foreground
+	reefOver []reef.Scope // `with reef:` overrides in force, innermost first; replaced, never mutated
 }
 
 // newThread is the one constructor of a thread from scratch: every thread

@@ -51,6 +51,37 @@ func (o *OS) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	return data, nil
 }
 
+// ReadEach reads path (fs_read path) in chunks of at most 64 KiB, calling
+// fn with each; memory stays one chunk whatever the file's size.
+func (o *OS) ReadEach(ctx context.Context, path string, fn func([]byte) error) error {
+	if err := o.authorize(ctx, Op{Effect: FSRead, Target: path}); err != nil {
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := f.Read(buf)
+		if n > 0 {
+			if ferr := fn(buf[:n]); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
 // ReadPrefix returns at most n bytes from the start of path (fs_read
 // path), and whether the file goes on beyond them. n is capped at the
 // host's read bound.

@@ -106,6 +106,10 @@ type Host interface {
 	// ReadPrefix reads at most n bytes from the start of a file and reports
 	// whether it goes on.
 	ReadPrefix(ctx context.Context, path string, n int64) (data []byte, more bool, err error)
+	// ReadEach reads a whole file of any size in order, handing fn one
+	// chunk at a time (the slice is reused after fn returns), for digests
+	// of files past the read bound; an error from fn stops it.
+	ReadEach(ctx context.Context, path string, fn func(chunk []byte) error) error
 	WriteFile(ctx context.Context, path string, data []byte, appendTo bool) error
 	ReadDir(ctx context.Context, path string) ([]fs.DirEntry, error)
 	MkdirAll(ctx context.Context, path string) error

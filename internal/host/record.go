@@ -68,6 +68,12 @@ func (r *Recorder) ReadPrefix(ctx context.Context, path string, n int64) ([]byte
 	return r.inner.ReadPrefix(ctx, path, n)
 }
 
+// ReadEach records fs_read path.
+func (r *Recorder) ReadEach(ctx context.Context, path string, fn func([]byte) error) error {
+	r.record(Op{Effect: FSRead, Target: path})
+	return r.inner.ReadEach(ctx, path, fn)
+}
+
 // Watch records fs_read root.
 func (r *Recorder) Watch(ctx context.Context, root string, recursive bool) (Watcher, error) {
 	r.record(Op{Effect: FSRead, Target: root})

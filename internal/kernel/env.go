@@ -63,15 +63,33 @@ type reefResult struct {
 	Bindings    []reefBinding `json:"bindings"`
 }
 
-// handleSessionReef reports the session's tool bindings: a cached snapshot
-// of the programs it resolved through the system provider (PATH), with a
-// version only when the install path names one. Nothing is run or
-// resolved afresh.
-func handleSessionReef(_ context.Context, c *call) (any, error) {
+// handleSessionReef reports the session's tool bindings: every tool the
+// manifests in scope of its directory constrain, as the session would
+// bind it now (its lock entry, or the candidate Reef would pick; the
+// evaluator caches the report until a manifest or the lock changes), then
+// the programs it resolved through PATH that no manifest constrains.
+// Nothing is run or written.
+func handleSessionReef(ctx context.Context, c *call) (any, error) {
 	var p struct{}
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
-	dir, _ := c.att.sess.snapshot()
-	return &reefResult{ActiveScope: toValidUTF8(dir), Bindings: c.att.sess.tools.list()}, nil
+	sess := c.att.sess
+	dir, env := sess.snapshot()
+	res := &reefResult{ActiveScope: toValidUTF8(dir), Bindings: []reefBinding{}}
+	constrained := map[string]bool{}
+	if sess.interp != nil {
+		for _, b := range sess.interp.ReefBindings(ctx, dir, env) {
+			constrained[b.Tool] = true
+			res.Bindings = append(res.Bindings, reefBinding{Tool: toValidUTF8(b.Tool), Version: b.Version, Provider: b.Provider,
+				Path: toValidUTF8(b.Path), Scope: b.Scope, Constrained: true, Constraint: toValidUTF8(b.Constraint),
+				Hash8: b.Hash8, Error: b.Error})
+		}
+	}
+	for _, b := range sess.tools.list() {
+		if !constrained[b.Tool] {
+			res.Bindings = append(res.Bindings, b)
+		}
+	}
+	return res, nil
 }

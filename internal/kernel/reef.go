@@ -15,7 +15,12 @@ import (
 // MaxReefTools bounds the tool bindings one session remembers.
 const MaxReefTools = 512
 
-// reefBinding is one resolved tool as session.reef reports it.
+// reefBinding is one resolved tool as session.reef reports it. A tool a
+// manifest constrains (constrained) carries its effective constraint, the
+// digest prefix of its binary and, when Reef refuses it, the reef_* code
+// (its scope is then "unresolved: CODE" and its path empty); an
+// unconstrained one is a PATH lookup the session made, scoped to the
+// directory it was made in.
 type reefBinding struct {
 	Tool        string  `json:"tool"`
 	Version     *string `json:"version"`
@@ -23,6 +28,9 @@ type reefBinding struct {
 	Path        string  `json:"path"`
 	Scope       string  `json:"scope"`
 	Constrained bool    `json:"constrained"`
+	Constraint  string  `json:"constraint,omitempty"`
+	Hash8       string  `json:"hash8,omitempty"`
+	Error       string  `json:"error,omitempty"`
 }
 
 // toolTable is a session's snapshot of the programs it resolved through

@@ -54,6 +54,9 @@ var registryCases = map[string][]regCase{
 	"popd":     {{src: "pushd sub; popd; cat a.txt"}, {src: "popd", opaque: true}},
 	"pushd":    {{src: "pushd sub; cat x.txt"}, {src: "pushd sub; pushd; ls"}, {src: "pushd", opaque: true}},
 	"pwd":      {{src: "pwd"}},
+	"reef":     {{src: "reef", opaque: true}, {src: "reef doctor", opaque: true}, {src: "try { reef lock } catch e { e.code }", opaque: true}, {src: "reef add sh@*", opaque: true}},
+	"jump":     {{src: "jump sub; cat x.txt", opaque: true}},
+	"j":        {{src: "cd sub; cd ..; j sub", opaque: true}},
 	"quit":     {{src: "quit"}},
 	"rm":       {{src: "rm *.txt"}, {src: "rm a.txt"}, {src: "rm -r sub"}, {src: "rm --permanent a.txt"}, {src: "rm --permanent -r sub"}},
 	"run": {
@@ -68,7 +71,7 @@ var registryCases = map[string][]regCase{
 	"today":  {{src: "today"}},
 	"touch":  {{src: "touch a.txt t.txt"}},
 	"wait":   {{src: "wait (spawn { cat a.txt })"}},
-	"which":  {{src: "which nosuchprog"}, {src: "which sh"}, {src: "which -a sh"}},
+	"which":  {{src: "which nosuchprog"}, {src: "which sh"}, {src: "which -a sh", opaque: true}},
 	// value functions
 	"assert":   {{src: "assert(path(\"a.txt\").exists)"}},
 	"channel":  {{src: `channel("user.x")`}},

@@ -1,0 +1,324 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/leash"
+	"github.com/shoalgo/shoal/internal/reef"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// The reef builtin: the binding table, and its subcommands add, lock,
+// fetch and doctor (docs/shoal.md, "Reef").
+func init() {
+	RegisterBuiltin(&Builtin{Name: "reef", Run: runReef, Flags: []leash.FlagSpec{{Long: "refresh"}}, Effects: effReef})
+}
+
+// effWhich: a PATH lookup; --all also looks for the name in every
+// provider's directories (node_modules/.bin and .venv/bin up the tree,
+// mise and cargo installs, PATH), which derivation cannot list.
+func effWhich(d *leash.Deriver) {
+	d.Add(leash.Effect{Kind: host.EnvRead, Name: "PATH"}, leash.Reversible)
+	if d.Flag("all") {
+		d.Add(leash.Effect{Kind: host.FSRead, Name: "reef provider candidates", Dynamic: true}, leash.Reversible)
+	}
+}
+
+// effReef: every form reads the manifests from the working directory up,
+// the lock and candidate executables (where depends on what they say);
+// add writes a manifest and the lock, lock writes the lock, and a version
+// probe or fetch runs a program.
+func effReef(d *leash.Deriver) {
+	d.Add(leash.Effect{Kind: host.EnvRead, Name: "*"}, leash.Reversible)
+	d.Add(leash.Effect{Kind: host.FSRead, Name: "reef manifests, lock and candidates", Dynamic: true}, leash.Reversible)
+	ps := d.Positional()
+	sub := ""
+	if len(ps) > 0 {
+		sub, _ = d.Word(ps[0])
+	}
+	switch sub {
+	case "add", "lock":
+		d.Add(leash.Effect{Kind: host.FSWrite, Name: "reef manifest and lock", Dynamic: true}, leash.Irreversible)
+	}
+	switch sub {
+	case "", "add", "lock", "fetch":
+		d.Add(leash.Effect{Kind: host.ProcSpawn, Name: "reef version probe or mise install", Dynamic: true}, leash.Irreversible)
+	}
+}
+
+func runReef(c *BuiltinCall) (value.Value, error) {
+	if len(c.Args) == 0 {
+		if c.Flag("refresh") {
+			return nil, c.Errorf(codeArg, "--refresh belongs to `reef lock`")
+		}
+		return reefTable(c.t)
+	}
+	sub, err := argText(c.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	rest := c.Args[1:]
+	if sub != "lock" && c.Flag("refresh") {
+		return nil, c.Errorf(codeArg, "--refresh belongs to `reef lock`")
+	}
+	switch sub {
+	case "add":
+		if len(rest) != 1 {
+			return nil, c.Errorf(codeArg, "add takes one TOOL@VERSION, got %d arguments", len(rest))
+		}
+		spec, err := argText(rest[0])
+		if err != nil {
+			return nil, err
+		}
+		return reefAdd(c.t, spec)
+	case "lock":
+		if len(rest) != 0 {
+			return nil, c.Errorf(codeArg, "lock takes no arguments (only --refresh)")
+		}
+		return reefLockAll(c.t, c.Flag("refresh"))
+	case "doctor":
+		if len(rest) != 0 {
+			return nil, c.Errorf(codeArg, "doctor takes no arguments")
+		}
+		return reefDoctor(c.t)
+	case "fetch":
+		if len(rest) != 1 {
+			return nil, c.Errorf(codeArg, "fetch takes one tool name, got %d arguments", len(rest))
+		}
+		tool, err := argText(rest[0])
+		if err != nil {
+			return nil, err
+		}
+		return reefFetch(c.t, tool)
+	}
+	return nil, c.Errorf(codeArg, "unknown subcommand `%s` (expected add, lock, fetch or doctor)", sub)
+}
+
+// reefTable is bare `reef`: one row per constrained tool, resolved as an
+// interactive session would into a working copy of the lock (nothing is
+// written).
+func reefTable(t *thread) (value.Value, error) {
+	c, _ := t.reefChain()
+	cols := []string{"name", "constraint", "version", "hash8", "provider", "scope"}
+	lock, err := t.reefLock(c.LockPath())
+	if err != nil {
+		return nil, err
+	}
+	if lock == nil {
+		lock = reef.NewLock()
+	}
+	r := t.resolver()
+	var rows [][]value.Value
+	for _, n := range c.Names() {
+		d, _, err := c.Decide(n)
+		var b reef.Binding
+		if err == nil {
+			b, err = r.Resolve(d, t.reefEnv(), lock, reef.Interactive, false)
+		}
+		if err != nil {
+			code := reef.CodeProvider
+			var re *reef.Error
+			if errors.As(err, &re) {
+				code = re.Code
+			}
+			rows = append(rows, []value.Value{value.Str(n), strOrNull(d.Constraint.Text), value.Nil, value.Nil, value.Nil, value.Str("unresolved: " + code)})
+			continue
+		}
+		rows = append(rows, []value.Value{value.Str(n), value.Str(b.Constraint), value.Str(b.Version), value.Str(b.Hash8()), value.Str(b.Provider), value.Str(b.Scope)})
+	}
+	return rowsTable(cols, rows), nil
+}
+
+// reefAdd edits the manifest `reef add` targets: cwd's .reef.toml (even
+// malformed: that is reported, never routed around), else the nearest
+// ancestor's, else a new one in cwd; then locks the tool afresh.
+func reefAdd(t *thread, spec string) (value.Value, error) {
+	tool, version, err := reefSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	target := filepath.Join(t.dir, ".reef.toml")
+	var data []byte
+	if _, err := t.host.Stat(t.ctx, target); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, hostError(err)
+		}
+		if near := nearestNative(t); near != "" {
+			target = near
+		}
+	}
+	if fi, err := t.host.Stat(t.ctx, target); err == nil {
+		if fi.Size() > reef.MaxManifestBytes {
+			return nil, reefErr(&reef.Error{Code: reef.CodeProvider, Msg: fmt.Sprintf("parsing manifest %s: larger than %d bytes", target, reef.MaxManifestBytes)})
+		}
+		if data, err = t.host.ReadFile(t.ctx, target); err != nil {
+			return nil, reefErr(&reef.Error{Code: reef.CodeProvider, Msg: fmt.Sprintf("reading manifest %s: %v", target, err)})
+		}
+	}
+	out, err := reef.AddTool(target, data, tool, version)
+	if err != nil {
+		return nil, reefErr(&reef.Error{Code: reef.CodeProvider, Msg: err.Error(), Hint: "fix the TOML by hand, then run `reef add` again"})
+	}
+	if err := t.host.WriteFile(t.ctx, target, out, false); err != nil {
+		return nil, reefErr(&reef.Error{Code: reef.CodeProvider, Msg: fmt.Sprintf("writing manifest %s: %v", target, err)})
+	}
+	t.reefInvalidate()
+	keys := []string{"added", "manifest", "locked"}
+	vals := []value.Value{value.Str(tool + "@" + version), value.Path(target), value.Bool(false)}
+	c, _ := t.reefChain()
+	d, _, err := c.Decide(tool)
+	var b reef.Binding
+	var lock *reef.Lock
+	if err == nil {
+		if lock, err = t.reefLock(c.LockPath()); err == nil {
+			if lock == nil {
+				lock = reef.NewLock()
+			}
+			b, err = t.resolver().Resolve(d, t.reefEnv(), lock, reef.Interactive, true)
+		}
+	}
+	if err == nil {
+		err = t.reefSave(c.LockPath(), lock)
+	}
+	if err != nil {
+		var re *reef.Error
+		msg := err.Error()
+		if errors.As(err, &re) {
+			msg = re.Code + ": " + re.Msg
+		}
+		return value.NewRecord(append(keys, "note"), append(vals, value.Str("the constraint is written but the tool did not lock: "+msg))), nil
+	}
+	vals[2] = value.Bool(true)
+	return value.NewRecord(append(keys, "version", "path"), append(vals, value.Str(b.Version), value.Path(b.Path))), nil
+}
+
+// nearestNative is the nearest ancestor .reef.toml above cwd, or "".
+func nearestNative(t *thread) string {
+	d := filepath.Dir(t.dir)
+	for range reef.MaxScopeDepth {
+		p := filepath.Join(d, ".reef.toml")
+		if fi, err := t.host.Stat(t.ctx, p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			break
+		}
+		d = up
+	}
+	return ""
+}
+
+// reefLockAll is `reef lock [--refresh]`: every constrained tool resolved
+// (afresh with --refresh), one row each, the lock written.
+func reefLockAll(t *thread, refresh bool) (value.Value, error) {
+	c, _ := t.reefChain()
+	if len(c.Scopes) == 0 {
+		return nil, reefErr(&reef.Error{Code: reef.CodeNotFound, Msg: "no .reef.toml, mise.toml, .tool-versions or user [reef] table is in scope",
+			Hint: "create one with `reef add TOOL@VERSION`"})
+	}
+	path := c.LockPath()
+	lock, err := t.reefLock(path)
+	if err != nil {
+		return nil, err
+	}
+	if lock == nil {
+		lock = reef.NewLock()
+	}
+	r := t.resolver()
+	cols := []string{"name", "version", "hash8", "locked", "error"}
+	var rows [][]value.Value
+	for _, n := range c.Names() {
+		d, _, err := c.Decide(n)
+		var b reef.Binding
+		if err == nil {
+			b, err = r.Resolve(d, t.reefEnv(), lock, reef.Interactive, refresh)
+		}
+		if err != nil {
+			code := reef.CodeProvider
+			var re *reef.Error
+			if errors.As(err, &re) {
+				code = re.Code
+			}
+			rows = append(rows, []value.Value{value.Str(n), value.Nil, value.Nil, value.Bool(false), value.Str(code)})
+			continue
+		}
+		rows = append(rows, []value.Value{value.Str(n), value.Str(b.Version), value.Str(b.Hash8()), value.Bool(true), value.Nil})
+	}
+	if path == "" {
+		return rowsTable(cols, rows), nil
+	}
+	if err := t.reefSave(path, lock); err != nil {
+		return nil, err
+	}
+	return rowsTable(cols, rows), nil
+}
+
+// reefDoctor is `reef doctor`: always a table, empty when all is well.
+func reefDoctor(t *thread) (value.Value, error) {
+	c, skipped := t.reefChain()
+	if skipped == nil && t.in.opts.Reef {
+		// The chain came from the cache: rediscover for the skip list.
+		_, skipped = reef.Discover(t.reefFS(), t.dir, reefUserFile(t.env))
+	}
+	lock, err := t.reefLock(c.LockPath())
+	if err != nil {
+		return nil, err
+	}
+	fs := t.resolver().Doctor(c, t.reefEnv(), lock, skipped)
+	cols := []string{"check", "name", "status", "path", "hash8", "actual"}
+	rows := make([][]value.Value, len(fs))
+	for i, f := range fs {
+		rows[i] = []value.Value{value.Str(f.Check), value.Str(f.Name), value.Str(f.Status), pathOrNull(f.Path), strOrNull(f.Hash8), strOrNull(f.Actual)}
+	}
+	return rowsTable(cols, rows), nil
+}
+
+// reefFetch is `reef fetch TOOL`: mise installs it (the only provider
+// that fetches), honouring the nearest constraint and a provider pin.
+func reefFetch(t *thread, tool string) (value.Value, error) {
+	c, _ := t.reefChain()
+	d, ok, err := c.Decide(tool)
+	if err != nil {
+		return nil, reefErr(err)
+	}
+	constraint := "latest"
+	if ok && d.Constraint.Kind != reef.Any {
+		constraint = d.Constraint.String()
+	}
+	no := func(note string) value.Value {
+		return value.NewRecord([]string{"fetched", "note"}, []value.Value{value.Bool(false), value.Str(note)})
+	}
+	if d.Provider != "" && d.Provider != "mise" {
+		return no("the tool is pinned to provider " + d.Provider + ", which cannot fetch"), nil
+	}
+	mise, err := t.host.LookPath(t.ctx, "mise", t.env)
+	if err != nil {
+		return no("no provider can fetch this tool (mise is not on PATH)"), nil
+	}
+	var res *host.Result
+	t.unlocked(func() {
+		res, err = t.host.Run(t.ctx, &host.Spawn{Argv: []string{mise, "install", tool + "@" + constraint}, Dir: t.dir, Env: t.env, NoSpill: true})
+	})
+	if err != nil {
+		return nil, hostError(err)
+	}
+	if res.SpillPath != "" {
+		_ = t.host.Remove(context.WithoutCancel(t.ctx), res.SpillPath, false)
+	}
+	if res.Status == nil || *res.Status != 0 {
+		return nil, reefErr(&reef.Error{Code: reef.CodeProvider, Msg: fmt.Sprintf("mise install %s@%s failed: %s", tool, constraint, firstLine(res.Stderr))})
+	}
+	dd := reef.Decision{Tool: tool, Constraint: reef.ParseConstraint(constraint), Provider: "mise"}
+	cand, err := t.resolver().Select(dd, t.reefEnv())
+	if err != nil {
+		return nil, reefErr(err)
+	}
+	return value.NewRecord([]string{"fetched", "provider", "version", "path"},
+		[]value.Value{value.Bool(true), value.Str("mise"), value.Str(cand.Version.String()), value.Path(cand.Path)}), nil
+}

@@ -1,0 +1,571 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/reef"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// Reef in the evaluator: the session's scope chain and lock, cached and
+// checked against the files' metadata on every use (so an edited manifest
+// takes effect at once, unlike the reference's cwd-keyed cache), the
+// resolver that binds constrained command heads, and `with reef:`
+// overrides on the thread (reefOver).
+
+// reefState is a session's Reef cache. The zero value is ready.
+type reefState struct {
+	mu    sync.Mutex
+	cache reef.Cache  // digests and probed versions, across calls
+	chain *reef.Chain // the chain last discovered
+	dir   string      // where it was discovered
+	lock  *reef.Lock  // the lock last read or written
+	lockP string      // its path
+	lockK string      // its file's size and mtime when read or written
+
+	// The last ReefBindings report and what it was made from.
+	repKey   string
+	repChain *reef.Chain
+	repLock  string
+	rep      []ReefBinding
+}
+
+// reefFS is Reef's file access through the thread's host gate.
+type reefFS struct {
+	ctx context.Context
+	h   host.Host
+}
+
+func (f reefFS) Stat(p string) (fs.FileInfo, error)      { return f.h.Stat(f.ctx, p) }
+func (f reefFS) ReadFile(p string) ([]byte, error)       { return f.h.ReadFile(f.ctx, p) }
+func (f reefFS) ReadDir(p string) ([]fs.DirEntry, error) { return f.h.ReadDir(f.ctx, p) }
+func (f reefFS) ReadEach(p string, fn func([]byte) error) error {
+	return f.h.ReadEach(f.ctx, p, fn)
+}
+
+func (t *thread) reefFS() reefFS { return reefFS{ctx: t.ctx, h: t.host} }
+
+// reefEnv is what the providers read of the thread.
+func (t *thread) reefEnv() reef.Env {
+	return reefEnvOf(t.dir, t.env)
+}
+
+func reefEnvOf(dir string, env []string) reef.Env {
+	e := reef.Env{Dir: dir}
+	if p, ok := lookupEnv(env, "PATH"); ok {
+		e.Path = filepath.SplitList(p)
+	}
+	e.Home, _ = lookupEnv(env, "HOME")
+	e.MiseDataDir, _ = lookupEnv(env, "MISE_DATA_DIR")
+	e.CargoHome, _ = lookupEnv(env, "CARGO_HOME")
+	return e
+}
+
+// reefUserFile is the user manifest: $XDG_CONFIG_HOME/shoal/shoal.toml,
+// else ~/.config/shoal/shoal.toml.
+func reefUserFile(env []string) string {
+	if x, ok := lookupEnv(env, "XDG_CONFIG_HOME"); ok && filepath.IsAbs(x) {
+		return filepath.Join(x, "shoal", "shoal.toml")
+	}
+	if h, ok := lookupEnv(env, "HOME"); ok && filepath.IsAbs(h) {
+		return filepath.Join(h, ".config", "shoal", "shoal.toml")
+	}
+	return ""
+}
+
+// reefChain is the chain in force on the thread (its overrides first),
+// rediscovered when a manifest file appeared, vanished or changed.
+func (t *thread) reefChain() (*reef.Chain, []error) {
+	if !t.in.opts.Reef {
+		return (&reef.Chain{}).WithOverrides(t.reefOver), nil
+	}
+	fsys := t.reefFS()
+	user := reefUserFile(t.env)
+	key := reef.ChainKey(fsys, t.dir, user)
+	rs := &t.in.reef
+	rs.mu.Lock()
+	c := rs.chain
+	fresh := c != nil && rs.dir == t.dir && c.Key == key
+	rs.mu.Unlock()
+	var skipped []error
+	if !fresh {
+		c, skipped = reef.Discover(fsys, t.dir, user)
+		rs.mu.Lock()
+		rs.chain, rs.dir = c, t.dir
+		rs.mu.Unlock()
+	}
+	return c.WithOverrides(t.reefOver), skipped
+}
+
+// reefInvalidate drops the cached chain (reef add).
+func (t *thread) reefInvalidate() {
+	rs := &t.in.reef
+	rs.mu.Lock()
+	rs.chain = nil
+	rs.mu.Unlock()
+}
+
+func statKey(fi fs.FileInfo) string {
+	return fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano())
+}
+
+// reefLock is a working copy of the lock at path (an empty lock when the
+// file does not exist; nil when path is ""). A lock that cannot be parsed
+// is a reef_provider error.
+func (t *thread) reefLock(path string) (*reef.Lock, error) {
+	if path == "" {
+		return nil, nil
+	}
+	fi, err := t.host.Stat(t.ctx, path)
+	key := ""
+	if err == nil {
+		key = statKey(fi)
+	}
+	rs := &t.in.reef
+	rs.mu.Lock()
+	if rs.lock != nil && rs.lockP == path && rs.lockK == key {
+		l := copyLock(rs.lock)
+		rs.mu.Unlock()
+		return l, nil
+	}
+	rs.mu.Unlock()
+	l := reef.NewLock()
+	if err == nil {
+		data, err := t.host.ReadFile(t.ctx, path)
+		if err != nil {
+			return nil, reefErr(&reef.Error{Code: reef.CodeProvider, Msg: fmt.Sprintf("reading %s: %v", path, err)})
+		}
+		if l, err = reef.ParseLock(path, data); err != nil {
+			return nil, reefErr(&reef.Error{Code: reef.CodeProvider, Msg: err.Error(), Hint: "fix or delete it and run `reef lock`"})
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, hostError(err)
+	}
+	rs.mu.Lock()
+	rs.lock, rs.lockP, rs.lockK = copyLock(l), path, key
+	rs.mu.Unlock()
+	return l, nil
+}
+
+func copyLock(l *reef.Lock) *reef.Lock {
+	n := reef.NewLock()
+	for k, v := range l.Entries {
+		n.Entries[k] = v
+	}
+	return n
+}
+
+// reefSave writes the lock to path; the cache then holds what was written.
+func (t *thread) reefSave(path string, l *reef.Lock) error {
+	if path == "" || l == nil {
+		return nil
+	}
+	if err := t.host.WriteFile(t.ctx, path, l.Encode(), false); err != nil {
+		return reefErr(&reef.Error{Code: reef.CodeProvider, Msg: fmt.Sprintf("writing %s: %v", path, err)})
+	}
+	key := ""
+	if fi, err := t.host.Stat(t.ctx, path); err == nil {
+		key = statKey(fi)
+	}
+	rs := &t.in.reef
+	rs.mu.Lock()
+	rs.lock, rs.lockP, rs.lockK = copyLock(l), path, key
+	rs.mu.Unlock()
+	return nil
+}
+
+// resolver is the session's resolver, reading through this thread's gate
+// and probing versions with `TOOL --version` spawned through it.
+func (t *thread) resolver() *reef.Resolver {
+	return &reef.Resolver{FS: t.reefFS(), Probe: t.reefProbe, Cache: &t.in.reef.cache}
+}
+
+// reefProbe runs `path --version` through the gate, bounded in time and
+// output.
+func (t *thread) reefProbe(path string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(t.ctx, reef.ProbeTimeout)
+	defer cancel()
+	var res *host.Result
+	var err error
+	t.unlocked(func() {
+		res, err = t.host.Run(ctx, &host.Spawn{Argv: []string{path, "--version"}, Dir: t.dir, Env: t.env,
+			MaxCapture: reef.MaxProbeOutput, NoSpill: true})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.SpillPath != "" {
+		_ = t.host.Remove(context.WithoutCancel(t.ctx), res.SpillPath, false)
+	}
+	return append(res.Stdout, res.Stderr...), nil
+}
+
+// reefErr is a Reef error as a language error.
+func reefErr(err error) error {
+	var re *reef.Error
+	if errors.As(err, &re) {
+		return &value.Error{Code: re.Code, Msg: re.Msg, Hint: re.Hint}
+	}
+	return err
+}
+
+// reefPolicy: a REPL session picks and records a binding for an unlocked
+// constrained tool; scripts, -c and kernel sessions refuse.
+func (t *thread) reefPolicy() reef.Policy {
+	if t.in.opts.REPL {
+		return reef.Interactive
+	}
+	return reef.Script
+}
+
+// reefResolveHead binds a bare command head when some scope constrains
+// it: ok is false when Reef does not engage (ordinary PATH lookup). view
+// is the child's PATH: a directory of links to the bound tools first.
+func (t *thread) reefResolveHead(name string) (path, view string, ok bool, err error) {
+	c, _ := t.reefChain()
+	if len(c.Scopes) == 0 || !c.Constrained(name) {
+		return "", "", false, nil
+	}
+	d, _, err := c.Decide(name)
+	if err != nil {
+		return "", "", true, reefErr(err)
+	}
+	lockPath := c.LockPath()
+	lock, err := t.reefLock(lockPath)
+	if err != nil {
+		return "", "", true, err
+	}
+	b, err := t.resolver().Resolve(d, t.reefEnv(), lock, t.reefPolicy(), false)
+	if err != nil {
+		return "", "", true, reefErr(err)
+	}
+	if b.Locked {
+		note := fmt.Sprintf("reef: locked %s@%s via %s (%s)\n", b.Name, b.Version, b.Provider, b.Path)
+		if err := t.reefSave(lockPath, lock); err != nil {
+			// The binding holds for this run; say that it was not kept.
+			note = fmt.Sprintf("reef: bound %s@%s via %s (%s), but the lock was not saved: %v\n", b.Name, b.Version, b.Provider, b.Path, err)
+		}
+		_, _ = fmt.Fprint(t.stderr, note)
+	}
+	view, err = t.reefView(b, lock, c.Hermetic())
+	if err != nil {
+		return "", "", true, err
+	}
+	return b.Path, view, true, nil
+}
+
+// ReefBinding is one tool binding as a session reports it (the kernel's
+// session.reef).
+type ReefBinding struct {
+	Tool        string  `json:"tool"`
+	Version     *string `json:"version"`
+	Provider    string  `json:"provider"`
+	Path        string  `json:"path"`
+	Scope       string  `json:"scope"`
+	Constrained bool    `json:"constrained"`
+	Constraint  string  `json:"constraint,omitempty"`
+	Hash8       string  `json:"hash8,omitempty"`
+	Error       string  `json:"error,omitempty"` // the reef_* code when it does not resolve
+}
+
+func reefBindingOf(b reef.Binding) ReefBinding {
+	out := ReefBinding{Tool: b.Name, Provider: b.Provider, Path: b.Path, Scope: b.Scope, Constrained: true,
+		Constraint: b.Constraint, Hash8: b.Hash8()}
+	if b.Version != "" && b.Version != "unknown" {
+		v := b.Version
+		out.Version = &v
+	}
+	return out
+}
+
+// ReefBindings reports the constrained tools in force at dir with env, as
+// the session would bind them now, without spawning or writing anything:
+// a valid lock entry, else the candidate an interactive session would
+// pick (versions unprobed). A tool that does not resolve carries its
+// error code. Reads go through the session's host gate. The report is
+// cached until a manifest in scope or the lock changes (their size or
+// modification time), or dir or PATH does. It does not take the session
+// lock, so it may be called while an evaluation runs.
+func (in *Interp) ReefBindings(ctx context.Context, dir string, env []string) []ReefBinding {
+	if !in.opts.Reef {
+		return nil
+	}
+	fsys := reefFS{ctx: ctx, h: in.host}
+	user := reefUserFile(env)
+	path, _ := lookupEnv(env, "PATH")
+	key := dir + "\x00" + path + "\x00" + reef.ChainKey(fsys, dir, user)
+	rs := &in.reef
+	rs.mu.Lock()
+	chain := rs.repChain
+	if rs.repKey == key && chain != nil {
+		lk := ""
+		if p := chain.LockPath(); p != "" {
+			if fi, err := in.host.Stat(ctx, p); err == nil {
+				lk = statKey(fi)
+			}
+		}
+		if lk == rs.repLock {
+			out := rs.rep
+			rs.mu.Unlock()
+			return out
+		}
+	}
+	rs.mu.Unlock()
+	c, _ := reef.Discover(fsys, dir, user)
+	if len(c.Scopes) == 0 {
+		rs.mu.Lock()
+		rs.repKey, rs.repChain, rs.repLock, rs.rep = key, c, "", nil
+		rs.mu.Unlock()
+		return nil
+	}
+	r := &reef.Resolver{FS: fsys, Cache: &rs.cache}
+	lock, lockKey := reef.NewLock(), ""
+	if p := c.LockPath(); p != "" {
+		if fi, err := in.host.Stat(ctx, p); err == nil {
+			lockKey = statKey(fi)
+			if data, err := in.host.ReadFile(ctx, p); err == nil {
+				if l, err := reef.ParseLock(p, data); err == nil {
+					lock = l
+				}
+			}
+		}
+	}
+	renv := reefEnvOf(dir, env)
+	var out []ReefBinding
+	for _, n := range c.Names() {
+		d, _, err := c.Decide(n)
+		var b reef.Binding
+		if err == nil {
+			b, err = r.Resolve(d, renv, lock, reef.Interactive, false)
+		}
+		if err != nil {
+			rb := ReefBinding{Tool: n, Scope: d.Scope, Constrained: true, Constraint: d.Constraint.String()}
+			var re *reef.Error
+			if errors.As(err, &re) {
+				rb.Error = re.Code
+				rb.Scope = "unresolved: " + re.Code
+			}
+			out = append(out, rb)
+			continue
+		}
+		out = append(out, reefBindingOf(b))
+	}
+	rs.mu.Lock()
+	rs.repKey, rs.repChain, rs.repLock, rs.rep = key, c, lockKey, out
+	rs.mu.Unlock()
+	return out
+}
+
+// reefChainTable is a binding's chain: one row per scope that mentions
+// the tool, nearest first, the first selected and the rest shadowed.
+func reefChainTable(ms []reef.Mention) value.Value {
+	rows := make([][]value.Value, len(ms))
+	for i, m := range ms {
+		outcome := "shadowed"
+		if i == 0 {
+			outcome = "selected"
+		}
+		rows[i] = []value.Value{value.Str(m.Scope), value.Str(m.Source), value.Str(m.Constraint), value.Str(outcome)}
+	}
+	return rowsTable([]string{"scope", "source", "constraint", "outcome"}, rows)
+}
+
+// rowsTable builds a table from rows.
+func rowsTable(cols []string, rows [][]value.Value) *value.Table {
+	data := make([][]value.Value, len(cols))
+	for c := range cols {
+		data[c] = make([]value.Value, len(rows))
+		for r, row := range rows {
+			data[c][r] = row[c]
+		}
+	}
+	return &value.Table{Cols: cols, Data: data, N: len(rows)}
+}
+
+// strOrNull is s, or null when empty.
+func strOrNull(s string) value.Value {
+	if s == "" {
+		return value.Nil
+	}
+	return value.Str(s)
+}
+
+// pathOrNull is p as a path, or null when empty.
+func pathOrNull(p string) value.Value {
+	if p == "" {
+		return value.Nil
+	}
+	return value.Path(p)
+}
+
+// reefUnresolved is the record `which` gives for a constrained tool Reef
+// refused: its scope says why, its binding fields are null.
+func reefUnresolved(name string, d reef.Decision, err error) *value.Record {
+	code, msg, hint := "reef_provider", err.Error(), ""
+	var re *reef.Error
+	if errors.As(err, &re) {
+		code, msg, hint = re.Code, re.Msg, re.Hint
+	}
+	constraint := value.Value(value.Nil)
+	if d.Constraint.Text != "" {
+		constraint = value.Str(d.Constraint.String())
+	}
+	return value.NewRecord(
+		[]string{"name", "scope", "constraint", "version", "path", "hash8", "provider", "chain", "note", "hint"},
+		[]value.Value{value.Str(name), value.Str("unresolved: " + code), constraint, value.Nil, value.Nil, value.Nil,
+			value.Nil, reefChainTable(d.Mentions), value.Str(msg), strOrNull(hint)})
+}
+
+// reefWhich answers `which NAME` for a name some scope constrains: the
+// binding (recorded in the lock when new), or the unresolved record.
+func (t *thread) reefWhich(name string, c *reef.Chain) value.Value {
+	d, _, err := c.Decide(name)
+	if err != nil {
+		return reefUnresolved(name, d, err)
+	}
+	lockPath := c.LockPath()
+	lock, err := t.reefLock(lockPath)
+	if err != nil {
+		return reefUnresolved(name, d, err)
+	}
+	b, err := t.resolver().Resolve(d, t.reefEnv(), lock, reef.Interactive, false)
+	if err != nil {
+		return reefUnresolved(name, d, err)
+	}
+	if b.Locked {
+		if err := t.reefSave(lockPath, lock); err != nil {
+			_, _ = fmt.Fprintf(t.stderr, "reef: %s bound, but the lock was not saved: %v\n", name, err)
+		}
+	}
+	return value.NewRecord(
+		[]string{"name", "scope", "constraint", "version", "path", "hash8", "provider", "chain"},
+		[]value.Value{value.Str(name), value.Str(b.Scope), value.Str(b.Constraint), value.Str(b.Version),
+			value.Path(b.Path), value.Str(b.Hash8()), value.Str(b.Provider), reefChainTable(b.Mentions)})
+}
+
+// reefWhichAll lists every provider's candidates for name.
+func (t *thread) reefWhichAll(name string) value.Value {
+	cs := reef.AllCandidates(t.reefFS(), t.reefEnv(), name)
+	rows := make([][]value.Value, len(cs))
+	for i, c := range cs {
+		rows[i] = []value.Value{value.Str(name), value.Str(c.Version.String()), value.Path(c.Path), value.Str(c.Provider), value.Str(c.Scope)}
+	}
+	return rowsTable([]string{"tool", "version", "path", "provider", "scope"}, rows)
+}
+
+// ambientScope labels an unconstrained PATH hit: system for the canonical
+// directories, ambient for the rest.
+func ambientScope(p string) string {
+	switch filepath.Dir(p) {
+	case "/usr/bin", "/usr/local/bin", "/bin":
+		return "system"
+	}
+	return "ambient"
+}
+
+// reefSpec splits `reef add TOOL@VERSION`.
+func reefSpec(s string) (tool, version string, err error) {
+	tool, version, ok := strings.Cut(s, "@")
+	switch {
+	case !ok:
+		return "", "", errorf(codeArg, "reef add: expected TOOL@VERSION, got `%s` (no @)", s)
+	case tool == "":
+		return "", "", errorf(codeArg, "reef add: `%s` names no tool before @", s)
+	case version == "":
+		return "", "", errorf(codeArg, "reef add: `%s` has no version after @ (use `%s@*` for any)", s, tool)
+	case strings.ContainsAny(tool, "/ \t\n") || tool == "." || tool == "..":
+		return "", "", errorf(codeArg, "reef add: `%s` is not a tool name", tool)
+	}
+	return tool, version, nil
+}
+
+// reefView makes (or reuses) the content-addressed directory of links to
+// the bound tool and every locked one, under $XDG_RUNTIME_DIR/shoal/views
+// (private to the user), and returns the child's PATH: the view's bin
+// before the session's PATH, or alone when a scope is hermetic. With no
+// runtime directory, or when a step fails (the gate refused it, say), the
+// session's PATH is kept (""); a hermetic scope then refuses the spawn
+// (reef_provider) rather than let the child search the ambient PATH.
+func (t *thread) reefView(b reef.Binding, lock *reef.Lock, hermetic bool) (string, error) {
+	links := map[string]string{b.Name: b.Path}
+	if lock != nil {
+		for n, e := range lock.Entries {
+			if _, ok := links[n]; !ok && e.Path != "" && filepath.IsAbs(e.Path) {
+				links[n] = e.Path
+			}
+		}
+	}
+	fail := func(why string) (string, error) {
+		if !hermetic {
+			return "", nil
+		}
+		return "", reefErr(&reef.Error{Code: reef.CodeProvider, Tool: b.Name,
+			Msg:  fmt.Sprintf("%s: a hermetic scope runs children with only Reef's PATH view, and %s", b.Name, why),
+			Hint: "set XDG_RUNTIME_DIR to a private directory, or drop hermetic = true"})
+	}
+	rt, ok := lookupEnv(t.env, "XDG_RUNTIME_DIR")
+	if !ok || !filepath.IsAbs(rt) {
+		return fail("XDG_RUNTIME_DIR is not set")
+	}
+	dir, err := reef.BuildView(reefViewFS{t}, filepath.Join(rt, "shoal", "views"), links, t.host.Now().UnixNano())
+	if err != nil {
+		return fail("the view could not be built: " + err.Error())
+	}
+	if hermetic {
+		return dir, nil
+	}
+	if old, ok := lookupEnv(t.env, "PATH"); ok && old != "" {
+		return dir + string(filepath.ListSeparator) + old, nil
+	}
+	return dir, nil
+}
+
+// reefViewFS is what building a view needs of the host gate.
+type reefViewFS struct{ t *thread }
+
+func (f reefViewFS) Stat(p string) (fs.FileInfo, error) { return f.t.host.Stat(f.t.ctx, p) }
+func (f reefViewFS) MkdirAll(p string) error            { return f.t.host.MkdirAll(f.t.ctx, p) }
+func (f reefViewFS) Symlink(target, link string) error {
+	return f.t.host.Symlink(f.t.ctx, target, link)
+}
+func (f reefViewFS) Rename(from, to string) error { return f.t.host.Rename(f.t.ctx, from, to) }
+func (f reefViewFS) RemoveAll(p string) error     { return f.t.host.Remove(f.t.ctx, p, true) }
+
+// reefDefaultRunners is the runner table a manifest's [runners] overlay:
+// extension (with its dot) → tool and argv before the script.
+var reefDefaultRunners = map[string]reef.Runner{
+	".py": {Tool: "python"}, ".js": {Tool: "node"}, ".ts": {Tool: "deno", Args: []string{"run"}},
+	".sh": {Tool: "sh"}, ".rb": {Tool: "ruby"}, ".lua": {Tool: "lua"},
+}
+
+// reefRunner is the runner for a script extension when a tools-bearing
+// manifest is in scope: the defaults, then each scope's [runners] from the
+// farthest to the nearest (the nearest wins per extension). ok is false
+// without a manifest (run then keeps its fixed table) or for an
+// extension nothing maps.
+func (t *thread) reefRunner(ext string) (reef.Runner, bool) {
+	if ext == "" || ext == ".shl" {
+		return reef.Runner{}, false
+	}
+	c, _ := t.reefChain()
+	found := false
+	r, ok := reefDefaultRunners[ext]
+	for i := len(c.Scopes) - 1; i >= 0; i-- {
+		s := c.Scopes[i]
+		if s.Kind == reef.ScopeOverride {
+			continue
+		}
+		found = true
+		if x, has := s.Manifest.Runners[ext[1:]]; has {
+			r, ok = x, true
+		}
+	}
+	return r, found && ok
+}

@@ -1,0 +1,54 @@
+package eval
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// BenchmarkReefHead is what Reef adds to a spawn by bare name,
+// `(^true).ok`, in a directory four levels below /tmp:
+//
+//	go test -run '^$' -bench ReefHead -benchmem -count 3 ./internal/eval/
+//
+// off: Options.Reef unset (PATH lookup only); unconstrained: discovery
+// stats every candidate manifest up to / and finds none that names true;
+// locked: a .reef.toml constrains true and reef.lock holds it, so each
+// spawn also re-checks the lock file's metadata and the binary's digest
+// (cached by size and mtime).
+func BenchmarkReefHead(b *testing.B) {
+	for _, mode := range []string{"off", "unconstrained", "locked"} {
+		b.Run(mode, func(b *testing.B) {
+			dir := filepath.Join(b.TempDir(), "a", "b")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if mode == "locked" {
+				if err := os.WriteFile(filepath.Join(dir, ".reef.toml"), []byte("[tools]\ntrue = \"*\"\n"), 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: dir, Env: spawnEnv, Reef: mode != "off"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			if mode == "locked" {
+				if _, err := in.Eval(ctx, "reef lock"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				v, err := in.Eval(ctx, "(^true).ok")
+				if err != nil || v != value.Bool(true) {
+					b.Fatalf("Eval = %v, %v", v, err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,49 @@
+package reef
+
+import "testing"
+
+// The decoders take files from any repository a user enters: they must
+// return an error, never panic, whatever the bytes.
+func FuzzManifests(f *testing.F) {
+	for _, s := range []string{"[tools]\nnode = \"22\"\n", "[tools]\nx = { version = 1 }", "tools = []",
+		"[tool.sh]\npath = 3", "node 20 18\n# c", "[reef]\ntools = 1", "[runners]\npy = { args = [1] }"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = ParseNative("f", data)
+		_, _ = ParseMise("f", data)
+		_, _ = ParseUser("f", data)
+		_, _ = ParseToolVersions("f", data)
+		if l, err := ParseLock("f", data); err == nil {
+			if _, err := ParseLock("f", l.Encode()); err != nil {
+				t.Fatalf("re-encoded lock does not parse: %v\n%s", err, l.Encode())
+			}
+		}
+		if out, err := AddTool("f", data, "node", "22"); err == nil {
+			m, err := ParseNative("f", out)
+			if err != nil {
+				t.Fatalf("edited manifest does not parse: %v\n%s", err, out)
+			}
+			if r, ok := m.Tool("node"); !ok || r.Constraint != "22" {
+				t.Fatalf("edited manifest lost the entry: %q", out)
+			}
+		}
+	})
+}
+
+func FuzzVersions(f *testing.F) {
+	for _, s := range []string{"22", "v1.2.3-rc1+b", "latest", "*", "nightly", "1..2", "99999999999999999999"} {
+		f.Add(s, s+".1")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		va, vb := ParseVersion(a), ParseVersion(b)
+		if va.Compare(vb) != -vb.Compare(va) {
+			t.Fatalf("Compare not antisymmetric for %q %q", a, b)
+		}
+		ca, cb := ParseConstraint(a), ParseConstraint(b)
+		if r, ok := Refine(ca, cb); ok && r.Satisfied(vb) && !(ca.Satisfied(vb) && cb.Satisfied(vb)) {
+			t.Fatalf("Refine(%q,%q)=%q satisfied by %q but an input is not", a, b, r, b)
+		}
+		_ = VersionFromOutput([]byte(a))
+	})
+}
