@@ -107,9 +107,9 @@ type Interp struct {
 
 	config *value.Namespace // the config namespace over Options.Config
 
-	outMu sync.Mutex // serialises background writes to Options.Stdout/Stderr (output.go)
-	reef   reefState // Reef's chain, lock and digest caches (reef.go)
-	visits visits    // directories navigated to, ranked for jump (jump.go)
+	outMu  sync.Mutex // serialises background writes to Options.Stdout/Stderr (output.go)
+	reef   reefState  // Reef's chain, lock and digest caches (reef.go)
+	visits visits     // directories navigated to, ranked for jump (jump.go)
 }
 
 // New creates a session.
