@@ -22,7 +22,8 @@ var allowed = map[string][]string{
 	"internal/contain":     {},
 	"internal/sandbox":     {},
 	"internal/namespaces":  {"internal/value", "internal/syntax", "proto"},
-	"internal/eval":        {"internal/syntax", "internal/value", "internal/host", "internal/namespaces", "internal/budget", "internal/leash", "proto"},
+	"internal/eval":        {"internal/syntax", "internal/value", "internal/host", "internal/namespaces", "internal/budget", "internal/leash", "internal/adapters", "proto"},
+	"internal/adapters":    {"internal/value"},
 	"internal/budget":      {},
 	"internal/leash":       {"internal/syntax", "internal/host"},
 	"internal/complete":    {"internal/syntax", "internal/value", "internal/namespaces", "proto"},
@@ -52,6 +53,7 @@ var allowed = map[string][]string{
 var osFree = []string{
 	"internal/syntax", "internal/value", "internal/eval", "internal/namespaces",
 	"internal/leash", "internal/complete", "internal/diag", "internal/events", "internal/tasks", "internal/repl",
+	"internal/adapters",
 }
 
 var osPackages = []string{"os", "os/exec", "net", "os/user", "os/signal", "golang.org/x/sys/unix"}
