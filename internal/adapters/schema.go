@@ -111,18 +111,18 @@ type specFields struct {
 }
 
 type cmdTOML struct {
-	Bin           string              `toml:"bin"`
-	Class         string              `toml:"class"`
-	InvokePayload string              `toml:"invoke_payload"`
-	Sub           map[string]subTOML  `toml:"sub"`
-	Params        map[string]string   `toml:"params"`
-	Positional    []string            `toml:"positional"`
-	Flags         *flagsTOML          `toml:"flags"`
-	Invoke        *[]string           `toml:"invoke"`
-	Consumed      []string            `toml:"consumed"`
-	Output        *outputTOML         `toml:"output"`
-	Effects       []string            `toml:"effects"`
-	OkCodes       *[]int              `toml:"ok_codes"`
+	Bin           string             `toml:"bin"`
+	Class         string             `toml:"class"`
+	InvokePayload string             `toml:"invoke_payload"`
+	Sub           map[string]subTOML `toml:"sub"`
+	Params        map[string]string  `toml:"params"`
+	Positional    []string           `toml:"positional"`
+	Flags         *flagsTOML         `toml:"flags"`
+	Invoke        *[]string          `toml:"invoke"`
+	Consumed      []string           `toml:"consumed"`
+	Output        *outputTOML        `toml:"output"`
+	Effects       []string           `toml:"effects"`
+	OkCodes       *[]int             `toml:"ok_codes"`
 }
 
 type subTOML = specFields
