@@ -37,7 +37,7 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		return 1
 	}
 	h := &terminalHost{Host: host.NewOS(host.AllowAll), fd: fd, cooked: cooked}
-	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin})
+	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin, Adapters: sessionAdapters(stderr)})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1

@@ -154,7 +154,7 @@ func execute(ctx context.Context, name, src, script string, scriptArgs []string,
 		return 1
 	}
 	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: stdout, Stderr: stderr,
-		Script: script, Args: scriptArgs})
+		Script: script, Args: scriptArgs, Adapters: sessionAdapters(stderr)})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1

@@ -314,7 +314,11 @@ func (b *Bound) coerce(name string, typ value.TypeSpec, v value.Value) (value.Va
 	if o, ok := v.(*value.Outcome); ok && base.Name == "str" {
 		return o, nil
 	}
-	return nil, b.argError("<%s> expects %s, got %s", name, b.Spec.ParamText[name], value.InlineShort(v, 80)).WithHint(
+	what := "<" + name + ">"
+	if !contains(b.Spec.Positional, name) {
+		what = "--" + name
+	}
+	return nil, b.argError("%s expects %s, got %s", what, strings.TrimSuffix(b.Spec.ParamText[name], "?"), value.InlineShort(v, 80)).WithHint(
 		fmt.Sprintf("the %s adapter declares %s as %s; ^%s passes words to the program unchecked", b.Cmd.Name, name, b.Spec.ParamText[name], b.Cmd.Name))
 }
 

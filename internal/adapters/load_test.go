@@ -109,3 +109,29 @@ func TestFileTooLarge(t *testing.T) {
 		t.Errorf("warnings = %v", c.Warnings())
 	}
 }
+
+func TestLazyAndUserDir(t *testing.T) {
+	built := 0
+	c := Lazy(func() *Catalog { built++; return Bundled() })
+	if built != 0 {
+		t.Fatal("built before use")
+	}
+	if _, ok := c.Lookup("git"); !ok || built != 1 {
+		t.Fatalf("lookup after lazy build: built %d", built)
+	}
+	c.Names()
+	if built != 1 {
+		t.Fatalf("built %d times", built)
+	}
+	env := map[string]string{"HOME": "/home/u"}
+	if got := UserDir(func(k string) string { return env[k] }); got != "/home/u/.config/shoal/adapters" {
+		t.Errorf("UserDir = %q", got)
+	}
+	env["XDG_CONFIG_HOME"] = "/x"
+	if got := UserDir(func(k string) string { return env[k] }); got != "/x/shoal/adapters" {
+		t.Errorf("UserDir = %q", got)
+	}
+	if got := UserDir(func(string) string { return "" }); got != "" {
+		t.Errorf("UserDir = %q", got)
+	}
+}

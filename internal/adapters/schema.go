@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/shoalgo/shoal/internal/value"
@@ -139,6 +140,8 @@ type outputTOML struct {
 // Catalog is a set of adapted commands by head. A catalog is not changed
 // once built, so sessions share one.
 type Catalog struct {
+	once     sync.Once
+	build    func() *Catalog // Lazy: builds the catalog on first use
 	cmds     map[string]*Command
 	warnings []*LoadError
 }
@@ -146,12 +149,47 @@ type Catalog struct {
 // NewCatalog returns an empty catalog.
 func NewCatalog() *Catalog { return &Catalog{cmds: map[string]*Command{}} }
 
+// Lazy returns a catalog that is build's result, built on first use, so
+// a program that never runs an adapted command never decodes one (the
+// CLI's cold start).
+func Lazy(build func() *Catalog) *Catalog { return &Catalog{build: build} }
+
+// ready builds a Lazy catalog once.
+func (c *Catalog) ready() *Catalog {
+	c.once.Do(func() {
+		if c.build == nil {
+			return
+		}
+		b := c.build()
+		if b == nil {
+			b = NewCatalog()
+		} else {
+			b = b.ready()
+		}
+		c.cmds, c.warnings = b.cmds, b.warnings
+	})
+	return c
+}
+
+// UserDir is where a user's own adapter files live:
+// $XDG_CONFIG_HOME/shoal/adapters, else ~/.config/shoal/adapters; "" when
+// neither variable is set.
+func UserDir(getenv func(string) string) string {
+	if x := getenv("XDG_CONFIG_HOME"); x != "" && strings.HasPrefix(x, "/") {
+		return path.Join(x, "shoal", "adapters")
+	}
+	if h := getenv("HOME"); h != "" {
+		return path.Join(h, ".config", "shoal", "adapters")
+	}
+	return ""
+}
+
 // Lookup returns the command adapted under head.
 func (c *Catalog) Lookup(head string) (*Command, bool) {
 	if c == nil {
 		return nil, false
 	}
-	cmd, ok := c.cmds[head]
+	cmd, ok := c.ready().cmds[head]
 	return cmd, ok
 }
 
@@ -160,6 +198,7 @@ func (c *Catalog) Names() []string {
 	if c == nil {
 		return nil
 	}
+	c.ready()
 	out := make([]string, 0, len(c.cmds))
 	for n := range c.cmds {
 		out = append(out, n)
@@ -173,7 +212,7 @@ func (c *Catalog) Len() int {
 	if c == nil {
 		return 0
 	}
-	return len(c.cmds)
+	return len(c.ready().cmds)
 }
 
 // Warnings are the problems met while loading, in load order.
@@ -181,7 +220,7 @@ func (c *Catalog) Warnings() []*LoadError {
 	if c == nil {
 		return nil
 	}
-	return c.warnings
+	return c.ready().warnings
 }
 
 // Layer returns a new catalog: c's commands, then every .toml file of
@@ -192,6 +231,7 @@ func (c *Catalog) Warnings() []*LoadError {
 func (c *Catalog) Layer(fsys fs.FS, dir string) *Catalog {
 	out := &Catalog{cmds: make(map[string]*Command, c.Len())}
 	if c != nil {
+		c.ready()
 		for k, v := range c.cmds {
 			out.cmds[k] = v
 		}

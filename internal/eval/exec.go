@@ -129,6 +129,13 @@ func (t *thread) writeRedirect(r *redirects, data []byte) error {
 // the whole payload (see outcomeOut). A `>`/`>>` target receives the whole
 // stream, written as it is produced, not just the captured prefix.
 func (t *thread) runExternal(name, prog string, args []string, r *redirects, m mode) (value.Value, error) {
+	return t.spawnExternal(name, prog, args, r, m, nil)
+}
+
+// spawnExternal is runExternal with what a command adapter adds (nil:
+// nothing): its ok codes and output parser, applied before a failure
+// raises.
+func (t *thread) spawnExternal(name, prog string, args []string, r *redirects, m mode, ar *adaptedRun) (value.Value, error) {
 	spawn := &host.Spawn{
 		Argv:    append([]string{prog}, args...),
 		Dir:     t.dir,
@@ -136,7 +143,7 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 		NoSpill: true,
 	}
 	if tty := t.in.opts.Terminal; tty != nil && t.task == nil && m&mStream != 0 && (r == nil || (!r.hasIn && r.out == "")) {
-		return t.runOnTerminal(name, args, spawn, int(tty.Fd()), m)
+		return t.runOnTerminal(name, args, spawn, int(tty.Fd()), m, ar)
 	}
 	if m&mEmit != 0 {
 		// A non-final statement's outcome is dropped once it has streamed;
@@ -185,10 +192,14 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 		Pid:    res.Pid,
 		Dur:    res.Dur,
 	}
-	if res.Truncated && len(res.Stdout) > 0 && len(res.Stdout) >= len(res.Stderr) {
+	truncated := res.Truncated && len(res.Stdout) > 0 && len(res.Stdout) >= len(res.Stderr)
+	if truncated {
 		// Both streams share one bound, so stdout lost bytes unless it is
 		// shorter than stderr (which then was the truncated one).
 		markTruncated(o)
+	}
+	if err := t.finishAdapted(o, ar, truncated || m&mEmit != 0); err != nil {
+		return nil, err
 	}
 	if file != nil {
 		if err := file.close(); err != nil {
@@ -205,7 +216,7 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 // goes straight to the terminal, so the outcome holds status only. A
 // command the user stops (Ctrl-Z) becomes a stopped job (jobterm.go): the
 // statement ends, with the job's task as its value in value position.
-func (t *thread) runOnTerminal(name string, args []string, spawn *host.Spawn, tty int, m mode) (value.Value, error) {
+func (t *thread) runOnTerminal(name string, args []string, spawn *host.Spawn, tty int, m mode, ar *adaptedRun) (value.Value, error) {
 	var res *host.Result
 	var err error
 	undoLose(t.ctx, "a program ran")
@@ -227,6 +238,9 @@ func (t *thread) runOnTerminal(name string, args []string, spawn *host.Spawn, tt
 		return nil, hostError(err)
 	}
 	o := &value.Outcome{Cmd: displayCmd(name, args), Argv: spawn.Argv, Status: res.Status, Signal: res.Signal, Pid: res.Pid, Dur: res.Dur}
+	if ar != nil {
+		o.OkCodes = ar.okCodes
+	}
 	if m&mRaise != 0 && !o.Ok() {
 		return nil, cmdFailed(o)
 	}
