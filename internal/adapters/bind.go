@@ -107,7 +107,12 @@ func Bind(cmd *Command, words []Word) (*Bound, error) {
 			name := w.Name
 			typ, ok := spec.Params[name]
 			if !ok {
-				return nil, b.unknownFlag("--" + name)
+				// The program's own spelling (--no-deps) names the
+				// same parameter as Shoal's (--no_deps).
+				name = strings.ReplaceAll(name, "-", "_")
+				if typ, ok = spec.Params[name]; !ok {
+					return nil, b.unknownFlag("--" + w.Name)
+				}
 			}
 			arg := Arg{Value: w.Value, Unknown: w.Unknown}
 			if typ.Name == "bool" {

@@ -62,6 +62,8 @@ func TestBind(t *testing.T) {
 		err   string
 	}{
 		{"cargo", []string{"metadata", "--no_deps"}, "metadata --format-version 1 --no-deps", ""},
+		{"cargo", []string{"metadata", "--format-version", "1", "--no-deps"}, "metadata --format-version 1 --no-deps", ""},
+		{"cargo", []string{"metadata", "--format-version", "x"}, "", "--format_version expects int"},
 		{"cargo", []string{"build", "--jobs", "8"}, "build --jobs 8", ""},
 		{"cargo", []string{"build", "--jobs=8", "--release"}, "build --jobs 8 --release", ""},
 		{"cargo", []string{"build", "-j", "4", "-r"}, "build -j 4 -r", ""},
