@@ -135,3 +135,22 @@ func TestLazyAndUserDir(t *testing.T) {
 		t.Errorf("UserDir = %q", got)
 	}
 }
+
+func TestInterpreterClass(t *testing.T) {
+	py, ok := Bundled().Lookup("python")
+	if !ok || py.Class != ClassInterpreter || py.Bin != "python3" || py.Payload != "arg" {
+		t.Fatalf("python = %+v", py)
+	}
+	if strings.Join(py.BlockInvoke, " ") != "-c" {
+		t.Errorf("block invoke %q", py.BlockInvoke)
+	}
+	// The command form passes words as written: python script.py -v.
+	b, err := Bind(py, words("script.py", "-v"))
+	if err != nil || argvText(b.Argv) != "script.py -v" {
+		t.Errorf("python script.py -v: %q, %v", argvText(b.Argv), err)
+	}
+	cmds, errs := ParseFile("i.toml", []byte("[cmd.sq]\nclass = \"interpreter\"\ninvoke_payload = \"stdin\"\n"))
+	if len(errs) != 0 || cmds[0].Payload != "stdin" || cmds[0].BlockInvoke == nil {
+		t.Errorf("stdin interpreter: %+v %v", cmds, errs)
+	}
+}

@@ -31,9 +31,12 @@ type Command struct {
 	// Payload is how an interpreter block's body reaches the program:
 	// "arg" (one argv word after the invoke template) or "stdin".
 	Payload string
-	Top     *Spec            // the specification of a call with no declared subcommand
-	Subs    map[string]*Spec // subcommand specifications by their Shoal-side name
-	Source  string           // the file that defined it, for diagnostics
+	// BlockInvoke is an interpreter's argv template for its block form,
+	// before the body (nil for other classes).
+	BlockInvoke []string
+	Top         *Spec            // the specification of a call with no declared subcommand
+	Subs        map[string]*Spec // subcommand specifications by their Shoal-side name
+	Source      string           // the file that defined it, for diagnostics
 }
 
 // Spec is the declaration of one call shape: a command's top level or
@@ -395,9 +398,21 @@ func buildCommand(head string, t cmdTOML) (*Command, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A top level that declares nothing and pins no format makes no claim
-	// about the program's flags.
-	top.Open = len(top.Params) == 0 && !top.HasInvoke && top.Parse == "none"
+	if cmd.Class == ClassInterpreter {
+		// An interpreter's invoke is the template of its block form
+		// (`python { … }`: python3 -c BODY); the command form
+		// (`python script.py`) passes its words as written.
+		cmd.BlockInvoke = top.Invoke
+		if cmd.BlockInvoke == nil {
+			cmd.BlockInvoke = []string{}
+		}
+		top.Invoke, top.HasInvoke = nil, false
+		top.Open = len(top.Params) == 0
+	} else {
+		// A top level that declares nothing and pins no format makes no
+		// claim about the program's flags.
+		top.Open = len(top.Params) == 0 && !top.HasInvoke && top.Parse == "none"
+	}
 	cmd.Top = top
 	if len(t.Sub) > MaxSubs {
 		return nil, fmt.Errorf("%d subcommands, more than %d", len(t.Sub), MaxSubs)

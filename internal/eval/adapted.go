@@ -84,6 +84,34 @@ func (t *thread) runAdapted(ad *adapters.Command, call *syntax.CmdCall, sc *scop
 	return t.spawnExternal(ad.Name, prog, args, redir, m, &adaptedRun{okCodes: b.OkCodes(), spec: b.Spec})
 }
 
+// runInterpreterAdapter runs an interpreter block through an
+// interpreter-class adapter: its binary (python: python3), its invoke
+// template, then the body as one argument or, with invoke_payload =
+// "stdin", on standard input; its ok codes and parser apply.
+func (t *thread) runInterpreterAdapter(ad *adapters.Command, src string, stdin []byte, m mode) (value.Value, error) {
+	prog, err := t.host.LookPath(t.ctx, ad.Bin, t.env)
+	if err != nil {
+		if gateStop(err) {
+			return nil, hostError(err)
+		}
+		return nil, errorf(codeNotFound, "interpreter not found: %s (the %s adapter runs %s)", ad.Bin, ad.Name, ad.Bin)
+	}
+	args := append([]string(nil), ad.BlockInvoke...)
+	r := &redirects{}
+	if ad.Payload == "stdin" {
+		if stdin != nil {
+			return nil, errorf(codeFeed, "%s reads its program on stdin, so it cannot also be fed data", ad.Name)
+		}
+		r.in, r.hasIn = []byte(src), true
+	} else {
+		args = append(args, src)
+	}
+	if stdin != nil {
+		r.in, r.hasIn = stdin, true
+	}
+	return t.spawnExternal(ad.Name, prog, args, r, m, &adaptedRun{okCodes: ad.OkCodes, spec: ad.Top})
+}
+
 // finishAdapted applies an adapter's ok codes and parser to an outcome.
 // Output that lost bytes (or that nothing reads again: skip), or that
 // does not parse, stays raw.

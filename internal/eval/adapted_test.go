@@ -46,6 +46,10 @@ func adapterFakes(h *fakeHost) {
 		}
 		return `{"type":"match","data":{"path":{"text":"a.go"},"line_number":3}}` + "\n", "", 0
 	}
+	h.progs["python3"] = func(s *host.Spawn, _ []byte) (string, string, int) { return argvOf(s) + "\n", "", 0 }
+	h.progs["jq"] = func(s *host.Spawn, in []byte) (string, string, int) {
+		return `{"filter": "` + argvOf(s) + `", "input": ` + string(in) + `}`, "", 0
+	}
 	h.progs["acme"] = func(s *host.Spawn, _ []byte) (string, string, int) {
 		return `[{"name": "one", "path": "/x/one"}, {"name": "two", "path": "/x/two"}]`, "", 0
 	}

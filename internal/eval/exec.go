@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shoalgo/shoal/internal/adapters"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
@@ -271,6 +272,9 @@ func InterpreterTools() []string {
 // the interpreter.
 func (t *thread) runLangBlock(n *syntax.LangBlock, stdin []byte, m mode) (value.Value, error) {
 	src := dedent(n.Source)
+	if ad, ok := t.in.opts.Adapters.Lookup(n.Tool); ok && ad.Class == adapters.ClassInterpreter {
+		return t.runInterpreterAdapter(ad, src, stdin, m)
+	}
 	prog, err := t.host.LookPath(t.ctx, n.Tool, t.env)
 	if err != nil {
 		if gateStop(err) {
