@@ -97,7 +97,9 @@ func (b *Bound) Effects() []Effect {
 			}
 		}
 		if t.Param == "" {
-			out = append(out, Effect{Kind: t.Kind, Target: literalTarget(t.Kind, t.Target)})
+			// A literal "*" is a target only the program knows (the
+			// cluster a kubeconfig names).
+			out = append(out, Effect{Kind: t.Kind, Target: literalTarget(t.Kind, t.Target), Dynamic: t.Target == "*"})
 			continue
 		}
 		arg, ok := b.Args[t.Param]

@@ -16,8 +16,8 @@ func TestBundledLoadsWithoutWarnings(t *testing.T) {
 			t.Errorf("bundled catalog has no %s", head)
 		}
 	}
-	if c.Len() < 20 {
-		t.Errorf("bundled catalog has %d heads, want at least 20", c.Len())
+	if c.Len() < 45 {
+		t.Errorf("bundled catalog has %d heads, want at least 45", c.Len())
 	}
 }
 
