@@ -131,3 +131,49 @@ func TestE2EAdapters(t *testing.T) {
 		t.Fatalf("^facts ran %s, but no program named facts exists", res.Value)
 	}
 }
+
+// TestE2EAdapterEffectsMeetPolicy: the verdict an exec gets before it runs
+// judges the adapter's declared effects: a principal allowed to start
+// curl and write in its directory is still refused a download from a host
+// it is not granted, because the curl adapter declares the net_connect its
+// URL names; explain of the granted download lists exactly those effects.
+func TestE2EAdapterEffectsMeetPolicy(t *testing.T) {
+	k := planKernel(t, `
+[principal."agent:fetch"]
+proc_spawn = ["curl"]
+env_read = ["PATH"]
+net_connect = ["allowed.example:443"]
+[principal."agent:fetch".fs]
+read = ["DIR", "DIR/**"]
+write = ["DIR/**"]
+`, nil)
+	c := k.attached(t, "fetch", k.token(t, "agent:fetch"))
+	ctx := testCtx(t)
+	err := c.Call(ctx, proto.MethodExec, map[string]any{"src": "curl -o ./page.html https://denied.example/x"}, nil)
+	wantCode(t, "download from a host the policy does not grant", err, proto.CodeLeashDenied)
+	var d struct {
+		Reasons []string `json:"reasons"`
+	}
+	if derr := client.ErrorData(err, &d); derr != nil || !strings.Contains(strings.Join(d.Reasons, "\n"), "net_connect denied.example:443") {
+		t.Errorf("reasons %q (%v), want the declared net_connect", d.Reasons, derr)
+	}
+	var r struct {
+		Effects []struct {
+			Kind string `json:"kind"`
+			Name string `json:"name"`
+			Path string `json:"path"`
+		} `json:"effects"`
+		Opaque bool `json:"opaque"`
+	}
+	if err := c.Call(ctx, proto.MethodExplain, map[string]any{"src": "curl -o ./page.html https://allowed.example/x"}, &r); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range r.Effects {
+		kinds = append(kinds, e.Kind+" "+e.Name+e.Path)
+	}
+	want := "env_read PATH|proc_spawn |net_connect allowed.example:443|fs_write " + k.dir + "/page.html"
+	if got := strings.Join(kinds, "|"); got != want || r.Opaque {
+		t.Errorf("explain effects %s (opaque %v), want %s", got, r.Opaque, want)
+	}
+}
