@@ -143,10 +143,15 @@ func (t *thread) spawnExternal(name, prog string, args []string, r *redirects, m
 		Env:     t.env,
 		NoSpill: true,
 	}
-	if tty := t.in.opts.Terminal; tty != nil && t.task == nil && m&mStream != 0 && (r == nil || (!r.hasIn && r.out == "")) {
+	// An adapted program whose stdout has a parser is captured even in
+	// statement position, and what it printed is shown as the parsed
+	// value (`git status` shows the status table, not the pinned
+	// porcelain), or as written when it does not parse.
+	shows := ar != nil && ar.spec.Parse != "none" && m&mStream != 0 && (r == nil || r.out == "")
+	if tty := t.in.opts.Terminal; tty != nil && t.task == nil && m&mStream != 0 && !shows && (r == nil || (!r.hasIn && r.out == "")) {
 		return t.runOnTerminal(name, args, spawn, int(tty.Fd()), m, ar)
 	}
-	if m&mEmit != 0 {
+	if m&mEmit != 0 && !shows {
 		// A non-final statement's outcome is dropped once it has streamed;
 		// only a failure's stderr is read, for cmd_failed.
 		spawn.MaxCapture = stmtCapture
@@ -161,7 +166,7 @@ func (t *thread) spawnExternal(name, prog string, args []string, r *redirects, m
 			return nil, err
 		}
 		spawn.StreamOut = file
-	} else if m&mStream != 0 {
+	} else if m&mStream != 0 && !shows {
 		spawn.StreamOut = t.stdout
 	}
 	if m&mStream != 0 {
@@ -199,8 +204,15 @@ func (t *thread) spawnExternal(name, prog string, args []string, r *redirects, m
 		// shorter than stderr (which then was the truncated one).
 		markTruncated(o)
 	}
-	if err := t.finishAdapted(o, ar, truncated || m&mEmit != 0); err != nil {
+	if err := t.finishAdapted(o, ar, truncated); err != nil {
 		return nil, err
+	}
+	if shows {
+		if o.Out != nil && o.Ok() {
+			t.emit(o.Out)
+		} else {
+			_, _ = t.stdout.Write(o.Stdout)
+		}
 	}
 	if file != nil {
 		if err := file.close(); err != nil {
