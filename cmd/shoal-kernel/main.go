@@ -14,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/shoalgo/shoal/internal/adapters"
 	buildversion "github.com/shoalgo/shoal/internal/version"
 	"io"
 	"log/slog"
@@ -149,6 +150,7 @@ func serve(o *options, stderr io.Writer) error {
 		Policy:     pol,
 		Processes:  procs,
 		StateDir:   stateDir,
+		Adapters:   kernelAdapters(log),
 	})
 	if err != nil {
 		return err
@@ -197,4 +199,21 @@ func serve(o *options, stderr io.Writer) error {
 	procs.Close()
 	hard.Stop()
 	return nil
+}
+
+// kernelAdapters is the sessions' command-adapter catalog: the bundled
+// set layered with the user's directory (adapters.UserDir), as the CLI
+// loads it, so an agent's session adapts the commands a person's does.
+// Problems with the user's files are logged; their valid siblings load.
+func kernelAdapters(log *slog.Logger) *adapters.Catalog {
+	base := adapters.Bundled()
+	dir := adapters.UserDir(os.Getenv)
+	if dir == "" {
+		return base
+	}
+	c := base.Layer(os.DirFS(dir), ".")
+	for _, w := range c.Warnings()[len(base.Warnings()):] {
+		log.Warn("adapter file", "dir", dir, "problem", w.Error())
+	}
+	return c
 }

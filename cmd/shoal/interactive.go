@@ -46,7 +46,8 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		return 2
 	}
 	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin, Config: cfg, Reef: true,
-		Display: display.Style()})
+		Adapters: sessionAdapters(stderr),
+		Display:  display.Style()})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1

@@ -159,7 +159,8 @@ func execute(ctx context.Context, name, src, script string, scriptArgs []string,
 		return 2
 	}
 	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: stdout, Stderr: stderr,
-		Script: script, Args: scriptArgs, Display: value.Human, Config: cfg, Reef: true})
+		Script: script, Args: scriptArgs, Display: value.Human, Config: cfg, Reef: true,
+		Adapters: sessionAdapters(stderr)})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1

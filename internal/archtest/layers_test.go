@@ -23,8 +23,9 @@ var allowed = map[string][]string{
 	"internal/contain":     {},
 	"internal/sandbox":     {},
 	"internal/namespaces":  {"internal/value", "internal/syntax", "proto"},
-	"internal/eval":        {"internal/syntax", "internal/value", "internal/host", "internal/namespaces", "internal/budget", "internal/leash", "internal/reef", "proto"},
+	"internal/eval":        {"internal/syntax", "internal/value", "internal/host", "internal/namespaces", "internal/budget", "internal/leash", "internal/reef", "internal/adapters", "proto"},
 	"internal/reef":        {},
+	"internal/adapters":    {"internal/value"},
 	"internal/budget":      {},
 	"internal/leash":       {"internal/syntax", "internal/host"},
 	"internal/complete":    {"internal/syntax", "internal/value", "internal/namespaces", "proto"},
@@ -59,6 +60,7 @@ var osFree = []string{
 	"internal/leash", "internal/complete", "internal/diag", "internal/events", "internal/tasks", "internal/repl",
 	"internal/highlight",
 	"internal/reef",
+	"internal/adapters",
 }
 
 var osPackages = []string{"os", "os/exec", "net", "net/http", "os/user", "os/signal", "golang.org/x/sys/unix"}

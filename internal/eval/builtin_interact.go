@@ -42,5 +42,5 @@ func runInteract(c *BuiltinCall) (value.Value, error) {
 		return nil, errorf(codeNotFound, "command not found: %s", argv[0])
 	}
 	spawn := &host.Spawn{Argv: append([]string{prog}, argv[1:]...), Dir: c.t.dir, Env: c.t.env}
-	return c.t.runOnTerminal(argv[0], argv[1:], spawn, int(tty.Fd()), modeValue)
+	return c.t.runOnTerminal(argv[0], argv[1:], spawn, int(tty.Fd()), modeValue, nil)
 }

@@ -127,6 +127,11 @@ func (t *thread) dispatchCmd(call *syntax.CmdCall, sc *scope, m mode, o *cmdOpts
 			return t.invokeBuiltin(b, bc, m, redir)
 		}
 	}
+	if head.Kind == syntax.ArgWord && !call.Forced {
+		if ad, ok := t.in.opts.Adapters.Lookup(name); ok {
+			return t.runAdapted(ad, call, sc, m, o, redir)
+		}
+	}
 	if head.Kind == syntax.ArgPath && strings.HasSuffix(name, ".shl") {
 		vals, err := t.cmdValues(call, sc, o)
 		if err != nil {

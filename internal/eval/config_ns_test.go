@@ -36,7 +36,7 @@ func TestConfigTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := runTranscript(t, in, "testdata/config.txt", nil); n < 15 {
+	if n := runTranscript(t, in, "testdata/config.txt", nil, nil); n < 15 {
 		t.Fatalf("only %d cases read", n)
 	}
 }

@@ -45,7 +45,7 @@ func TestContentRefTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := runTranscript(t, in, "testdata/content_ref.txt", vars)
+	cases := runTranscript(t, in, "testdata/content_ref.txt", nil, vars)
 	if cases < 10 {
 		t.Fatalf("only %d cases read", cases)
 	}

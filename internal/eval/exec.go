@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shoalgo/shoal/internal/adapters"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
@@ -132,6 +133,13 @@ func (t *thread) writeRedirect(r *redirects, data []byte) error {
 // the whole payload (see outcomeOut). A `>`/`>>` target receives the whole
 // stream, written as it is produced, not just the captured prefix.
 func (t *thread) runExternal(name, prog string, args []string, r *redirects, m mode) (value.Value, error) {
+	return t.spawnExternal(name, prog, args, r, m, nil)
+}
+
+// spawnExternal is runExternal with what a command adapter adds (nil:
+// nothing): its ok codes and output parser, applied before a failure
+// raises.
+func (t *thread) spawnExternal(name, prog string, args []string, r *redirects, m mode, ar *adaptedRun) (value.Value, error) {
 	spawn := &host.Spawn{
 		Argv:    append([]string{prog}, args...),
 		Dir:     t.dir,
@@ -141,10 +149,15 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 	if r != nil && r.path != "" {
 		spawn.Env = withEnv(t.env, "PATH", r.path)
 	}
-	if tty := t.in.opts.Terminal; tty != nil && t.task == nil && m&mStream != 0 && (r == nil || (!r.hasIn && r.out == "")) {
-		return t.runOnTerminal(name, args, spawn, int(tty.Fd()), m)
+	// An adapted program whose stdout has a parser is captured even in
+	// statement position, and what it printed is shown as the parsed
+	// value (`git status` shows the status table, not the pinned
+	// porcelain), or as written when it does not parse.
+	shows := ar != nil && ar.spec.Parse != "none" && m&mStream != 0 && (r == nil || r.out == "")
+	if tty := t.in.opts.Terminal; tty != nil && t.task == nil && m&mStream != 0 && !shows && (r == nil || (!r.hasIn && r.out == "")) {
+		return t.runOnTerminal(name, args, spawn, int(tty.Fd()), m, ar)
 	}
-	if m&mEmit != 0 {
+	if m&mEmit != 0 && !shows {
 		// A non-final statement's outcome is dropped once it has streamed;
 		// only a failure's stderr is read, for cmd_failed.
 		spawn.MaxCapture = stmtCapture
@@ -159,7 +172,7 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 			return nil, err
 		}
 		spawn.StreamOut = file
-	} else if m&mStream != 0 {
+	} else if m&mStream != 0 && !shows {
 		spawn.StreamOut = t.stdout
 	}
 	if m&mStream != 0 {
@@ -191,10 +204,21 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 		Pid:    res.Pid,
 		Dur:    res.Dur,
 	}
-	if res.Truncated && len(res.Stdout) > 0 && len(res.Stdout) >= len(res.Stderr) {
+	truncated := res.Truncated && len(res.Stdout) > 0 && len(res.Stdout) >= len(res.Stderr)
+	if truncated {
 		// Both streams share one bound, so stdout lost bytes unless it is
 		// shorter than stderr (which then was the truncated one).
 		markTruncated(o)
+	}
+	if err := t.finishAdapted(o, ar, truncated); err != nil {
+		return nil, err
+	}
+	if shows {
+		if o.Out != nil && o.Ok() {
+			t.emit(o.Out)
+		} else {
+			_, _ = t.stdout.Write(o.Stdout)
+		}
 	}
 	if file != nil {
 		if err := file.close(); err != nil {
@@ -211,7 +235,7 @@ func (t *thread) runExternal(name, prog string, args []string, r *redirects, m m
 // goes straight to the terminal, so the outcome holds status only. A
 // command the user stops (Ctrl-Z) becomes a stopped job (jobterm.go): the
 // statement ends, with the job's task as its value in value position.
-func (t *thread) runOnTerminal(name string, args []string, spawn *host.Spawn, tty int, m mode) (value.Value, error) {
+func (t *thread) runOnTerminal(name string, args []string, spawn *host.Spawn, tty int, m mode, ar *adaptedRun) (value.Value, error) {
 	var res *host.Result
 	var err error
 	undoLose(t.ctx, "a program ran")
@@ -233,6 +257,9 @@ func (t *thread) runOnTerminal(name string, args []string, spawn *host.Spawn, tt
 		return nil, hostError(err)
 	}
 	o := &value.Outcome{Cmd: displayCmd(name, args), Argv: spawn.Argv, Status: res.Status, Signal: res.Signal, Pid: res.Pid, Dur: res.Dur}
+	if ar != nil {
+		o.OkCodes = ar.okCodes
+	}
 	if m&mRaise != 0 && !o.Ok() {
 		return nil, cmdFailed(o)
 	}
@@ -263,6 +290,9 @@ func InterpreterTools() []string {
 // the interpreter.
 func (t *thread) runLangBlock(n *syntax.LangBlock, stdin []byte, m mode) (value.Value, error) {
 	src := dedent(n.Source)
+	if ad, ok := t.in.opts.Adapters.Lookup(n.Tool); ok && ad.Class == adapters.ClassInterpreter {
+		return t.runInterpreterAdapter(ad, src, stdin, m)
+	}
 	prog, view, reefed, err := t.reefResolveHead(n.Tool)
 	if !reefed {
 		// No scope constrains the interpreter: PATH decides.

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/shoalgo/shoal/internal/adapters"
 	"github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/namespaces"
@@ -66,6 +67,11 @@ type Options struct {
 	// list them; a read the gate refuses makes that file invisible. Off,
 	// only `with reef:` overrides constrain.
 	Reef bool
+	// Adapters, when set, is the command-adapter catalog: a command head
+	// it declares is bound to its declaration before the program starts
+	// and its output parsed (see adapted.go). `^head` bypasses it. nil:
+	// every such head is an ordinary external program.
+	Adapters *adapters.Catalog
 }
 
 // Interp is one evaluation session. Its methods are safe for concurrent

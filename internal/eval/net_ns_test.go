@@ -99,7 +99,7 @@ func TestHTTPTranscript(t *testing.T) {
 	var asked []host.Op
 	in := netSession(t, hostport, secretStore(t), &asked)
 	vars := strings.NewReplacer("$URL", srv.URL, "$HOSTPORT", hostport)
-	if n := runTranscript(t, in, "testdata/http.txt", vars); n < 30 {
+	if n := runTranscript(t, in, "testdata/http.txt", nil, vars); n < 30 {
 		t.Fatalf("only %d cases read", n)
 	}
 	connects := 0
@@ -117,7 +117,7 @@ func TestHTTPTranscript(t *testing.T) {
 func TestSecretTranscript(t *testing.T) {
 	var asked []host.Op
 	in := netSession(t, "", secretStore(t), &asked)
-	if n := runTranscript(t, in, "testdata/secret.txt", nil); n < 18 {
+	if n := runTranscript(t, in, "testdata/secret.txt", nil, nil); n < 18 {
 		t.Fatalf("only %d cases read", n)
 	}
 }

@@ -17,7 +17,7 @@ func TestOnTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	if n := runTranscript(t, in, "testdata/on.txt", nil); n < 13 {
+	if n := runTranscript(t, in, "testdata/on.txt", nil, nil); n < 13 {
 		t.Fatalf("only %d cases read", n)
 	}
 }

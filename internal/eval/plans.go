@@ -125,6 +125,7 @@ func (t *thread) leashEnv(sc *scope) leash.Env {
 			}
 			return a.Call, true
 		},
+		Adapter: AdapterDeriver(t.in.opts.Adapters),
 	}
 }
 

@@ -39,7 +39,7 @@ func TestReefTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	vars := strings.NewReplacer("$ROOT", root, "$BIN", bin)
-	if n := runTranscript(t, in, "testdata/reef.txt", vars); n < 30 {
+	if n := runTranscript(t, in, "testdata/reef.txt", nil, vars); n < 30 {
 		t.Fatalf("only %d cases", n)
 	}
 }

@@ -120,7 +120,13 @@ func explainAnswer(ps *syntax.Parser, req *proto.Request, p explainParams, le le
 func sessionLeashEnv(sess *session) leash.Env {
 	view := sess.view()
 	dir, env := sess.snapshot()
+	var adapter func(*syntax.CmdCall) (leash.Adapted, bool)
+	if sess.interp != nil {
+		// The catalog is fixed for the session's life: read without a turn.
+		adapter = eval.AdapterDeriver(sess.interp.Adapters())
+	}
 	return leash.Env{
+		Adapter: adapter,
 		Dir:     dir,
 		Home:    envValue(env, "HOME"),
 		Trash:   eval.TrashRoot(env),

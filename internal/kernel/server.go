@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/shoalgo/shoal/internal/adapters"
 	"io"
 	"log/slog"
 	"net"
@@ -49,6 +50,18 @@ type Config struct {
 	// StateDir holds the journal database (journal.db) and the blob store
 	// (cas/), opened by New and closed by Shutdown; "" keeps no journal.
 	StateDir string
+	// Adapters is the command-adapter catalog every session runs with
+	// (cmd/shoal-kernel: the bundled set layered with the user's
+	// directory); nil means adapters.Bundled(). Sessions share it.
+	Adapters *adapters.Catalog
+}
+
+// adapterCatalog is the catalog sessions run with.
+func (s *Server) adapterCatalog() *adapters.Catalog {
+	if s.cfg.Adapters != nil {
+		return s.cfg.Adapters
+	}
+	return adapters.Bundled()
 }
 
 // Server serves the kernel protocol on Unix listeners.

@@ -58,6 +58,12 @@ func (w *walker) cmd(c *syntax.CmdCall) {
 		}
 	}
 	w.cmdWords(c)
+	if resolved && w.env.Adapter != nil {
+		if ad, ok := w.env.Adapter(c); ok {
+			w.adapted(name, ad)
+			return
+		}
+	}
 	if c.Head.Kind == syntax.ArgPath && strings.HasSuffix(name, ".shl") {
 		// The evaluator runs a Shoal script itself, in a fresh scope.
 		w.fsEffect(host.FSRead, name, Reversible)

@@ -108,6 +108,10 @@ type Env struct {
 	// Alias reports a session alias and its target command. A nil target
 	// makes uses of it opaque.
 	Alias func(name string) (*syntax.CmdCall, bool)
+	// Adapter reports a command head a command adapter declares, and what
+	// the call does under its declaration (see Adapted). A head it does
+	// not know is an ordinary external program.
+	Adapter func(c *syntax.CmdCall) (Adapted, bool)
 }
 
 // Fingerprint is a descriptive, deterministic digest of a plan and the

@@ -166,10 +166,27 @@ type Outcome struct {
 	Pid     int
 	Dur     time.Duration
 	Builtin bool // produced by a builtin rather than a process
+	// OkCodes are the exit statuses that count as success (a command
+	// adapter's ok_codes: rg's 1 means no matches); nil means only 0.
+	OkCodes []int
 }
 
-// Ok reports whether the command succeeded.
-func (o *Outcome) Ok() bool { return o.Signal == "" && o.Status != nil && *o.Status == 0 }
+// Ok reports whether the command succeeded: it exited, with status 0 or
+// one of OkCodes.
+func (o *Outcome) Ok() bool {
+	if o.Signal != "" || o.Status == nil {
+		return false
+	}
+	if o.OkCodes == nil {
+		return *o.Status == 0
+	}
+	for _, c := range o.OkCodes {
+		if c == *o.Status {
+			return true
+		}
+	}
+	return false
+}
 
 // Error is a language error. It is both a Go error (how it propagates) and
 // a Value (what `catch err` binds).
