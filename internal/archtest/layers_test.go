@@ -45,6 +45,7 @@ var allowed = map[string][]string{
 	"internal/cas":         {},
 	"internal/pty":         {},
 	"internal/policy":      {"internal/host", "internal/leash", "internal/syntax", "internal/sandbox"},
+	"internal/userconfig":  {},
 }
 
 // osFree are the evaluation packages that must reach the operating system
@@ -66,6 +67,8 @@ var osLimited = map[string][]string{
 	"internal/policy":  {"os"},
 	"internal/journal": {"os"},
 	"internal/cas":     {"os"},
+	// internal/userconfig opens shoal.toml and prompt.toml, nothing else.
+	"internal/userconfig": {"os"},
 }
 
 type pkg struct {
