@@ -37,6 +37,7 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		return 1
 	}
 	h := &terminalHost{Host: host.NewOS(host.AllowAll), fd: fd, cooked: cooked}
+	cfg := loadUserConfig(stderr)
 	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
@@ -85,6 +86,8 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		Interp: in, Stdout: stdout, Stderr: stderr,
 		Width:  terminalWidth,
 		Record: line.AppendHistory,
+		Prompt: promptFunc(cfg, in, promptANSI), ContinuePrompt: continuePrompt(cfg),
+		Diag: diagStyles(cfg, stderr),
 	}, &intr)
 	saveHistory(line, hist, stderr)
 	return code

@@ -46,6 +46,7 @@ var allowed = map[string][]string{
 	"internal/pty":         {},
 	"internal/policy":      {"internal/host", "internal/leash", "internal/syntax", "internal/sandbox"},
 	"internal/userconfig":  {},
+	"internal/prompt":      {"internal/userconfig"},
 }
 
 // osFree are the evaluation packages that must reach the operating system
@@ -53,6 +54,7 @@ var allowed = map[string][]string{
 var osFree = []string{
 	"internal/syntax", "internal/value", "internal/eval", "internal/namespaces",
 	"internal/leash", "internal/complete", "internal/diag", "internal/events", "internal/tasks", "internal/repl",
+	"internal/prompt",
 }
 
 var osPackages = []string{"os", "os/exec", "net", "os/user", "os/signal", "golang.org/x/sys/unix"}
