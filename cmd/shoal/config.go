@@ -1,15 +1,22 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shoalgo/shoal/internal/diag"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/prompt"
+	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/userconfig"
 )
 
@@ -105,3 +112,59 @@ func readSmallFile(path string, limit int) ([]byte, error) {
 	}
 	return io.ReadAll(io.LimitReader(f, int64(limit)))
 }
+
+// sessionEnv is the process environment with the configuration's [env]
+// entries set over it (nil, the host's environment, when there are none).
+func sessionEnv(cfg *userconfig.Config) []string {
+	if len(cfg.Env) == 0 {
+		return nil
+	}
+	env := os.Environ()
+	names := make([]string, 0, len(cfg.Env))
+	for k := range cfg.Env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") })
+		env = append(env, k+"="+cfg.Env[k])
+	}
+	return env
+}
+
+// startSession defines the configured aliases (each must be one `alias`
+// statement's command) and runs the init files in order with `source`; a
+// failure is shown and the session starts regardless.
+func startSession(ctx context.Context, in *eval.Interp, cfg *userconfig.Config, stderr io.Writer, st diag.Styles) {
+	names := make([]string, 0, len(cfg.Aliases))
+	for k := range cfg.Aliases {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		src := "alias " + name + " = " + cfg.Aliases[name]
+		label := "config aliases." + name
+		prog, err := syntax.Parse(src, syntax.ParseOptions{IsBound: in.IsBound})
+		if err == nil && (len(prog.Stmts) != 1 || !isAlias(prog.Stmts[0])) {
+			err = fmt.Errorf("config aliases.%s must be one command, not %q", name, cfg.Aliases[name])
+		}
+		if err == nil {
+			_, err = in.EvalProgram(ctx, prog)
+		}
+		if err != nil {
+			fmt.Fprint(stderr, diag.FormatStyled(label, src, err, st))
+		}
+	}
+	home, _ := os.UserHomeDir()
+	for _, f := range cfg.Init.Files {
+		if rest, ok := strings.CutPrefix(f, "~/"); ok && home != "" {
+			f = filepath.Join(home, rest)
+		}
+		src := "source " + strconv.Quote(f)
+		if _, err := in.Eval(ctx, src); err != nil {
+			fmt.Fprint(stderr, diag.FormatStyled("config init.files", src, err, st))
+		}
+	}
+}
+
+func isAlias(s syntax.Stmt) bool { _, ok := s.(*syntax.AliasStmt); return ok }

@@ -38,11 +38,12 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 	}
 	h := &terminalHost{Host: host.NewOS(host.AllowAll), fd: fd, cooked: cooked}
 	cfg := loadUserConfig(stderr)
-	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin})
+	in, err := eval.New(eval.Options{Host: h, Dir: dir, Env: sessionEnv(cfg), Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
 	}
+	startSession(ctx, in, cfg, stderr, diagStyles(cfg, stderr))
 	line := liner.NewLiner()
 	defer line.Close()
 	line.SetCtrlCAborts(true)

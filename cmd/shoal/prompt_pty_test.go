@@ -130,3 +130,57 @@ func TestDiagnosticsColouredOnATerminal(t *testing.T) {
 		t.Errorf("carets not coloured: %q", out.String())
 	}
 }
+
+// TestHelpAndSuggestionsOnATerminal: help lists ls, NAME --help describes
+// a builtin, and a mistyped program is offered the one on PATH.
+func TestHelpAndSuggestionsOnATerminal(t *testing.T) {
+	home, bin := t.TempDir(), t.TempDir()
+	mustWrite(t, filepath.Join(bin, "git"), "#!/bin/sh\necho fake-git \"$@\"\n")
+	if err := os.Chmod(filepath.Join(bin, "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, send, _ := startPTY(t, home, home, t.TempDir(), "PATH="+bin+":/usr/bin:/bin")
+	at := out.waitFor(t, 0, "~ > ")
+	send("help\r")
+	at = out.waitFor(t, at, "Builtin commands:")
+	at = out.waitFor(t, at, "  ls ")
+	at = out.waitFor(t, at, "~ > ")
+	send("ls --help\r")
+	at = out.waitFor(t, at, "usage: ls [PATH...]")
+	at = out.waitFor(t, at, "-a, --all")
+	at = out.waitFor(t, at, "~ > ")
+	send("gti status\r")
+	at = out.waitFor(t, at, "command not found: gti")
+	at = out.waitFor(t, at, "did you mean 'git'?")
+	at = out.waitFor(t, at, "~ [1] > ")
+	send("git status\r")
+	out.waitFor(t, at, "fake-git status")
+}
+
+// TestConfigStartsTheSession: [aliases], [env] and [init] files apply to
+// the interactive session; a broken alias is reported and the rest apply.
+func TestConfigStartsTheSession(t *testing.T) {
+	home, config := t.TempDir(), t.TempDir()
+	mustWrite(t, filepath.Join(home, "init.shl"), "let greeting = \"hi-from-init\"\n")
+	mustWrite(t, filepath.Join(config, "shoal", "shoal.toml"), `[aliases]
+gs = "echo aliased"
+bad = "echo a\nrm -r x"
+
+[env]
+SHOAL_TEST_X = "from-config"
+
+[init]
+files = ["~/init.shl"]
+`)
+	out, send, _ := startPTY(t, home, home, config)
+	at := out.waitFor(t, 0, "aliases.bad")
+	at = out.waitFor(t, at, "~ > ")
+	send("gs word\r")
+	at = out.waitFor(t, at, "aliased word")
+	at = out.waitFor(t, at, "~ > ")
+	send("env SHOAL_TEST_X\r")
+	at = out.waitFor(t, at, "from-config")
+	at = out.waitFor(t, at, "~ > ")
+	send("greeting\r")
+	out.waitFor(t, at, "hi-from-init")
+}

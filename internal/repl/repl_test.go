@@ -286,3 +286,19 @@ func TestStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclaredCommandsTakeArgumentsOnLaterLines: a function or alias
+// declared on one line is a command on the next, arguments and all.
+func TestDeclaredCommandsTakeArgumentsOnLaterLines(t *testing.T) {
+	in, out, errs := newSession(t)
+	s := &script{lines: []string{"fn twice(a: int) { a * 2 }", "twice 21", "alias hi = echo hello", "hi there", "let x = 5", "x", "let f = y => y + 1", "f"}}
+	Run(context.Background(), s, Config{Interp: in, Stdout: out, Stderr: errs}, nil)
+	if errs.Len() != 0 {
+		t.Errorf("stderr: %s", errs.String())
+	}
+	for _, want := range []string{"42\n", "hello there\n", "5\n", "<fn(y)>"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
