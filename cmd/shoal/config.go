@@ -83,7 +83,7 @@ func diagStyles(cfg *userconfig.Config, stderr io.Writer) diag.Styles {
 		}
 		return st.SGR()
 	}
-	return diag.Styles{Error: sgr(cfg.Colors.Error), Hint: sgr(cfg.Colors.Hint), Caret: sgr(cfg.Colors.Caret), Gutter: sgr("blue")}
+	return diag.Styles{Error: sgr(cfg.Colors.DiagError), Hint: sgr(cfg.Colors.DiagHint), Caret: sgr(cfg.Colors.DiagCaret), Gutter: sgr(cfg.Colors.DiagGutter)}
 }
 
 // terminalDiagStyles colours the diagnostics of -c and scripts with the

@@ -121,12 +121,12 @@ func TestDiagnosticsColouredOnATerminal(t *testing.T) {
 	out, send, _ := startPTY(t, home, home, t.TempDir())
 	at := out.waitFor(t, 0, "~ > ")
 	send("1 + \"a\"\r")
-	out.waitFor(t, at, "\x1b[31;1merror[type_error]:\x1b[0m")
+	out.waitFor(t, at, "\x1b[1;31merror[type_error]:\x1b[0m")
 	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(out.String(), "\x1b[31;1m^") && time.Now().Before(deadline) {
+	for !strings.Contains(out.String(), "\x1b[1;31m^") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if !strings.Contains(out.String(), "\x1b[31;1m^") {
+	if !strings.Contains(out.String(), "\x1b[1;31m^") {
 		t.Errorf("carets not coloured: %q", out.String())
 	}
 }

@@ -124,23 +124,29 @@ type Completion struct {
 
 // Colors are style strings (see ParseStyle): colour names, 0-255, #rrggbb,
 // and the attributes bold, dim, italic, underline, with an optional "on
-// COLOR" background. An empty string is no styling.
+// COLOR" background. An empty string is no styling. The syntax keys are
+// the line editor's token classes (internal/highlight's ClassNames); the
+// diag_ keys colour diagnostics.
 type Colors struct {
 	// Syntax highlighting, by token class.
 	Keyword  string `toml:"keyword"`
+	Literal  string `toml:"literal"`
+	Command  string `toml:"command"`
 	String   string `toml:"string"`
 	Number   string `toml:"number"`
-	Comment  string `toml:"comment"`
-	Command  string `toml:"command"`
-	Variable string `toml:"variable"`
-	Operator string `toml:"operator"`
 	Flag     string `toml:"flag"`
+	Operator string `toml:"operator"`
+	Method   string `toml:"method"`
+	Comment  string `toml:"comment"`
+	Error    string `toml:"error"`
+	Variable string `toml:"variable"`
 	Path     string `toml:"path"`
-	// Diagnostics.
-	Error  string `toml:"error"`
-	Hint   string `toml:"hint"`
-	Caret  string `toml:"caret"`
-	Source string `toml:"source"`
+	// Diagnostics: the error label, the hint label, the carets, and the
+	// location arrow, line numbers and bars.
+	DiagError  string `toml:"diag_error"`
+	DiagHint   string `toml:"diag_hint"`
+	DiagCaret  string `toml:"diag_caret"`
+	DiagGutter string `toml:"diag_gutter"`
 }
 
 // Init lists startup files.
@@ -278,9 +284,9 @@ func Default() *Config {
 		Editor:     Editor{Mode: ModeEmacs, BracketedPaste: true, Highlight: true, Autosuggest: true},
 		Completion: Completion{Fuzzy: false, CaseInsensitive: false, Menu: true, MaxResults: 100},
 		Colors: Colors{
-			Keyword: "magenta bold", String: "green", Number: "cyan", Comment: "8",
-			Command: "blue bold", Variable: "yellow", Operator: "", Flag: "cyan", Path: "underline",
-			Error: "red bold", Hint: "cyan", Caret: "red bold", Source: "",
+			Keyword: "magenta", Literal: "yellow", Command: "bold blue", String: "green", Number: "yellow",
+			Flag: "cyan", Method: "blue", Comment: "dim", Error: "red", Path: "underline",
+			DiagError: "bold red", DiagHint: "cyan", DiagCaret: "bold red", DiagGutter: "blue",
 		},
 		Prompt: Prompt{
 			Format: PromptFormat{Left: DefaultPromptLeft, Continuation: "... "},

@@ -70,10 +70,10 @@ func (r Render) TimeUnit() time.Duration {
 	return time.Second
 }
 
-// Style is the parsed style of a highlight or diagnostic class (keyword,
-// string, number, comment, command, variable, operator, flag, path, error,
-// hint, caret, source); the zero Style for an unknown class or when colour
-// is off.
+// Style is the parsed style of a highlight class (keyword, literal,
+// command, string, number, flag, operator, method, comment, error,
+// variable, path) or a diagnostic part (diag_error, diag_hint, diag_caret,
+// diag_gutter); the zero Style for an unknown class or when colour is off.
 func (c *Config) Style(class string) Style {
 	if !c.Render.Color {
 		return Style{}

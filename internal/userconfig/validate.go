@@ -95,9 +95,10 @@ func validate(c *Config, file string, data []byte) error {
 // fields lists the colours by key.
 func (c *Colors) fields() map[string]string {
 	return map[string]string{
-		"keyword": c.Keyword, "string": c.String, "number": c.Number, "comment": c.Comment,
-		"command": c.Command, "variable": c.Variable, "operator": c.Operator, "flag": c.Flag,
-		"path": c.Path, "error": c.Error, "hint": c.Hint, "caret": c.Caret, "source": c.Source,
+		"keyword": c.Keyword, "literal": c.Literal, "command": c.Command, "string": c.String,
+		"number": c.Number, "flag": c.Flag, "operator": c.Operator, "method": c.Method,
+		"comment": c.Comment, "error": c.Error, "variable": c.Variable, "path": c.Path,
+		"diag_error": c.DiagError, "diag_hint": c.DiagHint, "diag_caret": c.DiagCaret, "diag_gutter": c.DiagGutter,
 	}
 }
 
