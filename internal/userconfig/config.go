@@ -279,7 +279,7 @@ func Default() *Config {
 	return &Config{
 		Version: 1,
 		History: History{Enabled: true, MaxEntries: 10000, Dedup: true, IgnoreSpace: true},
-		Render: Render{Color: true, Paging: PagingAuto,
+		Render: Render{Color: true, Paging: PagingHead,
 			TimePrecision: PrecisionSecond},
 		Editor:     Editor{Mode: ModeEmacs, BracketedPaste: true, Highlight: true, Autosuggest: true},
 		Completion: Completion{Fuzzy: false, CaseInsensitive: false, Menu: true, MaxResults: 100},
