@@ -16,6 +16,7 @@ import (
 	"github.com/shoalgo/shoal/internal/diag"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/prompt"
+	"github.com/shoalgo/shoal/internal/repl"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/userconfig"
 )
@@ -168,3 +169,20 @@ func startSession(ctx context.Context, in *eval.Interp, cfg *userconfig.Config, 
 }
 
 func isAlias(s syntax.Stmt) bool { _, ok := s.(*syntax.AliasStmt); return ok }
+
+// displayOptions maps the configuration's render.* keys to the REPL's
+// display (repl.Display): time precision, what a tall table does, the
+// head's rows and the pager.
+func displayOptions(cfg *userconfig.Config) repl.Display {
+	tall, err := repl.ParseTall(cfg.Render.Paging)
+	if err != nil { // validated at load; the display's default otherwise
+		tall = repl.TallHead
+	}
+	return repl.Display{
+		TimePrecision: cfg.Render.TimeUnit(),
+		Tall:          tall,
+		HeadRows:      cfg.Render.HeadRows,
+		Pager:         cfg.Render.Pager,
+		PromptLines:   1 + strings.Count(cfg.Prompt.Format.Left, "\n"),
+	}
+}

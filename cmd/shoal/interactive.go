@@ -36,9 +36,11 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
 	}
-	h := &terminalHost{Host: host.NewOS(host.AllowAll), fd: fd, cooked: cooked}
 	cfg := loadUserConfig(stderr)
-	in, err := eval.New(eval.Options{Host: h, Dir: dir, Env: sessionEnv(cfg), Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin})
+	display := displayOptions(cfg) // the user's render.* settings
+	h := &terminalHost{Host: host.NewOS(host.AllowAll), fd: fd, cooked: cooked}
+	in, err := eval.New(eval.Options{Host: h, Dir: dir, Env: sessionEnv(cfg), Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin,
+		Display: display.Style()})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
@@ -88,7 +90,13 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		Width:  terminalWidth,
 		Record: line.AppendHistory,
 		Prompt: promptFunc(cfg, in, promptANSI), ContinuePrompt: continuePrompt(cfg),
-		Diag: diagStyles(cfg, stderr),
+		Diag:   diagStyles(cfg, stderr),
+		Height: terminalHeight,
+		Page: func(ctx context.Context, text string) error {
+			env := in.Environ()
+			return h.page(ctx, pagerWords(display.Pager, env), text, env, in.Dir())
+		},
+		Display: display,
 	}, &intr)
 	saveHistory(line, hist, stderr)
 	return code

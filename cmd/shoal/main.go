@@ -154,7 +154,7 @@ func execute(ctx context.Context, name, src, script string, scriptArgs []string,
 		return 1
 	}
 	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: stdout, Stderr: stderr,
-		Script: script, Args: scriptArgs})
+		Script: script, Args: scriptArgs, Display: value.Human})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
@@ -173,7 +173,7 @@ func execute(ctx context.Context, name, src, script string, scriptArgs []string,
 		return errorStatus(err)
 	}
 	if repl.Printable(prog, v) {
-		fmt.Fprintln(stdout, value.Display(v))
+		fmt.Fprintln(stdout, value.DisplayStyled(v, 0, value.Human))
 	}
 	return 0
 }

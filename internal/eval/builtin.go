@@ -336,7 +336,7 @@ func (t *thread) emit(v value.Value) {
 		_, _ = io.WriteString(t.stdout, string(x)+"\n")
 		return
 	}
-	_, _ = io.WriteString(t.stdout, value.Display(v)+"\n")
+	_, _ = io.WriteString(t.stdout, value.DisplayStyled(v, 0, t.in.opts.Display)+"\n")
 }
 
 // renderForFile is the text a builtin result writes through `>`.

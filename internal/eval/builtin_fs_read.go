@@ -22,7 +22,8 @@ func init() {
 }
 
 // bfsLs lists directories (their immediate children) and describes other
-// paths as one row each; hidden entries need -a. Rows are sorted by path.
+// paths as one row each; hidden entries need -a. Rows are sorted by path
+// in natural order (file_7 before file_69; value.NaturalLess).
 func bfsLs(c *BuiltinCall) (value.Value, error) {
 	all := c.Flag("all")
 	args, err := bfsPaths(c)
@@ -79,7 +80,7 @@ func bfsLs(c *BuiltinCall) (value.Value, error) {
 		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
-		return rows[i][0].(value.Path) < rows[j][0].(value.Path)
+		return value.NaturalLess(string(rows[i][0].(value.Path)), string(rows[j][0].(value.Path)))
 	})
 	return bfsTable(rows), nil
 }

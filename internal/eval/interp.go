@@ -48,6 +48,10 @@ type Options struct {
 	// Args as strings, as a script started with `run` sees them.
 	Script string
 	Args   []string
+	// Display is the style a statement-position builtin result prints in
+	// (`ls` inside a loop): the shoal command shows values to a person
+	// (value.Human); the zero Style, the plain display, elsewhere.
+	Display value.Style
 }
 
 // Interp is one evaluation session. Its methods are safe for concurrent

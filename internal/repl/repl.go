@@ -57,6 +57,15 @@ type Config struct {
 	ContinuePrompt string
 	// Diag colours diagnostics (the zero value is plain text).
 	Diag diag.Styles
+	// Display is how values are shown (times, tall tables).
+	Display Display
+	// Height is the terminal height in lines (nil or 0: unknown, values
+	// print whole).
+	Height func() int
+	// Page, when set, shows a tall display's text through the pager
+	// command (Display.Pager, $PAGER or DefaultPager: the caller picks);
+	// an error means it could not, and the text is printed instead.
+	Page func(ctx context.Context, text string) error
 }
 
 // Interrupter cancels the evaluation running when Interrupt is called
@@ -174,13 +183,7 @@ func evalOne(ctx context.Context, cfg Config, intr *Interrupter, src string, pro
 		return Status(v, err), false
 	}
 	if Printable(prog, v) {
-		width := 80
-		if cfg.Width != nil {
-			if w := cfg.Width(); w > 0 {
-				width = w
-			}
-		}
-		fmt.Fprintln(cfg.Stdout, value.DisplayWidth(v, width))
+		showValue(ctx, cfg, v)
 	}
 	return Status(v, nil), false
 }

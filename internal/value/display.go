@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -35,12 +36,46 @@ func displayAll(v Value, width int) string {
 	return s
 }
 
+// DisplayStyled is DisplayWidth (Display when width is 0) in style st.
+func DisplayStyled(v Value, width int, st Style) string {
+	if width > 0 {
+		width = max(width, 8)
+	}
+	s, cut := DisplayBounded(v, TextBound{Width: width, Bytes: MaxEncodedBytes, Style: st})
+	if cut {
+		s += elided
+	}
+	return s
+}
+
 // TextBound bounds a rendering: at most Bytes bytes and Lines lines (0: no
 // limit on lines), each line fitted to Width columns (0: not fitted; else
-// at least 8).
+// at least 8), shown in Style (the zero Style: the plain display).
 type TextBound struct {
 	Width, Lines, Bytes int
+	Style               Style
 }
+
+// Style is what a display for a person at a terminal (the REPL, the shoal
+// command's final value) leaves out of the plain one, which agents and
+// files get. The value itself is never changed: its fields, its inline and
+// wire forms keep everything.
+type Style struct {
+	// TimePrecision is the finest unit datetimes and times of day show in
+	// (in a display's lines, records and table cells): time.Second cuts
+	// the fraction, time.Millisecond keeps three digits of it; 0 (or a
+	// nanosecond) shows all of it.
+	TimePrecision time.Duration
+	// FoldNames leaves out the `name` column of a table (or list of
+	// records) that also has a `path` column when every row shown has a
+	// name equal to its path: `ls` of the current directory, where the two
+	// repeat each other.
+	FoldNames bool
+}
+
+// Human is the style of values shown to a person: times to the second,
+// no repeated `name` column.
+var Human = Style{TimePrecision: time.Second, FoldNames: true}
 
 // DisplayBounded renders v as DisplayWidth does (as Display when b.Width
 // is 0) but keeps at most b.Lines lines and b.Bytes bytes; cut reports
@@ -53,7 +88,7 @@ func DisplayBounded(v Value, b TextBound) (s string, cut bool) {
 	if b.Width > 0 {
 		b.Width = max(b.Width, 8)
 	}
-	d := &displayer{t: textBuf{limit: max(b.Bytes, 0)}, width: b.Width, maxLines: b.Lines}
+	d := &displayer{t: textBuf{limit: max(b.Bytes, 0)}, width: b.Width, maxLines: b.Lines, style: b.Style}
 	d.value(v, 0)
 	return string(d.t.b), d.cut || d.t.cut
 }
@@ -65,6 +100,7 @@ type displayer struct {
 	maxLines int // 0: unlimited
 	lines    int // lines started so far
 	cut      bool
+	style    Style
 }
 
 // done reports that no further line fits.
@@ -160,20 +196,22 @@ func (d *displayer) value(v Value, depth int) {
 	case Bytes:
 		d.text(string(x), true)
 	case *Table:
-		d.grid(x.Cols, x.N, func(r, c int) Value { return x.Data[c][r] }, depth)
+		cols, cell := d.foldNames(x.Cols, x.N, func(r, c int) Value { return x.Data[c][r] })
+		d.grid(cols, x.N, cell, depth)
 	case *List:
 		if len(x.Items) == 0 {
 			d.line("[]")
 			return
 		}
 		if cols, ok := recordColumns(x.Items[:min(len(x.Items), d.rowsShown())]); ok {
-			d.grid(cols, len(x.Items), func(r, c int) Value {
+			cols, cell := d.foldNames(cols, len(x.Items), func(r, c int) Value {
 				if rec, ok := x.Items[r].(*Record); ok {
 					v, _ := rec.Get(cols[c])
 					return v
 				}
 				return Nil
-			}, depth)
+			})
+			d.grid(cols, len(x.Items), cell, depth)
 			return
 		}
 		for _, it := range x.Items {
@@ -188,10 +226,63 @@ func (d *displayer) value(v Value, depth int) {
 	case *Outcome:
 		d.outcome(x, depth)
 	default:
-		s, cut := InlineLimit(v, d.room())
+		s, cut := InlineLimit(d.styled(v), d.room())
 		d.text(s, false)
 		d.cut = d.cut || cut
 	}
+}
+
+// foldNames is the columns and cells of a grid of n rows as the style
+// shows them: without `name` when FoldNames is set, a `path` column exists
+// and every row that can be shown has a name equal to its path (as text).
+// It looks at no more rows than the display can show.
+func (d *displayer) foldNames(cols []string, n int, cell func(r, c int) Value) ([]string, func(r, c int) Value) {
+	if !d.style.FoldNames || n == 0 {
+		return cols, cell // an empty table shows the columns it has
+	}
+	pathCol, nameCol := -1, -1
+	for c, name := range cols {
+		switch name {
+		case "path":
+			pathCol = c
+		case "name":
+			nameCol = c
+		}
+	}
+	if pathCol < 0 || nameCol < 0 {
+		return cols, cell
+	}
+	for r := range min(n, d.rowsShown()) {
+		if !sameText(cell(r, pathCol), cell(r, nameCol)) {
+			return cols, cell
+		}
+	}
+	kept := make([]string, 0, len(cols)-1)
+	index := make([]int, 0, len(cols)-1)
+	for c, name := range cols {
+		if c != nameCol {
+			kept = append(kept, name)
+			index = append(index, c)
+		}
+	}
+	return kept, func(r, c int) Value { return cell(r, index[c]) }
+}
+
+// sameText reports whether a and b are both texts (str or path) with the
+// same content.
+func sameText(a, b Value) bool {
+	text := func(v Value) (string, bool) {
+		switch x := v.(type) {
+		case Str:
+			return string(x), true
+		case Path:
+			return string(x), true
+		}
+		return "", false
+	}
+	x, ok1 := text(a)
+	y, ok2 := text(b)
+	return ok1 && ok2 && x == y
 }
 
 // rowsShown bounds the rows or items a display can show: each takes a
@@ -240,11 +331,27 @@ func (d *displayer) item(v Value, depth, n int) string {
 		}
 		return lossy(s)
 	}
-	s, cut := InlineLimit(v, n)
+	s, cut := InlineLimit(d.styled(v), n)
 	if cut {
 		s += elided
 	}
 	return s
+}
+
+// styled is v as the display's style shows it: a datetime or time of day
+// cut to the style's time precision.
+func (d *displayer) styled(v Value) Value {
+	p := d.style.TimePrecision
+	if p <= time.Nanosecond {
+		return v
+	}
+	switch x := v.(type) {
+	case DateTime:
+		return DateTime{T: x.T.Truncate(p)}
+	case Time:
+		return x - x%Time(p)
+	}
+	return v
 }
 
 func (d *displayer) record(r *Record, depth int) {
