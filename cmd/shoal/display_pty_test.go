@@ -42,7 +42,8 @@ func TestDisplayOnATerminal(t *testing.T) {
 	home := t.TempDir()
 	cmd := exec.Command(bin)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+home, "XDG_CONFIG_HOME="+home, "TERM=xterm", "PAGER=")
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+home, "XDG_CONFIG_HOME="+home, "TERM=xterm", "PAGER=",
+		"SHOAL_PROMPT_LEFT=shoal> ")
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 30, Cols: 100})
 	if err != nil {
 		t.Fatal(err)

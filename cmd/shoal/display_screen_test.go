@@ -38,7 +38,7 @@ func TestTallLsOnTheScreen(t *testing.T) {
 		cmd := exec.Command(bin)
 		cmd.Dir = dir
 		cmd.Env = []string{"TERM=xterm-256color", "PATH=/usr/bin:/bin", "HOME=" + home,
-			"XDG_STATE_HOME=" + home, "XDG_CONFIG_HOME=" + home, "PAGER="}
+			"XDG_STATE_HOME=" + home, "XDG_CONFIG_HOME=" + home, "PAGER=", "SHOAL_PROMPT_LEFT=shoal> "}
 		pty.Attach(cmd, tty)
 		if err := cmd.Start(); err != nil {
 			return nil, err

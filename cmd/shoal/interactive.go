@@ -15,9 +15,11 @@ import (
 
 	"github.com/shoalgo/shoal/internal/complete"
 	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/highlight"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/lineedit"
 	"github.com/shoalgo/shoal/internal/repl"
+	"github.com/shoalgo/shoal/internal/userconfig"
 )
 
 // interactive runs the REPL on the terminal: internal/lineedit edits
@@ -38,22 +40,24 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
 	}
-	display := repl.Display{} // the user's render.* settings, when read
+	cfg := loadUserConfig(stderr)
+	display := displayOptions(cfg) // the user's render.* settings
 	h := &terminalHost{Host: host.NewOS(host.AllowAll), fd: fd, cooked: cooked}
-	cfg, err := languageConfig(dir)
+	langCfg, err := languageConfig(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 2
 	}
-	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin, Config: cfg, Reef: true,
+	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin, Env: sessionEnv(cfg), Config: langCfg, Reef: true,
 		Adapters: sessionAdapters(stderr),
 		Display:  display.Style()})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
 	}
+	startSession(ctx, in, cfg, stderr, diagStyles(cfg, stderr))
 	var paths repl.Completer
-	ed := lineedit.New(editorOptions(), lineedit.Hooks{
+	ed := lineedit.New(editorOptions(cfg), lineedit.Hooks{
 		Complete: func(line string, pos int) []complete.Candidate {
 			return complete.Complete(line, pos, paths.Context(ctx, in, h))
 		},
@@ -93,6 +97,8 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 	return repl.Run(ctx, editorReader{ed}, repl.Config{
 		Interp: in, Stdout: stdout, Stderr: stderr,
 		Width:  terminalWidth,
+		Prompt: promptFunc(cfg, in, promptANSI), ContinuePrompt: continuePrompt(cfg),
+		Diag:   diagStyles(cfg, stderr),
 		Height: terminalHeight,
 		Page: func(ctx context.Context, text string) error {
 			env := in.Environ()
@@ -102,14 +108,37 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 	}, &intr)
 }
 
-// editorOptions are the line editor's settings: the defaults, the history
-// file, and no colour where NO_COLOR is set or the terminal is dumb.
-func editorOptions() lineedit.Options {
+// editorOptions are the line editor's settings from the user's
+// configuration: keymap, key bindings, history file and what it keeps,
+// colours (none where NO_COLOR is set or the terminal is dumb).
+func editorOptions(cfg *userconfig.Config) lineedit.Options {
 	opts := lineedit.DefaultOptions()
 	opts.HistoryPath = historyPath()
+	if cfg.History.Path != "" {
+		opts.HistoryPath = cfg.History.Path
+	}
+	if !cfg.History.Enabled {
+		opts.HistoryPath = ""
+	}
+	opts.HistorySize = cfg.History.MaxEntries
+	opts.HistoryIgnoreSpace = cfg.History.IgnoreSpace
+	opts.HistoryIgnore = cfg.History.Ignore
+	opts.Keymap = cfg.Editor.Mode
+	opts.Keybindings = cfg.Editor.Keybindings
+	opts.Autosuggest = cfg.Editor.Autosuggest
+	opts.BracketedPaste = cfg.Editor.BracketedPaste
+	opts.ContinuePrompt = continuePrompt(cfg)
+	opts.Color = cfg.Render.Color && cfg.Editor.Highlight
 	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		opts.Color = false
 	}
+	theme := highlight.Default
+	for _, name := range highlight.ClassNames {
+		if sgr := cfg.Style(name).SGR(); sgr != "" {
+			theme.Set(name, sgr)
+		}
+	}
+	opts.Theme = &theme
 	return opts
 }
 

@@ -167,7 +167,7 @@ func execute(ctx context.Context, name, src, script string, scriptArgs []string,
 	}
 	prog, err := syntax.Parse(src, syntax.ParseOptions{IsBound: in.IsBound})
 	if err != nil {
-		fmt.Fprint(stderr, diag.Format(name, src, err))
+		fmt.Fprint(stderr, diag.FormatStyled(name, src, err, terminalDiagStyles(stderr)))
 		return 2
 	}
 	v, err := in.EvalProgram(ctx, prog)
@@ -175,7 +175,7 @@ func execute(ctx context.Context, name, src, script string, scriptArgs []string,
 		return code
 	}
 	if err != nil {
-		fmt.Fprint(stderr, diag.Format(name, src, err))
+		fmt.Fprint(stderr, diag.FormatStyled(name, src, err, terminalDiagStyles(stderr)))
 		return errorStatus(err)
 	}
 	if repl.Printable(prog, v) {
@@ -186,12 +186,4 @@ func execute(ctx context.Context, name, src, script string, scriptArgs []string,
 
 // errorStatus is the exit status of an uncaught error: a failed external
 // command's own status when it is 1..255, else 1.
-func errorStatus(err error) int {
-	var e *value.Error
-	if errors.As(err, &e) && e.Code == "cmd_failed" {
-		if st, ok := e.Status.(value.Int); ok && st >= 1 && st <= 255 {
-			return int(st)
-		}
-	}
-	return 1
-}
+func errorStatus(err error) int { return repl.Status(nil, err) }

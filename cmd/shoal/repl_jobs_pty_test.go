@@ -97,7 +97,8 @@ func startREPL(t *testing.T) (*exec.Cmd, *ptyOutput, func(string)) {
 	}
 	cmd := exec.Command(bin)
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "TERM=xterm")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "TERM=xterm",
+		"XDG_CONFIG_HOME="+t.TempDir(), "SHOAL_PROMPT_LEFT=shoal> ")
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)

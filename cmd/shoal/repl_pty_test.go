@@ -65,7 +65,8 @@ func TestREPLOnATerminal(t *testing.T) {
 	state := t.TempDir()
 	cmd := exec.Command(bin)
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state, "TERM=xterm")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state, "TERM=xterm",
+		"XDG_CONFIG_HOME="+t.TempDir(), "SHOAL_PROMPT_LEFT=shoal> ")
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +87,7 @@ func TestREPLOnATerminal(t *testing.T) {
 	at = out.waitFor(t, at, "shoal> ")
 
 	send("let xs = [3,\r")
-	at = out.waitFor(t, at, "...> ")
+	at = out.waitFor(t, at, "... ")
 	send("1, 2]\r")
 	at = out.waitFor(t, at, "shoal> ")
 	send("xs.sort().len()\r")

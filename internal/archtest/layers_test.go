@@ -51,6 +51,8 @@ var allowed = map[string][]string{
 	"internal/policy":      {"internal/host", "internal/leash", "internal/syntax", "internal/sandbox"},
 	"internal/highlight":   {"internal/syntax"},
 	"internal/lineedit":    {"internal/highlight", "internal/syntax", "internal/complete", "internal/value", "proto"},
+	"internal/userconfig":  {},
+	"internal/prompt":      {"internal/userconfig"},
 }
 
 // osFree are the evaluation packages that must reach the operating system
@@ -61,6 +63,7 @@ var osFree = []string{
 	"internal/highlight",
 	"internal/reef",
 	"internal/adapters",
+	"internal/prompt",
 }
 
 var osPackages = []string{"os", "os/exec", "net", "net/http", "os/user", "os/signal", "golang.org/x/sys/unix"}
@@ -77,6 +80,8 @@ var osLimited = map[string][]string{
 	"internal/cas":     {"os"},
 	// secretstore opens the files of the secret store directory.
 	"internal/secretstore": {"os"},
+	// internal/userconfig opens shoal.toml and prompt.toml, nothing else.
+	"internal/userconfig": {"os"},
 }
 
 type pkg struct {

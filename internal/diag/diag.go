@@ -20,11 +20,34 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
+// Styles are the ANSI escape sequences (select graphic rendition, e.g.
+// "\x1b[1;31m") a diagnostic is coloured with on a terminal; an empty one
+// leaves its part plain, so the zero Styles is plain text.
+type Styles struct {
+	// Error colours "error[code]:"; Hint "hint:"; Caret the caret run;
+	// Gutter the location arrow, line numbers and bars.
+	Error, Hint, Caret, Gutter string
+}
+
+// reset ends a style.
+const reset = "\x1b[0m"
+
+func paint(style, text string) string {
+	if style == "" || text == "" {
+		return text
+	}
+	return style + text + reset
+}
+
 // Format renders err, raised while running src, as a multi-line
 // diagnostic ending in a newline. name labels the source (a file path,
 // "-c", "<stdin>"). Errors that are neither parse nor language errors
 // render as "error: ...".
-func Format(name, src string, err error) string {
+func Format(name, src string, err error) string { return FormatStyled(name, src, err, Styles{}) }
+
+// FormatStyled is Format with the parts coloured by st: the same text,
+// escapes added only around the labels, the gutter and the carets.
+func FormatStyled(name, src string, err error, st Styles) string {
 	var (
 		code, msg, hint string
 		span            syntax.Span
@@ -44,16 +67,16 @@ func Format(name, src string, err error) string {
 	}
 
 	var b strings.Builder
-	b.WriteString("error")
+	label := "error"
 	if code != "" {
-		b.WriteString("[" + code + "]")
+		label += "[" + code + "]"
 	}
-	b.WriteString(": " + msg + "\n")
+	b.WriteString(paint(st.Error, label+":") + " " + msg + "\n")
 	if hasPos {
-		excerpt(&b, name, src, span)
+		excerpt(&b, name, src, span, st)
 	}
 	if hint != "" {
-		b.WriteString("hint: " + hint + "\n")
+		b.WriteString(paint(st.Hint, "hint:") + " " + hint + "\n")
 	}
 	return b.String()
 }
@@ -61,7 +84,7 @@ func Format(name, src string, err error) string {
 // excerpt writes the location line, the source line holding the span's
 // start and a caret run under the span (clipped to that line, at least one
 // caret wide).
-func excerpt(b *strings.Builder, name, src string, span syntax.Span) {
+func excerpt(b *strings.Builder, name, src string, span syntax.Span, st Styles) {
 	start := clamp(int(span.Start), 0, len(src))
 	end := clamp(int(span.End), start, len(src))
 	lineStart := strings.LastIndexByte(src[:start], '\n') + 1
@@ -82,9 +105,9 @@ func excerpt(b *strings.Builder, name, src string, span syntax.Span) {
 
 	num := strconv.Itoa(lineNo)
 	pad := strings.Repeat(" ", len(num))
-	b.WriteString(pad + "--> " + name + ":" + num + ":" + strconv.Itoa(col) + "\n")
-	b.WriteString(pad + " |\n")
-	b.WriteString(num + " | " + line + "\n")
+	b.WriteString(pad + paint(st.Gutter, "-->") + " " + name + ":" + num + ":" + strconv.Itoa(col) + "\n")
+	b.WriteString(pad + paint(st.Gutter, " |") + "\n")
+	b.WriteString(paint(st.Gutter, num+" |") + " " + line + "\n")
 
 	// Keep tabs so the carets line up under tab-indented source.
 	var marker strings.Builder
@@ -102,8 +125,7 @@ func excerpt(b *strings.Builder, name, src string, span syntax.Span) {
 	if width < 1 {
 		width = 1
 	}
-	marker.WriteString(strings.Repeat("^", width))
-	b.WriteString(pad + " | " + marker.String() + "\n")
+	b.WriteString(pad + paint(st.Gutter, " |") + " " + marker.String() + paint(st.Caret, strings.Repeat("^", width)) + "\n")
 }
 
 func clamp(n, lo, hi int) int {

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/shoalgo/shoal/internal/syntax"
@@ -61,5 +63,25 @@ func TestFormatGolden(t *testing.T) {
 func TestFormatNil(t *testing.T) {
 	if got := Format("x", "src", nil); got != "" {
 		t.Errorf("Format(nil) = %q", got)
+	}
+}
+
+func TestFormatStyledIsFormatPlusEscapes(t *testing.T) {
+	st := Styles{Error: "\x1b[1;31m", Hint: "\x1b[36m", Caret: "\x1b[31m", Gutter: "\x1b[34m"}
+	err := spanned("type_error", "cannot add int and str", "convert one side", 4, 7)
+	src := `1 + "a"`
+	got := FormatStyled("t.shl", src, err, st)
+	plain := Format("t.shl", src, err)
+	stripped := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(got, "")
+	if stripped != plain {
+		t.Errorf("styled text differs from plain:\n%s\nvs\n%s", stripped, plain)
+	}
+	for _, want := range []string{"\x1b[1;31merror[type_error]:\x1b[0m cannot add", "\x1b[36mhint:\x1b[0m convert", "\x1b[31m^^^\x1b[0m", "\x1b[34m-->\x1b[0m t.shl:1:5"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("styled diagnostic lacks %q:\n%q", want, got)
+		}
+	}
+	if FormatStyled("t.shl", src, err, Styles{}) != plain {
+		t.Errorf("zero Styles is not plain")
 	}
 }

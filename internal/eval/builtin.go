@@ -45,6 +45,23 @@ type Builtin struct {
 	// Quoted: the arguments and trailing block are syntax the builtin
 	// describes without evaluating (plan); Run finds them in Syntax.
 	Quoted bool
+	// Help is what `help NAME` and `NAME --help` show; every builtin has
+	// one (a test fails when Summary, Usage or Example is missing).
+	Help Help
+}
+
+// Help documents a registered name for people, in its registry entry:
+// `help NAME` and `NAME --help` render it, with the flags listed from the
+// entry's Flags declaration so they cannot disagree.
+type Help struct {
+	// Summary is one line: what it does.
+	Summary string
+	// Usage is the synopsis, e.g. "ls [PATH...]" (flags are listed from
+	// Flags, not repeated here).
+	Usage string
+	// Example is one or more lines of Shoal that use it; a test parses
+	// each.
+	Example string
 }
 
 var builtins = map[string]*Builtin{}
@@ -269,6 +286,13 @@ func (t *thread) invokeBuiltin(b *Builtin, call *BuiltinCall, m mode, redir *red
 			hint = "it changes session state; call it at the top level"
 		}
 		return nil, errorf(codeCustom, "%s cannot be used inside a function body: %s", b.Name, hint)
+	}
+	if helpRequested(b, call) {
+		v := value.Str(builtinHelp(b))
+		if m&mEmit != 0 {
+			t.emit(v)
+		}
+		return v, nil
 	}
 	if err := checkFlags(b, call.Flags); err != nil {
 		return nil, err

@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	bfsRegister(&Builtin{Name: "open", Run: bfsOpen, Bare: true, Effects: effOpen})
+	bfsRegister(&Builtin{Name: "open", Help: Help{Summary: "open a file with the desktop's default application", Usage: "open PATH", Example: "open README.md"}, Run: bfsOpen, Bare: true, Effects: effOpen})
 }
 
 // bfsOpener is the platform's opener program.

@@ -152,7 +152,7 @@ func (t *thread) dispatchCmd(call *syntax.CmdCall, sc *scope, m mode, o *cmdOpts
 			return nil, undefinedVar(name, sc)
 		}
 		if e, ok := err.(*value.Error); ok && e.Code == codeNotFound {
-			return nil, notFound(name, sc)
+			return nil, t.notFoundOnPath(name, sc)
 		}
 		return nil, err
 	}

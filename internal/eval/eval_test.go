@@ -146,11 +146,19 @@ func TestSessionPersistsAcrossEvals(t *testing.T) {
 	if _, err := s.eval("let x = 40\nfn add2(n) { n + 2 }"); err != nil {
 		t.Fatal(err)
 	}
-	if !s.in.IsBound("x") || !s.in.IsBound("add2") || s.in.IsBound("nope") {
+	// x is a value; add2, a declared function, is a command (as in the
+	// source declaring it), so a later `add2 5` calls it.
+	if !s.in.IsBound("x") || s.in.IsBound("add2") || s.in.IsBound("nope") {
 		t.Errorf("IsBound wrong: names %v", s.in.Names())
 	}
 	if got := s.inline("add2(x)"); got != "42" {
 		t.Errorf("got %s, want 42", got)
+	}
+	if _, err := s.eval("fn inc(n: int) { n + 1 }"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.inline("inc 5"); got != "6" {
+		t.Errorf("inc 5 = %s, want 6", got)
 	}
 }
 

@@ -63,6 +63,7 @@ var gateBuiltinCases = map[string][]gateCase{
 	"today":   {{src: "today", denied: true}, {src: "today()", denied: true}},
 	"pwd":     {{src: "pwd"}},
 	"dirs":    {{src: "dirs"}},
+	"help":    {{src: "help"}, {src: "help ls"}, {src: "ls --help"}, {src: "help nosuchthing", code: "not_found"}},
 	"popd":    {{src: "popd", code: "custom"}},
 	// plan and explain derive without asking the host; apply runs the
 	// stored program through the gate.

@@ -292,15 +292,33 @@ func orDiscard(w io.Writer) io.Writer {
 	return w
 }
 
-// IsBound reports whether name is a session value binding. It takes the
-// session lock; evaluation code uses isBound.
+// IsBound reports whether name is a session value binding (not a declared
+// function or an alias, which are commands). It takes the session lock;
+// evaluation code uses isBound.
 func (in *Interp) IsBound(name string) bool {
 	release := in.holdAlways()
 	defer release()
 	return in.isBound(name)
 }
 
-func (in *Interp) isBound(name string) bool { return in.root.lookup(name) != nil }
+// isBound: a binding the parser must read as a value at a statement head.
+// A declared function (`fn`) and an alias are commands, as they are in the
+// source that declares them, so `f 1` and `gs --short` typed on a later
+// line (the REPL, a later kernel exec) call them instead of failing to
+// parse.
+func (in *Interp) isBound(name string) bool {
+	b := in.root.lookup(name)
+	if b == nil {
+		return false
+	}
+	switch v := b.val.(type) {
+	case *CmdRef:
+		return false
+	case *Closure:
+		return v.Name == ""
+	}
+	return true
+}
 
 // holdAlways takes the session lock for an accessor, however long it takes
 // (holders give it up at their next wait or quantum).

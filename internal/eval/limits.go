@@ -63,6 +63,12 @@ const (
 	// MaxUndoScan is how many of the principal's newest journal entries
 	// `undo` without an id looks through for one it can reverse.
 	MaxUndoScan = 64
+
+	// maxSuggestPathDirs and maxSuggestPathNames bound what a mistyped
+	// command head lists of PATH for its did-you-mean: directories read,
+	// and names looked at over all of them.
+	maxSuggestPathDirs  = 64
+	maxSuggestPathNames = 50_000
 )
 
 // BudgetSessionTasks names the MaxLiveTasks bound in its refusal.

@@ -32,6 +32,7 @@ var registryCases = map[string][]regCase{
 	"cd":       {{src: "cd sub; cat x.txt"}, {src: "cd sub; cd -; cat a.txt"}, {src: "cd; ls"}, {src: "cd"}, {src: "cd -"}, {src: "cd ~; ls"}, {src: "cd (\"sub\")"}},
 	"cp":       {{src: "cp a.txt lib.shl sub"}, {src: "cp *.txt sub"}, {src: "cp a.txt b.txt"}, {src: "cp -r sub sub2"}, {src: "cp a.txt sub"}},
 	"dirs":     {{src: "dirs"}},
+	"help":     {{src: "help"}, {src: "help ls"}, {src: "cat --help"}},
 	"echo":     {{src: "echo hi > out.txt"}, {src: "echo -n --x=1 hi >> out.txt"}},
 	"env":      {{src: "env"}, {src: "env HOME"}},
 	"exit":     {{src: "exit 0"}},

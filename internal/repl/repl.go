@@ -50,6 +50,13 @@ type Config struct {
 	Width func() int
 	// Record, when set, is told of each complete statement (history).
 	Record func(src string)
+	// Prompt, when set, renders the prompt for a new statement from the
+	// last statement's exit status (see Status); nil shows Prompt.
+	Prompt func(lastStatus int) string
+	// ContinuePrompt, when not empty, replaces ContinuePrompt.
+	ContinuePrompt string
+	// Diag colours diagnostics (the zero value is plain text).
+	Diag diag.Styles
 	// Display is how values are shown (times, tall tables).
 	Display Display
 	// Height is the terminal height in lines (nil or 0: unknown, values
@@ -99,10 +106,17 @@ func Run(ctx context.Context, lr LineReader, cfg Config, intr *Interrupter) int 
 		intr = &Interrupter{}
 	}
 	var pending strings.Builder
+	last := 0 // the last statement's exit status, for the prompt
 	for ctx.Err() == nil {
 		prompt := Prompt
+		if cfg.Prompt != nil {
+			prompt = cfg.Prompt(last)
+		}
 		if pending.Len() > 0 {
 			prompt = ContinuePrompt
+			if cfg.ContinuePrompt != "" {
+				prompt = cfg.ContinuePrompt
+			}
 		}
 		line, err := lr.ReadLine(prompt)
 		if errors.Is(err, ErrInterrupted) {
@@ -135,18 +149,22 @@ func Run(ctx context.Context, lr LineReader, cfg Config, intr *Interrupter) int 
 			cfg.Record(src)
 		}
 		if err != nil {
-			fmt.Fprint(cfg.Stderr, diag.Format("<repl>", src, err))
+			fmt.Fprint(cfg.Stderr, diag.FormatStyled("<repl>", src, err, cfg.Diag))
+			last = 2 // a parse error, as the CLI's exit status
 			continue
 		}
-		if code, done := evalOne(ctx, cfg, intr, src, prog); done {
+		code, done := evalOne(ctx, cfg, intr, src, prog)
+		if done {
 			return code
 		}
+		last = code
 	}
 	return 0
 }
 
 // evalOne evaluates one statement and prints its value or error; done
-// reports an `exit`.
+// reports an `exit` (code is its status); otherwise code is the
+// statement's status (Status).
 func evalOne(ctx context.Context, cfg Config, intr *Interrupter, src string, prog *syntax.Program) (code int, done bool) {
 	ectx, stop := intr.start(ctx)
 	v, err := cfg.Interp.EvalProgram(ectx, prog)
@@ -158,16 +176,40 @@ func evalOne(ctx context.Context, cfg Config, intr *Interrupter, src string, pro
 	if err != nil && interrupted {
 		// Ctrl-C stopped it: a one-line note, not a diagnostic.
 		fmt.Fprintln(cfg.Stderr, "^C interrupted")
-		return 0, false
+		return 130, false
 	}
 	if err != nil {
-		fmt.Fprint(cfg.Stderr, diag.Format("<repl>", src, err))
-		return 0, false
+		fmt.Fprint(cfg.Stderr, diag.FormatStyled("<repl>", src, err, cfg.Diag))
+		return Status(v, err), false
 	}
 	if Printable(prog, v) {
 		showValue(ctx, cfg, v)
 	}
-	return 0, false
+	return Status(v, nil), false
+}
+
+// Status is the exit status a statement leaves: for an error, a failed
+// external command's own status when it is 1..255, else 1; for an outcome,
+// its status when it failed (1 when a signal ended it); else 0. The shoal
+// command's exit status for a script and the prompt's last status are both
+// this.
+func Status(v value.Value, err error) int {
+	if err != nil {
+		var e *value.Error
+		if errors.As(err, &e) && e.Code == "cmd_failed" {
+			if st, ok := e.Status.(value.Int); ok && st >= 1 && st <= 255 {
+				return int(st)
+			}
+		}
+		return 1
+	}
+	if o, ok := v.(*value.Outcome); ok && !o.Ok() {
+		if o.Status != nil && *o.Status > 0 && *o.Status <= 255 {
+			return *o.Status
+		}
+		return 1
+	}
+	return 0
 }
 
 // Printable reports whether the final value of prog should be displayed:

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/internal/complete"
+	"github.com/shoalgo/shoal/internal/diag"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/value"
@@ -253,5 +254,62 @@ func TestNullBuiltinNotPrinted(t *testing.T) {
 	}
 	if out.String() != "hi\n" || errs.String() != "" {
 		t.Errorf("stdout %q, stderr %q; want only hi", out.String(), errs.String())
+	}
+}
+
+func TestPromptSeesTheLastStatus(t *testing.T) {
+	in, out, errs := newSession(t)
+	s := &script{lines: []string{"1", "1 / 0", "let x = [", "1]", "^sh -c 'exit 7'", "x.len(", "2"}}
+	Run(context.Background(), s, Config{Interp: in, Stdout: out, Stderr: errs,
+		Prompt:         func(st int) string { return fmt.Sprintf("[%d]> ", st) },
+		ContinuePrompt: "..> ",
+		Diag:           diag.Styles{Error: "\x1b[31m"},
+	}, nil)
+	// "x.len(" then "2" is one incomplete entry; the last read meets EOF.
+	want := []string{"[0]> ", "[0]> ", "[1]> ", "..> ", "[0]> ", "[7]> ", "..> ", "..> "}
+	if strings.Join(s.prompts, "|") != strings.Join(want, "|") {
+		t.Errorf("prompts %q, want %q", s.prompts, want)
+	}
+	if !strings.Contains(errs.String(), "\x1b[31merror[div_zero]:\x1b[0m") {
+		t.Errorf("diagnostic not styled: %q", errs.String())
+	}
+}
+
+func TestStatus(t *testing.T) {
+	seven, zero := 7, 0
+	cases := []struct {
+		name string
+		v    value.Value
+		err  error
+		want int
+	}{
+		{"value", value.Int(3), nil, 0},
+		{"ok outcome", &value.Outcome{Status: &zero}, nil, 0},
+		{"failed outcome", &value.Outcome{Status: &seven}, nil, 7},
+		{"signalled", &value.Outcome{Signal: "SIGKILL"}, nil, 1},
+		{"error", nil, value.Errorf("div_zero", "x"), 1},
+		{"cmd_failed", nil, &value.Error{Code: "cmd_failed", Status: value.Int(9)}, 9},
+		{"cmd_failed out of range", nil, &value.Error{Code: "cmd_failed", Status: value.Int(300)}, 1},
+	}
+	for _, c := range cases {
+		if got := Status(c.v, c.err); got != c.want {
+			t.Errorf("%s: Status = %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// TestDeclaredCommandsTakeArgumentsOnLaterLines: a function or alias
+// declared on one line is a command on the next, arguments and all.
+func TestDeclaredCommandsTakeArgumentsOnLaterLines(t *testing.T) {
+	in, out, errs := newSession(t)
+	s := &script{lines: []string{"fn twice(a: int) { a * 2 }", "twice 21", "alias hi = echo hello", "hi there", "let x = 5", "x", "let f = y => y + 1", "f"}}
+	Run(context.Background(), s, Config{Interp: in, Stdout: out, Stderr: errs}, nil)
+	if errs.Len() != 0 {
+		t.Errorf("stderr: %s", errs.String())
+	}
+	for _, want := range []string{"42\n", "hello there\n", "5\n", "<fn(y)>"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
 	}
 }

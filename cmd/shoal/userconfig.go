@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shoalgo/shoal/internal/diag"
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/prompt"
+	"github.com/shoalgo/shoal/internal/repl"
+	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/internal/userconfig"
+)
+
+// promptANSI says whether the line editor measures escape sequences in a
+// prompt (github.com/reeflective/readline does; github.com/peterh/liner
+// counts them as columns and misplaces the cursor), so a coloured prompt
+// is safe to give it.
+const promptANSI = true
+
+// loadUserConfig reads the user's configuration for the REPL
+// (internal/userconfig). Unknown keys are warnings; a bad file is an error
+// with its line and column, and the REPL starts with the defaults rather
+// than refusing to start, saying so.
+func loadUserConfig(stderr io.Writer) *userconfig.Config {
+	home, _ := os.UserHomeDir()
+	l, err := userconfig.Load(userconfig.Env{Getenv: os.Getenv, Home: home})
+	if err != nil {
+		fmt.Fprintf(stderr, "shoal: %v\nshoal: using the default configuration\n", err)
+		return userconfig.Default()
+	}
+	for _, w := range l.Warnings {
+		fmt.Fprintf(stderr, "shoal: warning: %s\n", w)
+	}
+	for _, name := range prompt.Unknown(l.Config.Prompt.Format.Left) {
+		fmt.Fprintf(stderr, "shoal: warning: prompt format: unknown module `$%s`\n", name)
+	}
+	return l.Config
+}
+
+// promptFunc renders the prompt before each statement from a snapshot:
+// the session's directory, the git branch (a few small reads up the tree,
+// once per prompt, never per keystroke), the last status and the jobs.
+func promptFunc(cfg *userconfig.Config, in *eval.Interp, color bool) func(int) string {
+	home, _ := os.UserHomeDir()
+	hostname, _ := os.Hostname()
+	user := os.Getenv("USER")
+	ssh := os.Getenv("SSH_CONNECTION") != "" || os.Getenv("SSH_TTY") != ""
+	return func(status int) string {
+		dir := in.Dir()
+		return prompt.Render(&cfg.Prompt, prompt.State{
+			Dir: dir, Home: home, Status: status, Branch: prompt.GitBranch(dir, readSmallFile),
+			User: user, Host: hostname, SSH: ssh, Now: time.Now(), Jobs: in.LiveTasks(),
+			Color: color && cfg.Render.Color,
+		})
+	}
+}
+
+// continuePrompt is the configured continuation prompt.
+func continuePrompt(cfg *userconfig.Config) string {
+	return prompt.Continuation(&cfg.Prompt, prompt.State{})
+}
+
+// diagStyles are the configured diagnostic colours, when colour is
+// allowed and stderr is a terminal (plain text otherwise).
+func diagStyles(cfg *userconfig.Config, stderr io.Writer) diag.Styles {
+	f, ok := stderr.(*os.File)
+	if !ok || !cfg.Render.Color || !isTerminal(f) {
+		return diag.Styles{}
+	}
+	sgr := func(s string) string {
+		st, err := userconfig.ParseStyle(s, nil)
+		if err != nil {
+			return ""
+		}
+		return st.SGR()
+	}
+	return diag.Styles{Error: sgr(cfg.Colors.DiagError), Hint: sgr(cfg.Colors.DiagHint), Caret: sgr(cfg.Colors.DiagCaret), Gutter: sgr(cfg.Colors.DiagGutter)}
+}
+
+// terminalDiagStyles colours the diagnostics of -c and scripts with the
+// default colours when stderr is a terminal and NO_COLOR is not set; it
+// reads no configuration file, so cold start stays fast.
+func terminalDiagStyles(stderr io.Writer) diag.Styles {
+	if os.Getenv("NO_COLOR") != "" {
+		return diag.Styles{}
+	}
+	return diagStyles(userconfig.Default(), stderr)
+}
+
+// readSmallFile reads at most limit bytes of a regular file.
+func readSmallFile(path string, limit int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	return io.ReadAll(io.LimitReader(f, int64(limit)))
+}
+
+// sessionEnv is the process environment with the configuration's [env]
+// entries set over it (nil, the host's environment, when there are none).
+func sessionEnv(cfg *userconfig.Config) []string {
+	if len(cfg.Env) == 0 {
+		return nil
+	}
+	env := os.Environ()
+	names := make([]string, 0, len(cfg.Env))
+	for k := range cfg.Env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") })
+		env = append(env, k+"="+cfg.Env[k])
+	}
+	return env
+}
+
+// startSession defines the configured aliases (each must be one `alias`
+// statement's command) and runs the init files in order with `source`; a
+// failure is shown and the session starts regardless.
+func startSession(ctx context.Context, in *eval.Interp, cfg *userconfig.Config, stderr io.Writer, st diag.Styles) {
+	names := make([]string, 0, len(cfg.Aliases))
+	for k := range cfg.Aliases {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		src := "alias " + name + " = " + cfg.Aliases[name]
+		label := "config aliases." + name
+		prog, err := syntax.Parse(src, syntax.ParseOptions{IsBound: in.IsBound})
+		if err == nil && (len(prog.Stmts) != 1 || !isAlias(prog.Stmts[0])) {
+			err = fmt.Errorf("config aliases.%s must be one command, not %q", name, cfg.Aliases[name])
+		}
+		if err == nil {
+			_, err = in.EvalProgram(ctx, prog)
+		}
+		if err != nil {
+			fmt.Fprint(stderr, diag.FormatStyled(label, src, err, st))
+		}
+	}
+	home, _ := os.UserHomeDir()
+	for _, f := range cfg.Init.Files {
+		if rest, ok := strings.CutPrefix(f, "~/"); ok && home != "" {
+			f = filepath.Join(home, rest)
+		}
+		src := "source " + strconv.Quote(f)
+		if _, err := in.Eval(ctx, src); err != nil {
+			fmt.Fprint(stderr, diag.FormatStyled("config init.files", src, err, st))
+		}
+	}
+}
+
+func isAlias(s syntax.Stmt) bool { _, ok := s.(*syntax.AliasStmt); return ok }
+
+// displayOptions maps the configuration's render.* keys to the REPL's
+// display (repl.Display): time precision, what a tall table does, the
+// head's rows and the pager.
+func displayOptions(cfg *userconfig.Config) repl.Display {
+	tall, err := repl.ParseTall(cfg.Render.Paging)
+	if err != nil { // validated at load; the display's default otherwise
+		tall = repl.TallHead
+	}
+	return repl.Display{
+		TimePrecision: cfg.Render.TimeUnit(),
+		Tall:          tall,
+		HeadRows:      cfg.Render.HeadRows,
+		Pager:         cfg.Render.Pager,
+		PromptLines:   1 + strings.Count(cfg.Prompt.Format.Left, "\n"),
+	}
+}

@@ -1,0 +1,307 @@
+package eval
+
+// The help builtin: `help` (topics, builtins, functions, methods), `help
+// NAME`, and `NAME --help` for every builtin. The text of a builtin or a
+// function is its registry entry's Help; a method's is the method
+// registry's (value.MethodHelp); the topics are below, in one place.
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/shoalgo/shoal/internal/leash"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+func init() {
+	RegisterBuiltin(&Builtin{Name: "help", Run: runHelp, Bare: true, Effects: effNone,
+		Help: Help{
+			Summary: "show help: topics, builtins, functions and methods, or one of them",
+			Usage:   "help [NAME | TOPIC | TYPE]",
+			Example: "help\nhelp ls\nhelp sort_by\nhelp list",
+		}})
+}
+
+// helpTopic is one topic of `help TOPIC`.
+type helpTopic struct {
+	name, summary, body string
+}
+
+// helpTopics are the topics `help` lists.
+var helpTopics = []helpTopic{
+	{"values", "the kinds of values and their literals", `Values are typed: null, bool, int, float, str, bytes, path, glob, regex,
+size, duration, datetime, range, list, record, table, outcome, error,
+closure, task, stream.
+
+  42  3.5  "text"  'raw'  ./src/main.go  10kb  1.5s  1..10
+  [1, 2, 3]  {name: "api", port: 8080}  x => x * 2
+
+Every value has methods: help TYPE lists them (help str, help list).`},
+	{"commands", "commands, arguments, outcomes and external programs", `A line that starts with a word is a command: a builtin (ls, cd, rm), a
+function or alias you defined, or a program on PATH.
+
+  ls src                      # a builtin: its value is a table
+  git status                  # a program: its output goes to the terminal
+  let r = (git status)        # captured: r.ok, r.status, r.stdout, r.out
+  ^ls -la                     # ^ forces the program over a builtin
+
+A command that fails in statement position raises cmd_failed; capture it
+to inspect it instead. NAME --help describes a builtin.`},
+	{"pipelines", "chaining methods instead of text pipes", `Values flow through methods, not through text:
+
+  ls.where(.size > 1mb).sort_by(.size).reverse()
+  (cat data.json).out.str().parse_json()?
+  [3, 1, 2].sort().map(x => x * 10)
+
+A line that starts with . continues the previous one:
+
+  ls
+    .where(.type == "file")
+    .len()`},
+	{"errors", "errors, codes, try and catch", `Errors carry a code (type_error, not_found, cmd_failed, ...), a message and a hint.
+
+  try { rm missing.txt } catch err { echo "failed: {err.code}" }
+
+A failed external command in statement position raises cmd_failed; in
+value position its outcome says ok: false.`},
+	{"jobs", "background tasks and job control", `cmd & and { ... } & run in the background and return a task.
+
+  sleep 20s &
+  jobs                        # the session's tasks
+  fg %1                       # wait for it on the terminal
+  kill %1                     # cancel it and its processes
+
+Ctrl-Z stops the command that has the terminal; bg lets it go on.`},
+	{"config", "the configuration file and the prompt", `$XDG_CONFIG_HOME/shoal/shoal.toml (default ~/.config/shoal/shoal.toml) sets
+history, render (colour, paging, time precision), editor (emacs or vi),
+completion, colours, aliases, env and init files; prompt.toml beside it
+sets the prompt:
+
+  [format]
+  left = "$directory$git_branch$exit_status$character"
+
+Unknown keys are warnings; a bad value is an error with its line and
+column. NO_COLOR turns colour off.`},
+	{"keys", "line editing keys", `Tab completes; Ctrl-R searches history; Ctrl-C abandons the line or stops
+the running statement; Ctrl-D on an empty line leaves; Ctrl-Z stops the
+command that has the terminal. An open bracket, string or block continues
+on the next line.`},
+}
+
+// runHelp answers `help` and `help NAME`.
+func runHelp(c *BuiltinCall) (value.Value, error) {
+	if len(c.Args) > 1 {
+		return nil, errorf(codeArg, "help takes at most one name, got %d", len(c.Args))
+	}
+	if len(c.Args) == 0 {
+		return value.Str(helpIndex()), nil
+	}
+	name, ok := helpName(c.Args[0])
+	if !ok {
+		return nil, errorf(codeArg, "help: expected a name, got %s", value.TypeName(c.Args[0])).
+			WithHint("help ls, help sort_by, help list")
+	}
+	if text, ok := helpFor(name); ok {
+		return value.Str(text), nil
+	}
+	e := errorf(codeNotFound, "no help for `%s`", name)
+	if s := suggest(name, helpNames()); s != "" {
+		e.Hint = "did you mean '" + s + "'?"
+	} else {
+		e.Hint = "help lists the topics, builtins, functions and methods"
+	}
+	return nil, e
+}
+
+// helpName reads the argument of help: a word, a string, or a method
+// written with its dot or parentheses (.sort_by, sort_by()).
+func helpName(v value.Value) (string, bool) {
+	var s string
+	switch x := v.(type) {
+	case value.Str:
+		s = string(x)
+	case value.Path:
+		s = string(x)
+	default:
+		return "", false
+	}
+	s = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(s), "."), "()")
+	return s, s != ""
+}
+
+// helpFor renders the help of name: a topic, a builtin, a function, a
+// method, or a type (its methods).
+func helpFor(name string) (string, bool) {
+	for _, tp := range helpTopics {
+		if tp.name == name {
+			return tp.body + "\n", true
+		}
+	}
+	if name == "methods" {
+		return methodsIndex(), true
+	}
+	var parts []string
+	if b, ok := builtins[name]; ok {
+		parts = append(parts, builtinHelp(b))
+	}
+	if f, ok := valueFuncs[name]; ok {
+		parts = append(parts, funcHelp(f))
+	}
+	if doc, ok := value.MethodHelp(name); ok {
+		parts = append(parts, methodHelp(name, doc))
+	}
+	if k, ok := value.KindNamed(name); ok {
+		parts = append(parts, kindHelp(k))
+	}
+	if len(parts) == 0 {
+		return "", false
+	}
+	return strings.Join(parts, "\n"), true
+}
+
+// helpNames lists every name help answers, for its did-you-mean.
+func helpNames() []string {
+	var out []string
+	for _, tp := range helpTopics {
+		out = append(out, tp.name)
+	}
+	out = append(out, "methods")
+	out = append(out, registryNames()...)
+	out = append(out, value.AllMethodNames()...)
+	return out
+}
+
+// helpIndex is `help` with no name.
+func helpIndex() string {
+	var b strings.Builder
+	b.WriteString("Shoal help: `help NAME` for a builtin, function, method, type or topic; `NAME --help` for a builtin.\n\n")
+	b.WriteString("Topics:\n")
+	for _, tp := range helpTopics {
+		fmt.Fprintf(&b, "  %-10s %s\n", tp.name, tp.summary)
+	}
+	b.WriteString("\nBuiltin commands:\n")
+	names := BuiltinNames()
+	width := 0
+	for _, n := range names {
+		width = max(width, len(n))
+	}
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-*s %s\n", width, n, builtins[n].Help.Summary)
+	}
+	b.WriteString("\nFunctions (called with parentheses):\n")
+	for _, n := range FuncNames() {
+		fmt.Fprintf(&b, "  %-*s %s\n", width, n+"()", valueFuncs[n].Help.Summary)
+	}
+	b.WriteString("\nMethods: `help methods` lists them all; `help str`, `help list`, ... the methods of one type.\n")
+	return b.String()
+}
+
+// builtinHelp renders one builtin's Help and its declared flags.
+func builtinHelp(b *Builtin) string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "%s — %s\n\nusage: %s\n", b.Name, b.Help.Summary, b.Help.Usage)
+	if len(b.Flags) > 0 {
+		s.WriteString("flags:\n")
+		for _, f := range b.Flags {
+			s.WriteString("  " + flagSynopsis(f) + "\n")
+		}
+	}
+	writeExample(&s, b.Help.Example)
+	return s.String()
+}
+
+// flagSynopsis is "-p, --parents" or "--limit=VALUE".
+func flagSynopsis(f leash.FlagSpec) string {
+	var parts []string
+	for _, r := range f.Short {
+		parts = append(parts, "-"+string(r))
+	}
+	long := "--" + f.Long
+	if f.Value {
+		long += "=VALUE"
+	}
+	parts = append(parts, long)
+	return strings.Join(parts, ", ")
+}
+
+func funcHelp(f *Func) string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "%s() — %s\n\nusage: %s\n", f.Name, f.Help.Summary, f.Help.Usage)
+	writeExample(&s, f.Help.Example)
+	return s.String()
+}
+
+func methodHelp(name string, doc value.MethodDoc) string {
+	var s strings.Builder
+	fmt.Fprintf(&s, ".%s — %s\n\nusage: %s\nworks on: %s\n", name, doc.Summary, doc.Usage, strings.Join(value.MethodOwners(name), ", "))
+	writeExample(&s, doc.Example)
+	return s.String()
+}
+
+func writeExample(s *strings.Builder, ex string) {
+	if ex == "" {
+		return
+	}
+	s.WriteString("example:\n")
+	for _, line := range strings.Split(ex, "\n") {
+		s.WriteString("  " + line + "\n")
+	}
+}
+
+// kindHelp lists the methods of one type.
+func kindHelp(k value.Kind) string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "%s methods:\n", k)
+	names := value.MethodNames(k)
+	width := 0
+	for _, n := range names {
+		width = max(width, len(n)+1)
+	}
+	for _, n := range names {
+		doc, _ := value.MethodHelp(n)
+		fmt.Fprintf(&s, "  %-*s %s\n", width, "."+n, doc.Summary)
+	}
+	return s.String()
+}
+
+// methodsIndex lists every method with the types it works on.
+func methodsIndex() string {
+	names := value.AllMethodNames()
+	sort.Strings(names)
+	names = slices.Compact(names)
+	var s strings.Builder
+	s.WriteString("Methods (`help NAME` for one; `help TYPE` for a type's):\n")
+	width := 0
+	for _, n := range names {
+		width = max(width, len(n)+1)
+	}
+	for _, n := range names {
+		doc, _ := value.MethodHelp(n)
+		fmt.Fprintf(&s, "  %-*s %s\n", width, "."+n, doc.Summary)
+	}
+	return s.String()
+}
+
+// helpRequested reports `NAME --help` alone: the one argument --help, for
+// a builtin that does not declare a help flag of its own. Programs run by
+// run, interact and kill see their flags as words, so the word counts.
+func helpRequested(b *Builtin, c *BuiltinCall) bool {
+	if b.Quoted || b.Name == "help" {
+		return false
+	}
+	for _, f := range b.Flags {
+		if f.Long == "help" {
+			return false
+		}
+	}
+	if b.Verbatim {
+		if len(c.Args) != 1 || len(c.Flags) != 0 {
+			return false
+		}
+		s, ok := c.Args[0].(value.Str)
+		return ok && s == "--help"
+	}
+	return len(c.Args) == 0 && len(c.Flags) == 1 && c.Flags[0].Name == "help" && !c.Flags[0].Short && c.Flags[0].Value == nil
+}
