@@ -22,7 +22,8 @@ import (
 // interactive runs the REPL on the terminal: liner edits lines (history,
 // Ctrl-R search, Tab completion), Ctrl-C abandons the line being typed or,
 // while a statement runs, stops it.
-func interactive(ctx context.Context, stdout, stderr io.Writer) int {
+// With remote set, statements run in that kernel session (remote.go).
+func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTarget) int {
 	dir, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
@@ -41,6 +42,16 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
+	}
+	var sess repl.Session
+	if remote != nil {
+		r, err := dialRemote(ctx, *remote, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "shoal: %v\n", err)
+			return 1
+		}
+		defer r.Close()
+		sess = r
 	}
 	line := liner.NewLiner()
 	defer line.Close()
@@ -82,7 +93,7 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		_ = in.WaitTasks(wctx)
 	}()
 	code := repl.Run(ctx, linerReader{line}, repl.Config{
-		Interp: in, Stdout: stdout, Stderr: stderr,
+		Interp: in, Session: sess, Stdout: stdout, Stderr: stderr,
 		Width:  terminalWidth,
 		Record: line.AppendHistory,
 	}, &intr)

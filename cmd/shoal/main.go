@@ -40,6 +40,9 @@ const usage = `usage: shoal                  (interactive, on a terminal)
        shoal -c SOURCE
        shoal FILE [ARGS...]      (the script sees ARGS as args)
        shoal < FILE
+       shoal --kernel SOCKET [--session NAME] [--token TOKEN] [-c SOURCE | FILE [ARGS...]]
+                                (in a session of a running kernel; default
+                                session $SHOAL_SESSION or "default", token $SHOAL_TOKEN)
        shoal mcp [flags]        (the MCP facade, as shoal-mcp; see shoal mcp -h)
        shoal history [flags]    (a running kernel's journal; see shoal history -h)
        shoal --version
@@ -80,6 +83,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.StringVar(&cmd, "c", "", "evaluate `SOURCE`")
 	fs.StringVar(&cmd, "command", "", "evaluate `SOURCE`")
 	showVersion := fs.Bool("version", false, "print the version")
+	var remote remoteTarget
+	fs.StringVar(&remote.Socket, "kernel", "", "run in a session of the kernel at `SOCKET`")
+	fs.StringVar(&remote.Session, "session", os.Getenv("SHOAL_SESSION"), "the kernel session to attach to")
+	fs.StringVar(&remote.Token, "token", os.Getenv("SHOAL_TOKEN"), "attach with a bearer token")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -96,8 +103,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 2
 	}
+	var target *remoteTarget
+	if remote.Socket != "" {
+		target = &remote
+	}
 	if name == "" {
-		return interactive(ctx, stdout, stderr)
+		remote.TTY = true
+		return interactive(ctx, stdout, stderr, target)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
@@ -105,6 +117,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var scriptArgs []string
 	if name != "-c" && name != "<stdin>" {
 		script, scriptArgs = name, fs.Args()[1:]
+	}
+	if target != nil {
+		return executeRemote(ctx, remote, name, src, script, scriptArgs, stdout, stderr)
 	}
 	return execute(ctx, name, src, script, scriptArgs, stdout, stderr)
 }
