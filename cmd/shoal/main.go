@@ -45,6 +45,9 @@ const usage = `usage: shoal                  (interactive, on a terminal)
                                 session $SHOAL_SESSION or "default", token $SHOAL_TOKEN)
        shoal mcp [flags]        (the MCP facade, as shoal-mcp; see shoal mcp -h)
        shoal history [flags]    (a running kernel's journal; see shoal history -h)
+       shoal kernel [flags]     (shoal-kernel, found beside this shoal)
+       shoal token COMMAND      (shoal-token, found beside this shoal)
+       shoal doctor [--json]    (state dir, socket, tokens, policy, sandbox, cgroups)
        shoal --version
 
 Runs Shoal source standalone and prints the final value, or reads
@@ -71,6 +74,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) > 0 && args[0] == "mcp" {
 		// shoal mcp is shoal-mcp; a script named mcp runs as ./mcp.
 		return mcp.Main(ctx, args[1:], io.NopCloser(stdin), nopWriteCloser{stdout}, stderr)
+	}
+	if len(args) > 0 && companions[args[0]] != "" {
+		// shoal kernel / shoal token: the binaries beside this one.
+		return companion(companions[args[0]], args[1:], stdin, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "doctor" {
+		return doctor(ctx, args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "history" {
 		// A script named history runs as ./history.

@@ -290,3 +290,12 @@ func TestRemoteREPLOnATerminal(t *testing.T) {
 		t.Errorf("after the terminal left, the session holds %q", got)
 	}
 }
+
+// runBinary runs bin with args in a temp dir and returns its combined
+// output.
+func runBinary(bin string, args ...string) (string, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "PATH=/usr/bin:/bin")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
