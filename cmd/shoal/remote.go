@@ -54,7 +54,7 @@ type remoteSession struct {
 	target remoteTarget
 	stdout io.Writer
 	c      *client.Client
-	since  uint64 // the render channel's newest seq seen
+	since  uint64 // the render channel's newest seq seen (0: none yet)
 	exit   *int   // an exit the kernel reported
 }
 
@@ -67,8 +67,10 @@ func dialRemote(ctx context.Context, t remoteTarget, stdout io.Writer) (*remoteS
 	return r, nil
 }
 
-// connect dials the socket, attaches, and notes where the session's
-// render channel stands, so only output from now on is shown.
+// connect dials the socket and attaches. Where the session's render
+// channel stands is learnt from the first exec's read (events are matched
+// to the exec by its ref, so older ones are skipped): one round trip less
+// for a cold `shoal --kernel SOCKET -c SRC`.
 func (r *remoteSession) connect(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, remoteDialTimeout)
 	defer cancel()
@@ -82,14 +84,6 @@ func (r *remoteSession) connect(ctx context.Context) error {
 	if err != nil {
 		c.Close()
 		return fmt.Errorf("kernel %s: attach: %w", r.target.Socket, err)
-	}
-	evs, err := c.EventsRead(ctx, renderChannel, 0, 1)
-	if err != nil {
-		c.Close()
-		return fmt.Errorf("kernel %s: %w", r.target.Socket, err)
-	}
-	for _, e := range evs {
-		r.since = max(r.since, e.Seq)
 	}
 	r.c = c
 	return nil
