@@ -40,6 +40,12 @@ const (
 	renderChannel     = "render"
 )
 
+// remoteElide asks the kernel for values whole up to the most one answer
+// carries (64 KiB of JSON, any number of rows or items), so the terminal
+// displays them as standalone does; a larger one is shown as the kernel
+// rendered it (decodeResult).
+var remoteElide = client.Elide{MaxBytes: 64 << 10, MaxRows: 1 << 30, MaxItems: 1 << 30}
+
 // remoteTarget names the kernel session to attach to.
 type remoteTarget struct {
 	Socket  string // the kernel's socket
@@ -119,7 +125,7 @@ func (r *remoteSession) Eval(ctx context.Context, src string, _ *syntax.Program)
 			return nil, err
 		}
 	}
-	res, err := r.c.Exec(ctx, client.ExecParams{Src: src})
+	res, err := r.c.Exec(ctx, client.ExecParams{Src: src, Elide: &remoteElide})
 	if ctx.Err() != nil {
 		// Ctrl-C (or the end): closing the connection cancels the exec on
 		// the kernel, with every process it started.
@@ -154,8 +160,11 @@ func decodeResult(res *client.ExecResult) (value.Value, error) {
 		return value.Null{}, nil
 	}
 	v, err := value.FromWire(res.Value)
+	if errors.Is(err, value.ErrElided) {
+		return value.Str(res.Render + "\n… the whole value, larger than one answer, is " + res.Ref + " in the kernel session"), nil
+	}
 	if err != nil {
-		return value.Str(res.Render), nil
+		return nil, fmt.Errorf("kernel answered a value this shoal cannot read: %w", err)
 	}
 	if o, ok := v.(*value.Outcome); ok && o.Pid == 0 {
 		o.Builtin = true

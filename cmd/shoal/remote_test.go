@@ -299,3 +299,36 @@ func runBinary(bin string, args ...string) (string, error) {
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
+
+// TestRemoteSameDisplay: what a value looks like through a kernel is what
+// it looks like standalone, tall tables included (the kernel is asked
+// for values whole up to one answer's 64 KiB); a larger one is the
+// kernel's rendering with a line naming its ref.
+func TestRemoteSameDisplay(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the kernel's end-to-end tests run on Linux")
+	}
+	sock := startKernel(t)
+	for _, src := range []string{
+		`(1..300).map(i => {a: i, b: "x"})`,
+		`{name: "api", ready: true, tags: ["a", "b"], nested: {n: 1.5}}`,
+		`[3, 1, 2].sort()`,
+		`"plain text"`,
+		`2s + 500ms`,
+		`[1, [2, [3]]]`,
+		`null`,
+		`echo out; ^sh -c "echo ext"; 7`,
+	} {
+		var local, remote, lerr, rerr bytes.Buffer
+		lc := run(context.Background(), []string{"-c", src}, strings.NewReader(""), &local, &lerr)
+		rc := run(context.Background(), []string{"--kernel", sock, "-c", src}, strings.NewReader(""), &remote, &rerr)
+		if lc != rc || local.String() != remote.String() {
+			t.Errorf("%s:\nstandalone (exit %d):\n%s\nthrough the kernel (exit %d):\n%s%s", src, lc, local.String(), rc, remote.String(), rerr.String())
+		}
+	}
+	var out bytes.Buffer
+	run(context.Background(), []string{"--kernel", sock, "-c", `(1..20000).map(i => {a: i, b: "xxxxxxxx"})`}, strings.NewReader(""), &out, io.Discard)
+	if !strings.Contains(out.String(), "larger than one answer, is out:") {
+		t.Errorf("an over-large value: %q", out.String()[max(0, out.Len()-300):])
+	}
+}
