@@ -258,9 +258,34 @@ func remoteError(err error) (ref string, _ error) {
 			}
 		}
 		return d.Ref, e
+	case proto.CodeLeashDenied, proto.CodeApprovalRequired:
+		// Refused before anything ran: the effects the plan needed.
+		var d struct {
+			Effects []map[string]any `json:"effects"`
+		}
+		_ = client.ErrorData(err, &d)
+		e := &value.Error{Code: "denied", Msg: rpc.Message}
+		if code == proto.CodeApprovalRequired {
+			e.Code = "approval_required"
+		}
+		var effs []string
+		for _, ef := range d.Effects {
+			kind, _ := ef["kind"].(string)
+			what := ""
+			for _, k := range []string{"program", "path", "name", "host"} {
+				if v, ok := ef[k].(string); ok {
+					what = " " + v
+					break
+				}
+			}
+			effs = append(effs, kind+what)
+		}
+		if len(effs) > 0 {
+			e.Hint = "the source needs: " + strings.Join(effs, ", ")
+		}
+		return "", e
 	}
-	// A refusal by policy, an approval needed, a bad token: one line
-	// saying what the kernel said.
+	// A bad token, a kernel failing: one line saying what the kernel said.
 	msg := rpc.Message
 	if r := strings.TrimRightFunc(msg, unicode.IsSpace); r != "" {
 		msg = r

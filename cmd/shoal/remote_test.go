@@ -20,6 +20,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/creack/pty"
+
+	"github.com/shoalgo/shoal/internal/auth"
 )
 
 // builtBinaries builds shoal and shoal-kernel once per test run.
@@ -60,14 +62,22 @@ func binaries(t *testing.T) string {
 // with SIGTERM when the test ends.
 func startKernel(t *testing.T) string {
 	t.Helper()
+	sock, _ := startKernelState(t)
+	return sock
+}
+
+// startKernelState is startKernel, also returning the state directory.
+func startKernelState(t *testing.T) (sock, state string) {
+	t.Helper()
 	bin := filepath.Join(binaries(t), "shoal-kernel")
 	run, err := os.MkdirTemp("", "sk") // short: a socket path has ~100 bytes
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(run) })
-	sock := filepath.Join(run, "k.sock")
-	cmd := exec.Command(bin, "--socket", sock, "--state-dir", t.TempDir())
+	sock = filepath.Join(run, "k.sock")
+	state = t.TempDir()
+	cmd := exec.Command(bin, "--socket", sock, "--state-dir", state)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "XDG_RUNTIME_DIR="+run)
 	stderr, err := cmd.StderrPipe()
@@ -99,11 +109,11 @@ func startKernel(t *testing.T) string {
 	}()
 	select {
 	case p := <-ready:
-		return p
+		return p, state
 	case <-time.After(30 * time.Second):
 		t.Fatal("shoal-kernel never said it was ready")
 	}
-	return ""
+	return "", ""
 }
 
 // TestRemoteRun runs -c, scripts and stdin in a session of a real kernel
@@ -330,5 +340,42 @@ func TestRemoteSameDisplay(t *testing.T) {
 	run(context.Background(), []string{"--kernel", sock, "-c", `(1..20000).map(i => {a: i, b: "xxxxxxxx"})`}, strings.NewReader(""), &out, io.Discard)
 	if !strings.Contains(out.String(), "larger than one answer, is out:") {
 		t.Errorf("an over-large value: %q", out.String()[max(0, out.Len()-300):])
+	}
+}
+
+// TestRemoteDenied: a token principal with no policy is refused every
+// effect before anything runs: a typed diagnostic naming what the source
+// needed, exit 1; pure evaluation still works.
+func TestRemoteDenied(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the kernel's end-to-end tests run on Linux")
+	}
+	sock, state := startKernelState(t)
+	_, secret, err := auth.Open(filepath.Join(state, "tokens.json")).Create("agent:t", "default", nil, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		stdout.Reset()
+		stderr.Reset()
+		code := run(context.Background(), []string{"--kernel", sock, "--token", secret, "-c", "1 + 1"}, strings.NewReader(""), &stdout, &stderr)
+		if code == 0 {
+			break
+		}
+		if time.Now().After(deadline) { // the kernel notices a new token within 1 s
+			t.Fatalf("pure evaluation with the token: exit %d %s", code, stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if stdout.String() != "2\n" {
+		t.Errorf("pure evaluation printed %q", stdout.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	code := run(context.Background(), []string{"--kernel", sock, "--token", secret, "-c", "^echo hi"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "error[denied]") || !strings.Contains(stderr.String(), "proc_spawn echo") || stdout.Len() != 0 {
+		t.Errorf("denied spawn: exit %d stdout %q stderr %q", code, stdout.String(), stderr.String())
 	}
 }
