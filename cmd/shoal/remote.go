@@ -132,6 +132,12 @@ func (r *remoteSession) Eval(ctx context.Context, src string, _ *syntax.Program)
 		r.Close()
 		return nil, &value.Error{Code: "cancelled", Msg: "interrupted"}
 	}
+	if errors.Is(err, client.ErrClosed) {
+		// The kernel went away (restarted, stopped): say so; the next
+		// statement dials again.
+		r.Close()
+		return nil, fmt.Errorf("lost the kernel at %s: %w", r.target.Socket, err)
+	}
 	if err != nil {
 		ref, lerr := remoteError(err)
 		r.printOutput(ctx, ref)

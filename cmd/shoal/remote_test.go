@@ -22,6 +22,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/value"
 )
 
 // builtBinaries builds shoal and shoal-kernel once per test run.
@@ -377,5 +378,56 @@ func TestRemoteDenied(t *testing.T) {
 	code := run(context.Background(), []string{"--kernel", sock, "--token", secret, "-c", "^echo hi"}, strings.NewReader(""), &stdout, &stderr)
 	if code != 1 || !strings.Contains(stderr.String(), "error[denied]") || !strings.Contains(stderr.String(), "proc_spawn echo") || stdout.Len() != 0 {
 		t.Errorf("denied spawn: exit %d stdout %q stderr %q", code, stdout.String(), stderr.String())
+	}
+}
+
+// TestRemoteKernelRestart: a statement after the kernel went away says
+// so in one error, and the one after a new kernel listens at the socket
+// runs there (the REPL need not be restarted).
+func TestRemoteKernelRestart(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the kernel's end-to-end tests run on Linux")
+	}
+	bin := filepath.Join(binaries(t), "shoal-kernel")
+	dir, err := os.MkdirTemp("", "sk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "k.sock")
+	start := func() *exec.Cmd {
+		cmd := exec.Command(bin, "--socket", sock, "--state-dir", filepath.Join(dir, "state"))
+		cmd.Dir = dir
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if fi, err := os.Stat(sock); err == nil && fi.Mode().Type() == os.ModeSocket {
+				return cmd
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("kernel did not listen")
+			}
+		}
+	}
+	k := start()
+	var out bytes.Buffer
+	r, err := dialRemote(context.Background(), remoteTarget{Socket: sock}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if v, err := r.Eval(context.Background(), "20 + 22", nil); err != nil || value.Display(v) != "42" {
+		t.Fatalf("first kernel: %v %v", v, err)
+	}
+	k.Process.Signal(syscall.SIGTERM)
+	k.Wait()
+	if _, err := r.Eval(context.Background(), "1", nil); err == nil || !strings.Contains(err.Error(), "lost the kernel at "+sock) {
+		t.Fatalf("after the kernel stopped: %v", err)
+	}
+	k = start()
+	defer func() { k.Process.Signal(syscall.SIGTERM); k.Wait() }()
+	if v, err := r.Eval(context.Background(), "[1, 2].len()", nil); err != nil || value.Display(v) != "2" {
+		t.Fatalf("second kernel: %v %v", v, err)
 	}
 }
