@@ -34,9 +34,6 @@ Checks what the kernel and its clients need and says how to fix what is
 wrong. Exit status: 0 all ok, 1 warnings, 2 a failure.
 `
 
-// doctorTimeout bounds talking to a kernel found at the socket.
-const doctorTimeout = 3 * time.Second
-
 // Levels of a check.
 const (
 	levelOK   = "ok"

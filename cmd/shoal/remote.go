@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/shoalgo/shoal/client"
@@ -29,16 +28,8 @@ import (
 	"github.com/shoalgo/shoal/proto"
 )
 
-// remoteDialTimeout bounds dialling and attaching to the kernel.
-const remoteDialTimeout = 10 * time.Second
-
-// remoteOutputReads bounds the events.read calls that collect one exec's
-// output, each of at most remoteReadLimit events (the kernel's most).
-const (
-	remoteOutputReads = 8
-	remoteReadLimit   = 1024
-	renderChannel     = "render"
-)
+// renderChannel is the session channel carrying each exec's output.
+const renderChannel = "render"
 
 // remoteElide asks the kernel for values whole up to the most one answer
 // carries (64 KiB of JSON, any number of rows or items), so the terminal
