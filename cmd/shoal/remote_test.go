@@ -31,11 +31,9 @@ var builtBinaries = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := exec.Command("go", "build", "-o", dir+"/", ".").CombinedOutput()
+	// One go build for both: they share their dependencies' work.
+	out, err := exec.Command("go", "build", "-o", dir+"/", ".", "../shoal-kernel").CombinedOutput()
 	if err != nil {
-		return "", &buildError{err, string(out)}
-	}
-	if out, err := exec.Command("go", "build", "-o", dir+"/", "../shoal-kernel").CombinedOutput(); err != nil {
 		return "", &buildError{err, string(out)}
 	}
 	return dir, nil
