@@ -25,12 +25,24 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
+// binDir is where builtBinaries put them, removed when the tests end.
+var binDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
 // builtBinaries builds shoal and shoal-kernel once per test run.
 var builtBinaries = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "shoal-bin")
 	if err != nil {
 		return "", err
 	}
+	binDir = dir
 	// One go build for both: they share their dependencies' work.
 	out, err := exec.Command("go", "build", "-o", dir+"/", ".", "../shoal-kernel").CombinedOutput()
 	if err != nil {
