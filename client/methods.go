@@ -119,6 +119,9 @@ type ExecResult struct {
 	Ref    string          `json:"ref,omitempty"`
 	Value  json.RawMessage `json:"value,omitempty"`
 	Render string          `json:"render,omitempty"`
+	// Exit is the status an `exit` in the source asked for (the session
+	// itself goes on); nil when it did not exit.
+	Exit *int `json:"exit,omitempty"`
 
 	Task     string `json:"task,omitempty"`
 	Events   string `json:"events,omitempty"`

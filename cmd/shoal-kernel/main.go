@@ -18,6 +18,7 @@ import (
 	buildversion "github.com/shoalgo/shoal/internal/version"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime"
@@ -92,6 +93,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func serve(o *options, stderr io.Writer) error {
+	// A socket handed over by systemd is taken first, before any process
+	// is started that could inherit it.
+	activated, err := activatedListener()
+	if err != nil {
+		return err
+	}
 	// An explicit policy that is missing or malformed is fatal, with the
 	// file, line and column of the first problem; without one the owner
 	// may do everything and every other principal nothing.
@@ -122,6 +129,9 @@ func serve(o *options, stderr io.Writer) error {
 	path, err := kernel.SocketPath(o.socket, o.session, os.Getenv)
 	if err != nil {
 		return err
+	}
+	if activated != nil {
+		path = activated.Addr().String()
 	}
 	level := slog.LevelError
 	if o.verbose {
@@ -160,14 +170,9 @@ func serve(o *options, stderr io.Writer) error {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
-	l, err := kernel.Listen(path, o.socket != "")
+	l, ino, err := listen(activated, path, o.socket != "")
 	if err != nil {
 		return err
-	}
-	ino, err := kernel.SocketInode(path)
-	if err != nil {
-		l.Close()
-		return fmt.Errorf("socket %s: %w", path, err)
 	}
 	defer kernel.RemoveSocket(path, ino)
 	fmt.Fprintf(stderr, "shoal-kernel: ready %s\n", path)
@@ -216,4 +221,22 @@ func kernelAdapters(log *slog.Logger) *adapters.Catalog {
 		log.Warn("adapter file", "dir", dir, "problem", w.Error())
 	}
 	return c
+}
+
+// listen binds the socket at path, or takes the activated one, whose
+// inode is reported as 0 so that RemoveSocket leaves systemd's socket be.
+func listen(activated *net.UnixListener, path string, explicit bool) (*net.UnixListener, uint64, error) {
+	if activated != nil {
+		return activated, 0, nil
+	}
+	l, err := kernel.Listen(path, explicit)
+	if err != nil {
+		return nil, 0, err
+	}
+	ino, err := kernel.SocketInode(path)
+	if err != nil {
+		l.Close()
+		return nil, 0, fmt.Errorf("socket %s: %w", path, err)
+	}
+	return l, ino, nil
 }

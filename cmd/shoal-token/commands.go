@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"text/tabwriter"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/shoalgo/shoal/internal/auth"
 	"github.com/shoalgo/shoal/internal/policy"
@@ -95,7 +99,7 @@ func runList(args []string, stdout, stderr io.Writer, now func() time.Time) int 
 	if o.json {
 		err = writeJSON(stdout, toks, t)
 	} else {
-		err = writeTable(stdout, toks, t)
+		err = writeTable(stdout, toks, t, isTerminal(stdout))
 	}
 	if err != nil {
 		return failure(stderr, err)
@@ -122,8 +126,21 @@ func runRevoke(args []string, stdout, stderr io.Writer) int {
 // writeTable prints one tab-separated line per token:
 // ID PRINCIPAL PROFILE CAPS EXPIRES STATE, where CAPS is comma-separated
 // ("-" for none), EXPIRES is RFC 3339 or "never", and STATE is active,
-// expired or revoked.
-func writeTable(w io.Writer, toks []auth.Token, now time.Time) error {
+// expired or revoked. For a person (tty: stdout is a terminal) a header
+// names the columns and they are aligned; a pipe gets exactly one line
+// per token, as the contract says, so scripts need not skip a header.
+func writeTable(w io.Writer, toks []auth.Token, now time.Time, tty bool) error {
+	if tty {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		io.WriteString(tw, tableHeader)
+		if err := writeTable(tw, toks, now, false); err != nil {
+			return err
+		}
+		if len(toks) == 0 {
+			io.WriteString(tw, "(no tokens)\n")
+		}
+		return tw.Flush()
+	}
 	var b strings.Builder
 	for i := range toks {
 		t := &toks[i]
@@ -139,6 +156,15 @@ func writeTable(w io.Writer, toks []auth.Token, now time.Time) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// tableHeader names writeTable's columns on a terminal.
+const tableHeader = "ID\tPRINCIPAL\tPROFILE\tCAPS\tEXPIRES\tSTATE\n"
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // listed is a token as `list --json` shows it.

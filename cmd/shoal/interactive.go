@@ -26,7 +26,8 @@ import (
 // buffers (highlighting, completion, multi-line entries, history and its
 // search, bracketed paste), Ctrl-C abandons the buffer being typed or,
 // while a statement runs, stops it.
-func interactive(ctx context.Context, stdout, stderr io.Writer) int {
+// With remote set, statements run in that kernel session (remote.go).
+func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTarget) int {
 	dir, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
@@ -55,7 +56,19 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
 	}
-	startSession(ctx, in, cfg, stderr, diagStyles(cfg, stderr))
+	var sess repl.Session
+	if remote != nil {
+		r, err := dialRemote(ctx, *remote, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "shoal: %v\n", err)
+			return 1
+		}
+		defer r.Close()
+		sess = r
+	}
+	if remote == nil {
+		startSession(ctx, in, cfg, stderr, diagStyles(cfg, stderr))
+	}
 	var paths repl.Completer
 	ed := lineedit.New(editorOptions(cfg), lineedit.Hooks{
 		Complete: func(line string, pos int) []complete.Candidate {
@@ -95,7 +108,7 @@ func interactive(ctx context.Context, stdout, stderr io.Writer) int {
 	}()
 	// The editor records each accepted buffer whole in its history.
 	return repl.Run(ctx, editorReader{ed}, repl.Config{
-		Interp: in, Stdout: stdout, Stderr: stderr,
+		Interp: in, Session: sess, Stdout: stdout, Stderr: stderr,
 		Width:  terminalWidth,
 		Prompt: promptFunc(cfg, in, promptANSI), ContinuePrompt: continuePrompt(cfg),
 		Diag:   diagStyles(cfg, stderr),

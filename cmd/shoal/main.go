@@ -40,8 +40,14 @@ const usage = `usage: shoal                  (interactive, on a terminal)
        shoal -c SOURCE
        shoal FILE [ARGS...]      (the script sees ARGS as args)
        shoal < FILE
+       shoal --kernel SOCKET [--session NAME] [--token TOKEN] [-c SOURCE | FILE [ARGS...]]
+                                (in a session of a running kernel; default
+                                session $SHOAL_SESSION or "default", token $SHOAL_TOKEN)
        shoal mcp [flags]        (the MCP facade, as shoal-mcp; see shoal mcp -h)
        shoal history [flags]    (a running kernel's journal; see shoal history -h)
+       shoal kernel [flags]     (shoal-kernel, found beside this shoal)
+       shoal token COMMAND      (shoal-token, found beside this shoal)
+       shoal doctor [--json]    (state dir, socket, tokens, policy, sandbox, cgroups)
        shoal --version
 
 Runs Shoal source standalone and prints the final value, or reads
@@ -69,6 +75,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// shoal mcp is shoal-mcp; a script named mcp runs as ./mcp.
 		return mcp.Main(ctx, args[1:], io.NopCloser(stdin), nopWriteCloser{stdout}, stderr)
 	}
+	if len(args) > 0 && companions[args[0]] != "" {
+		// shoal kernel / shoal token: the binaries beside this one.
+		return companion(companions[args[0]], args[1:], stdin, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "doctor" {
+		return doctor(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "history" {
 		// A script named history runs as ./history.
 		return history(ctx, args[1:], stdout, stderr)
@@ -80,6 +93,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.StringVar(&cmd, "c", "", "evaluate `SOURCE`")
 	fs.StringVar(&cmd, "command", "", "evaluate `SOURCE`")
 	showVersion := fs.Bool("version", false, "print the version")
+	var remote remoteTarget
+	fs.StringVar(&remote.Socket, "kernel", "", "run in a session of the kernel at `SOCKET`")
+	fs.StringVar(&remote.Session, "session", os.Getenv("SHOAL_SESSION"), "the kernel session to attach to")
+	fs.StringVar(&remote.Token, "token", os.Getenv("SHOAL_TOKEN"), "attach with a bearer token")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -96,8 +113,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 2
 	}
+	var target *remoteTarget
+	if remote.Socket != "" {
+		target = &remote
+	}
 	if name == "" {
-		return interactive(ctx, stdout, stderr)
+		remote.TTY = true
+		return interactive(ctx, stdout, stderr, target)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
@@ -105,6 +127,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var scriptArgs []string
 	if name != "-c" && name != "<stdin>" {
 		script, scriptArgs = name, fs.Args()[1:]
+	}
+	if target != nil {
+		return executeRemote(ctx, remote, name, src, script, scriptArgs, stdout, stderr)
 	}
 	return execute(ctx, name, src, script, scriptArgs, stdout, stderr)
 }

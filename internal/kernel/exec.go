@@ -43,6 +43,9 @@ type execResult struct {
 	Ref    string          `json:"ref"`
 	Value  json.RawMessage `json:"value"`
 	Render string          `json:"render"`
+	// Exit is the status an `exit` in the source asked for; the session
+	// goes on, its client may end itself with it.
+	Exit *int `json:"exit,omitempty"`
 }
 
 // raisedData is the data of a RAISED error.
@@ -186,6 +189,10 @@ func (r *execResult) answer(req *proto.Request) (answerFrame, error) {
 		}
 		b = append(b, `,"render":`...)
 		b = proto.AppendString(b, r.Render)
+		if r.Exit != nil {
+			b = append(b, `,"exit":`...)
+			b = strconv.AppendInt(b, int64(*r.Exit), 10)
+		}
 		b = append(b, '}')
 		if len(b) > limit {
 			return b, errExecFrameTooLarge
@@ -282,6 +289,9 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 		return nil, refName(n), err
 	}
 	res = &execResult{Ref: refName(n), Value: wire, Render: render(v)}
+	if code, ok := sess.interp.TakeExit(); ok {
+		res.Exit = &code
+	}
 	if row != nil {
 		row.e.Transcript = true // published by the row's commit
 		row.finish(true, nil, journalValue(v, wire), &out)

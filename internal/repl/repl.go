@@ -44,6 +44,8 @@ type LineReader interface {
 type Config struct {
 	// Interp is the session; it must have been created with REPL set.
 	Interp *eval.Interp
+	// Session, when set, runs statements instead of Interp (a kernel's).
+	Session Session
 	// Stdout receives values, Stderr diagnostics.
 	Stdout, Stderr io.Writer
 	// Width is the terminal width used to display values (nil: 80).
@@ -139,7 +141,7 @@ func Run(ctx context.Context, lr LineReader, cfg Config, intr *Interrupter) int 
 			pending.Reset()
 			continue
 		}
-		prog, err := syntax.Parse(src, syntax.ParseOptions{IsBound: cfg.Interp.IsBound, REPL: true})
+		prog, err := syntax.Parse(src, syntax.ParseOptions{IsBound: cfg.session().IsBound, REPL: true})
 		var perr *syntax.Error
 		if errors.As(err, &perr) && perr.Incomplete && pending.Len() < MaxPending {
 			continue // keep reading: an open bracket, string or block
@@ -167,10 +169,10 @@ func Run(ctx context.Context, lr LineReader, cfg Config, intr *Interrupter) int 
 // statement's status (Status).
 func evalOne(ctx context.Context, cfg Config, intr *Interrupter, src string, prog *syntax.Program) (code int, done bool) {
 	ectx, stop := intr.start(ctx)
-	v, err := cfg.Interp.EvalProgram(ectx, prog)
+	v, err := cfg.session().Eval(ectx, src, prog)
 	interrupted := ectx.Err() != nil && ctx.Err() == nil // Ctrl-C, not the REPL's end
 	stop()
-	if code, ok := cfg.Interp.ExitRequested(); ok {
+	if code, ok := cfg.session().ExitRequested(); ok {
 		return code, true
 	}
 	if err != nil && interrupted {

@@ -1,0 +1,329 @@
+package main
+
+// `shoal doctor`: what a kernel and its clients need, each checked and
+// reported ok, warn or fail with the fix when it is not ok: the state
+// directory, the kernel socket (and the kernel answering on it), the token
+// store, the policy file, the companions beside shoal, Landlock and
+// cgroups. Exit status as the reference's: 0 all ok, 1 a warning and no
+// failure, 2 a failure.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/shoalgo/shoal/client"
+	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/contain"
+	"github.com/shoalgo/shoal/internal/policy"
+	"github.com/shoalgo/shoal/internal/sandbox"
+	buildversion "github.com/shoalgo/shoal/internal/version"
+)
+
+const doctorUsage = `usage: shoal doctor [--json] [--socket PATH] [--state-dir DIR] [--policy FILE] [--session NAME]
+
+Checks what the kernel and its clients need and says how to fix what is
+wrong. Exit status: 0 all ok, 1 warnings, 2 a failure.
+`
+
+// Levels of a check.
+const (
+	levelOK   = "ok"
+	levelWarn = "warn"
+	levelFail = "fail"
+)
+
+// check is one line of the report.
+type check struct {
+	Name   string `json:"name"`
+	Level  string `json:"level"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// doctorPaths are what the checks look at.
+type doctorPaths struct {
+	StateDir, Socket, Policy, Session string
+	PolicyGiven                       bool
+}
+
+func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("shoal doctor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, doctorUsage) }
+	asJSON := fs.Bool("json", false, "")
+	var p doctorPaths
+	fs.StringVar(&p.Socket, "socket", os.Getenv("SHOAL_SOCKET"), "")
+	fs.StringVar(&p.StateDir, "state-dir", "", "")
+	fs.StringVar(&p.Policy, "policy", "", "")
+	fs.StringVar(&p.Session, "session", "default", "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "shoal doctor: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	p.PolicyGiven = p.Policy != ""
+	if p.StateDir == "" {
+		d, err := auth.DefaultStatePath()
+		if err != nil {
+			fmt.Fprintf(stderr, "shoal doctor: %v\n", err)
+			return 2
+		}
+		p.StateDir = d
+	}
+	if p.Socket == "" {
+		p.Socket = client.DefaultSocketPath(p.Session)
+	}
+	if p.Policy == "" {
+		p.Policy = filepath.Join(configDir(), "shoal", "leash.toml")
+	}
+	checks := runChecks(ctx, p)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(struct {
+			Checks []check `json:"checks"`
+		}{checks})
+	} else {
+		for _, c := range checks {
+			fmt.Fprintf(stdout, "%-4s  %-11s %s\n", c.Level, c.Name, c.Detail)
+			if c.Fix != "" {
+				fmt.Fprintf(stdout, "      %-11s fix: %s\n", "", c.Fix)
+			}
+		}
+	}
+	code := 0
+	for _, c := range checks {
+		switch c.Level {
+		case levelFail:
+			code = 2
+		case levelWarn:
+			code = max(code, 1)
+		}
+	}
+	return code
+}
+
+// configDir is $XDG_CONFIG_HOME, else ~/.config.
+func configDir() string {
+	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+		return d
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".config")
+}
+
+// runChecks runs every check, in the report's order.
+func runChecks(ctx context.Context, p doctorPaths) []check {
+	return []check{
+		checkStateDir(p.StateDir),
+		checkSocket(ctx, p.Socket),
+		checkTokens(p.StateDir),
+		checkPolicy(p.Policy, p.PolicyGiven),
+		checkCompanions(),
+		checkLandlock(sandbox.Probe()),
+		checkCgroups(),
+	}
+}
+
+// checkStateDir: the kernel creates the directory 0700 at start; one that
+// exists must be ours, a directory, and private.
+func checkStateDir(dir string) check {
+	c := check{Name: "state dir"}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		c.Level, c.Detail = levelWarn, dir+" does not exist yet"
+		c.Fix = "the kernel creates it at start, or: install -d -m 700 " + dir
+		return c
+	case err != nil:
+		c.Level, c.Detail = levelFail, err.Error()
+		c.Fix = "make " + dir + " a directory you own, mode 0700"
+		return c
+	case !fi.IsDir():
+		c.Level, c.Detail = levelFail, dir+" is not a directory"
+		c.Fix = "move it away; the kernel creates the directory at start"
+		return c
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		c.Level, c.Detail = levelFail, fmt.Sprintf("%s belongs to uid %d, not you (%d)", dir, st.Uid, os.Geteuid())
+		c.Fix = "use a state directory of your own (--state-dir)"
+		return c
+	}
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
+		c.Level, c.Detail = levelFail, fmt.Sprintf("%s is mode %04o: others may replace the journal and tokens", dir, perm)
+		c.Fix = "chmod 700 " + dir
+		return c
+	} else if perm&0o077 != 0 {
+		c.Level, c.Detail = levelWarn, fmt.Sprintf("%s is mode %04o: others may list the journal and tokens", dir, perm)
+		c.Fix = "chmod 700 " + dir
+		return c
+	}
+	probe, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		c.Level, c.Detail = levelFail, fmt.Sprintf("%s is not writable: %v", dir, err)
+		c.Fix = "chmod u+rwx " + dir
+		return c
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	c.Level, c.Detail = levelOK, dir+" (0700, writable)"
+	return c
+}
+
+// checkSocket: a kernel answers at the socket, with this build's version.
+func checkSocket(ctx context.Context, sock string) check {
+	c := check{Name: "socket"}
+	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
+	defer cancel()
+	cl, err := client.Dial(ctx, sock)
+	if err != nil {
+		c.Level, c.Detail = levelWarn, "no kernel listening at "+sock
+		c.Fix = "start one: shoal kernel --socket " + sock + " (or the systemd user unit in contrib/systemd)"
+		return c
+	}
+	defer cl.Close()
+	info, err := cl.KernelInfo(ctx)
+	if err != nil {
+		c.Level, c.Detail = levelFail, fmt.Sprintf("%s accepts connections but kernel.info failed: %v", sock, err)
+		c.Fix = "restart the kernel"
+		return c
+	}
+	c.Level, c.Detail = levelOK, fmt.Sprintf("kernel %s at %s", info.Version, sock)
+	if info.Containment != nil {
+		c.Detail += ", cgroup " + info.Containment.Cgroup
+	}
+	if v := buildversion.String(); info.Version != v {
+		c.Level = levelWarn
+		c.Detail += " (this shoal is " + v + ")"
+		c.Fix = "restart the kernel from this build: shoal kernel"
+	}
+	return c
+}
+
+// checkTokens: the store the kernel and shoal-token share is private
+// and readable (a missing store is an empty one).
+func checkTokens(stateDir string) check {
+	c := check{Name: "tokens"}
+	path, err := auth.ResolveStorePath(stateDir)
+	if err != nil {
+		c.Level, c.Detail = levelFail, err.Error()
+		return c
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		c.Level, c.Detail = levelOK, path+": no tokens yet (only you can attach)"
+		return c
+	}
+	st := auth.Open(path)
+	if err := st.Check(); err != nil {
+		c.Level, c.Detail = levelFail, err.Error()
+		c.Fix = "chmod 600 " + path + ", owned by you; or remove it and create tokens again with shoal token create"
+		return c
+	}
+	toks, err := st.List()
+	if err != nil {
+		c.Level, c.Detail = levelFail, err.Error()
+		return c
+	}
+	active := 0
+	for _, t := range toks {
+		if t.State(time.Now()) == "active" {
+			active++
+		}
+	}
+	c.Level, c.Detail = levelOK, fmt.Sprintf("%s: %d tokens, %d active", path, len(toks), active)
+	return c
+}
+
+// checkPolicy: an explicit policy must load; the default location may be
+// absent (the kernel's default policy then applies).
+func checkPolicy(path string, given bool) check {
+	c := check{Name: "policy"}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && !given {
+		c.Level = levelOK
+		c.Detail = "no " + path + ": a kernel without --policy lets you do everything and other principals nothing"
+		return c
+	}
+	home, _ := os.UserHomeDir()
+	if _, err := policy.Load(path, home); err != nil {
+		c.Level, c.Detail = levelFail, err.Error()
+		c.Fix = "correct the file at the place named (format in docs/security.md); the kernel refuses to start with it"
+		return c
+	}
+	c.Level, c.Detail = levelOK, path+" loads"
+	if !given {
+		c.Detail += " (a kernel uses it only with --policy " + path + ")"
+	}
+	return c
+}
+
+// checkCompanions: shoal kernel and shoal token run the binaries beside
+// this one.
+func checkCompanions() check {
+	c := check{Name: "companions"}
+	var missing []string
+	dir := ""
+	for _, name := range []string{"shoal-kernel", "shoal-token", "shoal-mcp"} {
+		p, err := companionPath(name)
+		if err != nil {
+			c.Level, c.Detail = levelFail, err.Error()
+			return c
+		}
+		dir = filepath.Dir(p)
+		if fi, err := os.Stat(p); err != nil || fi.Mode()&0o111 == 0 {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		c.Level, c.Detail = levelWarn, strings.Join(missing, ", ")+" not beside shoal in "+dir
+		c.Fix = "install them there: go build -o " + dir + "/ ./cmd/..."
+		return c
+	}
+	c.Level, c.Detail = levelOK, "shoal-kernel, shoal-token, shoal-mcp in "+dir
+	return c
+}
+
+// checkLandlock: whether the kernel can confine what sessions spawn.
+func checkLandlock(s sandbox.Support) check {
+	c := check{Name: "landlock"}
+	switch {
+	case s.FS && s.Net:
+		c.Level, c.Detail = levelOK, fmt.Sprintf("ABI %d: filesystem and network rules enforced", s.ABI)
+	case s.FS:
+		c.Level, c.Detail = levelWarn, fmt.Sprintf("ABI %d: filesystem rules enforced, network not: %s", s.ABI, s.Reason)
+		c.Fix = "a Linux kernel of 6.7 or later enforces network rules"
+	default:
+		c.Level, c.Detail = levelWarn, "not available: "+s.Reason
+		c.Fix = "Linux 6.2+ with landlock in the lsm= boot list confines spawned programs; without it policy is still checked, not enforced by the OS"
+	}
+	return c
+}
+
+// checkCgroups: whether the kernel can track what sessions start through
+// a cgroup of its own (it falls back to walking /proc).
+func checkCgroups() check {
+	c := check{Name: "cgroups"}
+	m := contain.New(contain.Config{Cgroups: true, Name: "shoal-doctor"})
+	f := m.Features()
+	m.Close()
+	if f.Cgroup == "" || f.Cgroup == "none" {
+		c.Level, c.Detail = levelWarn, "no writable cgroup: processes are tracked by walking /proc"
+		c.Fix = "run the kernel as a systemd user service with Delegate=yes (contrib/systemd/shoal-kernel.service)"
+		return c
+	}
+	c.Level, c.Detail = levelOK, f.Cgroup+" (created and removed)"
+	return c
+}

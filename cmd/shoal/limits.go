@@ -1,0 +1,17 @@
+package main
+
+import "time"
+
+// Bounds of the kernel client (--kernel) and of doctor, in one place.
+const (
+	// remoteDialTimeout bounds dialling and attaching to the kernel.
+	remoteDialTimeout = 10 * time.Second
+	// remoteOutputReads bounds the events.read calls that collect one
+	// exec's output, each of at most remoteReadLimit events (the kernel's
+	// most); each answer is bounded by the kernel (an output event holds
+	// at most 64 KiB).
+	remoteOutputReads = 8
+	remoteReadLimit   = 1024
+	// doctorTimeout bounds talking to a kernel found at the socket.
+	doctorTimeout = 3 * time.Second
+)

@@ -1,0 +1,376 @@
+package main
+
+// `shoal --kernel SOCKET`: the REPL, a script, -c or stdin run in a
+// session of a running shoal-kernel instead of a private interpreter, so
+// a person can watch and share the session an agent uses. The language
+// and the display are the same: the kernel answers a wire value, decoded
+// here and shown with value.DisplayWidth; errors come back typed and are
+// rendered with internal/diag against the source; statement output is
+// read from the session's render channel after each exec (the kernel
+// keeps at most 64 KiB of it per exec, and hands it over when the exec
+// ends, not while it runs). Ctrl-C closes the connection, which cancels
+// the running exec on the kernel, and the next statement dials again.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+
+	"github.com/shoalgo/shoal/client"
+	"github.com/shoalgo/shoal/internal/diag"
+	"github.com/shoalgo/shoal/internal/repl"
+	"github.com/shoalgo/shoal/internal/syntax"
+	"github.com/shoalgo/shoal/internal/value"
+	"github.com/shoalgo/shoal/proto"
+)
+
+// renderChannel is the session channel carrying each exec's output.
+const renderChannel = "render"
+
+// remoteElide asks the kernel for values whole up to the most one answer
+// carries (64 KiB of JSON, any number of rows or items), so the terminal
+// displays them as standalone does; a larger one is shown as the kernel
+// rendered it (decodeResult).
+var remoteElide = client.Elide{MaxBytes: 64 << 10, MaxRows: 1 << 30, MaxItems: 1 << 30}
+
+// remoteTarget names the kernel session to attach to.
+type remoteTarget struct {
+	Socket  string // the kernel's socket
+	Session string // the session's name ("" is "default")
+	Token   string // a bearer token; "" attaches as the local owner
+	TTY     bool   // the client is a person at a terminal
+}
+
+// remoteSession is a repl.Session in a kernel session. It is used by one
+// goroutine at a time (the loop, or execute).
+type remoteSession struct {
+	target remoteTarget
+	stdout io.Writer
+	c      *client.Client
+	since  uint64 // the render channel's newest seq seen (0: none yet)
+	exit   *int   // an exit the kernel reported
+}
+
+// dialRemote connects and attaches.
+func dialRemote(ctx context.Context, t remoteTarget, stdout io.Writer) (*remoteSession, error) {
+	r := &remoteSession{target: t, stdout: stdout}
+	if err := r.connect(ctx); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// connect dials the socket and attaches. Where the session's render
+// channel stands is learnt from the first exec's read (events are matched
+// to the exec by its ref, so older ones are skipped): one round trip less
+// for a cold `shoal --kernel SOCKET -c SRC`.
+func (r *remoteSession) connect(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, remoteDialTimeout)
+	defer cancel()
+	c, err := client.Dial(ctx, r.target.Socket)
+	if err != nil {
+		return fmt.Errorf("kernel %s: %w (is shoal-kernel running? start it with `shoal kernel --socket %s`)",
+			r.target.Socket, errors.Unwrap(err), r.target.Socket)
+	}
+	_, err = c.Attach(ctx, client.AttachParams{Session: r.target.Session, Token: r.target.Token,
+		Client: &client.ClientInfo{Kind: "shoal", TTY: r.target.TTY}})
+	if err != nil {
+		c.Close()
+		return fmt.Errorf("kernel %s: attach: %w", r.target.Socket, err)
+	}
+	r.c = c
+	return nil
+}
+
+// Close ends the connection; the kernel session lives on.
+func (r *remoteSession) Close() {
+	if r.c != nil {
+		r.c.Close()
+		r.c = nil
+	}
+}
+
+// IsBound is false for every name: the kernel parses the source again
+// with its session's own bindings, so only the loop's view of a bare
+// name at a statement head can differ, and it decides nothing but
+// whether a final command's outcome is displayed (see Eval).
+func (r *remoteSession) IsBound(string) bool { return false }
+
+// ExitRequested reports an `exit` run in the kernel session.
+func (r *remoteSession) ExitRequested() (int, bool) {
+	if r.exit == nil {
+		return 0, false
+	}
+	return *r.exit, true
+}
+
+// Eval runs src as one exec and returns its value or its error as the
+// local interpreter would.
+func (r *remoteSession) Eval(ctx context.Context, src string, _ *syntax.Program) (value.Value, error) {
+	if r.c == nil {
+		if err := r.connect(ctx); err != nil {
+			return nil, err
+		}
+	}
+	res, err := r.c.Exec(ctx, client.ExecParams{Src: src, Elide: &remoteElide})
+	if ctx.Err() != nil {
+		// Ctrl-C (or the end): closing the connection cancels the exec on
+		// the kernel, with every process it started.
+		r.Close()
+		return nil, &value.Error{Code: "cancelled", Msg: "interrupted"}
+	}
+	if errors.Is(err, client.ErrClosed) {
+		// The kernel went away (restarted, stopped): say so; the next
+		// statement dials again.
+		r.Close()
+		return nil, fmt.Errorf("lost the kernel at %s: %w", r.target.Socket, err)
+	}
+	if err != nil {
+		ref, lerr := remoteError(err)
+		r.printOutput(ctx, ref)
+		return nil, lerr
+	}
+	r.printOutput(ctx, res.Ref)
+	if res.Exit != nil {
+		code := *res.Exit
+		r.exit = &code
+		return value.Null{}, nil
+	}
+	v, err := decodeResult(res)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// decodeResult turns an exec's wire value into a value. An outcome with
+// no process (a builtin's, such as ls) is marked as the builtin's, so the
+// loop displays it as it does locally; an external command's output has
+// already been printed from the render channel. A value the wire does not
+// carry whole (elided) is shown as the kernel rendered it.
+func decodeResult(res *client.ExecResult) (value.Value, error) {
+	if len(res.Value) == 0 {
+		return value.Null{}, nil
+	}
+	v, err := value.FromWire(res.Value)
+	if errors.Is(err, value.ErrElided) {
+		return value.Str(res.Render + "\n… the whole value, larger than one answer, is " + res.Ref + " in the kernel session"), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kernel answered a value this shoal cannot read: %w", err)
+	}
+	if o, ok := v.(*value.Outcome); ok && o.Pid == 0 {
+		o.Builtin = true
+		if o.Out == nil && len(o.Stdout) > 0 {
+			o.Out = value.Str(o.Stdout) // the wire carries a text answer as out
+		}
+	}
+	return v, nil
+}
+
+// printOutput prints what ref's statements wrote, as the render channel
+// holds it.
+func (r *remoteSession) printOutput(ctx context.Context, ref string) {
+	if r.c == nil || ref == "" {
+		return
+	}
+	for range remoteOutputReads {
+		evs, err := r.c.EventsRead(ctx, renderChannel, r.since, remoteReadLimit)
+		if err != nil || len(evs) == 0 {
+			return
+		}
+		for _, e := range evs {
+			r.since = max(r.since, e.Seq)
+			var p struct {
+				Ref       string  `json:"ref"`
+				Output    *string `json:"output"`
+				Bytes     int64   `json:"bytes"`
+				Truncated bool    `json:"truncated"`
+			}
+			if json.Unmarshal(e.Payload, &p) != nil || p.Ref != ref || p.Output == nil {
+				continue
+			}
+			io.WriteString(r.stdout, *p.Output)
+			if p.Truncated {
+				fmt.Fprintf(r.stdout, "\n… output cut: the kernel keeps %d of its %d bytes\n", len(*p.Output), p.Bytes)
+			}
+		}
+		if len(evs) < remoteReadLimit {
+			return
+		}
+	}
+}
+
+// remoteError turns a kernel error into the error the local interpreter
+// would have raised, and the ref it was stored as (if any).
+func remoteError(err error) (ref string, _ error) {
+	code, ok := client.ErrorCode(err)
+	if !ok {
+		return "", err
+	}
+	var rpc *proto.RPCError
+	errors.As(err, &rpc)
+	switch code {
+	case proto.CodeParseError:
+		var d struct {
+			Span       *proto.Span `json:"span"`
+			Hint       *string     `json:"hint"`
+			Incomplete bool        `json:"incomplete"`
+		}
+		_ = client.ErrorData(err, &d)
+		pe := &syntax.Error{Msg: rpc.Message, Incomplete: d.Incomplete}
+		if d.Span != nil {
+			pe.Span = syntax.Span{Start: int32(d.Span.Start), End: int32(d.Span.End)}
+		}
+		if d.Hint != nil {
+			pe.Hint = *d.Hint
+		}
+		return "", pe
+	case proto.CodeRaised:
+		var d struct {
+			Ref    string          `json:"ref"`
+			Code   string          `json:"code"`
+			Span   *proto.Span     `json:"span"`
+			Hint   *string         `json:"hint"`
+			Status json.RawMessage `json:"status"`
+		}
+		_ = client.ErrorData(err, &d)
+		e := &value.Error{Code: d.Code, Msg: rpc.Message}
+		if e.Code == "" {
+			e.Code = "raised"
+		}
+		if d.Span != nil {
+			e.Span, e.HasPos = syntax.Span{Start: int32(d.Span.Start), End: int32(d.Span.End)}, true
+		}
+		if d.Hint != nil {
+			e.Hint = *d.Hint
+		}
+		if len(d.Status) > 0 {
+			if st, serr := value.FromWire(d.Status); serr == nil {
+				e.Status = st
+			}
+		}
+		return d.Ref, e
+	case proto.CodeLeashDenied, proto.CodeApprovalRequired:
+		// Refused before anything ran: the effects the plan needed.
+		var d struct {
+			Effects []map[string]any `json:"effects"`
+		}
+		_ = client.ErrorData(err, &d)
+		e := &value.Error{Code: "denied", Msg: rpc.Message}
+		if code == proto.CodeApprovalRequired {
+			e.Code = "approval_required"
+		}
+		var effs []string
+		for _, ef := range d.Effects {
+			kind, _ := ef["kind"].(string)
+			what := ""
+			for _, k := range []string{"program", "path", "name", "host"} {
+				if v, ok := ef[k].(string); ok {
+					what = " " + v
+					break
+				}
+			}
+			effs = append(effs, kind+what)
+		}
+		if len(effs) > 0 {
+			e.Hint = "the source needs: " + strings.Join(effs, ", ")
+		}
+		return "", e
+	}
+	// A bad token, a kernel failing: one line saying what the kernel said.
+	msg := rpc.Message
+	if r := strings.TrimRightFunc(msg, unicode.IsSpace); r != "" {
+		msg = r
+	}
+	return "", fmt.Errorf("kernel: %s (%d)", msg, code)
+}
+
+// executeRemote runs src in the kernel session t as one exec and reports
+// the outcome with the exit statuses execute gives. A script's arguments
+// are bound first, as `args` and `script`, by an exec of their own.
+func executeRemote(ctx context.Context, t remoteTarget, name, src, script string, scriptArgs []string, stdout, stderr io.Writer) int {
+	r, err := dialRemote(ctx, t, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "shoal: %v\n", err)
+		return 1
+	}
+	defer r.Close()
+	if script != "" {
+		if _, err := r.Eval(ctx, scriptBindings(script, scriptArgs), nil); err != nil {
+			fmt.Fprintf(stderr, "shoal: binding args: %v\n", err)
+			return 1
+		}
+	}
+	v, err := r.Eval(ctx, src, nil)
+	if code, ok := r.ExitRequested(); ok {
+		return code
+	}
+	if err != nil {
+		fmt.Fprint(stderr, diag.Format(name, src, err))
+		var pe *syntax.Error
+		if errors.As(err, &pe) {
+			return 2
+		}
+		return errorStatus(err)
+	}
+	prog, perr := syntax.Parse(src, syntax.ParseOptions{})
+	if perr != nil || repl.Printable(prog, v) {
+		if v != nil && v.Kind() != value.KNull {
+			fmt.Fprintln(stdout, value.Display(v))
+		}
+	}
+	return 0
+}
+
+// scriptBindings is the source binding a script's `args` (strings) and
+// `script` (its path) in the kernel session.
+func scriptBindings(script string, args []string) string {
+	var b strings.Builder
+	b.WriteString("let args = [")
+	for i, a := range args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(quoteShoal(a))
+	}
+	b.WriteString("]; let script = path(")
+	b.WriteString(quoteShoal(script))
+	b.WriteString(")")
+	return b.String()
+}
+
+// quoteShoal writes s as a Shoal string literal that evaluates to s: a
+// raw single-quoted one when it can be, else a double-quoted one with
+// the interpolation braces, quotes, backslashes and control characters
+// escaped.
+func quoteShoal(s string) string {
+	raw := !strings.ContainsRune(s, '\'')
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f {
+			raw = false
+		}
+	}
+	if raw {
+		return "'" + s + "'"
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range s {
+		switch {
+		case c == '\\' || c == '"' || c == '{' || c == '}':
+			b.WriteByte('\\')
+			b.WriteRune(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, "\\u{%x}", c)
+		default:
+			b.WriteRune(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
