@@ -3,7 +3,6 @@ package eval
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -42,50 +41,11 @@ func TestContentRefTranscript(t *testing.T) {
 	}
 	vars := strings.NewReplacer("$HELLO", "val:"+hello, "$JSON", "val:"+js, "$OTHER", "val:"+other,
 		"$ABSENT", "val:"+absent, "$UPPER", "val:blake3:"+strings.Repeat("A", 64))
-	text, err := os.ReadFile("testdata/content_ref.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
 	in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: t.TempDir(), Content: src})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := 0
-	lines := strings.Split(string(text), "\n")
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if !strings.HasPrefix(l, "> ") {
-			continue
-		}
-		if i+1 >= len(lines) {
-			t.Fatalf("line %d: a source with no expectation", i+1)
-		}
-		prog, want := vars.Replace(l[2:]), vars.Replace(lines[i+1])
-		i++
-		cases++
-		v, err := in.Eval(context.Background(), prog)
-		switch {
-		case strings.HasPrefix(want, "= "):
-			if err != nil {
-				t.Errorf("line %d: %s: %v, want %s", i, prog, err, want[2:])
-			} else if got := value.Inline(v); got != want[2:] {
-				t.Errorf("line %d: %s = %s, want %s", i, prog, got, want[2:])
-			}
-		case strings.HasPrefix(want, "! "):
-			code, msg, _ := strings.Cut(want[2:], ": ")
-			e, ok := err.(*value.Error)
-			if !ok {
-				t.Errorf("line %d: %s = %v (%v), want error %s", i, prog, v, err, want[2:])
-				continue
-			}
-			if e.Code != code || !strings.Contains(e.Error(), msg) {
-				t.Errorf("line %d: %s: error %s %q, want %s containing %q", i, prog, e.Code, e.Error(), code, msg)
-			}
-		default:
-			t.Fatalf("line %d: expectation %q is neither = nor !", i+1, want)
-		}
-	}
-	if cases < 10 {
+	if cases := runTranscript(t, in, "testdata/content_ref.txt", nil, vars); cases < 10 {
 		t.Fatalf("only %d cases read", cases)
 	}
 	for _, h := range src.asked {
