@@ -150,12 +150,39 @@ func (p *parser) finishLambda(params []*Param, hp, start int) *Lambda {
 	for _, prm := range params {
 		p.bind(prm.Name, bindValue)
 	}
-	body := p.parseExpr()
+	var body Expr
+	if t := p.peek(); p.lambdaBodyIsCommand(t) {
+		p.pos = t.start
+		body = p.finishExpr(p.parseCommand())
+	} else {
+		body = p.parseExpr()
+	}
 	p.pop()
 	p.ctx = saved
 	sp := mkSpan(start, int(body.Pos().End))
 	p.node(max(hp, p.h), sp)
 	return p.newLambda(Lambda{Params: params, Body: body, Span: sp})
+}
+
+// lambdaBodyIsCommand reports whether a lambda body starting at t is a
+// command, as in `t => echo (t)` or `f => cat (f) --n 2`: an identifier that
+// heads a command where a statement would (not value-bound, not a call or
+// field access) and is followed on its line by a command argument. A lone
+// unbound name (`x => y`) or one an operator follows (`x => y + 1`) stays
+// an expression, so its error is still the undefined variable.
+func (p *parser) lambdaBodyIsCommand(t token) bool {
+	if t.kind == tCaret {
+		return true
+	}
+	if t.kind != tIdent || !p.identStartsCommand(t) {
+		return false
+	}
+	next := p.peekAt(t.end)
+	switch next.kind {
+	case tRParen, tRBracket, tRBrace, tComma, tNewline, tSemi, tEOF, tDot, tFatArrow, kwCatch:
+		return false
+	}
+	return binaryPrec(next.kind) == 0
 }
 
 // parseParenOrLambda parses `(params) => body` when the parenthesised text

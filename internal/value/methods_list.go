@@ -209,7 +209,7 @@ func collEach(env Env, s *mSeq, _ Value, a Args) (Value, error) {
 		return nil, err
 	}
 	for i := 0; i < s.n; i++ {
-		if _, err := s.call(env, f, i); err != nil {
+		if err := CallForEffect(env, f, s.at(i)); err != nil {
 			return nil, err
 		}
 	}
