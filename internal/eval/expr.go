@@ -56,6 +56,8 @@ func (t *thread) eval1(x syntax.Expr, sc *scope) (value.Value, error) {
 		return t.unboundVar(n, sc)
 	case *syntax.DateTimeLit:
 		return value.ParseDateTime(n.Text)
+	case *syntax.PathLit:
+		return value.Path(t.expandHome(n.Path)), nil
 	case *syntax.RegexLit:
 		return t.regexLit(n)
 	case *syntax.StrInterp:

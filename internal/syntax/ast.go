@@ -254,6 +254,15 @@ type DateTimeLit struct {
 	Span Span
 }
 
+// PathLit is an explicit path (./x, ../x, /x, ~/x, ~) written where a
+// value is expected: a whole call argument (`watch(./src)`) or a value that
+// cannot be a command (`with cwd: ./crates { … }`). Path is the text as
+// written; the evaluator expands a leading ~.
+type PathLit struct {
+	Path string
+	Span Span
+}
+
 // RegexLit is `re"..."`; the pattern is compiled by the evaluator.
 type RegexLit struct {
 	Pattern string
@@ -682,6 +691,7 @@ func (n *SizeLit) Pos() Span     { return n.Span }
 func (n *DurationLit) Pos() Span { return n.Span }
 func (n *TimeLit) Pos() Span     { return n.Span }
 func (n *DateTimeLit) Pos() Span { return n.Span }
+func (n *PathLit) Pos() Span     { return n.Span }
 func (n *RegexLit) Pos() Span    { return n.Span }
 func (n *Var) Pos() Span         { return n.Span }
 func (n *Field) Pos() Span       { return n.Span }
@@ -714,6 +724,7 @@ func (*SizeLit) exprNode()     {}
 func (*DurationLit) exprNode() {}
 func (*TimeLit) exprNode()     {}
 func (*DateTimeLit) exprNode() {}
+func (*PathLit) exprNode()     {}
 func (*RegexLit) exprNode()    {}
 func (*Var) exprNode()         {}
 func (*Field) exprNode()       {}

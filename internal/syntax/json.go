@@ -738,6 +738,10 @@ func (e *jenc) expr(b []byte, x Expr) []byte {
 		b = appendLit(b, `{"kind":"date_time","text":`)
 		b = e.quote(b, n.Text)
 		b = e.close(b, n.Span)
+	case *PathLit:
+		b = appendLit(b, `{"kind":"path","path":`)
+		b = e.quote(b, n.Path)
+		b = e.close(b, n.Span)
 	case *RegexLit:
 		b = appendLit(b, `{"kind":"regex","pattern":`)
 		b = e.quote(b, n.Pattern)

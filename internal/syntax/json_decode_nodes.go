@@ -223,6 +223,9 @@ func (d *dec) expr(n int32) Expr {
 	case "date_time":
 		o := d.fields(n, "text")
 		return &DateTimeLit{Text: o.str("text"), Span: o.span()}
+	case "path":
+		o := d.fields(n, "path")
+		return &PathLit{Path: o.str("path"), Span: o.span()}
 	case "regex":
 		o := d.fields(n, "pattern")
 		return &RegexLit{Pattern: o.str("pattern"), Span: o.span()}

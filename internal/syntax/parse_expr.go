@@ -382,6 +382,16 @@ func (p *parser) parseArg(t token) *Arg {
 			return p.newArg(Arg{Value: lam, Span: lam.Span})
 		}
 	}
+	if isPathHead(p.src, t.start) {
+		// A whole argument that is an explicit path is the path, as in
+		// watch(./src); a path with arguments after it is a command.
+		if end, ok := pathWordEnd(p.src, t.start); ok {
+			if n := p.peekAt(end); n.kind == tComma || n.kind == tRParen {
+				x := p.pathLit(t.start, end)
+				return p.newArg(Arg{Value: x, Span: x.Pos()})
+			}
+		}
+	}
 	p.ctx.inArgs = true
 	v := p.finishExpr(p.parseOperandEOCTok(t))
 	p.ctx.inArgs = false

@@ -6,6 +6,11 @@ func (p *parser) parsePrimary() Expr { return p.parsePrimaryTok(p.peek()) }
 
 // parsePrimaryTok is parsePrimary given t, the token p.peek() returns.
 func (p *parser) parsePrimaryTok(t token) Expr {
+	if isPathHead(p.src, t.start) {
+		if end, ok := pathWordEnd(p.src, t.start); ok {
+			return p.pathLit(t.start, end)
+		}
+	}
 	sp := mkSpan(t.start, t.end)
 	switch t.kind {
 	case tInt:
@@ -162,6 +167,36 @@ func (p *parser) finishLambda(params []*Param, hp, start int) *Lambda {
 	sp := mkSpan(start, int(body.Pos().End))
 	p.node(max(hp, p.h), sp)
 	return p.newLambda(Lambda{Params: params, Body: body, Span: sp})
+}
+
+// pathWordEnd returns the end of the explicit path word starting at pos
+// (isPathHead holds there), ok false when the word is not a plain path: a
+// glob, an escape, or text that does not classify as a path. The word
+// also stops at `]`, `}` and `,`, so `[./a, ./b]` holds two paths.
+func pathWordEnd(src string, pos int) (int, bool) {
+	w := scanWord(src, pos, true)
+	if w.kind != tWord || w.flags&(fGlob|fEscape) != 0 {
+		return 0, false
+	}
+	end := w.end
+	for i := pos; i < end; i++ {
+		if src[i] == ']' || src[i] == '}' || src[i] == '{' {
+			end = i
+			break
+		}
+	}
+	if end == pos || classifyWord(src[pos:end], 0) != ArgPath {
+		return 0, false
+	}
+	return end, true
+}
+
+// pathLit makes the path literal src[start:end] and moves past it.
+func (p *parser) pathLit(start, end int) Expr {
+	sp := mkSpan(start, end)
+	p.pos = end
+	p.leaf(sp)
+	return &PathLit{Path: p.src[start:end], Span: sp}
 }
 
 // lambdaBodyIsCommand reports whether a lambda body starting at t is a

@@ -120,6 +120,16 @@ func TestParseShapes(t *testing.T) {
 		{"cp (glob(\"*.rs\")) path(\"b\")", `(cmd cp expr:(call glob "*.rs") expr:(call path "b"))`},
 		{"let x = FOO=1 env", "(let x (cmd FOO=1 env))"},
 		{"x=5", "(= x 5)"},
+		// forms the user documentation teaches
+		{"watch(./src)", `(call watch (path "./src"))`},
+		{"f(./a, ../b, ~/c, /d)", `(call f (path "./a") (path "../b") (path "~/c") (path "/d"))`},
+		{"f(./run.sh --fast)", `(call f (cmd path:./run.sh --fast))`},
+		{"[./a, ./b]", `[(path "./a") (path "./b")]`},
+		{"with cwd: ./crates { 1 }", `(with cwd:(path "./crates") (block 1))`},
+		{"xs.each(t => echo (t))", `(.each xs (lambda (t) (cmd echo expr:t)))`},
+		{"xs.each(t => ^false)", `(.each xs (lambda (t) (cmd ^false)))`},
+		{"xs.map(t => y)", `(.map xs (lambda (t) y))`},
+		{"xs.map(t => y + 1)", `(.map xs (lambda (t) (+ y 1)))`},
 	}
 	for _, tt := range tests {
 		p, err := Parse(tt.src, ParseOptions{})

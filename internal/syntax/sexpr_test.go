@@ -177,6 +177,8 @@ func writeExpr(b *strings.Builder, x Expr) {
 		fmt.Fprintf(b, "(t %q)", n.Text)
 	case *RegexLit:
 		fmt.Fprintf(b, "(re %q)", n.Pattern)
+	case *PathLit:
+		fmt.Fprintf(b, "(path %q)", n.Path)
 	case *Var:
 		b.WriteString(n.Name)
 	case *Field:
