@@ -20,8 +20,8 @@ func TestDocFormsTranscript(t *testing.T) {
 		"Cargo.toml":     "[package]\nname = \"demo\"\n",
 		"crates/a/x.txt": "x\n",
 		"src/main.rs":    "fn main() {}\n",
-		"lib/report.shl": "export def summarize(xs) { {count: xs.len()} }\n",
-		"lib/greet.shl":  "export def hello(name) { \"hello {name}\" }\n",
+		"lib/report.shl": "export fn summarize(xs) { {count: xs.len()} }\n",
+		"lib/greet.shl":  "export fn hello(name) { \"hello {name}\" }\n",
 	}
 	for rel, body := range files {
 		p := filepath.Join(dir, rel)

@@ -117,9 +117,11 @@ type AliasStmt struct {
 	Span   Span
 }
 
-// UseStmt is `use ./path/to/module`.
+// UseStmt is `use ./path/to/module`, or `use ./path/to/module as name`
+// (As is then the binding; otherwise it is the file's stem).
 type UseStmt struct {
 	Path string
+	As   string
 	Span Span
 }
 

@@ -98,6 +98,9 @@ func (d *dec) stmt(n int32) Stmt {
 	case "use":
 		o := d.fields(n, "path")
 		return &UseStmt{Path: o.str("path"), Span: o.span()}
+	case "use_as":
+		o := d.fields(n, "path", "as")
+		return &UseStmt{Path: o.str("path"), As: o.str("as"), Span: o.span()}
 	case "assign":
 		o := d.fields(n, "target", "op", "value")
 		s := &AssignStmt{Target: child(&o, "target", false, d.assignTarget),

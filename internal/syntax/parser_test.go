@@ -129,6 +129,8 @@ func TestParseShapes(t *testing.T) {
 		{"xs.each(t => echo (t))", `(.each xs (lambda (t) (cmd echo expr:t)))`},
 		{"xs.each(t => ^false)", `(.each xs (lambda (t) (cmd ^false)))`},
 		{"xs.map(t => y)", `(.map xs (lambda (t) y))`},
+		{"use ./lib/report as reports\nreports", "(use ./lib/report as reports); reports"},
+		{"use ./lib/report\nreport", "(use ./lib/report); report"},
 		{"xs.map(t => y + 1)", `(.map xs (lambda (t) (+ y 1)))`},
 	}
 	for _, tt := range tests {
@@ -148,6 +150,8 @@ func TestParseErrors(t *testing.T) {
 		src, contains string
 		incomplete    bool
 	}{
+		{"use ./lib/report as", "expected a name after `as`", false},
+		{"use ./lib/report as 3", "expected a name after `as`", false},
 		{"ls | grep x", "no pipe operator", false},
 		{"1 | 2", "no pipe operator", false},
 		{"xs.map(1 | 2)", "no pipe operator", false},
