@@ -150,7 +150,7 @@ func TestParseErrors(t *testing.T) {
 		src, contains string
 		incomplete    bool
 	}{
-		{"use ./lib/report as", "expected a name after `as`", false},
+		{"use ./lib/report as", "expected a name after `as`", true},
 		{"use ./lib/report as 3", "expected a name after `as`", false},
 		{"ls | grep x", "no pipe operator", false},
 		{"1 | 2", "no pipe operator", false},
