@@ -140,6 +140,17 @@ loop:
 			redirs.push(p.newRedirect(Redirect{Kind: kind, Target: target, Span: sp}))
 			end = int(target.Span.End)
 		case tLBrace:
+			if p.isRecordStart(t.end) && p.peekPastNL(t.end).kind != tRBrace {
+				// echo {name: "api", ready: true}: a record is a value
+				// argument; a block can only end the command.
+				saved := p.ctx
+				rec := p.parseRecord(t)
+				p.ctx = saved
+				h = max(h, p.h)
+				args.push(p.newCmdArg(CmdArg{Kind: ArgExpr, X: rec, Span: rec.Pos()}))
+				end = int(rec.Pos().End)
+				continue
+			}
 			if p.ctx.noTrailing {
 				break loop
 			}

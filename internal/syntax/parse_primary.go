@@ -341,9 +341,22 @@ func (p *parser) isRecordStart(pos int) bool {
 		return true
 	case t.kind.isName(), t.kind == tStr:
 		c := p.peekAt(t.end)
+		if t.kind == tIdent && c.kind == tComma {
+			return true // { probe, answer: 42 }: a block cannot go on after `,`
+		}
 		return c.kind == tColon && (c.end >= len(p.src) || p.src[c.end] != ':')
 	}
 	return false
+}
+
+// shorthandField reports whether the record key t stands alone, ending
+// the field with `,` or `}`.
+func (p *parser) shorthandField(t token) bool {
+	n := p.peekAt(t.end)
+	if n.kind == tNewline {
+		n = p.peekPastNL(t.end)
+	}
+	return n.kind == tComma || n.kind == tRBrace
 }
 
 func (p *parser) parseRecord(open token) Expr {
@@ -364,6 +377,17 @@ func (p *parser) parseRecord(open token) Expr {
 		}
 		var key string
 		switch {
+		case t.kind == tIdent && p.shorthandField(t):
+			// `{ probe, … }` is `{ probe: probe, … }`.
+			key = p.text(t)
+			v := p.makeVar(key, mkSpan(t.start, t.end))
+			p.pos = t.end
+			fields.push(p.newRecordField(RecordField{Key: key, Value: v, Span: v.Span}))
+			h = max(h, 1)
+			if n := p.peek(); n.kind == tComma {
+				p.pos = n.end
+			}
+			continue
 		case t.kind.isName():
 			key = p.text(t)
 			p.pos = t.end
@@ -378,6 +402,12 @@ func (p *parser) parseRecord(open token) Expr {
 				"write {key: value, ...}; quote keys that are not plain names")
 		}
 		p.expect(tColon, "`:` after record key", "write key: value")
+		if d := p.peek(); d.kind == tDot {
+			if ok, _ := identStartAt(p.src, d.end); ok {
+				p.failTok(d, "a leading `.` has no receiver here: `."+p.src[d.end:scanIdent(p.src, d.end)]+"` inside a record is not the item shorthand",
+					"name the item and build the record from it: xs.map(x => {"+key+": x."+p.src[d.end:scanIdent(p.src, d.end)]+"})")
+			}
+		}
 		v := p.parseExpr()
 		sp := mkSpan(t.start, int(v.Pos().End))
 		p.node(p.h, sp)

@@ -131,6 +131,10 @@ func TestParseShapes(t *testing.T) {
 		{"xs.map(t => y)", `(.map xs (lambda (t) y))`},
 		{"use ./lib/report as reports\nreports", "(use ./lib/report as reports); reports"},
 		{"use ./lib/report\nreport", "(use ./lib/report); report"},
+		{"let a = 1\n{a, b: 2}", "(let a 1); {a:a b:2}"},
+		{"let a = 1\n{b: 2, a}", "(let a 1); {b:2 a:a}"},
+		{"let a = 1\n{ a }", "(let a 1); (block a)"},
+		{"echo {name: \"api\"} x", `(cmd echo expr:{name:"api"} x)`},
 		{"xs.map(t => y + 1)", `(.map xs (lambda (t) (+ y 1)))`},
 	}
 	for _, tt := range tests {
@@ -151,6 +155,7 @@ func TestParseErrors(t *testing.T) {
 		incomplete    bool
 	}{
 		{"use ./lib/report as", "expected a name after `as`", true},
+		{"xs.map({a: .name})", "inside a record is not the item shorthand", false},
 		{"use ./lib/report as 3", "expected a name after `as`", false},
 		{"ls | grep x", "no pipe operator", false},
 		{"1 | 2", "no pipe operator", false},
