@@ -133,7 +133,15 @@ func (t *thread) callValue(fn value.Value, pos []value.Value, named []value.Name
 			extra = append(extra, cmdValue{v: p})
 		}
 		for _, na := range named {
-			extra = append(extra, cmdValue{flag: na.Name, v: na.Value})
+			// A named argument is a long flag: true is the bare flag,
+			// false leaves it out, anything else is its value.
+			switch na.Value {
+			case value.Bool(true):
+				extra = append(extra, cmdValue{flag: na.Name})
+			case value.Bool(false):
+			default:
+				extra = append(extra, cmdValue{flag: na.Name, v: na.Value})
+			}
 		}
 		return t.runCmd(f.Call, nil, modeValue, &cmdOpts{extra: extra})
 	}

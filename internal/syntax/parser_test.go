@@ -135,6 +135,8 @@ func TestParseShapes(t *testing.T) {
 		{"let a = 1\n{b: 2, a}", "(let a 1); {b:2 a:a}"},
 		{"let a = 1\n{ a }", "(let a 1); (block a)"},
 		{"echo {name: \"api\"} x", `(cmd echo expr:{name:"api"} x)`},
+		{"gs(--short: true, n: 2)", "(call gs short:true n:2)"},
+		{"f(--a)", "(call f (- (- a)))"},
 		{"xs.map(t => y + 1)", `(.map xs (lambda (t) (+ y 1)))`},
 	}
 	for _, tt := range tests {
