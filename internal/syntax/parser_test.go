@@ -158,6 +158,9 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"use ./lib/report as", "expected a name after `as`", true},
 		{"xs.map({a: .name})", "inside a record is not the item shorthand", false},
+		{"xs.where(.a == 1 and .b)", "logical and is &&", false},
+		{"let a = true\na or false", "logical or is ||", false},
+		{"if true and false { 1 }", "logical and is &&", false},
 		{"use ./lib/report as 3", "expected a name after `as`", false},
 		{"ls | grep x", "no pipe operator", false},
 		{"1 | 2", "no pipe operator", false},
