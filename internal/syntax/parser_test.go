@@ -161,6 +161,7 @@ func TestParseErrors(t *testing.T) {
 		{"xs.where(.a == 1 and .b)", "logical and is &&", false},
 		{"let a = true\na or false", "logical or is ||", false},
 		{"if true and false { 1 }", "logical and is &&", false},
+		{`let body = "{}"`, "an empty interpolation", false},
 		{"use ./lib/report as 3", "expected a name after `as`", false},
 		{"ls | grep x", "no pipe operator", false},
 		{"1 | 2", "no pipe operator", false},
@@ -219,7 +220,7 @@ func TestParseErrors(t *testing.T) {
 		{"}", "unexpected `}`", false},
 		{")", "expected expression, found RParen", false},
 		{"(1))", "unexpected `)`", false},
-		{"\"{}\"", "expected expression, found RBrace", false},
+		{"\"{}\"", "an empty interpolation", false},
 		{"\"{1 2}\"", "expected `}` to close the interpolation", false},
 		// incomplete input
 		{"(1 +", "expected expression, found EOF", true},
