@@ -137,6 +137,10 @@ func TestParseShapes(t *testing.T) {
 		{"echo {name: \"api\"} x", `(cmd echo expr:{name:"api"} x)`},
 		{"gs(--short: true, n: 2)", "(call gs short:true n:2)"},
 		{"f(--a)", "(call f (- (- a)))"},
+		{"let r = 1\npwd == r", "(let r 1); (== (cmd pwd) r)"},
+		{"pwd != 1", "(!= (cmd pwd) 1)"},
+		{"test a == b", "(cmd test a == b)"},
+		{"^echo == x", "(cmd ^echo == x)"},
 		{"xs.map(t => y + 1)", `(.map xs (lambda (t) (+ y 1)))`},
 	}
 	for _, tt := range tests {
