@@ -66,3 +66,28 @@ func TestPickMenuBounds(t *testing.T) {
 		t.Errorf("multi pick from a table = %s, want a one-row table", value.Inline(got))
 	}
 }
+
+// FuzzPickParse: any answer gives indices in range without repeats, a
+// problem, or a cancel — never a panic.
+func FuzzPickParse(f *testing.F) {
+	for _, s := range []string{"1", "2, 3", "", "x", "0", "99999999999999999999", "1 1 1", "-1"} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, line string, multi bool) {
+		idx, problem := pickParse(line, 5, multi)
+		if problem != "" && idx != nil {
+			t.Fatalf("pickParse(%q) gave both %v and %q", line, idx, problem)
+		}
+		if !multi && len(idx) > 1 {
+			t.Fatalf("pickParse(%q) chose %v without multi", line, idx)
+		}
+		seen := map[int]bool{}
+		for _, i := range idx {
+			if i < 0 || i >= 5 || seen[i] {
+				t.Fatalf("pickParse(%q) = %v: out of range or repeated", line, idx)
+			}
+			seen[i] = true
+		}
+	})
+}
