@@ -133,7 +133,15 @@ func (t *thread) callValue(fn value.Value, pos []value.Value, named []value.Name
 			extra = append(extra, cmdValue{v: p})
 		}
 		for _, na := range named {
-			extra = append(extra, cmdValue{flag: na.Name, v: na.Value})
+			// A named argument is a long flag: true is the bare flag,
+			// false leaves it out, anything else is its value.
+			switch na.Value {
+			case value.Bool(true):
+				extra = append(extra, cmdValue{flag: na.Name})
+			case value.Bool(false):
+			default:
+				extra = append(extra, cmdValue{flag: na.Name, v: na.Value})
+			}
 		}
 		return t.runCmd(f.Call, nil, modeValue, &cmdOpts{extra: extra})
 	}
@@ -160,6 +168,13 @@ func (t *thread) enter() error {
 // parameters in order; then defaults; surplus positionals go to the rest
 // parameter or are an error.
 func (t *thread) callClosure(c *Closure, pos []value.Value, named []value.NamedArg) (value.Value, error) {
+	return t.callClosureMode(c, pos, named, modeValue)
+}
+
+// callClosureMode is callClosure with the body run in mode m: modeValue
+// for a call whose result is used, modeStmt for one made for its effects
+// (`.each`), where the body is a statement as a for loop's body is.
+func (t *thread) callClosureMode(c *Closure, pos []value.Value, named []value.NamedArg, m mode) (value.Value, error) {
 	if err := t.enter(); err != nil {
 		return nil, err
 	}
@@ -178,7 +193,9 @@ func (t *thread) callClosure(c *Closure, pos []value.Value, named []value.NamedA
 	var v value.Value
 	var err error
 	if b, ok := c.Body.(*syntax.Block); ok {
-		v, err = t.evalStmts(b.Stmts, sc, modeValue)
+		v, err = t.evalStmts(b.Stmts, sc, m)
+	} else if m != modeValue {
+		v, err = t.evalPos(c.Body, sc, m)
 	} else {
 		v, err = t.eval(c.Body, sc)
 	}

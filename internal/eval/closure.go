@@ -153,7 +153,7 @@ func fieldOnly(x syntax.Node, name string) bool {
 				return false
 			}
 		case *syntax.IntLit, *syntax.FloatLit, *syntax.StrLit, *syntax.BoolLit, *syntax.NullLit,
-			*syntax.SizeLit, *syntax.DurationLit, *syntax.TimeLit, *syntax.DateTimeLit, *syntax.RegexLit,
+			*syntax.SizeLit, *syntax.DurationLit, *syntax.TimeLit, *syntax.DateTimeLit, *syntax.PathLit, *syntax.RegexLit,
 			*syntax.StrInterp, *syntax.Binary, *syntax.Unary, *syntax.Index, *syntax.List,
 			*syntax.Record, *syntax.RecordField, *syntax.Arg, *syntax.Range, *syntax.If,
 			*syntax.Block, *syntax.ExprStmt, *syntax.TypeExpr:

@@ -56,6 +56,8 @@ func (t *thread) eval1(x syntax.Expr, sc *scope) (value.Value, error) {
 		return t.unboundVar(n, sc)
 	case *syntax.DateTimeLit:
 		return value.ParseDateTime(n.Text)
+	case *syntax.PathLit:
+		return value.Path(t.expandHome(n.Path)), nil
 	case *syntax.RegexLit:
 		return t.regexLit(n)
 	case *syntax.StrInterp:
@@ -261,14 +263,11 @@ func (t *thread) evalBinary(n *syntax.Binary, sc *scope, m mode) (value.Value, e
 		if lb == (n.Op == syntax.OpOr) {
 			return l, nil
 		}
-		r, err := t.evalOperand(n.R, sc, m)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := value.Truthy(r); err != nil {
-			return nil, withSpan(err, n.R.Pos())
-		}
-		return r, nil
+		// The right operand decides the result whatever it is, so it is
+		// returned as it is, untested: `(^test -f x) && "present"` is the
+		// string. Only an operand that must be tested (the left one, and so
+		// every operand but the last of a chain) has to be a condition.
+		return t.evalOperand(n.R, sc, m)
 	case syntax.OpCoalesce:
 		l, err := t.eval(n.L, sc)
 		if err != nil {

@@ -132,6 +132,10 @@ func (h *fakeHost) Tail(context.Context, string, bool) (host.Tailer, error) {
 	return nil, errors.New("fake host: no tail")
 }
 
+func (h *fakeHost) ReadTerminalLine(context.Context, int, string, int) (string, error) {
+	return "", errors.New("fake host: no terminal")
+}
+
 func (h *fakeHost) RunTerminal(context.Context, *host.Spawn, int) (*host.Result, error) {
 	return nil, errors.New("fake host: no terminal")
 }

@@ -34,6 +34,9 @@ func (t *thread) execUse(s *syntax.UseStmt, sc *scope) error {
 		return errorf(codeNotFound, "module not found: %s", s.Path).At(s.Span)
 	}
 	stem := strings.TrimSuffix(filepath.Base(found), filepath.Ext(found))
+	if s.As != "" {
+		stem = s.As
+	}
 	if v, ok := t.in.cache.Load(moduleKey{found}); ok {
 		if v == nil {
 			return errorf(codeCustom, "circular use of module %s", s.Path).At(s.Span)

@@ -191,6 +191,19 @@ func (t *thread) Call(fn value.Value, args ...value.Value) (value.Value, error) 
 	return t.callValue(fn, args, nil, syntax.Span{})
 }
 
+// CallForEffect calls fn for its effects alone (value.EffectCaller): a
+// closure's body runs as a statement, so `xs.each(x => echo (x))` prints
+// as `for x in xs { echo (x) }` does.
+func (t *thread) CallForEffect(fn value.Value, args ...value.Value) error {
+	c, ok := fn.(*Closure)
+	if !ok {
+		_, err := t.Call(fn, args...)
+		return err
+	}
+	_, err := t.callClosureMode(c, args, nil, modeStmt)
+	return err
+}
+
 // Context is cancelled when the evaluation is cancelled.
 func (t *thread) Context() context.Context { return t.ctx }
 

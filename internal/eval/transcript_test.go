@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -15,7 +16,7 @@ import (
 // "> source" lines (joined with newlines into one program), then any "| "
 // lines giving what the program writes to out (nil: not checked), then
 // "= value" (the value's Inline rendering) or "! code: text the message
-// contains". Other lines are commentary. rewrite, when not nil, is applied
+// or hint contains" (a parse error's code is parse_error). Other lines are commentary. rewrite, when not nil, is applied
 // to sources and expectations. It returns the number of cases run.
 func runTranscript(t *testing.T, in *Interp, path string, out *bytes.Buffer, rewrite *strings.Replacer) int {
 	t.Helper()
@@ -70,6 +71,12 @@ func runTranscript(t *testing.T, in *Interp, path string, out *bytes.Buffer, rew
 			}
 		case strings.HasPrefix(want, "! "):
 			code, msg, _ := strings.Cut(want[2:], ": ")
+			if se, ok := err.(*syntax.Error); ok {
+				if code != "parse_error" || !strings.Contains(se.Error(), msg) {
+					t.Errorf("%s:%d: %s: parse error %q, want %s containing %q", path, start, prog, se.Error(), code, msg)
+				}
+				continue
+			}
 			e, ok := err.(*value.Error)
 			if !ok {
 				t.Errorf("%s:%d: %s = %v (%v), want error %s", path, start, prog, v, err, want[2:])

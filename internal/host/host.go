@@ -137,6 +137,10 @@ type Host interface {
 	// child that stops (Ctrl-Z) is returned as Result.Stopped, still
 	// alive, and the caller's group has the terminal again.
 	RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result, error)
+	// ReadTerminalLine writes prompt to the terminal open on descriptor
+	// tty and reads one line typed there (at most max bytes), in line
+	// mode whatever mode the terminal was in.
+	ReadTerminalLine(ctx context.Context, tty int, prompt string, max int) (string, error)
 	// Environ is the process environment the session starts from.
 	Environ(ctx context.Context) ([]string, error)
 	// Clock reads the wall clock as the program sees it (now, today,

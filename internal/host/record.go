@@ -196,6 +196,11 @@ func (r *Recorder) RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result,
 	return r.inner.RunTerminal(ctx, s, tty)
 }
 
+// ReadTerminalLine passes through: what the user types is not an effect.
+func (r *Recorder) ReadTerminalLine(ctx context.Context, tty int, prompt string, max int) (string, error) {
+	return r.inner.ReadTerminalLine(ctx, tty, prompt, max)
+}
+
 // Environ records env_read "*".
 func (r *Recorder) Environ(ctx context.Context) ([]string, error) {
 	r.record(Op{Effect: EnvRead, Target: "*"})

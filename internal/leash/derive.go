@@ -292,7 +292,7 @@ func (w *walker) ownValue(x syntax.Expr) bool {
 	switch x := x.(type) {
 	case nil, *syntax.NullLit, *syntax.BoolLit, *syntax.IntLit, *syntax.FloatLit, *syntax.StrLit,
 		*syntax.StrInterp, *syntax.SizeLit, *syntax.DurationLit, *syntax.TimeLit,
-		*syntax.DateTimeLit, *syntax.RegexLit, *syntax.Lambda, *syntax.Range:
+		*syntax.DateTimeLit, *syntax.PathLit, *syntax.RegexLit, *syntax.Lambda, *syntax.Range:
 		return true
 	case *syntax.Var:
 		if l, ok := w.lookup(x.Name); ok {

@@ -50,7 +50,7 @@ func (w *walker) expr(e syntax.Expr) {
 	defer func() { w.depth-- }()
 	switch e := e.(type) {
 	case *syntax.NullLit, *syntax.BoolLit, *syntax.IntLit, *syntax.FloatLit, *syntax.StrLit,
-		*syntax.SizeLit, *syntax.DurationLit, *syntax.TimeLit, *syntax.DateTimeLit, *syntax.RegexLit:
+		*syntax.SizeLit, *syntax.DurationLit, *syntax.TimeLit, *syntax.DateTimeLit, *syntax.PathLit, *syntax.RegexLit:
 	case *syntax.StrInterp, *syntax.Index, *syntax.List, *syntax.Record, *syntax.Binary,
 		*syntax.Unary, *syntax.Range:
 		// Pure structure: only what is inside can have effects.
@@ -473,6 +473,8 @@ func (w *walker) kindOf(x syntax.Expr) string {
 		return "time"
 	case *syntax.DateTimeLit:
 		return "datetime"
+	case *syntax.PathLit:
+		return "path"
 	case *syntax.RegexLit:
 		return "regex"
 	case *syntax.List:

@@ -117,9 +117,11 @@ type AliasStmt struct {
 	Span   Span
 }
 
-// UseStmt is `use ./path/to/module`.
+// UseStmt is `use ./path/to/module`, or `use ./path/to/module as name`
+// (As is then the binding; otherwise it is the file's stem).
 type UseStmt struct {
 	Path string
+	As   string
 	Span Span
 }
 
@@ -251,6 +253,15 @@ type TimeLit struct {
 // DateTimeLit is `t"..."`; the text is validated by the evaluator.
 type DateTimeLit struct {
 	Text string
+	Span Span
+}
+
+// PathLit is an explicit path (./x, ../x, /x, ~/x, ~) written where a
+// value is expected: a whole call argument (`watch(./src)`) or a value that
+// cannot be a command (`with cwd: ./crates { … }`). Path is the text as
+// written; the evaluator expands a leading ~.
+type PathLit struct {
+	Path string
 	Span Span
 }
 
@@ -682,6 +693,7 @@ func (n *SizeLit) Pos() Span     { return n.Span }
 func (n *DurationLit) Pos() Span { return n.Span }
 func (n *TimeLit) Pos() Span     { return n.Span }
 func (n *DateTimeLit) Pos() Span { return n.Span }
+func (n *PathLit) Pos() Span     { return n.Span }
 func (n *RegexLit) Pos() Span    { return n.Span }
 func (n *Var) Pos() Span         { return n.Span }
 func (n *Field) Pos() Span       { return n.Span }
@@ -714,6 +726,7 @@ func (*SizeLit) exprNode()     {}
 func (*DurationLit) exprNode() {}
 func (*TimeLit) exprNode()     {}
 func (*DateTimeLit) exprNode() {}
+func (*PathLit) exprNode()     {}
 func (*RegexLit) exprNode()    {}
 func (*Var) exprNode()         {}
 func (*Field) exprNode()       {}

@@ -590,8 +590,14 @@ func (e *jenc) stmt(b []byte, s Stmt) []byte {
 		b = e.cmdCall(b, n.Target)
 		b = e.close(b, n.Span)
 	case *UseStmt:
-		b = appendLit(b, `{"kind":"use","path":`)
-		b = e.quote(b, n.Path)
+		if n.As != "" {
+			b = appendLit(b, `{"kind":"use_as","path":`)
+			b = e.quote(b, n.Path)
+			b = e.str(b, `,"as":`, n.As)
+		} else {
+			b = appendLit(b, `{"kind":"use","path":`)
+			b = e.quote(b, n.Path)
+		}
 		b = e.close(b, n.Span)
 	case *AssignStmt:
 		b = appendLit(b, `{"kind":"assign","target":`)
@@ -737,6 +743,10 @@ func (e *jenc) expr(b []byte, x Expr) []byte {
 	case *DateTimeLit:
 		b = appendLit(b, `{"kind":"date_time","text":`)
 		b = e.quote(b, n.Text)
+		b = e.close(b, n.Span)
+	case *PathLit:
+		b = appendLit(b, `{"kind":"path","path":`)
+		b = e.quote(b, n.Path)
 		b = e.close(b, n.Span)
 	case *RegexLit:
 		b = appendLit(b, `{"kind":"regex","pattern":`)

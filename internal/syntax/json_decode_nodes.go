@@ -98,6 +98,9 @@ func (d *dec) stmt(n int32) Stmt {
 	case "use":
 		o := d.fields(n, "path")
 		return &UseStmt{Path: o.str("path"), Span: o.span()}
+	case "use_as":
+		o := d.fields(n, "path", "as")
+		return &UseStmt{Path: o.str("path"), As: o.str("as"), Span: o.span()}
 	case "assign":
 		o := d.fields(n, "target", "op", "value")
 		s := &AssignStmt{Target: child(&o, "target", false, d.assignTarget),
@@ -223,6 +226,9 @@ func (d *dec) expr(n int32) Expr {
 	case "date_time":
 		o := d.fields(n, "text")
 		return &DateTimeLit{Text: o.str("text"), Span: o.span()}
+	case "path":
+		o := d.fields(n, "path")
+		return &PathLit{Path: o.str("path"), Span: o.span()}
 	case "regex":
 		o := d.fields(n, "pattern")
 		return &RegexLit{Pattern: o.str("pattern"), Span: o.span()}

@@ -111,6 +111,11 @@ func (p *parser) parseCommand() *Cmd {
 loop:
 	for {
 		t := lex(p.src, p.pos, m)
+		if args.mark() == mark && redirs.mark() == redirMark && !call.Forced && len(call.Env) == 0 && call.Head.Kind == ArgWord && comparisonAt(p.src, t.start) {
+			// `pwd == root`: a bare command compared with a value is the
+			// command's result in the comparison, not `==` as its argument.
+			break loop
+		}
 		switch t.kind {
 		case tNewline, tSemi, tEOF, tRParen, tRBrace, tAndAnd, tOrOr, tComma:
 			break loop
@@ -140,6 +145,17 @@ loop:
 			redirs.push(p.newRedirect(Redirect{Kind: kind, Target: target, Span: sp}))
 			end = int(target.Span.End)
 		case tLBrace:
+			if p.isRecordStart(t.end) && p.peekPastNL(t.end).kind != tRBrace {
+				// echo {name: "api", ready: true}: a record is a value
+				// argument; a block can only end the command.
+				saved := p.ctx
+				rec := p.parseRecord(t)
+				p.ctx = saved
+				h = max(h, p.h)
+				args.push(p.newCmdArg(CmdArg{Kind: ArgExpr, X: rec, Span: rec.Pos()}))
+				end = int(rec.Pos().End)
+				continue
+			}
 			if p.ctx.noTrailing {
 				break loop
 			}
@@ -285,6 +301,14 @@ func (p *parser) isIdentText(s string) bool {
 		return false
 	}
 	return scanIdent(s, 0) == len(s)
+}
+
+// comparisonAt reports whether `==` or `!=` stands alone at pos.
+func comparisonAt(src string, pos int) bool {
+	if pos+2 > len(src) || (src[pos:pos+2] != "==" && src[pos:pos+2] != "!=") {
+		return false
+	}
+	return pos+2 == len(src) || src[pos+2] == ' ' || src[pos+2] == '\t'
 }
 
 // classifyWord decides whether a bare word is a glob, a path or a word.

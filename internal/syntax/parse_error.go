@@ -25,6 +25,15 @@ func (p *parser) failTok(t token, msg, hint string) {
 	if t.kind == tEOF {
 		hint = eofHint(hint)
 	}
+	if t.kind == tIdent {
+		// Where a word operator stops the parse, teach the operator.
+		switch p.src[t.start:t.end] {
+		case "and":
+			msg, hint = "`and` is not shoal syntax: logical and is &&", "write a && b, as in .where(x => x.ok && x.size > 1mb)"
+		case "or":
+			msg, hint = "`or` is not shoal syntax: logical or is ||", "write a || b"
+		}
+	}
 	p.fail(mkSpan(t.start, t.end), msg, hint, t.kind == tEOF)
 }
 

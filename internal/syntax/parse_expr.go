@@ -1,5 +1,7 @@
 package syntax
 
+import "strings"
+
 // parseExpr parses a full expression (binary operators and postfix catch)
 // where a bare identifier is a variable.
 func (p *parser) parseExpr() Expr { return p.finishExpr(p.parseUnary()) }
@@ -366,6 +368,15 @@ func (p *parser) parseCallArgs() []*Arg {
 }
 
 func (p *parser) parseArg(t token) *Arg {
+	if name, colon, ok := p.flagNamedArg(t.start); ok {
+		// gs(--short: true) is gs(short: true): the flag spelling of a
+		// named argument, as a command would write it.
+		p.pos = colon + 1
+		v := p.parseArgValue()
+		sp := mkSpan(t.start, int(v.Pos().End))
+		p.node(p.h, sp)
+		return p.newArg(Arg{Name: name, Value: v, Span: sp})
+	}
 	if t.kind.isName() {
 		if c := p.peekAt(t.end); c.kind == tColon && (c.end >= len(p.src) || p.src[c.end] != ':') {
 			p.pos = c.end
@@ -382,11 +393,37 @@ func (p *parser) parseArg(t token) *Arg {
 			return p.newArg(Arg{Value: lam, Span: lam.Span})
 		}
 	}
+	if isPathHead(p.src, t.start) {
+		// A whole argument that is an explicit path is the path, as in
+		// watch(./src); a path with arguments after it is a command.
+		if end, ok := pathWordEnd(p.src, t.start); ok {
+			if n := p.peekAt(end); n.kind == tComma || n.kind == tRParen {
+				x := p.pathLit(t.start, end)
+				return p.newArg(Arg{Value: x, Span: x.Pos()})
+			}
+		}
+	}
 	p.ctx.inArgs = true
 	v := p.finishExpr(p.parseOperandEOCTok(t))
 	p.ctx.inArgs = false
 	p.node(p.h, v.Pos())
 	return p.newArg(Arg{Value: v, Span: v.Pos()})
+}
+
+// flagNamedArg recognises `--name:` at pos (not `--name::`), returning the
+// name and the colon's offset.
+func (p *parser) flagNamedArg(pos int) (name string, colon int, ok bool) {
+	if !strings.HasPrefix(p.src[pos:], "--") {
+		return "", 0, false
+	}
+	if ok, _ := identStartAt(p.src, pos+2); !ok {
+		return "", 0, false
+	}
+	end := scanIdent(p.src, pos+2)
+	if end >= len(p.src) || p.src[end] != ':' || (end+1 < len(p.src) && p.src[end+1] == ':') {
+		return "", 0, false
+	}
+	return p.src[pos+2 : end], end, true
 }
 
 func (p *parser) parseArgValue() Expr {

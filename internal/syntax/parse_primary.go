@@ -6,6 +6,11 @@ func (p *parser) parsePrimary() Expr { return p.parsePrimaryTok(p.peek()) }
 
 // parsePrimaryTok is parsePrimary given t, the token p.peek() returns.
 func (p *parser) parsePrimaryTok(t token) Expr {
+	if isPathHead(p.src, t.start) {
+		if end, ok := pathWordEnd(p.src, t.start); ok {
+			return p.pathLit(t.start, end)
+		}
+	}
 	sp := mkSpan(t.start, t.end)
 	switch t.kind {
 	case tInt:
@@ -150,12 +155,69 @@ func (p *parser) finishLambda(params []*Param, hp, start int) *Lambda {
 	for _, prm := range params {
 		p.bind(prm.Name, bindValue)
 	}
-	body := p.parseExpr()
+	var body Expr
+	if t := p.peek(); p.lambdaBodyIsCommand(t) {
+		p.pos = t.start
+		body = p.finishExpr(p.parseCommand())
+	} else {
+		body = p.parseExpr()
+	}
 	p.pop()
 	p.ctx = saved
 	sp := mkSpan(start, int(body.Pos().End))
 	p.node(max(hp, p.h), sp)
 	return p.newLambda(Lambda{Params: params, Body: body, Span: sp})
+}
+
+// pathWordEnd returns the end of the explicit path word starting at pos
+// (isPathHead holds there), ok false when the word is not a plain path: a
+// glob, an escape, or text that does not classify as a path. The word
+// also stops at `]`, `}` and `,`, so `[./a, ./b]` holds two paths.
+func pathWordEnd(src string, pos int) (int, bool) {
+	w := scanWord(src, pos, true)
+	if w.kind != tWord || w.flags&(fGlob|fEscape) != 0 {
+		return 0, false
+	}
+	end := w.end
+	for i := pos; i < end; i++ {
+		if src[i] == ']' || src[i] == '}' || src[i] == '{' {
+			end = i
+			break
+		}
+	}
+	if end == pos || classifyWord(src[pos:end], 0) != ArgPath {
+		return 0, false
+	}
+	return end, true
+}
+
+// pathLit makes the path literal src[start:end] and moves past it.
+func (p *parser) pathLit(start, end int) Expr {
+	sp := mkSpan(start, end)
+	p.pos = end
+	p.leaf(sp)
+	return &PathLit{Path: p.src[start:end], Span: sp}
+}
+
+// lambdaBodyIsCommand reports whether a lambda body starting at t is a
+// command, as in `t => echo (t)` or `f => cat (f) --n 2`: an identifier that
+// heads a command where a statement would (not value-bound, not a call or
+// field access) and is followed on its line by a command argument. A lone
+// unbound name (`x => y`) or one an operator follows (`x => y + 1`) stays
+// an expression, so its error is still the undefined variable.
+func (p *parser) lambdaBodyIsCommand(t token) bool {
+	if t.kind == tCaret {
+		return true
+	}
+	if t.kind != tIdent || !p.identStartsCommand(t) {
+		return false
+	}
+	next := p.peekAt(t.end)
+	switch next.kind {
+	case tRParen, tRBracket, tRBrace, tComma, tNewline, tSemi, tEOF, tDot, tFatArrow, kwCatch:
+		return false
+	}
+	return binaryPrec(next.kind) == 0
 }
 
 // parseParenOrLambda parses `(params) => body` when the parenthesised text
@@ -279,9 +341,22 @@ func (p *parser) isRecordStart(pos int) bool {
 		return true
 	case t.kind.isName(), t.kind == tStr:
 		c := p.peekAt(t.end)
+		if t.kind == tIdent && c.kind == tComma {
+			return true // { probe, answer: 42 }: a block cannot go on after `,`
+		}
 		return c.kind == tColon && (c.end >= len(p.src) || p.src[c.end] != ':')
 	}
 	return false
+}
+
+// shorthandField reports whether the record key t stands alone, ending
+// the field with `,` or `}`.
+func (p *parser) shorthandField(t token) bool {
+	n := p.peekAt(t.end)
+	if n.kind == tNewline {
+		n = p.peekPastNL(t.end)
+	}
+	return n.kind == tComma || n.kind == tRBrace
 }
 
 func (p *parser) parseRecord(open token) Expr {
@@ -302,6 +377,17 @@ func (p *parser) parseRecord(open token) Expr {
 		}
 		var key string
 		switch {
+		case t.kind == tIdent && p.shorthandField(t):
+			// `{ probe, … }` is `{ probe: probe, … }`.
+			key = p.text(t)
+			v := p.makeVar(key, mkSpan(t.start, t.end))
+			p.pos = t.end
+			fields.push(p.newRecordField(RecordField{Key: key, Value: v, Span: v.Span}))
+			h = max(h, 1)
+			if n := p.peek(); n.kind == tComma {
+				p.pos = n.end
+			}
+			continue
 		case t.kind.isName():
 			key = p.text(t)
 			p.pos = t.end
@@ -316,6 +402,12 @@ func (p *parser) parseRecord(open token) Expr {
 				"write {key: value, ...}; quote keys that are not plain names")
 		}
 		p.expect(tColon, "`:` after record key", "write key: value")
+		if d := p.peek(); d.kind == tDot {
+			if ok, _ := identStartAt(p.src, d.end); ok {
+				p.failTok(d, "a leading `.` has no receiver here: `."+p.src[d.end:scanIdent(p.src, d.end)]+"` inside a record is not the item shorthand",
+					"name the item and build the record from it: xs.map(x => {"+key+": x."+p.src[d.end:scanIdent(p.src, d.end)]+"})")
+			}
+		}
 		v := p.parseExpr()
 		sp := mkSpan(t.start, int(v.Pos().End))
 		p.node(p.h, sp)

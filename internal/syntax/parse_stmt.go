@@ -423,10 +423,23 @@ func (p *parser) parseUse(kw token) Stmt {
 		path = wordText(p.src[t.start:t.end], t.flags)
 	}
 	p.pos = t.end
-	p.bind(moduleName(path), bindValue)
-	sp := mkSpan(kw.start, t.end)
+	end, as := t.end, ""
+	if a := p.peek(); a.kind == tIdent && p.text(a) == "as" {
+		n := p.peekAt(a.end)
+		if n.kind != tIdent && !n.kind.isName() {
+			p.failTok(n, "expected a name after `as`, found "+p.describe(n), "write use ./lib/report as reports")
+		}
+		as, end = p.text(n), n.end
+		p.pos = n.end
+	}
+	name := as
+	if name == "" {
+		name = moduleName(path)
+	}
+	p.bind(name, bindValue)
+	sp := mkSpan(kw.start, end)
 	p.leaf(sp)
-	return &UseStmt{Path: path, Span: sp}
+	return &UseStmt{Path: path, As: as, Span: sp}
 }
 
 // moduleName is the binding a `use` introduces: the last path element

@@ -119,6 +119,10 @@ func (p *parser) parseHole(open int) (Expr, int) {
 	saved := p.ctx
 	p.ctx = pctx{ignoreNL: true}
 	p.pos = open + 1
+	if c := p.peek(); c.kind == tRBrace {
+		p.fail(mkSpan(open, c.end), "an empty interpolation `{}`: braces in a \"…\" string hold an expression",
+			"for literal braces write \\{\\} or use a raw string: '{}'", false)
+	}
 	x := p.parseExpr()
 	c := p.peek()
 	if c.kind != tRBrace {

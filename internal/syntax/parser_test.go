@@ -120,6 +120,28 @@ func TestParseShapes(t *testing.T) {
 		{"cp (glob(\"*.rs\")) path(\"b\")", `(cmd cp expr:(call glob "*.rs") expr:(call path "b"))`},
 		{"let x = FOO=1 env", "(let x (cmd FOO=1 env))"},
 		{"x=5", "(= x 5)"},
+		// forms the user documentation teaches
+		{"watch(./src)", `(call watch (path "./src"))`},
+		{"f(./a, ../b, ~/c, /d)", `(call f (path "./a") (path "../b") (path "~/c") (path "/d"))`},
+		{"f(./run.sh --fast)", `(call f (cmd path:./run.sh --fast))`},
+		{"[./a, ./b]", `[(path "./a") (path "./b")]`},
+		{"with cwd: ./crates { 1 }", `(with cwd:(path "./crates") (block 1))`},
+		{"xs.each(t => echo (t))", `(.each xs (lambda (t) (cmd echo expr:t)))`},
+		{"xs.each(t => ^false)", `(.each xs (lambda (t) (cmd ^false)))`},
+		{"xs.map(t => y)", `(.map xs (lambda (t) y))`},
+		{"use ./lib/report as reports\nreports", "(use ./lib/report as reports); reports"},
+		{"use ./lib/report\nreport", "(use ./lib/report); report"},
+		{"let a = 1\n{a, b: 2}", "(let a 1); {a:a b:2}"},
+		{"let a = 1\n{b: 2, a}", "(let a 1); {b:2 a:a}"},
+		{"let a = 1\n{ a }", "(let a 1); (block a)"},
+		{"echo {name: \"api\"} x", `(cmd echo expr:{name:"api"} x)`},
+		{"gs(--short: true, n: 2)", "(call gs short:true n:2)"},
+		{"f(--a)", "(call f (- (- a)))"},
+		{"let r = 1\npwd == r", "(let r 1); (== (cmd pwd) r)"},
+		{"pwd != 1", "(!= (cmd pwd) 1)"},
+		{"test a == b", "(cmd test a == b)"},
+		{"^echo == x", "(cmd ^echo == x)"},
+		{"xs.map(t => y + 1)", `(.map xs (lambda (t) (+ y 1)))`},
 	}
 	for _, tt := range tests {
 		p, err := Parse(tt.src, ParseOptions{})
@@ -138,6 +160,13 @@ func TestParseErrors(t *testing.T) {
 		src, contains string
 		incomplete    bool
 	}{
+		{"use ./lib/report as", "expected a name after `as`", true},
+		{"xs.map({a: .name})", "inside a record is not the item shorthand", false},
+		{"xs.where(.a == 1 and .b)", "logical and is &&", false},
+		{"let a = true\na or false", "logical or is ||", false},
+		{"if true and false { 1 }", "logical and is &&", false},
+		{`let body = "{}"`, "an empty interpolation", false},
+		{"use ./lib/report as 3", "expected a name after `as`", false},
 		{"ls | grep x", "no pipe operator", false},
 		{"1 | 2", "no pipe operator", false},
 		{"xs.map(1 | 2)", "no pipe operator", false},
@@ -195,7 +224,7 @@ func TestParseErrors(t *testing.T) {
 		{"}", "unexpected `}`", false},
 		{")", "expected expression, found RParen", false},
 		{"(1))", "unexpected `)`", false},
-		{"\"{}\"", "expected expression, found RBrace", false},
+		{"\"{}\"", "an empty interpolation", false},
 		{"\"{1 2}\"", "expected `}` to close the interpolation", false},
 		// incomplete input
 		{"(1 +", "expected expression, found EOF", true},

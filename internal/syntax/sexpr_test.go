@@ -72,7 +72,11 @@ func writeStmt(b *strings.Builder, s Stmt) {
 		writeCall(b, n.Target)
 		b.WriteByte(')')
 	case *UseStmt:
-		fmt.Fprintf(b, "(use %s)", n.Path)
+		if n.As != "" {
+			fmt.Fprintf(b, "(use %s as %s)", n.Path, n.As)
+		} else {
+			fmt.Fprintf(b, "(use %s)", n.Path)
+		}
 	case *ReturnStmt:
 		b.WriteString("(return")
 		if n.Value != nil {
@@ -177,6 +181,8 @@ func writeExpr(b *strings.Builder, x Expr) {
 		fmt.Fprintf(b, "(t %q)", n.Text)
 	case *RegexLit:
 		fmt.Fprintf(b, "(re %q)", n.Pattern)
+	case *PathLit:
+		fmt.Fprintf(b, "(path %q)", n.Path)
 	case *Var:
 		b.WriteString(n.Name)
 	case *Field:

@@ -97,7 +97,7 @@ func AppendChildren(dst []Node, n Node) ([]Node, bool) {
 
 	// Literals and names: leaves
 	case *NullLit, *BoolLit, *IntLit, *FloatLit, *StrLit, *SizeLit, *DurationLit,
-		*TimeLit, *DateTimeLit, *RegexLit, *Var, *LangBlock:
+		*TimeLit, *DateTimeLit, *PathLit, *RegexLit, *Var, *LangBlock:
 	case *StrInterp:
 		for _, p := range n.Parts {
 			c.node(p.X)

@@ -19,7 +19,7 @@ var walkSamples = map[string]Node{
 	"ContinueStmt": &ContinueStmt{}, "ForStmt": &ForStmt{}, "WhileStmt": &WhileStmt{},
 	"ExprStmt": &ExprStmt{}, "NullLit": &NullLit{}, "BoolLit": &BoolLit{}, "IntLit": &IntLit{},
 	"FloatLit": &FloatLit{}, "StrLit": &StrLit{}, "StrInterp": &StrInterp{}, "SizeLit": &SizeLit{},
-	"DurationLit": &DurationLit{}, "TimeLit": &TimeLit{}, "DateTimeLit": &DateTimeLit{},
+	"DurationLit": &DurationLit{}, "TimeLit": &TimeLit{}, "DateTimeLit": &DateTimeLit{}, "PathLit": &PathLit{},
 	"RegexLit": &RegexLit{}, "Var": &Var{}, "Field": &Field{}, "Index": &Index{}, "Arg": &Arg{},
 	"MethodCall": &MethodCall{}, "Call": &Call{}, "List": &List{}, "RecordField": &RecordField{},
 	"Record": &Record{}, "Block": &Block{}, "Lambda": &Lambda{}, "If": &If{}, "MatchArm": &MatchArm{},

@@ -34,7 +34,8 @@ func mColl(fn mCollFn) Method {
 
 func init() {
 	for _, k := range mCollKinds {
-		mRegister(k, mColl(collLen), "len", "count")
+		mRegister(k, mColl(collLen), "len")
+		mRegister(k, mColl(collCount), "count")
 		mRegister(k, mColl(collIsEmpty), "is_empty")
 		mRegister(k, mColl(collFirst), "first")
 		mRegister(k, mColl(collLast), "last")
@@ -73,6 +74,19 @@ func init() {
 
 func collLen(_ Env, s *mSeq, _ Value, a Args) (Value, error) {
 	if err := mNoArgs("len", a); err != nil {
+		return nil, err
+	}
+	return Int(s.n), nil
+}
+
+// collCount is len under its other name; given a predicate (which some
+// pages of the documentation show) it teaches the form that counts matches.
+func collCount(env Env, s *mSeq, recv Value, a Args) (Value, error) {
+	if len(a.Pos) == 1 && len(a.Named) == 0 {
+		return nil, mArgErr("count takes no arguments: it is the number of items").
+			WithHint("count the items that match with .where(pred).len(), e.g. xs.where(.type == \"file\").len()")
+	}
+	if err := mNoArgs("count", a); err != nil {
 		return nil, err
 	}
 	return Int(s.n), nil
@@ -209,7 +223,7 @@ func collEach(env Env, s *mSeq, _ Value, a Args) (Value, error) {
 		return nil, err
 	}
 	for i := 0; i < s.n; i++ {
-		if _, err := s.call(env, f, i); err != nil {
+		if err := CallForEffect(env, f, s.at(i)); err != nil {
 			return nil, err
 		}
 	}

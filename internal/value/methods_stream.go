@@ -298,8 +298,7 @@ func stEach(env Env, recv Value, a Args) (Value, error) {
 		return nil, err
 	}
 	err = DriveStream(env, s, func(v Value) (bool, error) {
-		_, err := env.Call(f, v)
-		return false, err
+		return false, CallForEffect(env, f, v)
 	})
 	if err != nil {
 		return nil, err

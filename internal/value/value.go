@@ -370,6 +370,24 @@ type Env interface {
 	Clock() (time.Time, error)
 }
 
+// EffectCaller is implemented by an Env that can call a function for its
+// effects alone, as `.each` does: the function's body runs as a statement
+// (a command in it prints its output; a failed one raises), like the body
+// of a for loop.
+type EffectCaller interface {
+	CallForEffect(fn Value, args ...Value) error
+}
+
+// CallForEffect calls f through env for its effects, as a statement when
+// env is an EffectCaller, else as an ordinary call whose result is dropped.
+func CallForEffect(env Env, f Value, args ...Value) error {
+	if ec, ok := env.(EffectCaller); ok {
+		return ec.CallForEffect(f, args...)
+	}
+	_, err := env.Call(f, args...)
+	return err
+}
+
 // Blocker is implemented by an Env whose evaluation holds a lock it must
 // give up while it waits: Block runs f, which waits for something outside
 // the evaluation (a timer, a queue) and touches none of its state, with

@@ -1,0 +1,166 @@
+package eval
+
+// `.pick` on a list or table: the user chooses on the terminal. The items
+// are listed numbered and the user types a number (or, with multi: true,
+// several); an empty answer or Ctrl-D cancels, which is an error rather
+// than a made-up choice. Without an interactive terminal (a script, -c,
+// the kernel) pick is an argument error.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+func init() {
+	RegisterHostMethod(value.KList, "pick", pickMethod)
+	RegisterHostMethod(value.KTable, "pick", pickMethod)
+}
+
+func pickMethod(c *MethodCall, recv value.Value, a value.Args) (value.Value, error) {
+	if len(a.Pos) > 0 {
+		return nil, errorf(codeArg, ".pick takes only named arguments").WithHint(`.pick(prompt: "file> ", multi: true)`)
+	}
+	prompt, multi := "pick> ", false
+	for _, na := range a.Named {
+		switch na.Name {
+		case "prompt":
+			s, ok := na.Value.(value.Str)
+			if !ok {
+				return nil, errorf(codeType, ".pick prompt: must be str, got %s", value.TypeName(na.Value))
+			}
+			prompt = string(s)
+		case "multi":
+			b, ok := na.Value.(value.Bool)
+			if !ok {
+				return nil, errorf(codeType, ".pick multi: must be bool, got %s", value.TypeName(na.Value))
+			}
+			multi = bool(b)
+		default:
+			return nil, errorf(codeArg, ".pick has no argument %q", na.Name).WithHint("it takes prompt: and multi:")
+		}
+	}
+	t := c.t
+	tty := t.in.opts.Terminal
+	if tty == nil {
+		return nil, errorf(codeArg, ".pick needs an interactive terminal").
+			WithHint("a script, -c or the kernel has none: choose in code, e.g. .where(…).first()")
+	}
+	items := pickItems(recv)
+	if len(items) == 0 {
+		return nil, errorf(codeArg, ".pick: there is nothing to pick from")
+	}
+	menu := pickMenu(items)
+	for try := 0; ; try++ {
+		line, err := t.host.ReadTerminalLine(t.ctx, int(tty.Fd()), menu+prompt, MaxPickLine)
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil, errorf("cancelled", ".pick cancelled")
+		case errors.Is(err, host.ErrLineTooLong):
+			return nil, errorf(codeArg, ".pick: the answer is longer than %d bytes", MaxPickLine)
+		case err != nil:
+			if t.ctx.Err() != nil {
+				return nil, errorf("cancelled", ".pick cancelled")
+			}
+			return nil, hostError(err)
+		}
+		idx, perr := pickParse(line, len(items), multi)
+		if perr == "" && idx == nil {
+			return nil, errorf("cancelled", ".pick cancelled")
+		}
+		if perr == "" {
+			if !multi {
+				return items[idx[0]], nil
+			}
+			out := make([]value.Value, len(idx))
+			for i, k := range idx {
+				out[i] = items[k]
+			}
+			return pickResult(recv, out), nil
+		}
+		if try+1 >= MaxPickTries {
+			return nil, errorf(codeArg, ".pick: %s", perr)
+		}
+		menu = perr + "\n"
+	}
+}
+
+// pickItems is a list's items or a table's rows.
+func pickItems(v value.Value) []value.Value {
+	switch x := v.(type) {
+	case *value.List:
+		return x.Items
+	case *value.Table:
+		out := make([]value.Value, x.N)
+		for i := range out {
+			out[i] = x.Row(i)
+		}
+		return out
+	}
+	return nil
+}
+
+// pickResult is the chosen items as the receiver's shape: a table of rows
+// from a table, a list from a list.
+func pickResult(recv value.Value, items []value.Value) value.Value {
+	t, ok := recv.(*value.Table)
+	if !ok {
+		return value.NewList(items)
+	}
+	data := make([][]value.Value, len(t.Cols))
+	for _, it := range items {
+		vals := it.(*value.Record).Values()
+		for c := range data {
+			data[c] = append(data[c], vals[c])
+		}
+	}
+	return &value.Table{Cols: t.Cols, Data: data, N: len(items)}
+}
+
+// pickMenu numbers the items from 1, each on one line cut to MaxPickWidth
+// runes, at most MaxPickShown of them.
+func pickMenu(items []value.Value) string {
+	var b strings.Builder
+	for i, it := range items {
+		if i == MaxPickShown {
+			fmt.Fprintf(&b, "  … %d more (numbers up to %d are accepted)\n", len(items)-i, len(items))
+			break
+		}
+		s := []rune(value.Inline(it))
+		if len(s) > MaxPickWidth {
+			s = append(s[:MaxPickWidth-1], '…')
+		}
+		fmt.Fprintf(&b, "%4d  %s\n", i+1, string(s))
+	}
+	return b.String()
+}
+
+// pickParse reads the answer: one number from 1 to n, or with multi
+// several separated by spaces or commas. An empty answer is nil with no
+// problem (cancel); a bad one is a problem to show before asking again.
+func pickParse(line string, n int, multi bool) (idx []int, problem string) {
+	fields := strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\r' })
+	if len(fields) == 0 {
+		return nil, ""
+	}
+	if !multi && len(fields) > 1 {
+		return nil, "pick one number"
+	}
+	seen := map[int]bool{}
+	for _, f := range fields {
+		k, err := strconv.Atoi(f)
+		if err != nil || k < 1 || k > n {
+			return nil, fmt.Sprintf("%q is not a number from 1 to %d", f, n)
+		}
+		if !seen[k] {
+			seen[k] = true
+			idx = append(idx, k-1)
+		}
+	}
+	return idx, ""
+}
