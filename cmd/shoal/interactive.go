@@ -43,6 +43,9 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 	}
 	cfg := loadUserConfig(stderr)
 	display := displayOptions(cfg) // the user's render.* settings
+	// The editor keeps rows free below the prompt: a tall value's head
+	// leaves them too, so its header stays in sight.
+	display.PromptLines = max(display.PromptLines, 1) + lineedit.ReserveRows
 	h := &terminalHost{Host: host.NewOS(host.AllowAll), fd: fd, cooked: cooked}
 	langCfg, err := languageConfig(dir)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -66,9 +67,11 @@ func startUserTerminal(t *testing.T, dir string) *userTerminal {
 	return &userTerminal{t: t, s: s}
 }
 
-// send types text (control characters and escape sequences included).
+// send types text (control characters and escape sequences included),
+// a moment after the screen last changed, as a person would.
 func (u *userTerminal) send(text string) {
 	u.t.Helper()
+	time.Sleep(100 * time.Millisecond)
 	raw, _ := json.Marshal(text)
 	if _, err := u.s.Send(raw); err != nil {
 		u.t.Fatalf("typing %q: %v", text, err)
@@ -155,7 +158,22 @@ func TestTerminalAcceptance(t *testing.T) {
 		}
 	}
 	u := startUserTerminal(t, dir)
-	onPrompt := func(s pty.Snapshot) bool { return strings.Contains(cursorRow(s), "tidepool") }
+	// onPrompt: the cursor is on a prompt holding the directory's name
+	// with nothing typed after it yet.
+	onPrompt := func(s pty.Snapshot) bool {
+		row := strings.TrimRight(cursorRow(s), " ")
+		return strings.Contains(row, "tidepool") && strings.HasSuffix(row, ">")
+	}
+	// after is what the terminal shows after the last echo of the typed
+	// command cmd.
+	after := func(s pty.Snapshot, cmd string) (string, bool) {
+		text := all(s)
+		i := strings.LastIndex(text, "> "+cmd)
+		if i < 0 {
+			return "", false
+		}
+		return text[i+2+len(cmd):], true
+	}
 	atPrompt := func(what string) (pty.Snapshot, bool) {
 		t.Helper()
 		return u.waitFor(what+" (a prompt holding the directory's name)", onPrompt)
@@ -164,8 +182,10 @@ func TestTerminalAcceptance(t *testing.T) {
 	// or the running statement, until a prompt shows.
 	recover := func() {
 		t.Helper()
-		u.send("q\x03")
-		time.Sleep(200 * time.Millisecond)
+		if !onPrompt(u.screen()) {
+			u.send("q") // a pager
+			time.Sleep(200 * time.Millisecond)
+		}
 		u.send("\x03")
 		atPrompt("a prompt after abandoning a step")
 	}
@@ -202,19 +222,21 @@ func TestTerminalAcceptance(t *testing.T) {
 		{"help lists ls", func() bool {
 			u.send("help\r")
 			_, ok := u.waitFor("help listing ls", func(s pty.Snapshot) bool {
-				text := all(s)
-				i := strings.LastIndex(text, "help")
-				return i >= 0 && strings.Contains(text[i:], " ls") && onPrompt(s)
+				rest, ok := after(s, "help")
+				return ok && regexp.MustCompile(`\n  .*\bls\b`).MatchString(rest) && onPrompt(s)
 			})
 			return ok
 		}},
 		{"a 150-row ls is paged or summarised with its header", func() bool {
 			u.send("ls many\r")
 			snap, ok := u.waitFor("ls of 150 files paged or summarised, header in sight", func(s pty.Snapshot) bool {
+				// The header must be on the screen, not scrolled away.
 				text := strings.Join(s.Screen, "\n")
+				header := strings.Contains(text, "name") && strings.Contains(text, "modified")
 				last := strings.TrimSpace(s.Screen[len(s.Screen)-1])
-				paged := strings.Contains(text, "name") && (last == ":" || strings.Contains(last, "(END)") || strings.HasPrefix(last, "lines "))
-				summarised := strings.Contains(text, "name") && strings.Contains(text, "150") && onPrompt(s)
+				paged := header && (last == ":" || strings.Contains(last, "(END)") || strings.HasPrefix(last, "lines "))
+				rest, _ := after(s, "ls many")
+				summarised := header && strings.Contains(rest, "(150 total)") && onPrompt(s)
 				return paged || summarised
 			})
 			if ok && !onPrompt(snap) {
@@ -241,12 +263,10 @@ func TestTerminalAcceptance(t *testing.T) {
 		{"a pasted [3,1,2] and .sort() on its own line print 1 2 3", func() bool {
 			u.send("\x1b[200~[3,1,2]\n  .sort()\x1b[201~\r")
 			_, ok := u.waitFor("the pasted sort printing 1 2 3", func(s pty.Snapshot) bool {
-				text := all(s)
-				i := strings.LastIndex(text, ".sort()")
-				if i < 0 {
+				rest, ok := after(s, "[3,1,2]")
+				if !ok || !strings.Contains(rest, ".sort()") {
 					return false
 				}
-				rest := text[i:]
 				one, two, three := strings.Index(rest, "\n1"), strings.Index(rest, "\n2"), strings.Index(rest, "\n3")
 				return one > 0 && two > one && three > two && onPrompt(s)
 			})
@@ -254,20 +274,22 @@ func TestTerminalAcceptance(t *testing.T) {
 		}},
 		{"sleep 20s & then jobs lists one job", func() bool {
 			u.send("sleep 20s &\r")
-			if _, ok := atPrompt("the prompt after starting a job"); !ok {
+			if _, ok := u.waitFor("the prompt after starting a job", func(s pty.Snapshot) bool {
+				_, echoed := after(s, "sleep 20s &")
+				return echoed && onPrompt(s)
+			}); !ok {
 				return false
 			}
 			u.send("jobs\r")
 			snap, ok := u.waitFor("jobs listing the sleep", func(s pty.Snapshot) bool {
-				text := all(s)
-				i := strings.LastIndex(text, "jobs")
-				return i >= 0 && strings.Contains(text[i:], "sleep") && onPrompt(s)
+				rest, ok := after(s, "jobs")
+				return ok && strings.Contains(rest, "sleep") && onPrompt(s)
 			})
 			if !ok {
 				return false
 			}
-			text := all(snap)
-			if n := strings.Count(text[strings.LastIndex(text, "jobs"):], "sleep 20s"); n != 1 {
+			rest, _ := after(snap, "jobs")
+			if n := strings.Count(rest, "sleep 20s"); n != 1 {
 				t.Errorf("jobs listed %d sleep jobs, want 1:\n%s", n, shown(snap))
 				return false
 			}

@@ -181,21 +181,41 @@ func helpIndex() string {
 	for _, tp := range helpTopics {
 		fmt.Fprintf(&b, "  %-10s %s\n", tp.name, tp.summary)
 	}
-	b.WriteString("\nBuiltin commands:\n")
-	names := BuiltinNames()
+	// Names only, packed in lines, so the whole index fits a terminal:
+	// `help NAME` gives each one's summary, usage and example.
+	b.WriteString("\nBuiltin commands (`help NAME` describes one):\n")
+	writeNameGrid(&b, BuiltinNames())
+	b.WriteString("\nFunctions (called with parentheses):\n")
+	var funcs []string
+	for _, n := range FuncNames() {
+		funcs = append(funcs, n+"()")
+	}
+	writeNameGrid(&b, funcs)
+	b.WriteString("\nMethods: `help methods` lists them all; `help str`, `help list`, ... the methods of one type.\n")
+	return b.String()
+}
+
+// helpIndexWidth is the width the index's name lists are packed into.
+const helpIndexWidth = 78
+
+// writeNameGrid writes names in aligned columns, as many to a line as fit
+// helpIndexWidth.
+func writeNameGrid(b *strings.Builder, names []string) {
 	width := 0
 	for _, n := range names {
 		width = max(width, len(n))
 	}
-	for _, n := range names {
-		fmt.Fprintf(&b, "  %-*s %s\n", width, n, builtins[n].Help.Summary)
+	cols := max(1, (helpIndexWidth-2)/(width+2))
+	for i, n := range names {
+		if i%cols == 0 {
+			b.WriteString("  ")
+		}
+		if i%cols == cols-1 || i == len(names)-1 {
+			b.WriteString(n + "\n")
+		} else {
+			fmt.Fprintf(b, "%-*s", width+2, n)
+		}
 	}
-	b.WriteString("\nFunctions (called with parentheses):\n")
-	for _, n := range FuncNames() {
-		fmt.Fprintf(&b, "  %-*s %s\n", width, n+"()", valueFuncs[n].Help.Summary)
-	}
-	b.WriteString("\nMethods: `help methods` lists them all; `help str`, `help list`, ... the methods of one type.\n")
-	return b.String()
 }
 
 // builtinHelp renders one builtin's Help and its declared flags.

@@ -3,6 +3,7 @@ package lineedit
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -223,11 +224,26 @@ func (e *Editor) History() *History { return e.hist }
 // Ctrl-C. The buffer is added to the history whole.
 func (e *Editor) ReadLine(prompt string) (string, error) {
 	e.prompt = prompt
+	reserveRows()
 	line, err := e.rl.Readline()
 	if errors.Is(err, readline.ErrInterrupt) {
 		return "", ErrInterrupted
 	}
 	return line, err
+}
+
+// ReserveRows is how many rows the editor keeps free below the prompt.
+// It draws without asking the terminal where the cursor is (that query's
+// answer can swallow keys typed ahead), so it cannot tell when the prompt
+// sits on the bottom row, where a buffer that grows by a line (Enter on
+// an open statement, a paste) would be drawn over itself. Moving down
+// ReserveRows lines and back up before each prompt scrolls the screen
+// only when it lacks them, and changes nothing otherwise.
+const ReserveRows = 3
+
+// reserveRows makes room for ReserveRows lines below the prompt.
+func reserveRows() {
+	fmt.Fprintf(os.Stdout, "%s\x1b[%dA", strings.Repeat("\r\n", ReserveRows), ReserveRows)
 }
 
 // acceptMultiline decides Enter: accept the buffer unless the parser
