@@ -140,7 +140,7 @@ func TestLineEditorOnAScreen(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	env := []string{"HOME=" + home, "XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+	env := []string{"SHOAL_PROMPT_LEFT=shoal> ", "HOME=" + home, "XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"PATH=" + pathDir, "INPUTRC=/dev/null"}
 	r := startScreenREPL(t, bin, work, env)
 
@@ -209,7 +209,7 @@ func TestLineEditorOnAScreen(t *testing.T) {
 
 	// Enter on an incomplete statement continues the same buffer.
 	r.send("fn greet(n) {\r")
-	r.wait("a continuation line", func(s pty.Snapshot) bool { return strings.Contains(s.Screen[1], "...>") })
+	r.wait("a continuation line", func(s pty.Snapshot) bool { return strings.Contains(s.Screen[1], "...") })
 	r.send(`  "hi {n}"` + "\r")
 	r.send("}\r")
 	r.waitRow("the prompt after the fn", func(row string) bool { return strings.TrimSpace(row) == "shoal>" })
@@ -277,7 +277,7 @@ func TestLineEditorReadsLinerHistory(t *testing.T) {
 	if err := os.WriteFile(hist, []byte("40 + 2\n[5, 6].len()\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"HOME=" + home, "XDG_STATE_HOME=" + state, "PATH=/usr/bin:/bin", "INPUTRC=/dev/null", "NO_COLOR=1"}
+	env := []string{"SHOAL_PROMPT_LEFT=shoal> ", "HOME=" + home, "XDG_STATE_HOME=" + state, "PATH=/usr/bin:/bin", "INPUTRC=/dev/null", "NO_COLOR=1"}
 	r := startScreenREPL(t, bin, t.TempDir(), env)
 	r.send("\x1b[A")
 	r.wait("the newest old entry", func(s pty.Snapshot) bool { return strings.HasPrefix(s.Screen[0], "shoal> [5, 6].len()") })

@@ -25,7 +25,7 @@ func TestPickOnATerminal(t *testing.T) {
 	}
 	cmd := exec.Command(bin)
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "HOME="+t.TempDir(), "TERM=xterm")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "HOME="+t.TempDir(), "TERM=xterm", "SHOAL_PROMPT_LEFT=shoal> ")
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
 	if err != nil {
 		t.Fatal(err)

@@ -237,7 +237,7 @@ func TestRemoteREPLOnATerminal(t *testing.T) {
 	sock := startKernel(t)
 	cmd := exec.Command(filepath.Join(binaries(t), "shoal"), "--kernel", sock, "--session", "shared")
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "TERM=xterm")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "TERM=xterm", "SHOAL_PROMPT_LEFT=shoal> ")
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
 	if err != nil {
 		t.Fatal(err)

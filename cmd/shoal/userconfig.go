@@ -25,7 +25,7 @@ import (
 // prompt (github.com/reeflective/readline does; github.com/peterh/liner
 // counts them as columns and misplaces the cursor), so a coloured prompt
 // is safe to give it.
-const promptANSI = true
+const promptANSI = false
 
 // loadUserConfig reads the user's configuration for the REPL
 // (internal/userconfig). Unknown keys are warnings; a bad file is an error
