@@ -96,7 +96,7 @@ func TestDisplayOnATerminal(t *testing.T) {
 
 	send("sleep 20s &\r")
 	at = out.waitFor(t, at, "<task 1>")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	send("jobs\r")
 	end = out.waitFor(t, out.waitFor(t, at, "running"), "shoal> ")
 	jobs := strings.ReplaceAll(out.String()[at:end], "\r", "")

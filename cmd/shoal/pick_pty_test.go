@@ -49,19 +49,19 @@ func TestPickOnATerminal(t *testing.T) {
 	at = out.waitFor(t, at, "animal> ")
 	send("2\r")
 	at = out.waitFor(t, at, "BEE")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 
 	send(`[{n: "a", v: 1}, {n: "b", v: 2}, {n: "c", v: 3}].pick(multi: true).map(.v).sum()` + "\r")
 	at = out.waitFor(t, at, "pick> ")
 	send("1, 3\r")
 	at = out.waitFor(t, at, "4")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 
 	send(`[1, 2].pick()` + "\r")
 	at = out.waitFor(t, at, "pick> ")
 	send("\r") // nothing chosen: an error, not a made-up choice
 	at = out.waitFor(t, at, "pick cancelled")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 
 	send("exit\r")
 	_ = at

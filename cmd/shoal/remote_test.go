@@ -260,30 +260,30 @@ func TestRemoteREPLOnATerminal(t *testing.T) {
 		return stdout.String()
 	}
 
-	at := out.waitFor(t, 0, "shoal> ")
+	at := out.waitForPrompt(t, 0)
 	send("let shared = 41\r")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	if got := other("shared + 1"); got != "42\n" {
 		t.Fatalf("the other client sees %q, want 42", got)
 	}
 	other("let from_agent = [3, 1, 2]")
 	send("from_agent.sort()\r")
 	at = out.waitFor(t, at, "1\r\n2\r\n3")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	send("echo one; echo two\r")
 	at = out.waitFor(t, at, "one\r\ntwo")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	send("1 + \"a\"\r")
 	at = out.waitFor(t, at, "error[type_error]")
 	at = out.waitFor(t, at, "^")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 
 	send("sleep 30s\r")
 	time.Sleep(300 * time.Millisecond)
 	start := time.Now()
 	send("\x03")
 	at = out.waitFor(t, at, "^C interrupted")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("Ctrl-C took %v to come back", d)
 	}
@@ -292,7 +292,7 @@ func TestRemoteREPLOnATerminal(t *testing.T) {
 	}
 	send("shared\r") // the session outlived the cancelled exec
 	at = out.waitFor(t, at, "41")
-	out.waitFor(t, at, "shoal> ")
+	out.waitForPrompt(t, at)
 
 	send("exit 3\r")
 	done := make(chan error, 1)

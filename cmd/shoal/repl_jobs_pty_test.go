@@ -142,15 +142,15 @@ func TestREPLJobControl(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	send("\x1a")
 	at = out.waitFor(t, at, "[1]  stopped  "+sleep+" 41.25")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	waitState(t, pid, "stopped", "T")
 	send("jobs.map(.state).join(\",\") + \"|\" + jobs.map(.desc).join(\",\")\r")
 	at = out.waitFor(t, at, "stopped|"+sleep+" 41.25")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	// The shell is usable while the job is stopped.
 	send("6 * 7\r")
 	at = out.waitFor(t, at, "42")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 
 	// Ctrl-Z while the REPL itself evaluates does not stop the shell, and
 	// the statement finishes. (Here shoal leads its session, so its group
@@ -160,7 +160,7 @@ func TestREPLJobControl(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	send("\x1a")
 	at = out.waitFor(t, at, "43")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	if st, _ := procState(shoal); st == "T" {
 		t.Fatal("Ctrl-Z stopped the shell itself")
 	}
@@ -171,17 +171,17 @@ func TestREPLJobControl(t *testing.T) {
 	waitState(t, pid, "running", "S", "R")
 	send("\x1a")
 	at = out.waitFor(t, at, "[1]  stopped  "+sleep+" 41.25")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	waitState(t, pid, "stopped", "T")
 
 	// bg: it runs on while the prompt stays with the shell.
 	send("bg %1\r")
 	at = out.waitFor(t, at, "[1]  running  "+sleep+" 41.25")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	waitState(t, pid, "running", "S", "R")
 	send("jobs.map(.state).join(\",\")\r")
 	at = out.waitFor(t, at, "running")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 
 	// fg %1 of the background job, then Ctrl-C reaches it, not the shell.
 	send("fg %1\r")
@@ -189,10 +189,10 @@ func TestREPLJobControl(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	send("\x03")
 	waitState(t, pid, "gone", "")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	send("jobs.map(.state).join(\",\")\r")
 	at = out.waitFor(t, at, "done")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 
 	// kill %N ends a stopped job (SIGTERM reaches it although stopped).
 	catProg, err := exec.LookPath("cat")
@@ -207,11 +207,11 @@ func TestREPLJobControl(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	send("\x1a")
 	at = out.waitFor(t, at, "[2]  stopped  "+catProg)
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	waitState(t, catPid, "stopped", "T")
 	send("kill %2\r")
 	waitState(t, catPid, "gone", "")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	// The job's task settles just after its process is gone: ask until it
 	// says cancelled (it may still say cancelling once).
 	for tries := 0; ; tries++ {
@@ -236,13 +236,13 @@ func TestREPLJobControl(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	send("\x1a")
 	at = out.waitFor(t, at, "[3]  stopped  sleep 43.75")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	send("j.id * 100 + j.desc.len()\r") // 3, "sleep 43.75"
 	at = out.waitFor(t, at, "311")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	send("j.cancel()\r")
 	waitState(t, valPid, "gone", "")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 
 	// A job left stopped ends with the session.
 	send(sleep + " 42.5\r")
@@ -253,7 +253,7 @@ func TestREPLJobControl(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	send("\x1a")
 	at = out.waitFor(t, at, "[4]  stopped  "+sleep+" 42.5")
-	out.waitFor(t, at, "shoal> ")
+	out.waitForPrompt(t, at)
 	waitState(t, last, "stopped", "T")
 	send("exit 0\r")
 	done := make(chan error, 1)

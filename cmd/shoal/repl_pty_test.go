@@ -84,34 +84,34 @@ func TestREPLOnATerminal(t *testing.T) {
 	at := out.waitFor(t, 0, "shoal> ")
 	send("20 + 22\r")
 	at = out.waitFor(t, at, "42")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 
 	send("let xs = [3,\r")
 	at = out.waitFor(t, at, "... ")
 	send("1, 2]\r")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	send("xs.sort().len()\r")
 	at = out.waitFor(t, at, "3")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 
 	send("let abandoned = 1\x03") // Ctrl-C on a half-typed line
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	send("1 | 2\r")
 	at = out.waitFor(t, at, "^")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 
 	send("sleep 30s\r")
 	time.Sleep(300 * time.Millisecond)
 	send("\x03") // Ctrl-C while it runs: the statement stops, the REPL stays
 	// One quiet line, not a diagnostic (issue 14: no "context canceled").
 	at = out.waitFor(t, at, "^C interrupted")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	if seen := out.String(); strings.Contains(seen, "context canceled") || strings.Contains(seen, "error[cancelled]") {
 		t.Errorf("an interrupt printed a diagnostic: %q", seen)
 	}
 	send("abandoned\r") // never defined: the Ctrl-C'd line did not run
 	at = out.waitFor(t, at, "command not found: abandoned")
-	out.waitFor(t, at, "shoal> ")
+	out.waitForPrompt(t, at)
 
 	// A command in statement position gets the terminal: it reads what is
 	// typed and sees the window size; the REPL edits lines again after.
@@ -120,24 +120,24 @@ func TestREPLOnATerminal(t *testing.T) {
 	send("typed\r")
 	at = out.waitFor(t, at, "got-typed")
 	at = out.waitFor(t, at, "40 100")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	// interact gets the terminal even in value position, flags and all.
 	send(`(interact sh -c "read y; echo it-$y $1; exit 3" sh --verbatim).status` + "\r")
 	time.Sleep(300 * time.Millisecond)
 	send("ok\r")
 	at = out.waitFor(t, at, "it-ok --verbatim")
 	at = out.waitFor(t, at, "3")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 
 	// Ctrl-C reaches a foreground command, not the REPL.
 	send("sh -c \"sleep 30\"\r")
 	time.Sleep(300 * time.Millisecond)
 	send("\x03")
 	at = out.waitFor(t, at, "SIGINT")
-	at = out.waitFor(t, at, "shoal> ")
+	at = out.waitForPrompt(t, at)
 	send("[1, 2].len()\r")
 	at = out.waitFor(t, at, "2")
-	out.waitFor(t, at, "shoal> ")
+	out.waitForPrompt(t, at)
 
 	send("exit 7\r")
 	done := make(chan error, 1)
