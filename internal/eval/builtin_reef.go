@@ -46,7 +46,7 @@ func effReef(d *leash.Deriver) {
 		d.Add(leash.Effect{Kind: host.FSWrite, Name: "reef manifest and lock", Dynamic: true}, leash.Irreversible)
 	}
 	switch sub {
-	case "", "add", "lock", "fetch":
+	case "", "status", "add", "lock", "fetch":
 		d.Add(leash.Effect{Kind: host.ProcSpawn, Name: "reef version probe or mise install", Dynamic: true}, leash.Irreversible)
 	}
 }
@@ -67,6 +67,11 @@ func runReef(c *BuiltinCall) (value.Value, error) {
 		return nil, c.Errorf(codeArg, "--refresh belongs to `reef lock`")
 	}
 	switch sub {
+	case "status": // the recipes' spelling of the bare table
+		if len(rest) != 0 {
+			return nil, c.Errorf(codeArg, "status takes no arguments")
+		}
+		return reefTable(c.t)
 	case "add":
 		if len(rest) != 1 {
 			return nil, c.Errorf(codeArg, "add takes one TOOL@VERSION, got %d arguments", len(rest))
@@ -96,7 +101,7 @@ func runReef(c *BuiltinCall) (value.Value, error) {
 		}
 		return reefFetch(c.t, tool)
 	}
-	return nil, c.Errorf(codeArg, "unknown subcommand `%s` (expected add, lock, fetch or doctor)", sub)
+	return nil, c.Errorf(codeArg, "unknown subcommand `%s` (expected status, add, lock, fetch or doctor)", sub)
 }
 
 // reefTable is bare `reef`: one row per constrained tool, resolved as an
