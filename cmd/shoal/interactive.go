@@ -139,6 +139,7 @@ func editorOptions(cfg *userconfig.Config) lineedit.Options {
 	opts.HistorySize = cfg.History.MaxEntries
 	opts.HistoryIgnoreSpace = cfg.History.IgnoreSpace
 	opts.HistoryIgnore = cfg.History.Ignore
+	opts.HistoryDedup = cfg.History.Dedup
 	opts.Keymap = cfg.Editor.Mode
 	opts.Keybindings = cfg.Editor.Keybindings
 	opts.Autosuggest = cfg.Editor.Autosuggest

@@ -51,6 +51,9 @@ type Options struct {
 	// whole (`*`, `?`).
 	HistoryIgnoreSpace bool
 	HistoryIgnore      []string
+	// HistoryDedup: an entry equal to the one before it is not recorded
+	// again.
+	HistoryDedup bool
 }
 
 // DefaultOptions are the settings without a config: emacs keys, colour,
@@ -99,6 +102,7 @@ func New(opts Options, hooks Hooks) *Editor {
 	if e.hist, err = OpenHistory(opts.HistoryPath, opts.HistorySize); err != nil {
 		e.problems = append(e.problems, fmt.Errorf("%w (history kept in memory)", err))
 	}
+	e.hist.SetDedup(opts.HistoryDedup)
 	if err := e.hist.SetIgnore(opts.HistoryIgnoreSpace, opts.HistoryIgnore); err != nil {
 		e.problems = append(e.problems, err)
 	}

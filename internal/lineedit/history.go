@@ -29,6 +29,9 @@ type History struct {
 	entries []string
 	max     int
 	path    string // "" keeps the history in memory only
+	// dedup: an entry equal to the one before it is not recorded again
+	// (SetDedup).
+	dedup bool
 	// skipSpace and ignore are entries never recorded (SetIgnore).
 	skipSpace bool
 	ignore    []string
@@ -51,6 +54,14 @@ func (h *History) SetIgnore(space bool, patterns []string) error {
 	defer h.mu.Unlock()
 	h.skipSpace, h.ignore = space, append([]string(nil), patterns...)
 	return nil
+}
+
+// SetDedup sets whether an entry equal to the one before it is recorded
+// again.
+func (h *History) SetDedup(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.dedup = on
 }
 
 // ignored reports whether entry is never recorded.
@@ -260,6 +271,9 @@ func (h *History) Write(entry string) (int, error) {
 	entry = strings.ToValidUTF8(strings.TrimRight(entry, "\n"), "\uFFFD")
 	if !keepable(entry) || h.ignored(entry) {
 		return len(h.entries), nil
+	}
+	if h.dedup && len(h.entries) > 0 && h.entries[len(h.entries)-1] == entry {
+		return len(h.entries), nil // the same as the entry before it
 	}
 	h.entries = append(h.entries, entry)
 	if over := len(h.entries) - h.max; over > 0 {

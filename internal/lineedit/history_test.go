@@ -182,6 +182,17 @@ func FuzzDecodeHistory(f *testing.F) {
 	})
 }
 
+func TestHistoryDedup(t *testing.T) {
+	h, _ := OpenHistory("", 0)
+	h.SetDedup(true)
+	for _, e := range []string{"ls", "ls", "pwd", "ls"} {
+		_, _ = h.Write(e)
+	}
+	if got := h.Entries(); !slices.Equal(got, []string{"ls", "pwd", "ls"}) {
+		t.Fatalf("entries %q", got)
+	}
+}
+
 func TestHistoryIgnore(t *testing.T) {
 	h, _ := OpenHistory("", 0)
 	if err := h.SetIgnore(true, []string{"exit*", "secret ?x", "*token*"}); err != nil {

@@ -3,55 +3,9 @@ package userconfig
 import (
 	"os"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 )
-
-func TestHistoryKeep(t *testing.T) {
-	h := Default().History
-	h.Ignore = []string{"token *", "secret*", "?s"}
-	cases := []struct {
-		entry, prev string
-		want        bool
-	}{
-		{"pwd", "", true},
-		{"ls", "ls", false},     // dedup
-		{" rm -r x", "", false}, // ignore_space
-		{"   ", "", false},      // blank
-		{"token create agent", "", false},
-		{"tokens", "", true}, // "token *" needs the space
-		{"secret", "", false},
-		{"ls", "cd", false}, // "?s"
-		{"lss", "cd", true},
-		{"fn f() {\n  1\n}", "", true},
-	}
-	for _, c := range cases {
-		if got := h.Keep(c.entry, c.prev); got != c.want {
-			t.Errorf("Keep(%q, %q) = %v, want %v", c.entry, c.prev, got, c.want)
-		}
-	}
-	h.Enabled = false
-	if h.Keep("ls", "") {
-		t.Errorf("a disabled history kept an entry")
-	}
-}
-
-func TestWildcardIsBounded(t *testing.T) {
-	p := strings.Repeat("*a", 200) + "b"
-	s := strings.Repeat("a", 5000)
-	if wildcard(p, s) { // a backtracking matcher would not finish
-		t.Fatal("matched")
-	}
-	for _, c := range []struct {
-		p, s string
-		want bool
-	}{{"*", "", true}, {"", "", true}, {"", "x", false}, {"a*c", "abbbc", true}, {"a*c", "abbb", false}, {"é?", "éx", true}} {
-		if got := wildcard(c.p, c.s); got != c.want {
-			t.Errorf("wildcard(%q, %q) = %v", c.p, c.s, got)
-		}
-	}
-}
 
 func TestRenderTimeUnitAndStyles(t *testing.T) {
 	c := Default()
