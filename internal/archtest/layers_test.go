@@ -51,7 +51,7 @@ var allowed = map[string][]string{
 	"internal/policy":      {"internal/host", "internal/leash", "internal/syntax", "internal/sandbox"},
 	"internal/highlight":   {"internal/syntax"},
 	"internal/lineedit":    {"internal/highlight", "internal/syntax", "internal/complete", "internal/value", "proto"},
-	"internal/userconfig":  {},
+	"internal/userconfig":  {"internal/value", "internal/syntax", "proto"},
 	"internal/prompt":      {"internal/userconfig"},
 }
 

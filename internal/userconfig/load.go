@@ -12,6 +12,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/shoalgo/shoal/internal/value"
 )
 
 // File names under the configuration directory.
@@ -270,37 +272,12 @@ func suggestKey(key string, known []string) string {
 		if !strings.HasPrefix(k, parent) || strings.Contains(k[len(parent):], ".") {
 			continue
 		}
-		d := editDistance(leaf, k[len(parent):])
+		d := value.EditDistance(leaf, k[len(parent):])
 		if d <= limit && (best == "" || d < bestD) {
 			best, bestD = k, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance with adjacent transpositions.
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }
 
 // keyPosition is the line and column of the dotted key's definition in
