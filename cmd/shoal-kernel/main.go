@@ -211,14 +211,9 @@ func serve(o *options, stderr io.Writer) error {
 // loads it, so an agent's session adapts the commands a person's does.
 // Problems with the user's files are logged; their valid siblings load.
 func kernelAdapters(log *slog.Logger) *adapters.Catalog {
-	base := adapters.Bundled()
-	dir := adapters.UserDir(os.Getenv)
-	if dir == "" {
-		return base
-	}
-	c := base.Layer(os.DirFS(dir), ".")
-	for _, w := range c.Warnings()[len(base.Warnings()):] {
-		log.Warn("adapter file", "dir", dir, "problem", w.Error())
+	c, problems := adapters.WithUser(os.Getenv, os.DirFS)
+	for _, e := range problems {
+		log.Warn("adapter file", "problem", e.Error())
 	}
 	return c
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/shoalgo/shoal/internal/adapters"
 )
@@ -17,16 +16,9 @@ import (
 // valid siblings still load.
 func sessionAdapters(stderr io.Writer) *adapters.Catalog {
 	return adapters.Lazy(func() *adapters.Catalog {
-		base := adapters.Bundled()
-		dir := adapters.UserDir(os.Getenv)
-		if dir == "" {
-			return base
-		}
-		c := base.Layer(os.DirFS(dir), ".")
-		for _, w := range c.Warnings()[len(base.Warnings()):] {
-			e := *w
-			e.File = filepath.Join(dir, e.File)
-			fmt.Fprintf(stderr, "shoal: adapters: %v\n", &e)
+		c, problems := adapters.WithUser(os.Getenv, os.DirFS)
+		for _, e := range problems {
+			fmt.Fprintf(stderr, "shoal: adapters: %v\n", e)
 		}
 		return c
 	})

@@ -187,6 +187,27 @@ func UserDir(getenv func(string) string) string {
 	return ""
 }
 
+// WithUser is the bundled catalog layered with the user's directory
+// (UserDir), as the shoal command and the kernel both load it, and the
+// problems that directory's files had, each File named by its full path
+// (their valid siblings still load). dirFS opens a directory (os.DirFS);
+// this package touches no OS itself.
+func WithUser(getenv func(string) string, dirFS func(dir string) fs.FS) (*Catalog, []*LoadError) {
+	base := Bundled()
+	dir := UserDir(getenv)
+	if dir == "" {
+		return base, nil
+	}
+	c := base.Layer(dirFS(dir), ".")
+	var problems []*LoadError
+	for _, w := range c.Warnings()[len(base.Warnings()):] {
+		e := *w
+		e.File = path.Join(dir, e.File)
+		problems = append(problems, &e)
+	}
+	return c, problems
+}
+
 // Lookup returns the command adapted under head.
 func (c *Catalog) Lookup(head string) (*Command, bool) {
 	if c == nil {
