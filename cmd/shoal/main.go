@@ -15,7 +15,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	buildversion "github.com/shoalgo/shoal/internal/version"
 	"io"
 	"os"
 	"os/signal"
@@ -29,10 +28,9 @@ import (
 	"github.com/shoalgo/shoal/internal/repl"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
+	buildversion "github.com/shoalgo/shoal/internal/version"
 )
 
-// version is the release this binary reports; set with
-// -ldflags "-X main.version=...".
 // version is the build's one version string (internal/version).
 var version = buildversion.String()
 
