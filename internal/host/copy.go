@@ -29,6 +29,9 @@ var ErrSameFile = errors.New("source and destination overlap")
 // `cp /dev/zero f` cannot fill the disk. Cancelling ctx stops a copy
 // between reads.
 func (o *OS) Copy(ctx context.Context, from, to string, recursive bool) error {
+	if o.held() {
+		return o.heldCopy(ctx, from, to, recursive)
+	}
 	tree := false
 	if recursive {
 		if fi, err := os.Stat(from); err == nil && fi.IsDir() {

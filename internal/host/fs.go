@@ -17,6 +17,9 @@ var ErrTooLarge = errors.New("file is larger than the read limit")
 
 // Stat returns file information, following symlinks (fs_read path).
 func (o *OS) Stat(ctx context.Context, path string) (fs.FileInfo, error) {
+	if o.held() {
+		return o.heldStat(ctx, path, true)
+	}
 	if err := o.authorize(ctx, Op{Effect: FSRead, Target: path}); err != nil {
 		return nil, err
 	}
@@ -26,6 +29,9 @@ func (o *OS) Stat(ctx context.Context, path string) (fs.FileInfo, error) {
 // Lstat returns file information without following a final symlink
 // (fs_read path).
 func (o *OS) Lstat(ctx context.Context, path string) (fs.FileInfo, error) {
+	if o.held() {
+		return o.heldStat(ctx, path, false)
+	}
 	if err := o.authorizeNoFollow(ctx, Op{Effect: FSRead, Target: path}); err != nil {
 		return nil, err
 	}
@@ -38,10 +44,11 @@ func (o *OS) Lstat(ctx context.Context, path string) (fs.FileInfo, error) {
 // rather than exhausting memory. A cancelled ctx stops the read between
 // chunks.
 func (o *OS) ReadFile(ctx context.Context, path string) ([]byte, error) {
-	if err := o.authorize(ctx, Op{Effect: FSRead, Target: path}); err != nil {
+	f, err := o.openRead(ctx, path)
+	if err != nil {
 		return nil, err
 	}
-	data, more, err := readBounded(ctx, path, o.maxRead)
+	data, more, err := readBounded(ctx, f, o.maxRead)
 	if err != nil {
 		return nil, err
 	}
@@ -54,10 +61,7 @@ func (o *OS) ReadFile(ctx context.Context, path string) ([]byte, error) {
 // ReadEach reads path (fs_read path) in chunks of at most 64 KiB, calling
 // fn with each; memory stays one chunk whatever the file's size.
 func (o *OS) ReadEach(ctx context.Context, path string, fn func([]byte) error) error {
-	if err := o.authorize(ctx, Op{Effect: FSRead, Target: path}); err != nil {
-		return err
-	}
-	f, err := os.Open(path)
+	f, err := o.openRead(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -86,22 +90,31 @@ func (o *OS) ReadEach(ctx context.Context, path string, fn func([]byte) error) e
 // path), and whether the file goes on beyond them. n is capped at the
 // host's read bound.
 func (o *OS) ReadPrefix(ctx context.Context, path string, n int64) ([]byte, bool, error) {
-	if err := o.authorize(ctx, Op{Effect: FSRead, Target: path}); err != nil {
+	f, err := o.openRead(ctx, path)
+	if err != nil {
 		return nil, false, err
 	}
-	return readBounded(ctx, path, min(max(n, 0), o.maxRead))
+	return readBounded(ctx, f, min(max(n, 0), o.maxRead))
+}
+
+// openRead asks fs_read of path and opens it for reading: by name on an
+// ungated host, through a held descriptor on a gated one (held.go).
+func (o *OS) openRead(ctx context.Context, path string) (*os.File, error) {
+	if o.held() {
+		return o.heldFile(ctx, Op{Effect: FSRead, Target: path}, true, os.O_RDONLY, 0)
+	}
+	if err := o.authorize(ctx, Op{Effect: FSRead, Target: path}); err != nil {
+		return nil, err
+	}
+	return os.Open(path)
 }
 
 // readChunk is how much readBounded reads between looks at ctx.
 const readChunk = 1 << 20
 
-// readBounded reads up to limit bytes of path and reports whether there
-// was more.
-func readBounded(ctx context.Context, path string, limit int64) ([]byte, bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false, err
-	}
+// readBounded reads up to limit bytes of f, which it closes, and reports
+// whether there was more.
+func readBounded(ctx context.Context, f *os.File, limit int64) ([]byte, bool, error) {
 	defer f.Close()
 	size := int64(readChunk)
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
@@ -133,6 +146,9 @@ func readBounded(ctx context.Context, path string, limit int64) ([]byte, bool, e
 // WriteFile creates or truncates path with data, or appends to it when
 // appendTo is set (fs_write path). New files get mode 0666 before umask.
 func (o *OS) WriteFile(ctx context.Context, path string, data []byte, appendTo bool) error {
+	if o.held() {
+		return o.heldWrite(ctx, path, data, appendTo)
+	}
 	if err := o.authorize(ctx, Op{Effect: FSWrite, Target: path}); err != nil {
 		return err
 	}
@@ -153,6 +169,9 @@ func (o *OS) WriteFile(ctx context.Context, path string, data []byte, appendTo b
 
 // ReadDir lists a directory sorted by name (fs_read path).
 func (o *OS) ReadDir(ctx context.Context, path string) ([]fs.DirEntry, error) {
+	if o.held() {
+		return o.heldReadDir(ctx, path)
+	}
 	if err := o.authorize(ctx, Op{Effect: FSRead, Target: path}); err != nil {
 		return nil, err
 	}
@@ -162,6 +181,9 @@ func (o *OS) ReadDir(ctx context.Context, path string) ([]fs.DirEntry, error) {
 // MkdirAll creates path and any missing parents with mode 0777 before
 // umask (fs_write path). An existing directory is not an error.
 func (o *OS) MkdirAll(ctx context.Context, path string) error {
+	if o.held() {
+		return o.heldMkdirAll(ctx, path)
+	}
 	if err := o.authorize(ctx, Op{Effect: FSWrite, Target: path}); err != nil {
 		return err
 	}
@@ -171,6 +193,9 @@ func (o *OS) MkdirAll(ctx context.Context, path string) error {
 // Remove deletes path (fs_delete path); with recursive it deletes a whole
 // tree. A missing path is an fs.ErrNotExist error in both modes.
 func (o *OS) Remove(ctx context.Context, path string, recursive bool) error {
+	if o.held() {
+		return o.heldRemove(ctx, path, recursive)
+	}
 	op := Op{Effect: FSDelete, Target: path}
 	if recursive {
 		if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
@@ -195,6 +220,9 @@ func (o *OS) Remove(ctx context.Context, path string, recursive bool) error {
 // Rename moves from to to, replacing a file at to (fs_delete from, fs_write
 // to). Moving into a directory is the caller's job: to is the final name.
 func (o *OS) Rename(ctx context.Context, from, to string) error {
+	if o.held() {
+		return o.heldRename(ctx, from, to)
+	}
 	if err := o.authorizeNoFollow(ctx, Op{Effect: FSDelete, Target: from}); err != nil {
 		return err
 	}
@@ -206,6 +234,9 @@ func (o *OS) Rename(ctx context.Context, from, to string) error {
 
 // Symlink creates link pointing at target (fs_write link).
 func (o *OS) Symlink(ctx context.Context, target, link string) error {
+	if o.held() {
+		return o.heldSymlink(ctx, target, link)
+	}
 	if err := o.authorizeNoFollow(ctx, Op{Effect: FSWrite, Target: link}); err != nil {
 		return err
 	}
@@ -215,6 +246,9 @@ func (o *OS) Symlink(ctx context.Context, target, link string) error {
 // Link creates link as a hard link to target (fs_read target, then
 // fs_write link): the link exposes target's content under a new name.
 func (o *OS) Link(ctx context.Context, target, link string) error {
+	if o.held() {
+		return o.heldLink(ctx, target, link)
+	}
 	if err := o.authorizeNoFollow(ctx, Op{Effect: FSRead, Target: target}); err != nil {
 		return err
 	}
@@ -226,6 +260,9 @@ func (o *OS) Link(ctx context.Context, target, link string) error {
 
 // Chtimes sets the access and modification times of path (fs_write path).
 func (o *OS) Chtimes(ctx context.Context, path string, atime, mtime time.Time) error {
+	if o.held() {
+		return o.heldChtimes(ctx, path, atime, mtime)
+	}
 	if err := o.authorize(ctx, Op{Effect: FSWrite, Target: path}); err != nil {
 		return err
 	}

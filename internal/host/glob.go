@@ -34,6 +34,11 @@ func (o *OS) Glob(ctx context.Context, dir, pattern string, hidden bool) ([]stri
 		return nil, err
 	}
 	root := p.root(dir)
+	if o.held() {
+		out, err := o.heldGlob(ctx, root, pattern, p, hidden)
+		slices.Sort(out)
+		return slices.Compact(out), err
+	}
 	if err := o.authorize(ctx, Op{Effect: FSRead, Target: root}); err != nil {
 		return nil, err
 	}
@@ -44,7 +49,7 @@ func (o *OS) Glob(ctx context.Context, dir, pattern string, hidden bool) ([]stri
 		}
 		return []string{pattern}, nil
 	}
-	g := globber{ctx: ctx, hidden: hidden, dirOnly: p.dirOnly}
+	g := globber{ctx: ctx, hidden: hidden, dirOnly: p.dirOnly, fs: osGlobFS}
 	if err := g.expand(root, p.prefix, p.segs); err != nil {
 		return nil, err
 	}
@@ -133,7 +138,25 @@ type globber struct {
 	ctx     context.Context
 	hidden  bool
 	dirOnly bool
+	fs      globFS
 	out     []string
+}
+
+// globFS is how a globber looks at the tree: by path through package os
+// (osGlobFS), or beneath a held root on a gated host (heldGlobFS).
+type globFS struct {
+	readDir func(dir string) ([]fs.DirEntry, error)
+	stat    func(p string, follow bool) (fs.FileInfo, error)
+}
+
+var osGlobFS = globFS{
+	readDir: os.ReadDir,
+	stat: func(p string, follow bool) (fs.FileInfo, error) {
+		if follow {
+			return os.Stat(p)
+		}
+		return os.Lstat(p)
+	},
 }
 
 func joinOut(out, name string) string {
@@ -149,7 +172,7 @@ func joinOut(out, name string) string {
 func (g *globber) add(fsPath, out string, isDir bool) {
 	if g.dirOnly {
 		if !isDir {
-			fi, err := os.Stat(fsPath)
+			fi, err := g.fs.stat(fsPath, true)
 			if err != nil || !fi.IsDir() {
 				return
 			}
@@ -163,7 +186,7 @@ func (g *globber) read(dir string) ([]fs.DirEntry, error) {
 	if err := g.ctx.Err(); err != nil {
 		return nil, err
 	}
-	entries, _ := os.ReadDir(dir) // unreadable or not a directory: no matches
+	entries, _ := g.fs.readDir(dir) // unreadable or not a directory: no matches
 	return entries, nil
 }
 
@@ -179,7 +202,7 @@ func (g *globber) expand(dir, out string, segs []string) error {
 	if !hasMeta(seg) {
 		p := filepath.Join(dir, seg)
 		if len(rest) == 0 {
-			if _, err := os.Lstat(p); err == nil {
+			if _, err := g.fs.stat(p, false); err == nil {
 				g.add(p, joinOut(out, seg), false)
 			}
 			return nil

@@ -47,10 +47,7 @@ type Tailer interface {
 // most LiveQueue items; lines beyond that are counted and reported, in
 // order, by one TailItem with Dropped set.
 func (o *OS) Tail(ctx context.Context, path string, fromStart bool) (Tailer, error) {
-	if err := o.authorize(ctx, Op{Effect: FSRead, Target: path}); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
+	f, err := o.openRead(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +65,17 @@ func (o *OS) Tail(ctx context.Context, path string, fromStart bool) (Tailer, err
 		f.Close()
 		return nil, err
 	}
-	t := &fsTail{path: path, f: f, fi: fi, release: release, notify: make(chan struct{}, 1), done: make(chan struct{})}
+	t := &fsTail{path: path, f: f, fi: fi, release: release, notify: make(chan struct{}, 1), done: make(chan struct{}),
+		stat: func() (os.FileInfo, error) { return os.Stat(path) },
+		open: func() (*os.File, error) { return os.Open(path) }}
+	if o.held() {
+		// A rotated file is judged again and opened through a held
+		// descriptor like the first: the tail outlives the request that
+		// started it, so not that request's cancellation.
+		bg := context.WithoutCancel(ctx)
+		t.stat = func() (os.FileInfo, error) { return o.heldStat(bg, path, true) }
+		t.open = func() (*os.File, error) { return o.openRead(bg, path) }
+	}
 	if !fromStart {
 		if t.off, err = f.Seek(0, io.SeekEnd); err != nil {
 			f.Close()
@@ -95,6 +102,10 @@ type fsTail struct {
 	path    string
 	w       *fsnotify.Watcher // nil: poll only
 	release func()            // gives back the host's live slot
+	// stat and open look at path again (rotation): by name, or judged
+	// and held on a gated host.
+	stat func() (os.FileInfo, error)
+	open func() (*os.File, error)
 
 	// Owned by the run goroutine (and Tail before it starts).
 	f       *os.File
@@ -148,12 +159,12 @@ func (t *fsTail) run() {
 
 // check reopens the file when it was replaced, and rewinds when it shrank.
 func (t *fsTail) check() {
-	fi, err := os.Stat(t.path)
+	fi, err := t.stat()
 	if err != nil {
-		return // gone for now (mid-rotation): keep the old handle
+		return // gone for now (mid-rotation), or refused: keep the old handle
 	}
 	if !os.SameFile(fi, t.fi) {
-		if f, err := os.Open(t.path); err == nil {
+		if f, err := t.open(); err == nil {
 			t.read() // the rest of the old file first
 			t.f.Close()
 			t.f, t.fi, t.off, t.partial = f, fi, 0, nil

@@ -112,12 +112,21 @@ type Watcher interface {
 // included). It holds at most LiveQueue events; beyond that it drops them
 // and owes one coalesced event, delivered once the queue has drained.
 func (o *OS) Watch(ctx context.Context, root string, recursive bool) (Watcher, error) {
-	if err := o.authorize(ctx, Op{Effect: FSRead, Target: root, Tree: recursive}); err != nil {
+	real, verify := root, false
+	if o.held() {
+		// Watch the judged real path, and check each directory added
+		// against a held descriptor (see addOne).
+		var err error
+		if real, err = o.judge(ctx, Op{Effect: FSRead, Target: root, Tree: recursive}, true); err != nil {
+			return nil, err
+		}
+		verify = true
+	} else if err := o.authorize(ctx, Op{Effect: FSRead, Target: root, Tree: recursive}); err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(root)
+	fi, err := os.Stat(real)
 	if err != nil {
-		return nil, err
+		return nil, renamePath(err, root)
 	}
 	release, err := o.takeLive()
 	if err != nil {
@@ -128,9 +137,9 @@ func (o *OS) Watch(ctx context.Context, root string, recursive bool) (Watcher, e
 		release()
 		return nil, fmt.Errorf("watch %s: %w", root, err)
 	}
-	fw := &fsWatch{w: w, root: root, recursive: recursive && fi.IsDir(), now: o.now, release: release,
+	fw := &fsWatch{w: w, root: root, real: real, verify: verify, recursive: recursive && fi.IsDir(), now: o.now, release: release,
 		notify: make(chan struct{}, 1), done: make(chan struct{})}
-	if err := fw.add(root); err != nil {
+	if err := fw.add(real); err != nil {
 		w.Close()
 		release()
 		return nil, err
@@ -143,6 +152,8 @@ func (o *OS) Watch(ctx context.Context, root string, recursive bool) (Watcher, e
 type fsWatch struct {
 	w         *fsnotify.Watcher
 	root      string
+	real      string // the path watched: root, or its judged real path on a gated host
+	verify    bool   // a gated host: check every directory added (addOne)
 	recursive bool
 	now       func() time.Time
 	release   func() // gives back the host's live slot
@@ -158,10 +169,53 @@ type fsWatch struct {
 	closeOnce sync.Once
 }
 
+// addOne watches one path. On a gated host the path must be free of
+// symlinks and name the same file just before and just after the watch is
+// added; otherwise the watch is taken back and the add refused (a symlink
+// swapped in for that instant alone is the window this leaves: inotify
+// offers no way to refuse following one). What a watch shows is names
+// and kinds of changes, never content.
+func (fw *fsWatch) addOne(p string) error {
+	if !fw.verify {
+		return fw.w.Add(p)
+	}
+	before, err := heldIdentity(p)
+	if errors.Is(err, errRace) {
+		return &fs.PathError{Op: "watch", Path: fw.display(p), Err: ErrRaced}
+	}
+	if err != nil {
+		return renamePath(err, fw.display(p))
+	}
+	if err := fw.w.Add(p); err != nil {
+		return err
+	}
+	after, err := heldIdentity(p)
+	if err != nil || after != before {
+		_ = fw.w.Remove(p)
+		return &fs.PathError{Op: "watch", Path: fw.display(p), Err: ErrRaced}
+	}
+	return nil
+}
+
+// display is the path an event reports: the watched real path spelled
+// from the root the caller named.
+func (fw *fsWatch) display(p string) string {
+	if fw.real == fw.root {
+		return p
+	}
+	if p == fw.real {
+		return fw.root
+	}
+	if rest, ok := strings.CutPrefix(p, strings.TrimSuffix(fw.real, "/")+"/"); ok {
+		return filepath.Join(fw.root, rest)
+	}
+	return p
+}
+
 // add watches dir, and with recursive every directory beneath it.
 func (fw *fsWatch) add(dir string) error {
 	if !fw.recursive {
-		return fw.w.Add(dir)
+		return fw.addOne(dir)
 	}
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -176,8 +230,11 @@ func (fw *fsWatch) add(dir string) error {
 		if fw.dirs++; fw.dirs > maxWatchedDirs {
 			return ErrWatchTooBig
 		}
-		if err := fw.w.Add(p); err != nil {
-			return fmt.Errorf("watch %s: %w", p, err)
+		if err := fw.addOne(p); err != nil {
+			if p != dir && fw.verify {
+				return nil // changed under the walk: skip it, as an unreadable one
+			}
+			return fmt.Errorf("watch %s: %w", fw.display(p), err)
 		}
 		return nil
 	})
@@ -229,7 +286,7 @@ func (fw *fsWatch) handle(ev fsnotify.Event) {
 	default:
 		return
 	}
-	fw.push(FSEvent{Path: ev.Name, Kind: kind, Time: fw.now()})
+	fw.push(FSEvent{Path: fw.display(ev.Name), Kind: kind, Time: fw.now()})
 }
 
 func (fw *fsWatch) push(e FSEvent) {
