@@ -22,7 +22,13 @@ func init() {
 	bfsRegister(&Builtin{Name: "mv", Help: Help{Summary: "move or rename paths", Usage: "mv SOURCE... DEST", Example: "mv old.txt new.txt\nmv a.txt b.txt archive"}, Run: bfsMv,
 		Effects: func(d *leash.Deriver) { d.Transfer(host.FSDelete, leash.Conditional, true) }})
 	bfsRegister(&Builtin{Name: "ln", Help: Help{Summary: "make a hard link, or a symbolic one with -s", Usage: "ln TARGET LINK", Example: "ln -s ../shared/config.toml config.toml"}, Run: bfsLn, Flags: []leash.FlagSpec{{Long: "symbolic", Short: "s"}},
-		Effects: func(d *leash.Deriver) { d.Transfer(host.FSRead, leash.Irreversible, false) }})
+		Effects: func(d *leash.Deriver) {
+			if d.Flag("symbolic") {
+				d.Symlink(leash.Irreversible)
+				return
+			}
+			d.Transfer(host.FSRead, leash.Irreversible, false)
+		}})
 	bfsRegister(&Builtin{Name: "save", Help: Help{Summary: "write a value to a file (text and bytes as is, others as JSON) and return it", Usage: "save PATH VALUE", Example: "save report.json {ok: true, count: 3}"}, Run: bfsSave, Bare: true,
 		Effects: func(d *leash.Deriver) { d.PathArgs(host.FSWrite, leash.Conditional) }})
 }

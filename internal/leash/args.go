@@ -165,6 +165,66 @@ func (w *walker) transfer(c *syntax.CmdCall, srcKind host.Effect, rev string, ch
 	w.argPath(dest, host.FSWrite, rev)
 }
 
+// symlink handles `ln -s TARGET LINK`. The target is stored as written
+// and the kernel resolves a relative one against the link's directory when
+// the link is followed, so that is where the target's fs_read is judged.
+// A target or link not known statically is a dynamic read.
+func (w *walker) symlink(c *syntax.CmdCall, rev string) {
+	ps := positional(c)
+	if len(ps) != 2 {
+		w.transfer(c, host.FSRead, rev, false)
+		return
+	}
+	target, link := ps[0], ps[1]
+	text, ok := w.symlinkText(target)
+	switch {
+	case ok && path.IsAbs(text):
+		w.add(Effect{Kind: host.FSRead, Path: path.Clean(text)}, rev)
+	case ok:
+		if l, lok := w.argStatic(link); lok {
+			w.add(Effect{Kind: host.FSRead, Path: path.Join(path.Dir(l), text)}, rev)
+		} else {
+			w.dynamicFS(host.FSRead, "symlink target", rev)
+		}
+	default:
+		w.dynamicFS(host.FSRead, "symlink target", rev)
+	}
+	w.argPath(link, host.FSWrite, rev)
+}
+
+// symlinkText is the text a symlink target argument stores, when it is
+// known without running anything: a word or literal string as written
+// (no "~" expansion: ln stores the text), or path("literal").
+func (w *walker) symlinkText(a *syntax.CmdArg) (string, bool) {
+	switch a.Kind {
+	case syntax.ArgWord, syntax.ArgPath, syntax.ArgGlob:
+		return a.Text, a.Text != ""
+	case syntax.ArgStr, syntax.ArgExpr:
+		switch x := a.X.(type) {
+		case *syntax.StrLit:
+			return x.Value, x.Value != ""
+		case *syntax.Call:
+			if v, ok := x.Fn.(*syntax.Var); ok && v.Name == "path" && w.free("path") && len(x.Args) == 1 {
+				if s, ok := x.Args[0].Value.(*syntax.StrLit); ok {
+					return s.Value, s.Value != ""
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// argStatic is the absolute path a command argument names, when known.
+func (w *walker) argStatic(a *syntax.CmdArg) (string, bool) {
+	switch a.Kind {
+	case syntax.ArgWord, syntax.ArgPath:
+		return w.resolve(a.Text)
+	case syntax.ArgStr, syntax.ArgExpr:
+		return w.staticPath(a.X)
+	}
+	return "", false
+}
+
 // argParent records fs_read of the directory above the path an argument
 // names (mkdir checks that it exists), or nothing when the path is not
 // static: the fs_write on the path itself already marks the plan dynamic.

@@ -111,6 +111,15 @@ func (d *Deriver) Transfer(srcKind host.Effect, rev string, checkDest bool) {
 	}
 }
 
+// Symlink handles `ln -s TARGET LINK`: fs_read of the target as the
+// kernel will resolve it, relative to the directory that holds the link
+// (not the working directory), then fs_write of the link.
+func (d *Deriver) Symlink(rev string) {
+	if d.cmd != nil {
+		d.w.symlink(d.cmd, rev)
+	}
+}
+
 // Trash records the fs_write of rm's trash directory.
 func (d *Deriver) Trash() { d.w.trash() }
 
