@@ -45,6 +45,13 @@ func (o *OS) heldFile(ctx context.Context, op Op, follow bool, flags int, mode u
 func (o *OS) heldStat(ctx context.Context, path string, follow bool) (fs.FileInfo, error) {
 	f, err := o.heldFile(ctx, Op{Effect: FSRead, Target: path}, follow, unix.O_PATH, 0)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Op == "open" {
+			pe.Op = "stat"
+			if !follow {
+				pe.Op = "lstat"
+			}
+		}
 		return nil, err
 	}
 	defer f.Close()
