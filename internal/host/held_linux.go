@@ -8,7 +8,9 @@ package host
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -135,4 +137,24 @@ func heldIdentity(real string) ([2]uint64, error) {
 		return [2]uint64{}, err
 	}
 	return [2]uint64{uint64(st.Dev), st.Ino}, nil
+}
+
+// sameFile is os.SameFile that also knows the held stats of a gated host.
+func sameFile(a, b fs.FileInfo) bool {
+	if os.SameFile(a, b) {
+		return true
+	}
+	da, ia, oka := devIno(a)
+	db, ib, okb := devIno(b)
+	return oka && okb && da == db && ia == ib
+}
+
+func devIno(fi fs.FileInfo) (dev, ino uint64, ok bool) {
+	switch st := fi.Sys().(type) {
+	case *syscall.Stat_t:
+		return uint64(st.Dev), uint64(st.Ino), true
+	case *unix.Stat_t:
+		return uint64(st.Dev), uint64(st.Ino), true
+	}
+	return 0, 0, false
 }

@@ -23,7 +23,16 @@ import (
 // heldFile judges op and opens its real path with flags; the file is
 // named by op.Target.
 func (o *OS) heldFile(ctx context.Context, op Op, follow bool, flags int, mode uint32) (*os.File, error) {
-	var f *os.File
+	fd, err := o.heldOpen(ctx, op, follow, flags, mode)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), op.Target), nil
+}
+
+// heldOpen judges op and opens its real path with flags.
+func (o *OS) heldOpen(ctx context.Context, op Op, follow bool, flags int, mode uint32) (int, error) {
+	fd := -1
 	err := retryHeld("open", op.Target, func() error {
 		real, err := o.judge(ctx, op, follow)
 		if err != nil {
@@ -32,30 +41,34 @@ func (o *OS) heldFile(ctx context.Context, op Op, follow bool, flags int, mode u
 		if !follow {
 			flags |= unix.O_NOFOLLOW
 		}
-		fd, err := openHeld(unix.AT_FDCWD, real, flags, mode)
+		fd, err = openHeld(unix.AT_FDCWD, real, flags, mode)
 		if err != nil {
 			return renamePath(err, op.Target)
 		}
-		f = os.NewFile(uintptr(fd), op.Target)
 		return nil
 	})
-	return f, err
+	return fd, err
 }
 
 func (o *OS) heldStat(ctx context.Context, path string, follow bool) (fs.FileInfo, error) {
-	f, err := o.heldFile(ctx, Op{Effect: FSRead, Target: path}, follow, unix.O_PATH, 0)
+	name := "stat"
+	if !follow {
+		name = "lstat"
+	}
+	fd, err := o.heldOpen(ctx, Op{Effect: FSRead, Target: path}, follow, unix.O_PATH, 0)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) && pe.Op == "open" {
-			pe.Op = "stat"
-			if !follow {
-				pe.Op = "lstat"
-			}
+			pe.Op = name
 		}
 		return nil, err
 	}
-	defer f.Close()
-	return f.Stat()
+	st, err := statAt(fd, "")
+	unix.Close(fd)
+	if err != nil {
+		return nil, &fs.PathError{Op: name, Path: path, Err: err}
+	}
+	return &heldInfo{name: filepath.Base(path), st: st}, nil
 }
 
 func (o *OS) heldReadDir(ctx context.Context, path string) ([]fs.DirEntry, error) {

@@ -163,7 +163,7 @@ func (t *fsTail) check() {
 	if err != nil {
 		return // gone for now (mid-rotation), or refused: keep the old handle
 	}
-	if !os.SameFile(fi, t.fi) {
+	if !sameFile(fi, t.fi) {
 		if f, err := t.open(); err == nil {
 			t.read() // the rest of the old file first
 			t.f.Close()
