@@ -432,3 +432,23 @@ func TestHeldOpsOnPlainTrees(t *testing.T) {
 		t.Errorf("unexpected log:\n%s", held)
 	}
 }
+
+// TestHeldRunsThePlainSuite runs the host's file tests, written against
+// an ungated host, through the held operations: they must not tell the
+// difference.
+func TestHeldRunsThePlainSuite(t *testing.T) {
+	heldAlways.Store(true)
+	defer heldAlways.Store(false)
+	for name, test := range map[string]func(*testing.T){
+		"FileRoundTrip": TestFileRoundTrip, "Remove": TestRemove, "Rename": TestRename,
+		"CopyFile": TestCopyFile, "CopyTree": TestCopyTree, "LinkAndChtimes": TestLinkAndChtimes,
+		"ReadFileBounded": TestReadFileBounded, "CopyEndlessSourceBounded": TestCopyEndlessSourceBounded,
+		"Glob": TestGlob, "GlobAbsolute": TestGlobAbsolute, "GlobCancelled": TestGlobCancelled,
+		"WatchReportsChanges": TestWatchReportsChanges, "TailFollowsLines": TestTailFollowsLines,
+		"TailFromStartDrops": TestTailFromStartDrops, "WatchAndTailAskTheGate": TestWatchAndTailAskTheGate,
+		"GateSeesRealTarget": TestGateSeesRealTarget, "DenyBeforeEffect": TestDenyBeforeEffect,
+		"CancelledContextRefuses": TestCancelledContextRefuses,
+	} {
+		t.Run(name, test)
+	}
+}
