@@ -46,7 +46,7 @@ type raceCase struct {
 	op  string
 	bad string
 	// session: a second session of the same principal swaps W/x with the
-	// kernel's own ln -s, rm and mv, beside the test process's swapper.
+	// kernel's own ln -s, rm and mv (the test process swaps only W/d).
 	session bool
 }
 
@@ -214,6 +214,9 @@ func runRace(t *testing.T, k *Kernel, token string, rc raceCase) {
 	var wg sync.WaitGroup
 	var swaps atomic.Int64
 	for _, s := range [][3]string{{"x", "in/x", o + "/x"}, {"d", "ind", o + "/d"}} {
+		if rc.session && s[0] == "x" {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -221,7 +224,26 @@ func runRace(t *testing.T, k *Kernel, token string, rc raceCase) {
 		}()
 	}
 	var sessionErr atomic.Value
+	var sawOut, sawIn atomic.Int64 // the session's swaps, as the test process sees W/x
 	if rc.session {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				switch target, _ := os.Readlink(filepath.Join(k.Dir, "x")); target {
+				case o + "/x":
+					sawOut.Add(1)
+				case "in/x":
+					sawIn.Add(1)
+				}
+				time.Sleep(50 * time.Microsecond)
+			}
+		}()
 		// The same principal's second session swaps W/x with the kernel's
 		// own builtins; its outside target is computed, so its plan
 		// passes (opaque = "allow") and only the gate stands.
@@ -230,9 +252,11 @@ func runRace(t *testing.T, k *Kernel, token string, rc raceCase) {
 (0..200).each(i => {
   try { rm --permanent s1 } catch { }
   try { ln -s (out) s1 } catch { }
+  try { rm --permanent x } catch { }
   try { mv s1 x } catch { }
   try { rm --permanent s2 } catch { }
   try { ln -s in/x s2 } catch { }
+  try { rm --permanent x } catch { }
   try { mv s2 x } catch { }
 })
 "done"`, o+"/x")
@@ -296,6 +320,12 @@ let errs = rs.where(s => s.starts_with("err:"))
 	wg.Wait()
 	if e := sessionErr.Load(); e != nil {
 		t.Errorf("the co-tenant session failed: %v", e)
+	}
+	if rc.session {
+		t.Logf("W/x seen pointing out %d times, in %d times", sawOut.Load(), sawIn.Load())
+		if sawOut.Load() == 0 || sawIn.Load() == 0 {
+			t.Error("the co-tenant session's swaps were never seen")
+		}
 	}
 	t.Logf("%d attempts in %v, %d refused or failed (%v), %d swaps", attempts, time.Since(start).Round(time.Millisecond), fails, keys(codes), swaps.Load())
 	if leaks > 0 {
