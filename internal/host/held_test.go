@@ -452,3 +452,59 @@ func TestHeldRunsThePlainSuite(t *testing.T) {
 		t.Run(name, test)
 	}
 }
+
+// TestTailRotationIsJudged: a tail reopens its file when it is replaced
+// (rotation). On a gated host the new file is judged and opened like the
+// first: a rotation to a symlink pointing outside the grant is never
+// followed, while a rotation to a new file inside is.
+func TestTailRotationIsJudged(t *testing.T) {
+	f := newSwapFixture(t)
+	f.swapped = "none" // the gate only judges here; the test does the swaps
+	log := f.w + "/log"
+	if err := os.WriteFile(log, []byte("first\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tl, err := NewOS(f).Tail(context.Background(), log, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tl.Close()
+	next := func() string {
+		it, err := tl.Next(ctxTimeout(t, 10*time.Second))
+		if err != nil {
+			t.Fatalf("tail: %v", err)
+		}
+		return it.Line
+	}
+	if got := next(); got != "first" {
+		t.Fatalf("first line %q", got)
+	}
+	// Rotate to a symlink pointing out, and write there; give the tail a
+	// few polls to see it (a shorter wait only weakens the test).
+	if err := os.Remove(log); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(f.o+"/x", log); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.o+"/x", []byte(outsideMark+" rotated\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * tailPoll)
+	// Rotate to a new file inside: that one is followed.
+	if err := os.WriteFile(f.w+"/log.new", []byte("after\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(f.w+"/log.new", log); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		line := next()
+		if strings.Contains(line, outsideMark) {
+			t.Fatalf("the tail followed the rotation outside: %q", line)
+		}
+		if line == "after" {
+			return
+		}
+	}
+}
