@@ -27,7 +27,8 @@ import (
 // wildcards yields itself when the path exists.
 //
 // It asks fs_read for the directory the walk starts in: dir joined with the
-// pattern's literal leading segments.
+// pattern's literal leading segments, failing when that is refused; and
+// again for every directory it lists, skipping one the gate refuses.
 func (o *OS) Glob(ctx context.Context, dir, pattern string, hidden bool) ([]string, error) {
 	p, err := parsePattern(pattern)
 	if err != nil {
@@ -44,7 +45,14 @@ func (o *OS) Glob(ctx context.Context, dir, pattern string, hidden bool) ([]stri
 		}
 		return []string{pattern}, nil
 	}
-	g := globber{ctx: ctx, hidden: hidden, dirOnly: p.dirOnly}
+	// Every directory the walk lists is asked for too, and one the gate
+	// refuses is skipped as an unreadable one is: a symlink or procfs
+	// link met on the way (/proc/*/fd, /proc/*/cwd) lists nothing the
+	// session may not read.
+	allow := func(dir string) bool {
+		return dir == root || o.authorize(ctx, Op{Effect: FSRead, Target: dir}) == nil
+	}
+	g := globber{ctx: ctx, hidden: hidden, dirOnly: p.dirOnly, allow: allow}
 	if err := g.expand(root, p.prefix, p.segs); err != nil {
 		return nil, err
 	}
@@ -133,6 +141,7 @@ type globber struct {
 	ctx     context.Context
 	hidden  bool
 	dirOnly bool
+	allow   func(dir string) bool // may dir be listed; nil: any
 	out     []string
 }
 
@@ -162,6 +171,9 @@ func (g *globber) add(fsPath, out string, isDir bool) {
 func (g *globber) read(dir string) ([]fs.DirEntry, error) {
 	if err := g.ctx.Err(); err != nil {
 		return nil, err
+	}
+	if g.allow != nil && !g.allow(dir) {
+		return nil, nil // refused by the gate: no matches
 	}
 	entries, _ := os.ReadDir(dir) // unreadable or not a directory: no matches
 	return entries, nil

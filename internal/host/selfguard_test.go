@@ -252,3 +252,35 @@ func TestParseTgid(t *testing.T) {
 		t.Errorf("readTgid(self) = %d, %v", n, ok)
 	}
 }
+
+// TestGlobSkipsKernelSelf: a glob walking /proc through a guarded host
+// lists no descriptor of this process (a listing the guard refuses is
+// skipped as an unreadable one is), while a glob over what stays readable
+// still finds it.
+func TestGlobSkipsKernelSelf(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no procfs here")
+	}
+	me := os.Getpid()
+	h := NewOS(GuardSelf(AllowAll, func() []int { return []int{me} }))
+	ctx := context.Background()
+	for _, pat := range []string{"/proc/*/fd/*", "/proc/*/task/*/fd/*", "/proc/" + strconv.Itoa(me) + "/*/*"} {
+		got, err := h.Glob(ctx, "/", pat, true)
+		if err != nil && !errors.Is(err, ErrDenied) {
+			t.Errorf("glob %s: %v", pat, err)
+		}
+		for _, p := range got {
+			if strings.HasPrefix(p, "/proc/"+strconv.Itoa(me)+"/") || strings.HasPrefix(p, "/proc/self/") || strings.HasPrefix(p, "/proc/thread-self/") {
+				t.Errorf("glob %s listed %s", pat, p)
+				break
+			}
+		}
+	}
+	if _, err := h.Glob(ctx, "/", "/proc/self/fd/*", true); !errors.Is(err, ErrDenied) {
+		t.Errorf("glob /proc/self/fd/*: %v, want denied", err)
+	}
+	got, err := h.Glob(ctx, "/", "/proc/*/stat", false)
+	if err != nil || len(got) == 0 {
+		t.Errorf("glob /proc/*/stat: %d, %v", len(got), err)
+	}
+}
