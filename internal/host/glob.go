@@ -49,8 +49,14 @@ func (o *OS) Glob(ctx context.Context, dir, pattern string, hidden bool) ([]stri
 	// refuses is skipped as an unreadable one is: a symlink or procfs
 	// link met on the way (/proc/*/fd, /proc/*/cwd) lists nothing the
 	// session may not read.
+	asked := map[string]bool{root: true}
 	allow := func(dir string) bool {
-		return dir == root || o.authorize(ctx, Op{Effect: FSRead, Target: dir}) == nil
+		ok, seen := asked[dir]
+		if !seen {
+			ok = o.authorize(ctx, Op{Effect: FSRead, Target: dir}) == nil
+			asked[dir] = ok
+		}
+		return ok
 	}
 	g := globber{ctx: ctx, hidden: hidden, dirOnly: p.dirOnly, allow: allow}
 	if err := g.expand(root, p.prefix, p.segs); err != nil {
