@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -66,4 +67,41 @@ read = ["/proc/**", %q]
 	owner := k.dial(t)
 	owner.attach("", "")
 	owner.ok("exec", map[string]any{"src": "cat /proc/self/status"}, nil)
+}
+
+// TestTokenGlobListsNoKernelFD: a glob over every process's descriptors,
+// by a token principal granted /proc, names none of the kernel's.
+func TestTokenGlobListsNoKernelFD(t *testing.T) {
+	k := startPolicyKernel(t, func(dir, base string) string {
+		return fmt.Sprintf(`[principal."agent:p"]
+opaque = "allow"
+[principal."agent:p".fs]
+read = ["/proc/**", %q]
+`, dir+"/**")
+	})
+	_, secret := k.token(t, "agent:p", "worker")
+	c := k.dial(t)
+	c.attach("", secret)
+	me := fmt.Sprintf("/proc/%d/", os.Getpid())
+	for _, pat := range []string{"/proc/*/fd/*", "/proc/*/task/*/fd/*", "/proc/*/cwd/*", "/proc/*/*"} {
+		// The whole listing is judged in the session, so elision cannot
+		// hide a name: does it hold one of the kernel's?
+		src := fmt.Sprintf("let o = (echo %s).out\n[o.contains(%q), o.contains(\"/proc/self/\"), o.contains(\"/proc/1/stat\")]", pat, me)
+		var res execResult
+		c.ok("exec", map[string]any{"src": src, "position": "value"}, &res)
+		var got struct {
+			V []struct {
+				V bool `json:"v"`
+			} `json:"v"`
+		}
+		if err := json.Unmarshal(res.Value, &got); err != nil || len(got.V) != 3 {
+			t.Fatalf("%s: %s, %v", pat, res.Value, err)
+		}
+		if got.V[0].V || got.V[1].V {
+			t.Errorf("%s listed the kernel's own: %s", pat, res.Value)
+		}
+		if pat == "/proc/*/*" && os.Getpid() != 1 && !got.V[2].V {
+			t.Errorf("%s left out another process's stat: %s", pat, res.Value)
+		}
+	}
 }
