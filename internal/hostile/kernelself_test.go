@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/client"
+	"github.com/shoalgo/shoal/internal/sandbox"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -220,6 +221,24 @@ func TestKernelIsNotAFile(t *testing.T) {
 			if err != nil || !strings.Contains(res.Render, me) {
 				t.Errorf("ls /proc: %v (lists this test's pid %s: %v)", err, me, err == nil && strings.Contains(res.Render, me))
 			}
+			// A program the principal runs is no way round: under Landlock
+			// it may not reach the kernel's /proc entries (a sandboxed
+			// process cannot ptrace-read one outside its domain), so its
+			// environment and descriptors stay out of reach.
+			if principal == "agent:proc" && sandbox.Probe().FS {
+				script := fmt.Sprintf(`cat /proc/%[1]s/environ; for n in $(seq 0 64); do (echo x > /proc/%[1]s/fd/$n) 2>/dev/null && echo wrote $n; (head -c 1 /proc/%[1]s/fd/$n) 2>/dev/null && echo read $n; done; echo done`, pid)
+				ectx, cancel := context.WithTimeout(ctx, 60*time.Second)
+				res, err := c.Exec(ectx, client.ExecParams{Src: fmt.Sprintf("(sh -c %q).out", script), Position: client.PositionVal})
+				cancel()
+				if err != nil {
+					t.Fatalf("a program probing the kernel: %v", err)
+				}
+				if out := string(res.Value); strings.Contains(out, "SHOAL_TOKEN_STORE") || strings.Contains(out, "wrote") || strings.Contains(out, "read ") || !strings.Contains(out, "done") {
+					t.Errorf("a sandboxed program reached the kernel: %.300s", out)
+				}
+				k.Alive(t)
+			}
+
 			// A child of the kernel is another process: ps may read it.
 			if _, err := c.Exec(ctx, client.ExecParams{Src: "/usr/bin/sleep 30", Async: true}); err != nil {
 				t.Fatalf("starting a child: %v", err)
