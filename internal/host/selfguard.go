@@ -30,7 +30,11 @@ import (
 //     (procHandles); another process's stat, status, cmdline and the rest
 //     stay readable where the grants allow them, as ps needs;
 //   - /dev/fd, /dev/stdin, /dev/stdout and /dev/stderr, and beneath them:
-//     links into /proc/self/fd.
+//     links into /proc/self/fd;
+//   - for an op on a whole tree (Op.Tree: a recursive copy, remove or
+//     watch), any path whose tree holds procfs: a procfs root, a path
+//     beneath one, or one above one ("/"), since the walk would read
+//     those entries as plain files.
 //
 // Any procfs mount point named in ProcRoots counts as /proc.
 
@@ -85,7 +89,11 @@ func (g selfGuard) Authorize(ctx context.Context, op Op) error {
 			if p == "" {
 				continue
 			}
-			if why := selfPathReason(p, g.roots, prot); why != "" {
+			why := selfPathReason(p, g.roots, prot)
+			if why == "" && op.Tree {
+				why = treeReason(p, g.roots)
+			}
+			if why != "" {
 				return Denied(op, SelfRefusal+": "+why)
 			}
 		}
@@ -168,6 +176,21 @@ func placeReason(comps []string, roots []string, protected func(int) bool) strin
 	return ""
 }
 
+// treeReason says why an op on the whole tree beneath p (a recursive copy,
+// remove or watch) would reach into procfs: p is a procfs root, beneath
+// one, or above one (as "/" is). Such a walk would read the kernel's own
+// entries, and every process's environ and mem, as plain files.
+func treeReason(p string, roots []string) string {
+	comps := components(p)
+	for _, r := range roots {
+		rc := components(r)
+		if hasPrefix(comps, rc) || hasPrefix(rc, comps) {
+			return "the tree of " + p + " holds procfs (" + r + ")"
+		}
+	}
+	return ""
+}
+
 // procReason judges the components of a path beneath a procfs root.
 func procReason(rest []string, protected func(int) bool) string {
 	switch first := rest[0]; {
@@ -214,7 +237,11 @@ func components(p string) []string {
 	return out
 }
 
+// hasPrefix reports whether comps starts with prefix (equal included).
 func hasPrefix(comps, prefix []string) bool {
+	if len(prefix) > len(comps) {
+		return false
+	}
 	for i, c := range prefix {
 		if comps[i] != c {
 			return false

@@ -137,6 +137,13 @@ func TestGuardSelfOps(t *testing.T) {
 		{Op{Effect: FSRead, Target: "/proc/555/stat"}, true}, // cannot tell whose
 		{Op{Effect: FSRead, Target: "relative/path"}, true},
 		{Op{Effect: FSRead, Target: ""}, true},
+		{Op{Effect: FSRead, Target: "/proc", Tree: true}, true},
+		{Op{Effect: FSRead, Target: "/", Tree: true}, true},
+		{Op{Effect: FSRead, Target: "/proc/7", Tree: true}, true},
+		{Op{Effect: FSDelete, Target: "/w/link", Real: "/proc/7", Tree: true}, true},
+		{Op{Effect: FSRead, Target: "/w/sub", Real: "/w/sub", Tree: true}, false},
+		{Op{Effect: FSRead, Target: "/procfoo", Tree: true}, false},
+		{Op{Effect: FSRead, Target: "/proc", Tree: false}, false},
 		{Op{Effect: FSRead, Target: "/proc/7/stat", Real: "/proc/7/stat"}, false},
 		{Op{Effect: FSRead, Target: "/proc/8/status"}, false},
 		{Op{Effect: FSRead, Target: "/proc/7/task/8/stat"}, false},
@@ -205,6 +212,9 @@ func TestGuardSelfLive(t *testing.T) {
 	}
 	if _, err := h.Run(ctx, &Spawn{Argv: []string{"/proc/self/exe", "-test.run=^$"}}); !errors.Is(err, ErrDenied) {
 		t.Errorf("running /proc/self/exe: %v, want denied", err)
+	}
+	if err := h.Copy(ctx, "/proc", t.TempDir()+"/dump", true); !errors.Is(err, ErrDenied) {
+		t.Errorf("Copy of /proc, recursive: %v, want denied", err)
 	}
 	if _, err := h.ReadFile(ctx, "/proc/meminfo"); err != nil {
 		t.Errorf("ReadFile /proc/meminfo: %v", err)

@@ -188,6 +188,8 @@ func TestKernelIsNotAFile(t *testing.T) {
 			refused("ls /proc/" + pid + "/task")
 			refused("ls /dev/fd")
 			refused("stat /proc/self")
+			refused("cp -r /proc dump")
+			refused("cp -r /proc/" + pid + " dump")
 			for i, p := range writes {
 				method := "append"
 				if i%2 == 0 {
