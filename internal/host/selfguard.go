@@ -131,21 +131,28 @@ func (g selfGuard) protected(n int) bool {
 // is refused as /proc/7/root is, whatever the link leads to. A path that is
 // not absolute is walked from "/".
 func selfPathReason(p string, roots []string, protected func(int) bool) string {
-	memo := map[int]bool{}
+	var memo map[int]bool // each thread looked up once per path
 	prot := func(n int) bool {
 		v, ok := memo[n]
 		if !ok {
+			if memo == nil {
+				memo = map[int]bool{}
+			}
 			v = protected(n)
 			memo[n] = v
 		}
 		return v
+	}
+	rcs := make([][]string, len(roots))
+	for i, r := range roots {
+		rcs[i] = components(r)
 	}
 	var stack []string
 	for c := range strings.SplitSeq(p, "/") {
 		switch c {
 		case "", ".":
 		case "..":
-			if why := placeReason(stack, roots, prot); why != "" {
+			if why := placeReason(stack, rcs, prot); why != "" {
 				return why
 			}
 			if len(stack) > 0 {
@@ -155,17 +162,17 @@ func selfPathReason(p string, roots []string, protected func(int) bool) string {
 			stack = append(stack, c)
 		}
 	}
-	return placeReason(stack, roots, prot)
+	return placeReason(stack, rcs, prot)
 }
 
-// placeReason judges one normalised place, as its components. The rules
-// are closed under going deeper: a place beneath a refused one is refused.
-func placeReason(comps []string, roots []string, protected func(int) bool) string {
+// placeReason judges one normalised place, as its components; rcs are
+// the procfs roots' components. The rules are closed under going deeper:
+// a place beneath a refused one is refused.
+func placeReason(comps []string, rcs [][]string, protected func(int) bool) string {
 	if len(comps) >= 2 && comps[0] == "dev" && devLinks[comps[1]] {
 		return "/dev/" + comps[1] + " is a link to the kernel's own descriptors"
 	}
-	for _, r := range roots {
-		rc := components(r)
+	for _, rc := range rcs {
 		if len(comps) <= len(rc) || !hasPrefix(comps, rc) {
 			continue
 		}
@@ -199,7 +206,7 @@ func procReason(rest []string, protected func(int) bool) string {
 	case isDigits(first):
 		n, ok := atoiPid(first)
 		if !ok || protected(n) {
-			return "process " + first + " is the kernel or its supervisor"
+			return "process " + first + " is the kernel or its supervisor, or cannot be told apart from them"
 		}
 		rest = rest[1:]
 	default:
@@ -208,7 +215,7 @@ func procReason(rest []string, protected func(int) bool) string {
 	if len(rest) >= 2 && rest[0] == "task" && isDigits(rest[1]) {
 		n, ok := atoiPid(rest[1])
 		if !ok || protected(n) {
-			return "thread " + rest[1] + " is the kernel's or its supervisor's"
+			return "thread " + rest[1] + " is the kernel's or its supervisor's, or cannot be told apart from them"
 		}
 		rest = rest[2:]
 	}

@@ -294,3 +294,19 @@ func TestGlobSkipsKernelSelf(t *testing.T) {
 		t.Errorf("glob /proc/*/stat: %d, %v", len(got), err)
 	}
 }
+
+// BenchmarkGuardSelf: what the rule adds to one fs op of an untrusted
+// session, for an ordinary path and for another process's /proc entry.
+func BenchmarkGuardSelf(b *testing.B) {
+	me := os.Getpid()
+	g := GuardSelf(AllowAll, func() []int { return []int{me} })
+	ctx := context.Background()
+	for _, p := range []string{"/home/user/src/project/internal/file.go", "/proc/1/stat"} {
+		b.Run(strings.ReplaceAll(p, "/", "_"), func(b *testing.B) {
+			op := Op{Effect: FSRead, Target: p, Real: p}
+			for b.Loop() {
+				_ = g.Authorize(ctx, op)
+			}
+		})
+	}
+}
