@@ -27,7 +27,8 @@ import (
 // wildcards yields itself when the path exists.
 //
 // It asks fs_read for the directory the walk starts in: dir joined with the
-// pattern's literal leading segments.
+// pattern's literal leading segments, failing when that is refused; and
+// again for every directory it lists, skipping one the gate refuses.
 func (o *OS) Glob(ctx context.Context, dir, pattern string, hidden bool) ([]string, error) {
 	p, err := parsePattern(pattern)
 	if err != nil {
@@ -49,7 +50,7 @@ func (o *OS) Glob(ctx context.Context, dir, pattern string, hidden bool) ([]stri
 		}
 		return []string{pattern}, nil
 	}
-	g := globber{ctx: ctx, hidden: hidden, dirOnly: p.dirOnly, fs: osGlobFS}
+	g := globber{ctx: ctx, hidden: hidden, dirOnly: p.dirOnly, fs: osGlobFS, allow: o.globAllow(ctx, root)}
 	if err := g.expand(root, p.prefix, p.segs); err != nil {
 		return nil, err
 	}
@@ -139,6 +140,7 @@ type globber struct {
 	hidden  bool
 	dirOnly bool
 	fs      globFS
+	allow   func(dir string) bool // may dir be listed; nil: any
 	out     []string
 }
 
@@ -185,6 +187,9 @@ func (g *globber) add(fsPath, out string, isDir bool) {
 func (g *globber) read(dir string) ([]fs.DirEntry, error) {
 	if err := g.ctx.Err(); err != nil {
 		return nil, err
+	}
+	if g.allow != nil && !g.allow(dir) {
+		return nil, nil // refused by the gate: no matches
 	}
 	entries, _ := g.fs.readDir(dir) // unreadable or not a directory: no matches
 	return entries, nil
@@ -262,4 +267,21 @@ func (g *globber) expandAny(dir, out string, rest []string) error {
 		}
 	}
 	return nil
+}
+
+// globAllow is the gate a glob walk asks for every directory it lists
+// (root is already judged): one the gate refuses is skipped as an
+// unreadable one is, so a symlink or procfs link met on the way
+// (/proc/*/fd, /proc/*/cwd) lists nothing the session may not read.
+// Each directory is asked once.
+func (o *OS) globAllow(ctx context.Context, root string) func(dir string) bool {
+	asked := map[string]bool{root: true}
+	return func(dir string) bool {
+		ok, seen := asked[dir]
+		if !seen {
+			ok = o.authorize(ctx, Op{Effect: FSRead, Target: dir}) == nil
+			asked[dir] = ok
+		}
+		return ok
+	}
 }

@@ -668,7 +668,7 @@ func (o *OS) heldGlob(ctx context.Context, root, pattern string, p globPattern, 
 		}
 		defer unix.Close(fd)
 		h := heldGlobFS{root: root, fd: fd}
-		g := globber{ctx: ctx, hidden: hidden, dirOnly: p.dirOnly, fs: globFS{readDir: h.readDir, stat: h.stat}}
+		g := globber{ctx: ctx, hidden: hidden, dirOnly: p.dirOnly, fs: globFS{readDir: h.readDir, stat: h.stat}, allow: o.globAllow(ctx, root)}
 		if err := g.expand(root, p.prefix, p.segs); err != nil {
 			return err
 		}

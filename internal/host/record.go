@@ -164,7 +164,9 @@ func (r *Recorder) Secret(ctx context.Context, name string) ([]byte, error) {
 }
 
 // Glob records fs_read of the walk's starting directory (nothing for a bad
-// pattern).
+// pattern): what a plan must name. The OS host asks again for each
+// directory beneath it the walk lists, once each; a refusal there only
+// skips that directory, so those asks are not recorded.
 func (r *Recorder) Glob(ctx context.Context, dir, pattern string, hidden bool) ([]string, error) {
 	if p, err := parsePattern(pattern); err == nil {
 		r.record(Op{Effect: FSRead, Target: p.root(dir)})

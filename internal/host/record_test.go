@@ -21,6 +21,11 @@ func TestRecorderMatchesGate(t *testing.T) {
 			// (symlinks, a directory's tree); a Recorder records the ops
 			// as asked.
 			want := append([]Op(nil), rec.ops...)
+			if tc.name == "Glob" && len(want) > 1 {
+				// The walk's own asks for the directories it lists
+				// beneath the first are not the plan's (Recorder.Glob).
+				want = want[:1]
+			}
 			for i := range want {
 				want[i].Real, want[i].Tree = "", false
 			}

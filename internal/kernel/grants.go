@@ -33,8 +33,12 @@ import (
 // sessionGate is a session's runtime gate: a host.Authorizer and the
 // sandbox rules of its spawns, both from the session's current grants.
 type sessionGate struct {
-	home  string // for ~ in the grants' sandbox roots
-	state atomic.Pointer[gateState]
+	home string // for ~ in the grants' sandbox roots
+	// selfPids, when set (every session but the kernel owner's), names
+	// the processes no op may reach through /proc whatever the grants:
+	// the gate then refuses them first (host.GuardSelf; selfguard.go).
+	selfPids func() []int
+	state    atomic.Pointer[gateState]
 }
 
 // gateState is one immutable version of a gate.
@@ -48,8 +52,8 @@ type gateState struct {
 	free bool
 }
 
-func newSessionGate(g *policy.Grants, home string) *sessionGate {
-	sg := &sessionGate{home: home}
+func newSessionGate(g *policy.Grants, home string, selfPids func() []int) *sessionGate {
+	sg := &sessionGate{home: home, selfPids: selfPids}
 	sg.state.Store(sg.build(g))
 	return sg
 }
@@ -61,6 +65,9 @@ func (sg *sessionGate) build(g *policy.Grants) *gateState {
 	} else {
 		st.authz = g.Authorizer()
 		st.rules = g.Sandbox(sg.home)
+	}
+	if sg.selfPids != nil {
+		st.authz = host.GuardSelf(st.authz, sg.selfPids)
 	}
 	return st
 }

@@ -161,7 +161,11 @@ func (s *session) lookup(n int) (value.Value, bool) {
 // neither its code nor its programs see the others. Pure evaluation works
 // for all.
 func (s *Server) newSessionInterp(principal string, g *policy.Grants, tools *toolTable) (*eval.Interp, host.Host, error) {
-	gate := newSessionGate(g, envValue(s.cfg.Env, "HOME"))
+	var self func() []int
+	if principal != s.local {
+		self = s.selfPids
+	}
+	gate := newSessionGate(g, envValue(s.cfg.Env, "HOME"), self)
 	st := gate.current()
 	env, withheld := sessionEnv(g, s.cfg.Env, st.free)
 	if env == nil {
