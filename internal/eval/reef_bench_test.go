@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/reef"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -32,7 +33,7 @@ func BenchmarkReefHead(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: dir, Env: spawnEnv, Reef: mode != "off"})
+			in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: dir, Env: spawnEnv, Reef: mode != "off", ProjectTrust: reef.TrustEverything})
 			if err != nil {
 				b.Fatal(err)
 			}
