@@ -78,6 +78,11 @@ type Options struct {
 	// directory (the user's [reef] and overrides still count);
 	// reef.TrustEverything is for embedders that own their directories.
 	ProjectTrust reef.Trust
+	// TrustNotice, when set, is told of each directory whose project
+	// files were ignored, instead of the session printing the notice on
+	// its stderr (the shoal command says each once per process, config
+	// layer included). It is called at most once per directory and state.
+	TrustNotice func(reef.UntrustedDir)
 	// Adapters, when set, is the command-adapter catalog: a command head
 	// it declares is bound to its declaration before the program starts
 	// and its output parsed (see adapted.go). `^head` bypasses it. nil:

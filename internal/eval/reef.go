@@ -73,7 +73,7 @@ func (t *thread) reefNotice(c *reef.Chain) {
 		return
 	}
 	rs := &t.in.reef
-	var lines []string
+	var news []reef.UntrustedDir
 	rs.mu.Lock()
 	for _, u := range c.Untrusted {
 		key := u.Dir + "\x00" + u.State.String()
@@ -84,11 +84,15 @@ func (t *thread) reefNotice(c *reef.Chain) {
 			rs.noticed = map[string]bool{}
 		}
 		rs.noticed[key] = true
-		lines = append(lines, u.Notice())
+		news = append(news, u)
 	}
 	rs.mu.Unlock()
-	for _, l := range lines {
-		_, _ = fmt.Fprintln(t.stderr, l)
+	for _, u := range news {
+		if t.in.opts.TrustNotice != nil {
+			t.in.opts.TrustNotice(u)
+			continue
+		}
+		_, _ = fmt.Fprintln(t.stderr, u.Notice())
 	}
 }
 
