@@ -55,7 +55,7 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 	}
 	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin, Env: sessionEnv(cfg), Config: langCfg, Reef: true,
 		ProjectTrust: tr, TrustNotice: tr.notice, Adapters: sessionAdapters(stderr),
-		Display:  display.Style()})
+		Display: display.Style()})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
