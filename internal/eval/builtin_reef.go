@@ -238,6 +238,12 @@ func nearestNative(t *thread) string {
 // (afresh with --refresh), one row each, the lock written.
 func reefLockAll(t *thread, refresh bool) (value.Value, error) {
 	c, _ := t.reefChain()
+	if len(c.Scopes) == 0 && len(c.Untrusted) > 0 {
+		u := c.Untrusted[0]
+		return nil, reefErr(&reef.Error{Code: reef.CodeUntrusted,
+			Msg:  fmt.Sprintf("%s: its project files are %s, so Reef neither reads nor writes them", u.Dir, u.State),
+			Hint: "run 'shoal trust' in that directory first"})
+	}
 	if len(c.Scopes) == 0 {
 		return nil, reefErr(&reef.Error{Code: reef.CodeNotFound, Msg: "no .reef.toml, mise.toml, .tool-versions or user [reef] table is in scope",
 			Hint: "create one with `reef add TOOL@VERSION`"})
@@ -291,6 +297,9 @@ func reefDoctor(t *thread) (value.Value, error) {
 		return nil, err
 	}
 	fs := t.resolver().Doctor(c, t.reefEnv(c), lock, skipped)
+	for _, u := range c.Untrusted {
+		fs = append(fs, reef.Finding{Check: "trust", Name: u.Dir, Status: u.State.String(), Actual: u.Notice()})
+	}
 	cols := []string{"check", "name", "status", "path", "hash8", "actual"}
 	rows := make([][]value.Value, len(fs))
 	for i, f := range fs {
