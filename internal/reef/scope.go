@@ -110,12 +110,16 @@ func stats(fsys FS, dir, userFile string) ([]found, string) {
 	d := filepath.Clean(dir)
 	for range MaxScopeDepth {
 		has := false
-		for _, name := range ProjectFiles {
-			if add(filepath.Join(d, name)) && projectIndex(name) < len(manifestNames) {
-				has = true
-			}
+		for _, m := range manifestNames {
+			has = add(filepath.Join(d, m.name)) || has
 		}
 		if has {
+			// The rest of the directory's project files count towards
+			// its digest, so towards the key; elsewhere they do not
+			// matter to Reef.
+			for _, name := range ProjectFiles[len(manifestNames):] {
+				add(filepath.Join(d, name))
+			}
 			out = append(out, found{dir: d})
 		}
 		up := filepath.Dir(d)

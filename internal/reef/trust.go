@@ -20,7 +20,8 @@ import (
 // the check is never the one used.
 
 // ProjectFiles are the files in a directory whose contents carry
-// authority over a session started there, in a fixed order. No
+// authority over a session started there, in a fixed order: Reef's
+// manifests first, in discovery's order (scope.go relies on it). No
 // project-local adapter files exist: command adapters load only from the
 // bundled set and the user's own directory.
 var ProjectFiles = []string{".reef.toml", "mise.toml", ".mise.toml", ".tool-versions", "reef.lock", ".shoal.toml"}
