@@ -13,20 +13,24 @@ import (
 )
 
 // languageConfig is the snapshot of the layered configuration (system,
-// user, nearest project file, SHOAL_* overrides, NO_COLOR) that a session
-// started in dir sees as the config namespace. Interactive sessions,
+// user, nearest trusted project file, SHOAL_* overrides, NO_COLOR) that a
+// session started in dir sees as the config namespace. Interactive sessions,
 // scripts, stdin and -c all inject it; an error stops startup.
-func languageConfig(dir string) (*value.Record, error) {
+func languageConfig(dir string, tr *cliTrust) (*value.Record, error) {
 	base, err := defaultsSnapshot(configDefaults)
 	if err != nil {
 		return nil, fmt.Errorf("configuration defaults: %w", err)
 	}
-	snap, _, err := namespaces.LoadConfig(namespaces.ConfigSource{
-		Getenv:   os.LookupEnv,
-		Cwd:      dir,
-		ReadFile: readConfigFile,
-		Base:     base,
-	})
+	src := namespaces.ConfigSource{Getenv: os.LookupEnv, Cwd: dir, Base: base}
+	_, _, candidates := namespaces.ConfigPaths(src)
+	project := make(map[string]bool, len(candidates))
+	for _, p := range candidates {
+		project[p] = true
+	}
+	// A project .shoal.toml is a layer only from a directory the person
+	// trusted (trust.go).
+	src.ReadFile = tr.readConfig(project)
+	snap, _, err := namespaces.LoadConfig(src)
 	if err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
 	}

@@ -12,8 +12,10 @@ import (
 
 // TestConfigNamespaceInjected runs the built shoal with -c, a script and
 // stdin in a project below a temporary HOME: the config namespace shows the
-// user file merged with the nearest project .shoal.toml and the SHOAL_*
-// overrides, and a malformed file stops startup with its name and line.
+// user file merged with the nearest project .shoal.toml (once the person
+// trusted its directory; before, the layer is skipped with a notice) and
+// the SHOAL_* overrides, and a malformed file stops startup with its name
+// and line.
 func TestConfigNamespaceInjected(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "shoal")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -56,6 +58,14 @@ func TestConfigNamespaceInjected(t *testing.T) {
 		}
 		return out.String(), errb.String(), code
 	}
+	// Untrusted: the project layer is not applied, and one line says so.
+	out, errs, code := run(sub, "", "-c", "config.history.max_entries")
+	if code != 0 || out != "500\n" || strings.Count(errs, project+" has a .shoal.toml that is not trusted; run 'shoal trust' to use it") != 1 {
+		t.Fatalf("untrusted project layer: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if _, errs, code := run(project, "", "trust"); code != 0 {
+		t.Fatalf("shoal trust: exit %d, %s", code, errs)
+	}
 	for _, c := range []struct {
 		name, dir, stdin, want string
 		args                   []string
@@ -76,7 +86,10 @@ func TestConfigNamespaceInjected(t *testing.T) {
 		}
 	}
 	write(filepath.Join(project, "a", ".shoal.toml"), "[history\nmax = 1\n")
-	out, errs, code := run(sub, "", "-c", "1")
+	if _, errs, code := run(filepath.Join(project, "a"), "", "trust"); code != 0 {
+		t.Fatalf("shoal trust a: exit %d, %s", code, errs)
+	}
+	out, errs, code = run(sub, "", "-c", "1")
 	if code != 2 || out != "" || !strings.Contains(errs, filepath.Join(project, "a", ".shoal.toml")) || !strings.Contains(errs, "invalid TOML: line ") {
 		t.Fatalf("malformed project file: exit %d, stdout %q, stderr %q; want 2 naming the file and line", code, out, errs)
 	}

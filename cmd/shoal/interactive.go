@@ -47,14 +47,15 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 	// leaves them too, so its header stays in sight.
 	display.PromptLines = max(display.PromptLines, 1) + lineedit.ReserveRows
 	h := &terminalHost{Host: host.NewOS(host.AllowAll), fd: fd, cooked: cooked}
-	langCfg, err := languageConfig(dir)
+	tr := newCLITrust(stderr)
+	langCfg, err := languageConfig(dir, tr)
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 2
 	}
 	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin, Env: sessionEnv(cfg), Config: langCfg, Reef: true,
-		Adapters: sessionAdapters(stderr),
-		Display:  display.Style()})
+		ProjectTrust: tr, TrustNotice: tr.notice, Adapters: sessionAdapters(stderr),
+		Display: display.Style()})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1

@@ -46,6 +46,8 @@ const usage = `usage: shoal                  (interactive, on a terminal)
        shoal kernel [flags]     (shoal-kernel, found beside this shoal)
        shoal token COMMAND      (shoal-token, found beside this shoal)
        shoal doctor [--json]    (state dir, socket, tokens, policy, sandbox, cgroups)
+       shoal trust [DIR | --list | --revoke [DIR]]
+                                (which project directories may steer shoal; see shoal trust -h)
        shoal --version
 
 Runs Shoal source standalone and prints the final value, or reads
@@ -79,6 +81,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if len(args) > 0 && args[0] == "doctor" {
 		return doctor(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "trust" {
+		// A script named trust runs as ./trust.
+		return trustCommand(args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "history" {
 		// A script named history runs as ./history.
@@ -176,14 +182,15 @@ func execute(ctx context.Context, name, src, script string, scriptArgs []string,
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
 	}
-	cfg, err := languageConfig(dir)
+	tr := newCLITrust(stderr)
+	cfg, err := languageConfig(dir, tr)
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 2
 	}
 	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: stdout, Stderr: stderr,
 		Script: script, Args: scriptArgs, Display: value.Human, Config: cfg, Reef: true,
-		Adapters: sessionAdapters(stderr)})
+		ProjectTrust: tr, TrustNotice: tr.notice, Adapters: sessionAdapters(stderr)})
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1

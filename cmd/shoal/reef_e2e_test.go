@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestReefThroughTheBinary runs the built shoal in a project whose
+// TestReefThroughTheBinary runs the built shoal in a trusted project whose
 // .reef.toml constrains a fake tool: -c is a script, so the unlocked tool
 // is refused (exit 1, reef_unlocked on stderr, the tool never runs) until
 // `reef lock` writes reef.lock; then the locked binary runs, and an edit
@@ -51,6 +51,14 @@ func TestReefThroughTheBinary(t *testing.T) {
 			t.Fatal(err)
 		}
 		return stdout.String(), stderr.String(), code
+	}
+	// The person trusts the project first (trust_e2e_test.go covers the
+	// untrusted case).
+	cmd := exec.Command(bin, "trust")
+	cmd.Dir = proj
+	cmd.Env = []string{"HOME=" + filepath.Join(root, "home"), "XDG_STATE_HOME=" + filepath.Join(root, "state")}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("shoal trust: %v\n%s", err, out)
 	}
 	if _, stderr, code := run("faketool"); code == 0 || !strings.Contains(stderr, "reef_unlocked") {
 		t.Fatalf("unlocked: exit %d, stderr %q", code, stderr)

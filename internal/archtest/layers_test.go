@@ -25,6 +25,7 @@ var allowed = map[string][]string{
 	"internal/namespaces":  {"internal/value", "internal/syntax", "proto"},
 	"internal/eval":        {"internal/syntax", "internal/value", "internal/host", "internal/namespaces", "internal/budget", "internal/leash", "internal/reef", "internal/adapters", "proto"},
 	"internal/reef":        {},
+	"internal/trust":       {"internal/reef"},
 	"internal/adapters":    {"internal/value"},
 	"internal/budget":      {},
 	"internal/leash":       {"internal/syntax", "internal/host"},
@@ -80,6 +81,8 @@ var osLimited = map[string][]string{
 	"internal/cas":     {"os"},
 	// secretstore opens the files of the secret store directory.
 	"internal/secretstore": {"os"},
+	// internal/trust opens its store and the project files it digests.
+	"internal/trust": {"os"},
 	// internal/userconfig opens shoal.toml and prompt.toml, nothing else.
 	"internal/userconfig": {"os"},
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/reef"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -27,7 +28,7 @@ const (
 // at dir. Nothing is shared between cases, and the process working
 // directory is never consulted.
 func evalOS(ctx context.Context, dir, src string) (value.Value, error) {
-	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Reef: true})
+	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Reef: true, ProjectTrust: reef.TrustEverything})
 	if err != nil {
 		return nil, err
 	}

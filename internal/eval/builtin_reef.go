@@ -110,7 +110,7 @@ func runReef(c *BuiltinCall) (value.Value, error) {
 func reefTable(t *thread) (value.Value, error) {
 	c, _ := t.reefChain()
 	cols := []string{"name", "constraint", "version", "hash8", "provider", "scope"}
-	lock, err := t.reefLock(c.LockPath())
+	lock, err := t.reefLock(c)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func reefTable(t *thread) (value.Value, error) {
 		d, _, err := c.Decide(n)
 		var b reef.Binding
 		if err == nil {
-			b, err = r.Resolve(d, t.reefEnv(), lock, reef.Interactive, false)
+			b, err = r.Resolve(d, t.reefEnv(c), lock, reef.Interactive, false)
 		}
 		if err != nil {
 			code := reef.CodeProvider
@@ -157,6 +157,20 @@ func reefAdd(t *thread, spec string) (value.Value, error) {
 			target = near
 		}
 	}
+	// The person's trust decides whether Reef may write here: never into
+	// a directory whose project files are untrusted or changed.
+	before := reef.ReadProject(t.reefFS(), filepath.Dir(target))
+	if !before.Empty() {
+		state := reef.Untrusted
+		if tr := t.in.opts.ProjectTrust; tr != nil {
+			state = tr.Check(before.Dir, before.Digest)
+		}
+		if state != reef.Trusted {
+			return nil, reefErr(&reef.Error{Code: reef.CodeUntrusted, Tool: tool,
+				Msg:  fmt.Sprintf("%s: its project files are %s, so Reef writes nothing there", before.Dir, state),
+				Hint: "run 'shoal trust' in that directory first"})
+		}
+	}
 	if fi, err := t.host.Stat(t.ctx, target); err == nil {
 		if fi.Size() > reef.MaxManifestBytes {
 			return nil, reefErr(&reef.Error{Code: reef.CodeProvider, Msg: fmt.Sprintf("parsing manifest %s: larger than %d bytes", target, reef.MaxManifestBytes)})
@@ -172,6 +186,7 @@ func reefAdd(t *thread, spec string) (value.Value, error) {
 	if err := t.host.WriteFile(t.ctx, target, out, false); err != nil {
 		return nil, reefErr(&reef.Error{Code: reef.CodeProvider, Msg: fmt.Sprintf("writing manifest %s: %v", target, err)})
 	}
+	t.reefAmend(before.Digest, before.With(".reef.toml", out))
 	t.reefInvalidate()
 	keys := []string{"added", "manifest", "locked"}
 	vals := []value.Value{value.Str(tool + "@" + version), value.Path(target), value.Bool(false)}
@@ -180,15 +195,15 @@ func reefAdd(t *thread, spec string) (value.Value, error) {
 	var b reef.Binding
 	var lock *reef.Lock
 	if err == nil {
-		if lock, err = t.reefLock(c.LockPath()); err == nil {
+		if lock, err = t.reefLock(c); err == nil {
 			if lock == nil {
 				lock = reef.NewLock()
 			}
-			b, err = t.resolver().Resolve(d, t.reefEnv(), lock, reef.Interactive, true)
+			b, err = t.resolver().Resolve(d, t.reefEnv(c), lock, reef.Interactive, true)
 		}
 	}
 	if err == nil {
-		err = t.reefSave(c.LockPath(), lock)
+		err = t.reefSave(c, lock)
 	}
 	if err != nil {
 		var re *reef.Error
@@ -223,12 +238,18 @@ func nearestNative(t *thread) string {
 // (afresh with --refresh), one row each, the lock written.
 func reefLockAll(t *thread, refresh bool) (value.Value, error) {
 	c, _ := t.reefChain()
+	if len(c.Scopes) == 0 && len(c.Untrusted) > 0 {
+		u := c.Untrusted[0]
+		return nil, reefErr(&reef.Error{Code: reef.CodeUntrusted,
+			Msg:  fmt.Sprintf("%s: its project files are %s, so Reef neither reads nor writes them", u.Dir, u.State),
+			Hint: "run 'shoal trust' in that directory first"})
+	}
 	if len(c.Scopes) == 0 {
 		return nil, reefErr(&reef.Error{Code: reef.CodeNotFound, Msg: "no .reef.toml, mise.toml, .tool-versions or user [reef] table is in scope",
 			Hint: "create one with `reef add TOOL@VERSION`"})
 	}
 	path := c.LockPath()
-	lock, err := t.reefLock(path)
+	lock, err := t.reefLock(c)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +263,7 @@ func reefLockAll(t *thread, refresh bool) (value.Value, error) {
 		d, _, err := c.Decide(n)
 		var b reef.Binding
 		if err == nil {
-			b, err = r.Resolve(d, t.reefEnv(), lock, reef.Interactive, refresh)
+			b, err = r.Resolve(d, t.reefEnv(c), lock, reef.Interactive, refresh)
 		}
 		if err != nil {
 			code := reef.CodeProvider
@@ -258,7 +279,7 @@ func reefLockAll(t *thread, refresh bool) (value.Value, error) {
 	if path == "" {
 		return rowsTable(cols, rows), nil
 	}
-	if err := t.reefSave(path, lock); err != nil {
+	if err := t.reefSave(c, lock); err != nil {
 		return nil, err
 	}
 	return rowsTable(cols, rows), nil
@@ -269,13 +290,16 @@ func reefDoctor(t *thread) (value.Value, error) {
 	c, skipped := t.reefChain()
 	if skipped == nil && t.in.opts.Reef {
 		// The chain came from the cache: rediscover for the skip list.
-		_, skipped = reef.Discover(t.reefFS(), t.dir, reefUserFile(t.env))
+		_, skipped = reef.Discover(t.reefFS(), t.dir, reefUserFile(t.env), t.in.opts.ProjectTrust)
 	}
-	lock, err := t.reefLock(c.LockPath())
+	lock, err := t.reefLock(c)
 	if err != nil {
 		return nil, err
 	}
-	fs := t.resolver().Doctor(c, t.reefEnv(), lock, skipped)
+	fs := t.resolver().Doctor(c, t.reefEnv(c), lock, skipped)
+	for _, u := range c.Untrusted {
+		fs = append(fs, reef.Finding{Check: "trust", Name: u.Dir, Status: u.State.String(), Actual: u.Notice()})
+	}
 	cols := []string{"check", "name", "status", "path", "hash8", "actual"}
 	rows := make([][]value.Value, len(fs))
 	for i, f := range fs {
@@ -320,7 +344,7 @@ func reefFetch(t *thread, tool string) (value.Value, error) {
 		return nil, reefErr(&reef.Error{Code: reef.CodeProvider, Msg: fmt.Sprintf("mise install %s@%s failed: %s", tool, constraint, firstLine(res.Stderr))})
 	}
 	dd := reef.Decision{Tool: tool, Constraint: reef.ParseConstraint(constraint), Provider: "mise"}
-	cand, err := t.resolver().Select(dd, t.reefEnv())
+	cand, err := t.resolver().Select(dd, t.reefEnv(c))
 	if err != nil {
 		return nil, reefErr(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/namespaces"
+	"github.com/shoalgo/shoal/internal/reef"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -67,6 +68,21 @@ type Options struct {
 	// list them; a read the gate refuses makes that file invisible. Off,
 	// only `with reef:` overrides constrain.
 	Reef bool
+	// ProjectTrust is the person's decision about project directories: a
+	// directory's manifests and lock count only while it says Trusted for
+	// their current digest (reef.Discover); an untrusted one is named once
+	// on the session's stderr and otherwise ignored, and Reef writes
+	// nothing into it. A reef.TrustRecorder also carries trust over the
+	// session's own lock and manifest writes (the shoal command); without
+	// one a write leaves the directory changed. nil trusts no project
+	// directory (the user's [reef] and overrides still count);
+	// reef.TrustEverything is for embedders that own their directories.
+	ProjectTrust reef.Trust
+	// TrustNotice, when set, is told of each directory whose project
+	// files were ignored, instead of the session printing the notice on
+	// its stderr (the shoal command says each once per process, config
+	// layer included). It is called at most once per directory and state.
+	TrustNotice func(reef.UntrustedDir)
 	// Adapters, when set, is the command-adapter catalog: a command head
 	// it declares is bound to its declaration before the program starts
 	// and its output parsed (see adapted.go). `^head` bypasses it. nil:

@@ -26,15 +26,17 @@ type reefState struct {
 	cache reef.Cache  // digests and probed versions, across calls
 	chain *reef.Chain // the chain last discovered
 	dir   string      // where it was discovered
-	lock  *reef.Lock  // the lock last read or written
-	lockP string      // its path
-	lockK string      // its file's size and mtime when read or written
+	lock  *reef.Lock  // the lock last parsed
+	lockC *reef.Chain // the chain it was parsed from
+
+	// noticed are the untrusted directories this session has told its
+	// stderr about (at most MaxTrustNotices), so each is said once.
+	noticed map[string]bool
 
 	// The last ReefBindings report and what it was made from.
 	repKey   string
 	repChain *reef.Chain
-	repLock  string
-	rep      []ReefBinding
+	rep      ReefReport
 }
 
 // reefFS is Reef's file access through the thread's host gate.
@@ -52,9 +54,46 @@ func (f reefFS) ReadEach(p string, fn func([]byte) error) error {
 
 func (t *thread) reefFS() reefFS { return reefFS{ctx: t.ctx, h: t.host} }
 
-// reefEnv is what the providers read of the thread.
-func (t *thread) reefEnv() reef.Env {
-	return reefEnvOf(t.dir, t.env)
+// reefEnv is what the providers read of the thread, with c's trusted
+// project directories as the roots of the project-local providers.
+func (t *thread) reefEnv(c *reef.Chain) reef.Env {
+	e := reefEnvOf(t.dir, t.env)
+	e.LocalRoots = c.LocalRoots()
+	return e
+}
+
+// MaxTrustNotices bounds the untrusted directories one session remembers
+// having named on its stderr; past it, notices are no longer printed.
+const MaxTrustNotices = 256
+
+// reefNotice says once per session, on the thread's stderr, that a
+// directory's project files were ignored: one line, never a prompt.
+func (t *thread) reefNotice(c *reef.Chain) {
+	if len(c.Untrusted) == 0 {
+		return
+	}
+	rs := &t.in.reef
+	var news []reef.UntrustedDir
+	rs.mu.Lock()
+	for _, u := range c.Untrusted {
+		key := u.Dir + "\x00" + u.State.String()
+		if rs.noticed[key] || len(rs.noticed) >= MaxTrustNotices {
+			continue
+		}
+		if rs.noticed == nil {
+			rs.noticed = map[string]bool{}
+		}
+		rs.noticed[key] = true
+		news = append(news, u)
+	}
+	rs.mu.Unlock()
+	for _, u := range news {
+		if t.in.opts.TrustNotice != nil {
+			t.in.opts.TrustNotice(u)
+			continue
+		}
+		_, _ = fmt.Fprintln(t.stderr, u.Notice())
+	}
 }
 
 func reefEnvOf(dir string, env []string) reef.Env {
@@ -88,7 +127,7 @@ func (t *thread) reefChain() (*reef.Chain, []error) {
 	}
 	fsys := t.reefFS()
 	user := reefUserFile(t.env)
-	key := reef.ChainKey(fsys, t.dir, user)
+	key := reef.ChainKey(fsys, t.dir, user, t.in.opts.ProjectTrust)
 	rs := &t.in.reef
 	rs.mu.Lock()
 	c := rs.chain
@@ -96,11 +135,12 @@ func (t *thread) reefChain() (*reef.Chain, []error) {
 	rs.mu.Unlock()
 	var skipped []error
 	if !fresh {
-		c, skipped = reef.Discover(fsys, t.dir, user)
+		c, skipped = reef.Discover(fsys, t.dir, user, t.in.opts.ProjectTrust)
 		rs.mu.Lock()
 		rs.chain, rs.dir = c, t.dir
 		rs.mu.Unlock()
 	}
+	t.reefNotice(c)
 	return c.WithOverrides(t.reefOver), skipped
 }
 
@@ -112,73 +152,92 @@ func (t *thread) reefInvalidate() {
 	rs.mu.Unlock()
 }
 
-func statKey(fi fs.FileInfo) string {
-	return fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano())
-}
-
-// reefLock is a working copy of the lock at path (an empty lock when the
-// file does not exist; nil when path is ""). A lock that cannot be parsed
-// is a reef_provider error.
-func (t *thread) reefLock(path string) (*reef.Lock, error) {
+// reefLock is a working copy of the chain's lock (an empty lock when
+// there is none; nil when the chain has no lock path): the bytes
+// discovery read and checked with the rest of its directory's project
+// files, never a second read. A lock that cannot be parsed is
+// reef_provider; one naming a path its provider would not find is
+// reef_lock_path.
+func (t *thread) reefLock(c *reef.Chain) (*reef.Lock, error) {
+	path := c.LockPath()
 	if path == "" {
 		return nil, nil
 	}
-	fi, err := t.host.Stat(t.ctx, path)
-	key := ""
-	if err == nil {
-		key = statKey(fi)
-	}
 	rs := &t.in.reef
 	rs.mu.Lock()
-	if rs.lock != nil && rs.lockP == path && rs.lockK == key {
+	if rs.lock != nil && rs.lockC != nil && rs.lockC.Key == c.Key && rs.lockC.LockPath() == path {
 		l := copyLock(rs.lock)
 		rs.mu.Unlock()
-		return l, nil
+		return l, t.reefCheckLock(c, l)
 	}
 	rs.mu.Unlock()
 	l := reef.NewLock()
-	if err == nil {
-		data, err := t.host.ReadFile(t.ctx, path)
-		if err != nil {
-			return nil, reefErr(&reef.Error{Code: reef.CodeProvider, Msg: fmt.Sprintf("reading %s: %v", path, err)})
-		}
+	l.Dir = filepath.Dir(path)
+	if data, ok := c.LockData(path); ok {
+		var err error
 		if l, err = reef.ParseLock(path, data); err != nil {
 			return nil, reefErr(&reef.Error{Code: reef.CodeProvider, Msg: err.Error(), Hint: "fix or delete it and run `reef lock`"})
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, hostError(err)
 	}
 	rs.mu.Lock()
-	rs.lock, rs.lockP, rs.lockK = copyLock(l), path, key
+	rs.lock, rs.lockC = copyLock(l), c
 	rs.mu.Unlock()
-	return l, nil
+	return l, t.reefCheckLock(c, l)
+}
+
+// reefCheckLock refuses a lock any of whose entries names a path its
+// provider would not find (reef.CheckEntry).
+func (t *thread) reefCheckLock(c *reef.Chain, l *reef.Lock) error {
+	if err := l.Check(t.reefEnv(c)); err != nil {
+		return reefErr(err)
+	}
+	return nil
 }
 
 func copyLock(l *reef.Lock) *reef.Lock {
 	n := reef.NewLock()
+	n.Dir = l.Dir
 	for k, v := range l.Entries {
 		n.Entries[k] = v
 	}
 	return n
 }
 
-// reefSave writes the lock to path; the cache then holds what was written.
-func (t *thread) reefSave(path string, l *reef.Lock) error {
+// reefSave writes the chain's lock. Its directory is one the person
+// trusted (the chain's lock path is never in another), and the write
+// changes its digest: a session with a TrustRecorder (the shoal command,
+// the person's own shell) carries the trust over to exactly what it
+// wrote; elsewhere (the kernel) the directory is then changed, and inert
+// until the person trusts it again.
+func (t *thread) reefSave(c *reef.Chain, l *reef.Lock) error {
+	path := c.LockPath()
 	if path == "" || l == nil {
 		return nil
 	}
-	if err := t.host.WriteFile(t.ctx, path, l.Encode(), false); err != nil {
+	data := l.Encode()
+	if err := t.host.WriteFile(t.ctx, path, data, false); err != nil {
 		return reefErr(&reef.Error{Code: reef.CodeProvider, Msg: fmt.Sprintf("writing %s: %v", path, err)})
 	}
-	key := ""
-	if fi, err := t.host.Stat(t.ctx, path); err == nil {
-		key = statKey(fi)
+	if p := c.Project(filepath.Dir(path)); p != nil {
+		t.reefAmend(p.Digest, p.With(reef.LockName, data))
 	}
 	rs := &t.in.reef
 	rs.mu.Lock()
-	rs.lock, rs.lockP, rs.lockK = copyLock(l), path, key
+	rs.lock, rs.lockC, rs.chain = nil, nil, nil
 	rs.mu.Unlock()
 	return nil
+}
+
+// reefAmend carries trust from old to now after the session's own write,
+// when the session has a recorder; a refusal is said on stderr.
+func (t *thread) reefAmend(old string, now *reef.Project) {
+	rec, ok := t.in.opts.ProjectTrust.(reef.TrustRecorder)
+	if !ok {
+		return
+	}
+	if err := rec.Amend(old, now); err != nil {
+		_, _ = fmt.Fprintf(t.stderr, "shoal: %s was written, but its trust was not carried over: %v\n", now.Dir, err)
+	}
 }
 
 // resolver is the session's resolver, reading through this thread's gate
@@ -237,18 +296,17 @@ func (t *thread) reefResolveHead(name string) (path, view string, ok bool, err e
 	if err != nil {
 		return "", "", true, reefErr(err)
 	}
-	lockPath := c.LockPath()
-	lock, err := t.reefLock(lockPath)
+	lock, err := t.reefLock(c)
 	if err != nil {
 		return "", "", true, err
 	}
-	b, err := t.resolver().Resolve(d, t.reefEnv(), lock, t.reefPolicy(), false)
+	b, err := t.resolver().Resolve(d, t.reefEnv(c), lock, t.reefPolicy(), false)
 	if err != nil {
 		return "", "", true, reefErr(err)
 	}
 	if b.Locked {
 		note := fmt.Sprintf("reef: locked %s@%s via %s (%s)\n", b.Name, b.Version, b.Provider, b.Path)
-		if err := t.reefSave(lockPath, lock); err != nil {
+		if err := t.reefSave(c, lock); err != nil {
 			// The binding holds for this run; say that it was not kept.
 			note = fmt.Sprintf("reef: bound %s@%s via %s (%s), but the lock was not saved: %v\n", b.Name, b.Version, b.Provider, b.Path, err)
 		}
@@ -285,63 +343,78 @@ func reefBindingOf(b reef.Binding) ReefBinding {
 	return out
 }
 
+// ReefReport is what ReefBindings answers: the bindings, and one notice
+// per directory whose project files were ignored because the person has
+// not trusted them (or they changed since).
+type ReefReport struct {
+	Bindings []ReefBinding
+	Warnings []string
+}
+
 // ReefBindings reports the constrained tools in force at dir with env, as
 // the session would bind them now, without spawning or writing anything:
 // a valid lock entry, else the candidate an interactive session would
 // pick (versions unprobed). A tool that does not resolve carries its
-// error code. Reads go through the session's host gate. The report is
-// cached until a manifest in scope or the lock changes (their size or
-// modification time), or dir or PATH does. It does not take the session
-// lock, so it may be called while an evaluation runs.
-func (in *Interp) ReefBindings(ctx context.Context, dir string, env []string) []ReefBinding {
+// error code (every tool is reef_lock_path when the lock names a path
+// its provider would not find, as an exec would be refused). Reads go
+// through the session's host gate; project directories count only as
+// Options.ProjectTrust allows. The report is cached until a project
+// file in scope or the trust store changes (their size or modification
+// time), or dir or PATH does. It does not take the session lock, so it
+// may be called while an evaluation runs.
+func (in *Interp) ReefBindings(ctx context.Context, dir string, env []string) ReefReport {
 	if !in.opts.Reef {
-		return nil
+		return ReefReport{}
 	}
 	fsys := reefFS{ctx: ctx, h: in.host}
 	user := reefUserFile(env)
 	path, _ := lookupEnv(env, "PATH")
-	key := dir + "\x00" + path + "\x00" + reef.ChainKey(fsys, dir, user)
+	key := dir + "\x00" + path + "\x00" + reef.ChainKey(fsys, dir, user, in.opts.ProjectTrust)
 	rs := &in.reef
 	rs.mu.Lock()
-	chain := rs.repChain
-	if rs.repKey == key && chain != nil {
-		lk := ""
-		if p := chain.LockPath(); p != "" {
-			if fi, err := in.host.Stat(ctx, p); err == nil {
-				lk = statKey(fi)
-			}
-		}
-		if lk == rs.repLock {
-			out := rs.rep
-			rs.mu.Unlock()
-			return out
-		}
+	if rs.repKey == key && rs.repChain != nil {
+		out := rs.rep
+		rs.mu.Unlock()
+		return out
 	}
 	rs.mu.Unlock()
-	c, _ := reef.Discover(fsys, dir, user)
-	if len(c.Scopes) == 0 {
-		rs.mu.Lock()
-		rs.repKey, rs.repChain, rs.repLock, rs.rep = key, c, "", nil
-		rs.mu.Unlock()
-		return nil
+	c, _ := reef.Discover(fsys, dir, user, in.opts.ProjectTrust)
+	var out ReefReport
+	for _, u := range c.Untrusted {
+		out.Warnings = append(out.Warnings, u.Notice())
 	}
-	r := &reef.Resolver{FS: fsys, Cache: &rs.cache}
-	lock, lockKey := reef.NewLock(), ""
+	if len(c.Scopes) > 0 {
+		out.Bindings = reefReport(fsys, &rs.cache, c, dir, env)
+	}
+	rs.mu.Lock()
+	rs.repKey, rs.repChain, rs.rep = key, c, out
+	rs.mu.Unlock()
+	return out
+}
+
+// reefReport resolves every tool c constrains as ReefBindings reports it.
+func reefReport(fsys reefFS, cache *reef.Cache, c *reef.Chain, dir string, env []string) []ReefBinding {
+	r := &reef.Resolver{FS: fsys, Cache: cache}
+	renv := reefEnvOf(dir, env)
+	renv.LocalRoots = c.LocalRoots()
+	lock := reef.NewLock()
+	var lockErr error
 	if p := c.LockPath(); p != "" {
-		if fi, err := in.host.Stat(ctx, p); err == nil {
-			lockKey = statKey(fi)
-			if data, err := in.host.ReadFile(ctx, p); err == nil {
-				if l, err := reef.ParseLock(p, data); err == nil {
-					lock = l
-				}
+		lock.Dir = filepath.Dir(p)
+		if data, ok := c.LockData(p); ok {
+			if l, err := reef.ParseLock(p, data); err == nil {
+				lock = l
+				lockErr = l.Check(renv)
 			}
 		}
 	}
-	renv := reefEnvOf(dir, env)
 	var out []ReefBinding
 	for _, n := range c.Names() {
 		d, _, err := c.Decide(n)
 		var b reef.Binding
+		if err == nil {
+			err = lockErr
+		}
 		if err == nil {
 			b, err = r.Resolve(d, renv, lock, reef.Interactive, false)
 		}
@@ -357,9 +430,6 @@ func (in *Interp) ReefBindings(ctx context.Context, dir string, env []string) []
 		}
 		out = append(out, reefBindingOf(b))
 	}
-	rs.mu.Lock()
-	rs.repKey, rs.repChain, rs.repLock, rs.rep = key, c, lockKey, out
-	rs.mu.Unlock()
 	return out
 }
 
@@ -430,17 +500,16 @@ func (t *thread) reefWhich(name string, c *reef.Chain) value.Value {
 	if err != nil {
 		return reefUnresolved(name, d, err)
 	}
-	lockPath := c.LockPath()
-	lock, err := t.reefLock(lockPath)
+	lock, err := t.reefLock(c)
 	if err != nil {
 		return reefUnresolved(name, d, err)
 	}
-	b, err := t.resolver().Resolve(d, t.reefEnv(), lock, reef.Interactive, false)
+	b, err := t.resolver().Resolve(d, t.reefEnv(c), lock, reef.Interactive, false)
 	if err != nil {
 		return reefUnresolved(name, d, err)
 	}
 	if b.Locked {
-		if err := t.reefSave(lockPath, lock); err != nil {
+		if err := t.reefSave(c, lock); err != nil {
 			_, _ = fmt.Fprintf(t.stderr, "reef: %s bound, but the lock was not saved: %v\n", name, err)
 		}
 	}
@@ -452,7 +521,8 @@ func (t *thread) reefWhich(name string, c *reef.Chain) value.Value {
 
 // reefWhichAll lists every provider's candidates for name.
 func (t *thread) reefWhichAll(name string) value.Value {
-	cs := reef.AllCandidates(t.reefFS(), t.reefEnv(), name)
+	c, _ := t.reefChain()
+	cs := reef.AllCandidates(t.reefFS(), t.reefEnv(c), name)
 	rows := make([][]value.Value, len(cs))
 	for i, c := range cs {
 		rows[i] = []value.Value{value.Str(name), value.Str(c.Version.String()), value.Path(c.Path), value.Str(c.Provider), value.Str(c.Scope)}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/reef"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -34,7 +35,7 @@ func TestReefTranscript(t *testing.T) {
 	}
 	env := []string{"PATH=" + bin + ":/usr/bin:/bin", "HOME=" + filepath.Join(root, "home"),
 		"XDG_CONFIG_HOME=" + filepath.Join(root, "cfg")}
-	in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: filepath.Join(root, "proj"), Env: env, Reef: true})
+	in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: filepath.Join(root, "proj"), Env: env, Reef: true, ProjectTrust: reef.TrustEverything})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestReefInteractiveAutoLock(t *testing.T) {
 		}
 		var stderr strings.Builder
 		in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: root, Env: []string{"PATH=" + bin + ":/usr/bin:/bin", "HOME=" + root},
-			Reef: true, REPL: repl, Stderr: &stderr})
+			Reef: true, ProjectTrust: reef.TrustEverything, REPL: repl, Stderr: &stderr})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +110,7 @@ func TestReefPathView(t *testing.T) {
 	}
 	manifest("[tools]\nshowpath = \"*\"\nsh = \"*\"\n")
 	newIn := func(env ...string) *Interp {
-		in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: root, Reef: true,
+		in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: root, Reef: true, ProjectTrust: reef.TrustEverything,
 			Env: append([]string{"PATH=" + bin + ":/usr/bin:/bin", "HOME=" + root}, env...)})
 		if err != nil {
 			t.Fatal(err)

@@ -3,17 +3,21 @@ package kernel_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/shoalgo/shoal/client"
+	"github.com/shoalgo/shoal/internal/trust"
 )
 
 // TestE2ESessionReef: session.reef reports the bindings the manifest in
 // the session's directory constrains, with their provider, scope and
-// digest, beside the unconstrained PATH lookups; editing the manifest
-// changes the report at once, and a kernel session (script policy)
-// refuses an unlocked constrained head before it starts.
+// digest, beside the unconstrained PATH lookups, once the kernel owner
+// trusted the directory (before, and after the session's own reef lock
+// changed it, the manifest is ignored and a warning says so); editing the
+// manifest changes the report at once, and a kernel session (script
+// policy) refuses an unlocked constrained head before it starts.
 func TestE2ESessionReef(t *testing.T) {
 	k := newE2E(t)
 	ctx := testCtx(t)
@@ -29,11 +33,13 @@ func TestE2ESessionReef(t *testing.T) {
 		Hash8       string  `json:"hash8"`
 		Error       string  `json:"error"`
 	}
+	var warnings []string
 	report := func() map[string]binding {
 		t.Helper()
 		var r struct {
 			ActiveScope string    `json:"active_scope"`
 			Bindings    []binding `json:"bindings"`
+			Warnings    []string  `json:"warnings"`
 		}
 		if err := owner.Call(ctx, "session.reef", nil, &r); err != nil {
 			t.Fatal(err)
@@ -42,7 +48,21 @@ func TestE2ESessionReef(t *testing.T) {
 		for _, b := range r.Bindings {
 			out[b.Tool] = b
 		}
+		warnings = r.Warnings
 		return out
+	}
+	// The kernel reads its owner's store: HOME is k.dir's parent.
+	store := trust.Open(trust.Path(func(name string) string {
+		if name == "HOME" {
+			return filepath.Dir(k.dir)
+		}
+		return ""
+	}))
+	trustDir := func() {
+		t.Helper()
+		if err := store.Trust(trust.ReadDir(k.dir), time.Now()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	write := func(text string) {
 		t.Helper()
@@ -63,6 +83,13 @@ func TestE2ESessionReef(t *testing.T) {
 		t.Errorf("which tr before any manifest: %s", got)
 	}
 	write("[tools]\nsh = \"*\"\n")
+	if sh, ok := report()["sh"]; ok && sh.Constrained {
+		t.Errorf("an untrusted manifest constrained sh: %+v", sh)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], k.dir+" has a .reef.toml that is not trusted") {
+		t.Errorf("warnings before trust = %q", warnings)
+	}
+	trustDir()
 	r := report()
 	sh := r["sh"]
 	if !sh.Constrained || sh.Provider != "system" || sh.Scope != "reef" || sh.Constraint != "*" || len(sh.Hash8) != 8 || !filepath.IsAbs(sh.Path) || sh.Error != "" {
@@ -85,9 +112,16 @@ func TestE2ESessionReef(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(k.dir, "reef.lock")); err != nil {
 		t.Errorf("reef.lock: %v", err)
 	}
+	// A session never carries trust over its own write: the directory
+	// changed, so it is inert until the owner trusts it again.
+	if sh, ok := report()["sh"]; (ok && sh.Constrained) || len(warnings) != 1 || !strings.Contains(warnings[0], "changed since it was trusted") {
+		t.Errorf("after the session's reef lock: sh %+v, warnings %q", sh, warnings)
+	}
+	trustDir()
 	// Same directory, new manifest text: the next report sees it.
 	time.Sleep(20 * time.Millisecond)
 	write("[tools]\nsh = \"999\"\n")
+	trustDir()
 	if sh := report()["sh"]; !sh.Constrained || sh.Error != "reef_not_found" || sh.Scope != "unresolved: reef_not_found" || sh.Path != "" {
 		t.Errorf("sh under sh = \"999\": %+v", sh)
 	}

@@ -61,6 +61,10 @@ func handleSessionEnv(_ context.Context, c *call) (any, error) {
 type reefResult struct {
 	ActiveScope string        `json:"active_scope"`
 	Bindings    []reefBinding `json:"bindings"`
+	// Warnings name the directories in scope whose project files Reef
+	// ignored because the kernel owner has not trusted them (or they
+	// changed since), one line each.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // handleSessionReef reports the session's tool bindings: every tool the
@@ -79,7 +83,11 @@ func handleSessionReef(ctx context.Context, c *call) (any, error) {
 	res := &reefResult{ActiveScope: toValidUTF8(dir), Bindings: []reefBinding{}}
 	constrained := map[string]bool{}
 	if sess.interp != nil {
-		for _, b := range sess.interp.ReefBindings(ctx, dir, env) {
+		rep := sess.interp.ReefBindings(ctx, dir, env)
+		for _, w := range rep.Warnings {
+			res.Warnings = append(res.Warnings, toValidUTF8(w))
+		}
+		for _, b := range rep.Bindings {
 			constrained[b.Tool] = true
 			res.Bindings = append(res.Bindings, reefBinding{Tool: toValidUTF8(b.Tool), Version: b.Version, Provider: b.Provider,
 				Path: toValidUTF8(b.Path), Scope: b.Scope, Constrained: true, Constraint: toValidUTF8(b.Constraint),

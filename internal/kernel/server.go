@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +20,8 @@ import (
 	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/policy"
+	"github.com/shoalgo/shoal/internal/reef"
+	"github.com/shoalgo/shoal/internal/trust"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -54,6 +57,41 @@ type Config struct {
 	// (cmd/shoal-kernel: the bundled set layered with the user's
 	// directory); nil means adapters.Bundled(). Sessions share it.
 	Adapters *adapters.Catalog
+	// Trust is the person's decision about project directories, which
+	// every session's Reef consults (eval.Options.ProjectTrust); nil means
+	// the kernel owner's store, trust.Path of Env. Sessions only read it:
+	// a lock or manifest a session writes is never recorded as trusted,
+	// so the directory is then changed until the owner runs `shoal trust`.
+	Trust reef.Trust
+}
+
+// checkOnly hides every method of a Trust but its checks, so no session
+// can carry trust over a write (reef.TrustRecorder).
+type checkOnly struct{ t reef.Trust }
+
+func (c checkOnly) Check(dir, digest string) reef.TrustState { return c.t.Check(dir, digest) }
+func (c checkOnly) Stamp() string                            { return c.t.Stamp() }
+
+// projectTrust is the trust sessions consult, read-only.
+func (s *Server) projectTrust() reef.Trust {
+	s.trustOnce.Do(func() {
+		t := s.cfg.Trust
+		if t == nil {
+			t = trust.Open(trust.Path(func(k string) string { v, _ := lookupEnvList(s.cfg.Env, k); return v }))
+		}
+		s.trust = checkOnly{t}
+	})
+	return s.trust
+}
+
+// lookupEnvList is the last KEY=VALUE of key in env.
+func lookupEnvList(env []string, key string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // adapterCatalog is the catalog sessions run with.
@@ -92,7 +130,9 @@ type Server struct {
 	// (policyApprovers).
 	approversOnce sync.Once
 	approvers     []string
-	ownProcs      bool // procs was made by New and is closed by Shutdown
+	trustOnce     sync.Once
+	trust         reef.Trust // projectTrust
+	ownProcs      bool       // procs was made by New and is closed by Shutdown
 
 	// journal is the open journal and blob store; nil without a state
 	// directory (journal.go).

@@ -191,7 +191,7 @@ func (s *Server) newSessionInterp(principal string, g *policy.Grants, tools *too
 	mem := membudget.New(SessionMemoryBudget, s.limits.SessionMemory, s.mem)
 	in, err := eval.New(eval.Options{Host: rh, Dir: s.cfg.Dir, Env: env, Budget: mem, Tasks: rh.langTasks,
 		Journal: s.evalJournalFor(principal, gate), Content: s.evalContentFor(principal, gate), Reef: true,
-		Adapters: s.adapterCatalog()})
+		ProjectTrust: s.projectTrust(), Adapters: s.adapterCatalog()})
 	if err != nil {
 		mem.Close()
 		procs.Close()

@@ -2,7 +2,7 @@ package reef
 
 // Finding is one row of `reef doctor`.
 type Finding struct {
-	Check  string // "drift", "shadowed_ambient", "orphan", "manifest"
+	Check  string // "drift", "shadowed_ambient", "orphan", "manifest", "trust" (the evaluator's: a directory ignored as untrusted)
 	Name   string // the tool, or the manifest's path for "manifest"
 	Status string // drift: ok, drift, missing, unlocked, conflict; others: the check's name
 	Path   string // the locked path, when there is one

@@ -9,6 +9,12 @@ const (
 	CodeConflict = "reef_conflict"
 	CodeNotFound = "reef_not_found"
 	CodeProvider = "reef_provider"
+	// CodeLockPath is a lock entry naming a program where its provider
+	// would never find one (an absolute path outside the project, say).
+	CodeLockPath = "reef_lock_path"
+	// CodeUntrusted is a write Reef refused because the directory's
+	// project files are not trusted.
+	CodeUntrusted = "reef_untrusted"
 )
 
 // Error is a Reef failure with its stable code.

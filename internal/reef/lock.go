@@ -2,6 +2,7 @@ package reef
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -20,6 +21,9 @@ type LockEntry struct {
 // Lock is a reef.lock: tool name → entry.
 type Lock struct {
 	Entries map[string]LockEntry
+	// Dir is the directory the lock sits in (and locks); "" when unknown,
+	// and then no project-local entry is accepted.
+	Dir string
 }
 
 // NewLock is an empty lock.
@@ -32,6 +36,9 @@ func ParseLock(source string, data []byte) (*Lock, error) {
 		return nil, err
 	}
 	l := NewLock()
+	if filepath.IsAbs(source) {
+		l.Dir = filepath.Dir(source)
+	}
 	raw, ok := doc["tool"]
 	if !ok {
 		return l, nil

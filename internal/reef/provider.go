@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 )
 
 // Env is what the providers read of the session: its directory, PATH and
@@ -17,6 +18,27 @@ type Env struct {
 	// SystemRoots are the directories whose programs are `system`; nil
 	// means /usr/bin, /usr/local/bin and /bin.
 	SystemRoots []string
+	// LocalRoots are the trusted project directories (Chain.LocalRoots):
+	// the project-local providers (npm-local, venv) offer a program only
+	// from a node_modules/.bin or .venv/bin at or below one of them, so an
+	// untrusted checkout's binaries never shadow PATH. Empty: none.
+	LocalRoots []string
+}
+
+// within reports whether path is root or below it.
+func within(path, root string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+// local reports whether dir lies in one of env's trusted project roots.
+func (e Env) local(dir string) bool {
+	for _, r := range e.LocalRoots {
+		if r != "" && filepath.IsAbs(r) && within(dir, filepath.Clean(r)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Candidate is one executable a provider offers for a tool.
@@ -56,12 +78,13 @@ func executable(fsys FS, path string) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
-// nearest finds the first ancestor of dir holding rel/tool.
-func nearest(fsys FS, dir, rel, tool string) string {
-	d := filepath.Clean(dir)
+// nearest finds the first ancestor of env.Dir in a trusted project root
+// holding rel/tool.
+func nearest(fsys FS, env Env, rel, tool string) string {
+	d := filepath.Clean(env.Dir)
 	for range MaxScopeDepth {
 		p := filepath.Join(d, rel, tool)
-		if executable(fsys, p) {
+		if env.local(d) && executable(fsys, p) {
 			return p
 		}
 		up := filepath.Dir(d)
@@ -86,9 +109,9 @@ func Candidates(fsys FS, env Env, provider, tool string) []Candidate {
 	}
 	switch provider {
 	case "npm-local":
-		return one(nearest(fsys, env.Dir, "node_modules/.bin", tool))
+		return one(nearest(fsys, env, "node_modules/.bin", tool))
 	case "venv":
-		return one(nearest(fsys, env.Dir, ".venv/bin", tool))
+		return one(nearest(fsys, env, ".venv/bin", tool))
 	case "cargo":
 		root := env.CargoHome
 		if root == "" && env.Home != "" {

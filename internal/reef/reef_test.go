@@ -141,7 +141,7 @@ func TestDiscoverWalksUpAndConflicts(t *testing.T) {
 	user := filepath.Join(root, "cfg", "shoal.toml")
 	write(t, user, "[reef.tools]\nrg = \"14\"\n", 0o644)
 
-	c, _ := Discover(osFS{}, filepath.Join(root, "a"), user)
+	c, _ := Discover(osFS{}, filepath.Join(root, "a"), user, TrustEverything)
 	d, ok, err := c.Decide("node")
 	if !ok || err != nil || d.Constraint.String() != "22.3" || d.Scope != ScopeReef || len(d.Mentions) != 2 {
 		t.Errorf("node from a = %+v %v %v", d, ok, err)
@@ -152,24 +152,24 @@ func TestDiscoverWalksUpAndConflicts(t *testing.T) {
 	if c.LockPath() != filepath.Join(root, "reef.lock") {
 		t.Errorf("lock path = %s", c.LockPath())
 	}
-	c, _ = Discover(osFS{}, filepath.Join(root, "a", "b"), "")
+	c, _ = Discover(osFS{}, filepath.Join(root, "a", "b"), "", TrustEverything)
 	_, _, err = c.Decide("node")
 	var re *Error
 	if !errors.As(err, &re) || re.Code != CodeConflict || !strings.Contains(re.Msg, ".tool-versions") {
 		t.Errorf("conflict: %v", err)
 	}
-	c, _ = Discover(osFS{}, filepath.Join(root, "a", "runners-only"), "")
+	c, _ = Discover(osFS{}, filepath.Join(root, "a", "runners-only"), "", TrustEverything)
 	if len(c.Scopes) != 2 { // runners-only skipped; a/mise.toml and root remain
 		t.Errorf("runners-only scopes = %d", len(c.Scopes))
 	}
-	c, skipped := Discover(osFS{}, filepath.Join(root, "a", "broken"), "")
+	c, skipped := Discover(osFS{}, filepath.Join(root, "a", "broken"), "", TrustEverything)
 	if len(skipped) != 1 || len(c.Scopes) != 2 {
 		t.Errorf("broken: skipped %v, scopes %d", skipped, len(c.Scopes))
 	}
-	key := ChainKey(osFS{}, filepath.Join(root, "a"), user)
+	key := ChainKey(osFS{}, filepath.Join(root, "a"), user, TrustEverything)
 	time.Sleep(10 * time.Millisecond)
 	write(t, filepath.Join(root, ".reef.toml"), "[tools]\nnode = \"22\"\n", 0o644)
-	if ChainKey(osFS{}, filepath.Join(root, "a"), user) == key {
+	if ChainKey(osFS{}, filepath.Join(root, "a"), user, TrustEverything) == key {
 		t.Error("editing a manifest did not change the chain key")
 	}
 	over := c.WithOverrides([]Scope{Override(map[string]string{"node": "18"})})
@@ -187,7 +187,7 @@ func TestResolveLockAndPolicy(t *testing.T) {
 	env := Env{Dir: root, Path: []string{bin}}
 	probes := 0
 	r := &Resolver{FS: osFS{}, Probe: func(p string) ([]byte, error) { probes++; return []byte("faketool 2.4.1\n"), nil }}
-	c, _ := Discover(osFS{}, root, "")
+	c, _ := Discover(osFS{}, root, "", TrustEverything)
 	d, _, _ := c.Decide("faketool")
 	lock := NewLock()
 	var re *Error
@@ -241,7 +241,8 @@ func TestProvidersAndRanking(t *testing.T) {
 	} {
 		write(t, filepath.Join(root, p), "x", 0o755)
 	}
-	env := Env{Dir: filepath.Join(root, "proj", "sub"), Home: home, Path: []string{filepath.Join(root, "ambient")}, SystemRoots: []string{}}
+	env := Env{Dir: filepath.Join(root, "proj", "sub"), Home: home, Path: []string{filepath.Join(root, "ambient")}, SystemRoots: []string{},
+		LocalRoots: []string{filepath.Join(root, "proj")}}
 	got := map[string]string{}
 	for _, tool := range []string{"tsc", "black", "rg"} {
 		cs := AllCandidates(osFS{}, env, tool)
@@ -279,7 +280,7 @@ func TestDoctorOrphanAndShadowed(t *testing.T) {
 	write(t, filepath.Join(root, ".reef.toml"), "[tools]\nsh = \"*\"\n", 0o644)
 	write(t, filepath.Join(root, "fake-sh"), "x", 0o755)
 	write(t, filepath.Join(root, "amb", "sh"), "y", 0o755)
-	c, _ := Discover(osFS{}, root, "")
+	c, _ := Discover(osFS{}, root, "", TrustEverything)
 	lock, err := ParseLock("l", []byte("[tool.sh]\nname = \"sh\"\nversion = \"1.0.0\"\nprovider = \"mise\"\npath = \""+
 		filepath.Join(root, "fake-sh")+"\"\nblake3 = \"deadbeef\"\nresolved_at = 2026-01-01T00:00:00Z\n"+
 		"[tool.ghost]\npath = \"/nonexistent\"\n"))
@@ -345,7 +346,7 @@ func BenchmarkChainKey(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if ChainKey(osFS{}, dir, "") == "" {
+		if ChainKey(osFS{}, dir, "", TrustEverything) == "" {
 			b.Fatal("no manifest seen")
 		}
 	}

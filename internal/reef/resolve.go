@@ -160,6 +160,9 @@ func (r *Resolver) Resolve(d Decision, env Env, lock *Lock, pol Policy, refresh 
 	if lock != nil {
 		if e, ok := lock.Entries[d.Tool]; ok && (d.Provider == "" || d.Provider == e.Provider) &&
 			d.Constraint.Satisfied(ParseVersion(e.Version)) {
+			if err := CheckEntry(env, lock.Dir, d.Tool, e); err != nil {
+				return b, err
+			}
 			sum, err := r.Hash(e.Path)
 			if err != nil {
 				return b, &Error{Code: CodeNotFound, Tool: d.Tool,

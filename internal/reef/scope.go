@@ -45,9 +45,17 @@ type Scope struct {
 type Chain struct {
 	Scopes []Scope
 	// Key identifies the files the chain was read from (path, size and
-	// modification time of each candidate file that exists); equal keys
-	// mean the chain can be reused.
+	// modification time of each candidate file that exists) and the trust
+	// store's stamp; equal keys mean the chain can be reused.
 	Key string
+	// Untrusted are the directories whose manifests were ignored because
+	// the person has not trusted them (or they changed since), nearest
+	// first.
+	Untrusted []UntrustedDir
+	// projects are the trusted directories' project files as read and
+	// checked, by directory; the user file's directory is here too (the
+	// user's own configuration needs no trust).
+	projects map[string]*Project
 }
 
 // manifestNames are the files discovery looks for in each directory, in
@@ -74,33 +82,45 @@ func parse(format, source string, data []byte) (*Manifest, error) {
 	return nil, fmt.Errorf("unknown manifest format %q", format)
 }
 
-// Candidate files of a discovery, nearest first, without reading them.
+// found is a directory with at least one manifest, nearest first, before
+// anything is read; user marks the user file's directory.
 type found struct {
-	path, format string
-	info         fs.FileInfo
+	dir  string
+	user bool
 }
 
-// stats lists the manifest files that exist from dir up to the root, and
-// then the user file, and the key that identifies them.
+// stats lists the directories from dir up to the root that hold a
+// manifest, then the user file's, and the key that identifies every
+// project file there (and the lock beside the user file).
 func stats(fsys FS, dir, userFile string) ([]found, string) {
 	var out []found
 	var key []byte
-	add := func(path, format string) {
+	add := func(path string) bool {
 		fi, err := fsys.Stat(path)
 		if err != nil || !fi.Mode().IsRegular() {
-			return
+			return false
 		}
-		out = append(out, found{path, format, fi})
 		key = append(append(key, path...), 0)
 		key = strconv.AppendInt(key, fi.Size(), 10)
 		key = append(key, 0)
 		key = strconv.AppendInt(key, fi.ModTime().UnixNano(), 10)
 		key = append(key, 0)
+		return true
 	}
 	d := filepath.Clean(dir)
 	for range MaxScopeDepth {
+		has := false
 		for _, m := range manifestNames {
-			add(filepath.Join(d, m.name), m.format)
+			has = add(filepath.Join(d, m.name)) || has
+		}
+		if has {
+			// The rest of the directory's project files count towards
+			// its digest, so towards the key; elsewhere they do not
+			// matter to Reef.
+			for _, name := range ProjectFiles[len(manifestNames):] {
+				add(filepath.Join(d, name))
+			}
+			out = append(out, found{dir: d})
 		}
 		up := filepath.Dir(d)
 		if up == d {
@@ -108,8 +128,9 @@ func stats(fsys FS, dir, userFile string) ([]found, string) {
 		}
 		d = up
 	}
-	if userFile != "" {
-		add(userFile, "user")
+	if userFile != "" && add(userFile) {
+		add(filepath.Join(filepath.Dir(userFile), LockName))
+		out = append(out, found{dir: filepath.Dir(userFile), user: true})
 	}
 	return out, string(key)
 }
@@ -117,46 +138,136 @@ func stats(fsys FS, dir, userFile string) ([]found, string) {
 // Discover reads the chain in force at dir: every tools-bearing manifest
 // from dir up to the root, nearest first (in one directory: .reef.toml,
 // mise.toml, .mise.toml, .tool-versions), then userFile's [reef] table.
-// A file that cannot be read or parsed is skipped, as is one with no
-// tools; ManifestErrors for the skipped files are returned for `reef
-// doctor`.
-func Discover(fsys FS, dir, userFile string) (*Chain, []error) {
-	files, key := stats(fsys, dir, userFile)
-	c := &Chain{Key: key}
+// A directory's manifests count only when trust says the directory is
+// Trusted with the project files just read; the others are listed in
+// Untrusted and nothing of theirs is used. A nil trust trusts nothing
+// (only the user file counts). A file that cannot be read or parsed is
+// skipped, as is one with no tools; ManifestErrors for the skipped files
+// are returned for `reef doctor`.
+func Discover(fsys FS, dir, userFile string, trust Trust) (*Chain, []error) {
+	dirs, key := stats(fsys, dir, userFile)
+	c := &Chain{Key: key + stampOf(trust), projects: map[string]*Project{}}
 	var errs []error
-	for _, f := range files {
-		if f.info.Size() > MaxManifestBytes {
-			errs = append(errs, &ManifestError{Source: f.path, Msg: fmt.Sprintf("larger than %d bytes", MaxManifestBytes)})
+	for _, f := range dirs {
+		if f.user {
+			c.userScope(fsys, userFile, &errs)
 			continue
 		}
-		data, err := fsys.ReadFile(f.path)
-		if err != nil {
-			errs = append(errs, &ManifestError{Source: f.path, Msg: err.Error()})
+		p := ReadProject(fsys, f.dir)
+		state := Untrusted
+		if trust != nil {
+			state = trust.Check(p.Dir, p.Digest)
+		}
+		if state != Trusted {
+			c.Untrusted = append(c.Untrusted, UntrustedDir{Dir: p.Dir, State: state, Names: p.Names()})
 			continue
 		}
-		m, err := parse(f.format, f.path, data)
-		if err != nil {
-			errs = append(errs, err)
-			continue
+		c.projects[p.Dir] = p
+		for _, m := range manifestNames {
+			path := filepath.Join(p.Dir, m.name)
+			data, ok := p.Data(m.name)
+			if !ok {
+				for _, pf := range p.Files {
+					if pf.Name == m.name {
+						errs = append(errs, &ManifestError{Source: path, Msg: "unreadable or larger than " + strconv.Itoa(MaxManifestBytes) + " bytes"})
+					}
+				}
+				continue
+			}
+			c.addScope(ScopeReef, m.format, path, data, &errs)
 		}
-		if len(m.Tools) == 0 {
-			continue
-		}
-		kind := ScopeReef
-		if f.format == "user" {
-			kind = ScopeUser
-		}
-		c.Scopes = append(c.Scopes, Scope{Kind: kind, Format: f.format, Source: f.path, Manifest: m})
 	}
 	return c, errs
 }
 
+// userScope reads the user's own file and the lock beside it: the
+// person's configuration, used without a trust check.
+func (c *Chain) userScope(fsys FS, userFile string, errs *[]error) {
+	fi, err := fsys.Stat(userFile)
+	if err == nil && fi.Size() > MaxManifestBytes {
+		*errs = append(*errs, &ManifestError{Source: userFile, Msg: fmt.Sprintf("larger than %d bytes", MaxManifestBytes)})
+		return
+	}
+	data, err := fsys.ReadFile(userFile)
+	if err != nil {
+		*errs = append(*errs, &ManifestError{Source: userFile, Msg: err.Error()})
+		return
+	}
+	dir := filepath.Dir(userFile)
+	p := &Project{Dir: dir, data: map[string][]byte{}}
+	lock := filepath.Join(dir, LockName)
+	if fi, err := fsys.Stat(lock); err == nil && fi.Mode().IsRegular() && fi.Size() <= MaxManifestBytes {
+		if b, err := fsys.ReadFile(lock); err == nil {
+			p.data[LockName] = b
+		}
+	}
+	if _, ok := c.projects[dir]; !ok {
+		c.projects[dir] = p
+	}
+	c.addScope(ScopeUser, "user", userFile, data, errs)
+}
+
+func (c *Chain) addScope(kind, format, path string, data []byte, errs *[]error) {
+	m, err := parse(format, path, data)
+	if err != nil {
+		*errs = append(*errs, err)
+		return
+	}
+	if len(m.Tools) == 0 {
+		return
+	}
+	c.Scopes = append(c.Scopes, Scope{Kind: kind, Format: format, Source: path, Manifest: m})
+}
+
+func stampOf(t Trust) string {
+	if t == nil {
+		return "\x00none"
+	}
+	return "\x00" + t.Stamp()
+}
+
 // ChainKey is the key Discover would give the chain at dir, computed
-// from file metadata alone, so a caller can tell whether a cached chain
-// is still current.
-func ChainKey(fsys FS, dir, userFile string) string {
+// from file metadata and the trust store's stamp alone, so a caller can
+// tell whether a cached chain is still current.
+func ChainKey(fsys FS, dir, userFile string, trust Trust) string {
 	_, key := stats(fsys, dir, userFile)
-	return key
+	return key + stampOf(trust)
+}
+
+// Project is the trusted project files of dir as discovery read them
+// (nil when dir is not one of the chain's trusted directories).
+func (c *Chain) Project(dir string) *Project {
+	if c == nil {
+		return nil
+	}
+	return c.projects[filepath.Clean(dir)]
+}
+
+// LockData is the lock at path as discovery read and checked it with its
+// directory's other project files; ok is false when there is none.
+func (c *Chain) LockData(path string) (data []byte, ok bool) {
+	if path == "" || filepath.Base(path) != LockName {
+		return nil, false
+	}
+	return c.Project(filepath.Dir(path)).Data(LockName)
+}
+
+// LocalRoots are the trusted project directories of the chain: where the
+// project-local providers (npm-local, venv) may find a program.
+func (c *Chain) LocalRoots() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range c.Scopes {
+		if s.Kind != ScopeReef {
+			continue
+		}
+		d := filepath.Dir(s.Source)
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // WithOverrides returns the chain with override scopes (innermost first)
@@ -165,7 +276,7 @@ func (c *Chain) WithOverrides(over []Scope) *Chain {
 	if len(over) == 0 {
 		return c
 	}
-	n := &Chain{Key: c.Key}
+	n := &Chain{Key: c.Key, Untrusted: c.Untrusted, projects: c.projects}
 	n.Scopes = append(append(n.Scopes, over...), c.Scopes...)
 	return n
 }
