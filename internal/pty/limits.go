@@ -33,6 +33,8 @@ const (
 	// once before it waits (see Session.pace).
 	EmuShare = 0.5
 	EmuBurst = 250 * time.Millisecond
+	// bumpEvery is how often a long emulation wakes waiting Reads.
+	bumpEvery = 20 * time.Millisecond
 	// hurryTail is the most pending output rendered once the program has
 	// been reaped; what comes before it is skipped, so that the exit
 	// waits for the end of the output, not for a backlog.

@@ -150,6 +150,7 @@ type Session struct {
 	lastRead  uint64        // the digest of the screen the last Read returned
 	readAny   bool          // a Read has returned since open or resize
 	exit      *Exit         // once the program has been reaped
+	lastBump  time.Time     // the feeder's last wake of waiting Reads
 
 	wmu     sync.Mutex // one writer of the terminal at a time
 	replies chan []byte
@@ -399,7 +400,12 @@ func (s *Session) emulate(p []byte) bool {
 		if len(out) > 0 {
 			_, _ = s.emu.Write(out)
 			s.drainScrollbackLocked()
-			s.bumpLocked()
+			// A waiting Read recomputes the screen's digest at each
+			// wake: wake it at the end, and every bumpEvery meanwhile.
+			if (n == len(p) && !s.seq.pending()) || start.Sub(s.lastBump) >= bumpEvery {
+				s.bumpLocked()
+				s.lastBump = start
+			}
 		}
 		s.mu.Unlock()
 		p = p[n:]
