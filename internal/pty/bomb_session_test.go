@@ -73,7 +73,7 @@ func TestSessionBombs(t *testing.T) {
 				t.Errorf("close took %v, bound %v", d, bombCloseMax)
 			}
 			t.Logf("slowest read %v; CPU share %.2f of a core; close in %v", slowest.Round(time.Millisecond), share, d.Round(time.Millisecond))
-			if share > bombCPUShare {
+			if share > bombCPUShare && !raceEnabled {
 				t.Errorf("the process used %.2f of a core, bound %.2f", share, bombCPUShare)
 			}
 		})

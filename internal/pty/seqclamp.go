@@ -64,6 +64,7 @@ type seqClamp struct {
 
 	next  []byte // a piece held for the next slice
 	nextW int
+	held  []byte // scratch for next
 	rep   int // REP repetitions still to emit
 	// repCredit is the work REP may still ask for: it grows with each
 	// byte of input by what a line feed may cost and is capped at one
@@ -117,8 +118,17 @@ func newSeqClamp(cols, rows int) *seqClamp {
 	return c
 }
 
-// resize makes the clamp's bounds those of a resized screen.
-func (c *seqClamp) resize(cols, rows int) { c.cols, c.rows = cols, rows }
+// resize makes the clamp's bounds those of a resized screen. What it
+// holds for the next slice was clamped for the old size: the held piece
+// is clamped again as the slice begins, the REP still to emit here.
+func (c *seqClamp) resize(cols, rows int) {
+	if cols == c.cols && rows == c.rows {
+		return
+	}
+	c.cols, c.rows = cols, rows
+	c.rep = min(c.rep, c.screen())
+	c.repCredit = min(c.repCredit, c.screen()*c.printWork())
+}
 
 // reset forgets any half-parsed sequence and pending work (output was
 // skipped).
@@ -138,15 +148,20 @@ func (c *seqClamp) pending() bool { return len(c.next) > 0 || c.rep > 0 }
 func (c *seqClamp) slice(in []byte) (out []byte, n int) {
 	c.out, c.work, c.full, c.stop = c.out[:0], 0, false, false
 	if len(c.next) > 0 {
-		c.out = append(c.out, c.next...)
-		c.work += c.nextW
+		// The held piece is one whole sequence or control in the
+		// clamp's own form (the parser is between sequences): parse it
+		// again, so it is clamped for the screen as it is now.
+		held := append(c.held[:0], c.next...)
 		c.next, c.nextW = c.next[:0], 0
-		c.full = c.work >= sliceWork
+		for _, b := range held {
+			c.p.Advance(b)
+		}
+		c.held = held
 	}
 	c.emitRep()
 	c.stop = c.rep > 0
 	for n < len(in) && !c.stop {
-		c.repCredit = min(c.repCredit+c.scrollWork(), c.screen()*c.printWork())
+		c.repCredit = min(c.repCredit+max(c.scrollWork(), 4*c.printWork()), c.screen()*c.printWork())
 		c.p.Advance(in[n])
 		n++
 		if len(c.out) >= 2*sliceBytes {

@@ -155,6 +155,10 @@ func TestSeqClampBombs(t *testing.T) {
 					chunk, bound = bytes.Repeat(chunk, max(1, fuzzChunk/len(b.seq))), MaxSliceCPU
 				}
 				took := f.write(chunk)
+				if raceEnabled {
+					t.Logf("race detector: %d slices, slowest %v, all %v (not judged)", f.n, f.slow, took)
+					return
+				}
 				if f.slow > bound {
 					t.Errorf("slowest slice %v, bound %v", f.slow, bound)
 				}
@@ -233,6 +237,34 @@ func TestSeqClampSlices(t *testing.T) {
 		t.Errorf("REP pieces repeat %d times, want %d", reps, MaxDim*MaxDim)
 	}
 	t.Logf("%d slices, %d bytes", slices, len(all))
+}
+
+// TestSeqClampResizeBetweenSlices: a sequence held for the next slice
+// and a REP not yet emitted, clamped for a large screen, are clamped
+// again when the screen shrinks before that slice is rendered: the
+// scroll margins never pass the smaller screen (which panicked the
+// emulator) and the REP repeats no more than it can show.
+func TestSeqClampResizeBetweenSlices(t *testing.T) {
+	for _, head := range []string{"\x1b[2J\x1b[1;1000r", "x\x1b[1000000b"} {
+		sc := newSeqClamp(MaxDim, MaxDim)
+		sc.repCredit = sc.screen() * sc.printWork()
+		in := []byte(head + "\x1b[1000;1H\x1b[5L\n")
+		out, n := sc.slice(in)
+		if !sc.pending() {
+			t.Fatalf("%q: nothing held after the first slice %q", head, out)
+		}
+		sc.resize(fuzzCols, fuzzRows)
+		e := newEmuFeed(fuzzCols, fuzzRows)
+		e.sc = sc
+		e.write(in[n:])
+		if e.slow > MaxSliceCPU && !raceEnabled {
+			t.Errorf("%q: a slice took %v after the resize", head, e.slow)
+		}
+		if got := e.emu.Height(); got != fuzzRows {
+			t.Errorf("%q: emulator has %d rows", head, got)
+		}
+		e.close()
+	}
 }
 
 // FuzzEmulatorWork feeds arbitrary output through the clamps into the
