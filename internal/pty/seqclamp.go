@@ -65,7 +65,7 @@ type seqClamp struct {
 	next  []byte // a piece held for the next slice
 	nextW int
 	held  []byte // scratch for next
-	rep   int // REP repetitions still to emit
+	rep   int    // REP repetitions still to emit
 	// repCredit is the work REP may still ask for: it grows with each
 	// byte of input by what a line feed may cost and is capped at one
 	// whole-screen REP, so REP costs no more per byte than scrolling does.
