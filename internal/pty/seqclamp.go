@@ -64,8 +64,16 @@ type seqClamp struct {
 
 	next  []byte // a piece held for the next slice
 	nextW int
-	held  []byte // scratch for next
-	rep   int    // REP repetitions still to emit
+	// A held CSI piece is kept as the sequence, to be clamped again for
+	// the screen as it is when the next slice begins (a resize may come
+	// between two slices); the parameters of the sequence being passed
+	// are copied to heldParams when it is held.
+	nextCSI    bool
+	heldCmd    ansi.Cmd
+	heldParams ansi.Params
+	curCmd     ansi.Cmd
+	curParams  ansi.Params
+	rep        int // REP repetitions still to emit
 	// repCredit is the work REP may still ask for: it grows with each
 	// byte of input by what a line feed may cost and is capped at one
 	// whole-screen REP, so REP costs no more per byte than scrolling does.
@@ -119,8 +127,9 @@ func newSeqClamp(cols, rows int) *seqClamp {
 }
 
 // resize makes the clamp's bounds those of a resized screen. What it
-// holds for the next slice was clamped for the old size: the held piece
-// is clamped again as the slice begins, the REP still to emit here.
+// holds for the next slice was clamped for the old size: a held CSI
+// sequence is clamped again as the slice begins, the REP still to emit
+// here.
 func (c *seqClamp) resize(cols, rows int) {
 	if cols == c.cols && rows == c.rows {
 		return
@@ -134,7 +143,7 @@ func (c *seqClamp) resize(cols, rows int) {
 // skipped).
 func (c *seqClamp) reset() {
 	c.p.Reset()
-	c.next, c.nextW, c.rep = nil, 0, 0
+	c.next, c.nextW, c.rep, c.nextCSI = nil, 0, 0, false
 }
 
 // pending reports whether output is held for the next slice.
@@ -148,15 +157,15 @@ func (c *seqClamp) pending() bool { return len(c.next) > 0 || c.rep > 0 }
 func (c *seqClamp) slice(in []byte) (out []byte, n int) {
 	c.out, c.work, c.full, c.stop = c.out[:0], 0, false, false
 	if len(c.next) > 0 {
-		// The held piece is one whole sequence or control in the
-		// clamp's own form (the parser is between sequences): parse it
-		// again, so it is clamped for the screen as it is now.
-		held := append(c.held[:0], c.next...)
-		c.next, c.nextW = c.next[:0], 0
-		for _, b := range held {
-			c.p.Advance(b)
+		if c.nextCSI {
+			c.next, c.nextW, c.nextCSI = c.next[:0], 0, false
+			c.csi(c.heldCmd, c.heldParams) // clamped for the screen as it is now
+		} else {
+			c.out = append(c.out, c.next...)
+			c.work += c.nextW
+			c.next, c.nextW = c.next[:0], 0
+			c.full = c.work >= sliceWork
 		}
-		c.held = held
 	}
 	c.emitRep()
 	c.stop = c.rep > 0
@@ -176,9 +185,17 @@ func (c *seqClamp) slice(in []byte) (out []byte, n int) {
 // rune, which might extend the cluster before it) is held for the next
 // slice and the slice is cut before it.
 func (c *seqClamp) item(b []byte, w int, safe bool) {
+	c.itemOf(b, w, safe, false)
+}
+
+// itemOf is item; isCSI says b is the CSI sequence curCmd, curParams.
+func (c *seqClamp) itemOf(b []byte, w int, safe, isCSI bool) {
 	if c.full && safe {
 		c.next = append(c.next[:0], b...)
-		c.nextW, c.stop = w, true
+		c.nextW, c.stop, c.nextCSI = w, true, isCSI
+		if isCSI {
+			c.heldCmd, c.heldParams = c.curCmd, append(c.heldParams[:0], c.curParams...)
+		}
 		return
 	}
 	c.out = append(c.out, b...)
@@ -350,7 +367,9 @@ func (c *seqClamp) csi(cmd ansi.Cmd, params ansi.Params) {
 	if inter := cmd.Intermediate(); inter != 0 {
 		b = append(b, inter)
 	}
-	c.item(append(b, cmd.Final()), w, true)
+	c.curCmd, c.curParams = cmd, params
+	c.itemOf(append(b, cmd.Final()), w, true, true)
+	c.curParams = nil
 }
 
 // emitRep emits the pending repetitions as REP pieces of at most a
