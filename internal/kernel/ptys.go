@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -336,6 +337,9 @@ func handlePTYOpen(ctx context.Context, c *call) (any, error) {
 		}
 	}()
 
+	if err := ptyLeashCheck(sess, *p.Cmd, p.Args, p.Env); err != nil {
+		return nil, err
+	}
 	dir, env := sess.snapshot()
 	env = ptyEnv(env, p.Env)
 	prog, err := sess.host.LookPath(ctx, *p.Cmd, env)
@@ -343,9 +347,6 @@ func handlePTYOpen(ctx context.Context, c *call) (any, error) {
 		return nil, spawnError(*p.Cmd, err)
 	}
 	argv := append([]string{prog}, p.Args...)
-	if err := ptyLeashCheck(sess, prog, argv); err != nil {
-		return nil, err
-	}
 	scope, channel := sess.scope(), events.PTYChannel(e.id)
 	ref := e.ref()
 	ps, err := pty.Open(pty.Options{
@@ -394,17 +395,35 @@ func ptyEnv(env []string, over map[string]string) []string {
 	return out
 }
 
-// ptyLeashCheck judges the plan of one proc_spawn of prog against the
-// session's grants before anything starts, as exec judges a program's
-// plan: denied is LEASH_DENIED, needing approval APPROVAL_REQUIRED, each
-// with data {verdict, effects, reasons}. The Host's gate still checks the
-// spawn itself.
-func ptyLeashCheck(sess *session, prog string, argv []string) error {
+// ptyLeashCheck judges pty.open before anything is looked up or started,
+// as exec judges a program's plan: the plan is the spawn of cmd with args
+// as leash.SpawnEffects states it for exec (the lookup, then proc_spawn
+// of cmd as named, so a grant means the same for both) and an env_write
+// of each name env overrides (as `env.NAME = …` is judged). Denied is
+// LEASH_DENIED, needing approval APPROVAL_REQUIRED, each with data
+// {verdict, effects, reasons}. The Host's gate still checks the lookup
+// and the spawn of the program found.
+func ptyLeashCheck(sess *session, cmd string, args []string, env map[string]string) error {
 	g := sess.gate()
 	if g == nil || g.current().free {
 		return nil
 	}
-	plan := &leash.Plan{Effects: []leash.Effect{{Kind: host.ProcSpawn, Program: prog, Argv: argv}}, Reversibility: leash.Irreversible}
+	argv := append([]string{cmd}, args...)
+	lookup, spawn := leash.SpawnEffects(cmd, false, argv, func(p string) (string, bool) {
+		if path.IsAbs(p) {
+			return path.Clean(p), true
+		}
+		return p, false
+	})
+	plan := &leash.Plan{Effects: []leash.Effect{lookup, spawn}, Reversibility: leash.Irreversible}
+	names := make([]string, 0, len(env))
+	for k := range env {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		plan.Effects = append(plan.Effects, leash.Effect{Kind: host.EnvWrite, Name: k})
+	}
 	d := g.current().grants.Decide(plan)
 	if d.Verdict == policy.Allow {
 		return nil

@@ -47,7 +47,7 @@ func (k *testKernel) ptyCount() (total int, cells int64) {
 // a policy is denied too; an allowed program runs, under the OS sandbox.
 func TestPTYDeniedSpawnStartsNothing(t *testing.T) {
 	k := startPolicyKernel(t, func(dir, base string) string {
-		return spawnPolicy("agent:pty", "")(dir, base) + spawnPolicy("agent:careful", `auto_apply = "never"`)(dir, base)
+		return spawnPolicy("agent:pty", `env_write = ["PS1"]`)(dir, base) + spawnPolicy("agent:careful", `auto_apply = "never"`)(dir, base)
 	})
 	_, secret := k.token(t, "agent:pty", "worker")
 	c := k.dial(t)
@@ -55,7 +55,7 @@ func TestPTYDeniedSpawnStartsNothing(t *testing.T) {
 	made := filepath.Join(k.dir, "made.txt")
 	r := c.fail("pty.open", map[string]any{"cmd": "touch", "args": []string{made}}, proto.CodeLeashDenied)
 	v := verdictOf(t, r)
-	if v.Verdict != "deny" || len(v.Effects) != 1 || len(v.Reasons) == 0 {
+	if v.Verdict != "deny" || len(v.Effects) != 2 || len(v.Reasons) == 0 {
 		t.Errorf("verdict %+v", v)
 	}
 	// An absolute path outside the grants too.

@@ -297,19 +297,8 @@ func (w *walker) dirRead(d dirState, what string) {
 }
 
 // external records the spawn of a program that is not a builtin, a
-// function or an alias, and the lookup that finds it: PATH for a bare name
-// (env_read), the file itself for a path (fs_read), as the host gate asks.
+// function or an alias, and the lookup that finds it (SpawnEffects).
 func (w *walker) external(c *syntax.CmdCall, name string) {
-	prog := name
-	if c.Head.Kind == syntax.ArgPath || strings.Contains(name, "/") {
-		abs, ok := w.resolve(name)
-		if ok {
-			prog = abs
-		}
-		w.add(Effect{Kind: host.FSRead, Path: abs, Dynamic: !ok}, Reversible)
-	} else {
-		w.add(Effect{Kind: host.EnvRead, Name: "PATH"}, Reversible)
-	}
 	argv := make([]string, 0, len(c.Args)+1)
 	argv = append(argv, name)
 	for _, a := range c.Args {
@@ -319,5 +308,30 @@ func (w *walker) external(c *syntax.CmdCall, name string) {
 			argv = append(argv, dynamicArg)
 		}
 	}
-	w.add(Effect{Kind: host.ProcSpawn, Program: prog, Argv: argv}, Irreversible)
+	lookup, spawn := SpawnEffects(name, c.Head.Kind == syntax.ArgPath, argv, w.resolve)
+	w.add(lookup, Reversible)
+	w.add(spawn, Irreversible)
+}
+
+// SpawnEffects are the effects of running the program named name (as
+// written: a bare name, or a path when isPath or it has a slash) with
+// argv, as every plan states them and policy judges them: the lookup that
+// finds it, env_read PATH for a bare name or fs_read of the path
+// (resolved by resolve, Dynamic when it cannot be), and the proc_spawn of
+// the program as named, a bare name staying a bare name (the host's gate
+// judges the path the lookup found when it runs). exec's derivation and
+// pty.open both judge spawns through it, so one grant means the same for
+// both.
+func SpawnEffects(name string, isPath bool, argv []string, resolve func(string) (string, bool)) (lookup, spawn Effect) {
+	prog := name
+	if isPath || strings.Contains(name, "/") {
+		abs, ok := resolve(name)
+		if ok {
+			prog = abs
+		}
+		lookup = Effect{Kind: host.FSRead, Path: abs, Dynamic: !ok}
+	} else {
+		lookup = Effect{Kind: host.EnvRead, Name: "PATH"}
+	}
+	return lookup, Effect{Kind: host.ProcSpawn, Program: prog, Argv: argv}
 }

@@ -28,6 +28,13 @@ const (
 	// the most output rendered under the screen lock at once.
 	readChunk = 32 << 10
 	feedChunk = 16 << 10
+	// EmuShare is the share of one core one session's emulation may use
+	// over time, and EmuBurst how much emulation time it may spend at
+	// once before it waits (see Session.pace).
+	EmuShare = 0.5
+	EmuBurst = 250 * time.Millisecond
+	// bumpEvery is how often a long emulation wakes waiting Reads.
+	bumpEvery = 20 * time.Millisecond
 	// hurryTail is the most pending output rendered once the program has
 	// been reaped; what comes before it is skipped, so that the exit
 	// waits for the end of the output, not for a backlog.

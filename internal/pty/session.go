@@ -125,8 +125,13 @@ type Session struct {
 	skipNext bool         // output was skipped: cancel any half-read sequence
 	skipped  int64        // bytes skipped, in all
 	clamp    clusterClamp // the feeder's
+	seq      *seqClamp    // the feeder's, used under mu (it reads the screen's size)
 	wake     chan struct{}
-	hurry    atomic.Bool // the program is reaped: render only the tail of what is pending
+	// The feeder's CPU budget (pace): emulation time it may still spend
+	// at once, and when it was last topped up.
+	budget     time.Duration
+	budgetLast time.Time
+	hurry      atomic.Bool // the program is reaped: render only the tail of what is pending
 
 	readerDone chan struct{} // the reader has seen the terminal's end
 	feederDone chan struct{} // and the feeder has rendered what it read
@@ -145,6 +150,7 @@ type Session struct {
 	lastRead  uint64        // the digest of the screen the last Read returned
 	readAny   bool          // a Read has returned since open or resize
 	exit      *Exit         // once the program has been reaped
+	lastBump  time.Time     // the feeder's last wake of waiting Reads
 
 	wmu     sync.Mutex // one writer of the terminal at a time
 	replies chan []byte
@@ -203,6 +209,8 @@ func Open(o Options) (*Session, error) {
 		replies: make(chan []byte, replyQueue),
 	}
 	s.scroll.init(ScrollbackLines, ScrollbackBytes)
+	s.seq = newSeqClamp(cols, rows)
+	s.budget, s.budgetLast = EmuBurst, time.Now()
 	s.emu = vt.NewEmulator(cols, rows)
 	s.emu.SetScrollbackSize(emuScrollback(cols))
 	s.emu.SetCallbacks(vt.Callbacks{
@@ -306,7 +314,7 @@ func (s *Session) feedLoop() {
 				break
 			}
 			if skip {
-				s.clamp.reset()
+				s.resetClamps()
 				s.render(skipMark)
 			}
 			for off := 0; off < len(work); {
@@ -326,14 +334,15 @@ func (s *Session) feedLoop() {
 					s.skipped += int64(cut - off)
 					s.pmu.Unlock()
 					off = cut
-					s.clamp.reset()
+					s.resetClamps()
 					s.render(skipMark)
 				}
 				end := min(len(work), off+feedChunk)
-				if p := s.clamp.filter(work[off:end]); len(p) > 0 {
-					s.render(p)
-				}
+				p := s.clamp.filter(work[off:end])
 				off = end
+				if !s.emulate(p) {
+					return
+				}
 			}
 			if cap(work) > 4*feedChunk {
 				work = nil // a flood's buffer is not kept while idle
@@ -351,6 +360,84 @@ func (s *Session) feedLoop() {
 		case <-s.closing:
 			return
 		}
+	}
+}
+
+// resetClamps makes the clamps forget what they hold (output was
+// skipped).
+func (s *Session) resetClamps() {
+	s.clamp.reset()
+	s.mu.Lock()
+	s.seq.reset()
+	s.mu.Unlock()
+}
+
+// emulate feeds p to the emulator through the sequence clamp, one slice
+// of bounded work at a time: the screen lock is held for one slice and
+// released in between, and pace keeps the emulation within its share of
+// a core. It reports false when Close began.
+func (s *Session) emulate(p []byte) bool {
+	for len(p) > 0 || s.seq.pending() {
+		select {
+		case <-s.closing:
+			return false
+		case <-s.exited:
+			// The exit is reported (ExitDrain passed): what is left
+			// is skipped rather than rendered for no one.
+			s.pmu.Lock()
+			s.skipped += int64(len(p))
+			s.pmu.Unlock()
+			s.mu.Lock()
+			s.seq.reset()
+			s.mu.Unlock()
+			return true
+		default:
+		}
+		start := time.Now()
+		s.mu.Lock()
+		s.seq.resize(s.cols, s.rows)
+		out, n := s.seq.slice(p)
+		if len(out) > 0 {
+			_, _ = s.emu.Write(out)
+			s.drainScrollbackLocked()
+			// A waiting Read recomputes the screen's digest at each
+			// wake: wake it at the end, and every bumpEvery meanwhile.
+			if (n == len(p) && !s.seq.pending()) || start.Sub(s.lastBump) >= bumpEvery {
+				s.bumpLocked()
+				s.lastBump = start
+			}
+		}
+		s.mu.Unlock()
+		p = p[n:]
+		if len(out) > 0 {
+			s.schedulePush()
+		}
+		if !s.pace(time.Since(start)) {
+			return false
+		}
+	}
+	return true
+}
+
+// pace charges d of emulation to the feeder's budget, which refills at
+// EmuShare of the time that passes up to EmuBurst, and waits while it is
+// overdrawn: however much work a program's output asks for, its
+// emulation uses at most about EmuShare of a core. It reports false when
+// Close began.
+func (s *Session) pace(d time.Duration) bool {
+	now := time.Now()
+	s.budget = min(EmuBurst, s.budget+time.Duration(float64(now.Sub(s.budgetLast))*EmuShare)) - d
+	s.budgetLast = now
+	if s.budget >= 0 {
+		return true
+	}
+	t := time.NewTimer(time.Duration(float64(-s.budget) / EmuShare))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.closing:
+		return false
 	}
 }
 
@@ -509,6 +596,8 @@ func (s *Session) Resize(cols, rows int) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// The clamp bounds what it has not yet passed by the new size (emulate
+	// resizes it under mu before each slice).
 	s.emu.Resize(cols, rows)
 	s.emu.SetScrollbackSize(emuScrollback(cols))
 	s.cols, s.rows = cols, rows

@@ -1,0 +1,260 @@
+package hostile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shoalgo/shoal/client"
+	"github.com/shoalgo/shoal/proto"
+)
+
+// PTY bomb bounds, stated once: the latencies issue 22 names.
+const (
+	// bombReadMax bounds a pty.read (no wait) beside a bomb, bombCloseMax
+	// a pty.close.
+	bombReadMax  = 2 * time.Second
+	bombCloseMax = 3 * time.Second
+	// bombHeartbeatP99 bounds the owner's heartbeat p99 while the bombs
+	// go off; quietHeartbeatP99 is the p99 of a quiet kernel above which
+	// the machine is too loaded to measure that (the check is skipped).
+	bombHeartbeatP99  = 50 * time.Millisecond
+	quietHeartbeatP99 = 25 * time.Millisecond
+	// bombRun is how long each bomb goes off before it is read and closed.
+	bombRun = 1500 * time.Millisecond
+)
+
+// ptyBombs are escape sequences that made the emulator loop on a count or
+// a size, as printf formats (octal escapes).
+var ptyBombs = []struct{ name, format string }{
+	{"REP", `x\033[2000000000b`},
+	{"ECH", `\033[2000000000X`},
+	{"IL", `\033[2000000000L`},
+	{"DL", `\033[2000000000M`},
+	{"ICH", `\033[2000000000@`},
+	{"DCH", `\033[2000000000P`},
+	{"SU", `\033[2000000000S`},
+	{"SD", `\033[2000000000T`},
+	{"CHT", `\033[2000000000I`},
+	{"CBT", `\033[2000000000Z`},
+	{"CUF", `\033[2000000000C`},
+	{"window size", `\033[8;65535;65535t`},
+	{"DECSLPP", `\033[2000000000t`},
+	{"DECSTBM past the screen", `\033[5;2000000000r\033[2000000000;1H\033[3L\n`},
+	{"long OSC", `\033]11;` + strings.Repeat("A", 8000) + `\007`},
+}
+
+// bombPolicy writes a policy for the bomb tests' token principals:
+// agent:bomb may run sh and printf and set BAR; agent:bash may run bash
+// alone.
+func bombPolicy(t *testing.T) string {
+	t.Helper()
+	base, err := os.MkdirTemp("", "hb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	pol := filepath.Join(base, "policy.toml")
+	var text strings.Builder
+	for _, p := range []struct{ name, spawn string }{{"agent:bomb", `"sh", "printf"`}, {"agent:bash", `"bash"`}} {
+		fmt.Fprintf(&text, `[principal.%q]
+proc_spawn = [%s]
+env_read = ["PATH"]
+env_write = ["BAR"]
+[principal.%q.fs]
+read = ["%s/hk*/work/**", "/usr/**", "/bin/**", "/lib/**", "/lib64/**", "/etc/ld.so.cache"]
+`, p.name, p.spawn, p.name, os.TempDir())
+	}
+	if err := os.WriteFile(pol, []byte(text.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return pol
+}
+
+type ptyOpened struct {
+	PtyID string `json:"pty_id"`
+}
+
+// TestHostilePTYBombs: a token principal's program prints each bomb
+// sequence over and over on a PTY; pty.read answers within bombReadMax,
+// pty.list too, pty.close within bombCloseMax, the kernel lives, and the
+// owner's heartbeat p99 over all the bombs stays under bombHeartbeatP99.
+func TestHostilePTYBombs(t *testing.T) {
+	k := Start(t, Options{MemCap: ptyMemCap, Flags: []string{"--policy", bombPolicy(t)}})
+	ctx := Ctx(t)
+
+	// The quiet kernel's heartbeat first: the machine's own noise.
+	quiet := k.Heartbeat(t)
+	time.Sleep(2 * time.Second)
+	quietP99 := Percentile(quiet.Stop(t), 99)
+
+	hb := k.Heartbeat(t)
+	c := k.Attach(t, "bombs", k.Token(t, "agent:bomb"))
+	for _, b := range ptyBombs {
+		var o ptyOpened
+		script := `while :; do printf "$1"; done`
+		if err := c.Call(ctx, proto.MethodPTYOpen, map[string]any{"cmd": "sh", "args": []string{"-c", script, "bomb", b.format}}, &o); err != nil {
+			t.Fatalf("%s: pty.open: %v", b.name, err)
+		}
+		time.Sleep(bombRun)
+		for i := range 3 {
+			start := time.Now()
+			var r ptyRead
+			if err := c.Call(ctx, proto.MethodPTYRead, map[string]any{"pty_id": o.PtyID}, &r); err != nil {
+				t.Fatalf("%s: pty.read: %v", b.name, err)
+			}
+			if d := time.Since(start); d > bombReadMax {
+				t.Errorf("%s: pty.read %d took %v, bound %v", b.name, i, d, bombReadMax)
+			}
+			if len(r.Screen) != 24 {
+				t.Errorf("%s: the screen has %d rows, opened with 24", b.name, len(r.Screen))
+			}
+		}
+		start := time.Now()
+		if err := c.Call(ctx, proto.MethodPTYList, map[string]any{}, nil); err != nil {
+			t.Fatalf("%s: pty.list: %v", b.name, err)
+		}
+		if d := time.Since(start); d > bombReadMax {
+			t.Errorf("%s: pty.list took %v, bound %v", b.name, d, bombReadMax)
+		}
+		start = time.Now()
+		if err := c.Call(ctx, proto.MethodPTYClose, map[string]any{"pty_id": o.PtyID}, nil); err != nil {
+			t.Fatalf("%s: pty.close: %v", b.name, err)
+		}
+		d := time.Since(start)
+		if d > bombCloseMax {
+			t.Errorf("%s: pty.close took %v, bound %v", b.name, d, bombCloseMax)
+		}
+		t.Logf("%s: closed in %v", b.name, d.Round(time.Millisecond))
+		k.Alive(t)
+	}
+	lat := hb.Stop(t)
+	p99 := Percentile(lat, 99)
+	t.Logf("heartbeat p99: quiet %v, during the bombs %v over %d beats", quietP99, p99, len(lat))
+	switch {
+	case quietP99 > quietHeartbeatP99:
+		t.Logf("the quiet kernel's heartbeat p99 is %v (over %v): the machine is too loaded to judge the bombs' p99", quietP99, quietHeartbeatP99)
+	case p99 > bombHeartbeatP99:
+		t.Errorf("owner heartbeat p99 %v during the bombs, bound %v", p99, bombHeartbeatP99)
+	}
+}
+
+// leashVerdict is the data of a LEASH_DENIED refusal.
+type leashVerdict struct {
+	Verdict string   `json:"verdict"`
+	Reasons []string `json:"reasons"`
+}
+
+func wantLeashDenied(t *testing.T, err error, reason string) leashVerdict {
+	t.Helper()
+	WantCode(t, err, proto.CodeLeashDenied)
+	var v leashVerdict
+	if derr := client.ErrorData(err, &v); derr != nil {
+		t.Fatalf("error data: %v", derr)
+	}
+	if v.Verdict != "deny" || !slices.ContainsFunc(v.Reasons, func(r string) bool { return strings.Contains(r, reason) }) {
+		t.Fatalf("verdict %+v, want deny naming %q", v, reason)
+	}
+	return v
+}
+
+// TestHostilePTYOpenEnvJudged: pty.open's env overrides are judged as
+// env_write of each name, as `env.NAME = …` is: a name outside env_write
+// (FOO, LD_PRELOAD) is LEASH_DENIED naming it and nothing starts; a
+// granted one (BAR) reaches the program.
+func TestHostilePTYOpenEnvJudged(t *testing.T) {
+	k := Start(t, Options{MemCap: ptyMemCap, Flags: []string{"--policy", bombPolicy(t)}})
+	ctx := Ctx(t)
+	c := k.Attach(t, "env", k.Token(t, "agent:bomb"))
+	marker := filepath.Join(k.Dir, "ran")
+	open := func(env map[string]string) (string, error) {
+		var o ptyOpened
+		err := c.Call(ctx, proto.MethodPTYOpen, map[string]any{"cmd": "sh", "args": []string{"-c", `echo "bar=$BAR"; touch ` + marker + `; exec sleep 60`}, "env": env}, &o)
+		return o.PtyID, err
+	}
+	// The same judgement exec makes of `env.FOO = …`.
+	_, err := c.Exec(ctx, client.ExecParams{Src: `env.FOO = "x"`})
+	wantLeashDenied(t, err, "env_write FOO")
+
+	_, err = open(map[string]string{"FOO": "x"})
+	wantLeashDenied(t, err, "env_write FOO")
+	_, err = open(map[string]string{"LD_PRELOAD": "/tmp/evil.so", "BAR": "ok"})
+	wantLeashDenied(t, err, "env_write LD_PRELOAD")
+	var l struct {
+		Ptys []any `json:"ptys"`
+	}
+	if err := c.Call(ctx, proto.MethodPTYList, map[string]any{}, &l); err != nil || len(l.Ptys) != 0 {
+		t.Fatalf("after refusals: %d PTYs, %v", len(l.Ptys), err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a refused pty.open ran its program")
+	}
+
+	id, err := open(map[string]string{"BAR": "granted"})
+	if err != nil {
+		t.Fatalf("pty.open with a granted env_write: %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var r ptyRead
+		if err := c.Call(ctx, proto.MethodPTYRead, map[string]any{"pty_id": id, "wait_ms": 500}, &r); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(strings.Join(r.Screen, "\n"), "bar=granted") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the program never showed its BAR: %q", r.Screen)
+		}
+	}
+	if err := c.Call(ctx, proto.MethodPTYClose, map[string]any{"pty_id": id}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHostilePTYSpawnParity: proc_spawn grants mean the same for exec and
+// pty.open: a grant of "sh" allows both `sh { … }` and pty.open sh; a
+// grant that does not cover sh ("bash") refuses both, with the same
+// reason.
+func TestHostilePTYSpawnParity(t *testing.T) {
+	k := Start(t, Options{MemCap: ptyMemCap, Flags: []string{"--policy", bombPolicy(t)}})
+	ctx := Ctx(t)
+
+	granted := k.Attach(t, "granted", k.Token(t, "agent:bomb"))
+	res, err := granted.Exec(ctx, client.ExecParams{Src: `sh { echo parity }`})
+	if err != nil {
+		t.Fatalf("sh { } with proc_spawn sh: %v", err)
+	}
+	if !strings.Contains(string(res.Value), "parity") {
+		t.Fatalf("sh { } answered %s", res.Value)
+	}
+	var o ptyOpened
+	if err := granted.Call(ctx, proto.MethodPTYOpen, map[string]any{"cmd": "sh", "args": []string{"-c", "exec sleep 60"}}, &o); err != nil {
+		t.Fatalf("pty.open sh with proc_spawn sh: %v", err)
+	}
+	if err := granted.Call(ctx, proto.MethodPTYClose, map[string]any{"pty_id": o.PtyID}, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	other := k.Attach(t, "other", k.Token(t, "agent:bash"))
+	_, execErr := other.Exec(ctx, client.ExecParams{Src: `sh { echo parity }`})
+	ev := wantLeashDenied(t, execErr, "proc_spawn sh")
+	openErr := other.Call(ctx, proto.MethodPTYOpen, map[string]any{"cmd": "sh", "args": []string{"-c", "exec sleep 60"}}, &o)
+	pv := wantLeashDenied(t, openErr, "proc_spawn sh")
+	spawnReason := func(v leashVerdict) string {
+		for _, r := range v.Reasons {
+			if strings.HasPrefix(r, "proc_spawn") {
+				return r
+			}
+		}
+		return ""
+	}
+	if spawnReason(ev) != spawnReason(pv) {
+		t.Errorf("exec refused %q, pty.open %q", spawnReason(ev), spawnReason(pv))
+	}
+}

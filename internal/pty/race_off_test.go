@@ -1,0 +1,5 @@
+//go:build !race
+
+package pty
+
+const raceEnabled = false
