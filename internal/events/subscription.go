@@ -316,7 +316,15 @@ func (s *Subscription) run() {
 		if !ok {
 			return
 		}
-		err := s.sink(o.ev)
+		ev := o.ev
+		switch {
+		case s.view.Renumber == nil:
+		case o.marker:
+			ev = droppedEvent(s.channel, 0, 0, ev.TS)
+		default:
+			ev = s.view.renumbered(ev)
+		}
+		err := s.sink(ev)
 		switch {
 		case err == nil:
 			s.delivered(o)

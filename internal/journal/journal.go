@@ -111,6 +111,11 @@ type Entry struct {
 	// last; 0 until then (and TSeq 0 without Transcript).
 	Seq  uint64 `json:"seq,omitempty"`
 	TSeq uint64 `json:"tseq,omitempty"`
+	// PSeq is the row's number among its principal's rows on the journal
+	// channel, assigned with Seq: what a reader who may see only its own
+	// principal's rows is numbered by, so that its sequence counts nothing
+	// of other principals'.
+	PSeq uint64 `json:"pseq,omitempty"`
 }
 
 // Query selects entries. Zero fields do not filter.
@@ -144,8 +149,10 @@ type DB struct {
 	log    *intentLog
 	lsn    uint64 // last LSN appended
 	lastID int64  // last row id handed out
-	// open holds the rows begun and not yet finished by this process.
-	open   map[int64]struct{}
+	// open holds the rows begun and not yet finished by this process,
+	// with whose they are: Finish numbers a row among its principal's
+	// and its session's (seqState) whatever the Entry it is given says.
+	open   map[int64]streamKey
 	ap     *applier
 	w      *sql.Conn
 	ins    *sql.Stmt // insert an entry
@@ -210,7 +217,7 @@ func openAt(path string, version int, mark bool) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("journal: %s: %w", path, err)
 	}
-	d := &DB{db: db, path: path, reads: map[string]*sql.Stmt{}, open: map[int64]struct{}{}, ap: newApplier()}
+	d := &DB{db: db, path: path, reads: map[string]*sql.Stmt{}, open: map[int64]streamKey{}, ap: newApplier()}
 	if version < 2 {
 		if mark {
 			if _, err := db.Exec(`UPDATE entries SET interrupted = 1 WHERE finished = 0 AND interrupted = 0`); err != nil {
@@ -303,8 +310,8 @@ func (d *DB) prepare() error {
 		return err
 	}
 	if d.ins, err = d.w.PrepareContext(ctx, `INSERT INTO entries(id, kind, parent, session, principal, start_ns, cwd, head,
-		effect_mask, verdict, ok, status, opaque, outputs_json, finished, finish_ns, ref_n, code, seq, tseq, packed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		effect_mask, verdict, ok, status, opaque, outputs_json, finished, finish_ns, ref_n, code, seq, tseq, pseq, packed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
 		return err
 	}
 	if d.setLSN, err = d.w.PrepareContext(ctx, `UPDATE journal_log SET applied_lsn = ? WHERE id = 1`); err != nil {
@@ -316,7 +323,7 @@ func (d *DB) prepare() error {
 	// One statement finishes a row: the applier has read it (getRow) and
 	// writes it back whole (packed), with the columns filters use.
 	d.fin, err = d.w.PrepareContext(ctx, `UPDATE entries SET finish_ns = ?, finished = 1, ok = ?, status = ?, verdict = ?, opaque = ?,
-		outputs_json = ?, effect_mask = ?, ref_n = ?, code = ?, seq = ?, tseq = ?, packed = ?
+		outputs_json = ?, effect_mask = ?, ref_n = ?, code = ?, seq = ?, tseq = ?, pseq = ?, packed = ?
 		WHERE id = ? AND finished = 0 AND interrupted = 0`)
 	return err
 }
@@ -495,7 +502,7 @@ func (d *DB) Begin(e *Entry) (int64, error) {
 
 // Record commits a whole, finished entry in one statement (Begin and
 // Finish at once, FinishNS 0 meaning now) and returns its id; it sets
-// e.ID, e.Seq and e.TSeq. It is for a
+// e.ID, e.Seq, e.PSeq and e.TSeq. It is for a
 // run with nothing to lose to a crash, such as a refused run or one with
 // no effects on the world: such a run leaves no unfinished row if the
 // kernel dies during it, where Begin's would.
@@ -570,7 +577,7 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 		return 0, err
 	}
 	if finished {
-		if op.Seq, op.TSeq, err = d.seqs.next(d, kind, e); err != nil {
+		if op.Seq, op.TSeq, op.PSeq, err = d.seqs.next(d, kind, e); err != nil {
 			return 0, err
 		}
 	}
@@ -580,11 +587,11 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 	}
 	d.lastID = op.ID
 	if finished {
-		d.seqs.commit(kind, e, op.Seq, op.TSeq)
-		e.ID, e.Seq, e.TSeq = op.ID, op.Seq, op.TSeq
+		d.seqs.commit(kind, e, op.Seq, op.TSeq, op.PSeq)
+		e.ID, e.Seq, e.TSeq, e.PSeq = op.ID, op.Seq, op.TSeq, op.PSeq
 		d.finished(e, kind, start, op.FinishNS)
 	} else {
-		d.open[op.ID] = struct{}{}
+		d.open[op.ID] = streamKey{e.Principal, e.Session}
 	}
 	return op.ID, nil
 }
@@ -667,8 +674,9 @@ func outputsJSON(outs []Output) ([]byte, error) {
 }
 
 // Finish commits the end of entry id: FinishNS (0 means now), OK, Status,
-// Verdict, Opaque, RefN and Code, and assigns Seq (and TSeq with
-// Transcript), setting them and e.ID on e. e.Kind must be the row's kind
+// Verdict, Opaque, RefN and Code, and assigns Seq, PSeq (and TSeq with
+// Transcript), setting them, e.ID and the row's Principal and Session on
+// e. e.Kind must be the row's kind
 // ("" for exec), for the seqs only exec rows get. Outputs and Effects (with EffectKinds), when non-nil,
 // replace the entry's (a run learns its outputs, and may learn its effects,
 // as it goes). Finishing an entry twice, or one marked interrupted, is
@@ -716,7 +724,8 @@ func (d *DB) Finish(id int64, e *Entry) error {
 	if d.closed {
 		return ErrClosed
 	}
-	if _, open := d.open[id]; !open {
+	row, open := d.open[id]
+	if !open {
 		// Not begun by this process, or finished: say which, from the
 		// database (a row begun by an earlier process is interrupted).
 		switch open, err := d.rowState(id); {
@@ -740,16 +749,17 @@ func (d *DB) Finish(id int64, e *Entry) error {
 	if kind == "" {
 		kind = KindExec
 	}
+	e.Principal, e.Session = row.principal, row.session
 	var err error
-	if op.Seq, op.TSeq, err = d.seqs.next(d, kind, e); err != nil {
+	if op.Seq, op.TSeq, op.PSeq, err = d.seqs.next(d, kind, e); err != nil {
 		return err
 	}
 	if err := d.appendLocked(op); err != nil {
 		return fmt.Errorf("journal: finish %d: %w", id, err)
 	}
 	delete(d.open, id)
-	d.seqs.commit(kind, e, op.Seq, op.TSeq)
-	e.ID, e.Seq, e.TSeq = id, op.Seq, op.TSeq
+	d.seqs.commit(kind, e, op.Seq, op.TSeq, op.PSeq)
+	e.ID, e.Seq, e.TSeq, e.PSeq = id, op.Seq, op.TSeq, op.PSeq
 	d.finished(e, kind, e.StartNS, fin)
 	return nil
 }
@@ -760,7 +770,7 @@ func (d *DB) Finish(id int64, e *Entry) error {
 // a few calls into SQLite, each taking the connection's mutex; two
 // columns instead of twenty-four made a page of 100 entries several times
 // cheaper to read.
-const entryCols = `id, interrupted, packed`
+const entryCols = `id, interrupted, packed, coalesce(pseq, 0)`
 
 // Get returns entry id, or ErrNotFound.
 func (d *DB) Get(id int64) (Entry, error) {
@@ -967,7 +977,7 @@ func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool,
 			return es, true, nil
 		}
 		var e Entry
-		if err := rows.Scan(&e.ID, &intr, &packed); err != nil {
+		if err := rows.Scan(&e.ID, &intr, &packed, &e.PSeq); err != nil {
 			return nil, false, err
 		}
 		slot := new(int)

@@ -70,6 +70,7 @@ type logOp struct {
 	Code       string
 	Seq        uint64
 	TSeq       uint64
+	PSeq       uint64 // last in the record; absent from records written before it
 }
 
 // size is what op holds in memory, for the pending budget.

@@ -185,6 +185,18 @@ var migrations = []migration{
 			`ALTER TABLE entries DROP COLUMN effects`,
 		)
 	},
+	// v6: each finished exec row's number among its principal's rows on
+	// the journal channel (pseq), so that a reader who may see only its
+	// own rows is numbered densely and learns nothing of other
+	// principals' runs from gaps. Older rows are numbered in seq order.
+	func(tx *sql.Tx) error {
+		return execAll(tx,
+			`ALTER TABLE entries ADD COLUMN pseq INTEGER`,
+			`UPDATE entries SET pseq = r.n FROM (SELECT id, row_number() OVER (PARTITION BY principal ORDER BY seq) AS n
+				FROM entries WHERE seq IS NOT NULL) AS r WHERE entries.id = r.id`,
+			`CREATE UNIQUE INDEX entries_pseq ON entries(principal, pseq) WHERE pseq IS NOT NULL`,
+		)
+	},
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -82,7 +82,7 @@ func (s *Server) announce(e *journal.Entry) {
 		aud.Principals = append(slices.Clip(aud.Principals), e.Principal)
 	}
 	scope := events.Scope{Principal: e.Principal, Session: e.Session}
-	if _, err := s.bus.PublishAt(scope, events.ChannelJournal, &aud, e.Seq, e.FinishNS, b); err != nil {
+	if _, err := s.bus.PublishAtScoped(scope, events.ChannelJournal, &aud, e.Seq, e.PSeq, e.FinishNS, b); err != nil {
 		s.log.Debug("journal event not published", "err", err)
 	}
 }
@@ -111,6 +111,11 @@ func (s *Server) durableView(a *attachment, channel string) (v events.View, ok b
 			return v, true
 		}
 		v.Backfill = s.rowBackfill(channel, journal.SeqQuery{Principals: principals})
+		if own, ok := ownJournal(principals); ok {
+			// It sees only its own rows: numbered among them alone, so
+			// its seqs have no gaps that count other principals' runs.
+			v.Renumber = func(since uint64) (uint64, error) { return s.journal.db.SeqOfPSeq(own, since) }
+		}
 		return v, true
 	case events.ChannelTranscript:
 		sc := a.sess.scope()
@@ -120,10 +125,29 @@ func (s *Server) durableView(a *attachment, channel string) (v events.View, ok b
 	return events.View{}, false
 }
 
-// lastDurableSeq is the journal's last number on channel as a seen
+// ownJournal reports whether a journalScope answer is one principal's
+// own rows, and whose.
+func ownJournal(principals []string) (string, bool) {
+	if len(principals) != 1 {
+		return "", false
+	}
+	return principals[0], true
+}
+
+// lastDurableSeq is the journal's last number on channel as a sees it
 // (0 when unknown): a since beyond it names no event yet.
 func (s *Server) lastDurableSeq(a *attachment, channel string) uint64 {
 	sc := a.sess.scope()
+	if channel == events.ChannelJournal {
+		principals, _ := journalScope(a.grants, a.principal)
+		if own, ok := ownJournal(principals); ok {
+			p, err := s.journal.db.LastPSeq(own)
+			if err != nil {
+				s.log.Warn("events.subscribe: journal read failed", "err", err)
+			}
+			return p
+		}
+	}
 	last := s.bus.LatestSeq(sc, channel)
 	if channel == events.ChannelJournal {
 		return max(last, s.journal.db.LastSeq())
@@ -166,7 +190,7 @@ func (s *Server) rowBackfill(channel string, base journal.SeqQuery) events.Backf
 			page := make([]events.Event, 0, len(rows))
 			for i := range rows {
 				e := &rows[i]
-				ev := events.Event{Channel: channel, Seq: e.Seq, TS: e.FinishNS}
+				ev := events.Event{Channel: channel, Seq: e.Seq, TS: e.FinishNS, ScopeSeq: e.PSeq}
 				if transcript {
 					ev.Seq, ev.Payload = e.TSeq, transcriptPayload(e)
 				} else if ev.Payload, err = journalPayload(e); err != nil {

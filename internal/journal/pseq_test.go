@@ -1,0 +1,98 @@
+package journal
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// Each principal's finished exec rows are numbered densely among its own
+// (PSeq), whatever other principals run in between and in whatever order
+// its rows finish; a reopened journal continues each numbering; SeqOfPSeq
+// maps a principal's number back to the journal channel's seq.
+func TestPSeqPerPrincipal(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	d, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs = map[string][]uint64{}
+	var pseqs = map[string][]uint64{}
+	d.OnFinish(func(e *Entry) {
+		seqs[e.Principal] = append(seqs[e.Principal], e.Seq)
+		pseqs[e.Principal] = append(pseqs[e.Principal], e.PSeq)
+	})
+	long, err := d.Begin(&Entry{Session: "s", Principal: "bob", Src: "rm x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		for range 3 {
+			if _, err := d.Record(&Entry{Session: "s", Principal: "alice", Src: "1", OK: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := d.Record(&Entry{Session: "t", Principal: "bob", Src: "2", OK: true}); err != nil {
+			t.Fatal(err)
+		}
+		if i == 2 { // finished with an Entry that does not say whose it is
+			if err := d.Finish(long, &Entry{OK: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	dense := func(who string, n int) {
+		t.Helper()
+		got := pseqs[who]
+		if len(got) != n {
+			t.Fatalf("%s: pseqs %v, want 1..%d", who, got, n)
+		}
+		for i, p := range got {
+			if p != uint64(i+1) {
+				t.Fatalf("%s: pseqs %v, want 1..%d", who, got, n)
+			}
+		}
+	}
+	dense("alice", 15)
+	dense("bob", 6)
+	if p, err := d.LastPSeq("bob"); err != nil || p != 6 {
+		t.Fatalf("LastPSeq(bob) = %d, %v", p, err)
+	}
+	for i, p := range pseqs["bob"] {
+		if s, err := d.SeqOfPSeq("bob", p); err != nil || s != seqs["bob"][i] {
+			t.Fatalf("SeqOfPSeq(bob, %d) = %d, %v; want %d", p, s, err, seqs["bob"][i])
+		}
+	}
+	if s, _ := d.SeqOfPSeq("bob", 0); s != 0 {
+		t.Fatalf("SeqOfPSeq(bob, 0) = %d", s)
+	}
+	if s, _ := d.SeqOfPSeq("bob", 99); s != seqs["bob"][5] {
+		t.Fatalf("SeqOfPSeq past the end = %d, want bob's last seq %d", s, seqs["bob"][5])
+	}
+	rows, err := d.BySeq(SeqQuery{Principals: []string{"bob"}})
+	if err != nil || len(rows) != 6 {
+		t.Fatalf("bob's rows: %v %d", err, len(rows))
+	}
+	for i, r := range rows {
+		if r.PSeq != uint64(i+1) {
+			t.Fatalf("bob's row %d read back with pseq %d", i, r.PSeq)
+		}
+	}
+	d.Close()
+
+	d, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if p, _ := d.LastPSeq("alice"); p != 15 {
+		t.Fatalf("reopened LastPSeq(alice) = %d", p)
+	}
+	e := &Entry{Session: "s", Principal: "alice", Src: "1", OK: true}
+	if _, err := d.Record(e); err != nil || e.PSeq != 16 {
+		t.Fatalf("after reopen: %v pseq %d", err, e.PSeq)
+	}
+	c := &Entry{Session: "u", Principal: "carol", Src: "1", OK: true}
+	if _, err := d.Record(c); err != nil || c.PSeq != 1 {
+		t.Fatalf("a new principal: %v pseq %d", err, c.PSeq)
+	}
+}
