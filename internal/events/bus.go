@@ -160,14 +160,14 @@ func (b *Bus) Publish(scope Scope, channel string, payload json.RawMessage) (Eve
 	if channel == ChannelApproval {
 		aud = &Audience{Scopes: []Scope{scope}}
 	}
-	return b.publish(scope, channel, payload, aud, true, 0, 0, 0)
+	return b.publish(scope, channel, payload, aud, true, 0, 0, 0, nil)
 }
 
 // PublishTo publishes on a global channel for aud only; origin is passed
 // to observers. On a scoped channel the audience is meaningless (the
 // stream is private to origin) and PublishTo is Publish.
 func (b *Bus) PublishTo(origin Scope, channel string, aud Audience, payload json.RawMessage) (Event, error) {
-	return b.publish(origin, channel, payload, &aud, true, 0, 0, 0)
+	return b.publish(origin, channel, payload, &aud, true, 0, 0, 0, nil)
 }
 
 // Inject is Publish without calling the OnPublish observers, for events
@@ -177,20 +177,21 @@ func (b *Bus) Inject(scope Scope, channel string, payload json.RawMessage) (Even
 	if channel == ChannelApproval {
 		aud = &Audience{Scopes: []Scope{scope}}
 	}
-	return b.publish(scope, channel, payload, aud, false, 0, 0, 0)
+	return b.publish(scope, channel, payload, aud, false, 0, 0, 0, nil)
 }
 
 // publish appends payload to channel; seq 0 numbers it one above the
 // stream's last, another seq must be above the last (PublishAt), and ts 0
-// stamps it now. scopeSeq is the event's ScopeSeq (PublishAtScoped).
-func (b *Bus) publish(scope Scope, channel string, payload json.RawMessage, aud *Audience, notify bool, seq, scopeSeq uint64, ts int64) (Event, error) {
+// stamps it now. scopeSeq and scopePayload are the event's ScopeSeq and
+// ScopePayload (PublishAtScoped).
+func (b *Bus) publish(scope Scope, channel string, payload json.RawMessage, aud *Audience, notify bool, seq, scopeSeq uint64, ts int64, scopePayload json.RawMessage) (Event, error) {
 	if err := checkChannel(channel); err != nil {
 		return Event{}, err
 	}
 	if payload == nil {
 		payload = nullPayload
 	}
-	size := int64(len(payload)) + RecordOverhead
+	size := int64(len(payload)+len(scopePayload)) + RecordOverhead
 	if err := b.checkSize(size); err != nil {
 		return Event{}, err
 	}
@@ -218,7 +219,7 @@ func (b *Bus) publish(scope Scope, channel string, payload json.RawMessage, aud 
 	if ts == 0 {
 		ts = b.now()
 	}
-	ev := Event{Channel: channel, Seq: seq, TS: ts, Payload: payload, ScopeSeq: scopeSeq}
+	ev := Event{Channel: channel, Seq: seq, TS: ts, Payload: payload, ScopeSeq: scopeSeq, ScopePayload: scopePayload}
 	st.push(record{ev: ev, aud: aud, origin: scope, size: size, order: b.tick})
 	st.scope.touch(st, b.tick)
 	st.bytes += size

@@ -27,6 +27,10 @@ type Event struct {
 	// that principal's events. A reader whose View has Renumber sees it as
 	// the event's seq. It is never on the wire as such.
 	ScopeSeq uint64 `json:"-"`
+	// ScopePayload, when set, is the payload such a reader sees instead
+	// of Payload (the kernel's journal event names the row by the id its
+	// principal's own readers know it by).
+	ScopePayload json.RawMessage `json:"-"`
 }
 
 // Synthetic reports whether e is a dropped marker rather than a

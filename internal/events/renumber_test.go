@@ -26,7 +26,7 @@ func (s *ownStore) add(t *testing.T, b *Bus, origin Scope) {
 		Payload: json.RawMessage(fmt.Sprintf(`{"who":%q,"n":%d}`, origin.Principal, own))}
 	s.evs, s.origins = append(s.evs, ev), append(s.origins, origin)
 	aud := &Audience{Principals: []string{"alice", "bob"}}
-	if _, err := b.PublishAtScoped(origin, ChannelJournal, aud, seq, own, ev.TS, ev.Payload); err != nil {
+	if _, err := b.PublishAtScoped(origin, ChannelJournal, aud, seq, own, ev.TS, json.RawMessage(`"global"`), ev.Payload); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -78,9 +78,10 @@ func wantOwn(t *testing.T, what string, evs []Event, from, to uint64) {
 }
 
 // A reader with a renumbering view sees its own events numbered 1, 2, 3…
-// however many events of others fell between them: in reads from the
-// ring and from the store across the seam, from a since in its own
-// numbering, and in a subscription's replay and live events.
+// however many events of others fell between them, with their scope
+// payloads: in reads from the ring and from the store across the seam,
+// from a since in its own numbering, and in a subscription's replay and
+// live events. A reader without one sees the channel's seq and payload.
 func TestRenumberedView(t *testing.T) {
 	b := New(smallRing(6))
 	s := &ownStore{}
@@ -113,7 +114,7 @@ func TestRenumberedView(t *testing.T) {
 	wantOwn(t, "subscription from 3", evs, 4, 13)
 	// The owner's view, without renumbering, still has the channel's seq.
 	whole, _ := b.ReadView(alice, ChannelJournal, 0, 1000, View{})
-	if n := len(whole); n == 0 || whole[n-1].Seq != uint64(len(s.evs)) {
-		t.Fatalf("an unrenumbered read ends at %v, want seq %d", seqsOf(whole), len(s.evs))
+	if n := len(whole); n == 0 || whole[n-1].Seq != uint64(len(s.evs)) || string(whole[n-1].Payload) != `"global"` {
+		t.Fatalf("an unrenumbered read ends at %v (%s), want seq %d with the global payload", seqsOf(whole), whole[len(whole)-1].Payload, len(s.evs))
 	}
 }

@@ -23,21 +23,23 @@ var ErrSeqOrder = errors.New("events: seq not above the stream's last")
 // ts 0 stamps it now. Numbers between the last and seq are simply never
 // used by this stream.
 func (b *Bus) PublishAt(origin Scope, channel string, aud *Audience, seq uint64, ts int64, payload json.RawMessage) (Event, error) {
-	return b.PublishAtScoped(origin, channel, aud, seq, 0, ts, payload)
+	return b.PublishAtScoped(origin, channel, aud, seq, 0, ts, payload, nil)
 }
 
 // PublishAtScoped is PublishAt for a global channel the store also
 // numbers per origin principal: scopeSeq is the event's number among
 // origin.Principal's events (Event.ScopeSeq), what a reader with a
-// renumbering View (View.Renumber) sees as its seq.
-func (b *Bus) PublishAtScoped(origin Scope, channel string, aud *Audience, seq, scopeSeq uint64, ts int64, payload json.RawMessage) (Event, error) {
+// renumbering View (View.Renumber) sees as its seq, and scopePayload
+// (nil: payload) what that reader sees as its payload. Both payloads are
+// charged to the retention budgets.
+func (b *Bus) PublishAtScoped(origin Scope, channel string, aud *Audience, seq, scopeSeq uint64, ts int64, payload, scopePayload json.RawMessage) (Event, error) {
 	if seq == 0 {
 		return Event{}, ErrSeqOrder
 	}
 	if aud == nil && channel == ChannelApproval {
 		aud = &Audience{Scopes: []Scope{origin}}
 	}
-	return b.publish(origin, channel, payload, aud, true, seq, scopeSeq, ts)
+	return b.publish(origin, channel, payload, aud, true, seq, scopeSeq, ts, scopePayload)
 }
 
 // BackfillQuery asks a durable store for the events with After < seq <
@@ -85,6 +87,10 @@ type View struct {
 func (v *View) renumbered(ev Event) Event {
 	if v.Renumber != nil {
 		ev.Seq = ev.ScopeSeq
+		if ev.ScopePayload != nil {
+			ev.Payload = ev.ScopePayload
+		}
+		ev.ScopePayload = nil
 	}
 	return ev
 }

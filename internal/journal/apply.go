@@ -286,7 +286,7 @@ func (d *DB) applyOp(op *logOp) error {
 	_, err := d.ins.Exec(op.ID, op.Kind, nullID(op.Parent), op.Session, op.Principal, op.StartNS, op.Cwd, op.Head,
 		op.Mask, op.Verdict, b2i(op.OK), nullInt(op.Status), b2i(op.Opaque), string(outs),
 		b2i(op.Finished), op.FinishNS, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq),
-		packEntry(&e, op.Mask, string(outs)))
+		nullID(op.PID), packEntry(&e, op.Mask, string(outs)))
 	return err
 }
 
@@ -301,7 +301,7 @@ func (d *DB) applyFinish(op *logOp) error {
 	var packed string
 	found := rows.Next()
 	if found {
-		err = rows.Scan(&e.ID, &intr, &packed, new(uint64))
+		err = rows.Scan(&e.ID, &intr, &packed, new(uint64), new(int64))
 	}
 	rows.Close()
 	if err != nil {

@@ -116,6 +116,12 @@ type Entry struct {
 	// principal's rows is numbered by, so that its sequence counts nothing
 	// of other principals'.
 	PSeq uint64 `json:"pseq,omitempty"`
+	// PID is an exec row's number among its principal's exec rows,
+	// assigned when the row is written (Begin, Record) like ID: the id a
+	// reader who may see only its own rows is shown (Query.OwnIDs,
+	// GetOwn), so that its ids count nothing of other principals'. 0 for
+	// a statement row.
+	PID int64 `json:"pid,omitempty"`
 }
 
 // Query selects entries. Zero fields do not filter.
@@ -129,6 +135,9 @@ type Query struct {
 	Effects            []string // all-of: every kind listed must be among the entry's
 	Limit              int      // 0: DefaultQueryLimit; clamped to MaxQueryLimit
 	Cursor             string   // from a previous page's next; "" is the first page
+	// OwnIDs reads the rows of the one principal in Principals by their
+	// PID: the cursor is a PID, and the next page's is too.
+	OwnIDs bool
 	// Principals is the caller's scope: nil means every principal, a
 	// non-nil empty slice means none.
 	Principals []string
@@ -152,7 +161,7 @@ type DB struct {
 	// open holds the rows begun and not yet finished by this process,
 	// with whose they are: Finish numbers a row among its principal's
 	// and its session's (seqState) whatever the Entry it is given says.
-	open   map[int64]streamKey
+	open   map[int64]openRow
 	ap     *applier
 	w      *sql.Conn
 	ins    *sql.Stmt // insert an entry
@@ -217,7 +226,7 @@ func openAt(path string, version int, mark bool) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("journal: %s: %w", path, err)
 	}
-	d := &DB{db: db, path: path, reads: map[string]*sql.Stmt{}, open: map[int64]streamKey{}, ap: newApplier()}
+	d := &DB{db: db, path: path, reads: map[string]*sql.Stmt{}, open: map[int64]openRow{}, ap: newApplier()}
 	if version < 2 {
 		if mark {
 			if _, err := db.Exec(`UPDATE entries SET interrupted = 1 WHERE finished = 0 AND interrupted = 0`); err != nil {
@@ -310,8 +319,8 @@ func (d *DB) prepare() error {
 		return err
 	}
 	if d.ins, err = d.w.PrepareContext(ctx, `INSERT INTO entries(id, kind, parent, session, principal, start_ns, cwd, head,
-		effect_mask, verdict, ok, status, opaque, outputs_json, finished, finish_ns, ref_n, code, seq, tseq, pseq, packed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		effect_mask, verdict, ok, status, opaque, outputs_json, finished, finish_ns, ref_n, code, seq, tseq, pseq, pid, packed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
 		return err
 	}
 	if d.setLSN, err = d.w.PrepareContext(ctx, `UPDATE journal_log SET applied_lsn = ? WHERE id = 1`); err != nil {
@@ -581,17 +590,24 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 			return 0, err
 		}
 	}
+	if kind == KindExec {
+		if op.PID, err = d.seqs.nextPID(d, e.Principal); err != nil {
+			return 0, err
+		}
+	}
 	op.ID = d.lastID + 1
 	if err := d.appendLocked(op); err != nil {
 		return 0, fmt.Errorf("journal: begin: %w", err)
 	}
 	d.lastID = op.ID
+	d.seqs.commitPID(e.Principal, op.PID)
+	e.PID = op.PID
 	if finished {
 		d.seqs.commit(kind, e, op.Seq, op.TSeq, op.PSeq)
 		e.ID, e.Seq, e.TSeq, e.PSeq = op.ID, op.Seq, op.TSeq, op.PSeq
 		d.finished(e, kind, start, op.FinishNS)
 	} else {
-		d.open[op.ID] = streamKey{e.Principal, e.Session}
+		d.open[op.ID] = openRow{streamKey{e.Principal, e.Session}, op.PID}
 	}
 	return op.ID, nil
 }
@@ -749,7 +765,7 @@ func (d *DB) Finish(id int64, e *Entry) error {
 	if kind == "" {
 		kind = KindExec
 	}
-	e.Principal, e.Session = row.principal, row.session
+	e.Principal, e.Session, e.PID = row.principal, row.session, row.pid
 	var err error
 	if op.Seq, op.TSeq, op.PSeq, err = d.seqs.next(d, kind, e); err != nil {
 		return err
@@ -764,13 +780,40 @@ func (d *DB) Finish(id int64, e *Entry) error {
 	return nil
 }
 
-// entryCols selects a row as three columns: its id, whether it was marked
-// interrupted (Open marks the column alone), and the rest packed into one
-// text the applier wrote (see packed.go). Every column fetched through the driver costs
+// openRow is whose a row begun and not yet finished is, and its pid.
+type openRow struct {
+	streamKey
+	pid int64
+}
+
+// GetOwn returns principal's exec row numbered pid among its own, or
+// ErrNotFound.
+func (d *DB) GetOwn(principal string, pid int64) (Entry, error) {
+	if err := d.sync(); err != nil {
+		return Entry{}, fmt.Errorf("journal: get %s/%d: %w", principal, pid, err)
+	}
+	rows, err := d.db.Query(`SELECT `+entryCols+` FROM entries WHERE principal = ? AND pid = ?`, principal, pid)
+	if err != nil {
+		return Entry{}, fmt.Errorf("journal: get %s/%d: %w", principal, pid, err)
+	}
+	es, err := d.scan(rows)
+	if err != nil {
+		return Entry{}, fmt.Errorf("journal: get %s/%d: %w", principal, pid, err)
+	}
+	if len(es) == 0 {
+		return Entry{}, fmt.Errorf("%w: %s/%d", ErrNotFound, principal, pid)
+	}
+	return es[0], nil
+}
+
+// entryCols selects a row as five columns: its id, whether it was marked
+// interrupted (Open marks the column alone), the rest packed into one
+// text the applier wrote (see packed.go), and its principal numbers
+// (pseq, pid; 0 for none). Every column fetched through the driver costs
 // a few calls into SQLite, each taking the connection's mutex; two
 // columns instead of twenty-four made a page of 100 entries several times
 // cheaper to read.
-const entryCols = `id, interrupted, packed, coalesce(pseq, 0)`
+const entryCols = `id, interrupted, packed, coalesce(pseq, 0), coalesce(pid, 0)`
 
 // Get returns entry id, or ErrNotFound.
 func (d *DB) Get(id int64) (Entry, error) {
@@ -832,11 +875,17 @@ func (d *DB) Query(q Query) ([]Entry, string, error) {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
 	next := ""
+	at := func(e *Entry) int64 {
+		if q.OwnIDs {
+			return e.PID
+		}
+		return e.ID
+	}
 	if len(es) > limit {
 		es = es[:limit]
-		next = encodeCursor(es[limit-1].ID)
+		next = encodeCursor(at(&es[limit-1]))
 	} else if full {
-		next = encodeCursor(es[len(es)-1].ID)
+		next = encodeCursor(at(&es[len(es)-1]))
 	}
 	return es, next, nil
 }
@@ -882,6 +931,9 @@ func buildQuery(q Query, eb *effectBits) (string, []any, int, error) {
 	if len(q.Principals) > MaxScopePrincipals {
 		return "", nil, 0, fmt.Errorf("%w: %d principals in scope (max %d)", ErrBadQuery, len(q.Principals), MaxScopePrincipals)
 	}
+	if q.OwnIDs && (len(q.Principals) != 1 || q.Kind != "" && q.Kind != KindExec) {
+		return "", nil, 0, fmt.Errorf("%w: own ids need one principal and exec rows", ErrBadQuery)
+	}
 	effects := slices.Clone(q.Effects)
 	slices.Sort(effects)
 	effects = slices.Compact(effects)
@@ -904,7 +956,11 @@ func buildQuery(q Query, eb *effectBits) (string, []any, int, error) {
 		if err != nil {
 			return "", nil, 0, err
 		}
-		where, args = append(where, "id < ?"), append(args, before)
+		col := "id"
+		if q.OwnIDs {
+			col = "pid"
+		}
+		where, args = append(where, col+" < ?"), append(args, before)
 	}
 	if q.Since != 0 {
 		where, args = append(where, "start_ns >= ?"), append(args, q.Since)
@@ -977,7 +1033,7 @@ func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool,
 			return es, true, nil
 		}
 		var e Entry
-		if err := rows.Scan(&e.ID, &intr, &packed, &e.PSeq); err != nil {
+		if err := rows.Scan(&e.ID, &intr, &packed, &e.PSeq, &e.PID); err != nil {
 			return nil, false, err
 		}
 		slot := new(int)

@@ -21,7 +21,7 @@ const (
 	flagOpaque
 	flagStatus
 	flagOutputs // Outputs is non-nil
-	flagPSeq    // PSeq follows TSeq (records written before it have neither)
+	flagOwn     // PSeq and PID follow TSeq (records written before them have neither)
 )
 
 var errLogRecord = errors.New("journal: malformed log record")
@@ -41,7 +41,7 @@ func appendOp(b []byte, op *logOp) []byte {
 	set(flagOpaque, op.Opaque)
 	set(flagStatus, op.Status != nil)
 	set(flagOutputs, op.Outputs != nil)
-	set(flagPSeq, true)
+	set(flagOwn, true)
 	b = append(b, logCodecVersion, f)
 	b = binary.AppendUvarint(b, op.LSN)
 	b = binary.AppendVarint(b, op.ID)
@@ -69,6 +69,7 @@ func appendOp(b []byte, op *logOp) []byte {
 	b = binary.AppendUvarint(b, op.Seq)
 	b = binary.AppendUvarint(b, op.TSeq)
 	b = binary.AppendUvarint(b, op.PSeq)
+	b = binary.AppendVarint(b, op.PID)
 	return b
 }
 
@@ -171,8 +172,9 @@ func decodeOp(b []byte) (*logOp, error) {
 	op.Code = d.text()
 	op.Seq = d.uvarint()
 	op.TSeq = d.uvarint()
-	if f&flagPSeq != 0 {
+	if f&flagOwn != 0 {
 		op.PSeq = d.uvarint()
+		op.PID = d.varint()
 	}
 	if d.err != nil {
 		return nil, d.err

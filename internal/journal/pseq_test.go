@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"errors"
 	"path/filepath"
 	"testing"
 )
@@ -94,5 +95,54 @@ func TestPSeqPerPrincipal(t *testing.T) {
 	c := &Entry{Session: "u", Principal: "carol", Src: "1", OK: true}
 	if _, err := d.Record(c); err != nil || c.PSeq != 1 {
 		t.Fatalf("a new principal: %v pseq %d", err, c.PSeq)
+	}
+}
+
+// Each principal's exec rows are numbered densely among its own when
+// written (PID), Begin and Record alike, statement rows not at all; a
+// query with OwnIDs pages by them, and GetOwn finds a row by one.
+func TestPIDPerPrincipal(t *testing.T) {
+	d, err := Open(filepath.Join(t.TempDir(), "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var bobs []int64
+	for i := range 4 {
+		if _, err := d.Record(&Entry{Session: "s", Principal: "alice", Src: "1", OK: true}); err != nil {
+			t.Fatal(err)
+		}
+		e := &Entry{Session: "t", Principal: "bob", Src: "2", Effects: []byte(`[{"kind":"fs_write"}]`)}
+		id, err := d.Begin(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Record(&Entry{Kind: KindStmt, Parent: id, Session: "t", Principal: "bob", Src: "2", OK: true}); err != nil {
+			t.Fatal(err)
+		}
+		if e.PID != int64(i+1) {
+			t.Fatalf("bob's row %d has pid %d", i, e.PID)
+		}
+		bobs = append(bobs, id)
+		if err := d.Finish(id, &Entry{OK: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, next, err := d.Query(Query{Principals: []string{"bob"}, OwnIDs: true, Limit: 3})
+	if err != nil || len(page) != 3 || page[0].PID != 4 || page[2].PID != 2 || next == "" {
+		t.Fatalf("bob's first page: %v %+v next %q", err, page, next)
+	}
+	page, _, err = d.Query(Query{Principals: []string{"bob"}, OwnIDs: true, Cursor: next})
+	if err != nil || len(page) != 1 || page[0].PID != 1 || page[0].ID != bobs[0] {
+		t.Fatalf("bob's second page: %v %+v", err, page)
+	}
+	if e, err := d.GetOwn("bob", 3); err != nil || e.ID != bobs[2] {
+		t.Fatalf("GetOwn(bob, 3) = %+v, %v", e, err)
+	}
+	if _, err := d.GetOwn("bob", 5); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("GetOwn past the end: %v", err)
+	}
+	if _, _, err := d.Query(Query{OwnIDs: true}); !errors.Is(err, ErrBadQuery) {
+		t.Fatalf("OwnIDs without one principal: %v", err)
 	}
 }

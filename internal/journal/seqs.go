@@ -19,6 +19,9 @@ type seqState struct {
 	// plast caches the last pseq of the principals written lately, like
 	// tlast. Bounded by maxSeqStreams.
 	plast map[string]uint64
+	// idlast caches the last pid of the principals written lately, like
+	// plast. Bounded by maxSeqStreams.
+	idlast map[string]int64
 }
 
 type streamKey struct{ principal, session string }
@@ -35,6 +38,7 @@ func (s *seqState) load(db *sql.DB) error {
 	s.last = uint64(last.Int64)
 	s.tlast = map[streamKey]uint64{}
 	s.plast = map[string]uint64{}
+	s.idlast = map[string]int64{}
 	return nil
 }
 
@@ -102,4 +106,32 @@ func (d *DB) lastPSeqLocked(principal string) (uint64, error) {
 		return 0, fmt.Errorf("journal: reading the last principal seq: %w", err)
 	}
 	return uint64(last.Int64), nil
+}
+
+// nextPID returns the pid the exec row of principal written now would
+// take (call with d.wmu held).
+func (s *seqState) nextPID(d *DB, principal string) (int64, error) {
+	p, ok := s.idlast[principal]
+	if !ok {
+		if err := d.sync(); err != nil {
+			return 0, err
+		}
+		var last sql.NullInt64
+		if err := d.db.QueryRow(`SELECT max(pid) FROM entries WHERE principal = ? AND pid IS NOT NULL`, principal).Scan(&last); err != nil {
+			return 0, fmt.Errorf("journal: reading the last principal id: %w", err)
+		}
+		p = last.Int64
+	}
+	return p + 1, nil
+}
+
+// commitPID makes the pid nextPID returned permanent (0: none taken).
+func (s *seqState) commitPID(principal string, pid int64) {
+	if pid == 0 {
+		return
+	}
+	if len(s.idlast) >= maxSeqStreams {
+		clear(s.idlast)
+	}
+	s.idlast[principal] = pid
 }
