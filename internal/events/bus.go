@@ -213,6 +213,12 @@ func (b *Bus) publish(scope Scope, channel string, payload json.RawMessage, aud 
 	}
 	if !st.global {
 		aud = nil
+	} else if scopeSeq == 0 {
+		if st.own == nil {
+			st.own = map[Scope]uint64{}
+		}
+		st.own[scope]++
+		scopeSeq = st.own[scope]
 	}
 	st.seq = seq
 	b.tick++
@@ -319,7 +325,7 @@ func (b *Bus) Read(viewer Scope, channel string, since uint64, limit int) []Even
 	if st == nil {
 		return []Event{}
 	}
-	return st.collect(viewer, since, limit, nil)
+	return st.collect(viewer, since, limit, nil, false)
 }
 
 // LatestSeq returns the newest seq of channel in scope, 0 when nothing
@@ -395,10 +401,23 @@ func (b *Bus) OnPublish(fn func(Scope, Event)) (remove func()) {
 }
 
 // ForgetScope drops the streams of scope that have no subscribers, for
-// when a session ends. Their sequences restart at 1 if used again.
+// when a session ends. Their sequences restart at 1 if used again, and so
+// does its own numbering on global channels (ScopeRenumber), whose
+// retained events of scope it no longer shows.
 func (b *Bus) ForgetScope(scope Scope) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	for _, st := range b.globals.streams {
+		if _, ok := st.own[scope]; !ok {
+			continue
+		}
+		delete(st.own, scope)
+		for i := range st.n {
+			if r := st.at(i); r.origin == scope {
+				r.forgotten = true
+			}
+		}
+	}
 	sc := b.scopes[scope]
 	if sc == nil {
 		return

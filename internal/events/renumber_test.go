@@ -118,3 +118,57 @@ func TestRenumberedView(t *testing.T) {
 		t.Fatalf("an unrenumbered read ends at %v (%s), want seq %d with the global payload", seqsOf(whole), whole[len(whole)-1].Payload, len(s.evs))
 	}
 }
+
+// On a global channel no store numbers (approval), the bus numbers each
+// origin scope's events among its own: a reader of its own scope's events
+// through ScopeRenumber sees 1, 2, 3… in reads and subscriptions, however
+// many other scopes published between; once its scope is forgotten, a
+// new session of the same name starts again at 1 and never sees the old
+// session's events. A reader without the view sees the channel's seq.
+func TestScopeRenumber(t *testing.T) {
+	b := New()
+	pub := func(s Scope, n int) {
+		t.Helper()
+		aud := Audience{Scopes: []Scope{s}, Principals: []string{"owner"}}
+		if _, err := b.PublishTo(s, ChannelApproval, aud, json.RawMessage(fmt.Sprintf(`{"n":%d}`, n))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 4 {
+		pub(alice, i)
+		pub(alice, i)
+		pub(bob, i)
+	}
+	v := View{Visible: func(o Scope) bool { return o == bob }, Renumber: b.ScopeRenumber(bob, ChannelApproval)}
+	evs, err := b.ReadView(bob, ChannelApproval, 0, 100, v)
+	if err != nil || fmt.Sprint(seqsOf(evs)) != "[1 2 3 4]" || string(evs[3].Payload) != `{"n":3}` {
+		t.Fatalf("bob's read: %v %v", err, seqsOf(evs))
+	}
+	evs, _ = b.ReadView(bob, ChannelApproval, 2, 100, v)
+	if fmt.Sprint(seqsOf(evs)) != "[3 4]" {
+		t.Fatalf("bob's read since 2: %v", seqsOf(evs))
+	}
+	r := newRecorder()
+	c := b.NewSubscriber(r.sink)
+	defer c.Close()
+	since := uint64(3)
+	if _, err := c.SubscribeView(bob, ChannelApproval, &since, v); err != nil {
+		t.Fatal(err)
+	}
+	pub(alice, 9)
+	pub(bob, 4)
+	got := r.waitFor(t, "bob's subscription", func(evs []Event) bool { return len(evs) >= 2 })
+	if fmt.Sprint(seqsOf(got)) != "[4 5]" {
+		t.Fatalf("bob's subscription from 3: %v", seqsOf(got))
+	}
+	all := b.Read(Scope{Principal: "owner", Session: "x"}, ChannelApproval, 0, 100)
+	if n := len(all); n != 14 || all[n-1].Seq != 14 {
+		t.Fatalf("the owner reads %v", seqsOf(all))
+	}
+	b.ForgetScope(bob)
+	pub(bob, 100)
+	evs, _ = b.ReadView(bob, ChannelApproval, 0, 100, v)
+	if fmt.Sprint(seqsOf(evs)) != "[1]" || string(evs[0].Payload) != `{"n":100}` {
+		t.Fatalf("a new bob session reads %v", seqsOf(evs))
+	}
+}

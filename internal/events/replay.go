@@ -83,6 +83,32 @@ type View struct {
 	Renumber func(since uint64) (uint64, error)
 }
 
+// ScopeRenumber is a View.Renumber for a reader of channel, a global
+// channel no store numbers, who sees only the events its own scope
+// published (its View.Visible must say so): on such a channel the bus
+// numbers each scope's events among its own, and this maps a since in
+// that numbering to the channel's seq, from what the stream retains.
+func (b *Bus) ScopeRenumber(viewer Scope, channel string) func(since uint64) (uint64, error) {
+	return func(since uint64) (uint64, error) {
+		if since == 0 {
+			return 0, nil
+		}
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		st, _ := b.streamLocked(viewer, channel, false)
+		if st == nil || !st.global {
+			return 0, nil
+		}
+		for i := st.n - 1; i >= 0; i-- {
+			if r := st.at(i); r.origin == viewer && !r.forgotten && r.ev.ScopeSeq <= since {
+				return r.ev.Seq, nil
+			}
+		}
+		// None retained at or below since: every retained one is after it.
+		return 0, nil
+	}
+}
+
 // renumbered is ev as a reader with v sees it.
 func (v *View) renumbered(ev Event) Event {
 	if v.Renumber != nil {
@@ -124,7 +150,7 @@ func (b *Bus) readView(viewer Scope, channel string, since uint64, limit int, v 
 	ring := []Event{}
 	var oldest uint64
 	if st != nil {
-		ring = st.collect(viewer, since, limit, v.Visible)
+		ring = st.collect(viewer, since, limit, v.Visible, v.Renumber != nil)
 		oldest = st.oldestSeq()
 	}
 	b.mu.Unlock()

@@ -214,7 +214,8 @@ func (s *Subscription) lostLocked(r *record) {
 
 // sees reports whether s may see r.
 func (s *Subscription) sees(r *record) bool {
-	return s.st.visible(s.viewer, r) && (s.view.Visible == nil || s.view.Visible(r.origin))
+	return s.st.visible(s.viewer, r) && (s.view.Visible == nil || s.view.Visible(r.origin)) &&
+		!(r.forgotten && s.view.Renumber != nil)
 }
 
 // offer is what the goroutine hands the sink next.

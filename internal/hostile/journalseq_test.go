@@ -153,3 +153,75 @@ func TestHostileJournalOwnNumbering(t *testing.T) {
 		t.Fatalf("the owner sees %d rows after the restart, want %d", n, 4*rounds+1)
 	}
 }
+
+// TestHostileApprovalOwnNumbering: principal A stores two plans that need
+// approval for each of principal B's. B, no approver, sees only its own
+// session's approval events, numbered 1..k (subscription and events.read
+// alike), nothing that counts A's plans; the owner, an approver, sees
+// every event, its seqs gapless.
+func TestHostileApprovalOwnNumbering(t *testing.T) {
+	pol := filepath.Join(t.TempDir(), "policy.toml")
+	text := ""
+	for _, p := range []string{"agent:a", "agent:b"} {
+		text += fmt.Sprintf("[principal.%q]\nauto_apply = \"never\"\n[principal.%q.fs]\nread = [\"%s/hk*/work\", \"%s/hk*/work/**\"]\n",
+			p, p, os.TempDir(), os.TempDir())
+	}
+	if err := os.WriteFile(pol, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k := Start(t, Options{Flags: []string{"--policy", pol}})
+	a, b, owner := k.Attach(t, "a", k.Token(t, "agent:a")), k.Attach(t, "b", k.Token(t, "agent:b")), k.Owner(t)
+	ctx := Ctx(t)
+	bsub, err := b.Subscribe(ctx, "approval", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	osub, err := owner.Subscribe(ctx, "approval", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := func(c *client.Client, who string) {
+		t.Helper()
+		var res struct {
+			Verdict string `json:"verdict"`
+		}
+		if err := c.Call(ctx, "exec", map[string]any{"src": "ls .", "mode": "plan"}, &res); err != nil || res.Verdict != "approval_required" {
+			t.Fatalf("%s's plan: %+v, %v", who, res, err)
+		}
+	}
+	const rounds = 3
+	for range rounds {
+		plan(a, "a")
+		plan(a, "a")
+		plan(b, "b")
+	}
+	next := func(s *client.Subscription, what string) client.Event {
+		t.Helper()
+		select {
+		case ev := <-s.Events():
+			return ev
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: no event after 20 s", what)
+			return client.Event{}
+		}
+	}
+	for i := range rounds {
+		ev := next(bsub, "b's approval events")
+		var p struct {
+			Principal string `json:"principal"`
+		}
+		_ = json.Unmarshal(ev.Payload, &p)
+		if ev.Seq != uint64(i+1) || p.Principal != "agent:b" {
+			t.Fatalf("b's approval event %d: seq %d of %s, want seq %d of agent:b", i, ev.Seq, p.Principal, i+1)
+		}
+	}
+	read, err := b.EventsRead(ctx, "approval", 1, 100)
+	if err != nil || len(read) != rounds-1 || read[0].Seq != 2 || read[1].Seq != 3 {
+		t.Fatalf("b's events.read since 1: %v %+v", err, read)
+	}
+	for i := range 3 * rounds {
+		if ev := next(osub, "the owner's approval events"); ev.Seq != uint64(i+1) {
+			t.Fatalf("the owner's approval event %d has seq %d", i, ev.Seq)
+		}
+	}
+}
