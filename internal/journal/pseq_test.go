@@ -1,7 +1,9 @@
 package journal
 
 import (
+	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 )
@@ -144,5 +146,54 @@ func TestPIDPerPrincipal(t *testing.T) {
 	}
 	if _, _, err := d.Query(Query{OwnIDs: true}); !errors.Is(err, ErrBadQuery) {
 		t.Fatalf("OwnIDs without one principal: %v", err)
+	}
+}
+
+// Migration 6 numbers the rows of an older journal: pseq over each
+// principal's finished exec rows in seq order, pid over its exec rows in
+// id order, statement rows neither.
+func TestMigrationNumbersOwnRows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(raw, 5); err != nil {
+		t.Fatal(err)
+	}
+	rows := []struct {
+		kind, principal string
+		seq             any
+	}{{"exec", "a", 1}, {"exec", "b", 2}, {"stmt", "b", nil}, {"exec", "a", nil}, {"exec", "a", 3}, {"exec", "b", 4}}
+	for i, r := range rows {
+		parent := any(nil)
+		if r.kind == "stmt" {
+			parent = 2
+		}
+		if _, err := raw.Exec(`INSERT INTO entries(id, kind, parent, session, principal, start_ns, seq) VALUES (?, ?, ?, 's', ?, 1, ?)`,
+			i+1, r.kind, parent, r.principal, r.seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := migrate(raw, SchemaVersion); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	q, err := raw.Query(`SELECT coalesce(pseq, 0), coalesce(pid, 0) FROM entries ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q.Next() {
+		var p, id int64
+		if err := q.Scan(&p, &id); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d/%d", p, id))
+	}
+	q.Close()
+	raw.Close()
+	// a: rows 1, 4 (unfinished), 5; b: rows 2, 3 (stmt), 6.
+	if want := "[1/1 1/1 0/0 0/2 2/3 2/2]"; fmt.Sprint(got) != want {
+		t.Fatalf("pseq/pid by row: %v, want %s", got, want)
 	}
 }
