@@ -160,14 +160,14 @@ func (b *Bus) Publish(scope Scope, channel string, payload json.RawMessage) (Eve
 	if channel == ChannelApproval {
 		aud = &Audience{Scopes: []Scope{scope}}
 	}
-	return b.publish(scope, channel, payload, aud, true, 0, 0)
+	return b.publish(scope, channel, payload, aud, true, 0, 0, 0, nil)
 }
 
 // PublishTo publishes on a global channel for aud only; origin is passed
 // to observers. On a scoped channel the audience is meaningless (the
 // stream is private to origin) and PublishTo is Publish.
 func (b *Bus) PublishTo(origin Scope, channel string, aud Audience, payload json.RawMessage) (Event, error) {
-	return b.publish(origin, channel, payload, &aud, true, 0, 0)
+	return b.publish(origin, channel, payload, &aud, true, 0, 0, 0, nil)
 }
 
 // Inject is Publish without calling the OnPublish observers, for events
@@ -177,20 +177,21 @@ func (b *Bus) Inject(scope Scope, channel string, payload json.RawMessage) (Even
 	if channel == ChannelApproval {
 		aud = &Audience{Scopes: []Scope{scope}}
 	}
-	return b.publish(scope, channel, payload, aud, false, 0, 0)
+	return b.publish(scope, channel, payload, aud, false, 0, 0, 0, nil)
 }
 
 // publish appends payload to channel; seq 0 numbers it one above the
 // stream's last, another seq must be above the last (PublishAt), and ts 0
-// stamps it now.
-func (b *Bus) publish(scope Scope, channel string, payload json.RawMessage, aud *Audience, notify bool, seq uint64, ts int64) (Event, error) {
+// stamps it now. scopeSeq and scopePayload are the event's ScopeSeq and
+// ScopePayload (PublishAtScoped).
+func (b *Bus) publish(scope Scope, channel string, payload json.RawMessage, aud *Audience, notify bool, seq, scopeSeq uint64, ts int64, scopePayload json.RawMessage) (Event, error) {
 	if err := checkChannel(channel); err != nil {
 		return Event{}, err
 	}
 	if payload == nil {
 		payload = nullPayload
 	}
-	size := int64(len(payload)) + RecordOverhead
+	size := int64(len(payload)+len(scopePayload)) + RecordOverhead
 	if err := b.checkSize(size); err != nil {
 		return Event{}, err
 	}
@@ -212,13 +213,19 @@ func (b *Bus) publish(scope Scope, channel string, payload json.RawMessage, aud 
 	}
 	if !st.global {
 		aud = nil
+	} else if scopeSeq == 0 {
+		if st.own == nil {
+			st.own = map[Scope]uint64{}
+		}
+		st.own[scope]++
+		scopeSeq = st.own[scope]
 	}
 	st.seq = seq
 	b.tick++
 	if ts == 0 {
 		ts = b.now()
 	}
-	ev := Event{Channel: channel, Seq: seq, TS: ts, Payload: payload}
+	ev := Event{Channel: channel, Seq: seq, TS: ts, Payload: payload, ScopeSeq: scopeSeq, ScopePayload: scopePayload}
 	st.push(record{ev: ev, aud: aud, origin: scope, size: size, order: b.tick})
 	st.scope.touch(st, b.tick)
 	st.bytes += size
@@ -318,7 +325,7 @@ func (b *Bus) Read(viewer Scope, channel string, since uint64, limit int) []Even
 	if st == nil {
 		return []Event{}
 	}
-	return st.collect(viewer, since, limit, nil)
+	return st.collect(viewer, since, limit, nil, false)
 }
 
 // LatestSeq returns the newest seq of channel in scope, 0 when nothing
@@ -394,10 +401,23 @@ func (b *Bus) OnPublish(fn func(Scope, Event)) (remove func()) {
 }
 
 // ForgetScope drops the streams of scope that have no subscribers, for
-// when a session ends. Their sequences restart at 1 if used again.
+// when a session ends. Their sequences restart at 1 if used again, and so
+// does its own numbering on global channels (ScopeRenumber), whose
+// retained events of scope it no longer shows.
 func (b *Bus) ForgetScope(scope Scope) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	for _, st := range b.globals.streams {
+		if _, ok := st.own[scope]; !ok {
+			continue
+		}
+		delete(st.own, scope)
+		for i := range st.n {
+			if r := st.at(i); r.origin == scope {
+				r.forgotten = true
+			}
+		}
+	}
 	sc := b.scopes[scope]
 	if sc == nil {
 		return

@@ -25,7 +25,13 @@
 //     rows it may read.
 //
 // Readers of a global channel therefore see gaps in seq; the sequence is
-// still strictly increasing.
+// still strictly increasing. A reader who may see only its own events
+// gets a sequence of its own instead (View.Renumber): each event also
+// carries its number among its origin's events (Event.ScopeSeq), given
+// by the store (PublishAtScoped; the kernel's journal numbers each
+// principal's rows) or, on a channel no store numbers, by the bus per
+// origin scope (ScopeRenumber), so that its seqs count nothing it may
+// not see.
 //
 // # Retention
 //

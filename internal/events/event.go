@@ -22,6 +22,15 @@ type Event struct {
 	Seq     uint64          `json:"seq"`
 	TS      int64           `json:"ts"`
 	Payload json.RawMessage `json:"payload"`
+	// ScopeSeq is, on a global channel a durable store numbers per
+	// origin principal as well (PublishAtScoped), the event's number among
+	// that principal's events. A reader whose View has Renumber sees it as
+	// the event's seq. It is never on the wire as such.
+	ScopeSeq uint64 `json:"-"`
+	// ScopePayload, when set, is the payload such a reader sees instead
+	// of Payload (the kernel's journal event names the row by the id its
+	// principal's own readers know it by).
+	ScopePayload json.RawMessage `json:"-"`
 }
 
 // Synthetic reports whether e is a dropped marker rather than a

@@ -3,6 +3,7 @@ package events
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 )
 
 // Durable channels. A channel whose events are also kept elsewhere (the
@@ -22,13 +23,23 @@ var ErrSeqOrder = errors.New("events: seq not above the stream's last")
 // ts 0 stamps it now. Numbers between the last and seq are simply never
 // used by this stream.
 func (b *Bus) PublishAt(origin Scope, channel string, aud *Audience, seq uint64, ts int64, payload json.RawMessage) (Event, error) {
+	return b.PublishAtScoped(origin, channel, aud, seq, 0, ts, payload, nil)
+}
+
+// PublishAtScoped is PublishAt for a global channel the store also
+// numbers per origin principal: scopeSeq is the event's number among
+// origin.Principal's events (Event.ScopeSeq), what a reader with a
+// renumbering View (View.Renumber) sees as its seq, and scopePayload
+// (nil: payload) what that reader sees as its payload. Both payloads are
+// charged to the retention budgets.
+func (b *Bus) PublishAtScoped(origin Scope, channel string, aud *Audience, seq, scopeSeq uint64, ts int64, payload, scopePayload json.RawMessage) (Event, error) {
 	if seq == 0 {
 		return Event{}, ErrSeqOrder
 	}
 	if aud == nil && channel == ChannelApproval {
 		aud = &Audience{Scopes: []Scope{origin}}
 	}
-	return b.publish(origin, channel, payload, aud, true, seq, ts)
+	return b.publish(origin, channel, payload, aud, true, seq, scopeSeq, ts, scopePayload)
 }
 
 // BackfillQuery asks a durable store for the events with After < seq <
@@ -59,6 +70,55 @@ type View struct {
 	// (it reads them from the store instead); only a failing Backfill
 	// makes a dropped marker.
 	Backfill Backfill
+	// Renumber, when set, makes the reader's sequence its own: it sees
+	// each event numbered by its ScopeSeq, and the since it gives is in
+	// that numbering, which Renumber maps to the channel's seq (the seq
+	// of its newest event numbered since or below; 0 for none). Visible
+	// must then admit only events of one origin principal, which the
+	// store numbers densely, so that the reader's sequence has no gap
+	// that counts events it may not see. Backfill queries stay in the
+	// channel's seq; the events they return carry their ScopeSeq. A
+	// dropped marker on such a view reports neither a count nor a seq
+	// (both would count others' events): {"dropped":0,"latest_seq":0}.
+	Renumber func(since uint64) (uint64, error)
+}
+
+// ScopeRenumber is a View.Renumber for a reader of channel, a global
+// channel no store numbers, who sees only the events its own scope
+// published (its View.Visible must say so): on such a channel the bus
+// numbers each scope's events among its own, and this maps a since in
+// that numbering to the channel's seq, from what the stream retains.
+func (b *Bus) ScopeRenumber(viewer Scope, channel string) func(since uint64) (uint64, error) {
+	return func(since uint64) (uint64, error) {
+		if since == 0 {
+			return 0, nil
+		}
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		st, _ := b.streamLocked(viewer, channel, false)
+		if st == nil || !st.global {
+			return 0, nil
+		}
+		for i := st.n - 1; i >= 0; i-- {
+			if r := st.at(i); r.origin == viewer && !r.forgotten && r.ev.ScopeSeq <= since {
+				return r.ev.Seq, nil
+			}
+		}
+		// None retained at or below since: every retained one is after it.
+		return 0, nil
+	}
+}
+
+// renumbered is ev as a reader with v sees it.
+func (v *View) renumbered(ev Event) Event {
+	if v.Renumber != nil {
+		ev.Seq = ev.ScopeSeq
+		if ev.ScopePayload != nil {
+			ev.Payload = ev.ScopePayload
+		}
+		ev.ScopePayload = nil
+	}
+	return ev
 }
 
 // ReadView is Read as v sees the channel: events with seq > since,
@@ -67,6 +127,21 @@ type View struct {
 // answer has no gap at the seam; a failing Backfill returns the ring's
 // part and the error.
 func (b *Bus) ReadView(viewer Scope, channel string, since uint64, limit int, v View) ([]Event, error) {
+	if v.Renumber == nil {
+		return b.readView(viewer, channel, since, limit, v)
+	}
+	at, err := v.Renumber(since)
+	if err != nil {
+		return []Event{}, err
+	}
+	evs, err := b.readView(viewer, channel, at, limit, v)
+	for i := range evs {
+		evs[i] = v.renumbered(evs[i])
+	}
+	return evs, err
+}
+
+func (b *Bus) readView(viewer Scope, channel string, since uint64, limit int, v View) ([]Event, error) {
 	if limit <= 0 || limit > MaxReadLimit {
 		limit = MaxReadLimit
 	}
@@ -75,7 +150,7 @@ func (b *Bus) ReadView(viewer Scope, channel string, since uint64, limit int, v 
 	ring := []Event{}
 	var oldest uint64
 	if st != nil {
-		ring = st.collect(viewer, since, limit, v.Visible)
+		ring = st.collect(viewer, since, limit, v.Visible, v.Renumber != nil)
 		oldest = st.oldestSeq()
 	}
 	b.mu.Unlock()
@@ -95,6 +170,13 @@ func (b *Bus) ReadView(viewer Scope, channel string, since uint64, limit int, v 
 // from the store, ReplayBatch at a time, through the same sink and at its
 // pace, before the ring's.
 func (c *Subscriber) SubscribeView(viewer Scope, channel string, since *uint64, v View) (*Subscription, error) {
+	if v.Renumber != nil && since != nil {
+		seq, err := v.Renumber(*since)
+		if err != nil {
+			return nil, fmt.Errorf("subscribe to %q: %w", channel, err)
+		}
+		since = &seq
+	}
 	at := cursorFrom(since)
 	at.view = v
 	return c.subscribe(viewer, channel, at)

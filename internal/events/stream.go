@@ -11,6 +11,10 @@ type record struct {
 	origin Scope
 	size   int64  // bytes charged: payload plus RecordOverhead
 	order  uint64 // Bus.tick at publish: orders events across streams
+	// forgotten marks, on a global stream, an event of a scope forgotten
+	// since (ForgetScope): a renumbering view no longer shows it, so a
+	// later session of the same name, numbered afresh, never meets it.
+	forgotten bool
 }
 
 // stream is one channel in one scope (or the single stream of a global
@@ -29,6 +33,10 @@ type stream struct {
 	subs    []*Subscription
 	filter  Filter // global channels only
 	lastUse uint64 // Bus.tick at the last publish or subscribe
+	// own numbers, on a global stream, the events each origin scope
+	// published without a ScopeSeq of their own (see ScopeRenumber):
+	// its last. An entry goes with its scope (ForgetScope).
+	own map[Scope]uint64
 
 	// older and newer link the scope's counted streams in lastUse order
 	// (scopeState.lruOldest first), so finding the idlest is not a scan.
@@ -128,9 +136,10 @@ func (s *stream) visible(viewer Scope, r *record) bool {
 }
 
 // collect returns the newest limit events visible to viewer with
-// seq > since, oldest first, narrowed by vis (nil: no narrowing). The
+// seq > since, oldest first, narrowed by vis (nil: no narrowing) and, for
+// a renumbering view (own), without events of forgotten scopes. The
 // caller passes limit >= 1.
-func (s *stream) collect(viewer Scope, since uint64, limit int, vis func(Scope) bool) []Event {
+func (s *stream) collect(viewer Scope, since uint64, limit int, vis func(Scope) bool, own bool) []Event {
 	if since >= s.seq || s.n == 0 {
 		return []Event{}
 	}
@@ -145,7 +154,7 @@ func (s *stream) collect(viewer Scope, since uint64, limit int, vis func(Scope) 
 	}
 	out := make([]Event, 0, min(s.n-first, limit))
 	for i := s.n - 1; i >= first && len(out) < limit; i-- {
-		if r := s.at(i); s.visible(viewer, r) && (vis == nil || vis(r.origin)) {
+		if r := s.at(i); s.visible(viewer, r) && (vis == nil || vis(r.origin)) && !(own && r.forgotten) {
 			out = append(out, r.ev)
 		}
 	}

@@ -214,7 +214,8 @@ func (s *Subscription) lostLocked(r *record) {
 
 // sees reports whether s may see r.
 func (s *Subscription) sees(r *record) bool {
-	return s.st.visible(s.viewer, r) && (s.view.Visible == nil || s.view.Visible(r.origin))
+	return s.st.visible(s.viewer, r) && (s.view.Visible == nil || s.view.Visible(r.origin)) &&
+		!(r.forgotten && s.view.Renumber != nil)
 }
 
 // offer is what the goroutine hands the sink next.
@@ -316,7 +317,15 @@ func (s *Subscription) run() {
 		if !ok {
 			return
 		}
-		err := s.sink(o.ev)
+		ev := o.ev
+		switch {
+		case s.view.Renumber == nil:
+		case o.marker:
+			ev = droppedEvent(s.channel, 0, 0, ev.TS)
+		default:
+			ev = s.view.renumbered(ev)
+		}
+		err := s.sink(ev)
 		switch {
 		case err == nil:
 			s.delivered(o)

@@ -282,11 +282,11 @@ func (d *DB) applyOp(op *logOp) error {
 	e := Entry{Kind: op.Kind, Parent: op.Parent, Session: op.Session, Principal: op.Principal, StartNS: op.StartNS,
 		FinishNS: op.FinishNS, Finished: op.Finished, Cwd: op.Cwd, Src: op.Src, Head: op.Head, AST: op.AST,
 		Effects: op.Effects, Verdict: op.Verdict, OK: op.OK, Status: op.Status, Opaque: op.Opaque,
-		RefN: op.RefN, Code: op.Code, Seq: op.Seq, TSeq: op.TSeq}
+		RefN: op.RefN, Code: op.Code, Seq: op.Seq, TSeq: op.TSeq, PSeq: op.PSeq}
 	_, err := d.ins.Exec(op.ID, op.Kind, nullID(op.Parent), op.Session, op.Principal, op.StartNS, op.Cwd, op.Head,
 		op.Mask, op.Verdict, b2i(op.OK), nullInt(op.Status), b2i(op.Opaque), string(outs),
-		b2i(op.Finished), op.FinishNS, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq),
-		packEntry(&e, op.Mask, string(outs)))
+		b2i(op.Finished), op.FinishNS, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq),
+		nullID(op.PID), packEntry(&e, op.Mask, string(outs)))
 	return err
 }
 
@@ -301,7 +301,7 @@ func (d *DB) applyFinish(op *logOp) error {
 	var packed string
 	found := rows.Next()
 	if found {
-		err = rows.Scan(&e.ID, &intr, &packed)
+		err = rows.Scan(&e.ID, &intr, &packed, new(uint64), new(int64))
 	}
 	rows.Close()
 	if err != nil {
@@ -321,9 +321,9 @@ func (d *DB) applyFinish(op *logOp) error {
 		e.Effects, mask = op.Effects, op.Mask
 	}
 	e.FinishNS, e.Finished, e.OK, e.Status, e.Verdict, e.Opaque = op.FinishNS, true, op.OK, op.Status, op.Verdict, op.Opaque
-	e.RefN, e.Code, e.Seq, e.TSeq = op.RefN, op.Code, op.Seq, op.TSeq
+	e.RefN, e.Code, e.Seq, e.TSeq, e.PSeq = op.RefN, op.Code, op.Seq, op.TSeq, op.PSeq
 	_, err = d.fin.Exec(op.FinishNS, b2i(op.OK), nullInt(op.Status), op.Verdict, b2i(op.Opaque),
-		outs, mask, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq), packEntry(&e, mask, outs), op.ID)
+		outs, mask, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq), packEntry(&e, mask, outs), op.ID)
 	return err
 }
 

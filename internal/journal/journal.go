@@ -111,6 +111,17 @@ type Entry struct {
 	// last; 0 until then (and TSeq 0 without Transcript).
 	Seq  uint64 `json:"seq,omitempty"`
 	TSeq uint64 `json:"tseq,omitempty"`
+	// PSeq is the row's number among its principal's rows on the journal
+	// channel, assigned with Seq: what a reader who may see only its own
+	// principal's rows is numbered by, so that its sequence counts nothing
+	// of other principals'.
+	PSeq uint64 `json:"pseq,omitempty"`
+	// PID is an exec row's number among its principal's exec rows,
+	// assigned when the row is written (Begin, Record) like ID: the id a
+	// reader who may see only its own rows is shown (Query.OwnIDs,
+	// GetOwn), so that its ids count nothing of other principals'. 0 for
+	// a statement row.
+	PID int64 `json:"pid,omitempty"`
 }
 
 // Query selects entries. Zero fields do not filter.
@@ -124,6 +135,9 @@ type Query struct {
 	Effects            []string // all-of: every kind listed must be among the entry's
 	Limit              int      // 0: DefaultQueryLimit; clamped to MaxQueryLimit
 	Cursor             string   // from a previous page's next; "" is the first page
+	// OwnIDs reads the rows of the one principal in Principals by their
+	// PID: the cursor is a PID, and the next page's is too.
+	OwnIDs bool
 	// Principals is the caller's scope: nil means every principal, a
 	// non-nil empty slice means none.
 	Principals []string
@@ -144,8 +158,10 @@ type DB struct {
 	log    *intentLog
 	lsn    uint64 // last LSN appended
 	lastID int64  // last row id handed out
-	// open holds the rows begun and not yet finished by this process.
-	open   map[int64]struct{}
+	// open holds the rows begun and not yet finished by this process,
+	// with whose they are: Finish numbers a row among its principal's
+	// and its session's (seqState) whatever the Entry it is given says.
+	open   map[int64]openRow
 	ap     *applier
 	w      *sql.Conn
 	ins    *sql.Stmt // insert an entry
@@ -210,7 +226,7 @@ func openAt(path string, version int, mark bool) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("journal: %s: %w", path, err)
 	}
-	d := &DB{db: db, path: path, reads: map[string]*sql.Stmt{}, open: map[int64]struct{}{}, ap: newApplier()}
+	d := &DB{db: db, path: path, reads: map[string]*sql.Stmt{}, open: map[int64]openRow{}, ap: newApplier()}
 	if version < 2 {
 		if mark {
 			if _, err := db.Exec(`UPDATE entries SET interrupted = 1 WHERE finished = 0 AND interrupted = 0`); err != nil {
@@ -303,8 +319,8 @@ func (d *DB) prepare() error {
 		return err
 	}
 	if d.ins, err = d.w.PrepareContext(ctx, `INSERT INTO entries(id, kind, parent, session, principal, start_ns, cwd, head,
-		effect_mask, verdict, ok, status, opaque, outputs_json, finished, finish_ns, ref_n, code, seq, tseq, packed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		effect_mask, verdict, ok, status, opaque, outputs_json, finished, finish_ns, ref_n, code, seq, tseq, pseq, pid, packed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
 		return err
 	}
 	if d.setLSN, err = d.w.PrepareContext(ctx, `UPDATE journal_log SET applied_lsn = ? WHERE id = 1`); err != nil {
@@ -316,7 +332,7 @@ func (d *DB) prepare() error {
 	// One statement finishes a row: the applier has read it (getRow) and
 	// writes it back whole (packed), with the columns filters use.
 	d.fin, err = d.w.PrepareContext(ctx, `UPDATE entries SET finish_ns = ?, finished = 1, ok = ?, status = ?, verdict = ?, opaque = ?,
-		outputs_json = ?, effect_mask = ?, ref_n = ?, code = ?, seq = ?, tseq = ?, packed = ?
+		outputs_json = ?, effect_mask = ?, ref_n = ?, code = ?, seq = ?, tseq = ?, pseq = ?, packed = ?
 		WHERE id = ? AND finished = 0 AND interrupted = 0`)
 	return err
 }
@@ -495,7 +511,7 @@ func (d *DB) Begin(e *Entry) (int64, error) {
 
 // Record commits a whole, finished entry in one statement (Begin and
 // Finish at once, FinishNS 0 meaning now) and returns its id; it sets
-// e.ID, e.Seq and e.TSeq. It is for a
+// e.ID, e.Seq, e.PSeq and e.TSeq. It is for a
 // run with nothing to lose to a crash, such as a refused run or one with
 // no effects on the world: such a run leaves no unfinished row if the
 // kernel dies during it, where Begin's would.
@@ -570,7 +586,12 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 		return 0, err
 	}
 	if finished {
-		if op.Seq, op.TSeq, err = d.seqs.next(d, kind, e); err != nil {
+		if op.Seq, op.TSeq, op.PSeq, err = d.seqs.next(d, kind, e); err != nil {
+			return 0, err
+		}
+	}
+	if kind == KindExec {
+		if op.PID, err = d.seqs.nextPID(d, e.Principal); err != nil {
 			return 0, err
 		}
 	}
@@ -579,12 +600,14 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 		return 0, fmt.Errorf("journal: begin: %w", err)
 	}
 	d.lastID = op.ID
+	d.seqs.commitPID(e.Principal, op.PID)
+	e.PID = op.PID
 	if finished {
-		d.seqs.commit(kind, e, op.Seq, op.TSeq)
-		e.ID, e.Seq, e.TSeq = op.ID, op.Seq, op.TSeq
+		d.seqs.commit(kind, e, op.Seq, op.TSeq, op.PSeq)
+		e.ID, e.Seq, e.TSeq, e.PSeq = op.ID, op.Seq, op.TSeq, op.PSeq
 		d.finished(e, kind, start, op.FinishNS)
 	} else {
-		d.open[op.ID] = struct{}{}
+		d.open[op.ID] = openRow{streamKey{e.Principal, e.Session}, op.PID}
 	}
 	return op.ID, nil
 }
@@ -667,8 +690,9 @@ func outputsJSON(outs []Output) ([]byte, error) {
 }
 
 // Finish commits the end of entry id: FinishNS (0 means now), OK, Status,
-// Verdict, Opaque, RefN and Code, and assigns Seq (and TSeq with
-// Transcript), setting them and e.ID on e. e.Kind must be the row's kind
+// Verdict, Opaque, RefN and Code, and assigns Seq, PSeq (and TSeq with
+// Transcript), setting them, e.ID and the row's Principal and Session on
+// e. e.Kind must be the row's kind
 // ("" for exec), for the seqs only exec rows get. Outputs and Effects (with EffectKinds), when non-nil,
 // replace the entry's (a run learns its outputs, and may learn its effects,
 // as it goes). Finishing an entry twice, or one marked interrupted, is
@@ -716,7 +740,8 @@ func (d *DB) Finish(id int64, e *Entry) error {
 	if d.closed {
 		return ErrClosed
 	}
-	if _, open := d.open[id]; !open {
+	row, open := d.open[id]
+	if !open {
 		// Not begun by this process, or finished: say which, from the
 		// database (a row begun by an earlier process is interrupted).
 		switch open, err := d.rowState(id); {
@@ -740,27 +765,55 @@ func (d *DB) Finish(id int64, e *Entry) error {
 	if kind == "" {
 		kind = KindExec
 	}
+	e.Principal, e.Session, e.PID = row.principal, row.session, row.pid
 	var err error
-	if op.Seq, op.TSeq, err = d.seqs.next(d, kind, e); err != nil {
+	if op.Seq, op.TSeq, op.PSeq, err = d.seqs.next(d, kind, e); err != nil {
 		return err
 	}
 	if err := d.appendLocked(op); err != nil {
 		return fmt.Errorf("journal: finish %d: %w", id, err)
 	}
 	delete(d.open, id)
-	d.seqs.commit(kind, e, op.Seq, op.TSeq)
-	e.ID, e.Seq, e.TSeq = id, op.Seq, op.TSeq
+	d.seqs.commit(kind, e, op.Seq, op.TSeq, op.PSeq)
+	e.ID, e.Seq, e.TSeq, e.PSeq = id, op.Seq, op.TSeq, op.PSeq
 	d.finished(e, kind, e.StartNS, fin)
 	return nil
 }
 
-// entryCols selects a row as three columns: its id, whether it was marked
-// interrupted (Open marks the column alone), and the rest packed into one
-// text the applier wrote (see packed.go). Every column fetched through the driver costs
+// openRow is whose a row begun and not yet finished is, and its pid.
+type openRow struct {
+	streamKey
+	pid int64
+}
+
+// GetOwn returns principal's exec row numbered pid among its own, or
+// ErrNotFound.
+func (d *DB) GetOwn(principal string, pid int64) (Entry, error) {
+	if err := d.sync(); err != nil {
+		return Entry{}, fmt.Errorf("journal: get %s/%d: %w", principal, pid, err)
+	}
+	rows, err := d.db.Query(`SELECT `+entryCols+` FROM entries WHERE principal = ? AND pid = ?`, principal, pid)
+	if err != nil {
+		return Entry{}, fmt.Errorf("journal: get %s/%d: %w", principal, pid, err)
+	}
+	es, err := d.scan(rows)
+	if err != nil {
+		return Entry{}, fmt.Errorf("journal: get %s/%d: %w", principal, pid, err)
+	}
+	if len(es) == 0 {
+		return Entry{}, fmt.Errorf("%w: %s/%d", ErrNotFound, principal, pid)
+	}
+	return es[0], nil
+}
+
+// entryCols selects a row as five columns: its id, whether it was marked
+// interrupted (Open marks the column alone), the rest packed into one
+// text the applier wrote (see packed.go), and its principal numbers
+// (pseq, pid; 0 for none). Every column fetched through the driver costs
 // a few calls into SQLite, each taking the connection's mutex; two
 // columns instead of twenty-four made a page of 100 entries several times
 // cheaper to read.
-const entryCols = `id, interrupted, packed`
+const entryCols = `id, interrupted, packed, coalesce(pseq, 0), coalesce(pid, 0)`
 
 // Get returns entry id, or ErrNotFound.
 func (d *DB) Get(id int64) (Entry, error) {
@@ -822,11 +875,17 @@ func (d *DB) Query(q Query) ([]Entry, string, error) {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
 	next := ""
+	at := func(e *Entry) int64 {
+		if q.OwnIDs {
+			return e.PID
+		}
+		return e.ID
+	}
 	if len(es) > limit {
 		es = es[:limit]
-		next = encodeCursor(es[limit-1].ID)
+		next = encodeCursor(at(&es[limit-1]))
 	} else if full {
-		next = encodeCursor(es[len(es)-1].ID)
+		next = encodeCursor(at(&es[len(es)-1]))
 	}
 	return es, next, nil
 }
@@ -872,6 +931,9 @@ func buildQuery(q Query, eb *effectBits) (string, []any, int, error) {
 	if len(q.Principals) > MaxScopePrincipals {
 		return "", nil, 0, fmt.Errorf("%w: %d principals in scope (max %d)", ErrBadQuery, len(q.Principals), MaxScopePrincipals)
 	}
+	if q.OwnIDs && (len(q.Principals) != 1 || q.Kind != "" && q.Kind != KindExec) {
+		return "", nil, 0, fmt.Errorf("%w: own ids need one principal and exec rows", ErrBadQuery)
+	}
 	effects := slices.Clone(q.Effects)
 	slices.Sort(effects)
 	effects = slices.Compact(effects)
@@ -894,7 +956,11 @@ func buildQuery(q Query, eb *effectBits) (string, []any, int, error) {
 		if err != nil {
 			return "", nil, 0, err
 		}
-		where, args = append(where, "id < ?"), append(args, before)
+		col := "id"
+		if q.OwnIDs {
+			col = "pid"
+		}
+		where, args = append(where, col+" < ?"), append(args, before)
 	}
 	if q.Since != 0 {
 		where, args = append(where, "start_ns >= ?"), append(args, q.Since)
@@ -967,7 +1033,7 @@ func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool,
 			return es, true, nil
 		}
 		var e Entry
-		if err := rows.Scan(&e.ID, &intr, &packed); err != nil {
+		if err := rows.Scan(&e.ID, &intr, &packed, &e.PSeq, &e.PID); err != nil {
 			return nil, false, err
 		}
 		slot := new(int)

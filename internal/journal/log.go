@@ -70,6 +70,10 @@ type logOp struct {
 	Code       string
 	Seq        uint64
 	TSeq       uint64
+	// PSeq and PID follow TSeq in a record with flagOwn; records
+	// written before them have neither.
+	PSeq uint64
+	PID  int64
 }
 
 // size is what op holds in memory, for the pending budget.

@@ -21,6 +21,7 @@ const (
 	flagOpaque
 	flagStatus
 	flagOutputs // Outputs is non-nil
+	flagOwn     // PSeq and PID follow TSeq (records written before them have neither)
 )
 
 var errLogRecord = errors.New("journal: malformed log record")
@@ -40,6 +41,7 @@ func appendOp(b []byte, op *logOp) []byte {
 	set(flagOpaque, op.Opaque)
 	set(flagStatus, op.Status != nil)
 	set(flagOutputs, op.Outputs != nil)
+	set(flagOwn, true)
 	b = append(b, logCodecVersion, f)
 	b = binary.AppendUvarint(b, op.LSN)
 	b = binary.AppendVarint(b, op.ID)
@@ -66,6 +68,8 @@ func appendOp(b []byte, op *logOp) []byte {
 	b = appendText(b, op.Code)
 	b = binary.AppendUvarint(b, op.Seq)
 	b = binary.AppendUvarint(b, op.TSeq)
+	b = binary.AppendUvarint(b, op.PSeq)
+	b = binary.AppendVarint(b, op.PID)
 	return b
 }
 
@@ -168,6 +172,10 @@ func decodeOp(b []byte) (*logOp, error) {
 	op.Code = d.text()
 	op.Seq = d.uvarint()
 	op.TSeq = d.uvarint()
+	if f&flagOwn != 0 {
+		op.PSeq = d.uvarint()
+		op.PID = d.varint()
+	}
 	if d.err != nil {
 		return nil, d.err
 	}

@@ -97,6 +97,37 @@ func (d *DB) LastSeq() uint64 {
 	return d.seqs.last
 }
 
+// LastPSeq is principal's last number on the journal channel in its own
+// numbering (Entry.PSeq; 0: none).
+func (d *DB) LastPSeq(principal string) (uint64, error) {
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	if d.closed {
+		return 0, ErrClosed
+	}
+	if p, ok := d.seqs.plast[principal]; ok {
+		return p, nil
+	}
+	return d.lastPSeqLocked(principal)
+}
+
+// SeqOfPSeq maps principal's own number pseq to the journal channel's:
+// the seq of its newest row numbered pseq or below (0: none, or pseq 0).
+func (d *DB) SeqOfPSeq(principal string, pseq uint64) (uint64, error) {
+	if pseq == 0 {
+		return 0, nil
+	}
+	if err := d.sync(); err != nil {
+		return 0, err
+	}
+	var seq sql.NullInt64
+	if err := d.db.QueryRow(`SELECT seq FROM entries WHERE principal = ? AND pseq IS NOT NULL AND pseq <= ? ORDER BY pseq DESC LIMIT 1`,
+		principal, int64(min(pseq, 1<<62))).Scan(&seq); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("journal: seq of principal seq: %w", err)
+	}
+	return uint64(seq.Int64), nil
+}
+
 // LastTSeq is the last number of the session.transcript channel of
 // principal and session (0: none).
 func (d *DB) LastTSeq(principal, session string) (uint64, error) {

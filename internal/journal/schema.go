@@ -185,6 +185,24 @@ var migrations = []migration{
 			`ALTER TABLE entries DROP COLUMN effects`,
 		)
 	},
+	// v6: each principal's own numbering, so that a reader who may see
+	// only its own rows is numbered densely and learns nothing of other
+	// principals' runs from gaps: a finished exec row's number among its
+	// principal's on the journal channel (pseq), and an exec row's number
+	// among its principal's rows (pid), the id such a reader is shown.
+	// Older rows are numbered in seq and id order.
+	func(tx *sql.Tx) error {
+		return execAll(tx,
+			`ALTER TABLE entries ADD COLUMN pseq INTEGER`,
+			`ALTER TABLE entries ADD COLUMN pid INTEGER`,
+			`UPDATE entries SET pseq = r.n FROM (SELECT id, row_number() OVER (PARTITION BY principal ORDER BY seq) AS n
+				FROM entries WHERE seq IS NOT NULL) AS r WHERE entries.id = r.id`,
+			`UPDATE entries SET pid = r.n FROM (SELECT id, row_number() OVER (PARTITION BY principal ORDER BY id) AS n
+				FROM entries WHERE kind = 'exec') AS r WHERE entries.id = r.id`,
+			`CREATE UNIQUE INDEX entries_pseq ON entries(principal, pseq) WHERE pseq IS NOT NULL`,
+			`CREATE UNIQUE INDEX entries_pid ON entries(principal, pid) WHERE pid IS NOT NULL`,
+		)
+	},
 }
 
 // SchemaVersion is the schema version this build writes.

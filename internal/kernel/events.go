@@ -225,6 +225,23 @@ func (c *call) eventsParams() (*eventsParams, error) {
 	return &p, nil
 }
 
+// ownScopeView is how attachment a reads and follows the approval
+// channel when it is no approver: it sees only its own session's events
+// (their audience), numbered among them alone (events.Bus.ScopeRenumber),
+// so its seqs have no gaps that count other sessions' plans. ok false for
+// another channel, or an approver (who sees every approval event, seqs
+// gapless as they are).
+func (s *Server) ownScopeView(a *attachment, channel string) (events.View, bool) {
+	if channel != events.ChannelApproval || s.judge(a).canApprove() {
+		return events.View{}, false
+	}
+	scope := a.sess.scope()
+	return events.View{
+		Visible:  func(o events.Scope) bool { return o == scope },
+		Renumber: s.bus.ScopeRenumber(scope, channel),
+	}, true
+}
+
 type eventsReadResult struct {
 	Channel string         `json:"channel"`
 	Events  []events.Event `json:"events"`
@@ -258,6 +275,10 @@ func handleEventsRead(_ context.Context, c *call) (any, error) {
 			return nil, proto.NewError(proto.CodeInternalError, "events.read: journal: "+err.Error(), nil)
 		}
 		res.Events = evs
+		return res, nil
+	}
+	if v, ok := srv.ownScopeView(c.att, *p.Channel); ok {
+		res.Events, _ = srv.bus.ReadView(c.att.sess.scope(), *p.Channel, since, limit, v)
 		return res, nil
 	}
 	res.Events = srv.bus.Read(c.att.sess.scope(), *p.Channel, since, limit)
@@ -327,6 +348,8 @@ func handleEventsSubscribe(_ context.Context, c *call) (any, error) {
 			since = min(since, *p.Since)
 		}
 		_, err = subs.SubscribeView(scope, *p.Channel, &since, v)
+	} else if v, ok := srv.ownScopeView(c.att, *p.Channel); ok {
+		_, err = subs.SubscribeView(scope, *p.Channel, p.Since, v)
 	} else if p.Since != nil {
 		_, err = subs.Resume(scope, *p.Channel, *p.Since)
 	} else {

@@ -61,6 +61,7 @@ func (j *evalJournal) Query(_ context.Context, f eval.JournalFilter) ([]eval.Jou
 		q.Effects = append(q.Effects, kind)
 	}
 	q.Principals, _ = journalScope(g, j.principal)
+	_, q.OwnIDs = ownJournal(q.Principals)
 	entries, _, err := j.store.db.Query(q)
 	if errors.Is(err, journal.ErrBadQuery) {
 		return nil, value.Errorf("arg_error", "journal: %v", err)
@@ -70,6 +71,9 @@ func (j *evalJournal) Query(_ context.Context, f eval.JournalFilter) ([]eval.Jou
 	}
 	out := make([]eval.JournalEntry, len(entries))
 	for i := range entries {
+		if q.OwnIDs {
+			entries[i].ID = entries[i].PID // its own ids (handleJournalQuery)
+		}
 		out[i] = j.evalEntry(&entries[i])
 	}
 	return out, nil
@@ -80,7 +84,15 @@ func (j *evalJournal) Entry(_ context.Context, id int64) (eval.JournalEntry, err
 	if err != nil {
 		return eval.JournalEntry{}, err
 	}
-	e, err := j.store.db.Get(id)
+	var e journal.Entry
+	if g.CanReadAllJournal() {
+		e, err = j.store.db.Get(id)
+	} else {
+		// Its own rows, by their own ids (handleJournalQuery).
+		if e, err = j.store.db.GetOwn(j.principal, id); err == nil {
+			e.ID = e.PID
+		}
+	}
 	if errors.Is(err, journal.ErrNotFound) || err == nil && !g.CanReadAllJournal() && e.Principal != j.principal {
 		// Another principal's row is not told apart from a missing one.
 		return eval.JournalEntry{}, value.Errorf("not_found", "journal: no entry %d", id)

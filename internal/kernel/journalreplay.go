@@ -48,6 +48,14 @@ func journalPayload(e *journal.Entry) ([]byte, error) {
 	return appendEntryJSON(nil, e, true), nil
 }
 
+// ownPayload is journalPayload as a reader who may see only its own rows
+// sees it: the row named by its own id (PID).
+func ownPayload(e *journal.Entry) []byte {
+	own := *e
+	own.ID = e.PID
+	return appendEntryJSON(nil, &own, true)
+}
+
 // transcriptPayload is the session.transcript payload for row e.
 func transcriptPayload(e *journal.Entry) []byte {
 	return newTranscriptEvent(refName(int(e.RefN)), e.Src, e.OK, e.Code).AppendJSON(nil)
@@ -82,7 +90,7 @@ func (s *Server) announce(e *journal.Entry) {
 		aud.Principals = append(slices.Clip(aud.Principals), e.Principal)
 	}
 	scope := events.Scope{Principal: e.Principal, Session: e.Session}
-	if _, err := s.bus.PublishAt(scope, events.ChannelJournal, &aud, e.Seq, e.FinishNS, b); err != nil {
+	if _, err := s.bus.PublishAtScoped(scope, events.ChannelJournal, &aud, e.Seq, e.PSeq, e.FinishNS, b, ownPayload(e)); err != nil {
 		s.log.Debug("journal event not published", "err", err)
 	}
 }
@@ -110,20 +118,45 @@ func (s *Server) durableView(a *attachment, channel string) (v events.View, ok b
 			v.Backfill = func(events.BackfillQuery) ([]events.Event, bool, error) { return nil, false, nil }
 			return v, true
 		}
-		v.Backfill = s.rowBackfill(channel, journal.SeqQuery{Principals: principals})
+		own, isOwn := ownJournal(principals)
+		v.Backfill = s.rowBackfill(channel, journal.SeqQuery{Principals: principals}, isOwn)
+		if isOwn {
+			// It sees only its own rows: numbered among them alone, so
+			// its seqs have no gaps that count other principals' runs.
+			v.Renumber = func(since uint64) (uint64, error) { return s.journal.db.SeqOfPSeq(own, since) }
+		}
 		return v, true
 	case events.ChannelTranscript:
 		sc := a.sess.scope()
-		v.Backfill = s.rowBackfill(channel, journal.SeqQuery{Transcript: true, Principal: sc.Principal, Session: sc.Session})
+		v.Backfill = s.rowBackfill(channel, journal.SeqQuery{Transcript: true, Principal: sc.Principal, Session: sc.Session}, false)
 		return v, true
 	}
 	return events.View{}, false
 }
 
-// lastDurableSeq is the journal's last number on channel as a seen
+// ownJournal reports whether a journalScope answer is one principal's
+// own rows, and whose.
+func ownJournal(principals []string) (string, bool) {
+	if len(principals) != 1 {
+		return "", false
+	}
+	return principals[0], true
+}
+
+// lastDurableSeq is the journal's last number on channel as a sees it
 // (0 when unknown): a since beyond it names no event yet.
 func (s *Server) lastDurableSeq(a *attachment, channel string) uint64 {
 	sc := a.sess.scope()
+	if channel == events.ChannelJournal {
+		principals, _ := journalScope(a.grants, a.principal)
+		if own, ok := ownJournal(principals); ok {
+			p, err := s.journal.db.LastPSeq(own)
+			if err != nil {
+				s.log.Warn("events.subscribe: journal read failed", "err", err)
+			}
+			return p
+		}
+	}
 	last := s.bus.LatestSeq(sc, channel)
 	if channel == events.ChannelJournal {
 		return max(last, s.journal.db.LastSeq())
@@ -137,10 +170,11 @@ func (s *Server) lastDurableSeq(a *attachment, channel string) uint64 {
 }
 
 // rowBackfill answers the bus's backfill queries for channel from the
-// rows base selects, ReplayPageRows at a time. A forward query (a
+// rows base selects (with own, named by their own ids: the reader may see
+// only its own rows), ReplayPageRows at a time. A forward query (a
 // subscription catching up) stops at ReplayBatchBytes of payload, a tail
 // query (events.read) at ReplayReadBytes, keeping the newest.
-func (s *Server) rowBackfill(channel string, base journal.SeqQuery) events.Backfill {
+func (s *Server) rowBackfill(channel string, base journal.SeqQuery, own bool) events.Backfill {
 	j := s.journal
 	transcript := base.Transcript
 	return func(q events.BackfillQuery) ([]events.Event, bool, error) {
@@ -166,11 +200,16 @@ func (s *Server) rowBackfill(channel string, base journal.SeqQuery) events.Backf
 			page := make([]events.Event, 0, len(rows))
 			for i := range rows {
 				e := &rows[i]
-				ev := events.Event{Channel: channel, Seq: e.Seq, TS: e.FinishNS}
-				if transcript {
+				ev := events.Event{Channel: channel, Seq: e.Seq, TS: e.FinishNS, ScopeSeq: e.PSeq}
+				switch {
+				case transcript:
 					ev.Seq, ev.Payload = e.TSeq, transcriptPayload(e)
-				} else if ev.Payload, err = journalPayload(e); err != nil {
-					continue
+				case own: // the renumbering view keeps this payload
+					ev.Payload = ownPayload(e)
+				default:
+					if ev.Payload, err = journalPayload(e); err != nil {
+						continue
+					}
 				}
 				page = append(page, ev)
 				size += int64(len(ev.Payload)) + events.RecordOverhead

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -26,6 +27,10 @@ var binDir string
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
 
 func runMain(m *testing.M) int {
+	flag.Parse()
+	if w := flag.Lookup("test.fuzzworker"); w != nil && w.Value.String() == "true" {
+		return m.Run() // a fuzz worker runs only the fuzz target: no binaries needed
+	}
 	dir, err := os.MkdirTemp("", "mcp-bin")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

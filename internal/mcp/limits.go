@@ -36,6 +36,31 @@ const (
 	// own goroutine).
 	MaxInFlight = 64
 
+	// MaxFrameDepth bounds how deeply one incoming frame's arrays and
+	// objects nest. A deeper frame is answered -32700 (with its id when
+	// one can be read) before the SDK sees it: the SDK's decoder gives up
+	// past 1,000 levels and takes the whole connection down with it. No
+	// tool's arguments come near this; the kernel's own bound on its
+	// frames (proto.MaxFrameDepth, 1,555) is above it, so whatever passes
+	// here nests well within what the kernel accepts.
+	MaxFrameDepth = 128
+
+	// MaxIDBytes bounds a request id; a longer one is refused -32600.
+	MaxIDBytes = 256
+
+	// MaxNoReplyFrame bounds a frame no answer is owed for (a notification,
+	// a response): nothing is charged for it (there is no answer to
+	// release the charge), so a larger one is refused -32600 unread.
+	MaxNoReplyFrame = 1 << 20
+
+	// MaxInFlightBytes is the facade's budget for requests being served:
+	// each request is charged its frame's size from when it is read until
+	// its answer is written. A request that does not fit is answered at
+	// once (a tool call with a quota_exceeded tool error, anything else
+	// with a -32010 error) and the others are served as before. It is at
+	// least MaxFrame, so an idle facade takes any frame.
+	MaxInFlightBytes = 32 << 20
+
 	// AutostartReady bounds how long an autostarted kernel may take to
 	// print its ready line.
 	AutostartReady = 30 * time.Second

@@ -93,8 +93,8 @@ func Main(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Wri
 		return 1
 	}
 	f.path, f.attach = path, client.AttachParams{Session: *session, Token: *token, Client: &client.ClientInfo{Kind: "mcp"}}
-	out := &lockedWriter{w: stdout}
-	if err := f.Run(ctx, &sdk.IOTransport{Reader: checkedInput(stdin, out), Writer: out, MaxLineLength: MaxFrame}); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+	g := newGate(&lockedWriter{w: stdout}, MaxInFlightBytes)
+	if err := f.Run(ctx, &sdk.IOTransport{Reader: g.input(stdin), Writer: g.output(), MaxLineLength: MaxFrame}); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "shoal-mcp: %v\n", err)
 		return 1
 	}
