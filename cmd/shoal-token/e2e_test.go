@@ -26,6 +26,7 @@ func buildBinary(t *testing.T) string {
 	}
 	bin := filepath.Join(t.TempDir(), "shoal-token")
 	cmd := exec.Command(goBin, "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // pure Go, as shipped
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
