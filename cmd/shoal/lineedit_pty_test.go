@@ -99,12 +99,6 @@ func (r *screenREPL) waitRow(what string, ok func(row string) bool) int {
 	return at
 }
 
-// cursorRow is the row the cursor is on, as text.
-func (r *screenREPL) cursorRow() string {
-	s := r.snap()
-	return s.Screen[s.Cursor.Row]
-}
-
 // clear abandons the buffer (Ctrl-C: the first may only close a menu)
 // and clears the screen (Ctrl-L).
 func (r *screenREPL) clear() {
