@@ -553,6 +553,11 @@ func collEnumerate(_ Env, s *mSeq, _ Value, a Args) (Value, error) {
 	if err := s.checkMaterialise(); err != nil {
 		return nil, err
 	}
+	// out's slot, a pair's two slots and its list header (and a boxed
+	// index) per item.
+	if err := s.reserve(int64(s.n) * (3*slotBytes + 24 + wordBytes)); err != nil {
+		return nil, err
+	}
 	out := make([]Value, s.n)
 	pairs := make([]Value, 2*s.n)
 	lists := make([]List, s.n)
@@ -624,6 +629,10 @@ func collZip(_ Env, s *mSeq, _ Value, a Args) (Value, error) {
 	n := min(s.n, other.n)
 	if n > mMaxMaterialise {
 		return nil, CheckItems(n)
+	}
+	// out's slot and a pair list (header and two slots) per item.
+	if err := s.reserve(int64(n) * (3*slotBytes + 24 + 2*wordBytes)); err != nil {
+		return nil, err
 	}
 	out := make([]Value, n)
 	for i := range out {

@@ -44,6 +44,35 @@ func Reserve(env Env, n int64) (release func(), err error) {
 	return release, nil
 }
 
+// growReserve reserves for a collection that grows item by item, in
+// chunks that double, so a refusal stops it near the budget however long
+// it would have grown; release gives every chunk back.
+type growReserve struct {
+	reserved int64
+	releases []func()
+}
+
+// need makes sure at least n bytes are reserved through env.
+func (g *growReserve) need(env Env, n int64) error {
+	for n > g.reserved {
+		chunk := max(g.reserved, ReserveMin)
+		rel, err := Reserve(env, chunk)
+		if err != nil {
+			return err
+		}
+		g.releases = append(g.releases, rel)
+		g.reserved += chunk
+	}
+	return nil
+}
+
+func (g *growReserve) release() {
+	for _, r := range g.releases {
+		r()
+	}
+	g.releases, g.reserved = nil, 0
+}
+
 // ListBytes is about what a new list of n items costs: its header and
 // slots, plus a boxed scalar per item when boxed (a range's integers).
 func ListBytes(n int, boxed bool) int64 {
