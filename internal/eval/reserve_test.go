@@ -31,6 +31,9 @@ func TestBudgetRefusesBeforeAllocating(t *testing.T) {
 		{"list concatenation", `let xs = (0..1000000).collect(); let ys = (0..1000000).collect()`, `xs + ys + xs + ys + xs + ys`},
 		{"compound concatenation", `var xs = (0..1500000).collect()`, `xs += xs; xs += xs; xs += xs; xs.len()`},
 		{"string concatenation", prelude + `let s = rep(33554432)`, `s + s`},
+		{"split into characters", prelude + `let s = rep(4194304)`, "s.split(\"\")"},
+		{"chars", prelude + `let s = rep(4194304)`, `s.chars()`},
+		{"lines", prelude + `let s = rep(2097152).replace("x", "\n")`, `s.lines()`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in, _ := budgetSession(t, limit)
