@@ -198,6 +198,31 @@ type KernelInfo struct {
 	Limits     map[string]int  `json:"limits"`
 	// Containment is nil from a kernel that does not report it.
 	Containment *Containment `json:"containment"`
+	// Memory is nil from a kernel that does not report it.
+	Memory *KernelMemory `json:"memory"`
+	// Cgo is whether the kernel binary was built with cgo; nil when it
+	// does not say.
+	Cgo *bool `json:"cgo"`
+}
+
+// KernelMemory says where a kernel's memory bounds come from
+// (kernel.info's memory object; docs/kernel.md, "Memory defaults"). Sizes
+// are bytes, 0 meaning none.
+type KernelMemory struct {
+	// Limit is the smallest of the limits found, Source where it was
+	// found: "rlimit_as", "cgroup", "physical" or "none".
+	Limit  int64  `json:"limit"`
+	Source string `json:"source"`
+	// Usable is what the Go heap may use under Limit.
+	Usable   int64 `json:"usable"`
+	RlimitAS int64 `json:"rlimit_as"`
+	Cgroup   int64 `json:"cgroup"`
+	Physical int64 `json:"physical"`
+	// The bounds in force, and the defaults derived for them.
+	SessionBudget int64            `json:"session_budget"`
+	KernelBudget  int64            `json:"kernel_budget"`
+	SoftLimit     int64            `json:"soft_limit"`
+	Derived       map[string]int64 `json:"derived"`
 }
 
 // Containment says which mechanisms a kernel uses to end the processes its

@@ -26,7 +26,7 @@ func AppendResultHead(dst []byte, id json.RawMessage) []byte {
 	switch {
 	case len(id) == 0:
 		dst = append(dst, "null"...)
-	case bytes.IndexAny(id, " \t\r\n") < 0:
+	case !bytes.ContainsAny(id, " \t\r\n"):
 		dst = append(dst, id...) // already compact
 	default:
 		var b bytes.Buffer

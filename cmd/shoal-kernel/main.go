@@ -28,6 +28,7 @@ import (
 	"github.com/shoalgo/shoal/internal/auth"
 	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/kernel"
+	"github.com/shoalgo/shoal/internal/memlimit"
 	"github.com/shoalgo/shoal/internal/policy"
 	"github.com/shoalgo/shoal/internal/sandbox"
 )
@@ -49,6 +50,10 @@ type options struct {
 	session, socket, stateDir, policy string
 	verbose, version                  bool
 	limits                            kernel.Limits
+	// memory is what the memory bounds' defaults were derived from;
+	// memoryWarnings says which explicit ones were lowered to fit.
+	memory         memlimit.Derived
+	memoryWarnings []string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -68,6 +73,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	// The memory bounds not set by flag come from this process's real
+	// limits (RLIMIT_AS, its cgroup, physical memory).
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	o.memory = memlimit.Derive(memlimit.Detect())
+	o.memoryWarnings = kernel.ApplyMemoryDefaults(&o.limits, func(name string) bool { return set[name] }, o.memory)
 	return o, nil
 }
 
@@ -84,6 +95,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.version {
 		fmt.Fprintf(stdout, "shoal-kernel %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return 0
+	}
+	for _, w := range o.memoryWarnings {
+		fmt.Fprintln(stderr, "shoal-kernel: warning:", w)
 	}
 	if err := serve(o, stderr); err != nil {
 		fmt.Fprintln(stderr, "shoal-kernel:", err)
@@ -157,6 +171,7 @@ func serve(o *options, stderr io.Writer) error {
 		Env:        os.Environ(),
 		Log:        log,
 		Limits:     &o.limits,
+		Memory:     &o.memory,
 		Policy:     pol,
 		Processes:  procs,
 		StateDir:   stateDir,

@@ -45,7 +45,9 @@ func kernelBinary(t testing.TB) string {
 		}
 		binDir = dir
 		binPath = filepath.Join(dir, "shoal-kernel")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		cmd := exec.Command("go", "build", "-o", binPath, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // pure Go, as shipped
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			buildErr = errors.New(string(out))
 		}

@@ -18,7 +18,6 @@ type options struct {
 	hasTTL   bool
 	stateDir string
 	json     bool
-	help     bool
 }
 
 // errHelp reports that -h or --help was given.

@@ -15,7 +15,7 @@ import (
 // column while its valid sibling still loads.
 func TestAdaptersEndToEnd(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "shoal")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := goBuild("-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	home := t.TempDir()

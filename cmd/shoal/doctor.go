@@ -206,6 +206,15 @@ func checkSocket(ctx context.Context, sock string) check {
 	if info.Containment != nil {
 		c.Detail += ", cgroup " + info.Containment.Cgroup
 	}
+	if m := info.Memory; m != nil {
+		c.Detail += fmt.Sprintf(", memory: %s limit %d MiB, session budget %d MiB, kernel budget %d MiB, soft limit %d MiB",
+			m.Source, m.Limit>>20, m.SessionBudget>>20, m.KernelBudget>>20, m.SoftLimit>>20)
+	}
+	if info.Cgo != nil && *info.Cgo {
+		c.Level = levelWarn
+		c.Detail += "; the kernel was built with cgo"
+		c.Fix = "rebuild it pure Go: CGO_ENABLED=0 go install ./cmd/..."
+	}
 	if v := buildversion.String(); info.Version != v {
 		c.Level = levelWarn
 		c.Detail += " (this shoal is " + v + ")"

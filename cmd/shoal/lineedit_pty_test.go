@@ -27,7 +27,7 @@ func buildShoal(t *testing.T) string {
 		t.Skip("pseudo-terminals are exercised on Linux")
 	}
 	bin := filepath.Join(t.TempDir(), "shoal")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := goBuild("-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
@@ -97,12 +97,6 @@ func (r *screenREPL) waitRow(what string, ok func(row string) bool) int {
 		return false
 	})
 	return at
-}
-
-// cursorRow is the row the cursor is on, as text.
-func (r *screenREPL) cursorRow() string {
-	s := r.snap()
-	return s.Screen[s.Cursor.Row]
 }
 
 // clear abandons the buffer (Ctrl-C: the first may only close a menu)

@@ -20,7 +20,7 @@ func TestPickOnATerminal(t *testing.T) {
 		t.Skip("pseudo-terminals are exercised on Linux")
 	}
 	bin := filepath.Join(t.TempDir(), "shoal")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := goBuild("-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin)

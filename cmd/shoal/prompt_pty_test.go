@@ -22,7 +22,7 @@ func startPTY(t *testing.T, dir, home, config string, env ...string) (*ptyOutput
 		t.Skip("pseudo-terminals are exercised on Linux")
 	}
 	bin := filepath.Join(t.TempDir(), "shoal")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := goBuild("-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin)

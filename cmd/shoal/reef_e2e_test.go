@@ -15,7 +15,7 @@ import (
 // of its bytes is reef_drift.
 func TestReefThroughTheBinary(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "shoal")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := goBuild("-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	root, _ := filepath.EvalSymlinks(t.TempDir())

@@ -44,7 +44,7 @@ var builtBinaries = sync.OnceValues(func() (string, error) {
 	}
 	binDir = dir
 	// One go build for both: they share their dependencies' work.
-	out, err := exec.Command("go", "build", "-o", dir+"/", ".", "../shoal-kernel").CombinedOutput()
+	out, err := goBuild("-o", dir+"/", ".", "../shoal-kernel").CombinedOutput()
 	if err != nil {
 		return "", &buildError{err, string(out)}
 	}

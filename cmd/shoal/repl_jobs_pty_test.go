@@ -92,7 +92,7 @@ func startREPL(t *testing.T) (*exec.Cmd, *ptyOutput, func(string)) {
 		t.Skip("pseudo-terminals and /proc are exercised on Linux")
 	}
 	bin := filepath.Join(t.TempDir(), "shoal")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := goBuild("-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin)

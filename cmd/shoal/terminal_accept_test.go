@@ -31,7 +31,7 @@ type userTerminal struct {
 func startUserTerminal(t *testing.T, dir string) *userTerminal {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "shoal")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := goBuild("-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	pathDir := t.TempDir()

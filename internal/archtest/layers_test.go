@@ -46,6 +46,7 @@ var allowed = map[string][]string{
 	"cmd/shoal-secret":     {"*"},
 	"internal/mcp":         {"client", "proto", "internal/version"},
 	"internal/version":     {},
+	"internal/memlimit":    {},
 	"internal/journal":     {"proto"},
 	"internal/cas":         {},
 	"internal/pty":         {},

@@ -241,14 +241,6 @@ func readProcs(dir string) []int {
 	return out
 }
 
-// signal sends sig to every member of dir and below. Membership is read
-// at the moment, so the pids are live members, not stale ones.
-func (c *cgroups) signal(dir string, sig unix.Signal) {
-	for _, pid := range c.members(dir) {
-		_ = unix.Kill(pid, sig)
-	}
-}
-
 // kill ends every process in dir and below: v2 with cgroup.kill (the
 // kernel kills every member, forks in progress included); v1 by freezing
 // each directory, killing its members and thawing it, in rounds until

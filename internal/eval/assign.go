@@ -13,7 +13,7 @@ var compoundOps = map[syntax.AssignOp]syntax.BinOp{
 }
 
 // combine applies an assignment operator to the old and new values.
-func combine(op syntax.AssignOp, old, rhs value.Value) (value.Value, error) {
+func (t *thread) combine(op syntax.AssignOp, old, rhs value.Value) (value.Value, error) {
 	if op == syntax.AssignSet {
 		return rhs, nil
 	}
@@ -25,7 +25,7 @@ func combine(op syntax.AssignOp, old, rhs value.Value) (value.Value, error) {
 			}
 		}
 	}
-	return value.BinaryOp(bop, old, rhs)
+	return t.binaryReserved(bop, old, rhs)
 }
 
 // assign performs `target op value`. Values are immutable, so assigning a
@@ -45,7 +45,7 @@ func (t *thread) assign(s *syntax.AssignStmt, sc *scope) error {
 		if !b.mutable {
 			return immutable(tg.Name)
 		}
-		v, err := t.keep(combine(s.Op, b.val, rhs))
+		v, err := t.keep(t.combine(s.Op, b.val, rhs))
 		if err != nil {
 			return err
 		}
@@ -74,7 +74,7 @@ func (t *thread) assign(s *syntax.AssignStmt, sc *scope) error {
 		return immutable(root.Name)
 	}
 	nv, err := t.keep(t.update(b.val, path, func(old value.Value) (value.Value, error) {
-		return t.keep(combine(s.Op, old, rhs))
+		return t.keep(t.combine(s.Op, old, rhs))
 	}))
 	if err != nil {
 		return err

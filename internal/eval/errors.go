@@ -128,9 +128,3 @@ func hostError(err error) *value.Error {
 func gateStop(err error) bool {
 	return err != nil && (errors.Is(err, host.ErrDenied) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }
-
-// isLangError reports whether err is a catchable language error.
-func isLangError(err error) (*value.Error, bool) {
-	e, ok := err.(*value.Error)
-	return e, ok
-}

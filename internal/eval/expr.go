@@ -299,7 +299,7 @@ func (t *thread) evalBinary(n *syntax.Binary, sc *scope, m mode) (value.Value, e
 			}
 		}
 	}
-	return value.BinaryOp(n.Op, l, r)
+	return t.binaryReserved(n.Op, l, r)
 }
 
 // intFast handles the common int-int operators without overflow risk.

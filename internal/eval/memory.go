@@ -11,6 +11,7 @@ import (
 
 	"github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -459,4 +460,32 @@ func (tk *Task) FootprintHeld(yield func(value.Value)) {
 	if v, _ := tk.result(); v != nil {
 		yield(v)
 	}
+}
+
+// ReserveMemory implements value.Reserver: it charges the session's
+// budget for n bytes an operation is about to allocate, so a refusal comes
+// before the allocation (value.Reserve); release gives the charge back.
+func (t *thread) ReserveMemory(n int64) (release func(), err error) {
+	m := t.in.meter
+	if m == nil || n <= 0 {
+		return func() {}, nil
+	}
+	if err := m.b.Charge(n); err != nil {
+		return nil, quotaError(err)
+	}
+	return func() { m.b.Release(n) }, nil
+}
+
+// binaryReserved applies op to l and r, first reserving what a
+// concatenation (`+` of lists, strings, bytes or tables) will allocate.
+func (t *thread) binaryReserved(op syntax.BinOp, l, r value.Value) (value.Value, error) {
+	if op != syntax.OpAdd {
+		return value.BinaryOp(op, l, r)
+	}
+	release, err := value.Reserve(t, value.ConcatBytes(l, r))
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return value.BinaryOp(op, l, r)
 }

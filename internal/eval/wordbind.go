@@ -54,9 +54,7 @@ func (t *thread) bindWords(c *Closure, vals []cmdValue) (pos []value.Value, name
 		cv := vals[i]
 		switch {
 		case cv.dashdash:
-			for _, rest := range vals[i+1:] {
-				words = append(words, rest)
-			}
+			words = append(words, vals[i+1:]...)
 			i = len(vals)
 		case cv.short != "":
 			for _, r := range cv.short {

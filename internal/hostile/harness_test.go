@@ -118,7 +118,18 @@ func Start(t testing.TB, opts Options) *Kernel {
 		t.Fatal(err)
 	}
 	args := append([]string{"--socket", k.Sock, "--state-dir", k.StateDir}, opts.Flags...)
+	limit := uint64(opts.MemCap)
+	if limit == 0 {
+		limit = DefaultMemCap
+	}
+	// util-linux's prlimit sets the cap and execs the kernel in place (the
+	// pid stays the kernel's), so the kernel reads its cap at start and
+	// derives its memory budgets from it. Without the tool the cap is set
+	// right after the fork (below), which the kernel may read too late.
 	cmd := exec.Command(Bin("shoal-kernel"), args...)
+	if pl, err := exec.LookPath("prlimit"); err == nil {
+		cmd = exec.Command(pl, append([]string{fmt.Sprintf("--as=%d:%d", limit, limit), "--", Bin("shoal-kernel")}, args...)...)
+	}
 	cmd.Dir = k.Dir
 	cmd.Env = append([]string{"HOME=" + base, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + base,
 		"XDG_RUNTIME_DIR=" + base, "SHOAL_TOKEN_STORE=" + k.Store}, opts.Env...)
@@ -132,12 +143,9 @@ func Start(t testing.TB, opts Options) *Kernel {
 	}
 	pw.Close()
 	k.Cmd, k.Pid = cmd, cmd.Process.Pid
-	limit := uint64(opts.MemCap)
-	if limit == 0 {
-		limit = DefaultMemCap
-	}
 	// The kernel allocates little before it is listening, so capping it
-	// right after the fork is as good as capping it before exec.
+	// right after the fork bounds what it can allocate as well as capping
+	// it before exec (prlimit did that already when present).
 	if err := unix.Prlimit(k.Pid, unix.RLIMIT_AS, &unix.Rlimit{Cur: limit, Max: limit}, nil); err != nil {
 		cmd.Process.Kill()
 		t.Fatalf("prlimit: %v", err)

@@ -21,11 +21,10 @@ const (
 	// answerBound is what any answer here may take: the default elision
 	// budget for the value (8 KiB), the render, and room for the envelope.
 	answerBound = 8<<10 + renderBound + 4<<10
-	// deepLevels is how deep the attacks nest: 2000 times value.MaxDepth.
-	deepLevels = 1_000_000
 )
 
-// deepX builds x, a list nested deepLevels deep, in the language.
+// deepX builds x, a list nested a million levels deep (2000 times
+// value.MaxDepth), in the language.
 const deepX = "var x = []; for i in 0..1000000 { x = [x] }; "
 
 func valuesCtx(t *testing.T) context.Context {

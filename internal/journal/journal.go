@@ -466,13 +466,6 @@ func checkEffects(effects json.RawMessage, extra []string) ([]string, error) {
 	return kinds, nil
 }
 
-func nullJSON(r json.RawMessage) any {
-	if len(r) == 0 {
-		return nil
-	}
-	return string(r)
-}
-
 func nullInt(p *int) any {
 	if p == nil {
 		return nil

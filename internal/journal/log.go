@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -227,9 +226,6 @@ func (l *intentLog) append(op *logOp, applied uint64) error {
 	l.last[l.cur] = op.LSN
 	return nil
 }
-
-// errLogClosed is returned by writes after Close.
-var errLogClosed = errors.New("journal: log closed")
 
 // LogBytes is the size of the intent log's two segments on disk.
 func (d *DB) LogBytes() int64 {

@@ -33,6 +33,11 @@ type infoResult struct {
 	Tunables map[string]int64 `json:"tunables"`
 	// Containment says which mechanisms end the processes sessions start.
 	Containment contain.Features `json:"containment"`
+	// Memory says where the memory bounds come from (memdefaults.go).
+	Memory memoryInfo `json:"memory"`
+	// Cgo reports whether this binary was built with cgo (it should not
+	// be: README, "Build"); null when the build recorded nothing.
+	Cgo *bool `json:"cgo"`
 }
 
 // features are the optional capabilities this kernel build has.
@@ -88,7 +93,18 @@ func handleKernelInfo(_ context.Context, c *call) (any, error) {
 		},
 		Tunables:    c.conn.srv.limits.report(),
 		Containment: c.conn.srv.procs.Features(),
+		Memory:      c.conn.srv.memoryReport(),
+		Cgo:         buildCgo(),
 	}, nil
+}
+
+// buildCgo is kernel.info's cgo: whether the build used cgo, nil when
+// unknown.
+func buildCgo() *bool {
+	if cgo, known := buildversion.Cgo(); known {
+		return &cgo
+	}
+	return nil
 }
 
 // features is this kernel's feature map: the build's, with journal set

@@ -22,7 +22,12 @@ import (
 // process nears the limit, the guard cancels the running evaluations of
 // the session with the largest budget usage.
 //
-// Defaults for the reference machine (2 cores, 24 GiB, shared with the
+// The figures below are those for the reference machine; the defaults in
+// force are derived at start from the process's real limits (RLIMIT_AS,
+// its cgroup, physical memory: memdefaults.go and internal/memlimit),
+// which reproduce them there and never exceed them.
+//
+// On the reference machine (2 cores, 24 GiB, shared with the
 // programs sessions run and with the rest of the system): one session may
 // keep 2 GiB (a million-row table is ~100 MB, so twenty of them); all
 // sessions together 8 GiB, a third of the machine; the process's soft

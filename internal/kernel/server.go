@@ -19,6 +19,7 @@ import (
 	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/events"
+	"github.com/shoalgo/shoal/internal/memlimit"
 	"github.com/shoalgo/shoal/internal/policy"
 	"github.com/shoalgo/shoal/internal/reef"
 	"github.com/shoalgo/shoal/internal/trust"
@@ -41,8 +42,12 @@ type Config struct {
 	// while events wait for room before the connection is closed; zero
 	// means StuckOutbox.
 	EventStall time.Duration
-	// Limits are the tunable bounds; nil means DefaultLimits().
+	// Limits are the tunable bounds; nil means DefaultLimits() with the
+	// memory bounds derived from Memory (ApplyMemoryDefaults).
 	Limits *Limits
+	// Memory is what the memory bounds' defaults were derived from, for
+	// kernel.info; nil means memlimit.Derive(memlimit.Detect()).
+	Memory *memlimit.Derived
 	// Policy is the Leash policy; nil means policy.Default: the kernel
 	// owner may do everything, every other principal nothing.
 	Policy *policy.Policy
@@ -122,6 +127,7 @@ type Server struct {
 	gcBase    int               // the GC percent the process started with (tuneGC)
 	gcHigh    int               // the raised GC percent, 0 when not tuning
 	gcRaised  bool              // the collector runs at limits.GCPercent (guard goroutine only after init)
+	memFrom   memlimit.Derived  // what the memory defaults come from (memdefaults.go)
 	source    *sourceWork       // bounds parse and explain
 	procs     *contain.Manager
 	plans     *planStore  // stored plans of every session (plans.go)
@@ -180,9 +186,16 @@ func New(cfg Config) (*Server, error) {
 	if s.policy == nil {
 		s.policy = policy.Default(s.local)
 	}
+	if cfg.Memory != nil {
+		s.memFrom = *cfg.Memory
+	} else {
+		s.memFrom = memlimit.Derive(memlimit.Detect())
+	}
 	s.limits = DefaultLimits()
 	if cfg.Limits != nil {
 		s.limits = *cfg.Limits
+	} else {
+		ApplyMemoryDefaults(&s.limits, func(string) bool { return false }, s.memFrom)
 	}
 	if err := settleLimits(&s.limits); err != nil {
 		return nil, err

@@ -72,33 +72,6 @@ func positional(c *syntax.CmdCall) []*syntax.CmdArg {
 	return out
 }
 
-// hasFlag reports a `--name` flag before any `--`.
-func hasFlag(c *syntax.CmdCall, name string) bool {
-	for _, a := range c.Args {
-		if a.Kind == syntax.ArgDashDash {
-			return false
-		}
-		if a.Kind == syntax.ArgLongFlag && a.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-// hasShortFlag reports a `-c` flag, alone or in a cluster like `-pv`,
-// before any `--`.
-func hasShortFlag(c *syntax.CmdCall, letter byte) bool {
-	for _, a := range c.Args {
-		if a.Kind == syntax.ArgDashDash {
-			return false
-		}
-		if a.Kind == syntax.ArgShortFlag && strings.IndexByte(a.Text, letter) >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // argPath records a filesystem effect on the path(s) an argument names.
 func (w *walker) argPath(a *syntax.CmdArg, kind host.Effect, rev string) {
 	if a == nil {

@@ -84,7 +84,8 @@ func expand(format string, sub func(string) (string, bool)) string {
 			i++
 			continue
 		}
-		start, end, next := i+1, i+1, i+1
+		start, end := i+1, i+1
+		var next int
 		if format[i+1] == '{' {
 			close := strings.IndexByte(format[i+2:], '}')
 			if close < 0 {

@@ -89,10 +89,8 @@ func apply(r Rules, abi int) error {
 	if fs == 0 && net == 0 {
 		return nil // nothing this kernel can enforce: do not scope alone
 	}
-	cfg, err := landlock.NewConfig(fs, net, scoped)
-	if err != nil {
-		return fmt.Errorf("sandbox: landlock config: %w", err)
-	}
+	// The sets are masks of handled(abi), so valid for this kernel.
+	cfg := &landlock.Config{HandledAccessFS: fs, HandledAccessNet: net, Scoped: scoped}
 	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {
 		return fmt.Errorf("sandbox: landlock ruleset: %w", err)

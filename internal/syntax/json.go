@@ -455,11 +455,6 @@ func (e *jenc) stmts(b []byte, ss []Stmt) []byte {
 	return append(b, ']')
 }
 
-func (e *jenc) exprs(b []byte, key string, xs []Expr) []byte {
-	b = append(b, key...)
-	return e.exprList(b, xs)
-}
-
 func (e *jenc) exprList(b []byte, xs []Expr) []byte {
 	b = append(b, '[')
 	for i, x := range xs {

@@ -60,9 +60,7 @@ func parseTypeSpec(s string) (TypeSpec, string) {
 				s = s[1:]
 				continue
 			}
-			if strings.HasPrefix(s, ">") {
-				s = s[1:]
-			}
+			s = strings.TrimPrefix(s, ">")
 			break
 		}
 	}

@@ -28,6 +28,8 @@ func mColl(fn mCollFn) Method {
 		if !ok {
 			return nil, mTypeErr("expected a list, table or range, got %s", TypeName(recv))
 		}
+		s.env = env
+		defer s.release()
 		return fn(env, s, recv, a)
 	}
 }
@@ -152,6 +154,9 @@ func collMap(env Env, s *mSeq, _ Value, a Args) (Value, error) {
 			return NewList(c[:s.n:s.n]), nil // values are immutable; share the column
 		}
 	}
+	if err := s.reserve(ListBytes(s.n, false)); err != nil {
+		return nil, err
+	}
 	out := make([]Value, s.n)
 	for i := range out {
 		if out[i], err = s.call(env, f, i); err != nil {
@@ -213,7 +218,7 @@ func collWhere(name string) mCollFn {
 			}
 			return NewList(out), nil
 		}
-		return s.pick(keep), nil
+		return s.pick(keep)
 	}
 }
 
@@ -337,6 +342,9 @@ func mKeys(env Env, s *mSeq, f Value) ([]Value, error) {
 			return s.tab.Data[col], nil // read-only use
 		}
 	}
+	if err := s.reserve(ListBytes(s.n, false)); err != nil {
+		return nil, err
+	}
 	keys := make([]Value, s.n)
 	for i := range keys {
 		k, err := s.call(env, f, i)
@@ -353,7 +361,7 @@ func mSortByKeys(s *mSeq, keys []Value) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.pick(perm), nil
+	return s.pick(perm)
 }
 
 func collSort(env Env, s *mSeq, _ Value, a Args) (Value, error) {
@@ -392,11 +400,14 @@ func collReverse(_ Env, s *mSeq, _ Value, a Args) (Value, error) {
 	if err := s.checkMaterialise(); err != nil {
 		return nil, err
 	}
+	if err := s.reserve(8 * int64(s.n)); err != nil {
+		return nil, err
+	}
 	idx := make([]int, s.n)
 	for i := range idx {
 		idx[i] = s.n - 1 - i
 	}
-	return s.pick(idx), nil
+	return s.pick(idx)
 }
 
 func collUniq(_ Env, s *mSeq, _ Value, a Args) (Value, error) {
@@ -416,7 +427,7 @@ func collUniq(_ Env, s *mSeq, _ Value, a Args) (Value, error) {
 	if keep == nil {
 		keep = []int{}
 	}
-	return s.pick(keep), nil
+	return s.pick(keep)
 }
 
 // mAggNoArgs rejects arguments to an aggregate, teaching the projection
@@ -542,6 +553,11 @@ func collEnumerate(_ Env, s *mSeq, _ Value, a Args) (Value, error) {
 	if err := s.checkMaterialise(); err != nil {
 		return nil, err
 	}
+	// out's slot, a pair's two slots and its list header (and a boxed
+	// index) per item.
+	if err := s.reserve(int64(s.n) * (3*slotBytes + 24 + wordBytes)); err != nil {
+		return nil, err
+	}
 	out := make([]Value, s.n)
 	pairs := make([]Value, 2*s.n)
 	lists := make([]List, s.n)
@@ -613,6 +629,10 @@ func collZip(_ Env, s *mSeq, _ Value, a Args) (Value, error) {
 	n := min(s.n, other.n)
 	if n > mMaxMaterialise {
 		return nil, CheckItems(n)
+	}
+	// out's slot and a pair list (header and two slots) per item.
+	if err := s.reserve(int64(n) * (3*slotBytes + 24 + 2*wordBytes)); err != nil {
+		return nil, err
 	}
 	out := make([]Value, n)
 	for i := range out {

@@ -15,9 +15,40 @@ type mSeq struct {
 	lo    int64    // range start
 	rng   bool
 	n     int
+	// env reserves what materialising allocates (reserve.go); release
+	// gives the reservations back when the method returns.
+	env      Env
+	releases []func()
+}
+
+// reserve reserves n bytes for the view's method until it returns.
+func (s *mSeq) reserve(n int64) error {
+	rel, err := Reserve(s.env, n)
+	if err != nil {
+		return err
+	}
+	if n >= ReserveMin {
+		s.releases = append(s.releases, rel)
+	}
+	return nil
+}
+
+// release gives back every reservation the view's method made.
+func (s *mSeq) release() {
+	for _, r := range s.releases {
+		r()
+	}
+	s.releases = nil
+}
+
+// rowBytes is about what one table row record costs (its header and
+// value slots; the keys are the table's).
+func (s *mSeq) rowBytes() int64 {
+	return 48 + 2*slotBytes*int64(len(s.tab.Cols))
 }
 
 // mSeqOf builds a view; ok is false when v is not an eager collection.
+// The view reserves nothing until its env is set (mColl sets it).
 func mSeqOf(v Value) (s *mSeq, ok bool, err error) {
 	switch x := v.(type) {
 	case *List:
@@ -95,6 +126,13 @@ func (s *mSeq) all() ([]Value, error) {
 	if err := s.checkMaterialise(); err != nil {
 		return nil, err
 	}
+	n := ListBytes(s.n, s.rng)
+	if s.tab != nil {
+		n += s.rowBytes() * int64(s.n)
+	}
+	if err := s.reserve(n); err != nil {
+		return nil, err
+	}
 	out := make([]Value, s.n)
 	for i := range out {
 		out[i] = s.at(i)
@@ -115,6 +153,9 @@ func (s *mSeq) slice(a, b int) (Value, error) {
 		if err := CheckItems(b - a); err != nil {
 			return nil, err
 		}
+		if err := s.reserve(ListBytes(b-a, true)); err != nil {
+			return nil, err
+		}
 		out := make([]Value, b-a)
 		for i := range out {
 			out[i] = Int(s.lo + int64(a+i))
@@ -126,15 +167,22 @@ func (s *mSeq) slice(a, b int) (Value, error) {
 
 // pick returns the items at idx in that order: a table stays a table (built
 // column by column), the rest become lists.
-func (s *mSeq) pick(idx []int) Value {
+func (s *mSeq) pick(idx []int) (Value, error) {
+	n := ListBytes(len(idx), s.rng)
 	if s.tab != nil {
-		return TableGather(s.tab, idx)
+		n = slotBytes * int64(len(s.tab.Cols)) * int64(len(idx))
+	}
+	if err := s.reserve(n); err != nil {
+		return nil, err
+	}
+	if s.tab != nil {
+		return TableGather(s.tab, idx), nil
 	}
 	out := make([]Value, len(idx))
 	for j, i := range idx {
 		out[j] = s.at(i)
 	}
-	return NewList(out)
+	return NewList(out), nil
 }
 
 // mRowPool hands out row records of a table, allocating their storage in

@@ -47,6 +47,13 @@ func strIsEmpty(_ Env, recv Value, a Args) (Value, error) {
 	return Bool(recv.(Str) == ""), nil
 }
 
+// mReserveParts reserves through env what a list of n parts of a string
+// costs: a Go string header while split, a list slot and a boxed str
+// header each.
+func mReserveParts(env Env, n int) (release func(), err error) {
+	return Reserve(env, int64(n)*(2*slotBytes+headerBytes))
+}
+
 // mStrList converts Go strings into a list of str values.
 func mStrList(parts []string) *List {
 	out := make([]Value, len(parts))
@@ -70,14 +77,20 @@ func mLines(s string) []string {
 	return parts
 }
 
-func strLines(_ Env, recv Value, a Args) (Value, error) {
+func strLines(env Env, recv Value, a Args) (Value, error) {
 	if err := mNoArgs("lines", a); err != nil {
 		return nil, err
 	}
 	s := string(recv.(Str))
-	if err := CheckItems(strings.Count(s, "\n") + 1); err != nil {
+	n := strings.Count(s, "\n") + 1
+	if err := CheckItems(n); err != nil {
 		return nil, err
 	}
+	release, err := mReserveParts(env, n)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	return mStrList(mLines(s)), nil
 }
 
@@ -92,7 +105,7 @@ func strWords(_ Env, recv Value, a Args) (Value, error) {
 	return mStrList(words), nil
 }
 
-func strChars(_ Env, recv Value, a Args) (Value, error) {
+func strChars(env Env, recv Value, a Args) (Value, error) {
 	if err := mNoArgs("chars", a); err != nil {
 		return nil, err
 	}
@@ -101,6 +114,11 @@ func strChars(_ Env, recv Value, a Args) (Value, error) {
 	if err := CheckItems(n); err != nil {
 		return nil, err
 	}
+	release, err := mReserveParts(env, n)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	out := make([]Value, 0, n)
 	for len(s) > 0 {
 		_, size := utf8.DecodeRuneInString(s)
@@ -127,7 +145,7 @@ func mReverseRunes(s string) string {
 	return string(rs)
 }
 
-func strSplit(_ Env, recv Value, a Args) (Value, error) {
+func strSplit(env Env, recv Value, a Args) (Value, error) {
 	if err := mArity("split", a, 1, 1, "a separator"); err != nil {
 		return nil, err
 	}
@@ -141,6 +159,11 @@ func strSplit(_ Env, recv Value, a Args) (Value, error) {
 		if err := CheckItems(n); err != nil {
 			return nil, err
 		}
+		release, err := mReserveParts(env, n)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
 		return mStrList(strings.Split(s, string(sep))), nil
 	case *Regex:
 		parts := sep.Re.Split(s, -1)

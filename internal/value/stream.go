@@ -164,6 +164,8 @@ func CollectStream(env Env, s *Stream) (*List, error) {
 	}
 	defer src.Close()
 	var items []Value
+	var grow growReserve
+	defer grow.release()
 	for {
 		v, ok, err := src.Next(env)
 		if err != nil {
@@ -175,6 +177,11 @@ func CollectStream(env Env, s *Stream) (*List, error) {
 		if len(items) >= maxCollect {
 			return nil, Errorf("stream_unbounded", "stream produced more than %d items while collecting", maxCollect).
 				WithHint("bound it with .take(n)")
+		}
+		// Each item costs its slot, a boxed scalar, and while the slice
+		// grows its old copy's slot too.
+		if err := grow.need(env, int64(len(items)+1)*(2*slotBytes+wordBytes)); err != nil {
+			return nil, err
 		}
 		items = append(items, v)
 	}
