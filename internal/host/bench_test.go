@@ -80,6 +80,16 @@ func BenchmarkStatResolved(b *testing.B) {
 
 func BenchmarkStatAllowAll(b *testing.B) { benchStat(b, AllowAll) }
 
+// BenchmarkStatUnrestricted is Stat through a gate that says it is
+// unrestricted (the kernel owner's session gate): as AllowAll, no
+// resolution and no held descriptor, but the gate is still asked.
+func BenchmarkStatUnrestricted(b *testing.B) { benchStat(b, unrestrictedGate{}) }
+
+type unrestrictedGate struct{}
+
+func (unrestrictedGate) Unrestricted() bool                  { return true }
+func (unrestrictedGate) Authorize(context.Context, Op) error { return nil }
+
 func benchStat(b *testing.B, auth Authorizer) {
 	dir := filepath.Join(b.TempDir(), "a", "b", "c", "d", "e")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -58,9 +58,10 @@ var ErrNoHeldOpen = errors.New("the kernel lacks openat2, needed for gated file 
 var errRace = errors.New("path changed after it was judged")
 
 // held reports whether o acts through held descriptors: a gated host on a
-// platform that can.
+// platform that can (an Authorizer that says it is Unrestricted gates
+// nothing for now).
 func (o *OS) held() bool {
-	return heldFS && (o.auth != AllowAll && o.auth != DenyAll || heldAlways.Load())
+	return heldFS && (o.auth != AllowAll && o.auth != DenyAll && !o.unrestricted() || heldAlways.Load())
 }
 
 // heldAlways makes every host act through held descriptors, ungated ones

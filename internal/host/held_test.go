@@ -508,3 +508,43 @@ func TestTailRotationIsJudged(t *testing.T) {
 		}
 	}
 }
+
+// switchGate allows everything and says it is unrestricted while free is
+// set, recording the ops it was asked.
+type switchGate struct {
+	free bool
+	ops  []Op
+}
+
+func (g *switchGate) Unrestricted() bool { return g.free }
+func (g *switchGate) Authorize(_ context.Context, op Op) error {
+	g.ops = append(g.ops, op)
+	return nil
+}
+
+// TestUnrestrictedGateSkipsResolution: an Authorizer that says it is
+// unrestricted (the kernel owner's session gate) is still asked about
+// every op but gets no resolved path, as AllowAll; once it narrows, ops
+// are resolved and held again.
+func TestUnrestrictedGateSkipsResolution(t *testing.T) {
+	f := newSwapFixture(t)
+	g := &switchGate{free: true}
+	h := NewOS(g)
+	ctx := context.Background()
+	if _, err := h.ReadFile(ctx, f.w+"/x"); err != nil {
+		t.Fatal(err)
+	}
+	if len(g.ops) != 1 || g.ops[0].Real != "" {
+		t.Fatalf("unrestricted: ops %+v; want one, unresolved", g.ops)
+	}
+	g.free, g.ops = false, nil
+	if _, err := h.ReadFile(ctx, f.w+"/x"); err != nil {
+		t.Fatal(err)
+	}
+	if len(g.ops) != 1 || g.ops[0].Real != f.w+"/x" {
+		t.Fatalf("narrowed: ops %+v; want one with Real", g.ops)
+	}
+	if !NewOS(g).(*OS).held() {
+		t.Error("a narrowed gate does not act through held descriptors")
+	}
+}

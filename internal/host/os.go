@@ -198,16 +198,32 @@ func (o *OS) authorizeResolved(ctx context.Context, op Op, follow bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	switch o.auth {
-	case AllowAll:
+	switch {
+	case o.auth == AllowAll:
 		return nil // nothing to judge, so nothing to resolve
-	case DenyAll: // refuses whatever the path resolves to
+	case o.auth == DenyAll: // refuses whatever the path resolves to
+	case o.unrestricted(): // allows whatever the path resolves to
 	default:
 		if err := resolveFor(&op, follow); err != nil {
 			return err
 		}
 	}
 	return o.auth.Authorize(ctx, op)
+}
+
+// Unrestricted is implemented by an Authorizer that can say it allows
+// every op right now (a session gate whose grants are unrestricted, but
+// which may narrow later). While it says so the host treats it like
+// AllowAll for paths: it resolves nothing and acts through package os,
+// still asking it about every op.
+type Unrestricted interface {
+	Unrestricted() bool
+}
+
+// unrestricted reports whether o's Authorizer says it allows every op.
+func (o *OS) unrestricted() bool {
+	u, ok := o.auth.(Unrestricted)
+	return ok && u.Unrestricted()
 }
 
 // Environ returns the host process environment after asking env_read "*".

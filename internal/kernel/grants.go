@@ -78,6 +78,11 @@ func (sg *sessionGate) Authorize(ctx context.Context, op host.Op) error {
 }
 
 // sandboxRules are the rules the session's spawns run under now.
+// Unrestricted implements host.Unrestricted: while the session's grants
+// allow every op, its host resolves no paths and opens no held
+// descriptors (the owner's fast path).
+func (sg *sessionGate) Unrestricted() bool { return sg.state.Load().authz == host.AllowAll }
+
 func (sg *sessionGate) sandboxRules() sandbox.Rules { return sg.state.Load().rules }
 
 // current is the gate's current version.
