@@ -188,6 +188,18 @@ func TestKernelIsNotAFile(t *testing.T) {
 			refused("ls /proc/" + pid + "/task")
 			refused("ls /dev/fd")
 			refused("stat /proc/self")
+			// A link the principal makes is judged by what it resolves to.
+			tag := strings.TrimPrefix(principal, "agent:")
+			for _, ln := range []string{"ln -s /proc/self/environ env-" + tag, "ln -s /proc/self/fd fd-" + tag, "ln -s /dev/stdin in-" + tag} {
+				if _, err := c.Exec(ctx, client.ExecParams{Src: ln}); err != nil {
+					t.Fatalf("%s: %v", ln, err)
+				}
+			}
+			refused("cat env-" + tag)
+			refused("ls fd-" + tag)
+			refused("cat fd-" + tag + "/0")
+			refused(fmt.Sprintf("%q.append(%q)", "x", "fd-"+tag+"/1"))
+			refused("cat in-" + tag)
 			refused("cp -r /proc dump")
 			refused("cp -r /proc/" + pid + " dump")
 			for i, p := range writes {
