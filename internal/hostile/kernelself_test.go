@@ -212,6 +212,11 @@ func TestKernelIsNotAFile(t *testing.T) {
 			for _, p := range spawns {
 				refused(p + " --version")
 				refused(fmt.Sprintf("run(%q)", p))
+				// A terminal program is a spawn like any other.
+				err := c.Call(ctx, proto.MethodPTYOpen, map[string]any{"cmd": p, "args": []string{"--version"}}, nil)
+				if code, ok := client.ErrorCode(err); !ok || code != proto.CodeLeashDenied || !strings.Contains(err.Error(), selfRefusal) {
+					t.Errorf("pty.open %s: %v, want -32010 naming the kernel's process", p, err)
+				}
 			}
 			k.Alive(t)
 
