@@ -143,6 +143,22 @@ func TestKernelIsNotAFile(t *testing.T) {
 			writes = append(writes, p+strconv.Itoa(n))
 		}
 	}
+	// And every descriptor it really holds beyond 64 (a write-only one
+	// sits at 251 here).
+	held, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", k.Pid))
+	if err != nil {
+		t.Fatalf("the kernel's descriptors: %v", err)
+	}
+	t.Logf("the kernel holds %d descriptors", len(held))
+	for _, e := range held {
+		if n, err := strconv.Atoi(e.Name()); err == nil && n > 64 {
+			t.Logf("descriptor %s, beyond 64, is tried too", e.Name())
+			for _, p := range []string{"/proc/self/fd/", "/dev/fd/", "/proc/" + pid + "/fd/"} {
+				reads = append(reads, p+e.Name())
+				writes = append(writes, p+e.Name())
+			}
+		}
+	}
 	if sup != 0 {
 		s := strconv.Itoa(sup)
 		reads = append(reads, "/proc/"+s+"/environ", "/proc/"+s+"/fd/3", "/proc/"+s+"/status", "/proc/"+s+"/cmdline")
