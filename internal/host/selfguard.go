@@ -14,7 +14,9 @@ import (
 // untrusted session away from all of that, whatever its grants say.
 //
 // What it refuses, judged on an op's Target and on its resolved Real
-// (both normalised first: empty and "." components dropped, ".." popped):
+// (both normalised first: empty and "." components dropped, ".." popped)
+// and, when links were followed (Real differs from Target), on every place
+// the walk of Target's links passes through:
 //
 //   - /proc/self and /proc/thread-self, and everything beneath them;
 //   - /proc/<n> and everything beneath it when thread n belongs to a
@@ -68,7 +70,7 @@ func GuardSelf(inner Authorizer, pids func() []int) Authorizer {
 	if inner == nil {
 		inner = DenyAll
 	}
-	return selfGuard{inner: inner, pids: pids, roots: ProcRoots(), tgid: readTgid}
+	return selfGuard{inner: inner, pids: pids, roots: ProcRoots(), tgid: readTgid, walk: walkReason}
 }
 
 type selfGuard struct {
@@ -76,6 +78,9 @@ type selfGuard struct {
 	pids  func() []int
 	roots []string
 	tgid  func(tid int) (int, bool)
+	// walk judges every place the walk of a path's symlinks reaches
+	// (walkReason).
+	walk func(p string, follow bool, judge func(string) string) string
 }
 
 func (g selfGuard) Authorize(ctx context.Context, op Op) error {
@@ -94,6 +99,13 @@ func (g selfGuard) Authorize(ctx context.Context, op Op) error {
 				why = treeReason(p, g.roots)
 			}
 			if why != "" {
+				return Denied(op, SelfRefusal+": "+why)
+			}
+		}
+		// Links were followed: judge every place on the way too.
+		if g.walk != nil && op.Real != "" && op.Real != op.Target {
+			judge := func(place string) string { return selfPathReason(place, g.roots, prot) }
+			if why := g.walk(op.Target, followsFinal(op.Real), judge); why != "" {
 				return Denied(op, SelfRefusal+": "+why)
 			}
 		}

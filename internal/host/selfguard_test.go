@@ -216,6 +216,32 @@ func TestGuardSelfLive(t *testing.T) {
 	if err := h.Copy(ctx, "/proc", t.TempDir()+"/dump", true); !errors.Is(err, ErrDenied) {
 		t.Errorf("Copy of /proc, recursive: %v, want denied", err)
 	}
+	// Links of the session's own, through /proc/self/fd: whatever the
+	// descriptor's file is, the walk passes through the kernel's /proc.
+	dir := t.TempDir()
+	for name, target := range map[string]string{"fds": "/proc/self/fd", "in": "/dev/stdin", "env": "/proc/self/environ", "hop": dir + "/fds"} {
+		if err := os.Symlink(target, dir+"/"+name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{dir + "/fds/0", dir + "/fds/1", dir + "/fds/2", dir + "/in", dir + "/env", dir + "/hop/0"} {
+		if _, err := h.ReadFile(ctx, p); !errors.Is(err, ErrDenied) {
+			t.Errorf("ReadFile %s: %v, want denied", p, err)
+		}
+		if err := h.WriteFile(ctx, p, []byte("x"), true); !errors.Is(err, ErrDenied) {
+			t.Errorf("WriteFile %s: %v, want denied", p, err)
+		}
+	}
+	if _, err := h.ReadDir(ctx, dir+"/fds"); !errors.Is(err, ErrDenied) {
+		t.Errorf("ReadDir of a link to /proc/self/fd: %v, want denied", err)
+	}
+	// The links themselves are the session's: looked at and removed.
+	if _, err := h.Lstat(ctx, dir+"/env"); err != nil {
+		t.Errorf("Lstat of the link: %v", err)
+	}
+	if err := h.Remove(ctx, dir+"/fds", false); err != nil {
+		t.Errorf("Remove of the link: %v", err)
+	}
 	if _, err := h.ReadFile(ctx, "/proc/meminfo"); err != nil {
 		t.Errorf("ReadFile /proc/meminfo: %v", err)
 	}

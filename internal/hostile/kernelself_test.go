@@ -143,6 +143,22 @@ func TestKernelIsNotAFile(t *testing.T) {
 			writes = append(writes, p+strconv.Itoa(n))
 		}
 	}
+	// And every descriptor it really holds beyond 64 (a write-only one
+	// sits at 251 here).
+	held, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", k.Pid))
+	if err != nil {
+		t.Fatalf("the kernel's descriptors: %v", err)
+	}
+	t.Logf("the kernel holds %d descriptors", len(held))
+	for _, e := range held {
+		if n, err := strconv.Atoi(e.Name()); err == nil && n > 64 {
+			t.Logf("descriptor %s, beyond 64, is tried too", e.Name())
+			for _, p := range []string{"/proc/self/fd/", "/dev/fd/", "/proc/" + pid + "/fd/"} {
+				reads = append(reads, p+e.Name())
+				writes = append(writes, p+e.Name())
+			}
+		}
+	}
 	if sup != 0 {
 		s := strconv.Itoa(sup)
 		reads = append(reads, "/proc/"+s+"/environ", "/proc/"+s+"/fd/3", "/proc/"+s+"/status", "/proc/"+s+"/cmdline")
@@ -188,6 +204,18 @@ func TestKernelIsNotAFile(t *testing.T) {
 			refused("ls /proc/" + pid + "/task")
 			refused("ls /dev/fd")
 			refused("stat /proc/self")
+			// A link the principal makes is judged by what it resolves to.
+			tag := strings.TrimPrefix(principal, "agent:")
+			for _, ln := range []string{"ln -s /proc/self/environ env-" + tag, "ln -s /proc/self/fd fd-" + tag, "ln -s /dev/stdin in-" + tag} {
+				if _, err := c.Exec(ctx, client.ExecParams{Src: ln}); err != nil {
+					t.Fatalf("%s: %v", ln, err)
+				}
+			}
+			refused("cat env-" + tag)
+			refused("ls fd-" + tag)
+			refused("cat fd-" + tag + "/0")
+			refused(fmt.Sprintf("%q.append(%q)", "x", "fd-"+tag+"/1"))
+			refused("cat in-" + tag)
 			refused("cp -r /proc dump")
 			refused("cp -r /proc/" + pid + " dump")
 			for i, p := range writes {
@@ -200,6 +228,11 @@ func TestKernelIsNotAFile(t *testing.T) {
 			for _, p := range spawns {
 				refused(p + " --version")
 				refused(fmt.Sprintf("run(%q)", p))
+				// A terminal program is a spawn like any other.
+				err := c.Call(ctx, proto.MethodPTYOpen, map[string]any{"cmd": p, "args": []string{"--version"}}, nil)
+				if code, ok := client.ErrorCode(err); !ok || code != proto.CodeLeashDenied || !strings.Contains(err.Error(), selfRefusal) {
+					t.Errorf("pty.open %s: %v, want -32010 naming the kernel's process", p, err)
+				}
 			}
 			k.Alive(t)
 
