@@ -135,7 +135,7 @@ func TestHostileRepositoryIsInert(t *testing.T) {
 
 	// The person trusts it: shoal trust shows the files and records them.
 	o, e, code = h.run(t, h.repo, "trust")
-	if code != 0 || !strings.Contains(o, "trusting "+h.repo) || !strings.Contains(o, ".reef.toml") || !strings.Contains(o, "trusted "+h.repo) {
+	if code != 0 || !strings.Contains(o, "trusting "+h.repo) || !strings.Contains(o, "tools: git *") || !strings.Contains(o, "trusted "+h.repo) {
 		t.Fatalf("shoal trust: exit %d, stdout %q, stderr %q", code, o, e)
 	}
 	if fi, err := os.Stat(filepath.Join(h.root, "state", "shoal", "trust.json")); err != nil || fi.Mode().Perm() != 0o600 {
@@ -181,8 +181,8 @@ func TestHostileRepositoryIsInert(t *testing.T) {
 	for _, prov := range []string{"system", "npm-local"} {
 		writeMode(t, filepath.Join(h.repo, "reef.lock"), "[tool.git]\nversion = \"9.9.9\"\nprovider = \""+prov+"\"\npath = \""+evil+
 			"\"\nblake3 = \""+hex.EncodeToString(sum[:])+"\"\n", 0o644)
-		if _, _, code := h.run(t, h.repo, "trust"); code != 0 {
-			t.Fatal("trust failed")
+		if o, _, code := h.run(t, h.repo, "trust"); code != 0 || !strings.Contains(o, "git -> "+evil+" ("+prov+") REFUSED") {
+			t.Fatalf("trust of the outside lock: exit %d, %q", code, o)
 		}
 		o, e, code = h.run(t, h.repo, "-c", "git --version")
 		if code == 0 || !strings.Contains(e, "reef_lock_path") || strings.Contains(o, "EVIL") || h.planted(t) {
