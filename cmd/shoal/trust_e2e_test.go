@@ -246,3 +246,22 @@ func TestHostileRepositoryREPL(t *testing.T) {
 		t.Errorf("the real git did not run:\n%s", shown)
 	}
 }
+
+// TestTrustShowsSafely: what shoal trust prints of a hostile lock is
+// quoted, so escape sequences in it never reach the terminal raw; -h
+// prints the usage once, on stdout; a bad flag is usage on stderr.
+func TestTrustShowsSafely(t *testing.T) {
+	h := newHostileRepo(t)
+	writeMode(t, filepath.Join(h.repo, "reef.lock"), "[tool.git]\nprovider = \"system\"\npath = \"/usr/bin/git\\u001b[2K\\rhidden\"\n", 0o644)
+	o, e, code := h.run(t, h.repo, "trust")
+	if code != 0 || strings.ContainsRune(o, 0x1b) || !strings.Contains(o, `\x1b[2K\rhidden`) || !strings.Contains(o, "REFUSED") {
+		t.Errorf("trust of a lock with escapes: exit %d, stdout %q, stderr %q", code, o, e)
+	}
+	o, e, code = h.run(t, h.repo, "trust", "-h")
+	if code != 0 || strings.Count(o, "usage: shoal trust") != 1 || e != "" {
+		t.Errorf("trust -h: exit %d, stdout %q, stderr %q", code, o, e)
+	}
+	if _, e, code := h.run(t, h.repo, "trust", "--bogus"); code != 2 || !strings.Contains(e, "usage: shoal trust") {
+		t.Errorf("trust --bogus: exit %d, stderr %q", code, e)
+	}
+}
