@@ -25,6 +25,7 @@ import (
 	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/policy"
 	"github.com/shoalgo/shoal/internal/sandbox"
+	"github.com/shoalgo/shoal/internal/trust"
 	buildversion "github.com/shoalgo/shoal/internal/version"
 )
 
@@ -133,6 +134,7 @@ func runChecks(ctx context.Context, p doctorPaths) []check {
 		checkSocket(ctx, p.Socket),
 		checkTokens(p.StateDir),
 		checkPolicy(p.Policy, p.PolicyGiven),
+		checkTrust(),
 		checkCompanions(),
 		checkLandlock(sandbox.Probe()),
 		checkCgroups(),
@@ -254,6 +256,26 @@ func checkTokens(stateDir string) check {
 		}
 	}
 	c.Level, c.Detail = levelOK, fmt.Sprintf("%s: %d tokens, %d active", path, len(toks), active)
+	return c
+}
+
+// checkTrust: the person's trust store (shoal trust) must read strictly;
+// a malformed one trusts no project directory.
+func checkTrust() check {
+	c := check{Name: "trust"}
+	store := trust.Open(trust.Path(os.Getenv))
+	if store.FilePath() == "" {
+		c.Level, c.Detail = levelWarn, "neither XDG_STATE_HOME nor HOME is an absolute path: no project directory can be trusted"
+		c.Fix = "set HOME"
+		return c
+	}
+	es, err := store.List()
+	if err != nil {
+		c.Level, c.Detail = levelFail, err.Error()+"; no project directory is trusted"
+		c.Fix = "chmod 600 " + store.FilePath() + ", owned by you; or remove it and run shoal trust again in each project"
+		return c
+	}
+	c.Level, c.Detail = levelOK, fmt.Sprintf("%s: %d trusted directories", store.FilePath(), len(es))
 	return c
 }
 

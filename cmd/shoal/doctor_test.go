@@ -145,3 +145,38 @@ func TestCompanionBesideBinary(t *testing.T) {
 		t.Fatalf("shoal token with no shoal-token beside it: %q, %v; want the path %s", out, err, want)
 	}
 }
+
+// TestDoctorTrust: the trust line is ok for an absent store and one that
+// reads, and a failure with a fix for a store others may read.
+func TestDoctorTrust(t *testing.T) {
+	home := privateHome(t)
+	if c := mustCheck(t, "trust"); c.Level != levelOK || !strings.Contains(c.Detail, "0 trusted directories") {
+		t.Errorf("absent store: %+v", c)
+	}
+	path := filepath.Join(home, "state", "shoal", "trust.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(`{"version":1,"dirs":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c := mustCheck(t, "trust"); c.Level != levelFail || !strings.Contains(c.Detail, "group or others") || !strings.Contains(c.Fix, "chmod 600") {
+		t.Errorf("readable store: %+v", c)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := mustCheck(t, "trust"); c.Level != levelOK {
+		t.Errorf("private store: %+v", c)
+	}
+}
+
+func mustCheck(t *testing.T, name string) check {
+	t.Helper()
+	checks, _, _ := doctorRun(t)
+	c, ok := checks[name]
+	if !ok {
+		t.Fatalf("no %s check", name)
+	}
+	return c
+}

@@ -14,10 +14,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/shoalgo/shoal/internal/reef"
 	"github.com/shoalgo/shoal/internal/trust"
@@ -43,7 +46,7 @@ The record is $XDG_STATE_HOME/shoal/trust.json (default
 func trustCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("shoal trust", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, trustUsage) }
+	fs.Usage = func() {} // -h prints it on stdout, a bad flag on stderr (below)
 	list := fs.Bool("list", false, "list the trusted directories")
 	revoke := fs.Bool("revoke", false, "forget a directory")
 	if err := fs.Parse(args); err != nil {
@@ -51,6 +54,7 @@ func trustCommand(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, trustUsage)
 			return 0
 		}
+		fmt.Fprint(stderr, trustUsage)
 		return 2
 	}
 	if fs.NArg() > 1 || (*list && (*revoke || fs.NArg() > 0)) {
@@ -90,7 +94,7 @@ func trustCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "trusting %s:\n", dir)
 	for _, f := range p.Files {
-		fmt.Fprintf(stdout, "  %-15s %s\n", f.Name, short8(f.Sum))
+		fmt.Fprintf(stdout, "  %-15s %s%s\n", f.Name, short8(f.Sum), trustSummary(p, f.Name))
 	}
 	if err := store.Trust(p, time.Now()); err != nil {
 		fmt.Fprintf(stderr, "shoal trust: %v\n", err)
@@ -154,6 +158,85 @@ func trustList(store *trust.Store, stdout, stderr io.Writer) int {
 	}
 	_ = tw.Flush()
 	return 0
+}
+
+// maxSummaryTools bounds the tools or lock entries one summary line names.
+const maxSummaryTools = 8
+
+// trustSummary is what a project file would make Shoal do, in a few
+// words: the tools a manifest constrains, the programs a lock names (and
+// whether Reef would refuse an entry's path).
+func trustSummary(p *reef.Project, name string) string {
+	data, ok := p.Data(name)
+	if !ok {
+		return "  (unreadable or too large: it will not be used)"
+	}
+	var m *reef.Manifest
+	var err error
+	switch name {
+	case ".reef.toml":
+		m, err = reef.ParseNative(name, data)
+	case "mise.toml", ".mise.toml":
+		m, err = reef.ParseMise(name, data)
+	case ".tool-versions":
+		m, err = reef.ParseToolVersions(name, data)
+	case reef.LockName:
+		return lockSummary(p, data)
+	default:
+		return ""
+	}
+	if err != nil {
+		return "  (does not parse: it will be skipped)"
+	}
+	var parts []string
+	for i, t := range m.Tools {
+		if i == maxSummaryTools {
+			parts = append(parts, fmt.Sprintf("and %d more", len(m.Tools)-i))
+			break
+		}
+		parts = append(parts, printableText(t.Name)+" "+printableText(t.Constraint))
+	}
+	if len(parts) == 0 {
+		return "  (no tools)"
+	}
+	return "  tools: " + strings.Join(parts, ", ")
+}
+
+// lockSummary names what a lock binds, flagging entries Reef would refuse.
+func lockSummary(p *reef.Project, data []byte) string {
+	l, err := reef.ParseLock(filepath.Join(p.Dir, reef.LockName), data)
+	if err != nil {
+		return "  (does not parse: Reef will refuse it)"
+	}
+	env := reef.Env{Dir: p.Dir, Path: filepath.SplitList(os.Getenv("PATH")), Home: os.Getenv("HOME"),
+		MiseDataDir: os.Getenv("MISE_DATA_DIR"), CargoHome: os.Getenv("CARGO_HOME")}
+	var parts []string
+	for i, n := range l.Names() {
+		if i == maxSummaryTools {
+			parts = append(parts, fmt.Sprintf("and %d more", len(l.Entries)-i))
+			break
+		}
+		e := l.Entries[n]
+		part := fmt.Sprintf("%s -> %s (%s)", printableText(n), printableText(e.Path), printableText(e.Provider))
+		if reef.CheckEntry(env, l.Dir, n, e) != nil {
+			part += " REFUSED: not where its provider looks"
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return "  (no entries)"
+	}
+	return "  " + strings.Join(parts, ", ")
+}
+
+// printableText is s as it may be printed to a person's terminal: quoted when it
+// holds control characters or invalid UTF-8, so a hostile file cannot
+// move the cursor or hide a word of what shoal trust shows.
+func printableText(s string) string {
+	if !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 func short8(s string) string {

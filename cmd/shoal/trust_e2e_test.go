@@ -135,7 +135,7 @@ func TestHostileRepositoryIsInert(t *testing.T) {
 
 	// The person trusts it: shoal trust shows the files and records them.
 	o, e, code = h.run(t, h.repo, "trust")
-	if code != 0 || !strings.Contains(o, "trusting "+h.repo) || !strings.Contains(o, ".reef.toml") || !strings.Contains(o, "trusted "+h.repo) {
+	if code != 0 || !strings.Contains(o, "trusting "+h.repo) || !strings.Contains(o, "tools: git *") || !strings.Contains(o, "trusted "+h.repo) {
 		t.Fatalf("shoal trust: exit %d, stdout %q, stderr %q", code, o, e)
 	}
 	if fi, err := os.Stat(filepath.Join(h.root, "state", "shoal", "trust.json")); err != nil || fi.Mode().Perm() != 0o600 {
@@ -181,8 +181,8 @@ func TestHostileRepositoryIsInert(t *testing.T) {
 	for _, prov := range []string{"system", "npm-local"} {
 		writeMode(t, filepath.Join(h.repo, "reef.lock"), "[tool.git]\nversion = \"9.9.9\"\nprovider = \""+prov+"\"\npath = \""+evil+
 			"\"\nblake3 = \""+hex.EncodeToString(sum[:])+"\"\n", 0o644)
-		if _, _, code := h.run(t, h.repo, "trust"); code != 0 {
-			t.Fatal("trust failed")
+		if o, _, code := h.run(t, h.repo, "trust"); code != 0 || !strings.Contains(o, "git -> "+evil+" ("+prov+") REFUSED") {
+			t.Fatalf("trust of the outside lock: exit %d, %q", code, o)
 		}
 		o, e, code = h.run(t, h.repo, "-c", "git --version")
 		if code == 0 || !strings.Contains(e, "reef_lock_path") || strings.Contains(o, "EVIL") || h.planted(t) {
@@ -244,5 +244,24 @@ func TestHostileRepositoryREPL(t *testing.T) {
 	}
 	if h.realGit != "" && !strings.Contains(shown, "git version") {
 		t.Errorf("the real git did not run:\n%s", shown)
+	}
+}
+
+// TestTrustShowsSafely: what shoal trust prints of a hostile lock is
+// quoted, so escape sequences in it never reach the terminal raw; -h
+// prints the usage once, on stdout; a bad flag is usage on stderr.
+func TestTrustShowsSafely(t *testing.T) {
+	h := newHostileRepo(t)
+	writeMode(t, filepath.Join(h.repo, "reef.lock"), "[tool.git]\nprovider = \"system\"\npath = \"/usr/bin/git\\u001b[2K\\rhidden\"\n", 0o644)
+	o, e, code := h.run(t, h.repo, "trust")
+	if code != 0 || strings.ContainsRune(o, 0x1b) || !strings.Contains(o, `\x1b[2K\rhidden`) || !strings.Contains(o, "REFUSED") {
+		t.Errorf("trust of a lock with escapes: exit %d, stdout %q, stderr %q", code, o, e)
+	}
+	o, e, code = h.run(t, h.repo, "trust", "-h")
+	if code != 0 || strings.Count(o, "usage: shoal trust") != 1 || e != "" {
+		t.Errorf("trust -h: exit %d, stdout %q, stderr %q", code, o, e)
+	}
+	if _, e, code := h.run(t, h.repo, "trust", "--bogus"); code != 2 || !strings.Contains(e, "usage: shoal trust") {
+		t.Errorf("trust --bogus: exit %d, stderr %q", code, e)
 	}
 }

@@ -191,6 +191,12 @@ func reefAdd(t *thread, spec string) (value.Value, error) {
 	keys := []string{"added", "manifest", "locked"}
 	vals := []value.Value{value.Str(tool + "@" + version), value.Path(target), value.Bool(false)}
 	c, _ := t.reefChain()
+	if !c.Constrained(tool) {
+		// The write changed a directory whose trust this session cannot
+		// carry over (a kernel session's), so it no longer counts.
+		return value.NewRecord(append(keys, "note"), append(vals, value.Str(fmt.Sprintf(
+			"the constraint is written, but %s is no longer trusted as it was; run 'shoal trust' there to use it", filepath.Dir(target))))), nil
+	}
 	d, _, err := c.Decide(tool)
 	var b reef.Binding
 	var lock *reef.Lock

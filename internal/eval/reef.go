@@ -218,7 +218,9 @@ func (t *thread) reefSave(c *reef.Chain, l *reef.Lock) error {
 	if err := t.host.WriteFile(t.ctx, path, data, false); err != nil {
 		return reefErr(&reef.Error{Code: reef.CodeProvider, Msg: fmt.Sprintf("writing %s: %v", path, err)})
 	}
-	if p := c.Project(filepath.Dir(path)); p != nil {
+	if p := c.Project(filepath.Dir(path)); p != nil && p.Digest != "" {
+		// A trust-checked project directory (the user's own lock beside
+		// their shoal.toml needs no trust).
 		t.reefAmend(p.Digest, p.With(reef.LockName, data))
 	}
 	rs := &t.in.reef

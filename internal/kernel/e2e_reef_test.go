@@ -134,4 +134,17 @@ func TestE2ESessionReef(t *testing.T) {
 	if sh, ok := report()["sh"]; ok && sh.Constrained {
 		t.Errorf("sh after the manifest went: %+v", sh)
 	}
+	// reef add never writes into a directory that changed since it was
+	// trusted; in a trusted one it writes, and says the session's write
+	// left the directory untrusted.
+	if got := exec(`try { reef add "sh@*" } catch e { e.code }`); got != "reef_untrusted" {
+		t.Errorf("reef add in a changed directory: %s", got)
+	}
+	trustDir()
+	if got := exec(`(reef add "sh@*").note`); !strings.Contains(got, "no longer trusted") {
+		t.Errorf("reef add in a trusted directory: %s", got)
+	}
+	if _, err := os.Stat(filepath.Join(k.dir, ".reef.toml")); err != nil {
+		t.Errorf("reef add wrote no manifest: %v", err)
+	}
 }

@@ -1,6 +1,10 @@
 package reef
 
-import "testing"
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // The decoders take files from any repository a user enters: they must
 // return an error, never panic, whatever the bytes.
@@ -45,5 +49,34 @@ func FuzzVersions(f *testing.F) {
 			t.Fatalf("Refine(%q,%q)=%q satisfied by %q but an input is not", a, b, r, b)
 		}
 		_ = VersionFromOutput([]byte(a))
+	})
+}
+
+// FuzzLockCheck: any lock text parses or errs without a panic, and every
+// entry Check accepts names a clean absolute path whose base is the tool,
+// under the lock's directory when its provider is project-local.
+func FuzzLockCheck(f *testing.F) {
+	f.Add([]byte("[tool.git]\nprovider = \"npm-local\"\npath = \"/p/proj/node_modules/.bin/git\"\n"))
+	f.Add([]byte("[tool.git]\nprovider = \"system\"\npath = \"/tmp/evil/git\"\n"))
+	f.Add([]byte("[tool.node]\nprovider = \"mise\"\npath = \"/h/.local/share/mise/installs/node/22/bin/node\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := ParseLock("/p/proj/reef.lock", data)
+		if err != nil {
+			return
+		}
+		env := Env{Dir: "/p/proj", Home: "/h", Path: []string{"/usr/bin", "/opt/x"}}
+		for _, n := range l.Names() {
+			e := l.Entries[n]
+			if CheckEntry(env, l.Dir, n, e) != nil {
+				continue
+			}
+			p := e.Path
+			if !filepath.IsAbs(p) || filepath.Clean(p) != p || filepath.Base(p) != n {
+				t.Fatalf("accepted %q for %q", p, n)
+			}
+			if (e.Provider == "npm-local" || e.Provider == "venv") && !strings.HasPrefix(p, "/p/proj/") {
+				t.Fatalf("accepted a project-local %q outside the lock's directory", p)
+			}
+		}
 	})
 }

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"lukechampine.com/blake3"
 )
@@ -224,8 +228,12 @@ func (u UntrustedDir) Notice() string {
 			break
 		}
 	}
-	if u.State == Changed {
-		return fmt.Sprintf("shoal: %s: its project files changed since it was trusted; run 'shoal trust' to use them again", u.Dir)
+	dir := u.Dir
+	if !utf8.ValidString(dir) || strings.ContainsFunc(dir, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) {
+		dir = strconv.Quote(dir) // a directory's name never moves the cursor
 	}
-	return fmt.Sprintf("shoal: %s has %s that is not trusted; run 'shoal trust' to use it", u.Dir, what)
+	if u.State == Changed {
+		return fmt.Sprintf("shoal: %s: its project files changed since it was trusted; run 'shoal trust' to use them again", dir)
+	}
+	return fmt.Sprintf("shoal: %s has %s that is not trusted; run 'shoal trust' to use it", dir, what)
 }

@@ -44,6 +44,9 @@ func TestDiscoverIgnoresUntrustedProjects(t *testing.T) {
 	if n := c.Untrusted[0].Notice(); !strings.Contains(n, proj+" has a .reef.toml that is not trusted; run 'shoal trust'") {
 		t.Errorf("notice = %q", n)
 	}
+	if n := (UntrustedDir{Dir: "/p/\x1b[2Kx", Names: []string{"mise.toml"}}).Notice(); strings.ContainsRune(n, 0x1b) || !strings.Contains(n, `"/p/\x1b[2Kx" has a mise.toml`) {
+		t.Errorf("notice of a hostile name = %q", n)
+	}
 	if _, ok := c.LockData(filepath.Join(proj, "reef.lock")); ok {
 		t.Error("an untrusted directory's lock was handed out")
 	}
