@@ -31,7 +31,7 @@ const (
 	// EmuShare is the share of one core one session's emulation may use
 	// over time, and EmuBurst how much emulation time it may spend at
 	// once before it waits (see Session.pace).
-	EmuShare = 0.5
+	EmuShare = 0.25
 	EmuBurst = 250 * time.Millisecond
 	// bumpEvery is how often a long emulation wakes waiting Reads.
 	bumpEvery = 20 * time.Millisecond

@@ -48,6 +48,8 @@ import (
 // requests (CSI … t, DECSCPP CSI … $ |, DECSNLS CSI … * |, so a program
 // can never resize the emulator), sequences with more than maxCSIParams
 // parameters, DCS, APC, PM, SOS, titles, hyperlinks and longer strings.
+// A sequence's intermediates are bounded as the parser bounds them: it
+// keeps the last one, and the clamp passes that one.
 //
 // It also estimates each piece's work in cell operations and cuts its
 // output into slices of about sliceWork, only where a cut cannot split a

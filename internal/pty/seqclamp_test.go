@@ -3,6 +3,7 @@ package pty
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -59,7 +60,15 @@ func newEmuFeed(cols, rows int) *emuFeed {
 	return f
 }
 
-func (f *emuFeed) close() { _ = f.emu.Close() }
+// close ends the reader; the emulator's own Close is not safe beside a
+// concurrent Read (see Session.Close).
+func (f *emuFeed) close() { closeEmu(f.emu) }
+
+func closeEmu(e *vt.Emulator) {
+	if c, ok := e.InputPipe().(io.Closer); ok {
+		_ = c.Close()
+	}
+}
 
 // threadCPU is the CPU time the calling thread has used.
 func threadCPU() time.Duration {
@@ -196,7 +205,7 @@ func TestSeqClampFaithful(t *testing.T) {
 				}
 			}
 		}()
-		defer e.Close()
+		defer closeEmu(e)
 		_, _ = e.Write([]byte(text))
 		return screenText(e)
 	}()
