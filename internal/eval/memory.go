@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 	"weak"
 
@@ -63,6 +64,18 @@ type meter struct {
 	// counted is m.tracked as a func value, made once.
 	counted func(value.Value) bool
 	root    map[string]int64 // session variable -> bytes of small values charged
+	// credit is reserved memory whose operation has returned
+	// (ReserveMemory): still charged, it is given back just before the
+	// next charge, so the result it was reserved for is charged in its
+	// place with no window for another session to take the room.
+	credit atomic.Int64
+}
+
+// useCredit gives back the reservations whose operations have returned.
+func (m *meter) useCredit() {
+	if c := m.credit.Swap(0); c > 0 {
+		m.b.Release(c)
+	}
 }
 
 func newMeter(b *budget.Budget) *meter {
@@ -124,6 +137,7 @@ func (t *thread) bindRoot(name string, v value.Value) error {
 	m.mu.Unlock()
 	switch {
 	case n > old:
+		m.useCredit()
 		if err := m.b.Charge(n - old); err != nil {
 			return quotaError(err)
 		}
@@ -306,6 +320,7 @@ func (m *meter) track(sz *value.Sizer) error {
 			prev = 0
 		}
 		n := max(sz.Measure(v, 0, trackMin)-prev, 0)
+		m.useCredit()
 		if err := m.b.Charge(n); err != nil {
 			if !seen {
 				m.mu.Lock()
@@ -398,6 +413,7 @@ func (in *Interp) begin(ctx context.Context) (context.Context, func()) {
 	return ctx, func() {
 		unregister()
 		cancel(nil)
+		in.meter.useCredit() // reservations no charge took over
 	}
 }
 
@@ -464,7 +480,10 @@ func (tk *Task) FootprintHeld(yield func(value.Value)) {
 
 // ReserveMemory implements value.Reserver: it charges the session's
 // budget for n bytes an operation is about to allocate, so a refusal comes
-// before the allocation (value.Reserve); release gives the charge back.
+// before the allocation (value.Reserve). release turns the charge into
+// credit, which the session's next charge (the result's, as the evaluator
+// keeps it) gives back just before it charges, or the end of the
+// evaluation does.
 func (t *thread) ReserveMemory(n int64) (release func(), err error) {
 	m := t.in.meter
 	if m == nil || n <= 0 {
@@ -473,7 +492,7 @@ func (t *thread) ReserveMemory(n int64) (release func(), err error) {
 	if err := m.b.Charge(n); err != nil {
 		return nil, quotaError(err)
 	}
-	return func() { m.b.Release(n) }, nil
+	return func() { m.credit.Add(n) }, nil
 }
 
 // binaryReserved applies op to l and r, first reserving what a

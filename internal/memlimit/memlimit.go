@@ -31,24 +31,32 @@ const (
 	// for its page-allocator summaries and heap index, mapped PROT_NONE,
 	// ~1.1 GiB; the binary; the first heap arena), and VmSize minus VmRSS
 	// stays at 1.2 GiB while sessions keep 1.9 GiB of lists, so the heap
-	// maps about what it holds. 1.5 GiB leaves 280 MiB over the idle
-	// figure for thread stacks, SQLite's allocations (modernc.org/libc
-	// maps its own memory, outside the Go heap), the journal's files and
-	// growth.
-	VirtualReserve = 1536 << 20
+	// maps about what it holds. 1.25 GiB is that figure with a little
+	// over; what else grows (thread stacks, SQLite's allocations, which
+	// modernc.org/libc maps outside the Go heap, heap mapped beyond the
+	// soft limit) is what the soft limit's share leaves.
+	VirtualReserve = 1280 << 20
 	// MinUsable is the least usable memory Derive assumes, so that a tiny
 	// limit still gives budgets a kernel can answer with (the kernel
 	// itself may not start under such a limit).
 	MinUsable = 256 << 20
 
-	// The shares of the usable memory: the soft memory limit is half of
-	// it (the rest is the collector's headroom, what the heap maps beyond
-	// what is live and, under a cgroup or physical memory, the programs
-	// sessions run), the kernel-wide budget a third, and one session's
-	// budget half the kernel's (so at least two sessions can fill theirs).
+	// The shares of the usable memory under a cgroup or physical memory,
+	// which the programs sessions run share with the kernel: the soft
+	// memory limit is half of it (the rest is theirs, the collector's
+	// headroom and what the heap maps beyond what is live), the
+	// kernel-wide budget a third. One session's budget is half the
+	// kernel's (so at least two sessions can fill theirs).
 	SoftLimitDiv     = 2
 	KernelBudgetDiv  = 3
 	SessionBudgetDiv = 2
+	// Under RLIMIT_AS the address space is the kernel's alone (its
+	// programs have their own): the soft limit is three quarters of the
+	// usable memory (the last quarter is headroom for what the heap maps
+	// beyond the limit and for what grows outside it) and the kernel-wide
+	// budget half.
+	RlimitSoftLimitNum, RlimitSoftLimitDen = 3, 4
+	RlimitKernelBudgetDiv                  = 2
 
 	// Ceilings: the reference machine's figures (24 GiB physical), which
 	// the shares above reproduce there and never pass on larger machines.
@@ -119,8 +127,12 @@ func Derive(f Facts) Derived {
 		return d
 	}
 	d.Usable = max(clampInt64(best), MinUsable)
-	d.SoftLimit = min(d.Usable/SoftLimitDiv, MaxSoftLimit)
-	d.KernelBudget = min(d.Usable/KernelBudgetDiv, MaxKernelBudget)
+	soft, kernel := d.Usable/SoftLimitDiv, d.Usable/KernelBudgetDiv
+	if d.Source == SourceRlimitAS {
+		soft, kernel = d.Usable/RlimitSoftLimitDen*RlimitSoftLimitNum, d.Usable/RlimitKernelBudgetDiv
+	}
+	d.SoftLimit = min(soft, MaxSoftLimit)
+	d.KernelBudget = min(kernel, MaxKernelBudget)
 	d.SessionBudget = min(d.KernelBudget/SessionBudgetDiv, MaxSessionBudget)
 	return d
 }

@@ -21,21 +21,22 @@ func TestDerive(t *testing.T) {
 		soft, kernel, session int64
 	}{
 		{"rlimit only", Facts{RlimitAS: 4_000_000_000}, SourceRlimitAS, 4_000_000_000, 4_000_000_000 - VirtualReserve,
-			(4_000_000_000 - VirtualReserve) / 2, (4_000_000_000 - VirtualReserve) / 3, (4_000_000_000 - VirtualReserve) / 3 / 2},
+			(4_000_000_000 - VirtualReserve) / 4 * 3, (4_000_000_000 - VirtualReserve) / 2, (4_000_000_000 - VirtualReserve) / 2 / 2},
+		{"rlimit 2 GiB", Facts{RlimitAS: 2 * gib}, SourceRlimitAS, 2 * gib, 768 * mib, 576 * mib, 384 * mib, 192 * mib},
 		{"cgroup only", Facts{Cgroup: 3 * gib}, SourceCgroup, 3 * gib, 3 * gib, 1536 * mib, gib, 512 * mib},
 		{"physical only", Facts{Physical: 24 * gib}, SourcePhysical, 24 * gib, 24 * gib, 12 * gib, 8 * gib, 2 * gib},
-		{"all three, rlimit smallest", Facts{RlimitAS: 4 * gib, Cgroup: 3 * gib, Physical: 24 * gib}, SourceRlimitAS, 4 * gib, 2560 * mib,
-			1280 * mib, 2560 * mib / 3, 2560 * mib / 3 / 2},
+		{"all three, rlimit smallest", Facts{RlimitAS: 4 * gib, Cgroup: 3 * gib, Physical: 24 * gib}, SourceRlimitAS, 4 * gib, 2816 * mib,
+			2112 * mib, 1408 * mib, 704 * mib},
 		{"all three, cgroup smallest", Facts{RlimitAS: 8 * gib, Cgroup: 2 * gib, Physical: 24 * gib}, SourceCgroup, 2 * gib, 2 * gib,
 			gib, 2 * gib / 3, 2 * gib / 3 / 2},
 		{"all three, physical smallest", Facts{RlimitAS: 64 * gib, Cgroup: 32 * gib, Physical: 6 * gib}, SourcePhysical, 6 * gib, 6 * gib,
 			3 * gib, 2 * gib, gib},
-		{"the rlimit's reserve decides", Facts{RlimitAS: 5 * gib, Cgroup: 4 * gib}, SourceRlimitAS, 5 * gib, 5*gib - VirtualReserve,
-			(5*gib - VirtualReserve) / 2, (5*gib - VirtualReserve) / 3, (5*gib - VirtualReserve) / 3 / 2},
+		{"the rlimit's reserve decides", Facts{RlimitAS: 5 * gib, Cgroup: 4*gib + 512*mib}, SourceRlimitAS, 5 * gib, 5*gib - VirtualReserve,
+			(5*gib - VirtualReserve) / 4 * 3, (5*gib - VirtualReserve) / 2, (5*gib - VirtualReserve) / 2 / 2},
 		{"unlimited everywhere", Facts{}, SourceNone, 0, 24 * gib, 12 * gib, 8 * gib, 2 * gib},
 		{"large machine keeps the reference figures", Facts{Physical: 512 * gib}, SourcePhysical, 512 * gib, 512 * gib, 12 * gib, 8 * gib, 2 * gib},
 		{"rlimit below the reserve", Facts{RlimitAS: gib, Physical: 24 * gib}, SourceRlimitAS, gib, MinUsable,
-			MinUsable / 2, MinUsable / 3, MinUsable / 3 / 2},
+			MinUsable / 4 * 3, MinUsable / 2, MinUsable / 2 / 2},
 		{"huge rlimit", Facts{RlimitAS: 1 << 63}, SourceRlimitAS, 1 << 62, 1 << 62, 12 * gib, 8 * gib, 2 * gib},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
