@@ -338,9 +338,9 @@ func TestUnsubscribeStopsDelivery(t *testing.T) {
 		b.Publish(alice, "user.a", nil)
 	}
 	b.Publish(alice, "user.b", nil)
-	got := r.waitFor(t, "user.b event", func(evs []Event) bool { return len(evs) >= 2 })
+	r.waitFor(t, "user.b event", func(evs []Event) bool { return len(evs) >= 2 })
 	time.Sleep(10 * time.Millisecond)
-	got = r.events()
+	got := r.events()
 	if len(got) != 2 || got[0].Channel != "user.a" || got[1].Channel != "user.b" {
 		t.Fatalf("after unsubscribe got %+v", got)
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -281,8 +280,6 @@ func wantToolError(t testing.TB, what string, res *sdk.CallToolResult, code int)
 	}
 	return e
 }
-
-var errTimeout = errors.New("timed out")
 
 type sdkCall struct {
 	Name      string

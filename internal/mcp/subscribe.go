@@ -89,8 +89,9 @@ func (f *Facade) unsubscribe(ctx context.Context, req *sdk.UnsubscribeRequest) e
 	delete(rs.uris, uri)
 	if len(rs.uris) > 0 {
 		f.mu.Unlock()
-		rs.sending.Lock() // an update already copying uri goes out first
-		rs.sending.Unlock()
+		// A barrier: an update already copying uri goes out first.
+		rs.sending.Lock()
+		rs.sending.Unlock() //lint:ignore SA2001 the lock is a barrier, not a guard
 		return nil
 	}
 	delete(f.subs, ch)
