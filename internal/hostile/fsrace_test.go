@@ -48,6 +48,10 @@ type raceCase struct {
 	// session: a second session of the same principal swaps W/x with the
 	// kernel's own ln -s, rm and mv (the test process swaps only W/d).
 	session bool
+	// churn: the test process, as the owner working outside the grant,
+	// keeps creating and removing a marked file in O/d, so a watch that
+	// landed outside would report it (O/d's mtime is restored after).
+	churn bool
 }
 
 // outsideContent is the content of every outside file: the marker, long
@@ -78,6 +82,7 @@ func raceCases() []raceCase {
 		{name: "ln", op: `ln d/f hard; let s = (cat hard).out.str(); rm --permanent hard; s`, bad: raceMarker},
 		{name: "ln-s", op: `ln -s in/x d/l; rm --permanent ind/l; ""`},
 		{name: "touch", op: `touch d/f; ""`},
+		{name: "watch", op: `let w = watch("d"); save ind/ev "{i}"; w.take(1).collect().map(r => r.path.str()).join(" ")`, bad: raceMarker, churn: true},
 	}
 }
 
@@ -221,6 +226,32 @@ func runRace(t *testing.T, k *Kernel, token string, rc raceCase) {
 		go func() {
 			defer wg.Done()
 			swapLoop(k.Dir, s[0], s[1], s[2], stop, &swaps)
+		}()
+	}
+	if rc.churn {
+		od := o + "/d"
+		fi, err := os.Stat(od)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer os.Chtimes(od, fi.ModTime(), fi.ModTime())
+			churn := filepath.Join(od, raceMarker+"-churn")
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					os.Remove(churn)
+					return
+				default:
+				}
+				os.WriteFile(churn, []byte(raceMarker), 0o644)
+				os.Remove(churn)
+				if n%16 == 0 {
+					time.Sleep(50 * time.Microsecond)
+				}
+			}
 		}()
 	}
 	var sessionErr atomic.Value
