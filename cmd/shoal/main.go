@@ -73,6 +73,7 @@ func (nopWriteCloser) Close() error { return nil }
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "mcp" {
 		// shoal mcp is shoal-mcp; a script named mcp runs as ./mcp.
+		mcp.LimitProcessMemory()
 		return mcp.Main(ctx, args[1:], io.NopCloser(stdin), nopWriteCloser{stdout}, stderr)
 	}
 	if len(args) > 0 && companions[args[0]] != "" {

@@ -61,6 +61,13 @@ const (
 	// least MaxFrame, so an idle facade takes any frame.
 	MaxInFlightBytes = 32 << 20
 
+	// SoftMemoryLimit is the facade process's Go soft memory limit
+	// (debug.SetMemoryLimit) unless GOMEMLIMIT says otherwise: frames
+	// refused by the in-flight budget are read whole and dropped, and
+	// without it the collector lets that garbage pile up to twice the
+	// live heap before it runs.
+	SoftMemoryLimit = 192 << 20
+
 	// AutostartReady bounds how long an autostarted kernel may take to
 	// print its ready line.
 	AutostartReady = 30 * time.Second

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -39,6 +40,16 @@ When no kernel answers at the socket, shoal-mcp starts its own there, says
 so on stderr, and stops it when it exits. It reconnects and re-attaches if
 the kernel restarts, restoring its subscriptions. Logs go to stderr.
 `
+
+// LimitProcessMemory gives the facade process its soft memory limit
+// (SoftMemoryLimit) unless the GOMEMLIMIT environment variable sets one.
+// The binaries that serve MCP (shoal-mcp, shoal mcp) call it first; Main
+// does not, so a test that calls Main in its own process keeps its own.
+func LimitProcessMemory() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(SoftMemoryLimit)
+	}
+}
 
 // Main runs shoal-mcp with args (without the program name), serving MCP
 // on stdin and stdout. It returns the exit status.
