@@ -299,8 +299,8 @@ func reefDoctor(t *thread) (value.Value, error) {
 		_, skipped = reef.Discover(t.reefFS(), t.dir, reefUserFile(t.env), t.in.opts.ProjectTrust)
 	}
 	lock, err := t.reefLock(c)
-	if err != nil {
-		return nil, err
+	if err != nil && (lock == nil || lock.Check(t.reefEnv(c)) == nil) {
+		return nil, err // not the lock-path refusal, which the doctor reports as rows
 	}
 	fs := t.resolver().Doctor(c, t.reefEnv(c), lock, skipped)
 	for _, u := range c.Untrusted {

@@ -2,7 +2,7 @@ package reef
 
 // Finding is one row of `reef doctor`.
 type Finding struct {
-	Check  string // "drift", "shadowed_ambient", "orphan", "manifest", "trust" (the evaluator's: a directory ignored as untrusted)
+	Check  string // "drift", "shadowed_ambient", "orphan", "lock_path", "manifest", "trust" (the evaluator's: a directory ignored as untrusted)
 	Name   string // the tool, or the manifest's path for "manifest"
 	Status string // drift: ok, drift, missing, unlocked, conflict; others: the check's name
 	Path   string // the locked path, when there is one
@@ -13,7 +13,10 @@ type Finding struct {
 // Doctor checks a chain against its lock: a drift row for every
 // constrained tool, shadowed_ambient for a locked tool that PATH would
 // resolve to another binary, orphan for a lock entry no scope mentions,
-// and manifest for each file discovery had to skip.
+// lock_path for an entry naming a program its provider would not find
+// (CheckEntry: such a lock is refused when a command resolves through it;
+// the doctor only reads it, to say what is wrong), and manifest for each
+// file discovery had to skip.
 func (r *Resolver) Doctor(c *Chain, env Env, lock *Lock, skipped []error) []Finding {
 	var out []Finding
 	if lock == nil {
@@ -59,6 +62,12 @@ func (r *Resolver) Doctor(c *Chain, env Env, lock *Lock, skipped []error) []Find
 		if !c.Constrained(n) {
 			e := lock.Entries[n]
 			out = append(out, Finding{Check: "orphan", Name: n, Status: "orphan", Path: e.Path, Hash8: short(e.Blake3)})
+		}
+	}
+	for _, n := range lock.Names() {
+		e := lock.Entries[n]
+		if err := CheckEntry(env, lock.Dir, n, e); err != nil {
+			out = append(out, Finding{Check: "lock_path", Name: n, Status: "lock_path", Path: e.Path, Hash8: short(e.Blake3), Actual: errText(err)})
 		}
 	}
 	for _, err := range skipped {

@@ -296,7 +296,7 @@ func TestDoctorOrphanAndShadowed(t *testing.T) {
 	for _, x := range f {
 		checks = append(checks, x.Check+":"+x.Name+":"+x.Status)
 	}
-	want := "drift:sh:drift shadowed_ambient:sh:shadowed_ambient orphan:ghost:orphan manifest:x:malformed"
+	want := "drift:sh:drift shadowed_ambient:sh:shadowed_ambient orphan:ghost:orphan lock_path:ghost:lock_path lock_path:sh:lock_path manifest:x:malformed"
 	if strings.Join(checks, " ") != want {
 		t.Errorf("doctor = %s\nwant     %s", strings.Join(checks, " "), want)
 	}
