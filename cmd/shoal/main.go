@@ -209,7 +209,9 @@ func execute(ctx context.Context, name, src, script string, scriptArgs []string,
 		fmt.Fprint(stderr, diag.FormatStyled(name, src, err, terminalDiagStyles(stderr)))
 		return errorStatus(err)
 	}
-	if repl.Printable(prog, v) {
+	if raw, ok := repl.PassThrough(v); ok {
+		_, _ = stdout.Write(raw) // cat's bytes, exactly
+	} else if repl.Printable(prog, v) {
 		fmt.Fprintln(stdout, value.DisplayStyled(v, 0, value.Human))
 	}
 	return 0

@@ -304,15 +304,20 @@ func (t *thread) invokeBuiltin(b *Builtin, call *BuiltinCall, m mode, redir *red
 	if v == nil {
 		v = value.Nil
 	}
-	var res value.Value = v
-	if !b.Bare {
-		res = builtinOutcome(call.cmdLine(), v)
-	}
 	if redir != nil && redir.out != "" {
 		if err := t.writeRedirect(redir, renderForFile(v)); err != nil {
 			return nil, err
 		}
-		return res, nil
+		// The output went to the file: like a program whose stdout was
+		// redirected, the result keeps none of it, so nothing is shown.
+		if b.Bare {
+			return value.Nil, nil
+		}
+		return builtinOutcome(call.cmdLine(), value.Nil), nil
+	}
+	var res value.Value = v
+	if !b.Bare {
+		res = builtinOutcome(call.cmdLine(), v)
 	}
 	if m&mEmit != 0 && !b.Quiet {
 		t.emit(v)
@@ -335,6 +340,11 @@ func (t *thread) emit(v value.Value) {
 		return
 	case value.Str:
 		_, _ = io.WriteString(t.stdout, string(x)+"\n")
+		return
+	case value.Bytes:
+		// Bytes passed through (cat) print exactly, as the program the
+		// builtin stands for would: no newline added, binary data kept.
+		_, _ = io.WriteString(t.stdout, string(x))
 		return
 	}
 	_, _ = io.WriteString(t.stdout, value.DisplayStyled(v, 0, t.in.opts.Display)+"\n")

@@ -32,7 +32,8 @@ func (t *thread) callWords(c *Closure, call *syntax.CmdCall, sc *scope, m mode, 
 		return nil, err
 	}
 	if redir.out != "" {
-		return v, t.writeRedirect(redir, renderForFile(v))
+		// The result went to the file; nothing is left to show.
+		return value.Nil, t.writeRedirect(redir, renderForFile(v))
 	}
 	if m&mEmit != 0 {
 		t.emit(v)

@@ -214,6 +214,18 @@ func Status(v value.Value, err error) int {
 	return 0
 }
 
+// PassThrough returns the bytes a builtin passed through (cat's file
+// content: an outcome whose output is bytes), which a script or -c prints
+// exactly as they are, no newline added, rather than as a displayed value.
+func PassThrough(v value.Value) ([]byte, bool) {
+	o, ok := v.(*value.Outcome)
+	if !ok || !o.Builtin {
+		return nil, false
+	}
+	b, ok := o.Out.(value.Bytes)
+	return []byte(b), ok
+}
+
 // Printable reports whether the final value of prog should be displayed:
 // not null (nor a builtin's outcome holding null), and not the outcome of
 // an external command or interpreter
