@@ -27,6 +27,9 @@ type Client struct {
 	closedErr error         // non-nil once closed for good
 	attach    json.RawMessage
 	subs      map[string]*Subscription
+
+	done     chan struct{} // closed once the StateClosed hook has returned
+	doneOnce sync.Once
 }
 
 // Dial connects to the kernel socket at path. The context bounds only the
@@ -36,7 +39,7 @@ func Dial(ctx context.Context, path string, opts ...Option) (*Client, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	c := &Client{path: path, opts: o, subs: make(map[string]*Subscription)}
+	c := &Client{path: path, opts: o, subs: make(map[string]*Subscription), done: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	cn, err := c.connect(ctx)
 	if err != nil {
@@ -94,14 +97,23 @@ func (c *Client) Close() error {
 	}
 	c.wg.Wait()
 	if first {
-		c.notify(StateClosed, ErrClientClosed)
+		c.finish(ErrClientClosed)
 	}
 	return nil
 }
 
 // Done is closed when the client is closed for good: by Close, by losing
-// the connection without reconnection, or when reconnection gives up.
-func (c *Client) Done() <-chan struct{} { return c.ctx.Done() }
+// the connection without reconnection, or when reconnection gives up. It
+// closes after the state hook has been told StateClosed, so a caller
+// woken by Done sees everything the hook recorded.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// finish tells the state hook the client is closed for good, then closes
+// Done. Exactly one of the paths that terminate the client calls it.
+func (c *Client) finish(err error) {
+	c.notify(StateClosed, err)
+	c.doneOnce.Do(func() { close(c.done) })
+}
 
 // Err returns why the client is closed, matching ErrClosed, or nil.
 func (c *Client) Err() error {
@@ -136,7 +148,7 @@ func (c *Client) lost(cn *conn) {
 	if c.opts.reconnect == nil {
 		c.terminate(cause)
 		c.mu.Unlock()
-		c.notify(StateClosed, cause)
+		c.finish(cause)
 		return
 	}
 	c.ready = make(chan struct{})

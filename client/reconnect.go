@@ -40,7 +40,7 @@ func (c *Client) reconnectLoop(cause error) {
 	c.mu.Lock()
 	c.terminate(err)
 	c.mu.Unlock()
-	c.notify(StateClosed, err)
+	c.finish(err)
 }
 
 // reestablish dials, repeats the last attach, resubscribes every
