@@ -36,8 +36,10 @@ const (
 	// bumpEvery is how often a long emulation wakes waiting Reads.
 	bumpEvery = 20 * time.Millisecond
 	// hurryTail is the most pending output rendered once the program has
-	// been reaped; what comes before it is skipped, so that the exit
-	// waits for the end of the output, not for a backlog.
+	// been reaped (four screenfuls of cells, at least 4 KiB, at most
+	// this); what comes before it is skipped and the rest is rendered
+	// without pacing, so that the exit waits for the end of the output,
+	// not for a backlog.
 	hurryTail = 32 << 10
 
 	// PushInterval is the shortest time between two screen-change

@@ -323,10 +323,10 @@ func (s *Session) feedLoop() {
 					return
 				default:
 				}
-				if s.hurry.Load() && len(work)-off > hurryTail {
+				if tail := s.tailBytes(); s.hurry.Load() && len(work)-off > tail {
 					// The program has ended: only the end of its output
 					// can still show.
-					cut := len(work) - hurryTail
+					cut := len(work) - tail
 					if i := bytes.IndexByte(work[cut:], '\n'); i >= 0 {
 						cut += i + 1
 					}
@@ -425,6 +425,12 @@ func (s *Session) emulate(p []byte) bool {
 // emulation uses at most about EmuShare of a core. It reports false when
 // Close began.
 func (s *Session) pace(d time.Duration) bool {
+	if s.hurry.Load() {
+		// The program has ended and only the tail of its output is
+		// left (at most tailBytes): render it now, so the exit does not
+		// wait past ExitDrain and lose the program's last words.
+		return true
+	}
 	now := time.Now()
 	s.budget = min(EmuBurst, s.budget+time.Duration(float64(now.Sub(s.budgetLast))*EmuShare)) - d
 	s.budgetLast = now
@@ -439,6 +445,16 @@ func (s *Session) pace(d time.Duration) bool {
 	case <-s.closing:
 		return false
 	}
+}
+
+// tailBytes is how much of the pending output is rendered once the
+// program has been reaped: a few screenfuls (what can still show), at
+// least 4 KiB and at most hurryTail.
+func (s *Session) tailBytes() int {
+	s.mu.Lock()
+	cells := s.cols * s.rows
+	s.mu.Unlock()
+	return min(hurryTail, max(4<<10, 4*cells))
 }
 
 // skipMark is rendered where output was skipped: CAN ends whatever
