@@ -17,6 +17,7 @@ type Pause struct {
 	held    atomic.Bool
 	mu      sync.Mutex
 	resumed chan struct{} // closed by Resume; made by Suspend
+	parked  atomic.Int32  // evaluations waiting in wait now (tests read it)
 }
 
 // Suspend holds the evaluation at its next checkpoint. Suspending a held
@@ -52,6 +53,8 @@ func (p *Pause) wait(ctx context.Context) error {
 	}
 	resumed := p.resumed
 	p.mu.Unlock()
+	p.parked.Add(1)
+	defer p.parked.Add(-1)
 	select {
 	case <-resumed:
 		return nil

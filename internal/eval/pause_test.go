@@ -18,22 +18,18 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// waitSteady waits until w's count stays put for 50 ms, failing after 5 s:
-// an evaluation that is really held stops writing.
-func waitSteady(t *testing.T, w *countingWriter) int64 {
+// waitParked waits until an evaluation is parked at one of p's
+// checkpoints, failing after 5 s. Only then is a count of writes final: a
+// running evaluation may go quiet for a while (a collection, a slice
+// growing under the race detector) without being held.
+func waitParked(t *testing.T, p *Pause, w *countingWriter) int64 {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for last := w.n.Load(); ; {
-		time.Sleep(50 * time.Millisecond)
-		now := w.n.Load()
-		if now == last {
-			return now
-		}
+	for deadline := time.Now().Add(5 * time.Second); p.parked.Load() == 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("evaluation still running 5s after Suspend (%d writes)", now)
+			t.Fatalf("evaluation not held 5s after Suspend (%d writes)", w.n.Load())
 		}
-		last = now
 	}
+	return w.n.Load()
 }
 
 // waitPast waits until w's count passes n, failing after 5 s.
@@ -75,7 +71,7 @@ func TestPauseHoldsLoops(t *testing.T) {
 				t.Fatal(err)
 			}
 			_ = pause.Suspend() // suspending twice changes nothing
-			held := waitSteady(t, &out)
+			held := waitParked(t, pause, &out)
 			time.Sleep(100 * time.Millisecond)
 			if now := out.n.Load(); now != held {
 				t.Fatalf("held evaluation wrote %d more times", now-held)
@@ -86,7 +82,7 @@ func TestPauseHoldsLoops(t *testing.T) {
 			_ = pause.Resume()
 			waitPast(t, &out, held)
 			_ = pause.Suspend()
-			waitSteady(t, &out)
+			waitParked(t, pause, &out)
 			cancel()
 			select {
 			case err := <-done:
