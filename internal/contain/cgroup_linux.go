@@ -1,18 +1,17 @@
 package contain
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/procfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -41,54 +40,6 @@ func (c *cgroups) describe() string {
 		return "v2:" + c.root
 	}
 	return "v1:" + c.root
-}
-
-// mount is one line of /proc/self/mountinfo, reduced to what detection
-// needs.
-type mount struct {
-	root, point, fstype string
-	super               []string
-}
-
-func readMounts() ([]mount, error) {
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return nil, err
-	}
-	var out []mount
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for sc.Scan() {
-		pre, post, ok := strings.Cut(sc.Text(), " - ")
-		if !ok {
-			continue
-		}
-		f, g := strings.Fields(pre), strings.Fields(post)
-		if len(f) < 5 || len(g) < 3 {
-			continue
-		}
-		out = append(out, mount{root: unescapeMount(f[3]), point: unescapeMount(f[4]), fstype: g[0], super: strings.Split(g[2], ",")})
-	}
-	return out, sc.Err()
-}
-
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // ownCgroups maps each hierarchy of /proc/self/cgroup to this process's
@@ -120,7 +71,7 @@ func ownCgroups() (map[string]string, error) {
 // cgroup.kill first, then a v1 freezer, then a v1 pids hierarchy. It
 // returns nil when none does.
 func detectCgroups(name string) *cgroups {
-	mounts, err := readMounts()
+	mounts, err := procfs.ReadMounts()
 	if err != nil {
 		return nil
 	}
@@ -131,7 +82,7 @@ func detectCgroups(name string) *cgroups {
 	leaf := name + "-" + strconv.Itoa(os.Getpid())
 	if path, ok := own[""]; ok {
 		for _, m := range mounts {
-			if m.fstype != "cgroup2" {
+			if m.FSType != "cgroup2" {
 				continue
 			}
 			if c := tryCgroup(cgV2, false, m, path, leaf); c != nil {
@@ -145,7 +96,7 @@ func detectCgroups(name string) *cgroups {
 			continue
 		}
 		for _, m := range mounts {
-			if m.fstype == "cgroup" && slices.Contains(m.super, ctl) {
+			if m.FSType == "cgroup" && m.SuperOpt(ctl) {
 				if c := tryCgroup(cgV1, ctl == "freezer", m, path, leaf); c != nil {
 					return c
 				}
@@ -156,12 +107,12 @@ func detectCgroups(name string) *cgroups {
 }
 
 // tryCgroup creates leaf below path in mount m, or returns nil.
-func tryCgroup(kind cgKind, freezer bool, m mount, path, leaf string) *cgroups {
-	rel, ok := strings.CutPrefix(path, m.root)
+func tryCgroup(kind cgKind, freezer bool, m procfs.Mount, path, leaf string) *cgroups {
+	rel, ok := strings.CutPrefix(path, m.Root)
 	if !ok {
 		return nil
 	}
-	dir := filepath.Join(m.point, rel, leaf)
+	dir := filepath.Join(m.Point, rel, leaf)
 	c := &cgroups{kind: kind, root: dir, freezer: freezer}
 	if _, err := os.Stat(dir); err == nil {
 		// Left by an earlier process that had our pid and died without

@@ -166,14 +166,6 @@ func TestDescendantsDeepChain(t *testing.T) {
 	}
 }
 
-func TestUnescapeMount(t *testing.T) {
-	for in, want := range map[string]string{`/a\040b`: "/a b", `/plain`: "/plain", `/x\`: `/x\`, `\011`: "\t"} {
-		if got := unescapeMount(in); got != want {
-			t.Errorf("unescapeMount(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // escapeScript starts a shell that puts a child in a new session (setsid)
 // and writes its pid to a file, then waits.
 func escapeScript(pidFile string) *exec.Cmd {

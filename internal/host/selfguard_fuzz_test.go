@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/procfs"
 )
 
 // FuzzSelfPathReason: the classifier never panics; a place beneath a
@@ -53,7 +55,8 @@ func FuzzProcMounts(f *testing.F) {
 	f.Add("21 26 0:20 / /proc rw - proc proc rw\n30 26 0:20 / /srv/my\\040proc rw shared:1 - proc proc rw\n")
 	f.Add("1 2 3 4 5 - proc\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		for _, m := range procMounts(strings.NewReader(text)) {
+		mounts, _ := procfs.ParseMounts(strings.NewReader(text))
+		for _, m := range procMounts(mounts) {
 			if !filepath.IsAbs(m) || filepath.Clean(m) != m || m == "/proc" {
 				t.Errorf("mount point %q", m)
 			}

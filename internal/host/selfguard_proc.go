@@ -1,72 +1,40 @@
 package host
 
 import (
-	"bufio"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
-)
 
-// MaxMountinfo bounds the bytes of /proc/self/mountinfo ProcRoots reads;
-// procfs mounts listed past it are not seen (a machine with thousands of
-// mounts), and /proc always counts.
-const MaxMountinfo = 1 << 20
+	"github.com/shoalgo/shoal/internal/procfs"
+)
 
 // ProcRoots are the mount points of procfs in this process's mount
 // namespace, read from /proc/self/mountinfo: always "/proc", and any other
 // place procfs is mounted (a container's second /proc, a bind mount), so
-// that the kernel's own process is not reachable under another name.
+// that the kernel's own process is not reachable under another name. At
+// most procfs.MaxMountinfo bytes of the table are read.
 func ProcRoots() []string {
-	roots := []string{"/proc"}
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return roots
-	}
-	defer f.Close()
-	return append(roots, procMounts(io.LimitReader(f, MaxMountinfo))...)
+	mounts, _ := procfs.ReadMounts()
+	return append([]string{"/proc"}, procMounts(mounts)...)
 }
 
-// procMounts lists the mount points of the procfs lines of a mountinfo
-// text, unescaped and cleaned, without "/proc".
-func procMounts(r io.Reader) []string {
+// procMounts lists the mount points of the procfs mounts, cleaned,
+// without "/proc".
+func procMounts(mounts []procfs.Mount) []string {
 	var out []string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 64<<10)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		sep := slices.Index(fields, "-")
-		if sep < 5 || sep+1 >= len(fields) || fields[sep+1] != "proc" {
+	for _, m := range mounts {
+		if m.FSType != "proc" {
 			continue
 		}
-		mp := filepath.Clean(unescapeMount(fields[4]))
+		mp := filepath.Clean(m.Point)
 		if mp != "/proc" && filepath.IsAbs(mp) && !slices.Contains(out, mp) {
 			out = append(out, mp)
 		}
 	}
 	return out
-}
-
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space, …).
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // readTgid reads the thread group of thread n from /proc/<n>/status; ok is

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/procfs"
 )
 
 // TestSelfPathReason: the classifier, on a table of spellings, with
@@ -262,15 +264,16 @@ func TestProcMounts(t *testing.T) {
 32 26 0:33 / /tmp/notproc rw - tmpfs proc rw
 bad line
 `
-	got := procMounts(strings.NewReader(text))
+	mounts, err := procfs.ParseMounts(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := procMounts(mounts)
 	if len(got) != 1 || got[0] != "/srv/my proc" {
 		t.Errorf("procMounts = %q", got)
 	}
 	if r := ProcRoots(); len(r) == 0 || r[0] != "/proc" {
 		t.Errorf("ProcRoots = %q", r)
-	}
-	if got := unescapeMount(`a\134b\04`); got != `a\b\04` {
-		t.Errorf("unescape = %q", got)
 	}
 }
 

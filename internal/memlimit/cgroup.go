@@ -4,53 +4,13 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/shoalgo/shoal/internal/procfs"
 )
 
 // cgroupWalkMax bounds the directories read walking from the process's
 // cgroup up to its hierarchy's root.
 const cgroupWalkMax = 64
-
-// mountEntry is one line of /proc/self/mountinfo, reduced to what finding
-// a cgroup hierarchy needs.
-type mountEntry struct {
-	root, point, fstype, opts string
-}
-
-// parseMountinfo reads the cgroup mounts of a mountinfo text.
-func parseMountinfo(text string) []mountEntry {
-	var out []mountEntry
-	for line := range strings.SplitSeq(text, "\n") {
-		pre, post, ok := strings.Cut(line, " - ")
-		if !ok {
-			continue
-		}
-		f, g := strings.Fields(pre), strings.Fields(post)
-		if len(f) < 5 || len(g) < 3 || (g[0] != "cgroup" && g[0] != "cgroup2") {
-			continue
-		}
-		out = append(out, mountEntry{root: unescape(f[3]), point: unescape(f[4]), fstype: g[0], opts: g[2]})
-	}
-	return out
-}
-
-// unescape undoes mountinfo's octal escapes (\040 for a space).
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
 
 // procCgroups reads /proc/self/cgroup: the v2 path ("" without one) and
 // the v1 memory controller's path ("" without one).
@@ -83,15 +43,15 @@ func hasItem(list, item string) bool {
 // cgroupLimit is the smallest memory limit on the way from the process's
 // cgroup to its hierarchy's root, v2 and v1 both looked at; 0 when there
 // is none. read returns a file's contents.
-func cgroupLimit(procCgroup, mountinfo string, read func(string) (string, error)) uint64 {
+func cgroupLimit(procCgroup string, mounts []procfs.Mount, read func(string) (string, error)) uint64 {
 	v2, v1 := procCgroups(procCgroup)
 	var best uint64
-	for _, m := range parseMountinfo(mountinfo) {
+	for _, m := range mounts {
 		var cg, file string
 		switch {
-		case m.fstype == "cgroup2" && v2 != "":
+		case m.FSType == "cgroup2" && v2 != "":
 			cg, file = v2, "memory.max"
-		case m.fstype == "cgroup" && v1 != "" && hasItem(m.opts, "memory"):
+		case m.FSType == "cgroup" && v1 != "" && m.SuperOpt("memory"):
 			cg, file = v1, "memory.limit_in_bytes"
 		default:
 			continue
@@ -105,14 +65,14 @@ func cgroupLimit(procCgroup, mountinfo string, read func(string) (string, error)
 
 // walkLimit reads file in the directory of cgroup cg under mount m and in
 // each parent up to the mount point, returning the smallest limit.
-func walkLimit(m mountEntry, cg, file string, read func(string) (string, error)) uint64 {
-	rel, ok := strings.CutPrefix(path.Clean(cg), path.Clean(m.root))
+func walkLimit(m procfs.Mount, cg, file string, read func(string) (string, error)) uint64 {
+	rel, ok := strings.CutPrefix(path.Clean(cg), path.Clean(m.Root))
 	if !ok {
 		// A cgroup namespace (or a bind mount of another part of the
 		// tree): the mount point is the process's own cgroup.
 		rel = "/"
 	}
-	dir := path.Join(m.point, rel)
+	dir := path.Join(m.Point, rel)
 	var best uint64
 	for range cgroupWalkMax {
 		if s, err := read(path.Join(dir, file)); err == nil {
@@ -120,7 +80,7 @@ func walkLimit(m mountEntry, cg, file string, read func(string) (string, error))
 				best = n
 			}
 		}
-		if dir == path.Clean(m.point) || dir == "/" || dir == "." {
+		if dir == path.Clean(m.Point) || dir == "/" || dir == "." {
 			break
 		}
 		dir = path.Dir(dir)

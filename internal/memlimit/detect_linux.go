@@ -5,6 +5,7 @@ package memlimit
 import (
 	"os"
 
+	"github.com/shoalgo/shoal/internal/procfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -19,9 +20,9 @@ func Detect() Facts {
 		f.RlimitAS = rl.Cur
 	}
 	pc, err1 := os.ReadFile("/proc/self/cgroup")
-	mi, err2 := os.ReadFile("/proc/self/mountinfo")
+	mounts, err2 := procfs.ReadMounts()
 	if err1 == nil && err2 == nil {
-		f.Cgroup = cgroupLimit(string(pc), string(mi), readSmall)
+		f.Cgroup = cgroupLimit(string(pc), mounts, readSmall)
 	}
 	var si unix.Sysinfo_t
 	if unix.Sysinfo(&si) == nil {

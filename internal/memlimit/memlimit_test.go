@@ -2,7 +2,10 @@ package memlimit
 
 import (
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/procfs"
 )
 
 const (
@@ -109,7 +112,7 @@ func TestCgroupLimit(t *testing.T) {
 		{"garbage", "0::/x\n", mountsV2, fakeFS{"/sys/fs/cgroup/x/memory.max": "lots\n"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := cgroupLimit(tc.proc, tc.mounts, tc.files.read); got != tc.want {
+			if got := cgroupLimit(tc.proc, parseMounts(t, tc.mounts), tc.files.read); got != tc.want {
 				t.Errorf("cgroupLimit = %d, want %d", got, tc.want)
 			}
 		})
@@ -119,17 +122,21 @@ func TestCgroupLimit(t *testing.T) {
 // TestDeriveCgroupMax: a cgroup "max" is no limit, so physical memory
 // decides.
 func TestDeriveCgroupMax(t *testing.T) {
-	cg := cgroupLimit("0::/k\n", mountsV2, fakeFS{"/sys/fs/cgroup/k/memory.max": "max\n"}.read)
+	cg := cgroupLimit("0::/k\n", parseMounts(t, mountsV2), fakeFS{"/sys/fs/cgroup/k/memory.max": "max\n"}.read)
 	d := Derive(Facts{Cgroup: cg, Physical: 16 * gib})
 	if d.Source != SourcePhysical || d.Usable != 16*gib {
 		t.Errorf("cgroup max: source %s usable %d, want physical 16 GiB", d.Source, d.Usable)
 	}
 }
 
-func TestUnescape(t *testing.T) {
-	if got := unescape(`/a\040b\`); got != `/a b\` {
-		t.Errorf("unescape = %q", got)
+// parseMounts parses a mount table written for a test.
+func parseMounts(t *testing.T, text string) []procfs.Mount {
+	t.Helper()
+	m, err := procfs.ParseMounts(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
 	}
+	return m
 }
 
 // TestDetect reads this machine's limits: whatever they are, the derived
