@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/shoalgo/shoal/internal/atomicfile"
 )
 
 // historyHeader is the first line of a history file in the format that
@@ -229,15 +231,11 @@ func encodeEntry(e string) []byte {
 	return append(b, '\n')
 }
 
-// rewrite writes the whole history to its file atomically: a private
-// temporary file beside it, renamed over it.
+// rewrite writes the whole history to its file atomically (a reader or a
+// crash sees the old file or the new one).
 func (h *History) rewrite() error {
 	dir := filepath.Dir(h.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	f, err := os.CreateTemp(dir, ".history-*")
-	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
 	var buf bytes.Buffer
@@ -245,18 +243,7 @@ func (h *History) rewrite() error {
 	for _, e := range h.entries {
 		buf.Write(encodeEntry(e))
 	}
-	_, err = f.Write(buf.Bytes())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o600)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), h.path)
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
+	if err := atomicfile.Write(h.path, buf.Bytes(), 0o600); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
 	return nil

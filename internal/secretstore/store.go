@@ -20,6 +20,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/shoalgo/shoal/internal/atomicfile"
 )
 
 // ErrTooLarge is matched by the error of a secret past MaxBytes.
@@ -138,34 +140,7 @@ func Set(dir, name string, data []byte) error {
 	} else if !st.IsDir() || st.Mode().Perm()&0o077 != 0 {
 		return fmt.Errorf("the store %s is not a private directory (chmod 700 it): %w", dir, fs.ErrPermission)
 	}
-	tmp, err := os.CreateTemp(dir, ".set-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
+	return atomicfile.Write(filepath.Join(dir, name), data, 0o600)
 }
 
 // Delete removes the secret name; a missing one is not an error.

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/atomicfile"
 	"github.com/shoalgo/shoal/internal/reef"
 )
 
@@ -248,54 +249,13 @@ func (s *Store) update(fn func(map[string]Entry) error) error {
 	if err != nil {
 		return fmt.Errorf("trust store %s: %w", s.path, err)
 	}
-	if err := writeAtomic(s.path, data); err != nil {
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(s.path, data, 0o600); err != nil {
 		return fmt.Errorf("trust store %s: %w", s.path, err)
 	}
 	s.stamp, s.entries, s.err = "", nil, nil
-	return nil
-}
-
-// writeAtomic replaces path with data: a private temporary file in the
-// same directory, synced, renamed into place, the directory synced.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".trust-*.tmp")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = os.Remove(name)
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	ok = true
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
 	return nil
 }
 
