@@ -188,6 +188,9 @@ func TestFrameTimeout(t *testing.T) {
 		}
 	})
 	t.Run("each frame gets its own deadline", func(t *testing.T) {
+		// A longer deadline than d: each frame's gap must stay under it on
+		// a loaded machine, where a 75 ms sleep can take twice that.
+		const d = 2 * time.Second // the frames take 3 s together
 		cl, sv := pipe(t)
 		r := NewReader(sv, 0)
 		r.SetFrameTimeout(sv, d)

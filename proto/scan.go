@@ -3,6 +3,7 @@ package proto
 import (
 	"bytes"
 	"encoding/json"
+	"iter"
 )
 
 // The helpers below walk JSON text already checked by json.Valid; they do
@@ -145,6 +146,56 @@ func FrameMember(frame []byte, name string) []byte {
 		}
 		if key == name {
 			found = val
+		}
+	}
+}
+
+// Frame is what ScanFrame learns of a frame in one pass.
+type Frame struct {
+	Depth int  // the deepest nesting of arrays and objects
+	Valid bool // exactly one JSON value, with whitespace around it at most
+	First byte // the value's first byte ('{', '[', '"', a digit…); 0 when there is none
+
+	b   []byte
+	top topMembers
+}
+
+// ScanFrame checks frame as FrameDepth does, in one iterative pass, and
+// notes where the members of a top-level object are, so that Members need
+// not walk the frame again. Like json.Valid it does not insist that
+// strings be valid UTF-8.
+func ScanFrame(frame []byte) Frame {
+	f := Frame{b: frame}
+	f.Depth, f.Valid = scanJSONTop(frame, &f.top)
+	if i := skipWS(frame, 0); i < len(frame) {
+		f.First = frame[i]
+	}
+	return f
+}
+
+// Members yields the key (quoted JSON text, escapes as written) and the
+// raw value of each top-level member of a valid object frame, in order,
+// repeated members each time; nothing for any other frame. Both alias the
+// frame.
+func (f *Frame) Members() iter.Seq2[[]byte, []byte] {
+	return func(yield func(key, val []byte) bool) {
+		if !f.Valid || f.First != '{' {
+			return
+		}
+		if !f.top.over {
+			for _, m := range f.top.m[:f.top.n] {
+				if !yield(f.b[m.key[0]:m.key[1]], f.b[m.val[0]:m.val[1]]) {
+					return
+				}
+			}
+			return
+		}
+		it := newMembers(f.b, skipWS(f.b, 0))
+		for {
+			key, _, val, ok := it.next()
+			if !ok || !yield(key, val) {
+				return
+			}
 		}
 	}
 }

@@ -131,10 +131,10 @@ func (g *gate) release(frame []byte) {
 	}
 	sc := scanFrame(frame, envNames)
 	id, method := sc.members[envID], sc.members[envMethod]
-	if !sc.valid || sc.first != '{' || method.present() || !id.present() {
+	if !sc.valid || sc.first != '{' || method != nil || id == nil {
 		return
 	}
-	key, ok := idKey(frame[id.start:id.end])
+	key, ok := idKey(id)
 	if !ok {
 		return
 	}
@@ -153,9 +153,9 @@ func (g *gate) screen(t []byte) []byte {
 		return rpcError(nil, codeParseError, "parse error: the frame is not valid JSON", nil)
 	}
 	var rawID []byte // the id to answer with, when it is a usable one
-	if s := sc.members[envID]; sc.first == '{' && s.present() && s.end-s.start <= MaxIDBytes {
-		if _, ok := idKey(t[s.start:s.end]); ok {
-			rawID = t[s.start:s.end]
+	if s := sc.members[envID]; sc.first == '{' && s != nil && len(s) <= MaxIDBytes {
+		if _, ok := idKey(s); ok {
+			rawID = s
 		}
 	}
 	switch {
@@ -170,29 +170,29 @@ func (g *gate) screen(t []byte) []byte {
 	if sc.dup {
 		return invalid("a message member appears twice")
 	}
-	if v := sc.members[envJSONRPC]; !v.present() || stringValue(t[v.start:v.end]) != "2.0" {
+	if v := sc.members[envJSONRPC]; v == nil || stringValue(v) != "2.0" {
 		return invalid(`"jsonrpc" must be "2.0"`)
 	}
 	id := sc.members[envID]
-	hasID := id.present() && string(t[id.start:id.end]) != "null"
+	hasID := id != nil && string(id) != "null"
 	if hasID && rawID == nil {
 		return rpcError(nil, codeInvalidRequest, fmt.Sprintf("invalid request: the id must be a string or a number, at most %d bytes", MaxIDBytes), nil)
 	}
 	method := sc.members[envMethod]
-	if method.present() && t[method.start] != '"' {
+	if method != nil && method[0] != '"' {
 		return invalid(`"method" must be a string`)
 	}
-	if !method.present() || !hasID {
+	if method == nil || !hasID {
 		// A response or a notification: no answer is owed, so no charge
 		// can be released; it must be small and well formed.
 		if len(t) > MaxNoReplyFrame {
 			return rpcError(nil, codeInvalidRequest, fmt.Sprintf("invalid request: a notification or response over %d bytes", MaxNoReplyFrame), nil)
 		}
-		if !method.present() {
+		if method == nil {
 			if !hasID {
 				return rpcError(nil, codeInvalidRequest, "invalid request: a message with neither a method nor an id", nil)
 			}
-			if e := sc.members[envError]; e.present() && !validErrorObject(t[e.start:e.end]) {
+			if e := sc.members[envError]; e != nil && !validErrorObject(e) {
 				return rpcError(nil, codeInvalidRequest, "invalid request: a response's error must be an object with an integer code and a string message", nil)
 			}
 		}
@@ -212,7 +212,7 @@ func (g *gate) screen(t []byte) []byte {
 	case dup:
 		return rpcError(nil, codeInvalidRequest, "invalid request: request id "+string(rawID)+" is already in flight", nil)
 	case !fits:
-		return g.refuse(rawID, stringValue(t[method.start:method.end]), n)
+		return g.refuse(rawID, stringValue(method), n)
 	}
 	return nil
 }
@@ -305,12 +305,12 @@ func validErrorObject(raw []byte) bool {
 	if !sc.valid || sc.first != '{' || sc.dup {
 		return false
 	}
-	if c := sc.members[errCode]; c.present() {
-		if _, err := strconv.ParseInt(string(raw[c.start:c.end]), 10, 64); err != nil {
+	if c := sc.members[errCode]; c != nil {
+		if _, err := strconv.ParseInt(string(c), 10, 64); err != nil {
 			return false
 		}
 	}
-	if m := sc.members[errMessage]; m.present() && raw[m.start] != '"' {
+	if m := sc.members[errMessage]; m != nil && m[0] != '"' {
 		return false
 	}
 	return true
