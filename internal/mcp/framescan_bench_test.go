@@ -1,0 +1,31 @@
+package mcp
+
+import (
+	"strings"
+	"testing"
+)
+
+// BenchmarkScanFrame is the gate's scan of one tools/call frame, small and
+// large: the work every line on the facade's stdin pays before the SDK
+// decodes it.
+func BenchmarkScanFrame(b *testing.B) {
+	for _, size := range []int{200, 1 << 20} {
+		src := strings.Repeat("x", size)
+		frame := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"shoal_exec","arguments":{"src":"` + src + `"}}}`)
+		b.Run(strings.TrimSpace(strings.ReplaceAll(byteSize(size), " ", "")), func(b *testing.B) {
+			b.SetBytes(int64(len(frame)))
+			for b.Loop() {
+				if sc := scanFrame(frame, envNames); !sc.valid || sc.members[envMethod] == nil {
+					b.Fatal("frame not scanned")
+				}
+			}
+		})
+	}
+}
+
+func byteSize(n int) string {
+	if n >= 1<<20 {
+		return "1MiB"
+	}
+	return "200B"
+}
