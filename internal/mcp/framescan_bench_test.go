@@ -9,10 +9,13 @@ import (
 // large: the work every line on the facade's stdin pays before the SDK
 // decodes it.
 func BenchmarkScanFrame(b *testing.B) {
-	for _, size := range []int{200, 1 << 20} {
-		src := strings.Repeat("x", size)
+	for _, c := range []struct {
+		name string
+		size int
+	}{{"200B", 200}, {"1MiB", 1 << 20}} {
+		src := strings.Repeat("x", c.size)
 		frame := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"shoal_exec","arguments":{"src":"` + src + `"}}}`)
-		b.Run(strings.TrimSpace(strings.ReplaceAll(byteSize(size), " ", "")), func(b *testing.B) {
+		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(frame)))
 			for b.Loop() {
 				if sc := scanFrame(frame, envNames); !sc.valid || sc.members[envMethod] == nil {
@@ -21,11 +24,4 @@ func BenchmarkScanFrame(b *testing.B) {
 			}
 		})
 	}
-}
-
-func byteSize(n int) string {
-	if n >= 1<<20 {
-		return "1MiB"
-	}
-	return "200B"
 }
