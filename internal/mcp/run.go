@@ -19,6 +19,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shoalgo/shoal/client"
+	buildversion "github.com/shoalgo/shoal/internal/version"
 )
 
 // Usage is the help text of shoal-mcp (and shoal mcp).
@@ -70,7 +71,7 @@ func Main(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Wri
 		return 2
 	}
 	if *showVersion {
-		fmt.Fprintf(stdout, "shoal-mcp %s\n", Version)
+		fmt.Fprintln(stdout, buildversion.Line("shoal-mcp"))
 		return 0
 	}
 	if fs.NArg() > 0 {
