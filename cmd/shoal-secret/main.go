@@ -105,6 +105,6 @@ func run(args, env []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	fmt.Fprint(stderr, usage)
+	fmt.Fprintf(stderr, "shoal-secret: unknown command %q\n%s", args[0], usage)
 	return 2
 }
