@@ -18,16 +18,18 @@ import (
 // cannot drift from the flags.
 
 // shortUsage is what a usage error prints after its message.
-const shortUsage = `usage: shoal-kernel [--socket PATH] [--session NAME] [--state-dir DIR] [--policy FILE] [LIMITS]
+const shortUsage = `usage: shoal-kernel [--socket PATH] [--session NAME] [--state-dir DIR] [--policy FILE] [LIMIT FLAGS]
        shoal-kernel --help | --version
 `
 
 // helpIntro opens --help, after shortUsage.
 const helpIntro = `
 Keeps Shoal sessions alive and serves them as JSON-RPC 2.0 on a Unix socket
-until SIGINT or SIGTERM. Once listening it prints "shoal-kernel: ready SOCKET"
-on stderr. A flag takes one dash or two, and its value after "=" or a space.
-SIZE is bytes or a number with KiB, MiB or GiB; TIME is like 90s, 10m or 1h.
+until SIGINT or SIGTERM; once listening it prints "shoal-kernel: ready SOCKET"
+on stderr. Connect with shoal --kernel SOCKET, with shoal-mcp, or with any
+JSON-RPC client (docs/kernel.md). A flag takes one dash or two, its value
+after "=" or a space. SIZE is bytes or a number with KiB, MiB or GiB; TIME
+is like 90s, 10m or 1h. The LIMIT FLAGS are below, by group.
 `
 
 // helpOutro closes --help.
@@ -63,21 +65,21 @@ var helpGroups = []helpGroup{
 		{"max-preattach-conns", "N", "connections not yet attached (the oldest is closed)"},
 		{"max-principal-conns", "N", "connections attached as one token principal"},
 		{"frame-memory", "SIZE", "read buffers of all connections together"},
-		{"frame-timeout", "TIME", "from a request's first byte to its newline"},
+		{"frame-timeout", "TIME", "time allowed from a request's first byte to its newline"},
 		{"outbox-memory", "SIZE", "answers queued for all connections together"},
 	}},
 	{"Sessions and tasks", []helpEntry{
 		{"owner-sessions", "N", "sessions the kernel owner may keep"},
 		{"token-sessions", "N", "sessions all token principals may keep together"},
 		{"principal-sessions", "N", "sessions one token principal may keep"},
-		{"session-idle", "TIME", "close a session nothing uses after it (0: never)"},
+		{"session-idle", "TIME", "close a session unused for this long (0: never)"},
 		{"lang-tasks", "N", "spawn, &, on, parallel tasks of all sessions"},
 		{"principal-lang-tasks", "N", "the same for one token principal's sessions"},
 	}},
 	{"Memory", []helpEntry{
 		{"session-memory", "SIZE", "values and output one session keeps (0: no bound)"},
 		{"kernel-memory", "SIZE", "the same for all sessions together (0: no bound)"},
-		{"memory-limit", "SIZE", "soft limit; near it the largest user is cancelled"},
+		{"memory-limit", "SIZE", "the soft limit; near it the largest user is cancelled"},
 		{"gc-percent", "N", "GC percent while the heap is small (0: GOGC's)"},
 	}},
 	{"Journal", []helpEntry{
