@@ -3,7 +3,8 @@
 //
 //	shoal-kernel [--socket PATH] [--session NAME] [--state-dir DIR] [--policy FILE] [-v] [LIMIT FLAGS]
 //
-// (shoal-kernel --help lists every flag, by group, with its default.)
+// shoal-kernel --help lists every flag, by group, with its default (help.go).
+//
 // When listening it prints exactly one line, "shoal-kernel: ready <socket
 // path>", on stderr. On SIGINT or SIGTERM it stops accepting, cancels
 // in-flight work, ends every process its sessions started, removes its
