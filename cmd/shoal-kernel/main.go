@@ -1,7 +1,9 @@
 // Command shoal-kernel is the long-lived Shoal kernel: it serves JSON-RPC on
 // a Unix socket until SIGINT or SIGTERM.
 //
-//	shoal-kernel [--session NAME] [--socket PATH] [--state-dir DIR] [--policy FILE]
+//	shoal-kernel [--socket PATH] [--session NAME] [--state-dir DIR] [--policy FILE] [-v] [LIMIT FLAGS]
+//
+// shoal-kernel --help lists every flag, by group, with its default (help.go).
 //
 // When listening it prints exactly one line, "shoal-kernel: ready <socket
 // path>", on stderr. On SIGINT or SIGTERM it stops accepting, cancels
@@ -21,7 +23,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -56,10 +58,12 @@ type options struct {
 	memoryWarnings []string
 }
 
-func parseFlags(args []string, stderr io.Writer) (*options, error) {
+// newFlagSet is shoal-kernel's flag set, parsing into o; printHelp's
+// groups name each of its flags. It prints nothing itself.
+func newFlagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("shoal-kernel", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	o := &options{limits: kernel.DefaultLimits()}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	fs.StringVar(&o.session, "session", kernel.DefaultSession, "session name used to discover the socket path")
 	fs.StringVar(&o.socket, "socket", "", "explicit socket path")
 	fs.StringVar(&o.stateDir, "state-dir", "", "state directory (default $XDG_STATE_HOME/shoal or ~/.local/state/shoal)")
@@ -67,7 +71,23 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.verbose, "v", false, "log diagnostics to stderr")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	kernel.RegisterLimitFlags(fs, &o.limits)
+	return fs
+}
+
+// parseFlags parses args. --help writes the help to stdout and returns
+// flag.ErrHelp; any other error is the caller's to report.
+func parseFlags(args []string, stdout io.Writer) (*options, error) {
+	o := &options{limits: kernel.DefaultLimits()}
+	fs := newFlagSet(o)
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printHelp(stdout, fs, memlimit.Derive(memlimit.Detect()))
+			return nil, err
+		}
+		// The flag package names an unknown flag with one dash.
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+			return nil, fmt.Errorf("unknown flag --%s", name)
+		}
 		return nil, err
 	}
 	if fs.NArg() > 0 {
@@ -84,16 +104,18 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 
 // run is the whole command; it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	o, err := parseFlags(args, stderr)
+	o, err := parseFlags(args, stdout)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		fmt.Fprintln(stderr, "shoal-kernel:", err)
+		// One line saying what is wrong, then the synopsis, not the
+		// whole help.
+		fmt.Fprintf(stderr, "shoal-kernel: %v\n%sRun 'shoal-kernel --help' for every flag.\n", err, shortUsage)
 		return 2
 	}
 	if o.version {
-		fmt.Fprintf(stdout, "shoal-kernel %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintln(stdout, buildversion.Line("shoal-kernel"))
 		return 0
 	}
 	for _, w := range o.memoryWarnings {

@@ -52,7 +52,7 @@ func run(args, env []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	case "--version":
-		fmt.Fprintf(stdout, "shoal-secret %s\n", buildversion.String())
+		fmt.Fprintln(stdout, buildversion.Line("shoal-secret"))
 		return 0
 	}
 	dir := secretstore.Dir(env)
@@ -105,6 +105,6 @@ func run(args, env []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	fmt.Fprint(stderr, usage)
+	fmt.Fprintf(stderr, "shoal-secret: unknown command %q\n%s", args[0], usage)
 	return 2
 }

@@ -113,7 +113,8 @@ func parseTTL(s string) (int64, error) {
 
 // usageError reports a usage problem and returns the usage exit status.
 func usageError(stderr io.Writer, msg string) int {
-	fmt.Fprintf(stderr, "shoal-token: %s\n%s", msg, usage)
+	synopsis, _, _ := strings.Cut(usage, "\n\n")
+	fmt.Fprintf(stderr, "shoal-token: %s\n%s\nRun 'shoal-token --help' for more.\n", msg, synopsis)
 	return exitUsage
 }
 

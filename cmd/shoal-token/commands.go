@@ -16,6 +16,14 @@ import (
 	"github.com/shoalgo/shoal/internal/policy"
 )
 
+// commandFlags are the flags each command accepts; the usage text names
+// them on the command's line (TestUsageNamesEveryFlag).
+var commandFlags = map[string][]string{
+	"create": {"cap", "ttl", "state-dir"},
+	"list":   {"json", "state-dir"},
+	"revoke": {"state-dir"},
+}
+
 // parse parses a subcommand's arguments, handling help and usage errors.
 // A nil options means run should return code.
 func parse(args []string, stdout, stderr io.Writer, minPos, maxPos int, allowed ...string) (o *options, code int) {
@@ -46,7 +54,7 @@ func openStore(o *options, stderr io.Writer) (*auth.Store, int) {
 }
 
 func runCreate(args []string, stdout, stderr io.Writer, now func() time.Time) int {
-	o, code := parse(args, stdout, stderr, 1, 2, "cap", "ttl", "state-dir")
+	o, code := parse(args, stdout, stderr, 1, 2, commandFlags["create"]...)
 	if o == nil {
 		return code
 	}
@@ -83,7 +91,7 @@ func runCreate(args []string, stdout, stderr io.Writer, now func() time.Time) in
 }
 
 func runList(args []string, stdout, stderr io.Writer, now func() time.Time) int {
-	o, code := parse(args, stdout, stderr, 0, 0, "json", "state-dir")
+	o, code := parse(args, stdout, stderr, 0, 0, commandFlags["list"]...)
 	if o == nil {
 		return code
 	}
@@ -108,7 +116,7 @@ func runList(args []string, stdout, stderr io.Writer, now func() time.Time) int 
 }
 
 func runRevoke(args []string, stdout, stderr io.Writer) int {
-	o, code := parse(args, stdout, stderr, 1, 1, "state-dir")
+	o, code := parse(args, stdout, stderr, 1, 1, commandFlags["revoke"]...)
 	if o == nil {
 		return code
 	}

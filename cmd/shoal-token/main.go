@@ -15,7 +15,6 @@ import (
 	buildversion "github.com/shoalgo/shoal/internal/version"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"time"
 
@@ -66,7 +65,7 @@ func run(args []string, stdout, stderr io.Writer, now func() time.Time) int {
 		io.WriteString(stdout, usage)
 		return exitOK
 	case "--version", "version":
-		fmt.Fprintf(stdout, "shoal-token %s (%s %s/%s)\n", buildversion.String(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintln(stdout, buildversion.Line("shoal-token"))
 		return exitOK
 	case "create":
 		return runCreate(rest, stdout, stderr, now)

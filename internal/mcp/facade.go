@@ -25,8 +25,8 @@ import (
 	"github.com/shoalgo/shoal/proto"
 )
 
-// Version is the facade's version as it reports it in initialize.
-// Version is the build's one version string (internal/version).
+// Version is the facade's version as it reports it in initialize: the
+// build's one version string (internal/version).
 var Version = buildversion.String()
 
 // Facade serves one MCP client on top of one attached kernel client.

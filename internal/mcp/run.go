@@ -19,6 +19,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shoalgo/shoal/client"
+	buildversion "github.com/shoalgo/shoal/internal/version"
 )
 
 // Usage is the help text of shoal-mcp (and shoal mcp).
@@ -51,37 +52,59 @@ func LimitProcessMemory() {
 	}
 }
 
+// mainOptions are shoal-mcp's flags.
+type mainOptions struct {
+	socket, session, token, kernelBin string
+	noStart, version                  bool
+}
+
+// mainFlags is shoal-mcp's flag set, parsing into the options it returns;
+// Usage describes each of its flags. It prints nothing itself.
+func mainFlags() (*flag.FlagSet, *mainOptions) {
+	o := &mainOptions{}
+	fs := flag.NewFlagSet("shoal-mcp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(&o.socket, "socket", "", "")
+	fs.StringVar(&o.session, "session", "default", "")
+	fs.StringVar(&o.token, "token", os.Getenv("SHOAL_TOKEN"), "")
+	fs.StringVar(&o.kernelBin, "kernel", "", "")
+	fs.BoolVar(&o.noStart, "no-autostart", false, "")
+	fs.BoolVar(&o.version, "version", false, "")
+	return fs, o
+}
+
 // Main runs shoal-mcp with args (without the program name), serving MCP
 // on stdin and stdout. It returns the exit status.
 func Main(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
-	fs := flag.NewFlagSet("shoal-mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, Usage) }
-	socket := fs.String("socket", "", "")
-	session := fs.String("session", "default", "")
-	token := fs.String("token", os.Getenv("SHOAL_TOKEN"), "")
-	kernelBin := fs.String("kernel", "", "")
-	noStart := fs.Bool("no-autostart", false, "")
-	showVersion := fs.Bool("version", false, "")
+	fs, o := mainFlags()
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stderr, Usage)
 			return 0
 		}
+		// One line saying what is wrong and the synopsis, not the whole
+		// help.
+		synopsis, _, _ := strings.Cut(Usage, "\n\n")
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+			err = fmt.Errorf("unknown flag --%s", name)
+		}
+		fmt.Fprintf(stderr, "shoal-mcp: %v\n%s\nRun 'shoal-mcp --help' for more.\n", err, synopsis)
 		return 2
 	}
-	if *showVersion {
-		fmt.Fprintf(stdout, "shoal-mcp %s\n", Version)
+	if o.version {
+		fmt.Fprintln(stdout, buildversion.Line("shoal-mcp"))
 		return 0
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "shoal-mcp: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	path := *socket
+	path := o.socket
 	if path == "" {
-		path = client.DefaultSocketPath(*session)
+		path = client.DefaultSocketPath(o.session)
 	}
-	c, k, err := connect(ctx, path, *session, *kernelBin, !*noStart, stderr)
+	c, k, err := connect(ctx, path, o.session, o.kernelBin, !o.noStart, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal-mcp: %v\n", err)
 		return 1
@@ -92,9 +115,9 @@ func Main(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Wri
 			k.stop(stderr)
 		}
 	}()
-	att, err := c.Attach(ctx, client.AttachParams{Session: *session, Token: *token, Client: &client.ClientInfo{Kind: "mcp"}})
+	att, err := c.Attach(ctx, client.AttachParams{Session: o.session, Token: o.token, Client: &client.ClientInfo{Kind: "mcp"}})
 	if err != nil {
-		fmt.Fprintf(stderr, "shoal-mcp: attach to session %q: %v\n", *session, err)
+		fmt.Fprintf(stderr, "shoal-mcp: attach to session %q: %v\n", o.session, err)
 		return 1
 	}
 	fmt.Fprintf(stderr, "shoal-mcp: attached to session %q as %s on %s\n", att.Session, att.Principal, path)
@@ -103,7 +126,7 @@ func Main(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Wri
 		fmt.Fprintf(stderr, "shoal-mcp: %v\n", err)
 		return 1
 	}
-	f.path, f.attach = path, client.AttachParams{Session: *session, Token: *token, Client: &client.ClientInfo{Kind: "mcp"}}
+	f.path, f.attach = path, client.AttachParams{Session: o.session, Token: o.token, Client: &client.ClientInfo{Kind: "mcp"}}
 	g := newGate(&lockedWriter{w: stdout}, MaxInFlightBytes)
 	if err := f.Run(ctx, &sdk.IOTransport{Reader: g.input(stdin), Writer: g.output(), MaxLineLength: MaxFrame}); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "shoal-mcp: %v\n", err)
