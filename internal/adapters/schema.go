@@ -231,6 +231,21 @@ func (c *Catalog) Names() []string {
 	return out
 }
 
+// Subcommands lists the subcommands declared for head, sorted; nil when
+// head is not adapted.
+func (c *Catalog) Subcommands(head string) []string {
+	cmd, ok := c.Lookup(head)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(cmd.Subs))
+	for n := range cmd.Subs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Len is the number of adapted heads.
 func (c *Catalog) Len() int {
 	if c == nil {
