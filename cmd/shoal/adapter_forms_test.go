@@ -68,6 +68,8 @@ var adapterForms = []adapterForm{
 	{head: "rustup", src: "rustup --version", want: `rustup`},
 	{head: "go", src: `(go list -m).out.Path`, want: `\Aexample\.com/demo\n\z`},
 	{head: "go", src: "go list -m -f '{{.GoVersion}}'", want: `\A1\.21\n\z`},
+	{head: "go", src: `(go list ./...).out.map(.ImportPath)`, want: `\Aexample\.com/demo\nexample\.com/demo/sub\n\z`},
+	{head: "go", src: "go list ./...", want: `(?s)ImportPath.*example\.com/demo/sub`},
 	{head: "npm", src: "npm --version", want: `\A\d+\.\d+`},
 	{head: "pip", src: `(pip list --disable-pip-version-check).out.len() > 0`, want: `\Atrue\n\z`},
 	{head: "pip", src: "pip --version", want: `\Apip `},
@@ -79,6 +81,7 @@ var adapterForms = []adapterForm{
 	{head: "jj", src: "jj --version", want: `jj`},
 	{head: "sqlite3", src: `(sqlite3 ":memory:" "select 1 as x, 'a' as y").out.first().x`, want: `\A1\n\z`},
 	{head: "sqlite3", src: `sqlite3 -csv ":memory:" "select 1, 2"`, want: `\A1,2\n\z`},
+	{head: "sqlite3", src: `(sqlite3 ":memory:").argv.join(" ")`, want: `sqlite3 :memory:\n\z`},
 
 	// Interpreters: the block form and the command form.
 	{head: "bash", src: "bash { echo hi from bash }", want: `\Ahi from bash\n\z`},
@@ -218,6 +221,7 @@ func TestBundledAdapterForms(t *testing.T) {
 		write(filepath.Join(base, "src", "lib.rs"), "")
 		write(filepath.Join(base, "go.mod"), "module example.com/demo\n\ngo 1.21\n")
 		write(filepath.Join(base, "demo.go"), "package demo\n")
+		write(filepath.Join(base, "sub", "sub.go"), "package sub\n")
 		return base
 	}
 	cat := adapters.Bundled()

@@ -3,6 +3,7 @@ package adapters
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -97,7 +98,10 @@ func ParseOutput(spec *Spec, stdout []byte) (v value.Value, ok bool) {
 	case "", "none":
 		return nil, false
 	case "json":
-		v, err = value.ParseJSON(stdout)
+		if v, err = value.ParseJSON(stdout); err != nil {
+			// `go list -json ./...` prints one document per package.
+			v, err = parseJSONStream(stdout)
+		}
 	case "ndjson":
 		v, err = parseNDJSON(stdout)
 	case "csv":
@@ -157,6 +161,35 @@ func parseLines(b []byte, paths bool) (value.Value, error) {
 		}
 	}
 	return value.NewList(items), nil
+}
+
+// parseJSONStream parses concatenated JSON documents (whitespace between
+// them, one or many lines each): a table when they are records sharing
+// keys, else a list. Fewer than two documents is not a stream.
+func parseJSONStream(b []byte) (value.Value, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var items []value.Value
+	for {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, err
+		}
+		if len(items) >= MaxOutputRows {
+			return nil, fmt.Errorf("more than %d documents", MaxOutputRows)
+		}
+		v, err := value.ParseJSON(raw)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, v)
+	}
+	if len(items) < 2 {
+		return nil, fmt.Errorf("not a stream of JSON documents")
+	}
+	return rowsValue(items), nil
 }
 
 func parseNDJSON(b []byte) (value.Value, error) {
