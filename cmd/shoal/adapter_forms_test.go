@@ -53,7 +53,7 @@ var adapterForms = []adapterForm{
 	{head: "git", dir: "repo", src: "git branch -vv", want: `(?m)^\* main +[0-9a-f]+ \[origin/main: ahead 1\] second$`},
 	{head: "git", dir: "repo", src: "git branch", want: `\A\* main\n\z`},
 	{head: "git", dir: "repo", src: "git remote -v", want: `(?m)^origin\t.*\(fetch\)$`},
-		{head: "git", dir: "repo", src: "(git remote).out", want: `\Aorigin\n\z`},
+	{head: "git", dir: "repo", src: "(git remote).out", want: `\Aorigin\n\z`},
 	{head: "git", dir: "repo", src: "git commit --dry-run -a", want: `(?m)^Changes to be committed:`},
 	{head: "git", dir: "repo", src: "git add --dry-run new.txt", want: `\Aadd 'new\.txt'\n\z`},
 	{head: "git", dir: "repo", src: "git stash; git stash list; git stash pop -q; git status --porcelain", want: `stash@\{0\}: WIP on main: [0-9a-f]+ second\n M a\.txt\n\?\? new\.txt\n\z`},
