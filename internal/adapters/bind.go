@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -51,6 +52,10 @@ type Bound struct {
 	Sub  string         // the selected subcommand; "" for the top level
 	Args map[string]Arg // parameters the call bound
 	Argv []Piece        // the words after the binary: the invoke template, then the forwarded flags and arguments
+	// Pass, when set, is why the call passes through to the program
+	// unmodelled (its first word the declaration does not model): Argv is
+	// then the words as written and Spec has no pinned format and no parser.
+	Pass string
 }
 
 // OkCodes are the exit statuses the call accepts.
@@ -70,10 +75,18 @@ func (b *Bound) Label() string {
 }
 
 // Bind checks a call's words against cmd's declaration and builds the
-// argv that runs it. An undeclared flag, a value of the wrong type or a
-// missing required argument is an arg_error: the program is never started.
+// argv that runs it. What the declaration models it types: a value of the
+// wrong type for a declared flag is an arg_error and the program is never
+// started. What it does not model (an undeclared flag, a positional word
+// past the declared ones, a value-taking flag with no value, a missing
+// positional the program may not need) makes the call pass through: the
+// words reach the program as written, after its subcommand, with no
+// pinned format and no parser (Bound.Pass says why). A Shoal-side
+// subcommand name the program does not know (`git stash_list`) cannot pass
+// through, so its unmodelled words stay an arg_error.
 func Bind(cmd *Command, words []Word) (*Bound, error) {
 	b := &Bound{Cmd: cmd, Spec: cmd.Top, Args: map[string]Arg{}}
+	all := words
 	if len(words) > 0 && words[0].Kind == Positional && !words[0].Unknown {
 		if s, ok := words[0].Value.(value.Str); ok {
 			if spec, ok := cmd.Subs[string(s)]; ok {
@@ -81,6 +94,86 @@ func Bind(cmd *Command, words []Word) (*Bound, error) {
 			}
 		}
 	}
+	err := b.bind(words)
+	var p *passError
+	if !errors.As(err, &p) {
+		return b, err
+	}
+	if b.Sub != "" && (len(b.Spec.Invoke) == 0 || b.Spec.Invoke[0] != b.Sub) {
+		return nil, p.refusal.WithHint(fmt.Sprintf("%s is Shoal's name for `%s %s`; write the program's own words to pass it flags the adapter does not model, or use ^%s",
+			b.Sub, cmd.Bin, strings.Join(b.Spec.Invoke, " "), cmd.Name))
+	}
+	return b.passThrough(all, p.refusal), nil
+}
+
+// BindRaw is Bind for a call whose stdout goes to a file: the file gets
+// what the program itself writes, so a call the declaration would run in
+// a pinned machine format with a parser (`git log > log.txt`) passes
+// through as written instead. Validation is Bind's.
+func BindRaw(cmd *Command, words []Word) (*Bound, error) {
+	b, err := Bind(cmd, words)
+	if err != nil || b.Pass != "" || b.Spec.Parse == "none" {
+		return b, err
+	}
+	if b.Sub != "" && (len(b.Spec.Invoke) == 0 || b.Spec.Invoke[0] != b.Sub) {
+		return b, nil // a Shoal-side name: only its pinned form exists
+	}
+	return b.passThrough(words, value.Errorf("arg_error", "stdout is redirected, so the program writes its own format")), nil
+}
+
+// passError is a word the declaration does not model: the call passes
+// through, or, where it cannot, is refused with refusal.
+type passError struct{ refusal *value.Error }
+
+func (p *passError) Error() string { return p.refusal.Error() }
+
+// pass is a passError with an arg_error's text.
+func (b *Bound) pass(e *value.Error) error { return &passError{refusal: e} }
+
+// passThrough makes b the program's own call: the words as written (the
+// subcommand word included), the spec's ok codes and effects, no pinned
+// format and no parser. A declared flag written Shoal's way
+// (`--max_count`) reaches the program in its spelling (`--max-count`).
+func (b *Bound) passThrough(words []Word, why *value.Error) *Bound {
+	spec := *b.Spec
+	spec.Invoke, spec.HasInvoke, spec.Parse, spec.Consumed, spec.Open = nil, false, "none", nil, true
+	out := &Bound{Cmd: b.Cmd, Spec: &spec, Sub: b.Sub, Args: b.Args, Pass: why.Msg}
+	raw := false
+	for _, w := range words {
+		if w.Kind == DashDash {
+			raw = true
+		}
+		if w.Kind == Long && !raw {
+			name := strings.ReplaceAll(w.Name, "-", "_")
+			if typ, ok := b.Spec.Params[name]; ok {
+				if typ.Name == "bool" && (w.Value != nil || w.Unknown) {
+					// --release=false leaves the flag out, as when bound.
+					if on, err := b.boolValue(name, Arg{Value: w.Value, Unknown: w.Unknown}); err == nil {
+						if on {
+							out.Argv = append(out.Argv, Piece{Prefix: spelling(name)})
+						}
+						continue
+					}
+				}
+				if len(w.Name) == 1 {
+					// --n=10 is Shoal's spelling of -n 10.
+					out.Argv = append(out.Argv, Piece{Prefix: "-" + w.Name})
+					if w.Value != nil || w.Unknown {
+						out.Argv = append(out.Argv, rawPiece(Word{Kind: Positional, Value: w.Value, Unknown: w.Unknown}))
+					}
+					continue
+				}
+				w.Name = strings.ReplaceAll(w.Name, "_", "-")
+			}
+		}
+		out.Argv = append(out.Argv, rawPiece(w))
+	}
+	return out
+}
+
+// bind binds words to b.Spec, building b.Argv; a *passError when a word
+// is not modelled.
+func (b *Bound) bind(words []Word) error {
 	spec := b.Spec
 	for _, w := range spec.Invoke {
 		b.Argv = append(b.Argv, Piece{Prefix: w})
@@ -89,7 +182,7 @@ func Bind(cmd *Command, words []Word) (*Bound, error) {
 		for _, w := range words {
 			b.Argv = append(b.Argv, rawPiece(w))
 		}
-		return b, nil
+		return nil
 	}
 	pos := 0 // next positional parameter
 	raw := false
@@ -111,14 +204,14 @@ func Bind(cmd *Command, words []Word) (*Bound, error) {
 				// same parameter as Shoal's (--no_deps).
 				name = strings.ReplaceAll(name, "-", "_")
 				if typ, ok = spec.Params[name]; !ok {
-					return nil, b.unknownFlag("--" + w.Name)
+					return b.pass(b.unknownFlag("--" + w.Name))
 				}
 			}
 			arg := Arg{Value: w.Value, Unknown: w.Unknown}
 			if typ.Name == "bool" {
 				on, err := b.boolValue(name, arg)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				if !on {
 					continue
@@ -131,20 +224,20 @@ func Bind(cmd *Command, words []Word) (*Bound, error) {
 			}
 			if w.Value == nil && !w.Unknown {
 				if i+1 >= len(words) || words[i+1].Kind != Positional {
-					return nil, b.argError("--%s needs a %s value", name, spec.ParamText[name])
+					return b.pass(b.argError("--%s needs a %s value", name, spec.ParamText[name]))
 				}
 				i++
 				arg = Arg{Value: words[i].Value, Unknown: words[i].Unknown}
 			}
-			if err := b.bindValue(name, arg, spelling(name)); err != nil {
-				return nil, err
+			if err := b.bindValue(name, arg, spelling(name), false); err != nil {
+				return err
 			}
 		case Short:
 			letters := w.Name
 			for j := 0; j < len(letters); j++ {
 				name, ok := spec.Short[letters[j]]
 				if !ok {
-					return nil, b.unknownFlag("-" + letters[j:j+1])
+					return b.pass(b.unknownFlag("-" + letters[j:j+1]))
 				}
 				if spec.Params[name].Name == "bool" {
 					b.Args[name] = Arg{Value: value.Bool(true)}
@@ -154,22 +247,28 @@ func Bind(cmd *Command, words []Word) (*Bound, error) {
 					continue
 				}
 				if j != len(letters)-1 {
-					// Only the group's last letter may take the next word.
-					return nil, b.argError("-%c takes a %s value; put it last in the group or write it apart (-%c VALUE)", letters[j], spec.ParamText[name], letters[j])
+					// The rest of the group is the value, attached
+					// (-n5, -mfix): the getopt convention.
+					if err := b.bindValue(name, Arg{Value: value.Str(letters[j+1:])}, "-"+letters[j:j+1], true); err != nil {
+						return err
+					}
+					break
 				}
 				if i+1 >= len(words) || words[i+1].Kind != Positional {
-					return nil, b.argError("-%c needs a %s value", letters[j], spec.ParamText[name])
+					return b.pass(b.argError("-%c needs a %s value", letters[j], spec.ParamText[name]))
 				}
 				i++
-				if err := b.bindValue(name, Arg{Value: words[i].Value, Unknown: words[i].Unknown}, "-"+letters[j:j+1]); err != nil {
-					return nil, err
+				if err := b.bindValue(name, Arg{Value: words[i].Value, Unknown: words[i].Unknown}, "-"+letters[j:j+1], false); err != nil {
+					return err
 				}
 			}
 		default:
 			if pos >= len(spec.Positional) {
-				// Beyond the declared positions: forwarded unchecked.
-				b.Argv = append(b.Argv, rawPiece(w))
-				continue
+				what := "a value known only at run time"
+				if !w.Unknown {
+					what = value.InlineShort(w.Value, 40)
+				}
+				return b.pass(b.argError("%s is past the positional arguments the adapter declares", what))
 			}
 			name := spec.Positional[pos]
 			typ := spec.Params[name]
@@ -186,7 +285,7 @@ func Bind(cmd *Command, words []Word) (*Bound, error) {
 					}
 					v, err := b.coerce(name, typ.Args[0], x.Value)
 					if err != nil {
-						return nil, err
+						return err
 					}
 					items = append(items, spreadItems(v)...)
 					b.Argv = append(b.Argv, positionalPiece(v, typ.Args[0]))
@@ -204,7 +303,7 @@ func Bind(cmd *Command, words []Word) (*Bound, error) {
 			}
 			v, err := b.coerce(name, typ, w.Value)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			b.Args[name] = Arg{Value: v}
 			b.Argv = append(b.Argv, positionalPiece(v, typ))
@@ -213,15 +312,16 @@ func Bind(cmd *Command, words []Word) (*Bound, error) {
 	for ; pos < len(spec.Positional); pos++ {
 		name := spec.Positional[pos]
 		if typ := spec.Params[name]; !typ.Optional && typ.Name != "list" {
-			return nil, b.argError("missing <%s> (%s)", name, spec.ParamText[name])
+			return b.pass(b.argError("missing <%s> (%s)", name, spec.ParamText[name]))
 		}
 	}
-	return b, nil
+	return nil
 }
 
 // bindValue binds a value-taking flag and forwards it unless consumed.
 // A list parameter given more than once collects every value.
-func (b *Bound) bindValue(name string, arg Arg, flag string) error {
+// Attached keeps the value in the flag's word (-n5), as it was written.
+func (b *Bound) bindValue(name string, arg Arg, flag string, attached bool) error {
 	typ := b.Spec.Params[name]
 	fresh := arg.Value
 	if !arg.Unknown {
@@ -247,6 +347,10 @@ func (b *Bound) bindValue(name string, arg Arg, flag string) error {
 		elem = typ.Args[0]
 	}
 	for _, it := range spreadItems(fresh) {
+		if attached {
+			b.Argv = append(b.Argv, Piece{Prefix: flag, Value: it})
+			continue
+		}
 		b.Argv = append(b.Argv, Piece{Prefix: flag}, positionalPiece(it, elem))
 	}
 	return nil
@@ -425,7 +529,7 @@ func (b *Bound) argError(format string, args ...any) *value.Error {
 	return value.Errorf("arg_error", "%s: %s", b.Label(), fmt.Sprintf(format, args...))
 }
 
-func (b *Bound) unknownFlag(flag string) error {
+func (b *Bound) unknownFlag(flag string) *value.Error {
 	names := make([]string, 0, len(b.Spec.Params))
 	for n := range b.Spec.Params {
 		if !contains(b.Spec.Positional, n) {

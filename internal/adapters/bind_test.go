@@ -59,7 +59,7 @@ func TestBind(t *testing.T) {
 		head  string
 		words []string
 		argv  string // "" with err
-		err   string
+		err   string // an arg_error; "pass:" and the reason when the call passes through
 	}{
 		{"cargo", []string{"metadata", "--no_deps"}, "metadata --format-version 1 --no-deps", ""},
 		{"cargo", []string{"metadata", "--format-version", "1", "--no-deps"}, "metadata --format-version 1 --no-deps", ""},
@@ -68,24 +68,43 @@ func TestBind(t *testing.T) {
 		{"cargo", []string{"build", "--jobs=8", "--release"}, "build --jobs 8 --release", ""},
 		{"cargo", []string{"build", "-j", "4", "-r"}, "build -j 4 -r", ""},
 		{"cargo", []string{"build", "--jobs", "many"}, "", `arg_error: cargo build: --jobs expects int, got "many"`},
-		{"cargo", []string{"build", "--jobs"}, "", "cargo build: --jobs needs a int? value"},
-		{"cargo", []string{"build", "--frobnicate"}, "", "cargo build: unknown flag --frobnicate (the adapter declares --all_features"},
-		{"cargo", []string{"build", "-Z"}, "", "unknown flag -Z"},
+		{"cargo", []string{"build", "--jobs"}, "build --jobs", "pass:cargo build: --jobs needs a int? value"},
+		{"cargo", []string{"build", "--frobnicate"}, "build --frobnicate", "pass:cargo build: unknown flag --frobnicate (the adapter declares --all_features"},
+		{"cargo", []string{"build", "-Z", "x"}, "build -Z x", "pass:unknown flag -Z"},
+		{"cargo", []string{"build", "--release", "--timings=html", "--jobs", "2"}, "build --release --timings=html --jobs 2", "pass:unknown flag --timings"},
 		{"cargo", []string{"build", "--release=false"}, "build", ""},
 		{"cargo", []string{"build", "--release=maybe"}, "", "--release is a flag (bool)"},
-		{"cargo", []string{"build", "extra"}, "build extra", ""},
+		{"cargo", []string{"build", "extra"}, "build extra", "pass:past the positional arguments"},
 		{"cargo", []string{"nightly-thing", "--anything"}, "nightly-thing --anything", ""},
 		{"cargo", []string{"run", "--", "--port", "8"}, "run -- --port 8", ""},
-		{"git", []string{"status", "--short"}, "status --porcelain=v2", ""},
-		{"git", []string{"status", "-sb"}, "status --porcelain=v2", ""},
+		{"git", []string{"status", "--short"}, "status --porcelain=v2 --branch", ""},
+		{"git", []string{"status", "-sb"}, "status --porcelain=v2 --branch", ""},
+		{"git", []string{"status", "--porcelain"}, "status --porcelain", "pass:unknown flag --porcelain"},
+		{"git", []string{"status", "-uno"}, "status -uno", "pass:unknown flag -u"},
+		{"git", []string{"log", "--oneline"}, "log --oneline", "pass:unknown flag --oneline"},
+		{"git", []string{"log", "--max_count=3", "--graph", "--format=%h %s"}, "log --max-count=3 --graph --format=%h %s", "pass:unknown flag --graph"},
+		{"git", []string{"log", "--max_count", "3", "--stat"}, "log --max-count 3 --stat", "pass:unknown flag --stat"},
+		{"go", []string{"list", "--m=true", "-json=false"}, "list -m -json=false", "pass:unknown flag -j"},
+		{"cargo", []string{"build", "--release=false", "--locked=true", "--timings"}, "build --locked --timings", "pass:unknown flag --timings"},
+		{"git", []string{"log", "-n5", "--follow", "a.txt"}, "log -z --no-color --format=%H%x00%an%x00%aI%x00%s -n5 --follow a.txt", ""},
+		{"git", []string{"log", "-5"}, "log -5", "pass:unknown flag -5"},
+		{"git", []string{"add", "-p"}, "add -p", "pass:unknown flag -p"},
+		{"git", []string{"branch", "-vv"}, "branch -vv", "pass:unknown flag -v"},
+		{"git", []string{"stash"}, "stash", ""},
+		{"git", []string{"stash", "push", "-m", "wip"}, "stash push -m wip", ""},
+		{"git", []string{"stash_list", "--date=relative"}, "", "git stash_list: unknown flag --date"},
+		{"git", []string{"commit", "--dry-run"}, "commit --dry-run", ""},
+		{"git", []string{"-C", "sub", "status"}, "-C sub status", ""},
+		{"kubectl", []string{"get", "pods", "-o", "yaml"}, "get pods -o yaml", "pass:unknown flag -o"},
 		{"git", []string{"log", "-n", "3", "main"}, "log -z --no-color --format=%H%x00%an%x00%aI%x00%s -n 3 main", ""},
 		{"git", []string{"log", "--max_count", "x"}, "", "git log: --max_count expects int"},
 		{"git", []string{"init", "-q", "-b", "main"}, "init -q -b main", ""},
 		{"git", []string{"commit", "-qm", "msg"}, "commit -q -m msg", ""},
-		{"git", []string{"commit", "-mq", "msg"}, "", "-m takes a str? value; put it last"},
+		{"git", []string{"commit", "-mq"}, "commit -mq", ""},
+		{"git", []string{"commit", "-mq", "msg"}, "commit -mq msg", "pass:past the positional"},
 		{"git", []string{"stash_list"}, "stash list", ""},
 		{"git", []string{"rebase", "-i", "HEAD~2"}, "rebase -i HEAD~2", ""},
-		{"git", []string{"clone"}, "", "git clone: missing <repository> (str)"},
+		{"git", []string{"clone"}, "clone", "pass:git clone: missing <repository> (str)"},
 		{"tar", []string{"-xzf", "a.tgz", "-C", "out"}, "-x -z -f a.tgz -C out", ""},
 		{"du", []string{"-h", "-s", "src"}, "-k -s src", ""},
 		{"rg", []string{"-i", "TODO", "*.go", "src"}, "--json -i TODO <*.go> src", ""},
@@ -101,6 +120,16 @@ func TestBind(t *testing.T) {
 		}
 		b, err := Bind(cmd, words(tc.words...))
 		label := tc.head + " " + strings.Join(tc.words, " ")
+		if why, ok := strings.CutPrefix(tc.err, "pass:"); ok {
+			if err != nil {
+				t.Errorf("%s: %v, want it to pass through", label, err)
+			} else if !strings.Contains(b.Pass, why) || b.Spec.Parse != "none" {
+				t.Errorf("%s: pass %q (parse %s), want it to pass through because %q", label, b.Pass, b.Spec.Parse, why)
+			} else if got := argvText(b.Argv); got != tc.argv {
+				t.Errorf("%s: argv %q, want %q", label, got, tc.argv)
+			}
+			continue
+		}
 		if tc.err != "" {
 			if err == nil {
 				t.Errorf("%s: bound to %q, want error %q", label, argvText(b.Argv), tc.err)
@@ -114,6 +143,9 @@ func TestBind(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s: %v", label, err)
 			continue
+		}
+		if b.Pass != "" {
+			t.Errorf("%s: passes through (%s), want it bound", label, b.Pass)
 		}
 		if got := argvText(b.Argv); got != tc.argv {
 			t.Errorf("%s: argv %q, want %q", label, got, tc.argv)
@@ -168,6 +200,12 @@ func TestEffects(t *testing.T) {
 		{"du", []string{"a", "b"}, "fs_read:a fs_read:b"},
 		{"rg", []string{"x", "?"}, "fs_read:$paths?"},
 		{"git", []string{"status"}, "fs_read:."},
+		// Passing through keeps every declared effect; an unbound
+		// target without a fallback is known only at run time.
+		{"git", []string{"branch", "-vv"}, "fs_read:. fs_write:./.git fs_write:./.git"},
+		{"git", []string{"commit", "--fixup", "HEAD"}, "fs_read:. fs_read:$file? fs_write:./.git"},
+		{"git", []string{"add", "-p", "a.txt"}, "fs_read:. fs_write:./.git"},
+		{"curl", []string{"--compressed", "https://example.com/"}, "net_connect:$url? fs_write:$output?"},
 	}
 	for _, tc := range cases {
 		cmd, _ := cat.Lookup(tc.head)

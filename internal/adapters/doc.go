@@ -4,6 +4,12 @@
 // plan derivation uses, accepted exit statuses and a parser that turns its
 // stdout into a value.
 //
+// An adapter never stands between a person and their program: a call
+// whose words the declaration does not model (an undeclared flag, a form
+// it does not know) passes through, the program running with the words as
+// written and its output left raw (Bound.Pass); only a mistyped value of
+// a declared parameter is refused.
+//
 // The package is pure: it decodes catalog files from an fs.FS (the bundled
 // set is embedded; a user directory is opened by the caller), binds a
 // call's evaluated words to a command's declaration (Bind), substitutes

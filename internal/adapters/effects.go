@@ -87,11 +87,20 @@ type Effect struct {
 // Effects substitutes the call's bound arguments into its
 // specification's templates. A template naming a parameter the call did
 // not bind is dropped (curl without --output writes no file); one whose
-// argument is not known before running is dynamic.
+// argument is not known before running is dynamic. A call that passes
+// through (Pass) is the same program doing possibly more than its
+// declaration binds: every effect is kept, conditional or not, and one
+// naming a parameter the call did not bind is its fallback or, without
+// one, a target known only at run time.
 func (b *Bound) Effects() []Effect {
 	var out []Effect
 	for _, t := range b.Spec.Effects {
-		if t.If != "" {
+		if b.Pass != "" {
+			if _, ok := b.Args[t.Param]; t.Param != "" && !ok && t.Fallback == "" {
+				out = append(out, Effect{Kind: t.Kind, Target: "$" + t.Param + t.Target, Dynamic: true})
+				continue
+			}
+		} else if t.If != "" {
 			if arg, ok := b.Args[t.If]; !ok || arg.Value != value.Bool(true) {
 				continue
 			}

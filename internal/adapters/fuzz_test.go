@@ -1,7 +1,10 @@
 package adapters
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/value"
 )
 
 // FuzzParseFile: any bytes decode to commands and positioned errors,
@@ -58,6 +61,51 @@ func FuzzHintFields(f *testing.F) {
 		fs, err := HintFields(hint)
 		if err == nil && len(fs) == 0 {
 			t.Fatal("no error and no fields")
+		}
+	})
+}
+
+// FuzzBind: any words bound to any bundled command bind, pass through
+// or are refused with an arg_error; a pass-through forwards every word.
+func FuzzBind(f *testing.F) {
+	f.Add(uint16(0), "status -sb --porcelain x")
+	f.Add(uint16(3), "log -n5 --oneline -- a")
+	f.Add(uint16(7), "build --jobs --release=maybe -Z")
+	f.Add(uint16(9), "stash_list --date=x ?")
+	names := Bundled().Names()
+	f.Fuzz(func(t *testing.T, which uint16, line string) {
+		cmd, _ := Bundled().Lookup(names[int(which)%len(names)])
+		ws := words(strings.Fields(line)...)
+		b, err := Bind(cmd, ws)
+		if err != nil {
+			if ve, ok := err.(*value.Error); !ok || ve.Code != "arg_error" {
+				t.Fatalf("%s %q: %T %v", cmd.Name, line, err, err)
+			}
+			return
+		}
+		if b.Pass != "" && (b.Spec.Parse != "none" || len(b.Argv) < len(ws)) {
+			t.Fatalf("%s %q: passes through with parse %s and argv %q", cmd.Name, line, b.Spec.Parse, argvText(b.Argv))
+		}
+		_ = b.Effects()
+	})
+}
+
+// FuzzStatusBranch: porcelain output with any branch headers parses or
+// stays raw, and what statement position shows never panics.
+func FuzzStatusBranch(f *testing.F) {
+	f.Add([]byte("# branch.oid (initial)\n# branch.head main\n"))
+	f.Add([]byte("# branch.oid abc\n# branch.head (detached)\n# branch.upstream o/m\n# branch.ab +1 -2\nu UU N... 1 2 3 4 a b c p\n"))
+	f.Add([]byte("# branch.ab +x -\n"))
+	s := &Spec{Parse: "porcelain-v2"}
+	f.Fuzz(func(t *testing.T, out []byte) {
+		for _, args := range []map[string]Arg{nil, {"branch": {Value: value.Bool(true)}}} {
+			v, ok := ParseCall(s, args, out)
+			if ok && v == nil {
+				t.Fatal("parsed to nil")
+			}
+			if ok {
+				Shown(s, out, v)
+			}
 		}
 	})
 }

@@ -3,6 +3,7 @@ package adapters
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -97,7 +98,10 @@ func ParseOutput(spec *Spec, stdout []byte) (v value.Value, ok bool) {
 	case "", "none":
 		return nil, false
 	case "json":
-		v, err = value.ParseJSON(stdout)
+		if v, err = value.ParseJSON(stdout); err != nil {
+			// `go list -json ./...` prints one document per package.
+			v, err = parseJSONStream(stdout)
+		}
 	case "ndjson":
 		v, err = parseNDJSON(stdout)
 	case "csv":
@@ -113,7 +117,7 @@ func ParseOutput(spec *Spec, stdout []byte) (v value.Value, ok bool) {
 	case "z-records":
 		v, err = parseZRecords(stdout, spec.OutType)
 	case "porcelain-v2":
-		v, err = parsePorcelainV2(stdout)
+		v, _, err = parsePorcelain(stdout)
 	case "lines":
 		v, err = parseLines(stdout, spec.OutType == "list<path>")
 	case "kv":
@@ -157,6 +161,35 @@ func parseLines(b []byte, paths bool) (value.Value, error) {
 		}
 	}
 	return value.NewList(items), nil
+}
+
+// parseJSONStream parses concatenated JSON documents (whitespace between
+// them, one or many lines each): a table when they are records sharing
+// keys, else a list. Fewer than two documents is not a stream.
+func parseJSONStream(b []byte) (value.Value, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var items []value.Value
+	for {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, err
+		}
+		if len(items) >= MaxOutputRows {
+			return nil, fmt.Errorf("more than %d documents", MaxOutputRows)
+		}
+		v, err := value.ParseJSON(raw)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, v)
+	}
+	if len(items) < 2 {
+		return nil, fmt.Errorf("not a stream of JSON documents")
+	}
+	return rowsValue(items), nil
 }
 
 func parseNDJSON(b []byte) (value.Value, error) {
@@ -400,10 +433,13 @@ func parseZRecords(b []byte, hint string) (value.Value, error) {
 // porcelainCols are the columns of a parsed `git status --porcelain=v2`.
 var porcelainCols = []string{"status", "state", "path", "orig"}
 
-func parsePorcelainV2(b []byte) (value.Value, error) {
+// parsePorcelain parses `git status --porcelain=v2 [--branch]`: the
+// table of changes and what the branch headers say.
+func parsePorcelain(b []byte) (*value.Table, *statusBranch, error) {
+	sb := &statusBranch{}
 	lines, err := splitLines(b)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t := newTable(porcelainCols, len(lines))
 	add := func(status, state, path string, orig value.Value) {
@@ -414,6 +450,10 @@ func parsePorcelainV2(b []byte) (value.Value, error) {
 	}
 	for _, l := range lines {
 		switch {
+		case strings.HasPrefix(l, "# branch."):
+			if err := sb.header(l); err != nil {
+				return nil, nil, err
+			}
 		case l == "" || strings.HasPrefix(l, "# "):
 			continue
 		case strings.HasPrefix(l, "? "):
@@ -423,26 +463,33 @@ func parsePorcelainV2(b []byte) (value.Value, error) {
 		case strings.HasPrefix(l, "1 "):
 			f := strings.SplitN(l, " ", 9)
 			if len(f) != 9 || len(f[1]) != 2 {
-				return nil, fmt.Errorf("malformed ordinary record %q", l)
+				return nil, nil, fmt.Errorf("malformed ordinary record %q", l)
 			}
 			add(f[1], xyState(f[1]), f[8], value.Nil)
 		case strings.HasPrefix(l, "2 "):
 			f := strings.SplitN(l, " ", 10)
 			if len(f) != 10 || len(f[1]) != 2 {
-				return nil, fmt.Errorf("malformed rename record %q", l)
+				return nil, nil, fmt.Errorf("malformed rename record %q", l)
 			}
 			paths := strings.SplitN(f[9], "\t", 2)
 			if len(paths) != 2 {
-				return nil, fmt.Errorf("rename record without its original path %q", l)
+				return nil, nil, fmt.Errorf("rename record without its original path %q", l)
 			}
 			add(f[1], xyState(f[1]), paths[0], value.Path(paths[1]))
+		case strings.HasPrefix(l, "u "):
+			// An unmerged path: u XY sub m1 m2 m3 mW h1 h2 h3 path.
+			f := strings.SplitN(l, " ", 11)
+			if len(f) != 11 || len(f[1]) != 2 {
+				return nil, nil, fmt.Errorf("malformed unmerged record %q", l)
+			}
+			add(f[1], "unmerged", f[10], value.Nil)
 		default:
-			// Unmerged (u) records and anything else are not modelled:
-			// the whole table falls back to raw output.
-			return nil, fmt.Errorf("unsupported record %q", l)
+			// Anything else is not modelled: the whole table falls back
+			// to raw output.
+			return nil, nil, fmt.Errorf("unsupported record %q", l)
 		}
 	}
-	return t, nil
+	return t, sb, nil
 }
 
 // xyState names a porcelain XY code: the index change when there is one,

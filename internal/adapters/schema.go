@@ -53,9 +53,9 @@ type Spec struct {
 	OutType    string          // output type hint as written
 	Effects    []Template      // planning effects
 	OkCodes    []int           // nil: the command's
-	// Open is set on a top-level specification that declares no
-	// parameters: it makes no claim about the program's flags, so they
-	// are forwarded unvalidated (`git rebase -i` through the git adapter).
+	// Open is set on a specification that declares no parameters and
+	// pins no format: it makes no claim about the program's flags, so
+	// they are forwarded as written (`git rebase -i HEAD~2`).
 	Open bool
 }
 
@@ -225,6 +225,21 @@ func (c *Catalog) Names() []string {
 	c.ready()
 	out := make([]string, 0, len(c.cmds))
 	for n := range c.cmds {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Subcommands lists the subcommands declared for head, sorted; nil when
+// head is not adapted.
+func (c *Catalog) Subcommands(head string) []string {
+	cmd, ok := c.Lookup(head)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(cmd.Subs))
+	for n := range cmd.Subs {
 		out = append(out, n)
 	}
 	sort.Strings(out)
@@ -447,6 +462,9 @@ func buildCommand(head string, t cmdTOML) (*Command, error) {
 		if err != nil {
 			return nil, fmt.Errorf("subcommand %q: %v", name, err)
 		}
+		// A subcommand that declares nothing and pins no format makes
+		// no claim about its flags either (`git rebase -i HEAD~2`).
+		s.Open = len(s.Params) == 0 && !s.HasInvoke && s.Parse == "none"
 		if s.Invoke == nil && !s.HasInvoke {
 			s.Invoke = []string{name}
 		}

@@ -69,6 +69,9 @@ func (c *completer) run() []Candidate {
 		if strings.HasPrefix(word, "-") {
 			return c.flags(segStart, wordStart, word)
 		}
+		if subs := c.subcommands(segStart, wordStart, word); len(subs) > 0 {
+			return subs
+		}
 		return c.paths(wordStart, word)
 	}
 	if head && pathShaped(word) {
@@ -176,6 +179,29 @@ func (c *completer) flags(seg, start int, word string) []Candidate {
 	for _, f := range c.ctx.Flags(head) {
 		if strings.HasPrefix(f, word) {
 			c.add(f, KindFlag, head+" flag", span, word)
+		}
+	}
+	return c.result()
+}
+
+// subcommands offers the subcommands an adapted command at seg declares
+// when the word at start is its first argument; none otherwise.
+func (c *completer) subcommands(seg, start int, word string) []Candidate {
+	if c.ctx.Subcommands == nil || pathShaped(word) {
+		return nil
+	}
+	end := seg
+	for end < c.cur && isWordByte(c.src[end]) {
+		end++
+	}
+	if strings.TrimSpace(c.src[end:start]) != "" {
+		return nil // not the first argument
+	}
+	head := strings.TrimPrefix(c.src[seg:end], "^")
+	span := syntax.Span{Start: int32(start), End: int32(c.wordEnd(isWordByte))}
+	for _, s := range c.ctx.Subcommands(head) {
+		if strings.HasPrefix(s, word) {
+			c.add(s, KindCommand, head+" subcommand", span, word)
 		}
 	}
 	return c.result()

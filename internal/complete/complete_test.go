@@ -35,8 +35,11 @@ func testCtx() Context {
 		},
 		Fields:   func(n string) []string { return map[string][]string{"rec": {"size", "owner"}}[n] },
 		EnvNames: func() []string { return []string{"HOME", "PATH", "PWD"} },
-		Dir:      "/work/proj",
-		Home:     "/home/u",
+		Subcommands: func(h string) []string {
+			return map[string][]string{"git": {"add", "stash", "stash_list", "status"}}[h]
+		},
+		Dir:  "/work/proj",
+		Home: "/home/u",
 		ReadDir: func(dir string) ([]fs.DirEntry, error) {
 			p := strings.TrimPrefix(dir, "/")
 			if p == "" {
@@ -133,6 +136,12 @@ func TestComplete(t *testing.T) {
 		{"lambda body", "xs.map(x => na|", "name", nil, nil, KindVariable, 12},
 		{"replace extends over word", "ca|t x", "cat", nil, nil, KindBuiltin, 0},
 		{"number literal", "12|", "", nil, nil, "", -1},
+		{"adapter subcommands", "git sta|", "stash stash_list status", nil, nil, KindCommand, 4},
+		{"forced head subcommands", "^git st|", "stash stash_list status", nil, nil, KindCommand, 5},
+		{"adapter subcommand list", "git |", "add stash stash_list status", nil, nil, KindCommand, 4},
+		{"subcommand only first", "git add R|", "README.md", nil, nil, KindPath, 8},
+		{"no subcommand falls to paths", "git R|", "README.md", nil, nil, KindPath, 4},
+		{"unadapted head paths", "cat st|", "", nil, []string{"status"}, "", -1},
 	}
 	ctx := testCtx()
 	for _, tt := range tests {

@@ -55,6 +55,10 @@ type Context struct {
 	// Flags lists the flags a builtin command declares, as typed
 	// (`--long`, `-s`), offered for a command argument starting with `-`.
 	Flags func(head string) []string
+	// Subcommands lists the subcommands a command adapter declares for
+	// head (`git`: status, stash, …), offered for a command's first
+	// argument.
+	Subcommands func(head string) []string
 	// Methods lists the methods of a kind (default value.MethodNames);
 	// AllMethods lists every method name (default: the union over kinds).
 	Methods    func(k value.Kind) []string

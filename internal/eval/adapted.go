@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"io"
+
 	"github.com/shoalgo/shoal/internal/adapters"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/leash"
@@ -14,15 +16,18 @@ import (
 type adaptedRun struct {
 	okCodes []int
 	spec    *adapters.Spec
+	args    map[string]adapters.Arg // the bound call's arguments (nil for a block)
 }
 
 // Adapters is the session's command-adapter catalog (nil: none).
 func (in *Interp) Adapters() *adapters.Catalog { return in.opts.Adapters }
 
 // runAdapted runs a call through its command adapter: the words are bound
-// to the declaration (a refused call is an arg_error and nothing starts),
-// the pinned argv runs as an external program, and its stdout is parsed
-// into the outcome's out when it keeps the parser's contract.
+// to the declaration (a mistyped value is an arg_error and nothing
+// starts), the pinned argv runs as an external program, and its stdout is
+// parsed into the outcome's out when it keeps the parser's contract. A
+// call the declaration does not model passes through: the program runs
+// with the words as written and its output stays raw, as any program's.
 func (t *thread) runAdapted(ad *adapters.Command, call *syntax.CmdCall, sc *scope, m mode, o *cmdOpts, redir *redirects) (value.Value, error) {
 	vals, err := t.cmdValues(call, sc, o)
 	if err != nil {
@@ -47,7 +52,11 @@ func (t *thread) runAdapted(ad *adapters.Command, call *syntax.CmdCall, sc *scop
 			words = append(words, adapters.Word{Kind: adapters.Positional, Value: v})
 		}
 	}
-	b, err := adapters.Bind(ad, words)
+	bind := adapters.Bind
+	if redir != nil && redir.out != "" {
+		bind = adapters.BindRaw
+	}
+	b, err := bind(ad, words)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +100,7 @@ func (t *thread) runAdapted(ad *adapters.Command, call *syntax.CmdCall, sc *scop
 		}
 		redir.path = view // the Reef view Reef put in front of PATH
 	}
-	return t.spawnExternal(ad.Name, prog, args, redir, m, &adaptedRun{okCodes: b.OkCodes(), spec: b.Spec})
+	return t.spawnExternal(ad.Name, prog, args, redir, m, &adaptedRun{okCodes: b.OkCodes(), spec: b.Spec, args: b.Args})
 }
 
 // runInterpreterAdapter runs an interpreter block through an
@@ -133,7 +142,7 @@ func (t *thread) finishAdapted(o *value.Outcome, ar *adaptedRun, skip bool) erro
 	if skip {
 		return nil
 	}
-	v, ok := adapters.ParseOutput(ar.spec, o.Stdout)
+	v, ok := adapters.ParseCall(ar.spec, ar.args, o.Stdout)
 	if !ok {
 		return nil
 	}
@@ -143,6 +152,18 @@ func (t *thread) finishAdapted(o *value.Outcome, ar *adaptedRun, skip bool) erro
 	}
 	o.Out = kept
 	return nil
+}
+
+// showAdapted shows a parsed outcome in statement position: the lines
+// its parser puts first (git status: the branch line), then its value.
+func (t *thread) showAdapted(o *value.Outcome, ar *adaptedRun) {
+	lines, v := adapters.Shown(ar.spec, o.Stdout, o.Out)
+	for _, l := range lines {
+		_, _ = io.WriteString(t.stdout, l+"\n")
+	}
+	if v != nil {
+		t.emit(v)
+	}
 }
 
 // AdapterDeriver is what plan derivation knows of cat's commands
@@ -165,7 +186,13 @@ func AdapterDeriver(cat *adapters.Catalog) func(c *syntax.CmdCall) (leash.Adapte
 		for _, a := range c.Args {
 			words = append(words, staticAdapterWord(a))
 		}
-		b, err := adapters.Bind(ad, words)
+		bind := adapters.Bind
+		for _, r := range c.Redirects {
+			if r.Kind == syntax.RedirOut || r.Kind == syntax.RedirAppend {
+				bind = adapters.BindRaw
+			}
+		}
+		b, err := bind(ad, words)
 		if err != nil {
 			msg := err.Error()
 			if e, ok := err.(*value.Error); ok {
@@ -188,7 +215,7 @@ func AdapterDeriver(cat *adapters.Catalog) func(c *syntax.CmdCall) (leash.Adapte
 				argv = append(argv, p.Prefix+s)
 			}
 		}
-		out := leash.Adapted{Program: ad.Bin, Argv: argv}
+		out := leash.Adapted{Program: ad.Bin, Argv: argv, Pass: b.Pass}
 		for _, e := range b.Effects() {
 			out.Effects = append(out.Effects, leash.AdaptedEffect{Kind: host.Effect(e.Kind), Target: e.Target, Dynamic: e.Dynamic})
 		}

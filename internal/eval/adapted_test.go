@@ -18,8 +18,8 @@ func adapterFakes(h *fakeHost) {
 	argvOf := func(s *host.Spawn) string { return strings.Join(s.Argv[1:], " ") }
 	h.progs["git"] = func(s *host.Spawn, _ []byte) (string, string, int) {
 		switch a := argvOf(s); {
-		case a == "status --porcelain=v2":
-			return "1 .M N... 100644 100644 100644 aaa bbb src/main.go\n1 A. N... 000000 100644 100644 000 ccc docs/new.md\n? notes.txt\n", "", 0
+		case a == "status --porcelain=v2 --branch":
+			return "# branch.oid c0ffee\n# branch.head main\n# branch.upstream origin/main\n# branch.ab +2 -1\n1 .M N... 100644 100644 100644 aaa bbb src/main.go\n1 A. N... 000000 100644 100644 000 ccc docs/new.md\n? notes.txt\n", "", 0
 		case strings.HasPrefix(a, "log -z --no-color --format=%H%x00%an%x00%aI%x00%s"):
 			return "c0ffee\x00Ada\x002026-07-09T14:00:00+00:00\x00first\x00beef\x00Bo\x002026-07-10T09:30:00+00:00\x00second\x00", "", 0
 		case a == "diff --no-color":
@@ -99,7 +99,7 @@ func TestAdapterRefusesBeforeSpawn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, src := range []string{`cargo build --jobs "many"`, `cargo build --frobnicate`, `git log -n x`, `(git status --untracked_files)`} {
+	for _, src := range []string{`cargo build --jobs "many"`, `cargo build --release=maybe`, `git log -n x`, `git stash_list --frobnicate`} {
 		if _, err := in.Eval(t.Context(), src); err == nil || !strings.Contains(err.Error(), "arg_error") {
 			t.Errorf("%s: %v, want arg_error", src, err)
 		}

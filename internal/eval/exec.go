@@ -215,7 +215,7 @@ func (t *thread) spawnExternal(name, prog string, args []string, r *redirects, m
 	}
 	if shows {
 		if o.Out != nil && o.Ok() {
-			t.emit(o.Out)
+			t.showAdapted(o, ar)
 		} else {
 			_, _ = t.stdout.Write(o.Stdout)
 		}

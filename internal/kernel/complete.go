@@ -80,6 +80,7 @@ func sessionContext(ctx context.Context, cc *complete.Context, sess *session) {
 		return k, ok
 	}
 	cc.Fields = func(name string) []string { return view.fields[name] }
+	cc.Subcommands = sess.interp.Adapters().Subcommands // the catalog is immutable and shared
 	cc.EnvNames = func() []string { return complete.EnvNames(env) }
 	cc.Dir = dir
 	cc.Home = envValue(env, "HOME")

@@ -91,6 +91,13 @@ func TestE2EAdapters(t *testing.T) {
 	if len(effs) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "arg_error: cargo build: --jobs expects int") {
 		t.Errorf("explain of a refused call: effects %s, notes %q", render(effs), notes)
 	}
+	// A form the declaration does not model passes through: the same
+	// program, the words as written, the declared effects, and a note.
+	effs, opaque, notes = explain("git log --oneline --graph")
+	want = "env_read PATH; proc_spawn git [git log --oneline --graph]; fs_read " + dir
+	if got := render(effs); got != want || opaque || len(notes) != 1 || !strings.Contains(notes[0], "git passes through to the program as written: git log: unknown flag --oneline") {
+		t.Errorf("explain git log --oneline:\n got %s (opaque %v, notes %q)\nwant %s and a pass-through note", got, opaque, notes, want)
+	}
 	effs, _, _ = explain("probe --out ./log.txt")
 	want = "env_read PATH; proc_spawn sh [sh -c echo ran > marker probe --out ./log.txt]; fs_write " + dir + "/marker; fs_write " + dir + "/log.txt"
 	if got := render(effs); got != want {

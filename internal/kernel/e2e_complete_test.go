@@ -90,6 +90,13 @@ func TestE2ECompleteBeforeAndAfterAttach(t *testing.T) {
 		t.Errorf("alias not offered: %v", got)
 	}
 	wantCandidate(t, completions(t, c, "cat al"), "alpha.txt", "path")
+	// An adapted command's first argument: its adapter's subcommands.
+	got = completions(t, c, "git sta")
+	wantCandidate(t, got, "status", "command")
+	wantCandidate(t, got, "stash", "command")
+	if r := got["status"].Replace; r.Start != 4 || r.End != 7 {
+		t.Errorf("subcommand replace span %+v, want 4..7", r)
+	}
 	// Path methods live in the evaluator; the os namespace too.
 	wantCandidate(t, completions(t, c, "p.ste"), "stem", "method")
 	if got := completions(t, c, "os.pla"); len(got) == 0 {

@@ -18,6 +18,11 @@ type Adapted struct {
 	Argv    []string // the whole argv, Program first; DynamicArg for words known only at run time
 	Effects []AdaptedEffect
 	Refused string
+	// Pass, when set, is why the call passes through to the program
+	// unmodelled (a flag its adapter does not declare): the argv is the
+	// words as written and the effects are every one the declaration
+	// names, unbound targets known only at run time.
+	Pass string
 }
 
 // AdaptedEffect is one declared effect. Target is a path text for file
@@ -41,6 +46,9 @@ func (w *walker) adapted(name string, ad Adapted) {
 	if ad.Refused != "" {
 		w.note(name + " is refused before it starts: " + ad.Refused)
 		return
+	}
+	if ad.Pass != "" {
+		w.note(name + " passes through to the program as written: " + ad.Pass)
 	}
 	w.add(Effect{Kind: host.EnvRead, Name: "PATH"}, Reversible)
 	w.add(Effect{Kind: host.ProcSpawn, Program: ad.Program, Argv: ad.Argv}, Irreversible)

@@ -77,15 +77,16 @@ func (c *Completer) Context(ctx context.Context, in *eval.Interp, h host.Host) c
 		PathCommands: func() []string {
 			return c.pathCommands(path, readDir)
 		},
-		Flags:      eval.BuiltinFlags,
-		Methods:    eval.MethodNames,
-		KindOf:     func(n string) (value.Kind, bool) { k, ok := kinds[n]; return k, ok },
-		Fields:     func(n string) []string { return fields[n] },
-		Namespaces: eval.NamespaceNames,
-		Members:    eval.NamespaceMembers,
-		EnvNames:   func() []string { return complete.EnvNames(env) },
-		Dir:        in.Dir(),
-		Home:       home,
-		ReadDir:    readDir,
+		Flags:       eval.BuiltinFlags,
+		Subcommands: in.Adapters().Subcommands,
+		Methods:     eval.MethodNames,
+		KindOf:      func(n string) (value.Kind, bool) { k, ok := kinds[n]; return k, ok },
+		Fields:      func(n string) []string { return fields[n] },
+		Namespaces:  eval.NamespaceNames,
+		Members:     eval.NamespaceMembers,
+		EnvNames:    func() []string { return complete.EnvNames(env) },
+		Dir:         in.Dir(),
+		Home:        home,
+		ReadDir:     readDir,
 	}
 }
