@@ -53,7 +53,7 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 2
 	}
-	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin, Env: sessionEnv(cfg), Config: langCfg, Reef: true,
+	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, KeepJobOutput: remote == nil, Terminal: os.Stdin, Env: sessionEnv(cfg), Config: langCfg, Reef: true,
 		ProjectTrust: tr, TrustNotice: tr.notice, Adapters: sessionAdapters(stderr),
 		Display: display.Style()})
 	if err != nil {
@@ -121,7 +121,8 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 			env := in.Environ()
 			return h.page(ctx, pagerWords(display.Pager, env), text, env, in.Dir())
 		},
-		Display: display,
+		Display:         display,
+		EchoesInterrupt: echoesInterrupt(os.Stdin),
 	}, &intr)
 }
 

@@ -68,6 +68,10 @@ type Config struct {
 	// command (Display.Pager, $PAGER or DefaultPager: the caller picks);
 	// an error means it could not, and the text is printed instead.
 	Page func(ctx context.Context, text string) error
+	// EchoesInterrupt reports that the terminal shows Ctrl-C as `^C`
+	// itself (its ECHOCTL mode): the note after an interrupted statement
+	// then does not print a second one.
+	EchoesInterrupt bool
 }
 
 // Interrupter cancels the evaluation running when Interrupt is called
@@ -113,6 +117,9 @@ func Run(ctx context.Context, lr LineReader, cfg Config, intr *Interrupter) int 
 		prompt := Prompt
 		if cfg.Prompt != nil {
 			prompt = cfg.Prompt(last)
+		}
+		if pending.Len() == 0 {
+			reportJobs(cfg)
 		}
 		if pending.Len() > 0 {
 			prompt = ContinuePrompt
@@ -177,7 +184,11 @@ func evalOne(ctx context.Context, cfg Config, intr *Interrupter, src string, pro
 	}
 	if err != nil && interrupted {
 		// Ctrl-C stopped it: a one-line note, not a diagnostic.
-		fmt.Fprintln(cfg.Stderr, "^C interrupted")
+		if cfg.EchoesInterrupt {
+			fmt.Fprintln(cfg.Stderr, " interrupted")
+		} else {
+			fmt.Fprintln(cfg.Stderr, "^C interrupted")
+		}
 		return 130, false
 	}
 	if err != nil {
