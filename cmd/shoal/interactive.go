@@ -78,8 +78,9 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 		Complete: func(line string, pos int) []complete.Candidate {
 			return complete.Complete(line, pos, paths.Context(ctx, in, h))
 		},
-		Incomplete: func(src string) bool { return repl.Incomplete(src, in.IsBound) },
-		IsBound:    in.IsBound,
+		Incomplete:   func(src string) bool { return repl.Incomplete(src, in.IsBound) },
+		IsBound:      in.IsBound,
+		KnownCommand: paths.Known(ctx, in, h),
 	})
 	for _, err := range ed.Problems() {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
