@@ -120,7 +120,7 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 		Height: terminalHeight,
 		Page: func(ctx context.Context, text string) error {
 			env := in.Environ()
-			return h.page(ctx, pagerWords(display.Pager, env), text, env, in.Dir())
+			return h.page(ctx, pagerWords(display.Pager, env), repl.PageTitle(ctx), text, env)
 		},
 		Display:         display,
 		EchoesInterrupt: echoesInterrupt(os.Stdin),

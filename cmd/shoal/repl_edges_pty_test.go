@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -191,4 +192,35 @@ func TestREPLJobsAndEdges(t *testing.T) {
 	if row := snap.Screen[rowWith(snap, "}")]; !strings.Contains(row, "... }") {
 		t.Errorf("last continuation line %q", row)
 	}
+}
+
+// TestPagerNamesWhatItPages (issue 23, finding 31): with render.paging =
+// "auto", a tall value goes to the pager, whose status line names the
+// statement typed, not a temporary file.
+func TestPagerNamesWhatItPages(t *testing.T) {
+	less, err := exec.LookPath("less")
+	if err != nil {
+		t.Skip("less is not installed")
+	}
+	bin := buildShoal(t)
+	home := t.TempDir()
+	pathDir := t.TempDir()
+	if err := os.Symlink(less, filepath.Join(pathDir, "less")); err != nil {
+		t.Fatal(err)
+	}
+	r := startScreenREPL(t, bin, t.TempDir(), []string{
+		"HOME=" + home, "PATH=" + pathDir, "LANG=C.UTF-8", "LESSHISTFILE=-",
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
+		"SHOAL_PROMPT_LEFT=shoal> ", "SHOAL_RENDER_PAGING=auto", "PAGER=less",
+	})
+	r.send("(1..200).collect()\r")
+	snap := r.wait("the pager's status line", func(s pty.Snapshot) bool {
+		return strings.Contains(s.Screen[len(s.Screen)-1], "(1..200).collect()")
+	})
+	if strings.Contains(strings.Join(snap.Screen, "\n"), "shoal-page") {
+		t.Errorf("the pager shows a temporary file:\n%s", strings.Join(snap.Screen, "\n"))
+	}
+	r.send("q")
+	r.waitRow("the prompt after the pager", func(row string) bool { return strings.TrimRight(row, " ") == "shoal>" })
 }

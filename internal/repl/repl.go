@@ -196,7 +196,7 @@ func evalOne(ctx context.Context, cfg Config, intr *Interrupter, src string, pro
 		return Status(v, err), false
 	}
 	if Printable(prog, v) {
-		showValue(ctx, cfg, v)
+		showValue(withPageTitle(ctx, src), cfg, v)
 	}
 	return Status(v, nil), false
 }
