@@ -25,6 +25,9 @@ func TestMethodErrorCarets(t *testing.T) {
 		"let x = [3, 1]\nx?.frob()",
 		"[1, 2, 3]\n  .map(n => n * 2)\n  .nope(3)",
 		`[1, 2].map(x => x / 0)`,
+		`[1].sort_by`,
+		`{a: 1}.b`,
+		"let r = {a: 1}\nr?.nope",
 	}
 	var b strings.Builder
 	for _, src := range srcs {
