@@ -95,7 +95,7 @@ func TestDisplayOnATerminal(t *testing.T) {
 	at = out.waitFor(t, end, "shoal> ")
 
 	send("sleep 20s &\r")
-	at = out.waitFor(t, at, "<task 1>")
+	at = out.waitFor(t, at, "[1] sleep 20s")
 	at = out.waitForPrompt(t, at)
 	send("jobs\r")
 	end = out.waitFor(t, out.waitFor(t, at, "running"), "shoal> ")

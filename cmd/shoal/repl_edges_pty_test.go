@@ -73,7 +73,7 @@ func TestREPLJobsAndEdges(t *testing.T) {
 
 	// H7: the job's output, then its end, at a prompt after it ended.
 	u.send("{ sleep 1; echo job-out-x } &\r")
-	u.waitFor("the job's task", func(s pty.Snapshot) bool { return strings.Contains(all(s), "<task 1>") })
+	u.waitFor("the job's task", func(s pty.Snapshot) bool { return rowIs(s, "[1] sleep 1; echo job-out-x") >= 0 })
 	var snap pty.Snapshot
 	for tries := 0; ; tries++ {
 		snap = u.screen()
@@ -98,7 +98,7 @@ func TestREPLJobsAndEdges(t *testing.T) {
 	// 25: one state column, the command as typed, the ended job gone.
 	clear()
 	u.send("^sleep 20 &\r")
-	u.waitFor("the second job", func(s pty.Snapshot) bool { return strings.Contains(all(s), "<task 2>") })
+	u.waitFor("the second job", func(s pty.Snapshot) bool { return rowIs(s, "[2] ^sleep 20") >= 0 })
 	u.send("jobs\r")
 	snap, _ = u.waitFor("the jobs table", func(s pty.Snapshot) bool { return rowWith(s, "running") > rowWith(s, "> jobs") })
 	head := rowWith(snap, "command")

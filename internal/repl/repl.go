@@ -195,7 +195,11 @@ func evalOne(ctx context.Context, cfg Config, intr *Interrupter, src string, pro
 		fmt.Fprint(cfg.Stderr, diag.FormatStyled("<repl>", src, err, cfg.Diag))
 		return Status(v, err), false
 	}
-	if Printable(prog, v) {
+	if tk, ok := v.(*eval.Task); ok && strings.HasSuffix(strings.TrimSpace(src), "&") {
+		// A job started at the prompt: its number and command, as a
+		// shell shows them (`it` is its task).
+		fmt.Fprintf(cfg.Stdout, "[%d] %s\n", tk.ID, tk.Desc())
+	} else if Printable(prog, v) {
 		showValue(withPageTitle(ctx, src), cfg, v)
 	}
 	return Status(v, nil), false
