@@ -117,3 +117,23 @@ func TestDefaultsSnapshot(t *testing.T) {
 		t.Fatalf("configDefaults = %v, %v", rec, err)
 	}
 }
+
+// TestPageName: the file a pager shows is named after what is paged, on
+// one line, with no slash, bounded, never an option or a dot name.
+func TestPageName(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"ls -la /etc", "ls -la \u2215etc"},
+		{"(1..300)\n  .collect()", "(1..300) .collect()"},
+		{"", "shoal"},
+		{" . ", "shoal"},
+		{"..", "shoal"},
+		{"-x", "./-x"},
+		{"+5", "./+5"},
+		{"a\x1b[31mb", "a [31mb"},
+		{strings.Repeat("é", 100), strings.Repeat("é", 40)},
+	} {
+		if got := pageName(c.in); got != c.want {
+			t.Errorf("pageName(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

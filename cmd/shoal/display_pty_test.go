@@ -95,7 +95,7 @@ func TestDisplayOnATerminal(t *testing.T) {
 	at = out.waitFor(t, end, "shoal> ")
 
 	send("sleep 20s &\r")
-	at = out.waitFor(t, at, "<task 1>")
+	at = out.waitFor(t, at, "[1] sleep 20s")
 	at = out.waitForPrompt(t, at)
 	send("jobs\r")
 	end = out.waitFor(t, out.waitFor(t, at, "running"), "shoal> ")
@@ -225,36 +225,37 @@ func pageChecks(dir string) error {
 	ctx := context.Background()
 	marker := filepath.Join(dir, "seen")
 	// The "pager" (sh -c SCRIPT MARKER FILE) shows the file and notes its
-	// mode and name.
-	script := `cat "$1"; stat -c %a "$1" > "$0"; echo "$1" >> "$0"`
-	env, wd := os.Environ(), dir
-	if err := h.page(ctx, []string{"sh", "-c", script + `; pwd >> "$0"`, marker}, "row one\nrow two\n", env, wd); err != nil {
+	// mode, its name (what is paged, so a pager's status line names it)
+	// and its directory (private, holding the file).
+	script := `cat "$1"; stat -c %a "$1" > "$0"; echo "$1" >> "$0"; pwd >> "$0"; stat -c %a . >> "$0"`
+	env := os.Environ()
+	if err := h.page(ctx, []string{"sh", "-c", script, marker}, "ls -la /etc", "row one\nrow two\n", env); err != nil {
 		return fmt.Errorf("page: %w", err)
 	}
 	data, err := os.ReadFile(marker)
 	if err != nil {
 		return err
 	}
-	f := strings.Fields(string(data))
-	if len(f) != 3 || f[0] != "600" || f[2] != wd {
-		return fmt.Errorf("the pager saw %q, want mode 600, a file and the directory %s", data, wd)
+	f := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(f) != 4 || f[0] != "600" || f[1] != "ls -la \u2215etc" || f[3] != "700" {
+		return fmt.Errorf("the pager saw %q, want mode 600, the file named ls -la \u2215etc in a private directory", data)
 	}
-	if _, err := os.Stat(f[1]); !os.IsNotExist(err) {
-		return fmt.Errorf("the text's file %s was left behind (%v)", f[1], err)
+	if _, err := os.Stat(f[2]); !os.IsNotExist(err) {
+		return fmt.Errorf("the text's directory %s was left behind (%v)", f[2], err)
 	}
 	if _, err := exec.LookPath("less"); err == nil {
 		var text strings.Builder
 		for i := range 100 {
 			fmt.Fprintf(&text, "less-row-%02d\n", i)
 		}
-		if err := h.page(ctx, strings.Fields(repl.DefaultPager), text.String(), append(env, "LESSHISTFILE=-"), wd); err != nil {
+		if err := h.page(ctx, strings.Fields(repl.DefaultPager), "rows", text.String(), append(env, "LESSHISTFILE=-")); err != nil {
 			return fmt.Errorf("less: %w", err)
 		}
 	}
-	if err := h.page(ctx, []string{"shoal-no-such-pager"}, "x\n", env, wd); err == nil {
+	if err := h.page(ctx, []string{"shoal-no-such-pager"}, "x", "x\n", env); err == nil {
 		return fmt.Errorf("a missing pager was not an error")
 	}
-	if err := h.page(ctx, []string{"false"}, "x\n", env, wd); err == nil {
+	if err := h.page(ctx, []string{"false"}, "x", "x\n", env); err == nil {
 		return fmt.Errorf("a failing pager was not an error")
 	}
 	return nil

@@ -53,7 +53,7 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 2
 	}
-	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin, Env: sessionEnv(cfg), Config: langCfg, Reef: true,
+	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, KeepJobOutput: remote == nil, Terminal: os.Stdin, Env: sessionEnv(cfg), Config: langCfg, Reef: true,
 		ProjectTrust: tr, TrustNotice: tr.notice, Adapters: sessionAdapters(stderr),
 		Display: display.Style()})
 	if err != nil {
@@ -78,8 +78,9 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 		Complete: func(line string, pos int) []complete.Candidate {
 			return complete.Complete(line, pos, paths.Context(ctx, in, h))
 		},
-		Incomplete: func(src string) bool { return repl.Incomplete(src, in.IsBound) },
-		IsBound:    in.IsBound,
+		Incomplete:   func(src string) bool { return repl.Incomplete(src, in.IsBound) },
+		IsBound:      in.IsBound,
+		KnownCommand: paths.Known(ctx, in, h),
 	})
 	for _, err := range ed.Problems() {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
@@ -119,9 +120,10 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 		Height: terminalHeight,
 		Page: func(ctx context.Context, text string) error {
 			env := in.Environ()
-			return h.page(ctx, pagerWords(display.Pager, env), text, env, in.Dir())
+			return h.page(ctx, pagerWords(display.Pager, env), repl.PageTitle(ctx), text, env)
 		},
-		Display: display,
+		Display:         display,
+		EchoesInterrupt: echoesInterrupt(os.Stdin),
 	}, &intr)
 }
 

@@ -144,7 +144,7 @@ func TestREPLJobControl(t *testing.T) {
 	at = out.waitFor(t, at, "[1]  stopped  "+sleep+" 41.25")
 	at = out.waitForPrompt(t, at)
 	waitState(t, pid, "stopped", "T")
-	send("jobs.map(.state).join(\",\") + \"|\" + jobs.map(.desc).join(\",\")\r")
+	send("jobs.map(.state).join(\",\") + \"|\" + jobs.map(.command).join(\",\")\r")
 	at = out.waitFor(t, at, "stopped|"+sleep+" 41.25")
 	at = out.waitForPrompt(t, at)
 	// The shell is usable while the job is stopped.
@@ -190,9 +190,15 @@ func TestREPLJobControl(t *testing.T) {
 	send("\x03")
 	waitState(t, pid, "gone", "")
 	at = out.waitForPrompt(t, at)
-	send("jobs.map(.state).join(\",\")\r")
-	at = out.waitFor(t, at, "done")
+	// fg waited for its end: it leaves the list without a report.
+	send("4242 + jobs.len()\r")
+	at = out.waitFor(t, at, "4242")
 	at = out.waitForPrompt(t, at)
+	for _, report := range []string{"[1] done", "[1] failed", "[1] exit"} {
+		if strings.Contains(out.String()[at-200:], report) {
+			t.Errorf("a job fg waited for was reported:\n%s", out.String()[at-200:])
+		}
+	}
 
 	// kill %N ends a stopped job (SIGTERM reaches it although stopped).
 	catProg, err := exec.LookPath("cat")
@@ -212,13 +218,13 @@ func TestREPLJobControl(t *testing.T) {
 	send("kill %2\r")
 	waitState(t, catPid, "gone", "")
 	at = out.waitForPrompt(t, at)
-	// The job's task settles just after its process is gone: ask until it
-	// says cancelled (it may still say cancelling once).
+	// The job's task settles just after its process is gone: its end is
+	// reported at the prompt after (a new prompt until it is).
 	for tries := 0; ; tries++ {
-		send("jobs.filter(.id == 2).map(.status).join(\",\")\r")
+		send("\r")
 		from := at
 		at = out.waitForPrompt(t, at)
-		if strings.Contains(out.String()[from:at], "cancelled") {
+		if strings.Contains(out.String()[from:at], "[2] cancelled  "+catProg) {
 			break
 		}
 		if tries == 50 {

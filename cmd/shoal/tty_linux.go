@@ -12,3 +12,10 @@ func isTerminal(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
 }
+
+// echoesInterrupt reports whether the terminal on f itself shows Ctrl-C as
+// `^C` (ECHO and ECHOCTL), so the REPL need not print it again.
+func echoesInterrupt(f *os.File) bool {
+	t, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil && t.Lflag&unix.ECHO != 0 && t.Lflag&unix.ECHOCTL != 0
+}

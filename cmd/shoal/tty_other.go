@@ -10,3 +10,6 @@ func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
+
+// echoesInterrupt: without termios, assume the terminal does not echo.
+func echoesInterrupt(*os.File) bool { return false }

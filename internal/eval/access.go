@@ -24,7 +24,13 @@ func (t *thread) evalField(n *syntax.Field, sc *scope) (value.Value, error) {
 	if n.Optional && recv.Kind() == value.KNull {
 		return value.Nil, nil
 	}
-	return t.field(recv, n.Name)
+	v, err := t.field(recv, n.Name)
+	if err != nil && int(n.Span.End)-len(n.Name) > int(n.Span.Start) {
+		// The access's own error (no such field, member or method)
+		// points at the name, which ends the access.
+		err = withSpan(err, syntax.Span{Start: n.Span.End - int32(len(n.Name)), End: n.Span.End})
+	}
+	return v, err
 }
 
 // field reads a field: records strictly, namespaces by member, outcomes

@@ -28,6 +28,10 @@ type Builtin struct {
 	SessionHint string
 	// Quiet suppresses printing the result in statement position.
 	Quiet bool
+	// Silent answers null in statement position, the last statement's
+	// too, so nothing is shown (cd: the next prompt shows where you are);
+	// in value position the result is kept (`let p = (cd src)`).
+	Silent bool
 	// Verbatim passes every argument as a positional value, flags spelled
 	// as written (`-v`, `--x=1`, `--`), for builtins that run another
 	// program's command line (interact).
@@ -314,6 +318,9 @@ func (t *thread) invokeBuiltin(b *Builtin, call *BuiltinCall, m mode, redir *red
 			return value.Nil, nil
 		}
 		return builtinOutcome(call.cmdLine(), value.Nil), nil
+	}
+	if b.Silent && m&mStream != 0 {
+		return value.Nil, nil
 	}
 	var res value.Value = v
 	if !b.Bare {

@@ -128,7 +128,7 @@ func fnParallel(t *thread, a value.Args) (value.Value, error) {
 			}
 		}
 		for _, fn := range batch {
-			tk, err := t.startTaskAs("parallel branch", true, func(c *thread) (value.Value, error) {
+			tk, err := t.startTaskAs(&Task{desc: "parallel branch", awaited: true}, func(c *thread) (value.Value, error) {
 				return c.callValue(fn, nil, nil, syntax.Span{})
 			})
 			if err != nil {

@@ -67,6 +67,8 @@ A line that starts with . continues the previous one:
 A failed external command in statement position raises cmd_failed; in
 value position its outcome says ok: false.`},
 	{"jobs", "background tasks and job control", `cmd & and { ... } & run in the background and return a task.
+At the prompt, what a job prints and its end ([1] done  sleep 20s) are
+shown before the next prompt; jobs lists id, state and the command.
 
   sleep 20s &
   jobs                        # the session's tasks

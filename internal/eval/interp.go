@@ -24,6 +24,11 @@ type Options struct {
 	Env            []string  // initial environment; nil means Host.Environ
 	Stdout, Stderr io.Writer // statement-position command output (nil discards)
 	REPL           bool      // parse with REPL affordances
+	// KeepJobOutput keeps the statement output of jobs started with `&`
+	// (bounded, see MaxJobOutput) for the embedder to show (JobReports)
+	// instead of discarding it, and lets JobReports retire finished jobs
+	// from `jobs` once reported: the interactive REPL sets it.
+	KeepJobOutput bool
 	// Terminal, when set, is the interactive terminal: an external command
 	// in statement position without redirects then runs in its foreground
 	// (host.RunTerminal) instead of having its output streamed and
@@ -202,7 +207,7 @@ func (in *Interp) LiveTasks() int {
 func (in *Interp) Eval(ctx context.Context, src string) (value.Value, error) {
 	return in.run(ctx, func() (*syntax.Program, error) {
 		return syntax.Parse(src, syntax.ParseOptions{IsBound: in.isBound, REPL: in.opts.REPL})
-	}, RunOptions{})
+	}, RunOptions{Source: src})
 }
 
 // EvalProgram runs an already parsed program in the session scope.
@@ -238,6 +243,7 @@ func (in *Interp) run(ctx context.Context, parse func() (*syntax.Program, error)
 	if o.Stderr != nil {
 		t.stderr = o.Stderr
 	}
+	t.src = o.Source
 	fm := modeFinal
 	if o.Position == PositionValue {
 		fm = modeValue

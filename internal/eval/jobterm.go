@@ -30,7 +30,7 @@ func (tk *Task) terminalJob() *host.TerminalJob {
 // returned.
 func (t *thread) parkTerminal(name string, args []string, argv []string, job *host.TerminalJob) (*Task, error) {
 	desc := displayCmd(name, args)
-	tk, err := t.startTask(desc, func(c *thread) (value.Value, error) {
+	tk, err := t.startJob(desc, false, func(c *thread) (value.Value, error) {
 		return c.waitTerminal(desc, argv, job)
 	})
 	if err != nil {

@@ -17,6 +17,11 @@ const (
 	// still answers await). Running tasks are always listed.
 	MaxTaskRecords = 256
 
+	// MaxJobOutput bounds the output a job started with `&` keeps between
+	// two reports (Options.KeepJobOutput); past it the oldest kept bytes
+	// are dropped and the next report says how many.
+	MaxJobOutput = 256 << 10
+
 	// SchedQuantum is how long an evaluation keeps the session lock while
 	// another goroutine of the session waits for it, before it yields at
 	// its next checkpoint.

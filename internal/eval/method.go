@@ -62,13 +62,26 @@ func (t *thread) evalMethodCall(n *syntax.MethodCall, sc *scope) (value.Value, e
 		return value.Nil, nil
 	}
 	if ns, ok := recv.(*value.Namespace); ok {
-		return t.callNamespace(ns, n, sc)
+		v, err := t.callNamespace(ns, n, sc)
+		return v, atMethodName(err, n)
 	}
 	args, err := t.evalArgs(n.Args, n.Trailing, sc)
 	if err != nil {
 		return nil, err
 	}
-	return t.callMethod(recv, n.Name, args)
+	v, err := t.callMethod(recv, n.Name, args)
+	return v, atMethodName(err, n)
+}
+
+// atMethodName points an error the call itself raised (an unknown
+// method, its arguments refused, its own failure) at the method's name,
+// not at the whole call with its receiver; an error that already has a
+// place (raised inside a closure it called) keeps it.
+func atMethodName(err error, n *syntax.MethodCall) error {
+	if err == nil || n.NameSpan.End <= n.NameSpan.Start {
+		return err
+	}
+	return withSpan(err, n.NameSpan)
 }
 
 func (t *thread) callNamespace(ns *value.Namespace, n *syntax.MethodCall, sc *scope) (value.Value, error) {

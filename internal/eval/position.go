@@ -31,6 +31,9 @@ type RunOptions struct {
 	// before it parses and evaluates: the kernel lets the next request of
 	// the session go on from there when this run is a background task.
 	Started func()
+	// Source, when set, is the text the program was parsed from: a job
+	// started with `&` is described by what was typed (jobs, reports).
+	Source string
 }
 
 // EvalProgramWith runs an already parsed program in the session scope like
@@ -43,6 +46,9 @@ func (in *Interp) EvalProgramWith(ctx context.Context, p *syntax.Program, o RunO
 // like EvalProgramWith, parsing under the session lock. A parse failure is
 // a *syntax.Error.
 func (in *Interp) EvalSourceWith(ctx context.Context, src string, o RunOptions) (value.Value, error) {
+	if o.Source == "" {
+		o.Source = src
+	}
 	return in.run(ctx, func() (*syntax.Program, error) {
 		return syntax.Parse(src, syntax.ParseOptions{IsBound: in.isBound, REPL: in.opts.REPL})
 	}, o)

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -42,6 +43,13 @@ type Task struct {
 	groups    map[*groupRef]struct{} // process groups running now, for suspend
 	term      *host.TerminalJob      // a command stopped on the terminal (jobterm.go)
 	fgStop    chan struct{}          // closed when a foregrounded term job stops again
+
+	// job: started with `&` or stopped on the terminal, a job the REPL
+	// reports (jobout.go); out keeps its output (Options.KeepJobOutput);
+	// foreground: fg waited for its end, so no report is due.
+	job        bool
+	out        *jobOutput
+	foreground bool
 }
 
 type groupRef struct{ pg host.ProcessGroup }
@@ -292,20 +300,35 @@ func (t *thread) fork(ctx context.Context, tk *Task) *thread {
 	c.task = tk
 	c.pause = &tk.pause
 	c.stdout, c.stderr = io.Discard, io.Discard
+	if tk.out != nil {
+		c.stdout, c.stderr = tk.out, tk.out
+	}
 	return c
 }
 
 // startTask runs body as a new task of the session, on a thread forked
 // from t, and returns its handle at once.
 func (t *thread) startTask(desc string, body func(c *thread) (value.Value, error)) (*Task, error) {
-	return t.startTaskAs(desc, false, body)
+	return t.startTaskAs(&Task{desc: desc}, body)
 }
 
-// startTaskAs is startTask; awaited marks a task its starter waits for
-// (a parallel branch), see Task.Awaited.
-func (t *thread) startTaskAs(desc string, awaited bool, body func(c *thread) (value.Value, error)) (*Task, error) {
+// startJob is startTask for a job (`&`, a command stopped on the
+// terminal): the REPL reports it, and keeps its output when the session
+// asks (keep, with Options.KeepJobOutput).
+func (t *thread) startJob(desc string, keep bool, body func(c *thread) (value.Value, error)) (*Task, error) {
+	tk := &Task{desc: desc, job: true}
+	if keep && t.in.opts.KeepJobOutput {
+		tk.out = &jobOutput{}
+	}
+	return t.startTaskAs(tk, body)
+}
+
+// startTaskAs is startTask for tk, whose desc, awaited (a task its
+// starter waits for, a parallel branch, see Task.Awaited) and job fields
+// are set.
+func (t *thread) startTaskAs(tk *Task, body func(c *thread) (value.Value, error)) (*Task, error) {
 	in := t.in
-	tk := &Task{in: in, desc: desc, awaited: awaited, parent: t.task, done: make(chan struct{})}
+	tk.in, tk.parent, tk.done = in, t.task, make(chan struct{})
 	if err := in.tasks.add(tk); err != nil {
 		return nil, taskRefusal(err)
 	}
@@ -428,9 +451,25 @@ func (t *thread) await(tk *Task) (value.Value, error) {
 }
 
 func (t *thread) evalSpawn(n *syntax.Spawn, sc *scope) (value.Value, error) {
-	tk, err := t.startTask("spawn", func(c *thread) (value.Value, error) {
-		return c.evalBlock(n.Body, sc, modeValue)
-	})
+	var tk *Task
+	var err error
+	if text, ok := t.typedDesc(n.Span, "{"); ok && strings.HasSuffix(text, "&") {
+		// `{ … } &`: a job, described by the block's text.
+		desc := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(text, "&")), "}"))
+		desc = strings.TrimSpace(strings.TrimPrefix(desc, "{"))
+		tk, err = t.startJob(desc, true, func(c *thread) (value.Value, error) {
+			if c.task.out == nil {
+				return c.evalBlock(n.Body, sc, modeValue)
+			}
+			v, err := c.evalBlock(n.Body, sc, mStream)
+			c.emitJobValue(v, err)
+			return v, err
+		})
+	} else {
+		tk, err = t.startTask("spawn", func(c *thread) (value.Value, error) {
+			return c.evalBlock(n.Body, sc, modeValue)
+		})
+	}
 	if err != nil {
 		return nil, withSpan(err, n.Span)
 	}
@@ -440,13 +479,39 @@ func (t *thread) evalSpawn(n *syntax.Spawn, sc *scope) (value.Value, error) {
 func (t *thread) runBackground(call *syntax.CmdCall, sc *scope) (value.Value, error) {
 	bg := *call
 	bg.Background = false
-	tk, err := t.startTask(cmdDesc(call), func(c *thread) (value.Value, error) {
-		return c.runCmd(&bg, sc, modeValue, nil)
+	desc := cmdDesc(call)
+	if text, ok := t.typedDesc(call.Span, ""); ok && (strings.HasPrefix(text, call.Head.Text) || strings.HasPrefix(text, "^"+call.Head.Text)) {
+		desc = strings.TrimSpace(strings.TrimSuffix(text, "&"))
+	}
+	tk, err := t.startJob(desc, true, func(c *thread) (value.Value, error) {
+		if c.task.out == nil {
+			return c.runCmd(&bg, sc, modeValue, nil)
+		}
+		// Its output streams into the job's (and is still captured).
+		v, err := c.runCmd(&bg, sc, mStream, nil)
+		c.emitJobValue(v, err)
+		return v, err
 	})
 	if err != nil {
 		return nil, withSpan(err, call.Span)
 	}
 	return tk, nil
+}
+
+// emitJobValue shows what a job's last statement answered in its output
+// (an external command's output has streamed there already) and its
+// error, as the REPL would show them.
+func (c *thread) emitJobValue(v value.Value, err error) {
+	if err != nil {
+		if e, ok := err.(*value.Error); ok && c.ctx.Err() == nil {
+			fmt.Fprintf(c.stderr, "error[%s]: %s\n", e.Code, e.Msg)
+		}
+		return
+	}
+	if o, ok := v.(*value.Outcome); ok && !o.Builtin {
+		return
+	}
+	c.emit(v)
 }
 
 // cmdDesc describes a background command for the job table: its head and
@@ -487,10 +552,9 @@ func taskField(tk *Task, name string) (value.Value, bool) {
 
 // jobRow is a task's row in `jobs`.
 func jobRow(tk *Task) value.Value {
-	st := tk.state()
 	return value.NewRecord(
-		[]string{"id", "desc", "state", "done", "suspended", "status"},
-		[]value.Value{value.Int(tk.ID), value.Str(tk.desc), value.Str(st), value.Bool(st == "done"), value.Bool(st == "stopped"), value.Str(tk.status())},
+		[]string{"id", "state", "command"},
+		[]value.Value{value.Int(tk.ID), value.Str(tk.jobState()), value.Str(tk.desc)},
 	)
 }
 
@@ -569,11 +633,25 @@ func runFg(c *BuiltinCall) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A job fg waits to its end needs no report of it (jobout.go).
+	tk.setForeground(true)
+	defer func() { tk.setForeground(tk.isDone()) }()
 	if tk.terminalJob() != nil {
 		return c.t.foregroundTerminal(tk)
 	}
 	tk.Resume()
-	return c.t.await(tk)
+	if tk.out == nil || c.t.task != nil {
+		return c.t.await(tk)
+	}
+	// Its output, kept and to come, goes to the terminal while fg waits,
+	// with what it answered: nothing is left to show.
+	tk.out.attach(c.t.stdout)
+	_, err = c.t.await(tk)
+	tk.out.detach()
+	if err != nil {
+		return nil, err
+	}
+	return value.Nil, nil
 }
 
 // runBg lets a suspended job go on in the background.

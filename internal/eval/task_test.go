@@ -194,8 +194,8 @@ func TestTaskBound(t *testing.T) {
 	}
 }
 
-// TestJobsTable: `jobs` lists the session's tasks with id, desc, state,
-// done, suspended and status.
+// TestJobsTable: `jobs` lists the session's tasks with id, one state and
+// the command.
 func TestJobsTable(t *testing.T) {
 	s := newSession(t)
 	closeTasks(t, s.in)
@@ -209,7 +209,7 @@ func TestJobsTable(t *testing.T) {
 	if got := s.inline("jobs.where(.state == \"running\").map(.id)"); got != "[2]" {
 		t.Errorf("running ids = %s", got)
 	}
-	if got := s.inline("b.suspend()\n[b.is_suspended(), b.state, jobs.map(.suspended)]"); got != `[true, "stopped", [false, true]]` {
+	if got := s.inline("b.suspend()\n[b.is_suspended(), b.state, jobs.map(.state)]"); got != `[true, "stopped", ["done", "stopped"]]` {
 		t.Errorf("suspended = %s", got)
 	}
 	if got := s.inline("b.resume()\nb.cancel()\ntry { b.await() } catch e { e.code }"); got != `"task_cancelled"` {
@@ -299,7 +299,7 @@ func TestBackgroundCommandKillsTree(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if got := eval("jobs.map(.desc)"); !strings.Contains(got, "sh tree.sh") {
+	if got := eval("jobs.map(.command)"); !strings.Contains(got, "sh tree.sh") {
 		t.Errorf("jobs desc = %s", got)
 	}
 	if got := eval("j.cancel()\ntry { j.await() } catch e { e.code }"); got != `"task_cancelled"` {
@@ -371,7 +371,7 @@ func TestWaitKillAndBlockJobs(t *testing.T) {
 		if got := s.inline("try { wait %2 } catch e { e.code }"); got != `"task_cancelled"` {
 			t.Errorf("wait on the killed job = %s", got)
 		}
-		if got := s.inline("let b = { sleep 50ms; 2 } &\nwait\n[b.is_done(), jobs.map(.status)]"); got != `[true, ["completed", "cancelled", "completed"]]` {
+		if got := s.inline("let b = { sleep 50ms; 2 } &\nwait\n[b.is_done(), jobs.map(.state)]"); got != `[true, ["done", "cancelled", "done"]]` {
 			t.Errorf("after a bare wait: %s", got)
 		}
 	})

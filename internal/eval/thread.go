@@ -60,6 +60,7 @@ type thread struct {
 	st       *strand      // this goroutine's hold on the session lock
 	task     *Task        // the background task running on this thread; nil in the foreground
 	reefOver []reef.Scope // `with reef:` overrides in force, innermost first; replaced, never mutated
+	src      string       // the top-level program's text when known (RunOptions.Source), for job descriptions
 }
 
 // newThread is the one constructor of a thread from scratch: every thread

@@ -93,12 +93,26 @@ const reset = "\x1b[0m"
 // SGR sequence and a reset. isBound tells value-bound session names (nil:
 // none), as the parser would be told.
 func Render(src string, isBound func(string) bool, th *Theme) string {
+	return RenderKnown(src, isBound, th, nil)
+}
+
+// RenderKnown is Render that colours a command head known does not know
+// (not a builtin, function, alias or program on PATH) as an error, as a
+// person types it; a head spelled as a path (with a `/`) is left alone.
+// known nil knows every command.
+func RenderKnown(src string, isBound func(string) bool, th *Theme, known func(name string) bool) string {
 	toks := syntax.Tokens(src, isBound)
 	var b strings.Builder
 	b.Grow(len(src) + 8*len(toks))
 	at := 0
 	for _, tk := range toks {
-		sgr := th[tk.Class]
+		class := tk.Class
+		if class == syntax.ClassCommand && known != nil {
+			if w := src[tk.Start:tk.End]; w != "^" && !strings.Contains(w, "/") && !known(w) {
+				class = syntax.ClassError
+			}
+		}
+		sgr := th[class]
 		if sgr == "" || !validSGR(sgr) {
 			continue
 		}

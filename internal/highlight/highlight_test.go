@@ -66,3 +66,31 @@ func FuzzRender(f *testing.F) {
 		}
 	})
 }
+
+// TestRenderKnownColoursUnknownHeads: a command head the session does not
+// know is coloured as an error; builtins, programs, `^` bypasses of known
+// programs and heads spelled as paths keep their colours.
+func TestRenderKnownColoursUnknownHeads(t *testing.T) {
+	known := func(n string) bool { return n == "git" || n == "ls" }
+	red := "\x1b[" + Default[syntax.ClassError] + "m"
+	for _, c := range []struct {
+		src   string
+		wantE bool
+	}{
+		{"frobnicate x", true},
+		{"gti status", true},
+		{"git status", false},
+		{"^git log", false},
+		{"^nosuch", true},
+		{"./run.sh", false},
+		{"ls -a", false},
+	} {
+		got := RenderKnown(c.src, nil, &Default, known)
+		if Strip(got) != c.src {
+			t.Errorf("%q: stripped %q", c.src, Strip(got))
+		}
+		if has := strings.Contains(got, red); has != c.wantE {
+			t.Errorf("%q: rendered %q, error colour %v, want %v", c.src, got, has, c.wantE)
+		}
+	}
+}

@@ -128,7 +128,7 @@ func TestE2ESpawnAndJobs(t *testing.T) {
 	if got := execRender(t, c, "b.cancel()\ntry { b.await() } catch e { e.code }"); got != "task_cancelled" {
 		t.Errorf("cancelled job: %s", got)
 	}
-	if got := execRender(t, c, "jobs.map(.status).join(\",\")"); got != "completed,cancelled" {
+	if got := execRender(t, c, "jobs.map(.state).join(\",\")"); got != "done,cancelled" {
 		t.Errorf("jobs statuses = %s", got)
 	}
 }
@@ -205,7 +205,7 @@ print(urllib.request.urlopen("http://127.0.0.1:%s/hello.txt" % sys.argv[1], time
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	if got := execRender(t, c, "jobs.map(.status).join(\",\")"); got != "cancelled" {
+	if got := execRender(t, c, "jobs.map(.state).join(\",\")"); got != "cancelled" {
 		t.Errorf("jobs after cancel: %s", got)
 	}
 }

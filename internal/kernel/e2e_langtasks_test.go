@@ -108,7 +108,7 @@ func TestE2ELanguageTasksInRegistry(t *testing.T) {
 		t.Errorf("task.await on a failed spawn = %+v, %v", rec, err)
 	}
 
-	// `cmd &` is a language task whose desc is its command line;
+	// `cmd &` is a language task whose desc is its command as typed;
 	// task.cancel from the other connection ends its process.
 	if runtime.GOOS == "linux" {
 		res, err = c1.Exec(ctx, client.ExecParams{Src: "^/bin/sleep 37 &"})
@@ -116,7 +116,7 @@ func TestE2ELanguageTasksInRegistry(t *testing.T) {
 			t.Fatal(err)
 		}
 		bg := langTaskID(t, res)
-		if r := listTasks(t, c2)[bg]; !r.Language || r.Desc != "/bin/sleep 37" || r.State != "running" {
+		if r := listTasks(t, c2)[bg]; !r.Language || r.Desc != "^/bin/sleep 37" || r.State != "running" {
 			t.Errorf("cmd & listed as %+v", r)
 		}
 		var sleeps []int

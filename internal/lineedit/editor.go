@@ -79,6 +79,10 @@ type Hooks struct {
 	Incomplete func(src string) bool
 	// IsBound reports value-bound session names, for the highlighter.
 	IsBound func(name string) bool
+	// KnownCommand reports whether a statement's head names a command
+	// the session would run; the highlighter colours one it does not as
+	// an error while it is typed (nil: every head is known).
+	KnownCommand func(name string) bool
 }
 
 // Editor reads lines on the terminal of os.Stdin and os.Stdout.
@@ -131,10 +135,12 @@ func New(opts Options, hooks Hooks) *Editor {
 	}
 	e.bind(opts.Keybindings)
 	rl.Prompt.Primary(func() string { return e.prompt })
-	// The last line of a multi-line buffer starts with the continuation
-	// prompt (the lines between with a bar).
+	// Every line of a multi-line buffer after the first starts with the
+	// continuation prompt, drawn with the buffer (see render): the
+	// library's own column (a bar on the lines between, the secondary
+	// prompt on the last only) is off.
 	rl.Prompt.Secondary(e.continuePrompt)
-	set("multiline-column", true)
+	set("multiline-column", false)
 	// Up and Down move between the lines of a multi-line buffer, and
 	// through the history from its first and last lines.
 	for _, km := range []string{"emacs", "vi-insert", "vi-command"} {
@@ -145,22 +151,60 @@ func New(opts Options, hooks Hooks) *Editor {
 			_ = rl.Config.Bind(km, inputrc.Unescape(seq), "down-line-or-history", false)
 		}
 	}
+	e.bindInterrupt()
 	rl.AcceptMultiline = e.acceptMultiline
 	rl.PasteTransformer = e.paste
-	if opts.Color {
-		theme := opts.Theme
-		if theme == nil {
-			theme = &highlight.Default
-		}
-		isBound := hooks.IsBound
-		rl.SyntaxHighlighter = func(line []rune) string {
-			return highlight.Render(string(line), isBound, theme)
-		}
-	}
+	rl.SyntaxHighlighter = e.render
 	if hooks.Complete != nil {
 		rl.Completer = e.complete
 	}
 	return e
+}
+
+// bindInterrupt makes Ctrl-C abandon the buffer wherever the person is:
+// the library's abort (Ctrl-C, Ctrl-G) only closes a completion menu a
+// selection was made in (or an incremental search) and leaves the line,
+// so there it runs twice, the menu and then the line. It stays the
+// command named abort: the library accepts the line as interrupted only
+// when the active binding is that one.
+func (e *Editor) bindInterrupt() {
+	abort := e.rl.Keymap.Commands()["abort"]
+	if abort == nil {
+		return
+	}
+	e.rl.Keymap.Register(map[string]func(){
+		"abort": func() {
+			local := string(e.rl.Keymap.Local())
+			abort()
+			if local == "menu-select" || local == "isearch" {
+				abort()
+			}
+		},
+	})
+}
+
+// render is the buffer as the editor draws it: coloured (unless colour
+// is off) and with the continuation prompt at the start of every line
+// after the first. The library draws each of those lines from the
+// prompt's column; a carriage return then the prompt, exactly that wide,
+// puts it in the columns before.
+func (e *Editor) render(line []rune) string {
+	src := string(line)
+	if e.opts.Color {
+		theme := e.opts.Theme
+		if theme == nil {
+			theme = &highlight.Default
+		}
+		src = highlight.RenderKnown(src, e.hooks.IsBound, theme, e.hooks.KnownCommand)
+	}
+	if !strings.Contains(src, "\n") {
+		return src
+	}
+	cont := e.continuePrompt()
+	if cont == "" {
+		return src
+	}
+	return strings.ReplaceAll(src, "\n", "\n\r"+cont)
 }
 
 // continuePrompt is the continuation prompt fitted to the width of the

@@ -153,8 +153,13 @@ func TestOptionsReachTheLibrary(t *testing.T) {
 	}
 	opts.Keymap, opts.Color, opts.Autosuggest = "vi", false, false
 	e = New(opts, Hooks{})
-	if e.rl.SyntaxHighlighter != nil || e.rl.Completer != nil {
-		t.Error("colour off, yet a highlighter; no completion hook, yet a completer")
+	if e.rl.Completer != nil {
+		t.Error("no completion hook, yet a completer")
+	}
+	// Colour off: the buffer is drawn as typed (continuation prompts
+	// aside), with no escape.
+	if got := e.render([]rune("ls -a")); got != "ls -a" {
+		t.Errorf("colour off, yet rendered %q", got)
 	}
 	if e.rl.Config.GetString("editing-mode") != "vi" || string(e.rl.Keymap.Main()) != "vi-insert" {
 		t.Errorf("vi keymap: mode %q, main %q", e.rl.Config.GetString("editing-mode"), e.rl.Keymap.Main())
@@ -224,4 +229,29 @@ func FuzzCandidatesNeverDelete(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestContinuationLinesLookAsDocumented: every line of a multi-line buffer
+// after the first starts with the continuation prompt, padded to the
+// prompt's width so the text lines up; an unknown command head is
+// coloured as an error.
+func TestContinuationLinesLookAsDocumented(t *testing.T) {
+	opts := DefaultOptions()
+	opts.Color = false
+	opts.ContinuePrompt = "... "
+	e := New(opts, Hooks{})
+	e.prompt = "shoal> "
+	got := e.render([]rune("if true {\n  1\n}"))
+	want := "if true {\n\r   ... " + "  1\n\r   ... }"
+	if got != want {
+		t.Errorf("render = %q, want %q", got, want)
+	}
+	opts.Color = true
+	e = New(opts, Hooks{KnownCommand: func(n string) bool { return n == "ls" }})
+	if got := e.render([]rune("frob x")); !strings.HasPrefix(got, "\x1b[31mfrob") {
+		t.Errorf("unknown head rendered %q, want it red", got)
+	}
+	if got := e.render([]rune("ls x")); strings.HasPrefix(got, "\x1b[31m") {
+		t.Errorf("known head rendered %q as an error", got)
+	}
 }

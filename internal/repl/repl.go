@@ -68,6 +68,10 @@ type Config struct {
 	// command (Display.Pager, $PAGER or DefaultPager: the caller picks);
 	// an error means it could not, and the text is printed instead.
 	Page func(ctx context.Context, text string) error
+	// EchoesInterrupt reports that the terminal shows Ctrl-C as `^C`
+	// itself (its ECHOCTL mode): the note after an interrupted statement
+	// then does not print a second one.
+	EchoesInterrupt bool
 }
 
 // Interrupter cancels the evaluation running when Interrupt is called
@@ -113,6 +117,9 @@ func Run(ctx context.Context, lr LineReader, cfg Config, intr *Interrupter) int 
 		prompt := Prompt
 		if cfg.Prompt != nil {
 			prompt = cfg.Prompt(last)
+		}
+		if pending.Len() == 0 {
+			reportJobs(cfg)
 		}
 		if pending.Len() > 0 {
 			prompt = ContinuePrompt
@@ -177,15 +184,23 @@ func evalOne(ctx context.Context, cfg Config, intr *Interrupter, src string, pro
 	}
 	if err != nil && interrupted {
 		// Ctrl-C stopped it: a one-line note, not a diagnostic.
-		fmt.Fprintln(cfg.Stderr, "^C interrupted")
+		if cfg.EchoesInterrupt {
+			fmt.Fprintln(cfg.Stderr, " interrupted")
+		} else {
+			fmt.Fprintln(cfg.Stderr, "^C interrupted")
+		}
 		return 130, false
 	}
 	if err != nil {
 		fmt.Fprint(cfg.Stderr, diag.FormatStyled("<repl>", src, err, cfg.Diag))
 		return Status(v, err), false
 	}
-	if Printable(prog, v) {
-		showValue(ctx, cfg, v)
+	if tk, ok := v.(*eval.Task); ok && strings.HasSuffix(strings.TrimSpace(src), "&") {
+		// A job started at the prompt: its number and command, as a
+		// shell shows them (`it` is its task).
+		fmt.Fprintf(cfg.Stdout, "[%d] %s\n", tk.ID, tk.Desc())
+	} else if Printable(prog, v) {
+		showValue(withPageTitle(ctx, src), cfg, v)
 	}
 	return Status(v, nil), false
 }

@@ -226,7 +226,7 @@ func TestBackgroundJobReturnsToPrompt(t *testing.T) {
 		"fg %2",
 		"kill %1",
 		"try { wait %1 } catch e { e.code }",
-		"jobs.map(.status)",
+		"jobs.map(.state)",
 	}}
 	done := make(chan int, 1)
 	go func() { done <- Run(context.Background(), s, Config{Interp: in, Stdout: out, Stderr: errs}, nil) }()
@@ -238,7 +238,7 @@ func TestBackgroundJobReturnsToPrompt(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the REPL waited for the background job")
 	}
-	want := "<task 1>\nrunning\n9\ntask_cancelled\ncancelled\ncompleted\n"
+	want := "[1] ^sleep 30\nrunning\n9\ntask_cancelled\ncancelled\ndone\n"
 	if got := out.String(); got != want {
 		t.Errorf("stdout %q, want %q (stderr %q)", got, want, errs.String())
 	}

@@ -26,8 +26,15 @@ type Session interface {
 type Local struct{ *eval.Interp }
 
 // Eval runs prog in the interpreter.
-func (l Local) Eval(ctx context.Context, _ string, prog *syntax.Program) (value.Value, error) {
-	return l.EvalProgram(ctx, prog)
+func (l Local) Eval(ctx context.Context, src string, prog *syntax.Program) (value.Value, error) {
+	return l.EvalProgramWith(ctx, prog, eval.RunOptions{Source: src})
+}
+
+// JobReporter is a session that reports its jobs (eval.Interp, with
+// Options.KeepJobOutput): what each wrote since the last prompt, and which
+// have ended. The loop asks before each prompt.
+type JobReporter interface {
+	JobReports() []eval.JobReport
 }
 
 // session is the loop's session: cfg.Session, else the local Interp.

@@ -23,7 +23,7 @@ func (p *parser) newField(v Field) *Field {
 
 func (p *parser) newMethodCall(v MethodCall) *MethodCall {
 	n := next(p, &p.ar.methods)
-	n.X, n.Name, n.Optional, n.Span = v.X, v.Name, v.Optional, v.Span
+	n.X, n.Name, n.Optional, n.Span, n.NameSpan = v.X, v.Name, v.Optional, v.Span, v.NameSpan
 	if v.Args != nil {
 		n.Args = v.Args
 	}

@@ -311,6 +311,10 @@ type MethodCall struct {
 	Optional bool
 	Trailing *Block // nil when absent
 	Span     Span
+	// NameSpan is the method name's own span, where a diagnostic about
+	// the call points (zero when unknown, as in a tree read from JSON,
+	// which does not carry it).
+	NameSpan Span
 }
 
 // Call is `f(args)` where f is any expression (a name, a lambda, ...).

@@ -217,7 +217,7 @@ func (p *parser) parsePostfix(x Expr, start int) Expr {
 			if end < len(src) && src[end] == '(' {
 				args := p.parseCallArgs()
 				hc := max(hx, p.h)
-				m := p.newMethodCall(MethodCall{X: x, Name: name, Args: args, Optional: opt, Span: mkSpan(start, p.pos)})
+				m := p.newMethodCall(MethodCall{X: x, Name: name, Args: args, Optional: opt, Span: mkSpan(start, p.pos), NameSpan: mkSpan(nameAt, end)})
 				if tb := p.trailingBlock(); tb != nil {
 					m.Trailing, m.Span.End = tb, tb.Span.End
 				}
@@ -227,7 +227,7 @@ func (p *parser) parsePostfix(x Expr, start int) Expr {
 				continue
 			}
 			if tb := p.trailingBlock(); tb != nil {
-				x = p.newMethodCall(MethodCall{X: x, Name: name, Optional: opt, Trailing: tb, Span: mkSpan(start, int(tb.Span.End))})
+				x = p.newMethodCall(MethodCall{X: x, Name: name, Optional: opt, Trailing: tb, Span: mkSpan(start, int(tb.Span.End)), NameSpan: mkSpan(nameAt, end)})
 				p.node(max(hx, p.h), x.Pos())
 				hx = p.h
 				continue
