@@ -422,7 +422,7 @@ func TestRemoteKernelRestart(t *testing.T) {
 	}
 	k := start()
 	var out bytes.Buffer
-	r, err := dialRemote(context.Background(), remoteTarget{Socket: sock}, &out)
+	r, err := dialRemote(context.Background(), remoteTarget{Socket: sock}, &out, &out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -238,7 +238,7 @@ func TestBackgroundJobReturnsToPrompt(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the REPL waited for the background job")
 	}
-	want := "<task 1>\nrunning\n9\ntask_cancelled\ncancelled\ncompleted\n"
+	want := "<task 1>\n0  running\n9\ntask_cancelled\n0  cancelled\n1  completed\n"
 	if got := out.String(); got != want {
 		t.Errorf("stdout %q, want %q (stderr %q)", got, want, errs.String())
 	}
