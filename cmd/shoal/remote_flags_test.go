@@ -70,6 +70,13 @@ func TestNeedsTerminal(t *testing.T) {
 		"(":                         false, // the kernel reports the parse error
 		"cat f; sleep 1ms; man ls":  true,
 		"^sh -c 'echo less than 3'": false,
+		"git commit":                true,
+		"git commit -am wip":        false,
+		"git commit --message=wip":  false,
+		"git commit --no-edit":      false,
+		"git rebase -i main":        true,
+		"git rebase main":           false,
+		"git status":                false,
 	} {
 		err := needsTerminal(src)
 		var e *value.Error

@@ -9,6 +9,7 @@ package main
 
 import (
 	"path"
+	"strings"
 
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
@@ -49,6 +50,8 @@ func needsTerminal(src string) error {
 			found, name = c, "interact"
 		case terminalPrograms[head]:
 			found, name = c, head
+		case head == "git" && gitOpensEditor(c.Args):
+			found, name = c, "git "+c.Args[0].Text
 		}
 		return found == nil
 	})
@@ -60,4 +63,36 @@ func needsTerminal(src string) error {
 		Hint: "run it in a standalone shoal (without --kernel) or another terminal: a kernel session's programs run without one, their output shown when they end",
 		Span: found.Span, HasPos: true}
 	return e
+}
+
+// gitOpensEditor reports whether git with args would open an editor for
+// the person: `commit` without a message (-m, -F, -C, --no-edit, …) and
+// `rebase -i`.
+func gitOpensEditor(args []*syntax.CmdArg) bool {
+	if len(args) == 0 || args[0].Kind != syntax.ArgWord {
+		return false
+	}
+	sub, rest := args[0].Text, args[1:]
+	has := func(long string, shorts string) bool {
+		for _, a := range rest {
+			switch a.Kind {
+			case syntax.ArgLongFlag:
+				if strings.Contains(long, " "+a.Name+" ") {
+					return true
+				}
+			case syntax.ArgShortFlag:
+				if strings.ContainsAny(a.Text, shorts) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch sub {
+	case "commit":
+		return !has(" message file reuse-message no-edit fixup dry-run ", "mFC")
+	case "rebase":
+		return has(" interactive ", "i")
+	}
+	return false
 }
