@@ -60,7 +60,7 @@ func needsTerminal(src string) error {
 	}
 	e := &value.Error{Code: "no_terminal",
 		Msg:  name + " needs a terminal, and a kernel session has none to give it",
-		Hint: "run it in a standalone shoal (without --kernel) or another terminal: a kernel session's programs run without one, their output shown when they end",
+		Hint: "run it in a standalone shoal (without --kernel) or in another terminal",
 		Span: found.Span, HasPos: true}
 	return e
 }
