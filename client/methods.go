@@ -20,6 +20,10 @@ type AttachParams struct {
 	Session string      `json:"session,omitempty"`
 	Token   string      `json:"token,omitempty"`
 	Client  *ClientInfo `json:"client,omitempty"`
+	// Cwd, when set, moves the session to this absolute directory once
+	// attached (as cd would, through the principal's gate); a reconnect
+	// repeats the attach without it, so the session stays where it went.
+	Cwd string `json:"cwd,omitempty"`
 }
 
 // Caps is the capability summary of an attachment.
@@ -72,14 +76,25 @@ type AttachResult struct {
 	// Created is set when the attach made a fresh session: the name was
 	// new, or its earlier session had been closed for idleness.
 	Created bool `json:"created"`
+	// CwdRefused says why the Cwd asked for was not entered; the session
+	// is then in CWD.
+	CwdRefused string `json:"cwd_refused,omitempty"`
 }
 
 // Attach attaches this connection to a session. The params are repeated
-// automatically after a reconnect.
+// automatically after a reconnect (without Cwd).
 func (c *Client) Attach(ctx context.Context, p AttachParams) (*AttachResult, error) {
 	var r AttachResult
 	if err := c.Call(ctx, proto.MethodSessionAttach, p, &r); err != nil {
 		return nil, err
+	}
+	if p.Cwd != "" {
+		p.Cwd = ""
+		if raw, err := json.Marshal(p); err == nil {
+			c.mu.Lock()
+			c.attach = raw
+			c.mu.Unlock()
+		}
 	}
 	return &r, nil
 }
@@ -110,6 +125,17 @@ type ExecParams struct {
 	TimeoutMS int64  `json:"timeout_ms,omitempty"`
 	Elide     *Elide `json:"elide,omitempty"`
 	PlanRef   string `json:"plan_ref,omitempty"`
+	// Display asks for statement output rendered for a person (see
+	// Display); nil: the plain display.
+	Display *Display `json:"display,omitempty"`
+}
+
+// Display is how an exec's statement output is rendered: datetimes to
+// TimePrecisionNS (0: all of it) and a table's `name` column left out
+// where it repeats `path` (FoldNames), as the standalone shoal shows them.
+type Display struct {
+	TimePrecisionNS int64 `json:"time_precision_ns,omitempty"`
+	FoldNames       bool  `json:"fold_names,omitempty"`
 }
 
 // ExecResult is the result of exec, one of three shapes: a completed value
@@ -122,6 +148,8 @@ type ExecResult struct {
 	// Exit is the status an `exit` in the source asked for (the session
 	// itself goes on); nil when it did not exit.
 	Exit *int `json:"exit,omitempty"`
+	// Cwd is the session's directory once the exec ended.
+	Cwd string `json:"cwd,omitempty"`
 
 	Task     string `json:"task,omitempty"`
 	Events   string `json:"events,omitempty"`

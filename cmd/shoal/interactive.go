@@ -62,12 +62,17 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 	}
 	var sess repl.Session
 	if remote != nil {
-		r, err := dialRemote(ctx, *remote, stdout)
+		remote.Style = display.Style()
+		r, err := dialRemote(ctx, *remote, stdout, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "shoal: %v\n", err)
 			return 1
 		}
 		defer r.Close()
+		// The prompt, completion and the pager follow the session's
+		// directory: the local interpreter is kept there.
+		r.onCwd = func(d string) { _ = in.Enter(ctx, d) }
+		r.onCwd(r.cwd)
 		sess = r
 	}
 	if remote == nil {

@@ -194,7 +194,7 @@ func TestLineEditorOnAScreen(t *testing.T) {
 	})
 	r.send("\r")
 	snap = r.wait("1 2 3 on three lines", func(s pty.Snapshot) bool {
-		return strings.TrimSpace(s.Screen[2]) == "1" && strings.TrimSpace(s.Screen[3]) == "2" && strings.TrimSpace(s.Screen[4]) == "3"
+		return strings.TrimSpace(s.Screen[2]) == "0  1" && strings.TrimSpace(s.Screen[3]) == "1  2" && strings.TrimSpace(s.Screen[4]) == "2  3"
 	})
 	if strings.Contains(strings.Join(snap.Screen, "\n"), "error") {
 		t.Fatalf("the paste ran line by line:\n%s", strings.Join(snap.Screen, "\n"))

@@ -37,9 +37,11 @@ const usage = `usage: shoal                  (interactive, on a terminal)
        shoal -c SOURCE
        shoal FILE [ARGS...]      (the script sees ARGS as args)
        shoal < FILE
-       shoal --kernel SOCKET [--session NAME] [--token TOKEN] [-c SOURCE | FILE [ARGS...]]
-                                (in a session of a running kernel; default
-                                session $SHOAL_SESSION or "default", token $SHOAL_TOKEN)
+       shoal --kernel [SOCKET] [--session NAME] [--token TOKEN] [--keep-cwd] [-c SOURCE | FILE [ARGS...]]
+                                (in a session of a running kernel, moved to this
+                                directory unless --keep-cwd; default socket the
+                                discovered one, session $SHOAL_SESSION or "default",
+                                token $SHOAL_TOKEN)
        shoal mcp [flags]        (the MCP facade, as shoal-mcp; see shoal mcp -h)
        shoal history [flags]    (a running kernel's journal; see shoal history -h)
        shoal kernel [flags]     (shoal-kernel, found beside this shoal)
@@ -101,6 +103,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.StringVar(&remote.Socket, "kernel", "", "run in a session of the kernel at `SOCKET`")
 	fs.StringVar(&remote.Session, "session", os.Getenv("SHOAL_SESSION"), "the kernel session to attach to")
 	fs.StringVar(&remote.Token, "token", os.Getenv("SHOAL_TOKEN"), "attach with a bearer token")
+	fs.BoolVar(&remote.KeepCwd, "keep-cwd", false, "attach without moving the kernel session to this directory")
+	args, discover := kernelFlag(args)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -117,6 +121,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 2
 	}
+	if discover && remote.Socket == "" {
+		remote.Socket = discoveredSocket(remote.Session)
+	}
+	remote.Style = value.Human // the REPL's comes from the user's render.* settings
 	var target *remoteTarget
 	if remote.Socket != "" {
 		target = &remote

@@ -32,7 +32,7 @@ func TestRun(t *testing.T) {
 		{name: "null prints nothing", args: []string{"-c", "null"}, stdout: ""},
 		{name: "interpreter block streams once", args: []string{"-c", "sh { echo from sh }"}, stdout: "from sh\n"},
 		{name: "captured block is displayed", args: []string{"-c", "(sh { echo from sh }).out"}, stdout: "from sh\n"},
-		{name: "readme example", args: []string{"-c", "let xs = [3, 1, 2]\nxs.sort().map(x => x * 10)"}, stdout: "10\n20\n30\n"},
+		{name: "readme example", args: []string{"-c", "let xs = [3, 1, 2]\nxs.sort().map(x => x * 10)"}, stdout: "0  10\n1  20\n2  30\n"},
 		{name: "script file", args: []string{script}, stdout: "42\n"},
 		{name: "script arguments", args: []string{argScript, "a", "b c"}, stdout: "[\"a\", \"b c\"]\n2\n"},
 		{name: "script without arguments", args: []string{argScript}, stdout: "[]\n0\n"},

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"unicode"
 
@@ -43,6 +44,14 @@ type remoteTarget struct {
 	Session string // the session's name ("" is "default")
 	Token   string // a bearer token; "" attaches as the local owner
 	TTY     bool   // the client is a person at a terminal
+	// KeepCwd attaches without moving the session to this process's
+	// directory (--keep-cwd); by default the first attach moves it here,
+	// so commands run where the prompt says.
+	KeepCwd bool
+	// Style is the display style asked of the kernel for statement output
+	// and used for the final value: the standalone shoal's (value.Human
+	// for -c and scripts, the user's render.* settings in the REPL).
+	Style value.Style
 }
 
 // remoteSession is a repl.Session in a kernel session. It is used by one
@@ -50,14 +59,23 @@ type remoteTarget struct {
 type remoteSession struct {
 	target remoteTarget
 	stdout io.Writer
+	stderr io.Writer
 	c      *client.Client
 	since  uint64 // the render channel's newest seq seen (0: none yet)
 	exit   *int   // an exit the kernel reported
+	// entered is set once an attach has carried this process's directory
+	// (or KeepCwd said not to): a reconnect does not move the session back.
+	entered bool
+	// cwd is the session's directory as the kernel last reported it.
+	cwd string
+	// onCwd, when set, is told the session's directory after each attach
+	// and exec (the REPL keeps its prompt and completion there).
+	onCwd func(dir string)
 }
 
 // dialRemote connects and attaches.
-func dialRemote(ctx context.Context, t remoteTarget, stdout io.Writer) (*remoteSession, error) {
-	r := &remoteSession{target: t, stdout: stdout}
+func dialRemote(ctx context.Context, t remoteTarget, stdout, stderr io.Writer) (*remoteSession, error) {
+	r := &remoteSession{target: t, stdout: stdout, stderr: stderr}
 	if err := r.connect(ctx); err != nil {
 		return nil, err
 	}
@@ -76,14 +94,42 @@ func (r *remoteSession) connect(ctx context.Context) error {
 		return fmt.Errorf("kernel %s: %w (is shoal-kernel running? start it with `shoal kernel --socket %s`)",
 			r.target.Socket, errors.Unwrap(err), r.target.Socket)
 	}
-	_, err = c.Attach(ctx, client.AttachParams{Session: r.target.Session, Token: r.target.Token,
-		Client: &client.ClientInfo{Kind: "shoal", TTY: r.target.TTY}})
+	params := client.AttachParams{Session: r.target.Session, Token: r.target.Token,
+		Client: &client.ClientInfo{Kind: "shoal", TTY: r.target.TTY}}
+	if !r.entered && !r.target.KeepCwd {
+		if wd, err := os.Getwd(); err == nil {
+			params.Cwd = wd
+		}
+	}
+	res, err := c.Attach(ctx, params)
 	if err != nil {
 		c.Close()
 		return fmt.Errorf("kernel %s: attach: %w", r.target.Socket, err)
 	}
+	r.entered = true
 	r.c = c
+	if res.CwdRefused != "" {
+		fmt.Fprintf(r.stderr, "shoal: the kernel session stays in %s: %s\n", res.CWD.Display, res.CwdRefused)
+	}
+	r.setCwd(res.CWD.Display)
 	return nil
+}
+
+// setCwd records the session's directory the kernel reported.
+func (r *remoteSession) setCwd(dir string) {
+	if dir == "" || dir == r.cwd {
+		return
+	}
+	r.cwd = dir
+	if r.onCwd != nil {
+		r.onCwd(dir)
+	}
+}
+
+// display is the exec param asking for statement output in the target's
+// style.
+func (r *remoteSession) display() *client.Display {
+	return &client.Display{TimePrecisionNS: int64(r.target.Style.TimePrecision), FoldNames: r.target.Style.FoldNames}
 }
 
 // Close ends the connection; the kernel session lives on.
@@ -116,7 +162,10 @@ func (r *remoteSession) Eval(ctx context.Context, src string, _ *syntax.Program)
 			return nil, err
 		}
 	}
-	res, err := r.c.Exec(ctx, client.ExecParams{Src: src, Elide: &remoteElide})
+	if refusal := needsTerminal(src); refusal != nil {
+		return nil, refusal
+	}
+	res, err := r.c.Exec(ctx, client.ExecParams{Src: src, Elide: &remoteElide, Display: r.display()})
 	if ctx.Err() != nil {
 		// Ctrl-C (or the end): closing the connection cancels the exec on
 		// the kernel, with every process it started.
@@ -130,10 +179,17 @@ func (r *remoteSession) Eval(ctx context.Context, src string, _ *syntax.Program)
 		return nil, fmt.Errorf("lost the kernel at %s: %w", r.target.Socket, err)
 	}
 	if err != nil {
+		var d struct {
+			Cwd string `json:"cwd"`
+		}
+		if client.ErrorData(err, &d) == nil {
+			r.setCwd(d.Cwd)
+		}
 		ref, lerr := remoteError(err)
 		r.printOutput(ctx, ref)
 		return nil, lerr
 	}
+	r.setCwd(res.Cwd)
 	r.printOutput(ctx, res.Ref)
 	if res.Exit != nil {
 		code := *res.Exit
@@ -166,10 +222,31 @@ func decodeResult(res *client.ExecResult) (value.Value, error) {
 	if o, ok := v.(*value.Outcome); ok && o.Pid == 0 {
 		o.Builtin = true
 		if o.Out == nil && len(o.Stdout) > 0 {
-			o.Out = value.Str(o.Stdout) // the wire carries a text answer as out
+			// The wire carries a builtin's text answer as out: bytes
+			// (cat's) stay bytes, so they pass through exactly.
+			if wireOutIsBytes(res.Value) {
+				o.Out = value.Bytes(o.Stdout)
+			} else {
+				o.Out = value.Str(o.Stdout)
+			}
 		}
 	}
 	return v, nil
+}
+
+// wireOutIsBytes reports whether the wire outcome raw carries its out as
+// bytes ({"$":"bytes",…}) rather than as a text.
+func wireOutIsBytes(raw json.RawMessage) bool {
+	var o struct {
+		Out json.RawMessage `json:"out"`
+	}
+	if json.Unmarshal(raw, &o) != nil || len(o.Out) == 0 || o.Out[0] != '{' {
+		return false
+	}
+	var tag struct {
+		T string `json:"$"`
+	}
+	return json.Unmarshal(o.Out, &tag) == nil && tag.T == "bytes"
 }
 
 // printOutput prints what ref's statements wrote, as the render channel
@@ -294,7 +371,7 @@ func remoteError(err error) (ref string, _ error) {
 // the outcome with the exit statuses execute gives. A script's arguments
 // are bound first, as `args` and `script`, by an exec of their own.
 func executeRemote(ctx context.Context, t remoteTarget, name, src, script string, scriptArgs []string, stdout, stderr io.Writer) int {
-	r, err := dialRemote(ctx, t, stdout)
+	r, err := dialRemote(ctx, t, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
@@ -318,10 +395,14 @@ func executeRemote(ctx context.Context, t remoteTarget, name, src, script string
 		}
 		return errorStatus(err)
 	}
+	// The final value shows as the standalone shoal shows it: passed-through
+	// bytes exactly, anything else in the same display style.
 	prog, perr := syntax.Parse(src, syntax.ParseOptions{})
-	if perr != nil || repl.Printable(prog, v) {
+	if raw, ok := repl.PassThrough(v); ok {
+		_, _ = stdout.Write(raw)
+	} else if perr != nil || repl.Printable(prog, v) {
 		if v != nil && v.Kind() != value.KNull {
-			fmt.Fprintln(stdout, value.Display(v))
+			fmt.Fprintln(stdout, value.DisplayStyled(v, 0, t.Style))
 		}
 	}
 	return 0

@@ -158,7 +158,7 @@ func TestRemoteRun(t *testing.T) {
 		{name: "child status", args: []string{"-c", "^sh -c 'exit 7'"}, code: 7, errText: "error[cmd_failed]"},
 		{name: "exit N", args: []string{"-c", "exit 5"}, code: 5},
 		{name: "exit 0 after output", args: []string{"-c", "echo a; exit 0"}, out: "a\n"},
-		{name: "script args", args: []string{script, "a", "b'{c}\"", "x y"}, out: "3\na\nb'{c}\"\nx y\n"},
+		{name: "script args", args: []string{script, "a", "b'{c}\"", "x y"}, out: "3\n0  a\n1  b'{c}\"\n2  x y\n"},
 		{name: "stdin", args: nil, stdin: "let z = 20\nz + 22\n", out: "42\n"},
 		{name: "session kept between runs", args: []string{"-c", "let kept = 9"}, out: ""},
 		{name: "session kept, read", args: []string{"-c", "kept * 2"}, out: "18\n"},
@@ -268,7 +268,7 @@ func TestRemoteREPLOnATerminal(t *testing.T) {
 	}
 	other("let from_agent = [3, 1, 2]")
 	send("from_agent.sort()\r")
-	at = out.waitFor(t, at, "1\r\n2\r\n3")
+	at = out.waitFor(t, at, "0  1\r\n1  2\r\n2  3")
 	at = out.waitForPrompt(t, at)
 	send("echo one; echo two\r")
 	at = out.waitFor(t, at, "one\r\ntwo")
@@ -422,7 +422,7 @@ func TestRemoteKernelRestart(t *testing.T) {
 	}
 	k := start()
 	var out bytes.Buffer
-	r, err := dialRemote(context.Background(), remoteTarget{Socket: sock}, &out)
+	r, err := dialRemote(context.Background(), remoteTarget{Socket: sock}, &out, &out)
 	if err != nil {
 		t.Fatal(err)
 	}

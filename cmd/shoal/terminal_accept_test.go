@@ -267,7 +267,7 @@ func TestTerminalAcceptance(t *testing.T) {
 				if !ok || !strings.Contains(rest, ".sort()") {
 					return false
 				}
-				one, two, three := strings.Index(rest, "\n1"), strings.Index(rest, "\n2"), strings.Index(rest, "\n3")
+				one, two, three := strings.Index(rest, "\n0  1"), strings.Index(rest, "\n1  2"), strings.Index(rest, "\n2  3")
 				return one > 0 && two > one && three > two && onPrompt(s)
 			})
 			return ok

@@ -32,6 +32,10 @@ type Builtin struct {
 	// too, so nothing is shown (cd: the next prompt shows where you are);
 	// in value position the result is kept (`let p = (cd src)`).
 	Silent bool
+	// Sink: the result is what the builtin wrote away (save), returned so
+	// that it composes; a statement that ends with it shows nothing, as a
+	// redirect shows nothing (see HidesResult).
+	Sink bool
 	// Verbatim passes every argument as a positional value, flags spelled
 	// as written (`-v`, `--x=1`, `--`), for builtins that run another
 	// program's command line (interact).
@@ -86,6 +90,10 @@ func lookupBuiltin(name string) (*Builtin, bool) {
 
 // IsBuiltin reports whether name is a registered builtin command.
 func IsBuiltin(name string) bool { _, ok := builtins[name]; return ok }
+
+// HidesResult reports whether a statement ending in the builtin name
+// shows nothing: its result is what it wrote to a file (Builtin.Sink).
+func HidesResult(name string) bool { b, ok := builtins[name]; return ok && b.Sink }
 
 // BuiltinNames lists the registered builtin commands, sorted.
 func BuiltinNames() []string {
@@ -354,7 +362,11 @@ func (t *thread) emit(v value.Value) {
 		_, _ = io.WriteString(t.stdout, string(x))
 		return
 	}
-	_, _ = io.WriteString(t.stdout, value.DisplayStyled(v, 0, t.in.opts.Display)+"\n")
+	st := t.in.opts.Display
+	if t.style != nil {
+		st = *t.style
+	}
+	_, _ = io.WriteString(t.stdout, value.DisplayStyled(v, 0, st)+"\n")
 }
 
 // renderForFile is the text a builtin result writes through `>`.

@@ -37,8 +37,20 @@ func bfsTrashDir(c *BuiltinCall) string {
 		_, _ = rand.Read(b[:])
 		bfsTrashToken = hex.EncodeToString(b[:])
 	})
+	if root := c.t.in.opts.Trash; root != "" {
+		return filepath.Join(root, bfsTrashToken)
+	}
 	tmp, ok := c.Getenv("TMPDIR")
 	return filepath.Join(trashRoot(tmp, ok), bfsTrashToken)
+}
+
+// TrashRoot is the directory rm's trash lies under in this session, with
+// environment env: Options.Trash, else TrashRoot(env).
+func (in *Interp) TrashRoot(env []string) string {
+	if in.opts.Trash != "" {
+		return in.opts.Trash
+	}
+	return TrashRoot(env)
 }
 
 // TrashRoot is the directory under which rm (without --permanent) makes

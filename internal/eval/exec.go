@@ -214,7 +214,9 @@ func (t *thread) spawnExternal(name, prog string, args []string, r *redirects, m
 		return nil, err
 	}
 	if shows {
-		if o.Out != nil && o.Ok() {
+		// A `lines` parser's list is the text as written: shown as
+		// written, not as a list (whose display numbers its items).
+		if o.Out != nil && o.Ok() && ar.spec.Parse != "lines" {
 			t.showAdapted(o, ar)
 		} else {
 			_, _ = t.stdout.Write(o.Stdout)

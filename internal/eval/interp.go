@@ -19,8 +19,13 @@ import (
 
 // Options configures a new interpreter session.
 type Options struct {
-	Host           host.Host // required: every effect goes through it
-	Dir            string    // initial working directory (absolute)
+	Host host.Host // required: every effect goes through it
+	Dir  string    // initial working directory (absolute)
+	// Trash, when set, is the directory rm (without --permanent) moves
+	// what it removes into (a directory of this process beneath it), in
+	// place of <TMPDIR>/shoal-trash: the kernel's own per-principal place,
+	// which the session's environment cannot steer.
+	Trash          string
 	Env            []string  // initial environment; nil means Host.Environ
 	Stdout, Stderr io.Writer // statement-position command output (nil discards)
 	REPL           bool      // parse with REPL affordances
@@ -244,6 +249,7 @@ func (in *Interp) run(ctx context.Context, parse func() (*syntax.Program, error)
 		t.stderr = o.Stderr
 	}
 	t.src = o.Source
+	t.style = o.Display
 	fm := modeFinal
 	if o.Position == PositionValue {
 		fm = modeValue

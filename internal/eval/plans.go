@@ -83,7 +83,7 @@ func (t *thread) leashEnv(sc *scope) leash.Env {
 	return leash.Env{
 		Dir:   t.dir,
 		Home:  home,
-		Trash: TrashRoot(t.env),
+		Trash: t.in.TrashRoot(t.env),
 		// Value bindings only: functions and aliases answer Function and
 		// Alias, whose bodies derivation follows.
 		IsBound: func(name string) bool {

@@ -27,6 +27,10 @@ type RunOptions struct {
 	// Stdout and Stderr receive statement-position command output for
 	// this run; nil falls back to Options.Stdout and Options.Stderr.
 	Stdout, Stderr io.Writer
+	// Display, when set, is the style statement-position results print in
+	// for this run in place of Options.Display: a kernel exec for a
+	// person's terminal shows what the standalone shoal would.
+	Display *value.Style
 	// Started, when set, is called once the run holds the session lock,
 	// before it parses and evaluates: the kernel lets the next request of
 	// the session go on from there when this run is a background task.

@@ -48,6 +48,7 @@ type thread struct {
 	fnDepth int      // >0 inside a function body
 	stdout  io.Writer
 	stderr  io.Writer
+	style   *value.Style  // statement output's display style; nil: Options.Display
 	root    *scope        // scope `source` evaluates into at top level
 	top     bool          // the session's own thread: navigation persists
 	free    []*scope      // recycled scopes (see getScope)

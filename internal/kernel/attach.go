@@ -41,7 +41,11 @@ type attachment struct {
 type attachParams struct {
 	Session *string `json:"session"`
 	Token   *string `json:"token"`
-	Client  *struct {
+	// Cwd, when set, moves the session to this absolute directory (as
+	// `cd` would, through its gate) once attached: a person's client
+	// attaches from the directory its prompt shows.
+	Cwd    *string `json:"cwd"`
+	Client *struct {
 		Kind string `json:"kind"`
 		TTY  bool   `json:"tty"`
 	} `json:"client"`
@@ -94,6 +98,9 @@ type attachResult struct {
 	// Created is set when this attach made the session: the name was new,
 	// or its earlier session had been closed for idleness.
 	Created bool `json:"created"`
+	// CwdRefused says why the cwd asked for was not entered (the session
+	// stays where cwd says); absent when none was asked for or it was.
+	CwdRefused string `json:"cwd_refused,omitempty"`
 }
 
 // checkSessionLabel accepts any non-empty printable UTF-8 name of at most
@@ -110,7 +117,7 @@ func checkSessionLabel(name string) error {
 	return nil
 }
 
-func handleAttach(_ context.Context, c *call) (any, error) {
+func handleAttach(ctx context.Context, c *call) (any, error) {
 	var p attachParams
 	if err := c.params(&p); err != nil {
 		return nil, err
@@ -158,8 +165,15 @@ func handleAttach(_ context.Context, c *call) (any, error) {
 	}
 	att.sess = sess
 	c.conn.attach(att)
+	var refused string
+	if p.Cwd != nil {
+		if err := sess.enter(ctx, *p.Cwd); err != nil {
+			refused = fitEncoded(err.Error(), MaxErrorText)
+		}
+	}
 	res := srv.attachResult(att, name)
 	res.Created = created
+	res.CwdRefused = refused
 	return res, nil
 }
 

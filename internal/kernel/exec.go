@@ -27,6 +27,9 @@ type execParams struct {
 	TimeoutMS  *int64       `json:"timeout_ms"`
 	Elide      *elideParams `json:"elide"`
 	PlanRef    *string      `json:"plan_ref"`
+	// Display is how statement output of this exec is rendered; nil is
+	// the plain display agents and the journal get.
+	Display *displayParams `json:"display"`
 
 	// prog is the program leashCheck judged, which then runs; nil when
 	// no plan was derived (the source is parsed when it runs).
@@ -46,6 +49,9 @@ type execResult struct {
 	// Exit is the status an `exit` in the source asked for; the session
 	// goes on, its client may end itself with it.
 	Exit *int `json:"exit,omitempty"`
+	// Cwd is the session's directory once the exec ended (a person's
+	// client shows it in its prompt).
+	Cwd string `json:"cwd,omitempty"`
 }
 
 // raisedData is the data of a RAISED error.
@@ -58,6 +64,8 @@ type raisedData struct {
 	// Status and Stderr are wire values, present for failed commands.
 	Status json.RawMessage `json:"status,omitempty"`
 	Stderr json.RawMessage `json:"stderr,omitempty"`
+	// Cwd is the session's directory once the exec ended.
+	Cwd string `json:"cwd,omitempty"`
 }
 
 // runMode reports whether p runs in mode "run", the mode judged by policy
@@ -178,7 +186,7 @@ func (c *call) runSync(ctx context.Context, p *execParams) (any, error) {
 // by hand: value is already compact wire JSON. A result too large for a
 // frame fails, and the caller leaves it to reply to word the error.
 func (r *execResult) answer(req *proto.Request) (answerFrame, error) {
-	return buildAnswer(req, 64+len(r.Ref)+len(r.Value)+len(r.Render), func(b []byte, limit int) ([]byte, error) {
+	return buildAnswer(req, 80+len(r.Ref)+len(r.Value)+len(r.Render)+len(r.Cwd), func(b []byte, limit int) ([]byte, error) {
 		b = append(b, `{"ref":`...)
 		b = proto.AppendString(b, r.Ref)
 		b = append(b, `,"value":`...)
@@ -192,6 +200,10 @@ func (r *execResult) answer(req *proto.Request) (answerFrame, error) {
 		if r.Exit != nil {
 			b = append(b, `,"exit":`...)
 			b = strconv.AppendInt(b, int64(*r.Exit), 10)
+		}
+		if r.Cwd != "" {
+			b = append(b, `,"cwd":`...)
+			b = proto.AppendString(b, r.Cwd)
 		}
 		b = append(b, '}')
 		if len(b) > limit {
@@ -246,7 +258,7 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	// task.get of the run's task shows the tail of what it has printed.
 	releaseOutput, _ := tasks.RegisterOutput(ctx, out.snapshot)
 	defer releaseOutput()
-	ro := eval.RunOptions{Stdout: &out, Stderr: &out}
+	ro := eval.RunOptions{Stdout: &out, Stderr: &out, Display: p.Display.style()}
 	if p.Position == "value" {
 		ro.Position = eval.PositionValue
 	}
@@ -289,6 +301,8 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 		return nil, refName(n), err
 	}
 	res = &execResult{Ref: refName(n), Value: wire, Render: render(v)}
+	res.Cwd, _ = sess.snapshot()
+	res.Cwd = toValidUTF8(res.Cwd)
 	if code, ok := sess.interp.TakeExit(); ok {
 		res.Exit = &code
 	}
@@ -419,6 +433,8 @@ func langError(ctx context.Context, err error) *value.Error {
 func raised(sess *session, e *value.Error) (int, error) {
 	n := sess.store(e)
 	d := raisedData{Ref: refName(n), URI: refURI(n), Code: e.Code}
+	d.Cwd, _ = sess.snapshot()
+	d.Cwd = toValidUTF8(d.Cwd)
 	if e.HasPos {
 		d.Span = &proto.Span{Start: int(e.Span.Start), End: int(e.Span.End)}
 	}

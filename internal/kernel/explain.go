@@ -121,7 +121,9 @@ func sessionLeashEnv(sess *session) leash.Env {
 	view := sess.view()
 	dir, env := sess.snapshot()
 	var adapter func(*syntax.CmdCall) (leash.Adapted, bool)
+	trash := eval.TrashRoot(env)
 	if sess.interp != nil {
+		trash = sess.interp.TrashRoot(env)
 		// The catalog is fixed for the session's life: read without a turn.
 		adapter = eval.AdapterDeriver(sess.interp.Adapters())
 	}
@@ -129,7 +131,7 @@ func sessionLeashEnv(sess *session) leash.Env {
 		Adapter: adapter,
 		Dir:     dir,
 		Home:    envValue(env, "HOME"),
-		Trash:   eval.TrashRoot(env),
+		Trash:   trash,
 		IsBound: view.isBound,
 		TypeOf:  view.typeOf,
 		Function: func(name string) (*syntax.FnDecl, bool) {

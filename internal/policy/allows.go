@@ -43,9 +43,9 @@ func (g *Grants) Allows(effect host.Effect, subject string) bool {
 	case host.FSRead:
 		return matchAny(g.FSRead, subject)
 	case host.FSWrite:
-		return matchAny(g.FSWrite, subject)
+		return matchAny(g.FSWrite, subject) || g.inTrash(subject)
 	case host.FSDelete:
-		return matchAny(g.FSDelete, subject)
+		return matchAny(g.FSDelete, subject) || g.inTrash(subject)
 	case host.ProcSpawn:
 		return g.spawnAllowed(subject, "")
 	case host.NetConnect:
@@ -101,7 +101,7 @@ func nameAllowed(grants []string, name string) bool {
 // or one of its ancestors matches an fs.write or fs.delete grant.
 func (g *Grants) writable(p string) bool {
 	for q := p; ; q = path.Dir(q) {
-		if matchAny(g.FSWrite, q) || matchAny(g.FSDelete, q) {
+		if matchAny(g.FSWrite, q) || matchAny(g.FSDelete, q) || g.inTrash(q) {
 			return true
 		}
 		if q == "/" {

@@ -133,6 +133,9 @@ func (g *Grants) fsAllows(effect host.Effect, p string, tree bool) bool {
 	if !normalised(p) {
 		return false
 	}
+	if effect != host.FSRead && g.inTrash(p) {
+		return true
+	}
 	for _, gl := range globs {
 		if gl.Covers(p) {
 			return true

@@ -90,6 +90,10 @@ type Grants struct {
 	Hermetic  bool
 
 	Approve, SelfApprove, JournalReadAll bool
+
+	// Trash is the kernel's trash directory for this principal ("" none):
+	// see WithTrash.
+	Trash string
 }
 
 // Policy is a loaded policy file: grants by principal name.

@@ -238,7 +238,7 @@ func TestBackgroundJobReturnsToPrompt(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the REPL waited for the background job")
 	}
-	want := "[1] ^sleep 30\nrunning\n9\ntask_cancelled\ncancelled\ndone\n"
+	want := "[1] ^sleep 30\n0  running\n9\ntask_cancelled\n0  cancelled\n1  done\n"
 	if got := out.String(); got != want {
 		t.Errorf("stdout %q, want %q (stderr %q)", got, want, errs.String())
 	}

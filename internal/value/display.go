@@ -16,7 +16,8 @@ const maxCellWidth = 60
 // Display renders v for a human reader, possibly over several lines and
 // never with a trailing newline. Strings, paths and bytes print as raw
 // text; tables and non-empty lists of records print as aligned columns
-// under a header and a rule; other lists print one item per line; records
+// under a header and a rule; other lists print one item per line after
+// its index (so a list never displays as a text would); records
 // print aligned `key  value` lines; outcomes print their structured output
 // or captured stdout; everything else prints as Inline. A display longer
 // than MaxEncodedBytes is cut there, ending in "…".
@@ -214,12 +215,18 @@ func (d *displayer) value(v Value, depth int) {
 			d.grid(cols, len(x.Items), cell, depth)
 			return
 		}
-		for _, it := range x.Items {
+		// Each item on a line after its index, so that a list never
+		// shows as a text would: ["a", "b"] is "0  a" and "1  b", the
+		// text "a\nb" is its two lines.
+		iw := len(strconv.Itoa(len(x.Items) - 1))
+		var num []byte
+		for i, it := range x.Items {
 			if d.done() {
 				d.cut = true
 				return
 			}
-			d.text(d.item(it, depth+1, d.itemBudget()), false)
+			num = strconv.AppendInt(num[:0], int64(i), 10)
+			d.text(strings.Repeat(" ", iw-len(num))+string(num)+"  "+d.item(it, depth+1, d.itemBudget()), false)
 		}
 	case *Record:
 		d.record(x, depth)
