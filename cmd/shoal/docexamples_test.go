@@ -75,7 +75,11 @@ func seedFixture(t testing.TB, dir string, extra map[string]string) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		mode := os.FileMode(0o644)
+		if strings.HasPrefix(name, "bin/") || strings.HasPrefix(name, "vendor/") {
+			mode = 0o755 // stand-in programs
+		}
+		if err := os.WriteFile(p, []byte(body), mode); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -83,7 +87,9 @@ func seedFixture(t testing.TB, dir string, extra map[string]string) {
 		write(name, body)
 	}
 	for name, body := range extra {
-		write(name, body)
+		if !strings.HasPrefix(name, "../") {
+			write(name, body)
+		}
 	}
 	if _, err := exec.LookPath("git"); err != nil {
 		return
@@ -99,8 +105,6 @@ func seedFixture(t testing.TB, dir string, extra map[string]string) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	// One change, so git status has a row to show.
-	write("notes.txt", docFixture["notes.txt"]+"delta\n")
 }
 
 // docEnv gives the harness a private HOME and XDG directories, so no
@@ -202,6 +206,7 @@ func runExample(t *testing.T, dir, prelude, src string) exampleResult {
 	}
 	defer in.Close()
 	if prelude != "" {
+		prelude = strings.ReplaceAll(prelude, "@DIR@", dir)
 		p, err := syntax.Parse(prelude, syntax.ParseOptions{IsBound: in.IsBound})
 		if err != nil {
 			t.Fatalf("prelude: %v", err)
@@ -262,12 +267,26 @@ func fixtureDir(t *testing.T, extra map[string]string) string {
 		seedFixture(t, tmpl, extra)
 		fixtureTemplates[t.Name()] = tmpl
 	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
+	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The project is a directory named shoal, so its siblings (extra
+	// names that start with ../) can be seeded beside it.
+	dir := filepath.Join(root, "shoal")
 	if err := os.CopyFS(dir, os.DirFS(tmpl)); err != nil {
 		t.Fatalf("copying the fixture: %v", err)
+	}
+	for name, body := range extra {
+		if rel, ok := strings.CutPrefix(name, "../"); ok {
+			p := filepath.Join(root, filepath.FromSlash(rel))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	return dir
 }
