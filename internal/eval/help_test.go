@@ -125,3 +125,28 @@ func TestHelpErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestProgramFlagsHint: a builtin named like a program refuses that
+// program's flags with a hint naming the program itself.
+func TestProgramFlagsHint(t *testing.T) {
+	cases := []struct{ src, hint string }{
+		{"ls -la", `ls accepts -a/--all; the ls program itself: run("ls", "-la")`},
+		{"rm -rf x", `the rm program itself: run("rm", "-rf")`},
+		{"cp --preserve a b", `run("cp", "--preserve")`},
+	}
+	for _, c := range cases {
+		s := newSession(t)
+		_, err := s.eval(c.src)
+		var e *value.Error
+		if !errors.As(err, &e) || e.Code != codeArg || !strings.Contains(e.Hint, c.hint) {
+			t.Errorf("%s: %v (hint %q), want arg_error with %q", c.src, err, hintOf(e), c.hint)
+		}
+	}
+}
+
+func hintOf(e *value.Error) string {
+	if e == nil {
+		return ""
+	}
+	return e.Hint
+}
