@@ -17,7 +17,7 @@ const maxHabitLine = 4096
 
 var (
 	habitExport = regexp.MustCompile(`^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)
-	habitFor    = regexp.MustCompile(`^\s*for\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\s+(.*?)\s*(?:;|$)\s*(?:do\b|$)`)
+	habitFor    = regexp.MustCompile(`^\s*for\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\s+([^{}()]*?)\s*(;\s*do\b|\s+do\s*$|$)`)
 	habitWhile  = regexp.MustCompile(`^\s*(?:while|until)\s+(.*?)\s*;\s*do\b`)
 	habitTest   = regexp.MustCompile(`(?:^|[\s;])(?:\[\[?|test)\s+(!\s+)?-([a-zA-Z])\s+("[^"]*"|'[^']*'|[^\s\]]+)`)
 	habitCmpTst = regexp.MustCompile(`(?:^|[\s;])\[\[?\s+\S+\s+(?:=|==|!=|-eq|-ne|-lt|-gt|-le|-ge)\s+\S+\s+\]\]?`)
@@ -60,7 +60,7 @@ func habitOf(line string, col int, msg string) (string, string) {
 		return "`export` is POSIX shell: the environment is the env namespace",
 			"write env." + m[1] + " = " + shellValue(m[2])
 	}
-	if m := habitFor.FindStringSubmatch(line); m != nil && (strings.Contains(line, "do") || strings.ContainsAny(m[2], "*?[")) {
+	if m := habitFor.FindStringSubmatch(line); m != nil && (m[3] != "" || !strings.Contains(line, "{") && strings.ContainsAny(m[2], "*?[")) {
 		return "`for ... do ... done` is POSIX shell: a loop's body is a block",
 			"write for " + m[1] + " in " + shellList(m[2]) + " { ... }"
 	}

@@ -66,3 +66,15 @@ func TestHabitsLeaveShoalAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestHabitsKeepIncomplete: a Shoal loop or block still open at the end
+// of the line stays incomplete (the REPL waits for its next line).
+func TestHabitsKeepIncomplete(t *testing.T) {
+	for _, src := range []string{"for f in glob(\"*.txt\") {", "for doc in docs {", "while (x < 3) {", "if (a) {", "for x in [1, 2] {"} {
+		_, err := Parse(src, ParseOptions{})
+		e, ok := err.(*Error)
+		if !ok || !e.Incomplete || strings.Contains(e.Msg, "POSIX") {
+			t.Errorf("%q: %v, want an incomplete Shoal error", src, err)
+		}
+	}
+}
