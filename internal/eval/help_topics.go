@@ -121,6 +121,8 @@ what to write instead:`),
 		code(`env.FOO = "bar"                      # export FOO=bar
 env.HOME                             # $HOME (a variable of yours: its name)
 (pwd)                                # $(pwd)
+(2 + 3)                              # $((2 + 3))
+alias ll = ls --all                  # alias ll='ls -la'
 for f in glob("*.txt") { echo (f) }  # for f in *.txt; do ...; done
 path("notes.txt").exists()           # [ -f notes.txt ]
 let r = (ls missing.txt) catch err { err }   # 2>/dev/null: capture it

@@ -22,6 +22,7 @@ var (
 	habitTest   = regexp.MustCompile(`(?:^|[\s;])(?:\[\[?|test)\s+(!\s+)?-([a-zA-Z])\s+("[^"]*"|'[^']*'|[^\s\]]+)`)
 	habitCmpTst = regexp.MustCompile(`(?:^|[\s;])\[\[?\s+\S+\s+(?:=|==|!=|-eq|-ne|-lt|-gt|-le|-ge)\s+\S+\s+\]\]?`)
 	habitIfThen = regexp.MustCompile(`^\s*if\s+.*;\s*then\b`)
+	habitAlias  = regexp.MustCompile(`^\s*alias\s+([A-Za-z_][A-Za-z0-9_-]*)=(?:'([^']*)'|"([^"$]*)")\s*$`)
 )
 
 // teachHabit rewrites e when the line it is on is a shell habit.
@@ -60,6 +61,10 @@ func habitOf(line string, col int, msg string) (string, string) {
 		return "`export` is POSIX shell: the environment is the env namespace",
 			"write env." + m[1] + " = " + shellValue(m[2])
 	}
+	if m := habitAlias.FindStringSubmatch(line); m != nil {
+		return "`alias NAME='...'` is POSIX shell: an alias is words, not a string",
+			"write alias " + m[1] + " = " + strings.TrimSpace(m[2]+m[3])
+	}
 	if m := habitFor.FindStringSubmatch(line); m != nil && (m[3] != "" || !strings.Contains(line, "{") && strings.ContainsAny(m[2], "*?[")) {
 		return "`for ... do ... done` is POSIX shell: a loop's body is a block",
 			"write for " + m[1] + " in " + shellList(m[2]) + " { ... }"
@@ -89,13 +94,31 @@ func habitOf(line string, col int, msg string) (string, string) {
 		rest = line[col:]
 	}
 	switch {
+	case strings.HasPrefix(rest, "$(("):
+		inner := rest[3:]
+		if i := strings.Index(inner, "))"); i >= 0 {
+			inner = inner[:i]
+		}
+		return "`$((...))` is POSIX arithmetic: arithmetic is an expression",
+			"write (" + strings.TrimSpace(inner) + "), as in echo (2 + 3) or let n = count * 2"
 	case strings.HasPrefix(rest, "$("):
 		inner := rest[2:]
 		if i := strings.IndexByte(inner, ')'); i >= 0 {
 			inner = inner[:i]
 		}
+		inner = strings.TrimSpace(inner)
+		spelled := "(" + inner + ")"
+		if l, r, ok := strings.Cut(inner, "|"); ok && !strings.Contains(r, "|") && strings.TrimSpace(l) != "" && strings.TrimSpace(r) != "" {
+			spelled = "(" + strings.TrimSpace(l) + ").feed(^" + strings.TrimSpace(r) + ")"
+		}
 		return "`$(...)` is POSIX shell: a command in parentheses is its value",
-			"write (" + strings.TrimSpace(inner) + "), as in echo (pwd) or let files = (ls)"
+			"write " + spelled + ", as in echo (pwd) or let files = (ls)"
+	case len(rest) > 1 && rest[0] == '$' && rest[1] >= '0' && rest[1] <= '9':
+		if rest[1] == '0' {
+			return "`$0` is POSIX shell: a script's path is script", "write script"
+		}
+		return "`$" + rest[1:2] + "` is POSIX shell: a script's arguments are the list args",
+			"write args[" + strconv.Itoa(int(rest[1]-'1')) + "] (args.len() counts them)"
 	case strings.HasPrefix(rest, "${"):
 		name := rest[2:]
 		if i := strings.IndexByte(name, '}'); i >= 0 {
