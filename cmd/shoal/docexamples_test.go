@@ -172,6 +172,22 @@ func (r exampleResult) reason() string {
 	return "ok"
 }
 
+// maxExampleOutput bounds what the harness keeps of an example's output.
+const maxExampleOutput = 1 << 20
+
+// cappedBuffer keeps the first maxExampleOutput bytes written to it and
+// drops the rest, so a runaway example cannot grow the test's memory.
+type cappedBuffer struct{ b bytes.Buffer }
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if room := maxExampleOutput - c.b.Len(); room > 0 {
+		c.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (c *cappedBuffer) String() string { return c.b.String() }
+
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	if len(s) > 160 {
@@ -193,13 +209,13 @@ func runExample(t *testing.T, dir, prelude, src string) exampleResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), exampleTimeout)
 	defer cancel()
-	var stdout, stderr bytes.Buffer
+	stdout, stderr := &cappedBuffer{}, &cappedBuffer{}
 	tr := newCLITrust(io.Discard)
 	cfg, err := languageConfig(dir, tr)
 	if err != nil {
 		t.Fatalf("configuration: %v", err)
 	}
-	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: &stdout, Stderr: &stderr,
+	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: stdout, Stderr: stderr,
 		Display: value.Human, Config: cfg, Reef: true, ProjectTrust: tr, Adapters: sessionAdapters(io.Discard)})
 	if err != nil {
 		t.Fatalf("session: %v", err)

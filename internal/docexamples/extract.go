@@ -60,7 +60,14 @@ func (e Example) Name() string { return fmt.Sprintf("%s:%d", e.File, e.Line) }
 // be indented (inside a list item); its body is unindented by the
 // opening fence's indentation. Fences of other languages are skipped,
 // and so is an unterminated fence at the end.
-func Extract(file, doc string) ([]Example, error) {
+func Extract(file, doc string) ([]Example, error) { return extract(file, doc, false) }
+
+// ExtractLenient is Extract for documents written elsewhere (the
+// reference's): an info string's other words are ignored, so every
+// ```shoal fence is an example to run.
+func ExtractLenient(file, doc string) ([]Example, error) { return extract(file, doc, true) }
+
+func extract(file, doc string, lenient bool) ([]Example, error) {
 	var out []Example
 	lines := strings.Split(doc, "\n")
 	for i := 0; i < len(lines); i++ {
@@ -92,6 +99,9 @@ func Extract(file, doc string) ([]Example, error) {
 		}
 		ex := Example{File: file, Line: start + 1, Src: strings.Join(body, "\n")}
 		word, reason, _ := strings.Cut(strings.TrimSpace(rest), " ")
+		if lenient {
+			word = ""
+		}
 		switch word {
 		case "":
 		case "no-run":

@@ -58,3 +58,10 @@ func TestExtractRefuses(t *testing.T) {
 		}
 	}
 }
+
+func TestExtractLenient(t *testing.T) {
+	exs, err := ExtractLenient("d.md", "```shoal title=x\nls\n```\n```shoal no-run\npwd\n```")
+	if err != nil || len(exs) != 2 || exs[0].Mode != Run || exs[1].Mode != Run {
+		t.Fatalf("%+v, %v", exs, err)
+	}
+}

@@ -50,7 +50,9 @@ func TestHelp(t *testing.T) {
 		{`help ".sort_by()"`, []string{".sort_by — "}, nil},
 		{"help list", []string{"list methods:", ".sort ", ".where "}, []string{".upper"}},
 		{"help methods", []string{".upper", ".where", ".json"}, nil},
-		{"help pipelines", []string{"ls.where("}, nil},
+		{"help pipelines", []string{"ls.where(", "json.parse((cat data.json).out.str())", ".feed(^sort)"}, []string{"parse_json()?"}},
+		{"help shell", []string{`env.FOO = "bar"`, `glob("*.txt")`, `path("notes.txt").exists()`, `run("ls", "-la")`}, nil},
+		{"help commands", []string{`run("ls", "-la")`}, []string{"^ls -la"}},
 		{"help help", []string{"help — show help"}, nil},
 	}
 	for _, c := range cases {
