@@ -26,6 +26,8 @@ func TestShellHabitsEndToEnd(t *testing.T) {
 	}
 	cases := []struct{ src, hint string }{
 		{`export FOO=bar`, `hint: write env.FOO = "bar"`},
+		{`FOO=bar`, `hint: ` + "`FOO=bar`" + ` is POSIX shell: write let FOO = "bar", or env.FOO = "bar"`},
+		{`alias ll='ls -la'`, `hint: write alias ll = ls -la`},
 		{`for f in *.txt; do echo $f; done`, `hint: write for f in glob("*.txt") { ... }`},
 		{`[ -f notes.txt ]`, `hint: write path("notes.txt").is_file()`},
 		{`echo $(pwd)`, `hint: write (pwd)`},

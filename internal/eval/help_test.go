@@ -152,3 +152,20 @@ func hintOf(e *value.Error) string {
 	}
 	return e.Hint
 }
+
+// TestShellAssignHint: FOO=bar, a POSIX assignment, is answered with
+// its Shoal spellings; so is assigning a name never declared.
+func TestShellAssignHint(t *testing.T) {
+	cases := []struct{ src, hint string }{
+		{"FOO=bar", `write let FOO = "bar", or env.FOO = "bar"`},
+		{"FOO = 1", "declare it first: let FOO = VALUE"},
+	}
+	for _, c := range cases {
+		s := newSession(t)
+		_, err := s.eval(c.src)
+		var e *value.Error
+		if !errors.As(err, &e) || e.Code != codeUndefined || !strings.Contains(e.Hint, c.hint) {
+			t.Errorf("%s: %v (hint %q), want undefined_var with %q", c.src, err, hintOf(e), c.hint)
+		}
+	}
+}
