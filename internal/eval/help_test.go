@@ -51,7 +51,7 @@ func TestHelp(t *testing.T) {
 		{"help list", []string{"list methods:", ".sort ", ".where "}, []string{".upper"}},
 		{"help methods", []string{".upper", ".where", ".json"}, nil},
 		{"help pipelines", []string{"ls.where(", "json.parse((cat data.json).out.str())", ".feed(^sort)"}, []string{"parse_json()?"}},
-		{"help shell", []string{`env.FOO = "bar"`, `glob("*.txt")`, `path("notes.txt").exists()`, `run("ls", "-la")`}, nil},
+		{"help shell", []string{`env.FOO = "bar"`, `glob("*.txt")`, `path("notes.txt").is_file()`, `run("ls", "-la")`}, nil},
 		{"help commands", []string{`run("ls", "-la")`}, []string{"^ls -la"}},
 		{"help help", []string{"help — show help"}, nil},
 	}

@@ -124,9 +124,9 @@ env.HOME                             # $HOME (a variable of yours: its name)
 (2 + 3)                              # $((2 + 3))
 alias ll = ls --all                  # alias ll='ls -la'
 for f in glob("*.txt") { echo (f) }  # for f in *.txt; do ...; done
-path("notes.txt").exists()           # [ -f notes.txt ]
-let r = (ls missing.txt) catch err { err }   # 2>/dev/null: capture it
-(cat notes.txt).out.feed(^wc -l)     # cat notes.txt | wc -l
+path("notes.txt").is_file()          # [ -f notes.txt ]
+try { ls missing.txt } catch err { }  # ls missing.txt 2>/dev/null
+(cat notes.txt).feed(^wc -l)         # cat notes.txt | wc -l
 ls --all                             # ls -la (or run("ls", "-la"))`),
 		prose(`history shows the lines you typed (in a kernel session, the journal).`),
 	}},
