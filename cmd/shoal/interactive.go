@@ -90,6 +90,9 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 	for _, err := range ed.Problems() {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 	}
+	if hist := ed.History(); remote == nil && hist != nil {
+		in.SetLineHistory(hist.Entries) // `history` here: the lines typed
+	}
 
 	var intr repl.Interrupter
 	sigs := make(chan os.Signal, 1)

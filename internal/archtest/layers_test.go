@@ -57,6 +57,7 @@ var allowed = map[string][]string{
 	"internal/lineedit":    {"internal/atomicfile", "internal/highlight", "internal/syntax", "internal/complete", "internal/value", "proto"},
 	"internal/userconfig":  {"internal/value", "internal/syntax", "proto"},
 	"internal/prompt":      {"internal/userconfig"},
+	"internal/docexamples": {},
 }
 
 // osFree are the evaluation packages that must reach the operating system

@@ -34,13 +34,13 @@ func (t *thread) combine(op syntax.AssignOp, old, rhs value.Value) (value.Value,
 func (t *thread) assign(s *syntax.AssignStmt, sc *scope) error {
 	rhs, err := t.eval(s.Value, sc)
 	if err != nil {
-		return err
+		return shellAssignHint(s, sc, err)
 	}
 	switch tg := s.Target.(type) {
 	case *syntax.Var:
 		b := sc.lookup(tg.Name)
 		if b == nil {
-			return undefinedVar(tg.Name, sc)
+			return undeclaredAssign(tg.Name, sc)
 		}
 		if !b.mutable {
 			return immutable(tg.Name)

@@ -390,7 +390,7 @@ func checkFlags(b *Builtin, flags []Flag) error {
 			spelled = "-" + f.Name
 		}
 		if !ok {
-			return errorf(codeArg, "%s: unknown flag %s", b.Name, spelled).WithHint(flagHint(b))
+			return errorf(codeArg, "%s: unknown flag %s", b.Name, spelled).WithHint(flagHint(b) + programHint(b.Name, flags))
 		}
 		if spec.Value && f.Value == nil {
 			return errorf(codeArg, "%s: flag %s needs a value (--%s=VALUE)", b.Name, spelled, spec.Long)

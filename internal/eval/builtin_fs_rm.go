@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	bfsRegister(&Builtin{Name: "rm", Help: Help{Summary: "remove paths: moved to a session trash unless --permanent", Usage: "rm PATH...", Example: "rm scratch.txt\nrm -r build\nrm --permanent -r build"}, Run: bfsRm, Effects: effRm,
+	bfsRegister(&Builtin{Name: "rm", Help: Help{Summary: "remove paths: moved to a session trash unless --permanent", Usage: "rm PATH...", Example: "rm scratch.txt\nrm -r build\nrm --permanent -r dist"}, Run: bfsRm, Effects: effRm,
 		Flags: []leash.FlagSpec{{Long: "permanent"}, flagRecursive}})
 }
 

@@ -14,14 +14,14 @@ import (
 )
 
 func init() {
-	bfsRegister(&Builtin{Name: "mkdir", Help: Help{Summary: "create directories (-p: with missing parents, an existing one is fine)", Usage: "mkdir PATH...", Example: "mkdir build\nmkdir -p build/cache/assets"}, Run: bfsMkdir, Effects: effMkdir,
+	bfsRegister(&Builtin{Name: "mkdir", Help: Help{Summary: "create directories (-p: with missing parents, an existing one is fine)", Usage: "mkdir PATH...", Example: "mkdir release\nmkdir -p build/cache/assets"}, Run: bfsMkdir, Effects: effMkdir,
 		Flags: []leash.FlagSpec{{Long: "parents", Short: "p"}}})
 	bfsRegister(&Builtin{Name: "touch", Help: Help{Summary: "create files or update their modification time", Usage: "touch PATH...", Example: "touch .ready\ntouch a.txt b.txt"}, Run: bfsTouch, Effects: effTouch})
 	bfsRegister(&Builtin{Name: "cp", Help: Help{Summary: "copy files (-r: directories) to a file or into a directory", Usage: "cp SOURCE... DEST", Example: "cp config.toml config.bak\ncp -r assets public"}, Run: bfsCp, Flags: []leash.FlagSpec{flagRecursive},
 		Effects: func(d *leash.Deriver) { d.Transfer(host.FSRead, leash.Conditional, true) }})
 	bfsRegister(&Builtin{Name: "mv", Help: Help{Summary: "move or rename paths", Usage: "mv SOURCE... DEST", Example: "mv old.txt new.txt\nmv a.txt b.txt archive"}, Run: bfsMv,
 		Effects: func(d *leash.Deriver) { d.Transfer(host.FSDelete, leash.Conditional, true) }})
-	bfsRegister(&Builtin{Name: "ln", Help: Help{Summary: "make a hard link, or a symbolic one with -s", Usage: "ln TARGET LINK", Example: "ln -s ../shared/config.toml config.toml"}, Run: bfsLn, Flags: []leash.FlagSpec{{Long: "symbolic", Short: "s"}},
+	bfsRegister(&Builtin{Name: "ln", Help: Help{Summary: "make a hard link, or a symbolic one with -s", Usage: "ln TARGET LINK", Example: "ln -s ../shared/config.toml shared.toml"}, Run: bfsLn, Flags: []leash.FlagSpec{{Long: "symbolic", Short: "s"}},
 		Effects: func(d *leash.Deriver) {
 			if d.Flag("symbolic") {
 				d.Symlink(leash.Irreversible)

@@ -44,7 +44,7 @@ func init() {
 			Call: func(t *thread, a value.Args) (value.Value, error) { return clockFn(t, "today", a, t.today) }},
 		{Name: "assert", Call: fnAssert, Help: Help{Summary: "raise assert_failed unless the condition is true", Usage: "assert(COND, [MESSAGE])", Example: "assert(1 + 1 == 2, \"arithmetic\")"}, Effects: effNone},
 		// retry calls a closure, counted where it is written.
-		{Name: "retry", Call: fnRetry, Help: Help{Summary: "call a block until it succeeds, at most N attempts", Usage: "retry(N) { ... }", Example: "retry(3) { curl -fsS localhost:8080 }"}, Effects: effNone},
+		{Name: "retry", Call: fnRetry, Help: Help{Summary: "call a block until it succeeds, at most N attempts", Usage: "retry(N) { ... }", Example: "retry(3) { ^test -f notes.txt }"}, Effects: effNone},
 		{Name: "run", Call: fnRun, Help: Help{Summary: "run a script file or program, its arguments as values", Usage: "run(TARGET, ARG...)", Example: "run(\"./build.shl\", \"release\")"}, Effects: effRunCall},
 		{Name: "save", Call: fnSave, Help: Help{Summary: "write a value to a file and return it", Usage: "save(PATH, VALUE)", Example: "save(\"out.json\", {ok: true})"}, Effects: effSaveCall},
 		// streams.go, channels.go

@@ -24,74 +24,6 @@ func init() {
 		}})
 }
 
-// helpTopic is one topic of `help TOPIC`.
-type helpTopic struct {
-	name, summary, body string
-}
-
-// helpTopics are the topics `help` lists.
-var helpTopics = []helpTopic{
-	{"values", "the kinds of values and their literals", `Values are typed: null, bool, int, float, str, bytes, path, glob, regex,
-size, duration, datetime, range, list, record, table, outcome, error,
-closure, task, stream.
-
-  42  3.5  "text"  'raw'  ./src/main.go  10kb  1.5s  1..10
-  [1, 2, 3]  {name: "api", port: 8080}  x => x * 2
-
-Every value has methods: help TYPE lists them (help str, help list).`},
-	{"commands", "commands, arguments, outcomes and external programs", `A line that starts with a word is a command: a builtin (ls, cd, rm), a
-function or alias you defined, or a program on PATH.
-
-  ls src                      # a builtin: its value is a table
-  git status                  # a program: its output goes to the terminal
-  let r = (git status)        # captured: r.ok, r.status, r.stdout, r.out
-  ^ls -la                     # ^ forces the program over a builtin
-
-A command that fails in statement position raises cmd_failed; capture it
-to inspect it instead. NAME --help describes a builtin.`},
-	{"pipelines", "chaining methods instead of text pipes", `Values flow through methods, not through text:
-
-  ls.where(.size > 1mb).sort_by(.size).reverse()
-  (cat data.json).out.str().parse_json()?
-  [3, 1, 2].sort().map(x => x * 10)
-
-A line that starts with . continues the previous one:
-
-  ls
-    .where(.type == "file")
-    .len()`},
-	{"errors", "errors, codes, try and catch", `Errors carry a code (type_error, not_found, cmd_failed, ...), a message and a hint.
-
-  try { rm missing.txt } catch err { echo "failed: {err.code}" }
-
-A failed external command in statement position raises cmd_failed; in
-value position its outcome says ok: false.`},
-	{"jobs", "background tasks and job control", `cmd & and { ... } & run in the background and return a task.
-At the prompt, what a job prints and its end ([1] done  sleep 20s) are
-shown before the next prompt; jobs lists id, state and the command.
-
-  sleep 20s &
-  jobs                        # the session's tasks
-  fg %1                       # wait for it on the terminal
-  kill %1                     # cancel it and its processes
-
-Ctrl-Z stops the command that has the terminal; bg lets it go on.`},
-	{"config", "the configuration file and the prompt", `$XDG_CONFIG_HOME/shoal/shoal.toml (default ~/.config/shoal/shoal.toml) sets
-history, render (colour, paging, time precision), editor (emacs or vi),
-completion, colours, aliases, env and init files; prompt.toml beside it
-sets the prompt:
-
-  [format]
-  left = "$directory$git_branch$exit_status$character"
-
-Unknown keys are warnings; a bad value is an error with its line and
-column. NO_COLOR turns colour off.`},
-	{"keys", "line editing keys", `Tab completes; Ctrl-R searches history; Ctrl-C abandons the line or stops
-the running statement; Ctrl-D on an empty line leaves; Ctrl-Z stops the
-command that has the terminal. An open bracket, string or block continues
-on the next line.`},
-}
-
 // runHelp answers `help` and `help NAME`.
 func runHelp(c *BuiltinCall) (value.Value, error) {
 	if len(c.Args) > 1 {
@@ -138,7 +70,7 @@ func helpName(v value.Value) (string, bool) {
 func helpFor(name string) (string, bool) {
 	for _, tp := range helpTopics {
 		if tp.name == name {
-			return tp.body + "\n", true
+			return tp.render() + "\n", true
 		}
 	}
 	if name == "methods" {

@@ -50,7 +50,9 @@ func TestHelp(t *testing.T) {
 		{`help ".sort_by()"`, []string{".sort_by — "}, nil},
 		{"help list", []string{"list methods:", ".sort ", ".where "}, []string{".upper"}},
 		{"help methods", []string{".upper", ".where", ".json"}, nil},
-		{"help pipelines", []string{"ls.where("}, nil},
+		{"help pipelines", []string{"ls.where(", "json.parse((cat data.json).out.str())", ".feed(^sort)"}, []string{"parse_json()?"}},
+		{"help shell", []string{`env.FOO = "bar"`, `glob("*.txt")`, `path("notes.txt").is_file()`, `run("ls", "-la")`}, nil},
+		{"help commands", []string{`run("ls", "-la")`}, []string{"^ls -la"}},
 		{"help help", []string{"help — show help"}, nil},
 	}
 	for _, c := range cases {
@@ -122,6 +124,48 @@ func TestHelpErrors(t *testing.T) {
 		}
 		if !strings.Contains(e.Msg+" "+e.Hint, c.has) {
 			t.Errorf("%s: %q / %q lacks %q", c.src, e.Msg, e.Hint, c.has)
+		}
+	}
+}
+
+// TestProgramFlagsHint: a builtin named like a program refuses that
+// program's flags with a hint naming the program itself.
+func TestProgramFlagsHint(t *testing.T) {
+	cases := []struct{ src, hint string }{
+		{"ls -la", `ls accepts -a/--all; the ls program itself: run("ls", "-la")`},
+		{"rm -rf x", `the rm program itself: run("rm", "-rf")`},
+		{"cp --preserve a b", `run("cp", "--preserve")`},
+	}
+	for _, c := range cases {
+		s := newSession(t)
+		_, err := s.eval(c.src)
+		var e *value.Error
+		if !errors.As(err, &e) || e.Code != codeArg || !strings.Contains(e.Hint, c.hint) {
+			t.Errorf("%s: %v (hint %q), want arg_error with %q", c.src, err, hintOf(e), c.hint)
+		}
+	}
+}
+
+func hintOf(e *value.Error) string {
+	if e == nil {
+		return ""
+	}
+	return e.Hint
+}
+
+// TestShellAssignHint: FOO=bar, a POSIX assignment, is answered with
+// its Shoal spellings; so is assigning a name never declared.
+func TestShellAssignHint(t *testing.T) {
+	cases := []struct{ src, hint string }{
+		{"FOO=bar", `write let FOO = "bar", or env.FOO = "bar"`},
+		{"FOO = 1", "declare it first: let FOO = VALUE"},
+	}
+	for _, c := range cases {
+		s := newSession(t)
+		_, err := s.eval(c.src)
+		var e *value.Error
+		if !errors.As(err, &e) || e.Code != codeUndefined || !strings.Contains(e.Hint, c.hint) {
+			t.Errorf("%s: %v (hint %q), want undefined_var with %q", c.src, err, hintOf(e), c.hint)
 		}
 	}
 }

@@ -108,6 +108,9 @@ type Interp struct {
 	opts Options
 	root *scope
 
+	// lineHistory, when set, is the REPL's typed lines (SetLineHistory).
+	lineHistory func() []string
+
 	sched *sched    // the session lock
 	tasks taskTable // language tasks (spawn, &)
 

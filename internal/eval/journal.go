@@ -120,7 +120,7 @@ func journalSource(c *BuiltinCall) (JournalSource, error) {
 		return js, nil
 	}
 	return nil, c.Errorf(codeUnavailable, "this session has no journal").
-		WithHint("the journal is kept by shoal-kernel: run inside a kernel session, or use `shoal history` against a running kernel")
+		WithHint("the journal is kept by shoal-kernel: run inside a kernel session, or use `shoal history` against a running kernel; in the shoal REPL, history lists the lines you typed")
 }
 
 // journalFilterOf reads the declared flags into a filter.
@@ -247,6 +247,9 @@ func runJournal(c *BuiltinCall) (value.Value, error) {
 	f, err := journalFilterOf(c)
 	if err != nil {
 		return nil, err
+	}
+	if c.Name == "history" && c.t.in.opts.Journal == nil && c.t.in.lineHistory != nil {
+		return lineHistoryTable(c, f)
 	}
 	js, err := journalSource(c)
 	if err != nil {

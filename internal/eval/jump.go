@@ -17,7 +17,7 @@ import (
 // contains it. The table lives with the session (it is not persisted).
 func init() {
 	for _, name := range []string{"jump", "j"} {
-		RegisterBuiltin(&Builtin{Name: name, Help: Help{Summary: "go to a directory visited before whose path contains the query (ranked by how often and how lately)", Usage: name + " [QUERY]", Example: name + " api\n" + name}, Run: runJump, Bare: true, Quiet: true, Session: true, SessionHint: bfsCdHint,
+		RegisterBuiltin(&Builtin{Name: name, Help: Help{Summary: "go to a directory visited before whose path contains the query (ranked by how often and how lately)", Usage: name + " [QUERY]", Example: "cd api\ncd ..\n" + name + " api"}, Run: runJump, Bare: true, Quiet: true, Session: true, SessionHint: bfsCdHint,
 			Effects: effJump})
 	}
 }

@@ -596,7 +596,7 @@ func init() {
 func init() {
 	RegisterBuiltin(&Builtin{Name: "wait", Help: Help{Summary: "wait for a task (or every task) and return its value", Usage: "wait [TASK | %N]", Example: "let t = spawn { sleep 1s; 42 }\nwait (t)"}, Run: runWait, Bare: true, Quiet: true, Effects: effNone})
 	RegisterBuiltin(&Builtin{Name: "kill", Help: Help{Summary: "cancel a task with its processes (%N), else run the kill program", Usage: "kill %N | kill TASK | kill [ARG...]", Example: "sleep 30s &\nkill %1"}, Run: runKill, Bare: true, Quiet: true, Verbatim: true, Effects: effKill})
-	RegisterBuiltin(&Builtin{Name: "fg", Help: Help{Summary: "give a job the terminal again and wait for it", Usage: "fg [%N]", Example: "sleep 20s &\nfg %1"}, Run: runFg, Bare: true, Effects: effNone})
+	RegisterBuiltin(&Builtin{Name: "fg", Help: Help{Summary: "give a job the terminal again and wait for it", Usage: "fg [%N]", Example: "sleep 1s &\nfg %1"}, Run: runFg, Bare: true, Effects: effNone})
 	RegisterBuiltin(&Builtin{Name: "bg", Help: Help{Summary: "let a stopped job run on in the background", Usage: "bg [%N]", Example: "bg %1"}, Run: runBg, Bare: true, Quiet: true, Effects: effNone})
 }
 

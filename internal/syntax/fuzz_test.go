@@ -140,6 +140,7 @@ func parseNoRecover(src string, opts ParseOptions) (prog *Program, perr *Error, 
 			if !ok {
 				panic(r)
 			}
+			teachHabit(src, b.err) // as parseSafely does
 			perr = b.err
 		}
 	}()

@@ -241,6 +241,17 @@ func (p *parser) parseCmdArg(t token, m mode) *CmdArg {
 		c := p.expect(tRParen, "`)`", "close the parenthesised argument with `)`")
 		p.ctx = saved
 		asp := mkSpan(t.start, c.end)
+		if ok, _ := identStartAt(p.src, c.end+1); ok && p.src[c.end] == '.' {
+			// (cat f).stdout: a field or method glued to the parentheses
+			// belongs to the same argument.
+			p.pos = c.end
+			p.h = hx
+			p.ctx = pctx{}
+			x = p.parsePostfix(x, t.start)
+			p.ctx = saved
+			hx = p.h
+			asp = mkSpan(t.start, p.pos)
+		}
 		p.node(hx, asp)
 		return p.newCmdArg(CmdArg{Kind: ArgExpr, X: x, Span: asp})
 	case tLongFlag:

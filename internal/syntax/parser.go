@@ -120,6 +120,7 @@ func (p *parser) parseSafely(src string, opts ParseOptions) (prog *Program, err 
 	defer func() {
 		if r := recover(); r != nil {
 			if b, ok := r.(bailout); ok {
+				teachHabit(src, b.err)
 				prog, err = nil, b.err
 				return
 			}

@@ -121,7 +121,7 @@ var methodDocs = map[string]MethodDoc{
 	"stream":      {"a lazy stream over the items", ".stream()", "[1, 2, 3].stream().map(x => x * 2).collect()"},
 	"sum":         {"the sum of the items", ".sum()", "[1, 2, 3].sum()\nls.map(.size).sum()"},
 	"take":        {"the first n items", ".take(n)", "[1, 2, 3, 4].take(2)"},
-	"take_until":  {"items until the predicate holds or the signal stream yields", ".take_until(f)", "every(1s).take_until(x => x > 3).collect()"},
+	"take_until":  {"items until the predicate holds or the signal stream yields", ".take_until(f)", "[1, 2, 5, 3].stream().take_until(x => x > 3).collect()"},
 	"tap":         {"call f with the value for its side effect and return the value unchanged", ".tap(f)", "[1, 2].tap(xs => { touch \"seen.txt\" }).sum()"},
 	"tee":         {"n independent readers of the same items", ".tee([n])", "let pair = [1, 2].tee()"},
 	"throttle":    {"pass at most one item per duration", ".throttle(d)", "every(100ms).throttle(1s).take(2).collect()"},

@@ -1,0 +1,52 @@
+package eval
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// TestLineHistory: without a journal, history lists the REPL's lines
+// (--head, --limit), and refuses the journal's other filters.
+func TestLineHistory(t *testing.T) {
+	s := newSession(t)
+	s.in.SetLineHistory(func() []string {
+		return []string{"ls", "git status", "cd src", "git log -1", "history"}
+	})
+	cases := []struct{ src, want string }{
+		{"(history).out", `[{n: 1, line: "ls"}, {n: 2, line: "git status"}, {n: 3, line: "cd src"}, {n: 4, line: "git log -1"}, {n: 5, line: "history"}]`},
+		{"(history --head=git).out", `[{n: 2, line: "git status"}, {n: 4, line: "git log -1"}]`},
+		{"(history --limit=2).out", `[{n: 4, line: "git log -1"}, {n: 5, line: "history"}]`},
+	}
+	for _, c := range cases {
+		v, err := s.eval(c.src)
+		if err != nil {
+			t.Fatalf("%s: %v", c.src, err)
+		}
+		if got := value.Inline(v); got != c.want {
+			t.Errorf("%s = %s, want %s", c.src, got, c.want)
+		}
+	}
+	_, err := s.eval("history --failed")
+	var e *value.Error
+	if !errors.As(err, &e) || e.Code != codeArg {
+		t.Errorf("history --failed: %v, want arg_error", err)
+	}
+	// journal stays the kernel's.
+	if _, err := s.eval("journal"); !errors.As(err, &e) || e.Code != codeUnavailable {
+		t.Errorf("journal without a journal: %v, want unavailable", err)
+	}
+}
+
+// TestHistoryWithoutREPL: in -c and scripts there are no typed lines; the
+// error says where history lives.
+func TestHistoryWithoutREPL(t *testing.T) {
+	s := newSession(t)
+	_, err := s.eval("history")
+	var e *value.Error
+	if !errors.As(err, &e) || e.Code != codeUnavailable || !strings.Contains(e.Hint, "in the shoal REPL, history lists the lines you typed") {
+		t.Errorf("history: %v (%s)", err, hintOf(e))
+	}
+}
