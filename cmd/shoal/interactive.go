@@ -41,18 +41,14 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
 	}
-	cfg := loadUserConfig(stderr)
+	cfg, reported := loadUserConfig(stderr)
 	display := displayOptions(cfg) // the user's render.* settings
 	// The editor keeps rows free below the prompt: a tall value's head
 	// leaves them too, so its header stays in sight.
 	display.PromptLines = max(display.PromptLines, 1) + lineedit.ReserveRows
 	h := &terminalHost{Host: host.NewOS(host.AllowAll), fd: fd, cooked: cooked}
 	tr := newCLITrust(stderr)
-	langCfg, err := languageConfig(dir, tr)
-	if err != nil {
-		fmt.Fprintf(stderr, "shoal: %v\n", err)
-		return 2
-	}
+	langCfg := replLanguageConfig(dir, tr, reported, stderr) // never locks the person out (configwarn.go)
 	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, Terminal: os.Stdin, Env: sessionEnv(cfg), Config: langCfg, Reef: true,
 		ProjectTrust: tr, TrustNotice: tr.notice, Adapters: sessionAdapters(stderr),
 		Display: display.Style()})

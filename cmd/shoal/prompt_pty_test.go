@@ -102,7 +102,7 @@ func TestConfigFileOnATerminal(t *testing.T) {
 	mustWrite(t, filepath.Join(config, "shoal", "shoal.toml"), "[history]\nmax_entris = 5\n\n[editor]\nmode = \"nano\"\n")
 	out, _, _ = startPTY(t, dir, home, config)
 	at = out.waitFor(t, 0, "shoal.toml:5:1: editor.mode: must be `emacs` or `vi`")
-	at = out.waitFor(t, at, "using the default configuration")
+	at = out.waitFor(t, at, "left out: the REPL starts without it")
 	out.waitFor(t, at, "~/work > ")
 
 	mustWrite(t, filepath.Join(config, "shoal", "shoal.toml"), "[history]\nmax_entris = 5\n")

@@ -28,15 +28,17 @@ import (
 const promptANSI = false
 
 // loadUserConfig reads the user's configuration for the REPL
-// (internal/userconfig). Unknown keys are warnings; a bad file is an error
-// with its line and column, and the REPL starts with the defaults rather
-// than refusing to start, saying so.
-func loadUserConfig(stderr io.Writer) *userconfig.Config {
+// (internal/userconfig). Unknown keys are warnings; a file that cannot be
+// used is left out with one warning naming file:line:col (the REPL starts
+// without it, never refuses to start). reported lists the files warned
+// about, so the config namespace's snapshot does not warn again.
+func loadUserConfig(stderr io.Writer) (cfg *userconfig.Config, reported map[string]bool) {
 	home, _ := os.UserHomeDir()
-	l, err := userconfig.Load(userconfig.Env{Getenv: os.Getenv, Home: home})
-	if err != nil {
-		fmt.Fprintf(stderr, "shoal: %v\nshoal: using the default configuration\n", err)
-		return userconfig.Default()
+	l := userconfig.LoadSkipping(userconfig.Env{Getenv: os.Getenv, Home: home})
+	reported = map[string]bool{}
+	for _, e := range l.Problems {
+		replWarnConfig(stderr, e.Error())
+		reported[e.File] = true
 	}
 	for _, w := range l.Warnings {
 		fmt.Fprintf(stderr, "shoal: warning: %s\n", w)
@@ -44,7 +46,7 @@ func loadUserConfig(stderr io.Writer) *userconfig.Config {
 	for _, name := range prompt.Unknown(l.Config.Prompt.Format.Left) {
 		fmt.Fprintf(stderr, "shoal: warning: prompt format: unknown module `$%s`\n", name)
 	}
-	return l.Config
+	return l.Config, reported
 }
 
 // promptFunc renders the prompt before each statement from a snapshot:
