@@ -70,7 +70,15 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 		startSession(ctx, in, cfg, stderr, diagStyles(cfg, stderr))
 	}
 	var paths repl.Completer
-	ed := lineedit.New(editorOptions(cfg), lineedit.Hooks{
+	sides := &promptSides{}
+	edOpts := editorOptions(cfg)
+	if cfg.Prompt.Format.Right != "" {
+		edOpts.RightPrompt = sides.Right
+	}
+	if cfg.Prompt.Transient.Enabled {
+		edOpts.TransientPrompt = sides.Transient
+	}
+	ed := lineedit.New(edOpts, lineedit.Hooks{
 		Complete: func(line string, pos int) []complete.Candidate {
 			return complete.Complete(line, pos, paths.Context(ctx, in, h))
 		},
@@ -107,10 +115,10 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 		_ = in.WaitTasks(wctx)
 	}()
 	// The editor records each accepted buffer whole in its history.
-	return repl.Run(ctx, editorReader{ed}, repl.Config{
+	return repl.Run(ctx, editorReader{ed, sides}, repl.Config{
 		Interp: in, Session: sess, Stdout: stdout, Stderr: stderr,
 		Width:  terminalWidth,
-		Prompt: promptFunc(cfg, in, promptANSI), ContinuePrompt: continuePrompt(cfg),
+		Prompt: promptFunc(cfg, in, promptANSI, sides), ContinuePrompt: continuePrompt(cfg),
 		Diag:   diagStyles(cfg, stderr),
 		Height: terminalHeight,
 		Page: func(ctx context.Context, text string) error {
@@ -176,10 +184,16 @@ func (h *terminalHost) RunTerminal(ctx context.Context, s *host.Spawn, tty int) 
 }
 
 // editorReader adapts the line editor to repl.LineReader.
-type editorReader struct{ ed *lineedit.Editor }
+type editorReader struct {
+	ed    *lineedit.Editor
+	sides *promptSides // nil: no cmd_duration
+}
 
 func (r editorReader) ReadLine(prompt string) (string, error) {
 	s, err := r.ed.ReadLine(prompt)
+	if err == nil && r.sides != nil {
+		r.sides.accept()
+	}
 	if errors.Is(err, lineedit.ErrInterrupted) {
 		return "", repl.ErrInterrupted
 	}

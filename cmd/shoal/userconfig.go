@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shoalgo/shoal/internal/diag"
@@ -51,20 +52,75 @@ func loadUserConfig(stderr io.Writer) (cfg *userconfig.Config, reported map[stri
 
 // promptFunc renders the prompt before each statement from a snapshot:
 // the session's directory, the git branch (a few small reads up the tree,
-// once per prompt, never per keystroke), the last status and the jobs.
-func promptFunc(cfg *userconfig.Config, in *eval.Interp, color bool) func(int) string {
+// once per prompt, never per keystroke), the last status and the jobs;
+// the modules that cost more (git_status, cmd_duration, reef, ...) only
+// when a format names them (promptfacts.go). The right and transient
+// prompts are rendered from the same snapshot into ps, where the editor
+// reads them on redraws.
+func promptFunc(cfg *userconfig.Config, in *eval.Interp, color bool, ps *promptSides) func(int) string {
 	home, _ := os.UserHomeDir()
 	hostname, _ := os.Hostname()
 	user := os.Getenv("USER")
 	ssh := os.Getenv("SSH_CONNECTION") != "" || os.Getenv("SSH_TTY") != ""
+	p := &cfg.Prompt
+	wantGit, wantReef := usesModule(p, "git_status"), usesModule(p, "reef")
 	return func(status int) string {
 		dir := in.Dir()
-		return prompt.Render(&cfg.Prompt, prompt.State{
+		st := prompt.State{
 			Dir: dir, Home: home, Status: status, Branch: prompt.GitBranch(dir, readSmallFile),
 			User: user, Host: hostname, SSH: ssh, Now: time.Now(), Jobs: in.LiveTasks(),
-			Color: color && cfg.Render.Color,
-		})
+			Color: color && cfg.Render.Color, Principal: user, Leash: "allow-all",
+		}
+		if wantGit && st.Branch != "" {
+			st.Git = gitStatus(context.Background(), dir)
+		}
+		if wantReef {
+			st.Reef = reefTools(context.Background(), in, dir)
+		}
+		if ps != nil {
+			st.Duration = ps.lastDuration()
+			ps.set(prompt.Right(p, st), prompt.Transient(p, st))
+		}
+		return prompt.Render(p, st)
 	}
+}
+
+// promptSides holds the right and transient prompts of the prompt being
+// shown, and when the last line was accepted (for cmd_duration).
+type promptSides struct {
+	mu           sync.Mutex
+	right, trans string
+	accepted     time.Time
+}
+
+func (ps *promptSides) set(right, trans string) {
+	ps.mu.Lock()
+	ps.right, ps.trans = right, trans
+	ps.mu.Unlock()
+}
+
+// Right and Transient are the editor's callbacks.
+func (ps *promptSides) Right() string { ps.mu.Lock(); defer ps.mu.Unlock(); return ps.right }
+func (ps *promptSides) Transient() string {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.trans
+}
+
+// accept records that a line was accepted now.
+func (ps *promptSides) accept() { ps.mu.Lock(); ps.accepted = time.Now(); ps.mu.Unlock() }
+
+// lastDuration is the time since the last accepted line (0 before the
+// first), taken once: a prompt drawn again without a new line shows none.
+func (ps *promptSides) lastDuration() time.Duration {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.accepted.IsZero() {
+		return 0
+	}
+	d := time.Since(ps.accepted)
+	ps.accepted = time.Time{}
+	return d
 }
 
 // continuePrompt is the configured continuation prompt.

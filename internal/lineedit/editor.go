@@ -54,6 +54,16 @@ type Options struct {
 	// HistoryDedup: an entry equal to the one before it is not recorded
 	// again.
 	HistoryDedup bool
+	// RightPrompt, when set, is drawn at the right edge of the prompt's
+	// last line; TransientPrompt, when set, replaces the prompt of a line
+	// once it is accepted. Both are called on redraws, so they return a
+	// string computed beforehand.
+	RightPrompt, TransientPrompt func() string
+	// CompletionIgnoreCase lets a candidate whose start differs from the
+	// typed word only in case complete it (the word is re-cased);
+	// CompletionFuzzy lets candidates that hold the typed word's
+	// characters in order complete it when none starts with it.
+	CompletionIgnoreCase, CompletionFuzzy bool
 }
 
 // DefaultOptions are the settings without a config: emacs keys, colour,
@@ -131,6 +141,18 @@ func New(opts Options, hooks Hooks) *Editor {
 	}
 	e.bind(opts.Keybindings)
 	rl.Prompt.Primary(func() string { return e.prompt })
+	if opts.RightPrompt != nil {
+		rl.Prompt.Right(opts.RightPrompt)
+	}
+	if opts.TransientPrompt != nil {
+		// The library draws the transient prompt one row below the
+		// accepted line (its cursor has already left it): go up to that
+		// line and clear from there first.
+		transient := opts.TransientPrompt
+		rl.Prompt.Transient(func() string { return "\x1b[A\r\x1b[J" + transient() })
+		set("prompt-transient", true)
+	}
+	set("completion-ignore-case", opts.CompletionIgnoreCase)
 	// The last line of a multi-line buffer starts with the continuation
 	// prompt (the lines between with a bar).
 	rl.Prompt.Secondary(e.continuePrompt)
