@@ -80,7 +80,10 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 	}
 	ed := lineedit.New(edOpts, lineedit.Hooks{
 		Complete: func(line string, pos int) []complete.Candidate {
-			return complete.Complete(line, pos, paths.Context(ctx, in, h))
+			cctx := paths.Context(ctx, in, h)
+			cctx.Match = &complete.Match{CaseInsensitive: cfg.Completion.CaseInsensitive, Fuzzy: cfg.Completion.Fuzzy,
+				MaxResults: cfg.Completion.MaxResults}
+			return complete.Complete(line, pos, cctx)
 		},
 		Incomplete: func(src string) bool { return repl.Incomplete(src, in.IsBound) },
 		IsBound:    in.IsBound,
@@ -150,6 +153,8 @@ func editorOptions(cfg *userconfig.Config) lineedit.Options {
 	opts.Autosuggest = cfg.Editor.Autosuggest
 	opts.BracketedPaste = cfg.Editor.BracketedPaste
 	opts.ContinuePrompt = continuePrompt(cfg)
+	opts.CompletionIgnoreCase = cfg.Completion.CaseInsensitive
+	opts.CompletionFuzzy = cfg.Completion.Fuzzy
 	opts.Color = cfg.Render.Color && cfg.Editor.Highlight
 	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		opts.Color = false

@@ -307,7 +307,10 @@ func (e *Editor) complete(line []rune, cursor int) readline.Completions {
 	src := string(line)
 	pos := len(string(line[:cursor]))
 	cands := e.hooks.Complete(src, pos)
-	prefix, vals, ok := Candidates(src, pos, cands)
+	prefix, vals, ok := candidates(src, pos, cands, e.opts.CompletionIgnoreCase)
+	if !ok && e.opts.CompletionFuzzy {
+		prefix, vals, ok = e.fuzzy(src, pos, cands) // fuzzy.go
+	}
 	if !ok {
 		return readline.Completions{}
 	}
@@ -326,6 +329,13 @@ func (e *Editor) complete(line []rune, cursor int) readline.Completions {
 // buffer: every name and program), or a prefix that is not
 // ASCII (the library counts it in bytes where it moves in characters).
 func Candidates(src string, pos int, cands []complete.Candidate) (prefix string, vals []readline.Completion, ok bool) {
+	return candidates(src, pos, cands, false)
+}
+
+// candidates is Candidates; with ignoreCase a candidate that starts with
+// the typed text in another case is offered too (the library then
+// re-cases the word, as completion-ignore-case is set).
+func candidates(src string, pos int, cands []complete.Candidate, ignoreCase bool) (prefix string, vals []readline.Completion, ok bool) {
 	if len(cands) == 0 || pos < 0 || pos > len(src) || strings.TrimSpace(src[:pos]) == "" {
 		return "", nil, false // nothing typed: every name and program would be offered
 	}
@@ -351,7 +361,9 @@ func Candidates(src string, pos int, cands []complete.Candidate) (prefix string,
 	}
 	seen := map[string]bool{}
 	for _, c := range cands {
-		if c.Replace != span || !strings.HasPrefix(c.Label, typed) || seen[c.Label] {
+		extends := strings.HasPrefix(c.Label, typed) ||
+			ignoreCase && len(c.Label) >= len(typed) && strings.EqualFold(c.Label[:len(typed)], typed)
+		if c.Replace != span || !extends || seen[c.Label] {
 			continue
 		}
 		seen[c.Label] = true
