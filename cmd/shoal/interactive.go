@@ -155,6 +155,7 @@ func editorOptions(cfg *userconfig.Config) lineedit.Options {
 	opts.ContinuePrompt = continuePrompt(cfg)
 	opts.CompletionIgnoreCase = cfg.Completion.CaseInsensitive
 	opts.CompletionFuzzy = cfg.Completion.Fuzzy
+	opts.CompletionNoMenu = !cfg.Completion.Menu
 	opts.Color = cfg.Render.Color && cfg.Editor.Highlight
 	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		opts.Color = false

@@ -64,6 +64,10 @@ type Options struct {
 	// CompletionFuzzy lets candidates that hold the typed word's
 	// characters in order complete it when none starts with it.
 	CompletionIgnoreCase, CompletionFuzzy bool
+	// CompletionNoMenu (completion.menu = false): Tab inserts what
+	// diverging candidates share and shows no menu; one candidate is
+	// inserted whole as always.
+	CompletionNoMenu bool
 }
 
 // DefaultOptions are the settings without a config: emacs keys, colour,
@@ -313,6 +317,22 @@ func (e *Editor) complete(line []rune, cursor int) readline.Completions {
 	}
 	if !ok {
 		return readline.Completions{}
+	}
+	if e.opts.CompletionNoMenu && len(vals) > 1 {
+		shared := vals[0].Value
+		for _, v := range vals[1:] {
+			n := 0
+			for n < len(shared) && n < len(v.Value) && shared[n] == v.Value[n] {
+				n++
+			}
+			shared = shared[:n]
+		}
+		if len(shared) <= len(prefix) {
+			return readline.Completions{}
+		}
+		comps := readline.CompleteRaw([]readline.Completion{{Value: shared, Display: shared}})
+		comps.PREFIX = prefix
+		return comps.NoSpace()
 	}
 	comps := readline.CompleteRaw(vals)
 	comps.PREFIX = prefix
