@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/shoalgo/shoal/internal/namespaces"
+	"github.com/shoalgo/shoal/internal/prompt"
 	"github.com/shoalgo/shoal/internal/userconfig"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -38,6 +39,25 @@ func configProblem(err error) string {
 	return err.Error()
 }
 
+// unknownPromptModules lists the `$name`s of the prompt's formats that
+// are not modules, each once with the format it is in.
+func unknownPromptModules(p *userconfig.Prompt) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range []struct{ key, format string }{
+		{"format.left", p.Format.Left}, {"format.right", p.Format.Right},
+		{"format.transient", p.Format.Transient}, {"format.continuation", p.Format.Continuation},
+	} {
+		for _, name := range prompt.Unknown(f.format) {
+			if !seen[f.key+name] {
+				seen[f.key+name] = true
+				out = append(out, fmt.Sprintf("prompt %s: unknown module `$%s`", f.key, name))
+			}
+		}
+	}
+	return out
+}
+
 // replWarnConfig prints one warning for a layer the REPL leaves out.
 func replWarnConfig(stderr io.Writer, problem string) {
 	fmt.Fprintf(stderr, "shoal: warning: %s (left out: the REPL starts without it)\n", problem)
@@ -49,6 +69,22 @@ func replWarnConfig(stderr io.Writer, problem string) {
 // SHOAL_* override leaves out the overrides. It always returns a
 // snapshot.
 func replLanguageConfig(dir string, tr *cliTrust, reported map[string]bool, stderr io.Writer) *value.Record {
+	snap, problems := lenientLanguageConfig(dir, tr)
+	for _, p := range problems {
+		if !reported[p.file] {
+			replWarnConfig(stderr, p.text)
+		}
+	}
+	return snap
+}
+
+// layerProblem is a configuration layer left out: its file ("" for the
+// environment's overrides) and the one-line description.
+type layerProblem struct{ file, text string }
+
+// lenientLanguageConfig is the config namespace's snapshot with every
+// layer that cannot be used left out, and what was left out.
+func lenientLanguageConfig(dir string, tr *cliTrust) (*value.Record, []layerProblem) {
 	base, err := defaultsSnapshot(configDefaults)
 	if err != nil {
 		base = value.NewRecord(nil, nil)
@@ -78,20 +114,19 @@ func replLanguageConfig(dir string, tr *cliTrust, reported map[string]bool, stde
 		}
 		return r.data, r.err
 	}
+	var problems []layerProblem
 	for range maxConfigRetries {
 		snap, _, err := namespaces.LoadConfig(src)
 		if err == nil {
-			return snap
+			return snap, problems
 		}
 		var fe *namespaces.ConfigFileError
 		switch {
 		case errors.As(err, &fe) && !skip[fe.Path]:
 			skip[fe.Path] = true
-			if !reported[fe.Path] {
-				replWarnConfig(stderr, configProblem(err))
-			}
+			problems = append(problems, layerProblem{fe.Path, configProblem(err)})
 		default: // a malformed SHOAL_* override: leave the overrides out
-			replWarnConfig(stderr, err.Error())
+			problems = append(problems, layerProblem{"", err.Error()})
 			getenv = func(k string) (string, bool) {
 				if strings.HasPrefix(k, "SHOAL_") {
 					return "", false
@@ -100,5 +135,5 @@ func replLanguageConfig(dir string, tr *cliTrust, reported map[string]bool, stde
 			}
 		}
 	}
-	return base
+	return base, problems
 }

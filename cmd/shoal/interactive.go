@@ -120,7 +120,7 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 	// The editor records each accepted buffer whole in its history.
 	return repl.Run(ctx, editorReader{ed, sides}, repl.Config{
 		Interp: in, Session: sess, Stdout: stdout, Stderr: stderr,
-		Width:  terminalWidth,
+		Width:  displayWidth(cfg),
 		Prompt: promptFunc(cfg, in, promptANSI, sides), ContinuePrompt: continuePrompt(cfg),
 		Diag:   diagStyles(cfg, stderr),
 		Height: terminalHeight,

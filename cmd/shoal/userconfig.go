@@ -44,8 +44,8 @@ func loadUserConfig(stderr io.Writer) (cfg *userconfig.Config, reported map[stri
 	for _, w := range l.Warnings {
 		fmt.Fprintf(stderr, "shoal: warning: %s\n", w)
 	}
-	for _, name := range prompt.Unknown(l.Config.Prompt.Format.Left) {
-		fmt.Fprintf(stderr, "shoal: warning: prompt format: unknown module `$%s`\n", name)
+	for _, w := range unknownPromptModules(&l.Config.Prompt) {
+		fmt.Fprintf(stderr, "shoal: warning: %s\n", w)
 	}
 	return l.Config, reported
 }
@@ -243,4 +243,13 @@ func displayOptions(cfg *userconfig.Config) repl.Display {
 		Pager:         cfg.Render.Pager,
 		PromptLines:   1 + strings.Count(cfg.Prompt.Format.Left, "\n"),
 	}
+}
+
+// displayWidth is the width values are displayed at: render.width when
+// it is set, else the terminal's.
+func displayWidth(cfg *userconfig.Config) func() int {
+	if w := cfg.Render.Width; w > 0 {
+		return func() int { return w }
+	}
+	return terminalWidth
 }

@@ -33,6 +33,10 @@ type Config struct {
 	Env map[string]string `toml:"env"`
 	// Init lists Shoal files run, in order, when an interactive session starts.
 	Init Init `toml:"init"`
+	// Reef is the user's Reef scope ([reef.tools] ...), read by Reef
+	// itself (docs/shoal.md, "Reef"); kept here only so its keys are
+	// known.
+	Reef map[string]any `toml:"reef"`
 }
 
 // History configures the line editor's history file.
