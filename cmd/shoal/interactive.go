@@ -57,6 +57,7 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 		return 1
 	}
 	var sess repl.Session
+	var rs *remoteSession
 	if remote != nil {
 		r, err := dialRemote(ctx, *remote, stdout)
 		if err != nil {
@@ -64,7 +65,7 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 			return 1
 		}
 		defer r.Close()
-		sess = r
+		sess, rs = r, r
 	}
 	if remote == nil {
 		startSession(ctx, in, cfg, stderr, diagStyles(cfg, stderr))
@@ -121,7 +122,7 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 	return repl.Run(ctx, editorReader{ed, sides}, repl.Config{
 		Interp: in, Session: sess, Stdout: stdout, Stderr: stderr,
 		Width:  displayWidth(cfg),
-		Prompt: promptFunc(cfg, in, promptANSI, sides), ContinuePrompt: continuePrompt(cfg),
+		Prompt: promptFunc(cfg, in, promptANSI, sides, rs), ContinuePrompt: continuePrompt(cfg),
 		Diag:   diagStyles(cfg, stderr),
 		Height: terminalHeight,
 		Page: func(ctx context.Context, text string) error {

@@ -164,3 +164,22 @@ func reefTools(ctx context.Context, in *eval.Interp, dir string) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// remotePromptFacts are the principal and leash modules' facts for a
+// kernel session: the principal it attached as (an agent when a token
+// named it), and its policy profile ("owner" for the kernel owner
+// without one), marked "enforced" when the OS sandbox confines it.
+func remotePromptFacts(r *remoteSession) (principal string, agent bool, leash string) {
+	if r == nil || r.att == nil {
+		return "", false, ""
+	}
+	a := r.att
+	leash = a.Caps.Profile
+	if leash == "" {
+		leash = "owner"
+	}
+	if a.Caps.Enforced || a.CapsEnforced {
+		leash += " enforced"
+	}
+	return a.Principal, r.target.Token != "" || strings.HasPrefix(a.Principal, "agent:"), leash
+}

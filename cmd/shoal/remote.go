@@ -52,6 +52,7 @@ type remoteSession struct {
 	stdout io.Writer
 	c      *client.Client
 	since  uint64 // the render channel's newest seq seen (0: none yet)
+	att    *client.AttachResult // the last attach's answer (the prompt's principal and leash)
 	exit   *int   // an exit the kernel reported
 }
 
@@ -76,13 +77,13 @@ func (r *remoteSession) connect(ctx context.Context) error {
 		return fmt.Errorf("kernel %s: %w (is shoal-kernel running? start it with `shoal kernel --socket %s`)",
 			r.target.Socket, errors.Unwrap(err), r.target.Socket)
 	}
-	_, err = c.Attach(ctx, client.AttachParams{Session: r.target.Session, Token: r.target.Token,
+	att, err := c.Attach(ctx, client.AttachParams{Session: r.target.Session, Token: r.target.Token,
 		Client: &client.ClientInfo{Kind: "shoal", TTY: r.target.TTY}})
 	if err != nil {
 		c.Close()
 		return fmt.Errorf("kernel %s: attach: %w", r.target.Socket, err)
 	}
-	r.c = c
+	r.c, r.att = c, att
 	return nil
 }
 

@@ -57,7 +57,7 @@ func loadUserConfig(stderr io.Writer) (cfg *userconfig.Config, reported map[stri
 // when a format names them (promptfacts.go). The right and transient
 // prompts are rendered from the same snapshot into ps, where the editor
 // reads them on redraws.
-func promptFunc(cfg *userconfig.Config, in *eval.Interp, color bool, ps *promptSides) func(int) string {
+func promptFunc(cfg *userconfig.Config, in *eval.Interp, color bool, ps *promptSides, remote *remoteSession) func(int) string {
 	home, _ := os.UserHomeDir()
 	hostname, _ := os.Hostname()
 	user := os.Getenv("USER")
@@ -70,6 +70,9 @@ func promptFunc(cfg *userconfig.Config, in *eval.Interp, color bool, ps *promptS
 			Dir: dir, Home: home, Status: status, Branch: prompt.GitBranch(dir, readSmallFile),
 			User: user, Host: hostname, SSH: ssh, Now: time.Now(), Jobs: in.LiveTasks(),
 			Color: color && cfg.Render.Color, Principal: user, Leash: "allow-all",
+		}
+		if remote != nil {
+			st.Principal, st.Agent, st.Leash = remotePromptFacts(remote)
 		}
 		if wantGit && st.Branch != "" {
 			st.Git = gitStatus(context.Background(), dir)
