@@ -51,9 +51,9 @@ type remoteSession struct {
 	target remoteTarget
 	stdout io.Writer
 	c      *client.Client
-	since  uint64 // the render channel's newest seq seen (0: none yet)
+	since  uint64               // the render channel's newest seq seen (0: none yet)
 	att    *client.AttachResult // the last attach's answer (the prompt's principal and leash)
-	exit   *int   // an exit the kernel reported
+	exit   *int                 // an exit the kernel reported
 }
 
 // dialRemote connects and attaches.
