@@ -68,7 +68,7 @@ format = "took $duration "
 		r.waitRow("the right prompt with the status", func(row string) bool {
 			return strings.HasPrefix(row, "~/proj (main)") && strings.HasSuffix(strings.TrimSpace(row), "RIGHT[1]")
 		})
-		if r.count("took") != 1 { // only after the line that took long
+		if r.count("took") != 0 { // the long line's prompt became transient; a quick line shows none
 			t.Errorf("cmd_duration shown for a quick line:\n%s", r.screenText())
 		}
 	})
