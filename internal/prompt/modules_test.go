@@ -63,3 +63,18 @@ func TestModulesRender(t *testing.T) {
 		t.Errorf("Unknown: %q", u)
 	}
 }
+
+// FuzzParseGitStatus: any output (file names are the repository's) is
+// read without a panic, and the marks it yields never hold a control
+// character the terminal would act on.
+func FuzzParseGitStatus(f *testing.F) {
+	f.Add([]byte("# branch.ab +1 -2\n1 M. x\n? y\nu UU z\n"))
+	f.Add([]byte("# branch.ab +\n# branch.ab -99999999999999999999\n"))
+	f.Fuzz(func(t *testing.T, out []byte) {
+		g := ParseGitStatus(out)
+		marks, ab := g.Marks(userconfig.Default().Prompt.Module.GitStatus)
+		if strings.ContainsAny(marks+ab, "\x1b\r\n") || g.Ahead < 0 || g.Behind < 0 {
+			t.Fatalf("marks %q %q from %q", marks, ab, out)
+		}
+	})
+}
