@@ -231,6 +231,20 @@ type KernelInfo struct {
 	// Cgo is whether the kernel binary was built with cgo; nil when it
 	// does not say.
 	Cgo *bool `json:"cgo"`
+	// StateDir is the kernel's state directory ("" when it keeps none or
+	// does not say); TokenStore its token store.
+	StateDir   string `json:"state_dir"`
+	TokenStore string `json:"token_store"`
+	// Policy is the Leash policy in force; nil from a kernel that does
+	// not say.
+	Policy *KernelPolicy `json:"policy"`
+}
+
+// KernelPolicy is kernel.info's policy: the file it came from ("": the
+// built-in default) and how many principals it names.
+type KernelPolicy struct {
+	Path       string `json:"path"`
+	Principals int    `json:"principals"`
 }
 
 // KernelMemory says where a kernel's memory bounds come from

@@ -32,7 +32,7 @@ func languageConfig(dir string, tr *cliTrust) (*value.Record, error) {
 	src.ReadFile = tr.readConfig(project)
 	snap, _, err := namespaces.LoadConfig(src)
 	if err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
+		return nil, fmt.Errorf("configuration: %s", configProblem(err))
 	}
 	return snap, nil
 }

@@ -90,8 +90,8 @@ func TestConfigNamespaceInjected(t *testing.T) {
 		t.Fatalf("shoal trust a: exit %d, %s", code, errs)
 	}
 	out, errs, code = run(sub, "", "-c", "1")
-	if code != 2 || out != "" || !strings.Contains(errs, filepath.Join(project, "a", ".shoal.toml")) || !strings.Contains(errs, "invalid TOML: line ") {
-		t.Fatalf("malformed project file: exit %d, stdout %q, stderr %q; want 2 naming the file and line", code, out, errs)
+	if code != 2 || out != "" || !strings.Contains(errs, filepath.Join(project, "a", ".shoal.toml")+":1:9: expected ']' to close table name") {
+		t.Fatalf("malformed project file: exit %d, stdout %q, stderr %q; want 2 naming the file, line and column", code, out, errs)
 	}
 }
 

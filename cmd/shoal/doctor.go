@@ -53,7 +53,10 @@ type check struct {
 // doctorPaths are what the checks look at.
 type doctorPaths struct {
 	StateDir, Socket, Policy, Session string
-	PolicyGiven                       bool
+	PolicyGiven, StateDirGiven        bool
+	// TokenStore is the kernel's token store when it said ("": the one
+	// under StateDir).
+	TokenStore string
 }
 
 func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -77,6 +80,7 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	p.PolicyGiven = p.Policy != ""
+	p.StateDirGiven = p.StateDir != ""
 	if p.StateDir == "" {
 		d, err := auth.DefaultStatePath()
 		if err != nil {
@@ -127,18 +131,41 @@ func configDir() string {
 	return filepath.Join(home, ".config")
 }
 
-// runChecks runs every check, in the report's order.
+// runChecks runs every check, in the report's order. A kernel that
+// answers at the socket is asked for its own state directory, token
+// store and policy, which are then the ones checked (unless --state-dir
+// or --policy name others).
 func runChecks(ctx context.Context, p doctorPaths) []check {
-	return []check{
+	sock, info := checkSocket(ctx, p.Socket)
+	if info != nil {
+		if info.StateDir != "" && !p.StateDirGiven {
+			p.StateDir = info.StateDir
+			p.TokenStore = info.TokenStore
+		}
+		if info.Policy != nil && !p.PolicyGiven {
+			if info.Policy.Path != "" {
+				p.Policy, p.PolicyGiven = info.Policy.Path, true
+			}
+		}
+	}
+	pol := checkPolicy(p.Policy, p.PolicyGiven)
+	if info != nil && info.Policy != nil && info.Policy.Path == "" && !p.PolicyGiven {
+		pol = check{Name: "policy", Level: levelOK,
+			Detail: "the kernel runs without --policy: you may do everything, other principals nothing"}
+	}
+	checks := []check{
 		checkStateDir(p.StateDir),
-		checkSocket(ctx, p.Socket),
-		checkTokens(p.StateDir),
-		checkPolicy(p.Policy, p.PolicyGiven),
+		sock,
+		checkTokens(p.StateDir, p.TokenStore),
+		pol,
 		checkTrust(),
+	}
+	checks = append(checks, checkConfig()...)
+	return append(checks,
 		checkCompanions(),
 		checkLandlock(sandbox.Probe()),
 		checkCgroups(),
-	}
+	)
 }
 
 // checkStateDir: the kernel creates the directory 0700 at start; one that
@@ -186,8 +213,9 @@ func checkStateDir(dir string) check {
 	return c
 }
 
-// checkSocket: a kernel answers at the socket, with this build's version.
-func checkSocket(ctx context.Context, sock string) check {
+// checkSocket: a kernel answers at the socket, with this build's version;
+// its kernel.info is returned (nil when none answered).
+func checkSocket(ctx context.Context, sock string) (check, *client.KernelInfo) {
 	c := check{Name: "socket"}
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
 	defer cancel()
@@ -195,18 +223,28 @@ func checkSocket(ctx context.Context, sock string) check {
 	if err != nil {
 		c.Level, c.Detail = levelWarn, "no kernel listening at "+sock
 		c.Fix = "start one: shoal kernel --socket " + sock + " (or the systemd user unit in contrib/systemd)"
-		return c
+		return c, nil
 	}
 	defer cl.Close()
 	info, err := cl.KernelInfo(ctx)
 	if err != nil {
 		c.Level, c.Detail = levelFail, fmt.Sprintf("%s accepts connections but kernel.info failed: %v", sock, err)
 		c.Fix = "restart the kernel"
-		return c
+		return c, nil
 	}
 	c.Level, c.Detail = levelOK, fmt.Sprintf("kernel %s at %s", info.Version, sock)
 	if info.Containment != nil {
 		c.Detail += ", cgroup " + info.Containment.Cgroup
+	}
+	if info.StateDir != "" {
+		c.Detail += ", state dir " + info.StateDir
+	} else {
+		c.Detail += ", no state dir (no journal)"
+	}
+	if pol := info.Policy; pol != nil && pol.Path != "" {
+		c.Detail += fmt.Sprintf(", policy %s (%d principals)", pol.Path, pol.Principals)
+	} else if pol != nil {
+		c.Detail += ", default policy"
 	}
 	if m := info.Memory; m != nil {
 		c.Detail += fmt.Sprintf(", memory: %s limit %d MiB, session budget %d MiB, kernel budget %d MiB, soft limit %d MiB",
@@ -222,17 +260,20 @@ func checkSocket(ctx context.Context, sock string) check {
 		c.Detail += " (this shoal is " + v + ")"
 		c.Fix = "restart the kernel from this build: shoal kernel"
 	}
-	return c
+	return c, info
 }
 
 // checkTokens: the store the kernel and shoal-token share is private
 // and readable (a missing store is an empty one).
-func checkTokens(stateDir string) check {
+func checkTokens(stateDir, store string) check {
 	c := check{Name: "tokens"}
-	path, err := auth.ResolveStorePath(stateDir)
-	if err != nil {
-		c.Level, c.Detail = levelFail, err.Error()
-		return c
+	path := store
+	if path == "" {
+		var err error
+		if path, err = auth.ResolveStorePath(stateDir); err != nil {
+			c.Level, c.Detail = levelFail, err.Error()
+			return c
+		}
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		c.Level, c.Detail = levelOK, path+": no tokens yet (only you can attach)"

@@ -41,18 +41,14 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 1
 	}
-	cfg := loadUserConfig(stderr)
+	cfg, reported := loadUserConfig(stderr)
 	display := displayOptions(cfg) // the user's render.* settings
 	// The editor keeps rows free below the prompt: a tall value's head
 	// leaves them too, so its header stays in sight.
 	display.PromptLines = max(display.PromptLines, 1) + lineedit.ReserveRows
 	h := &terminalHost{Host: host.NewOS(host.AllowAll), fd: fd, cooked: cooked}
 	tr := newCLITrust(stderr)
-	langCfg, err := languageConfig(dir, tr)
-	if err != nil {
-		fmt.Fprintf(stderr, "shoal: %v\n", err)
-		return 2
-	}
+	langCfg := replLanguageConfig(dir, tr, reported, stderr) // never locks the person out (configwarn.go)
 	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, KeepJobOutput: remote == nil, Terminal: os.Stdin, Env: sessionEnv(cfg), Config: langCfg, Reef: true,
 		ProjectTrust: tr, TrustNotice: tr.notice, Adapters: sessionAdapters(stderr),
 		Display: display.Style()})
@@ -61,6 +57,7 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 		return 1
 	}
 	var sess repl.Session
+	var rs *remoteSession
 	if remote != nil {
 		remote.Style = display.Style()
 		r, err := dialRemote(ctx, *remote, stdout, stderr)
@@ -73,15 +70,26 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 		// directory: the local interpreter is kept there.
 		r.onCwd = func(d string) { _ = in.Enter(ctx, d) }
 		r.onCwd(r.cwd)
-		sess = r
+		sess, rs = r, r
 	}
 	if remote == nil {
 		startSession(ctx, in, cfg, stderr, diagStyles(cfg, stderr))
 	}
 	var paths repl.Completer
-	ed := lineedit.New(editorOptions(cfg), lineedit.Hooks{
+	sides := &promptSides{}
+	edOpts := editorOptions(cfg)
+	if cfg.Prompt.Format.Right != "" {
+		edOpts.RightPrompt = sides.Right
+	}
+	if cfg.Prompt.Transient.Enabled {
+		edOpts.TransientPrompt = sides.Transient
+	}
+	ed := lineedit.New(edOpts, lineedit.Hooks{
 		Complete: func(line string, pos int) []complete.Candidate {
-			return complete.Complete(line, pos, paths.Context(ctx, in, h))
+			cctx := paths.Context(ctx, in, h)
+			cctx.Match = &complete.Match{CaseInsensitive: cfg.Completion.CaseInsensitive, Fuzzy: cfg.Completion.Fuzzy,
+				MaxResults: cfg.Completion.MaxResults}
+			return complete.Complete(line, pos, cctx)
 		},
 		Incomplete:   func(src string) bool { return repl.Incomplete(src, in.IsBound) },
 		IsBound:      in.IsBound,
@@ -120,10 +128,10 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 		_ = in.WaitTasks(wctx)
 	}()
 	// The editor records each accepted buffer whole in its history.
-	return repl.Run(ctx, editorReader{ed}, repl.Config{
+	return repl.Run(ctx, editorReader{ed, sides}, repl.Config{
 		Interp: in, Session: sess, Stdout: stdout, Stderr: stderr,
-		Width:  terminalWidth,
-		Prompt: promptFunc(cfg, in, promptANSI), ContinuePrompt: continuePrompt(cfg),
+		Width:  displayWidth(cfg),
+		Prompt: promptFunc(cfg, in, promptANSI, sides, rs), ContinuePrompt: continuePrompt(cfg),
 		Diag:   diagStyles(cfg, stderr),
 		Height: terminalHeight,
 		Page: func(ctx context.Context, text string) error {
@@ -156,6 +164,9 @@ func editorOptions(cfg *userconfig.Config) lineedit.Options {
 	opts.Autosuggest = cfg.Editor.Autosuggest
 	opts.BracketedPaste = cfg.Editor.BracketedPaste
 	opts.ContinuePrompt = continuePrompt(cfg)
+	opts.CompletionIgnoreCase = cfg.Completion.CaseInsensitive
+	opts.CompletionFuzzy = cfg.Completion.Fuzzy
+	opts.CompletionNoMenu = !cfg.Completion.Menu
 	opts.Color = cfg.Render.Color && cfg.Editor.Highlight
 	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		opts.Color = false
@@ -190,10 +201,16 @@ func (h *terminalHost) RunTerminal(ctx context.Context, s *host.Spawn, tty int) 
 }
 
 // editorReader adapts the line editor to repl.LineReader.
-type editorReader struct{ ed *lineedit.Editor }
+type editorReader struct {
+	ed    *lineedit.Editor
+	sides *promptSides // nil: no cmd_duration
+}
 
 func (r editorReader) ReadLine(prompt string) (string, error) {
 	s, err := r.ed.ReadLine(prompt)
+	if err == nil && r.sides != nil {
+		r.sides.accept()
+	}
 	if errors.Is(err, lineedit.ErrInterrupted) {
 		return "", repl.ErrInterrupted
 	}

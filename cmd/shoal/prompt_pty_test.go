@@ -85,7 +85,7 @@ func TestPromptOnATerminal(t *testing.T) {
 
 // TestConfigFileOnATerminal: prompt.toml sets the prompt; a bad
 // shoal.toml is reported with its line and column and the REPL still
-// starts, on the defaults, saying so; an unknown key warns with a
+// starts without it (prompt.toml still applies), saying so; an unknown key warns with a
 // suggestion and the rest of the file applies.
 func TestConfigFileOnATerminal(t *testing.T) {
 	home, config := t.TempDir(), t.TempDir()
@@ -102,8 +102,8 @@ func TestConfigFileOnATerminal(t *testing.T) {
 	mustWrite(t, filepath.Join(config, "shoal", "shoal.toml"), "[history]\nmax_entris = 5\n\n[editor]\nmode = \"nano\"\n")
 	out, _, _ = startPTY(t, dir, home, config)
 	at = out.waitFor(t, 0, "shoal.toml:5:1: editor.mode: must be `emacs` or `vi`")
-	at = out.waitFor(t, at, "using the default configuration")
-	out.waitFor(t, at, "~/work > ")
+	at = out.waitFor(t, at, "left out: the REPL starts without it")
+	out.waitFor(t, at, "<~/work|>$ ") // only shoal.toml is left out: prompt.toml still applies
 
 	mustWrite(t, filepath.Join(config, "shoal", "shoal.toml"), "[history]\nmax_entris = 5\n")
 	out, _, _ = startPTY(t, dir, home, config)

@@ -71,6 +71,7 @@ type remoteSession struct {
 	// onCwd, when set, is told the session's directory after each attach
 	// and exec (the REPL keeps its prompt and completion there).
 	onCwd func(dir string)
+	att    *client.AttachResult // the last attach's answer (the prompt's principal and leash)
 }
 
 // dialRemote connects and attaches.
@@ -107,7 +108,7 @@ func (r *remoteSession) connect(ctx context.Context) error {
 		return fmt.Errorf("kernel %s: attach: %w", r.target.Socket, err)
 	}
 	r.entered = true
-	r.c = c
+	r.c, r.att = c, res
 	if res.CwdRefused != "" {
 		fmt.Fprintf(r.stderr, "shoal: the kernel session stays in %s: %s\n", res.CWD.Display, res.CwdRefused)
 	}

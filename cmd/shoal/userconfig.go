@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shoalgo/shoal/internal/diag"
@@ -28,41 +29,101 @@ import (
 const promptANSI = false
 
 // loadUserConfig reads the user's configuration for the REPL
-// (internal/userconfig). Unknown keys are warnings; a bad file is an error
-// with its line and column, and the REPL starts with the defaults rather
-// than refusing to start, saying so.
-func loadUserConfig(stderr io.Writer) *userconfig.Config {
+// (internal/userconfig). Unknown keys are warnings; a file that cannot be
+// used is left out with one warning naming file:line:col (the REPL starts
+// without it, never refuses to start). reported lists the files warned
+// about, so the config namespace's snapshot does not warn again.
+func loadUserConfig(stderr io.Writer) (cfg *userconfig.Config, reported map[string]bool) {
 	home, _ := os.UserHomeDir()
-	l, err := userconfig.Load(userconfig.Env{Getenv: os.Getenv, Home: home})
-	if err != nil {
-		fmt.Fprintf(stderr, "shoal: %v\nshoal: using the default configuration\n", err)
-		return userconfig.Default()
+	l := userconfig.LoadSkipping(userconfig.Env{Getenv: os.Getenv, Home: home})
+	reported = map[string]bool{}
+	for _, e := range l.Problems {
+		replWarnConfig(stderr, e.Error())
+		reported[e.File] = true
 	}
 	for _, w := range l.Warnings {
 		fmt.Fprintf(stderr, "shoal: warning: %s\n", w)
 	}
-	for _, name := range prompt.Unknown(l.Config.Prompt.Format.Left) {
-		fmt.Fprintf(stderr, "shoal: warning: prompt format: unknown module `$%s`\n", name)
+	for _, w := range unknownPromptModules(&l.Config.Prompt) {
+		fmt.Fprintf(stderr, "shoal: warning: %s\n", w)
 	}
-	return l.Config
+	return l.Config, reported
 }
 
 // promptFunc renders the prompt before each statement from a snapshot:
 // the session's directory, the git branch (a few small reads up the tree,
-// once per prompt, never per keystroke), the last status and the jobs.
-func promptFunc(cfg *userconfig.Config, in *eval.Interp, color bool) func(int) string {
+// once per prompt, never per keystroke), the last status and the jobs;
+// the modules that cost more (git_status, cmd_duration, reef, ...) only
+// when a format names them (promptfacts.go). The right and transient
+// prompts are rendered from the same snapshot into ps, where the editor
+// reads them on redraws.
+func promptFunc(cfg *userconfig.Config, in *eval.Interp, color bool, ps *promptSides, remote *remoteSession) func(int) string {
 	home, _ := os.UserHomeDir()
 	hostname, _ := os.Hostname()
 	user := os.Getenv("USER")
 	ssh := os.Getenv("SSH_CONNECTION") != "" || os.Getenv("SSH_TTY") != ""
+	p := &cfg.Prompt
+	wantGit, wantReef := usesModule(p, "git_status"), usesModule(p, "reef")
 	return func(status int) string {
 		dir := in.Dir()
-		return prompt.Render(&cfg.Prompt, prompt.State{
+		st := prompt.State{
 			Dir: dir, Home: home, Status: status, Branch: prompt.GitBranch(dir, readSmallFile),
 			User: user, Host: hostname, SSH: ssh, Now: time.Now(), Jobs: in.LiveTasks(),
-			Color: color && cfg.Render.Color,
-		})
+			Color: color && cfg.Render.Color, Principal: user, Leash: "allow-all",
+		}
+		if remote != nil {
+			st.Principal, st.Agent, st.Leash = remotePromptFacts(remote)
+		}
+		if wantGit && st.Branch != "" {
+			st.Git = gitStatus(context.Background(), dir)
+		}
+		if wantReef {
+			st.Reef = reefTools(context.Background(), in, dir)
+		}
+		if ps != nil {
+			st.Duration = ps.lastDuration()
+			ps.set(prompt.Right(p, st), prompt.Transient(p, st))
+		}
+		return prompt.Render(p, st)
 	}
+}
+
+// promptSides holds the right and transient prompts of the prompt being
+// shown, and when the last line was accepted (for cmd_duration).
+type promptSides struct {
+	mu           sync.Mutex
+	right, trans string
+	accepted     time.Time
+}
+
+func (ps *promptSides) set(right, trans string) {
+	ps.mu.Lock()
+	ps.right, ps.trans = right, trans
+	ps.mu.Unlock()
+}
+
+// Right and Transient are the editor's callbacks.
+func (ps *promptSides) Right() string { ps.mu.Lock(); defer ps.mu.Unlock(); return ps.right }
+func (ps *promptSides) Transient() string {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.trans
+}
+
+// accept records that a line was accepted now.
+func (ps *promptSides) accept() { ps.mu.Lock(); ps.accepted = time.Now(); ps.mu.Unlock() }
+
+// lastDuration is the time since the last accepted line (0 before the
+// first), taken once: a prompt drawn again without a new line shows none.
+func (ps *promptSides) lastDuration() time.Duration {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.accepted.IsZero() {
+		return 0
+	}
+	d := time.Since(ps.accepted)
+	ps.accepted = time.Time{}
+	return d
 }
 
 // continuePrompt is the configured continuation prompt.
@@ -185,4 +246,13 @@ func displayOptions(cfg *userconfig.Config) repl.Display {
 		Pager:         cfg.Render.Pager,
 		PromptLines:   1 + strings.Count(cfg.Prompt.Format.Left, "\n"),
 	}
+}
+
+// displayWidth is the width values are displayed at: render.width when
+// it is set, else the terminal's.
+func displayWidth(cfg *userconfig.Config) func() int {
+	if w := cfg.Render.Width; w > 0 {
+		return func() int { return w }
+	}
+	return terminalWidth
 }

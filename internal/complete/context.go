@@ -78,6 +78,24 @@ type Context struct {
 	Home string
 	// ReadDir lists a directory (through the host gate).
 	ReadDir func(dir string) ([]fs.DirEntry, error)
+	// Match narrows which candidates the typed text admits; nil admits
+	// every tier (exact prefix, case-folded prefix, subsequence), as the
+	// kernel's complete method offers them.
+	Match *Match
+}
+
+// Match is what a person's completion settings admit (completion.* in
+// shoal.toml). A candidate that starts with the typed text, case and
+// all, is always admitted.
+type Match struct {
+	// CaseInsensitive admits a candidate that starts with the typed text
+	// when case is ignored.
+	CaseInsensitive bool
+	// Fuzzy admits a candidate that holds the typed characters in order
+	// (case ignored too when CaseInsensitive).
+	Fuzzy bool
+	// MaxResults bounds the candidates (0: MaxCandidates; never more).
+	MaxResults int
 }
 
 func call(f func() []string) []string {

@@ -16,11 +16,18 @@ func FuzzComplete(f *testing.F) {
 		f.Add(s, len(s))
 		f.Add(s, len(s)/2)
 	}
-	ctx := testCtx()
 	f.Fuzz(func(t *testing.T, src string, cursor int) {
+		ctx := testCtx()
+		limit := MaxCandidates
+		if cursor%5 != 0 { // a person's settings, varied by the cursor's value
+			ctx.Match = &Match{CaseInsensitive: cursor%2 == 0, Fuzzy: cursor%3 == 0, MaxResults: cursor % 7}
+			if ctx.Match.MaxResults > 0 {
+				limit = ctx.Match.MaxResults
+			}
+		}
 		cs := Complete(src, cursor, ctx)
-		if len(cs) > MaxCandidates {
-			t.Fatalf("%d candidates", len(cs))
+		if len(cs) > limit {
+			t.Fatalf("%d candidates, bound %d", len(cs), limit)
 		}
 		cur := clampCursor(src, cursor)
 		for _, c := range cs {

@@ -38,6 +38,21 @@ type infoResult struct {
 	// Cgo reports whether this binary was built with cgo (it should not
 	// be: README, "Build"); null when the build recorded nothing.
 	Cgo *bool `json:"cgo"`
+	// StateDir is the directory of the journal and the blob store ("" when
+	// the kernel keeps none); TokenStore the token store's path ("" when
+	// tokens are refused). shoal doctor checks these, not its defaults.
+	StateDir   string `json:"state_dir"`
+	TokenStore string `json:"token_store"`
+	// Policy is the Leash policy in force.
+	Policy policyInfo `json:"policy"`
+}
+
+// policyInfo is kernel.info's policy: the file it was loaded from ("":
+// the built-in default, under which the owner may do everything and
+// every other principal nothing) and how many principals it names.
+type policyInfo struct {
+	Path       string `json:"path"`
+	Principals int    `json:"principals"`
 }
 
 // features are the optional capabilities this kernel build has.
@@ -95,6 +110,9 @@ func handleKernelInfo(_ context.Context, c *call) (any, error) {
 		Containment: c.conn.srv.procs.Features(),
 		Memory:      c.conn.srv.memoryReport(),
 		Cgo:         buildCgo(),
+		StateDir:    c.conn.srv.cfg.StateDir,
+		TokenStore:  c.conn.srv.cfg.TokenStore,
+		Policy:      policyInfo{Path: c.conn.srv.policy.Path(), Principals: len(c.conn.srv.policy.Principals())},
 	}, nil
 }
 

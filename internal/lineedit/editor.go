@@ -54,6 +54,20 @@ type Options struct {
 	// HistoryDedup: an entry equal to the one before it is not recorded
 	// again.
 	HistoryDedup bool
+	// RightPrompt, when set, is drawn at the right edge of the prompt's
+	// last line; TransientPrompt, when set, replaces the prompt of a line
+	// once it is accepted. Both are called on redraws, so they return a
+	// string computed beforehand.
+	RightPrompt, TransientPrompt func() string
+	// CompletionIgnoreCase lets a candidate whose start differs from the
+	// typed word only in case complete it (the word is re-cased);
+	// CompletionFuzzy lets candidates that hold the typed word's
+	// characters in order complete it when none starts with it.
+	CompletionIgnoreCase, CompletionFuzzy bool
+	// CompletionNoMenu (completion.menu = false): Tab inserts what
+	// diverging candidates share and shows no menu; one candidate is
+	// inserted whole as always.
+	CompletionNoMenu bool
 }
 
 // DefaultOptions are the settings without a config: emacs keys, colour,
@@ -135,6 +149,18 @@ func New(opts Options, hooks Hooks) *Editor {
 	}
 	e.bind(opts.Keybindings)
 	rl.Prompt.Primary(func() string { return e.prompt })
+	if opts.RightPrompt != nil {
+		rl.Prompt.Right(opts.RightPrompt)
+	}
+	if opts.TransientPrompt != nil {
+		// The library draws the transient prompt one row below the
+		// accepted line (its cursor has already left it): go up to that
+		// line and clear from there first.
+		transient := opts.TransientPrompt
+		rl.Prompt.Transient(func() string { return "\x1b[A\r\x1b[J" + transient() })
+		set("prompt-transient", true)
+	}
+	set("completion-ignore-case", opts.CompletionIgnoreCase)
 	// Every line of a multi-line buffer after the first starts with the
 	// continuation prompt, drawn with the buffer (see render): the
 	// library's own column (a bar on the lines between, the secondary
@@ -329,9 +355,28 @@ func (e *Editor) complete(line []rune, cursor int) readline.Completions {
 	src := string(line)
 	pos := len(string(line[:cursor]))
 	cands := e.hooks.Complete(src, pos)
-	prefix, vals, ok := Candidates(src, pos, cands)
+	prefix, vals, ok := candidates(src, pos, cands, e.opts.CompletionIgnoreCase)
+	if !ok && e.opts.CompletionFuzzy {
+		prefix, vals, ok = e.fuzzy(src, pos, cands) // fuzzy.go
+	}
 	if !ok {
 		return readline.Completions{}
+	}
+	if e.opts.CompletionNoMenu && len(vals) > 1 {
+		shared := vals[0].Value
+		for _, v := range vals[1:] {
+			n := 0
+			for n < len(shared) && n < len(v.Value) && shared[n] == v.Value[n] {
+				n++
+			}
+			shared = shared[:n]
+		}
+		if len(shared) <= len(prefix) {
+			return readline.Completions{}
+		}
+		comps := readline.CompleteRaw([]readline.Completion{{Value: shared, Display: shared}})
+		comps.PREFIX = prefix
+		return comps.NoSpace()
 	}
 	comps := readline.CompleteRaw(vals)
 	comps.PREFIX = prefix
@@ -348,6 +393,13 @@ func (e *Editor) complete(line []rune, cursor int) readline.Completions {
 // buffer: every name and program), or a prefix that is not
 // ASCII (the library counts it in bytes where it moves in characters).
 func Candidates(src string, pos int, cands []complete.Candidate) (prefix string, vals []readline.Completion, ok bool) {
+	return candidates(src, pos, cands, false)
+}
+
+// candidates is Candidates; with ignoreCase a candidate that starts with
+// the typed text in another case is offered too (the library then
+// re-cases the word, as completion-ignore-case is set).
+func candidates(src string, pos int, cands []complete.Candidate, ignoreCase bool) (prefix string, vals []readline.Completion, ok bool) {
 	if len(cands) == 0 || pos < 0 || pos > len(src) || strings.TrimSpace(src[:pos]) == "" {
 		return "", nil, false // nothing typed: every name and program would be offered
 	}
@@ -373,7 +425,9 @@ func Candidates(src string, pos int, cands []complete.Candidate) (prefix string,
 	}
 	seen := map[string]bool{}
 	for _, c := range cands {
-		if c.Replace != span || !strings.HasPrefix(c.Label, typed) || seen[c.Label] {
+		extends := strings.HasPrefix(c.Label, typed) ||
+			ignoreCase && len(c.Label) >= len(typed) && strings.EqualFold(c.Label[:len(typed)], typed)
+		if c.Replace != span || !extends || seen[c.Label] {
 			continue
 		}
 		seen[c.Label] = true

@@ -91,14 +91,14 @@ func LoadConfig(src ConfigSource) (*value.Record, []ConfigLayer, error) {
 			return false, nil
 		}
 		if err != nil {
-			return false, fmt.Errorf("%s: %w", p, err)
+			return false, &ConfigFileError{Path: p, Err: fmt.Errorf("%s: %w", p, err)}
 		}
 		if len(data) > MaxConfigFileBytes {
-			return false, fmt.Errorf("%s: larger than %d bytes", p, MaxConfigFileBytes)
+			return false, &ConfigFileError{Path: p, Err: fmt.Errorf("%s: larger than %d bytes", p, MaxConfigFileBytes)}
 		}
 		rec, err := DecodeConfig(p, data)
 		if err != nil {
-			return false, err
+			return false, &ConfigFileError{Path: p, Data: data, Err: err}
 		}
 		snap = MergeConfig(snap, rec)
 		layers = append(layers, ConfigLayer{Path: p, Kind: kind})
@@ -125,6 +125,19 @@ func LoadConfig(src ConfigSource) (*value.Record, []ConfigLayer, error) {
 	}
 	return snap, layers, nil
 }
+
+// ConfigFileError is a configuration file LoadConfig could not use: its
+// path, its bytes when they were read (so a caller can point at the
+// place), and what is wrong. Every other LoadConfig error is a malformed
+// override in the environment.
+type ConfigFileError struct {
+	Path string
+	Data []byte
+	Err  error
+}
+
+func (e *ConfigFileError) Error() string { return e.Err.Error() }
+func (e *ConfigFileError) Unwrap() error { return e.Err }
 
 // DecodeConfig decodes one configuration file: a TOML document whose
 // version, when present, is 1. Errors name the file (and the line for

@@ -34,10 +34,24 @@ type State struct {
 	Jobs int
 	// Color allows ANSI styles.
 	Color bool
+	// Git is the repository's status marks (nil: unknown, shown as
+	// nothing).
+	Git *GitStatus
+	// Duration is how long the last line took (0: nothing ran).
+	Duration time.Duration
+	// Principal is who the session acts as; Agent says it is a token's
+	// principal rather than the person.
+	Principal string
+	Agent     bool
+	// Leash is the policy the session runs under ("allow-all" standalone).
+	Leash string
+	// Reef lists the tools Reef constrains here ("go@1.22 node@20").
+	Reef string
 }
 
 // Modules are the placeholder names Render knows.
-var Modules = []string{"directory", "git_branch", "exit_status", "character", "username", "hostname", "time", "jobs", "indent"}
+var Modules = []string{"directory", "git_branch", "git_status", "exit_status", "character", "username", "hostname", "time",
+	"jobs", "cmd_duration", "principal", "leash", "reef", "indent"}
 
 // Render renders the left prompt. The legacy template ({cwd}, {branch},
 // {status}) is used when it is set and format.left is the default.
@@ -46,6 +60,20 @@ func Render(p *userconfig.Prompt, s State) string {
 		return renderTemplate(p.Template, s)
 	}
 	return expand(p.Format.Left, func(name string) (string, bool) { return module(p, name, s) })
+}
+
+// Right is the right prompt (format.right), "" when none is set.
+func Right(p *userconfig.Prompt, s State) string {
+	return expand(p.Format.Right, func(name string) (string, bool) { return module(p, name, s) })
+}
+
+// Transient is what an accepted line's prompt becomes (format.transient),
+// "" when [transient] is not enabled.
+func Transient(p *userconfig.Prompt, s State) string {
+	if !p.Transient.Enabled {
+		return ""
+	}
+	return expand(p.Format.Transient, func(name string) (string, bool) { return module(p, name, s) })
 }
 
 // Continuation is the prompt for the second and later lines of an entry.
@@ -205,6 +233,8 @@ func module(p *userconfig.Prompt, name string, s State) (string, bool) {
 			return "", true
 		}
 		return paint(p, m.Time.Style, Strftime(m.Time.Format, s.Now), s), true
+	case "git_status", "cmd_duration", "principal", "leash", "reef":
+		return moreModule(p, name, s), true
 	case "jobs":
 		if !m.Jobs.Enabled || s.Jobs < max(1, m.Jobs.Threshold) {
 			return "", true

@@ -33,6 +33,10 @@ type Config struct {
 	Env map[string]string `toml:"env"`
 	// Init lists Shoal files run, in order, when an interactive session starts.
 	Init Init `toml:"init"`
+	// Reef is the user's Reef scope ([reef.tools] ...), read by Reef
+	// itself (docs/shoal.md, "Reef"); kept here only so its keys are
+	// known.
+	Reef map[string]any `toml:"reef"`
 }
 
 // History configures the line editor's history file.
@@ -167,6 +171,15 @@ type Prompt struct {
 	Style Palette `toml:"style"`
 	// Module configures each module.
 	Module Modules `toml:"module"`
+	// Transient replaces a prompt, once its line is accepted, with
+	// format.transient (when enabled), so the scrollback keeps short
+	// prompts.
+	Transient TransientPrompt `toml:"transient"`
+}
+
+// TransientPrompt turns the transient prompt on.
+type TransientPrompt struct {
+	Enabled bool `toml:"enabled"`
 }
 
 // PromptFormat holds the prompt's format strings.
@@ -175,6 +188,12 @@ type PromptFormat struct {
 	Left string `toml:"left"`
 	// Continuation is shown for the second and later lines of an entry.
 	Continuation string `toml:"continuation"`
+	// Right is shown at the right edge of the prompt's last line (""
+	// for none).
+	Right string `toml:"right"`
+	// Transient is what an accepted line's prompt becomes when
+	// [transient] is enabled.
+	Transient string `toml:"transient"`
 }
 
 // Palette names styles that module styles may refer to by name.
@@ -189,14 +208,76 @@ type Palette struct {
 
 // Modules configures the prompt's modules.
 type Modules struct {
-	Character  CharacterModule  `toml:"character"`
-	Directory  DirectoryModule  `toml:"directory"`
-	GitBranch  GitBranchModule  `toml:"git_branch"`
-	ExitStatus ExitStatusModule `toml:"exit_status"`
-	Username   HostModule       `toml:"username"`
-	Hostname   HostModule       `toml:"hostname"`
-	Time       TimeModule       `toml:"time"`
-	Jobs       JobsModule       `toml:"jobs"`
+	Character   CharacterModule   `toml:"character"`
+	Directory   DirectoryModule   `toml:"directory"`
+	GitBranch   GitBranchModule   `toml:"git_branch"`
+	ExitStatus  ExitStatusModule  `toml:"exit_status"`
+	Username    HostModule        `toml:"username"`
+	Hostname    HostModule        `toml:"hostname"`
+	Time        TimeModule        `toml:"time"`
+	Jobs        JobsModule        `toml:"jobs"`
+	GitStatus   GitStatusModule   `toml:"git_status"`
+	CmdDuration CmdDurationModule `toml:"cmd_duration"`
+	Principal   PrincipalModule   `toml:"principal"`
+	Leash       LeashModule       `toml:"leash"`
+	Reef        ReefModule        `toml:"reef"`
+}
+
+// GitStatusModule marks the repository's state: ahead and behind its
+// upstream, staged, unstaged, untracked and conflicted files. It runs
+// git (with the repository's fsmonitor and optional locks off) once per
+// prompt, bounded in time and output; see the shoal command's docs.
+type GitStatusModule struct {
+	Enabled    bool   `toml:"enabled"`
+	Ahead      string `toml:"ahead"`
+	Behind     string `toml:"behind"`
+	Diverged   string `toml:"diverged"`
+	Staged     string `toml:"staged"`
+	Unstaged   string `toml:"unstaged"`
+	Untracked  string `toml:"untracked"`
+	Conflicted string `toml:"conflicted"`
+	Style      string `toml:"style"`
+	// Format: $all_status (the file marks), $ahead_behind.
+	Format string `toml:"format"`
+}
+
+// CmdDurationModule shows how long the last line took, when it took at
+// least MinMs.
+type CmdDurationModule struct {
+	Enabled bool   `toml:"enabled"`
+	MinMs   int    `toml:"min_ms"`
+	Style   string `toml:"style"`
+	// Format: $duration.
+	Format string `toml:"format"`
+}
+
+// PrincipalModule names who the session acts as: the person (HumanSymbol)
+// or an agent's token principal (AgentSymbol).
+type PrincipalModule struct {
+	Enabled     bool   `toml:"enabled"`
+	HumanSymbol string `toml:"human_symbol"`
+	AgentSymbol string `toml:"agent_symbol"`
+	Style       string `toml:"style"`
+	// Format: $symbol, $name.
+	Format string `toml:"format"`
+}
+
+// LeashModule shows the policy the session runs under: `allow-all`
+// standalone, the kernel's policy otherwise.
+type LeashModule struct {
+	Enabled bool   `toml:"enabled"`
+	Style   string `toml:"style"`
+	// Format: $mode.
+	Format string `toml:"format"`
+}
+
+// ReefModule shows the project environment: the tools Reef constrains in
+// the directory, with their versions.
+type ReefModule struct {
+	Enabled bool   `toml:"enabled"`
+	Style   string `toml:"style"`
+	// Format: $tools.
+	Format string `toml:"format"`
 }
 
 // CharacterModule is the symbol that ends the prompt.
@@ -289,7 +370,7 @@ func Default() *Config {
 			DiagError: "bold red", DiagHint: "cyan", DiagCaret: "bold red", DiagGutter: "blue",
 		},
 		Prompt: Prompt{
-			Format: PromptFormat{Left: DefaultPromptLeft, Continuation: "... "},
+			Format: PromptFormat{Left: DefaultPromptLeft, Continuation: "... ", Transient: "$character"},
 			Style:  Palette{OK: "green bold", Error: "red bold", Warn: "yellow bold", Info: "blue", Muted: "8", Accent: "magenta"},
 			Module: Modules{
 				Character:  CharacterModule{Enabled: true, SuccessSymbol: "> ", ErrorSymbol: "> ", SuccessStyle: "ok", ErrorStyle: "error"},
@@ -300,6 +381,12 @@ func Default() *Config {
 				Hostname:   HostModule{Enabled: true, Style: "green", Format: "$name "},
 				Time:       TimeModule{Enabled: true, Format: "%H:%M:%S", Style: "dim"},
 				Jobs:       JobsModule{Enabled: true, Symbol: "✦", Threshold: 1, Style: "blue", Format: "$symbol$count "},
+				GitStatus: GitStatusModule{Enabled: true, Ahead: "⇡", Behind: "⇣", Diverged: "⇕", Staged: "+", Unstaged: "!",
+					Untracked: "?", Conflicted: "=", Style: "red bold", Format: "[$all_status$ahead_behind] "},
+				CmdDuration: CmdDurationModule{Enabled: true, MinMs: 2000, Style: "yellow", Format: "took $duration "},
+				Principal:   PrincipalModule{Enabled: true, HumanSymbol: "", AgentSymbol: "agent:", Style: "blue", Format: "$symbol$name "},
+				Leash:       LeashModule{Enabled: true, Style: "muted", Format: "[$mode] "},
+				Reef:        ReefModule{Enabled: true, Style: "green", Format: "($tools) "},
 			},
 		},
 	}

@@ -106,7 +106,7 @@ func TestParseErrorsCarryLineAndColumn(t *testing.T) {
 		{"alias whitespace", "[aliases]\n\"g s\" = \"git status\"\n", 1, 2, "aliases", "alias name `g s` must not contain whitespace"},
 		{"bad colour", "[colors]\nstring = \"greenish\"\n", 2, 1, "colors.string", "unknown colour or attribute"},
 		{"prompt control char", "[prompt.format]\nleft = \"a\\u001b[31m\"\n", 2, 1, "prompt.format.left", "control characters"},
-		{"nested wrong type", "[prompt.module.directory]\ntruncate_to = \"x\"\n", 2, 15, "prompt.module.directory.truncate_to", "cannot decode"},
+		{"nested wrong type", "[prompt.module.directory]\ntruncate_to = \"x\"\n", 2, 15, "prompt.module.directory.truncate_to", "expected an integer, found string"},
 		{"bad precision", "[render]\ntime_precision = \"ps\"\n", 2, 1, "render.time_precision", "must be `second`"},
 	}
 	for _, c := range cases {

@@ -46,6 +46,7 @@ func strEnv(dst func(*Config) *string) func(*Config, string) error {
 var envOverrides = []envOverride{
 	{"SHOAL_PROMPT_TEMPLATE", "prompt.template", strEnv(func(c *Config) *string { return &c.Prompt.Template })},
 	{"SHOAL_PROMPT_LEFT", "prompt.format.left", strEnv(func(c *Config) *string { return &c.Prompt.Format.Left })},
+	{"SHOAL_PROMPT_RIGHT", "prompt.format.right", strEnv(func(c *Config) *string { return &c.Prompt.Format.Right })},
 	{"SHOAL_HISTORY_ENABLED", "history.enabled", boolEnv(func(c *Config) *bool { return &c.History.Enabled })},
 	{"SHOAL_HISTORY", "history.enabled", boolEnv(func(c *Config) *bool { return &c.History.Enabled })},
 	{"SHOAL_HISTORY_MAX_ENTRIES", "history.max_entries", intEnv(func(c *Config) *int { return &c.History.MaxEntries })},

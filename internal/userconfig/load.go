@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -87,18 +88,39 @@ func Dir(env Env) string {
 	return filepath.Join(env.Home, ".config", "shoal")
 }
 
-// Loaded is the result of Load: the configuration, warnings, and the files
-// that were read.
+// Loaded is the result of Load: the configuration, warnings, the files
+// that were read, and the problems that made a file (or the environment's
+// overrides) be skipped.
 type Loaded struct {
 	Config   *Config
 	Warnings []Warning
 	Sources  []string
+	// Problems are what could not be used, in the order met: each names
+	// its file (or $VARIABLE), line and column, and what is wrong. The
+	// layer it belongs to was left out whole, so Config is what the other
+	// layers and the defaults make.
+	Problems []*Error
 }
 
 // Load reads shoal.toml and prompt.toml from Dir(env) over the defaults,
 // then the environment overrides (NO_COLOR, SHOAL_* as documented). A
-// missing file is no layer; an unreadable or bad one is an *Error.
+// missing file is no layer. It is strict: an unreadable or bad file, or a
+// bad override, is an *Error (the first problem LoadSkipping meets).
 func Load(env Env) (*Loaded, error) {
+	l := LoadSkipping(env)
+	if len(l.Problems) > 0 {
+		return nil, l.Problems[0]
+	}
+	return l, nil
+}
+
+// LoadSkipping is Load for a person at a prompt: it never fails. A file
+// that cannot be used (unreadable, malformed TOML, a wrong type, a value
+// outside its allowed set) is left out whole and reported in Problems;
+// so are the environment's overrides when one of them is bad (NO_COLOR
+// still applies). Config is then what the other layers and the defaults
+// make.
+func LoadSkipping(env Env) *Loaded {
 	l := &Loaded{Config: Default()}
 	dir := Dir(env)
 	if dir != "" {
@@ -109,34 +131,60 @@ func Load(env Env) (*Loaded, error) {
 				continue
 			}
 			if err != nil {
-				return nil, &Error{File: path, Msg: err.Error()}
+				l.Problems = append(l.Problems, &Error{File: path, Msg: err.Error()})
+				continue
 			}
 			var ws []Warning
 			if name == MainFile {
-				ws, err = decodeInto(path, data, l.Config)
+				cfg := Default()
+				ws, err = decodeInto(path, data, cfg)
 				if err == nil {
-					err = validate(l.Config, path, data)
+					err = validate(cfg, path, data)
+				}
+				if err == nil {
+					l.Config = cfg
 				}
 			} else {
-				ws, err = decodeInto(path, data, &l.Config.Prompt)
+				p := l.Config.Prompt // a copy: a bad file leaves the layers below as they were
+				ws, err = decodeInto(path, data, &p)
 				if err == nil {
-					err = validatePrompt(&l.Config.Prompt, path, data, "")
+					err = validatePrompt(&p, path, data, "")
+				}
+				if err == nil {
+					l.Config.Prompt = p
 				}
 			}
 			if err != nil {
-				return nil, err
+				l.Problems = append(l.Problems, asError(path, err))
+				continue
 			}
 			l.addWarnings(ws)
 			l.Sources = append(l.Sources, path)
 		}
 	}
-	if err := applyEnv(l.Config, env); err != nil {
-		return nil, err
+	withEnv := *l.Config
+	err := applyEnv(&withEnv, env)
+	if err == nil {
+		err = validate(&withEnv, "environment", nil)
 	}
-	if err := validate(l.Config, "environment", nil); err != nil {
-		return nil, err
+	if err != nil {
+		l.Problems = append(l.Problems, asError("environment", err))
+		if env.Getenv != nil && env.Getenv("NO_COLOR") != "" {
+			l.Config.Render.Color = false
+		}
+		return l
 	}
-	return l, nil
+	l.Config = &withEnv
+	return l
+}
+
+// asError is err as an *Error naming file.
+func asError(file string, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{File: file, Msg: err.Error()}
 }
 
 func (l *Loaded) addWarnings(ws []Warning) {
@@ -234,9 +282,35 @@ func decodeInto(file string, data []byte, dst any) ([]Warning, error) {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		line, col := de.Position()
-		return nil, &Error{File: file, Line: line, Col: col, Key: strings.Join(de.Key(), "."), Msg: strings.TrimPrefix(de.Error(), "toml: ")}
+		return nil, &Error{File: file, Line: line, Col: col, Key: strings.Join(de.Key(), "."), Msg: plainDecodeMsg(de.Error())}
 	}
-	return nil, &Error{File: file, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+	return nil, &Error{File: file, Msg: plainDecodeMsg(err.Error())}
+}
+
+// typeMismatch is go-toml's wording for a value of the wrong type.
+var typeMismatch = regexp.MustCompile(`cannot decode TOML (\w+) into .* of type (\S+)`)
+
+// plainDecodeMsg is a decoder's message in the words of the file, not of
+// the Go types it decodes into.
+func plainDecodeMsg(msg string) string {
+	msg = strings.TrimPrefix(msg, "toml: ")
+	if m := typeMismatch.FindStringSubmatch(msg); m != nil {
+		want := m[2]
+		switch {
+		case strings.HasPrefix(want, "int"):
+			want = "an integer"
+		case want == "bool":
+			want = "a boolean"
+		case want == "string":
+			want = "a string"
+		case strings.HasPrefix(want, "[]"):
+			want = "an array"
+		case strings.HasPrefix(want, "map["), strings.Contains(want, "."):
+			want = "a table"
+		}
+		return "expected " + want + ", found " + m[1]
+	}
+	return msg
 }
 
 // knownKeys lists the dotted keys of a struct type's toml tags (maps are

@@ -124,6 +124,22 @@ func validatePrompt(p *Prompt, file string, data []byte, prefix string) error {
 		"module.exit_status.format":       p.Module.ExitStatus.Format,
 		"module.time.format":              p.Module.Time.Format,
 		"module.jobs.format":              p.Module.Jobs.Format,
+		"format.right":                    p.Format.Right,
+		"format.transient":                p.Format.Transient,
+		"module.git_status.format":        p.Module.GitStatus.Format,
+		"module.git_status.ahead":         p.Module.GitStatus.Ahead,
+		"module.git_status.behind":        p.Module.GitStatus.Behind,
+		"module.git_status.diverged":      p.Module.GitStatus.Diverged,
+		"module.git_status.staged":        p.Module.GitStatus.Staged,
+		"module.git_status.unstaged":      p.Module.GitStatus.Unstaged,
+		"module.git_status.untracked":     p.Module.GitStatus.Untracked,
+		"module.git_status.conflicted":    p.Module.GitStatus.Conflicted,
+		"module.cmd_duration.format":      p.Module.CmdDuration.Format,
+		"module.principal.format":         p.Module.Principal.Format,
+		"module.principal.human_symbol":   p.Module.Principal.HumanSymbol,
+		"module.principal.agent_symbol":   p.Module.Principal.AgentSymbol,
+		"module.leash.format":             p.Module.Leash.Format,
+		"module.reef.format":              p.Module.Reef.Format,
 	}
 	for _, k := range sortedKeys(texts) {
 		v := texts[k]
@@ -136,6 +152,9 @@ func validatePrompt(p *Prompt, file string, data []byte, prefix string) error {
 	}
 	if p.Module.Directory.TruncateTo < 0 {
 		return bad("module.directory.truncate_to", "must not be negative")
+	}
+	if p.Module.CmdDuration.MinMs < 0 {
+		return bad("module.cmd_duration.min_ms", "must not be negative")
 	}
 	if p.Module.GitBranch.TruncateTo < 0 {
 		return bad("module.git_branch.truncate_to", "must not be negative")
@@ -157,6 +176,11 @@ func validatePrompt(p *Prompt, file string, data []byte, prefix string) error {
 		"module.hostname.style":          p.Module.Hostname.Style,
 		"module.time.style":              p.Module.Time.Style,
 		"module.jobs.style":              p.Module.Jobs.Style,
+		"module.git_status.style":        p.Module.GitStatus.Style,
+		"module.cmd_duration.style":      p.Module.CmdDuration.Style,
+		"module.principal.style":         p.Module.Principal.Style,
+		"module.leash.style":             p.Module.Leash.Style,
+		"module.reef.style":              p.Module.Reef.Style,
 	}
 	for _, k := range sortedKeys(styles) {
 		v := styles[k]
