@@ -29,11 +29,13 @@ type Builtin struct {
 	// Quiet suppresses printing the result in statement position.
 	Quiet bool
 	// Silent answers null in statement position, the last statement's
-	// too, so nothing is shown (cd: the next prompt shows where you are;
-	// save: what it wrote went to the file, as a redirect's does); in
-	// value position the result is kept (`let p = (cd src)`, `let v =
-	// (save f x)`).
+	// too, so nothing is shown (cd: the next prompt shows where you are);
+	// in value position the result is kept (`let p = (cd src)`).
 	Silent bool
+	// Sink: the result is what the builtin wrote away (save), returned so
+	// that it composes; a statement that ends with it shows nothing, as a
+	// redirect shows nothing (see HidesResult).
+	Sink bool
 	// Verbatim passes every argument as a positional value, flags spelled
 	// as written (`-v`, `--x=1`, `--`), for builtins that run another
 	// program's command line (interact).
@@ -88,6 +90,10 @@ func lookupBuiltin(name string) (*Builtin, bool) {
 
 // IsBuiltin reports whether name is a registered builtin command.
 func IsBuiltin(name string) bool { _, ok := builtins[name]; return ok }
+
+// HidesResult reports whether a statement ending in the builtin name
+// shows nothing: its result is what it wrote to a file (Builtin.Sink).
+func HidesResult(name string) bool { b, ok := builtins[name]; return ok && b.Sink }
 
 // BuiltinNames lists the registered builtin commands, sorted.
 func BuiltinNames() []string {

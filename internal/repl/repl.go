@@ -254,6 +254,9 @@ func Printable(p *syntax.Program, v value.Value) bool {
 	if ok && o.Builtin && (o.Out == nil || o.Out.Kind() == value.KNull) {
 		return false // a builtin that answered nothing (sleep)
 	}
+	if hidden(p) {
+		return false // save: what it wrote went to the file
+	}
 	if !ok || o.Builtin || len(p.Stmts) == 0 {
 		return true
 	}
@@ -266,4 +269,21 @@ func Printable(p *syntax.Program, v value.Value) bool {
 		return false
 	}
 	return true
+}
+
+// hidden reports whether p ends in a command whose result is what it wrote
+// to a file (eval.HidesResult: save), which a statement does not show.
+func hidden(p *syntax.Program) bool {
+	if p == nil || len(p.Stmts) == 0 {
+		return false
+	}
+	es, ok := p.Stmts[len(p.Stmts)-1].(*syntax.ExprStmt)
+	if !ok {
+		return false
+	}
+	c, ok := es.X.(*syntax.Cmd)
+	if !ok || c.Call == nil || c.Call.Head == nil || c.Call.Forced || c.Call.Head.Kind != syntax.ArgWord {
+		return false
+	}
+	return eval.HidesResult(c.Call.Head.Text)
 }
