@@ -71,7 +71,7 @@ type remoteSession struct {
 	// onCwd, when set, is told the session's directory after each attach
 	// and exec (the REPL keeps its prompt and completion there).
 	onCwd func(dir string)
-	att    *client.AttachResult // the last attach's answer (the prompt's principal and leash)
+	att   *client.AttachResult // the last attach's answer (the prompt's principal and leash)
 }
 
 // dialRemote connects and attaches.

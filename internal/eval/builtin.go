@@ -28,14 +28,12 @@ type Builtin struct {
 	SessionHint string
 	// Quiet suppresses printing the result in statement position.
 	Quiet bool
-	// Silent answers null in statement position, the last statement's
-	// too, so nothing is shown (cd: the next prompt shows where you are);
-	// in value position the result is kept (`let p = (cd src)`).
-	Silent bool
-	// Sink: the result is what the builtin wrote away (save), returned so
-	// that it composes; a statement that ends with it shows nothing, as a
-	// redirect shows nothing (see HidesResult).
-	Sink bool
+	// Hidden: a statement that ends with the builtin shows nothing, in
+	// the REPL, -c and scripts, through either door; its result is still
+	// the statement's value (an agent sees it, `let p = (cd src)` keeps
+	// it). cd: the next prompt shows where you are; save: what it wrote
+	// went to the file, as a redirect's does. See HidesResult.
+	Hidden bool
 	// Verbatim passes every argument as a positional value, flags spelled
 	// as written (`-v`, `--x=1`, `--`), for builtins that run another
 	// program's command line (interact).
@@ -92,8 +90,8 @@ func lookupBuiltin(name string) (*Builtin, bool) {
 func IsBuiltin(name string) bool { _, ok := builtins[name]; return ok }
 
 // HidesResult reports whether a statement ending in the builtin name
-// shows nothing: its result is what it wrote to a file (Builtin.Sink).
-func HidesResult(name string) bool { b, ok := builtins[name]; return ok && b.Sink }
+// shows nothing (Builtin.Hidden).
+func HidesResult(name string) bool { b, ok := builtins[name]; return ok && b.Hidden }
 
 // BuiltinNames lists the registered builtin commands, sorted.
 func BuiltinNames() []string {
@@ -326,9 +324,6 @@ func (t *thread) invokeBuiltin(b *Builtin, call *BuiltinCall, m mode, redir *red
 			return value.Nil, nil
 		}
 		return builtinOutcome(call.cmdLine(), value.Nil), nil
-	}
-	if b.Silent && m&mStream != 0 {
-		return value.Nil, nil
 	}
 	var res value.Value = v
 	if !b.Bare {

@@ -16,7 +16,7 @@ const (
 
 func init() {
 	bfsRegister(&Builtin{Name: "pwd", Help: Help{Summary: "the working directory, as a path", Usage: "pwd", Example: "pwd\npwd.name"}, Run: bfsPwd, Bare: true, Effects: effNone})
-	bfsRegister(&Builtin{Name: "cd", Help: Help{Summary: "change the working directory (- for the previous one)", Usage: "cd [PATH | -]", Example: "cd src\ncd -\ncd ~"}, Run: bfsCd, Bare: true, Session: true, SessionHint: bfsCdHint, Quiet: true, Silent: true,
+	bfsRegister(&Builtin{Name: "cd", Help: Help{Summary: "change the working directory (- for the previous one)", Usage: "cd [PATH | -]", Example: "cd src\ncd -\ncd ~"}, Run: bfsCd, Bare: true, Session: true, SessionHint: bfsCdHint, Quiet: true, Hidden: true,
 		Effects: func(d *leash.Deriver) { d.Cd() }})
 	bfsRegister(&Builtin{Name: "pushd", Help: Help{Summary: "change directory and push the old one on the directory stack", Usage: "pushd [PATH]", Example: "pushd /tmp\npopd"}, Run: bfsPushd, Bare: true, Session: true, SessionHint: bfsStackHint,
 		Effects: func(d *leash.Deriver) { d.Pushd() }})

@@ -29,7 +29,7 @@ func init() {
 			}
 			d.Transfer(host.FSRead, leash.Irreversible, false)
 		}})
-	bfsRegister(&Builtin{Name: "save", Help: Help{Summary: "write a value to a file (text and bytes as is, others as JSON) and return it", Usage: "save PATH VALUE", Example: "save report.json {ok: true, count: 3}"}, Run: bfsSave, Bare: true, Quiet: true, Sink: true,
+	bfsRegister(&Builtin{Name: "save", Help: Help{Summary: "write a value to a file (text and bytes as is, others as JSON) and return it", Usage: "save PATH VALUE", Example: "save report.json {ok: true, count: 3}"}, Run: bfsSave, Bare: true, Quiet: true, Hidden: true,
 		Effects: func(d *leash.Deriver) { d.PathArgs(host.FSWrite, leash.Conditional) }})
 }
 

@@ -271,8 +271,8 @@ func Printable(p *syntax.Program, v value.Value) bool {
 	return true
 }
 
-// hidden reports whether p ends in a command whose result is what it wrote
-// to a file (eval.HidesResult: save), which a statement does not show.
+// hidden reports whether p ends in a command whose result a statement does
+// not show (eval.HidesResult: cd, save).
 func hidden(p *syntax.Program) bool {
 	if p == nil || len(p.Stmts) == 0 {
 		return false
