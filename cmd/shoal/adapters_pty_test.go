@@ -69,7 +69,7 @@ func TestAdaptedGitOnAScreen(t *testing.T) {
 	r.waitRow("the next prompt", func(row string) bool { return strings.TrimSpace(row) == "shoal>" })
 	r.clear()
 	r.send("(git status).out.map(.status)\r")
-	r.waitRow("the hunk staged", func(row string) bool { return strings.TrimSpace(row) == "M." })
+	r.waitRow("the hunk staged", func(row string) bool { return strings.TrimSpace(row) == "0  M." })
 	r.clear()
 
 	// An output form the adapter does not model is git's own.
