@@ -10,6 +10,7 @@ import (
 
 	"github.com/reeflective/readline"
 	"github.com/reeflective/readline/inputrc"
+	"golang.org/x/term"
 
 	"github.com/shoalgo/shoal/internal/complete"
 	"github.com/shoalgo/shoal/internal/highlight"
@@ -298,6 +299,7 @@ func (e *Editor) History() *History { return e.hist }
 // Ctrl-C. The buffer is added to the history whole.
 func (e *Editor) ReadLine(prompt string) (string, error) {
 	e.prompt = prompt
+	keepPartialLine()
 	reserveRows()
 	line, err := e.rl.Readline()
 	if errors.Is(err, readline.ErrInterrupt) {
@@ -314,6 +316,21 @@ func (e *Editor) ReadLine(prompt string) (string, error) {
 // ReserveRows lines and back up before each prompt scrolls the screen
 // only when it lacks them, and changes nothing otherwise.
 const ReserveRows = 3
+
+// keepPartialLine starts the prompt on a line of its own without erasing
+// output that did not end its line (`^printf a`): it writes a marker and
+// then a screen width of spaces less one. From column 0 they end on the
+// same row, where a carriage return and a clear take the marker away;
+// from any other column they wrap to the next row, so the output and the
+// marker after it (which says the newline was missing, as zsh and fish
+// show) stay above the prompt.
+func keepPartialLine() {
+	w, _, err := term.GetSize(int(os.Stdout.Fd()))
+	if err != nil || w < 2 {
+		return
+	}
+	fmt.Fprintf(os.Stdout, "\x1b[7m%%\x1b[0m%s\r\x1b[K", strings.Repeat(" ", w-1))
+}
 
 // reserveRows makes room for ReserveRows lines below the prompt.
 func reserveRows() {

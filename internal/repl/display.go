@@ -102,12 +102,12 @@ func (d Display) show(ctx context.Context, w io.Writer, v value.Value, width, he
 	// The prompt that follows takes lines of the screen.
 	height -= max(d.PromptLines, 1) - 1
 	if width <= 0 || height < MinTallHeight || d.Tall == TallAll {
-		fmt.Fprintln(w, value.DisplayStyled(v, width, st))
+		writeLines(w, value.DisplayStyled(v, width, st))
 		return
 	}
 	s, cut := value.DisplayBounded(v, value.TextBound{Width: width, Lines: height - 1, Bytes: value.MaxEncodedBytes, Style: st})
 	if !cut {
-		fmt.Fprintln(w, s)
+		writeLines(w, s)
 		return
 	}
 	if d.Tall == TallPager && page != nil {
@@ -129,6 +129,17 @@ func (d Display) show(ctx context.Context, w io.Writer, v value.Value, width, he
 	s, _ = value.DisplayBounded(v, value.TextBound{Width: width, Lines: lines, Bytes: value.MaxEncodedBytes, Style: st})
 	fmt.Fprintln(w, s)
 	fmt.Fprintln(w, countLine(v, strings.Count(s, "\n")+1))
+}
+
+// writeLines writes a display and ends its last line: a text that already
+// ends with a newline (what cat of a text file shows) gets no second one,
+// so no blank line appears that the file does not have.
+func writeLines(w io.Writer, s string) {
+	if strings.HasSuffix(s, "\n") {
+		_, _ = io.WriteString(w, s)
+		return
+	}
+	_, _ = io.WriteString(w, s+"\n")
 }
 
 // headerLines is the lines a display of v spends on a header: a table's
