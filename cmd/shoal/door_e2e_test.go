@@ -349,6 +349,24 @@ func TestDoorREPLOnATerminal(t *testing.T) {
 		at = out.waitFor(t, at, "needs a terminal, and a kernel session has none to give it")
 		at, _ = out.waitForDoorPrompt(t, at)
 	}
+	// A job started at the prompt shows its number and command; jobs lists
+	// it under the same number, and its end shows before a later prompt.
+	send("sleep 1500ms &\r")
+	from = at
+	at = out.waitFor(t, at, "] sleep 1500ms\r\n")
+	m := regexp.MustCompile(`\[(\d+)\] sleep 1500ms\r\n`).FindStringSubmatch(out.String()[from:at])
+	if m == nil {
+		t.Fatalf("no job line in %q", out.String()[from:at])
+	}
+	at, _ = out.waitForDoorPrompt(t, at)
+	send("jobs\r")
+	at = out.waitFor(t, at, m[1]+"  running  sleep 1500ms")
+	at, _ = out.waitForDoorPrompt(t, at)
+	time.Sleep(2 * time.Second)
+	send("\r")
+	at = out.waitFor(t, at, "["+m[1]+"] done  sleep 1500ms")
+	at, _ = out.waitForDoorPrompt(t, at)
+
 	send("exit\r")
 	if err := waitExit(cmd); err != nil {
 		t.Errorf("exit: %v", err)

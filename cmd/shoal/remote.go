@@ -72,6 +72,7 @@ type remoteSession struct {
 	// and exec (the REPL keeps its prompt and completion there).
 	onCwd func(dir string)
 	att   *client.AttachResult // the last attach's answer (the prompt's principal and leash)
+	jobs  []remoteJob          // jobs started at this prompt, watched for their end (remote_jobs.go)
 }
 
 // dialRemote connects and attaches.
@@ -201,6 +202,7 @@ func (r *remoteSession) Eval(ctx context.Context, src string, _ *syntax.Program)
 	if err != nil {
 		return nil, err
 	}
+	r.noteJob(src, v)
 	return v, nil
 }
 

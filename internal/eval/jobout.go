@@ -112,7 +112,7 @@ func (in *Interp) JobReports() []JobReport {
 		if !tk.job {
 			continue
 		}
-		r := JobReport{ID: tk.ID, Desc: tk.desc}
+		r := JobReport{ID: tk.JobNumber(), Desc: tk.desc}
 		if tk.out != nil {
 			r.Output, r.Dropped = tk.out.take()
 		}

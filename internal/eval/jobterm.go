@@ -52,7 +52,7 @@ func (t *thread) parkTerminal(name string, args []string, argv []string, job *ho
 // jobNotice writes a shell's job line, `[1]  stopped  sleep 30`, to the
 // thread's stderr (the REPL's terminal).
 func (t *thread) jobNotice(tk *Task, state string) {
-	fmt.Fprintf(t.stderr, "[%d]  %s  %s\n", tk.ID, state, tk.desc)
+	fmt.Fprintf(t.stderr, "[%d]  %s  %s\n", tk.JobNumber(), state, tk.desc)
 }
 
 // waitTerminal is a terminal job's task body: it waits for the job

@@ -363,7 +363,7 @@ func (t *thread) startTaskAs(tk *Task, body func(c *thread) (value.Value, error)
 		}()
 		defer func() {
 			if r := recover(); r != nil {
-				err = errorf("internal_error", "task %d panicked: %v", tk.ID, r)
+				err = errorf("internal_error", "task %d panicked: %v", tk.JobNumber(), r)
 			}
 			tk.finish(ctx, v, err)
 		}()
@@ -421,7 +421,7 @@ func (tk *Task) awaitError() error {
 		return nil
 	}
 	if e, ok := tk.err.(*value.Error); ok && e.Code == "cancelled" {
-		return errorf("task_cancelled", "task %d was cancelled", tk.ID).
+		return errorf("task_cancelled", "task %d was cancelled", tk.JobNumber()).
 			WithHint("its status is cancelled; catch task_cancelled to go on")
 	}
 	return tk.err
@@ -430,7 +430,7 @@ func (tk *Task) awaitError() error {
 // await waits for tk without the session lock and returns its result.
 func (t *thread) await(tk *Task) (value.Value, error) {
 	if t.task == tk {
-		return nil, errorf(codeArg, "task %d cannot await itself", tk.ID)
+		return nil, errorf(codeArg, "task %d cannot await itself", tk.JobNumber())
 	}
 	var werr error
 	t.unlocked(func() {
@@ -535,7 +535,7 @@ func cmdDesc(call *syntax.CmdCall) string {
 func taskField(tk *Task, name string) (value.Value, bool) {
 	switch name {
 	case "id":
-		return value.Int(tk.ID), true
+		return value.Int(tk.JobNumber()), true
 	case "desc":
 		return value.Str(tk.desc), true
 	case "state":
@@ -551,10 +551,21 @@ func taskField(tk *Task, name string) (value.Value, bool) {
 }
 
 // jobRow is a task's row in `jobs`.
+// JobNumber is the task's number in `jobs`, `%N` and the REPL's job
+// lines: the embedder's number when a TaskHook gave it one (the kernel's
+// "task:N", so a --kernel prompt, `jobs` and the kernel's task methods
+// agree), else the session's own count.
+func (tk *Task) JobNumber() int {
+	if n, err := strconv.Atoi(strings.TrimPrefix(tk.wireID, "task:")); err == nil && tk.wireID != "" {
+		return n
+	}
+	return tk.ID
+}
+
 func jobRow(tk *Task) value.Value {
 	return value.NewRecord(
 		[]string{"id", "state", "command"},
-		[]value.Value{value.Int(tk.ID), value.Str(tk.jobState()), value.Str(tk.desc)},
+		[]value.Value{value.Int(tk.JobNumber()), value.Str(tk.jobState()), value.Str(tk.desc)},
 	)
 }
 
@@ -685,7 +696,7 @@ func (tt *taskTable) taskSpec(v value.Value) (tk *Task, ok bool, err error) {
 		tt.mu.Lock()
 		defer tt.mu.Unlock()
 		for _, tk := range tt.all {
-			if tk.ID == n {
+			if tk.JobNumber() == n {
 				return tk, true, nil
 			}
 		}

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/tasks"
+	"github.com/shoalgo/shoal/internal/value"
 )
 
 // Names of the kernel's bounds on language tasks (spawn, `cmd &`,
@@ -145,6 +147,12 @@ func (h *langTaskHook) Started(ctx context.Context, tk *eval.Task) (string, func
 			<-tk.Done()
 		}
 		v, err := tk.Result()
+		var le *value.Error
+		if errors.As(err, &le) && (le.Code == "cancelled" || le.Code == "task_cancelled") {
+			// Cancelled in the language (kill %N): the record says
+			// cancelled, as task.cancel's would.
+			return v, fmt.Errorf("%w: %v", tasks.ErrCancelled, err)
+		}
 		return v, err
 	})
 	if err != nil {

@@ -198,7 +198,13 @@ func evalOne(ctx context.Context, cfg Config, intr *Interrupter, src string, pro
 	if tk, ok := v.(*eval.Task); ok && strings.HasSuffix(strings.TrimSpace(src), "&") {
 		// A job started at the prompt: its number and command, as a
 		// shell shows them (`it` is its task).
-		fmt.Fprintf(cfg.Stdout, "[%d] %s\n", tk.ID, tk.Desc())
+		fmt.Fprintf(cfg.Stdout, "[%d] %s\n", tk.JobNumber(), tk.Desc())
+	} else if h, ok := v.(*value.Handle); ok && h.K == value.KTask && strings.HasSuffix(strings.TrimSpace(src), "&") {
+		// The same through a kernel: the kernel's task number, which
+		// `jobs` and %N there use too (eval.Task.JobNumber), as does its
+		// end report (cmd/shoal's remote JobReports).
+		desc := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(src), "&"))
+		fmt.Fprintf(cfg.Stdout, "[%s] %s\n", strings.TrimPrefix(h.Repr, "task:"), desc)
 	} else if Printable(prog, v) {
 		showValue(withPageTitle(ctx, src), cfg, v)
 	}

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"context"
+	"errors"
 	"runtime/debug"
 	"sync"
 )
@@ -71,7 +72,9 @@ func (t *Task) run(ctx context.Context, work Work) {
 
 	r.mu.Lock()
 	switch {
-	case t.rec.State == Cancelling:
+	case t.rec.State == Cancelling, errors.Is(err, ErrCancelled):
+		// Cancelled through the registry, or the work says it was
+		// cancelled another way (a language task's `kill %N`).
 		t.rec.State = Cancelled
 		t.rec.Err = ErrCancelled
 	case err != nil:
