@@ -33,6 +33,9 @@ import (
 // version is the build's one version string (internal/version).
 var version = buildversion.String()
 
+// shortUsage follows a usage error: the synopsis, and where the rest is.
+const shortUsage = "usage: shoal [-c SOURCE | FILE [ARGS...]] [--kernel [SOCKET]] (shoal --help for everything)\n"
+
 const usage = `usage: shoal                  (interactive, on a terminal)
        shoal -c SOURCE
        shoal FILE [ARGS...]      (the script sees ARGS as args)
@@ -93,8 +96,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return history(ctx, args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("shoal", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	fs.SetOutput(io.Discard) // its errors are reported below, one line each
+	fs.Usage = func() {}
 	var cmd string
 	fs.StringVar(&cmd, "c", "", "evaluate `SOURCE`")
 	fs.StringVar(&cmd, "command", "", "evaluate `SOURCE`")
@@ -107,8 +110,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	args, discover := kernelFlag(args)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
 			return 0
 		}
+		fmt.Fprintf(stderr, "shoal: %v\n%s", err, shortUsage)
 		return 2
 	}
 	if *showVersion {
