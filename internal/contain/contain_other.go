@@ -67,7 +67,7 @@ func (s *Scope) Start(cmd *exec.Cmd) (*Proc, error) {
 		return nil, err
 	}
 	p := &Proc{scope: s, pid: cmd.Process.Pid}
-	if a := cmd.SysProcAttr; a != nil && a.Setpgid && a.Pgid == 0 {
+	if a := cmd.SysProcAttr; a != nil && (a.Setpgid && a.Pgid == 0 || a.Setsid) {
 		p.pgid = p.pid
 	}
 	if s != nil {

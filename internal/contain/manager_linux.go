@@ -458,7 +458,7 @@ func (p *Proc) Pid() int { return p.pid }
 // no start time to stay unambiguous: it is signalled only until Reaped,
 // while the pid cannot be reused.
 func (p *Proc) finishStart(attr *syscall.SysProcAttr) {
-	if attr.Setpgid && attr.Pgid == 0 {
+	if attr.Setpgid && attr.Pgid == 0 || attr.Setsid { // a new session is a new group too
 		p.pgid = p.pid
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/shoalgo/shoal/internal/contain"
@@ -71,12 +72,34 @@ type OS struct {
 	// the host's environment.
 	secretDir    string
 	secretDirSet bool
+	// noTerminal starts every program in a session of its own
+	// (WithoutTerminal).
+	noTerminal bool
 }
 
 var _ Host = (*OS)(nil)
 
 // Option configures an OS host.
 type Option func(*OS)
+
+// WithoutTerminal starts every program in a new session of its own, with
+// no controlling terminal, instead of a process group in the caller's
+// session: a kernel's programs cannot open /dev/tty and so cannot read
+// from or write to the terminal the kernel was started from (its own
+// file), and a program that wants a terminal fails at once instead of
+// taking it. The kernel's hosts use it; the shoal REPL, whose programs
+// share its terminal by job control, does not.
+func WithoutTerminal() Option { return func(o *OS) { o.noTerminal = true } }
+
+// procAttr is how a program starts: in a process group of its own (so
+// that its whole tree can be signalled), and in a session of its own
+// under WithoutTerminal.
+func (o *OS) procAttr() *syscall.SysProcAttr {
+	if o.noTerminal {
+		return &syscall.SysProcAttr{Setsid: true}
+	}
+	return &syscall.SysProcAttr{Setpgid: true}
+}
 
 // WithMaxCapture sets the default in-memory capture bound per stream, used
 // when Spawn.MaxCapture is 0. Values below 1 are ignored.

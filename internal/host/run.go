@@ -123,7 +123,7 @@ func (o *OS) runCmd(ctx context.Context, prog string, argv []string, s *Spawn, e
 		Stdin:       s.Stdin,
 		Stdout:      stdout,
 		Stderr:      stderr,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		SysProcAttr: o.procAttr(),
 		WaitDelay:   o.waitDelay,
 	}
 	proc, err := o.procs.Start(cmd)

@@ -43,7 +43,7 @@ func (o *OS) runDirect(ctx context.Context, prog string, argv, env []string, dir
 		return 0, 0, fmt.Errorf("run: stderr pipe: %w", err)
 	}
 	pidfd := -1
-	sys := &syscall.SysProcAttr{Setpgid: true}
+	sys := o.procAttr()
 	if pidfdWorks() {
 		sys.PidFD = &pidfd
 	}

@@ -176,7 +176,10 @@ func (s *Server) newSessionInterp(principal string, g *policy.Grants, tools *too
 	procs := s.procs.NewScope()
 	// The secret store is the kernel's (its own environment's), whatever
 	// the session's environment says.
-	opts := []host.Option{host.WithProcesses(procs), host.WithSecretDir(secretstore.Dir(s.cfg.Env))}
+	// Every program starts in a session of its own, with no controlling
+	// terminal: the terminal the kernel was started from is its own, and
+	// no session's program may read it, write to it or take it over.
+	opts := []host.Option{host.WithProcesses(procs), host.WithSecretDir(secretstore.Dir(s.cfg.Env)), host.WithoutTerminal()}
 	if !st.free || principal != s.local {
 		// Asked at every spawn: a token principal's grants may narrow
 		// while the session lives (sessionGate.narrow), even from
