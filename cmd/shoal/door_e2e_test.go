@@ -362,10 +362,15 @@ func TestDoorREPLOnATerminal(t *testing.T) {
 	send("jobs\r")
 	at = out.waitFor(t, at, m[1]+"  running  sleep 1500ms")
 	at, _ = out.waitForDoorPrompt(t, at)
-	time.Sleep(2 * time.Second)
-	send("\r")
-	at = out.waitFor(t, at, "["+m[1]+"] done  sleep 1500ms")
-	at, _ = out.waitForDoorPrompt(t, at)
+	// Enter until a prompt reports the end (the job ends 1.5 s after it
+	// started, later on a loaded machine).
+	done := "[" + m[1] + "] done  sleep 1500ms"
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(out.String()[at:], done); time.Sleep(300 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no end report %q; the terminal shows:\n%s", done, out.String()[at:])
+		}
+		send("\r")
+	}
 
 	send("exit\r")
 	if err := waitExit(cmd); err != nil {
