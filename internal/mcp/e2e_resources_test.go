@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,6 +129,24 @@ func TestE2ESessionResources(t *testing.T) {
 	res := s.call(t, ctx(t), "shoal_journal", map[string]any{"limit": 2})
 	if res.IsError || !strings.Contains(text(res), "stored") {
 		t.Errorf("shoal_journal = %.300s", text(res))
+	}
+	// Its structuredContent is an object, as MCP clients require (the
+	// official TypeScript client refused the bare array the kernel
+	// answers): the entries and the cursor for older ones.
+	var page struct {
+		Entries []struct {
+			ID int64 `json:"id"`
+		} `json:"entries"`
+		NextCursor *int64 `json:"next_cursor"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &page); err != nil || len(page.Entries) == 0 || page.NextCursor == nil || *page.NextCursor != page.Entries[len(page.Entries)-1].ID {
+		t.Errorf("shoal_journal structuredContent = %.300s (%v)", b, err)
+	}
+	next := s.call(t, ctx(t), "shoal_journal", map[string]any{"limit": 2, "cursor": *page.NextCursor})
+	b, _ = json.Marshal(next.StructuredContent)
+	if next.IsError || !strings.Contains(string(b), `"entries":[`) || strings.Contains(string(b), fmt.Sprintf(`"id":%d,`, *page.NextCursor)) {
+		t.Errorf("the next page = %.300s", b)
 	}
 }
 

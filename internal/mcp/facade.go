@@ -105,7 +105,7 @@ func (f *Facade) addTools() error {
 		"shoal_plan":        f.toolPlan,
 		"shoal_apply":       f.toolApply,
 		"shoal_get":         f.toolGet,
-		"shoal_journal":     f.passThrough(proto.MethodJournalQuery),
+		"shoal_journal":     f.toolJournal,
 		"shoal_cancel":      f.passThrough(proto.MethodTaskCancel),
 		"shoal_cap_request": f.passThrough(proto.MethodCapRequest),
 		"shoal_pty_open":    f.passThrough(proto.MethodPTYOpen),
@@ -149,6 +149,47 @@ func (f *Facade) passThrough(method string) handler {
 		}
 		return result(raw), nil
 	}
+}
+
+// toolJournal runs journal.query. The kernel answers an array; a tool's
+// structuredContent must be an object (the official TypeScript client
+// rejects anything else), so the entries come as {entries, next_cursor}:
+// next_cursor, the last entry's id, is what to pass as cursor for older
+// entries (a page can end early at the kernel's page byte bound, so a page
+// shorter than limit does not mean the end); null when there were none.
+func (f *Facade) toolJournal(ctx context.Context, _ *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, error) {
+	var entries []json.RawMessage
+	if err := f.c.Call(ctx, proto.MethodJournalQuery, args, &entries); err != nil {
+		return toolError(err)
+	}
+	var next json.RawMessage
+	if n := len(entries); n > 0 {
+		var last struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(entries[n-1], &last) == nil {
+			next = last.ID
+		}
+	}
+	if entries == nil {
+		entries = []json.RawMessage{}
+	}
+	b, err := json.Marshal(struct {
+		Entries    []json.RawMessage `json:"entries"`
+		NextCursor json.RawMessage   `json:"next_cursor"`
+	}{entries, nullIfEmpty(next)})
+	if err != nil {
+		return nil, err
+	}
+	return result(b), nil
+}
+
+// nullIfEmpty is raw, or JSON null when raw is empty.
+func nullIfEmpty(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("null")
+	}
+	return raw
 }
 
 func (f *Facade) toolPlan(ctx context.Context, _ *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, error) {

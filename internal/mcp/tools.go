@@ -53,7 +53,7 @@ var tools = []toolDef{
  "path":{"type":"string","description":"A selector such as .name, [0], .rows[10..20] or .out.users[0].name."},
  "slice":{"type":"array","items":{"type":"integer","minimum":0},"minItems":2,"maxItems":2,"description":"Half-open [start, end) range of the selected value."},
  "elide":` + elideSchema + `}}`},
-	{"shoal_journal", "Search the durable journal of what ran: source, exit, effects, timing, newest first. All filters are optional.",
+	{"shoal_journal", "Search the durable journal of what ran: source, exit, effects, timing, newest first. All filters are optional. Returns {entries, next_cursor}; pass next_cursor as cursor for older entries (an empty entries list is the end).",
 		`{"type":"object","additionalProperties":false,"properties":{
  "since":{"type":"integer","minimum":0,"description":"Only entries that started at or after this time (Unix nanoseconds)."},
  "until":{"type":"integer","minimum":0,"description":"Only entries that started before this time (Unix nanoseconds)."},
