@@ -37,6 +37,19 @@ const err = await client.callTool({ name: "shoal_exec", arguments: { src: "1 +" 
 if (!err.isError || err.structuredContent?.code !== -32001) fail("a parse error answered " + JSON.stringify(err));
 console.log(`a parse error: isError, code ${err.structuredContent.code}`);
 
+// Every tool's structuredContent must be an object: the SDK's client
+// throws on anything else (shoal_journal once answered a bare array).
+const journal = await client.callTool({ name: "shoal_journal", arguments: { limit: 2 } });
+if (journal.isError || !Array.isArray(journal.structuredContent?.entries) || journal.structuredContent.entries.length === 0) {
+  fail("shoal_journal answered " + JSON.stringify(journal).slice(0, 500));
+}
+console.log(`shoal_journal: ${journal.structuredContent.entries.length} entries, next_cursor ${journal.structuredContent.next_cursor}`);
+for (const [name, args] of [["shoal_plan", { src: "rm nothing.txt" }], ["shoal_pty_list", {}], ["shoal_get", { ref: sc.ref }]]) {
+  const r = await client.callTool({ name, arguments: args });
+  if (r.isError || typeof r.structuredContent !== "object" || Array.isArray(r.structuredContent)) fail(name + " answered " + JSON.stringify(r).slice(0, 500));
+  console.log(`${name}: ok`);
+}
+
 const read = await client.readResource({ uri: sc.uri });
 if (!read.contents?.[0]?.text?.includes("84")) fail("reading " + sc.uri + ": " + JSON.stringify(read));
 console.log(`read ${sc.uri}: ok`);
