@@ -56,13 +56,13 @@ func BenchmarkOwnerSpawn(b *testing.B) {
 	params := execParams("^" + truePath)
 	fd := devNull(b)
 	argv, env := []string{truePath}, []string{"PATH=/usr/bin:/bin"}
-	var p pair
+	var p Pair
 	for b.Loop() {
-		if err := p.run(func() error { return c.exec(params) }, func() error { return forkExecWait(argv, env, fd) }); err != nil {
+		if err := p.Run(func() error { return c.exec(params) }, func() error { return forkExecWait(argv, env, fd) }); err != nil {
 			b.Fatal(err)
 		}
 	}
-	p.report(b, false)
+	p.Report(b, false)
 }
 
 // BenchmarkExecPure is the table's `exec "1 + 1"` rows: one connection's
@@ -74,13 +74,13 @@ func BenchmarkExecPure(b *testing.B) {
 	kc := dial(b, k.sock, "pure")
 	fc := dial(b, startFloor(b), "pure")
 	params := execParams("1 + 1")
-	var p pair
+	var p Pair
 	for b.Loop() {
-		if err := p.run(func() error { return kc.exec(params) }, func() error { return fc.exec(params) }); err != nil {
+		if err := p.Run(func() error { return kc.exec(params) }, func() error { return fc.exec(params) }); err != nil {
 			b.Fatal(err)
 		}
 	}
-	p.report(b, true)
+	p.Report(b, true)
 }
 
 // throughputClients and throughputPerClient shape BenchmarkThroughput32:
@@ -156,8 +156,8 @@ func BenchmarkThroughput32(b *testing.B) {
 	b.ReportMetric(reqs/kt.Seconds(), "req/s")
 	b.ReportMetric(reqs/ft.Seconds(), "floor-req/s")
 	b.ReportMetric(ft.Seconds()/kt.Seconds(), "ratio-req/s")
-	b.ReportMetric(us(quantile(klat, 0.5)), "p50-us")
-	b.ReportMetric(us(quantile(flat, 0.5)), "floor-p50-us")
+	b.ReportMetric(Micros(Quantile(klat, 0.5)), "p50-us")
+	b.ReportMetric(Micros(Quantile(flat, 0.5)), "floor-p50-us")
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -187,11 +187,11 @@ func BenchmarkColdStart(b *testing.B) {
 	if err := forkExecWait(shoalArgv, env, fd); err != nil {
 		b.Fatal(err)
 	}
-	var p pair
+	var p Pair
 	for b.Loop() {
-		if err := p.run(func() error { return forkExecWait(shoalArgv, env, fd) }, func() error { return forkExecWait(trueArgv, env, fd) }); err != nil {
+		if err := p.Run(func() error { return forkExecWait(shoalArgv, env, fd) }, func() error { return forkExecWait(trueArgv, env, fd) }); err != nil {
 			b.Fatal(err)
 		}
 	}
-	p.report(b, false)
+	p.Report(b, false)
 }

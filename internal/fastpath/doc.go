@@ -5,6 +5,8 @@
 // shoal-kernel binary as shipped (pure Go, journal on, its own garbage
 // collector settings and cgroups), built once per test binary and only
 // when a benchmark needs it, so `go test ./...` pays nothing for them.
-// The package has no code of its own outside its tests; scripts/bench runs
-// them all and prints the table (docs/performance.md, "The fast path").
+// Its one piece of code, Pair, times a workload beside its floor for these
+// benchmarks and for those of other packages that are rows of the same
+// table; scripts/bench runs them all and prints the table
+// (docs/performance.md, "The fast path").
 package fastpath

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -308,69 +307,6 @@ func (c *rpcConn) exec(params []byte) error {
 }
 
 func execParams(src string) []byte { return []byte(`{"src":` + strconv.Quote(src) + `}`) }
-
-// quantile is the nearest-rank q-quantile of d, which it sorts.
-func quantile(d []time.Duration, q float64) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	slices.Sort(d)
-	i := int(q*float64(len(d))+0.999999) - 1
-	return d[min(max(i, 0), len(d)-1)]
-}
-
-func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
-
-// pair is one workload measured beside its floor: every iteration runs
-// both once, taking turns going first so drift weighs on both alike, and
-// keeps each one's duration.
-type pair struct {
-	shoal, floor []time.Duration
-}
-
-// run times shoal and floor once each, in an order that alternates.
-func (p *pair) run(shoal, floor func() error) error {
-	sides := [2]func() error{shoal, floor}
-	outs := [2]*[]time.Duration{&p.shoal, &p.floor}
-	if len(p.shoal)%2 == 1 {
-		sides[0], sides[1], outs[0], outs[1] = floor, shoal, &p.floor, &p.shoal
-	}
-	for i, side := range sides {
-		t0 := time.Now()
-		if err := side(); err != nil {
-			return err
-		}
-		*outs[i] = append(*outs[i], time.Since(t0))
-	}
-	return nil
-}
-
-// report gives p50-us, floor-p50-us and ratio-p50, and the same for p99
-// when p99 is set, and the means' ratio.
-func (p *pair) report(b *testing.B, p99 bool) {
-	if len(p.shoal) == 0 || len(p.floor) == 0 {
-		return
-	}
-	qs := []float64{0.5}
-	if p99 {
-		qs = append(qs, 0.99)
-	}
-	for _, q := range qs {
-		name := "p" + strconv.Itoa(int(q*100))
-		s, f := quantile(p.shoal, q), quantile(p.floor, q)
-		b.ReportMetric(us(s), name+"-us")
-		b.ReportMetric(us(f), "floor-"+name+"-us")
-		b.ReportMetric(float64(s)/float64(f), "ratio-"+name)
-	}
-	var st, ft time.Duration
-	for i := range p.shoal {
-		st += p.shoal[i]
-	}
-	for i := range p.floor {
-		ft += p.floor[i]
-	}
-	b.ReportMetric(float64(st)/float64(ft), "ratio-mean")
-}
 
 // lookTrue is /bin/true's real path.
 func lookTrue(tb testing.TB) string {

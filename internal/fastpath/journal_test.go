@@ -117,11 +117,11 @@ func BenchmarkJournalQuery100k(b *testing.B) {
 		_, err := c.call("journal.query", params)
 		return err
 	}
-	var p pair
+	var p Pair
 	for b.Loop() {
-		if err := p.run(query, floor); err != nil {
+		if err := p.Run(query, floor); err != nil {
 			b.Fatal(err)
 		}
 	}
-	p.report(b, true)
+	p.Report(b, true)
 }
