@@ -50,6 +50,7 @@ func devNull(b *testing.B) uintptr {
 // cgroups, wait, answer), beside syscall.ForkExec and Wait4 of the same
 // program from this process.
 func BenchmarkOwnerSpawn(b *testing.B) {
+	slow(b)
 	truePath := lookTrue(b)
 	k := startKernel(b, "")
 	c := dial(b, k.sock, "spawn")
@@ -70,6 +71,7 @@ func BenchmarkOwnerSpawn(b *testing.B) {
 // floor server (a bare Go JSON-RPC server on a Unix socket in a process of
 // its own, serveFloor).
 func BenchmarkExecPure(b *testing.B) {
+	slow(b)
 	k := startKernel(b, "")
 	kc := dial(b, k.sock, "pure")
 	fc := dial(b, startFloor(b), "pure")
@@ -97,6 +99,7 @@ const (
 // req/s is over all iterations, and ratio-req/s is the kernel's share of
 // the floor's.
 func BenchmarkThroughput32(b *testing.B) {
+	slow(b)
 	k := startKernel(b, "")
 	floor := startFloor(b)
 	var kcs, fcs []*rpcConn
@@ -166,6 +169,7 @@ func BenchmarkThroughput32(b *testing.B) {
 // started with syscall.ForkExec and waited for, beside /bin/true started
 // the same way. scripts/bench-coldstart measures the same from bash.
 func BenchmarkColdStart(b *testing.B) {
+	slow(b)
 	truePath := lookTrue(b)
 	shoal := bin(b, "shoal")
 	home := shortDir(b)

@@ -308,6 +308,14 @@ func (c *rpcConn) exec(params []byte) error {
 
 func execParams(src string) []byte { return []byte(`{"src":` + strconv.Quote(src) + `}`) }
 
+// slow skips a benchmark under -short: every one here builds the
+// binaries or starts processes for seconds before its first iteration.
+func slow(b *testing.B) {
+	if testing.Short() {
+		b.Skip("slow: builds and starts the shipped binaries")
+	}
+}
+
 // lookTrue is /bin/true's real path.
 func lookTrue(tb testing.TB) string {
 	tb.Helper()

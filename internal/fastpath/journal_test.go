@@ -57,9 +57,7 @@ func fillJournal(b *testing.B, state string) string {
 // journal reads, selected by the (kind, principal, id) index through
 // database/sql and modernc.org/sqlite, fetched and not decoded.
 func BenchmarkJournalQuery100k(b *testing.B) {
-	if testing.Short() {
-		b.Skip("fills a 100,000-entry journal")
-	}
+	slow(b)
 	state := filepath.Join(shortDir(b), "state")
 	if err := os.Mkdir(state, 0o700); err != nil {
 		b.Fatal(err)
