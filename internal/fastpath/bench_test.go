@@ -1,6 +1,7 @@
 package fastpath
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,6 +55,22 @@ func BenchmarkOwnerSpawn(b *testing.B) {
 	truePath := lookTrue(b)
 	k := startKernel(b, "")
 	c := dial(b, k.sock, "spawn")
+	// What the kernel found to contain its commands decides the work per
+	// spawn (a cgroup v2 leaf made at clone, a v1 cgroup joined after
+	// start, or none): say it beside the figures.
+	line, err := c.call("kernel.info", []byte(`{}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var info struct {
+		Result struct {
+			Containment json.RawMessage `json:"containment"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(line, &info); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("kernel containment: %s", info.Result.Containment)
 	params := execParams("^" + truePath)
 	fd := devNull(b)
 	argv, env := []string{truePath}, []string{"PATH=/usr/bin:/bin"}
