@@ -74,9 +74,11 @@ func BenchmarkOwnerSpawn(b *testing.B) {
 	params := execParams("^" + truePath)
 	fd := devNull(b)
 	argv, env := []string{truePath}, []string{"PATH=/usr/bin:/bin"}
+	kernel, floor := func() error { return c.exec(params) }, func() error { return forkExecWait(argv, env, fd) }
+	warm(b, 10, kernel, floor)
 	var p Pair
 	for b.Loop() {
-		if err := p.Run(func() error { return c.exec(params) }, func() error { return forkExecWait(argv, env, fd) }); err != nil {
+		if err := p.Run(kernel, floor); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -93,9 +95,11 @@ func BenchmarkExecPure(b *testing.B) {
 	kc := dial(b, k.sock, "pure")
 	fc := dial(b, startFloor(b), "pure")
 	params := execParams("1 + 1")
+	kernel, floor := func() error { return kc.exec(params) }, func() error { return fc.exec(params) }
+	warm(b, 200, kernel, floor)
 	var p Pair
 	for b.Loop() {
-		if err := p.Run(func() error { return kc.exec(params) }, func() error { return fc.exec(params) }); err != nil {
+		if err := p.Run(kernel, floor); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -205,12 +209,11 @@ func BenchmarkColdStart(b *testing.B) {
 	}
 	b.Cleanup(func() { os.Chdir(wd) })
 	shoalArgv, trueArgv := []string{shoal, "-c", "1"}, []string{truePath}
-	if err := forkExecWait(shoalArgv, env, fd); err != nil {
-		b.Fatal(err)
-	}
+	cold, floor := func() error { return forkExecWait(shoalArgv, env, fd) }, func() error { return forkExecWait(trueArgv, env, fd) }
+	warm(b, 5, cold, floor)
 	var p Pair
 	for b.Loop() {
-		if err := p.Run(func() error { return forkExecWait(shoalArgv, env, fd) }, func() error { return forkExecWait(trueArgv, env, fd) }); err != nil {
+		if err := p.Run(cold, floor); err != nil {
 			b.Fatal(err)
 		}
 	}

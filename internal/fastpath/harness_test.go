@@ -308,6 +308,20 @@ func (c *rpcConn) exec(params []byte) error {
 
 func execParams(src string) []byte { return []byte(`{"src":` + strconv.Quote(src) + `}`) }
 
+// warm runs each of fns n times untimed, so that first-use costs (a
+// session's first exec, the page cache, connection buffers growing) are
+// not in the percentiles.
+func warm(b *testing.B, n int, fns ...func() error) {
+	b.Helper()
+	for range n {
+		for _, f := range fns {
+			if err := f(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
 // slow skips a benchmark under -short: every one here builds the
 // binaries or starts processes for seconds before its first iteration.
 func slow(b *testing.B) {

@@ -115,6 +115,7 @@ func BenchmarkJournalQuery100k(b *testing.B) {
 		_, err := c.call("journal.query", params)
 		return err
 	}
+	warm(b, 20, query, floor)
 	var p Pair
 	for b.Loop() {
 		if err := p.Run(query, floor); err != nil {
