@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/internal/contain"
+	"github.com/shoalgo/shoal/internal/fastpath"
 	"github.com/shoalgo/shoal/internal/sandbox"
 )
 
@@ -302,6 +304,37 @@ func BenchmarkSpawnTrueSandboxed(b *testing.B) {
 			}
 		})
 	}
+	// pair is issue 24's row: a token principal's spawn (filesystem and
+	// network confined, as a policy without net grants makes it; only the
+	// filesystem where the network is not enforced here) beside the
+	// unconfined spawn, alternating in the same run, with p50s and ratio.
+	b.Run("pair", func(b *testing.B) {
+		if !sandbox.Probe().FS {
+			b.Skip("not enforced here")
+		}
+		rules := netRules
+		if !sandbox.Probe().Net {
+			rules = fsRules
+		}
+		confined, free := NewOS(AllowAll, WithSandbox(fixed(rules))), NewOS(AllowAll)
+		s := &Spawn{Argv: []string{truePath}, Env: []string{"PATH=/usr/bin:/bin"}}
+		run := func(h Host) func() error {
+			return func() error {
+				res, err := h.Run(context.Background(), s)
+				if err == nil && statusOf(res) != 0 {
+					err = fmt.Errorf("status %v", statusOf(res))
+				}
+				return err
+			}
+		}
+		var p fastpath.Pair
+		for b.Loop() {
+			if err := p.Run(run(confined), run(free)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		p.Report(b, false)
+	})
 }
 
 // TestSandboxEnvironmentExact: a confined program sees exactly the

@@ -1,11 +1,13 @@
 package mcp_test
 
 import (
+	"fmt"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shoalgo/shoal/client"
+	"github.com/shoalgo/shoal/internal/fastpath"
 )
 
 // BenchmarkExecThroughMCP: one shoal_exec round trip through shoal-mcp
@@ -33,6 +35,32 @@ func BenchmarkExecThroughMCP(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+	// pair is issue 24's row: the shoal_exec through the facade beside
+	// the floor's raw client exec, alternating in the same run, with
+	// p50s and ratio.
+	b.Run("pair", func(b *testing.B) {
+		s := connect(b, k)
+		c := k.raw(b, "default", "")
+		p := &sdk.CallToolParams{Name: "shoal_exec", Arguments: map[string]any{"src": "[3, 1, 2].sort()"}}
+		viaMCP := func() error {
+			res, err := s.cs.CallTool(ctx(b), p)
+			if err == nil && res.IsError {
+				err = fmt.Errorf("shoal_exec: %+v", res.Content)
+			}
+			return err
+		}
+		raw := func() error {
+			_, err := c.Exec(ctx(b), client.ExecParams{Src: "[3, 1, 2].sort()", Position: client.PositionVal})
+			return err
+		}
+		var pr fastpath.Pair
+		for b.Loop() {
+			if err := pr.Run(viaMCP, raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+		pr.Report(b, false)
 	})
 	b.Run("floor-raw-client", func(b *testing.B) {
 		c := k.raw(b, "default", "")
