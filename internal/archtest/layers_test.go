@@ -48,6 +48,7 @@ var allowed = map[string][]string{
 	"cmd/shoal-secret":     {"*"},
 	"internal/mcp":         {"client", "proto", "internal/version"},
 	"internal/version":     {},
+	"internal/fastpath":    {},
 	"internal/memlimit":    {"internal/procfs"},
 	"internal/journal":     {"proto"},
 	"internal/cas":         {},
