@@ -1,64 +1,19 @@
 package main
 
 import (
-	"bufio"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // startKernelWith starts the built shoal-kernel on a fresh socket with
 // extra flags and returns the socket once it said it was ready.
 func startKernelWith(t *testing.T, args ...string) string {
 	t.Helper()
-	bin := filepath.Join(binaries(t), "shoal-kernel")
-	run, err := os.MkdirTemp("", "sk")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(run) })
-	sock := filepath.Join(run, "k.sock")
-	cmd := exec.Command(bin, append([]string{"--socket", sock}, args...)...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "XDG_RUNTIME_DIR="+run)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	ready := make(chan struct{}, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "shoal-kernel: ready ") {
-				ready <- struct{}{}
-			}
-		}
-	}()
-	select {
-	case <-ready:
-	case <-time.After(30 * time.Second):
-		t.Fatal("shoal-kernel never said it was ready")
-	}
-	return sock
+	run := shortDir(t)
+	return launchKernel(t, run, append([]string{"--socket", filepath.Join(run, "k.sock")}, args...)...)
 }
 
 // TestDoctorAsksTheKernel (18): a kernel that answers is asked for its

@@ -33,14 +33,30 @@ import (
 // runtime directory.
 func doorKernel(t *testing.T, args ...string) (sock, state, run string) {
 	t.Helper()
-	bin := filepath.Join(binaries(t), "shoal-kernel")
-	run, err := os.MkdirTemp("", "sd") // short: a socket path has ~100 bytes
+	run = shortDir(t)
+	state = t.TempDir()
+	return launchKernel(t, run, append([]string{"--state-dir", state}, args...)...), state, run
+}
+
+// shortDir is a fresh directory with a short path (a socket path has
+// about 100 bytes), removed at the test's end.
+func shortDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sk")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(run) })
-	state = t.TempDir()
-	cmd := exec.Command(bin, append([]string{"--state-dir", state}, args...)...)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// launchKernel starts the built shoal-kernel with args, in a directory of
+// its own, with XDG_RUNTIME_DIR=run and a private XDG_STATE_HOME, and
+// returns the socket its ready line names. It is stopped (SIGTERM, then
+// SIGKILL after 10 s) when the test ends.
+func launchKernel(t *testing.T, run string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(binaries(t), "shoal-kernel"), args...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "XDG_RUNTIME_DIR="+run)
 	stderr, err := cmd.StderrPipe()
@@ -71,11 +87,12 @@ func doorKernel(t *testing.T, args ...string) (sock, state, run string) {
 		}
 	}()
 	select {
-	case sock = <-ready:
+	case sock := <-ready:
+		return sock
 	case <-time.After(30 * time.Second):
 		t.Fatal("shoal-kernel never said it was ready")
 	}
-	return sock, state, run
+	return ""
 }
 
 // shoalAt runs the built shoal in dir with env added and returns its

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -80,51 +79,9 @@ func startKernel(t *testing.T) string {
 // startKernelState is startKernel, also returning the state directory.
 func startKernelState(t *testing.T) (sock, state string) {
 	t.Helper()
-	bin := filepath.Join(binaries(t), "shoal-kernel")
-	run, err := os.MkdirTemp("", "sk") // short: a socket path has ~100 bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(run) })
-	sock = filepath.Join(run, "k.sock")
+	run := shortDir(t)
 	state = t.TempDir()
-	cmd := exec.Command(bin, "--socket", sock, "--state-dir", state)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "XDG_RUNTIME_DIR="+run)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if p, ok := strings.CutPrefix(sc.Text(), "shoal-kernel: ready "); ok {
-				ready <- p
-			}
-		}
-	}()
-	select {
-	case p := <-ready:
-		return p, state
-	case <-time.After(30 * time.Second):
-		t.Fatal("shoal-kernel never said it was ready")
-	}
-	return "", ""
+	return launchKernel(t, run, "--socket", filepath.Join(run, "k.sock"), "--state-dir", state), state
 }
 
 // TestRemoteRun runs -c, scripts and stdin in a session of a real kernel
