@@ -52,8 +52,10 @@ func fakeKernel(args []string) int {
 	for !fileHasPid(args[1]) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	// Let the supervisor's poll see the tree when it has to follow it.
-	time.Sleep(2 * PollInterval)
+	// Let the supervisor's poll see the tree when it has to follow it. A
+	// poll can be late on a loaded machine (the supervisor is a process of
+	// its own); eight intervals leave room for that.
+	time.Sleep(8 * PollInterval)
 	fmt.Println("ready")
 	select {}
 }
@@ -110,7 +112,7 @@ func waitEscaped(t *testing.T, path string) procStat {
 // wantGone waits up to 3 s for p to be gone (a zombie counts as gone).
 func wantGone(t *testing.T, p procStat, what string) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if !alive(p) {
 			return
