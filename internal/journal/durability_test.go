@@ -33,44 +33,78 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// crashWritersEnv, when set with crashChildEnv, is how many goroutines
+// of the crash child write at once (one when unset).
+const crashWritersEnv = "SHOAL_JOURNAL_CRASH_WRITERS"
+
 // crashChild Begins rows in a loop, Finishing two of every three, and
 // reports each commit on stdout after it returned: "b <id>" for a Begin,
-// "f <id>" for a Finish.
+// "f <id>" for a Finish. With crashWritersEnv it runs that many such
+// loops at once, each of which also Records a whole row (a pure exec's)
+// every third turn, reported as "r <id>": the kernel's concurrent
+// requests, each writing its own rows.
 func crashChild(path string) {
 	d, err := Open(path)
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(2)
 	}
+	writers, _ := strconv.Atoi(os.Getenv(crashWritersEnv))
+	var mu sync.Mutex
 	w := bufio.NewWriter(os.Stdout)
-	for i := 0; ; i++ {
-		id, err := d.Begin(&Entry{Session: "crash", Principal: "p", Src: "loop " + strconv.Itoa(i),
-			Effects: json.RawMessage(`[{"kind":"fs_write"}]`)})
-		if err != nil {
-			fmt.Fprintln(w, "error", err)
-			w.Flush()
-			os.Exit(2)
-		}
-		fmt.Fprintln(w, "b", id)
+	say := func(format string, args ...any) {
+		mu.Lock()
+		fmt.Fprintf(w, format+"\n", args...)
 		w.Flush()
-		if i%3 != 2 {
-			if err := d.Finish(id, &Entry{OK: true, Outputs: []Output{{Kind: OutValue, Hash: "blake3:" + strconv.Itoa(i), Len: 1}}}); err != nil {
-				fmt.Fprintln(w, "error", err)
-				w.Flush()
-				os.Exit(2)
+		mu.Unlock()
+	}
+	fail := func(err error) {
+		say("error %v", err)
+		os.Exit(2)
+	}
+	loop := func(g int) {
+		for i := 0; ; i++ {
+			id, err := d.Begin(&Entry{Session: "crash" + strconv.Itoa(g), Principal: "p", Src: "loop " + strconv.Itoa(i),
+				Effects: json.RawMessage(`[{"kind":"fs_write"}]`)})
+			if err != nil {
+				fail(err)
 			}
-			fmt.Fprintln(w, "f", id)
-			w.Flush()
+			say("b %d", id)
+			if i%3 != 2 {
+				if err := d.Finish(id, &Entry{OK: true, Outputs: []Output{{Kind: OutValue, Hash: "blake3:" + strconv.Itoa(i), Len: 1}}}); err != nil {
+					fail(err)
+				}
+				say("f %d", id)
+			} else if writers > 1 {
+				id, err := d.Record(&Entry{Session: "crash" + strconv.Itoa(g), Principal: "p", Src: "1 + " + strconv.Itoa(i), OK: true,
+					Outputs: []Output{{Kind: OutValue, Hash: "blake3:r" + strconv.Itoa(i), Len: 1}}})
+				if err != nil {
+					fail(err)
+				}
+				say("r %d", id)
+			}
 		}
 	}
+	for g := 1; g < writers; g++ {
+		go loop(g)
+	}
+	loop(0)
 }
 
-func TestCrashMidLoop(t *testing.T) {
+func TestCrashMidLoop(t *testing.T) { crashMidLoop(t, 1) }
+
+// TestCrashConcurrentWriters is TestCrashMidLoop with eight writers at
+// once, as the kernel's concurrent requests write: every row any of them
+// was told was committed (Begin, Finish, Record) is there after a kill -9,
+// whatever batch of the applier it was in, or none.
+func TestCrashConcurrentWriters(t *testing.T) { crashMidLoop(t, 8) }
+
+func crashMidLoop(t *testing.T, writers int) {
 	path := filepath.Join(t.TempDir(), "journal.db")
 	recovered := 0
 	for round := range 2 { // the second round crashes a database that already survived one
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
+		cmd.Env = append(os.Environ(), crashChildEnv+"="+path, crashWritersEnv+"="+strconv.Itoa(writers))
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -79,7 +113,7 @@ func TestCrashMidLoop(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		begun, finished := map[int64]bool{}, map[int64]bool{}
+		begun, finished, recorded := map[int64]bool{}, map[int64]bool{}, map[int64]bool{}
 		sc := bufio.NewScanner(out)
 		deadline := time.Now().Add(60 * time.Second)
 		for sc.Scan() {
@@ -90,9 +124,12 @@ func TestCrashMidLoop(t *testing.T) {
 				t.Fatalf("child: %s", sc.Text())
 			}
 			id, _ := strconv.ParseInt(f[1], 10, 64)
-			if f[0] == "b" {
+			switch f[0] {
+			case "b":
 				begun[id] = true
-			} else {
+			case "r":
+				recorded[id] = true
+			default:
 				finished[id] = true
 			}
 			if len(begun) >= 300 || time.Now().After(deadline) {
@@ -130,8 +167,23 @@ func TestCrashMidLoop(t *testing.T) {
 				if !e.Finished || e.Interrupted || !e.OK || len(e.Outputs) != 1 {
 					t.Fatalf("finished row %d came back as %+v", id, e)
 				}
+			} else if writers > 1 && e.Finished {
+				// Its Finish may have returned with no time left to say
+				// so before the kill: then it is whole.
+				if e.Interrupted || !e.OK || len(e.Outputs) != 1 {
+					t.Fatalf("row %d finished unannounced came back as %+v", id, e)
+				}
 			} else if e.Finished || !e.Interrupted {
 				t.Fatalf("unfinished row %d came back as finished=%v interrupted=%v", id, e.Finished, e.Interrupted)
+			}
+		}
+		for id := range recorded {
+			e, err := d.Get(id)
+			if err != nil {
+				t.Fatalf("round %d: recorded row %d lost: %v", round, id, err)
+			}
+			if !e.Finished || e.Interrupted || !e.OK || len(e.Outputs) != 1 {
+				t.Fatalf("recorded row %d came back as %+v", id, e)
 			}
 		}
 		// No row anywhere is unfinished and unmarked.

@@ -29,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -671,7 +672,14 @@ func (w writer) Exec(q string, args ...any) (sql.Result, error) {
 	return w.c.ExecContext(context.Background(), q, args...)
 }
 
+// outputsJSON is the outputs_json column of outs: the one shape
+// fastOutputs reads, written by hand when every kind and hash is plain
+// ASCII that encoding/json writes as it is (always, for the kernel's
+// kinds and CAS hashes), by encoding/json otherwise.
 func outputsJSON(outs []Output) ([]byte, error) {
+	if b, ok := plainOutputsJSON(outs); ok {
+		return b, nil
+	}
 	if outs == nil {
 		outs = []Output{}
 	}
@@ -680,6 +688,46 @@ func outputsJSON(outs []Output) ([]byte, error) {
 		return nil, fmt.Errorf("%w: outputs: %v", ErrBadEntry, err)
 	}
 	return b, nil
+}
+
+// plainOutputsJSON writes outs as encoding/json would, when every kind and
+// hash is plainASCII; ok is false otherwise.
+func plainOutputsJSON(outs []Output) (_ []byte, ok bool) {
+	n := 2
+	for _, o := range outs {
+		if !plainASCII(o.Kind) || !plainASCII(o.Hash) {
+			return nil, false
+		}
+		n += 48 + len(o.Kind) + len(o.Hash)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, o := range outs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"kind":"`...)
+		b = append(b, o.Kind...)
+		b = append(b, `","hash":"`...)
+		b = append(b, o.Hash...)
+		b = append(b, `","len":`...)
+		b = strconv.AppendInt(b, o.Len, 10)
+		b = append(b, '}')
+	}
+	return append(b, ']'), true
+}
+
+// plainASCII reports whether encoding/json writes s between its quotes
+// unchanged: printable ASCII without a quote, a backslash or the HTML
+// characters it escapes (<, >, &).
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // Finish commits the end of entry id: FinishNS (0 means now), OK, Status,

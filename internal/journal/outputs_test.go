@@ -44,3 +44,42 @@ func FuzzDecodeOutputs(f *testing.F) {
 		}
 	})
 }
+
+// outputsJSON writes what encoding/json writes, byte for byte, whether by
+// hand (plain kinds and hashes) or not.
+func TestOutputsJSONMatchesEncodingJSON(t *testing.T) {
+	for _, outs := range [][]Output{
+		nil,
+		{},
+		{{Kind: OutValue, Hash: "blake3:ab", Len: 0}},
+		{{Kind: OutValue, Hash: "blake3:ab", Len: -812}, {Kind: OutStdout, Hash: "blake3:cd", Len: 1 << 40}},
+		{{Kind: OutStderr, Hash: `odd"\hash`, Len: 3}},
+		{{Kind: "a<b>&c", Hash: "é\x00\x7f", Len: 3}},
+	} {
+		checkOutputsJSON(t, outs)
+	}
+}
+
+func checkOutputsJSON(t *testing.T, outs []Output) {
+	t.Helper()
+	want := []Output{}
+	if outs != nil {
+		want = outs
+	}
+	wantB, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := outputsJSON(outs)
+	if err != nil || string(got) != string(wantB) {
+		t.Fatalf("outputsJSON(%+v) = %s, %v; encoding/json %s", outs, got, err, wantB)
+	}
+}
+
+func FuzzOutputsJSON(f *testing.F) {
+	f.Add("value", "blake3:ab", int64(4))
+	f.Add("a\"<", "\xff", int64(-1))
+	f.Fuzz(func(t *testing.T, kind, hash string, n int64) {
+		checkOutputsJSON(t, []Output{{Kind: kind, Hash: hash, Len: n}, {Kind: hash, Hash: kind, Len: -n}})
+	})
+}

@@ -13,6 +13,16 @@ func (d *DB) LiveBytes() (int64, error) {
 	if err := d.sync(); err != nil {
 		return 0, err
 	}
+	return d.AppliedBytes()
+}
+
+// AppliedBytes is LiveBytes without first applying the logged writes: the
+// pages in use as of the applier's last batch. The writes not yet applied
+// are in the intent log (LogBytes), so a budget that counts both counts
+// them; and a check that runs every few dozen rows does not force a
+// transaction of its own every few dozen rows onto the applier, whose
+// batches then stay as large as ApplyDelay lets them grow.
+func (d *DB) AppliedBytes() (int64, error) {
 	var pages, free, size int64
 	for _, q := range []struct {
 		pragma string

@@ -43,13 +43,23 @@ func checkEntryJSON(t *testing.T, e *journal.Entry) {
 	if got := appendEntryJSON(nil, e, true); !sameEntryJSON(t, got, want) {
 		t.Fatalf("event JSON differs:\n got %s\nwant %s", got, want)
 	}
+	// The live event's two payloads, encoded once, are the replayed
+	// ones byte for byte, and neither can grow into the other.
+	all, own := livePayloads(e)
+	wantAll, _ := journalPayload(e)
+	if string(all) != string(wantAll) || string(own) != string(ownPayload(e)) {
+		t.Fatalf("live payloads differ:\n got %s\n     %s\nwant %s\n     %s", all, own, wantAll, ownPayload(e))
+	}
+	if cap(all) != len(all) || cap(own) != len(own) {
+		t.Fatalf("live payloads have room to grow: cap %d/%d, len %d/%d", cap(all), cap(own), len(all), len(own))
+	}
 }
 
 func TestEntryJSONMatchesEncodingJSON(t *testing.T) {
 	st := 3
 	for _, e := range []journal.Entry{
 		{},
-		{ID: 7, Session: "s", Principal: "agent:p", StartNS: 100, FinishNS: 250, Finished: true, Cwd: "/tmp",
+		{ID: 7, PID: 3, Session: "s", Principal: "agent:p", StartNS: 100, FinishNS: 250, Finished: true, Cwd: "/tmp",
 			Src: "ls <a> & \"b\"\n\t\x00\xff é", AST: json.RawMessage(`{"k":"cmd","args":["<"]}`),
 			Effects: json.RawMessage(`[{"kind":"fs_read","path":"/tmp"}]`), Status: &st, OK: false, Opaque: true,
 			Verdict: "deny", Outputs: []journal.Output{{Kind: "value", Hash: "blake3:ab", Len: 2}, {Kind: "stdout", Hash: "blake3:cd", Len: 0}}},

@@ -224,12 +224,14 @@ func (s *Server) retainPass(measure bool) error {
 }
 
 // dbBytes is what the journal database takes against the budget: its
-// live pages, its WAL file and the intent log's segments. A WAL past a RetentionWALShare-th of the
+// live pages as of the applier's last batch, its WAL file and the intent
+// log's segments (which hold the writes not yet applied, so they are
+// counted without forcing a batch onto the applier). A WAL past a RetentionWALShare-th of the
 // budget is first checkpointed and truncated (the journal's own
 // checkpoints never shrink it); the database file's free pages, which
 // later rows reuse, are not counted.
 func (j *journalStore) dbBytes() (int64, error) {
-	live, err := j.db.LiveBytes()
+	live, err := j.db.AppliedBytes()
 	if err != nil {
 		return 0, err
 	}
