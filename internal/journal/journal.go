@@ -1012,7 +1012,7 @@ func (d *DB) scan(rows *sql.Rows) ([]Entry, error) {
 func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool, _ error) {
 	defer rows.Close()
 	size := 0
-	es := make([]Entry, 0, expect)
+	es := newPage(expect)
 	// A page allocates its rows' statuses once, and the kinds of each
 	// distinct effect mask once (rows share the slice, clipped).
 	statuses := make([]int, expect)
