@@ -44,9 +44,11 @@ func toolInput(data json.RawMessage, resolved *jsonschema.Resolved) (json.RawMes
 			return nil, fmt.Errorf("unmarshaling arguments: %w", err)
 		}
 		if v == nil {
-			// "arguments": null, read as no arguments. (The SDK's own
-			// path panics here, applying defaults to a nil map; the
-			// SDK's client sends {} for no arguments.)
+			// "arguments": null, read as no arguments. (Over stdio the
+			// SDK's decoder already makes null arguments nil; when they
+			// reach a tool as the bytes null, as over the SDK's
+			// in-memory transport, its generic path panics applying
+			// defaults to a nil map.)
 			v = make(map[string]any)
 		}
 	}

@@ -86,7 +86,8 @@ func TestToolInputMatchesSDK(t *testing.T) {
 					t.Errorf("%s %s %s:\n got %s, %v\nwant %s, %v", o.name, d.name, a, gb, gerr, wb, werr)
 				}
 			}
-			// "arguments": null, on which the SDK's own path panics, is
+			// "arguments": null, on which the SDK's own path panics when
+			// they reach it as the bytes null (as here, in memory), is
 			// answered as no arguments are.
 			want, werr := oc.CallTool(t.Context(), &sdk.CallToolParams{Name: d.name, Arguments: json.RawMessage(`{}`)})
 			got, gerr := oc.CallTool(t.Context(), &sdk.CallToolParams{Name: d.name, Arguments: json.RawMessage(`null`)})
