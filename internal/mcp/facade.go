@@ -297,16 +297,7 @@ func (f *Facade) toolGet(ctx context.Context, _ *sdk.CallToolRequest, args json.
 // readable text (the render when there is one, else the JSON), and a
 // resource link when it names a transcript ref.
 func result(raw json.RawMessage) *sdk.CallToolResult {
-	var head struct {
-		Ref    string  `json:"ref"`
-		Render *string `json:"render"`
-		URI    string  `json:"uri"`
-	}
-	_ = json.Unmarshal(raw, &head)
-	uri := refURI(head.Ref)
-	if uri != "" && head.URI == "" {
-		raw = withMember(raw, "uri", uri)
-	}
+	head, uri, raw := readAnswer(raw)
 	text := ""
 	if head.Render != nil {
 		text = *head.Render
