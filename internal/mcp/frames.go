@@ -128,44 +128,8 @@ func (g *gate) frames(in io.Reader, pass func(t []byte, sc *scanned) bool) error
 	}
 }
 
-// output returns the writer the SDK writes its frames to: each answer
-// releases its request's charge as it goes out.
-func (g *gate) output() io.WriteCloser { return releasingWriter{g} }
-
-type releasingWriter struct{ g *gate }
-
-func (w releasingWriter) Write(p []byte) (int, error) {
-	w.g.release(p)
-	return w.g.out.Write(p)
-}
-
-func (w releasingWriter) Close() error { return w.g.out.Close() }
-
-// release drops the charge of the request frame answers, if any.
-func (g *gate) release(frame []byte) {
-	g.mu.Lock()
-	idle := len(g.held) == 0
-	g.mu.Unlock()
-	if idle {
-		return
-	}
-	sc := scanFrame(frame, envNames)
-	id, method := sc.members[envID], sc.members[envMethod]
-	if !sc.valid || sc.first != '{' || method != nil || id == nil {
-		return
-	}
-	key, ok := idKey(id)
-	if !ok {
-		return
-	}
-	g.mu.Lock()
-	g.total -= g.held[key]
-	delete(g.held, key)
-	g.mu.Unlock()
-}
-
-// releaseID drops the charge of the request an answer with id answers,
-// if any: release for an answer the gate has not encoded itself.
+// releaseID drops the charge of the request that an answer with id
+// answers, if any (the transport calls it as it writes each answer).
 func (g *gate) releaseID(id jsonrpc.ID) {
 	var key string
 	switch v := id.Raw().(type) {
