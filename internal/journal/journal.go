@@ -1060,10 +1060,13 @@ func (d *DB) scan(rows *sql.Rows) ([]Entry, error) {
 func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool, _ error) {
 	defer rows.Close()
 	size := 0
-	es := make([]Entry, 0, expect)
+	es := newPage(expect)
 	// A page allocates its rows' statuses once, and the kinds of each
 	// distinct effect mask once (rows share the slice, clipped).
 	statuses := make([]int, expect)
+	// Rows record a few outputs each (value, stdout, stderr): one array
+	// holds them all, allocated by the first row that has any.
+	var arena []Output
 	kinds := map[int64][]string{}
 	d.kmu.RLock()
 	defer d.kmu.RUnlock()
@@ -1093,7 +1096,10 @@ func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool,
 			kinds[mask] = k
 		}
 		e.EffectKinds = k
-		if e.Outputs, err = decodeOutputs(outs); err != nil {
+		if arena == nil && outs != "[]" {
+			arena = make([]Output, 0, 3*max(expect, 1))
+		}
+		if e.Outputs, err = decodeOutputsTo(&arena, outs); err != nil {
 			return nil, false, fmt.Errorf("entry %d: outputs: %w", e.ID, err)
 		}
 		es = append(es, e)

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -23,11 +24,35 @@ func decodeOutputs(s string) ([]Output, error) {
 	return outs, nil
 }
 
+// decodeOutputsTo is decodeOutputs, appending outputs of the journal's
+// own shape to *arena, a page's one backing array for its rows' outputs,
+// and returning them clipped (an append to them copies, never reaching
+// the next row's).
+func decodeOutputsTo(arena *[]Output, s string) ([]Output, error) {
+	start := len(*arena)
+	if more, ok := appendFastOutputs(*arena, s); ok {
+		*arena = more
+		if len(more) == start {
+			return []Output{}, nil
+		}
+		return slices.Clip(more[start:]), nil
+	}
+	return decodeOutputs(s)
+}
+
 func fastOutputs(s string) ([]Output, bool) {
 	if s == "[]" {
 		return []Output{}, true
 	}
-	outs := make([]Output, 0, strings.Count(s, "},")+1)
+	return appendFastOutputs(make([]Output, 0, strings.Count(s, "},")+1), s)
+}
+
+// appendFastOutputs appends the outputs of s, in the journal's shape, to
+// outs; ok is false (and outs to be dropped) for any other text.
+func appendFastOutputs(outs []Output, s string) ([]Output, bool) {
+	if s == "[]" {
+		return outs, true
+	}
 	s, ok := strings.CutPrefix(s, "[")
 	if !ok {
 		return nil, false

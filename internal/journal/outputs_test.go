@@ -83,3 +83,38 @@ func FuzzOutputsJSON(f *testing.F) {
 		checkOutputsJSON(t, []Output{{Kind: kind, Hash: hash, Len: n}, {Kind: hash, Hash: kind, Len: -n}})
 	})
 }
+
+// TestDecodeOutputsTo: rows decoded into one page's array read as each
+// decoded alone, and appending to one row's outputs leaves the next
+// row's as they were.
+func TestDecodeOutputsTo(t *testing.T) {
+	rows := []string{
+		`[{"kind":"value","hash":"h1","len":4},{"kind":"stdout","hash":"h2","len":0}]`,
+		`[]`,
+		`[ {"kind":"value","hash":"h3","len":1} ]`, // not the journal's shape: encoding/json
+		`[{"kind":"stderr","hash":"h4","len":12}]`,
+		`[{"kind":"value","hash":"h5","len":7},{"kind":"undo","hash":"h6","len":9},{"kind":"stdout","hash":"h7","len":1}]`,
+	}
+	arena := make([]Output, 0, 2)
+	var got [][]Output
+	for _, s := range rows {
+		outs, err := decodeOutputsTo(&arena, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, outs)
+	}
+	_ = append(got[0], Output{Kind: "x"}) // must not reach row 1's or 3's
+	for i, s := range rows {
+		want, err := decodeOutputs(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got[i], want) || got[i] == nil {
+			t.Errorf("row %d: %+v, want %+v", i, got[i], want)
+		}
+	}
+	if _, err := decodeOutputsTo(&arena, `[{"kind":`); err == nil {
+		t.Error("a broken outputs column decoded")
+	}
+}

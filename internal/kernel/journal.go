@@ -457,6 +457,8 @@ func handleJournalQuery(_ context.Context, c *call) (any, error) {
 			entries[i].ID = entries[i].PID
 		}
 	}
+	// The answer is a copy: the page goes back for the next query.
+	defer journal.ReleasePage(entries)
 	return journalAnswer(c.req, entries)
 }
 

@@ -104,3 +104,33 @@ func TestE2EMalformedJSON(t *testing.T) {
 		t.Fatalf("call after the malformed frame = %s", b)
 	}
 }
+
+// TestE2ENullArguments: a tools/call whose arguments are null is served
+// as one without arguments, and the facade goes on serving.
+func TestE2ENullArguments(t *testing.T) {
+	k := startKernel(t)
+	r := startRaw(t, k)
+	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if init := r.next(t); init["result"] == nil {
+		t.Fatalf("initialize = %v", init)
+	}
+	r.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	r.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shoal_pty_list","arguments":null}}`)
+	m := r.next(t)
+	b, _ := json.Marshal(m)
+	if m["id"] != float64(2) || m["result"] == nil || strings.Contains(string(b), `"isError":true`) {
+		t.Fatalf("shoal_pty_list with null arguments = %s", b)
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"shoal_exec","arguments":null}}`)
+	m = r.next(t)
+	b, _ = json.Marshal(m)
+	if m["id"] != float64(3) || !strings.Contains(string(b), `missing properties`) {
+		t.Fatalf("shoal_exec with null arguments = %s", b)
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"shoal_exec","arguments":{"src":"6 * 7"}}}`)
+	m = r.next(t)
+	b, _ = json.Marshal(m)
+	if m["id"] != float64(4) || !strings.Contains(string(b), `"render":"42"`) {
+		t.Fatalf("call after the null arguments = %s", b)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shoalgo/shoal/client"
@@ -124,17 +125,11 @@ func (f *Facade) addTools() error {
 		if err != nil {
 			return err
 		}
-		sdk.AddTool(f.srv, &sdk.Tool{Name: d.name, Description: d.desc, InputSchema: s},
-			func(ctx context.Context, req *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, any, error) {
-				select {
-				case f.inflight <- struct{}{}:
-					defer func() { <-f.inflight }()
-				default:
-					return nil, nil, fmt.Errorf("shoal-mcp is serving %d tool calls already; retry once one has answered", MaxInFlight)
-				}
-				res, err := h(ctx, req, args)
-				return res, nil, err
-			})
+		resolved, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+		if err != nil {
+			return fmt.Errorf("mcp: schema of %s: %w", d.name, err)
+		}
+		f.srv.AddTool(&sdk.Tool{Name: d.name, Description: d.desc, InputSchema: s}, f.toolHandler(resolved, h))
 	}
 	return nil
 }
@@ -302,16 +297,7 @@ func (f *Facade) toolGet(ctx context.Context, _ *sdk.CallToolRequest, args json.
 // readable text (the render when there is one, else the JSON), and a
 // resource link when it names a transcript ref.
 func result(raw json.RawMessage) *sdk.CallToolResult {
-	var head struct {
-		Ref    string  `json:"ref"`
-		Render *string `json:"render"`
-		URI    string  `json:"uri"`
-	}
-	_ = json.Unmarshal(raw, &head)
-	uri := refURI(head.Ref)
-	if uri != "" && head.URI == "" {
-		raw = withMember(raw, "uri", uri)
-	}
+	head, uri, raw := readAnswer(raw)
 	text := ""
 	if head.Render != nil {
 		text = *head.Render

@@ -9,6 +9,8 @@ import (
 	"io"
 	"strconv"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // MaxFrame bounds one incoming MCP frame (a line of stdin); a longer one
@@ -70,72 +72,72 @@ func (g *gate) charged() int64 {
 	return g.total
 }
 
-// input returns what the SDK reads: in, line by line, without the lines
-// the gate answered itself.
+// input returns in, line by line, without the lines the gate answered
+// itself: the frames the SDK's own stdio transport would read (the
+// facade's transport, stdio, takes them decoded instead).
 func (g *gate) input(in io.ReadCloser) io.ReadCloser {
 	pr, pw := io.Pipe()
 	go func() {
-		br := bufio.NewReaderSize(in, 64<<10)
-		var line []byte
-		for {
-			chunk, err := br.ReadSlice('\n')
-			if len(line)+len(chunk) <= MaxFrame {
-				line = append(line, chunk...)
-			} else {
-				line = append(line[:0], '!') // too long: not JSON, whatever follows
+		err := g.frames(in, func(t []byte, _ *scanned) bool {
+			if _, werr := pw.Write(append(t, '\n')); werr != nil {
+				in.Close()
+				return false
 			}
-			if errors.Is(err, bufio.ErrBufferFull) {
-				continue
-			}
-			if t := bytes.TrimSpace(line); len(t) > 0 {
-				if answer := g.screen(t); answer != nil {
-					_, _ = g.out.Write(answer)
-				} else if _, werr := pw.Write(append(t, '\n')); werr != nil {
-					in.Close()
-					return
-				}
-			}
-			line = line[:0]
-			if cap(line) > keepLineBuffer {
-				line = nil
-			}
-			if err != nil {
-				pw.CloseWithError(err)
-				return
-			}
+			return true
+		})
+		if err != nil {
+			pw.CloseWithError(err)
 		}
 	}()
 	return readCloser{pr, in}
 }
 
-// output returns the writer the SDK writes its frames to: each answer
-// releases its request's charge as it goes out.
-func (g *gate) output() io.WriteCloser { return releasingWriter{g} }
-
-type releasingWriter struct{ g *gate }
-
-func (w releasingWriter) Write(p []byte) (int, error) {
-	w.g.release(p)
-	return w.g.out.Write(p)
+// frames reads in line by line, screens each frame and hands pass each
+// one it did not answer itself (trimmed, without its newline; it and the
+// scan alias a buffer reused for the next line). It returns the error
+// that ended the input (io.EOF at its end), or nil once pass returns
+// false.
+func (g *gate) frames(in io.Reader, pass func(t []byte, sc *scanned) bool) error {
+	br := bufio.NewReaderSize(in, 64<<10)
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) <= MaxFrame {
+			line = append(line, chunk...)
+		} else {
+			line = append(line[:0], '!') // too long: not JSON, whatever follows
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			answer, sc := g.check(t)
+			if answer != nil {
+				_, _ = g.out.Write(answer)
+			} else if !pass(t, &sc) {
+				return nil
+			}
+		}
+		line = line[:0]
+		if cap(line) > keepLineBuffer {
+			line = nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
-func (w releasingWriter) Close() error { return w.g.out.Close() }
-
-// release drops the charge of the request frame answers, if any.
-func (g *gate) release(frame []byte) {
-	g.mu.Lock()
-	idle := len(g.held) == 0
-	g.mu.Unlock()
-	if idle {
-		return
-	}
-	sc := scanFrame(frame, envNames)
-	id, method := sc.members[envID], sc.members[envMethod]
-	if !sc.valid || sc.first != '{' || method != nil || id == nil {
-		return
-	}
-	key, ok := idKey(id)
-	if !ok {
+// releaseID drops the charge of the request that an answer with id
+// answers, if any (the transport calls it as it writes each answer).
+func (g *gate) releaseID(id jsonrpc.ID) {
+	var key string
+	switch v := id.Raw().(type) {
+	case int64:
+		key = "n" + strconv.FormatInt(v, 10)
+	case string:
+		key = "s" + v
+	default:
 		return
 	}
 	g.mu.Lock()
@@ -148,7 +150,19 @@ func (g *gate) release(frame []byte) {
 // passes it to the SDK, anything else is the answer the gate writes
 // instead. A request it passes is charged to the budget.
 func (g *gate) screen(t []byte) []byte {
-	sc := scanFrame(t, envNames)
+	answer, _ := g.check(t)
+	return answer
+}
+
+// check is screen, also returning the frame's scan.
+func (g *gate) check(t []byte) (answer []byte, sc scanned) {
+	sc = scanFrame(t, envNames)
+	answer = g.verdict(t, &sc)
+	return answer, sc
+}
+
+// verdict is screen's decision on t, scanned as sc.
+func (g *gate) verdict(t []byte, sc *scanned) []byte {
 	if !sc.valid {
 		return rpcError(nil, codeParseError, "parse error: the frame is not valid JSON", nil)
 	}

@@ -176,20 +176,29 @@ func TestGateBudget(t *testing.T) {
 	if d := g.screen(call(`"b"`, 1)); d == nil {
 		t.Fatal("an id already in flight passed")
 	}
-	w := g.output()
-	if _, err := io.WriteString(w, `{"jsonrpc":"2.0","id":1.0,"result":{}}`+"\n"); err != nil {
-		t.Fatal(err)
+	// The SDK's messages as the facade's transport writes them.
+	w := &stdioConn{g: g}
+	write := func(m jsonrpc.Message) {
+		if err := w.Write(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
 	}
+	one, _ := jsonrpc.MakeID(1.0) // a number id, as the SDK reads it
+	write(&jsonrpc.Response{ID: one, Result: json.RawMessage(`{}`)})
 	if got := g.charged(); got != int64(len(b)) {
 		t.Fatalf("after id 1's answer charged %d, want %d", got, len(b))
 	}
-	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":"b","method":"sampling/createMessage","params":{}}`+"\n")
+	bid, _ := jsonrpc.MakeID("b")
+	write(&jsonrpc.Request{ID: bid, Method: "sampling/createMessage", Params: json.RawMessage(`{}`)})
 	if got := g.charged(); got != int64(len(b)) {
 		t.Fatalf("a server request with the same id released a charge: %d", got)
 	}
-	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":"b","error":{"code":-1,"message":"x"}}`+"\n")
+	write(&jsonrpc.Response{ID: bid, Error: &jsonrpc.Error{Code: -1, Message: "x"}})
 	if got := g.charged(); got != 0 {
 		t.Fatalf("after every answer charged %d, want 0", got)
+	}
+	if !strings.Contains(out.String(), `{"jsonrpc":"2.0","id":1,"result":{}}`+"\n") {
+		t.Fatalf("the answers were not written as lines: %q", out.String())
 	}
 	if g.screen(call("3", 600)) != nil {
 		t.Fatal("a call that fits once the others answered refused")

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/shoalgo/shoal/proto"
@@ -18,6 +19,9 @@ type scanned struct {
 	// alias the frame.
 	members [][]byte
 	dup     bool // one of those members appears twice
+	// escapedName: one of those members' names is written with an
+	// escape (the name matched once decoded).
+	escapedName bool
 }
 
 // The JSON-RPC envelope members a frame's screening reads, as indexes
@@ -80,6 +84,9 @@ func scanFrame(b []byte, names []string) scanned {
 		if n := nameIndex(key, names); n >= 0 {
 			if sc.members[n] != nil {
 				sc.dup = true
+			}
+			if bytes.IndexByte(key, '\\') >= 0 {
+				sc.escapedName = true
 			}
 			sc.members[n] = val
 		}

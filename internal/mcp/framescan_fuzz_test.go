@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -35,7 +36,8 @@ func bracketDepth(b []byte) int {
 // FuzzScanFrame: the frame scanner agrees with encoding/json on what is
 // valid (below encoding/json's own depth limit) and with a plain count on
 // the depth; the gate never panics on any frame, and any frame it passes
-// on is one the SDK decodes as a message.
+// on is one the SDK decodes as a message, and decodeFrame decodes it as
+// the SDK does.
 func FuzzScanFrame(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
@@ -66,12 +68,75 @@ func FuzzScanFrame(f *testing.F) {
 		if len(t2) == 0 {
 			return
 		}
-		if a := g.screen(t2); a == nil {
-			if _, err := jsonrpc.DecodeMessage(t2); err != nil {
+		if a, sc := g.check(t2); a == nil {
+			want, err := jsonrpc.DecodeMessage(t2)
+			if err != nil {
 				t.Fatalf("the gate passed %q, which the SDK cannot decode: %v", t2, err)
+			}
+			got, err := decodeFrame(t2, &sc)
+			if err != nil || !sameMessage(got, want) {
+				t.Fatalf("decodeFrame(%q) = %#v, %v; the SDK decodes %#v", t2, got, err, want)
 			}
 		} else if !json.Valid(a) {
 			t.Fatalf("the gate's answer %q is not JSON", a)
 		}
 	})
+}
+
+// sameMessage reports whether a and b are the same decoded message.
+func sameMessage(a, b jsonrpc.Message) bool {
+	switch a := a.(type) {
+	case *jsonrpc.Request:
+		b, ok := b.(*jsonrpc.Request)
+		return ok && a.ID == b.ID && a.Method == b.Method && string(a.Params) == string(b.Params) && (a.Params == nil) == (b.Params == nil)
+	case *jsonrpc.Response:
+		b, ok := b.(*jsonrpc.Response)
+		return ok && a.ID == b.ID && string(a.Result) == string(b.Result) && fmt.Sprint(a.Error) == fmt.Sprint(b.Error)
+	}
+	return false
+}
+
+// TestDecodeFrame: every frame the gate passes decodes as the SDK
+// decodes it, by the scan (plain requests) or by the SDK's decoder
+// (anything else), and the message does not alias the line buffer.
+func TestDecodeFrame(t *testing.T) {
+	frames := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shoal_exec","arguments":{"src":"[3, 1, 2].sort()"}}}`,
+		`{"jsonrpc":"2.0","id":"abc","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"a\u00e9","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":-0.5e+3,"method":"x","params":[]}`,
+		`{"jsonrpc":"2.0","id":1e3,"method":"x","params":{ "a" : [ 1 , 2 ] }}`,
+		`{"jsonrpc":"2.0","id":null,"method":"notifications/cancelled","params":{"requestId":1}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"x","params":null}`,
+		`{"jsonrpc":"2.0","id":2,"method":"x","params":"p"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"to\u006fls/list"}`,
+		`{"jsonrpc":"2.0","id":2,"m\u0065thod":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":2,"method":""}`,
+		`{"jsonrpc":"2.0","id":2,"method":"x","result":5,"extra":{"y":1}}`,
+		`{"jsonrpc":"2.0","id":"r","result":{"x":[1,2,{"y":null}]}}`,
+		`{"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"no","data":[true,false]}}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"x\"}",
+		"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"\xffx\"}",
+	}
+	for _, fr := range frames {
+		g := newGate(&lockedWriter{w: &bufCloser{}}, MaxInFlightBytes)
+		line := []byte(fr)
+		a, sc := g.check(line)
+		if a != nil {
+			t.Errorf("the gate answered %s: %s", fr, a)
+			continue
+		}
+		want, err := jsonrpc.DecodeMessage([]byte(fr))
+		if err != nil {
+			t.Fatalf("%s: %v", fr, err)
+		}
+		got, err := decodeFrame(line, &sc)
+		for i := range line {
+			line[i] = 'X' // the buffer is reused for the next line
+		}
+		if err != nil || !sameMessage(got, want) {
+			t.Errorf("decodeFrame(%s) = %#v, %v; the SDK decodes %#v", fr, got, err, want)
+		}
+	}
 }

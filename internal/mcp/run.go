@@ -16,8 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/shoalgo/shoal/client"
 	buildversion "github.com/shoalgo/shoal/internal/version"
 )
@@ -128,7 +126,7 @@ func Main(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Wri
 	}
 	f.path, f.attach = path, client.AttachParams{Session: o.session, Token: o.token, Client: &client.ClientInfo{Kind: "mcp"}}
 	g := newGate(&lockedWriter{w: stdout}, MaxInFlightBytes)
-	if err := f.Run(ctx, &sdk.IOTransport{Reader: g.input(stdin), Writer: g.output(), MaxLineLength: MaxFrame}); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+	if err := f.Run(ctx, &stdio{g: g, in: stdin}); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "shoal-mcp: %v\n", err)
 		return 1
 	}

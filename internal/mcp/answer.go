@@ -1,0 +1,123 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/shoalgo/shoal/proto"
+)
+
+// answerHead is what result reads of a kernel answer.
+type answerHead struct {
+	Ref    string  `json:"ref"`
+	Render *string `json:"render"`
+	URI    string  `json:"uri"`
+}
+
+// readAnswer returns raw's head and, when its ref has a URI and raw has
+// none, raw with a "uri" member added, as json.Unmarshal into answerHead
+// and withMember give them. A kernel answer (an object of distinct plain
+// member names, the head's members strings) is read in one scan, its
+// members copied sorted; anything else takes the reflective path, which
+// defines the result (TestReadAnswerMatchesReflection).
+func readAnswer(raw json.RawMessage) (answerHead, string, json.RawMessage) {
+	if h, uri, out, ok := readPlainAnswer(raw); ok {
+		return h, uri, out
+	}
+	var h answerHead
+	_ = json.Unmarshal(raw, &h)
+	uri := refURI(h.Ref)
+	if uri != "" && h.URI == "" {
+		raw = withMember(raw, "uri", uri)
+	}
+	return h, uri, raw
+}
+
+// member is one top-level member of an answer: its name and raw value.
+type member struct {
+	name string
+	val  []byte
+}
+
+// readPlainAnswer is readAnswer for a plain answer; ok is false for any
+// other.
+func readPlainAnswer(raw json.RawMessage) (h answerHead, uri string, out json.RawMessage, ok bool) {
+	f := proto.ScanFrame(raw)
+	if !f.Valid || f.First != '{' {
+		return h, "", nil, false
+	}
+	var ms []member
+	for key, val := range f.Members() {
+		name := key[1 : len(key)-1]
+		if !plainName(name) {
+			return h, "", nil, false
+		}
+		n := string(name)
+		// encoding/json matches member names to fields regardless of case.
+		switch strings.ToLower(n) {
+		case "ref", "render", "uri":
+			if n != strings.ToLower(n) || val[0] != '"' || json.Unmarshal(val, new(string)) != nil {
+				return h, "", nil, false
+			}
+			var s string
+			_ = json.Unmarshal(val, &s)
+			switch n {
+			case "ref":
+				h.Ref = s
+			case "render":
+				h.Render = &s
+			case "uri":
+				h.URI = s
+			}
+		}
+		ms = append(ms, member{n, val})
+	}
+	slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.name, b.name) })
+	for i := 1; i < len(ms); i++ {
+		if ms[i].name == ms[i-1].name {
+			return h, "", nil, false // a repeated member: the last one wins, as reflection has it
+		}
+	}
+	uri = refURI(h.Ref)
+	if uri == "" || h.URI != "" {
+		return h, uri, raw, true
+	}
+	u, _ := json.Marshal(uri)
+	if i, found := slices.BinarySearchFunc(ms, "uri", func(m member, name string) int { return strings.Compare(m.name, name) }); found {
+		ms[i].val = u // "uri": "" is replaced
+	} else {
+		ms = slices.Insert(ms, i, member{"uri", u})
+	}
+	var b bytes.Buffer
+	b.Grow(len(raw) + len(u) + 8)
+	b.WriteByte('{')
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		b.WriteString(m.name)
+		b.WriteString(`":`)
+		var c bytes.Buffer
+		if json.Compact(&c, m.val) != nil {
+			return h, "", nil, false
+		}
+		json.HTMLEscape(&b, c.Bytes())
+	}
+	b.WriteByte('}')
+	return h, uri, b.Bytes(), true
+}
+
+// plainName reports whether a member name (between its quotes) is
+// written as it reads and encodes unchanged: printable ASCII, no escape,
+// nothing encoding/json escapes in a key.
+func plainName(name []byte) bool {
+	for _, c := range name {
+		if c < 0x20 || c >= 0x7f || c == '\\' || c == '"' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
