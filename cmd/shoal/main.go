@@ -29,9 +29,6 @@ import (
 	buildversion "github.com/shoalgo/shoal/internal/version"
 )
 
-// version is the build's one version string (internal/version).
-var version = buildversion.String()
-
 // shortUsage follows a usage error: the synopsis, and where the rest is.
 const shortUsage = "usage: shoal [-c SOURCE | FILE [ARGS...]] [--kernel [SOCKET]] (shoal --help for everything)\n"
 
