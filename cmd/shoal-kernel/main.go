@@ -35,9 +35,6 @@ import (
 	"github.com/shoalgo/shoal/internal/sandbox"
 )
 
-// version is the build's one version string (internal/version).
-var version = buildversion.String()
-
 func main() {
 	// The binary doubles as the sandbox trampoline of the programs its
 	// sessions spawn (it never returns then) and as its own supervisor.
@@ -187,7 +184,7 @@ func serve(o *options, stderr io.Writer) error {
 		return err
 	}
 	srv, err := kernel.New(kernel.Config{
-		Version:    version,
+		Version:    buildversion.String(),
 		TokenStore: store,
 		Dir:        cwd,
 		Env:        os.Environ(),

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/BurntSushi/toml"
+
+	"github.com/shoalgo/shoal/internal/namespaces"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -115,6 +118,53 @@ func TestDefaultsSnapshot(t *testing.T) {
 	}
 	if rec, err := defaultsSnapshot(configDefaults); err != nil || value.Inline(rec) != "{version: 1}" {
 		t.Fatalf("configDefaults = %v, %v", rec, err)
+	}
+}
+
+// TestDefaultsSnapshotIsTheTOML: the snapshot is what the defaults' TOML
+// encoding decodes to, tables after plain keys as the encoder writes them,
+// for the shipped defaults and for every kind defaults may use.
+func TestDefaultsSnapshotIsTheTOML(t *testing.T) {
+	type inner struct {
+		Deep struct {
+			On bool `toml:"on"`
+		} `toml:"deep"`
+		Words []string `toml:"words"`
+	}
+	for _, v := range []any{
+		configDefaults,
+		struct {
+			Table  inner     `toml:"table"`
+			Name   string    `toml:"name"`
+			N      int64     `toml:"n"`
+			F      float64   `toml:"f"`
+			Ok     bool      `toml:"ok"`
+			Nums   []int     `toml:"nums"`
+			Nested [][]int   `toml:"nested"`
+			Floats []float64 `toml:"floats"`
+			Plain  int
+			skip   int
+		}{Table: inner{Words: []string{"a", "b"}}, Name: "x", N: -3, F: 1.5, Ok: true, Nums: []int{1, 2},
+			Nested: [][]int{{1}, {2, 3}}, Floats: []float64{0.25}, Plain: 7},
+	} {
+		var b strings.Builder
+		if err := toml.NewEncoder(&b).Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		want, err := namespaces.DecodeConfig("defaults", []byte(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := defaultsSnapshot(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if value.Inline(got) != value.Inline(want) {
+			t.Errorf("snapshot %s, TOML round trip %s", value.Inline(got), value.Inline(want))
+		}
+	}
+	if _, err := defaultsSnapshot(struct{ C chan int }{}); err == nil {
+		t.Error("a channel default was accepted")
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -132,7 +134,8 @@ func TestDoctor(t *testing.T) {
 }
 
 // TestCompanionBesideBinary: shoal kernel runs the shoal-kernel beside the
-// built shoal, not one on PATH; a missing companion names the path tried.
+// built shoal, not one on PATH; a missing companion names the path tried,
+// shoal mcp's (exec'd in place, not linked in) included.
 func TestCompanionBesideBinary(t *testing.T) {
 	dir := binaries(t)
 	bin := filepath.Join(dir, "shoal")
@@ -144,6 +147,12 @@ func TestCompanionBesideBinary(t *testing.T) {
 	want := filepath.Join(dir, "shoal-token")
 	if err == nil || !strings.Contains(out, want) {
 		t.Fatalf("shoal token with no shoal-token beside it: %q, %v; want the path %s", out, err, want)
+	}
+	out, err = runBinary(bin, "mcp", "--no-autostart")
+	want = filepath.Join(dir, "shoal-mcp")
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 127 || !strings.Contains(out, want) {
+		t.Fatalf("shoal mcp with no shoal-mcp beside it: %q, %v; want status 127 and the path %s", out, err, want)
 	}
 }
 

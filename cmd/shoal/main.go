@@ -23,15 +23,11 @@ import (
 	"github.com/shoalgo/shoal/internal/diag"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
-	"github.com/shoalgo/shoal/internal/mcp"
 	"github.com/shoalgo/shoal/internal/repl"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 	buildversion "github.com/shoalgo/shoal/internal/version"
 )
-
-// version is the build's one version string (internal/version).
-var version = buildversion.String()
 
 // shortUsage follows a usage error: the synopsis, and where the rest is.
 const shortUsage = "usage: shoal [-c SOURCE | FILE [ARGS...]] [--kernel [SOCKET]] (shoal --help for everything)\n"
@@ -45,7 +41,7 @@ const usage = `usage: shoal                  (interactive, on a terminal)
                                 directory unless --keep-cwd; default socket the
                                 discovered one, session $SHOAL_SESSION or "default",
                                 token $SHOAL_TOKEN)
-       shoal mcp [flags]        (the MCP facade, as shoal-mcp; see shoal mcp -h)
+       shoal mcp [flags]        (shoal-mcp, the MCP facade, found beside this shoal)
        shoal history [flags]    (a running kernel's journal; see shoal history -h)
        shoal kernel [flags]     (shoal-kernel, found beside this shoal)
        shoal token COMMAND      (shoal-token, found beside this shoal)
@@ -68,20 +64,15 @@ func main() {
 	os.Exit(code)
 }
 
-// nopWriteCloser lets shoal mcp serve on a writer it must not close.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
 // run is the whole command, parameterised for tests.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "mcp" {
-		// shoal mcp is shoal-mcp; a script named mcp runs as ./mcp.
-		mcp.LimitProcessMemory()
-		return mcp.Main(ctx, args[1:], io.NopCloser(stdin), nopWriteCloser{stdout}, stderr)
+	if len(args) > 0 && args[0] == "mcp" && ownStreams(stdin, stdout, stderr) {
+		// shoal mcp becomes shoal-mcp (a script named mcp runs as ./mcp).
+		return execCompanion(companions["mcp"], args[1:], stderr)
 	}
 	if len(args) > 0 && companions[args[0]] != "" {
-		// shoal kernel / shoal token: the binaries beside this one.
+		// shoal kernel / shoal token (and shoal mcp on other streams): the
+		// binaries beside this one.
 		return companion(companions[args[0]], args[1:], stdin, stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "doctor" {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	buildversion "github.com/shoalgo/shoal/internal/version"
 )
 
 func TestRun(t *testing.T) {
@@ -39,7 +41,7 @@ func TestRun(t *testing.T) {
 		{name: "script arguments after --", args: []string{"--", argScript, "--flag"}, stdout: "[\"--flag\"]\n1\n"},
 		{name: "exit N", args: []string{"-c", "exit 4"}, code: 4},
 		{name: "stdin", stdin: "40 + 2", stdout: "42\n"},
-		{name: "version", args: []string{"--version"}, stdoutHas: "shoal " + version},
+		{name: "version", args: []string{"--version"}, stdoutHas: "shoal " + buildversion.String()},
 		{name: "parse error", args: []string{"-c", "let x = (1 +"}, code: 2, stdout: "",
 			stderrHas: []string{"error[parse_error]", "--> -c:1:", "^"}},
 		{name: "language error", args: []string{"-c", "let a = 1\na / 0"}, code: 1, stdout: "",

@@ -296,6 +296,11 @@ func (c *cliTrust) readConfig(project map[string]bool) func(string, int64) ([]by
 		if !project[name] {
 			return readConfigFile(name, max)
 		}
+		// Most directories up the walk have no .shoal.toml: one lstat
+		// says so without reading and digesting their project files.
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			return nil, fs.ErrNotExist
+		}
 		p := trust.ReadDir(filepath.Dir(name))
 		present := false
 		for _, f := range p.Files {

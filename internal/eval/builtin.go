@@ -73,7 +73,8 @@ type Help struct {
 var builtins = map[string]*Builtin{}
 
 // RegisterBuiltin installs a builtin command. Registering a name twice
-// panics; it is meant for package initialisation.
+// panics; it is meant for the register functions registerAll runs
+// (registry.go).
 func RegisterBuiltin(b *Builtin) {
 	if _, dup := builtins[b.Name]; dup {
 		panic("eval: builtin registered twice: " + b.Name)
@@ -82,21 +83,21 @@ func RegisterBuiltin(b *Builtin) {
 }
 
 func lookupBuiltin(name string) (*Builtin, bool) {
-	b, ok := builtins[name]
+	b, ok := builtinMap()[name]
 	return b, ok
 }
 
 // IsBuiltin reports whether name is a registered builtin command.
-func IsBuiltin(name string) bool { _, ok := builtins[name]; return ok }
+func IsBuiltin(name string) bool { _, ok := builtinMap()[name]; return ok }
 
 // HidesResult reports whether a statement ending in the builtin name
 // shows nothing (Builtin.Hidden).
-func HidesResult(name string) bool { b, ok := builtins[name]; return ok && b.Hidden }
+func HidesResult(name string) bool { b, ok := builtinMap()[name]; return ok && b.Hidden }
 
 // BuiltinNames lists the registered builtin commands, sorted.
 func BuiltinNames() []string {
-	out := make([]string, 0, len(builtins))
-	for n := range builtins {
+	out := make([]string, 0, len(builtinMap()))
+	for n := range builtinMap() {
 		out = append(out, n)
 	}
 	sort.Strings(out)
@@ -106,8 +107,8 @@ func BuiltinNames() []string {
 // FuncNames lists the registered value functions (path, glob, save, run,
 // ...), sorted. A name may also be a builtin command (now, save, run).
 func FuncNames() []string {
-	out := make([]string, 0, len(valueFuncs))
-	for n := range valueFuncs {
+	out := make([]string, 0, len(funcMap()))
+	for n := range funcMap() {
 		out = append(out, n)
 	}
 	sort.Strings(out)
@@ -117,12 +118,12 @@ func FuncNames() []string {
 // registryNames lists every registered name: builtin commands and value
 // functions (a name may be both), unsorted.
 func registryNames() []string {
-	out := make([]string, 0, len(builtins)+len(valueFuncs))
-	for n := range builtins {
+	out := make([]string, 0, len(builtinMap())+len(funcMap()))
+	for n := range builtinMap() {
 		out = append(out, n)
 	}
-	for n := range valueFuncs {
-		if _, dup := builtins[n]; !dup {
+	for n := range funcMap() {
+		if _, dup := builtinMap()[n]; !dup {
 			out = append(out, n)
 		}
 	}

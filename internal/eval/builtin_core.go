@@ -12,7 +12,7 @@ import (
 // The core builtins: text, environment, navigation, process and script
 // execution. Filesystem and navigation builtins (ls, cd, pwd, pushd, ...)
 // live in builtin_fs*.go.
-func init() {
+func registerBuiltinCore() {
 	RegisterBuiltin(&Builtin{Name: "echo", Help: Help{Summary: "print its arguments as text, separated by spaces", Usage: "echo VALUE...", Example: "echo hello world\necho \"total: {1 + 2}\""}, Run: runEcho, TextFlags: true, Effects: effNone})
 	RegisterBuiltin(&Builtin{Name: "env", Help: Help{Summary: "the environment as a record, or one variable's value", Usage: "env [NAME]", Example: "env\nenv PATH"}, Run: runEnv,
 		Effects: func(d *leash.Deriver) { d.Add(leash.Effect{Kind: host.EnvRead, Name: "*"}, leash.Reversible) }})

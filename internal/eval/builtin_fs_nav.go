@@ -14,7 +14,7 @@ const (
 	bfsStackHint = "the directory stack is session state; call it at the top level"
 )
 
-func init() {
+func registerBuiltinFsNav() {
 	bfsRegister(&Builtin{Name: "pwd", Help: Help{Summary: "the working directory, as a path", Usage: "pwd", Example: "pwd\npwd.name"}, Run: bfsPwd, Bare: true, Effects: effNone})
 	bfsRegister(&Builtin{Name: "cd", Help: Help{Summary: "change the working directory (- for the previous one)", Usage: "cd [PATH | -]", Example: "cd src\ncd -\ncd ~"}, Run: bfsCd, Bare: true, Session: true, SessionHint: bfsCdHint, Quiet: true, Hidden: true,
 		Effects: func(d *leash.Deriver) { d.Cd() }})

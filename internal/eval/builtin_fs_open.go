@@ -9,7 +9,7 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func init() {
+func registerBuiltinFsOpen() {
 	bfsRegister(&Builtin{Name: "open", Help: Help{Summary: "open a file with the desktop's default application", Usage: "open PATH", Example: "open README.md"}, Run: bfsOpen, Bare: true, Effects: effOpen})
 }
 

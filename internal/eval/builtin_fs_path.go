@@ -11,7 +11,7 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func init() {
+func registerBuiltinFsPath() {
 	for name, f := range map[string]func(string) value.Value{
 		"name":   bfsPathName,
 		"stem":   bfsPathStem,

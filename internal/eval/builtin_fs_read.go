@@ -14,7 +14,7 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func init() {
+func registerBuiltinFsRead() {
 	bfsRegister(&Builtin{Name: "ls", Help: Help{Summary: "list directory entries as a table: path, name, type, size, modified", Usage: "ls [PATH...]", Example: "ls\nls src --all\nls.where(.size > 1kb).sort_by(.modified)"}, Run: bfsLs, Flags: []leash.FlagSpec{flagAll}, Effects: effLs})
 	bfsRegister(&Builtin{Name: "stat", Help: Help{Summary: "the metadata of paths: one record, or a table for several", Usage: "stat PATH...", Example: "stat README.md\n(stat README.md).size"}, Run: bfsStat, Effects: effReads})
 	bfsRegister(&Builtin{Name: "cat", Help: Help{Summary: "the bytes of files, concatenated", Usage: "cat PATH...", Example: "cat notes.txt\n(cat data.json).out.str()"}, Run: bfsCat, Effects: effReads})

@@ -19,7 +19,7 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func init() {
+func registerBuiltinFsRm() {
 	bfsRegister(&Builtin{Name: "rm", Help: Help{Summary: "remove paths: moved to a session trash unless --permanent", Usage: "rm PATH...", Example: "rm scratch.txt\nrm -r build\nrm --permanent -r dist"}, Run: bfsRm, Effects: effRm,
 		Flags: []leash.FlagSpec{{Long: "permanent"}, flagRecursive}})
 }

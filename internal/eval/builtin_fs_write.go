@@ -13,7 +13,7 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func init() {
+func registerBuiltinFsWrite() {
 	bfsRegister(&Builtin{Name: "mkdir", Help: Help{Summary: "create directories (-p: with missing parents, an existing one is fine)", Usage: "mkdir PATH...", Example: "mkdir release\nmkdir -p build/cache/assets"}, Run: bfsMkdir, Effects: effMkdir,
 		Flags: []leash.FlagSpec{{Long: "parents", Short: "p"}}})
 	bfsRegister(&Builtin{Name: "touch", Help: Help{Summary: "create files or update their modification time", Usage: "touch PATH...", Example: "touch .ready\ntouch a.txt b.txt"}, Run: bfsTouch, Effects: effTouch})

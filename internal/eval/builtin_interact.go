@@ -9,7 +9,7 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func init() {
+func registerBuiltinInteract() {
 	RegisterBuiltin(&Builtin{Name: "interact", Help: Help{Summary: "run a program with the terminal, in any position, its flags untouched", Usage: "interact PROGRAM [ARG...]", Example: "interact vim notes.md\n(interact sh -c \"exit 3\").status"}, Run: runInteract, Bare: true, Quiet: true, Verbatim: true,
 		Effects: func(d *leash.Deriver) { d.SpawnWords(d.Command().Args) }})
 }

@@ -94,7 +94,7 @@ func (t *thread) popStack(base int) {
 // functions (path, glob, assert, retry, ...), then builtin commands called
 // with values, then a namespace constant error.
 func (t *thread) callUnbound(v *syntax.Var, n *syntax.Call, sc *scope) (value.Value, error) {
-	if f, ok := valueFuncs[v.Name]; ok {
+	if f, ok := funcMap()[v.Name]; ok {
 		args, err := t.evalArgs(n.Args, n.Trailing, sc)
 		if err != nil {
 			return nil, err

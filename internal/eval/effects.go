@@ -21,8 +21,8 @@ func init() {
 // value function's effect declarations, and the command's flags.
 func registryEntry(name string) (leash.Builtin, bool) {
 	var out leash.Builtin
-	b, isCmd := builtins[name]
-	f, isFn := valueFuncs[name]
+	b, isCmd := builtinMap()[name]
+	f, isFn := funcMap()[name]
 	if !isCmd && !isFn {
 		return out, false
 	}

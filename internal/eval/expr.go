@@ -17,7 +17,7 @@ func (t *thread) eval(x syntax.Expr, sc *scope) (value.Value, error) {
 			return b.val, nil
 		}
 	case *syntax.IntLit:
-		return boxInt(n.Value), nil
+		return value.IntValue(n.Value), nil
 	case *syntax.StrLit:
 		return value.Str(n.Value), nil
 	case *syntax.BoolLit:
@@ -316,17 +316,17 @@ func intFast(op syntax.BinOp, a, b int64) (value.Value, bool) {
 	case syntax.OpAdd:
 		c := a + b
 		if (c > a) == (b > 0) {
-			return boxInt(c), true
+			return value.IntValue(c), true
 		}
 	case syntax.OpSub:
 		c := a - b
 		if (c < a) == (b > 0) {
-			return boxInt(c), true
+			return value.IntValue(c), true
 		}
 	case syntax.OpMul:
 		const lim = 1 << 31
 		if a > -lim && a < lim && b > -lim && b < lim {
-			return boxInt(a * b), true
+			return value.IntValue(a * b), true
 		}
 	}
 	return nil, false

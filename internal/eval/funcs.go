@@ -33,7 +33,7 @@ func registerFunc(f *Func) {
 	valueFuncs[f.Name] = f
 }
 
-func init() {
+func registerFuncs() {
 	for _, f := range []*Func{
 		{Name: "path", Call: fnPath, Help: Help{Summary: "a path value from text", Usage: "path(TEXT)", Example: "path(\"src/main.go\").name"}, Effects: effNone},
 		{Name: "glob", Call: fnGlob, Help: Help{Summary: "a glob pattern value; used as an argument it expands to paths", Usage: "glob(PATTERN)", Example: "glob(\"**/*.go\")"}, Effects: effNone},
@@ -108,7 +108,7 @@ func (t *thread) unboundVar(n *syntax.Var, sc *scope) (value.Value, error) {
 	if b, ok := lookupBuiltin(n.Name); ok {
 		return t.invokeBuiltin(b, &BuiltinCall{Name: n.Name, sc: sc}, modeValue, nil)
 	}
-	if f, ok := valueFuncs[n.Name]; ok {
+	if f, ok := funcMap()[n.Name]; ok {
 		return &value.Builtin{Name: n.Name, Fn: func(env value.Env, a value.Args) (value.Value, error) {
 			th, ok := env.(*thread)
 			if !ok {

@@ -15,7 +15,7 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func init() {
+func registerHelp() {
 	RegisterBuiltin(&Builtin{Name: "help", Run: runHelp, Bare: true, Effects: effNone,
 		Help: Help{
 			Summary: "show help: topics, builtins, functions and methods, or one of them",
@@ -77,10 +77,10 @@ func helpFor(name string) (string, bool) {
 		return methodsIndex(), true
 	}
 	var parts []string
-	if b, ok := builtins[name]; ok {
+	if b, ok := builtinMap()[name]; ok {
 		parts = append(parts, builtinHelp(b))
 	}
-	if f, ok := valueFuncs[name]; ok {
+	if f, ok := funcMap()[name]; ok {
 		parts = append(parts, funcHelp(f))
 	}
 	if doc, ok := value.MethodHelp(name); ok {

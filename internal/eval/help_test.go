@@ -24,10 +24,10 @@ func TestRegistryHasHelp(t *testing.T) {
 			t.Errorf("%s %s: example %q does not parse: %v", kind, name, h.Example, err)
 		}
 	}
-	for name, b := range builtins {
+	for name, b := range builtinMap() {
 		check("builtin", name, b.Help)
 	}
-	for name, f := range valueFuncs {
+	for name, f := range funcMap() {
 		check("function", name, f.Help)
 	}
 }

@@ -155,12 +155,12 @@ func HelpExamples() []HelpExample {
 		}
 	}
 	for _, n := range BuiltinNames() {
-		if ex := builtins[n].Help.Example; ex != "" {
+		if ex := builtinMap()[n].Help.Example; ex != "" {
 			out = append(out, HelpExample{"builtin " + n, ex})
 		}
 	}
 	for _, n := range FuncNames() {
-		if ex := valueFuncs[n].Help.Example; ex != "" {
+		if ex := funcMap()[n].Help.Example; ex != "" {
 			out = append(out, HelpExample{"function " + n, ex})
 		}
 	}

@@ -69,7 +69,7 @@ func (t *thread) saveValue(v value.Value, p string, appendTo bool) error {
 	return nil
 }
 
-func init() {
+func registerHostfs() {
 	save := func(appendTo bool) HostMethod {
 		return func(c *MethodCall, recv value.Value, a value.Args) (value.Value, error) {
 			if len(a.Pos) != 1 || len(a.Named) > 0 {

@@ -13,7 +13,7 @@ import (
 // `.save`), sorted and without duplicates.
 func MethodNames(k value.Kind) []string {
 	names := value.MethodNames(k)
-	for _, set := range []map[string]HostMethod{hostMethods[k], hostMethods[anyKind]} {
+	for _, set := range []map[string]HostMethod{hostMethodMap()[k], hostMethodMap()[anyKind]} {
 		for n := range set {
 			names = append(names, n)
 		}

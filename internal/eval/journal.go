@@ -93,7 +93,7 @@ var journalFlags = []leash.FlagSpec{
 	{Long: "until", Value: true},
 }
 
-func init() {
+func registerJournal() {
 	for name, help := range map[string]Help{
 		"journal": {Summary: "the kernel's execution journal, newest first, as a table", Usage: "journal [--FILTER=VALUE...]", Example: "journal --limit=20\njournal --failed --head=rm"},
 		"history": {Summary: "the kernel's execution journal (as journal)", Usage: "history [--FILTER=VALUE...]", Example: "history --head=git --limit=5"},

@@ -24,8 +24,9 @@ var hostMethods = map[value.Kind]map[string]HostMethod{}
 const anyKind = value.Kind(255)
 
 // RegisterHostMethod installs an evaluator-level method for receivers of
-// kind k. It is meant for init functions; host methods take precedence over
-// the value package's methods of the same name.
+// kind k. It is meant for the register functions registerAll runs
+// (registry.go); host methods take precedence over the value package's
+// methods of the same name.
 func RegisterHostMethod(k value.Kind, name string, m HostMethod) {
 	if hostMethods[k] == nil {
 		hostMethods[k] = map[string]HostMethod{}
@@ -40,10 +41,10 @@ func RegisterHostMethod(k value.Kind, name string, m HostMethod) {
 func RegisterHostMethodAll(name string, m HostMethod) { RegisterHostMethod(anyKind, name, m) }
 
 func lookupHostMethod(k value.Kind, name string) (HostMethod, bool) {
-	if m, ok := hostMethods[k][name]; ok {
+	if m, ok := hostMethodMap()[k][name]; ok {
 		return m, true
 	}
-	m, ok := hostMethods[anyKind][name]
+	m, ok := hostMethodMap()[anyKind][name]
 	return m, ok
 }
 

@@ -17,7 +17,7 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func init() {
+func registerPick() {
 	RegisterHostMethod(value.KList, "pick", pickMethod)
 	RegisterHostMethod(value.KTable, "pick", pickMethod)
 }

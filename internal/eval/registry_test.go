@@ -12,10 +12,10 @@ import (
 // function carries an effect declaration, so plan derivation never reads a
 // builtin as effect-free by omission.
 func TestRegistryDeclaresEffects(t *testing.T) {
-	if len(builtins) < 30 || len(valueFuncs) < 10 {
-		t.Fatalf("registry looks empty: %d builtins, %d value functions", len(builtins), len(valueFuncs))
+	if len(builtinMap()) < 30 || len(funcMap()) < 10 {
+		t.Fatalf("registry looks empty: %d builtins, %d value functions", len(builtinMap()), len(funcMap()))
 	}
-	for name, b := range builtins {
+	for name, b := range builtinMap() {
 		if b.Effects == nil {
 			t.Errorf("builtin %s has no effect declaration (Builtin.Effects)", name)
 		}
@@ -28,7 +28,7 @@ func TestRegistryDeclaresEffects(t *testing.T) {
 			}
 		}
 	}
-	for name, f := range valueFuncs {
+	for name, f := range funcMap() {
 		if f.Effects == nil {
 			t.Errorf("value function %s has no effect declaration (Func.Effects)", name)
 		}
@@ -48,8 +48,8 @@ func TestRegistryIsLeashsTable(t *testing.T) {
 			t.Errorf("%s is registered but leash does not see it", name)
 			continue
 		}
-		_, isCmd := builtins[name]
-		_, isFn := valueFuncs[name]
+		_, isCmd := builtinMap()[name]
+		_, isFn := funcMap()[name]
 		if (lb.Command != nil) != isCmd || (lb.Call != nil) != isFn {
 			t.Errorf("%s: leash sees command %v / function %v, registry has %v / %v", name, lb.Command != nil, lb.Call != nil, isCmd, isFn)
 		}

@@ -215,7 +215,7 @@ func (t *thread) execFor(s *syntax.ForStmt, sc *scope) error {
 			hi--
 		}
 		for i := x.Lo; i <= hi; i++ {
-			if stop, err := step(boxInt(i)); err != nil || stop {
+			if stop, err := step(value.IntValue(i)); err != nil || stop {
 				return err
 			}
 			if i == hi { // avoid overflow at MaxInt64

@@ -12,7 +12,7 @@ import (
 // bounded stream and redispatches any other method on the list. The lazy
 // combinators live in the value package.
 
-func init() {
+func registerStreams() {
 	RegisterHostMethod(value.KStream, "save", streamSave)
 	RegisterHostMethod(value.KStream, "append", streamSave)
 	RegisterHostMethod(value.KStream, "render", streamRender)
@@ -22,7 +22,7 @@ func init() {
 // callStreamMethod dispatches a method on a stream: host sinks, then the
 // value package's combinators, then collect-and-redispatch.
 func (t *thread) callStreamMethod(s *value.Stream, name string, args value.Args) (value.Value, error) {
-	if m, ok := hostMethods[value.KStream][name]; ok {
+	if m, ok := hostMethodMap()[value.KStream][name]; ok {
 		return m(&MethodCall{Name: name, t: t}, s, args)
 	}
 	if m, ok := value.LookupMethod(value.KStream, name); ok {

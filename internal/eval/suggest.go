@@ -28,8 +28,8 @@ func commandNames(sc *scope) []string {
 // is called with parentheses, not as a command, and a binding holding data
 // is not a command, so neither is offered for a mistyped head.
 func commandHeads(sc *scope) []string {
-	names := make([]string, 0, len(builtins)+8)
-	for n := range builtins {
+	names := make([]string, 0, len(builtinMap())+8)
+	for n := range builtinMap() {
 		names = append(names, n)
 	}
 	for s := sc; s != nil; s = s.parent {

@@ -578,7 +578,7 @@ func runJobs(c *BuiltinCall) (value.Value, error) {
 	return value.NewList(rows), nil
 }
 
-func init() {
+func registerTask1() {
 	wait := func(c *MethodCall, recv value.Value, args value.Args) (value.Value, error) {
 		return c.t.await(recv.(*Task))
 	}
@@ -604,7 +604,7 @@ func init() {
 	})
 }
 
-func init() {
+func registerTask2() {
 	RegisterBuiltin(&Builtin{Name: "wait", Help: Help{Summary: "wait for a task (or every task) and return its value", Usage: "wait [TASK | %N]", Example: "let t = spawn { sleep 1s; 42 }\nwait (t)"}, Run: runWait, Bare: true, Quiet: true, Effects: effNone})
 	RegisterBuiltin(&Builtin{Name: "kill", Help: Help{Summary: "cancel a task with its processes (%N), else run the kill program", Usage: "kill %N | kill TASK | kill [ARG...]", Example: "sleep 30s &\nkill %1"}, Run: runKill, Bare: true, Quiet: true, Verbatim: true, Effects: effKill})
 	RegisterBuiltin(&Builtin{Name: "fg", Help: Help{Summary: "give a job the terminal again and wait for it", Usage: "fg [%N]", Example: "sleep 1s &\nfg %1"}, Run: runFg, Bare: true, Effects: effNone})

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
 )
 
 // The intent log. A write (Begin, Record, Finish) is committed by one
@@ -81,7 +82,9 @@ func (o *logOp) size() int64 {
 		len(o.AST) + len(o.Effects) + len(o.Verdict) + len(o.Outputs) + len(o.Code))
 }
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+// crcTable is made on first use, not at every start of the kernel binary
+// (which is also its sandbox trampoline).
+var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 const frameHeader = 8
 
@@ -150,7 +153,7 @@ func (l *intentLog) replay(applied uint64) ([]*logOp, error) {
 			if _, err := io.ReadFull(r, payload); err != nil {
 				break
 			}
-			if crc32.Checksum(payload, crcTable) != sum {
+			if crc32.Checksum(payload, crcTable()) != sum {
 				break
 			}
 			op, err := decodeOp(payload)
@@ -209,7 +212,7 @@ func (l *intentLog) append(op *logOp, applied uint64) error {
 		return fmt.Errorf("%w: row of %d bytes", ErrBadEntry, len(payload))
 	}
 	binary.LittleEndian.PutUint32(buf[0:4], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(buf[4:8], crc32.Checksum(payload, crcTable))
+	binary.LittleEndian.PutUint32(buf[4:8], crc32.Checksum(payload, crcTable()))
 	if cap(buf) <= 64<<10 {
 		l.buf = buf
 	}

@@ -99,7 +99,9 @@ func (t *toolTable) list() []reefBinding {
 }
 
 // versionRE finds a dotted version in a file or directory name.
-var versionRE = regexp.MustCompile(`(\d+(?:\.\d+)+)`)
+// Compiled on first use, not at every start of the kernel (or of its
+// sandbox trampoline, which is the kernel binary).
+var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+(?:\.\d+)+)`) })
 
 // versionFromPath reads a version from where a program lives when that is
 // cheap and unambiguous: a symlink whose target names one (python3 →
@@ -119,7 +121,7 @@ func versionFromPath(name, path string) *string {
 				continue
 			}
 			rest = strings.TrimLeft(rest, "-_@")
-			if m := versionRE.FindString(rest); m != "" && strings.HasPrefix(rest, m) {
+			if m := versionRE().FindString(rest); m != "" && strings.HasPrefix(rest, m) {
 				return &m
 			}
 		}

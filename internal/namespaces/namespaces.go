@@ -9,29 +9,26 @@ package namespaces
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-// registry holds the shared, immutable namespace values. Callers must not
-// modify a returned namespace's Members map.
-var registry = map[string]*value.Namespace{}
-
-func register(ns *value.Namespace) { registry[ns.Name] = ns }
-
-func init() {
-	register(jsonNamespace())
-	register(yamlNamespace())
-	register(tomlNamespace())
-	register(csvNamespace())
-	register(mathNamespace())
-	register(Config(nil))
-}
+// registry holds the shared, immutable namespace values, built the first
+// time a namespace is looked up rather than at every start. Callers must
+// not modify a returned namespace's Members map.
+var registry = sync.OnceValue(func() map[string]*value.Namespace {
+	r := map[string]*value.Namespace{}
+	for _, ns := range []*value.Namespace{jsonNamespace(), yamlNamespace(), tomlNamespace(), csvNamespace(), mathNamespace(), Config(nil)} {
+		r[ns.Name] = ns
+	}
+	return r
+})
 
 // Lookup returns the namespace called name. The value is shared and must
 // be treated as read-only.
 func Lookup(name string) (value.Value, bool) {
-	ns, ok := registry[name]
+	ns, ok := registry()[name]
 	if !ok {
 		return nil, false
 	}
@@ -40,8 +37,9 @@ func Lookup(name string) (value.Value, bool) {
 
 // Names lists the namespace names, sorted.
 func Names() []string {
-	names := make([]string, 0, len(registry))
-	for n := range registry {
+	r := registry()
+	names := make([]string, 0, len(r))
+	for n := range r {
 		names = append(names, n)
 	}
 	slices.Sort(names)

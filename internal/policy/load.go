@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	toml "github.com/pelletier/go-toml/v2"
 
@@ -270,8 +271,10 @@ func (t *netText) UnmarshalText(b []byte) error {
 }
 
 // hashLike is a content-hash spawn grant, which this policy does not
-// support (it is refused rather than ignored).
-var hashLike = regexp.MustCompile(`^([a-z0-9]+:)?[0-9a-fA-F]{32,}$`)
+// support (it is refused rather than ignored). Compiled on first use.
+var hashLike = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([a-z0-9]+:)?[0-9a-fA-F]{32,}$`)
+})
 
 // spawnText is a proc_spawn grant: "*", an absolute clean path, or a bare
 // program name.
@@ -284,7 +287,7 @@ func (t *spawnText) UnmarshalText(b []byte) error {
 		return errors.New("empty proc_spawn grant")
 	case strings.ContainsRune(s, 0):
 		return fmt.Errorf("bad proc_spawn grant %q: contains NUL", s)
-	case hashLike.MatchString(s) || strings.Contains(s, ":"):
+	case hashLike().MatchString(s) || strings.Contains(s, ":"):
 		return fmt.Errorf("proc_spawn grant %q: content-hash grants are not supported; name the program or its absolute path", s)
 	case s == "*":
 	case strings.HasPrefix(s, "/"):

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Env is what the providers read of the session: its directory, PATH and
@@ -227,10 +228,11 @@ func rankCandidates(cs []Candidate) {
 	})
 }
 
-var (
-	dottedRE = regexp.MustCompile(`\d+(?:\.\d+)+(?:-[0-9A-Za-z.]+)?`)
-	intRE    = regexp.MustCompile(`\d+`)
-)
+// versionPatterns are a dotted version and a bare integer, compiled the
+// first time a version is probed rather than at every start.
+var versionPatterns = sync.OnceValues(func() (dotted, integer *regexp.Regexp) {
+	return regexp.MustCompile(`\d+(?:\.\d+)+(?:-[0-9A-Za-z.]+)?`), regexp.MustCompile(`\d+`)
+})
 
 // VersionFromOutput finds a version in `--version` output: the first
 // dotted numeric token, else the first bare integer.
@@ -238,6 +240,7 @@ func VersionFromOutput(out []byte) Version {
 	if len(out) > MaxProbeOutput {
 		out = out[:MaxProbeOutput]
 	}
+	dottedRE, intRE := versionPatterns()
 	if m := dottedRE.Find(out); m != nil {
 		return ParseVersion(string(m))
 	}

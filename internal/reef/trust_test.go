@@ -102,6 +102,9 @@ func TestProjectDigest(t *testing.T) {
 			t.Errorf("%v digests like %v", other, a)
 		}
 	}
+	if ProjectDigest(nil) != EmptyDigest {
+		t.Errorf("ProjectDigest(nil) = %s, EmptyDigest %s", ProjectDigest(nil), EmptyDigest)
+	}
 	if ProjectDigest([]ProjectFile{{"unrelated", "9"}}) != EmptyDigest {
 		t.Error("a file outside ProjectFiles counted")
 	}

@@ -9,21 +9,30 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // maxHabitLine bounds how much of the failing line the habit patterns
 // read.
 const maxHabitLine = 4096
 
-var (
-	habitExport = regexp.MustCompile(`^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)
-	habitFor    = regexp.MustCompile(`^\s*for\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\s+([^{}()]*?)\s*(;\s*do\b|\s+do\s*$|$)`)
-	habitWhile  = regexp.MustCompile(`^\s*(?:while|until)\s+(.*?)\s*;\s*do\b`)
-	habitTest   = regexp.MustCompile(`(?:^|[\s;])(?:\[\[?|test)\s+(!\s+)?-([a-zA-Z])\s+("[^"]*"|'[^']*'|[^\s\]]+)`)
-	habitCmpTst = regexp.MustCompile(`(?:^|[\s;])\[\[?\s+\S+\s+(?:=|==|!=|-eq|-ne|-lt|-gt|-le|-ge)\s+\S+\s+\]\]?`)
-	habitIfThen = regexp.MustCompile(`^\s*if\s+.*;\s*then\b`)
-	habitAlias  = regexp.MustCompile(`^\s*alias\s+([A-Za-z_][A-Za-z0-9_-]*)=(?:'([^']*)'|"([^"$]*)")\s*$`)
-)
+// habitPatterns are the shell habits' patterns, compiled the first time a
+// parse error is taught (not at every start of every binary that parses).
+var habitPatterns = sync.OnceValue(func() *habitRE {
+	return &habitRE{
+		export: regexp.MustCompile(`^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$`),
+		forIn:  regexp.MustCompile(`^\s*for\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\s+([^{}()]*?)\s*(;\s*do\b|\s+do\s*$|$)`),
+		while:  regexp.MustCompile(`^\s*(?:while|until)\s+(.*?)\s*;\s*do\b`),
+		test:   regexp.MustCompile(`(?:^|[\s;])(?:\[\[?|test)\s+(!\s+)?-([a-zA-Z])\s+("[^"]*"|'[^']*'|[^\s\]]+)`),
+		cmpTst: regexp.MustCompile(`(?:^|[\s;])\[\[?\s+\S+\s+(?:=|==|!=|-eq|-ne|-lt|-gt|-le|-ge)\s+\S+\s+\]\]?`),
+		ifThen: regexp.MustCompile(`^\s*if\s+.*;\s*then\b`),
+		alias:  regexp.MustCompile(`^\s*alias\s+([A-Za-z_][A-Za-z0-9_-]*)=(?:'([^']*)'|"([^"$]*)")\s*$`),
+	}
+})
+
+type habitRE struct {
+	export, forIn, while, test, cmpTst, ifThen, alias *regexp.Regexp
+}
 
 // teachHabit rewrites e when the line it is on is a shell habit.
 func teachHabit(src string, e *Error) {
@@ -57,23 +66,24 @@ func teachHabit(src string, e *Error) {
 // habitOf names the habit of line (the error at byte col, with message
 // msg) and the Shoal spelling; "" when it is none.
 func habitOf(line string, col int, msg string) (string, string) {
-	if m := habitExport.FindStringSubmatch(line); m != nil {
+	re := habitPatterns()
+	if m := re.export.FindStringSubmatch(line); m != nil {
 		return "`export` is POSIX shell: the environment is the env namespace",
 			"write env." + m[1] + " = " + shellValue(m[2])
 	}
-	if m := habitAlias.FindStringSubmatch(line); m != nil {
+	if m := re.alias.FindStringSubmatch(line); m != nil {
 		return "`alias NAME='...'` is POSIX shell: an alias is words, not a string",
 			"write alias " + m[1] + " = " + strings.TrimSpace(m[2]+m[3])
 	}
-	if m := habitFor.FindStringSubmatch(line); m != nil && (m[3] != "" || !strings.Contains(line, "{") && strings.ContainsAny(m[2], "*?[")) {
+	if m := re.forIn.FindStringSubmatch(line); m != nil && (m[3] != "" || !strings.Contains(line, "{") && strings.ContainsAny(m[2], "*?[")) {
 		return "`for ... do ... done` is POSIX shell: a loop's body is a block",
 			"write for " + m[1] + " in " + shellList(m[2]) + " { ... }"
 	}
-	if m := habitWhile.FindStringSubmatch(line); m != nil {
+	if m := re.while.FindStringSubmatch(line); m != nil {
 		return "`while ...; do ... done` is POSIX shell: a loop's body is a block",
 			"write while (CONDITION) { ... }, as in while (!path(\"ready\").exists()) { sleep 1s }"
 	}
-	if m := habitTest.FindStringSubmatch(line); m != nil {
+	if m := re.test.FindStringSubmatch(line); m != nil {
 		what := "ask the path"
 		if m[2] == "z" || m[2] == "n" {
 			what = "compare the string"
@@ -81,11 +91,11 @@ func habitOf(line string, col int, msg string) (string, string) {
 		return "`[ -" + m[2] + " ... ]` is the POSIX test command: " + what,
 			"write " + testSpelling(m[1] != "", m[2], m[3])
 	}
-	if habitCmpTst.MatchString(line) {
+	if re.cmpTst.MatchString(line) {
 		return "`[ a = b ]` is the POSIX test command: compare values",
 			"write a == b (or !=, <, >), as in if (env.MODE == \"test\") { ... }"
 	}
-	if habitIfThen.MatchString(line) {
+	if re.ifThen.MatchString(line) {
 		return "`if ...; then ... fi` is POSIX shell: the branches are blocks",
 			"write if (CONDITION) { ... } else { ... }"
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -39,7 +40,7 @@ func AppendProgram(dst []byte, p *Program, limit int) (out []byte, err error) {
 	if limit <= 0 {
 		limit = math.MaxInt
 	}
-	e := jenc{limit: limit}
+	e := jenc{limit: limit, digits4: digits4()}
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(encodeBailout)
@@ -63,8 +64,9 @@ func AppendProgram(dst []byte, p *Program, limit int) (out []byte, err error) {
 // overshoots by at most one node's fixed text; errors unwind to
 // AppendProgram as an encodeBailout carrying the buffer.
 type jenc struct {
-	limit int
-	depth int // node functions nested, at most MaxDepth
+	limit   int
+	depth   int            // node functions nested, at most MaxDepth
+	digits4 *[10000]uint32 // digits4(), fetched once per encoding
 }
 
 type encodeBailout struct {
@@ -120,12 +122,12 @@ func (e *jenc) close(b []byte, s Span) []byte {
 	binary.LittleEndian.PutUint64(t[0:], spanHead0)
 	binary.LittleEndian.PutUint64(t[8:], spanHead1)
 	t[16] = ':'
-	d := digits4[st]
+	d := e.digits4[st]
 	binary.LittleEndian.PutUint64(t[17:], uint64(d)|digitsPad)
 	i := 17 + (bits.Len32(d)+7)>>3                 // at most 21
 	binary.LittleEndian.PutUint64(t[i:], spanMid0) // its eighth byte is overwritten
 	i += len(spanMid)
-	d = digits4[en]
+	d = e.digits4[en]
 	binary.LittleEndian.PutUint64(t[i:], uint64(d)|digitsPad)
 	i += (bits.Len32(d) + 7) >> 3
 	binary.LittleEndian.PutUint16(t[i:], '}'|'}'<<8)
@@ -136,8 +138,11 @@ func (e *jenc) close(b []byte, s Span) []byte {
 
 // digits4 holds the decimal digits of each number under 10000 as ASCII
 // bytes in a little-endian word, without leading zeros: 42 is '4' | '2'<<8.
-// A number's width is its word's significant bytes.
-var digits4 = func() (t [10000]uint32) {
+// A number's width is its word's significant bytes. The 40 kB table is
+// built the first time a tree is encoded, not at every start of every
+// binary that links the parser.
+var digits4 = sync.OnceValue(func() *[10000]uint32 {
+	t := new([10000]uint32)
 	for i := range 10 {
 		t[i] = '0' + uint32(i)
 	}
@@ -146,7 +151,7 @@ var digits4 = func() (t [10000]uint32) {
 		t[i] = hi | ('0'+uint32(i%10))<<((bits.Len32(hi)+7)&^7)
 	}
 	return t
-}()
+})
 
 // digitsPad fills the four bytes of a digits4 word store past its digits,
 // which the next store overwrites or which lie past the slice's end. Were

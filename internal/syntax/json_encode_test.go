@@ -138,7 +138,7 @@ func TestAppendInt(t *testing.T) {
 func TestSpanText(t *testing.T) {
 	check := func(start, end int32, b []byte) {
 		t.Helper()
-		e := jenc{limit: math.MaxInt}
+		e := jenc{limit: math.MaxInt, digits4: digits4()}
 		got := string(e.close(b, Span{Start: start, End: end}))
 		want := string(b) + `,"span":{"start":` + strconv.Itoa(int(start)) + `,"end":` + strconv.Itoa(int(end)) + `}}`
 		if got != want {
@@ -208,7 +208,7 @@ func FuzzQuote(f *testing.F) {
 		f.Add(s, uint8(40))
 	}
 	f.Fuzz(func(t *testing.T, s string, room uint8) {
-		e := jenc{limit: math.MaxInt}
+		e := jenc{limit: math.MaxInt, digits4: digits4()}
 		b := make([]byte, 3, 3+int(room))
 		copy(b, "k:[")
 		if got, want := string(e.quote(b, s)), "k:["+refQuote(s); got != want {

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -288,13 +289,16 @@ func decodeInto(file string, data []byte, dst any) ([]Warning, error) {
 }
 
 // typeMismatch is go-toml's wording for a value of the wrong type.
-var typeMismatch = regexp.MustCompile(`cannot decode TOML (\w+) into .* of type (\S+)`)
+// It is compiled when a decode error is first explained.
+var typeMismatch = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`cannot decode TOML (\w+) into .* of type (\S+)`)
+})
 
 // plainDecodeMsg is a decoder's message in the words of the file, not of
 // the Go types it decodes into.
 func plainDecodeMsg(msg string) string {
 	msg = strings.TrimPrefix(msg, "toml: ")
-	if m := typeMismatch.FindStringSubmatch(msg); m != nil {
+	if m := typeMismatch().FindStringSubmatch(msg); m != nil {
 		want := m[2]
 		switch {
 		case strings.HasPrefix(want, "int"):

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shoalgo/shoal/internal/syntax"
@@ -132,24 +133,30 @@ func rangeHas(r Range, n int64) bool {
 	return n >= r.Lo && n < r.Hi
 }
 
-// Boxed small ints: putting an Int above 255 into a Value allocates, so
-// arithmetic results in this range come from a table instead.
+// Boxed small ints: putting an Int above 255 or below 0 into a Value
+// allocates (the runtime boxes 0..255 from a static table of its own), so
+// arithmetic results in this range come from a table instead, built the
+// first time one is needed rather than at every start (2,560 boxes).
 const (
 	smallIntMin = -512
 	smallIntMax = 2048 // exclusive
 )
 
-var smallInts = func() (t [smallIntMax - smallIntMin]Value) {
+var smallInts = sync.OnceValue(func() *[smallIntMax - smallIntMin]Value {
+	t := new([smallIntMax - smallIntMin]Value)
 	for i := range t {
 		t[i] = Int(i + smallIntMin)
 	}
 	return t
-}()
+})
 
 // IntValue boxes n as a Value, without allocating for small magnitudes.
 func IntValue(n int64) Value {
+	if uint64(n) < 256 {
+		return Int(n) // boxed without allocating by the runtime
+	}
 	if n >= smallIntMin && n < smallIntMax {
-		return smallInts[n-smallIntMin]
+		return smallInts()[n-smallIntMin]
 	}
 	return Int(n)
 }

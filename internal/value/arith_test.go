@@ -263,7 +263,9 @@ func TestIntValue(t *testing.T) {
 			t.Errorf("IntValue(%d) = %#v", n, v)
 		}
 	}
-	if allocs := testing.AllocsPerRun(100, func() { vcSink += int(IntValue(1000).(Int)) }); allocs != 0 {
-		t.Errorf("IntValue(1000) allocates %v times", allocs)
+	for _, n := range []int64{-512, -1, 0, 7, 255, 256, 1000, 2047} {
+		if allocs := testing.AllocsPerRun(100, func() { vcSink += int(IntValue(n).(Int)) }); allocs != 0 {
+			t.Errorf("IntValue(%d) allocates %v times", n, allocs)
+		}
 	}
 }

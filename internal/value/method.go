@@ -1,15 +1,42 @@
 package value
 
-import "sort"
+import (
+	"sort"
+	"sync"
+)
 
 // Method implements `recv.name(args)` for one receiver kind.
 type Method func(env Env, recv Value, args Args) (Value, error)
 
-var methods [numKinds]map[string]Method
+// methods is every kind's methods, filled by registerMethods through
+// addMethod the first time methodTable is asked for it, not by package
+// initialisation at every start of every binary that links value.
+var (
+	methods     [numKinds]map[string]Method
+	methodsOnce sync.Once
+)
 
-// RegisterMethod installs a method for a receiver kind. It is meant for
-// package initialisation; registering the same name twice panics.
-func RegisterMethod(k Kind, name string, m Method) {
+// methodTable is methods, registered on first use.
+func methodTable() *[numKinds]map[string]Method {
+	methodsOnce.Do(registerMethods)
+	return &methods
+}
+
+// registerMethods registers the methods of every kind (methods_*.go).
+func registerMethods() {
+	registerCommonMethods()
+	registerListMethods()
+	registerNumMethods()
+	registerRecordMethods()
+	registerStrMethods()
+	registerStreamMethods()
+	registerTableMethods()
+	registerUnitMethods()
+}
+
+// addMethod installs a method for a receiver kind while registerMethods
+// runs; registering the same name twice panics.
+func addMethod(k Kind, name string, m Method) {
 	if methods[k] == nil {
 		methods[k] = map[string]Method{}
 	}
@@ -24,7 +51,7 @@ func LookupMethod(k Kind, name string) (Method, bool) {
 	if k >= numKinds {
 		return nil, false
 	}
-	m, ok := methods[k][name]
+	m, ok := methodTable()[k][name]
 	return m, ok
 }
 
@@ -34,8 +61,9 @@ func MethodNames(k Kind) []string {
 	if k >= numKinds {
 		return nil
 	}
-	names := make([]string, 0, len(methods[k]))
-	for n := range methods[k] {
+	t := methodTable()
+	names := make([]string, 0, len(t[k]))
+	for n := range t[k] {
 		names = append(names, n)
 	}
 	sort.Strings(names)

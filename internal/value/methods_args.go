@@ -102,6 +102,6 @@ func mCond(name string, v Value) (bool, error) {
 // mRegister registers m under every name for kind k.
 func mRegister(k Kind, m Method, names ...string) {
 	for _, n := range names {
-		RegisterMethod(k, n, m)
+		addMethod(k, n, m)
 	}
 }

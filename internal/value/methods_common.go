@@ -9,15 +9,15 @@ import (
 // Methods shared across receivers: tap/also and json on every kind, and
 // the str/display conversions on the kinds that have a canonical text form.
 
-func init() {
+func registerCommonMethods() {
 	for k := range numKinds {
 		mRegister(k, commonTap("tap"), "tap")
 		mRegister(k, commonTap("also"), "also")
-		RegisterMethod(k, "json", commonJSON)
+		addMethod(k, "json", commonJSON)
 	}
 	for _, k := range []Kind{KStr, KPath, KBytes, KInt, KFloat, KBool} {
-		RegisterMethod(k, "str", commonText("str", false))
-		RegisterMethod(k, "display", commonText("display", true))
+		addMethod(k, "str", commonText("str", false))
+		addMethod(k, "display", commonText("display", true))
 	}
 }
 

@@ -29,7 +29,7 @@ func TestEveryMethodHasHelp(t *testing.T) {
 			t.Errorf("method .%s has no owner", n)
 		}
 	}
-	for n := range methodDocs {
+	for n := range methodDocs() {
 		if len(MethodOwners(n)) == 0 {
 			t.Errorf("help for .%s, which no kind registers", n)
 		}

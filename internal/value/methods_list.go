@@ -34,7 +34,7 @@ func mColl(fn mCollFn) Method {
 	}
 }
 
-func init() {
+func registerListMethods() {
 	for _, k := range mCollKinds {
 		mRegister(k, mColl(collLen), "len")
 		mRegister(k, mColl(collCount), "count")
@@ -71,7 +71,7 @@ func init() {
 		mRegister(k, mColl(collContains), "contains")
 		mRegister(k, mColl(collTee), "tee")
 	}
-	RegisterMethod(KList, "get", listGet)
+	addMethod(KList, "get", listGet)
 }
 
 func collLen(_ Env, s *mSeq, _ Value, a Args) (Value, error) {

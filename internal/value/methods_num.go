@@ -5,12 +5,12 @@ import "math"
 // Numeric methods on int and float. Rounding an int is the identity; a
 // float rounds at an optional number of decimal places and stays a float.
 
-func init() {
+func registerNumMethods() {
 	for _, k := range []Kind{KInt, KFloat} {
-		RegisterMethod(k, "abs", numAbs)
-		RegisterMethod(k, "round", numRound("round", mRoundHalfAway))
-		RegisterMethod(k, "floor", numRound("floor", math.Floor))
-		RegisterMethod(k, "ceil", numRound("ceil", math.Ceil))
+		addMethod(k, "abs", numAbs)
+		addMethod(k, "round", numRound("round", mRoundHalfAway))
+		addMethod(k, "floor", numRound("floor", math.Floor))
+		addMethod(k, "ceil", numRound("ceil", math.Ceil))
 	}
 }
 

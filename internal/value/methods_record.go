@@ -3,7 +3,7 @@ package value
 // Record methods. Records are immutable: set and merge return new records,
 // keeping existing key positions and appending new keys.
 
-func init() {
+func registerRecordMethods() {
 	mRegister(KRecord, recLen, "len", "count")
 	mRegister(KRecord, recIsEmpty, "is_empty")
 	mRegister(KRecord, recKeys, "keys")

@@ -10,7 +10,7 @@ import (
 // String methods. Lengths and slices count Unicode scalar values, not bytes
 // and not grapheme clusters.
 
-func init() {
+func registerStrMethods() {
 	mRegister(KStr, strLen, "len", "count")
 	mRegister(KStr, strIsEmpty, "is_empty")
 	mRegister(KStr, strLines, "lines")

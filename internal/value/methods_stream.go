@@ -7,32 +7,32 @@ import "time"
 // append, into, render) and the collect-then-dispatch fallthrough live in
 // the evaluator.
 
-func init() {
+func registerStreamMethods() {
 	for _, k := range []Kind{KList, KTable, KRange, KStr, KBytes} {
-		RegisterMethod(k, "stream", toStream)
+		addMethod(k, "stream", toStream)
 	}
-	RegisterMethod(KStream, "stream", func(_ Env, recv Value, a Args) (Value, error) {
+	addMethod(KStream, "stream", func(_ Env, recv Value, a Args) (Value, error) {
 		return recv, mNoArgs("stream", a)
 	})
-	RegisterMethod(KStream, "map", stMap)
+	addMethod(KStream, "map", stMap)
 	mRegister(KStream, stWhere, "where", "filter")
-	RegisterMethod(KStream, "scan", stScan)
-	RegisterMethod(KStream, "flat_map", stFlatMap)
-	RegisterMethod(KStream, "take", stTake)
-	RegisterMethod(KStream, "skip", stSkip)
-	RegisterMethod(KStream, "take_until", stTakeUntil)
-	RegisterMethod(KStream, "dedupe", stDedupe("dedupe", false))
-	RegisterMethod(KStream, "distinct", stDedupe("distinct", true))
-	RegisterMethod(KStream, "throttle", stThrottle)
-	RegisterMethod(KStream, "debounce", stDebounce)
-	RegisterMethod(KStream, "window", stWindow)
-	RegisterMethod(KStream, "buffer", stBuffer)
-	RegisterMethod(KStream, "enumerate", stEnumerate)
-	RegisterMethod(KStream, "merge", stMerge)
-	RegisterMethod(KStream, "zip", stZip)
-	RegisterMethod(KStream, "collect", stCollect)
-	RegisterMethod(KStream, "each", stEach)
-	RegisterMethod(KStream, "tee", stTee)
+	addMethod(KStream, "scan", stScan)
+	addMethod(KStream, "flat_map", stFlatMap)
+	addMethod(KStream, "take", stTake)
+	addMethod(KStream, "skip", stSkip)
+	addMethod(KStream, "take_until", stTakeUntil)
+	addMethod(KStream, "dedupe", stDedupe("dedupe", false))
+	addMethod(KStream, "distinct", stDedupe("distinct", true))
+	addMethod(KStream, "throttle", stThrottle)
+	addMethod(KStream, "debounce", stDebounce)
+	addMethod(KStream, "window", stWindow)
+	addMethod(KStream, "buffer", stBuffer)
+	addMethod(KStream, "enumerate", stEnumerate)
+	addMethod(KStream, "merge", stMerge)
+	addMethod(KStream, "zip", stZip)
+	addMethod(KStream, "collect", stCollect)
+	addMethod(KStream, "each", stEach)
+	addMethod(KStream, "tee", stTee)
 }
 
 func toStream(_ Env, recv Value, a Args) (Value, error) {

@@ -7,10 +7,10 @@ import "strings"
 // when it can compute a predicate or key straight from a column (for
 // example a `.size > 1mb` lambda), skipping per-row records entirely.
 
-func init() {
-	RegisterMethod(KTable, "select", tableSelect)
-	RegisterMethod(KTable, "columns", tableColumns)
-	RegisterMethod(KList, "select", listSelect)
+func registerTableMethods() {
+	addMethod(KTable, "select", tableSelect)
+	addMethod(KTable, "columns", tableColumns)
+	addMethod(KList, "select", listSelect)
 }
 
 // TableGather returns a new table holding rows idx of t, in that order. It

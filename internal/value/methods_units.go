@@ -7,7 +7,7 @@ import "time"
 // them for presentation. Their fields (d.year, 3s.ago) are zero-argument
 // methods the evaluator falls back to on field access.
 
-func init() {
+func registerUnitMethods() {
 	mRegister(KBytes, bytesLen, "len", "count")
 	mRegister(KBytes, bytesIsEmpty, "is_empty")
 
@@ -19,7 +19,7 @@ func init() {
 		"minute": time.Time.Minute,
 		"second": time.Time.Second,
 	} {
-		RegisterMethod(KDateTime, name, dtField(name, get))
+		addMethod(KDateTime, name, dtField(name, get))
 	}
 
 	for name, unit := range map[string]time.Duration{
@@ -27,13 +27,13 @@ func init() {
 		"minute": time.Minute,
 		"second": time.Second,
 	} {
-		RegisterMethod(KTime, name, todField(name, unit))
+		addMethod(KTime, name, todField(name, unit))
 	}
 
-	RegisterMethod(KDuration, "ago", durRelative("ago", -1))
-	RegisterMethod(KDuration, "from_now", durRelative("from_now", +1))
+	addMethod(KDuration, "ago", durRelative("ago", -1))
+	addMethod(KDuration, "from_now", durRelative("from_now", +1))
 
-	RegisterMethod(KGlob, "pattern", globPattern)
+	addMethod(KGlob, "pattern", globPattern)
 }
 
 func bytesLen(_ Env, recv Value, a Args) (Value, error) {

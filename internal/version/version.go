@@ -21,6 +21,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 )
 
 // stamped is set at link time (see the package comment).
@@ -51,7 +52,10 @@ func Line(name string) string {
 // pseudo matches the tail of a Go pseudo-version, the timestamp and the
 // 12-digit revision (vX.0.0-20260102150405-abcdef123456, v1.2.4-0.2026…,
 // v1.2.3-pre.0.2026…), before any +build suffix.
-var pseudo = regexp.MustCompile(`[-.]\d{14}-[0-9a-f]{12}(\+.*)?$`)
+// Compiled when first needed: not at every start of every binary.
+var pseudo = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[-.]\d{14}-[0-9a-f]{12}(\+.*)?$`)
+})
 
 // fromBuildInfo derives the version from what the go command recorded.
 func fromBuildInfo(bi *debug.BuildInfo) string {
@@ -76,7 +80,7 @@ func fromBuildInfo(bi *debug.BuildInfo) string {
 		// modified. A tag is kept; a pseudo-version says no more than the
 		// revision does.
 		v, _, _ = strings.Cut(v, "+")
-		if v == "" || pseudo.MatchString(v) {
+		if v == "" || pseudo().MatchString(v) {
 			v = rev
 			if len(v) > shortRevision {
 				v = v[:shortRevision]

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// What the package initialisers of the built shoal may allocate before main
+// runs, as GODEBUG=inittrace=1 reports it for `shoal -c 1`. Every start of
+// shoal pays for them, so registries, tables and compiled patterns are
+// built on first use instead (docs/performance.md, "Cold start"). When this
+// project's packages went lazy their share fell from 5,052 allocations
+// (217 kB) to about 210 (18 kB), and the whole binary's from 7,193 (479 kB)
+// to about 1,400 (153 kB): the bounds leave room for a few small tables,
+// not for a registry or a compiled regexp at init.
+const (
+	maxOwnInitAllocs = 400
+	maxOwnInitBytes  = 40 << 10
+	maxAllInitAllocs = 2500
+)
+
+var initLine = regexp.MustCompile(`^init (\S+) @\S+ ms, \S+ ms clock, (\d+) bytes, (\d+) allocs$`)
+
+// TestStartupInitBudget: `shoal -c 1`'s package initialisers stay within
+// the allocation bounds above (counts, never times).
+func TestStartupInitBudget(t *testing.T) {
+	bin := filepath.Join(binaries(t), "shoal")
+	home := t.TempDir()
+	cmd := exec.Command(bin, "-c", "1")
+	cmd.Dir = home
+	cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin", "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
+		"XDG_STATE_HOME=" + filepath.Join(home, "state"), "GODEBUG=inittrace=1"}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || string(out) != "1\n" {
+		t.Fatalf("shoal -c 1: %q, %v\n%s", out, err, stderr.String())
+	}
+	var ownAllocs, ownBytes, allAllocs, lines int
+	for line := range strings.Lines(stderr.String()) {
+		m := initLine.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		lines++
+		bytes, _ := strconv.Atoi(m[2])
+		allocs, _ := strconv.Atoi(m[3])
+		allAllocs += allocs
+		if strings.HasPrefix(m[1], "github.com/shoalgo/shoal/") {
+			ownAllocs += allocs
+			ownBytes += bytes
+			if allocs > maxOwnInitAllocs/4 { // one package may not take the whole budget
+				t.Errorf("%s allocates %d times at init", m[1], allocs)
+			}
+		}
+	}
+	if lines < 20 {
+		t.Fatalf("only %d init lines in GODEBUG=inittrace=1 output:\n%s", lines, stderr.String())
+	}
+	t.Logf("%d initialisers; this project's: %d allocations, %d bytes; all: %d allocations", lines, ownAllocs, ownBytes, allAllocs)
+	if ownAllocs > maxOwnInitAllocs || ownBytes > maxOwnInitBytes {
+		t.Errorf("this project's initialisers allocate %d times, %d bytes: the bound is %d, %d", ownAllocs, ownBytes, maxOwnInitAllocs, maxOwnInitBytes)
+	}
+	if allAllocs > maxAllInitAllocs {
+		t.Errorf("all initialisers allocate %d times: the bound is %d (a new dependency initialising at start?)", allAllocs, maxAllInitAllocs)
+	}
+}
