@@ -234,13 +234,51 @@ type Scope struct {
 // Start starts cmd in the scope: with Pdeathsig SIGKILL, forked from the
 // spawning thread, in a cgroup of its own when the Manager has them. cmd
 // must not have been started; its SysProcAttr is kept and extended.
-func (s *Scope) Start(cmd *exec.Cmd) (*Proc, error) {
+func (s *Scope) Start(cmd *exec.Cmd) (*Proc, error) { return s.StartOn(nil, cmd) }
+
+// StartOn is Start with the child forked on thread t (the spawning
+// thread when t is nil), which stays until the child is Reaped. Nothing
+// is opened on t: cmd's nil Stdin, Stdout and Stderr, which os/exec would
+// open as the null device while starting, are set to one shared null
+// device opened here.
+func (s *Scope) StartOn(t Thread, cmd *exec.Cmd) (*Proc, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
+	how := onSpawningThread
+	if t != nil {
+		null, err := nullFile()
+		if err != nil {
+			return nil, fmt.Errorf("start: %w", err)
+		}
+		if cmd.Stdin == nil {
+			cmd.Stdin = null
+		}
+		if cmd.Stdout == nil {
+			cmd.Stdout = null
+		}
+		if cmd.Stderr == nil {
+			cmd.Stderr = null
+		}
+		how = forker{thread: t}
+	}
 	fresh := *cmd
-	return s.start(cmd.SysProcAttr, startCmd(cmd), func() { *cmd = fresh }, false)
+	return s.start(cmd.SysProcAttr, startCmd(cmd), func() { *cmd = fresh }, how)
 }
+
+// forker says which thread forks a child: the spawning thread (the zero
+// forker), the caller's own (here, locked by the caller until the child
+// is reaped), or a Thread, kept until the child is reaped.
+type forker struct {
+	here   bool
+	thread Thread
+}
+
+var onSpawningThread = forker{}
+
+// nullFile is the null device, opened once, shared as the standard
+// stream StartOn gives a command without one.
+var nullFile = sync.OnceValues(func() (*os.File, error) { return os.OpenFile(os.DevNull, os.O_RDWR, 0) })
 
 // startCmd is the fork of an os/exec command.
 func startCmd(cmd *exec.Cmd) func() (int, error) {
@@ -263,18 +301,30 @@ func startCmd(cmd *exec.Cmd) func() (int, error) {
 // cannot exit (and fire the child's Pdeathsig) while the child lives. The
 // child counts as Reaped when wait returns.
 func (s *Scope) RunProcess(argv0 string, argv []string, attr *syscall.ProcAttr, wait func(*Proc)) error {
+	return s.RunProcessOn(nil, argv0, argv, attr, wait)
+}
+
+// RunProcessOn is RunProcess with the child forked on thread t, which
+// stays until wait has returned, when t is not nil; wait still runs on
+// the calling goroutine.
+func (s *Scope) RunProcessOn(t Thread, argv0 string, argv []string, attr *syscall.ProcAttr, wait func(*Proc)) error {
 	if attr.Sys == nil {
 		attr.Sys = &syscall.SysProcAttr{}
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	how := forker{here: true}
+	if t != nil {
+		how = forker{thread: t}
+	} else {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	p, err := s.start(attr.Sys, func() (int, error) {
 		return syscall.ForkExec(argv0, argv, attr)
 	}, func() {
 		if attr.Sys.PidFD != nil {
 			*attr.Sys.PidFD = -1
 		}
-	}, true)
+	}, how)
 	if err != nil {
 		return err
 	}
@@ -284,15 +334,13 @@ func (s *Scope) RunProcess(argv0 string, argv []string, attr *syscall.ProcAttr, 
 }
 
 // start is Start and RunProcess: fork returns the child's pid and runs on
-// the spawning thread, or with here on the calling goroutine's thread,
-// which the caller has locked until the child is reaped; reset undoes
-// what a failed fork left behind before it is tried again without cgroup
-// placement.
-func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset func(), here bool) (*Proc, error) {
+// the thread how says; reset undoes what a failed fork left behind before
+// it is tried again without cgroup placement.
+func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset func(), how forker) (*Proc, error) {
 	attr.Pdeathsig = syscall.SIGKILL
 	p := &Proc{scope: s}
 	if s == nil {
-		if err := startTracked(fork, p, here); err != nil {
+		if err := startTracked(fork, p, how); err != nil {
 			return nil, err
 		}
 		p.finishStart(attr)
@@ -314,7 +362,7 @@ func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset
 			attr.UseCgroupFD, attr.CgroupFD = true, fd
 		}
 	}
-	err = startTracked(fork, p, here)
+	err = startTracked(fork, p, how)
 	if err != nil && clone {
 		// Placement at clone refused (a cgroup the kernel will not let
 		// this process migrate into): start again without it, and place
@@ -323,7 +371,7 @@ func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset
 		reset()
 		attr.UseCgroupFD, attr.CgroupFD = false, 0
 		clone = false
-		err = startTracked(fork, p, here)
+		err = startTracked(fork, p, how)
 	}
 	if err != nil {
 		if leaf != "" {
@@ -445,6 +493,10 @@ type Proc struct {
 	pid   int
 	pgid  int    // the child's own process group, 0 if it has none
 	cg    string // its cgroup directory; "" none
+
+	// released, when the child was forked on a Thread, is closed by
+	// Reaped: the Thread may end.
+	released chan struct{}
 
 	mu     sync.Mutex
 	reaped bool
@@ -616,6 +668,9 @@ func (p *Proc) Reaped() {
 	}
 	p.reaped = true
 	p.mu.Unlock()
+	if p.released != nil {
+		close(p.released)
+	}
 	untrack(p)
 	if p.scope != nil && p.gone() {
 		p.scope.mu.Lock()
@@ -637,25 +692,69 @@ var (
 	children = map[int]*Proc{}
 )
 
-// startTracked runs fork on the spawning thread, which registers the
-// child as p before it can next consider ending, or with here on the
-// calling thread (locked by the caller until the child is reaped).
-func startTracked(fork func() (int, error), p *Proc, here bool) error {
+// startTracked runs fork on the thread how says and registers the child
+// as p: on the spawning thread, which registers it before it can next
+// consider ending; with here on the calling thread (locked by the caller
+// until the child is reaped); or on how.thread, which registers it and
+// then waits until p is Reaped before it lets the thread end.
+func startTracked(fork func() (int, error), p *Proc, how forker) error {
 	startMu.RLock()
 	defer startMu.RUnlock()
-	if !here {
+	switch {
+	case how.thread != nil:
+		return forkOn(how.thread, fork, p)
+	case !how.here:
 		return spawn(fork, p)
 	}
 	pid, err := fork()
 	if err != nil {
 		return err
 	}
+	register(p, pid)
+	return nil
+}
+
+func register(p *Proc, pid int) {
 	p.pid = pid
 	childMu.Lock()
 	children[pid] = p
 	childMu.Unlock()
-	return nil
 }
+
+// forkOn runs fork on thread t, registering the child there, and keeps t
+// (and so the child's Pdeathsig) until p is Reaped.
+func forkOn(t Thread, fork func() (int, error), p *Proc) error {
+	warmPidfd()
+	released := make(chan struct{})
+	p.released = released
+	done := make(chan error, 2)
+	go func() {
+		err := t(func() {
+			pid, err := fork()
+			if err == nil {
+				register(p, pid)
+			}
+			done <- err
+			if err == nil {
+				<-released
+			}
+		})
+		if err != nil {
+			done <- err
+		}
+	}()
+	return <-done
+}
+
+// warmPidfd makes package os find out, once and on an ordinary thread,
+// whether pidfds work (it forks a probe child the first time a process is
+// started or found), rather than on the first Thread that starts a
+// command.
+var warmPidfd = sync.OnceFunc(func() {
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		p.Release()
+	}
+})
 
 func untrack(p *Proc) {
 	childMu.Lock()
@@ -708,10 +807,7 @@ func spawnLoop(reqs chan spawnReq) {
 			if err == nil {
 				// Registered here, on this thread, so that the loop never
 				// ends while a child it forked is alive and unrecorded.
-				r.proc.pid = pid
-				childMu.Lock()
-				children[r.proc.pid] = r.proc
-				childMu.Unlock()
+				register(r.proc, pid)
 			}
 			r.done <- err
 			idle.Reset(spawnIdle)
