@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -226,7 +227,8 @@ type Scope struct {
 
 	mu     sync.Mutex
 	closed bool
-	dir    string // the scope's cgroup directory, made at the first Start
+	dir    string   // the scope's cgroup directory, made at the first Start
+	free   []string // empty leaves below dir to reuse (see recycle)
 	procs  map[*Proc]struct{}
 	next   int
 }
@@ -375,7 +377,7 @@ func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset
 	}
 	if err != nil {
 		if leaf != "" {
-			_ = unix.Rmdir(leaf)
+			s.recycle(leaf) // nothing ever ran in it
 		}
 		return nil, err
 	}
@@ -389,9 +391,10 @@ func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset
 	return p, nil
 }
 
-// leaf makes the cgroup directory for the next process of the scope ("" when
-// the Manager has no cgroups), pruning the directories of finished
-// processes on the way.
+// leaf gives the cgroup directory for the next process of the scope (""
+// when the Manager has no cgroups), pruning the directories of finished
+// processes on the way: an empty one from the scope's pool when there is
+// one (checked empty again here), else a new one.
 func (s *Scope) leaf() (string, error) {
 	s.prune()
 	s.mu.Lock()
@@ -409,6 +412,17 @@ func (s *Scope) leaf() (string, error) {
 			return "", fmt.Errorf("start: %w", err)
 		}
 		s.dir = dir
+	}
+	for len(s.free) > 0 {
+		dir := s.free[len(s.free)-1]
+		s.free = s.free[:len(s.free)-1]
+		if !cg.populated(dir) {
+			return dir, nil
+		}
+		// Something was moved in while it waited (only a privileged
+		// process can): end it, and make a fresh leaf instead.
+		cg.kill(dir)
+		_ = unix.Rmdir(dir)
 	}
 	s.next++
 	dir, err := cg.mkdir(s.dir, "p"+strconv.Itoa(s.next))
@@ -437,10 +451,30 @@ func (s *Scope) prune() {
 	}
 	s.mu.Unlock()
 	for _, p := range done {
-		if p.cg != "" {
-			_ = unix.Rmdir(p.cg)
-		}
+		p.dropCgroup()
 	}
+}
+
+// maxFreeLeaves bounds the empty cgroup directories a scope keeps for
+// reuse.
+const maxFreeLeaves = 4
+
+// recycle takes back dir, the cgroup directory of a process tree that is
+// gone (every member has exited; no Proc refers to it any more): kept for
+// the next process (cgroup v2, up to maxFreeLeaves, while the scope is
+// open), or removed. Reusing a leaf saves its mkdir and rmdir, which
+// create and destroy the cgroup's state in the kernel, on every spawn.
+func (s *Scope) recycle(dir string) {
+	if s.m.cg.kind == cgV2 {
+		s.mu.Lock()
+		if !s.closed && len(s.free) < maxFreeLeaves {
+			s.free = append(s.free, dir)
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+	}
+	_ = unix.Rmdir(dir)
 }
 
 // kill sends SIGKILL to every process of the scope, without waiting.
@@ -477,6 +511,7 @@ func (s *Scope) Close() {
 	s.mu.Lock()
 	dir := s.dir
 	clear(s.procs)
+	s.free = nil // removed with dir
 	s.mu.Unlock()
 	if dir != "" {
 		_ = s.m.cg.remove(dir, DrainTimeout)
@@ -491,8 +526,14 @@ func (s *Scope) Close() {
 type Proc struct {
 	scope *Scope
 	pid   int
-	pgid  int    // the child's own process group, 0 if it has none
-	cg    string // its cgroup directory; "" none
+	pgid  int // the child's own process group, 0 if it has none
+
+	// cg is its cgroup directory ("" none, or given up), read under cgMu
+	// shared for as long as it is used, and given up under cgMu held
+	// exclusively (dropCgroup), so that a Proc never signals a directory
+	// after it has gone back to the scope for another process.
+	cgMu sync.RWMutex
+	cg   string
 
 	// released, when the child was forked on a Thread, is closed by
 	// Reaped: the Thread may end.
@@ -515,12 +556,31 @@ func (p *Proc) finishStart(attr *syscall.SysProcAttr) {
 	}
 }
 
-// cgroups returns the Manager's hierarchy when p has a directory in it.
-func (p *Proc) cgroups() *cgroups {
-	if p.cg == "" || p.scope == nil {
-		return nil
+// withCgroup calls fn with the Manager's hierarchy and p's directory in
+// it, and reports whether it did: not when p has none (any more).
+func (p *Proc) withCgroup(fn func(cg *cgroups, dir string)) bool {
+	if p.scope == nil {
+		return false
 	}
-	return p.scope.m.cg
+	p.cgMu.RLock()
+	defer p.cgMu.RUnlock()
+	if p.cg == "" {
+		return false
+	}
+	fn(p.scope.m.cg, p.cg)
+	return true
+}
+
+// dropCgroup gives p's cgroup directory back to the scope (see recycle)
+// once p's tree is gone; from then on p signals no cgroup.
+func (p *Proc) dropCgroup() {
+	p.cgMu.Lock()
+	dir := p.cg
+	p.cg = ""
+	p.cgMu.Unlock()
+	if dir != "" {
+		p.scope.recycle(dir)
+	}
 }
 
 // Signal sends sig to the child's process group (or the child), to every
@@ -550,13 +610,13 @@ func (p *Proc) signal(sig syscall.Signal) int {
 			n++
 		}
 	}
-	if cg := p.cgroups(); cg != nil {
-		members := cg.members(p.cg)
+	p.withCgroup(func(cg *cgroups, dir string) {
+		members := cg.members(dir)
 		for _, pid := range members {
 			_ = unix.Kill(pid, sig)
 		}
 		n += len(members)
-	}
+	})
 	for _, d := range live {
 		signalProc(d, sig)
 	}
@@ -566,9 +626,7 @@ func (p *Proc) signal(sig syscall.Signal) int {
 // Kill ends the child's whole tree with SIGKILL: the cgroup at once, then
 // sweeps until a sweep finds nothing alive (bounded rounds).
 func (p *Proc) Kill() {
-	if cg := p.cgroups(); cg != nil {
-		cg.kill(p.cg)
-	}
+	p.withCgroup(func(cg *cgroups, dir string) { cg.kill(dir) })
 	for range killRounds {
 		if p.signal(syscall.SIGKILL) == 0 {
 			return
@@ -632,7 +690,9 @@ func (p *Proc) gone() bool {
 	if !reaped {
 		return false
 	}
-	if cg := p.cgroups(); cg != nil && cg.populated(p.cg) {
+	populated := false
+	p.withCgroup(func(cg *cgroups, dir string) { populated = cg.populated(dir) })
+	if populated {
 		return false
 	}
 	for _, q := range known {
@@ -674,10 +734,11 @@ func (p *Proc) Reaped() {
 	untrack(p)
 	if p.scope != nil && p.gone() {
 		p.scope.mu.Lock()
+		_, listed := p.scope.procs[p]
 		delete(p.scope.procs, p)
 		p.scope.mu.Unlock()
-		if p.cg != "" {
-			_ = unix.Rmdir(p.cg)
+		if listed {
+			p.dropCgroup()
 		}
 	}
 }
@@ -830,9 +891,11 @@ func spawnLoop(reqs chan spawnReq) {
 	}
 }
 
-// startReaper makes this process a child subreaper and reaps, on every
-// SIGCHLD (and every second), the exited children it did not start itself:
-// the orphans it inherits.
+// startReaper makes this process a child subreaper and reaps the exited
+// children it did not start itself, the orphans it inherits: on every
+// SIGCHLD by peeking at the exited children with waitid (reapExited), and
+// every second, or shortly after a SIGCHLD whose peek an unreaped child
+// of ours stood in front of, also through the process table (reapOrphans).
 func startReaper() error {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("subreaper: %w", err)
@@ -842,12 +905,26 @@ func startReaper() error {
 		signal.Notify(sigs, unix.SIGCHLD)
 		go func() {
 			tick := time.NewTicker(time.Second)
+			retry := time.NewTimer(0)
+			<-retry.C
 			for {
 				select {
 				case <-sigs:
+					if reapExited() {
+						// One of ours, not yet waited for by its owner,
+						// hides those behind it: its owner is about to
+						// reap it, so look again in a moment.
+						retry.Reset(reapRetry)
+					}
+				case <-retry.C:
+					if reapExited() {
+						reapOrphans()
+					}
 				case <-tick.C:
+					if reapExited() {
+						reapOrphans()
+					}
 				}
-				reapOrphans()
 			}
 		}()
 	})
@@ -856,7 +933,56 @@ func startReaper() error {
 
 var reaperOnce sync.Once
 
-// reapOrphans waits for every exited child that contain did not start.
+// reapRetry is how long after a SIGCHLD the reaper looks again when an
+// exited child of ours (about to be reaped by whoever started it) stood in
+// front of the others.
+const reapRetry = 20 * time.Millisecond
+
+// maxReapPerPeek bounds the orphans one reapExited reaps before it yields.
+const maxReapPerPeek = 4096
+
+// reapExited reaps the exited children contain did not start, as they
+// come first among this process's exited children (waitid P_ALL with
+// WNOWAIT names one without reaping it), and reports whether it stopped at
+// one of contain's, which its own waiter reaps: the exited children after
+// it are out of the peek's sight. It costs a system call or two where
+// reading the process table (reapOrphans) costs one open and read per
+// process on the machine.
+func reapExited() (blocked bool) {
+	startMu.Lock()
+	defer startMu.Unlock()
+	for range maxReapPerPeek {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		pid := siginfoPid(&info)
+		if err != nil || pid <= 0 {
+			return false // no child, or none exited
+		}
+		childMu.Lock()
+		_, ours := children[pid]
+		childMu.Unlock()
+		if ours {
+			return true
+		}
+		var ws unix.WaitStatus
+		_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+	}
+	return false
+}
+
+// siginfoPid is si_pid of a SIGCHLD siginfo: the first field of the union
+// after si_signo, si_errno and si_code, aligned as a pointer.
+func siginfoPid(info *unix.Siginfo) int {
+	const align = unsafe.Sizeof(uintptr(0))
+	off := (unsafe.Offsetof(info.Code) + unsafe.Sizeof(info.Code) + align - 1) &^ (align - 1)
+	return int(*(*int32)(unsafe.Add(unsafe.Pointer(info), off)))
+}
+
+// reapOrphans waits for every exited child that contain did not start,
+// found through the process table.
 func reapOrphans() {
 	self := os.Getpid()
 	t, err := table()
