@@ -554,6 +554,60 @@ func TestLeafReuse(t *testing.T) {
 	p3.Reaped()
 }
 
+// TestStartOnThread: a child forked on a Thread of its own starts there
+// (it inherits the thread's state: here no_new_privs and no capabilities,
+// as a confined thread has), is still placed in its cgroup leaf at clone, and the
+// thread lives until the child is Reaped.
+func TestStartOnThread(t *testing.T) {
+	m := New(Config{Cgroups: true, Name: "shoal-test"})
+	t.Cleanup(m.Close)
+	s := m.NewScope()
+	tids := make(chan int, 1)
+	ended := make(chan struct{})
+	thread := func(body func()) error {
+		go func() {
+			defer close(ended)
+			runtime.LockOSThread() // never unlocked: the thread ends here
+			hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+			var none [2]unix.CapUserData
+			if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+				t.Error(err)
+			}
+			if err := unix.Capset(&hdr, &none[0]); err != nil {
+				t.Error(err)
+			}
+			tids <- unix.Gettid()
+			body()
+		}()
+		return nil
+	}
+	cmd := exec.Command("/bin/sh", "-c", "grep -E 'CapEff|NoNewPrivs' /proc/self/status; cat /proc/self/cgroup")
+	var out strings.Builder
+	cmd.Stdout = &out
+	p, err := s.StartOn(thread, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tid := <-tids
+	_ = cmd.Wait()
+	if _, err := os.Stat("/proc/self/task/" + strconv.Itoa(tid)); err != nil {
+		t.Errorf("the thread ended before the child was Reaped: %v", err)
+	}
+	p.Reaped()
+	<-ended
+	if !strings.Contains(out.String(), "CapEff:\t0000000000000000") || !strings.Contains(out.String(), "NoNewPrivs:\t1") {
+		t.Errorf("child's status %q: it did not start on the thread", out.String())
+	}
+	if m.cg != nil && m.cg.kind == cgV2 {
+		if !strings.Contains(out.String(), "/s1/p") {
+			t.Errorf("child's cgroup %q, not its leaf", out.String())
+		}
+		if canMigrate(m.cg.root) && !m.clonePlace.Load() {
+			t.Errorf("placement at clone failed from the thread and was turned off")
+		}
+	}
+}
+
 // BenchmarkStartWait measures starting and reaping /bin/true through a
 // scope, beside a plain exec.Cmd as the floor, with and without cgroups.
 func BenchmarkStartWait(b *testing.B) {
