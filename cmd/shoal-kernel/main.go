@@ -32,13 +32,10 @@ import (
 	"github.com/shoalgo/shoal/internal/kernel"
 	"github.com/shoalgo/shoal/internal/memlimit"
 	"github.com/shoalgo/shoal/internal/policy"
-	"github.com/shoalgo/shoal/internal/sandbox"
 )
 
 func main() {
-	// The binary doubles as the sandbox trampoline of the programs its
-	// sessions spawn (it never returns then) and as its own supervisor.
-	sandbox.RunTrampolineIfRequested()
+	// The binary doubles as its own supervisor.
 	if len(os.Args) > 1 && os.Args[1] == contain.SupervisorCommand {
 		os.Exit(contain.RunSupervisor(os.Args[2:]))
 	}

@@ -82,3 +82,11 @@ const (
 // SupervisorCommand is the first argument with which a program runs the
 // supervisor (see Manager.StartSupervisor and RunSupervisor).
 const SupervisorCommand = "__shoal_contain_supervisor"
+
+// Thread runs body on an OS thread of its own, made ready first (the
+// sandbox confines it: sandbox.Confinement.Run), and returns once body
+// has returned; or, when the thread cannot be made ready, returns the
+// error without calling body. The thread must end when body returns and
+// run nothing else: a child forked from it is Pdeathsig'd when it ends,
+// and inherits whatever made it ready.
+type Thread func(body func()) error

@@ -6,11 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestMain lets the test binary play the two other programs the tests
@@ -389,6 +392,224 @@ func TestReaperLeavesOwnChildren(t *testing.T) {
 	}
 }
 
+// TestReaperReapsOrphansBehindOwnZombie: an exited child of ours that
+// its owner has not waited for yet (which the reaper's waitid peek stops
+// at) neither loses its exit status nor keeps an orphan a zombie: the
+// orphan is reaped through the process table.
+func TestReaperReapsOrphansBehindOwnZombie(t *testing.T) {
+	m := New(Config{Subreaper: true, Name: "shoal-test"})
+	t.Cleanup(m.Close)
+	if !m.Features().Subreaper {
+		t.Skip("subreaper unavailable")
+	}
+	s := m.NewScope()
+	own := exec.Command("/bin/sh", "-c", "exit 7")
+	op, err := s.Start(own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Wait until it is a zombie, without reaping it.
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, own.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			if err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cmd := exec.Command("/bin/sh", "-c", "sleep 0.2 & echo $! > "+pidFile)
+	p, err := s.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	p.Reaped()
+	orphan := waitPid(t, pidFile)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if st, err := readStat(orphan.pid); err != nil || st.start != orphan.start {
+			break // reaped
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("orphan %d was not reaped while an exited child of ours waited", orphan.pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	err = own.Wait()
+	op.Reaped()
+	if own.ProcessState == nil || own.ProcessState.ExitCode() != 7 {
+		t.Fatalf("our own child's exit status was lost (%v)", err)
+	}
+}
+
+// TestReapExitedStopsAtOwnChild: the waitid peek reaps nothing of
+// ours: an exited child contain started, first in the peek's sight (a
+// child of the peeking thread), stops it (reported, so that the process
+// table is read instead) and keeps its exit status for its waiter.
+func TestReapExitedStopsAtOwnChild(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	p := &Proc{}
+	err := startTracked(func() (int, error) {
+		return syscall.ForkExec("/bin/sh", []string{"/bin/sh", "-c", "exit 7"}, &syscall.ProcAttr{})
+	}, p, forker{here: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Reaped()
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, p.pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			if err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if got := siginfoPid(&info); got != p.pid {
+		t.Fatalf("siginfoPid = %d, want %d", got, p.pid)
+	}
+	if !reapExited() {
+		t.Errorf("reapExited did not stop at an exited child of ours")
+	}
+	var ws unix.WaitStatus
+	if _, err := unix.Wait4(p.pid, &ws, 0, nil); err != nil || ws.ExitStatus() != 7 {
+		t.Errorf("our child's status: %v %v, want exit 7", ws, err)
+	}
+	if reapExited() {
+		t.Errorf("reapExited stopped with no exited child of ours left")
+	}
+}
+
+// TestLeafReuse: with cgroup v2, the leaf of a finished process goes back
+// to its scope and the next process starts in it; the finished process's
+// Proc no longer reaches it (its Kill leaves the new process alone), and a
+// leaf something moved into while it waited is not reused.
+func TestLeafReuse(t *testing.T) {
+	m := New(Config{Cgroups: true, Name: "shoal-test"})
+	t.Cleanup(m.Close)
+	if m.cg == nil || m.cg.kind != cgV2 {
+		t.Skip("no cgroup v2 hierarchy here")
+	}
+	s := m.NewScope()
+	cgroupOf := func(pid int) string {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	first := exec.Command("/bin/sh", "-c", "cat /proc/self/cgroup")
+	var out strings.Builder
+	first.Stdout = &out
+	p1, err := s.Start(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	p1.Reaped()
+	second := exec.Command("/bin/sleep", "100")
+	p2, err := s.Start(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p2.Kill(); second.Wait(); p2.Reaped() })
+	if got, want := cgroupOf(second.Process.Pid), strings.TrimSpace(out.String()); got != want {
+		t.Errorf("second process in %q, first was in %q: the leaf was not reused", got, want)
+	}
+	p1.Kill() // the stale Proc: must not reach the reused leaf
+	p1.Signal(syscall.SIGKILL)
+	if err := second.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("the new process in the reused leaf was killed through the old Proc: %v", err)
+	}
+	// A pooled leaf with a member is not handed out again.
+	p2dir := p2.cg
+	p2.Kill()
+	second.Wait()
+	p2.Reaped()
+	intruder := exec.Command("/bin/sleep", "100")
+	if err := intruder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer intruder.Wait()
+	defer intruder.Process.Kill()
+	if err := m.cg.add(p2dir, intruder.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	third := exec.Command("/bin/true")
+	p3, err := s.Start(third)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p3.cg == p2dir {
+		t.Errorf("a leaf with a member was reused")
+	}
+	third.Wait()
+	p3.Reaped()
+}
+
+// TestStartOnThread: a child forked on a Thread of its own starts there
+// (it inherits the thread's state: here no_new_privs and no capabilities,
+// as a confined thread has), is still placed in its cgroup leaf at clone, and the
+// thread lives until the child is Reaped.
+func TestStartOnThread(t *testing.T) {
+	m := New(Config{Cgroups: true, Name: "shoal-test"})
+	t.Cleanup(m.Close)
+	s := m.NewScope()
+	tids := make(chan int, 1)
+	ended := make(chan struct{})
+	thread := func(body func()) error {
+		go func() {
+			defer close(ended)
+			runtime.LockOSThread() // never unlocked: the thread ends here
+			hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+			var none [2]unix.CapUserData
+			if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+				t.Error(err)
+			}
+			if err := unix.Capset(&hdr, &none[0]); err != nil {
+				t.Error(err)
+			}
+			tids <- unix.Gettid()
+			body()
+		}()
+		return nil
+	}
+	cmd := exec.Command("/bin/sh", "-c", "grep -E 'CapEff|NoNewPrivs' /proc/self/status; cat /proc/self/cgroup")
+	var out strings.Builder
+	cmd.Stdout = &out
+	p, err := s.StartOn(thread, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tid := <-tids
+	_ = cmd.Wait()
+	if _, err := os.Stat("/proc/self/task/" + strconv.Itoa(tid)); err != nil {
+		t.Errorf("the thread ended before the child was Reaped: %v", err)
+	}
+	p.Reaped()
+	<-ended
+	if !strings.Contains(out.String(), "CapEff:\t0000000000000000") || !strings.Contains(out.String(), "NoNewPrivs:\t1") {
+		t.Errorf("child's status %q: it did not start on the thread", out.String())
+	}
+	if m.cg != nil && m.cg.kind == cgV2 {
+		if !strings.Contains(out.String(), "/s1/p") {
+			t.Errorf("child's cgroup %q, not its leaf", out.String())
+		}
+		if canMigrate(m.cg.root) && !m.clonePlace.Load() {
+			t.Errorf("placement at clone failed from the thread and was turned off")
+		}
+	}
+}
+
 // BenchmarkStartWait measures starting and reaping /bin/true through a
 // scope, beside a plain exec.Cmd as the floor, with and without cgroups.
 func BenchmarkStartWait(b *testing.B) {
@@ -422,5 +643,15 @@ func BenchmarkStartWait(b *testing.B) {
 			}
 		})
 		m.Close()
+	}
+}
+
+// BenchmarkTable is one read of the process table through /proc: what
+// the reaper paid on every SIGCHLD before it peeked with waitid first.
+func BenchmarkTable(b *testing.B) {
+	for b.Loop() {
+		if _, err := table(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -54,7 +54,14 @@ type Scope struct {
 }
 
 // Start starts cmd.
-func (s *Scope) Start(cmd *exec.Cmd) (*Proc, error) {
+func (s *Scope) Start(cmd *exec.Cmd) (*Proc, error) { return s.StartOn(nil, cmd) }
+
+// StartOn is Start; a Thread is refused (there is no OS sandbox to make
+// one on this system).
+func (s *Scope) StartOn(t Thread, cmd *exec.Cmd) (*Proc, error) {
+	if t != nil {
+		return nil, errors.New("contain: no forking on a thread of its own on this system")
+	}
 	if s != nil {
 		s.mu.Lock()
 		closed := s.closed

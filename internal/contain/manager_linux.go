@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -226,7 +227,8 @@ type Scope struct {
 
 	mu     sync.Mutex
 	closed bool
-	dir    string // the scope's cgroup directory, made at the first Start
+	dir    string   // the scope's cgroup directory, made at the first Start
+	free   []string // empty leaves below dir to reuse (see recycle)
 	procs  map[*Proc]struct{}
 	next   int
 }
@@ -234,13 +236,51 @@ type Scope struct {
 // Start starts cmd in the scope: with Pdeathsig SIGKILL, forked from the
 // spawning thread, in a cgroup of its own when the Manager has them. cmd
 // must not have been started; its SysProcAttr is kept and extended.
-func (s *Scope) Start(cmd *exec.Cmd) (*Proc, error) {
+func (s *Scope) Start(cmd *exec.Cmd) (*Proc, error) { return s.StartOn(nil, cmd) }
+
+// StartOn is Start with the child forked on thread t (the spawning
+// thread when t is nil), which stays until the child is Reaped. Nothing
+// is opened on t: cmd's nil Stdin, Stdout and Stderr, which os/exec would
+// open as the null device while starting, are set to one shared null
+// device opened here.
+func (s *Scope) StartOn(t Thread, cmd *exec.Cmd) (*Proc, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
+	how := onSpawningThread
+	if t != nil {
+		null, err := nullFile()
+		if err != nil {
+			return nil, fmt.Errorf("start: %w", err)
+		}
+		if cmd.Stdin == nil {
+			cmd.Stdin = null
+		}
+		if cmd.Stdout == nil {
+			cmd.Stdout = null
+		}
+		if cmd.Stderr == nil {
+			cmd.Stderr = null
+		}
+		how = forker{thread: t}
+	}
 	fresh := *cmd
-	return s.start(cmd.SysProcAttr, startCmd(cmd), func() { *cmd = fresh }, false)
+	return s.start(cmd.SysProcAttr, startCmd(cmd), func() { *cmd = fresh }, how)
 }
+
+// forker says which thread forks a child: the spawning thread (the zero
+// forker), the caller's own (here, locked by the caller until the child
+// is reaped), or a Thread, kept until the child is reaped.
+type forker struct {
+	here   bool
+	thread Thread
+}
+
+var onSpawningThread = forker{}
+
+// nullFile is the null device, opened once, shared as the standard
+// stream StartOn gives a command without one.
+var nullFile = sync.OnceValues(func() (*os.File, error) { return os.OpenFile(os.DevNull, os.O_RDWR, 0) })
 
 // startCmd is the fork of an os/exec command.
 func startCmd(cmd *exec.Cmd) func() (int, error) {
@@ -263,18 +303,30 @@ func startCmd(cmd *exec.Cmd) func() (int, error) {
 // cannot exit (and fire the child's Pdeathsig) while the child lives. The
 // child counts as Reaped when wait returns.
 func (s *Scope) RunProcess(argv0 string, argv []string, attr *syscall.ProcAttr, wait func(*Proc)) error {
+	return s.RunProcessOn(nil, argv0, argv, attr, wait)
+}
+
+// RunProcessOn is RunProcess with the child forked on thread t, which
+// stays until wait has returned, when t is not nil; wait still runs on
+// the calling goroutine.
+func (s *Scope) RunProcessOn(t Thread, argv0 string, argv []string, attr *syscall.ProcAttr, wait func(*Proc)) error {
 	if attr.Sys == nil {
 		attr.Sys = &syscall.SysProcAttr{}
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	how := forker{here: true}
+	if t != nil {
+		how = forker{thread: t}
+	} else {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	p, err := s.start(attr.Sys, func() (int, error) {
 		return syscall.ForkExec(argv0, argv, attr)
 	}, func() {
 		if attr.Sys.PidFD != nil {
 			*attr.Sys.PidFD = -1
 		}
-	}, true)
+	}, how)
 	if err != nil {
 		return err
 	}
@@ -284,15 +336,13 @@ func (s *Scope) RunProcess(argv0 string, argv []string, attr *syscall.ProcAttr, 
 }
 
 // start is Start and RunProcess: fork returns the child's pid and runs on
-// the spawning thread, or with here on the calling goroutine's thread,
-// which the caller has locked until the child is reaped; reset undoes
-// what a failed fork left behind before it is tried again without cgroup
-// placement.
-func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset func(), here bool) (*Proc, error) {
+// the thread how says; reset undoes what a failed fork left behind before
+// it is tried again without cgroup placement.
+func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset func(), how forker) (*Proc, error) {
 	attr.Pdeathsig = syscall.SIGKILL
 	p := &Proc{scope: s}
 	if s == nil {
-		if err := startTracked(fork, p, here); err != nil {
+		if err := startTracked(fork, p, how); err != nil {
 			return nil, err
 		}
 		p.finishStart(attr)
@@ -314,7 +364,7 @@ func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset
 			attr.UseCgroupFD, attr.CgroupFD = true, fd
 		}
 	}
-	err = startTracked(fork, p, here)
+	err = startTracked(fork, p, how)
 	if err != nil && clone {
 		// Placement at clone refused (a cgroup the kernel will not let
 		// this process migrate into): start again without it, and place
@@ -323,11 +373,11 @@ func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset
 		reset()
 		attr.UseCgroupFD, attr.CgroupFD = false, 0
 		clone = false
-		err = startTracked(fork, p, here)
+		err = startTracked(fork, p, how)
 	}
 	if err != nil {
 		if leaf != "" {
-			_ = unix.Rmdir(leaf)
+			s.recycle(leaf) // nothing ever ran in it
 		}
 		return nil, err
 	}
@@ -341,9 +391,10 @@ func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset
 	return p, nil
 }
 
-// leaf makes the cgroup directory for the next process of the scope ("" when
-// the Manager has no cgroups), pruning the directories of finished
-// processes on the way.
+// leaf gives the cgroup directory for the next process of the scope (""
+// when the Manager has no cgroups), pruning the directories of finished
+// processes on the way: an empty one from the scope's pool when there is
+// one (checked empty again here), else a new one.
 func (s *Scope) leaf() (string, error) {
 	s.prune()
 	s.mu.Lock()
@@ -361,6 +412,17 @@ func (s *Scope) leaf() (string, error) {
 			return "", fmt.Errorf("start: %w", err)
 		}
 		s.dir = dir
+	}
+	for len(s.free) > 0 {
+		dir := s.free[len(s.free)-1]
+		s.free = s.free[:len(s.free)-1]
+		if !cg.populated(dir) {
+			return dir, nil
+		}
+		// Something was moved in while it waited (only a privileged
+		// process can): end it, and make a fresh leaf instead.
+		cg.kill(dir)
+		_ = unix.Rmdir(dir)
 	}
 	s.next++
 	dir, err := cg.mkdir(s.dir, "p"+strconv.Itoa(s.next))
@@ -389,10 +451,30 @@ func (s *Scope) prune() {
 	}
 	s.mu.Unlock()
 	for _, p := range done {
-		if p.cg != "" {
-			_ = unix.Rmdir(p.cg)
-		}
+		p.dropCgroup()
 	}
+}
+
+// maxFreeLeaves bounds the empty cgroup directories a scope keeps for
+// reuse.
+const maxFreeLeaves = 4
+
+// recycle takes back dir, the cgroup directory of a process tree that is
+// gone (every member has exited; no Proc refers to it any more): kept for
+// the next process (cgroup v2, up to maxFreeLeaves, while the scope is
+// open), or removed. Reusing a leaf saves its mkdir and rmdir, which
+// create and destroy the cgroup's state in the kernel, on every spawn.
+func (s *Scope) recycle(dir string) {
+	if s.m.cg.kind == cgV2 {
+		s.mu.Lock()
+		if !s.closed && len(s.free) < maxFreeLeaves {
+			s.free = append(s.free, dir)
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+	}
+	_ = unix.Rmdir(dir)
 }
 
 // kill sends SIGKILL to every process of the scope, without waiting.
@@ -429,6 +511,7 @@ func (s *Scope) Close() {
 	s.mu.Lock()
 	dir := s.dir
 	clear(s.procs)
+	s.free = nil // removed with dir
 	s.mu.Unlock()
 	if dir != "" {
 		_ = s.m.cg.remove(dir, DrainTimeout)
@@ -443,8 +526,18 @@ func (s *Scope) Close() {
 type Proc struct {
 	scope *Scope
 	pid   int
-	pgid  int    // the child's own process group, 0 if it has none
-	cg    string // its cgroup directory; "" none
+	pgid  int // the child's own process group, 0 if it has none
+
+	// cg is its cgroup directory ("" none, or given up), read under cgMu
+	// shared for as long as it is used, and given up under cgMu held
+	// exclusively (dropCgroup), so that a Proc never signals a directory
+	// after it has gone back to the scope for another process.
+	cgMu sync.RWMutex
+	cg   string
+
+	// released, when the child was forked on a Thread, is closed by
+	// Reaped: the Thread may end.
+	released chan struct{}
 
 	mu     sync.Mutex
 	reaped bool
@@ -463,12 +556,31 @@ func (p *Proc) finishStart(attr *syscall.SysProcAttr) {
 	}
 }
 
-// cgroups returns the Manager's hierarchy when p has a directory in it.
-func (p *Proc) cgroups() *cgroups {
-	if p.cg == "" || p.scope == nil {
-		return nil
+// withCgroup calls fn with the Manager's hierarchy and p's directory in
+// it, and reports whether it did: not when p has none (any more).
+func (p *Proc) withCgroup(fn func(cg *cgroups, dir string)) bool {
+	if p.scope == nil {
+		return false
 	}
-	return p.scope.m.cg
+	p.cgMu.RLock()
+	defer p.cgMu.RUnlock()
+	if p.cg == "" {
+		return false
+	}
+	fn(p.scope.m.cg, p.cg)
+	return true
+}
+
+// dropCgroup gives p's cgroup directory back to the scope (see recycle)
+// once p's tree is gone; from then on p signals no cgroup.
+func (p *Proc) dropCgroup() {
+	p.cgMu.Lock()
+	dir := p.cg
+	p.cg = ""
+	p.cgMu.Unlock()
+	if dir != "" {
+		p.scope.recycle(dir)
+	}
 }
 
 // Signal sends sig to the child's process group (or the child), to every
@@ -498,13 +610,13 @@ func (p *Proc) signal(sig syscall.Signal) int {
 			n++
 		}
 	}
-	if cg := p.cgroups(); cg != nil {
-		members := cg.members(p.cg)
+	p.withCgroup(func(cg *cgroups, dir string) {
+		members := cg.members(dir)
 		for _, pid := range members {
 			_ = unix.Kill(pid, sig)
 		}
 		n += len(members)
-	}
+	})
 	for _, d := range live {
 		signalProc(d, sig)
 	}
@@ -514,9 +626,7 @@ func (p *Proc) signal(sig syscall.Signal) int {
 // Kill ends the child's whole tree with SIGKILL: the cgroup at once, then
 // sweeps until a sweep finds nothing alive (bounded rounds).
 func (p *Proc) Kill() {
-	if cg := p.cgroups(); cg != nil {
-		cg.kill(p.cg)
-	}
+	p.withCgroup(func(cg *cgroups, dir string) { cg.kill(dir) })
 	for range killRounds {
 		if p.signal(syscall.SIGKILL) == 0 {
 			return
@@ -580,7 +690,9 @@ func (p *Proc) gone() bool {
 	if !reaped {
 		return false
 	}
-	if cg := p.cgroups(); cg != nil && cg.populated(p.cg) {
+	populated := false
+	p.withCgroup(func(cg *cgroups, dir string) { populated = cg.populated(dir) })
+	if populated {
 		return false
 	}
 	for _, q := range known {
@@ -616,13 +728,17 @@ func (p *Proc) Reaped() {
 	}
 	p.reaped = true
 	p.mu.Unlock()
+	if p.released != nil {
+		close(p.released)
+	}
 	untrack(p)
 	if p.scope != nil && p.gone() {
 		p.scope.mu.Lock()
+		_, listed := p.scope.procs[p]
 		delete(p.scope.procs, p)
 		p.scope.mu.Unlock()
-		if p.cg != "" {
-			_ = unix.Rmdir(p.cg)
+		if listed {
+			p.dropCgroup()
 		}
 	}
 }
@@ -637,25 +753,69 @@ var (
 	children = map[int]*Proc{}
 )
 
-// startTracked runs fork on the spawning thread, which registers the
-// child as p before it can next consider ending, or with here on the
-// calling thread (locked by the caller until the child is reaped).
-func startTracked(fork func() (int, error), p *Proc, here bool) error {
+// startTracked runs fork on the thread how says and registers the child
+// as p: on the spawning thread, which registers it before it can next
+// consider ending; with here on the calling thread (locked by the caller
+// until the child is reaped); or on how.thread, which registers it and
+// then waits until p is Reaped before it lets the thread end.
+func startTracked(fork func() (int, error), p *Proc, how forker) error {
 	startMu.RLock()
 	defer startMu.RUnlock()
-	if !here {
+	switch {
+	case how.thread != nil:
+		return forkOn(how.thread, fork, p)
+	case !how.here:
 		return spawn(fork, p)
 	}
 	pid, err := fork()
 	if err != nil {
 		return err
 	}
+	register(p, pid)
+	return nil
+}
+
+func register(p *Proc, pid int) {
 	p.pid = pid
 	childMu.Lock()
 	children[pid] = p
 	childMu.Unlock()
-	return nil
 }
+
+// forkOn runs fork on thread t, registering the child there, and keeps t
+// (and so the child's Pdeathsig) until p is Reaped.
+func forkOn(t Thread, fork func() (int, error), p *Proc) error {
+	warmPidfd()
+	released := make(chan struct{})
+	p.released = released
+	done := make(chan error, 2)
+	go func() {
+		err := t(func() {
+			pid, err := fork()
+			if err == nil {
+				register(p, pid)
+			}
+			done <- err
+			if err == nil {
+				<-released
+			}
+		})
+		if err != nil {
+			done <- err
+		}
+	}()
+	return <-done
+}
+
+// warmPidfd makes package os find out, once and on an ordinary thread,
+// whether pidfds work (it forks a probe child the first time a process is
+// started or found), rather than on the first Thread that starts a
+// command.
+var warmPidfd = sync.OnceFunc(func() {
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		p.Release()
+	}
+})
 
 func untrack(p *Proc) {
 	childMu.Lock()
@@ -708,10 +868,7 @@ func spawnLoop(reqs chan spawnReq) {
 			if err == nil {
 				// Registered here, on this thread, so that the loop never
 				// ends while a child it forked is alive and unrecorded.
-				r.proc.pid = pid
-				childMu.Lock()
-				children[r.proc.pid] = r.proc
-				childMu.Unlock()
+				register(r.proc, pid)
 			}
 			r.done <- err
 			idle.Reset(spawnIdle)
@@ -734,9 +891,11 @@ func spawnLoop(reqs chan spawnReq) {
 	}
 }
 
-// startReaper makes this process a child subreaper and reaps, on every
-// SIGCHLD (and every second), the exited children it did not start itself:
-// the orphans it inherits.
+// startReaper makes this process a child subreaper and reaps the exited
+// children it did not start itself, the orphans it inherits: on every
+// SIGCHLD by peeking at the exited children with waitid (reapExited), and
+// every second, or shortly after a SIGCHLD whose peek an unreaped child
+// of ours stood in front of, also through the process table (reapOrphans).
 func startReaper() error {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("subreaper: %w", err)
@@ -746,12 +905,26 @@ func startReaper() error {
 		signal.Notify(sigs, unix.SIGCHLD)
 		go func() {
 			tick := time.NewTicker(time.Second)
+			retry := time.NewTimer(0)
+			<-retry.C
 			for {
 				select {
 				case <-sigs:
+					if reapExited() {
+						// One of ours, not yet waited for by its owner,
+						// hides those behind it: its owner is about to
+						// reap it, so look again in a moment.
+						retry.Reset(reapRetry)
+					}
+				case <-retry.C:
+					if reapExited() {
+						reapOrphans()
+					}
 				case <-tick.C:
+					if reapExited() {
+						reapOrphans()
+					}
 				}
-				reapOrphans()
 			}
 		}()
 	})
@@ -760,7 +933,56 @@ func startReaper() error {
 
 var reaperOnce sync.Once
 
-// reapOrphans waits for every exited child that contain did not start.
+// reapRetry is how long after a SIGCHLD the reaper looks again when an
+// exited child of ours (about to be reaped by whoever started it) stood in
+// front of the others.
+const reapRetry = 20 * time.Millisecond
+
+// maxReapPerPeek bounds the orphans one reapExited reaps before it yields.
+const maxReapPerPeek = 4096
+
+// reapExited reaps the exited children contain did not start, as they
+// come first among this process's exited children (waitid P_ALL with
+// WNOWAIT names one without reaping it), and reports whether it stopped at
+// one of contain's, which its own waiter reaps: the exited children after
+// it are out of the peek's sight. It costs a system call or two where
+// reading the process table (reapOrphans) costs one open and read per
+// process on the machine.
+func reapExited() (blocked bool) {
+	startMu.Lock()
+	defer startMu.Unlock()
+	for range maxReapPerPeek {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		pid := siginfoPid(&info)
+		if err != nil || pid <= 0 {
+			return false // no child, or none exited
+		}
+		childMu.Lock()
+		_, ours := children[pid]
+		childMu.Unlock()
+		if ours {
+			return true
+		}
+		var ws unix.WaitStatus
+		_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+	}
+	return false
+}
+
+// siginfoPid is si_pid of a SIGCHLD siginfo: the first field of the union
+// after si_signo, si_errno and si_code, aligned as a pointer.
+func siginfoPid(info *unix.Siginfo) int {
+	const align = unsafe.Sizeof(uintptr(0))
+	off := (unsafe.Offsetof(info.Code) + unsafe.Sizeof(info.Code) + align - 1) &^ (align - 1)
+	return int(*(*int32)(unsafe.Add(unsafe.Pointer(info), off)))
+}
+
+// reapOrphans waits for every exited child that contain did not start,
+// found through the process table.
 func reapOrphans() {
 	self := os.Getpid()
 	t, err := table()

@@ -57,7 +57,7 @@ func (m *Manager) StartSupervisor(exe string) error {
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
 	p := &Proc{}
-	if err := startTracked(startCmd(cmd), p, false); err != nil {
+	if err := startTracked(startCmd(cmd), p, onSpawningThread); err != nil {
 		r.Close()
 		w.Close()
 		return fmt.Errorf("supervisor: %w", err)

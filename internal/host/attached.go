@@ -19,13 +19,14 @@ import (
 // returns the gate's error (a *DeniedError); s's Stdin, streams and
 // capture settings are ignored.
 func (o *OS) StartAttached(ctx context.Context, s *Spawn, attach func(*exec.Cmd)) (*Attached, error) {
-	prog, path, argv, env, err := o.prepareSpawn(ctx, s)
+	prog, conf, env, err := o.prepareSpawn(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	cmd := &exec.Cmd{Path: path, Args: argv, Env: env, Dir: s.Dir}
+	defer conf.Close()
+	cmd := &exec.Cmd{Path: prog, Args: s.Argv, Env: env, Dir: s.Dir}
 	attach(cmd)
-	proc, err := o.procs.Start(cmd)
+	proc, err := o.procs.StartOn(onThread(conf), cmd)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", prog, err)
 	}

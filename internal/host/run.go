@@ -81,14 +81,15 @@ func (o *OS) Run(ctx context.Context, s *Spawn) (*Result, error) {
 		pid int
 		ws  syscall.WaitStatus
 	)
-	path, argv, env, err := o.confine(prog, s.Argv, env)
+	conf, err := o.confinement(prog)
 	if err != nil {
 		return nil, err
 	}
+	defer conf.Close()
 	if s.Stdin == nil && directSpawn {
-		pid, ws, err = o.runDirect(ctx, path, argv, env, s.Dir, stdout, stderr)
+		pid, ws, err = o.runDirect(ctx, onThread(conf), prog, s.Argv, env, s.Dir, stdout, stderr)
 	} else {
-		pid, ws, err = o.runCmd(ctx, path, argv, s, env, stdout, stderr)
+		pid, ws, err = o.runCmd(ctx, onThread(conf), prog, s.Argv, s, env, stdout, stderr)
 	}
 	if err != nil {
 		stdout.discard()
@@ -112,9 +113,10 @@ func (o *OS) Run(ctx context.Context, s *Spawn) (*Result, error) {
 }
 
 // runCmd runs the child through os/exec: the path for a child with a
-// stdin to feed, and for systems without the direct path (runDirect).
+// stdin to feed, and for systems without the direct path (runDirect),
+// forked on t (see contain.Scope.StartOn).
 // os/exec's goroutines copy the pipes into the captures.
-func (o *OS) runCmd(ctx context.Context, prog string, argv []string, s *Spawn, env []string, stdout, stderr *capture) (int, syscall.WaitStatus, error) {
+func (o *OS) runCmd(ctx context.Context, t contain.Thread, prog string, argv []string, s *Spawn, env []string, stdout, stderr *capture) (int, syscall.WaitStatus, error) {
 	cmd := &exec.Cmd{
 		Path:        prog,
 		Args:        argv,
@@ -126,7 +128,7 @@ func (o *OS) runCmd(ctx context.Context, prog string, argv []string, s *Spawn, e
 		SysProcAttr: o.procAttr(),
 		WaitDelay:   o.waitDelay,
 	}
-	proc, err := o.procs.Start(cmd)
+	proc, err := o.procs.StartOn(t, cmd)
 	if err != nil {
 		return 0, 0, fmt.Errorf("run: %w", err)
 	}

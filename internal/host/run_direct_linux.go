@@ -28,7 +28,9 @@ const directSpawn = true
 // stdout and stderr into their captures and notices the child's exit
 // through its pidfd. Descendants that keep the pipes open after the child
 // has exited are cut off after the wait delay, as os/exec's WaitDelay does.
-func (o *OS) runDirect(ctx context.Context, prog string, argv, env []string, dir string, stdout, stderr *capture) (int, syscall.WaitStatus, error) {
+// A sandboxed child is forked on t, its confined thread, instead; the
+// draining and waiting stay on the calling goroutine.
+func (o *OS) runDirect(ctx context.Context, t contain.Thread, prog string, argv, env []string, dir string, stdout, stderr *capture) (int, syscall.WaitStatus, error) {
 	null, err := devNull()
 	if err != nil {
 		return 0, 0, fmt.Errorf("run: %w", err)
@@ -58,7 +60,7 @@ func (o *OS) runDirect(ctx context.Context, prog string, argv, env []string, dir
 		ws   syscall.WaitStatus
 		werr error
 	)
-	err = o.procs.RunProcess(prog, argv, attr, func(proc *contain.Proc) {
+	err = o.procs.RunProcessOn(t, prog, argv, attr, func(proc *contain.Proc) {
 		unix.Close(outp[1])
 		unix.Close(errp[1])
 		outp[1], errp[1] = -1, -1

@@ -28,7 +28,9 @@ import (
 const hostDialHelper = "__host_test_dial"
 
 func TestMain(m *testing.M) {
-	sandbox.RunTrampolineIfRequested()
+	if len(os.Args) > 3 && os.Args[1] == hostProbeHelper {
+		os.Exit(probeHelper(os.Args[2], os.Args[3]))
+	}
 	if len(os.Args) > 2 && os.Args[1] == hostDialHelper {
 		c, err := net.DialTimeout("tcp", os.Args[2], 10*time.Second)
 		switch {
@@ -114,8 +116,8 @@ func TestSandboxConfinesEverySpawnPath(t *testing.T) {
 }
 
 // TestSandboxSameProcess: the confined program is the process Run
-// started (the trampoline execs in place): same pid and process group,
-// with no_new_privs set, which an unconfined child does not have.
+// started, in its own process group, with no_new_privs set, which an
+// unconfined child does not have.
 func TestSandboxSameProcess(t *testing.T) {
 	needSandboxFS(t)
 	sh := prog(t, "sh")
@@ -208,7 +210,7 @@ func TestSandboxHermeticRefusesBeforeRunning(t *testing.T) {
 }
 
 // TestSandboxMissingProgram: a program that does not exist fails as it
-// does unconfined (an error, not the trampoline's exit status).
+// does unconfined (an error from fork/exec).
 func TestSandboxMissingProgram(t *testing.T) {
 	needSandboxFS(t)
 	h := NewOS(AllowAll, WithSandbox(fixed(sandbox.Rules{RestrictFS: true, ReadOnly: sysRoots})))
@@ -274,7 +276,7 @@ var sandboxTerminalHost = func() *OS {
 }
 
 // BenchmarkSpawnTrueSandboxed runs /bin/true through a sandboxed host
-// (the test binary is the trampoline), beside the unconfined host as the
+// (forked from a confined thread of its own), beside the unconfined host as the
 // floor, with filesystem rules and with filesystem and network rules.
 func BenchmarkSpawnTrueSandboxed(b *testing.B) {
 	truePath := prog(b, "true")
@@ -339,7 +341,8 @@ func BenchmarkSpawnTrueSandboxed(b *testing.B) {
 
 // TestSandboxEnvironmentExact: a confined program sees exactly the
 // environment an unconfined one does, on both spawn paths, and the
-// trampoline's own runtime sees none of it (no GODEBUG trace).
+// confinement adds nothing a runtime would read on the way (no GODEBUG
+// trace on stderr).
 func TestSandboxEnvironmentExact(t *testing.T) {
 	needSandboxFS(t)
 	env := prog(t, "env")

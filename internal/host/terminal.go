@@ -42,10 +42,11 @@ var ErrJobEnded = errors.New("job has ended")
 // let it run in the background (its ProcessGroup's Resume). It stays in
 // this host's process scope, so it ends with the session like any child.
 func (o *OS) RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result, error) {
-	prog, path, argv, env, err := o.prepareSpawn(ctx, s)
+	prog, conf, env, err := o.prepareSpawn(ctx, s)
 	if err != nil {
 		return nil, err
 	}
+	defer conf.Close()
 	if _, err := unix.IoctlGetInt(tty, unix.TIOCGPGRP); err != nil {
 		return nil, fmt.Errorf("run %s: descriptor %d is not a terminal: %w", prog, tty, err)
 	}
@@ -60,12 +61,12 @@ func (o *OS) RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result, error
 	shellMode, _ := unix.IoctlGetTermios(dup, unix.TCGETS)
 
 	cmd := &exec.Cmd{
-		Path: path, Args: argv, Env: env, Dir: s.Dir,
+		Path: prog, Args: s.Argv, Env: env, Dir: s.Dir,
 		Stdin: term, Stdout: term, Stderr: term,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: tty},
 	}
 	start := time.Now()
-	proc, err := o.procs.Start(cmd)
+	proc, err := o.procs.StartOn(onThread(conf), cmd)
 	if err != nil {
 		term.Close()
 		takeTerminal(tty)

@@ -66,8 +66,9 @@ func TestTerminalJobHelper(t *testing.T) {
 	if err := terminalJobChecks(newOS(AllowAll)); err != nil {
 		msg = err.Error()
 	} else if o := sandboxTerminalHost(); o != nil {
-		// The same again with every program confined: the trampoline
-		// keeps the terminal's foreground, stops and modes intact.
+		// The same again with every program confined: forking on a
+		// confined thread keeps the terminal's foreground, stops and
+		// modes intact.
 		if err := terminalJobChecks(o); err != nil {
 			msg = "sandboxed: " + err.Error()
 		}

@@ -58,8 +58,7 @@ func TestLeashBadPolicyFailsStartup(t *testing.T) {
 	}
 }
 
-// TestLeashBinaryConfinesSpawns: through the shipped binary (its own
-// trampoline), a token principal allowed to run sh reads inside its grants
+// TestLeashBinaryConfinesSpawns: through the shipped binary, a token principal allowed to run sh reads inside its grants
 // and is refused /etc/shadow by the OS; the owner's heartbeat is served
 // meanwhile.
 func TestLeashBinaryConfinesSpawns(t *testing.T) {

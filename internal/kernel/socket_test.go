@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/shoalgo/shoal/internal/sandbox"
 )
 
 func TestRuntimeDirDiscovery(t *testing.T) {
@@ -179,9 +177,6 @@ func TestUIDAllowed(t *testing.T) {
 const peerHelperEnv = "SHOAL_KERNEL_PEER_HELPER"
 
 func TestMain(m *testing.M) {
-	// Sessions under a policy spawn through the sandbox's trampoline,
-	// which is this test binary run again (see package sandbox).
-	sandbox.RunTrampolineIfRequested()
 	if len(os.Args) == 3 && os.Args[1] == netHelperArg {
 		os.Exit(netHelper(os.Args[2]))
 	}

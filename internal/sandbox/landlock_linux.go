@@ -3,9 +3,10 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
-	"runtime"
+	"sync/atomic"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -51,16 +52,26 @@ func handled(abi int) landlock.Config {
 	return abiConfigs[min(max(abi, 0), len(abiConfigs)-1)]
 }
 
-// apply restricts the calling thread to r, and locks the calling
-// goroutine to it: the caller must exec from the same goroutine. r is
-// lowered to what ABI abi handles: ReadOnly roots get read and execute, ReadWrite
-// roots every filesystem right the kernel handles (file rights only, for
-// a root that is a file); the TCP ports get bind or connect. Roots that
-// cannot be reached (not existing, for one) are skipped. Beyond r, from
-// ABI 6 a confined process cannot signal processes outside its domain,
-// nor (when the network is restricted) reach abstract Unix sockets
-// outside it.
-func apply(r Rules, abi int) error {
+// confinement is a prepared Landlock ruleset and what else a confined
+// thread gets.
+type confinement struct {
+	fd     atomic.Int64 // the ruleset; -1 once closed (or when Landlock enforces nothing of r)
+	flags  uint32       // for landlock_restrict_self, never LANDLOCK_RESTRICT_SELF_TSYNC
+	filter bool         // install the socket filter
+}
+
+// prepare builds c's ruleset for r, lowered to what ABI abi handles:
+// ReadOnly roots get read and execute, ReadWrite roots every filesystem
+// right the kernel handles (file rights only, for a root that is a file);
+// the TCP ports get bind or connect. Roots that cannot be reached (not
+// existing, for one) are skipped. Beyond r, from ABI 6 a confined process
+// cannot signal processes outside its domain, nor (when the network is
+// restricted) reach abstract Unix sockets outside it. ok is false when
+// this kernel can enforce nothing of r.
+//
+// It opens every root (O_PATH) on the calling thread, which must be
+// unconfined; only restrict runs on the thread to confine.
+func (c *confinement) prepare(r Rules, abi int) (ok bool, err error) {
 	h := handled(abi)
 	var (
 		fs     landlock.AccessFSSet
@@ -87,23 +98,28 @@ func apply(r Rules, abi int) error {
 	}
 	scoped = (scoped | signalScope) & h.Scoped
 	if fs == 0 && net == 0 {
-		return nil // nothing this kernel can enforce: do not scope alone
+		return false, nil // nothing this kernel can enforce: do not scope alone
 	}
 	// The sets are masks of handled(abi), so valid for this kernel.
 	cfg := &landlock.Config{HandledAccessFS: fs, HandledAccessNet: net, Scoped: scoped}
 	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {
-		return fmt.Errorf("sandbox: landlock ruleset: %w", err)
+		return false, fmt.Errorf("sandbox: landlock ruleset: %w", err)
 	}
-	if fd >= 0 {
-		defer unix.Close(fd)
-	}
-	// Only this thread is restricted: it is the one that execs the
-	// target, and execve keeps only the calling thread, with its
-	// capabilities, no_new_privs, Landlock domain and seccomp filter. So
-	// the goroutine stays locked to its thread for good, and
-	// go-landlock's all-threads paths (psx) are never used.
-	runtime.LockOSThread()
+	c.fd.Store(int64(fd))
+	c.flags = flags &^ ll.FlagRestrictSelfTSync
+	c.filter = net != 0 && netFilterAvailable()
+	return true, nil
+}
+
+// restrict confines the calling thread, and only it: no capabilities
+// (bounding set included), no_new_privs, the Landlock domain, and the
+// socket filter. Each is a per-thread system call made on this thread
+// (golang.org/x/sys/unix and go-landlock's raw landlock_restrict_self,
+// never their all-threads variants, which would confine the whole
+// process). The caller has locked its goroutine to this thread for good.
+func (c *confinement) restrict() error {
+	fd := int(c.fd.Load())
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
@@ -111,16 +127,27 @@ func apply(r Rules, abi int) error {
 		return fmt.Errorf("sandbox: prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
 	if fd >= 0 {
-		if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+		if err := ll.LandlockRestrictSelf(fd, c.flags); err != nil {
 			return fmt.Errorf("sandbox: landlock_restrict_self: %w", err)
 		}
+	} else if c.fd.Load() == closedFD {
+		return errors.New("sandbox: confinement used after Close")
 	}
-	if net != 0 && netFilterAvailable() {
+	if c.filter {
 		if err := installNetFilter(); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// closedFD marks a confinement whose ruleset was closed.
+const closedFD = -2
+
+func (c *confinement) close() {
+	if fd := c.fd.Swap(closedFD); fd >= 0 {
+		unix.Close(int(fd))
+	}
 }
 
 // appendPaths adds a rule granting rights beneath each reachable path

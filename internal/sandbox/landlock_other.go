@@ -8,9 +8,14 @@ func probeKernel() Support {
 	return Support{Reason: "Landlock is a Linux facility; this system has no OS sandbox"}
 }
 
-func apply(r Rules, abi int) error {
-	if r.restricts() {
-		return errors.New("sandbox: no OS sandbox on this system")
-	}
-	return nil
+// confinement is empty where there is no OS sandbox: Probe reports
+// nothing enforced, so Prepare never builds one.
+type confinement struct{}
+
+func (c *confinement) prepare(Rules, int) (bool, error) {
+	return false, errors.New("sandbox: no OS sandbox on this system")
 }
+
+func (c *confinement) restrict() error { return errors.New("sandbox: no OS sandbox on this system") }
+
+func (c *confinement) close() {}

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -22,7 +23,7 @@ import (
 //   - listen(2) on an unbound socket, which takes an ephemeral port
 //     without bind(2) (not closed: see docs/security.md).
 //
-// So when the network is restricted the trampoline also installs a
+// So when the network is restricted the confined thread also installs a
 // seccomp filter (netProgram) that leaves socket(2) in the Internet
 // families only plain TCP (SOCK_STREAM with protocol 0 or IPPROTO_TCP),
 // datagram sockets (UDP, ICMP ping) and raw sockets (which need
@@ -169,13 +170,17 @@ func netFilterAvailable() bool {
 	return err == nil
 }
 
-// installNetFilter installs netProgram on the calling thread (which
-// needs no_new_privs, set by then); the thread's exec passes it on.
+// netProgramOnce is netProgram, assembled once.
+var netProgramOnce = sync.OnceValues(netProgram)
+
+// installNetFilter installs netProgram on the calling thread alone
+// (prctl(PR_SET_SECCOMP) has no flags, so never SECCOMP_FILTER_FLAG_TSYNC;
+// the thread has no_new_privs by then); the children it forks inherit it.
 func installNetFilter() error {
 	if auditArch == 0 {
 		return fmt.Errorf("sandbox: no socket filter for this architecture")
 	}
-	p, err := netProgram()
+	p, err := netProgramOnce()
 	if err != nil {
 		return err
 	}

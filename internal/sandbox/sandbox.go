@@ -3,31 +3,38 @@
 // program, and everything it starts in turn, can touch only the files
 // beneath the roots its Rules grant and connect or bind only the TCP ports
 // they list. It knows nothing of policy: a caller lowers its grants to
-// Rules (see internal/policy) and asks Wrap for the argv that runs a
-// program under them.
+// Rules (see internal/policy), Prepares them, and forks the program from
+// a thread the Confinement has confined (Confinement.Run).
 //
-// Go cannot run code between fork and exec, so the confinement is applied
-// by a trampoline: Wrap rewrites argv to run this very program again (the
-// running executable, /proc/self/exe) with a marker argument and the
-// encoded rules; RunTrampolineIfRequested, called first thing in main,
-// sees the marker, restricts its own process with Landlock and then
-// execs the target in place. The pid, process group, cgroup, Pdeathsig,
-// environment, working directory, open descriptors (stdin, stdout,
-// stderr) and terminal foreground the spawner set up all belong to that
-// same process and pass to the target unchanged. A Landlock domain is
-// inherited by every descendant and can only be narrowed further, so a
-// confined program cannot lift it by running the trampoline again.
+// Go cannot run code between fork and exec, but it need not: every
+// restriction the sandbox applies is a property of one thread when it is
+// applied without the all-threads flags (capset, prctl(PR_SET_NO_NEW_PRIVS),
+// seccomp(2) without SECCOMP_FILTER_FLAG_TSYNC, landlock_restrict_self
+// without LANDLOCK_RESTRICT_SELF_TSYNC), and a child forked by a thread
+// starts with that thread's credentials, no_new_privs, seccomp filters and
+// Landlock domain. So Run takes an OS thread of its own (a goroutine locked
+// to it and never unlocked, so that the Go runtime destroys the thread when
+// the goroutine returns and never schedules anything else on it), confines
+// that thread, and calls the caller's function on it, which forks the
+// program there (package contain does, keeping the thread until the child
+// is reaped, since Pdeathsig fires when the forking thread ends). The
+// program execs already confined; the rest of this process is untouched
+// (see thread_linux.go for why the runtime never seeds another thread from
+// a confined one). The pid, process group, cgroup, Pdeathsig, environment,
+// working directory, descriptors and terminal foreground are the spawner's
+// as for any child. A Landlock domain is inherited by every descendant and
+// can only be narrowed further.
 //
 // Support (Probe) says what this machine's kernel can enforce. Without
 // Rules.Hermetic a dimension the kernel cannot fully enforce is applied as
 // far as it goes, or dropped where it goes nowhere, and the program runs
 // (Probe and Support.Enforced tell the truth about it); with Hermetic,
-// Wrap refuses with an *UnenforceableError instead.
+// Prepare refuses with an *UnenforceableError instead.
 //
-// Beyond Landlock the trampoline drops every capability and, when the
-// network is restricted, installs a seccomp socket filter that closes
-// the ways around Landlock's TCP rules (see netfilter_linux.go and
-// docs/security.md).
+// Beyond Landlock the confined thread drops every capability and sets
+// no_new_privs and, when the network is restricted, installs a seccomp
+// socket filter that closes the ways around Landlock's TCP rules (see
+// netfilter_linux.go and docs/security.md).
 package sandbox
 
 import (
@@ -35,7 +42,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 )
 
 // Rules is what a spawned program may touch. Paths are absolute
@@ -66,7 +72,7 @@ type Support struct {
 // Enforced reports, per dimension, whether r's restriction is in force
 // on a machine with support s: fs when r restricts the filesystem and s
 // enforces it, net likewise. A dimension r leaves unrestricted is not
-// "enforced": nothing confines it. This is what Wrap applies (and what an
+// "enforced": nothing confines it. This is what Prepare applies (and what an
 // attach reports as enforced).
 func (s Support) Enforced(r Rules) (fs, net bool) {
 	return r.RestrictFS && s.FS, r.RestrictNet && s.Net
@@ -76,7 +82,7 @@ func (s Support) Enforced(r Rules) (fs, net bool) {
 // errors.Is.
 var ErrUnenforceable = errors.New("sandbox: cannot be enforced on this machine")
 
-// UnenforceableError is Wrap's refusal of hermetic Rules that restrict a
+// UnenforceableError is Prepare's refusal of hermetic Rules that restrict a
 // dimension this machine's kernel cannot enforce.
 type UnenforceableError struct {
 	Dimension string // "fs" or "net"
@@ -90,103 +96,61 @@ func (e *UnenforceableError) Error() string {
 // Is makes errors.Is(err, ErrUnenforceable) hold.
 func (e *UnenforceableError) Is(target error) bool { return target == ErrUnenforceable }
 
-// RulesError is Wrap's refusal of Rules that cannot be applied as given:
-// a relative path, more roots or ports than the bounds in limits.go, or
-// an encoding too long for one argument.
+// RulesError is Prepare's refusal of Rules that cannot be applied as
+// given: a relative path or one with a NUL byte, or more roots or ports
+// than the bounds in limits.go.
 type RulesError struct{ Msg string }
 
 func (e *RulesError) Error() string { return "sandbox: bad rules: " + e.Msg }
 
-// Wrap returns the argv that runs argv under r (the kernel binary
-// re-executing itself as a trampoline that applies r and then execs
-// argv), or argv unchanged when r restricts nothing. argv[0] must be the
-// absolute path of the program, as the host spawns it; the result's
-// argv[0] is the program to start instead.
-//
-// A dimension r restricts but Probe says is not fully enforced is kept
-// as far as the kernel goes or dropped (see enforceable; when nothing is
-// left, argv comes back unchanged); with r.Hermetic it is an
-// *UnenforceableError instead, and nothing runs. In a
-// program that never called RunTrampolineIfRequested it is
-// ErrNoTrampoline.
-//
-// Wrap leaves the environment to the caller, and the trampoline then
-// starts with the program's environment, which its dynamic loader (in a
-// cgo build), libc and Go runtime read before any of this package's code
-// runs: LD_PRELOAD would run code unconfined. A caller that passes the
-// program an environment someone else chose uses Command.
-func Wrap(r Rules, argv []string) ([]string, error) {
-	return wrap(r, argv, false)
+// Confinement is Rules made ready to apply to a thread: checked against
+// what this machine enforces, validated, and (where Landlock enforces
+// something) built into a Landlock ruleset. It is safe for concurrent use
+// and may confine any number of threads; Close releases it.
+type Confinement struct {
+	c confinement // the per-system part (landlock_linux.go)
 }
 
-// Command is Wrap for a program with environment env: it returns the
-// argv and the environment to start. When it wraps, the environment is
-// hidden from the trampoline (every entry renamed with envPrefix, which
-// no loader, libc or runtime acts on) and restored exactly, order and
-// all, when the trampoline execs the program; otherwise argv and env come
-// back unchanged.
-func Command(r Rules, argv, env []string) ([]string, []string, error) {
-	w, err := wrap(r, argv, true)
-	if err != nil || len(w) == len(argv) {
-		return w, env, err
-	}
-	return w, hideEnv(env), nil
-}
-
-func wrap(r Rules, argv []string, hiddenEnv bool) ([]string, error) {
-	if len(argv) == 0 {
-		return nil, &RulesError{Msg: "empty argv"}
-	}
+// Prepare makes r ready to apply. It returns nil and no error when r
+// restricts nothing this machine can enforce (the program then runs
+// unconfined, as Probe says). A dimension r restricts but Probe says is
+// not fully enforced is kept as far as the kernel goes or dropped (see
+// enforceable); with r.Hermetic it is an *UnenforceableError instead, and
+// nothing must run. Rules that cannot be applied as given are a
+// *RulesError.
+//
+// Everything that names a path is resolved here, on the caller's
+// unconfined thread: a root that does not exist now grants nothing.
+func Prepare(r Rules) (*Confinement, error) {
 	if !r.restricts() {
-		return argv, nil
+		return nil, nil
 	}
 	r, err := enforceable(r, Probe())
 	if err != nil {
 		return nil, err
 	}
 	if !r.restricts() {
-		return argv, nil
+		return nil, nil
 	}
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
-	enc := encode(r, hiddenEnv)
-	if len(enc) > MaxEncoded {
-		return nil, &RulesError{Msg: fmt.Sprintf("encoded rules are %d bytes, more than %d", len(enc), MaxEncoded)}
-	}
-	if !dispatching.Load() {
-		return nil, ErrNoTrampoline
-	}
-	self, err := selfExe()
-	if err != nil {
+	// The kernel's own ABI, not an override: an override can make Prepare
+	// refuse or drop a dimension, never pretend one is enforced.
+	c := &Confinement{}
+	ok, err := c.c.prepare(r, probed().ABI)
+	if err != nil || !ok {
 		return nil, err
 	}
-	out := make([]string, 0, len(argv)+4)
-	out = append(out, self, TrampolineCommand, enc, "--")
-	return append(out, argv...), nil
+	return c, nil
 }
 
-// envPrefix hides an environment entry from the trampoline.
-const envPrefix = "SHOAL_SANDBOX_ENV_"
-
-func hideEnv(env []string) []string {
-	out := make([]string, len(env))
-	for i, kv := range env {
-		out[i] = envPrefix + kv
+// Close releases what Prepare built (the Landlock ruleset descriptor). A
+// nil Confinement may be closed.
+func (c *Confinement) Close() {
+	if c != nil {
+		c.c.close()
 	}
-	return out
-}
-
-// revealEnv undoes hideEnv, dropping any entry that was not hidden (none
-// is, from Command).
-func revealEnv(env []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, envPrefix); ok {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // enforceable checks r against s: a restricted dimension s does not

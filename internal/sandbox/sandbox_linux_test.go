@@ -21,7 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// dialHelper makes the test binary, run as a trampoline's target, dial
+// dialHelper makes the test binary, run as a confined program, dial
 // the address in its next argument: exit 0 when connected, exitDenied
 // when the OS refused (EACCES), 4 otherwise.
 const (
@@ -31,7 +31,6 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	RunTrampolineIfRequested()
 	if len(os.Args) > 2 && os.Args[1] == dialHelper {
 		os.Exit(dial(os.Args[2]))
 	}
@@ -41,6 +40,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 3 && os.Args[1] == bypassHelper {
 		os.Exit(bypass(os.Args[2], os.Args[3]))
 	}
+	mainThreadFindings = onTheMainThread()
 	os.Exit(m.Run())
 }
 
@@ -147,15 +147,52 @@ func needNet(t *testing.T) {
 	}
 }
 
-// run runs argv wrapped in r and returns its stdout, stderr and exit
+// run runs argv confined by r and returns its stdout, stderr and exit
 // status.
 func run(t *testing.T, r Rules, argv ...string) (string, string, int) {
 	t.Helper()
-	w, err := Wrap(r, argv)
-	if err != nil {
-		t.Fatalf("Wrap: %v", err)
+	return runConfined(t, r, exec.Command(argv[0], argv[1:]...))
+}
+
+// runConfined runs cmd (stdin the null device unless set) forked from a
+// thread confined by r, as package contain does for the host.
+func runConfined(t *testing.T, r Rules, cmd *exec.Cmd) (string, string, int) {
+	t.Helper()
+	c, err := Prepare(r)
+	if err != nil || c == nil {
+		t.Fatalf("Prepare(%+v) = %v, %v", r, c, err)
 	}
-	return runArgv(t, w)
+	defer c.Close()
+	return runOn(t, c, cmd)
+}
+
+func runOn(t *testing.T, c *Confinement, cmd *exec.Cmd) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if cmd.Stdin == nil {
+		cmd.Stdin = devNull(t)
+	}
+	var runErr error
+	if err := c.Run(func() { runErr = cmd.Run() }); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	var ee *exec.ExitError
+	if runErr != nil && !errors.As(runErr, &ee) {
+		t.Fatalf("run %q: %v", cmd.Args, runErr)
+	}
+	return out.String(), errb.String(), cmd.ProcessState.ExitCode()
+}
+
+// devNull is the null device, opened on the test's own thread (a
+// confined thread could not open it unless granted).
+func devNull(t *testing.T) *os.File {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
 
 func runArgv(t *testing.T, argv []string) (string, string, int) {
@@ -273,7 +310,7 @@ func countingListener(t *testing.T) (string, uint16, *atomic.Int64) {
 
 // TestConnectBypassesClosed: the ways past Landlock's TCP rules that
 // this kernel leaves open (MPTCP, TCP Fast Open, io_uring, other
-// protocols) are refused by the trampoline's socket filter; the denied
+// protocols) are refused by the confined thread's socket filter; the denied
 // listener sees no connection. Unconfined, the same calls work where
 // the kernel offers them, so the refusals are the sandbox's.
 func TestConnectBypassesClosed(t *testing.T) {
@@ -388,54 +425,28 @@ func TestBindOutsideBindTCPRefusedByTheOS(t *testing.T) {
 	}
 }
 
+// TestPassThrough: the confined program is the child the caller started,
+// with its process group, working directory, environment and streams.
 func TestPassThrough(t *testing.T) {
 	needFS(t)
 	dir := t.TempDir()
 	r := Rules{RestrictFS: true, ReadOnly: append(slices.Clone(systemRoots), "/proc", dir)}
-	w, err := Wrap(r, []string{"/bin/sh", "-c", `echo "$$ $(cut -d' ' -f5 /proc/$$/stat)"; pwd; echo "$SHOAL_X"; cat; echo err >&2`})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(w[0], w[1:]...)
+	cmd := exec.Command("/bin/sh", "-c", `echo "$$ $(cut -d' ' -f5 /proc/$$/stat)"; pwd; echo "$SHOAL_X"; cat; echo err >&2`)
 	cmd.Dir = dir
-	cmd.Env = []string{"SHOAL_X=value with spaces"}
+	cmd.Env = []string{"SHOAL_X=value with spaces", "GODEBUG=inittrace=1"}
 	cmd.Stdin = strings.NewReader("from stdin\n")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%v: %s", err, errb.String())
+	out, errs, code := runConfined(t, r, cmd)
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, errs)
 	}
 	pid := strconv.Itoa(cmd.Process.Pid)
 	want := pid + " " + pid + "\n" + dir + "\nvalue with spaces\nfrom stdin\n"
-	if out.String() != want {
-		t.Errorf("stdout %q, want %q (same pid and process group, cwd, env, stdin)", out.String(), want)
+	if out != want {
+		t.Errorf("stdout %q, want %q (same pid and process group, cwd, env, stdin)", out, want)
 	}
-	if errb.String() != "err\n" {
-		t.Errorf("stderr %q", errb.String())
-	}
-}
-
-func TestTrampolineFailures(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		args []string
-		code int
-		msg  string
-	}{
-		{[]string{"1;X;;;;", "--", "/bin/true"}, exitCannotRun, "bad encoded rules"},
-		{[]string{"1;;;;;", "/bin/true"}, exitCannotRun, "usage"},
-		{[]string{"1;;;;;", "--"}, exitCannotRun, "usage"},
-		{[]string{"1;;;;;", "--", "/nonexistent/program"}, exitNotFound, "no such file"},
-	}
-	for _, c := range cases {
-		_, errs, code := runArgv(t, append([]string{self, TrampolineCommand}, c.args...))
-		if code != c.code || !strings.HasPrefix(errs, "shoal-sandbox: ") || !strings.Contains(errs, c.msg) {
-			t.Errorf("trampoline %q: status %d, stderr %q; want %d and %q", c.args, code, errs, c.code, c.msg)
-		}
+	if errs != "err\n" {
+		t.Errorf("stderr %q", errs)
 	}
 }
 
@@ -497,42 +508,5 @@ func TestCannotLeaveItsCgroup(t *testing.T) {
 	r := Rules{RestrictFS: true, ReadOnly: append(slices.Clone(systemRoots), "/sys")}
 	if _, errs, code := run(t, r, "/bin/sh", "-c", "echo $$ > "+procs); code == 0 || !strings.Contains(errs, "Permission denied") {
 		t.Errorf("confined write of %s: status %d, stderr %q; want a refusal", procs, code, errs)
-	}
-}
-
-// TestEnvironmentHiddenFromTheTrampoline: through Command the
-// trampoline's loader, libc and Go runtime never see the program's
-// environment (here GODEBUG=inittrace=1, which makes a Go runtime trace
-// its package inits on stderr), and the program gets it exactly. Through
-// Wrap alone the trampoline's runtime does see it: that is the contrast.
-func TestEnvironmentHiddenFromTheTrampoline(t *testing.T) {
-	needFS(t)
-	r := Rules{RestrictFS: true, ReadOnly: systemRoots}
-	argv := []string{"/bin/sh", "-c", `printf '%s|%s|%s' "$GODEBUG" "$LD_PRELOAD_X" "$(env | grep -c SHOAL_SANDBOX_ENV_)"`}
-	env := []string{"GODEBUG=inittrace=1", "LD_PRELOAD_X=kept", "PATH=/usr/bin:/bin"}
-	start := func(argv, env []string) (string, string) {
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = env
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%v: %s", err, errb.String())
-		}
-		return out.String(), errb.String()
-	}
-	cargv, cenv, err := Command(r, argv, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, errs := start(cargv, cenv)
-	if out != "inittrace=1|kept|0" || strings.Contains(errs, "init ") {
-		t.Errorf("through Command: stdout %q, stderr %q; want the environment restored and no init trace", out, errs)
-	}
-	w, err := Wrap(r, argv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, errs := start(w, env); !strings.Contains(errs, "init ") {
-		t.Errorf("through Wrap: stderr %q; want the trampoline's init trace (the contrast)", errs)
 	}
 }
