@@ -274,3 +274,36 @@ func TestConcurrentPutGetSweep(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncAfterPut: a Put leaves the store dirty until a Sync flushes it,
+// a Sync with nothing written does nothing, and a blob reads back whole
+// either side of the Sync.
+func TestSyncAfterPut(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.dirty.Load() {
+		t.Fatal("a fresh store is dirty")
+	}
+	h, err := s.Put([]byte("blob to flush"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.dirty.Load() {
+		t.Fatal("a Put left the store clean before any Sync")
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if s.dirty.Load() {
+		t.Fatal("Sync left the store dirty")
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatalf("a Sync with nothing written: %v", err)
+	}
+	got, _, err := s.Get(h, 0, 100)
+	if err != nil || string(got) != "blob to flush" {
+		t.Fatalf("Get after Sync = %q, %v", got, err)
+	}
+}

@@ -355,6 +355,28 @@ func (s *Server) sweepBlobs() {
 	}
 }
 
+// blobSyncLoop flushes the blobs stored since the last pass to the disk
+// every BlobSyncInterval and once more when the kernel stops, off every
+// request's path (cas.Store.Sync).
+func (s *Server) blobSyncLoop() {
+	defer s.sweepWG.Done()
+	t := time.NewTicker(BlobSyncInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			if err := s.journal.cas.Sync(); err != nil {
+				s.log.Warn("blob sync", "err", err)
+			}
+			return
+		case <-t.C:
+			if err := s.journal.cas.Sync(); err != nil {
+				s.log.Warn("blob sync", "err", err)
+			}
+		}
+	}
+}
+
 // journalReaders lists, once, the principals whose policy grants
 // journal_read_all.
 func (s *Server) journalReaders() []string {

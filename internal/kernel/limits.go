@@ -153,6 +153,11 @@ const (
 	ReplayReadBytes = 4 << 20
 )
 
+// BlobSyncInterval is how often the blobs the journal stored reach the disk
+// (one syncfs, blobSyncLoop): a blob survives the kernel's death as soon as
+// it is written, and a power loss after at most this long.
+const BlobSyncInterval = 500 * time.Millisecond
+
 // The journal's disk budget (retention.go; docs/kernel.md, "Journal and
 // blobs"): the tunable bounds are Limits.JournalMaxBytes and
 // Limits.JournalMaxOutput; these fix how it is enforced.

@@ -243,8 +243,9 @@ func New(cfg Config) (*Server, error) {
 		s.journal = j
 		s.seedJournalChannel()
 		j.db.OnFinish(s.rowFinished)
-		s.sweepWG.Add(1)
+		s.sweepWG.Add(2)
 		go s.sweepBlobs()
+		go s.blobSyncLoop()
 		j.initRetention(s.limits)
 		if s.limits.JournalMaxBytes > 0 {
 			s.sweepWG.Add(1)
