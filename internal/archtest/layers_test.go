@@ -79,11 +79,12 @@ var osPackages = []string{"os", "os/exec", "net", "net/http", "os/user", "os/sig
 // resolves no path, runs nothing and dials nothing; internal/host judges
 // symlinks for it. internal/journal and internal/cas open and write their
 // files under the state directory (os; database/sql is not an OS package)
-// and spawn, dial and resolve nothing.
+// and spawn, dial and resolve nothing; internal/cas also flushes its file
+// system with syncfs(2) (golang.org/x/sys/unix, sync_linux.go, nothing else).
 var osLimited = map[string][]string{
 	"internal/policy":  {"os"},
 	"internal/journal": {"os"},
-	"internal/cas":     {"os"},
+	"internal/cas":     {"os", "golang.org/x/sys/unix"},
 	// secretstore opens the files of the secret store directory.
 	"internal/secretstore": {"os"},
 	// internal/trust opens its store and the project files it digests.
