@@ -283,11 +283,34 @@ func (d *DB) applyOp(op *logOp) error {
 		FinishNS: op.FinishNS, Finished: op.Finished, Cwd: op.Cwd, Src: op.Src, Head: op.Head, AST: op.AST,
 		Effects: op.Effects, Verdict: op.Verdict, OK: op.OK, Status: op.Status, Opaque: op.Opaque,
 		RefN: op.RefN, Code: op.Code, Seq: op.Seq, TSeq: op.TSeq, PSeq: op.PSeq}
-	_, err := d.ins.Exec(op.ID, op.Kind, nullID(op.Parent), op.Session, op.Principal, op.StartNS, op.Cwd, op.Head,
-		op.Mask, op.Verdict, b2i(op.OK), nullInt(op.Status), b2i(op.Opaque), string(outs),
+	if _, err := d.ins.Exec(op.ID, op.Kind, nullID(op.Parent), op.Session, op.Principal, op.StartNS, op.Cwd, op.Head,
+		op.Mask, op.Verdict, b2i(op.OK), nullInt(op.Status), b2i(op.Opaque),
 		b2i(op.Finished), op.FinishNS, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq),
-		nullID(op.PID), packEntry(&e, op.Mask, string(outs)))
-	return err
+		nullID(op.PID), packEntry(&e, op.Mask, string(outs))); err != nil {
+		return err
+	}
+	return d.insertOutputs(op.ID, string(outs))
+}
+
+// insertOutputs writes the outputs table's rows of entry id from its
+// outputs JSON (none for "[]"): what migration 7's dropped triggers did
+// with json_each. One single-row insert per output: a multi-row insert
+// may abort half done, so SQLite would copy every page it touches into a
+// statement journal first, which cost more than the extra calls.
+func (d *DB) insertOutputs(id int64, outs string) error {
+	if outs == "[]" {
+		return nil
+	}
+	list, err := decodeOutputs(outs)
+	if err != nil {
+		return fmt.Errorf("journal: outputs of %d: %w", id, err)
+	}
+	for i, o := range list {
+		if _, err := d.insOut.Exec(id, i, o.Kind, o.Hash, o.Len); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // applyFinish reads the open row op finishes and writes it back finished.
@@ -314,6 +337,14 @@ func (d *DB) applyFinish(op *logOp) error {
 	if err != nil {
 		return err
 	}
+	// New outputs replace the row's in the outputs table too (the
+	// packed text, read above, says which it has).
+	newOuts := op.Outputs != nil && string(op.Outputs) != outs
+	if newOuts && outs != "[]" {
+		if _, err := d.delOuts.Exec(op.ID); err != nil {
+			return err
+		}
+	}
 	if op.Outputs != nil {
 		outs = string(op.Outputs)
 	}
@@ -322,9 +353,14 @@ func (d *DB) applyFinish(op *logOp) error {
 	}
 	e.FinishNS, e.Finished, e.OK, e.Status, e.Verdict, e.Opaque = op.FinishNS, true, op.OK, op.Status, op.Verdict, op.Opaque
 	e.RefN, e.Code, e.Seq, e.TSeq, e.PSeq = op.RefN, op.Code, op.Seq, op.TSeq, op.PSeq
-	_, err = d.fin.Exec(op.FinishNS, b2i(op.OK), nullInt(op.Status), op.Verdict, b2i(op.Opaque),
-		outs, mask, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq), packEntry(&e, mask, outs), op.ID)
-	return err
+	if _, err := d.fin.Exec(op.FinishNS, b2i(op.OK), nullInt(op.Status), op.Verdict, b2i(op.Opaque),
+		mask, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq), packEntry(&e, mask, outs), op.ID); err != nil {
+		return err
+	}
+	if !newOuts {
+		return nil
+	}
+	return d.insertOutputs(op.ID, outs)
 }
 
 // recover applies what the log holds beyond the database's LSN (writes

@@ -162,14 +162,16 @@ type DB struct {
 	// open holds the rows begun and not yet finished by this process,
 	// with whose they are: Finish numbers a row among its principal's
 	// and its session's (seqState) whatever the Entry it is given says.
-	open   map[int64]openRow
-	ap     *applier
-	w      *sql.Conn
-	ins    *sql.Stmt // insert an entry
-	fin    *sql.Stmt // finish an entry
-	setLSN *sql.Stmt // record the LSN applied
-	getRow *sql.Stmt // read an open row on the write connection
-	closed bool
+	open    map[int64]openRow
+	ap      *applier
+	w       *sql.Conn
+	ins     *sql.Stmt // insert an entry
+	insOut  *sql.Stmt // insert one outputs row
+	delOuts *sql.Stmt // delete an entry's outputs rows
+	fin     *sql.Stmt // finish an entry
+	setLSN  *sql.Stmt // record the LSN applied
+	getRow  *sql.Stmt // read an open row on the write connection
+	closed  bool
 	// skipped counts logged writes SQLite refused on apply (see applyOps);
 	// recovered is how many writes Open found logged and not applied.
 	skipped   atomic.Int64
@@ -319,9 +321,18 @@ func (d *DB) prepare() error {
 	if d.w, err = d.db.Conn(ctx); err != nil {
 		return err
 	}
+	// outputs_json is left at its default ('[]'): since migration 7 the
+	// outputs are in packed and, for lookups by hash, in the outputs
+	// table, which the applier writes (insertOutputs).
 	if d.ins, err = d.w.PrepareContext(ctx, `INSERT INTO entries(id, kind, parent, session, principal, start_ns, cwd, head,
-		effect_mask, verdict, ok, status, opaque, outputs_json, finished, finish_ns, ref_n, code, seq, tseq, pseq, pid, packed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		effect_mask, verdict, ok, status, opaque, finished, finish_ns, ref_n, code, seq, tseq, pseq, pid, packed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		return err
+	}
+	if d.insOut, err = d.w.PrepareContext(ctx, `INSERT INTO outputs(entry_id, seq, kind, hash, len) VALUES (?, ?, ?, ?, ?)`); err != nil {
+		return err
+	}
+	if d.delOuts, err = d.w.PrepareContext(ctx, `DELETE FROM outputs WHERE entry_id = ?`); err != nil {
 		return err
 	}
 	if d.setLSN, err = d.w.PrepareContext(ctx, `UPDATE journal_log SET applied_lsn = ? WHERE id = 1`); err != nil {
@@ -333,7 +344,7 @@ func (d *DB) prepare() error {
 	// One statement finishes a row: the applier has read it (getRow) and
 	// writes it back whole (packed), with the columns filters use.
 	d.fin, err = d.w.PrepareContext(ctx, `UPDATE entries SET finish_ns = ?, finished = 1, ok = ?, status = ?, verdict = ?, opaque = ?,
-		outputs_json = ?, effect_mask = ?, ref_n = ?, code = ?, seq = ?, tseq = ?, pseq = ?, packed = ?
+		outputs_json = '[]', effect_mask = ?, ref_n = ?, code = ?, seq = ?, tseq = ?, pseq = ?, packed = ?
 		WHERE id = ? AND finished = 0 AND interrupted = 0`)
 	return err
 }
@@ -368,6 +379,8 @@ func (d *DB) Close() error {
 	d.rmu.Unlock()
 	if d.w != nil {
 		d.ins.Close()
+		d.insOut.Close()
+		d.delOuts.Close()
 		d.fin.Close()
 		d.setLSN.Close()
 		d.getRow.Close()

@@ -203,6 +203,18 @@ var migrations = []migration{
 			`CREATE UNIQUE INDEX entries_pid ON entries(principal, pid) WHERE pid IS NOT NULL`,
 		)
 	},
+	// v7: the applier writes the outputs table itself, one prepared
+	// insert per row, and the triggers that parsed outputs_json with
+	// json_each to fill it go (they were half of what applying a row
+	// cost). outputs_json is no longer written: rows from here on keep
+	// its default, the outputs being in packed and the outputs table;
+	// older rows keep theirs (read by nothing but the size estimate).
+	func(tx *sql.Tx) error {
+		return execAll(tx,
+			`DROP TRIGGER entries_outputs_ins`,
+			`DROP TRIGGER entries_outputs_upd`,
+		)
+	},
 }
 
 // SchemaVersion is the schema version this build writes.
