@@ -1,0 +1,34 @@
+//go:build !linux
+
+package cas
+
+import "os"
+
+// writeAtomic writes data to a fresh temporary file in dir and renames it
+// to p.
+func writeAtomic(made *dirsMade, dir, p string, data []byte) error {
+	if !made.has(dir) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		made.set(dir)
+	}
+	tmp, err := os.CreateTemp(dir, tmpPrefix+"*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(name)
+		return werr
+	}
+	if err := os.Rename(name, p); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return nil
+}
