@@ -66,7 +66,8 @@ type Store struct {
 	// dirty is set by a Put whose blob may not have reached the disk yet,
 	// and cleared by the Sync that flushes it.
 	dirty atomic.Bool
-	made  dirsMade // subdirectories known to exist
+	made  dirsMade  // subdirectories known to exist
+	spare spareFile // a temporary file made ahead for the next Put
 }
 
 // Open opens (creating if needed) the store rooted at dir.
@@ -124,7 +125,7 @@ func (s *Store) Put(data []byte) (string, error) {
 		_ = os.Chtimes(p, now, now)
 		return h, nil
 	}
-	if err := writeAtomic(&s.made, filepath.Dir(p), p, data); err != nil {
+	if err := s.writeAtomic(filepath.Dir(p), p, data); err != nil {
 		return "", fmt.Errorf("cas: storing %s: %w", h, err)
 	}
 	s.dirty.Store(true) // after the rename, so the next Sync covers it
@@ -268,7 +269,16 @@ func (s *Store) sweep(referenced func(hash string) bool, cutoff time.Time) (int,
 		return 0, fmt.Errorf("cas: sweep: %w", err)
 	}
 	removed := 0
+	spare := s.spareName()
 	for _, sub := range subs {
+		if !sub.IsDir() && strings.HasPrefix(sub.Name(), tmpPrefix) {
+			// A spare temporary file (writeAtomic) a process left.
+			p := filepath.Join(s.dir, sub.Name())
+			if info, err := sub.Info(); err == nil && info.Mode().IsRegular() && !info.ModTime().After(cutoff) && p != spare {
+				os.Remove(p)
+			}
+			continue
+		}
 		if !sub.IsDir() || len(sub.Name()) != fanOut {
 			continue
 		}

@@ -2,11 +2,15 @@
 
 package cas
 
-import "os"
+import (
+	"context"
+	"os"
+)
 
 // writeAtomic writes data to a fresh temporary file in dir and renames it
 // to p.
-func writeAtomic(made *dirsMade, dir, p string, data []byte) error {
+func (s *Store) writeAtomic(dir, p string, data []byte) error {
+	made := &s.made
 	if !made.has(dir) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return err
@@ -32,3 +36,12 @@ func writeAtomic(made *dirsMade, dir, p string, data []byte) error {
 	}
 	return nil
 }
+
+// spareFile is nothing here: every Put creates its temporary file.
+type spareFile struct{}
+
+// RunSpares returns at once here: every Put creates its temporary file.
+func (s *Store) RunSpares(context.Context) {}
+
+// spareName is "": there are no spares here.
+func (s *Store) spareName() string { return "" }
