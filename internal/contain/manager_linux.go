@@ -367,9 +367,9 @@ func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset
 		// opened for this fork.
 		fd := fds.dir
 		if fd < 0 {
-			fd, err = unix.Open(leaf, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-			if err == nil {
-				defer unix.Close(fd)
+			if own, oerr := unix.Open(leaf, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); oerr == nil {
+				fd = own
+				defer unix.Close(own)
 			}
 		}
 		if fd < 0 {
