@@ -79,11 +79,14 @@ var osPackages = []string{"os", "os/exec", "net", "net/http", "os/user", "os/sig
 // resolves no path, runs nothing and dials nothing; internal/host judges
 // symlinks for it. internal/journal and internal/cas open and write their
 // files under the state directory (os; database/sql is not an OS package)
-// and spawn, dial and resolve nothing.
+// and spawn, dial and resolve nothing; internal/cas also makes the file
+// system calls os does not offer, or offers only at a cost per blob
+// (x/sys/unix: syncfs, and a blob's temporary file written without an
+// os.File).
 var osLimited = map[string][]string{
 	"internal/policy":  {"os"},
 	"internal/journal": {"os"},
-	"internal/cas":     {"os"},
+	"internal/cas":     {"os", "golang.org/x/sys/unix"},
 	// secretstore opens the files of the secret store directory.
 	"internal/secretstore": {"os"},
 	// internal/trust opens its store and the project files it digests.
