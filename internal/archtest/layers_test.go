@@ -79,8 +79,10 @@ var osPackages = []string{"os", "os/exec", "net", "net/http", "os/user", "os/sig
 // resolves no path, runs nothing and dials nothing; internal/host judges
 // symlinks for it. internal/journal and internal/cas open and write their
 // files under the state directory (os; database/sql is not an OS package)
-// and spawn, dial and resolve nothing; internal/cas also flushes its file
-// system with syncfs(2) (golang.org/x/sys/unix, sync_linux.go, nothing else).
+// and spawn, dial and resolve nothing; internal/cas also makes the file
+// system calls os does not offer, or offers only at a cost per blob
+// (x/sys/unix: syncfs, and a blob's temporary file written without an
+// os.File).
 var osLimited = map[string][]string{
 	"internal/policy":  {"os"},
 	"internal/journal": {"os"},

@@ -33,6 +33,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -65,6 +66,8 @@ type Store struct {
 	// dirty is set by a Put whose blob may not have reached the disk yet,
 	// and cleared by the Sync that flushes it.
 	dirty atomic.Bool
+	made  dirsMade  // subdirectories known to exist
+	spare spareFile // a temporary file made ahead for the next Put
 }
 
 // Open opens (creating if needed) the store rooted at dir.
@@ -122,7 +125,7 @@ func (s *Store) Put(data []byte) (string, error) {
 		_ = os.Chtimes(p, now, now)
 		return h, nil
 	}
-	if err := writeAtomic(filepath.Dir(p), p, data); err != nil {
+	if err := s.writeAtomic(filepath.Dir(p), p, data); err != nil {
 		return "", fmt.Errorf("cas: storing %s: %w", h, err)
 	}
 	s.dirty.Store(true) // after the rename, so the next Sync covers it
@@ -143,33 +146,34 @@ func verifyFile(p, hx string) (bool, error) {
 	return hex.EncodeToString(hs.Sum(nil)) == hx, nil
 }
 
-func writeAtomic(dir, p string, data []byte) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
+// dirsMade remembers which of the store's subdirectories Put has made or
+// found, by their two hex digits, so that a Put does not stat its
+// directory every time.
+type dirsMade struct {
+	made [1 << (4 * fanOut)]atomic.Bool
+}
+
+// index is the slot of subdirectory dir (its last two hex digits), or -1.
+func (d *dirsMade) index(dir string) int {
+	if len(dir) < fanOut {
+		return -1
 	}
-	tmp, err := os.CreateTemp(dir, tmpPrefix+"*")
+	v, err := strconv.ParseUint(dir[len(dir)-fanOut:], 16, 8*fanOut)
 	if err != nil {
-		return err
+		return -1
 	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return err
+	return int(v)
+}
+
+func (d *dirsMade) has(dir string) bool {
+	i := d.index(dir)
+	return i >= 0 && d.made[i].Load()
+}
+
+func (d *dirsMade) set(dir string) {
+	if i := d.index(dir); i >= 0 {
+		d.made[i].Store(true)
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(name, p); err != nil {
-		return err
-	}
-	ok = true
-	return nil
 }
 
 // Has reports whether a blob with hash h is stored (without verifying it).
@@ -265,7 +269,16 @@ func (s *Store) sweep(referenced func(hash string) bool, cutoff time.Time) (int,
 		return 0, fmt.Errorf("cas: sweep: %w", err)
 	}
 	removed := 0
+	spare := s.spareName()
 	for _, sub := range subs {
+		if !sub.IsDir() && strings.HasPrefix(sub.Name(), tmpPrefix) {
+			// A spare temporary file (writeAtomic) a process left.
+			p := filepath.Join(s.dir, sub.Name())
+			if info, err := sub.Info(); err == nil && info.Mode().IsRegular() && !info.ModTime().After(cutoff) && p != spare {
+				os.Remove(p)
+			}
+			continue
+		}
 		if !sub.IsDir() || len(sub.Name()) != fanOut {
 			continue
 		}

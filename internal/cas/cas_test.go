@@ -307,3 +307,43 @@ func TestSyncAfterPut(t *testing.T) {
 		t.Fatalf("Get after Sync = %q, %v", got, err)
 	}
 }
+
+// TestPutAfterDirRemoved: Put remembers the subdirectories it made, and
+// makes one again when it was removed since; the blob is whole, mode
+// 0600, and no temporary file is left behind.
+func TestPutAfterDirRemoved(t *testing.T) {
+	s := open(t)
+	a := []byte("first blob")
+	h, err := s.Put(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hx := h[len(Prefix):]
+	sub := filepath.Join(s.Dir(), hx[:fanOut])
+	if err := os.RemoveAll(sub); err != nil {
+		t.Fatal(err)
+	}
+	if s.Has(h) {
+		t.Fatal("blob still there after its directory was removed")
+	}
+	if _, err := s.Put(a); err != nil {
+		t.Fatalf("Put after the directory was removed: %v", err)
+	}
+	got, _, err := s.Get(h, 0, 0)
+	if err != nil || !bytes.Equal(got, a) {
+		t.Fatalf("Get = %q, %v", got, err)
+	}
+	fi, err := os.Stat(filepath.Join(sub, hx[fanOut:]))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("blob file %v, %v", fi, err)
+	}
+	ents, err := os.ReadDir(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), tmpPrefix) {
+			t.Errorf("temporary %s left behind", e.Name())
+		}
+	}
+}

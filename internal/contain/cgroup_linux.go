@@ -254,6 +254,58 @@ func (c *cgroups) populated(dir string) bool {
 	return len(c.members(dir)) > 0
 }
 
+// leafFDs are the descriptors of a v2 leaf that every spawn into it uses,
+// opened once when the leaf is made and kept while a process tree or the
+// scope's pool of empty leaves holds it: the directory (the cgroup fd a
+// child is placed with at clone) and its cgroup.events, re-read with pread
+// at offset 0, where a cgroup file regenerates its text. A descriptor is
+// -1 when it is not open; then the path is used, as for v1.
+type leafFDs struct{ dir, events int }
+
+// noLeafFDs is a leaf with no descriptors open.
+var noLeafFDs = leafFDs{dir: -1, events: -1}
+
+// openLeaf opens dir's descriptors (none for v1, whose leaves are joined
+// by pid and read by members).
+func (c *cgroups) openLeaf(dir string) leafFDs {
+	fds := noLeafFDs
+	if c.kind != cgV2 {
+		return fds
+	}
+	if fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+		fds.dir = fd
+	}
+	if fd, err := unix.Open(filepath.Join(dir, "cgroup.events"), unix.O_RDONLY|unix.O_CLOEXEC, 0); err == nil {
+		fds.events = fd
+	}
+	return fds
+}
+
+// close closes the descriptors that are open.
+func (f *leafFDs) close() {
+	if f.dir >= 0 {
+		unix.Close(f.dir)
+	}
+	if f.events >= 0 {
+		unix.Close(f.events)
+	}
+	*f = noLeafFDs
+}
+
+// populatedLeaf is populated for a leaf whose descriptors are fds: one
+// pread of its open cgroup.events instead of an open, read and close of
+// the file, the path when that fails.
+func (c *cgroups) populatedLeaf(dir string, fds leafFDs) bool {
+	if fds.events >= 0 {
+		var buf [128]byte
+		n, err := unix.Pread(fds.events, buf[:], 0)
+		if err == nil && n > 0 {
+			return !bytes.Contains(buf[:n], []byte("populated 0"))
+		}
+	}
+	return c.populated(dir)
+}
+
 // remove deletes dir and the directories below it, children first,
 // waiting up to wait for killed members to be gone. A directory that
 // still has members stays; the error says so.

@@ -532,7 +532,7 @@ func TestLeafReuse(t *testing.T) {
 	}
 	// A pooled leaf with a member is not handed out again.
 	p2dir := p2.cg
-	p2.Kill()
+	second.Process.Kill() // not through its cgroup, which would spoil the leaf (TestNoReuseAfterKill)
 	second.Wait()
 	p2.Reaped()
 	intruder := exec.Command("/bin/sleep", "100")
@@ -554,6 +554,105 @@ func TestLeafReuse(t *testing.T) {
 	}
 	third.Wait()
 	p3.Reaped()
+}
+
+// TestLeafFDs: a v2 leaf's directory and cgroup.events descriptors are
+// opened once and go with it: a running process's leaf reads populated
+// through them, the next process reuses the leaf and the same descriptors,
+// and closing the scope closes them.
+func TestLeafFDs(t *testing.T) {
+	m := New(Config{Cgroups: true, Name: "shoal-test"})
+	t.Cleanup(m.Close)
+	if m.cg == nil || m.cg.kind != cgV2 {
+		t.Skip("no cgroup v2 hierarchy here")
+	}
+	s := m.NewScope()
+	first := exec.Command("/bin/cat")
+	in, err := first.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, err := s.Start(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds, dir := p1.cgFDs, p1.cg
+	if fds.dir < 0 || fds.events < 0 {
+		t.Fatalf("leaf %s has no descriptors: %+v", dir, fds)
+	}
+	target := func(fd int) string {
+		l, _ := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+		return l
+	}
+	if got := target(fds.events); got != filepath.Join(dir, "cgroup.events") {
+		t.Fatalf("events descriptor is %q", got)
+	}
+	if !p1.populatedCgroup() {
+		t.Errorf("a running process's leaf reads as empty")
+	}
+	in.Close() // cat reads the end and exits
+	if err := first.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	p1.Reaped()
+	if p1.cg != "" {
+		t.Fatalf("the finished process kept its leaf")
+	}
+	second := exec.Command("/bin/sleep", "100")
+	p2, err := s.Start(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p2.cg != dir || p2.cgFDs != fds {
+		t.Errorf("second process in %s %+v, want the reused %s %+v", p2.cg, p2.cgFDs, dir, fds)
+	}
+	if !p2.populatedCgroup() {
+		t.Errorf("the reused leaf reads as empty with a process in it")
+	}
+	s.Close()
+	second.Wait()
+	p2.Reaped()
+	if got := target(fds.events); got == filepath.Join(dir, "cgroup.events") {
+		t.Errorf("the scope is closed and the leaf's events descriptor is still open")
+	}
+}
+
+// TestNoReuseAfterKill: a leaf killed through cgroup.kill is not given to
+// the next process, which Linux would kill as it is cloned into it; the
+// next process runs to its end. Run several times: each round kills one
+// process and starts the next.
+func TestNoReuseAfterKill(t *testing.T) {
+	m := New(Config{Cgroups: true, Name: "shoal-test"})
+	t.Cleanup(m.Close)
+	if m.cg == nil || m.cg.kind != cgV2 {
+		t.Skip("no cgroup v2 hierarchy here")
+	}
+	s := m.NewScope()
+	t.Cleanup(s.Close)
+	for i := range 5 {
+		sleeper := exec.Command("/bin/sleep", "100")
+		p1, err := s.Start(sleeper)
+		if err != nil {
+			t.Fatal(err)
+		}
+		killed := p1.cg
+		p1.Kill()
+		sleeper.Wait()
+		p1.Reaped()
+		next := exec.Command("/bin/sh", "-c", "exit 7")
+		p2, err := s.Start(next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p2.cg == killed {
+			t.Errorf("round %d: the killed leaf %s was reused", i, killed)
+		}
+		err = next.Wait()
+		p2.Reaped()
+		if next.ProcessState == nil || next.ProcessState.ExitCode() != 7 {
+			t.Fatalf("round %d: the process after a kill did not run to its end: %v", i, err)
+		}
+	}
 }
 
 // TestStartOnThread: a child forked on a Thread of its own starts there

@@ -227,10 +227,16 @@ type Scope struct {
 
 	mu     sync.Mutex
 	closed bool
-	dir    string   // the scope's cgroup directory, made at the first Start
-	free   []string // empty leaves below dir to reuse (see recycle)
+	dir    string     // the scope's cgroup directory, made at the first Start
+	free   []freeLeaf // empty leaves below dir to reuse (see recycle)
 	procs  map[*Proc]struct{}
 	next   int
+}
+
+// freeLeaf is an empty leaf kept for reuse, with its descriptors.
+type freeLeaf struct {
+	dir string
+	fds leafFDs
 }
 
 // Start starts cmd in the scope: with Pdeathsig SIGKILL, forked from the
@@ -340,7 +346,7 @@ func (s *Scope) RunProcessOn(t Thread, argv0 string, argv []string, attr *syscal
 // it is tried again without cgroup placement.
 func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset func(), how forker) (*Proc, error) {
 	attr.Pdeathsig = syscall.SIGKILL
-	p := &Proc{scope: s}
+	p := &Proc{scope: s, cgFDs: noLeafFDs}
 	if s == nil {
 		if err := startTracked(fork, p, how); err != nil {
 			return nil, err
@@ -348,19 +354,27 @@ func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset
 		p.finishStart(attr)
 		return p, nil
 	}
-	leaf, err := s.leaf()
+	leaf, fds, err := s.leaf()
 	if err != nil {
 		return nil, err
 	}
-	p.cg = leaf
+	p.cg, p.cgFDs = leaf, fds
 	cg := s.m.cg
 	clone := leaf != "" && cg.kind == cgV2 && s.m.clonePlace.Load()
 	if clone {
-		fd, err := unix.Open(leaf, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
+		// The leaf's own directory descriptor, held open with it (the
+		// leaf is this start's alone until p is registered), else one
+		// opened for this fork.
+		fd := fds.dir
+		if fd < 0 {
+			if own, oerr := unix.Open(leaf, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); oerr == nil {
+				fd = own
+				defer unix.Close(own)
+			}
+		}
+		if fd < 0 {
 			clone = false
 		} else {
-			defer unix.Close(fd)
 			attr.UseCgroupFD, attr.CgroupFD = true, fd
 		}
 	}
@@ -377,7 +391,7 @@ func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset
 	}
 	if err != nil {
 		if leaf != "" {
-			s.recycle(leaf) // nothing ever ran in it
+			s.recycle(leaf, fds, true) // nothing ever ran in it
 		}
 		return nil, err
 	}
@@ -392,44 +406,46 @@ func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset
 }
 
 // leaf gives the cgroup directory for the next process of the scope (""
-// when the Manager has no cgroups), pruning the directories of finished
-// processes on the way: an empty one from the scope's pool when there is
-// one (checked empty again here), else a new one.
-func (s *Scope) leaf() (string, error) {
+// when the Manager has no cgroups) and its descriptors, which pass to the
+// caller, pruning the directories of finished processes on the way: an
+// empty one from the scope's pool when there is one (checked empty again
+// here), else a new one.
+func (s *Scope) leaf() (string, leafFDs, error) {
 	s.prune()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.m.isClosed() {
-		return "", ErrClosed
+		return "", noLeafFDs, ErrClosed
 	}
 	cg := s.m.cg
 	if cg == nil {
-		return "", nil
+		return "", noLeafFDs, nil
 	}
 	if s.dir == "" {
 		dir, err := cg.mkdir(cg.root, s.name)
 		if err != nil {
-			return "", fmt.Errorf("start: %w", err)
+			return "", noLeafFDs, fmt.Errorf("start: %w", err)
 		}
 		s.dir = dir
 	}
 	for len(s.free) > 0 {
-		dir := s.free[len(s.free)-1]
+		l := s.free[len(s.free)-1]
 		s.free = s.free[:len(s.free)-1]
-		if !cg.populated(dir) {
-			return dir, nil
+		if !cg.populatedLeaf(l.dir, l.fds) {
+			return l.dir, l.fds, nil
 		}
 		// Something was moved in while it waited (only a privileged
 		// process can): end it, and make a fresh leaf instead.
-		cg.kill(dir)
-		_ = unix.Rmdir(dir)
+		cg.kill(l.dir)
+		_ = unix.Rmdir(l.dir)
+		l.fds.close()
 	}
 	s.next++
 	dir, err := cg.mkdir(s.dir, "p"+strconv.Itoa(s.next))
 	if err != nil {
-		return "", fmt.Errorf("start: %w", err)
+		return "", noLeafFDs, fmt.Errorf("start: %w", err)
 	}
-	return dir, nil
+	return dir, cg.openLeaf(dir), nil
 }
 
 func (m *Manager) isClosed() bool {
@@ -462,19 +478,24 @@ const maxFreeLeaves = 4
 // recycle takes back dir, the cgroup directory of a process tree that is
 // gone (every member has exited; no Proc refers to it any more): kept for
 // the next process (cgroup v2, up to maxFreeLeaves, while the scope is
-// open), or removed. Reusing a leaf saves its mkdir and rmdir, which
-// create and destroy the cgroup's state in the kernel, on every spawn.
-func (s *Scope) recycle(dir string) {
-	if s.m.cg.kind == cgV2 {
+// open, when reusable), or removed. Reusing a leaf saves its mkdir and
+// rmdir, which create and destroy the cgroup's state in the kernel, on
+// every spawn. A leaf once killed through cgroup.kill is not reusable:
+// Linux (6.18 here) kills every child later cloned into it with
+// CLONE_INTO_CGROUP, before it runs (the clone compares the cgroup's kill
+// count with the one it read from the parent's cgroup).
+func (s *Scope) recycle(dir string, fds leafFDs, reusable bool) {
+	if s.m.cg.kind == cgV2 && reusable {
 		s.mu.Lock()
 		if !s.closed && len(s.free) < maxFreeLeaves {
-			s.free = append(s.free, dir)
+			s.free = append(s.free, freeLeaf{dir, fds})
 			s.mu.Unlock()
 			return
 		}
 		s.mu.Unlock()
 	}
 	_ = unix.Rmdir(dir)
+	fds.close()
 }
 
 // kill sends SIGKILL to every process of the scope, without waiting.
@@ -510,9 +531,21 @@ func (s *Scope) Close() {
 	s.kill()
 	s.mu.Lock()
 	dir := s.dir
+	procs := make([]*Proc, 0, len(s.procs))
+	for p := range s.procs {
+		procs = append(procs, p)
+	}
 	clear(s.procs)
+	for i := range s.free {
+		s.free[i].fds.close()
+	}
 	s.free = nil // removed with dir
 	s.mu.Unlock()
+	// No longer listed, the procs will not give their leaves back: close
+	// their descriptors now (they go on using the paths).
+	for _, p := range procs {
+		p.closeCgroupFDs()
+	}
 	if dir != "" {
 		_ = s.m.cg.remove(dir, DrainTimeout)
 	}
@@ -532,8 +565,12 @@ type Proc struct {
 	// shared for as long as it is used, and given up under cgMu held
 	// exclusively (dropCgroup), so that a Proc never signals a directory
 	// after it has gone back to the scope for another process.
-	cgMu sync.RWMutex
-	cg   string
+	cgMu  sync.RWMutex
+	cg    string
+	cgFDs leafFDs // cg's descriptors (leafFDs), with it
+	// cgKilled is set once cg was killed through (cgroup.kill): such a
+	// leaf is removed, never reused (see recycle).
+	cgKilled atomic.Bool
 
 	// released, when the child was forked on a Thread, is closed by
 	// Reaped: the Thread may end.
@@ -571,15 +608,39 @@ func (p *Proc) withCgroup(fn func(cg *cgroups, dir string)) bool {
 	return true
 }
 
+// populatedCgroup reports whether any process is in p's cgroup directory,
+// false when p has none (any more).
+func (p *Proc) populatedCgroup() bool {
+	if p.scope == nil {
+		return false
+	}
+	p.cgMu.RLock()
+	defer p.cgMu.RUnlock()
+	if p.cg == "" {
+		return false
+	}
+	return p.scope.m.cg.populatedLeaf(p.cg, p.cgFDs)
+}
+
+// closeCgroupFDs closes the descriptors of p's cgroup directory, which p
+// goes on using by its path.
+func (p *Proc) closeCgroupFDs() {
+	p.cgMu.Lock()
+	if p.cg != "" {
+		p.cgFDs.close()
+	}
+	p.cgMu.Unlock()
+}
+
 // dropCgroup gives p's cgroup directory back to the scope (see recycle)
 // once p's tree is gone; from then on p signals no cgroup.
 func (p *Proc) dropCgroup() {
 	p.cgMu.Lock()
-	dir := p.cg
-	p.cg = ""
+	dir, fds := p.cg, p.cgFDs
+	p.cg, p.cgFDs = "", noLeafFDs
 	p.cgMu.Unlock()
 	if dir != "" {
-		p.scope.recycle(dir)
+		p.scope.recycle(dir, fds, !p.cgKilled.Load())
 	}
 }
 
@@ -626,7 +687,10 @@ func (p *Proc) signal(sig syscall.Signal) int {
 // Kill ends the child's whole tree with SIGKILL: the cgroup at once, then
 // sweeps until a sweep finds nothing alive (bounded rounds).
 func (p *Proc) Kill() {
-	p.withCgroup(func(cg *cgroups, dir string) { cg.kill(dir) })
+	p.withCgroup(func(cg *cgroups, dir string) {
+		p.cgKilled.Store(true)
+		cg.kill(dir)
+	})
 	for range killRounds {
 		if p.signal(syscall.SIGKILL) == 0 {
 			return
@@ -690,9 +754,7 @@ func (p *Proc) gone() bool {
 	if !reaped {
 		return false
 	}
-	populated := false
-	p.withCgroup(func(cg *cgroups, dir string) { populated = cg.populated(dir) })
-	if populated {
+	if p.populatedCgroup() {
 		return false
 	}
 	for _, q := range known {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/contain"
 )
 
 // TestRunBothPipesFull checks that a child filling its stderr pipe before
@@ -49,6 +51,44 @@ func TestRunLeavesNoDescriptors(t *testing.T) {
 	}
 	if after := openFds(t); after != before {
 		t.Errorf("%d descriptors open before, %d after 60 runs", before, after)
+	}
+}
+
+// TestRunInScopeLeavesNoDescriptors: in a scope with cgroups, the
+// descriptors a leaf keeps open (contain's leafFDs) are reused with it, so
+// many runs (failed starts included) open no more than the first did, and
+// closing the scope closes them all.
+func TestRunInScopeLeavesNoDescriptors(t *testing.T) {
+	tr, fl := prog(t, "true"), prog(t, "false")
+	before := openFds(t)
+	m := contain.New(contain.Config{Cgroups: true, Name: "shoal-hostfds"})
+	t.Cleanup(m.Close)
+	scope := m.NewScope()
+	h := NewOS(AllowAll, WithProcesses(scope))
+	ctx := context.Background()
+	run := func() {
+		for _, p := range []string{tr, fl} {
+			if _, err := h.Run(ctx, &Spawn{Argv: []string{p}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := h.Run(ctx, &Spawn{Argv: []string{tr}, Dir: "/nonexistent-dir-for-test"}); err == nil {
+			t.Fatal("run in a missing directory succeeded")
+		}
+	}
+	run() // the scope's first leaf, and /dev/null
+	warm := openFds(t)
+	for range 20 {
+		run()
+	}
+	if after := openFds(t); after != warm {
+		t.Errorf("%d descriptors open after the first runs, %d after 60 more", warm, after)
+	}
+	scope.Close()
+	m.Close()
+	// What stays is what a run without a scope opens once (/dev/null).
+	if after := openFds(t); after > before+1 {
+		t.Errorf("%d descriptors open before the scope, %d after it closed", before, after)
 	}
 }
 

@@ -151,6 +151,42 @@ func TestProcessCancelEndsSetsidEscape(t *testing.T) {
 	k.Alive(t)
 }
 
+// TestProcessCommandsAfterStubbornCancel: task.cancel of a command that
+// ignores SIGTERM ends it through its cgroup (cgroup.kill), and the
+// session's next commands still run to their end. Linux kills a child
+// cloned into a cgroup that was once killed that way, so the kernel must
+// not reuse that cgroup for the next command.
+func TestProcessCommandsAfterStubbornCancel(t *testing.T) {
+	k := Start(t, Options{})
+	owner := k.Owner(t)
+	ctx := Ctx(t)
+	pidFile := filepath.Join(k.Dir, "stubborn.pid")
+	res, err := owner.Exec(ctx, client.ExecParams{Src: `^/bin/sh -c "trap '' TERM; echo $$ > ` + pidFile + `; while :; do sleep 1; done"`, Async: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := escapee(t, pidFile)
+	var rec struct {
+		State string `json:"state"`
+	}
+	if err := owner.Call(ctx, "task.cancel", map[string]string{"task": res.Task}, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := owner.Call(ctx, "task.await", map[string]any{"task": res.Task, "timeout_ms": 20000}, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.State != "cancelled" {
+		t.Errorf("task state %q after cancel, want cancelled", rec.State)
+	}
+	wantNoSurvivor(t, p, "task.cancel")
+	for i := range 6 {
+		if res, err := owner.Exec(ctx, client.ExecParams{Src: "^/bin/true"}); err != nil {
+			t.Fatalf("command %d after the cancel: %+v, %v", i, res, err)
+		}
+	}
+	k.Alive(t)
+}
+
 // TestProcessSIGTERMLeavesNoSurvivors: a background child left by a finished
 // command, and one under a running task, both end when the kernel is
 // stopped with SIGTERM, which it obeys within 5 s.

@@ -243,9 +243,10 @@ func New(cfg Config) (*Server, error) {
 		s.journal = j
 		s.seedJournalChannel()
 		j.db.OnFinish(s.rowFinished)
-		s.sweepWG.Add(2)
+		s.sweepWG.Add(3)
 		go s.sweepBlobs()
 		go s.blobSyncLoop()
+		go s.blobSpares()
 		j.initRetention(s.limits)
 		if s.limits.JournalMaxBytes > 0 {
 			s.sweepWG.Add(1)
