@@ -255,8 +255,19 @@ func TestE2ETaskSuspendHoldsEvaluation(t *testing.T) {
 		t.Fatalf("async exec = %+v, %v", res, err)
 	}
 	var rec taskRec
-	if err := c.Call(ctx, "task.suspend", map[string]any{"task": res.Task}, &rec); err != nil || !rec.Suspended {
-		t.Fatalf("suspend = %+v, %v", rec, err)
+	// An async exec answers before its task has begun evaluating, and
+	// task.suspend refuses a task that has not started its work: ask
+	// again until it has.
+	for {
+		err := c.Call(ctx, "task.suspend", map[string]any{"task": res.Task}, &rec)
+		if err != nil && strings.Contains(err.Error(), "has not started its work yet") && ctx.Err() == nil {
+			time.Sleep(2 * time.Millisecond)
+			continue
+		}
+		if err != nil || !rec.Suspended {
+			t.Fatalf("suspend = %+v, %v", rec, err)
+		}
+		break
 	}
 	if err := os.WriteFile(flag, nil, 0o600); err != nil {
 		t.Fatal(err)
