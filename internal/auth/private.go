@@ -111,7 +111,7 @@ func (d *storeDir) openFile(name string, flags int) (*os.File, *unix.Stat_t, err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		unix.Close(fd)
-		return nil, nil, fmt.Errorf("%w: %s is %s", ErrNotPrivate, path, kindOf(st.Mode))
+		return nil, nil, fmt.Errorf("%w: %s is %s", ErrNotPrivate, path, kindOf(uint32(st.Mode)))
 	}
 	if err := checkPrivate("file", path, &st); err != nil {
 		unix.Close(fd)

@@ -58,7 +58,7 @@ func (o *OS) RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result, error
 	}
 	term := os.NewFile(uintptr(dup), "tty")
 	ignoreTTOU.Do(func() { signal.Ignore(syscall.SIGTTOU) })
-	shellMode, _ := unix.IoctlGetTermios(dup, unix.TCGETS)
+	shellMode, _ := unix.IoctlGetTermios(dup, ioctlGetTermios)
 
 	cmd := &exec.Cmd{
 		Path: prog, Args: s.Argv, Env: env, Dir: s.Dir,
@@ -164,9 +164,9 @@ func (j *TerminalJob) Foreground() error {
 	}
 	if !j.held {
 		fd := int(j.tty.Fd())
-		j.shellMode, _ = unix.IoctlGetTermios(fd, unix.TCGETS)
+		j.shellMode, _ = unix.IoctlGetTermios(fd, ioctlGetTermios)
 		if j.jobMode != nil {
-			_ = unix.IoctlSetTermios(fd, unix.TCSETS, j.jobMode)
+			_ = unix.IoctlSetTermios(fd, ioctlSetTermios, j.jobMode)
 		}
 		if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPGRP, j.pid); err != nil {
 			return fmt.Errorf("fg %s: giving it the terminal: %w", j.prog, err)
@@ -190,10 +190,10 @@ func (j *TerminalJob) reclaim() {
 	}
 	j.held = false
 	fd := int(j.tty.Fd())
-	j.jobMode, _ = unix.IoctlGetTermios(fd, unix.TCGETS)
+	j.jobMode, _ = unix.IoctlGetTermios(fd, ioctlGetTermios)
 	takeTerminal(fd)
 	if j.shellMode != nil {
-		_ = unix.IoctlSetTermios(fd, unix.TCSETS, j.shellMode)
+		_ = unix.IoctlSetTermios(fd, ioctlSetTermios, j.shellMode)
 	}
 }
 

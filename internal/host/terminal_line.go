@@ -27,7 +27,7 @@ const terminalPollInterval = 100 * time.Millisecond
 // on an empty line is io.EOF; cancelling ctx (Ctrl-C, which the terminal
 // signals to the caller) ends the wait with ctx's error.
 func (o *OS) ReadTerminalLine(ctx context.Context, tty int, prompt string, max int) (string, error) {
-	old, err := unix.IoctlGetTermios(tty, unix.TCGETS)
+	old, err := unix.IoctlGetTermios(tty, ioctlGetTermios)
 	if err != nil {
 		return "", fmt.Errorf("descriptor %d is not a terminal: %w", tty, err)
 	}
@@ -35,10 +35,10 @@ func (o *OS) ReadTerminalLine(ctx context.Context, tty int, prompt string, max i
 	line.Lflag |= unix.ICANON | unix.ECHO | unix.ECHOE | unix.ISIG
 	line.Iflag |= unix.ICRNL
 	line.Oflag |= unix.OPOST | unix.ONLCR
-	if err := unix.IoctlSetTermios(tty, unix.TCSETS, &line); err != nil {
+	if err := unix.IoctlSetTermios(tty, ioctlSetTermios, &line); err != nil {
 		return "", fmt.Errorf("terminal modes: %w", err)
 	}
-	defer func() { _ = unix.IoctlSetTermios(tty, unix.TCSETS, old) }()
+	defer func() { _ = unix.IoctlSetTermios(tty, ioctlSetTermios, old) }()
 	if err := writeAll(tty, []byte(prompt)); err != nil {
 		return "", err
 	}

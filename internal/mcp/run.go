@@ -199,7 +199,7 @@ func startKernel(ctx context.Context, bin, path, session string, stderr io.Write
 	// kernel gets SIGTERM and ends its sessions' processes. The signal
 	// follows the forking OS thread, so the kernel is started from a
 	// goroutine locked to its thread that lives as long as the kernel.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.SysProcAttr = kernelProcAttr()
 	k := &kernelProc{cmd: cmd, exited: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
