@@ -131,6 +131,9 @@ func Start(t testing.TB, opts Options) *Kernel {
 		cmd = exec.Command(pl, append([]string{fmt.Sprintf("--as=%d:%d", limit, limit), "--", Bin("shoal-kernel")}, args...)...)
 	}
 	cmd.Dir = k.Dir
+	// The kernel dies with this test binary (a test that times out must not
+	// leave a kernel running); prlimit execs in place, so it carries over.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Env = append([]string{"HOME=" + base, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + base,
 		"XDG_RUNTIME_DIR=" + base, "SHOAL_TOKEN_STORE=" + k.Store}, opts.Env...)
 	pr, pw, err := os.Pipe()
