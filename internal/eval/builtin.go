@@ -208,6 +208,9 @@ type BuiltinCall struct {
 	sc   *scope
 	t    *thread
 	decl []leash.FlagSpec // the builtin's declared flags
+	// mode is the position the builtin was called in (modeValue when
+	// its output is redirected): `run` runs its program the same way.
+	mode mode
 }
 
 // Has reports whether any of the named flags was given.
@@ -291,6 +294,10 @@ func (t *thread) invokeBuiltin(b *Builtin, call *BuiltinCall, m mode, redir *red
 	call.Context = Context{t: t}
 	call.t = t
 	call.decl = b.Flags
+	call.mode = m
+	if redir != nil && redir.out != "" {
+		call.mode = modeValue
+	}
 	if b.Session && t.fnDepth > 0 {
 		hint := b.SessionHint
 		if hint == "" {

@@ -131,7 +131,7 @@ func runRun(c *BuiltinCall) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.t.runTarget(c.Args[0], args)
+	return c.t.runTarget(c.Args[0], args, c.mode)
 }
 
 func runSource(c *BuiltinCall) (value.Value, error) {

@@ -264,7 +264,7 @@ func fnRun(t *thread, a value.Args) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return t.runTarget(a.Pos[0], args)
+	return t.runTarget(a.Pos[0], args, modeValue)
 }
 
 func fnSave(t *thread, a value.Args) (value.Value, error) {

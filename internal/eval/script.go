@@ -78,7 +78,7 @@ func effRunTarget(d *leash.Deriver, s string, rest []*syntax.CmdArg) {
 
 // runTarget implements `run`: a path or script name runs through its
 // runner (Shoal files in a fresh scope); a plain name runs that program.
-func (t *thread) runTarget(target value.Value, args []string) (value.Value, error) {
+func (t *thread) runTarget(target value.Value, args []string, m mode) (value.Value, error) {
 	s, err := pathText(target)
 	if err != nil {
 		return nil, err
@@ -95,7 +95,7 @@ func (t *thread) runTarget(target value.Value, args []string) (value.Value, erro
 			}
 			return nil, errorf(codeNotFound, "command not found: %s", s)
 		}
-		return t.runExternal(s, prog, args, nil, modeValue)
+		return t.runExternal(s, prog, args, nil, m)
 	}
 	p := t.abs(s)
 	if ext == ".shl" {
@@ -120,7 +120,7 @@ func (t *thread) runTarget(target value.Value, args []string) (value.Value, erro
 			return nil, err
 		}
 		argv := append(append(append([]string(nil), reefRun.Args...), p), args...)
-		return t.runExternal(reefRun.Tool, prog, argv, &redirects{path: view}, modeValue)
+		return t.runExternal(reefRun.Tool, prog, argv, &redirects{path: view}, m)
 	}
 	if runner, ok := scriptRunners[ext]; ok {
 		if _, err := t.host.Stat(t.ctx, p); err != nil {
@@ -133,14 +133,14 @@ func (t *thread) runTarget(target value.Value, args []string) (value.Value, erro
 			}
 			return nil, errorf("runner_not_found", "no %s found to run %s", runner, s)
 		}
-		return t.runExternal(runner, prog, append([]string{p}, args...), nil, modeValue)
+		return t.runExternal(runner, prog, append([]string{p}, args...), nil, m)
 	}
 	data, err := t.host.ReadFile(t.ctx, p)
 	if gateStop(err) {
 		return nil, hostError(err)
 	}
 	if err == nil && bytes.HasPrefix(data, []byte("#!")) {
-		return t.runExternal(s, p, args, nil, modeValue)
+		return t.runExternal(s, p, args, nil, m)
 	}
 	return nil, errorf("runner_not_found", "no runner for %s", s).
 		WithHint("use a known extension (.shl, .py, .sh, ...) or a #! line")
