@@ -138,14 +138,62 @@ func bfsRm(c *BuiltinCall) (value.Value, error) {
 }
 
 // bfsMoveToTrash renames from to to, falling back to copy-then-delete when
-// the trash is on another filesystem; renamed reports which it did.
+// the trash is on another filesystem; renamed reports which it did. A copy
+// is bounded (MaxTrashCopyBytes, MaxTrashCopyEntries) and measured before
+// it starts.
 func bfsMoveToTrash(c *BuiltinCall, from, to string) (renamed bool, err error) {
 	err = c.Host().Rename(c.Ctx(), from, to)
 	if err == nil || !errors.Is(err, syscall.EXDEV) {
 		return err == nil, err
 	}
+	if err := bfsTrashCopyFits(c, from); err != nil {
+		return false, err
+	}
 	if err := c.Host().Copy(c.Ctx(), from, to, true); err != nil {
 		return false, err
 	}
 	return false, c.Host().Remove(c.Ctx(), from, true)
+}
+
+// bfsTrashCopyFits measures the tree at root (regular files' sizes, every
+// entry counted, symlinks not followed) without recursion, stopping as
+// soon as it passes MaxTrashCopyBytes or MaxTrashCopyEntries, and refuses
+// it with too_large when it does.
+func bfsTrashCopyFits(c *BuiltinCall, root string) error {
+	var bytes, entries int64
+	over := func() error {
+		return c.Errorf(codeTooLarge, "%s is on another file system than the trash, and holds more than rm copies there (%d MiB or %d entries)",
+			root, MaxTrashCopyBytes>>20, MaxTrashCopyEntries).
+			WithHint("delete it with rm --permanent (no undo), or move it yourself")
+	}
+	stack := []string{root}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		fi, err := c.Host().Lstat(c.Ctx(), p)
+		if err != nil {
+			return err
+		}
+		entries++
+		if fi.Mode().IsRegular() {
+			bytes += fi.Size()
+		}
+		if bytes > MaxTrashCopyBytes || entries > MaxTrashCopyEntries {
+			return over()
+		}
+		if !fi.IsDir() {
+			continue
+		}
+		des, err := c.Host().ReadDir(c.Ctx(), p)
+		if err != nil {
+			return err
+		}
+		if entries+int64(len(stack))+int64(len(des)) > MaxTrashCopyEntries {
+			return over()
+		}
+		for _, de := range des {
+			stack = append(stack, filepath.Join(p, de.Name()))
+		}
+	}
+	return nil
 }
