@@ -86,6 +86,12 @@ var helpGroups = []helpGroup{
 		{"journal-max-bytes", "SIZE", "journal and blobs; past it the oldest go (0: no bound)"},
 		{"journal-max-output", "SIZE", "one exec's output kept (at most 64 MiB); the rest cut"},
 	}},
+	{"Trash (what rm moved aside)", []helpEntry{
+		{"trash-max-bytes", "SIZE", "one principal's trash; past it the oldest go (0: no bound)"},
+		{"trash-total-bytes", "SIZE", "all principals' trashes together (0: no bound)"},
+		{"trash-max-entries", "N", "files and directories all trashes keep (0: no bound)"},
+		{"trash-max-age", "TIME", "how long an item is kept (0: until room is needed)"},
+	}},
 	{"Events", []helpEntry{
 		{"event-channels", "N", "user.* and task.N channels one session keeps"},
 		{"event-channel-memory", "SIZE", "payload one channel retains (the oldest is dropped)"},

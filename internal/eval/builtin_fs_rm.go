@@ -117,6 +117,9 @@ func bfsRm(c *BuiltinCall) (value.Value, error) {
 	if err := c.Host().MkdirAll(c.Ctx(), trash); err != nil {
 		return nil, bfsFail(c, trash, err)
 	}
+	if f := c.t.in.opts.Trashed; f != nil {
+		defer f() // also after a failure part way: what moved is there
+	}
 	keys := []string{"path", "trash"}
 	out := make([]value.Value, 0, len(args))
 	for i, p := range args {

@@ -25,7 +25,10 @@ type Options struct {
 	// what it removes into (a directory of this process beneath it), in
 	// place of <TMPDIR>/shoal-trash: the kernel's own per-principal place,
 	// which the session's environment cannot steer.
-	Trash          string
+	Trash string
+	// Trashed, when set, is called after rm has moved something into the
+	// trash: the kernel's trash retention runs soon after.
+	Trashed        func()
 	Env            []string  // initial environment; nil means Host.Environ
 	Stdout, Stderr io.Writer // statement-position command output (nil discards)
 	REPL           bool      // parse with REPL affordances

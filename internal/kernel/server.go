@@ -148,6 +148,7 @@ type Server struct {
 	readersOnce sync.Once
 	readers     []string
 	sweepWG     sync.WaitGroup // the start-up blob sweep (sweepBlobs)
+	trashKicks  chan struct{}  // rm moved something into a trash (trashLoop)
 
 	readPool *membudget.Pool // FrameMemory: read buffers of every connection
 	outPool  *membudget.Pool // OutboxMemory: queued frames of every connection
@@ -252,6 +253,9 @@ func New(cfg Config) (*Server, error) {
 			s.sweepWG.Add(1)
 			go s.retainLoop()
 		}
+		s.trashKicks = make(chan struct{}, 1)
+		s.sweepWG.Add(1)
+		go s.trashLoop()
 	}
 	return s, nil
 }

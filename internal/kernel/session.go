@@ -194,7 +194,11 @@ func (s *Server) newSessionInterp(principal string, g *policy.Grants, tools *too
 	// Each session's values and captured output are charged to its own
 	// memory budget, under the kernel-wide one (see memory.go).
 	mem := membudget.New(SessionMemoryBudget, s.limits.SessionMemory, s.mem)
-	in, err := eval.New(eval.Options{Host: rh, Dir: s.startDir(g), Trash: trash, Env: env, Budget: mem, Tasks: rh.langTasks,
+	var trashed func()
+	if trash != "" && s.trashKicks != nil {
+		trashed = s.trashKick
+	}
+	in, err := eval.New(eval.Options{Host: rh, Dir: s.startDir(g), Trash: trash, Trashed: trashed, Env: env, Budget: mem, Tasks: rh.langTasks,
 		Journal: s.evalJournalFor(principal, gate), Content: s.evalContentFor(principal, gate), Reef: true,
 		ProjectTrust: s.projectTrust(), Adapters: s.adapterCatalog()})
 	if err != nil {

@@ -121,6 +121,15 @@ type Limits struct {
 	// its prefix, its row keeping the whole length.
 	JournalMaxBytes  int64
 	JournalMaxOutput int64
+
+	// The trash's retention (see trash.go): TrashMaxBytes bounds the disk
+	// one principal's trash takes, TrashTotalBytes all trashes together,
+	// TrashMaxAge how long an item is kept; past one the oldest items are
+	// removed. 0: no such bound.
+	TrashMaxBytes   int64
+	TrashTotalBytes int64
+	TrashMaxAge     time.Duration
+	TrashMaxEntries int
 }
 
 // DefaultLimits returns the limits sized for the reference machine class
@@ -161,6 +170,10 @@ func DefaultLimits() Limits {
 		GCPercent:            DefaultGCPercent,
 		JournalMaxBytes:      1 << 30,
 		JournalMaxOutput:     16 << 20,
+		TrashMaxBytes:        2 << 30,
+		TrashTotalBytes:      8 << 30,
+		TrashMaxAge:          7 * 24 * time.Hour,
+		TrashMaxEntries:      200_000,
 	}
 }
 
@@ -291,6 +304,14 @@ var limitFlags = []limitFlag{
 		size: func(l *Limits) *int64 { return &l.JournalMaxBytes }},
 	{name: "journal-max-output", usage: "bytes of one exec output the journal stores (at most 64 MiB); a longer one is stored cut, its row keeping its whole length",
 		size: func(l *Limits) *int64 { return &l.JournalMaxOutput }},
+	{name: "trash-max-bytes", zero: zeroIsNone, usage: "disk one principal's trash (what rm removed) may take; past it its oldest items are removed (0: unbounded)",
+		size: func(l *Limits) *int64 { return &l.TrashMaxBytes }},
+	{name: "trash-total-bytes", zero: zeroIsNone, usage: "disk all principals' trashes may take together; past it the oldest items are removed (0: unbounded)",
+		size: func(l *Limits) *int64 { return &l.TrashTotalBytes }},
+	{name: "trash-max-age", zero: zeroIsNone, usage: "how long the trash keeps what rm removed (0: until a byte bound needs the room)",
+		duration: func(l *Limits) *time.Duration { return &l.TrashMaxAge }},
+	{name: "trash-max-entries", zero: zeroIsNone, usage: "files, directories and links all trashes may keep together, counted newest first; past it the older items are removed (0: unbounded)",
+		count: func(l *Limits) *int { return &l.TrashMaxEntries }},
 }
 
 // report returns every tunable bound in l by flag name, for kernel.info:
