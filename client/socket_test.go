@@ -68,3 +68,34 @@ func TestSocketDiscovery(t *testing.T) {
 		t.Fatalf("without env: %q", got)
 	}
 }
+
+// TestSocketDiscoveryLoginRuntimeDir: with XDG_RUNTIME_DIR unset, the
+// login runtime directory <run>/<uid> comes first when it is the user's
+// own with mode 0700, and is skipped otherwise.
+func TestSocketDiscoveryLoginRuntimeDir(t *testing.T) {
+	run := t.TempDir()
+	mine := filepath.Join(run, strconv.Itoa(os.Getuid()))
+	env := func(k string) string { return map[string]string{"TMPDIR": "/tt"}[k] }
+	uid := "shoal-" + strconv.Itoa(os.Getuid())
+	if got := socketCandidates("w", env, run); got[0] != filepath.Join("/tt", uid, "shoal", "w.sock") {
+		t.Fatalf("no login runtime dir: %q", got)
+	}
+	if err := os.Mkdir(mine, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := socketCandidates("w", env, run); len(got) != 2 {
+		t.Fatalf("a login runtime dir of mode 0755 was used: %q", got)
+	}
+	if err := os.Chmod(mine, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	got := socketCandidates("w", env, run)
+	if len(got) != 3 || got[0] != filepath.Join(mine, "shoal", "w.sock") {
+		t.Fatalf("with %s: %q", mine, got)
+	}
+	// XDG_RUNTIME_DIR, when set, wins.
+	xenv := func(k string) string { return map[string]string{"XDG_RUNTIME_DIR": "/x"}[k] }
+	if got := socketCandidates("w", xenv, run); got[0] != "/x/shoal/w.sock" || len(got) != 2 {
+		t.Fatalf("with XDG_RUNTIME_DIR: %q", got)
+	}
+}

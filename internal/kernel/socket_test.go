@@ -25,8 +25,12 @@ func TestRuntimeDirDiscovery(t *testing.T) {
 		{map[string]string{}, "/tmp/" + uid + "/shoal"},
 	} {
 		getenv := func(k string) string { return tc.env[k] }
-		if got := RuntimeDir(getenv); got != tc.want {
+		noLogin := t.TempDir() // no <uid> directory in it
+		if got := runtimeDir(getenv, noLogin); got != tc.want {
 			t.Errorf("%v: %s, want %s", tc.env, got, tc.want)
+		}
+		if tc.env["XDG_RUNTIME_DIR"] == "" && loginRuntimeDir("/run/user") != "" {
+			continue // this machine's own login runtime directory comes first
 		}
 		p, err := SocketPath("", "work", getenv)
 		if err != nil || p != tc.want+"/work.sock" {
@@ -240,5 +244,34 @@ func TestForeignPeerIsClosed(t *testing.T) {
 	}
 	if got := run(0); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":1,"result"`) {
 		t.Errorf("root peer got %q", got)
+	}
+}
+
+// TestRuntimeDirLoginFallback: with XDG_RUNTIME_DIR unset, <run>/<uid>
+// (systemd's runtime directory) is used when it is ours with mode 0700,
+// as client.SocketCandidates looks.
+func TestRuntimeDirLoginFallback(t *testing.T) {
+	run := t.TempDir()
+	mine := filepath.Join(run, strconv.Itoa(os.Getuid()))
+	env := func(k string) string { return map[string]string{"TMPDIR": "/var/tmp"}[k] }
+	uid := "shoal-" + strconv.Itoa(os.Getuid())
+	if got := runtimeDir(env, run); got != "/var/tmp/"+uid+"/shoal" {
+		t.Fatalf("without %s: %s", mine, got)
+	}
+	if err := os.Mkdir(mine, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := runtimeDir(env, run); got != "/var/tmp/"+uid+"/shoal" {
+		t.Fatalf("a 0755 login dir was used: %s", got)
+	}
+	if err := os.Chmod(mine, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got := runtimeDir(env, run); got != filepath.Join(mine, "shoal") {
+		t.Fatalf("with %s: %s", mine, got)
+	}
+	xenv := func(k string) string { return map[string]string{"XDG_RUNTIME_DIR": "relative"}[k] }
+	if got := runtimeDir(xenv, run); got != "/tmp/"+uid+"/shoal" {
+		t.Fatalf("a relative XDG_RUNTIME_DIR fell back to the login dir: %s", got)
 	}
 }

@@ -196,3 +196,48 @@ func (l *lockedBuf) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
+
+// TestE2EEnvironmentSelectsKernel: with no flags, SHOAL_SOCKET and
+// SHOAL_SESSION choose the kernel and the session (no second kernel is
+// started), and a non-empty SHOAL_NO_AUTOSTART fails instead of starting
+// one where no kernel answers.
+func TestE2EEnvironmentSelectsKernel(t *testing.T) {
+	k := startKernel(t)
+	n := &notes{changed: make(chan struct{}, 1)}
+	cmd := command(k, bin("shoal-mcp"))
+	cmd.Env = append(cmd.Env, "SHOAL_SOCKET="+k.sock, "SHOAL_SESSION=fromenv", "SHOAL_NO_AUTOSTART=1")
+	var stderr strings.Builder
+	cmd.Stderr = &lockedBuf{b: &stderr}
+	cs, err := newSDKClient(n).Connect(ctx(t), &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx(t), &sdk.CallToolParams{Name: "shoal_exec", Arguments: map[string]any{"src": "let y = 9; y"}})
+	if err != nil || text(res) != "9" {
+		t.Fatalf("exec through SHOAL_SOCKET = %v, %v", res, err)
+	}
+	cs.Close()
+	cmd.Wait()
+	if s := stderr.String(); !strings.Contains(s, `session "fromenv"`) || strings.Contains(s, "started") {
+		t.Errorf("stderr = %q; want the fromenv session on the running kernel, none started", s)
+	}
+	raw := k.raw(t, "fromenv", "")
+	if r, err := raw.Exec(ctx(t), clientExec("y")); err != nil || r.Render != "9" {
+		t.Fatalf("y in session fromenv = %+v, %v", r, err)
+	}
+
+	// SHOAL_NO_AUTOSTART with nothing at the socket.
+	b := newBase(t)
+	c := sdk.NewClient(&sdk.Implementation{Name: "x", Version: "1"}, nil)
+	cmd = command(b, bin("shoal-mcp"))
+	cmd.Env = append(cmd.Env, "SHOAL_SOCKET="+b.sock, "SHOAL_NO_AUTOSTART=yes")
+	var stderr2 strings.Builder
+	cmd.Stderr = &stderr2
+	if _, err := c.Connect(ctx(t), &sdk.CommandTransport{Command: cmd}, nil); err == nil {
+		t.Fatal("connected to a facade without a kernel")
+	}
+	cmd.Wait()
+	if !strings.Contains(stderr2.String(), "no kernel at "+b.sock) {
+		t.Errorf("stderr = %q", stderr2.String())
+	}
+}

@@ -27,13 +27,16 @@ const Usage = `usage: shoal-mcp [--socket PATH] [--session NAME] [--token TOKEN]
 Serves the Model Context Protocol on stdin/stdout for one MCP client (a
 coding agent, a desktop assistant), on top of a Shoal kernel.
 
-  --socket=PATH     the kernel's socket (default: the session's default socket)
-  --session=NAME    the kernel session to attach to (default "default")
+  --socket=PATH     the kernel's socket (default $SHOAL_SOCKET, else the
+                    session's default socket)
+  --session=NAME    the kernel session to attach to (default $SHOAL_SESSION,
+                    else "default")
   --token=TOKEN     attach as the token's principal (default $SHOAL_TOKEN;
                     without one, as the kernel owner's local principal)
   --kernel=PATH     the shoal-kernel binary to start when no kernel answers
                     (default: beside this program, else on PATH)
-  --no-autostart    fail instead of starting a kernel
+  --no-autostart    fail instead of starting a kernel (also when
+                    $SHOAL_NO_AUTOSTART is not empty)
 
 When no kernel answers at the socket, shoal-mcp starts its own there, says
 so on stderr, and stops it when it exits. It reconnects and re-attaches if
@@ -63,11 +66,15 @@ func mainFlags() (*flag.FlagSet, *mainOptions) {
 	fs := flag.NewFlagSet("shoal-mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	fs.StringVar(&o.socket, "socket", "", "")
-	fs.StringVar(&o.session, "session", "default", "")
+	fs.StringVar(&o.socket, "socket", os.Getenv("SHOAL_SOCKET"), "")
+	session := os.Getenv("SHOAL_SESSION")
+	if session == "" {
+		session = "default"
+	}
+	fs.StringVar(&o.session, "session", session, "")
 	fs.StringVar(&o.token, "token", os.Getenv("SHOAL_TOKEN"), "")
 	fs.StringVar(&o.kernelBin, "kernel", "", "")
-	fs.BoolVar(&o.noStart, "no-autostart", false, "")
+	fs.BoolVar(&o.noStart, "no-autostart", os.Getenv("SHOAL_NO_AUTOSTART") != "", "")
 	fs.BoolVar(&o.version, "version", false, "")
 	return fs, o
 }
