@@ -19,6 +19,10 @@ import (
 
 var updateRatchet = flag.Bool("update-ratchet", false, "rewrite testdata/passing.txt from this run")
 
+// registry is the standard registry every case's interpreter and every
+// explain derivation use, built once as an embedder builds it.
+var registry = eval.DefaultRegistry()
+
 const (
 	caseTimeout = 10 * time.Second
 	ratchetPath = "testdata/passing.txt"
@@ -28,7 +32,7 @@ const (
 // at dir. Nothing is shared between cases, and the process working
 // directory is never consulted.
 func evalOS(ctx context.Context, dir, src string) (value.Value, error) {
-	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Reef: true, ProjectTrust: reef.TrustEverything})
+	in, err := eval.New(eval.Options{Registry: registry, Host: host.NewOS(host.AllowAll), Dir: dir, Reef: true, ProjectTrust: reef.TrustEverything})
 	if err != nil {
 		return nil, err
 	}

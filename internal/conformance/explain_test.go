@@ -39,15 +39,16 @@ type explainLine struct {
 }
 
 // explainEnv is a fresh kernel session's derivation environment, fixed so
-// the answers do not depend on the machine: a working directory, a home,
-// a trash root and the bundled command adapters (as the kernel's
-// sessionLeashEnv gives them).
+// the answers do not depend on the machine: the standard registry, a
+// working directory, a home, a trash root and the bundled command adapters
+// (as the kernel's sessionLeashEnv gives them).
 func explainEnv() leash.Env {
 	return leash.Env{
-		Dir:     "/case",
-		Home:    "/home/u",
-		Trash:   "/tmp/shoal-trash",
-		Adapter: eval.AdapterDeriver(adapters.Bundled()),
+		Registry: registry,
+		Dir:      "/case",
+		Home:     "/home/u",
+		Trash:    "/tmp/shoal-trash",
+		Adapter:  eval.AdapterDeriver(adapters.Bundled()),
 	}
 }
 

@@ -194,7 +194,7 @@ func (s *Server) newSessionInterp(principal string, g *policy.Grants, tools *too
 	// Each session's values and captured output are charged to its own
 	// memory budget, under the kernel-wide one (see memory.go).
 	mem := membudget.New(SessionMemoryBudget, s.limits.SessionMemory, s.mem)
-	in, err := eval.New(eval.Options{Host: rh, Dir: s.startDir(g), Trash: trash, Env: env, Budget: mem, Tasks: rh.langTasks,
+	in, err := eval.New(eval.Options{Registry: s.registry, Host: rh, Dir: s.startDir(g), Trash: trash, Env: env, Budget: mem, Tasks: rh.langTasks,
 		Journal: s.evalJournalFor(principal, gate), Content: s.evalContentFor(principal, gate), Reef: true,
 		ProjectTrust: s.projectTrust(), Adapters: s.adapterCatalog()})
 	if err != nil {
