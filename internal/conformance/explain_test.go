@@ -74,20 +74,7 @@ func explainCase(c *Case, env leash.Env) explainLine {
 // A case the golden file does not hold, or whose source changed since, is
 // reported and not compared.
 func TestExplainGolden(t *testing.T) {
-	dir, _, err := DefaultDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		t.Skipf("conformance corpus not found at %s: put the shared material at ../shared beside the repository, or set SHOAL_CONFORMANCE_DIR", dir)
-	}
-	cases, err := LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(cases) == 0 {
-		t.Skipf("no *.toml cases in %s", dir)
-	}
+	cases, _, _ := loadCorpus(t)
 	env := explainEnv()
 	got := make([]explainLine, 0, len(cases))
 	for i := range cases {
