@@ -115,14 +115,17 @@ func (s *Server) adapterCatalog() *adapters.Catalog {
 
 // Server serves the kernel protocol on Unix listeners.
 type Server struct {
-	cfg      Config
-	registry *eval.Registry // cfg.Registry or the default, built once
-	limits   Limits         // cfg.Limits or the defaults
-	store    *auth.Store    // nil: tokens refused
-	euid     int
-	local    string // the kernel owner's principal, uid:<euid>
-	policy   *policy.Policy
-	log      *slog.Logger
+	cfg    Config
+	limits Limits      // cfg.Limits or the defaults
+	store  *auth.Store // nil: tokens refused
+	euid   int
+	local  string // the kernel owner's principal, uid:<euid>
+	policy *policy.Policy
+	log    *slog.Logger
+
+	// registry is cfg.Registry or the default, built once in New and
+	// shared read-only by every session.
+	registry *eval.Registry
 
 	ctx    context.Context // cancelled by Shutdown: in-flight work stops
 	cancel context.CancelFunc
