@@ -215,7 +215,7 @@ func runExample(t *testing.T, dir, prelude, src string) exampleResult {
 	if err != nil {
 		t.Fatalf("configuration: %v", err)
 	}
-	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: stdout, Stderr: stderr,
+	in, err := eval.New(eval.Options{Registry: registry(), Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: stdout, Stderr: stderr,
 		Display: value.Human, Config: cfg, Reef: true, ProjectTrust: tr, Adapters: sessionAdapters(io.Discard)})
 	if err != nil {
 		t.Fatalf("session: %v", err)
@@ -315,7 +315,7 @@ var fixtureTemplates = map[string]string{}
 // functions, methods) parses and runs without an error.
 func TestHelpExamplesRun(t *testing.T) {
 	docEnv(t)
-	exs := eval.HelpExamples()
+	exs := registry().HelpExamples()
 	if len(exs) < 100 {
 		t.Fatalf("only %d help examples: HelpExamples lost some", len(exs))
 	}

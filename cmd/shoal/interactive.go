@@ -49,7 +49,7 @@ func interactive(ctx context.Context, stdout, stderr io.Writer, remote *remoteTa
 	h := &terminalHost{Host: host.NewOS(host.AllowAll), fd: fd, cooked: cooked}
 	tr := newCLITrust(stderr)
 	langCfg := replLanguageConfig(dir, tr, reported, stderr) // never locks the person out (configwarn.go)
-	in, err := eval.New(eval.Options{Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, KeepJobOutput: remote == nil, Terminal: os.Stdin, Env: sessionEnv(cfg), Config: langCfg, Reef: true,
+	in, err := eval.New(eval.Options{Registry: registry(), Host: h, Dir: dir, Stdout: stdout, Stderr: stderr, REPL: true, KeepJobOutput: remote == nil, Terminal: os.Stdin, Env: sessionEnv(cfg), Config: langCfg, Reef: true,
 		ProjectTrust: tr, TrustNotice: tr.notice, Adapters: sessionAdapters(stderr),
 		Display: display.Style()})
 	if err != nil {

@@ -192,7 +192,7 @@ func execute(ctx context.Context, name, src, script string, scriptArgs []string,
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 2
 	}
-	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: stdout, Stderr: stderr,
+	in, err := eval.New(eval.Options{Registry: registry(), Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: stdout, Stderr: stderr,
 		Script: script, Args: scriptArgs, Display: value.Human, Config: cfg, Reef: true,
 		ProjectTrust: tr, TrustNotice: tr.notice, Adapters: sessionAdapters(stderr)})
 	if err != nil {
@@ -214,7 +214,7 @@ func execute(ctx context.Context, name, src, script string, scriptArgs []string,
 	}
 	if raw, ok := repl.PassThrough(v); ok {
 		_, _ = stdout.Write(raw) // cat's bytes, exactly
-	} else if repl.Printable(prog, v) {
+	} else if repl.Printable(in.Registry(), prog, v) {
 		fmt.Fprintln(stdout, value.DisplayStyled(v, 0, value.Human))
 	}
 	return 0

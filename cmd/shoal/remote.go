@@ -403,7 +403,7 @@ func executeRemote(ctx context.Context, t remoteTarget, name, src, script string
 	prog, perr := syntax.Parse(src, syntax.ParseOptions{})
 	if raw, ok := repl.PassThrough(v); ok {
 		_, _ = stdout.Write(raw)
-	} else if perr != nil || repl.Printable(prog, v) {
+	} else if perr != nil || repl.Printable(registry(), prog, v) {
 		if v != nil && v.Kind() != value.KNull {
 			fmt.Fprintln(stdout, value.DisplayStyled(v, 0, t.Style))
 		}

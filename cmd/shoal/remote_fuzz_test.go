@@ -24,7 +24,7 @@ func FuzzQuoteShoal(f *testing.F) {
 		f.Add(s)
 	}
 	dir, _ := os.Getwd()
-	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir})
+	in, err := eval.New(eval.Options{Registry: registry(), Host: host.NewOS(host.AllowAll), Dir: dir})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -19,6 +19,10 @@ import (
 
 var updateRatchet = flag.Bool("update-ratchet", false, "rewrite testdata/passing.txt from this run")
 
+// registry is the standard registry every case's interpreter and every
+// explain derivation use, built once as an embedder builds it.
+var registry = eval.DefaultRegistry()
+
 const (
 	caseTimeout = 10 * time.Second
 	ratchetPath = "testdata/passing.txt"
@@ -28,16 +32,18 @@ const (
 // at dir. Nothing is shared between cases, and the process working
 // directory is never consulted.
 func evalOS(ctx context.Context, dir, src string) (value.Value, error) {
-	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: dir, Reef: true, ProjectTrust: reef.TrustEverything})
+	in, err := eval.New(eval.Options{Registry: registry, Host: host.NewOS(host.AllowAll), Dir: dir, Reef: true, ProjectTrust: reef.TrustEverything})
 	if err != nil {
 		return nil, err
 	}
 	return in.Eval(ctx, src)
 }
 
-// TestConformance runs the corpus. Failing cases are reported, not fatal;
-// the test fails only when a case recorded in the ratchet stops passing.
-func TestConformance(t *testing.T) {
+// loadCorpus loads the corpus DefaultDir finds in dir, skipping the test
+// when there is none; isDefault reports whether the shared corpus was
+// chosen.
+func loadCorpus(t *testing.T) (cases []Case, dir string, isDefault bool) {
+	t.Helper()
 	dir, isDefault, err := DefaultDir(".")
 	if err != nil {
 		t.Fatal(err)
@@ -45,13 +51,20 @@ func TestConformance(t *testing.T) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		t.Skipf("conformance corpus not found at %s: put the shared material at ../shared beside the repository, or set SHOAL_CONFORMANCE_DIR", dir)
 	}
-	cases, err := LoadDir(dir)
+	cases, err = LoadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(cases) == 0 {
 		t.Skipf("no *.toml cases in %s", dir)
 	}
+	return cases, dir, isDefault
+}
+
+// TestConformance runs the corpus. Failing cases are reported, not fatal;
+// the test fails only when a case recorded in the ratchet stops passing.
+func TestConformance(t *testing.T) {
+	cases, dir, isDefault := loadCorpus(t)
 
 	var (
 		mu      sync.Mutex

@@ -90,7 +90,7 @@ func (t *thread) runAdapted(ad *adapters.Command, call *syntax.CmdCall, sc *scop
 			return nil, err // Reef refused a name it constrains
 		}
 		if e, ok := err.(*value.Error); ok && e.Code == codeNotFound {
-			return nil, notFound(ad.Bin, sc)
+			return nil, t.notFound(ad.Bin, sc)
 		}
 		return nil, err
 	}

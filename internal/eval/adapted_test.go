@@ -81,7 +81,7 @@ func TestAdaptersTranscript(t *testing.T) {
 		t.Fatalf("catalog warnings: %v", cat.Warnings())
 	}
 	var out bytes.Buffer
-	in, err := New(Options{Host: h, Dir: "/work", Stdout: &out, Adapters: cat})
+	in, err := New(Options{Registry: testRegistry, Host: h, Dir: "/work", Stdout: &out, Adapters: cat})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestAdaptersTranscript(t *testing.T) {
 func TestAdapterRefusesBeforeSpawn(t *testing.T) {
 	h := newFakeHost()
 	adapterFakes(h)
-	in, err := New(Options{Host: h, Dir: "/work", Adapters: adapters.Bundled()})
+	in, err := New(Options{Registry: testRegistry, Host: h, Dir: "/work", Adapters: adapters.Bundled()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestAdaptersWithRealGit(t *testing.T) {
 	env := []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + dir + "/.config", "PATH=/usr/local/bin:/usr/bin:/bin",
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_DATE=2026-07-09T14:00:00Z", "GIT_COMMITTER_DATE=2026-07-09T14:00:00Z"}
 	var out bytes.Buffer
-	in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: dir, Env: env, Stdout: &out, Adapters: adapters.Bundled()})
+	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: dir, Env: env, Stdout: &out, Adapters: adapters.Bundled()})
 	if err != nil {
 		t.Fatal(err)
 	}

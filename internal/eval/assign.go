@@ -40,7 +40,7 @@ func (t *thread) assign(s *syntax.AssignStmt, sc *scope) error {
 	case *syntax.Var:
 		b := sc.lookup(tg.Name)
 		if b == nil {
-			return undeclaredAssign(tg.Name, sc)
+			return t.undeclaredAssign(tg.Name, sc)
 		}
 		if !b.mutable {
 			return immutable(tg.Name)
@@ -68,7 +68,7 @@ func (t *thread) assign(s *syntax.AssignStmt, sc *scope) error {
 	}
 	b := sc.lookup(root.Name)
 	if b == nil {
-		return undefinedVar(root.Name, sc)
+		return t.undefinedVar(root.Name, sc)
 	}
 	if !b.mutable {
 		return immutable(root.Name)

@@ -93,7 +93,7 @@ func benchWhereSortByOpts(b *testing.B, rows []wsRow, src string, bud *budget.Bu
 			sizes[i] = value.Size(r.size)
 		}
 		tab := &value.Table{Cols: []string{"name", "size"}, Data: [][]value.Value{names, sizes}, N: len(rows)}
-		in, err := New(Options{Host: newFakeHost(), Dir: "/work", Budget: bud})
+		in, err := New(Options{Registry: testRegistry, Host: newFakeHost(), Dir: "/work", Budget: bud})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestWhereSortByMatchesFloor(t *testing.T) {
 	}
 	slices.SortStableFunc(want, func(a, b wsRow) int { return int(a.size - b.size) })
 
-	in, err := New(Options{Host: newFakeHost(), Dir: "/work"})
+	in, err := New(Options{Registry: testRegistry, Host: newFakeHost(), Dir: "/work"})
 	if err != nil {
 		t.Fatal(err)
 	}

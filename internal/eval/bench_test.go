@@ -31,7 +31,7 @@ func benchBoth(b *testing.B, setup func(in *Interp), src, want string) {
 
 func benchProgramOpts(b *testing.B, setup func(in *Interp), src, want string, bud *budget.Budget) {
 	b.Helper()
-	in, err := New(Options{Host: newFakeHost(), Dir: "/work", Budget: bud})
+	in, err := New(Options{Registry: testRegistry, Host: newFakeHost(), Dir: "/work", Budget: bud})
 	if err != nil {
 		b.Fatal(err)
 	}

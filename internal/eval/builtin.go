@@ -3,7 +3,6 @@ package eval
 import (
 	"context"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/shoalgo/shoal/internal/host"
@@ -12,8 +11,8 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-// Builtin is a command implemented in Go. Register one from an init
-// function with RegisterBuiltin.
+// Builtin is a command implemented in Go: one entry of the Registry,
+// added to a Part (Part.Builtin).
 type Builtin struct {
 	Name string
 	// Run executes the builtin. Unless Bare is set, its result becomes the
@@ -39,7 +38,7 @@ type Builtin struct {
 	// program's command line (interact).
 	Verbatim bool
 	// Effects declares what the builtin does, for plan derivation
-	// (leash.Derive reads it through the registry). Every builtin has one,
+	// (leash.Derive reads it through the Registry). Every builtin has one,
 	// effNone when it touches nothing; a test fails when one is missing.
 	Effects func(d *leash.Deriver)
 	// Flags are the flags the builtin accepts. Any other flag is an
@@ -68,66 +67,6 @@ type Help struct {
 	// Example is one or more lines of Shoal that use it; a test parses
 	// each.
 	Example string
-}
-
-var builtins = map[string]*Builtin{}
-
-// RegisterBuiltin installs a builtin command. Registering a name twice
-// panics; it is meant for the register functions registerAll runs
-// (registry.go).
-func RegisterBuiltin(b *Builtin) {
-	if _, dup := builtins[b.Name]; dup {
-		panic("eval: builtin registered twice: " + b.Name)
-	}
-	builtins[b.Name] = b
-}
-
-func lookupBuiltin(name string) (*Builtin, bool) {
-	b, ok := builtinMap()[name]
-	return b, ok
-}
-
-// IsBuiltin reports whether name is a registered builtin command.
-func IsBuiltin(name string) bool { _, ok := builtinMap()[name]; return ok }
-
-// HidesResult reports whether a statement ending in the builtin name
-// shows nothing (Builtin.Hidden).
-func HidesResult(name string) bool { b, ok := builtinMap()[name]; return ok && b.Hidden }
-
-// BuiltinNames lists the registered builtin commands, sorted.
-func BuiltinNames() []string {
-	out := make([]string, 0, len(builtinMap()))
-	for n := range builtinMap() {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// FuncNames lists the registered value functions (path, glob, save, run,
-// ...), sorted. A name may also be a builtin command (now, save, run).
-func FuncNames() []string {
-	out := make([]string, 0, len(funcMap()))
-	for n := range funcMap() {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// registryNames lists every registered name: builtin commands and value
-// functions (a name may be both), unsorted.
-func registryNames() []string {
-	out := make([]string, 0, len(builtinMap())+len(funcMap()))
-	for n := range builtinMap() {
-		out = append(out, n)
-	}
-	for n := range funcMap() {
-		if _, dup := builtinMap()[n]; !dup {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // Flag is one flag given to a builtin: `--name`, `--name=value`, or one

@@ -4,8 +4,8 @@ package eval
 // registry entry, as typed: each `--long`, then `-s` for each short
 // letter. It is nil for a name that is not a builtin, or one whose flags
 // are text it prints (echo).
-func BuiltinFlags(name string) []string {
-	b, ok := lookupBuiltin(name)
+func (r *Registry) BuiltinFlags(name string) []string {
+	b, ok := r.lookupBuiltin(name)
 	if !ok || b.TextFlags {
 		return nil
 	}

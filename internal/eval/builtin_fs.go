@@ -25,16 +25,6 @@ const (
 	bfsNoMatches = "no_matches"
 )
 
-// bfsBuiltins lists every builtin registered by the builtin_fs files, in
-// registration order; tests walk it.
-var bfsBuiltins []*Builtin
-
-// bfsRegister registers b and remembers it as a filesystem builtin.
-func bfsRegister(b *Builtin) {
-	RegisterBuiltin(b)
-	bfsBuiltins = append(bfsBuiltins, b)
-}
-
 // bfsFail shapes an error from a host call made on behalf of builtin c
 // for the user-written path name. Refusals, cancellation and language
 // errors pass through unchanged; every other filesystem failure becomes a

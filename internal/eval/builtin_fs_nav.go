@@ -14,15 +14,15 @@ const (
 	bfsStackHint = "the directory stack is session state; call it at the top level"
 )
 
-func registerBuiltinFsNav() {
-	bfsRegister(&Builtin{Name: "pwd", Help: Help{Summary: "the working directory, as a path", Usage: "pwd", Example: "pwd\npwd.name"}, Run: bfsPwd, Bare: true, Effects: effNone})
-	bfsRegister(&Builtin{Name: "cd", Help: Help{Summary: "change the working directory (- for the previous one)", Usage: "cd [PATH | -]", Example: "cd src\ncd -\ncd ~"}, Run: bfsCd, Bare: true, Session: true, SessionHint: bfsCdHint, Quiet: true, Hidden: true,
+func registerBuiltinFsNav(p *Part) {
+	p.Builtin(&Builtin{Name: "pwd", Help: Help{Summary: "the working directory, as a path", Usage: "pwd", Example: "pwd\npwd.name"}, Run: bfsPwd, Bare: true, Effects: effNone})
+	p.Builtin(&Builtin{Name: "cd", Help: Help{Summary: "change the working directory (- for the previous one)", Usage: "cd [PATH | -]", Example: "cd src\ncd -\ncd ~"}, Run: bfsCd, Bare: true, Session: true, SessionHint: bfsCdHint, Quiet: true, Hidden: true,
 		Effects: func(d *leash.Deriver) { d.Cd() }})
-	bfsRegister(&Builtin{Name: "pushd", Help: Help{Summary: "change directory and push the old one on the directory stack", Usage: "pushd [PATH]", Example: "pushd /tmp\npopd"}, Run: bfsPushd, Bare: true, Session: true, SessionHint: bfsStackHint,
+	p.Builtin(&Builtin{Name: "pushd", Help: Help{Summary: "change directory and push the old one on the directory stack", Usage: "pushd [PATH]", Example: "pushd /tmp\npopd"}, Run: bfsPushd, Bare: true, Session: true, SessionHint: bfsStackHint,
 		Effects: func(d *leash.Deriver) { d.Pushd() }})
-	bfsRegister(&Builtin{Name: "popd", Help: Help{Summary: "go back to the directory on top of the stack", Usage: "popd", Example: "pushd /tmp\npopd"}, Run: bfsPopd, Bare: true, Session: true, SessionHint: bfsStackHint,
+	p.Builtin(&Builtin{Name: "popd", Help: Help{Summary: "go back to the directory on top of the stack", Usage: "popd", Example: "pushd /tmp\npopd"}, Run: bfsPopd, Bare: true, Session: true, SessionHint: bfsStackHint,
 		Effects: func(d *leash.Deriver) { d.Popd() }})
-	bfsRegister(&Builtin{Name: "dirs", Help: Help{Summary: "the directory stack, most recent first", Usage: "dirs", Example: "dirs"}, Run: bfsDirs, Bare: true, Effects: effNone})
+	p.Builtin(&Builtin{Name: "dirs", Help: Help{Summary: "the directory stack, most recent first", Usage: "dirs", Example: "dirs"}, Run: bfsDirs, Bare: true, Effects: effNone})
 }
 
 func bfsPwd(c *BuiltinCall) (value.Value, error) { return value.Path(c.Dir()), nil }

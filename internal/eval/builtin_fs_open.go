@@ -9,8 +9,8 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func registerBuiltinFsOpen() {
-	bfsRegister(&Builtin{Name: "open", Help: Help{Summary: "open a file with the desktop's default application", Usage: "open PATH", Example: "open README.md"}, Run: bfsOpen, Bare: true, Effects: effOpen})
+func registerBuiltinFsOpen(p *Part) {
+	p.Builtin(&Builtin{Name: "open", Help: Help{Summary: "open a file with the desktop's default application", Usage: "open PATH", Example: "open README.md"}, Run: bfsOpen, Bare: true, Effects: effOpen})
 }
 
 // bfsOpener is the platform's opener program.

@@ -11,16 +11,21 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func registerBuiltinFsPath() {
-	for name, f := range map[string]func(string) value.Value{
-		"name":   bfsPathName,
-		"stem":   bfsPathStem,
-		"ext":    bfsPathExt,
-		"parent": bfsPathParent,
+func registerBuiltinFsPath(p *Part) {
+	for _, m := range []struct {
+		name, summary, example string
+		f                      func(string) value.Value
+	}{
+		{"name", "the last element of the path", "path(\"src/main.go\").name", bfsPathName},
+		{"stem", "the last element without its extension", "path(\"src/main.go\").stem", bfsPathStem},
+		{"ext", "the extension of the last element, with its dot", "path(\"src/main.go\").ext", bfsPathExt},
+		{"parent", "the path without its last element", "path(\"src/main.go\").parent", bfsPathParent},
 	} {
-		RegisterHostMethod(value.KPath, name, bfsNoArgPathMethod(f))
+		p.Method(&Method{Kind: value.KPath, Name: m.name, Call: bfsNoArgPathMethod(m.f), Effects: effNone,
+			Help: Help{Summary: m.summary, Usage: "PATH." + m.name, Example: m.example}})
 	}
-	RegisterHostMethod(value.KPath, "join", bfsPathJoin)
+	p.Method(&Method{Kind: value.KPath, Name: "join", Call: bfsPathJoin, Effects: effNone,
+		Help: Help{Summary: "the path with more elements after it", Usage: "PATH.join(PART)", Example: "path(\"src\").join(\"main.go\")"}})
 }
 
 func bfsNoArgPathMethod(f func(string) value.Value) HostMethod {

@@ -14,11 +14,11 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func registerBuiltinFsRead() {
-	bfsRegister(&Builtin{Name: "ls", Help: Help{Summary: "list directory entries as a table: path, name, type, size, modified", Usage: "ls [PATH...]", Example: "ls\nls src --all\nls.where(.size > 1kb).sort_by(.modified)"}, Run: bfsLs, Flags: []leash.FlagSpec{flagAll}, Effects: effLs})
-	bfsRegister(&Builtin{Name: "stat", Help: Help{Summary: "the metadata of paths: one record, or a table for several", Usage: "stat PATH...", Example: "stat README.md\n(stat README.md).size"}, Run: bfsStat, Effects: effReads})
-	bfsRegister(&Builtin{Name: "cat", Help: Help{Summary: "the bytes of files, concatenated", Usage: "cat PATH...", Example: "cat notes.txt\n(cat data.json).out.str()"}, Run: bfsCat, Effects: effReads})
-	bfsRegister(&Builtin{Name: "head", Help: Help{Summary: "the first lines of a file (10 by default), reading only its start", Usage: "head PATH [COUNT]", Example: "head README.md\nhead notes.txt 3"}, Run: bfsHead, Effects: effHead})
+func registerBuiltinFsRead(p *Part) {
+	p.Builtin(&Builtin{Name: "ls", Help: Help{Summary: "list directory entries as a table: path, name, type, size, modified", Usage: "ls [PATH...]", Example: "ls\nls src --all\nls.where(.size > 1kb).sort_by(.modified)"}, Run: bfsLs, Flags: []leash.FlagSpec{flagAll}, Effects: effLs})
+	p.Builtin(&Builtin{Name: "stat", Help: Help{Summary: "the metadata of paths: one record, or a table for several", Usage: "stat PATH...", Example: "stat README.md\n(stat README.md).size"}, Run: bfsStat, Effects: effReads})
+	p.Builtin(&Builtin{Name: "cat", Help: Help{Summary: "the bytes of files, concatenated", Usage: "cat PATH...", Example: "cat notes.txt\n(cat data.json).out.str()"}, Run: bfsCat, Effects: effReads})
+	p.Builtin(&Builtin{Name: "head", Help: Help{Summary: "the first lines of a file (10 by default), reading only its start", Usage: "head PATH [COUNT]", Example: "head README.md\nhead notes.txt 3"}, Run: bfsHead, Effects: effHead})
 }
 
 // bfsLs lists directories (their immediate children) and describes other

@@ -19,8 +19,8 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func registerBuiltinFsRm() {
-	bfsRegister(&Builtin{Name: "rm", Help: Help{Summary: "remove paths: moved to a session trash unless --permanent", Usage: "rm PATH...", Example: "rm scratch.txt\nrm -r build\nrm --permanent -r dist"}, Run: bfsRm, Effects: effRm,
+func registerBuiltinFsRm(p *Part) {
+	p.Builtin(&Builtin{Name: "rm", Help: Help{Summary: "remove paths: moved to a session trash unless --permanent", Usage: "rm PATH...", Example: "rm scratch.txt\nrm -r build\nrm --permanent -r dist"}, Run: bfsRm, Effects: effRm,
 		Flags: []leash.FlagSpec{{Long: "permanent"}, flagRecursive}})
 }
 

@@ -42,7 +42,7 @@ func bfsSession(t testing.TB, h host.Host, files map[string]string) (*Interp, st
 	dir := filepath.Join(root, "work")
 	bfsFixture(t, root, map[string]string{"work/": "", "home/": "", "tmp/": ""})
 	bfsFixture(t, dir, files)
-	in, err := New(Options{
+	in, err := New(Options{Registry: testRegistry,
 		Host: h,
 		Dir:  dir,
 		Env:  []string{"HOME=" + filepath.Join(root, "home"), "TMPDIR=" + filepath.Join(root, "tmp"), "PATH=/usr/bin:/bin"},

@@ -13,15 +13,15 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func registerBuiltinFsWrite() {
-	bfsRegister(&Builtin{Name: "mkdir", Help: Help{Summary: "create directories (-p: with missing parents, an existing one is fine)", Usage: "mkdir PATH...", Example: "mkdir release\nmkdir -p build/cache/assets"}, Run: bfsMkdir, Effects: effMkdir,
+func registerBuiltinFsWrite(p *Part) {
+	p.Builtin(&Builtin{Name: "mkdir", Help: Help{Summary: "create directories (-p: with missing parents, an existing one is fine)", Usage: "mkdir PATH...", Example: "mkdir release\nmkdir -p build/cache/assets"}, Run: bfsMkdir, Effects: effMkdir,
 		Flags: []leash.FlagSpec{{Long: "parents", Short: "p"}}})
-	bfsRegister(&Builtin{Name: "touch", Help: Help{Summary: "create files or update their modification time", Usage: "touch PATH...", Example: "touch .ready\ntouch a.txt b.txt"}, Run: bfsTouch, Effects: effTouch})
-	bfsRegister(&Builtin{Name: "cp", Help: Help{Summary: "copy files (-r: directories) to a file or into a directory", Usage: "cp SOURCE... DEST", Example: "cp config.toml config.bak\ncp -r assets public"}, Run: bfsCp, Flags: []leash.FlagSpec{flagRecursive},
+	p.Builtin(&Builtin{Name: "touch", Help: Help{Summary: "create files or update their modification time", Usage: "touch PATH...", Example: "touch .ready\ntouch a.txt b.txt"}, Run: bfsTouch, Effects: effTouch})
+	p.Builtin(&Builtin{Name: "cp", Help: Help{Summary: "copy files (-r: directories) to a file or into a directory", Usage: "cp SOURCE... DEST", Example: "cp config.toml config.bak\ncp -r assets public"}, Run: bfsCp, Flags: []leash.FlagSpec{flagRecursive},
 		Effects: func(d *leash.Deriver) { d.Transfer(host.FSRead, leash.Conditional, true) }})
-	bfsRegister(&Builtin{Name: "mv", Help: Help{Summary: "move or rename paths", Usage: "mv SOURCE... DEST", Example: "mv old.txt new.txt\nmv a.txt b.txt archive"}, Run: bfsMv,
+	p.Builtin(&Builtin{Name: "mv", Help: Help{Summary: "move or rename paths", Usage: "mv SOURCE... DEST", Example: "mv old.txt new.txt\nmv a.txt b.txt archive"}, Run: bfsMv,
 		Effects: func(d *leash.Deriver) { d.Transfer(host.FSDelete, leash.Conditional, true) }})
-	bfsRegister(&Builtin{Name: "ln", Help: Help{Summary: "make a hard link, or a symbolic one with -s", Usage: "ln TARGET LINK", Example: "ln -s ../shared/config.toml shared.toml"}, Run: bfsLn, Flags: []leash.FlagSpec{{Long: "symbolic", Short: "s"}},
+	p.Builtin(&Builtin{Name: "ln", Help: Help{Summary: "make a hard link, or a symbolic one with -s", Usage: "ln TARGET LINK", Example: "ln -s ../shared/config.toml shared.toml"}, Run: bfsLn, Flags: []leash.FlagSpec{{Long: "symbolic", Short: "s"}},
 		Effects: func(d *leash.Deriver) {
 			if d.Flag("symbolic") {
 				d.Symlink(leash.Irreversible)
@@ -29,7 +29,7 @@ func registerBuiltinFsWrite() {
 			}
 			d.Transfer(host.FSRead, leash.Irreversible, false)
 		}})
-	bfsRegister(&Builtin{Name: "save", Help: Help{Summary: "write a value to a file (text and bytes as is, others as JSON) and return it", Usage: "save PATH VALUE", Example: "save report.json {ok: true, count: 3}"}, Run: bfsSave, Bare: true, Quiet: true, Hidden: true,
+	p.Builtin(&Builtin{Name: "save", Help: Help{Summary: "write a value to a file (text and bytes as is, others as JSON) and return it", Usage: "save PATH VALUE", Example: "save report.json {ok: true, count: 3}"}, Run: bfsSave, Bare: true, Quiet: true, Hidden: true,
 		Effects: func(d *leash.Deriver) { d.PathArgs(host.FSWrite, leash.Conditional) }})
 }
 
@@ -256,7 +256,7 @@ func bfsSave(c *BuiltinCall) (value.Value, error) {
 	if _, err := bfsText(c, p); err != nil {
 		return nil, err
 	}
-	m, ok := lookupHostMethod(v.Kind(), "save")
+	m, ok := c.t.reg().lookupHostMethod(v.Kind(), "save")
 	if !ok {
 		return nil, c.Errorf(bfsTypeError, "%s cannot be saved", value.TypeName(v))
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func registerBuiltinInteract() {
-	RegisterBuiltin(&Builtin{Name: "interact", Help: Help{Summary: "run a program with the terminal, in any position, its flags untouched", Usage: "interact PROGRAM [ARG...]", Example: "interact vim notes.md\n(interact sh -c \"exit 3\").status"}, Run: runInteract, Bare: true, Quiet: true, Verbatim: true,
+func registerBuiltinInteract(p *Part) {
+	p.Builtin(&Builtin{Name: "interact", Help: Help{Summary: "run a program with the terminal, in any position, its flags untouched", Usage: "interact PROGRAM [ARG...]", Example: "interact vim notes.md\n(interact sh -c \"exit 3\").status"}, Run: runInteract, Bare: true, Quiet: true, Verbatim: true,
 		Effects: func(d *leash.Deriver) { d.SpawnWords(d.Command().Args) }})
 }
 

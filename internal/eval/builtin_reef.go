@@ -15,8 +15,8 @@ import (
 
 // The reef builtin: the binding table, and its subcommands add, lock,
 // fetch and doctor (docs/shoal.md, "Reef").
-func registerBuiltinReef() {
-	RegisterBuiltin(&Builtin{Name: "reef", Help: Help{Summary: "which tool versions this directory's scopes bind, and their locks: reef, reef add TOOL@VERSION, reef lock [--refresh], reef doctor", Usage: "reef [add TOOL@VERSION | lock [--refresh] | doctor | fetch]", Example: "reef\nreef add node@20\nreef lock\nreef doctor"}, Run: runReef, Flags: []leash.FlagSpec{{Long: "refresh"}}, Effects: effReef})
+func registerBuiltinReef(p *Part) {
+	p.Builtin(&Builtin{Name: "reef", Help: Help{Summary: "which tool versions this directory's scopes bind, and their locks: reef, reef add TOOL@VERSION, reef lock [--refresh], reef doctor", Usage: "reef [add TOOL@VERSION | lock [--refresh] | doctor | fetch]", Example: "reef\nreef add node@20\nreef lock\nreef doctor"}, Run: runReef, Flags: []leash.FlagSpec{{Long: "refresh"}}, Effects: effReef})
 }
 
 // effWhich: a PATH lookup; --all also looks for the name in every

@@ -94,14 +94,14 @@ func (t *thread) popStack(base int) {
 // functions (path, glob, assert, retry, ...), then builtin commands called
 // with values, then a namespace constant error.
 func (t *thread) callUnbound(v *syntax.Var, n *syntax.Call, sc *scope) (value.Value, error) {
-	if f, ok := funcMap()[v.Name]; ok {
+	if f, ok := t.reg().lookupFunc(v.Name); ok {
 		args, err := t.evalArgs(n.Args, n.Trailing, sc)
 		if err != nil {
 			return nil, err
 		}
 		return t.keep(f.Call(t, args))
 	}
-	if b, ok := lookupBuiltin(v.Name); ok {
+	if b, ok := t.reg().lookupBuiltin(v.Name); ok {
 		args, err := t.evalArgs(n.Args, n.Trailing, sc)
 		if err != nil {
 			return nil, err
@@ -112,7 +112,7 @@ func (t *thread) callUnbound(v *syntax.Var, n *syntax.Call, sc *scope) (value.Va
 		}
 		return t.keep(t.invokeBuiltin(b, call, modeValue, nil))
 	}
-	return nil, undefinedVar(v.Name, sc)
+	return nil, t.undefinedVar(v.Name, sc)
 }
 
 // callValue invokes any callable value.

@@ -107,7 +107,7 @@ func (t *thread) dispatchCmd(call *syntax.CmdCall, sc *scope, m mode, o *cmdOpts
 		redir.in, redir.hasIn = o.stdin, true
 	}
 	if head.Kind == syntax.ArgWord {
-		if b, ok := lookupBuiltin(name); ok {
+		if b, ok := t.reg().lookupBuiltin(name); ok {
 			if b.Quoted {
 				bc := &BuiltinCall{Name: name, Syntax: call, sc: sc}
 				return t.invokeBuiltin(b, bc, m, redir)
@@ -149,7 +149,7 @@ func (t *thread) dispatchCmd(call *syntax.CmdCall, sc *scope, m mode, o *cmdOpts
 			return nil, err // Reef refused a name it constrains
 		}
 		if head.Kind == syntax.ArgWord && m == modeValue && bare {
-			return nil, undefinedVar(name, sc)
+			return nil, t.undefinedVar(name, sc)
 		}
 		if e, ok := err.(*value.Error); ok && e.Code == codeNotFound {
 			return nil, t.notFoundOnPath(name, sc)

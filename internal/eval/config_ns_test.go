@@ -32,7 +32,7 @@ func TestConfigTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := New(Options{Host: host.NewOS(host.DenyAll), Dir: t.TempDir(), Env: []string{}, Config: snap})
+	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.DenyAll), Dir: t.TempDir(), Env: []string{}, Config: snap})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,11 +44,11 @@ func TestConfigTranscript(t *testing.T) {
 // TestConfigWithoutInjection: a session given no snapshot has an empty
 // config, and each session reads its own snapshot.
 func TestConfigWithoutInjection(t *testing.T) {
-	bare, err := New(Options{Host: host.NewOS(host.DenyAll), Dir: t.TempDir(), Env: []string{}})
+	bare, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.DenyAll), Dir: t.TempDir(), Env: []string{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := New(Options{Host: host.NewOS(host.DenyAll), Dir: t.TempDir(), Env: []string{},
+	other, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.DenyAll), Dir: t.TempDir(), Env: []string{},
 		Config: value.NewRecord([]string{"render"}, []value.Value{value.Str("x")})})
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ func TestContentRefTranscript(t *testing.T) {
 	}
 	vars := strings.NewReplacer("$HELLO", "val:"+hello, "$JSON", "val:"+js, "$OTHER", "val:"+other,
 		"$ABSENT", "val:"+absent, "$UPPER", "val:blake3:"+strings.Repeat("A", 64))
-	in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: t.TempDir(), Content: src})
+	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: t.TempDir(), Content: src})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestContentRefTranscript(t *testing.T) {
 // TestContentRefWithoutStore: with no ContentSource a ref is not_found
 // naming the journal/CAS, and ordinary strings are untouched.
 func TestContentRefWithoutStore(t *testing.T) {
-	in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: t.TempDir()})
+	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

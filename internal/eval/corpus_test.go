@@ -32,7 +32,7 @@ func TestCorpusProgress(t *testing.T) {
 		t.Skipf("corpus unavailable: %v", err)
 	}
 	evalOS := func(ctx context.Context, d, src string) (value.Value, error) {
-		in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: d})
+		in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: d})
 		if err != nil {
 			return nil, err
 		}

@@ -32,7 +32,7 @@ func TestEmitDisplayStyle(t *testing.T) {
 	}{{"human", value.Human, true}, {"plain", value.Style{}, false}} {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
-			in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: dir, Env: []string{"HOME=" + dir}, Stdout: &out, Display: c.style})
+			in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: dir, Env: []string{"HOME=" + dir}, Stdout: &out, Display: c.style})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,7 +33,7 @@ func TestDocFormsTranscript(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: &out, Stderr: &out})
+	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: &out, Stderr: &out})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,9 @@
 package eval
 
-// Effect declarations shared by several registry entries. Each entry in
-// the builtin registry (RegisterBuiltin, registerFunc) names its own; these
-// are the common shapes. leash.Derive reaches them through the lookup
-// installed below, so evaluation and plan derivation read one table.
+// Effect declarations shared by several registry entries. Each entry of
+// the registry (registry.go) names its own; these are the common shapes.
+// leash.Derive reaches them through the Registry in its Env, so evaluation
+// and plan derivation read one table.
 
 import (
 	"strings"
@@ -12,38 +12,6 @@ import (
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
-
-func init() {
-	leash.SetRegistry(registryEntry)
-}
-
-// registryEntry is what leash knows of name: the command builtin's and the
-// value function's effect declarations, and the command's flags.
-func registryEntry(name string) (leash.Builtin, bool) {
-	var out leash.Builtin
-	b, isCmd := builtinMap()[name]
-	f, isFn := funcMap()[name]
-	if !isCmd && !isFn {
-		return out, false
-	}
-	if isCmd {
-		out.Command = b.Effects
-		if out.Command == nil {
-			// A missing declaration is caught by a test; at run time it
-			// must not read as "no effects".
-			out.Command = func(d *leash.Deriver) { d.Opaque(name + " declares no effects") }
-		}
-		out.Flags = b.Flags
-		out.Quoted = b.Quoted
-	}
-	if isFn {
-		out.Call = f.Effects
-		if out.Call == nil {
-			out.Call = func(d *leash.Deriver) { d.Opaque(name + " declares no effects") }
-		}
-	}
-	return out, true
-}
 
 // Flag declarations shared by several builtins.
 var (
@@ -134,3 +102,20 @@ func effSaveCall(d *leash.Deriver) {
 		d.ExprPath(args[0].Value, host.FSWrite, leash.Conditional)
 	}
 }
+
+// effSaveMethod: VALUE.save(PATH) and .append(PATH) write their argument.
+func effSaveMethod(d *leash.Deriver) {
+	if args := d.Args(); !d.Field() && len(args) > 0 {
+		d.ExprPath(args[0].Value, host.FSWrite, leash.Conditional)
+	}
+}
+
+// effReadsReceiver: a path method that reads the file system at its
+// receiver (on a receiver of unknown type, when called).
+func effReadsReceiver(d *leash.Deriver) { d.ReceiverRead() }
+
+// effReadsPathReceiver: a path method that reads the file system at its
+// receiver when the receiver is known to be a path. `.size` is counted
+// so: on a receiver of unknown type plans have always taken it for a
+// record's size field (a row of ls), not a read.
+func effReadsPathReceiver(d *leash.Deriver) { d.ReceiverReadTyped() }

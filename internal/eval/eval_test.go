@@ -183,17 +183,17 @@ func TestCancellation(t *testing.T) {
 }
 
 func TestNewValidates(t *testing.T) {
-	if _, err := New(Options{Dir: "/"}); err == nil {
+	if _, err := New(Options{Registry: testRegistry, Dir: "/"}); err == nil {
 		t.Error("New without a host succeeded")
 	}
-	if _, err := New(Options{Host: newFakeHost(), Dir: "relative"}); err == nil {
+	if _, err := New(Options{Registry: testRegistry, Host: newFakeHost(), Dir: "relative"}); err == nil {
 		t.Error("New with a relative dir succeeded")
 	}
 }
 
 func TestREPLTranscript(t *testing.T) {
 	h := newFakeHost()
-	in, err := New(Options{Host: h, Dir: "/work", REPL: true})
+	in, err := New(Options{Registry: testRegistry, Host: h, Dir: "/work", REPL: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -281,7 +281,7 @@ type session struct {
 func newSession(t *testing.T) *session {
 	t.Helper()
 	s := &session{t: t, h: newFakeHost()}
-	in, err := New(Options{Host: s.h, Dir: "/work", Stdout: &s.stdout, Stderr: &s.stderr})
+	in, err := New(Options{Registry: testRegistry, Host: s.h, Dir: "/work", Stdout: &s.stdout, Stderr: &s.stderr})
 	if err != nil {
 		t.Fatal(err)
 	}

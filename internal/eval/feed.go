@@ -56,7 +56,7 @@ func (t *thread) isCommandExpr(x syntax.Expr, sc *scope) bool {
 		if sc.lookup(e.Name) != nil {
 			return false
 		}
-		if _, ok := funcMap()[e.Name]; ok {
+		if _, ok := t.reg().lookupFunc(e.Name); ok {
 			return false
 		}
 		if _, ok := t.namespace(e.Name); ok {

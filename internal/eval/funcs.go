@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/internal/leash"
-	"github.com/shoalgo/shoal/internal/namespaces"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -23,17 +22,7 @@ type Func struct {
 	Help Help
 }
 
-var valueFuncs = map[string]*Func{}
-
-// registerFunc installs a value function. Registering a name twice panics.
-func registerFunc(f *Func) {
-	if _, dup := valueFuncs[f.Name]; dup {
-		panic("eval: value function registered twice: " + f.Name)
-	}
-	valueFuncs[f.Name] = f
-}
-
-func registerFuncs() {
+func registerFuncs(p *Part) {
 	for _, f := range []*Func{
 		{Name: "path", Call: fnPath, Help: Help{Summary: "a path value from text", Usage: "path(TEXT)", Example: "path(\"src/main.go\").name"}, Effects: effNone},
 		{Name: "glob", Call: fnGlob, Help: Help{Summary: "a glob pattern value; used as an argument it expands to paths", Usage: "glob(PATTERN)", Example: "glob(\"**/*.go\")"}, Effects: effNone},
@@ -55,7 +44,7 @@ func registerFuncs() {
 		{Name: "on", Call: fnOn, Help: Help{Summary: "call a handler with each event of a channel, in a background task", Usage: "on(CHANNEL, HANDLER)", Example: "let t = on(\"user.build\", ev => { touch \"got\" })"}, Effects: effNone},
 		{Name: "parallel", Call: fnParallel, Help: Help{Summary: "run zero-argument functions as tasks (at most 16 at once) and return their results in order", Usage: "parallel(F..., settle: BOOL)", Example: "parallel(() => 1, () => 2)"}, Effects: effNone},
 	} {
-		registerFunc(f)
+		p.Func(f)
 	}
 }
 
@@ -105,10 +94,10 @@ func (t *thread) unboundVar(n *syntax.Var, sc *scope) (value.Value, error) {
 	if ns, ok := t.namespace(n.Name); ok {
 		return ns, nil
 	}
-	if b, ok := lookupBuiltin(n.Name); ok {
+	if b, ok := t.reg().lookupBuiltin(n.Name); ok {
 		return t.invokeBuiltin(b, &BuiltinCall{Name: n.Name, sc: sc}, modeValue, nil)
 	}
-	if f, ok := funcMap()[n.Name]; ok {
+	if f, ok := t.reg().lookupFunc(n.Name); ok {
 		return &value.Builtin{Name: n.Name, Fn: func(env value.Env, a value.Args) (value.Value, error) {
 			th, ok := env.(*thread)
 			if !ok {
@@ -117,22 +106,19 @@ func (t *thread) unboundVar(n *syntax.Var, sc *scope) (value.Value, error) {
 			return f.Call(th, a)
 		}}, nil
 	}
-	return nil, undefinedVar(n.Name, sc)
+	return nil, t.undefinedVar(n.Name, sc)
 }
 
 // namespace resolves a namespace name (json, math, os, ...).
 func (t *thread) namespace(name string) (value.Value, bool) {
-	switch name {
-	case "os":
-		return osNamespace, true
-	case "config":
-		return t.in.config, true
-	case "http":
-		return httpNamespace, true
-	case "secret":
-		return secretNamespace, true
+	ns, ok := t.reg().namespace(name)
+	if !ok {
+		return nil, false
 	}
-	return namespaces.Lookup(name)
+	if ns.Value == nil {
+		return t.in.config, true
+	}
+	return ns.Value, true
 }
 
 func fnPath(t *thread, a value.Args) (value.Value, error) {

@@ -46,7 +46,7 @@ func FuzzEval(f *testing.F) {
 		if len(src) > 4096 {
 			return
 		}
-		in, err := New(Options{Host: host.NewOS(host.DenyAll), Dir: dir, Env: []string{"HOME=" + dir}})
+		in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.DenyAll), Dir: dir, Env: []string{"HOME=" + dir}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func FuzzEvalBudget(f *testing.F) {
 		}
 		k := budget.New("kernel memory", kernelLimit, nil).WithReclaim(budget.Collect)
 		b := budget.New("session memory", sessionLimit, k)
-		in, err := New(Options{Host: host.NewOS(host.DenyAll), Dir: dir, Env: []string{"HOME=" + dir}, Budget: b})
+		in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.DenyAll), Dir: dir, Env: []string{"HOME=" + dir}, Budget: b})
 		if err != nil {
 			t.Fatal(err)
 		}

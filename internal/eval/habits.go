@@ -43,8 +43,8 @@ func programHint(name string, flags []Flag) string {
 
 // undeclaredAssign is the error of NAME = VALUE for a name never
 // declared: the hint says how to declare it, or set the environment.
-func undeclaredAssign(name string, sc *scope) *value.Error {
-	e := undefinedVar(name, sc)
+func (t *thread) undeclaredAssign(name string, sc *scope) *value.Error {
+	e := t.undefinedVar(name, sc)
 	if e.Hint == "" {
 		e.Hint = "declare it first: let " + name + " = VALUE (var for a name you reassign), or env." + name + " = VALUE for the environment"
 	}

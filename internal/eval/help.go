@@ -15,8 +15,8 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func registerHelp() {
-	RegisterBuiltin(&Builtin{Name: "help", Run: runHelp, Bare: true, Effects: effNone,
+func registerHelp(p *Part) {
+	p.Builtin(&Builtin{Name: "help", Run: runHelp, Bare: true, Effects: effNone,
 		Help: Help{
 			Summary: "show help: topics, builtins, functions and methods, or one of them",
 			Usage:   "help [NAME | TOPIC | TYPE]",
@@ -30,18 +30,18 @@ func runHelp(c *BuiltinCall) (value.Value, error) {
 		return nil, errorf(codeArg, "help takes at most one name, got %d", len(c.Args))
 	}
 	if len(c.Args) == 0 {
-		return value.Str(helpIndex()), nil
+		return value.Str(c.t.reg().helpIndex()), nil
 	}
 	name, ok := helpName(c.Args[0])
 	if !ok {
 		return nil, errorf(codeArg, "help: expected a name, got %s", value.TypeName(c.Args[0])).
 			WithHint("help ls, help sort_by, help list")
 	}
-	if text, ok := helpFor(name); ok {
+	if text, ok := c.t.reg().helpFor(name); ok {
 		return value.Str(text), nil
 	}
 	e := errorf(codeNotFound, "no help for `%s`", name)
-	if s := suggest(name, helpNames()); s != "" {
+	if s := suggest(name, c.t.reg().helpNames()); s != "" {
 		e.Hint = "did you mean '" + s + "'?"
 	} else {
 		e.Hint = "help lists the topics, builtins, functions and methods"
@@ -66,28 +66,35 @@ func helpName(v value.Value) (string, bool) {
 }
 
 // helpFor renders the help of name: a topic, a builtin, a function, a
-// method, or a type (its methods).
-func helpFor(name string) (string, bool) {
+// method, a type (its methods), a namespace or a namespace's member
+// (`os.hostname`).
+func (r *Registry) helpFor(name string) (string, bool) {
 	for _, tp := range helpTopics {
 		if tp.name == name {
 			return tp.render() + "\n", true
 		}
 	}
 	if name == "methods" {
-		return methodsIndex(), true
+		return r.methodsIndex(), true
 	}
 	var parts []string
-	if b, ok := builtinMap()[name]; ok {
+	if b, ok := r.builtins[name]; ok {
 		parts = append(parts, builtinHelp(b))
 	}
-	if f, ok := funcMap()[name]; ok {
+	if f, ok := r.funcs[name]; ok {
 		parts = append(parts, funcHelp(f))
 	}
 	if doc, ok := value.MethodHelp(name); ok {
 		parts = append(parts, methodHelp(name, doc))
 	}
+	if text, ok := r.methodEntryHelp(name); ok {
+		parts = append(parts, text)
+	}
 	if k, ok := value.KindNamed(name); ok {
-		parts = append(parts, kindHelp(k))
+		parts = append(parts, r.kindHelp(k))
+	}
+	if text, ok := r.namespaceHelp(name); ok {
+		parts = append(parts, text)
 	}
 	if len(parts) == 0 {
 		return "", false
@@ -96,19 +103,34 @@ func helpFor(name string) (string, bool) {
 }
 
 // helpNames lists every name help answers, for its did-you-mean.
-func helpNames() []string {
+func (r *Registry) helpNames() []string {
 	var out []string
 	for _, tp := range helpTopics {
 		out = append(out, tp.name)
 	}
 	out = append(out, "methods")
-	out = append(out, registryNames()...)
+	out = append(out, r.names()...)
 	out = append(out, value.AllMethodNames()...)
+	for _, set := range r.methods {
+		for n, m := range set {
+			if m.Help.Summary != "" {
+				out = append(out, n)
+			}
+		}
+	}
+	for _, ns := range r.namespaces {
+		if ns.Help.Summary != "" {
+			out = append(out, ns.Name)
+		}
+		for _, m := range ns.Members {
+			out = append(out, ns.Name+"."+m.Name)
+		}
+	}
 	return out
 }
 
 // helpIndex is `help` with no name.
-func helpIndex() string {
+func (r *Registry) helpIndex() string {
 	var b strings.Builder
 	b.WriteString("Shoal help: `help NAME` for a builtin, function, method, type or topic; `NAME --help` for a builtin.\n\n")
 	b.WriteString("Topics:\n")
@@ -118,10 +140,10 @@ func helpIndex() string {
 	// Names only, packed in lines, so the whole index fits a terminal:
 	// `help NAME` gives each one's summary, usage and example.
 	b.WriteString("\nBuiltin commands (`help NAME` describes one):\n")
-	writeNameGrid(&b, BuiltinNames())
+	writeNameGrid(&b, r.BuiltinNames())
 	b.WriteString("\nFunctions (called with parentheses):\n")
 	var funcs []string
-	for _, n := range FuncNames() {
+	for _, n := range r.FuncNames() {
 		funcs = append(funcs, n+"()")
 	}
 	writeNameGrid(&b, funcs)
@@ -205,24 +227,40 @@ func writeExample(s *strings.Builder, ex string) {
 }
 
 // kindHelp lists the methods of one type.
-func kindHelp(k value.Kind) string {
+func (r *Registry) kindHelp(k value.Kind) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "%s methods:\n", k)
-	names := value.MethodNames(k)
+	names := r.MethodNames(k)
 	width := 0
 	for _, n := range names {
 		width = max(width, len(n)+1)
 	}
 	for _, n := range names {
-		doc, _ := value.MethodHelp(n)
-		fmt.Fprintf(&s, "  %-*s %s\n", width, "."+n, doc.Summary)
+		fmt.Fprintf(&s, "  %-*s %s\n", width, "."+n, r.methodSummary(k, n))
 	}
 	return s.String()
 }
 
+// methodSummary is the one line a method list shows for kind k's method
+// name: the registry entry's, else the value package's.
+func (r *Registry) methodSummary(k value.Kind, name string) string {
+	for _, set := range []map[string]*Method{r.methods[k], r.methods[anyKind]} {
+		if m, ok := set[name]; ok && m.Help.Summary != "" {
+			return m.Help.Summary
+		}
+	}
+	doc, _ := value.MethodHelp(name)
+	return doc.Summary
+}
+
 // methodsIndex lists every method with the types it works on.
-func methodsIndex() string {
+func (r *Registry) methodsIndex() string {
 	names := value.AllMethodNames()
+	for _, set := range r.methods {
+		for n := range set {
+			names = append(names, n)
+		}
+	}
 	sort.Strings(names)
 	names = slices.Compact(names)
 	var s strings.Builder
@@ -232,8 +270,13 @@ func methodsIndex() string {
 		width = max(width, len(n)+1)
 	}
 	for _, n := range names {
-		doc, _ := value.MethodHelp(n)
-		fmt.Fprintf(&s, "  %-*s %s\n", width, "."+n, doc.Summary)
+		summary := ""
+		if doc, ok := value.MethodHelp(n); ok {
+			summary = doc.Summary
+		} else if m, ok := r.methodEntry(n); ok {
+			summary = m.Help.Summary
+		}
+		fmt.Fprintf(&s, "  %-*s %s\n", width, "."+n, summary)
 	}
 	return s.String()
 }
@@ -258,4 +301,111 @@ func helpRequested(b *Builtin, c *BuiltinCall) bool {
 		return ok && s == "--help"
 	}
 	return len(c.Args) == 0 && len(c.Flags) == 1 && c.Flags[0].Name == "help" && !c.Flags[0].Short && c.Flags[0].Value == nil
+}
+
+// methodEntry is a registry method called name with help (of any kind).
+func (r *Registry) methodEntry(name string) (*Method, bool) {
+	for _, k := range r.methodKinds(name) {
+		if m := r.methods[k][name]; m.Help.Summary != "" {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+// methodKinds lists the kinds with a registry method called name, in kind
+// order (anyKind last).
+func (r *Registry) methodKinds(name string) []value.Kind {
+	var ks []value.Kind
+	for k, set := range r.methods {
+		if _, ok := set[name]; ok {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// methodEntryHelp renders the registry's methods called name, one
+// paragraph per distinct help, with the kinds each works on. A method the
+// value package documents (an annotation without code of its own) is left
+// to methodHelp.
+func (r *Registry) methodEntryHelp(name string) (string, bool) {
+	if _, ok := value.MethodHelp(name); ok {
+		documented := true
+		for _, k := range r.methodKinds(name) {
+			documented = documented && r.methods[k][name].Call == nil
+		}
+		if documented {
+			return "", false
+		}
+	}
+	var paras []string
+	var kinds [][]string
+	var helps []Help
+	for _, k := range r.methodKinds(name) {
+		m := r.methods[k][name]
+		if m.Call == nil || m.Help.Summary == "" {
+			continue
+		}
+		kn := "every type"
+		if k != anyKind {
+			kn = k.String()
+		}
+		i := slices.Index(helps, m.Help)
+		if i < 0 {
+			helps = append(helps, m.Help)
+			kinds = append(kinds, nil)
+			i = len(helps) - 1
+		}
+		kinds[i] = append(kinds[i], kn)
+	}
+	for i, h := range helps {
+		var s strings.Builder
+		fmt.Fprintf(&s, ".%s — %s\n\nusage: %s\nworks on: %s\n", name, h.Summary, h.Usage, strings.Join(kinds[i], ", "))
+		writeExample(&s, h.Example)
+		paras = append(paras, s.String())
+	}
+	if len(paras) == 0 {
+		return "", false
+	}
+	return strings.Join(paras, "\n"), true
+}
+
+// namespaceHelp renders a namespace with help (its members listed) or one
+// member of it, `ns.member`.
+func (r *Registry) namespaceHelp(name string) (string, bool) {
+	if ns, ok := r.namespaces[name]; ok && ns.Help.Summary != "" {
+		var s strings.Builder
+		fmt.Fprintf(&s, "%s — %s\n\nusage: %s\n", ns.Name, ns.Help.Summary, ns.Help.Usage)
+		if len(ns.Members) > 0 {
+			s.WriteString("members:\n")
+			width := 0
+			for _, m := range ns.Members {
+				width = max(width, len(m.Name))
+			}
+			for _, m := range ns.Members {
+				fmt.Fprintf(&s, "  %-*s %s\n", width, m.Name, m.Help.Summary)
+			}
+		}
+		writeExample(&s, ns.Help.Example)
+		return s.String(), true
+	}
+	nsName, member, ok := strings.Cut(name, ".")
+	if !ok {
+		return "", false
+	}
+	ns, ok := r.namespaces[nsName]
+	if !ok {
+		return "", false
+	}
+	for _, m := range ns.Members {
+		if m.Name == member {
+			var s strings.Builder
+			fmt.Fprintf(&s, "%s.%s — %s\n\nusage: %s\n", ns.Name, m.Name, m.Help.Summary, m.Help.Usage)
+			writeExample(&s, m.Help.Example)
+			return s.String(), true
+		}
+	}
+	return "", false
 }

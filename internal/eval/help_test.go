@@ -24,11 +24,23 @@ func TestRegistryHasHelp(t *testing.T) {
 			t.Errorf("%s %s: example %q does not parse: %v", kind, name, h.Example, err)
 		}
 	}
-	for name, b := range builtinMap() {
+	for name, b := range testRegistry.builtins {
 		check("builtin", name, b.Help)
 	}
-	for name, f := range funcMap() {
+	for name, f := range testRegistry.funcs {
 		check("function", name, f.Help)
+	}
+	for _, set := range testRegistry.methods {
+		for name, m := range set {
+			if m.Call != nil {
+				check("method", name, m.Help)
+			}
+		}
+	}
+	for _, ns := range testRegistry.namespaces {
+		for _, m := range ns.Members {
+			check("member", ns.Name+"."+m.Name, m.Help)
+		}
 	}
 }
 

@@ -145,7 +145,7 @@ type HelpExample struct {
 
 // HelpExamples lists every Shoal example `help` shows: each topic's code
 // blocks and each builtin's, function's and method's Example.
-func HelpExamples() []HelpExample {
+func (r *Registry) HelpExamples() []HelpExample {
 	var out []HelpExample
 	for _, tp := range helpTopics {
 		for _, p := range tp.parts {
@@ -154,13 +154,13 @@ func HelpExamples() []HelpExample {
 			}
 		}
 	}
-	for _, n := range BuiltinNames() {
-		if ex := builtinMap()[n].Help.Example; ex != "" {
+	for _, n := range r.BuiltinNames() {
+		if ex := r.builtins[n].Help.Example; ex != "" {
 			out = append(out, HelpExample{"builtin " + n, ex})
 		}
 	}
-	for _, n := range FuncNames() {
-		if ex := funcMap()[n].Help.Example; ex != "" {
+	for _, n := range r.FuncNames() {
+		if ex := r.funcs[n].Help.Example; ex != "" {
 			out = append(out, HelpExample{"function " + n, ex})
 		}
 	}

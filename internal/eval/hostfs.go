@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -69,7 +70,7 @@ func (t *thread) saveValue(v value.Value, p string, appendTo bool) error {
 	return nil
 }
 
-func registerHostfs() {
+func registerHostfs(p *Part) {
 	save := func(appendTo bool) HostMethod {
 		return func(c *MethodCall, recv value.Value, a value.Args) (value.Value, error) {
 			if len(a.Pos) != 1 || len(a.Named) > 0 {
@@ -82,72 +83,79 @@ func registerHostfs() {
 			return recv, c.t.saveValue(recv, p, appendTo)
 		}
 	}
-	RegisterHostMethodAll("save", save(false))
-	RegisterHostMethodAll("append", save(true))
+	p.Method(&Method{Kind: anyKind, Name: "save", Call: save(false), Effects: effSaveMethod,
+		Help: Help{Summary: "write the value to a file (text as is, other values as JSON) and return it", Usage: "VALUE.save(PATH)", Example: "{ok: true}.save(\"out.json\")"}})
+	p.Method(&Method{Kind: anyKind, Name: "append", Call: save(true), Effects: effSaveMethod,
+		Help: Help{Summary: "append the value to a file and return it", Usage: "VALUE.append(PATH)", Example: "\"one more line\\n\".append(\"notes.txt\")"}})
 
-	pathMethod := func(name string, f func(t *thread, p string) (value.Value, error)) {
-		RegisterHostMethod(value.KPath, name, func(c *MethodCall, recv value.Value, a value.Args) (value.Value, error) {
-			if len(a.Pos) > 0 || len(a.Named) > 0 {
-				return nil, errorf(codeArg, ".%s takes no arguments", name)
-			}
-			return f(c.t, string(recv.(value.Path)))
-		})
+	// pathMethod registers a path method that takes no arguments and
+	// declares its effects with eff: effReadsReceiver for one that reads
+	// the file system at the path, effNone for one that looks at the text.
+	pathMethod := func(name string, eff func(*leash.Deriver), summary, example string, f func(t *thread, p string) (value.Value, error)) {
+		p.Method(&Method{Kind: value.KPath, Name: name, Effects: eff,
+			Help: Help{Summary: summary, Usage: "PATH." + name + "()", Example: example},
+			Call: func(c *MethodCall, recv value.Value, a value.Args) (value.Value, error) {
+				if len(a.Pos) > 0 || len(a.Named) > 0 {
+					return nil, errorf(codeArg, ".%s takes no arguments", name)
+				}
+				return f(c.t, string(recv.(value.Path)))
+			}})
 	}
 	// The predicates answer false for a path that cannot be stat'ed, but a
 	// refusal or cancellation is an error, never a silent false.
-	pathMethod("exists", func(t *thread, p string) (value.Value, error) {
+	pathMethod("exists", effReadsReceiver, "whether something exists at the path", "path(\"notes.txt\").exists()", func(t *thread, p string) (value.Value, error) {
 		_, err := t.host.Stat(t.ctx, t.abs(p))
 		if gateStop(err) {
 			return nil, hostError(err)
 		}
 		return value.Bool(err == nil), nil
 	})
-	pathMethod("is_file", func(t *thread, p string) (value.Value, error) {
+	pathMethod("is_file", effReadsReceiver, "whether the path is a regular file", "path(\"notes.txt\").is_file()", func(t *thread, p string) (value.Value, error) {
 		fi, err := t.host.Stat(t.ctx, t.abs(p))
 		if gateStop(err) {
 			return nil, hostError(err)
 		}
 		return value.Bool(err == nil && fi.Mode().IsRegular()), nil
 	})
-	pathMethod("is_dir", func(t *thread, p string) (value.Value, error) {
+	pathMethod("is_dir", effReadsReceiver, "whether the path is a directory", "path(\"src\").is_dir()", func(t *thread, p string) (value.Value, error) {
 		fi, err := t.host.Stat(t.ctx, t.abs(p))
 		if gateStop(err) {
 			return nil, hostError(err)
 		}
 		return value.Bool(err == nil && fi.IsDir()), nil
 	})
-	pathMethod("size", func(t *thread, p string) (value.Value, error) {
+	pathMethod("size", effReadsPathReceiver, "the size of the file at the path", "path(\"notes.txt\").size()", func(t *thread, p string) (value.Value, error) {
 		fi, err := t.host.Stat(t.ctx, t.abs(p))
 		if err != nil {
 			return nil, hostError(err)
 		}
 		return value.Size(fi.Size()), nil
 	})
-	pathMethod("read", func(t *thread, p string) (value.Value, error) {
+	pathMethod("read", effReadsReceiver, "the file's contents as text (UTF-8)", "path(\"notes.txt\").read()", func(t *thread, p string) (value.Value, error) {
 		s, err := t.readText(p)
 		if err != nil {
 			return nil, err
 		}
 		return value.Str(s), nil
 	})
-	pathMethod("read_bytes", func(t *thread, p string) (value.Value, error) {
+	pathMethod("read_bytes", effReadsReceiver, "the file's contents as bytes", "path(\"notes.txt\").read_bytes()", func(t *thread, p string) (value.Value, error) {
 		data, err := t.host.ReadFile(t.ctx, t.abs(p))
 		if err != nil {
 			return nil, hostError(err)
 		}
 		return value.Bytes(data), nil
 	})
-	pathMethod("lines", func(t *thread, p string) (value.Value, error) {
+	pathMethod("lines", effReadsReceiver, "the file's lines", "path(\"notes.txt\").lines()", func(t *thread, p string) (value.Value, error) {
 		s, err := t.readText(p)
 		if err != nil {
 			return nil, err
 		}
 		return splitLines(s), nil
 	})
-	pathMethod("abs", func(t *thread, p string) (value.Value, error) {
+	pathMethod("abs", effNone, "the path made absolute against the working directory", "path(\"notes.txt\").abs()", func(t *thread, p string) (value.Value, error) {
 		return value.Path(t.abs(p)), nil
 	})
-	pathMethod("modified", func(t *thread, p string) (value.Value, error) {
+	pathMethod("modified", effReadsReceiver, "when the file was last modified", "path(\"notes.txt\").modified()", func(t *thread, p string) (value.Value, error) {
 		fi, err := t.host.Stat(t.ctx, t.abs(p))
 		if err != nil {
 			return nil, hostError(err)

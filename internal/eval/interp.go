@@ -20,7 +20,11 @@ import (
 // Options configures a new interpreter session.
 type Options struct {
 	Host host.Host // required: every effect goes through it
-	Dir  string    // initial working directory (absolute)
+	// Registry is required: the builtin commands, functions, methods and
+	// namespaces programs can use (DefaultRegistry, built once and shared
+	// read-only by every session).
+	Registry *Registry
+	Dir      string // initial working directory (absolute)
 	// Trash, when set, is the directory rm (without --permanent) moves
 	// what it removes into (a directory of this process beneath it), in
 	// place of <TMPDIR>/shoal-trash: the kernel's own per-principal place,
@@ -154,6 +158,9 @@ type Interp struct {
 func New(opts Options) (*Interp, error) {
 	if opts.Host == nil {
 		return nil, errors.New("eval: Options.Host is required")
+	}
+	if opts.Registry == nil {
+		return nil, errors.New("eval: Options.Registry is required")
 	}
 	if opts.Dir == "" || !filepath.IsAbs(opts.Dir) {
 		return nil, errors.New("eval: Options.Dir must be an absolute directory")
@@ -407,3 +414,9 @@ func (in *Interp) ExitRequested() (int, bool) {
 	}
 	return *in.exitCode, true
 }
+
+// Registry is the registry the session runs with.
+func (in *Interp) Registry() *Registry { return in.opts.Registry }
+
+// reg is the registry the thread's session runs with.
+func (t *thread) reg() *Registry { return t.in.opts.Registry }

@@ -93,14 +93,14 @@ var journalFlags = []leash.FlagSpec{
 	{Long: "until", Value: true},
 }
 
-func registerJournal() {
+func registerJournal(p *Part) {
 	for name, help := range map[string]Help{
 		"journal": {Summary: "the kernel's execution journal, newest first, as a table", Usage: "journal [--FILTER=VALUE...]", Example: "journal --limit=20\njournal --failed --head=rm"},
 		"history": {Summary: "the kernel's execution journal (as journal)", Usage: "history [--FILTER=VALUE...]", Example: "history --head=git --limit=5"},
 	} {
-		RegisterBuiltin(&Builtin{Name: name, Run: runJournal, Flags: journalFlags, Effects: effJournalRead, Help: help})
+		p.Builtin(&Builtin{Name: name, Run: runJournal, Flags: journalFlags, Effects: effJournalRead, Help: help})
 	}
-	RegisterBuiltin(&Builtin{Name: "undo", Help: Help{Summary: "reverse a journal entry whose inverse was recorded (the newest by default)", Usage: "undo [ENTRY_ID]", Example: "undo\nundo 42"}, Run: runUndo, Effects: effUndo})
+	p.Builtin(&Builtin{Name: "undo", Help: Help{Summary: "reverse a journal entry whose inverse was recorded (the newest by default)", Usage: "undo [ENTRY_ID]", Example: "undo\nundo 42"}, Run: runUndo, Effects: effUndo})
 }
 
 // effJournalRead: the journal builtins read the journal and nothing else.

@@ -15,9 +15,9 @@ import (
 // MaxJumpDirs directories; jump QUERY goes to an existing directory named
 // by the query, else to the best-ranked remembered directory whose path
 // contains it. The table lives with the session (it is not persisted).
-func registerJump() {
+func registerJump(p *Part) {
 	for _, name := range []string{"jump", "j"} {
-		RegisterBuiltin(&Builtin{Name: name, Help: Help{Summary: "go to a directory visited before whose path contains the query (ranked by how often and how lately)", Usage: name + " [QUERY]", Example: "cd api\ncd ..\n" + name + " api"}, Run: runJump, Bare: true, Quiet: true, Session: true, SessionHint: bfsCdHint,
+		p.Builtin(&Builtin{Name: name, Help: Help{Summary: "go to a directory visited before whose path contains the query (ranked by how often and how lately)", Usage: name + " [QUERY]", Example: "cd api\ncd ..\n" + name + " api"}, Run: runJump, Bare: true, Quiet: true, Session: true, SessionHint: bfsCdHint,
 			Effects: effJump})
 	}
 }

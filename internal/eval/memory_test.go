@@ -22,7 +22,7 @@ func budgetSession(t testing.TB, limit int64) (*Interp, *budget.Budget) {
 	t.Helper()
 	k := budget.New("kernel memory", 0, nil).WithReclaim(budget.Collect)
 	b := budget.New("session memory", limit, k)
-	in, err := New(Options{Host: newFakeHost(), Dir: "/work", Budget: b})
+	in, err := New(Options{Registry: testRegistry, Host: newFakeHost(), Dir: "/work", Budget: b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestBudgetCancelGivesQuota(t *testing.T) {
 
 // TestNoBudgetNoCharges: without a budget nothing is tracked.
 func TestNoBudgetNoCharges(t *testing.T) {
-	in, err := New(Options{Host: newFakeHost(), Dir: "/work"})
+	in, err := New(Options{Registry: testRegistry, Host: newFakeHost(), Dir: "/work"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestBudgetChargesCapture(t *testing.T) {
 	k := budget.New("kernel memory", 0, nil).WithReclaim(budget.Collect)
 	b := budget.New("session memory", 4<<20, k)
 	dir := t.TempDir()
-	in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: dir, Budget: b,
+	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: dir, Budget: b,
 		Env: []string{"PATH=/usr/bin:/bin", "HOME=" + filepath.Dir(dir)}})
 	if err != nil {
 		t.Fatal(err)

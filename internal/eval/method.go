@@ -18,36 +18,6 @@ type MethodCall struct {
 // Thread exposes the context the method runs in.
 func (c *MethodCall) Thread() *Context { return &Context{t: c.t} }
 
-var hostMethods = map[value.Kind]map[string]HostMethod{}
-
-// anyKind registers a host method for every receiver kind.
-const anyKind = value.Kind(255)
-
-// RegisterHostMethod installs an evaluator-level method for receivers of
-// kind k. It is meant for the register functions registerAll runs
-// (registry.go); host methods take precedence over the value package's
-// methods of the same name.
-func RegisterHostMethod(k value.Kind, name string, m HostMethod) {
-	if hostMethods[k] == nil {
-		hostMethods[k] = map[string]HostMethod{}
-	}
-	if _, dup := hostMethods[k][name]; dup {
-		panic("eval: host method registered twice: " + k.String() + "." + name)
-	}
-	hostMethods[k][name] = m
-}
-
-// RegisterHostMethodAll installs a host method for every receiver kind.
-func RegisterHostMethodAll(name string, m HostMethod) { RegisterHostMethod(anyKind, name, m) }
-
-func lookupHostMethod(k value.Kind, name string) (HostMethod, bool) {
-	if m, ok := hostMethodMap()[k][name]; ok {
-		return m, true
-	}
-	m, ok := hostMethodMap()[anyKind][name]
-	return m, ok
-}
-
 // evalMethodCall evaluates `x.name(args)` and `x?.name(args)`.
 func (t *thread) evalMethodCall(n *syntax.MethodCall, sc *scope) (value.Value, error) {
 	if n.Name == "feed" {
@@ -156,7 +126,7 @@ func (t *thread) callKnownMethod(recv value.Value, name string, args value.Args)
 				return v, true, err
 			}
 		}
-		if m, ok := lookupHostMethod(value.KOutcome, name); ok {
+		if m, ok := t.reg().lookupHostMethod(value.KOutcome, name); ok {
 			v, err := m(&MethodCall{Name: name, t: t}, recv, args)
 			return v, true, err
 		}
@@ -172,7 +142,7 @@ func (t *thread) callKnownMethod(recv value.Value, name string, args value.Args)
 		if name == "pattern" {
 			return value.Str(r.Pattern), true, nil
 		}
-		if m, ok := lookupHostMethod(value.KGlob, name); ok {
+		if m, ok := t.reg().lookupHostMethod(value.KGlob, name); ok {
 			v, err := m(&MethodCall{Name: name, t: t}, recv, args)
 			return v, true, err
 		}
@@ -201,7 +171,7 @@ func (t *thread) callKnownMethod(recv value.Value, name string, args value.Args)
 		}
 	}
 	k := recv.Kind()
-	if m, ok := lookupHostMethod(k, name); ok {
+	if m, ok := t.reg().lookupHostMethod(k, name); ok {
 		v, err := m(&MethodCall{Name: name, t: t}, recv, args)
 		return v, true, err
 	}

@@ -84,7 +84,7 @@ func netSession(t *testing.T, hostport, store string, asked *[]host.Op) *Interp 
 		}
 		return host.Denied(op, "test gate")
 	})
-	in, err := New(Options{Host: host.NewOS(gate, host.WithSecretDir(store)), Dir: t.TempDir(),
+	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(gate, host.WithSecretDir(store)), Dir: t.TempDir(),
 		Env: []string{"PATH=" + os.Getenv("PATH")}})
 	if err != nil {
 		t.Fatal(err)
@@ -191,16 +191,16 @@ func TestHTTPCancelled(t *testing.T) {
 // TestHostNamespacesListed: completion and introspection see http and
 // secret with their members, as programs do.
 func TestHostNamespacesListed(t *testing.T) {
-	names := strings.Join(NamespaceNames(), " ")
+	names := strings.Join(testRegistry.NamespaceNames(), " ")
 	for _, n := range []string{"http", "secret", "os", "config", "json"} {
 		if !strings.Contains(" "+names+" ", " "+n+" ") {
-			t.Errorf("NamespaceNames() = %s, lacks %s", names, n)
+			t.Errorf("testRegistry.NamespaceNames() = %s, lacks %s", names, n)
 		}
 	}
-	if got := strings.Join(NamespaceMembers("http"), " "); got != "delete get post put" {
+	if got := strings.Join(testRegistry.NamespaceMembers("http"), " "); got != "delete get post put" {
 		t.Errorf("http members = %q", got)
 	}
-	if got := strings.Join(NamespaceMembers("secret"), " "); got != "get" {
+	if got := strings.Join(testRegistry.NamespaceMembers("secret"), " "); got != "get" {
 		t.Errorf("secret members = %q", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/namespaces"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -20,12 +21,31 @@ import (
 // headers may also be the last positional argument. The answer is a record
 // {status, ok, body, json, headers}; a 4xx or 5xx status is an answer, not
 // an error. Transport failures are net_error, a refusal denied.
-var httpNamespace = &value.Namespace{Name: "http", Members: map[string]value.Value{
-	"get":    httpMethod("get", "GET", false),
-	"delete": httpMethod("delete", "DELETE", false),
-	"post":   httpMethod("post", "POST", true),
-	"put":    httpMethod("put", "PUT", true),
-}}
+func httpNamespace() *Namespace {
+	// verb is a member sending verb; rev is what the request may do at the
+	// server (a GET changes nothing there; the others may).
+	verb := func(name, verb string, withBody bool, rev, summary, example string) *Member {
+		usage := "http." + name + "(URL, headers: {…})"
+		if withBody {
+			usage = "http." + name + "(URL, BODY, headers: {…})"
+		}
+		return &Member{Name: name, Value: httpMethod(name, verb, withBody),
+			Effects: func(d *leash.Deriver) {
+				if !d.Field() {
+					d.Connect(rev)
+				}
+			},
+			Help: Help{Summary: summary, Usage: usage, Example: example}}
+	}
+	return &Namespace{Name: "http",
+		Help: Help{Summary: "HTTP requests; each answer is {status, ok, body, json, headers}", Usage: "http.VERB(URL, ...)", Example: "http.get(\"https://example.com/\").status"},
+		Members: []*Member{
+			verb("get", "GET", false, leash.Reversible, "send a GET request", "http.get(\"https://example.com/\").status"),
+			verb("delete", "DELETE", false, leash.Irreversible, "send a DELETE request", "http.delete(\"https://example.com/item/1\")"),
+			verb("post", "POST", true, leash.Irreversible, "send a POST request with a body (a record goes as JSON)", "http.post(\"https://example.com/items\", {name: \"x\"})"),
+			verb("put", "PUT", true, leash.Irreversible, "send a PUT request with a body (a record goes as JSON)", "http.put(\"https://example.com/item/1\", {name: \"x\"})"),
+		}}
+}
 
 // httpMethod is the member name sending verb; withBody says whether its
 // second positional argument is the request body.

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -13,24 +14,45 @@ import (
 // process, read through Host.Facts, which asks sys_read with the fact's
 // name (os.name is the platform fact; username asks only when the session
 // environment names no user).
-var osNamespace = &value.Namespace{Name: "os", Members: map[string]value.Value{
-	"platform": osHostFact("platform", func(f host.Facts) value.Value { return value.Str(platformName(f.OS)) }),
-	"name":     osFactAs("name", "platform", func(f host.Facts) value.Value { return value.Str(platformName(f.OS)) }),
-	"arch":     osHostFact("arch", func(f host.Facts) value.Value { return value.Str(archName(f.Arch)) }),
-	"cpus":     osHostFact("cpus", func(f host.Facts) value.Value { return value.Int(max(f.CPUs, 1)) }),
-	"env":      osFact("env", func(t *thread) (value.Value, error) { return envRecord(t.env), nil }),
-	"pid":      osHostFact("pid", func(f host.Facts) value.Value { return value.Int(f.Pid) }),
-	"hostname": osHostFact("hostname", func(f host.Facts) value.Value {
-		return value.Str(orUnknown(f.Hostname))
-	}),
-	"uptime": osHostFact("uptime", func(f host.Facts) value.Value {
-		if !f.UptimeKnown {
-			return value.Nil
-		}
-		return value.Duration(f.Uptime)
-	}),
-	"username": osFact("username", osUsername),
-}}
+func osNamespace() *Namespace {
+	// fact is a member answered from a system fact the host reads (asking
+	// sys_read of the fact's name).
+	fact := func(name, fact, summary string, v value.Value) *Member {
+		return &Member{Name: name, Value: v, Effects: func(d *leash.Deriver) { d.SysRead(fact) },
+			Help: Help{Summary: summary, Usage: "os." + name, Example: "os." + name}}
+	}
+	platform := func(f host.Facts) value.Value { return value.Str(platformName(f.OS)) }
+	return &Namespace{Name: "os",
+		Help: Help{Summary: "facts about the platform, the machine and the session", Usage: "os.MEMBER", Example: "os.platform"},
+		Members: []*Member{
+			fact("platform", "platform", "the operating system: linux, macos, windows, ...", osHostFact("platform", platform)),
+			fact("name", "platform", "the same as os.platform", osFactAs("name", "platform", platform)),
+			fact("arch", "arch", "the processor architecture: x86_64, aarch64, ...", osHostFact("arch", func(f host.Facts) value.Value { return value.Str(archName(f.Arch)) })),
+			fact("cpus", "cpus", "how many processors the machine has", osHostFact("cpus", func(f host.Facts) value.Value { return value.Int(max(f.CPUs, 1)) })),
+			fact("pid", "pid", "the process id of the shell", osHostFact("pid", func(f host.Facts) value.Value { return value.Int(f.Pid) })),
+			fact("hostname", "hostname", "the machine's host name", osHostFact("hostname", func(f host.Facts) value.Value {
+				return value.Str(orUnknown(f.Hostname))
+			})),
+			fact("uptime", "uptime", "how long the machine has been up (null when unknown)", osHostFact("uptime", func(f host.Facts) value.Value {
+				if !f.UptimeKnown {
+					return value.Nil
+				}
+				return value.Duration(f.Uptime)
+			})),
+			// The session's USER first; the host's user database only
+			// when it names none (plans count the read either way).
+			fact("username", "username", "the user the session runs as", osFact("username", osUsername)),
+			// env is the session's own environment. Read as a field, plans
+			// have counted it as reading every variable.
+			{Name: "env", Value: osFact("env", func(t *thread) (value.Value, error) { return envRecord(t.env), nil }),
+				Effects: func(d *leash.Deriver) {
+					if d.Field() {
+						d.Add(leash.Effect{Kind: host.EnvRead, Name: "*"}, leash.Reversible)
+					}
+				},
+				Help: Help{Summary: "the session's environment as a record", Usage: "os.env", Example: "os.env.HOME"}},
+		}}
+}
 
 // osHostFact is a member answered from the host's system fact of the same
 // name.

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -16,8 +17,23 @@ import (
 // name, not_found for a name the store lacks, permission for a store file
 // others may read, utf8_error for material that is not text, denied for a
 // refusal.
-var secretNamespace = &value.Namespace{Name: "secret", Members: map[string]value.Value{
-	"get": &value.Builtin{Name: "secret.get", Fn: func(env value.Env, a value.Args) (value.Value, error) {
+func secretNamespace() *Namespace {
+	return &Namespace{Name: "secret",
+		Help: Help{Summary: "typed secrets from the secret store (shown by name only)", Usage: "secret.get(NAME)", Example: "secret.get(\"api-token\")"},
+		Members: []*Member{{Name: "get", Value: secretGet(), Effects: effSecretGet,
+			Help: Help{Summary: "the stored secret called NAME (secret_use of the name)", Usage: "secret.get(NAME)", Example: "secret.get(\"api-token\")"}}}}
+}
+
+// effSecretGet: secret.get(NAME) uses the secret it names.
+func effSecretGet(d *leash.Deriver) {
+	if !d.Field() {
+		d.SecretUse()
+	}
+}
+
+// secretGet is secret.get.
+func secretGet() *value.Builtin {
+	return &value.Builtin{Name: "secret.get", Fn: func(env value.Env, a value.Args) (value.Value, error) {
 		t, ok := env.(*thread)
 		if !ok {
 			return nil, errorf(codeType, "secret.get needs an evaluation context")
@@ -41,5 +57,5 @@ var secretNamespace = &value.Namespace{Name: "secret", Members: map[string]value
 		}
 		text := strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r")
 		return value.NewSecret(string(name), text), nil
-	}},
-}}
+	}}
+}

@@ -12,7 +12,7 @@ import (
 
 // TestOnTranscript runs testdata/on.txt.
 func TestOnTranscript(t *testing.T) {
-	in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: t.TempDir()})
+	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func (s *syncBuffer) String() string {
 // not shown.
 func TestOnHandlerOutput(t *testing.T) {
 	var out syncBuffer
-	in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: t.TempDir(), Stdout: &out, Stderr: &out})
+	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: t.TempDir(), Stdout: &out, Stderr: &out})
 	if err != nil {
 		t.Fatal(err)
 	}

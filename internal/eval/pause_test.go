@@ -54,7 +54,7 @@ func TestPauseHoldsLoops(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			var out countingWriter
-			in, err := New(Options{Host: host.NewOS(host.DenyAll), Dir: t.TempDir(), Env: []string{}, Stdout: &out})
+			in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.DenyAll), Dir: t.TempDir(), Env: []string{}, Stdout: &out})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +100,7 @@ func TestPauseHoldsLoops(t *testing.T) {
 // runs to the end.
 func TestPauseZeroValueRuns(t *testing.T) {
 	for _, ctx := range []context.Context{context.Background(), WithPause(context.Background(), new(Pause))} {
-		in, err := New(Options{Host: host.NewOS(host.DenyAll), Dir: t.TempDir(), Env: []string{}})
+		in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.DenyAll), Dir: t.TempDir(), Env: []string{}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,10 +18,10 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func registerPlans() {
-	RegisterBuiltin(&Builtin{Name: "plan", Help: Help{Summary: "what a command or block would do, without running it; apply runs it later", Usage: "plan COMMAND... | plan { ... }", Example: "let p = (plan rm old.log)\np.effects\napply p"}, Run: runPlan, Bare: true, Quoted: true, Effects: effNone})
-	RegisterBuiltin(&Builtin{Name: "explain", Help: Help{Summary: "the effects source text would have, without running or keeping it", Usage: "explain SOURCE", Example: "explain 'git status; cat notes.txt'"}, Run: runExplain, Bare: true, Effects: effNone})
-	RegisterBuiltin(&Builtin{Name: "apply", Help: Help{Summary: "run a plan made by plan", Usage: "apply PLAN | ID", Example: "let p = (plan touch marker)\napply p"}, Run: runApply, Bare: true,
+func registerPlans(p *Part) {
+	p.Builtin(&Builtin{Name: "plan", Help: Help{Summary: "what a command or block would do, without running it; apply runs it later", Usage: "plan COMMAND... | plan { ... }", Example: "let p = (plan rm old.log)\np.effects\napply p"}, Run: runPlan, Bare: true, Quoted: true, Effects: effNone})
+	p.Builtin(&Builtin{Name: "explain", Help: Help{Summary: "the effects source text would have, without running or keeping it", Usage: "explain SOURCE", Example: "explain 'git status; cat notes.txt'"}, Run: runExplain, Bare: true, Effects: effNone})
+	p.Builtin(&Builtin{Name: "apply", Help: Help{Summary: "run a plan made by plan", Usage: "apply PLAN | ID", Example: "let p = (plan touch marker)\napply p"}, Run: runApply, Bare: true,
 		Effects: effOpaque("apply runs a stored plan, whose effects were shown when it was planned")})
 }
 
@@ -81,9 +81,10 @@ func (t *thread) leashEnv(sc *scope) leash.Env {
 	}
 	home, _ := t.getenv("HOME")
 	return leash.Env{
-		Dir:   t.dir,
-		Home:  home,
-		Trash: t.in.TrashRoot(t.env),
+		Registry: t.reg(),
+		Dir:      t.dir,
+		Home:     home,
+		Trash:    t.in.TrashRoot(t.env),
 		// Value bindings only: functions and aliases answer Function and
 		// Alias, whose bodies derivation follows.
 		IsBound: func(name string) bool {

@@ -76,16 +76,16 @@ func TestIntrospection(t *testing.T) {
 		}
 		return false
 	}
-	if m := MethodNames(value.KPath); !has(m, "stem") || !has(m, "join") {
+	if m := testRegistry.MethodNames(value.KPath); !has(m, "stem") || !has(m, "join") {
 		t.Errorf("path methods %v lack the evaluator's", m)
 	}
-	if m := MethodNames(value.KStr); !has(m, "upper") {
+	if m := testRegistry.MethodNames(value.KStr); !has(m, "upper") {
 		t.Errorf("str methods %v", m)
 	}
-	if ns := NamespaceNames(); !has(ns, "os") || !has(ns, "json") {
+	if ns := testRegistry.NamespaceNames(); !has(ns, "os") || !has(ns, "json") {
 		t.Errorf("namespaces %v", ns)
 	}
-	if _, ok := LookupNamespace("os"); !ok {
+	if _, ok := testRegistry.LookupNamespace("os"); !ok {
 		t.Error("os namespace not found")
 	}
 	s := newSession(t)

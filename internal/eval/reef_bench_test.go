@@ -46,7 +46,7 @@ func BenchmarkReefHead(b *testing.B) {
 				}
 				pt = st
 			}
-			in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: dir, Env: spawnEnv, Reef: mode != "off", ProjectTrust: pt})
+			in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: dir, Env: spawnEnv, Reef: mode != "off", ProjectTrust: pt})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -35,7 +35,7 @@ func TestReefTranscript(t *testing.T) {
 	}
 	env := []string{"PATH=" + bin + ":/usr/bin:/bin", "HOME=" + filepath.Join(root, "home"),
 		"XDG_CONFIG_HOME=" + filepath.Join(root, "cfg")}
-	in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: filepath.Join(root, "proj"), Env: env, Reef: true, ProjectTrust: reef.TrustEverything})
+	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: filepath.Join(root, "proj"), Env: env, Reef: true, ProjectTrust: reef.TrustEverything})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestReefInteractiveAutoLock(t *testing.T) {
 			t.Fatal(err)
 		}
 		var stderr strings.Builder
-		in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: root, Env: []string{"PATH=" + bin + ":/usr/bin:/bin", "HOME=" + root},
+		in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: root, Env: []string{"PATH=" + bin + ":/usr/bin:/bin", "HOME=" + root},
 			Reef: true, ProjectTrust: reef.TrustEverything, REPL: repl, Stderr: &stderr})
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +110,7 @@ func TestReefPathView(t *testing.T) {
 	}
 	manifest("[tools]\nshowpath = \"*\"\nsh = \"*\"\n")
 	newIn := func(env ...string) *Interp {
-		in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: root, Reef: true, ProjectTrust: reef.TrustEverything,
+		in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: root, Reef: true, ProjectTrust: reef.TrustEverything,
 			Env: append([]string{"PATH=" + bin + ":/usr/bin:/bin", "HOME=" + root}, env...)})
 		if err != nil {
 			t.Fatal(err)

@@ -81,7 +81,7 @@ func TestReefTrustInTheSession(t *testing.T) {
 	tr := &recTrust{dirs: map[string]string{}}
 
 	var stderr strings.Builder
-	in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: proj, Env: env, Reef: true, REPL: true, Stderr: &stderr, ProjectTrust: tr})
+	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: proj, Env: env, Reef: true, REPL: true, Stderr: &stderr, ProjectTrust: tr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestReefTrustInTheSession(t *testing.T) {
 	}
 
 	var told []reef.UntrustedDir
-	in2, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: proj, Env: env, Reef: true, Stderr: &stderr, ProjectTrust: tr,
+	in2, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: proj, Env: env, Reef: true, Stderr: &stderr, ProjectTrust: tr,
 		TrustNotice: func(u reef.UntrustedDir) { told = append(told, u) }})
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestReefTrustInTheSession(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfg, "shoal.toml"), []byte("[reef.tools]\nfaketool = \"*\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in3, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: root, Env: env, Reef: true, Stderr: &stderr, ProjectTrust: tr})
+	in3, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: root, Env: env, Reef: true, Stderr: &stderr, ProjectTrust: tr})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func spawnTrue(b *testing.B) string {
 
 func spawnInterp(b *testing.B) *Interp {
 	b.Helper()
-	in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: b.TempDir(), Env: spawnEnv})
+	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: b.TempDir(), Env: spawnEnv})
 	if err != nil {
 		b.Fatal(err)
 	}

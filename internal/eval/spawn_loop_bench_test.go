@@ -27,7 +27,7 @@ const spawnLoopN = 20
 //	go test -run '^$' -bench SpawnLoop -count 5 ./internal/eval/
 func BenchmarkSpawnLoop(b *testing.B) {
 	truePath := spawnTrue(b)
-	in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: b.TempDir(), Env: spawnEnv, Stdout: io.Discard, Stderr: io.Discard})
+	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: b.TempDir(), Env: spawnEnv, Stdout: io.Discard, Stderr: io.Discard})
 	if err != nil {
 		b.Fatal(err)
 	}

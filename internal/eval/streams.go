@@ -12,24 +12,30 @@ import (
 // bounded stream and redispatches any other method on the list. The lazy
 // combinators live in the value package.
 
-func registerStreams() {
-	RegisterHostMethod(value.KStream, "save", streamSave)
-	RegisterHostMethod(value.KStream, "append", streamSave)
-	RegisterHostMethod(value.KStream, "render", streamRender)
-	RegisterHostMethod(value.KStream, "into", streamInto)
+func registerStreams(p *Part) {
+	p.Method(&Method{Kind: value.KStream, Name: "save", Call: streamSave, Effects: effSaveMethod,
+		Help: Help{Summary: "write each item of the stream to a file as it comes, one line each", Usage: "STREAM.save(PATH)", Example: "every(1s).take(2).save(\"ticks.txt\")"}})
+	p.Method(&Method{Kind: value.KStream, Name: "append", Call: streamSave, Effects: effSaveMethod,
+		Help: Help{Summary: "append each item of the stream to a file as it comes, one line each", Usage: "STREAM.append(PATH)", Example: "every(1s).take(2).append(\"ticks.txt\")"}})
+	// render writes to the session's output, into publishes on a channel:
+	// neither leaves the evaluator.
+	p.Method(&Method{Kind: value.KStream, Name: "render", Call: streamRender, Effects: effNone,
+		Help: Help{Summary: "print each item of the stream as it comes", Usage: "STREAM.render()", Example: "every(1s).take(2).render()"}})
+	p.Method(&Method{Kind: value.KStream, Name: "into", Call: streamInto, Effects: effNone,
+		Help: Help{Summary: "publish each item of the stream on a channel", Usage: "STREAM.into(CHANNEL)", Example: "every(1s).take(2).into(channel(\"user.ticks\"))"}})
 }
 
 // callStreamMethod dispatches a method on a stream: host sinks, then the
 // value package's combinators, then collect-and-redispatch.
 func (t *thread) callStreamMethod(s *value.Stream, name string, args value.Args) (value.Value, error) {
-	if m, ok := hostMethodMap()[value.KStream][name]; ok {
-		return m(&MethodCall{Name: name, t: t}, s, args)
+	if m, ok := t.reg().methods[value.KStream][name]; ok && m.Call != nil {
+		return m.Call(&MethodCall{Name: name, t: t}, s, args)
 	}
 	if m, ok := value.LookupMethod(value.KStream, name); ok {
 		return m(t, s, args)
 	}
 	_, listMethod := value.LookupMethod(value.KList, name)
-	if _, ok := lookupHostMethod(value.KList, name); !ok && !listMethod {
+	if _, ok := t.reg().lookupHostMethod(value.KList, name); !ok && !listMethod {
 		// Unknown on lists too: fail without consuming the stream.
 		return nil, unknownMethod(s, name)
 	}

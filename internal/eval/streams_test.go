@@ -89,7 +89,7 @@ func TestStreamSaveAppends(t *testing.T) {
 
 func TestStreamSaveAsksTheGate(t *testing.T) {
 	dir := t.TempDir()
-	in, err := New(Options{Host: host.NewOS(host.DenyAll), Dir: dir, Env: []string{}})
+	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.DenyAll), Dir: dir, Env: []string{}})
 	if err != nil {
 		t.Fatal(err)
 	}

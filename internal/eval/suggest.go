@@ -13,8 +13,8 @@ func suggest(name string, candidates []string) string { return value.Suggest(nam
 
 // commandNames lists every name a bare word in value position could mean
 // in this scope: builtins, evaluator functions and visible bindings.
-func commandNames(sc *scope) []string {
-	names := registryNames()
+func commandNames(r *Registry, sc *scope) []string {
+	names := r.names()
 	if sc != nil {
 		names = append(names, sc.names()...)
 	}
@@ -27,9 +27,9 @@ func commandNames(sc *scope) []string {
 // aliases, builtins bound to a name). A value function (`glob`, `assert`)
 // is called with parentheses, not as a command, and a binding holding data
 // is not a command, so neither is offered for a mistyped head.
-func commandHeads(sc *scope) []string {
-	names := make([]string, 0, len(builtinMap())+8)
-	for n := range builtinMap() {
+func commandHeads(r *Registry, sc *scope) []string {
+	names := make([]string, 0, len(r.builtins)+8)
+	for n := range r.builtins {
 		names = append(names, n)
 	}
 	for s := sc; s != nil; s = s.parent {
@@ -46,9 +46,9 @@ func commandHeads(sc *scope) []string {
 
 // notFound is the error for a command head nothing names, with the
 // closest builtin or callable binding as a hint.
-func notFound(name string, sc *scope) *value.Error {
+func (t *thread) notFound(name string, sc *scope) *value.Error {
 	e := errorf(codeNotFound, "command not found: %s", name)
-	if s := suggest(name, commandHeads(sc)); s != "" {
+	if s := suggest(name, commandHeads(t.reg(), sc)); s != "" {
 		e.Hint = "did you mean '" + s + "'?"
 	}
 	return e
@@ -58,7 +58,7 @@ func notFound(name string, sc *scope) *value.Error {
 // (`gti` → `git`), listed through the host only now that a head failed.
 // A builtin or binding at the same distance wins over a program.
 func (t *thread) notFoundOnPath(name string, sc *scope) *value.Error {
-	e := notFound(name, sc)
+	e := t.notFound(name, sc)
 	if e.Hint != "" || strings.ContainsRune(name, '/') {
 		return e
 	}
@@ -110,9 +110,9 @@ func abs(n int) int {
 	return n
 }
 
-func undefinedVar(name string, sc *scope) *value.Error {
+func (t *thread) undefinedVar(name string, sc *scope) *value.Error {
 	e := errorf(codeUndefined, "undefined variable `%s`", name)
-	if s := suggest(name, commandNames(sc)); s != "" {
+	if s := suggest(name, commandNames(t.reg(), sc)); s != "" {
 		e.Hint = "did you mean '" + s + "'?"
 	}
 	return e

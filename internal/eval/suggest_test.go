@@ -38,7 +38,7 @@ func TestDidYouMeanOffersOnlyRealHeads(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.src, func(t *testing.T) {
-			in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: t.TempDir(),
+			in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: t.TempDir(),
 				Env: []string{"PATH=" + bin + string(os.PathListSeparator) + "relative/dir", "HOME=/nonexistent"}, Stdout: io.Discard, Stderr: io.Discard})
 			if err != nil {
 				t.Fatal(err)

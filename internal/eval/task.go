@@ -578,37 +578,43 @@ func runJobs(c *BuiltinCall) (value.Value, error) {
 	return value.NewList(rows), nil
 }
 
-func registerTask1() {
+func registerTask1(p *Part) {
 	wait := func(c *MethodCall, recv value.Value, args value.Args) (value.Value, error) {
 		return c.t.await(recv.(*Task))
 	}
-	RegisterHostMethod(value.KTask, "await", wait)
-	RegisterHostMethod(value.KTask, "wait", wait)
-	RegisterHostMethod(value.KTask, "is_done", func(_ *MethodCall, recv value.Value, _ value.Args) (value.Value, error) {
+	// A task's methods act on the task (its processes are its own
+	// effects, counted where its block is written).
+	task := func(name, summary, example string, call HostMethod) {
+		p.Method(&Method{Kind: value.KTask, Name: name, Call: call, Effects: effNone,
+			Help: Help{Summary: summary, Usage: "TASK." + name + "()", Example: example}})
+	}
+	task("await", "wait for the task and return its value (its error is raised)", "(spawn { 42 }).await()", wait)
+	task("wait", "the same as .await()", "(spawn { 42 }).wait()", wait)
+	task("is_done", "whether the task has finished", "(spawn { 42 }).is_done()", func(_ *MethodCall, recv value.Value, _ value.Args) (value.Value, error) {
 		return value.Bool(recv.(*Task).isDone()), nil
 	})
-	RegisterHostMethod(value.KTask, "is_suspended", func(_ *MethodCall, recv value.Value, _ value.Args) (value.Value, error) {
+	task("is_suspended", "whether the task is suspended", "(spawn { 42 }).is_suspended()", func(_ *MethodCall, recv value.Value, _ value.Args) (value.Value, error) {
 		return value.Bool(recv.(*Task).state() == "stopped"), nil
 	})
-	RegisterHostMethod(value.KTask, "cancel", func(_ *MethodCall, recv value.Value, _ value.Args) (value.Value, error) {
+	task("cancel", "cancel the task with its processes", "(spawn { sleep 10s }).cancel()", func(_ *MethodCall, recv value.Value, _ value.Args) (value.Value, error) {
 		recv.(*Task).Cancel()
 		return value.Nil, nil
 	})
-	RegisterHostMethod(value.KTask, "suspend", func(_ *MethodCall, recv value.Value, _ value.Args) (value.Value, error) {
+	task("suspend", "stop the task's processes until resumed", "let t = spawn { sleep 1s }\nt.suspend()\nt.resume()", func(_ *MethodCall, recv value.Value, _ value.Args) (value.Value, error) {
 		recv.(*Task).Suspend()
 		return value.Nil, nil
 	})
-	RegisterHostMethod(value.KTask, "resume", func(_ *MethodCall, recv value.Value, _ value.Args) (value.Value, error) {
+	task("resume", "let a suspended task run on", "let t = spawn { sleep 1s }\nt.suspend()\nt.resume()", func(_ *MethodCall, recv value.Value, _ value.Args) (value.Value, error) {
 		recv.(*Task).Resume()
 		return value.Nil, nil
 	})
 }
 
-func registerTask2() {
-	RegisterBuiltin(&Builtin{Name: "wait", Help: Help{Summary: "wait for a task (or every task) and return its value", Usage: "wait [TASK | %N]", Example: "let t = spawn { sleep 1s; 42 }\nwait (t)"}, Run: runWait, Bare: true, Quiet: true, Effects: effNone})
-	RegisterBuiltin(&Builtin{Name: "kill", Help: Help{Summary: "cancel a task with its processes (%N), else run the kill program", Usage: "kill %N | kill TASK | kill [ARG...]", Example: "sleep 30s &\nkill %1"}, Run: runKill, Bare: true, Quiet: true, Verbatim: true, Effects: effKill})
-	RegisterBuiltin(&Builtin{Name: "fg", Help: Help{Summary: "give a job the terminal again and wait for it", Usage: "fg [%N]", Example: "sleep 1s &\nfg %1"}, Run: runFg, Bare: true, Effects: effNone})
-	RegisterBuiltin(&Builtin{Name: "bg", Help: Help{Summary: "let a stopped job run on in the background", Usage: "bg [%N]", Example: "bg %1"}, Run: runBg, Bare: true, Quiet: true, Effects: effNone})
+func registerTask2(p *Part) {
+	p.Builtin(&Builtin{Name: "wait", Help: Help{Summary: "wait for a task (or every task) and return its value", Usage: "wait [TASK | %N]", Example: "let t = spawn { sleep 1s; 42 }\nwait (t)"}, Run: runWait, Bare: true, Quiet: true, Effects: effNone})
+	p.Builtin(&Builtin{Name: "kill", Help: Help{Summary: "cancel a task with its processes (%N), else run the kill program", Usage: "kill %N | kill TASK | kill [ARG...]", Example: "sleep 30s &\nkill %1"}, Run: runKill, Bare: true, Quiet: true, Verbatim: true, Effects: effKill})
+	p.Builtin(&Builtin{Name: "fg", Help: Help{Summary: "give a job the terminal again and wait for it", Usage: "fg [%N]", Example: "sleep 1s &\nfg %1"}, Run: runFg, Bare: true, Effects: effNone})
+	p.Builtin(&Builtin{Name: "bg", Help: Help{Summary: "let a stopped job run on in the background", Usage: "bg [%N]", Example: "bg %1"}, Run: runBg, Bare: true, Quiet: true, Effects: effNone})
 }
 
 // jobArg resolves the one optional job argument of fg and bg: a task, %N,

@@ -49,7 +49,7 @@ func (h *countingHook) Started(_ context.Context, tk *Task) (string, func(), err
 func TestTaskHook(t *testing.T) {
 	h := &countingHook{limit: 2, done: map[string]bool{}, tasks: map[string]*Task{}}
 	s := &session{t: t, h: newFakeHost()}
-	in, err := New(Options{Host: s.h, Dir: "/work", Tasks: h})
+	in, err := New(Options{Registry: testRegistry, Host: s.h, Dir: "/work", Tasks: h})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func TestTrashCopyBounded(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte("kept"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := New(Options{Host: host.NewOS(host.AllowAll), Dir: dir, Trash: shm, Env: []string{"HOME=" + dir, "PATH=/usr/bin:/bin"}})
+	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: dir, Trash: shm, Env: []string{"HOME=" + dir, "PATH=/usr/bin:/bin"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func handleComplete(ctx context.Context, c *call) (any, error) {
 		}
 		cursor = *p.Cursor
 	}
-	cctx := languageContext()
+	cctx := languageContext(c.conn.srv.registry)
 	if c.att != nil {
 		sessionContext(ctx, &cctx, c.att.sess)
 	}
@@ -58,12 +58,12 @@ func handleComplete(ctx context.Context, c *call) (any, error) {
 }
 
 // languageContext is what completion knows without a session.
-func languageContext() complete.Context {
+func languageContext(r *eval.Registry) complete.Context {
 	return complete.Context{
-		Builtins:   eval.BuiltinNames,
-		Methods:    eval.MethodNames,
-		Namespaces: eval.NamespaceNames,
-		Members:    eval.NamespaceMembers,
+		Builtins:   r.BuiltinNames,
+		Methods:    r.MethodNames,
+		Namespaces: r.NamespaceNames,
+		Members:    r.NamespaceMembers,
 	}
 }
 

@@ -121,19 +121,23 @@ func sessionLeashEnv(sess *session) leash.Env {
 	view := sess.view()
 	dir, env := sess.snapshot()
 	var adapter func(*syntax.CmdCall) (leash.Adapted, bool)
+	var reg leash.Registry
 	trash := eval.TrashRoot(env)
 	if sess.interp != nil {
+		// The registry is the server's, shared read-only.
+		reg = sess.interp.Registry()
 		trash = sess.interp.TrashRoot(env)
 		// The catalog is fixed for the session's life: read without a turn.
 		adapter = eval.AdapterDeriver(sess.interp.Adapters())
 	}
 	return leash.Env{
-		Adapter: adapter,
-		Dir:     dir,
-		Home:    envValue(env, "HOME"),
-		Trash:   trash,
-		IsBound: view.isBound,
-		TypeOf:  view.typeOf,
+		Registry: reg,
+		Adapter:  adapter,
+		Dir:      dir,
+		Home:     envValue(env, "HOME"),
+		Trash:    trash,
+		IsBound:  view.isBound,
+		TypeOf:   view.typeOf,
 		Function: func(name string) (*syntax.FnDecl, bool) {
 			d, ok := view.fns[name]
 			return d, ok

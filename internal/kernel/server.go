@@ -18,6 +18,7 @@ import (
 	"github.com/shoalgo/shoal/internal/auth"
 	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/contain"
+	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/memlimit"
 	"github.com/shoalgo/shoal/internal/policy"
@@ -58,6 +59,11 @@ type Config struct {
 	// StateDir holds the journal database (journal.db) and the blob store
 	// (cas/), opened by New and closed by Shutdown; "" keeps no journal.
 	StateDir string
+	// Registry is the builtin commands, functions, methods and
+	// namespaces every session runs with and plans derive with; nil means
+	// eval.DefaultRegistry(), built once by New. Sessions share it
+	// read-only.
+	Registry *eval.Registry
 	// Adapters is the command-adapter catalog every session runs with
 	// (cmd/shoal-kernel: the bundled set layered with the user's
 	// directory); nil means adapters.Bundled(). Sessions share it.
@@ -116,6 +122,10 @@ type Server struct {
 	local  string // the kernel owner's principal, uid:<euid>
 	policy *policy.Policy
 	log    *slog.Logger
+
+	// registry is cfg.Registry or the default, built once in New and
+	// shared read-only by every session.
+	registry *eval.Registry
 
 	ctx    context.Context // cancelled by Shutdown: in-flight work stops
 	cancel context.CancelFunc
@@ -183,6 +193,10 @@ func New(cfg Config) (*Server, error) {
 		conns:     map[*conn]struct{}{},
 	}
 	s.local = "uid:" + strconv.Itoa(s.euid)
+	s.registry = cfg.Registry
+	if s.registry == nil {
+		s.registry = eval.DefaultRegistry()
+	}
 	s.policy = cfg.Policy
 	if s.policy == nil {
 		s.policy = policy.Default(s.local)

@@ -198,7 +198,7 @@ func (s *Server) newSessionInterp(principal string, g *policy.Grants, tools *too
 	if trash != "" && s.trashKicks != nil {
 		trashed = s.trashKick
 	}
-	in, err := eval.New(eval.Options{Host: rh, Dir: s.startDir(g), Trash: trash, Trashed: trashed, Env: env, Budget: mem, Tasks: rh.langTasks,
+	in, err := eval.New(eval.Options{Registry: s.registry, Host: rh, Dir: s.startDir(g), Trash: trash, Trashed: trashed, Env: env, Budget: mem, Tasks: rh.langTasks,
 		Journal: s.evalJournalFor(principal, gate), Content: s.evalContentFor(principal, gate), Reef: true,
 		ProjectTrust: s.projectTrust(), Adapters: s.adapterCatalog()})
 	if err != nil {

@@ -47,7 +47,7 @@ func (w *walker) cmd(c *syntax.CmdCall) {
 				return
 			}
 		}
-		if b, ok := lookupBuiltin(name); ok && b.Command != nil {
+		if b, ok := w.lookupBuiltin(name); ok && b.Command != nil {
 			if b.Quoted {
 				w.redirects(c)
 			} else {

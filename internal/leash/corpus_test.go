@@ -7,7 +7,6 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	_ "github.com/shoalgo/shoal/internal/eval" // installs the builtin registry
 	. "github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
@@ -43,7 +42,7 @@ func TestCorpusDerives(t *testing.T) {
 			if err != nil {
 				continue
 			}
-			p := Derive(prog, Env{Dir: "/tmp/case", Home: "/home/u"})
+			p := Derive(prog, Env{Dir: "/tmp/case", Home: "/home/u", Registry: testRegistry})
 			n++
 			if RevRank(p.Reversibility) == 0 {
 				t.Errorf("%s: reversibility %q", c.Name, p.Reversibility)

@@ -187,7 +187,7 @@ func runAndDerive(t *testing.T, src string) (*askLog, *leash.Plan) {
 	}
 	env := []string{"HOME=" + home, "TMPDIR=" + tmp, "PATH=/usr/bin:/bin"}
 	log := &askLog{}
-	in, err := eval.New(eval.Options{Host: host.NewOS(log), Dir: dir, Env: env})
+	in, err := eval.New(eval.Options{Registry: testRegistry, Host: host.NewOS(log), Dir: dir, Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,5 +201,5 @@ func runAndDerive(t *testing.T, src string) (*askLog, *leash.Plan) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return log, leash.Derive(prog, leash.Env{Dir: dir, Home: home, Trash: eval.TrashRoot(env)})
+	return log, leash.Derive(prog, leash.Env{Dir: dir, Home: home, Trash: eval.TrashRoot(env), Registry: testRegistry})
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/shoalgo/shoal/internal/eval" // installs the builtin registry
 	. "github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
@@ -35,6 +34,7 @@ func deepSession(t *testing.T) Env {
 		aliases[fmt.Sprintf("a%d", i)] = prog.Stmts[0].(*syntax.ExprStmt).X.(*syntax.Cmd).Call
 	}
 	return Env{
+		Registry: testRegistry,
 		Dir:      "/work",
 		Function: func(name string) (*syntax.FnDecl, bool) { d, ok := fns[name]; return d, ok },
 		Alias:    func(name string) (*syntax.CmdCall, bool) { c, ok := aliases[name]; return c, ok },

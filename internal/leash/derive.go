@@ -300,7 +300,7 @@ func (w *walker) ownValue(x syntax.Expr) bool {
 		}
 		// A free name naming a value function is that function as a value:
 		// calls of it later are not followed.
-		return !w.sessionBound(x.Name) && !isValueFunc(x.Name)
+		return !w.sessionBound(x.Name) && !w.isValueFunc(x.Name)
 	case *syntax.Call:
 		if !w.ownValue(x.Fn) {
 			return false

@@ -5,15 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/shoalgo/shoal/internal/eval" // installs the builtin registry
 	. "github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
 
 var testEnv = Env{
-	Dir:   "/work/proj",
-	Home:  "/home/u",
-	Trash: "/tmp/shoal-trash",
+	Registry: testRegistry,
+	Dir:      "/work/proj",
+	Home:     "/home/u",
+	Trash:    "/tmp/shoal-trash",
 	IsBound: func(name string) bool {
 		return name == "p" || name == "f" || name == "s" || name == "cmdv"
 	},

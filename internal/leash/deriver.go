@@ -1,6 +1,8 @@
 package leash
 
 import (
+	"net/url"
+
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
@@ -19,6 +21,11 @@ type Deriver struct {
 	cmd   *syntax.CmdCall
 	args  []*syntax.Arg
 	flags []FlagSpec
+	// A method's or namespace member's receiver, whether it was read as a
+	// field, and the receiver's static type ("" when not known).
+	recv  syntax.Expr
+	field bool
+	typ   string
 }
 
 // Name is the builtin being derived.
@@ -27,7 +34,15 @@ func (d *Deriver) Name() string { return d.name }
 // Command is the command-form call (nil for a value function's call form).
 func (d *Deriver) Command() *syntax.CmdCall { return d.cmd }
 
-// Args are the arguments of a value function's call form.
+// Receiver is a method's receiver (the namespace's name for a member).
+func (d *Deriver) Receiver() syntax.Expr { return d.recv }
+
+// Field reports a method or member read as a field (`p.size`), with no
+// arguments.
+func (d *Deriver) Field() bool { return d.field }
+
+// Args are the arguments of a value function's call form, or of a method
+// or member call.
 func (d *Deriver) Args() []*syntax.Arg { return d.args }
 
 // Positional lists the command's arguments that are not flags (everything
@@ -238,4 +253,74 @@ func (d *Deriver) Resolve(text string) (string, bool) { return d.w.resolve(text)
 func (d *Deriver) DynamicSpawn(note string) {
 	d.w.add(Effect{Kind: host.ProcSpawn, Name: d.name, Dynamic: true}, Irreversible)
 	d.w.note(note)
+}
+
+// ReceiverRead records the fs_read of a path method's receiver: the path
+// when it is statically known, else a dynamic read. A receiver whose type
+// is not known statically counts only when called, not read as a field.
+func (d *Deriver) ReceiverRead() {
+	switch d.typ {
+	case "path":
+		if p, ok := d.w.staticPath(d.recv); ok {
+			d.w.add(Effect{Kind: host.FSRead, Path: p}, Reversible)
+		} else {
+			d.w.dynamicFS(host.FSRead, d.name, Reversible)
+		}
+	case "":
+		if !d.field {
+			d.w.dynamicFS(host.FSRead, d.name, Reversible)
+		}
+	}
+}
+
+// ReceiverReadTyped is ReceiverRead for a receiver statically known to be
+// a path only: on a receiver of unknown type it records nothing.
+func (d *Deriver) ReceiverReadTyped() {
+	if d.typ == "path" {
+		d.ReceiverRead()
+	}
+}
+
+// ReceiverGlob records the fs_read of expanding a glob receiver.
+func (d *Deriver) ReceiverGlob() { d.w.globRead(d.recv, d.name) }
+
+// SysRead records the sys_read of the system fact named fact.
+func (d *Deriver) SysRead(fact string) {
+	d.w.add(Effect{Kind: host.SysRead, Name: fact}, Reversible)
+}
+
+// firstPositional is the first argument of a method or member call when
+// it is positional.
+func (d *Deriver) firstPositional() syntax.Expr {
+	if len(d.args) > 0 && d.args[0].Name == "" {
+		return d.args[0].Value
+	}
+	return nil
+}
+
+// Connect records the net_connect of a call whose first argument is a URL:
+// the URL's host:port when it is a literal, else a dynamic net_connect;
+// rev is what the request may do at the server.
+func (d *Deriver) Connect(rev string) {
+	if lit, ok := d.firstPositional().(*syntax.StrLit); ok {
+		if u, err := url.Parse(lit.Value); err == nil {
+			if t, err := host.ConnectTarget(u); err == nil {
+				d.w.add(Effect{Kind: host.NetConnect, Name: t}, rev)
+				return
+			}
+		}
+	}
+	d.w.add(Effect{Kind: host.NetConnect, Name: d.name, Dynamic: true}, rev)
+	d.w.note("net_connect of a URL computed at run time (" + d.name + ")")
+}
+
+// SecretUse records the secret_use of a call whose first argument names
+// the secret: the name when it is a literal, else a dynamic secret_use.
+func (d *Deriver) SecretUse() {
+	if lit, ok := d.firstPositional().(*syntax.StrLit); ok {
+		d.w.add(Effect{Kind: host.SecretUse, Name: lit.Value}, Reversible)
+		return
+	}
+	d.w.add(Effect{Kind: host.SecretUse, Name: d.name, Dynamic: true}, Reversible)
+	d.w.note("secret_use of a name computed at run time (" + d.name + ")")
 }

@@ -7,12 +7,13 @@
 // Derivation is conservative: whatever cannot be known from the AST and the
 // Env (a command head computed at run time, a closure from the session, a
 // sourced file) becomes a Dynamic effect and marks the plan Opaque, rather
-// than a precise-looking plan that omits something. What each builtin does
-// is not listed here: the evaluator's registry holds each builtin's effect
-// declaration (written against Deriver) and flags, and hands leash its
-// lookup with SetRegistry; a head it does not hold is an external program
-// (without a registry, every head is). Node kinds derivation does not name
-// are opaque, never skipped. Policy evaluation sits
+// than a precise-looking plan that omits something. What each builtin,
+// method and namespace member does is not listed here: the registry in
+// Env.Registry (eval.Registry) holds each entry's effect declaration
+// (written against Deriver) and flags; a head it does not hold is an
+// external program (without a registry, every head is). leash holds no
+// package state: a plan depends on the program and the Env alone. Node
+// kinds derivation does not name are opaque, never skipped. Policy evaluation sits
 // on top of Plan; the host gate checks every concrete effect again while the
 // program runs.
 package leash

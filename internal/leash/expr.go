@@ -2,41 +2,11 @@ package leash
 
 import (
 	"fmt"
-	"net/url"
 	"path"
 
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
-
-// pureNamespaces are the data namespaces; none of their members touches
-// the operating system.
-var pureNamespaces = map[string]bool{
-	"json": true, "yaml": true, "toml": true, "csv": true, "math": true, "config": true,
-}
-
-// osFacts maps the members of `os` read through the host to the fact each
-// asks sys_read for (host.FactNames); os.env is the session's own state.
-var osFacts = map[string]string{
-	"hostname": "hostname", "pid": "pid", "uptime": "uptime", "username": "username",
-	"cpus": "cpus", "platform": "platform", "name": "platform", "arch": "arch",
-}
-
-// clockMethods are the methods that anchor a duration at the wall clock
-// (the time effect).
-var clockMethods = map[string]bool{"ago": true, "from_now": true}
-
-// pathReads are the path methods that read the filesystem.
-var pathReads = map[string]bool{
-	"read": true, "read_bytes": true, "lines": true, "exists": true,
-	"is_file": true, "is_dir": true, "size": true, "modified": true,
-}
-
-// pathOnlyReads are the reading path methods no other kind has: called on a
-// receiver of unknown kind they are taken to read a path.
-var pathOnlyReads = map[string]bool{
-	"read": true, "read_bytes": true, "exists": true, "is_file": true, "is_dir": true, "modified": true,
-}
 
 func (w *walker) expr(e syntax.Expr) {
 	if e == nil {
@@ -227,13 +197,11 @@ func (w *walker) varRef(name string) {
 	case "env":
 		w.add(Effect{Kind: host.EnvRead, Name: "*"}, Reversible)
 		return
-	case "os", "http", "secret":
+	}
+	if w.isNamespace(name) || w.isValueFunc(name) {
 		return
 	}
-	if pureNamespaces[name] || isValueFunc(name) {
-		return
-	}
-	if isCommand(name) {
+	if w.isCommand(name) {
 		w.cmd(&syntax.CmdCall{Head: &syntax.CmdArg{Kind: syntax.ArgWord, Text: name}})
 		return
 	}
@@ -258,77 +226,39 @@ func (w *walker) sessionCommand(name string) bool {
 }
 
 func (w *walker) field(e *syntax.Field) {
-	if v, ok := e.X.(*syntax.Var); ok && w.free(v.Name) {
-		switch v.Name {
-		case "env":
-			w.add(Effect{Kind: host.EnvRead, Name: e.Name}, Reversible)
-			return
-		case "os":
-			if e.Name == "env" {
-				w.add(Effect{Kind: host.EnvRead, Name: "*"}, Reversible)
-			} else if fact, ok := osFacts[e.Name]; ok {
-				w.add(Effect{Kind: host.SysRead, Name: fact}, Reversible)
-			}
-			return
-		}
+	if v, ok := e.X.(*syntax.Var); ok && w.free(v.Name) && v.Name == "env" {
+		w.add(Effect{Kind: host.EnvRead, Name: e.Name}, Reversible)
+		return
 	}
 	w.expr(e.X)
 	w.method(e.X, e.Name, nil, true)
 }
 
 // method records the effects of `recv.name(args)` (or `recv.name` when
-// field is set) beyond those of its receiver and arguments.
+// field is set) beyond those of its receiver and arguments: a namespace
+// member's or a method's declaration in the registry (`feed`, which joins
+// a value and a command, is the language's own).
 func (w *walker) method(recv syntax.Expr, name string, args []*syntax.Arg, field bool) {
-	if v, ok := recv.(*syntax.Var); ok && w.free(v.Name) && (v.Name == "http" || v.Name == "secret") {
-		if !field {
-			w.hostNamespaceCall(v.Name, name, args)
-		}
-		return
-	}
-	if v, ok := recv.(*syntax.Var); ok && w.free(v.Name) && (pureNamespaces[v.Name] || v.Name == "os" || v.Name == "env") {
-		if fact, ok := osFacts[name]; ok && v.Name == "os" {
-			w.add(Effect{Kind: host.SysRead, Name: fact}, Reversible)
-		}
-		return
-	}
-	if clockMethods[name] {
-		w.add(Effect{Kind: host.Clock}, Reversible)
-		return
-	}
-	switch name {
-	case "save", "append":
-		if field || len(args) == 0 {
+	reg := w.env.Registry
+	if v, ok := recv.(*syntax.Var); ok && w.free(v.Name) && (v.Name == "env" || w.isNamespace(v.Name)) {
+		if v.Name == "env" {
 			return
 		}
-		if p, ok := w.staticPath(args[0].Value); ok {
-			w.add(Effect{Kind: host.FSWrite, Path: p}, Conditional)
-		} else {
-			w.dynamicFS(host.FSWrite, "."+name, Conditional)
+		if m, ok := reg.Member(v.Name, name); ok && m.Effects != nil {
+			m.Effects(&Deriver{w: w, name: v.Name + "." + name, recv: recv, args: args, field: field})
 		}
 		return
-	case "feed":
+	}
+	if name == "feed" {
 		w.feed(recv, args)
 		return
 	}
-	if w.kindOf(recv) == "glob" && name != "pattern" {
-		// Every glob method but .pattern expands the glob first.
-		w.globRead(recv, "."+name)
+	if reg == nil {
 		return
 	}
-	if !pathReads[name] {
-		return
-	}
-	switch w.kindOf(recv) {
-	case "path":
-		if p, ok := w.staticPath(recv); ok {
-			w.add(Effect{Kind: host.FSRead, Path: p}, Reversible)
-		} else {
-			w.dynamicFS(host.FSRead, "."+name, Reversible)
-		}
-	case "":
-		if pathOnlyReads[name] && !field {
-			w.dynamicFS(host.FSRead, "."+name, Reversible)
-		}
+	typ := w.kindOf(recv)
+	if m, ok := reg.Method(typ, name); ok && m.Effects != nil {
+		m.Effects(&Deriver{w: w, name: "." + name, recv: recv, args: args, field: field, typ: typ})
 	}
 }
 
@@ -358,8 +288,8 @@ func (w *walker) feed(recv syntax.Expr, args []*syntax.Arg) {
 			continue
 		}
 		if w.free(v.Name) {
-			if !isValueFunc(v.Name) && !pureNamespaces[v.Name] && v.Name != "env" && v.Name != "os" {
-				if !isCommand(v.Name) && !w.sessionCommand(v.Name) {
+			if !w.isValueFunc(v.Name) && !w.isNamespace(v.Name) && v.Name != "env" {
+				if !w.isCommand(v.Name) && !w.sessionCommand(v.Name) {
 					w.external(&syntax.CmdCall{Head: &syntax.CmdArg{Kind: syntax.ArgWord, Text: v.Name}}, v.Name)
 				}
 			}
@@ -407,7 +337,7 @@ func (w *walker) call(e *syntax.Call) {
 			return
 		}
 	}
-	if b, ok := lookupBuiltin(v.Name); ok {
+	if b, ok := w.lookupBuiltin(v.Name); ok {
 		switch {
 		case b.Call != nil:
 			b.Call(&Deriver{w: w, name: v.Name, args: e.Args})
@@ -552,46 +482,4 @@ func (w *walker) staticPath(x syntax.Expr) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// httpVerbs are the http members and the reversibility of what each asks
-// of a server: a GET changes nothing there; the others may.
-var httpVerbs = map[string]string{"get": Reversible, "delete": Irreversible, "post": Irreversible, "put": Irreversible}
-
-// hostNamespaceCall records `http.VERB(url, ...)` (net_connect of the URL's
-// host:port when the URL is a literal, else a dynamic net_connect) and
-// `secret.get(name)` (secret_use of the name, dynamic when computed).
-func (w *walker) hostNamespaceCall(ns, member string, args []*syntax.Arg) {
-	var first syntax.Expr
-	if len(args) > 0 && args[0].Name == "" {
-		first = args[0].Value
-	}
-	lit, isLit := first.(*syntax.StrLit)
-	switch ns {
-	case "http":
-		rev, ok := httpVerbs[member]
-		if !ok {
-			return
-		}
-		if isLit {
-			if u, err := url.Parse(lit.Value); err == nil {
-				if t, err := host.ConnectTarget(u); err == nil {
-					w.add(Effect{Kind: host.NetConnect, Name: t}, rev)
-					return
-				}
-			}
-		}
-		w.add(Effect{Kind: host.NetConnect, Name: "http." + member, Dynamic: true}, rev)
-		w.note("net_connect of a URL computed at run time (http." + member + ")")
-	case "secret":
-		if member != "get" {
-			return
-		}
-		if isLit {
-			w.add(Effect{Kind: host.SecretUse, Name: lit.Value}, Reversible)
-			return
-		}
-		w.add(Effect{Kind: host.SecretUse, Name: "secret.get", Dynamic: true}, Reversible)
-		w.note("secret_use of a name computed at run time (secret.get)")
-	}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/shoalgo/shoal/internal/eval" // installs the builtin registry
 	. "github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 )

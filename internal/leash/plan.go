@@ -112,6 +112,11 @@ type Env struct {
 	// the call does under its declaration (see Adapted). A head it does
 	// not know is an ordinary external program.
 	Adapter func(c *syntax.CmdCall) (Adapted, bool)
+	// Registry is the names a program can use unbound: builtin commands,
+	// value functions, methods and namespace members, each with its effect
+	// declaration (eval.Registry). Nil: every command head is an external
+	// program and no method or member has effects.
+	Registry Registry
 }
 
 // Fingerprint is a descriptive, deterministic digest of a plan and the

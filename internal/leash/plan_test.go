@@ -3,7 +3,6 @@ package leash_test
 import (
 	"testing"
 
-	_ "github.com/shoalgo/shoal/internal/eval" // installs the builtin registry
 	. "github.com/shoalgo/shoal/internal/leash"
 )
 
@@ -15,7 +14,7 @@ func TestDeriveNil(t *testing.T) {
 }
 
 func TestEmptyEnvMarksRelativeDynamic(t *testing.T) {
-	p := deriveWith(t, "cat a.txt", Env{})
+	p := deriveWith(t, "cat a.txt", Env{Registry: testRegistry})
 	if !p.Opaque || len(p.Effects) != 1 || !p.Effects[0].Dynamic || p.Effects[0].Path != "a.txt" {
 		t.Errorf("plan = %+v, want one dynamic fs_read of a.txt", p)
 	}

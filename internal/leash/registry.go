@@ -2,7 +2,6 @@ package leash
 
 import (
 	"strings"
-	"sync/atomic"
 
 	"github.com/shoalgo/shoal/internal/syntax"
 )
@@ -17,9 +16,9 @@ type FlagSpec struct {
 	Value bool
 }
 
-// Builtin is what derivation knows of one name the evaluator registers.
-// The evaluator's registry is the only source of these (see SetRegistry):
-// a head it does not register is an external program.
+// Builtin is what derivation knows of one command or value function name
+// of the registry (Env.Registry): a head it does not hold is an external
+// program.
 type Builtin struct {
 	// Command derives the command form `name args…`, also used for the
 	// call form `name(args…)` of a command builtin and for a bare name in
@@ -36,35 +35,58 @@ type Builtin struct {
 	Quoted bool
 }
 
-// Registry looks a name up in the evaluator's builtin registry.
-type Registry func(name string) (Builtin, bool)
+// Method is what derivation knows of one method of a receiver type (or
+// one member of a namespace): what calling it (or reading it as a field)
+// does beyond evaluating its receiver and arguments. The Deriver holds the
+// receiver (Receiver), the arguments (Args) and whether it was read as a
+// field (Field).
+type Method struct {
+	Effects func(d *Deriver)
+}
 
-var registry atomic.Pointer[Registry]
+// Registry is what derivation knows of the names a program can use without
+// binding them: builtin commands and value functions, the methods of each
+// receiver type, the namespaces and their members. The evaluator's
+// registry (eval.Registry) implements it, and evaluation reads the same
+// entries, so a plan and a run cannot disagree on what a name is. A nil
+// Registry in Env knows no name: every command head is an external
+// program.
+type Registry interface {
+	// Builtin looks up a command or value function name.
+	Builtin(name string) (Builtin, bool)
+	// Method looks up the method name of a receiver of type typ (a type
+	// name as value.TypeName gives it; "" when the type is not known
+	// statically).
+	Method(typ, name string) (Method, bool)
+	// Namespace reports whether name is a namespace (json, os, http, ...).
+	Namespace(name string) bool
+	// Member looks up the member name of namespace ns.
+	Member(ns, name string) (Method, bool)
+}
 
-// SetRegistry installs the builtin registry derivation consults. The
-// evaluator calls it from its package initialisation; leash must not import
-// the evaluator, so it is handed the lookup instead. Without a registry
-// every command head is an external program.
-func SetRegistry(r Registry) { registry.Store(&r) }
-
-func lookupBuiltin(name string) (Builtin, bool) {
-	r := registry.Load()
-	if r == nil {
+// lookupBuiltin looks name up in the environment's registry.
+func (w *walker) lookupBuiltin(name string) (Builtin, bool) {
+	if w.env.Registry == nil {
 		return Builtin{}, false
 	}
-	return (*r)(name)
+	return w.env.Registry.Builtin(name)
 }
 
 // isCommand reports a registered command builtin.
-func isCommand(name string) bool {
-	b, ok := lookupBuiltin(name)
+func (w *walker) isCommand(name string) bool {
+	b, ok := w.lookupBuiltin(name)
 	return ok && b.Command != nil
 }
 
 // isValueFunc reports a registered value function.
-func isValueFunc(name string) bool {
-	b, ok := lookupBuiltin(name)
+func (w *walker) isValueFunc(name string) bool {
+	b, ok := w.lookupBuiltin(name)
 	return ok && b.Call != nil
+}
+
+// isNamespace reports a registered namespace.
+func (w *walker) isNamespace(name string) bool {
+	return w.env.Registry != nil && w.env.Registry.Namespace(name)
 }
 
 // flagGiven reports whether the flag declared with long name long (or one

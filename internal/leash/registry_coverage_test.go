@@ -101,10 +101,10 @@ var interpreterBodies = map[string]string{
 // derived for the same source lists every op the gate asked.
 func TestPlansCoverTheRegistry(t *testing.T) {
 	registered := map[string]bool{}
-	for _, n := range eval.BuiltinNames() {
+	for _, n := range testRegistry.BuiltinNames() {
 		registered[n] = true
 	}
-	for _, n := range eval.FuncNames() {
+	for _, n := range testRegistry.FuncNames() {
 		registered[n] = true
 	}
 	if len(registered) < 40 {
@@ -227,7 +227,7 @@ func runAndDeriveAllowingErrors(t *testing.T, src string) (*askLog, *leash.Plan,
 	}
 	env := []string{"HOME=" + home, "TMPDIR=" + tmp, "PATH=" + os.Getenv("PATH")}
 	log := &askLog{}
-	in, err := eval.New(eval.Options{Host: host.NewOS(log), Dir: dir, Env: env})
+	in, err := eval.New(eval.Options{Registry: testRegistry, Host: host.NewOS(log), Dir: dir, Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func runAndDeriveAllowingErrors(t *testing.T, src string) (*askLog, *leash.Plan,
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := leash.Derive(prog, leash.Env{Dir: dir, Home: home, Trash: eval.TrashRoot(env)})
+	plan := leash.Derive(prog, leash.Env{Dir: dir, Home: home, Trash: eval.TrashRoot(env), Registry: testRegistry})
 	log.mu.Lock()
 	ops := append([]host.Op(nil), log.ops...)
 	log.mu.Unlock()

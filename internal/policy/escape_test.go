@@ -82,9 +82,10 @@ fs.delete = [%[1]q]
 func (w escapeWorld) session(t *testing.T, g *policy.Grants) *eval.Interp {
 	t.Helper()
 	in, err := eval.New(eval.Options{
-		Host: host.NewOS(g.Authorizer()),
-		Dir:  w.grant,
-		Env:  []string{"PATH=/usr/bin:/bin", "HOME=" + w.grant, "TMPDIR=" + filepath.Join(w.root, "tmp")},
+		Registry: eval.DefaultRegistry(),
+		Host:     host.NewOS(g.Authorizer()),
+		Dir:      w.grant,
+		Env:      []string{"PATH=/usr/bin:/bin", "HOME=" + w.grant, "TMPDIR=" + filepath.Join(w.root, "tmp")},
 	})
 	if err != nil {
 		t.Fatal(err)

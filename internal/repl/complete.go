@@ -70,20 +70,21 @@ func (c *Completer) Context(ctx context.Context, in *eval.Interp, h host.Host) c
 		}
 	}
 	readDir := func(d string) ([]fs.DirEntry, error) { return h.ReadDir(ctx, d) }
+	reg := in.Registry()
 	return complete.Context{
 		Names:    func() []string { return names },
-		Builtins: eval.BuiltinNames,
+		Builtins: reg.BuiltinNames,
 		Commands: func() []string { return commands },
 		PathCommands: func() []string {
 			return c.pathCommands(path, readDir)
 		},
-		Flags:       eval.BuiltinFlags,
+		Flags:       reg.BuiltinFlags,
 		Subcommands: in.Adapters().Subcommands,
-		Methods:     eval.MethodNames,
+		Methods:     reg.MethodNames,
 		KindOf:      func(n string) (value.Kind, bool) { k, ok := kinds[n]; return k, ok },
 		Fields:      func(n string) []string { return fields[n] },
-		Namespaces:  eval.NamespaceNames,
-		Members:     eval.NamespaceMembers,
+		Namespaces:  reg.NamespaceNames,
+		Members:     reg.NamespaceMembers,
 		EnvNames:    func() []string { return complete.EnvNames(env) },
 		Dir:         in.Dir(),
 		Home:        home,

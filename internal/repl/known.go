@@ -10,17 +10,17 @@ import (
 	"github.com/shoalgo/shoal/internal/host"
 )
 
-// builtinHeads is every builtin command and function name, once.
-var builtinHeads = sync.OnceValue(func() map[string]bool {
+// builtinHeads is every builtin command and function name of r.
+func builtinHeads(r *eval.Registry) map[string]bool {
 	m := map[string]bool{}
-	for _, n := range eval.BuiltinNames() {
+	for _, n := range r.BuiltinNames() {
 		m[n] = true
 	}
-	for _, n := range eval.FuncNames() {
+	for _, n := range r.FuncNames() {
 		m[n] = true
 	}
 	return m
-})
+}
 
 // Known returns a test of whether a statement's head names a command the
 // session in would run: a builtin, a function or alias it defines, or a
@@ -31,8 +31,9 @@ func (c *Completer) Known(ctx context.Context, in *eval.Interp, h host.Host) fun
 	var mu sync.Mutex
 	var key string
 	var set map[string]bool
+	heads := builtinHeads(in.Registry())
 	return func(name string) bool {
-		if builtinHeads()[name] {
+		if heads[name] {
 			return true
 		}
 		if _, ok := in.Lookup(name); ok {

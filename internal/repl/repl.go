@@ -46,6 +46,9 @@ type Config struct {
 	Interp *eval.Interp
 	// Session, when set, runs statements instead of Interp (a kernel's).
 	Session Session
+	// Registry is what the display consults about builtins (a statement
+	// ending in `cd` shows nothing); nil: Interp's.
+	Registry *eval.Registry
 	// Stdout receives values, Stderr diagnostics.
 	Stdout, Stderr io.Writer
 	// Width is the terminal width used to display values (nil: 80).
@@ -205,7 +208,7 @@ func evalOne(ctx context.Context, cfg Config, intr *Interrupter, src string, pro
 		// end report (cmd/shoal's remote JobReports).
 		desc := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(src), "&"))
 		fmt.Fprintf(cfg.Stdout, "[%s] %s\n", strings.TrimPrefix(h.Repr, "task:"), desc)
-	} else if Printable(prog, v) {
+	} else if Printable(cfg.registry(), prog, v) {
 		showValue(withPageTitle(ctx, src), cfg, v)
 	}
 	return Status(v, nil), false
@@ -252,7 +255,7 @@ func PassThrough(v value.Value) ([]byte, bool) {
 // an external command or interpreter
 // block in the final statement, whose output already went to the terminal
 // (a builtin's outcome there, or any captured outcome, is displayed).
-func Printable(p *syntax.Program, v value.Value) bool {
+func Printable(r *eval.Registry, p *syntax.Program, v value.Value) bool {
 	if v == nil || v.Kind() == value.KNull {
 		return false
 	}
@@ -260,7 +263,7 @@ func Printable(p *syntax.Program, v value.Value) bool {
 	if ok && o.Builtin && (o.Out == nil || o.Out.Kind() == value.KNull) {
 		return false // a builtin that answered nothing (sleep)
 	}
-	if hidden(p) {
+	if hidden(r, p) {
 		return false // save: what it wrote went to the file
 	}
 	if !ok || o.Builtin || len(p.Stmts) == 0 {
@@ -278,9 +281,9 @@ func Printable(p *syntax.Program, v value.Value) bool {
 }
 
 // hidden reports whether p ends in a command whose result a statement does
-// not show (eval.HidesResult: cd, save).
-func hidden(p *syntax.Program) bool {
-	if p == nil || len(p.Stmts) == 0 {
+// not show (Registry.HidesResult: cd, save).
+func hidden(r *eval.Registry, p *syntax.Program) bool {
+	if r == nil || p == nil || len(p.Stmts) == 0 {
 		return false
 	}
 	es, ok := p.Stmts[len(p.Stmts)-1].(*syntax.ExprStmt)
@@ -291,5 +294,13 @@ func hidden(p *syntax.Program) bool {
 	if !ok || c.Call == nil || c.Call.Head == nil || c.Call.Forced || c.Call.Head.Kind != syntax.ArgWord {
 		return false
 	}
-	return eval.HidesResult(c.Call.Head.Text)
+	return r.HidesResult(c.Call.Head.Text)
+}
+
+// registry is the registry the display consults: Registry, else Interp's.
+func (cfg *Config) registry() *eval.Registry {
+	if cfg.Registry != nil || cfg.Interp == nil {
+		return cfg.Registry
+	}
+	return cfg.Interp.Registry()
 }

@@ -44,7 +44,7 @@ func (s *script) ReadLine(prompt string) (string, error) {
 func newSession(t *testing.T) (*eval.Interp, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
 	var out, errs bytes.Buffer
-	in, err := eval.New(eval.Options{Host: host.NewOS(host.AllowAll), Dir: t.TempDir(), Env: []string{"HOME=/nonexistent"},
+	in, err := eval.New(eval.Options{Registry: eval.DefaultRegistry(), Host: host.NewOS(host.AllowAll), Dir: t.TempDir(), Env: []string{"HOME=/nonexistent"},
 		Stdout: &out, Stderr: &errs, REPL: true})
 	if err != nil {
 		t.Fatal(err)

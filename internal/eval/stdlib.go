@@ -1,0 +1,86 @@
+package eval
+
+import (
+	"github.com/shoalgo/shoal/internal/namespaces"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// DefaultRegistry is the standard registry: every builtin command, value
+// function, method and namespace this package defines. Each call builds a
+// new one; an embedder builds it once (the shoal command at start, the
+// kernel once for all its sessions) and shares it read-only.
+func DefaultRegistry() *Registry {
+	r, err := NewRegistry(StandardParts()...)
+	if err != nil {
+		// The standard parts are fixed: a duplicate is a programming
+		// error, which TestDefaultRegistry reports.
+		panic(err)
+	}
+	return r
+}
+
+// StandardParts are the registry parts of the standard library, one per
+// file that defines entries.
+func StandardParts() []*Part {
+	var parts []*Part
+	for _, register := range []func(*Part){
+		registerBuiltinCore,
+		registerBuiltinFsNav,
+		registerBuiltinFsOpen,
+		registerBuiltinFsPath,
+		registerBuiltinFsRead,
+		registerBuiltinFsRm,
+		registerBuiltinFsWrite,
+		registerBuiltinInteract,
+		registerBuiltinReef,
+		registerFuncs,
+		registerHelp,
+		registerHostfs,
+		registerJournal,
+		registerJump,
+		registerPick,
+		registerPlans,
+		registerStreams,
+		registerStreamsFs,
+		registerTask1,
+		registerTask2,
+		registerValueMethods,
+		registerNamespaces,
+	} {
+		p := &Part{}
+		register(p)
+		parts = append(parts, p)
+	}
+	return parts
+}
+
+// registerValueMethods declares the effects of methods whose code is not
+// a registry entry's own (Call nil): the value package's methods that
+// touch something outside the evaluator, and the glob's pattern accessor
+// the evaluator answers in its dispatch. The effect declaration is here,
+// where derivation reads it.
+func registerValueMethods(p *Part) {
+	// A duration anchored at the wall clock.
+	p.Method(&Method{Kind: value.KDuration, Name: "ago", Effects: effClock})
+	p.Method(&Method{Kind: value.KDuration, Name: "from_now", Effects: effClock})
+	// A glob's pattern is read without expanding it (callKnownMethod);
+	// every other glob method expands it first (Registry.Method).
+	p.Method(&Method{Kind: value.KGlob, Name: "pattern", Effects: effNone})
+}
+
+// registerNamespaces adds the namespaces: the pure data namespaces of the
+// namespaces package, the session's config, and os, http and secret, whose
+// members ask the host.
+func registerNamespaces(p *Part) {
+	for _, name := range namespaces.Names() {
+		ns := &Namespace{Name: name, Pure: true}
+		if name != "config" {
+			v, _ := namespaces.Lookup(name)
+			ns.Value = v.(*value.Namespace)
+		}
+		p.Namespace(ns)
+	}
+	p.Namespace(osNamespace())
+	p.Namespace(httpNamespace())
+	p.Namespace(secretNamespace())
+}
