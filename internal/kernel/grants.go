@@ -156,7 +156,7 @@ func leashCheck(ctx context.Context, sess *session, p *execParams, tr *turn) err
 		}
 	}
 	le := sessionLeashEnv(sess)
-	prog, err := syntax.Parse(*p.Src, syntax.ParseOptions{IsBound: le.IsBound})
+	prog, err := syntax.Parse(p.Src, syntax.ParseOptions{IsBound: le.IsBound})
 	if err != nil {
 		return parseError(err)
 	}
