@@ -197,6 +197,15 @@ type RaisedData struct {
 	Cwd string `json:"cwd,omitempty"`
 }
 
+// VerdictData is the data of an exec refused by policy (LEASH_DENIED) or
+// held for approval (APPROVAL_REQUIRED): the verdict, the effects the plan
+// needed and why.
+type VerdictData struct {
+	Verdict string   `json:"verdict"`
+	Effects []Effect `json:"effects"`
+	Reasons []string `json:"reasons"`
+}
+
 // Value formats for value.get.
 const (
 	FormatJSON   = "json"

@@ -404,7 +404,7 @@ func ptyLeashCheck(sess *session, cmd string, args []string, env map[string]stri
 	if d.Verdict == policy.Allow {
 		return nil
 	}
-	data := verdictData{Verdict: d.Verdict, Effects: plan.Effects, Reasons: d.Reasons}
+	data := proto.VerdictData{Verdict: string(d.Verdict), Effects: wireEffects(plan.Effects), Reasons: d.Reasons}
 	if data.Reasons == nil {
 		data.Reasons = []string{}
 	}
