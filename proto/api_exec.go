@@ -70,8 +70,10 @@ func (p *ExecParams) SetSrc(src string) { p.Src, p.has.src = src, true }
 // SetPlanRef sets PlanRef as decoded params holding it would.
 func (p *ExecParams) SetPlanRef(ref string) { p.PlanRef, p.has.planRef = ref, true }
 
-// execParamsJSON is ExecParams as decoded: pointers record presence.
-type execParamsJSON struct {
+// execParams is ExecParams as decoded: pointers record presence. (It has
+// the name the kernel's own struct had, so that a member of the wrong type
+// is worded in INVALID_PARAMS as it was.)
+type execParams struct {
 	*execFields
 	Src       *string `json:"src"`
 	TimeoutMS *int64  `json:"timeout_ms"`
@@ -82,18 +84,18 @@ type execFields ExecParams
 
 // execDecoders keeps the decoding wrappers, so a decode allocates no more
 // than decoding into the fields directly would.
-var execDecoders = sync.Pool{New: func() any { return new(execParamsJSON) }}
+var execDecoders = sync.Pool{New: func() any { return new(execParams) }}
 
 // UnmarshalJSON decodes the params, recording whether src, timeout_ms and
 // plan_ref were present.
 func (p *ExecParams) UnmarshalJSON(b []byte) error {
 	*p = ExecParams{}
-	w := execDecoders.Get().(*execParamsJSON)
-	*w = execParamsJSON{execFields: (*execFields)(p)}
+	w := execDecoders.Get().(*execParams)
+	*w = execParams{execFields: (*execFields)(p)}
 	err := json.Unmarshal(b, w)
 	p.has = execHas{w.Src != nil, w.TimeoutMS != nil, w.PlanRef != nil}
 	p.Src, p.TimeoutMS, p.PlanRef = deref(w.Src), deref(w.TimeoutMS), deref(w.PlanRef)
-	*w = execParamsJSON{}
+	*w = execParams{}
 	execDecoders.Put(w)
 	return err
 }
@@ -241,7 +243,7 @@ func (p *ValueGetParams) SliceGiven() bool { return p.has.slice }
 // BadSlice reports a decoded slice of other than two elements.
 func (p *ValueGetParams) BadSlice() bool { return p.has.badSlice }
 
-type valueGetParamsJSON struct {
+type valueGetParams struct {
 	*valueGetFields
 	Ref   *string `json:"ref"`
 	Slice []int64 `json:"slice"`
@@ -253,7 +255,7 @@ type valueGetFields ValueGetParams
 // present and whether slice had two elements.
 func (p *ValueGetParams) UnmarshalJSON(b []byte) error {
 	*p = ValueGetParams{}
-	w := valueGetParamsJSON{valueGetFields: (*valueGetFields)(p)}
+	w := valueGetParams{valueGetFields: (*valueGetFields)(p)}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}

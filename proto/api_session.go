@@ -41,8 +41,9 @@ func (p *AttachParams) HasToken() bool { return p.has.token }
 // HasCwd reports whether the decoded params held "cwd".
 func (p *AttachParams) HasCwd() bool { return p.has.cwd }
 
-// attachParamsJSON is AttachParams as decoded: pointers record presence.
-type attachParamsJSON struct {
+// attachParams is AttachParams as decoded: pointers record presence (named
+// as the kernel's struct was, as execParams is).
+type attachParams struct {
 	*attachFields
 	Session *string `json:"session"`
 	Token   *string `json:"token"`
@@ -54,7 +55,7 @@ type attachFields AttachParams
 // UnmarshalJSON decodes the params, recording which members were present.
 func (p *AttachParams) UnmarshalJSON(b []byte) error {
 	*p = AttachParams{}
-	w := attachParamsJSON{attachFields: (*attachFields)(p)}
+	w := attachParams{attachFields: (*attachFields)(p)}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}

@@ -149,7 +149,7 @@ type JournalQueryParams struct {
 // absence: it is out of range).
 func (p *JournalQueryParams) HasLimit() bool { return p.hasLimit }
 
-type journalQueryJSON struct {
+type journalQueryParams struct {
 	*journalQueryFields
 	Limit *int `json:"limit"`
 }
@@ -159,7 +159,7 @@ type journalQueryFields JournalQueryParams
 // UnmarshalJSON decodes the params, recording whether limit was present.
 func (p *JournalQueryParams) UnmarshalJSON(b []byte) error {
 	*p = JournalQueryParams{}
-	w := journalQueryJSON{journalQueryFields: (*journalQueryFields)(p)}
+	w := journalQueryParams{journalQueryFields: (*journalQueryFields)(p)}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
