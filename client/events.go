@@ -13,14 +13,13 @@ import (
 // default). It is how a consumer fills the gap an overflow marker
 // reports. An unknown channel yields no events.
 func (c *Client) EventsRead(ctx context.Context, channel string, since uint64, limit int) ([]Event, error) {
-	params := struct {
-		Channel string `json:"channel"`
-		Since   uint64 `json:"since"`
-		Limit   int    `json:"limit,omitempty"`
-	}{channel, since, limit}
+	params := proto.EventsParams{Channel: &channel, Since: &since}
+	if limit != 0 {
+		params.Limit = &limit
+	}
 	var res struct {
 		Channel string            `json:"channel"`
-		Events  []json.RawMessage `json:"events"`
+		Events  []json.RawMessage `json:"events"` // proto.Event, payloads kept raw
 	}
 	if err := c.Call(ctx, proto.MethodEventsRead, params, &res); err != nil {
 		return nil, err
@@ -39,22 +38,11 @@ func (c *Client) EventsRead(ctx context.Context, channel string, since uint64, l
 	return out, nil
 }
 
-// Published is the result of events.publish.
-type Published struct {
-	Channel string `json:"channel"`
-	Seq     uint64 `json:"seq"`
-	TS      int64  `json:"ts"`
-}
-
 // EventsPublish publishes payload on a user.* channel.
 func (c *Client) EventsPublish(ctx context.Context, channel string, payload any) (*Published, error) {
-	params := struct {
-		Channel string `json:"channel"`
-		Payload any    `json:"payload"`
-	}{channel, payload}
-	var r Published
-	if err := c.Call(ctx, proto.MethodEventsPublish, params, &r); err != nil {
-		return nil, err
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return nil, fmt.Errorf("client: events.publish: %w", err)
 	}
-	return &r, nil
+	return call[Published](ctx, c, proto.MethodEventsPublish, proto.EventsParams{Channel: &channel, Payload: raw})
 }

@@ -9,12 +9,6 @@ import (
 	"github.com/shoalgo/shoal/proto"
 )
 
-// subscribeParams is the events.subscribe / events.unsubscribe request.
-type subscribeParams struct {
-	Channel string  `json:"channel"`
-	Since   *uint64 `json:"since,omitempty"`
-}
-
 // Subscribe subscribes to channel, replaying retained events with a
 // sequence number greater than since (0 replays everything the kernel
 // still holds). A channel can have one Subscription per client.
@@ -85,7 +79,7 @@ func (c *Client) subscribe(ctx context.Context, channel string, since *uint64) (
 
 // subscribeOn sends events.subscribe on cn.
 func (c *Client) subscribeOn(ctx context.Context, cn *conn, channel string, since *uint64) error {
-	params, err := json.Marshal(subscribeParams{Channel: channel, Since: since})
+	params, err := json.Marshal(proto.EventsParams{Channel: &channel, Since: since})
 	if err != nil {
 		return err
 	}
@@ -112,7 +106,7 @@ func (c *Client) Unsubscribe(ctx context.Context, channel string) error {
 	if cn == nil {
 		return nil
 	}
-	params, err := json.Marshal(subscribeParams{Channel: channel})
+	params, err := json.Marshal(proto.EventsParams{Channel: &channel})
 	if err != nil {
 		return err
 	}

@@ -101,3 +101,46 @@ func BenchmarkParseRequest10KB(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkExecParams decodes the exec params an MCP call sends (src with
+// position and timeout_ms, so the kernel's one-member fast path does not
+// apply) into ExecParams, as the kernel does (UnmarshalJSON called
+// directly), beside the floor: the struct of pointers the kernel decoded
+// into before the type was declared here, through json.Unmarshal.
+func BenchmarkExecParams(b *testing.B) {
+	params := []byte(`{"src":"(ls .).where(.type == 'file') | first 3","position":"value","timeout_ms":2000,"elide":{"max_rows":20}}`)
+	b.Run("proto", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			var p ExecParams
+			if err := p.UnmarshalJSON(params); err != nil || !p.HasSrc() {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("pointers", func(b *testing.B) {
+		type elide struct {
+			MaxBytes *int `json:"max_bytes"`
+			MaxRows  *int `json:"max_rows"`
+			MaxItems *int `json:"max_items"`
+		}
+		type execParams struct {
+			Src        *string  `json:"src"`
+			Mode       string   `json:"mode"`
+			Position   string   `json:"position"`
+			Async      bool     `json:"async"`
+			Background bool     `json:"background"`
+			TimeoutMS  *int64   `json:"timeout_ms"`
+			Elide      *elide   `json:"elide"`
+			PlanRef    *string  `json:"plan_ref"`
+			Display    *Display `json:"display"`
+		}
+		b.ReportAllocs()
+		for range b.N {
+			var p execParams
+			if err := json.Unmarshal(params, &p); err != nil || p.Src == nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

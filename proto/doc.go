@@ -13,6 +13,13 @@
 // [Writer] and [Outbox] write whole frames in single writes so frames never
 // interleave.
 //
+// # Methods
+//
+// [Methods] is the method table: each kernel method's name, whether it is
+// served before session.attach, and its params and result types, declared
+// in this package (api_*.go) for the kernel, the Go client and the MCP
+// facade alike.
+//
 // # Wire values
 //
 // Wire values are represented by the [Value] interface, implemented by one

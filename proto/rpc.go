@@ -120,7 +120,8 @@ func NewNotification(method string, params any) *Notification {
 	return &Notification{JSONRPC: Version, Method: method, Params: params}
 }
 
-// Event is the params of an "event" notification.
+// Event is the params of an "event" notification, and an event of
+// events.read's answer.
 type Event struct {
 	Channel string `json:"channel"`
 	Seq     uint64 `json:"seq"`

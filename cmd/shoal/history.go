@@ -86,7 +86,7 @@ func history(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&since, "since", "", "")
 	fs.StringVar(&til, "until", "", "")
 	fs.IntVar(&p.Limit, "limit", historyDefaultLimit, "")
-	fs.Int64Var(&p.Cursor, "cursor", 0, "")
+	fs.Int64Var((*int64)(&p.Cursor), "cursor", 0, "")
 	asJSON := fs.Bool("json", false, "")
 	socket := fs.String("socket", "", "")
 	attach := fs.String("attach", "default", "")

@@ -181,9 +181,7 @@ func (r *remoteSession) Eval(ctx context.Context, src string, _ *syntax.Program)
 		return nil, fmt.Errorf("lost the kernel at %s: %w", r.target.Socket, err)
 	}
 	if err != nil {
-		var d struct {
-			Cwd string `json:"cwd"`
-		}
+		var d proto.RaisedData // a failed exec's data says where it left the session
 		if client.ErrorData(err, &d) == nil {
 			r.setCwd(d.Cwd)
 		}
@@ -296,28 +294,16 @@ func remoteError(err error) (ref string, _ error) {
 	errors.As(err, &rpc)
 	switch code {
 	case proto.CodeParseError:
-		var d struct {
-			Span       *proto.Span `json:"span"`
-			Hint       *string     `json:"hint"`
-			Incomplete bool        `json:"incomplete"`
-		}
+		var d proto.ParseErrorData
 		_ = client.ErrorData(err, &d)
-		pe := &syntax.Error{Msg: rpc.Message, Incomplete: d.Incomplete}
-		if d.Span != nil {
-			pe.Span = syntax.Span{Start: int32(d.Span.Start), End: int32(d.Span.End)}
-		}
+		pe := &syntax.Error{Msg: rpc.Message, Incomplete: d.Incomplete,
+			Span: syntax.Span{Start: int32(d.Span.Start), End: int32(d.Span.End)}}
 		if d.Hint != nil {
 			pe.Hint = *d.Hint
 		}
 		return "", pe
 	case proto.CodeRaised:
-		var d struct {
-			Ref    string          `json:"ref"`
-			Code   string          `json:"code"`
-			Span   *proto.Span     `json:"span"`
-			Hint   *string         `json:"hint"`
-			Status json.RawMessage `json:"status"`
-		}
+		var d proto.RaisedData
 		_ = client.ErrorData(err, &d)
 		e := &value.Error{Code: d.Code, Msg: rpc.Message}
 		if e.Code == "" {
@@ -337,9 +323,7 @@ func remoteError(err error) (ref string, _ error) {
 		return d.Ref, e
 	case proto.CodeLeashDenied, proto.CodeApprovalRequired:
 		// Refused before anything ran: the effects the plan needed.
-		var d struct {
-			Effects []map[string]any `json:"effects"`
-		}
+		var d proto.VerdictData
 		_ = client.ErrorData(err, &d)
 		e := &value.Error{Code: "denied", Msg: rpc.Message}
 		if code == proto.CodeApprovalRequired {
@@ -347,15 +331,14 @@ func remoteError(err error) (ref string, _ error) {
 		}
 		var effs []string
 		for _, ef := range d.Effects {
-			kind, _ := ef["kind"].(string)
 			what := ""
-			for _, k := range []string{"program", "path", "name", "host"} {
-				if v, ok := ef[k].(string); ok {
+			for _, v := range []string{ef.Program, ef.Path, ef.Name} {
+				if v != "" {
 					what = " " + v
 					break
 				}
 			}
-			effs = append(effs, kind+what)
+			effs = append(effs, ef.Kind+what)
 		}
 		if len(effs) > 0 {
 			e.Hint = "the source needs: " + strings.Join(effs, ", ")

@@ -54,11 +54,8 @@ func (r *remoteSession) JobReports() []eval.JobReport {
 	var out []eval.JobReport
 	kept := r.jobs[:0]
 	for _, j := range r.jobs {
-		var rec struct {
-			State string  `json:"state"`
-			Error *string `json:"error"`
-		}
-		if err := r.c.Call(ctx, "task.get", map[string]any{"task": j.task}, &rec); err != nil {
+		rec, err := r.c.TaskGet(ctx, j.task)
+		if err != nil {
 			kept = append(kept, j) // asked again before the next prompt
 			continue
 		}

@@ -1,3 +1,4 @@
-// Package archtest holds no code: its test checks the import rules that keep
-// the layers of the project apart (see docs/architecture.md).
+// Package archtest holds no code: its tests check the import rules that keep
+// the layers of the project apart, and that docs/architecture.md states
+// them (its package table's import column, the Deriver methods it names).
 package archtest

@@ -211,7 +211,7 @@ func TestFrameTimeout(t *testing.T) {
 		t.Errorf("cut off after %v; trickled bytes extended the deadline", el)
 	}
 	time.Sleep(2 * d)
-	var info infoResult
+	var info proto.KernelInfo
 	idle.ok("kernel.info", nil, &info) // idle for 3 timeouts, still served
 }
 
@@ -233,7 +233,7 @@ func TestPreAttachLimitClosesOldest(t *testing.T) {
 	var waiting []*client
 	for range 3 {
 		c := k.dial(t)
-		var info infoResult
+		var info proto.KernelInfo
 		c.ok("kernel.info", nil, &info) // admitted before the next dial
 		waiting = append(waiting, c)
 	}
@@ -243,7 +243,7 @@ func TestPreAttachLimitClosesOldest(t *testing.T) {
 		t.Fatalf("oldest got %+v", r.Error)
 	}
 	for _, c := range append(waiting[1:], newest, attached) {
-		var info infoResult
+		var info proto.KernelInfo
 		c.ok("kernel.info", nil, &info)
 	}
 }

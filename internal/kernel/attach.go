@@ -38,71 +38,6 @@ type attachment struct {
 	cutOff context.CancelCauseFunc
 }
 
-type attachParams struct {
-	Session *string `json:"session"`
-	Token   *string `json:"token"`
-	// Cwd, when set, moves the session to this absolute directory (as
-	// `cd` would, through its gate) once attached: a person's client
-	// attaches from the directory its prompt shows.
-	Cwd    *string `json:"cwd"`
-	Client *struct {
-		Kind string `json:"kind"`
-		TTY  bool   `json:"tty"`
-	} `json:"client"`
-}
-
-// capsResult tells the truth about enforcement per dimension: Enforced
-// (and the attach result's caps_enforced) is set when the OS confines at
-// least one dimension of the attachment's spawned programs.
-type capsResult struct {
-	Enforced        bool       `json:"enforced"`
-	Tier            string     `json:"tier"`
-	AvailableTier   string     `json:"available_tier"`
-	Dimensions      dimensions `json:"dimensions"`
-	PolicyPrincipal string     `json:"policy_principal"`
-	Profile         string     `json:"profile"`
-	TokenCaps       []string   `json:"token_caps"`
-	Opaque          string     `json:"opaque"`
-}
-
-// dimensions says, per dimension, whether the OS sandbox confines the
-// attachment's spawned programs (false: only the gate checks it).
-type dimensions struct {
-	FS  bool `json:"fs"`
-	Net bool `json:"net"`
-}
-
-type cwdResult struct {
-	Display string `json:"display"`
-	Raw     string `json:"raw,omitempty"`
-}
-
-type elideDefaults struct {
-	MaxBytes    int `json:"max_bytes"`
-	MaxRows     int `json:"max_rows"`
-	MaxItems    int `json:"max_items"`
-	MaxBytesRaw int `json:"max_bytes_raw"`
-	HardCap     int `json:"hard_cap"`
-}
-
-type attachResult struct {
-	Session       string        `json:"session"`
-	Principal     string        `json:"principal"`
-	Caps          capsResult    `json:"caps"`
-	Cwd           cwdResult     `json:"cwd"`
-	EnvHash       string        `json:"env_hash"`
-	ASTVersion    int           `json:"ast_version"`
-	CapsEnforced  bool          `json:"caps_enforced"`
-	ElideDefaults elideDefaults `json:"elide_defaults"`
-	Channels      []string      `json:"channels"`
-	// Created is set when this attach made the session: the name was new,
-	// or its earlier session had been closed for idleness.
-	Created bool `json:"created"`
-	// CwdRefused says why the cwd asked for was not entered (the session
-	// stays where cwd says); absent when none was asked for or it was.
-	CwdRefused string `json:"cwd_refused,omitempty"`
-}
-
 // checkSessionLabel accepts any non-empty printable UTF-8 name of at most
 // 128 bytes.
 func checkSessionLabel(name string) error {
@@ -118,21 +53,21 @@ func checkSessionLabel(name string) error {
 }
 
 func handleAttach(ctx context.Context, c *call) (any, error) {
-	var p attachParams
+	var p proto.AttachParams
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
 	name := DefaultSession
-	if p.Session != nil {
-		name = *p.Session
+	if p.HasSession() {
+		name = p.Session
 	}
 	if err := checkSessionLabel(name); err != nil {
 		return nil, err
 	}
 	srv := c.conn.srv
 	att := &attachment{principal: srv.local, profile: LocalProfile}
-	if p.Token != nil {
-		tok, err := srv.validateToken(*p.Token)
+	if p.HasToken() {
+		tok, err := srv.validateToken(p.Token)
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +77,7 @@ func handleAttach(ctx context.Context, c *call) (any, error) {
 	if err := srv.checkHermetic(att.grants); err != nil {
 		return nil, err
 	}
-	if p.Token != nil {
+	if p.HasToken() {
 		att.arm()
 	}
 	sess, created, err := srv.sessions.get(sessionKey{att.principal, name}, func(tools *toolTable) (*eval.Interp, host.Host, error) {
@@ -166,8 +101,8 @@ func handleAttach(ctx context.Context, c *call) (any, error) {
 	att.sess = sess
 	c.conn.attach(att)
 	var refused string
-	if p.Cwd != nil {
-		if err := sess.enter(ctx, *p.Cwd); err != nil {
+	if p.HasCwd() {
+		if err := sess.enter(ctx, p.Cwd); err != nil {
 			refused = fitEncoded(err.Error(), MaxErrorText)
 		}
 	}
@@ -214,17 +149,21 @@ func (s *Server) noteStoreTrouble(err error) {
 	s.log.Error("refusing token attaches: the token store is not usable", "store", s.store.Path(), "err", msg)
 }
 
-func (s *Server) attachResult(att *attachment, name string) *attachResult {
+// attachResult is the answer of session.attach. Its caps tell the truth
+// about enforcement per dimension: Enforced (and caps_enforced) is set
+// when the OS confines at least one dimension of the attachment's spawned
+// programs (Dimensions false: only the gate checks it).
+func (s *Server) attachResult(att *attachment, name string) *proto.AttachResult {
 	caps := att.caps
 	if caps == nil {
 		caps = []string{}
 	}
 	sess := att.sess
 	sup := sandbox.Probe()
-	var dims dimensions
+	var dims proto.Dimensions
 	if g := sess.gate(); g != nil {
 		r := g.sandboxRules()
-		dims = dimensions{FS: r.RestrictFS && sup.FS, Net: r.RestrictNet && sup.Net}
+		dims = proto.Dimensions{FS: r.RestrictFS && sup.FS, Net: r.RestrictNet && sup.Net}
 	}
 	enforced := dims.FS || dims.Net
 	tier, available := TierNone, TierNone
@@ -235,14 +174,14 @@ func (s *Server) attachResult(att *attachment, name string) *attachResult {
 		tier = TierLandlock
 	}
 	dir, env := sess.snapshot()
-	cwd := cwdResult{Display: toValidUTF8(dir)}
+	cwd := proto.CWD{Display: toValidUTF8(dir)}
 	if !utf8.ValidString(dir) {
 		cwd.Raw = base64.StdEncoding.EncodeToString([]byte(dir))
 	}
-	return &attachResult{
+	return &proto.AttachResult{
 		Session:   name,
 		Principal: att.principal,
-		Caps: capsResult{
+		Caps: proto.Caps{
 			Enforced:        enforced,
 			Tier:            tier,
 			AvailableTier:   available,
@@ -252,11 +191,11 @@ func (s *Server) attachResult(att *attachment, name string) *attachResult {
 			TokenCaps:       caps,
 			Opaque:          string(att.grants.Opaque),
 		},
-		Cwd:          cwd,
+		CWD:          cwd,
 		EnvHash:      envHash(env),
 		ASTVersion:   ASTVersion,
 		CapsEnforced: enforced,
-		ElideDefaults: elideDefaults{
+		ElideDefaults: proto.ElideDefaults{
 			MaxBytes: DefaultMaxBytes, MaxRows: DefaultMaxRows, MaxItems: DefaultMaxItems,
 			MaxBytesRaw: DefaultMaxBytesRaw, HardCap: HardCap,
 		},

@@ -55,7 +55,7 @@ func TestAttachmentMatrix(t *testing.T) {
 	// The four pre-attach methods are served.
 	c.ok("kernel.info", nil, nil)
 	c.ok("parse", map[string]any{"src": "1"}, nil)
-	var comp completeResult
+	var comp proto.CompleteResult
 	c.ok("complete", map[string]any{"src": "l"}, &comp)
 	if len(comp.Candidates) == 0 {
 		t.Error("complete before attach offered nothing")
@@ -74,7 +74,7 @@ func TestAttachmentMatrix(t *testing.T) {
 func TestKernelInfo(t *testing.T) {
 	k := startKernel(t)
 	c := k.dial(t)
-	var info infoResult
+	var info proto.KernelInfo
 	c.ok("kernel.info", nil, &info)
 	if info.Version != "test" || info.Protocol != ProtocolRevision || info.ASTVersion != 2 {
 		t.Errorf("info = %+v", info)
@@ -83,8 +83,8 @@ func TestKernelInfo(t *testing.T) {
 		t.Errorf("%d methods listed", len(info.Methods))
 	}
 	for _, m := range info.Methods {
-		if m.RequireAttach == preAttach[m.Name] {
-			t.Errorf("%s requires_attach = %v", m.Name, m.RequireAttach)
+		if m.RequiresAttach == preAttach[m.Name] {
+			t.Errorf("%s requires_attach = %v", m.Name, m.RequiresAttach)
 		}
 	}
 	if !info.Features["exec.run"] || !info.Features["pty"] || !info.Features["complete"] || !info.Features["explain"] || !info.Features["plans"] || !info.Features["exec.plan"] {
@@ -237,7 +237,7 @@ func TestRefsIsolatedAcrossSessionsAndPrincipals(t *testing.T) {
 	// Same principal and name on another connection: the same session.
 	again := k.dial(t)
 	again.attach("shared", "")
-	var got valueJSONResult
+	var got proto.ValueJSON
 	again.ok("value.get", map[string]any{"ref": "out:1"}, &got)
 	if string(got.Value) != `{"$":"int","v":42}` {
 		t.Errorf("value = %s", got.Value)
@@ -245,7 +245,7 @@ func TestRefsIsolatedAcrossSessionsAndPrincipals(t *testing.T) {
 	// The other principal's own out:1 is its own value, not ours (its
 	// refused exec ran nothing and stored nothing).
 	other.ok("exec", map[string]any{"src": "7"}, nil)
-	var theirs valueJSONResult
+	var theirs proto.ValueJSON
 	other.ok("value.get", map[string]any{"ref": "out:1"}, &theirs)
 	if string(theirs.Value) != `{"$":"int","v":7}` {
 		t.Error("principal saw another principal's value")

@@ -14,22 +14,13 @@ import (
 // MaxCompleteSrc bounds the source a complete request may carry.
 const MaxCompleteSrc = 1 << 20
 
-type completeParams struct {
-	Src    *string `json:"src"`
-	Cursor *int    `json:"cursor"`
-}
-
-type completeResult struct {
-	Candidates []complete.Candidate `json:"candidates"`
-}
-
 // handleComplete offers completions at a cursor (a UTF-8 byte offset,
 // default the end, clamped). Before attach it knows only the language:
 // builtins, keywords, namespaces and methods. After attach it also offers
 // the session's names, functions and aliases, environment names, and paths
 // listed through the session's host gate.
 func handleComplete(ctx context.Context, c *call) (any, error) {
-	var p completeParams
+	var p proto.CompleteParams
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
@@ -51,10 +42,12 @@ func handleComplete(ctx context.Context, c *call) (any, error) {
 		sessionContext(ctx, &cctx, c.att.sess)
 	}
 	cands := complete.Complete(*p.Src, cursor, cctx)
-	if cands == nil {
-		cands = []complete.Candidate{}
+	out := make([]proto.Candidate, len(cands))
+	for i, k := range cands {
+		out[i] = proto.Candidate{Label: k.Label, Kind: k.Kind, Detail: k.Detail,
+			Replace: proto.Span{Start: int(k.Replace.Start), End: int(k.Replace.End)}}
 	}
-	return &completeResult{Candidates: cands}, nil
+	return &proto.CompleteResult{Candidates: out}, nil
 }
 
 // languageContext is what completion knows without a session.

@@ -562,7 +562,16 @@ func (c *call) params(dst any) error {
 	if raw[0] != '{' {
 		return proto.NewError(proto.CodeInvalidParams, "invalid params: expected an object", nil)
 	}
-	if err := json.Unmarshal(raw, dst); err != nil {
+	var err error
+	if u, ok := dst.(json.Unmarshaler); ok {
+		// A proto params type that records which members were present:
+		// decoded once (DecodeRequest checked the frame is JSON), not
+		// scanned again by json.Unmarshal first.
+		err = u.UnmarshalJSON(raw)
+	} else {
+		err = json.Unmarshal(raw, dst)
+	}
+	if err != nil {
 		return proto.NewError(proto.CodeInvalidParams, "invalid params: "+err.Error(), nil)
 	}
 	return nil

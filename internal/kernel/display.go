@@ -4,22 +4,15 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/internal/value"
+	"github.com/shoalgo/shoal/proto"
 )
 
-// displayParams are exec's optional `display`: the style its statement
-// output (the render channel's text) is rendered in, so that a person's
-// client shows a kernel session as the standalone shoal shows its own.
-// The value answered is the same whatever they say.
-type displayParams struct {
-	// TimePrecisionNS is the finest unit datetimes and times show in, in
-	// nanoseconds (1000000000: to the second); 0 or absent: all of it.
-	TimePrecisionNS int64 `json:"time_precision_ns"`
-	// FoldNames leaves out a table's `name` column that repeats its `path`.
-	FoldNames bool `json:"fold_names"`
-}
-
-// style is the value.Style d asks for; nil for no display param.
-func (d *displayParams) style() *value.Style {
+// displayStyle is the value.Style exec's optional `display` asks for
+// statement output (the render channel's text) to be rendered in, so that
+// a person's client shows a kernel session as the standalone shoal shows
+// its own; nil for no display param. The value answered is the same
+// whatever it says. A time precision out of range is the whole precision.
+func displayStyle(d *proto.Display) *value.Style {
 	if d == nil {
 		return nil
 	}

@@ -11,42 +11,38 @@ import (
 	"github.com/shoalgo/shoal/proto"
 )
 
-// elideParams are a request's elision budgets; zero fields take defaults.
-type elideParams struct {
-	MaxBytes *int `json:"max_bytes"`
-	MaxRows  *int `json:"max_rows"`
-	MaxItems *int `json:"max_items"`
-}
-
 // limits are resolved elision budgets.
 type limits struct {
 	maxBytes, maxRows, maxItems int
 }
 
-func (p *elideParams) check() error {
+// checkElide refuses budgets that are negative or past 2^53-1; zero
+// fields take defaults.
+func checkElide(p *proto.Elide) error {
 	if p == nil {
 		return nil
 	}
-	for _, f := range []*int{p.MaxBytes, p.MaxRows, p.MaxItems} {
-		if f != nil && (*f < 0 || *f > maxSafeInt) {
+	for _, f := range []int{p.MaxBytes, p.MaxRows, p.MaxItems} {
+		if f < 0 || f > maxSafeInt {
 			return proto.NewError(proto.CodeInvalidParams, "invalid params: elide budgets must be integers from 0 to 2^53-1", nil)
 		}
 	}
 	return nil
 }
 
-// limits resolves p against the defaults; max_bytes is clamped to HardCap.
-func (p *elideParams) limits() limits {
+// elideLimits resolves p against the defaults; max_bytes is clamped to
+// HardCap.
+func elideLimits(p *proto.Elide) limits {
 	l := limits{DefaultMaxBytes, DefaultMaxRows, DefaultMaxItems}
 	if p != nil {
-		if p.MaxBytes != nil && *p.MaxBytes > 0 {
-			l.maxBytes = *p.MaxBytes
+		if p.MaxBytes > 0 {
+			l.maxBytes = p.MaxBytes
 		}
-		if p.MaxRows != nil && *p.MaxRows > 0 {
-			l.maxRows = *p.MaxRows
+		if p.MaxRows > 0 {
+			l.maxRows = p.MaxRows
 		}
-		if p.MaxItems != nil && *p.MaxItems > 0 {
-			l.maxItems = *p.MaxItems
+		if p.MaxItems > 0 {
+			l.maxItems = p.MaxItems
 		}
 	}
 	l.maxBytes = min(l.maxBytes, HardCap)

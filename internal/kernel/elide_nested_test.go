@@ -63,7 +63,7 @@ func TestElisionUnderHardCapWithHugeBudgets(t *testing.T) {
 	for i := range items {
 		items[i] = value.Str(strings.Repeat("q", 3000))
 	}
-	l := (&elideParams{MaxBytes: ptr(1 << 30), MaxItems: ptr(1 << 20)}).limits()
+	l := elideLimits(&proto.Elide{MaxBytes: 1 << 30, MaxItems: 1 << 20})
 	b, err := elide(value.NewList(items), 1, l)
 	if err != nil {
 		t.Fatal(err)
@@ -79,5 +79,3 @@ func TestElisionUnderHardCapWithHugeBudgets(t *testing.T) {
 		t.Errorf("encoded as %q", w.Tag)
 	}
 }
-
-func ptr(n int) *int { return &n }

@@ -64,13 +64,12 @@ func TestElideBudgets(t *testing.T) {
 }
 
 func TestElideLimits(t *testing.T) {
-	var p *elideParams
-	if l := p.limits(); l != (limits{DefaultMaxBytes, DefaultMaxRows, DefaultMaxItems}) {
+	var p *proto.Elide
+	if l := elideLimits(p); l != (limits{DefaultMaxBytes, DefaultMaxRows, DefaultMaxItems}) {
 		t.Errorf("defaults %+v", l)
 	}
-	big, rows := 1<<30, 7
-	p = &elideParams{MaxBytes: &big, MaxRows: &rows}
-	if l := p.limits(); l.maxBytes != HardCap || l.maxRows != 7 || l.maxItems != DefaultMaxItems {
+	p = &proto.Elide{MaxBytes: 1 << 30, MaxRows: 7}
+	if l := elideLimits(p); l.maxBytes != HardCap || l.maxRows != 7 || l.maxItems != DefaultMaxItems {
 		t.Errorf("limits %+v", l)
 	}
 }

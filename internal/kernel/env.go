@@ -8,13 +8,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/proto"
 )
 
-type envResult struct {
-	Granted bool              `json:"granted"`
-	Names   []string          `json:"names"`
-	Env     map[string]string `json:"env,omitempty"`
-}
+type envResult = proto.EnvResult
 
 // handleSessionEnv lists the names of the session's variables, sorted:
 // those its environment holds and those of the kernel's environment its
@@ -58,14 +55,7 @@ func handleSessionEnv(_ context.Context, c *call) (any, error) {
 	return res, nil
 }
 
-type reefResult struct {
-	ActiveScope string        `json:"active_scope"`
-	Bindings    []reefBinding `json:"bindings"`
-	// Warnings name the directories in scope whose project files Reef
-	// ignored because the kernel owner has not trusted them (or they
-	// changed since), one line each.
-	Warnings []string `json:"warnings,omitempty"`
-}
+type reefResult = proto.ReefResult
 
 // handleSessionReef reports the session's tool bindings: every tool the
 // manifests in scope of its directory constrain, as the session would

@@ -196,15 +196,9 @@ func checkChannelName(name string) error {
 	return nil
 }
 
-type eventsParams struct {
-	Channel *string         `json:"channel"`
-	Since   *uint64         `json:"since"`
-	Limit   *int            `json:"limit"`
-	Payload json.RawMessage `json:"payload"`
-}
-
-func (c *call) eventsParams() (*eventsParams, error) {
-	var p eventsParams
+// eventsParams decodes and checks the params of the events.* methods.
+func (c *call) eventsParams() (*proto.EventsParams, error) {
+	var p proto.EventsParams
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
@@ -242,6 +236,8 @@ func (s *Server) ownScopeView(a *attachment, channel string) (events.View, bool)
 	}, true
 }
 
+// eventsReadResult is events.read's answer (proto.EventsReadResult),
+// holding the bus's events as they are.
 type eventsReadResult struct {
 	Channel string         `json:"channel"`
 	Events  []events.Event `json:"events"`
@@ -285,11 +281,8 @@ func handleEventsRead(_ context.Context, c *call) (any, error) {
 	return res, nil
 }
 
-type publishResult struct {
-	Channel string `json:"channel"`
-	Seq     uint64 `json:"seq"`
-	TS      int64  `json:"ts"`
-}
+// publishResult is events.publish's answer.
+type publishResult = proto.Published
 
 // handleEventsPublish publishes a client payload on a user.* channel of
 // the caller's session.
@@ -370,7 +363,7 @@ func handleEventsSubscribe(_ context.Context, c *call) (any, error) {
 	if !c.conn.subscribedIn(c.att) {
 		return nil, c.att.cutErr()
 	}
-	return map[string]any{"channel": *p.Channel, "subscribed": true}, nil
+	return &proto.Subscribed{Channel: *p.Channel, Subscribed: true}, nil
 }
 
 // handleEventsUnsubscribe ends the connection's subscription to a channel.
@@ -380,5 +373,5 @@ func handleEventsUnsubscribe(_ context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	ok := c.conn.subscriber().Unsubscribe(*p.Channel)
-	return map[string]any{"channel": *p.Channel, "unsubscribed": ok}, nil
+	return &proto.Unsubscribed{Channel: *p.Channel, Unsubscribed: ok}, nil
 }

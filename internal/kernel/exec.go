@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -18,18 +17,10 @@ import (
 	"github.com/shoalgo/shoal/proto"
 )
 
+// execParams are exec's params (proto.ExecParams) and what the kernel
+// learns of the exec before it runs.
 type execParams struct {
-	Src        *string      `json:"src"`
-	Mode       string       `json:"mode"`
-	Position   string       `json:"position"`
-	Async      bool         `json:"async"`
-	Background bool         `json:"background"`
-	TimeoutMS  *int64       `json:"timeout_ms"`
-	Elide      *elideParams `json:"elide"`
-	PlanRef    *string      `json:"plan_ref"`
-	// Display is how statement output of this exec is rendered; nil is
-	// the plain display agents and the journal get.
-	Display *displayParams `json:"display"`
+	proto.ExecParams
 
 	// prog is the program leashCheck judged, which then runs; nil when
 	// no plan was derived (the source is parsed when it runs).
@@ -42,31 +33,11 @@ type execParams struct {
 	approve func(context.Context) error
 }
 
-type execResult struct {
-	Ref    string          `json:"ref"`
-	Value  json.RawMessage `json:"value"`
-	Render string          `json:"render"`
-	// Exit is the status an `exit` in the source asked for; the session
-	// goes on, its client may end itself with it.
-	Exit *int `json:"exit,omitempty"`
-	// Cwd is the session's directory once the exec ended (a person's
-	// client shows it in its prompt).
-	Cwd string `json:"cwd,omitempty"`
-}
+// execResult is exec's answer for a run that completed.
+type execResult = proto.ExecValue
 
 // raisedData is the data of a RAISED error.
-type raisedData struct {
-	Ref  string      `json:"ref"`
-	URI  string      `json:"uri"`
-	Code string      `json:"code"`
-	Span *proto.Span `json:"span"`
-	Hint *string     `json:"hint"`
-	// Status and Stderr are wire values, present for failed commands.
-	Status json.RawMessage `json:"status,omitempty"`
-	Stderr json.RawMessage `json:"stderr,omitempty"`
-	// Cwd is the session's directory once the exec ended.
-	Cwd string `json:"cwd,omitempty"`
-}
+type raisedData = proto.RaisedData
 
 // runMode reports whether p runs in mode "run", the mode judged by policy
 // before it runs (leashCheck).
@@ -77,7 +48,7 @@ const maxTimeout = 24 * time.Hour
 
 func (p *execParams) check() error {
 	bad := func(msg string) error { return proto.NewError(proto.CodeInvalidParams, "invalid params: "+msg, nil) }
-	if p.Src == nil {
+	if !p.HasSrc() {
 		return bad(`"src" is required`)
 	}
 	switch p.Mode {
@@ -90,13 +61,13 @@ func (p *execParams) check() error {
 	default:
 		return bad(fmt.Sprintf("unknown position %q (want stmt or value)", p.Position))
 	}
-	if (p.Async || p.Background) && p.TimeoutMS != nil {
+	if (p.Async || p.Background) && p.HasTimeout() {
 		return bad("async and timeout_ms cannot be combined; use task.await with timeout_ms")
 	}
-	if p.TimeoutMS != nil && (*p.TimeoutMS <= 0 || *p.TimeoutMS > maxTimeout.Milliseconds()) {
+	if p.HasTimeout() && (p.TimeoutMS <= 0 || p.TimeoutMS > maxTimeout.Milliseconds()) {
 		return bad("timeout_ms must be between 1 and 86400000")
 	}
-	return p.Elide.check()
+	return checkElide(p.Elide)
 }
 
 func handleExec(ctx context.Context, c *call) (any, error) {
@@ -105,9 +76,9 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 	if src, ok := proto.SoleStringParam(c.req.Params, "src"); ok {
 		// The common request, {"src": …} alone, read without reflection;
 		// every other member has its zero value, which check accepts.
-		p.Src = &src
+		p.SetSrc(src)
 	} else {
-		if err := c.params(&p); err != nil {
+		if err := c.params(&p.ExecParams); err != nil {
 			tr.leave()
 			return nil, err
 		}
@@ -152,7 +123,7 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 		}
 		c.att.bindTask(sess, t)
 		return started(t, false), nil
-	case p.TimeoutMS != nil:
+	case p.HasTimeout():
 		t, err := srv.startExecTask(ctx, sess, c.att, &p, tr, false)
 		if err != nil {
 			return nil, err
@@ -160,7 +131,7 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 		c.att.bindTask(sess, t)
 		// Once the exec turns into a task it holds its session's order no
 		// longer: the next request goes on beside it.
-		return awaitInline(ctx, t, time.Duration(*p.TimeoutMS)*time.Millisecond, tr.leave)
+		return awaitInline(ctx, t, time.Duration(p.TimeoutMS)*time.Millisecond, tr.leave)
 	}
 	return c.runSync(ctx, &p)
 }
@@ -175,17 +146,17 @@ func (c *call) runSync(ctx context.Context, p *execParams) (any, error) {
 	}
 	res, err := execAnswer(t)
 	if r, ok := res.(*execResult); ok && err == nil {
-		if f, ferr := r.answer(c.req); ferr == nil {
+		if f, ferr := valueAnswer(r, c.req); ferr == nil {
 			return f, nil
 		}
 	}
 	return res, err
 }
 
-// answer builds the whole success frame of an exec answering req, written
-// by hand: value is already compact wire JSON. A result too large for a
-// frame fails, and the caller leaves it to reply to word the error.
-func (r *execResult) answer(req *proto.Request) (answerFrame, error) {
+// valueAnswer builds the whole success frame of an exec answering req,
+// written by hand: value is already compact wire JSON. A result too large
+// for a frame fails, and the caller leaves it to reply to word the error.
+func valueAnswer(r *execResult, req *proto.Request) (answerFrame, error) {
 	return buildAnswer(req, 80+len(r.Ref)+len(r.Value)+len(r.Render)+len(r.Cwd), func(b []byte, limit int) ([]byte, error) {
 		b = append(b, `{"ref":`...)
 		b = proto.AppendString(b, r.Ref)
@@ -244,7 +215,7 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	if row != nil && p.prog == nil {
 		// The owner's fast path derives no plan to judge; the journal
 		// records one, and the parsed program is the one that runs.
-		plan, prog, err := derivePlan(sess, *p.Src)
+		plan, prog, err := derivePlan(sess, p.Src)
 		if err != nil {
 			return nil, "", err // a source that does not parse writes no row
 		}
@@ -258,7 +229,7 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	// task.get of the run's task shows the tail of what it has printed.
 	releaseOutput, _ := tasks.RegisterOutput(ctx, out.snapshot)
 	defer releaseOutput()
-	ro := eval.RunOptions{Stdout: &out, Stderr: &out, Display: p.Display.style()}
+	ro := eval.RunOptions{Stdout: &out, Stderr: &out, Display: displayStyle(p.Display)}
 	if p.Position == "value" {
 		ro.Position = eval.PositionValue
 	}
@@ -269,7 +240,7 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	if p.prog != nil {
 		v, err = sess.interp.EvalProgramWith(row.context(ctx), p.prog, ro)
 	} else {
-		v, err = sess.interp.EvalSourceWith(row.context(ctx), *p.Src, ro)
+		v, err = sess.interp.EvalSourceWith(row.context(ctx), p.Src, ro)
 	}
 	var se *syntax.Error
 	if errors.As(err, &se) {
@@ -286,7 +257,7 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 			row.e.RefN, row.e.Code, row.e.Transcript = int64(n), e.Code, true
 			row.finishError(e, n, &out)
 		} else {
-			s.publishJSON(scope, events.ChannelTranscript, newTranscriptEvent(refName(n), *p.Src, false, e.Code))
+			s.publishJSON(scope, events.ChannelTranscript, newTranscriptEvent(refName(n), p.Src, false, e.Code))
 		}
 		s.publishOutput(scope, refName(n), &out)
 		return nil, refName(n), rerr
@@ -295,7 +266,7 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	if row != nil {
 		row.e.RefN = int64(n)
 	}
-	wire, err := elide(v, n, p.Elide.limits())
+	wire, err := elide(v, n, elideLimits(p.Elide))
 	if err != nil {
 		row.finish(true, nil, nil, &out) // it ran; only its answer failed
 		return nil, refName(n), err
@@ -310,7 +281,7 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 		row.e.Transcript = true // published by the row's commit
 		row.finish(true, nil, journalValue(v, wire), &out)
 	} else {
-		s.publishJSON(scope, events.ChannelTranscript, newTranscriptEvent(res.Ref, *p.Src, true, ""))
+		s.publishJSON(scope, events.ChannelTranscript, newTranscriptEvent(res.Ref, p.Src, true, ""))
 	}
 	s.publishOutput(scope, res.Ref, &out)
 	s.publishJSON(scope, events.ChannelRender, renderEvent{Ref: res.Ref, Render: headLines(res.Render, RenderHeadLines, DefaultMaxBytes)})

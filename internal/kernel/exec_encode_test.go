@@ -33,7 +33,7 @@ func TestExecEncodingMatchesEncodingJSON(t *testing.T) {
 		res := &execResult{Ref: "$" + s, Value: json.RawMessage(`{"$":"int","v":2}`), Render: s}
 		for _, id := range []json.RawMessage{json.RawMessage(`7`), json.RawMessage(`"x"`), nil} {
 			req := &proto.Request{ID: id}
-			f, err := res.answer(req)
+			f, err := valueAnswer(res, req)
 			if err != nil {
 				t.Fatal(err)
 			}

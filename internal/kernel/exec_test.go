@@ -145,7 +145,7 @@ func TestExecErrors(t *testing.T) {
 		t.Errorf("data = %s", r.Error.Data)
 	}
 	// The raised error is addressable.
-	var got valueJSONResult
+	var got proto.ValueJSON
 	c.ok("value.get", map[string]any{"ref": "out:1"}, &got)
 	if !strings.Contains(string(got.Value), `"$":"error"`) || !strings.Contains(string(got.Value), "div_zero") {
 		t.Errorf("stored error = %s", got.Value)
@@ -272,7 +272,7 @@ func TestElision(t *testing.T) {
 		t.Errorf("table preview %s", r.Preview)
 	}
 	// Rows of the stored table are reachable by path and slice.
-	var got valueJSONResult
+	var got proto.ValueJSON
 	c.ok("value.get", map[string]any{"ref": res.Ref, "path": ".rows[3].name"}, &got)
 	if string(got.Value) != `{"$":"str","v":"f003.txt"}` {
 		t.Errorf(".rows[3].name = %s", got.Value)
@@ -298,7 +298,7 @@ func TestValueGet(t *testing.T) {
 
 	get := func(params map[string]any) string {
 		t.Helper()
-		var res valueJSONResult
+		var res proto.ValueJSON
 		c.ok("value.get", params, &res)
 		return string(res.Value)
 	}
@@ -319,23 +319,23 @@ func TestValueGet(t *testing.T) {
 		}
 	}
 
-	var rendered valueRenderResult
+	var rendered proto.ValueRender
 	c.ok("value.get", map[string]any{"ref": "out:2", "format": "render"}, &rendered)
 	if rendered.Render != "héllo wörld" || rendered.Ref != "out:2" {
 		t.Errorf("render = %+v", rendered)
 	}
 
-	var raw valueRawResult
+	var raw proto.ValueRaw
 	c.ok("value.get", map[string]any{"ref": "out:2", "format": "raw", "slice": []int{6, 11}}, &raw)
 	if raw.Raw == nil || *raw.Raw != "wörld" || raw.Total != 11 || raw.Truncated {
 		t.Errorf("raw = %+v", raw)
 	}
-	raw = valueRawResult{}
+	raw = proto.ValueRaw{}
 	c.ok("value.get", map[string]any{"ref": "out:4", "format": "raw"}, &raw)
 	if raw.Raw == nil || len(*raw.Raw) != MaxRawBytes || raw.Total != 2400000 || !raw.Truncated {
 		t.Errorf("big raw: len %d total %d truncated %v", len(deref(raw.Raw)), raw.Total, raw.Truncated)
 	}
-	raw = valueRawResult{}
+	raw = proto.ValueRaw{}
 	c.ok("value.get", map[string]any{"ref": "out:4", "format": "raw", "slice": []int{2399990, 2500000}}, &raw)
 	if deref(raw.Raw) != "ghabcdefgh" || raw.Truncated {
 		t.Errorf("tail raw = %q %+v", deref(raw.Raw), raw)
@@ -367,7 +367,7 @@ func TestValueGetRawBytes(t *testing.T) {
 	c := k.dial(t)
 	c.attach("", "")
 	c.ok("exec", map[string]any{"src": "sh { printf 'hi there' }.stdout"}, nil)
-	var raw valueRawResult
+	var raw proto.ValueRaw
 	c.ok("value.get", map[string]any{"ref": "out:1", "format": "raw", "slice": []int{3, 8}}, &raw)
 	if raw.RawBase64 == nil {
 		t.Skipf("stdout is not bytes in this build: %+v", raw)

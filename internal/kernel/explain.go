@@ -11,15 +11,10 @@ import (
 	"github.com/shoalgo/shoal/proto"
 )
 
-type explainParams struct {
-	Src *string         `json:"src"`
-	AST json.RawMessage `json:"ast"`
-}
-
 // explainTail is the part of an explain answer after its AST, which the
 // answer's frame holds first: {"ast_version":2,"ast":AST,<tail>}.
 type explainTail struct {
-	Effects       []leash.Effect `json:"effects"`
+	Effects       []proto.Effect `json:"effects"`
 	Reversibility string         `json:"reversibility"`
 	Opaque        bool           `json:"opaque"`
 	Notes         []string       `json:"notes,omitempty"`
@@ -39,7 +34,7 @@ type explainTail struct {
 // wins over "ast"; an "ast" alone is decoded from its ast_version 2 JSON,
 // under the bounds a parse keeps (syntax.MaxDepth, syntax.MaxNodes).
 func handleExplain(ctx context.Context, c *call) (any, error) {
-	var p explainParams
+	var p proto.ExplainParams
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
@@ -60,7 +55,7 @@ func handleExplain(ctx context.Context, c *call) (any, error) {
 
 // explainAnswer parses (with ps) or decodes the program, derives its plan
 // and writes the answer frame for req (nil for a notification).
-func explainAnswer(ps *syntax.Parser, req *proto.Request, p explainParams, le leash.Env) (answerFrame, error) {
+func explainAnswer(ps *syntax.Parser, req *proto.Request, p proto.ExplainParams, le leash.Env) (answerFrame, error) {
 	var prog *syntax.Program
 	var src string
 	if p.Src != nil {
@@ -82,9 +77,9 @@ func explainAnswer(ps *syntax.Parser, req *proto.Request, p explainParams, le le
 	if req.IsNotification() {
 		return nil, nil
 	}
-	tail := explainTail{Effects: plan.Effects, Reversibility: plan.Reversibility, Opaque: plan.Opaque, Notes: plan.Notes}
+	tail := explainTail{Effects: wireEffects(plan.Effects), Reversibility: plan.Reversibility, Opaque: plan.Opaque, Notes: plan.Notes}
 	if tail.Effects == nil {
-		tail.Effects = []leash.Effect{}
+		tail.Effects = []proto.Effect{}
 	}
 	return buildAnswer(req, astSizeHint(src)+len(p.AST), func(b []byte, limit int) ([]byte, error) {
 		b = append(b, astResultHead...)

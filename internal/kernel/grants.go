@@ -127,14 +127,6 @@ func sessionEnv(g *policy.Grants, env []string, free bool) (kept []string, withh
 	return kept, slices.Compact(withheld)
 }
 
-// verdictData is the data of an exec refused by policy (-32010) or held for
-// approval (-32011).
-type verdictData struct {
-	Verdict policy.Verdict `json:"verdict"`
-	Effects []leash.Effect `json:"effects"`
-	Reasons []string       `json:"reasons"`
-}
-
 // leashCheck judges an exec "run" before anything runs: once its turn
 // comes (tr, unless the caller holds it already: nil), so that it sees
 // what the execs before it bound, it parses the source,
@@ -156,7 +148,7 @@ func leashCheck(ctx context.Context, sess *session, p *execParams, tr *turn) err
 		}
 	}
 	le := sessionLeashEnv(sess)
-	prog, err := syntax.Parse(*p.Src, syntax.ParseOptions{IsBound: le.IsBound})
+	prog, err := syntax.Parse(p.Src, syntax.ParseOptions{IsBound: le.IsBound})
 	if err != nil {
 		return parseError(err)
 	}
@@ -167,9 +159,11 @@ func leashCheck(ctx context.Context, sess *session, p *execParams, tr *turn) err
 		p.prog = prog
 		return nil
 	}
-	data := verdictData{Verdict: d.Verdict, Effects: plan.Effects, Reasons: d.Reasons}
+	// The data of an exec refused by policy (-32010) or held for approval
+	// (-32011).
+	data := proto.VerdictData{Verdict: string(d.Verdict), Effects: wireEffects(plan.Effects), Reasons: d.Reasons}
 	if data.Effects == nil {
-		data.Effects = []leash.Effect{}
+		data.Effects = []proto.Effect{}
 	}
 	if data.Reasons == nil {
 		data.Reasons = []string{}

@@ -19,42 +19,6 @@ const ASTVersion = 2
 // channels are the kernel channels named in the attach result.
 var channels = []string{"session.transcript", "journal", "approval", "render"}
 
-type infoResult struct {
-	Name       string          `json:"name"`
-	Version    string          `json:"version"`
-	Protocol   int             `json:"protocol"`
-	ASTVersion int             `json:"ast_version"`
-	Methods    []MethodInfo    `json:"methods"`
-	PreAttach  []string        `json:"pre_attach"`
-	Features   map[string]bool `json:"features"`
-	Limits     map[string]int  `json:"limits"`
-	// Tunables are the bounds in force that flags set, by flag name:
-	// sizes in bytes, counts, durations in milliseconds.
-	Tunables map[string]int64 `json:"tunables"`
-	// Containment says which mechanisms end the processes sessions start.
-	Containment contain.Features `json:"containment"`
-	// Memory says where the memory bounds come from (memdefaults.go).
-	Memory memoryInfo `json:"memory"`
-	// Cgo reports whether this binary was built with cgo (it should not
-	// be: README, "Build"); null when the build recorded nothing.
-	Cgo *bool `json:"cgo"`
-	// StateDir is the directory of the journal and the blob store ("" when
-	// the kernel keeps none); TokenStore the token store's path ("" when
-	// tokens are refused). shoal doctor checks these, not its defaults.
-	StateDir   string `json:"state_dir"`
-	TokenStore string `json:"token_store"`
-	// Policy is the Leash policy in force.
-	Policy policyInfo `json:"policy"`
-}
-
-// policyInfo is kernel.info's policy: the file it was loaded from ("":
-// the built-in default, under which the owner may do everything and
-// every other principal nothing) and how many principals it names.
-type policyInfo struct {
-	Path       string `json:"path"`
-	Principals int    `json:"principals"`
-}
-
 // features are the optional capabilities this kernel build has.
 var features = map[string]bool{
 	"peer_cred":       true,
@@ -84,7 +48,7 @@ func handleKernelInfo(_ context.Context, c *call) (any, error) {
 	if version == "" {
 		version = buildversion.String()
 	}
-	return &infoResult{
+	return &proto.KernelInfo{
 		Name:       "shoal-kernel",
 		Version:    version,
 		Protocol:   ProtocolRevision,
@@ -107,12 +71,15 @@ func handleKernelInfo(_ context.Context, c *call) (any, error) {
 			"kernel_transcript_bytes":  MaxKernelTranscriptBytes,
 		},
 		Tunables:    c.conn.srv.limits.report(),
-		Containment: c.conn.srv.procs.Features(),
+		Containment: containment(c.conn.srv.procs.Features()),
 		Memory:      c.conn.srv.memoryReport(),
 		Cgo:         buildCgo(),
 		StateDir:    c.conn.srv.cfg.StateDir,
 		TokenStore:  c.conn.srv.cfg.TokenStore,
-		Policy:      policyInfo{Path: c.conn.srv.policy.Path(), Principals: len(c.conn.srv.policy.Principals())},
+		// Policy: the file it was loaded from ("": the built-in default,
+		// under which the owner may do everything and every other principal
+		// nothing) and how many principals it names.
+		Policy: &proto.KernelPolicy{Path: c.conn.srv.policy.Path(), Principals: len(c.conn.srv.policy.Principals())},
 	}, nil
 }
 
@@ -134,4 +101,10 @@ func (s *Server) features() map[string]bool {
 	f := maps.Clone(features)
 	f["journal"] = true
 	return f
+}
+
+// containment is kernel.info's containment: which mechanisms end the
+// processes sessions start.
+func containment(f contain.Features) *proto.Containment {
+	return &proto.Containment{Subreaper: f.Subreaper, Pdeathsig: f.Pdeathsig, Cgroup: f.Cgroup, Walk: f.Walk, Supervisor: f.Supervisor}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -140,7 +139,7 @@ func (s *Server) journalRow(sess *session, p *execParams) *execRow {
 		Principal: sess.key.principal,
 		StartNS:   time.Now().UnixNano(),
 		Cwd:       cwd,
-		Src:       cutUTF8(*p.Src, journal.MaxSrcBytes),
+		Src:       cutUTF8(p.Src, journal.MaxSrcBytes),
 		Verdict:   VerdictAllow,
 	}
 	if !p.runMode() {
@@ -164,7 +163,7 @@ func (r *execRow) plan(p *execParams) {
 		r.pure = len(p.plan.Effects) == 0 && !p.plan.Opaque
 	}
 	if p.prog != nil {
-		if b, err := appendAST(nil, p.prog, *p.Src, journal.MaxASTBytes); err == nil {
+		if b, err := appendAST(nil, p.prog, p.Src, journal.MaxASTBytes); err == nil {
 			r.e.AST = b
 		}
 	}
@@ -291,32 +290,9 @@ func journalEffects(effs []leash.Effect) json.RawMessage {
 
 // entryJSON is the wire shape of one journal entry (KERNEL-CONTRACT.md,
 // pinned Journal shape).
-type entryJSON struct {
-	ID        int64  `json:"id"`
-	Session   string `json:"session"`
-	Principal string `json:"principal"`
-	TS        int64  `json:"ts"`
-	DurNS     *int64 `json:"dur_ns"`
-	Finished  bool   `json:"finished"`
-	Interrupt bool   `json:"interrupted"`
-	Cwd       string `json:"cwd"`
-	Src       string `json:"src"`
-	// SrcTruncated is set on journal events whose source was cut.
-	SrcTruncated bool            `json:"src_truncated,omitempty"`
-	AST          json.RawMessage `json:"ast"`
-	Effects      json.RawMessage `json:"effects"`
-	Status       *int            `json:"status"`
-	OK           bool            `json:"ok"`
-	Opaque       bool            `json:"opaque"`
-	Verdict      string          `json:"verdict"`
-	Outputs      []outputJSON    `json:"outputs"`
-}
+type entryJSON = proto.JournalEntry
 
-type outputJSON struct {
-	Kind string `json:"kind"`
-	Hash string `json:"hash"`
-	Len  int64  `json:"len"`
-}
+type outputJSON = proto.JournalOutput
 
 // wireEntry is e in its wire shape.
 func wireEntry(e *journal.Entry) *entryJSON {
@@ -402,17 +378,7 @@ func (s *Server) journalReaders() []string {
 }
 
 // journalQueryParams are journal.query's params.
-type journalQueryParams struct {
-	Since     *int64          `json:"since"`
-	Until     *int64          `json:"until"`
-	Principal *string         `json:"principal"`
-	Session   *string         `json:"session"`
-	Head      *string         `json:"head"`
-	OK        *bool           `json:"ok"`
-	Effects   []string        `json:"effects"`
-	Limit     *int            `json:"limit"`
-	Cursor    json.RawMessage `json:"cursor"`
-}
+type journalQueryParams = proto.JournalQueryParams
 
 // handleJournalQuery answers journal.query: the caller's rows (every row
 // for a principal granted journal_read_all), newest first, at most limit.
@@ -429,11 +395,11 @@ func handleJournalQuery(_ context.Context, c *call) (any, error) {
 	}
 	bad := func(msg string) error { return proto.NewError(proto.CodeInvalidParams, "invalid params: "+msg, nil) }
 	q := journal.Query{Limit: journal.DefaultQueryLimit}
-	if p.Limit != nil {
-		if *p.Limit < 1 {
+	if p.HasLimit() {
+		if p.Limit < 1 {
 			return nil, bad("limit must be at least 1")
 		}
-		q.Limit = min(*p.Limit, journal.MaxQueryLimit)
+		q.Limit = min(p.Limit, journal.MaxQueryLimit)
 	}
 	if p.Since != nil {
 		q.Since = *p.Since
@@ -441,15 +407,7 @@ func handleJournalQuery(_ context.Context, c *call) (any, error) {
 	if p.Until != nil {
 		q.Until = *p.Until
 	}
-	if p.Principal != nil {
-		q.Principal = *p.Principal
-	}
-	if p.Session != nil {
-		q.Session = *p.Session
-	}
-	if p.Head != nil {
-		q.Head = *p.Head
-	}
+	q.Principal, q.Session, q.Head = p.Principal, p.Session, p.Head
 	q.OK = p.OK
 	if len(p.Effects) > len(effectKinds) {
 		return nil, bad("too many effects")
@@ -461,12 +419,8 @@ func handleJournalQuery(_ context.Context, c *call) (any, error) {
 		}
 		q.Effects = append(q.Effects, kind)
 	}
-	if len(p.Cursor) > 0 && string(p.Cursor) != "null" {
-		cur, err := cursorParam(p.Cursor)
-		if err != nil {
-			return nil, bad(err.Error())
-		}
-		q.Cursor = cur
+	if p.Cursor > 0 {
+		q.Cursor = journal.CursorAfter(int64(p.Cursor))
 	}
 	q.Principals, _ = journalScope(g, c.att.principal)
 	_, q.OwnIDs = ownJournal(q.Principals)
@@ -492,36 +446,11 @@ func handleJournalQuery(_ context.Context, c *call) (any, error) {
 	return journalAnswer(c.req, entries)
 }
 
-// cursorParam reads a cursor: an entry id, as a number or a string.
-func cursorParam(raw json.RawMessage) (string, error) {
-	var n int64
-	if err := json.Unmarshal(raw, &n); err == nil && n > 0 {
-		return journal.CursorAfter(n), nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
-			return journal.CursorAfter(n), nil
-		}
-	}
-	return "", errors.New("cursor is the id of the last entry of the previous page")
-}
-
 // blobGetParams are blob.get's params.
-type blobGetParams struct {
-	Hash   *string `json:"hash"`
-	Offset *int64  `json:"offset"`
-	Length *int64  `json:"length"`
-}
+type blobGetParams = proto.BlobGetParams
 
 // blobAnswer is blob.get's answer.
-type blobAnswer struct {
-	Hash   string          `json:"hash"`
-	Len    int64           `json:"len"`
-	Offset int64           `json:"offset"`
-	EOF    bool            `json:"eof"`
-	Value  json.RawMessage `json:"value"`
-}
+type blobAnswer = proto.BlobResult
 
 // unknownBlob is the one answer to a blob the caller may not read or that
 // is not stored.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/shoalgo/shoal/internal/memlimit"
+	"github.com/shoalgo/shoal/proto"
 )
 
 // Memory defaults from the real limits. The memory bounds' defaults
@@ -44,31 +45,11 @@ func ApplyMemoryDefaults(l *Limits, set func(flag string) bool, d memlimit.Deriv
 	return warnings
 }
 
-// memoryInfo is kernel.info's "memory": where the memory bounds come from
-// and the ones in force.
-type memoryInfo struct {
-	// Limit and Source: the smallest real limit and where it was found
-	// ("rlimit_as", "cgroup", "physical", or "none").
-	Limit  int64  `json:"limit"`
-	Source string `json:"source"`
-	// Usable is the memory the heap may use under Limit (the address-space
-	// reserve taken off an rlimit).
-	Usable int64 `json:"usable"`
-	// The three limits as found (0: none).
-	RlimitAS int64 `json:"rlimit_as"`
-	Cgroup   int64 `json:"cgroup"`
-	Physical int64 `json:"physical"`
-	// The bounds in force (flags applied) and their derived defaults.
-	SessionBudget int64            `json:"session_budget"`
-	KernelBudget  int64            `json:"kernel_budget"`
-	SoftLimit     int64            `json:"soft_limit"`
-	Derived       map[string]int64 `json:"derived"`
-}
-
-// memoryReport describes the server's memory bounds for kernel.info.
-func (s *Server) memoryReport() memoryInfo {
+// memoryReport is kernel.info's "memory": where the server's memory bounds
+// come from and the ones in force.
+func (s *Server) memoryReport() *proto.KernelMemory {
 	d := s.memFrom
-	return memoryInfo{
+	return &proto.KernelMemory{
 		Limit: d.Limit, Source: d.Source, Usable: d.Usable,
 		RlimitAS: int64(min(d.RlimitAS, 1<<62)), Cgroup: int64(min(d.Cgroup, 1<<62)), Physical: int64(min(d.Physical, 1<<62)),
 		SessionBudget: s.limits.SessionMemory, KernelBudget: s.limits.KernelMemory, SoftLimit: s.limits.MemoryLimit,

@@ -7,9 +7,11 @@ import (
 	"github.com/shoalgo/shoal/proto"
 )
 
-// method is one entry of the method table.
+// method is the kernel's half of one entry of proto's method table: how
+// it is scheduled and handled.
 type method struct {
-	// needsAttach: the method answers NOT_ATTACHED before session.attach.
+	// needsAttach: the method answers NOT_ATTACHED before session.attach;
+	// set from proto's method table, never here.
 	needsAttach bool
 	// inline: run on the connection's reader, so that the requests of a
 	// connection take effect in the order it sent them: later requests
@@ -30,68 +32,77 @@ type method struct {
 	handle func(context.Context, *call) (any, error)
 }
 
-// methods is the single place declaring every method the kernel knows, its
-// handler and whether it needs attachment. Methods without a handler are
-// contract methods still to be built: they answer NOT_ATTACHED before
-// attach like every other guarded method, and METHOD_NOT_FOUND after.
+// methods is the kernel's dispatch table: proto's method table (the one
+// list of methods, with whether each is served before attach) joined with
+// each method's scheduling and handler here. Every method of proto's table
+// has an entry and no other method does (init panics otherwise, so any
+// test catches it). A method without a handler is a contract method still
+// to be built: it answers NOT_ATTACHED before attach like every other
+// guarded method, and METHOD_NOT_FOUND after.
 var methods map[string]*method
 
 func init() {
-	methods = map[string]*method{
+	handlers := map[string]*method{
 		proto.MethodKernelInfo:    {handle: handleKernelInfo},
 		proto.MethodSessionAttach: {inline: true, handle: handleAttach},
 		proto.MethodParse:         {source: true, handle: handleParse},
 		proto.MethodComplete:      {handle: handleComplete},
-		proto.MethodExplain:       {needsAttach: true, source: true, handle: handleExplain},
+		proto.MethodExplain:       {source: true, handle: handleExplain},
 
-		proto.MethodExec:        {needsAttach: true, prepare: enterTurn, handle: handleExec},
-		proto.MethodValueGet:    {needsAttach: true, handle: handleValueGet},
-		proto.MethodSessionEnv:  {needsAttach: true, handle: handleSessionEnv},
-		proto.MethodSessionReef: {needsAttach: true, handle: handleSessionReef},
+		proto.MethodExec:        {prepare: enterTurn, handle: handleExec},
+		proto.MethodValueGet:    {handle: handleValueGet},
+		proto.MethodSessionEnv:  {handle: handleSessionEnv},
+		proto.MethodSessionReef: {handle: handleSessionReef},
 
-		proto.MethodTaskList:    {needsAttach: true, inline: true, handle: handleTaskList},
-		proto.MethodTaskGet:     {needsAttach: true, inline: true, handle: handleTaskGet},
-		proto.MethodTaskAwait:   {needsAttach: true, handle: handleTaskAwait},
-		proto.MethodTaskCancel:  {needsAttach: true, inline: true, handle: handleTaskCancel},
-		proto.MethodTaskSuspend: {needsAttach: true, inline: true, handle: handleTaskSuspend},
-		proto.MethodTaskResume:  {needsAttach: true, inline: true, handle: handleTaskResume},
+		proto.MethodTaskList:    {inline: true, handle: handleTaskList},
+		proto.MethodTaskGet:     {inline: true, handle: handleTaskGet},
+		proto.MethodTaskAwait:   {handle: handleTaskAwait},
+		proto.MethodTaskCancel:  {inline: true, handle: handleTaskCancel},
+		proto.MethodTaskSuspend: {inline: true, handle: handleTaskSuspend},
+		proto.MethodTaskResume:  {inline: true, handle: handleTaskResume},
 
-		proto.MethodPlanGet:    {needsAttach: true, handle: handlePlanGet},
-		proto.MethodPlanApply:  {needsAttach: true, prepare: enterTurn, handle: handlePlanApply},
-		proto.MethodPlanList:   {needsAttach: true, handle: handlePlanList},
-		proto.MethodCapRequest: {needsAttach: true, handle: handleCapRequest},
+		proto.MethodPlanGet:    {handle: handlePlanGet},
+		proto.MethodPlanApply:  {prepare: enterTurn, handle: handlePlanApply},
+		proto.MethodPlanList:   {handle: handlePlanList},
+		proto.MethodCapRequest: {handle: handleCapRequest},
 
-		proto.MethodJournalQuery: {needsAttach: true, handle: handleJournalQuery},
-		proto.MethodBlobGet:      {needsAttach: true, handle: handleBlobGet},
+		proto.MethodJournalQuery: {handle: handleJournalQuery},
+		proto.MethodBlobGet:      {handle: handleBlobGet},
 
-		proto.MethodEventsRead:        {needsAttach: true, inline: true, handle: handleEventsRead},
-		proto.MethodEventsPublish:     {needsAttach: true, inline: true, handle: handleEventsPublish},
-		proto.MethodEventsSubscribe:   {needsAttach: true, inline: true, handle: handleEventsSubscribe},
-		proto.MethodEventsUnsubscribe: {needsAttach: true, inline: true, handle: handleEventsUnsubscribe},
+		proto.MethodEventsRead:        {inline: true, handle: handleEventsRead},
+		proto.MethodEventsPublish:     {inline: true, handle: handleEventsPublish},
+		proto.MethodEventsSubscribe:   {inline: true, handle: handleEventsSubscribe},
+		proto.MethodEventsUnsubscribe: {inline: true, handle: handleEventsUnsubscribe},
 
 		// PTYs (ptys.go). open, send, read (which may wait) and close (which
 		// waits for the reap) run on their own goroutines.
-		proto.MethodPTYOpen:   {needsAttach: true, handle: handlePTYOpen},
-		proto.MethodPTYSend:   {needsAttach: true, handle: handlePTYSend},
-		proto.MethodPTYRead:   {needsAttach: true, handle: handlePTYRead},
-		proto.MethodPTYResize: {needsAttach: true, inline: true, handle: handlePTYResize},
-		proto.MethodPTYClose:  {needsAttach: true, handle: handlePTYClose},
-		proto.MethodPTYList:   {needsAttach: true, inline: true, handle: handlePTYList},
+		proto.MethodPTYOpen:   {handle: handlePTYOpen},
+		proto.MethodPTYSend:   {handle: handlePTYSend},
+		proto.MethodPTYRead:   {handle: handlePTYRead},
+		proto.MethodPTYResize: {inline: true, handle: handlePTYResize},
+		proto.MethodPTYClose:  {handle: handlePTYClose},
+		proto.MethodPTYList:   {inline: true, handle: handlePTYList},
+	}
+	methods = make(map[string]*method, len(handlers))
+	for _, pm := range proto.Methods() {
+		m, ok := handlers[pm.Name]
+		if !ok {
+			panic("kernel: no dispatch entry for " + pm.Name)
+		}
+		m.needsAttach = !pm.PreAttach
+		methods[pm.Name] = m
+		delete(handlers, pm.Name)
+	}
+	for name := range handlers {
+		panic("kernel: " + name + " is not in proto's method table")
 	}
 }
 
-// MethodInfo describes one method for kernel.info.
-type MethodInfo struct {
-	Name          string `json:"name"`
-	RequireAttach bool   `json:"requires_attach"`
-	Implemented   bool   `json:"implemented"`
-}
-
-// Methods lists the method table, sorted by name.
-func Methods() []MethodInfo {
-	out := make([]MethodInfo, 0, len(methods))
+// Methods lists the method table for kernel.info, sorted by name.
+func Methods() []proto.MethodInfo {
+	out := make([]proto.MethodInfo, 0, len(methods))
 	for name, m := range methods {
-		out = append(out, MethodInfo{Name: name, RequireAttach: m.needsAttach, Implemented: m.handle != nil})
+		out = append(out, proto.MethodInfo{Name: name, RequiresAttach: m.needsAttach, Implemented: m.handle != nil})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

@@ -11,21 +11,13 @@ import (
 	"github.com/shoalgo/shoal/proto"
 )
 
-type parseParams struct {
-	Src *string `json:"src"`
-}
-
 // parseErrorData is the data of a PARSE_ERROR.
-type parseErrorData struct {
-	Span       proto.Span `json:"span"`
-	Hint       *string    `json:"hint"`
-	Incomplete bool       `json:"incomplete"`
-}
+type parseErrorData = proto.ParseErrorData
 
 func handleParse(ctx context.Context, c *call) (any, error) {
 	src, ok := c.sourceParam("src")
 	if !ok {
-		var p parseParams
+		var p proto.ParseParams
 		if err := c.params(&p); err != nil {
 			return nil, err
 		}

@@ -83,33 +83,20 @@ func samePlan(a, b *leash.Plan) bool {
 	return a.Reversibility == b.Reversibility && a.Opaque == b.Opaque && reflect.DeepEqual(a.Effects, b.Effects)
 }
 
-// planAnswer is exec's answer in mode "plan".
-type planAnswer struct {
-	PlanRef         string         `json:"plan_ref"`
-	Effects         []leash.Effect `json:"effects"`
-	Reversibility   string         `json:"reversibility"`
-	Opaque          bool           `json:"opaque"`
-	Verdict         string         `json:"verdict"`
-	Reasons         []string       `json:"reasons,omitempty"`
-	State           string         `json:"state"`
-	ApprovalPending bool           `json:"approval_pending"`
-	Notes           []string       `json:"notes,omitempty"`
-}
-
 // execPlan answers exec in mode "plan": it waits for the session's turn
 // (so it sees the bindings of the execs before it), derives and judges
 // the plan and stores it. Nothing runs.
 func (c *call) execPlan(ctx context.Context, p *execParams) (any, error) {
 	tr := c.turn
 	defer tr.leave()
-	if len(*p.Src) > MaxPlanSource {
+	if len(p.Src) > MaxPlanSource {
 		return nil, proto.NewError(proto.CodeInvalidParams, "invalid params: a plan's source is at most 1 MiB", nil)
 	}
 	if err := tr.wait(ctx); err != nil {
 		return nil, proto.NewError(proto.CodeInternalError, "plan abandoned before it started: "+err.Error(), nil)
 	}
 	srv, att := c.conn.srv, c.att
-	plan, _, err := derivePlan(att.sess, *p.Src)
+	plan, _, err := derivePlan(att.sess, p.Src)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +104,7 @@ func (c *call) execPlan(ctx context.Context, p *execParams) (any, error) {
 	rec := &planRecord{
 		owner:   att.sess.key,
 		token:   att.principal != srv.local,
-		src:     strings.Clone(*p.Src),
+		src:     strings.Clone(p.Src),
 		plan:    plan,
 		verdict: verdict,
 		reasons: reasons,
@@ -137,18 +124,14 @@ func (c *call) execPlan(ctx context.Context, p *execParams) (any, error) {
 	if state == PlanPending {
 		srv.publishApproval(rec, PlanPending, "")
 	}
-	return &planAnswer{
-		PlanRef: rec.ref, Effects: plan.Effects, Reversibility: plan.Reversibility, Opaque: plan.Opaque,
+	return &proto.PlanAnswer{
+		PlanRef: rec.ref, Effects: wireEffects(plan.Effects), Reversibility: plan.Reversibility, Opaque: plan.Opaque,
 		Verdict: verdict, Reasons: reasons, State: state, ApprovalPending: state == PlanPending, Notes: plan.Notes,
 	}, nil
 }
 
-type planRefParams struct {
-	PlanRef *string `json:"plan_ref"`
-}
-
 func (c *call) planRef() (string, error) {
-	var p planRefParams
+	var p proto.PlanRefParams
 	if err := c.params(&p); err != nil {
 		return "", err
 	}
@@ -156,30 +139,6 @@ func (c *call) planRef() (string, error) {
 		return "", proto.NewError(proto.CodeInvalidParams, `invalid params: "plan_ref" is required`, nil)
 	}
 	return *p.PlanRef, nil
-}
-
-// planGetAnswer is plan.get's answer.
-type planGetAnswer struct {
-	PlanRef         string          `json:"plan_ref"`
-	Session         string          `json:"session"`
-	Principal       string          `json:"principal"`
-	Src             string          `json:"src"`
-	ASTVersion      int             `json:"ast_version"`
-	AST             json.RawMessage `json:"ast"`
-	Effects         []leash.Effect  `json:"effects"`
-	Reversibility   string          `json:"reversibility"`
-	Opaque          bool            `json:"opaque"`
-	Notes           []string        `json:"notes,omitempty"`
-	Verdict         string          `json:"verdict"`
-	Reasons         []string        `json:"reasons,omitempty"`
-	StoredVerdict   string          `json:"stored_verdict"`
-	State           string          `json:"state"`
-	ApprovalPending bool            `json:"approval_pending"`
-	Approved        bool            `json:"approved"`
-	Approver        string          `json:"approver,omitempty"`
-	Uncovered       []string        `json:"uncovered,omitempty"`
-	CreatedNS       int64           `json:"created_ns"`
-	ExpiresNS       int64           `json:"expires_ns"`
 }
 
 // handlePlanGet answers plan.get for the plan's owner: the stored source
@@ -196,10 +155,10 @@ func handlePlanGet(_ context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, planErr(err, ref)
 	}
-	res := &planGetAnswer{
+	res := &proto.PlanRecord{
 		PlanRef: snap.ref, Session: snap.owner.name, Principal: snap.owner.principal, Src: snap.src,
 		ASTVersion: ASTVersion, AST: json.RawMessage("null"),
-		Effects: snap.plan.Effects, Reversibility: snap.plan.Reversibility, Opaque: snap.plan.Opaque, Notes: snap.plan.Notes,
+		Effects: wireEffects(snap.plan.Effects), Reversibility: snap.plan.Reversibility, Opaque: snap.plan.Opaque, Notes: snap.plan.Notes,
 		StoredVerdict: snap.Verdict, State: snap.State, ApprovalPending: snap.State == PlanPending,
 		Approved: snap.State == PlanApproved, Approver: snap.Approver, Uncovered: snap.Uncovered,
 		CreatedNS: snap.created.UnixNano(), ExpiresNS: snap.expires.UnixNano(),
@@ -216,21 +175,6 @@ func handlePlanGet(_ context.Context, c *call) (any, error) {
 	return res, nil
 }
 
-// planSummary is one plan.list entry.
-type planSummary struct {
-	PlanRef         string `json:"plan_ref"`
-	Src             string `json:"src"`
-	SrcTruncated    bool   `json:"src_truncated,omitempty"`
-	Effects         int    `json:"effects"`
-	Reversibility   string `json:"reversibility"`
-	Verdict         string `json:"verdict"`
-	State           string `json:"state"`
-	ApprovalPending bool   `json:"approval_pending"`
-	Approved        bool   `json:"approved"`
-	CreatedNS       int64  `json:"created_ns"`
-	ExpiresNS       int64  `json:"expires_ns"`
-}
-
 // handlePlanList lists the plans of the caller's principal and session,
 // oldest first (at most Limits.SessionPlans of them).
 func handlePlanList(_ context.Context, c *call) (any, error) {
@@ -239,19 +183,19 @@ func handlePlanList(_ context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	snaps := c.conn.srv.plans.list(c.att.sess.key)
-	out := make([]planSummary, 0, len(snaps))
+	out := make([]proto.PlanSummary, 0, len(snaps))
 	for _, s := range snaps {
 		src, cut := s.src, false
 		if len(src) > MaxPlanListSrc {
 			src, cut = truncateUTF8(src, MaxPlanListSrc), true
 		}
-		out = append(out, planSummary{
+		out = append(out, proto.PlanSummary{
 			PlanRef: s.ref, Src: src, SrcTruncated: cut, Effects: len(s.plan.Effects), Reversibility: s.plan.Reversibility,
 			Verdict: s.Verdict, State: s.State, ApprovalPending: s.State == PlanPending, Approved: s.State == PlanApproved,
 			CreatedNS: s.created.UnixNano(), ExpiresNS: s.expires.UnixNano(),
 		})
 	}
-	return map[string]any{"plans": out}, nil
+	return &proto.PlanList{Plans: out}, nil
 }
 
 // authorizeApproved checks, on the session's turn, that the caller may
@@ -277,20 +221,20 @@ func (c *call) authorizeApproved(ctx context.Context, p *execParams, apply bool)
 }
 
 func (c *call) approvedPlan(ctx context.Context, p *execParams) error {
-	src, ref := *p.Src, p.PlanRef
+	src, ref := p.Src, p.PlanRef
 	if err := c.turn.wait(ctx); err != nil {
 		return proto.NewError(proto.CodeInternalError, "exec abandoned before it started: "+err.Error(), nil)
 	}
 	srv, att := c.conn.srv, c.att
 	key := att.sess.key
 	var snap planSnapshot
-	if ref != nil {
-		s, err := srv.plans.get(*ref, key)
+	if p.HasPlanRef() {
+		s, err := srv.plans.get(ref, key)
 		if err != nil {
-			return planErr(err, *ref)
+			return planErr(err, ref)
 		}
 		if s.src != src {
-			return proto.NewError(proto.CodeLeashDenied, "leash denied: the source differs from plan "+quoteRef(*ref)+"'s", nil)
+			return proto.NewError(proto.CodeLeashDenied, "leash denied: the source differs from plan "+quoteRef(ref)+"'s", nil)
 		}
 		snap = s
 	} else {
@@ -334,27 +278,13 @@ func handlePlanApply(ctx context.Context, c *call) (any, error) {
 		return nil, planErr(err, ref)
 	}
 	src := snap.src
-	p := &execParams{Src: &src, Mode: "approved", PlanRef: &ref}
+	p := &execParams{ExecParams: proto.ExecParams{Mode: proto.ModeApproved}}
+	p.SetSrc(src)
+	p.SetPlanRef(ref)
 	// Authorized in its foreground task once its turn comes, so task.list
 	// shows it and task.cancel stops it while it waits.
 	p.approve = func(ctx context.Context) error { return c.authorizeApproved(ctx, p, true) }
 	return c.runSync(ctx, p)
-}
-
-// capRequestParams are cap.request's params.
-type capRequestParams struct {
-	PlanRef *string           `json:"plan_ref"`
-	Effects []json.RawMessage `json:"effects"`
-	Deny    bool              `json:"deny"`
-}
-
-// capRequestAnswer is cap.request's answer.
-type capRequestAnswer struct {
-	PlanRef         string   `json:"plan_ref"`
-	State           string   `json:"state"`
-	Approved        bool     `json:"approved"`
-	ApprovalPending bool     `json:"approval_pending"`
-	Uncovered       []string `json:"uncovered,omitempty"`
 }
 
 // effectKinds is the wire vocabulary of effect kinds cap.request accepts.
@@ -409,7 +339,7 @@ func coveredKinds(raw []json.RawMessage) (map[string]bool, error) {
 // principal unless it may approve its own plans; a plan policy denies
 // cannot be approved. A decision is published on the approval channel.
 func handleCapRequest(_ context.Context, c *call) (any, error) {
-	var p capRequestParams
+	var p proto.CapRequestParams
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
@@ -440,32 +370,19 @@ func handleCapRequest(_ context.Context, c *call) (any, error) {
 	if changed {
 		srv.publishApproval(after.planRecord, after.State, att.principal)
 	}
-	return &capRequestAnswer{
+	return &proto.CapRequestResult{
 		PlanRef: ref, State: after.State, Approved: after.State == PlanApproved || after.State == PlanAllowed,
 		ApprovalPending: after.State == PlanPending, Uncovered: after.Uncovered,
 	}, nil
-}
-
-// approvalEvent is the payload of an approval event.
-type approvalEvent struct {
-	PlanRef          string         `json:"plan_ref"`
-	Principal        string         `json:"principal"`
-	Session          string         `json:"session"`
-	Effects          []leash.Effect `json:"effects"`
-	EffectsTruncated bool           `json:"effects_truncated,omitempty"`
-	Reversibility    string         `json:"reversibility"`
-	Verdict          string         `json:"verdict"`
-	State            string         `json:"state"`
-	Approver         string         `json:"approver,omitempty"`
 }
 
 // publishApproval publishes rec's state on the approval channel, to its
 // owner's session and every approver attached now (and the kernel owner
 // when it approves).
 func (s *Server) publishApproval(rec *planRecord, state, approver string) {
-	ev := approvalEvent{
+	ev := proto.ApprovalEvent{
 		PlanRef: rec.ref, Principal: rec.owner.principal, Session: rec.owner.name,
-		Effects: rec.plan.Effects, Reversibility: rec.plan.Reversibility, Verdict: rec.verdict, State: state, Approver: approver,
+		Effects: wireEffects(rec.plan.Effects), Reversibility: rec.plan.Reversibility, Verdict: rec.verdict, State: state, Approver: approver,
 	}
 	if len(ev.Effects) > MaxApprovalEffects {
 		ev.Effects, ev.EffectsTruncated = ev.Effects[:MaxApprovalEffects], true
@@ -537,4 +454,16 @@ func (s *Server) plansExpired(recs []*planRecord) {
 			s.publishApproval(rec, PlanExpired, "")
 		}
 	}
+}
+
+// wireEffects is a plan's effects as the wire carries them (nil stays nil).
+func wireEffects(effects []leash.Effect) []proto.Effect {
+	if effects == nil {
+		return nil
+	}
+	out := make([]proto.Effect, len(effects))
+	for i, e := range effects {
+		out[i] = proto.Effect{Kind: string(e.Kind), Path: e.Path, Program: e.Program, Argv: e.Argv, Name: e.Name, Dynamic: e.Dynamic}
+	}
+	return out
 }

@@ -3,7 +3,6 @@ package kernel
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -238,38 +237,15 @@ func parsePTYRef(ref string) (uint64, bool) {
 	return n, true
 }
 
-// ptySummary is a PTY as pty.open and pty.list describe it.
-type ptySummary struct {
-	PtyID  string `json:"pty_id"`
-	Cmd    string `json:"cmd"`
-	Events string `json:"events"`
-	pty.Info
-}
-
-func summaryOf(e *ptyEntry) ptySummary {
-	return ptySummary{PtyID: e.ref(), Cmd: e.cmd, Events: events.PTYChannel(e.id), Info: e.sess.Info()}
-}
-
-// ptyEvent is the payload of a pty.N event.
-type ptyEvent struct {
-	PtyID string        `json:"pty_id"`
-	Kind  pty.EventKind `json:"kind"`
-	Alive bool          `json:"alive"`
-	Exit  *pty.Exit     `json:"exit"`
+// summaryOf is e as pty.open and pty.list describe it.
+func summaryOf(e *ptyEntry) proto.PTYSummary {
+	return proto.PTYSummary{PtyID: e.ref(), Cmd: e.cmd, Events: events.PTYChannel(e.id), PTYInfo: e.sess.Info()}
 }
 
 // attachedStarter is the Host method pty.open starts programs with
 // (host.OS.StartAttached).
 type attachedStarter interface {
 	StartAttached(ctx context.Context, s *host.Spawn, attach func(*exec.Cmd)) (*host.Attached, error)
-}
-
-type ptyOpenParams struct {
-	Cmd  *string           `json:"cmd"`
-	Args []string          `json:"args"`
-	Cols *int              `json:"cols"`
-	Rows *int              `json:"rows"`
-	Env  map[string]string `json:"env"`
 }
 
 // dims reads optional cols and rows (defaults 80×24), refusing any
@@ -294,7 +270,7 @@ func invalidPTYParams(msg string) error {
 }
 
 func handlePTYOpen(ctx context.Context, c *call) (any, error) {
-	var p ptyOpenParams
+	var p proto.PTYOpenParams
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
@@ -355,7 +331,7 @@ func handlePTYOpen(ctx context.Context, c *call) (any, error) {
 			return starter.StartAttached(ctx, &host.Spawn{Argv: argv, Dir: dir, Env: env}, func(cmd *exec.Cmd) { pty.Attach(cmd, tty) })
 		},
 		Notify: func(ev pty.Event) {
-			srv.publishJSON(scope, channel, ptyEvent{PtyID: ref, Kind: ev.Kind, Alive: ev.Kind != pty.EventExit, Exit: ev.Exit})
+			srv.publishJSON(scope, channel, proto.PTYEvent{PtyID: ref, Kind: string(ev.Kind), Alive: ev.Kind != pty.EventExit, Exit: ev.Exit})
 		},
 	})
 	if err != nil {
@@ -428,7 +404,7 @@ func ptyLeashCheck(sess *session, cmd string, args []string, env map[string]stri
 	if d.Verdict == policy.Allow {
 		return nil
 	}
-	data := verdictData{Verdict: d.Verdict, Effects: plan.Effects, Reasons: d.Reasons}
+	data := proto.VerdictData{Verdict: string(d.Verdict), Effects: wireEffects(plan.Effects), Reasons: d.Reasons}
 	if data.Reasons == nil {
 		data.Reasons = []string{}
 	}
@@ -456,13 +432,9 @@ func spawnError(cmd string, err error) error {
 	return proto.NewError(proto.CodePTYSpawnFailed, fitEncoded("cannot start "+quoteRef(cmd)+" on a terminal: "+err.Error(), MaxErrorText), nil)
 }
 
-type ptySelector struct {
-	PtyID *string `json:"pty_id"`
-}
-
-// ptyOf decodes params into dst (which embeds ptySelector) and returns
-// the caller's PTY it names.
-func (c *call) ptyOf(dst any, sel *ptySelector) (*ptyEntry, error) {
+// ptyOf decodes params into dst (which embeds proto.PTYSelector) and
+// returns the caller's PTY it names.
+func (c *call) ptyOf(dst any, sel *proto.PTYSelector) (*ptyEntry, error) {
 	if err := c.params(dst); err != nil {
 		return nil, err
 	}
@@ -473,11 +445,8 @@ func (c *call) ptyOf(dst any, sel *ptySelector) (*ptyEntry, error) {
 }
 
 func handlePTYSend(_ context.Context, c *call) (any, error) {
-	var p struct {
-		ptySelector
-		Input json.RawMessage `json:"input"`
-	}
-	e, err := c.ptyOf(&p, &p.ptySelector)
+	var p proto.PTYSendParams
+	e, err := c.ptyOf(&p, &p.PTYSelector)
 	if err != nil {
 		return nil, err
 	}
@@ -491,25 +460,12 @@ func handlePTYSend(_ context.Context, c *call) (any, error) {
 	case err != nil:
 		return nil, proto.NewError(proto.CodeInternalError, fmt.Sprintf("%s: %v (%d bytes written)", e.ref(), err, n), map[string]any{"written": n})
 	}
-	return map[string]any{"pty_id": e.ref(), "written": n}, nil
-}
-
-// ptyRead is pty.read's answer: the pinned shape plus what was asked.
-type ptyRead struct {
-	PtyID string `json:"pty_id"`
-	Cmd   string `json:"cmd"`
-	pty.Snapshot
+	return &proto.PTYSent{PtyID: e.ref(), Written: n}, nil
 }
 
 func handlePTYRead(ctx context.Context, c *call) (any, error) {
-	var p struct {
-		ptySelector
-		Scrollback  *int   `json:"scrollback"`
-		Styles      bool   `json:"styles"`
-		WaitMS      *int64 `json:"wait_ms"`
-		UntilChange bool   `json:"until_change"`
-	}
-	e, err := c.ptyOf(&p, &p.ptySelector)
+	var p proto.PTYReadParams
+	e, err := c.ptyOf(&p, &p.PTYSelector)
 	if err != nil {
 		return nil, err
 	}
@@ -526,16 +482,13 @@ func handlePTYRead(ctx context.Context, c *call) (any, error) {
 		}
 		o.Wait = time.Duration(*p.WaitMS) * time.Millisecond
 	}
-	return ptyRead{PtyID: e.ref(), Cmd: e.cmd, Snapshot: e.sess.Read(ctx, o)}, nil
+	// pty.read's answer: the pinned shape plus what was asked.
+	return &proto.PTYScreen{PtyID: e.ref(), Cmd: e.cmd, PTYSnapshot: e.sess.Read(ctx, o)}, nil
 }
 
 func handlePTYResize(_ context.Context, c *call) (any, error) {
-	var p struct {
-		ptySelector
-		Cols *int `json:"cols"`
-		Rows *int `json:"rows"`
-	}
-	e, err := c.ptyOf(&p, &p.ptySelector)
+	var p proto.PTYResizeParams
+	e, err := c.ptyOf(&p, &p.PTYSelector)
 	if err != nil {
 		return nil, err
 	}
@@ -559,7 +512,7 @@ func handlePTYResize(_ context.Context, c *call) (any, error) {
 }
 
 func handlePTYClose(_ context.Context, c *call) (any, error) {
-	var p ptySelector
+	var p proto.PTYSelector
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
@@ -571,7 +524,7 @@ func handlePTYClose(_ context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	exit := e.sess.Close()
-	return map[string]any{"pty_id": e.ref(), "exit": exit}, nil
+	return &proto.PTYClosed{PtyID: e.ref(), Exit: &exit}, nil
 }
 
 func handlePTYList(_ context.Context, c *call) (any, error) {
@@ -580,9 +533,9 @@ func handlePTYList(_ context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	open := c.conn.srv.ptys.list(c.att.sess.key)
-	out := make([]ptySummary, len(open))
+	out := make([]proto.PTYSummary, len(open))
 	for i, e := range open {
 		out[i] = summaryOf(e)
 	}
-	return map[string]any{"ptys": out}, nil
+	return &proto.PTYList{Ptys: out}, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shoalgo/shoal/internal/contain"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/proto"
 )
 
 // MaxReefTools bounds the tool bindings one session remembers.
@@ -21,17 +22,7 @@ const MaxReefTools = 512
 // (its scope is then "unresolved: CODE" and its path empty); an
 // unconstrained one is a PATH lookup the session made, scoped to the
 // directory it was made in.
-type reefBinding struct {
-	Tool        string  `json:"tool"`
-	Version     *string `json:"version"`
-	Provider    string  `json:"provider"`
-	Path        string  `json:"path"`
-	Scope       string  `json:"scope"`
-	Constrained bool    `json:"constrained"`
-	Constraint  string  `json:"constraint,omitempty"`
-	Hash8       string  `json:"hash8,omitempty"`
-	Error       string  `json:"error,omitempty"`
-}
+type reefBinding = proto.ReefBinding
 
 // toolTable is a session's snapshot of the programs it resolved through
 // the system provider (PATH lookup), newest resolution winning.

@@ -115,13 +115,7 @@ func (a *attachment) bindTask(sess *session, t *tasks.Task) {
 }
 
 // detachedParams are the params of a session.detached notification.
-type detachedParams struct {
-	Session   string `json:"session"`
-	Principal string `json:"principal"`
-	Token     string `json:"token"`
-	Reason    string `json:"reason"`
-	Message   string `json:"message"`
-}
+type detachedParams = proto.Detached
 
 // cutOff detaches the connection from a, if a is still its attachment,
 // ending its subscriptions, cancelling its work and giving back its holds.

@@ -19,9 +19,9 @@ func TestAttachCwd(t *testing.T) {
 	k := startKernel(t)
 	other := t.TempDir()
 	c := k.dial(t)
-	var res attachResult
+	var res proto.AttachResult
 	c.ok("session.attach", map[string]any{"cwd": other}, &res)
-	if res.Cwd.Display != other || res.CwdRefused != "" {
+	if res.CWD.Display != other || res.CwdRefused != "" {
 		t.Fatalf("attach with cwd %s: %+v", other, res)
 	}
 	var ex execResult
@@ -34,9 +34,9 @@ func TestAttachCwd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bad := range []string{file, "relative/dir", filepath.Join(other, "missing")} {
-		res = attachResult{}
+		res = proto.AttachResult{}
 		c.ok("session.attach", map[string]any{"cwd": bad}, &res)
-		if res.Cwd.Display != other || res.CwdRefused == "" {
+		if res.CWD.Display != other || res.CwdRefused == "" {
 			t.Errorf("attach with cwd %q: %+v", bad, res)
 		}
 	}

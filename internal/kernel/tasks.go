@@ -23,11 +23,7 @@ type execDone struct {
 
 // taskStarted is exec's answer for work that runs (or keeps running) as a
 // task.
-type taskStarted struct {
-	Task     string `json:"task"`
-	Events   string `json:"events"`
-	TimedOut bool   `json:"timed_out,omitempty"`
-}
+type taskStarted = proto.TaskStarted
 
 // taskEvent is a task record as the payload of a task.N event, encoded
 // by hand: every change of every task (a synchronous exec is one) is
@@ -145,9 +141,9 @@ func (s *Server) startExecTask(stop context.Context, sess *session, att *attachm
 	var t *tasks.Task
 	var err error
 	if foreground {
-		t, err = sess.tasks.RunForeground(stop, sess.owner(), *p.Src, work)
+		t, err = sess.tasks.RunForeground(stop, sess.owner(), p.Src, work)
 	} else {
-		t, err = sess.tasks.Start(sess.owner(), *p.Src, work)
+		t, err = sess.tasks.Start(sess.owner(), p.Src, work)
 	}
 	if err != nil {
 		tr.leave()
@@ -203,10 +199,7 @@ func execAnswer(t *tasks.Task) (any, error) {
 	return d.res, nil
 }
 
-type taskParams struct {
-	Task      *string `json:"task"`
-	TimeoutMS *int64  `json:"timeout_ms"`
-}
+type taskParams = proto.TaskParams
 
 // taskParams decodes a task selector.
 func (c *call) taskParams() (*taskParams, error) {
@@ -249,11 +242,7 @@ func handleTaskGet(_ context.Context, c *call) (any, error) {
 // taskOutput is what a running exec task has printed so far, in task.get's
 // answer: the last TaskOutputTail bytes of the output it keeps (cut at a
 // character), the bytes printed in all, and whether text is not all of it.
-type taskOutput struct {
-	Text      string `json:"text"`
-	Bytes     int64  `json:"bytes"`
-	Truncated bool   `json:"truncated"`
-}
+type taskOutput = proto.TaskOutput
 
 // withOutput is rec's wire JSON with an "output" field added while the
 // task runs and has printed something (task.get, and task.await that
@@ -266,15 +255,15 @@ func withOutput(reg *tasks.Registry, owner tasks.Owner, rec tasks.Record) (any, 
 	if len(text) > TaskOutputTail {
 		text, truncated = tailUTF8(text, TaskOutputTail), true
 	}
-	b, err := json.Marshal(rec)
+	w := rec.Wire()
+	w.Output = &taskOutput{Text: text, Bytes: total, Truncated: truncated}
+	// Marshalled here, as Record.MarshalJSON is, so the answer's bytes
+	// are the same whether a task has output or not.
+	b, err := json.Marshal(w)
 	if err != nil {
 		return nil, err
 	}
-	o, err := json.Marshal(taskOutput{Text: text, Bytes: total, Truncated: truncated})
-	if err != nil {
-		return nil, err
-	}
-	return json.RawMessage(append(append(b[:len(b)-1], `,"output":`...), append(o, '}')...)), nil
+	return json.RawMessage(b), nil
 }
 
 // tailUTF8 is the last at most n bytes of s, starting at a character.

@@ -41,7 +41,7 @@ func TestAsyncExecAndAwait(t *testing.T) {
 	if rec.State != taskCompleted || rec.ResultRef == nil || rec.FinishedNS == nil || rec.Session != "default" {
 		t.Fatalf("await = %+v", rec)
 	}
-	var got valueJSONResult
+	var got proto.ValueJSON
 	c.ok("value.get", map[string]any{"ref": *rec.ResultRef}, &got)
 	if string(got.Value) != `{"$":"int","v":1000}` {
 		t.Errorf("task result = %s", got.Value)

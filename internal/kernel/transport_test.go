@@ -46,7 +46,7 @@ func TestInvalidRequestsKeepConnectionOpen(t *testing.T) {
 			t.Errorf("%s: id %s, want %s", tc.line, r.ID, tc.id)
 		}
 	}
-	var info infoResult
+	var info proto.KernelInfo
 	c.ok("kernel.info", nil, &info)
 	if info.ASTVersion != 2 {
 		t.Errorf("ast_version %d", info.ASTVersion)
@@ -148,7 +148,7 @@ func TestSlowReaderDoesNotStallOthers(t *testing.T) {
 	}()
 	fast := k.dial(t)
 	for i := 0; i < 50; i++ {
-		var info infoResult
+		var info proto.KernelInfo
 		fast.ok("kernel.info", nil, &info)
 	}
 	seen := make([]bool, flood)

@@ -11,48 +11,22 @@ import (
 	"github.com/shoalgo/shoal/proto"
 )
 
-type valueGetParams struct {
-	Ref    *string      `json:"ref"`
-	Path   string       `json:"path"`
-	Slice  []int64      `json:"slice"`
-	Format string       `json:"format"`
-	Elide  *elideParams `json:"elide"`
-}
-
-type valueJSONResult struct {
-	Ref   string          `json:"ref"`
-	Value json.RawMessage `json:"value"`
-}
-
-type valueRenderResult struct {
-	Ref    string `json:"ref"`
-	Render string `json:"render"`
-}
-
-type valueRawResult struct {
-	Ref       string  `json:"ref"`
-	Raw       *string `json:"raw,omitempty"`
-	RawBase64 *string `json:"raw_base64,omitempty"`
-	Total     int     `json:"total"`
-	Truncated bool    `json:"truncated"`
-}
-
 func badPath(format string, args ...any) error {
 	return proto.NewError(proto.CodeBadPathOrSlice, fmt.Sprintf(format, args...), nil)
 }
 
 func handleValueGet(_ context.Context, c *call) (any, error) {
-	var p valueGetParams
+	var p proto.ValueGetParams
 	if err := c.params(&p); err != nil {
 		return nil, err
 	}
-	if p.Ref == nil {
+	if !p.HasRef() {
 		return nil, proto.NewError(proto.CodeInvalidParams, `invalid params: "ref" is required`, nil)
 	}
-	if err := p.Elide.check(); err != nil {
+	if err := checkElide(p.Elide); err != nil {
 		return nil, err
 	}
-	ref := *p.Ref
+	ref := p.Ref
 	n, isRef := parseRef(ref)
 	var v value.Value
 	var ok bool
@@ -64,10 +38,10 @@ func handleValueGet(_ context.Context, c *call) (any, error) {
 		// dropped from its transcript): the journal's copy, if any.
 		var answer json.RawMessage
 		if v, answer, ok = c.conn.srv.journalRef(c.att.sess, n); ok && v == nil {
-			if p.Path != "" || p.Slice != nil || (p.Format != "" && p.Format != "json") {
+			if p.Path != "" || p.SliceGiven() || (p.Format != "" && p.Format != "json") {
 				return nil, onlyElided(ref)
 			}
-			return &valueJSONResult{Ref: ref, Value: answer}, nil
+			return &proto.ValueJSON{Ref: ref, Value: answer}, nil
 		}
 	}
 	if !ok {
@@ -81,9 +55,9 @@ func handleValueGet(_ context.Context, c *call) (any, error) {
 		return nil, badPath("bad path: %v", err)
 	}
 	var lo, hi int
-	hasSlice := p.Slice != nil
+	hasSlice := p.SliceGiven()
 	if hasSlice {
-		if len(p.Slice) != 2 {
+		if p.BadSlice() {
 			return nil, badPath("slice must be [start, end]")
 		}
 		for _, n := range p.Slice {
@@ -106,13 +80,13 @@ func handleValueGet(_ context.Context, c *call) (any, error) {
 		}
 	}
 	if p.Format == "render" {
-		return &valueRenderResult{Ref: ref, Render: render(v)}, nil
+		return &proto.ValueRender{Ref: ref, Render: render(v)}, nil
 	}
-	wire, err := elide(v, n, p.Elide.limits())
+	wire, err := elide(v, n, elideLimits(p.Elide))
 	if err != nil {
 		return nil, err
 	}
-	return &valueJSONResult{Ref: ref, Value: wire}, nil
+	return &proto.ValueJSON{Ref: ref, Value: wire}, nil
 }
 
 // quoteRef quotes a client-supplied ref for a message, bounded.
@@ -193,7 +167,7 @@ func rawValue(ref string, v value.Value, hasSlice bool, lo, hi int) (any, error)
 			}
 			out = out[:cut]
 		}
-		return &valueRawResult{Ref: ref, Raw: &out, Total: total, Truncated: len(out) < len(s)}, nil
+		return &proto.ValueRaw{Ref: ref, Raw: &out, Total: total, Truncated: len(out) < len(s)}, nil
 	case value.Bytes:
 		b := string(x)
 		total := len(b)
@@ -203,7 +177,7 @@ func rawValue(ref string, v value.Value, hasSlice bool, lo, hi int) (any, error)
 		}
 		out := b[:min(len(b), MaxRawBytes)]
 		enc := base64.StdEncoding.EncodeToString([]byte(out))
-		return &valueRawResult{Ref: ref, RawBase64: &enc, Total: total, Truncated: len(out) < len(b)}, nil
+		return &proto.ValueRaw{Ref: ref, RawBase64: &enc, Total: total, Truncated: len(out) < len(b)}, nil
 	}
 	return nil, badPath("format raw needs a str or bytes value, not %s", value.TypeName(v))
 }

@@ -18,40 +18,16 @@ import (
 // execArgs are shoal_exec's arguments, defaults already applied by the
 // schema (mode run, position value).
 type execArgs struct {
-	Src        string          `json:"src"`
-	Mode       string          `json:"mode"`
-	Position   string          `json:"position"`
-	Background bool            `json:"background"`
-	TimeoutMS  int64           `json:"timeout_ms"`
-	Elide      json.RawMessage `json:"elide,omitempty"`
+	Src        string       `json:"src"`
+	Mode       string       `json:"mode"`
+	Position   string       `json:"position"`
+	Background bool         `json:"background"`
+	TimeoutMS  int64        `json:"timeout_ms"`
+	Elide      *proto.Elide `json:"elide,omitempty"`
 }
 
-// kernelExec is the exec request the facade sends.
-type kernelExec struct {
-	Src        string          `json:"src"`
-	Mode       string          `json:"mode,omitempty"`
-	Position   string          `json:"position,omitempty"`
-	Background bool            `json:"background,omitempty"`
-	TimeoutMS  int64           `json:"timeout_ms,omitempty"`
-	Elide      json.RawMessage `json:"elide,omitempty"`
-}
-
-// taskRecord is the part of a kernel task record the facade reads.
-type taskRecord struct {
-	Task      string  `json:"task"`
-	State     string  `json:"state"`
-	ResultRef *string `json:"result_ref"`
-	Error     *string `json:"error"`
-	TimedOut  bool    `json:"timed_out"`
-	// Output is what a running exec has printed so far (its tail), as
-	// the kernel's task.await gives it when it times out.
-	Output *struct {
-		Text  string `json:"text"`
-		Bytes int64  `json:"bytes"`
-	} `json:"output"`
-}
-
-func (r *taskRecord) terminal() bool {
+// terminal reports whether a task record's state is final.
+func terminal(r *proto.TaskRecord) bool {
 	switch r.State {
 	case "completed", "failed", "cancelled":
 		return true
@@ -70,7 +46,7 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 	if err := json.Unmarshal(args, &a); err != nil {
 		return nil, err
 	}
-	p := kernelExec{Src: a.Src, Mode: a.Mode, Position: a.Position, Background: a.Background, Elide: a.Elide}
+	p := proto.ExecParams{Src: a.Src, Mode: a.Mode, Position: a.Position, Background: a.Background, Elide: a.Elide}
 	if a.Mode == client.ModePlan || a.Background {
 		p.TimeoutMS = a.TimeoutMS
 		var raw json.RawMessage
@@ -95,10 +71,7 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 	if err := f.c.Call(ectx, proto.MethodExec, p, &raw); err != nil {
 		return toolError(err)
 	}
-	var started struct {
-		Task     string `json:"task"`
-		TimedOut bool   `json:"timed_out"`
-	}
+	var started proto.TaskStarted
 	if json.Unmarshal(raw, &started) != nil || !started.TimedOut || started.Task == "" {
 		return result(raw), nil
 	}
@@ -120,7 +93,7 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 		if err != nil {
 			return toolError(err)
 		}
-		if rec.terminal() {
+		if terminal(rec) {
 			return f.finished(context.WithoutCancel(ctx), rec, a.Elide)
 		}
 		w.progress(ctx, rec)
@@ -152,17 +125,15 @@ func detach(ctx context.Context) (context.Context, func()) {
 
 // await asks for the task's record, waiting at most d for it to finish;
 // it returns early (with ctx.Err()) when ctx ends.
-func (f *Facade) await(ctx context.Context, task string, d time.Duration) (*taskRecord, error) {
-	ms := max(d.Milliseconds(), 1)
+func (f *Facade) await(ctx context.Context, task string, d time.Duration) (*proto.TaskRecord, error) {
 	type out struct {
-		rec *taskRecord
+		rec *proto.TaskRecord
 		err error
 	}
 	ch := make(chan out, 1)
 	go func() {
-		var rec taskRecord
-		err := f.c.Call(context.WithoutCancel(ctx), proto.MethodTaskAwait, map[string]any{"task": task, "timeout_ms": ms}, &rec)
-		ch <- out{&rec, err}
+		rec, err := f.c.TaskAwait(context.WithoutCancel(ctx), task, max(d, time.Millisecond))
+		ch <- out{rec, err}
 	}()
 	select {
 	case o := <-ch:
@@ -177,7 +148,7 @@ func (f *Facade) await(ctx context.Context, task string, d time.Duration) (*task
 func (f *Facade) cancelTask(task string) (*sdk.CallToolResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), CancelSettle)
 	defer cancel()
-	if err := f.c.Call(ctx, proto.MethodTaskCancel, map[string]string{"task": task}, nil); err != nil {
+	if _, err := f.c.TaskCancel(ctx, task); err != nil {
 		return toolError(err)
 	}
 	for ctx.Err() == nil {
@@ -185,7 +156,7 @@ func (f *Facade) cancelTask(task string) (*sdk.CallToolResult, error) {
 		if err != nil {
 			break
 		}
-		if rec.terminal() {
+		if terminal(rec) {
 			break
 		}
 	}
@@ -195,7 +166,7 @@ func (f *Facade) cancelTask(task string) (*sdk.CallToolResult, error) {
 // finished answers a task that ran a synchronous shoal_exec to its end,
 // in the shape exec would have answered: {ref, value, render} on success,
 // RAISED with the stored error on failure.
-func (f *Facade) finished(ctx context.Context, rec *taskRecord, elide json.RawMessage) (*sdk.CallToolResult, error) {
+func (f *Facade) finished(ctx context.Context, rec *proto.TaskRecord, elide *proto.Elide) (*sdk.CallToolResult, error) {
 	ref := ""
 	if rec.ResultRef != nil {
 		ref = *rec.ResultRef
@@ -205,19 +176,19 @@ func (f *Facade) finished(ctx context.Context, rec *taskRecord, elide json.RawMe
 		if ref == "" {
 			return toolError(proto.NewError(proto.CodeInternalError, "the task finished without a result", map[string]any{"task": rec.Task}))
 		}
-		var val struct {
-			Value json.RawMessage `json:"value"`
-		}
-		if err := f.c.Call(ctx, proto.MethodValueGet, map[string]any{"ref": ref, "elide": elideOrNil(elide)}, &val); err != nil {
+		val, err := f.c.ValueGet(ctx, proto.ValueGetParams{Ref: ref, Elide: elide})
+		if err != nil {
 			return toolError(err)
 		}
-		var rend struct {
-			Render string `json:"render"`
-		}
-		if err := f.c.Call(ctx, proto.MethodValueGet, map[string]any{"ref": ref, "format": client.FormatRender}, &rend); err != nil {
+		rend, err := f.c.ValueGet(ctx, proto.ValueGetParams{Ref: ref, Format: proto.FormatRender})
+		if err != nil {
 			return toolError(err)
 		}
-		return result(mustJSON(map[string]any{"ref": ref, "value": val.Value, "render": rend.Render, "task": rec.Task})), nil
+		render := ""
+		if rend.Render != nil {
+			render = *rend.Render
+		}
+		return result(mustJSON(map[string]any{"ref": ref, "value": val.Value, "render": render, "task": rec.Task})), nil
 	case "cancelled":
 		return toolError(proto.NewError(proto.CodeRaised, "cancelled", map[string]any{"code": "cancelled", "task": rec.Task}))
 	}
@@ -228,10 +199,7 @@ func (f *Facade) finished(ctx context.Context, rec *taskRecord, elide json.RawMe
 	data := map[string]any{"task": rec.Task}
 	if ref != "" {
 		data["ref"], data["uri"] = ref, refURI(ref)
-		var val struct {
-			Value json.RawMessage `json:"value"`
-		}
-		if err := f.c.Call(ctx, proto.MethodValueGet, map[string]any{"ref": ref}, &val); err == nil {
+		if val, err := f.c.ValueGet(ctx, proto.ValueGetParams{Ref: ref}); err == nil {
 			var e struct {
 				Code string `json:"code"`
 			}
@@ -242,13 +210,6 @@ func (f *Facade) finished(ctx context.Context, rec *taskRecord, elide json.RawMe
 		}
 	}
 	return toolError(proto.NewError(proto.CodeRaised, msg, data))
-}
-
-func elideOrNil(e json.RawMessage) any {
-	if len(e) == 0 {
-		return nil
-	}
-	return e
 }
 
 // watch reports a long exec's progress to a caller that sent a progress
@@ -270,7 +231,7 @@ func (w *watch) begin(context.Context) {
 	}
 }
 
-func (w *watch) progress(ctx context.Context, rec *taskRecord) {
+func (w *watch) progress(ctx context.Context, rec *proto.TaskRecord) {
 	if w.token == nil {
 		return
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/shoalgo/shoal/proto"
 )
 
 // TestDetach: the detached context outlives its parent's cancellation
@@ -33,7 +35,7 @@ func TestDetach(t *testing.T) {
 // TestTaskRecordTerminal: which task states end an await.
 func TestTaskRecordTerminal(t *testing.T) {
 	for state, want := range map[string]bool{"running": false, "cancelling": false, "completed": true, "failed": true, "cancelled": true} {
-		if got := (&taskRecord{State: state}).terminal(); got != want {
+		if got := terminal(&proto.TaskRecord{State: state}); got != want {
 			t.Errorf("%s: terminal %v, want %v", state, got, want)
 		}
 	}

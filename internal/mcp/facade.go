@@ -265,15 +265,8 @@ func (f *Facade) toolApply(ctx context.Context, req *sdk.CallToolRequest, args j
 // foreground lists the running foreground tasks of the session that are
 // not language tasks.
 func (f *Facade) foreground(ctx context.Context) ([]string, error) {
-	var list struct {
-		Tasks []struct {
-			Task       string `json:"task"`
-			State      string `json:"state"`
-			Foreground bool   `json:"foreground"`
-			Language   bool   `json:"language"`
-		} `json:"tasks"`
-	}
-	if err := f.c.Call(ctx, proto.MethodTaskList, nil, &list); err != nil {
+	list, err := f.c.TaskList(ctx)
+	if err != nil {
 		return nil, err
 	}
 	var ids []string

@@ -320,40 +320,20 @@ func (f *Facade) currentCWD(ctx context.Context) (json.RawMessage, error) {
 // the kernel cannot list (PTYs on a kernel without them) is left out.
 func (f *Facade) live(ctx context.Context) []*sdk.Resource {
 	var out []*sdk.Resource
-	var tasks struct {
-		Tasks []struct {
-			Task  string `json:"task"`
-			State string `json:"state"`
-			Desc  string `json:"desc"`
-		} `json:"tasks"`
-	}
-	if f.c.Call(ctx, proto.MethodTaskList, nil, &tasks) == nil {
+	if tasks, err := f.c.TaskList(ctx); err == nil {
 		for _, t := range tasks.Tasks {
 			id := strings.TrimPrefix(t.Task, "task:")
 			out = append(out, &sdk.Resource{URI: "shoal://task/" + id, Name: t.Task, MIMEType: "application/json",
 				Description: strings.TrimSpace(t.State + " " + t.Desc)})
 		}
 	}
-	var plans struct {
-		Plans []struct {
-			PlanRef string `json:"plan_ref"`
-			Src     string `json:"src"`
-			State   string `json:"state"`
-		} `json:"plans"`
-	}
-	if f.c.Call(ctx, proto.MethodPlanList, nil, &plans) == nil {
+	if plans, err := f.c.PlanList(ctx); err == nil {
 		for _, p := range plans.Plans {
 			out = append(out, &sdk.Resource{URI: "shoal://plan/" + strings.TrimPrefix(p.PlanRef, "plan:"), Name: p.PlanRef,
 				MIMEType: "application/json", Description: p.State + ": " + p.Src})
 		}
 	}
-	var ptys struct {
-		Ptys []struct {
-			PtyID string `json:"pty_id"`
-			Cmd   string `json:"cmd"`
-		} `json:"ptys"`
-	}
-	if f.c.Call(ctx, proto.MethodPTYList, nil, &ptys) == nil {
+	if ptys, err := f.c.PTYList(ctx); err == nil {
 		for _, p := range ptys.Ptys {
 			out = append(out, &sdk.Resource{URI: "shoal://pty/" + strings.TrimPrefix(p.PtyID, "pty:"), Name: p.PtyID,
 				MIMEType: "application/json", Description: p.Cmd})

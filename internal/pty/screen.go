@@ -8,6 +8,7 @@ import (
 
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/shoalgo/shoal/proto"
 )
 
 // rowsLocked renders each screen row as plain text, trailing blanks
@@ -79,13 +80,7 @@ func (s *Session) drainScrollbackLocked() {
 }
 
 // Span is a run of cells of one row with the same non-default style.
-type Span struct {
-	Col   int      `json:"col"`
-	Len   int      `json:"len"`
-	Fg    any      `json:"fg,omitempty"` // a palette index (0-255) or "#rrggbb"
-	Bg    any      `json:"bg,omitempty"`
-	Attrs []string `json:"attrs,omitempty"`
-}
+type Span = proto.PTYSpan
 
 // stylesLocked returns each row's styled spans (default-styled cells are
 // left out); s.mu is held.

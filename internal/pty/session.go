@@ -18,6 +18,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
 	"golang.org/x/sys/unix"
+
+	"github.com/shoalgo/shoal/proto"
 )
 
 // Child is a started program, as Options.Start returns it.
@@ -55,10 +57,7 @@ func Attach(cmd *exec.Cmd, tty *os.File) {
 
 // Exit is how the program ended: an exit status or the signal that
 // killed it.
-type Exit struct {
-	Status *int    `json:"status"`
-	Signal *string `json:"signal"`
-}
+type Exit = proto.PTYExit
 
 // EventKind is what a notification announces.
 type EventKind string
@@ -244,12 +243,7 @@ func Open(o Options) (*Session, error) {
 func (s *Session) Pid() int { return s.pid }
 
 // Info is a session's summary.
-type Info struct {
-	Pid   int  `json:"pid"`
-	Cols  int  `json:"cols"`
-	Rows  int  `json:"rows"`
-	Alive bool `json:"alive"`
-}
+type Info = proto.PTYInfo
 
 // Info returns the session's summary.
 func (s *Session) Info() Info {
@@ -738,30 +732,10 @@ const DefaultWait = 5 * time.Second
 
 // Cursor is the cursor's place on the screen (0-based) and whether the
 // program hid it.
-type Cursor struct {
-	Row    int  `json:"row"`
-	Col    int  `json:"col"`
-	Hidden bool `json:"hidden"`
-}
+type Cursor = proto.PTYCursor
 
 // Snapshot is what Read returns.
-type Snapshot struct {
-	Cols   int      `json:"cols"`
-	Rows   int      `json:"rows"`
-	Cursor Cursor   `json:"cursor"`
-	Screen []string `json:"screen"`
-	// Changed: the screen (text or cursor) differs from what the previous
-	// Read returned (always true for the first Read and after a resize).
-	Changed bool  `json:"changed"`
-	Alive   bool  `json:"alive"`
-	Exit    *Exit `json:"exit"`
-	Pid     int   `json:"pid"`
-	// Skipped counts the output bytes skipped unrendered because the
-	// program wrote faster than the emulator rendered.
-	Skipped    int64    `json:"skipped_bytes"`
-	Scrollback []string `json:"scrollback,omitempty"`
-	Styles     [][]Span `json:"styles,omitempty"`
-}
+type Snapshot = proto.PTYSnapshot
 
 // Read returns the screen, waiting first when o asks.
 func (s *Session) Read(ctx context.Context, o ReadOptions) Snapshot {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/shoalgo/shoal/proto"
 )
 
 // State is a task's lifecycle state.
@@ -52,28 +54,12 @@ type Record struct {
 // Channel is the event channel of the task ("task.N").
 func (r Record) Channel() string { return "task." + strings.TrimPrefix(r.Task, idPrefix) }
 
-// wireRecord is the JSON shape: absent values are null.
-type wireRecord struct {
-	Task       string  `json:"task"`
-	Session    string  `json:"session"`
-	State      State   `json:"state"`
-	StartedNs  int64   `json:"started_ns"`
-	FinishedNs *int64  `json:"finished_ns"`
-	ResultRef  *string `json:"result_ref"`
-	Error      *string `json:"error"`
-	Suspended  bool    `json:"suspended,omitempty"`
-	TimedOut   bool    `json:"timed_out,omitempty"`
-	Foreground bool    `json:"foreground,omitempty"`
-	Language   bool    `json:"language,omitempty"`
-	Desc       string  `json:"desc,omitempty"`
-}
-
-// MarshalJSON renders the record in its wire shape: finished_ns,
+// Wire is the record in its wire shape (proto.TaskRecord): finished_ns,
 // result_ref and error are null when absent; error is the message text;
 // suspended, timed_out, foreground and language appear only when true,
 // desc only when set.
-func (r Record) MarshalJSON() ([]byte, error) {
-	w := wireRecord{Task: r.Task, Session: r.Session, State: r.State, StartedNs: r.StartedNs,
+func (r Record) Wire() proto.TaskRecord {
+	w := proto.TaskRecord{Task: r.Task, Session: r.Session, State: string(r.State), StartedNs: r.StartedNs,
 		Suspended: r.Suspended, TimedOut: r.TimedOut, Foreground: r.Foreground, Language: r.Language, Desc: r.Desc}
 	if r.FinishedNs != 0 {
 		w.FinishedNs = &r.FinishedNs
@@ -85,7 +71,12 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		msg := r.Err.Error()
 		w.Error = &msg
 	}
-	return json.Marshal(w)
+	return w
+}
+
+// MarshalJSON renders the record in its wire shape (Wire).
+func (r Record) MarshalJSON() ([]byte, error) {
+	return json.Marshal(r.Wire())
 }
 
 const idPrefix = "task:"
