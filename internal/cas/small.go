@@ -105,7 +105,7 @@ func scanPack(f *os.File) (map[[32]byte]packLoc, int64, int64, error) {
 	var off, dead int64
 	var hdr [packHeader]byte
 	data := make([]byte, SmallBlobBytes)
-	for len(index) < MaxSmallBlobs {
+	for {
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				break
@@ -138,8 +138,11 @@ func scanPack(f *os.File) (map[[32]byte]packLoc, int64, int64, error) {
 		if blake3.Sum256(data[:n]) != sum {
 			break
 		}
-		if old, ok := index[sum]; ok {
+		old, dup := index[sum]
+		if dup {
 			dead += packHeader + int64(old.n)
+		} else if len(index) >= MaxSmallBlobs {
+			break // not a pack Put wrote: it never indexes more
 		}
 		index[sum] = packLoc{off: off, n: int32(n), at: int64(binary.LittleEndian.Uint64(hdr[4:12]))}
 		off += packHeader + int64(n)

@@ -338,6 +338,25 @@ func TestSmallBlobBound(t *testing.T) {
 	if got, _, err := s.Get(Sum([]byte("0")), 0, 0); err != nil || string(got) != "0" {
 		t.Fatalf("Get of the first = %q, %v", got, err)
 	}
+	// A removal makes room; what is Put after it, behind the full
+	// pack's records and the tombstone, is read again at the next open.
+	if removed, _, err := s.RemoveUnless([]string{Sum([]byte("0"))}, func(string) bool { return false }); err != nil || len(removed) != 1 {
+		t.Fatalf("RemoveUnless: %v, %v", removed, err)
+	}
+	h2, err := s.Put([]byte("in the room made"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(blobPath(s, h2)); !os.IsNotExist(err) {
+		t.Fatalf("the blob put after a removal is a file: %v", err)
+	}
+	s = reopen(t, s)
+	if got, _, err := s.Get(h2, 0, 0); err != nil || string(got) != "in the room made" {
+		t.Fatalf("after reopening, the blob put after a removal: %q, %v", got, err)
+	}
+	if s.Has(Sum([]byte("0"))) {
+		t.Fatal("the removed blob is back after reopening")
+	}
 }
 
 // Puts, Gets, RemoveUnless and Sweep of small blobs at once: every Get
