@@ -28,11 +28,12 @@ import (
 // A record is a header (data length, little-endian uint32; the time of
 // its Put, unix nanoseconds, little-endian int64; the 32-byte BLAKE3 hash)
 // and the data. Removing a blob appends a tombstone, a header of length
-// tombstone and no data, so that the removal outlives a reopen. Open reads the pack once, re-hashing every record, and
-// keeps an index in memory (at most MaxSmallBlobs entries); a record that
-// does not match its hash, or a torn one at the end (a power loss before
-// the next Sync), ends the pack there: the blobs from it on read as not
-// found, as a torn blob file does. Removed records stay in the file as
+// tombstone and no data, so that the removal outlives a reopen. Open
+// reads the pack once, re-hashing every record, and keeps an index in
+// memory (at most MaxSmallBlobs entries); a record that does not match
+// its hash is skipped, and a torn one at the end (a power loss before the
+// next Sync) is cut off: their blobs read as not found, as a torn blob
+// file does, never as other bytes. Removed records stay in the file as
 // dead bytes until the pack is compacted (rewritten with its live records
 // and renamed over itself), which Sweep and RemoveUnless do once half the
 // pack, or compactDeadBytes of it, is dead.
@@ -85,7 +86,7 @@ func (p *pack) open(dir string) error {
 		return fmt.Errorf("cas: the small-blob pack: %w", err)
 	}
 	if fi.Size() != end {
-		// A torn or corrupt record, or bytes past MaxPackBytes: drop them,
+		// A torn record, or bytes past MaxPackBytes: drop them,
 		// so the next record is appended where the readable ones end.
 		if err := f.Truncate(end); err != nil {
 			f.Close()
@@ -136,7 +137,13 @@ func scanPack(f *os.File) (map[[32]byte]packLoc, int64, int64, error) {
 		var sum [32]byte
 		copy(sum[:], hdr[12:])
 		if blake3.Sum256(data[:n]) != sum {
-			break
+			// Its bytes changed: skip it (its blob reads as not found). If
+			// its length was what changed, what follows no longer parses
+			// as records, each fails its hash the same way, and the pack
+			// ends where they run out.
+			dead += packHeader + int64(n)
+			off += packHeader + int64(n)
+			continue
 		}
 		old, dup := index[sum]
 		if dup {
