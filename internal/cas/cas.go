@@ -68,6 +68,10 @@ type Store struct {
 	dirty atomic.Bool
 	made  dirsMade  // subdirectories known to exist
 	spare spareFile // a temporary file made ahead for the next Put
+	small pack      // blobs of at most inline bytes (small.go)
+	// inline is the largest blob kept in the pack: SmallBlobBytes (tests
+	// set -1 to store every blob as a file).
+	inline int
 }
 
 // Open opens (creating if needed) the store rooted at dir.
@@ -75,7 +79,18 @@ func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cas: creating %s: %w", dir, err)
 	}
-	return &Store{dir: dir}, nil
+	s := &Store{dir: dir, inline: SmallBlobBytes}
+	if err := s.small.open(dir); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the small-blob pack; the store is not used after.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.small.close()
 }
 
 // Dir is the store's root directory.
@@ -84,8 +99,11 @@ func (s *Store) Dir() string { return s.dir }
 // Sum returns the hash the store names data by, without storing it.
 func Sum(data []byte) string {
 	h := blake3.Sum256(data)
-	return Prefix + hex.EncodeToString(h[:])
+	return name(h)
 }
+
+// name is the hash string of sum.
+func name(sum [32]byte) string { return Prefix + hex.EncodeToString(sum[:]) }
 
 // ParseHash checks that h is "blake3:" followed by 64 lowercase hex digits
 // and returns the hex part.
@@ -108,17 +126,23 @@ func (s *Store) path(hx string) string {
 }
 
 // Put stores data and returns its hash. Putting content already present
-// writes nothing new (it refreshes the file's time, so a Sweep grace covers
-// the row about to name it); a present file that fails verification is
-// replaced.
+// writes nothing new (it refreshes the blob's time, so a Sweep grace covers
+// the row about to name it); a present blob that fails verification is
+// replaced. A blob of at most SmallBlobBytes goes to the small-blob pack
+// (small.go) while it has room, a larger one to a file of its own.
 func (s *Store) Put(data []byte) (string, error) {
 	if len(data) > MaxBlobBytes {
 		return "", fmt.Errorf("%w: %d bytes (max %d)", ErrTooLarge, len(data), MaxBlobBytes)
 	}
-	h := Sum(data)
+	sum := blake3.Sum256(data)
+	h := name(sum)
 	hx := h[len(Prefix):]
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if len(data) <= s.inline && s.small.put(sum, data) {
+		s.dirty.Store(true)
+		return h, nil
+	}
 	p := s.path(hx)
 	if ok, err := verifyFile(p, hx); err == nil && ok {
 		now := time.Now()
@@ -182,6 +206,9 @@ func (s *Store) Has(h string) bool {
 	if err != nil {
 		return false
 	}
+	if s.small.has(sumOf(hx)) {
+		return true
+	}
 	fi, err := os.Stat(s.path(hx))
 	return err == nil && fi.Mode().IsRegular()
 }
@@ -202,8 +229,19 @@ func (s *Store) Get(h string, off, n int64) ([]byte, int64, error) {
 	if n <= 0 || n > MaxGetBytes {
 		n = MaxGetBytes
 	}
+	data, inPack, perr := s.small.get(sumOf(hx))
+	if inPack && perr == nil {
+		total := int64(len(data))
+		if off > total {
+			return nil, total, fmt.Errorf("%w: offset %d beyond length %d", ErrRange, off, total)
+		}
+		return data[off:min(off+n, total)], total, nil
+	}
 	f, err := os.Open(s.path(hx))
 	if err != nil {
+		if perr != nil {
+			return nil, 0, perr // in the pack, corrupt, and no file
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, 0, fmt.Errorf("%w: %s", ErrNotFound, h)
 		}
@@ -264,11 +302,26 @@ func (s *Store) Sweep(referenced func(hash string) bool) (int, error) {
 func (s *Store) sweep(referenced func(hash string) bool, cutoff time.Time) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	removed := 0
+	for _, sum := range s.small.older(cutoff) {
+		if referenced(name(sum)) {
+			continue
+		}
+		n, err := s.small.remove(sum)
+		if err != nil {
+			return removed, fmt.Errorf("cas: sweep: %w", err)
+		}
+		if n > 0 {
+			removed++
+		}
+	}
+	if err := s.small.maybeCompact(s.dir); err != nil {
+		return removed, fmt.Errorf("cas: sweep: %w", err)
+	}
 	subs, err := os.ReadDir(s.dir)
 	if err != nil {
-		return 0, fmt.Errorf("cas: sweep: %w", err)
+		return removed, fmt.Errorf("cas: sweep: %w", err)
 	}
-	removed := 0
 	spare := s.spareName()
 	for _, sub := range subs {
 		if !sub.IsDir() && strings.HasPrefix(sub.Name(), tmpPrefix) {

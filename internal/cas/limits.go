@@ -18,6 +18,16 @@ const (
 	// commits, and the grace keeps Sweep from racing that window.
 	SweepGrace = time.Hour
 
+	// SmallBlobBytes is the largest blob kept in the small-blob pack
+	// rather than a file of its own (small.go): an exec's outcome, a
+	// short value or stderr.
+	SmallBlobBytes = 512
+	// MaxSmallBlobs bounds the small blobs the pack indexes (in memory:
+	// about 80 bytes each); past it, small blobs are stored as files.
+	MaxSmallBlobs = 1 << 16
+	// MaxPackBytes bounds the pack file, dead records included; a Put
+	// that would pass it stores a file instead, and Open reads no further.
+	MaxPackBytes = 32 << 20
 	// fanOut is how many leading hex digits name the subdirectory of a blob.
 	fanOut = 2
 )

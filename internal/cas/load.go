@@ -21,8 +21,18 @@ func (s *Store) Load(h string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	data, inPack, perr := s.small.get(sumOf(hx))
+	if inPack && perr == nil {
+		if int64(len(data)) > max {
+			return nil, fmt.Errorf("%w: %s is %d bytes (max %d)", ErrTooLarge, h, len(data), max)
+		}
+		return data, nil
+	}
 	f, err := os.Open(s.path(hx))
 	if err != nil {
+		if perr != nil {
+			return nil, perr // in the pack, corrupt, and no file
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %s", ErrNotFound, h)
 		}
@@ -37,7 +47,7 @@ func (s *Store) Load(h string, max int64) ([]byte, error) {
 	if total > max {
 		return nil, fmt.Errorf("%w: %s is %d bytes (max %d)", ErrTooLarge, h, total, max)
 	}
-	data := make([]byte, total)
+	data = make([]byte, total)
 	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, h, err)
 	}

@@ -39,7 +39,7 @@ func TestLoadWholeBlob(t *testing.T) {
 }
 
 func TestUsageCountsBlobs(t *testing.T) {
-	s := open(t)
+	s := openFiles(t)
 	if n, b, err := s.Usage(); err != nil || n != 0 || b != 0 {
 		t.Fatalf("empty store: %d files, %d bytes, %v", n, b, err)
 	}
@@ -54,7 +54,7 @@ func TestUsageCountsBlobs(t *testing.T) {
 }
 
 func TestRemoveUnless(t *testing.T) {
-	s := open(t)
+	s := openFiles(t)
 	var hs []string
 	for _, d := range []string{"keep", "drop", "also drop"} {
 		h, err := s.Put([]byte(d))

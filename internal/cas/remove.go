@@ -13,7 +13,9 @@ import (
 // half-way), but it touches only the blobs named: a caller that knows
 // which blobs may have lost their last reference (the kernel, after a
 // prune) frees them without walking the store. Malformed and absent
-// hashes are passed over.
+// hashes are passed over. A small blob's bytes count as freed when its
+// record leaves the pack's index; the file gives them back at the pack's
+// next compaction, which a removal starts once half the pack is dead.
 func (s *Store) RemoveUnless(hashes []string, keep func(hash string) bool) (removed []string, bytes int64, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -23,9 +25,22 @@ func (s *Store) RemoveUnless(hashes []string, keep func(hash string) bool) (remo
 			continue
 		}
 		p := s.path(hx)
+		inPack := s.small.has(sumOf(hx))
 		fi, serr := os.Stat(p)
-		if serr != nil || !fi.Mode().IsRegular() || keep(h) {
+		isFile := serr == nil && fi.Mode().IsRegular()
+		if !inPack && !isFile || keep(h) {
 			continue
+		}
+		if inPack {
+			n, rerr := s.small.remove(sumOf(hx))
+			bytes += n
+			if rerr != nil {
+				return removed, bytes, rerr
+			}
+			if !isFile {
+				removed = append(removed, h)
+				continue
+			}
 		}
 		if rerr := os.Remove(p); rerr != nil {
 			if errors.Is(rerr, fs.ErrNotExist) {
@@ -35,6 +50,9 @@ func (s *Store) RemoveUnless(hashes []string, keep func(hash string) bool) (remo
 		}
 		removed = append(removed, h)
 		bytes += fi.Size()
+	}
+	if err := s.small.maybeCompact(s.dir); err != nil {
+		return removed, bytes, err
 	}
 	return removed, bytes, nil
 }

@@ -16,7 +16,7 @@ import (
 // new spare is made for the next Put, Sweep leaves the live spare alone,
 // and when RunSpares ends it removes its spare.
 func TestRunSpares(t *testing.T) {
-	s := open(t)
+	s := openFiles(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { s.RunSpares(ctx); close(done) }()

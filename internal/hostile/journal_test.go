@@ -19,6 +19,11 @@ type journalRow struct {
 	OK          bool   `json:"ok"`
 	Finished    bool   `json:"finished"`
 	Interrupted bool   `json:"interrupted"`
+	Outputs     []struct {
+		Kind string `json:"kind"`
+		Hash string `json:"hash"`
+		Len  int64  `json:"len"`
+	} `json:"outputs"`
 }
 
 func queryRows(t *testing.T, c *client.Client) []journalRow {
@@ -32,7 +37,9 @@ func queryRows(t *testing.T, c *client.Client) []journalRow {
 
 // Kill -9 the kernel while an exec with effects runs, after a loop of
 // finished ones: a kernel started on the same state directory opens the
-// journal clean, keeps every committed row, and marks the unfinished one.
+// journal clean, keeps every committed row and the blob of each row's
+// value (small: a record in the blob store's pack), and marks the
+// unfinished one.
 func TestHostileJournalSurvivesKill(t *testing.T) {
 	k := Start(t, Options{})
 	c := k.Owner(t)
@@ -72,10 +79,26 @@ func TestHostileJournalSurvivesKill(t *testing.T) {
 	if r := rows[0]; r.Src != "^sleep 60" || r.Finished || !r.Interrupted || r.OK {
 		t.Errorf("killed exec's row = %+v, want unfinished and interrupted", r)
 	}
+	c2 := k2.Owner(t)
 	for _, r := range rows[1:] {
 		if r.Src != "ls ." || !r.Finished || !r.OK || r.Interrupted {
 			t.Errorf("committed row lost or changed: %+v", r)
 		}
+		if len(r.Outputs) == 0 {
+			t.Errorf("committed row %d has no outputs", r.ID)
+		}
+		for _, o := range r.Outputs {
+			var a struct {
+				Len int64 `json:"len"`
+				EOF bool  `json:"eof"`
+			}
+			if err := c2.Call(Ctx(t), "blob.get", map[string]any{"hash": o.Hash}, &a); err != nil || a.Len != o.Len || !a.EOF {
+				t.Errorf("row %d's %s blob after kill -9: %+v, %v", r.ID, o.Kind, a, err)
+			}
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(k.StateDir, "cas", "small.pack")); err != nil || fi.Size() == 0 {
+		t.Errorf("the small-blob pack after the run: %v, %v (the rows' values were expected there)", fi, err)
 	}
 	if _, err := os.Stat(filepath.Join(k.StateDir, "journal.db")); err != nil {
 		t.Errorf("journal.db: %v", err)

@@ -3,6 +3,7 @@ package journal
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,7 +34,8 @@ func TestSweepSparesReferencedBlobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	put := func(b string) string {
-		h, err := s.Put([]byte(b))
+		// Past the small-blob bound, so that each is a file ageBlob can age.
+		h, err := s.Put([]byte(b + strings.Repeat(".", cas.SmallBlobBytes)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -90,9 +90,19 @@ func TestE2EContentRefs(t *testing.T) {
 	if got := run(owner, fmt.Sprintf("%q.str.contains(%q)", ownRef, "worker-text")); got != "true" {
 		t.Errorf("owner resolving the worker's ref: %s", got)
 	}
-	// A blob whose file no longer matches its hash is not served.
-	hx := strings.TrimPrefix(ownRef, "val:blake3:")
-	if err := os.WriteFile(filepath.Join(state, "cas", hx[:2], hx[2:]), []byte(`"tampered"`), 0o600); err != nil {
+	// A blob whose bytes no longer match its hash is not served: the value
+	// is small, so its bytes are in the store's small-blob pack.
+	packPath := filepath.Join(state, "cas", "small.pack")
+	pack, err := os.ReadFile(packPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := strings.Index(string(pack), `"v":"worker-text"`)
+	if at < 0 {
+		t.Fatalf("the worker's value is not in the pack (%d bytes)", len(pack))
+	}
+	copy(pack[at+len(`"v":"`):], "tampered")
+	if err := os.WriteFile(packPath, pack, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if got := run(worker, fmt.Sprintf("try { %q.str } catch e { e.code }", ownRef)); got != "io_error" {

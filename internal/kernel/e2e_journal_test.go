@@ -364,14 +364,44 @@ func TestE2EJournalEvents(t *testing.T) {
 	}
 }
 
-// A blob whose file no longer matches its hash is not served.
+// longText is a string literal whose value's blob is past the blob store's
+// small-blob bound (cas.SmallBlobBytes), so that it is a file of its own.
+var longText = strings.Repeat("a value too long for the small-blob pack ", 16)
+
+// A blob whose file no longer matches its hash is not served; nor is a
+// small blob whose bytes in the store's small-blob pack no longer do.
 func TestE2EJournalCorruptBlob(t *testing.T) {
 	sock, dir, store := e2eDirs(t)
 	state := filepath.Join(filepath.Dir(dir), "state")
 	k := journalKernel(t, sock, dir, store, state)
 	ctx := testCtx(t)
 	owner := k.attached(t, "main", "")
-	if _, err := owner.Exec(ctx, client.ExecParams{Src: `"corrupt me " + "please"`}); err != nil {
+	if _, err := owner.Exec(ctx, client.ExecParams{Src: `"corrupt small " + "please"`}); err != nil {
+		t.Fatal(err)
+	}
+	small := queryJournal(t, owner, map[string]any{"limit": 1})[0].output("value")
+	if b, err := getBlob(owner, t, map[string]any{"hash": small}); err != nil || string(b.Value) != `{"$":"str","v":"corrupt small please"}` {
+		t.Fatalf("small blob.get before corruption: %+v, %v", b, err)
+	}
+	packPath := filepath.Join(state, "cas", "small.pack")
+	pack, err := os.ReadFile(packPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := strings.Index(string(pack), "corrupt small please")
+	if at < 0 {
+		t.Fatalf("the small value is not in the pack (%d bytes)", len(pack))
+	}
+	pack[at] ^= 0x20
+	if err := os.WriteFile(packPath, pack, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = getBlob(owner, t, map[string]any{"hash": small})
+	wantCode(t, "corrupt small blob", err, proto.CodeUnknownRef)
+	_, err = getBlob(owner, t, map[string]any{"hash": small, "offset": 0, "length": 4})
+	wantCode(t, "corrupt small blob range", err, proto.CodeUnknownRef)
+
+	if _, err := owner.Exec(ctx, client.ExecParams{Src: strconv.Quote("corrupt me " + longText)}); err != nil {
 		t.Fatal(err)
 	}
 	rows := queryJournal(t, owner, map[string]any{"limit": 1})
@@ -438,7 +468,7 @@ func TestE2EJournalSweepKeepsReferencedBlobs(t *testing.T) {
 	state := filepath.Join(filepath.Dir(dir), "state")
 	k := journalKernel(t, sock, dir, store, state)
 	owner := k.attached(t, "main", "")
-	if _, err := owner.Exec(testCtx(t), client.ExecParams{Src: `"keep me"`}); err != nil {
+	if _, err := owner.Exec(testCtx(t), client.ExecParams{Src: strconv.Quote("keep me " + longText)}); err != nil {
 		t.Fatal(err)
 	}
 	kept := queryJournal(t, owner, map[string]any{"limit": 1})[0].output("value")
@@ -472,7 +502,7 @@ func TestE2EJournalSweepKeepsReferencedBlobs(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if b, err := getBlob(k2.attached(t, "main", ""), t, map[string]any{"hash": kept}); err != nil || string(b.Value) != `{"$":"str","v":"keep me"}` {
+	if b, err := getBlob(k2.attached(t, "main", ""), t, map[string]any{"hash": kept}); err != nil || string(b.Value) != `{"$":"str","v":"keep me `+longText+`"}` {
 		t.Errorf("referenced blob after the sweep: %+v, %v", b, err)
 	}
 }

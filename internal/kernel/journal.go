@@ -68,8 +68,8 @@ func openJournal(dir string) (*journalStore, error) {
 	return &journalStore{db: db, cas: cs, known: map[string]struct{}{}, replay: make(chan struct{}, ReplayQueries)}, nil
 }
 
-// close closes the database.
-func (j *journalStore) close() error { return j.db.Close() }
+// close closes the database and the blob store's small-blob pack.
+func (j *journalStore) close() error { return errors.Join(j.db.Close(), j.cas.Close()) }
 
 // put stores data in the blob store and returns its output record.
 func (j *journalStore) put(kind string, data []byte) (journal.Output, error) {
