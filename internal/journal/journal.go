@@ -189,17 +189,10 @@ type DB struct {
 	rmu   sync.Mutex
 	reads map[string]*sql.Stmt
 	// seqs numbers finished rows for the event channels (under wmu);
-	// onFinish, when set, is told of each finished row in seq order
-	// (tellFinished): told holds the rows committed and not yet told
-	// (under qmu, appended under wmu too, so in seq order), tmu lets one
-	// teller at a time take and tell them, and spare is the queue's
-	// other buffer (under tmu).
+	// onFinish, when set, is told of each finished row under wmu, in seq
+	// order.
 	seqs     seqState
 	onFinish func(*Entry)
-	qmu      sync.Mutex
-	told     []*Entry
-	tmu      sync.Mutex
-	spare    []*Entry
 }
 
 // Open opens (creating if needed) the journal at path, migrates its schema
@@ -583,9 +576,6 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 		}
 	}
 	d.wmu.Lock()
-	if finished {
-		defer d.tellFinished() // after the unlock below: defers run last first
-	}
 	defer d.wmu.Unlock()
 	if d.closed {
 		return 0, ErrClosed
@@ -644,53 +634,23 @@ func (d *DB) appendLocked(op *logOp) error {
 	return nil
 }
 
-// finished queues the row e describes, now committed finished (its id and
-// seqs set), for onFinish: tellFinished, once wmu is let go, tells it.
-// Call with wmu held, so rows enter the queue in seq order.
+// finished tells onFinish of the row e describes, now committed finished
+// (its id and seqs set). Call with wmu held.
 func (d *DB) finished(e *Entry, kind string, start, fin int64) {
 	if d.onFinish == nil {
 		return
 	}
 	c := *e
 	c.Kind, c.StartNS, c.FinishNS, c.Finished, c.Head = kind, start, fin, true, Head(e.Src)
-	d.qmu.Lock()
-	d.told = append(d.told, &c)
-	d.qmu.Unlock()
-}
-
-// tellFinished tells onFinish of every queued finished row, in seq order,
-// one teller at a time. A writer calls it after letting go of wmu: when it
-// returns, its own row has been told, by this call or by the teller it
-// waited for, so a row's events are out before its write returns, as
-// when they were published under wmu; but the next writer's log append no
-// longer waits for them.
-func (d *DB) tellFinished() {
-	d.tmu.Lock()
-	defer d.tmu.Unlock()
-	for {
-		d.qmu.Lock()
-		q := d.told
-		d.told = d.spare[:0]
-		d.qmu.Unlock()
-		if len(q) == 0 {
-			d.spare = q
-			return
-		}
-		for i, e := range q {
-			d.onFinish(e)
-			q[i] = nil
-		}
-		d.spare = q
-	}
+	d.onFinish(&c)
 }
 
 // OnFinish sets fn to be told of every row as the commit that finishes it
 // (Record, Finish) succeeds, with its id, Seq and TSeq set: in Seq order,
-// one row at a time, before the write that finished it returns, and not
-// under the journal's write lock (other writes go on meanwhile); fn must
-// not call back into d's writes. For a row finished by Finish, fn sees the
-// Entry given to Finish (with ID set), not a read of the row. Set it
-// before the first write.
+// under the journal's write lock, so fn must be quick and must not call
+// back into d. For a row finished by Finish, fn sees the Entry given to
+// Finish (with ID set), not a read of the row. Set it before the first
+// write.
 func (d *DB) OnFinish(fn func(*Entry)) {
 	d.wmu.Lock()
 	d.onFinish = fn
@@ -830,7 +790,6 @@ func (d *DB) Finish(id int64, e *Entry) error {
 		op.Effects = e.Effects
 	}
 	d.wmu.Lock()
-	defer d.tellFinished() // after the unlock below: defers run last first
 	defer d.wmu.Unlock()
 	if d.closed {
 		return ErrClosed
