@@ -67,6 +67,9 @@ func (p *ExecParams) HasPlanRef() bool { return p.has.planRef }
 // SetSrc sets Src as decoded params holding it would.
 func (p *ExecParams) SetSrc(src string) { p.Src, p.has.src = src, true }
 
+// SetTimeout sets TimeoutMS as decoded params holding it would.
+func (p *ExecParams) SetTimeout(ms int64) { p.TimeoutMS, p.has.timeout = ms, true }
+
 // SetPlanRef sets PlanRef as decoded params holding it would.
 func (p *ExecParams) SetPlanRef(ref string) { p.PlanRef, p.has.planRef = ref, true }
 

@@ -227,3 +227,82 @@ func hex4(b []byte) rune {
 	}
 	return r
 }
+
+// maxFastIntDigits is the most digits FlatParams reads itself: any such
+// integer fits an int64 (and JSON's exact range).
+const maxFastIntDigits = 15
+
+// FlatParam is one member a params object read by FlatParams may have.
+type FlatParam struct {
+	Name string // a plain ASCII name, matched exactly
+	Int  bool   // an integer member; a string one otherwise
+	// Set by FlatParams: whether the member is present, and its value.
+	Set bool
+	Str string
+	N   int64
+}
+
+// FlatParams is SoleStringParam for a params object of a few string and
+// integer members, such as exec's {"src": …, "mode": "run", "position":
+// "value", "timeout_ms": 250} from the MCP facade: it reads them into
+// members and reports true when every member of the object is one of
+// members, under its exact name, at most once, a string member's value a
+// string and an integer member's an integer written as plain digits (at
+// most 15, no sign, fraction or exponent). Otherwise it reports false and
+// the caller decodes params with encoding/json (members are then
+// meaningless). Strings share params' memory as StringParam's do.
+func FlatParams(params []byte, members []FlatParam) bool {
+	for k := range members {
+		members[k].Set, members[k].Str, members[k].N = false, "", 0
+	}
+	i := skipWS(params, 0)
+	if i >= len(params) || params[i] != '{' {
+		return false
+	}
+	for i = skipWS(params, i+1); i < len(params) && params[i] == '"'; {
+		ke, esc := stringEnd(params, i)
+		if esc {
+			return false
+		}
+		name := params[i+1 : ke-1]
+		i = skipWS(params, skipWS(params, ke)+1) // past ':'
+		if i >= len(params) {
+			return false
+		}
+		m := -1
+		for k := range members {
+			if members[k].Name == string(name) {
+				m = k
+				break
+			}
+		}
+		if m < 0 || members[m].Set {
+			return false
+		}
+		mem := &members[m]
+		if mem.Int {
+			j := i
+			for j < len(params) && params[j] >= '0' && params[j] <= '9' {
+				mem.N = mem.N*10 + int64(params[j]-'0')
+				j++
+			}
+			if d := j - i; d == 0 || d > maxFastIntDigits || (d > 1 && params[i] == '0') {
+				return false
+			}
+			if j = skipWS(params, j); j >= len(params) || (params[j] != ',' && params[j] != '}') {
+				return false // a fraction or an exponent
+			}
+			i = j
+		} else {
+			if params[i] != '"' {
+				return false
+			}
+			mem.Str, _, i = decodeString(params, i, nil)
+		}
+		mem.Set = true
+		if i = skipWS(params, i); i < len(params) && params[i] == ',' {
+			i = skipWS(params, i+1)
+		}
+	}
+	return i < len(params) && params[i] == '}'
+}

@@ -105,3 +105,99 @@ func FuzzSoleStringParam(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, params []byte) { checkSoleStringParam(t, params) })
 }
+
+// execFlat are the members FlatParams is tried with: exec's.
+func execFlat() []FlatParam {
+	return []FlatParam{{Name: "src"}, {Name: "mode"}, {Name: "position"}, {Name: "timeout_ms", Int: true}}
+}
+
+// checkFlatParams compares FlatParams with encoding/json on params: when
+// it reads, the object has no other members and each is what
+// encoding/json decodes.
+func checkFlatParams(t *testing.T, params []byte) {
+	if !json.Valid(params) {
+		return
+	}
+	m := execFlat()
+	if !FlatParams(params, m) {
+		return
+	}
+	var all map[string]json.RawMessage
+	err := json.Unmarshal(params, &all)
+	set := 0
+	for _, f := range m {
+		if f.Set {
+			set++
+			if all[f.Name] == nil {
+				t.Fatalf("params %q: FlatParams read %s, encoding/json has no such member", params, f.Name)
+			}
+		}
+	}
+	if err != nil || len(all) != set {
+		t.Fatalf("params %q: FlatParams read %+v but members are %v (err %v)", params, m, all, err)
+	}
+	var p struct {
+		Src       *string `json:"src"`
+		Mode      *string `json:"mode"`
+		Position  *string `json:"position"`
+		TimeoutMS *int64  `json:"timeout_ms"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		t.Fatalf("params %q: FlatParams read %+v, encoding/json fails: %v", params, m, err)
+	}
+	for k, s := range []*string{p.Src, p.Mode, p.Position} {
+		if (s != nil) != m[k].Set || (s != nil && *s != m[k].Str) {
+			t.Fatalf("params %q: FlatParams read %+v, encoding/json %s = %v", params, m[k], m[k].Name, s)
+		}
+	}
+	if (p.TimeoutMS != nil) != m[3].Set || (p.TimeoutMS != nil && *p.TimeoutMS != m[3].N) {
+		t.Fatalf("params %q: FlatParams read %+v, encoding/json timeout_ms = %v", params, m[3], p.TimeoutMS)
+	}
+}
+
+var flatParamSeeds = []string{`{"src":"1 + 1","timeout_ms":250}`, `{"timeout_ms":250,"src":"x"}`, ` { "src" : "a\nb" , "timeout_ms" : 7 } `,
+	`{"src":"[3, 1, 2].sort()","mode":"run","position":"value","timeout_ms":250}`,
+	`{"src":"a","timeout_ms":0}`, `{"src":"a","timeout_ms":1e3}`, `{"src":"a","timeout_ms":2.5}`, `{"src":"a","timeout_ms":-1}`,
+	`{"src":"a","timeout_ms":0250}`, `{"src":"a","timeout_ms":1234567890123456}`, `{"src":"a","timeout_ms":null}`,
+	`{"src":"a","timeout_ms":250,"timeout_ms":3}`, `{"src":"a","TIMEOUT_MS":3}`, `{"src":"a","timeout_ms":"3"}`, `{"mode":1}`}
+
+func TestFlatParams(t *testing.T) {
+	for _, seed := range append(append([]string(nil), paramSeeds...), flatParamSeeds...) {
+		checkFlatParams(t, []byte(seed))
+	}
+	for _, read := range []struct {
+		params, src, mode, position string
+		n                           int64
+		hasInt                      bool
+	}{
+		{`{"src":"1 + 1","timeout_ms":250}`, "1 + 1", "", "", 250, true},
+		{` { "timeout_ms" : 86400000 , "src" : "a\nb" } `, "a\nb", "", "", 86400000, true},
+		{`{"src":"x","mode":"run","position":"value","timeout_ms":250}`, "x", "run", "value", 250, true},
+		{`{"src":"x"}`, "x", "", "", 0, false},
+		{`{"position":"stmt"}`, "", "", "stmt", 0, false},
+		{`{}`, "", "", "", 0, false},
+		{`{"src":"x","timeout_ms":0}`, "x", "", "", 0, true},
+		{`{"src":"x","timeout_ms":999999999999999}`, "x", "", "", 999999999999999, true},
+	} {
+		m := execFlat()
+		if !FlatParams([]byte(read.params), m) || m[0].Str != read.src || m[1].Str != read.mode || m[2].Str != read.position ||
+			m[3].N != read.n || m[3].Set != read.hasInt {
+			t.Errorf("%s: got %+v, want it read", read.params, m)
+		}
+	}
+	for _, leave := range []string{`{"src":"a","timeout_ms":1e3}`, `{"src":"a","timeout_ms":2.5}`, `{"src":"a","timeout_ms":-1}`,
+		`{"src":"a","timeout_ms":1234567890123456}`, `{"src":"a","timeout_ms":null}`, `{"src":"a","timeout_ms":"3"}`,
+		`{"src":"a","timeout_ms":250,"timeout_ms":3}`, `{"src":"a","src":"b"}`, `{"src":"a","TIMEOUT_MS":3}`,
+		`{"\u0073rc":"a"}`, `{"src":"a","async":true}`, `{"src":null}`, `{"mode":1}`, `[1]`, `{"src":"a","timeout_ms":`, `{"src":"a"`} {
+		if FlatParams([]byte(leave), execFlat()) {
+			t.Errorf("%s: read, want it left to encoding/json", leave)
+		}
+	}
+}
+
+func FuzzFlatParams(f *testing.F) {
+	for _, s := range append(append([]string(nil), paramSeeds...), flatParamSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) { checkFlatParams(t, params) })
+}

@@ -70,6 +70,12 @@ func (p *execParams) check() error {
 	return checkElide(p.Elide)
 }
 
+// execFlat are the members of exec's params read without reflection
+// (proto.FlatParams): src, mode, position and timeout_ms.
+func execFlat() [4]proto.FlatParam {
+	return [4]proto.FlatParam{{Name: "src"}, {Name: "mode"}, {Name: "position"}, {Name: "timeout_ms", Int: true}}
+}
+
 func handleExec(ctx context.Context, c *call) (any, error) {
 	tr := c.turn
 	var p execParams
@@ -77,6 +83,18 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 		// The common request, {"src": …} alone, read without reflection;
 		// every other member has its zero value, which check accepts.
 		p.SetSrc(src)
+	} else if m := execFlat(); proto.FlatParams(c.req.Params, m[:]) && m[0].Set {
+		// The MCP facade's request, {"src", "mode", "position",
+		// "timeout_ms"}, read likewise and checked as decoded ones are.
+		p.SetSrc(m[0].Str)
+		p.Mode, p.Position = m[1].Str, m[2].Str
+		if m[3].Set {
+			p.SetTimeout(m[3].N)
+		}
+		if err := p.check(); err != nil {
+			tr.leave()
+			return nil, err
+		}
 	} else {
 		if err := c.params(&p.ExecParams); err != nil {
 			tr.leave()
@@ -131,9 +149,21 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 		c.att.bindTask(sess, t)
 		// Once the exec turns into a task it holds its session's order no
 		// longer: the next request goes on beside it.
-		return awaitInline(ctx, t, time.Duration(p.TimeoutMS)*time.Millisecond, tr.leave)
+		return c.execFrame(awaitInline(ctx, t, time.Duration(p.TimeoutMS)*time.Millisecond, tr.leave))
 	}
 	return c.runSync(ctx, &p)
+}
+
+// execFrame is an exec's answer res as the whole frame answering c, built
+// by hand (valueAnswer), when it is an exec's result; any other answer,
+// and a result too large for a frame, is left to reply.
+func (c *call) execFrame(res any, err error) (any, error) {
+	if r, ok := res.(*execResult); ok && err == nil {
+		if f, ferr := valueAnswer(r, c.req); ferr == nil {
+			return f, nil
+		}
+	}
+	return res, err
 }
 
 // runSync runs a synchronous exec as a foreground task, so that task.list
@@ -144,13 +174,7 @@ func (c *call) runSync(ctx context.Context, p *execParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := execAnswer(t)
-	if r, ok := res.(*execResult); ok && err == nil {
-		if f, ferr := valueAnswer(r, c.req); ferr == nil {
-			return f, nil
-		}
-	}
-	return res, err
+	return c.execFrame(execAnswer(t))
 }
 
 // valueAnswer builds the whole success frame of an exec answering req,

@@ -178,6 +178,9 @@ func TestExecErrors(t *testing.T) {
 		{"src": "1", "position": "sideways"},
 		{"src": "1", "async": true, "timeout_ms": 100},
 		{"src": "1", "timeout_ms": -5},
+		{"src": "1", "timeout_ms": 0},        // read without reflection (StringIntParams), refused by check
+		{"src": "1", "timeout_ms": 86400001}, // likewise
+		{"src": "1", "timeout_ms": 1.5},
 		{"src": "1", "elide": map[string]any{"max_bytes": -1}},
 	} {
 		c.fail("exec", p, proto.CodeInvalidParams)

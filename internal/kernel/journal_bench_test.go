@@ -56,6 +56,27 @@ func BenchmarkExecJournal(b *testing.B) {
 			})
 		}
 	}
+	// The MCP facade's exec (every shoal_exec): mode and position set,
+	// and timeout_ms, which makes it a task handed over if it runs long.
+	b.Run("on/1 + 1 as shoal_exec sends it", func(b *testing.B) {
+		c, err := dialRaw(on, "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		params := []byte(`{"src":"1 + 1","mode":"run","position":"value","timeout_ms":250}`)
+		id := 10
+		for b.Loop() {
+			id++
+			resp, err := c.call(id, "exec", params)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if resp.Error != nil {
+				b.Fatalf("exec: error %d %s", resp.Error.Code, resp.Error.Message)
+			}
+		}
+	})
 	b.Run("row", func(b *testing.B) {
 		db, err := journal.Open(filepath.Join(b.TempDir(), "journal.db"))
 		if err != nil {

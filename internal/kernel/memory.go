@@ -50,17 +50,19 @@ const (
 
 // The heap goal at Limits.GCPercent (five times the live heap) may reach
 // GCGoalMax bytes, and at most GCGoalShare percent of the memory limit:
-// past either the collector goes back to the percent the process started
-// with (GOGC, 100 by default), so the tuning costs at most about 100 MiB of
-// memory over GOGC=100, a large live heap is collected as often as without
-// it, and the guard's GuardPercent reading still means memory that is
-// live, not garbage waiting for a lazier collection. It comes back below
-// GCGoalMaxBack and GCGoalShareBack (a gap, so the percent does not flap).
+// past either the collector's percent comes down, step by step with the
+// live heap, so the goal stays at that cap until it reaches the percent the
+// process started with (GOGC, 100 by default; a goal of twice the live
+// heap, at a live heap of half the cap). So the tuning costs at most about
+// 100 MiB of memory over GOGC=100, a large live heap is collected as often
+// as without it, and the guard's GuardPercent reading still means memory
+// that is live, not garbage waiting for a lazier collection. (It used to
+// switch between the two percents: a live heap just past a fifth of the
+// cap had its goal cut from the cap to twice itself at once, a cliff in
+// how often a kernel collected.)
 const (
-	GCGoalMax       = 128 << 20
-	GCGoalMaxBack   = 96 << 20
-	GCGoalShare     = 50
-	GCGoalShareBack = 40
+	GCGoalMax   = 128 << 20
+	GCGoalShare = 50
 )
 
 // Names of the memory budgets, as quota_exceeded errors show them.
@@ -94,7 +96,7 @@ func (s *Server) initMemory() {
 			if base := debug.SetGCPercent(p); base < 0 || base >= p {
 				debug.SetGCPercent(base) // GOGC=off or already higher: leave it
 			} else {
-				s.gcBase, s.gcHigh, s.gcRaised = base, p, true
+				s.gcBase, s.gcHigh, s.gcNow = base, p, p
 			}
 		}
 		go s.guard(s.ctx)
@@ -102,28 +104,42 @@ func (s *Server) initMemory() {
 }
 
 // tuneGC sets the collector's percent for a live heap of live bytes: the
-// raised Limits.GCPercent while its heap goal stays under GCGoalMax and
-// GCGoalShare of the memory limit, the process's own percent otherwise. It reports
-// whether it has just lowered the percent: the guard then skips that
-// reading, which may count garbage the raised percent left, and reads again
-// after a collection at the lower one. Only the guard calls it.
+// raised Limits.GCPercent while its heap goal stays under the cap (the
+// lesser of GCGoalMax and GCGoalShare of the memory limit), the percent
+// that makes the goal the cap above that, and never below the process's
+// own percent (gcGoalPercent). It reports whether it has just lowered the
+// percent: the guard then skips that reading, which may count garbage the
+// higher percent left, and reads again after a collection at the lower
+// one. Only the guard calls it.
 func (s *Server) tuneGC(live int64) (lowered bool) {
-	p := s.gcHigh
-	if p <= 0 {
+	if s.gcHigh <= 0 {
 		return false
 	}
-	goal := live / 100 * int64(100+p)
-	limit := s.limits.MemoryLimit
-	switch {
-	case s.gcRaised && (goal > GCGoalMax || goal > limit/100*GCGoalShare):
-		debug.SetGCPercent(s.gcBase)
-		s.gcRaised = false
-		return true
-	case !s.gcRaised && goal < GCGoalMaxBack && goal < limit/100*GCGoalShareBack:
-		debug.SetGCPercent(p)
-		s.gcRaised = true
+	p := gcGoalPercent(live, s.limits.MemoryLimit, s.gcBase, s.gcHigh)
+	if p == s.gcNow {
+		return false
 	}
-	return false
+	debug.SetGCPercent(p)
+	lowered = p < s.gcNow
+	s.gcNow = p
+	return lowered
+}
+
+// gcGoalPercent is the GC percent for a live heap of live bytes under a
+// memory limit of limit: high while the heap goal it gives, live × (100 +
+// high) / 100, is at most the cap (GCGoalMax, and GCGoalShare percent of
+// limit when there is one); above that the percent whose goal is the cap,
+// but not below base.
+func gcGoalPercent(live, limit int64, base, high int) int {
+	capGoal := int64(GCGoalMax)
+	if limit > 0 {
+		capGoal = min(capGoal, limit/100*GCGoalShare)
+	}
+	if live <= 0 || live/100*int64(100+high) <= capGoal {
+		return high
+	}
+	p := capGoal/(live/100+1) - 100 // rounded down: the goal stays at or under the cap
+	return int(max(int64(base), min(p, int64(high))))
 }
 
 // liveHeap is the heap the last collection found live.

@@ -173,9 +173,12 @@ func TestGuardCancelsLargestConsumer(t *testing.T) {
 	}
 }
 
-// TestTuneGC checks the collector runs at the raised percent only while its
-// heap goal stays under GCGoalShare of the memory limit, and comes back to
-// it below GCGoalShareBack.
+// TestTuneGC checks the collector runs at the raised percent while its
+// heap goal stays under the cap (GCGoalShare of the memory limit, or
+// GCGoalMax), then at the percent that keeps the goal at the cap, with no
+// cliff: just past the cap's fifth the goal is still about the cap (it
+// used to fall to twice the live heap at once), down to the process's own
+// percent at half the cap.
 func TestTuneGC(t *testing.T) {
 	prev := debug.SetGCPercent(100)
 	t.Cleanup(func() { debug.SetGCPercent(prev) })
@@ -187,41 +190,43 @@ func TestTuneGC(t *testing.T) {
 	}
 	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
 	type step struct {
-		live int64
-		want int
+		live     int64
+		min, max int // the percent wanted, within [min, max]
 	}
-	run := func(limit int64, steps []step) {
+	run := func(limit, capGoal int64, steps []step) {
 		t.Helper()
 		srv.limits.MemoryLimit = limit
-		srv.gcBase, srv.gcHigh, srv.gcRaised = 100, 400, true
+		srv.gcBase, srv.gcHigh, srv.gcNow = 100, 400, 400
 		debug.SetGCPercent(400)
 		for _, st := range steps {
 			was := percent()
 			lowered := srv.tuneGC(st.live)
-			if got := percent(); got != st.want || lowered != (got < was) {
-				t.Fatalf("limit %d, live %d: GC percent %d (lowered %v), want %d", limit, st.live, got, lowered, st.want)
+			got := percent()
+			if got < st.min || got > st.max || lowered != (got < was) {
+				t.Fatalf("limit %d, live %d: GC percent %d (lowered %v), want %d..%d", limit, st.live, got, lowered, st.min, st.max)
+			}
+			if goal := st.live / 100 * int64(100+got); got > 100 && goal > capGoal {
+				t.Fatalf("limit %d, live %d: percent %d makes a goal of %d, over the cap %d", limit, st.live, got, goal, capGoal)
 			}
 		}
 	}
-	// A small limit: its share bounds the goal.
-	const small = 128 << 20
-	run(small, []step{
-		{4 << 20, 400},
-		{small / 100 * GCGoalShare / 5, 400},                         // goal at the share: still raised
-		{small/100*GCGoalShare/5 + 1<<20, 100},                       // past it
-		{small / 100 * (GCGoalShare + GCGoalShareBack) / 2 / 5, 100}, // in the gap: stays
-		{small/100*GCGoalShareBack/5 - 1<<20, 400},                   // below the way back
-		{small, 100},
-	})
-	// The default limit: GCGoalMax bounds the goal.
-	run(DefaultMemoryLimit, []step{
-		{4 << 20, 400},
-		{GCGoalMax / 5, 400},
-		{GCGoalMax/5 + 1<<20, 100},
-		{(GCGoalMax + GCGoalMaxBack) / 2 / 5, 100},
-		{GCGoalMaxBack/5 - 1<<20, 400},
-		{1 << 30, 100},
-	})
+	for _, c := range []struct{ limit, capGoal int64 }{
+		{128 << 20, (128 << 20) / 100 * GCGoalShare}, // a small limit: its share bounds the goal
+		{DefaultMemoryLimit, GCGoalMax},              // the default limit: GCGoalMax does
+	} {
+		fifth := c.capGoal / 5
+		run(c.limit, c.capGoal, []step{
+			{4 << 20, 400, 400},
+			{fifth, 400, 400},            // goal at the cap: still raised
+			{fifth + fifth/20, 370, 385}, // just past it: the goal stays near the cap, no cliff to 100
+			{c.capGoal / 3, 190, 200},    // lower as the heap grows
+			{c.capGoal / 2, 100, 100},    // at half the cap: the process's own percent
+			{c.limit, 100, 100},          // far past it: never below that
+			{c.capGoal / 3, 190, 200},    // and back up as the heap shrinks
+			{fifth - 1<<20, 400, 400},    // raised again under the fifth
+			{0, 400, 400},                // an empty heap
+		})
+	}
 	// Not tuning (gc-percent 0, or GOGC already higher): left alone.
 	srv.gcHigh = 0
 	debug.SetGCPercent(250)

@@ -136,7 +136,7 @@ type Server struct {
 	langTasks *langQuota        // language tasks of every session (langtasks.go)
 	gcBase    int               // the GC percent the process started with (tuneGC)
 	gcHigh    int               // the raised GC percent, 0 when not tuning
-	gcRaised  bool              // the collector runs at limits.GCPercent (guard goroutine only after init)
+	gcNow     int               // the GC percent tuneGC last set (guard goroutine only after init)
 	memFrom   memlimit.Derived  // what the memory defaults come from (memdefaults.go)
 	source    *sourceWork       // bounds parse and explain
 	procs     *contain.Manager
