@@ -112,11 +112,11 @@ func (k *fakeJournalKernel) serve(t *testing.T, nc net.Conn) {
 // historyEntries is a page in the pinned Journal shape.
 var historyEntries = []map[string]any{
 	{"id": 7, "session": "work", "principal": "agent", "ts": int64(1767225600000000000), "dur_ns": 1500,
-		"cwd": map[string]any{"display": "/w"}, "src": "rm a.txt\nrm b.txt", "ast": nil,
+		"cwd": "/w", "src": "rm a.txt\nrm b.txt", "ast": nil,
 		"effects": []any{map[string]any{"kind": "fs_read", "path": "/w/a.txt"}, map[string]any{"kind": "fs_delete", "path": "/w/a.txt"}, map[string]any{"kind": "fs_read", "path": "/w/b.txt"}},
 		"status":  0, "ok": true, "opaque": false, "verdict": "allow", "outputs": []any{map[string]any{"kind": "value", "hash": "blake3:00", "len": 12}}},
 	{"id": 5, "session": "work", "principal": "agent", "ts": int64(1767225500000000000), "dur_ns": nil,
-		"cwd": map[string]any{"display": "/w"}, "src": "sh { sleep 100 }", "ast": nil, "effects": []any{},
+		"cwd": "/w", "src": "sh { sleep 100 }", "ast": nil, "effects": []any{},
 		"status": nil, "ok": false, "opaque": true, "verdict": "allow", "outputs": []any{}},
 }
 
