@@ -167,8 +167,9 @@ func TestE2EDeepFrameAutostarted(t *testing.T) {
 }
 
 // TestE2EArgumentBudget: forty 14 MiB shoal_exec calls sent without
-// waiting (each sleeping a second in the kernel, so that they overlap
-// however fast the machine answers) are all answered: those the in-flight budget cannot hold with a
+// waiting (each sleeping ten seconds in the kernel, so that they overlap
+// however slowly a loaded machine moves 14 MiB frames: with a second,
+// CI at load 10 once served all forty one after another) are all answered: those the in-flight budget cannot hold with a
 // quota_exceeded tool error, the others with their value; shoal-mcp's
 // peak resident memory stays under maxFacadeRSS (under an address-space
 // cap), and a small call afterwards is served.
@@ -183,7 +184,7 @@ func TestE2EArgumentBudget(t *testing.T) {
 	sent := make(chan error, 1)
 	go func() {
 		for i := range calls {
-			f := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"shoal_exec","arguments":{"src":"# %s\nsleep 1s\n6 * 7"}}}`+"\n", 100+i, pad)
+			f := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"shoal_exec","arguments":{"src":"# %s\nsleep 10s\n6 * 7"}}}`+"\n", 100+i, pad)
 			if _, err := r.in.Write([]byte(f)); err != nil {
 				sent <- err
 				return
