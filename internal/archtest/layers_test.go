@@ -59,6 +59,7 @@ var allowed = map[string][]string{
 	"internal/userconfig":  {"internal/value"},
 	"internal/prompt":      {"internal/userconfig"},
 	"internal/docexamples": {},
+	"internal/evaltest":    {"internal/syntax", "internal/value"},
 }
 
 // osFree are the evaluation packages that must reach the operating system

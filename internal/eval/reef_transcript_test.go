@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/shoalgo/shoal/internal/evaltest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,7 @@ func TestReefTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	vars := strings.NewReplacer("$ROOT", root, "$BIN", bin)
-	if n := runTranscript(t, in, "testdata/reef.txt", nil, vars); n < 30 {
+	if n := evaltest.RunFile(t, in, "testdata/reef.txt", nil, vars); n < 30 {
 		t.Fatalf("only %d cases", n)
 	}
 }
