@@ -21,7 +21,7 @@ import (
 type Options struct {
 	Host host.Host // required: every effect goes through it
 	// Registry is required: the builtin commands, functions, methods and
-	// namespaces programs can use (DefaultRegistry, built once and shared
+	// namespaces programs can use (stdlib.Registry, built once and shared
 	// read-only by every session).
 	Registry *Registry
 	Dir      string // initial working directory (absolute)

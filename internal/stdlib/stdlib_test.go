@@ -1,0 +1,60 @@
+package stdlib
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/value"
+)
+
+// TestRegistry: the standard parts join without a duplicate, and the
+// moved library's names are in the one registry beside eval's own.
+func TestRegistry(t *testing.T) {
+	r, err := eval.NewRegistry(Parts()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, n := range r.BuiltinNames() {
+		names[n] = true
+	}
+	for _, n := range []string{"pwd", "ls", "cd", "pushd", "popd", "dirs", "jump", "j"} {
+		if !names[n] {
+			t.Errorf("the standard registry has no builtin %s", n)
+		}
+	}
+}
+
+// TestRegistryAudit: every entry of the standard registry, eval's and
+// each library package's, declares its effects and its help, and `help
+// NAME` answers for it (eval.Registry.Audit enumerates them).
+func TestRegistryAudit(t *testing.T) {
+	for _, p := range Registry().Audit() {
+		t.Error(p)
+	}
+}
+
+// TestHelpForLibraryCommands: `help NAME` and `NAME --help` show a moved
+// command's help from its entry, in a session on the standard registry.
+func TestHelpForLibraryCommands(t *testing.T) {
+	in, err := eval.New(eval.Options{Registry: Registry(), Host: host.NewOS(host.AllowAll), Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for src, want := range map[string]string{
+		"help cd":     "cd — change the working directory",
+		"jump --help": "usage: jump [QUERY]",
+		"help pushd":  "example:\n  pushd /tmp",
+	} {
+		v, err := in.Eval(t.Context(), src)
+		if err != nil {
+			t.Errorf("%s: %v", src, err)
+			continue
+		}
+		if s, ok := v.(value.Str); !ok || !strings.Contains(string(s), want) {
+			t.Errorf("%s = %v, want it to contain %q", src, v, want)
+		}
+	}
+}
