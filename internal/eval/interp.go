@@ -151,7 +151,7 @@ type Interp struct {
 
 	outMu  sync.Mutex // serialises background writes to Options.Stdout/Stderr (output.go)
 	reef   reefState  // Reef's chain, lock and digest caches (reef.go)
-	visits visits     // directories navigated to, ranked for jump (jump.go)
+	visits visits     // directories navigated to, ranked for jump (visits.go, Context.Visited)
 }
 
 // New creates a session.

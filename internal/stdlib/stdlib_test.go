@@ -1,6 +1,10 @@
 package stdlib
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -55,6 +59,34 @@ func TestHelpForLibraryCommands(t *testing.T) {
 		}
 		if s, ok := v.(value.Str); !ok || !strings.Contains(string(s), want) {
 			t.Errorf("%s = %v, want it to contain %q", src, v, want)
+		}
+	}
+}
+
+// TestLibraryHasNoInit: no library package (internal/lib/...) builds
+// anything at package initialisation; its entries are a Part its caller
+// asks for (issue 25, acceptance 1).
+func TestLibraryHasNoInit(t *testing.T) {
+	files, err := filepath.Glob("../lib/*/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no library package found under ../lib")
+	}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "init" {
+				t.Errorf("%s: an init function", fset.Position(fd.Pos()))
+			}
 		}
 	}
 }
