@@ -59,6 +59,9 @@ var allowed = map[string][]string{
 	"internal/userconfig":  {"internal/value"},
 	"internal/prompt":      {"internal/userconfig"},
 	"internal/docexamples": {},
+	"internal/evaltest":    {"internal/syntax", "internal/value"},
+	"internal/lib/nav":     {"internal/eval", "internal/leash", "internal/value"},
+	"internal/stdlib":      {"internal/eval", "internal/lib/nav"},
 }
 
 // osFree are the evaluation packages that must reach the operating system
@@ -70,6 +73,8 @@ var osFree = []string{
 	"internal/reef",
 	"internal/adapters",
 	"internal/prompt",
+	"internal/lib/nav",
+	"internal/stdlib",
 }
 
 var osPackages = []string{"os", "os/exec", "net", "net/http", "os/user", "os/signal", "golang.org/x/sys/unix"}

@@ -14,6 +14,7 @@ import (
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/reef"
+	"github.com/shoalgo/shoal/internal/stdlib"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -21,7 +22,7 @@ var updateRatchet = flag.Bool("update-ratchet", false, "rewrite testdata/passing
 
 // registry is the standard registry every case's interpreter and every
 // explain derivation use, built once as an embedder builds it.
-var registry = eval.DefaultRegistry()
+var registry = stdlib.Registry()
 
 const (
 	caseTimeout = 10 * time.Second

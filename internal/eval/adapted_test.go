@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"github.com/shoalgo/shoal/internal/evaltest"
 	"os/exec"
 	"strings"
 	"testing"
@@ -85,7 +86,7 @@ func TestAdaptersTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := runTranscript(t, in, "testdata/adapters.txt", &out, nil); n < 20 {
+	if n := evaltest.RunFile(t, in, "testdata/adapters.txt", &out, nil); n < 20 {
 		t.Fatalf("only %d cases", n)
 	}
 }
@@ -129,7 +130,7 @@ func TestAdaptersWithRealGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := runTranscript(t, in, "testdata/adapters_git.txt", &out, nil); n < 8 {
+	if n := evaltest.RunFile(t, in, "testdata/adapters_git.txt", &out, nil); n < 8 {
 		t.Fatalf("only %d cases", n)
 	}
 }

@@ -39,7 +39,7 @@ type Builtin struct {
 	Verbatim bool
 	// Effects declares what the builtin does, for plan derivation
 	// (leash.Derive reads it through the Registry). Every builtin has one,
-	// effNone when it touches nothing; a test fails when one is missing.
+	// EffNone when it touches nothing; a test fails when one is missing.
 	Effects func(d *leash.Deriver)
 	// Flags are the flags the builtin accepts. Any other flag is an
 	// arg_error naming the flag and the builtin (unless Verbatim or
@@ -116,6 +116,14 @@ func (c Context) Chdir(dir string) {
 	c.t.oldpwd = c.t.dir
 	c.t.dir = dir
 	c.t.in.visits.record(dir, c.t.host.Now())
+}
+
+// Visited lists the directories this session has navigated to (each
+// Chdir records one; at most MaxJumpDirs are kept) whose path contains
+// query, case-insensitively (all of them for ""), best first: ranked by
+// how often and how lately, doubled when query is in the last element.
+func (c Context) Visited(query string) []string {
+	return c.t.in.visits.ranked(query, c.t.host.Now())
 }
 
 // OldDir is the directory left by the last Chdir in this dynamic context

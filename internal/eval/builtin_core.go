@@ -13,7 +13,7 @@ import (
 // execution. Filesystem and navigation builtins (ls, cd, pwd, pushd, ...)
 // live in builtin_fs*.go.
 func registerBuiltinCore(p *Part) {
-	p.Builtin(&Builtin{Name: "echo", Help: Help{Summary: "print its arguments as text, separated by spaces", Usage: "echo VALUE...", Example: "echo hello world\necho \"total: {1 + 2}\""}, Run: runEcho, TextFlags: true, Effects: effNone})
+	p.Builtin(&Builtin{Name: "echo", Help: Help{Summary: "print its arguments as text, separated by spaces", Usage: "echo VALUE...", Example: "echo hello world\necho \"total: {1 + 2}\""}, Run: runEcho, TextFlags: true, Effects: EffNone})
 	p.Builtin(&Builtin{Name: "env", Help: Help{Summary: "the environment as a record, or one variable's value", Usage: "env [NAME]", Example: "env\nenv PATH"}, Run: runEnv,
 		Effects: func(d *leash.Deriver) { d.Add(leash.Effect{Kind: host.EnvRead, Name: "*"}, leash.Reversible) }})
 	p.Builtin(&Builtin{Name: "which", Help: Help{Summary: "where a command comes from: builtin, function, alias or program on PATH", Usage: "which NAME", Example: "which ls\nwhich -a python3"}, Run: runWhich, Flags: []leash.FlagSpec{flagAll}, Effects: effWhich})
@@ -21,10 +21,10 @@ func registerBuiltinCore(p *Part) {
 		Effects: effRunCmd})
 	p.Builtin(&Builtin{Name: "source", Help: Help{Summary: "evaluate a file in the current scope, as if typed here", Usage: "source PATH", Example: "source ~/.config/shoal/aliases.shl"}, Run: runSource, Bare: true, Quiet: true,
 		Effects: func(d *leash.Deriver) { effReads(d); d.Opaque("source runs another file, which is not analysed") }})
-	p.Builtin(&Builtin{Name: "exit", Help: Help{Summary: "leave the session (or end a task) with a status", Usage: "exit [STATUS]", Example: "exit\nexit 3"}, Run: runExit, Bare: true, Quiet: true, Effects: effNone})
-	p.Builtin(&Builtin{Name: "quit", Help: Help{Summary: "leave the session with a status (as exit)", Usage: "quit [STATUS]", Example: "quit"}, Run: runExit, Bare: true, Quiet: true, Effects: effNone})
-	p.Builtin(&Builtin{Name: "sleep", Help: Help{Summary: "wait for a duration", Usage: "sleep DURATION", Example: "sleep 1s\nsleep 500ms"}, Run: runSleep, Quiet: true, Effects: effNone})
-	p.Builtin(&Builtin{Name: "jobs", Help: Help{Summary: "the session's background tasks and stopped jobs, as a table", Usage: "jobs", Example: "sleep 20s &\njobs"}, Run: runJobs, Bare: true, Effects: effNone})
+	p.Builtin(&Builtin{Name: "exit", Help: Help{Summary: "leave the session (or end a task) with a status", Usage: "exit [STATUS]", Example: "exit\nexit 3"}, Run: runExit, Bare: true, Quiet: true, Effects: EffNone})
+	p.Builtin(&Builtin{Name: "quit", Help: Help{Summary: "leave the session with a status (as exit)", Usage: "quit [STATUS]", Example: "quit"}, Run: runExit, Bare: true, Quiet: true, Effects: EffNone})
+	p.Builtin(&Builtin{Name: "sleep", Help: Help{Summary: "wait for a duration", Usage: "sleep DURATION", Example: "sleep 1s\nsleep 500ms"}, Run: runSleep, Quiet: true, Effects: EffNone})
+	p.Builtin(&Builtin{Name: "jobs", Help: Help{Summary: "the session's background tasks and stopped jobs, as a table", Usage: "jobs", Example: "sleep 20s &\njobs"}, Run: runJobs, Bare: true, Effects: EffNone})
 	p.Builtin(&Builtin{Name: "now", Help: Help{Summary: "the current date and time", Usage: "now", Example: "now\nnow.hour()"}, Effects: effClock, Run: func(c *BuiltinCall) (value.Value, error) {
 		return c.t.now()
 	}, Bare: true})

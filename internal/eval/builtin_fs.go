@@ -37,21 +37,22 @@ func bfsFail(c *BuiltinCall, name string, err error) error {
 	if errors.As(err, &ve) {
 		return ve
 	}
-	if bfsPassThrough(err) {
+	if PassThrough(err) {
 		return err
 	}
-	return c.Errorf(bfsCustom, "%s: %s", name, bfsReason(err))
+	return c.Errorf(bfsCustom, "%s: %s", name, OSReason(err))
 }
 
-// bfsPassThrough reports whether err must reach the caller unchanged: a
-// host refusal or a cancelled evaluation.
-func bfsPassThrough(err error) bool {
+// PassThrough reports whether err must reach the caller unchanged: a
+// host refusal or a cancelled evaluation. A builtin that shapes host
+// errors into language errors leaves these as they are.
+func PassThrough(err error) bool {
 	return errors.Is(err, host.ErrDenied) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
-// bfsReason is the OS reason of err, without the operation and path that
+// OSReason is the OS reason of err, without the operation and path that
 // the message already names.
-func bfsReason(err error) string {
+func OSReason(err error) string {
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
 		return errno.Error()
@@ -63,8 +64,9 @@ func bfsReason(err error) string {
 	return err.Error()
 }
 
-// bfsText renders one path-like argument (str or path) as path text.
-func bfsText(c *BuiltinCall, v value.Value) (string, error) {
+// PathText renders one path-like argument (str or path) as path text; any
+// other value is a type_error.
+func (c *BuiltinCall) PathText(v value.Value) (string, error) {
 	switch x := v.(type) {
 	case value.Str:
 		return string(x), nil
@@ -89,14 +91,14 @@ func bfsPaths(c *BuiltinCall) ([]string, error) {
 			out = append(out, ms...)
 		case *value.List:
 			for _, it := range x.Items {
-				s, err := bfsText(c, it)
+				s, err := c.PathText(it)
 				if err != nil {
 					return nil, err
 				}
 				out = append(out, s)
 			}
 		default:
-			s, err := bfsText(c, a)
+			s, err := c.PathText(a)
 			if err != nil {
 				return nil, err
 			}

@@ -28,7 +28,7 @@ func bfsOpen(c *BuiltinCall) (value.Value, error) {
 	if len(c.Args) != 1 {
 		return nil, c.Errorf(bfsArgError, "needs exactly one path").WithHint("open PATH")
 	}
-	p, err := bfsText(c, c.Args[0])
+	p, err := c.PathText(c.Args[0])
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func bfsOpen(c *BuiltinCall) (value.Value, error) {
 	opener := bfsOpener()
 	prog, err := c.Host().LookPath(c.Ctx(), opener, c.Environ())
 	if err != nil {
-		if bfsPassThrough(err) {
+		if PassThrough(err) {
 			return nil, err
 		}
 		return nil, c.Errorf(bfsCustom, "no opener available: %s not found", opener).

@@ -21,10 +21,10 @@ func registerBuiltinFsPath(p *Part) {
 		{"ext", "the extension of the last element, with its dot", "path(\"src/main.go\").ext", bfsPathExt},
 		{"parent", "the path without its last element", "path(\"src/main.go\").parent", bfsPathParent},
 	} {
-		p.Method(&Method{Kind: value.KPath, Name: m.name, Call: bfsNoArgPathMethod(m.f), Effects: effNone,
+		p.Method(&Method{Kind: value.KPath, Name: m.name, Call: bfsNoArgPathMethod(m.f), Effects: EffNone,
 			Help: Help{Summary: m.summary, Usage: "PATH." + m.name, Example: m.example}})
 	}
-	p.Method(&Method{Kind: value.KPath, Name: "join", Call: bfsPathJoin, Effects: effNone,
+	p.Method(&Method{Kind: value.KPath, Name: "join", Call: bfsPathJoin, Effects: EffNone,
 		Help: Help{Summary: "the path with more elements after it", Usage: "PATH.join(PART)", Example: "path(\"src\").join(\"main.go\")"}})
 }
 

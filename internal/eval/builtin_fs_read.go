@@ -39,7 +39,7 @@ func bfsLs(c *BuiltinCall) (value.Value, error) {
 		abs := c.Abs(p)
 		fi, err := c.Host().Stat(c.Ctx(), abs)
 		if err != nil {
-			if bfsPassThrough(err) {
+			if PassThrough(err) {
 				return nil, err
 			}
 			// A dangling symlink still has a row of its own.
@@ -160,7 +160,7 @@ func bfsHead(c *BuiltinCall) (value.Value, error) {
 	if len(c.Args) == 0 {
 		return nil, c.Errorf(bfsArgError, "needs a path").WithHint("head PATH [COUNT]")
 	}
-	p, err := bfsText(c, c.Args[0])
+	p, err := c.PathText(c.Args[0])
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +227,7 @@ func bfsLines(data []byte, n int) *value.List {
 func bfsIsDir(c *BuiltinCall, abs string) (bool, error) {
 	fi, err := c.Host().Stat(c.Ctx(), abs)
 	if err != nil {
-		if bfsPassThrough(err) {
+		if PassThrough(err) {
 			return false, err
 		}
 		return false, nil

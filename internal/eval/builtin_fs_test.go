@@ -332,46 +332,10 @@ func TestFSRm(t *testing.T) {
 	})
 }
 
-func TestFSNavigation(t *testing.T) {
-	ok := host.NewOS(host.AllowAll)
-	nav := map[string]string{"a/": "", "b/": "", "f.txt": ""}
-	bfsRun(t, ok, []bfsCase{
+// TestPwd: pwd, which stays with the language, is the working directory as
+// a path (the navigation commands' tests are internal/lib/nav's).
+func TestPwd(t *testing.T) {
+	bfsRun(t, host.NewOS(host.AllowAll), []bfsCase{
 		{name: "pwd is a path", src: "match pwd { path p => p.name; _ => null }", want: `"work"`},
-		{name: "cd returns the new path", files: nav, src: "(cd a).name", want: `"a"`},
-		{name: "cd changes pwd", files: nav, src: "cd a\npwd.name", want: `"a"`},
-		{name: "cd relative after cd", files: nav, src: "cd a\ncd ../b\npwd.name", want: `"b"`},
-		{name: "cd dash", files: nav, src: "cd a\ncd -\npwd.name", want: `"work"`},
-		{name: "cd dash without previous", src: "cd -", err: "custom"},
-		{name: "cd home", src: "cd\npwd.name", want: `"home"`},
-		{name: "cd missing", src: "cd nope", err: "arg_error"},
-		{name: "cd file", files: nav, src: "cd f.txt", err: "arg_error"},
-		{name: "cd in fn", files: nav, src: "fn f() { cd a }\nf()", err: "custom"},
-		{name: "dirs initial", src: "dirs.len()", want: "1"},
-		{name: "pushd", files: nav, src: "(pushd a).map(.name)", want: `["a", "work"]`},
-		{name: "pushd twice", files: nav, src: "pushd a\npushd ../b\ndirs.map(.name)", want: `["b", "a", "work"]`},
-		{name: "pushd swap", files: nav, src: "pushd a\npushd\ndirs.map(.name)", want: `["work", "a"]`},
-		{name: "pushd swap empty", src: "pushd", err: "custom"},
-		{name: "pushd missing", src: "pushd nope", err: "arg_error"},
-		{name: "popd", files: nav, src: "pushd a\npushd ../b\npopd\n[pwd.name, dirs.len()]", want: `["a", 2]`},
-		{name: "popd empty", src: "popd", err: "custom"},
-		{name: "pushd in fn", files: nav, src: "fn f() { pushd a }\nf()", err: "custom"},
-		{name: "relative paths follow cd", files: map[string]string{"a/x.txt": "in a"}, src: "cd a\n(cat x.txt).out.str()", want: `"in a"`},
 	})
-}
-
-func TestFSNavigationPersistsAcrossEvals(t *testing.T) {
-	in, dir := bfsSession(t, host.NewOS(host.AllowAll), map[string]string{"a/": ""})
-	ctx := context.Background()
-	for _, src := range []string{"pushd a", "dirs.len()"} {
-		v, err := in.Eval(ctx, src)
-		if err != nil {
-			t.Fatalf("%s: %v", src, err)
-		}
-		if src == "dirs.len()" && value.Inline(v) != "2" {
-			t.Errorf("dirs.len() = %s after pushd in an earlier Eval", value.Inline(v))
-		}
-	}
-	if got := in.Dir(); got != filepath.Join(dir, "a") {
-		t.Errorf("session dir %s", got)
-	}
 }

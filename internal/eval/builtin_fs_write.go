@@ -54,7 +54,7 @@ func bfsMkdir(c *BuiltinCall) (value.Value, error) {
 			if _, err := c.Host().Lstat(c.Ctx(), abs); err == nil {
 				return nil, c.Errorf(bfsCustom, "%s: already exists", p).
 					WithHint("mkdir -p accepts an existing directory")
-			} else if bfsPassThrough(err) {
+			} else if PassThrough(err) {
 				return nil, err
 			}
 			parent := filepath.Dir(abs)
@@ -123,7 +123,7 @@ func bfsSplitDest(c *BuiltinCall, usage string) (srcs []string, dest string, des
 	switch {
 	case serr == nil:
 		destDir, destExists = fi.IsDir(), true
-	case bfsPassThrough(serr):
+	case PassThrough(serr):
 		return nil, "", false, false, serr
 	case !errors.Is(serr, fs.ErrNotExist):
 		destExists = true // unreadable: treat as present, so nothing claims it new
@@ -221,11 +221,11 @@ func bfsLn(c *BuiltinCall) (value.Value, error) {
 		return nil, c.Errorf(bfsArgError, "needs exactly a target and a link name").
 			WithHint("ln [-s] TARGET LINK")
 	}
-	target, err := bfsText(c, c.Args[0])
+	target, err := c.PathText(c.Args[0])
 	if err != nil {
 		return nil, err
 	}
-	link, err := bfsText(c, c.Args[1])
+	link, err := c.PathText(c.Args[1])
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +253,7 @@ func bfsSave(c *BuiltinCall) (value.Value, error) {
 		return nil, c.Errorf(bfsArgError, "needs a path and a value").WithHint("save PATH VALUE, or save(path, value)")
 	}
 	p, v := c.Args[0], c.Args[1]
-	if _, err := bfsText(c, p); err != nil {
+	if _, err := c.PathText(p); err != nil {
 		return nil, err
 	}
 	m, ok := c.t.reg().lookupHostMethod(v.Kind(), "save")

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"github.com/shoalgo/shoal/internal/evaltest"
 	"io/fs"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestConfigTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := runTranscript(t, in, "testdata/config.txt", nil, nil); n < 15 {
+	if n := evaltest.RunFile(t, in, "testdata/config.txt", nil, nil); n < 15 {
 		t.Fatalf("only %d cases read", n)
 	}
 }

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"github.com/shoalgo/shoal/internal/evaltest"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ func TestContentRefTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := runTranscript(t, in, "testdata/content_ref.txt", nil, vars)
+	cases := evaltest.RunFile(t, in, "testdata/content_ref.txt", nil, vars)
 	if cases < 10 {
 		t.Fatalf("only %d cases read", cases)
 	}

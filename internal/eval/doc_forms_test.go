@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"github.com/shoalgo/shoal/internal/evaltest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,7 +38,7 @@ func TestDocFormsTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cases := runTranscript(t, in, "testdata/doc_forms.txt", &out, nil); cases < 10 {
+	if cases := evaltest.RunFile(t, in, "testdata/doc_forms.txt", &out, nil); cases < 10 {
 		t.Fatalf("only %d cases read", cases)
 	}
 }

@@ -19,8 +19,8 @@ var (
 	flagRecursive = leash.FlagSpec{Long: "recursive", Short: "rR"}
 )
 
-// effNone declares a builtin that touches nothing outside the evaluator.
-func effNone(*leash.Deriver) {}
+// EffNone declares a builtin that touches nothing outside the evaluator.
+func EffNone(*leash.Deriver) {}
 
 // effClock declares a read of the wall clock.
 func effClock(d *leash.Deriver) { d.Clock() }

@@ -103,7 +103,6 @@ func TestErrorCodes(t *testing.T) {
 		{"namespace unknown member", "math.bogus", "field_missing", ""},
 		{"break outside loop", "break", "type_error", ""},
 		{"env assign in fn", "fn f() { env.X = \"1\" }\nf()", "custom", "with env:"},
-		{"cd in fn", "fn f() { cd / }\nf()", "custom", "with cwd:"},
 		{"no match arm", "match 5 { 1 => 1 }", "type_error", ""},
 		{"range float", "1..5.5", "type_error", ""},
 	}

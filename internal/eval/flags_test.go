@@ -27,7 +27,6 @@ func TestBuiltinsRejectUnknownFlags(t *testing.T) {
 		{"touch --no-create a.txt", "--no-create", "touch"},
 		{"cat -n a.txt", "-n", "cat"},
 		{"ln -f a.txt l.txt", "-f", "ln"},
-		{"cd --physical sub", "--physical", "cd"},
 		{"which --bogus sh", "--bogus", "which"},
 		{"save --append out.txt 1", "--append", "save"},
 		{`mkdir("newdir", bogus: true)`, "--bogus", "mkdir"},

@@ -24,25 +24,25 @@ type Func struct {
 
 func registerFuncs(p *Part) {
 	for _, f := range []*Func{
-		{Name: "path", Call: fnPath, Help: Help{Summary: "a path value from text", Usage: "path(TEXT)", Example: "path(\"src/main.go\").name"}, Effects: effNone},
-		{Name: "glob", Call: fnGlob, Help: Help{Summary: "a glob pattern value; used as an argument it expands to paths", Usage: "glob(PATTERN)", Example: "glob(\"**/*.go\")"}, Effects: effNone},
-		{Name: "regex", Call: fnRegex, Help: Help{Summary: "a regular expression value", Usage: "regex(PATTERN)", Example: "\"v1.2\".matches(regex(\"^v[0-9]\"))"}, Effects: effNone},
+		{Name: "path", Call: fnPath, Help: Help{Summary: "a path value from text", Usage: "path(TEXT)", Example: "path(\"src/main.go\").name"}, Effects: EffNone},
+		{Name: "glob", Call: fnGlob, Help: Help{Summary: "a glob pattern value; used as an argument it expands to paths", Usage: "glob(PATTERN)", Example: "glob(\"**/*.go\")"}, Effects: EffNone},
+		{Name: "regex", Call: fnRegex, Help: Help{Summary: "a regular expression value", Usage: "regex(PATTERN)", Example: "\"v1.2\".matches(regex(\"^v[0-9]\"))"}, Effects: EffNone},
 		{Name: "now", Effects: effClock, Help: Help{Summary: "the current date and time", Usage: "now()", Example: "now().year()"},
 			Call: func(t *thread, a value.Args) (value.Value, error) { return clockFn(t, "now", a, t.now) }},
 		{Name: "today", Effects: effClock, Help: Help{Summary: "today's date at midnight", Usage: "today()", Example: "today()"},
 			Call: func(t *thread, a value.Args) (value.Value, error) { return clockFn(t, "today", a, t.today) }},
-		{Name: "assert", Call: fnAssert, Help: Help{Summary: "raise assert_failed unless the condition is true", Usage: "assert(COND, [MESSAGE])", Example: "assert(1 + 1 == 2, \"arithmetic\")"}, Effects: effNone},
+		{Name: "assert", Call: fnAssert, Help: Help{Summary: "raise assert_failed unless the condition is true", Usage: "assert(COND, [MESSAGE])", Example: "assert(1 + 1 == 2, \"arithmetic\")"}, Effects: EffNone},
 		// retry calls a closure, counted where it is written.
-		{Name: "retry", Call: fnRetry, Help: Help{Summary: "call a block until it succeeds, at most N attempts", Usage: "retry(N) { ... }", Example: "retry(3) { ^test -f notes.txt }"}, Effects: effNone},
+		{Name: "retry", Call: fnRetry, Help: Help{Summary: "call a block until it succeeds, at most N attempts", Usage: "retry(N) { ... }", Example: "retry(3) { ^test -f notes.txt }"}, Effects: EffNone},
 		{Name: "run", Call: fnRun, Help: Help{Summary: "run a script file or program, its arguments as values", Usage: "run(TARGET, ARG...)", Example: "run(\"./build.shl\", \"release\")"}, Effects: effRunCall},
 		{Name: "save", Call: fnSave, Help: Help{Summary: "write a value to a file and return it", Usage: "save(PATH, VALUE)", Example: "save(\"out.json\", {ok: true})"}, Effects: effSaveCall},
 		// streams.go, channels.go
 		{Name: "every", Call: fnEvery, Help: Help{Summary: "a stream that yields the time once every interval", Usage: "every(DURATION)", Example: "every(1s).take(3).collect()"}, Effects: effClock},
-		{Name: "channel", Call: fnChannel, Help: Help{Summary: "a named event channel to publish to or read from", Usage: "channel(NAME)", Example: "channel(\"user.build\").events()"}, Effects: effNone},
+		{Name: "channel", Call: fnChannel, Help: Help{Summary: "a named event channel to publish to or read from", Usage: "channel(NAME)", Example: "channel(\"user.build\").events()"}, Effects: EffNone},
 		// fanout.go: the handler and thunks are closures, counted where
 		// they are written.
-		{Name: "on", Call: fnOn, Help: Help{Summary: "call a handler with each event of a channel, in a background task", Usage: "on(CHANNEL, HANDLER)", Example: "let t = on(\"user.build\", ev => { touch \"got\" })"}, Effects: effNone},
-		{Name: "parallel", Call: fnParallel, Help: Help{Summary: "run zero-argument functions as tasks (at most 16 at once) and return their results in order", Usage: "parallel(F..., settle: BOOL)", Example: "parallel(() => 1, () => 2)"}, Effects: effNone},
+		{Name: "on", Call: fnOn, Help: Help{Summary: "call a handler with each event of a channel, in a background task", Usage: "on(CHANNEL, HANDLER)", Example: "let t = on(\"user.build\", ev => { touch \"got\" })"}, Effects: EffNone},
+		{Name: "parallel", Call: fnParallel, Help: Help{Summary: "run zero-argument functions as tasks (at most 16 at once) and return their results in order", Usage: "parallel(F..., settle: BOOL)", Example: "parallel(() => 1, () => 2)"}, Effects: EffNone},
 	} {
 		p.Func(f)
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 func registerHelp(p *Part) {
-	p.Builtin(&Builtin{Name: "help", Run: runHelp, Bare: true, Effects: effNone,
+	p.Builtin(&Builtin{Name: "help", Run: runHelp, Bare: true, Effects: EffNone,
 		Help: Help{
 			Summary: "show help: topics, builtins, functions and methods, or one of them",
 			Usage:   "help [NAME | TOPIC | TYPE]",

@@ -90,7 +90,7 @@ func registerHostfs(p *Part) {
 
 	// pathMethod registers a path method that takes no arguments and
 	// declares its effects with eff: effReadsReceiver for one that reads
-	// the file system at the path, effNone for one that looks at the text.
+	// the file system at the path, EffNone for one that looks at the text.
 	pathMethod := func(name string, eff func(*leash.Deriver), summary, example string, f func(t *thread, p string) (value.Value, error)) {
 		p.Method(&Method{Kind: value.KPath, Name: name, Effects: eff,
 			Help: Help{Summary: summary, Usage: "PATH." + name + "()", Example: example},
@@ -152,7 +152,7 @@ func registerHostfs(p *Part) {
 		}
 		return splitLines(s), nil
 	})
-	pathMethod("abs", effNone, "the path made absolute against the working directory", "path(\"notes.txt\").abs()", func(t *thread, p string) (value.Value, error) {
+	pathMethod("abs", EffNone, "the path made absolute against the working directory", "path(\"notes.txt\").abs()", func(t *thread, p string) (value.Value, error) {
 		return value.Path(t.abs(p)), nil
 	})
 	pathMethod("modified", effReadsReceiver, "when the file was last modified", "path(\"notes.txt\").modified()", func(t *thread, p string) (value.Value, error) {

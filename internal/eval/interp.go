@@ -21,7 +21,7 @@ import (
 type Options struct {
 	Host host.Host // required: every effect goes through it
 	// Registry is required: the builtin commands, functions, methods and
-	// namespaces programs can use (DefaultRegistry, built once and shared
+	// namespaces programs can use (stdlib.Registry, built once and shared
 	// read-only by every session).
 	Registry *Registry
 	Dir      string // initial working directory (absolute)
@@ -151,7 +151,7 @@ type Interp struct {
 
 	outMu  sync.Mutex // serialises background writes to Options.Stdout/Stderr (output.go)
 	reef   reefState  // Reef's chain, lock and digest caches (reef.go)
-	visits visits     // directories navigated to, ranked for jump (jump.go)
+	visits visits     // directories navigated to, ranked for jump (visits.go, Context.Visited)
 }
 
 // New creates a session.

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"github.com/shoalgo/shoal/internal/evaltest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -99,7 +100,7 @@ func TestHTTPTranscript(t *testing.T) {
 	var asked []host.Op
 	in := netSession(t, hostport, secretStore(t), &asked)
 	vars := strings.NewReplacer("$URL", srv.URL, "$HOSTPORT", hostport)
-	if n := runTranscript(t, in, "testdata/http.txt", nil, vars); n < 30 {
+	if n := evaltest.RunFile(t, in, "testdata/http.txt", nil, vars); n < 30 {
 		t.Fatalf("only %d cases read", n)
 	}
 	connects := 0
@@ -117,7 +118,7 @@ func TestHTTPTranscript(t *testing.T) {
 func TestSecretTranscript(t *testing.T) {
 	var asked []host.Op
 	in := netSession(t, "", secretStore(t), &asked)
-	if n := runTranscript(t, in, "testdata/secret.txt", nil, nil); n < 18 {
+	if n := evaltest.RunFile(t, in, "testdata/secret.txt", nil, nil); n < 18 {
 		t.Fatalf("only %d cases read", n)
 	}
 }

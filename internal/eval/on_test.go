@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"github.com/shoalgo/shoal/internal/evaltest"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +18,7 @@ func TestOnTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	if n := runTranscript(t, in, "testdata/on.txt", nil, nil); n < 13 {
+	if n := evaltest.RunFile(t, in, "testdata/on.txt", nil, nil); n < 13 {
 		t.Fatalf("only %d cases read", n)
 	}
 }

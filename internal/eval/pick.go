@@ -21,8 +21,8 @@ func registerPick(p *Part) {
 	// pick reads the person's answer at the session's terminal, which the
 	// gate does not name as an effect.
 	help := Help{Summary: "let the person pick items at the terminal; the chosen item (or list, with multi)", Usage: ".pick(prompt: TEXT, multi: BOOL)", Example: "[\"a\", \"b\"].pick(prompt: \"which> \")"}
-	p.Method(&Method{Kind: value.KList, Name: "pick", Call: pickMethod, Effects: effNone, Help: help})
-	p.Method(&Method{Kind: value.KTable, Name: "pick", Call: pickMethod, Effects: effNone, Help: help})
+	p.Method(&Method{Kind: value.KList, Name: "pick", Call: pickMethod, Effects: EffNone, Help: help})
+	p.Method(&Method{Kind: value.KTable, Name: "pick", Call: pickMethod, Effects: EffNone, Help: help})
 }
 
 func pickMethod(c *MethodCall, recv value.Value, a value.Args) (value.Value, error) {

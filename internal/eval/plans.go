@@ -19,8 +19,8 @@ import (
 )
 
 func registerPlans(p *Part) {
-	p.Builtin(&Builtin{Name: "plan", Help: Help{Summary: "what a command or block would do, without running it; apply runs it later", Usage: "plan COMMAND... | plan { ... }", Example: "let p = (plan rm old.log)\np.effects\napply p"}, Run: runPlan, Bare: true, Quoted: true, Effects: effNone})
-	p.Builtin(&Builtin{Name: "explain", Help: Help{Summary: "the effects source text would have, without running or keeping it", Usage: "explain SOURCE", Example: "explain 'git status; cat notes.txt'"}, Run: runExplain, Bare: true, Effects: effNone})
+	p.Builtin(&Builtin{Name: "plan", Help: Help{Summary: "what a command or block would do, without running it; apply runs it later", Usage: "plan COMMAND... | plan { ... }", Example: "let p = (plan rm old.log)\np.effects\napply p"}, Run: runPlan, Bare: true, Quoted: true, Effects: EffNone})
+	p.Builtin(&Builtin{Name: "explain", Help: Help{Summary: "the effects source text would have, without running or keeping it", Usage: "explain SOURCE", Example: "explain 'git status; cat notes.txt'"}, Run: runExplain, Bare: true, Effects: EffNone})
 	p.Builtin(&Builtin{Name: "apply", Help: Help{Summary: "run a plan made by plan", Usage: "apply PLAN | ID", Example: "let p = (plan touch marker)\napply p"}, Run: runApply, Bare: true,
 		Effects: effOpaque("apply runs a stored plan, whose effects were shown when it was planned")})
 }

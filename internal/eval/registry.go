@@ -15,7 +15,7 @@ import (
 // commands, value functions, the evaluator's methods (per receiver kind)
 // and the namespaces with their members, each one entry with its code,
 // effect declaration and help. It is a value: built once by its embedder
-// (NewRegistry; DefaultRegistry is the standard set), passed to New in
+// (NewRegistry; internal/stdlib.Registry is the standard set), passed to New in
 // Options.Registry and to plan derivation in leash.Env.Registry (it
 // implements leash.Registry), and never changed after, so one registry is
 // shared read-only by every session of a process.
@@ -64,7 +64,7 @@ type Method struct {
 	Name string
 	Call HostMethod
 	// Effects declares what a call does beyond its receiver and arguments
-	// (plan derivation reads it through leash.Registry.Method); effNone
+	// (plan derivation reads it through leash.Registry.Method); EffNone
 	// when it touches nothing. A test fails when one is missing.
 	Effects func(d *leash.Deriver)
 	// Help is what `help NAME` shows for it.
@@ -292,7 +292,7 @@ func (r *Registry) Member(ns, name string) (leash.Method, bool) {
 		return leash.Method{}, false
 	}
 	if n.Pure {
-		return leash.Method{Effects: effNone}, true
+		return leash.Method{Effects: EffNone}, true
 	}
 	m, ok := r.members[ns][name]
 	return m, ok

@@ -186,9 +186,9 @@ func TestRegistryMissingEffectsIsOpaque(t *testing.T) {
 func TestNewRegistryRefusesDuplicates(t *testing.T) {
 	mk := func() *Part {
 		p := &Part{}
-		p.Builtin(&Builtin{Name: "b", Effects: effNone})
-		p.Func(&Func{Name: "f", Effects: effNone})
-		p.Method(&Method{Kind: value.KStr, Name: "m", Effects: effNone})
+		p.Builtin(&Builtin{Name: "b", Effects: EffNone})
+		p.Func(&Func{Name: "f", Effects: EffNone})
+		p.Method(&Method{Kind: value.KStr, Name: "m", Effects: EffNone})
 		p.Namespace(&Namespace{Name: "n", Pure: true})
 		return p
 	}
@@ -206,12 +206,12 @@ func TestNewRegistryRefusesDuplicates(t *testing.T) {
 	}
 	// A method of the same name on another kind is not a duplicate.
 	other := &Part{}
-	other.Method(&Method{Kind: value.KList, Name: "m", Effects: effNone})
+	other.Method(&Method{Kind: value.KList, Name: "m", Effects: EffNone})
 	if _, err := NewRegistry(mk(), other); err != nil {
 		t.Errorf("str.m and list.m: %v", err)
 	}
 	dupMember := &Part{}
-	dupMember.Namespace(&Namespace{Name: "x", Members: []*Member{{Name: "a", Value: value.Nil, Effects: effNone}, {Name: "a", Value: value.Nil, Effects: effNone}}})
+	dupMember.Namespace(&Namespace{Name: "x", Members: []*Member{{Name: "a", Value: value.Nil, Effects: EffNone}, {Name: "a", Value: value.Nil, Effects: EffNone}}})
 	if _, err := NewRegistry(dupMember); err == nil || !strings.Contains(err.Error(), "member x.a") {
 		t.Errorf("a member defined twice: %v", err)
 	}
@@ -294,7 +294,7 @@ func TestHelpAnswersEveryEntry(t *testing.T) {
 }
 
 // TestNoInit: the evaluator builds nothing at package initialisation; the
-// registry is a value its embedder builds (DefaultRegistry) and passes in.
+// registry is a value its embedder builds (stdlib.Registry) and passes in.
 func TestNoInit(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {

@@ -19,9 +19,9 @@ func registerStreams(p *Part) {
 		Help: Help{Summary: "append each item of the stream to a file as it comes, one line each", Usage: "STREAM.append(PATH)", Example: "every(1s).take(2).append(\"ticks.txt\")"}})
 	// render writes to the session's output, into publishes on a channel:
 	// neither leaves the evaluator.
-	p.Method(&Method{Kind: value.KStream, Name: "render", Call: streamRender, Effects: effNone,
+	p.Method(&Method{Kind: value.KStream, Name: "render", Call: streamRender, Effects: EffNone,
 		Help: Help{Summary: "print each item of the stream as it comes", Usage: "STREAM.render()", Example: "every(1s).take(2).render()"}})
-	p.Method(&Method{Kind: value.KStream, Name: "into", Call: streamInto, Effects: effNone,
+	p.Method(&Method{Kind: value.KStream, Name: "into", Call: streamInto, Effects: EffNone,
 		Help: Help{Summary: "publish each item of the stream on a channel", Usage: "STREAM.into(CHANNEL)", Example: "every(1s).take(2).into(channel(\"user.ticks\"))"}})
 }
 

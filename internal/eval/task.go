@@ -585,7 +585,7 @@ func registerTask1(p *Part) {
 	// A task's methods act on the task (its processes are its own
 	// effects, counted where its block is written).
 	task := func(name, summary, example string, call HostMethod) {
-		p.Method(&Method{Kind: value.KTask, Name: name, Call: call, Effects: effNone,
+		p.Method(&Method{Kind: value.KTask, Name: name, Call: call, Effects: EffNone,
 			Help: Help{Summary: summary, Usage: "TASK." + name + "()", Example: example}})
 	}
 	task("await", "wait for the task and return its value (its error is raised)", "(spawn { 42 }).await()", wait)
@@ -611,10 +611,10 @@ func registerTask1(p *Part) {
 }
 
 func registerTask2(p *Part) {
-	p.Builtin(&Builtin{Name: "wait", Help: Help{Summary: "wait for a task (or every task) and return its value", Usage: "wait [TASK | %N]", Example: "let t = spawn { sleep 1s; 42 }\nwait (t)"}, Run: runWait, Bare: true, Quiet: true, Effects: effNone})
+	p.Builtin(&Builtin{Name: "wait", Help: Help{Summary: "wait for a task (or every task) and return its value", Usage: "wait [TASK | %N]", Example: "let t = spawn { sleep 1s; 42 }\nwait (t)"}, Run: runWait, Bare: true, Quiet: true, Effects: EffNone})
 	p.Builtin(&Builtin{Name: "kill", Help: Help{Summary: "cancel a task with its processes (%N), else run the kill program", Usage: "kill %N | kill TASK | kill [ARG...]", Example: "sleep 30s &\nkill %1"}, Run: runKill, Bare: true, Quiet: true, Verbatim: true, Effects: effKill})
-	p.Builtin(&Builtin{Name: "fg", Help: Help{Summary: "give a job the terminal again and wait for it", Usage: "fg [%N]", Example: "sleep 1s &\nfg %1"}, Run: runFg, Bare: true, Effects: effNone})
-	p.Builtin(&Builtin{Name: "bg", Help: Help{Summary: "let a stopped job run on in the background", Usage: "bg [%N]", Example: "bg %1"}, Run: runBg, Bare: true, Quiet: true, Effects: effNone})
+	p.Builtin(&Builtin{Name: "fg", Help: Help{Summary: "give a job the terminal again and wait for it", Usage: "fg [%N]", Example: "sleep 1s &\nfg %1"}, Run: runFg, Bare: true, Effects: EffNone})
+	p.Builtin(&Builtin{Name: "bg", Help: Help{Summary: "let a stopped job run on in the background", Usage: "bg [%N]", Example: "bg %1"}, Run: runBg, Bare: true, Quiet: true, Effects: EffNone})
 }
 
 // jobArg resolves the one optional job argument of fg and bg: a task, %N,

@@ -285,7 +285,7 @@ func undoVerify(c *BuiltinCall, e JournalEntry) error {
 		}
 		fi, err := c.Host().Lstat(c.Ctx(), p)
 		if err != nil {
-			if bfsPassThrough(err) {
+			if PassThrough(err) {
 				return undoState{}, err
 			}
 			if errors.Is(err, fs.ErrNotExist) {

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/shoalgo/shoal/internal/auth"
-	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/policy"
+	"github.com/shoalgo/shoal/internal/stdlib"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
 
@@ -122,7 +122,7 @@ env_read = ["PATH"]
 [principal."agent:bench".fs]
 read = ["/work/**"]
 `).For("agent:bench", false)
-	le := leash.Env{Dir: "/work", Home: "/home/u", Registry: eval.DefaultRegistry()}
+	le := leash.Env{Dir: "/work", Home: "/home/u", Registry: stdlib.Registry()}
 	for _, src := range []string{"1 + 1", "pwd", "ls src", `git status; cat README.md`} {
 		b.Run("parse/"+src, func(b *testing.B) {
 			for b.Loop() {

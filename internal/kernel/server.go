@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/shoalgo/shoal/internal/adapters"
+	"github.com/shoalgo/shoal/internal/stdlib"
 	"io"
 	"log/slog"
 	"net"
@@ -61,7 +62,7 @@ type Config struct {
 	StateDir string
 	// Registry is the builtin commands, functions, methods and
 	// namespaces every session runs with and plans derive with; nil means
-	// eval.DefaultRegistry(), built once by New. Sessions share it
+	// stdlib.Registry(), built once by New. Sessions share it
 	// read-only.
 	Registry *eval.Registry
 	// Adapters is the command-adapter catalog every session runs with
@@ -195,7 +196,7 @@ func New(cfg Config) (*Server, error) {
 	s.local = "uid:" + strconv.Itoa(s.euid)
 	s.registry = cfg.Registry
 	if s.registry == nil {
-		s.registry = eval.DefaultRegistry()
+		s.registry = stdlib.Registry()
 	}
 	s.policy = cfg.Policy
 	if s.policy == nil {

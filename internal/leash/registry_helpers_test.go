@@ -1,7 +1,7 @@
 package leash_test
 
-import "github.com/shoalgo/shoal/internal/eval"
+import "github.com/shoalgo/shoal/internal/stdlib"
 
 // testRegistry is the standard registry the tests derive with, as every
 // embedder passes it in Env.Registry.
-var testRegistry = eval.DefaultRegistry()
+var testRegistry = stdlib.Registry()

@@ -14,6 +14,7 @@ import (
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/policy"
+	"github.com/shoalgo/shoal/internal/stdlib"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -82,7 +83,7 @@ fs.delete = [%[1]q]
 func (w escapeWorld) session(t *testing.T, g *policy.Grants) *eval.Interp {
 	t.Helper()
 	in, err := eval.New(eval.Options{
-		Registry: eval.DefaultRegistry(),
+		Registry: stdlib.Registry(),
 		Host:     host.NewOS(g.Authorizer()),
 		Dir:      w.grant,
 		Env:      []string{"PATH=/usr/bin:/bin", "HOME=" + w.grant, "TMPDIR=" + filepath.Join(w.root, "tmp")},

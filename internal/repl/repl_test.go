@@ -15,6 +15,7 @@ import (
 	"github.com/shoalgo/shoal/internal/diag"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/stdlib"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -44,7 +45,7 @@ func (s *script) ReadLine(prompt string) (string, error) {
 func newSession(t *testing.T) (*eval.Interp, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
 	var out, errs bytes.Buffer
-	in, err := eval.New(eval.Options{Registry: eval.DefaultRegistry(), Host: host.NewOS(host.AllowAll), Dir: t.TempDir(), Env: []string{"HOME=/nonexistent"},
+	in, err := eval.New(eval.Options{Registry: stdlib.Registry(), Host: host.NewOS(host.AllowAll), Dir: t.TempDir(), Env: []string{"HOME=/nonexistent"},
 		Stdout: &out, Stderr: &errs, REPL: true})
 	if err != nil {
 		t.Fatal(err)

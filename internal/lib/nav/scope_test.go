@@ -1,4 +1,4 @@
-package eval
+package nav_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 func TestWithScopesNavigation(t *testing.T) {
 	ok := host.NewOS(host.AllowAll)
 	nav := map[string]string{"a/": "", "b/": ""}
-	bfsRun(t, ok, []bfsCase{
+	run(t, ok, []navCase{
 		// The issue's case: the block's cd must not become the session's
 		// previous directory.
 		{name: "cd dash after with cd", src: "cd /tmp\nwith cwd: \"/usr\" { cd /etc }\ncd -\npwd.name", want: `"work"`},
@@ -47,7 +47,7 @@ func TestWithScopesNavigation(t *testing.T) {
 // block in one evaluation does not reach the session's state that the
 // next evaluation starts from.
 func TestWithNavigationAcrossEvals(t *testing.T) {
-	in, dir := bfsSession(t, host.NewOS(host.AllowAll), map[string]string{"a/": "", "b/": ""})
+	in, dir := session(t, host.NewOS(host.AllowAll), map[string]string{"a/": "", "b/": ""})
 	ctx := context.Background()
 	steps := []struct{ src, want string }{
 		{"cd a", ""},
@@ -85,7 +85,7 @@ func TestSourceRunsInCaller(t *testing.T) {
 		"bump.shl": "count = count + 1\n",
 		"last.shl": "1\n2 + 40\n",
 	}
-	bfsRun(t, ok, []bfsCase{
+	run(t, ok, []navCase{
 		{name: "declarations persist", files: files, src: "source defs.shl\n[greeting, twice(21)]", want: `["hi", 42]`},
 		{name: "assigns caller var", files: files, src: "var count = 5\nsource bump.shl\ncount", want: "6"},
 		{name: "value is the last statement", files: files, src: "source last.shl", want: "42"},
@@ -103,7 +103,7 @@ func TestSourceRunsInCaller(t *testing.T) {
 // TestSourceNavigationAcrossEvals checks that a sourced `cd` at top level
 // is the session's working directory for the next evaluation.
 func TestSourceNavigationAcrossEvals(t *testing.T) {
-	in, dir := bfsSession(t, host.NewOS(host.AllowAll), map[string]string{"a/": "", "move.shl": "cd a\nlet moved = true\n"})
+	in, dir := session(t, host.NewOS(host.AllowAll), map[string]string{"a/": "", "move.shl": "cd a\nlet moved = true\n"})
 	ctx := context.Background()
 	if _, err := in.Eval(ctx, "source move.shl"); err != nil {
 		t.Fatal(err)

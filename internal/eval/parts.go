@@ -5,27 +5,17 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-// DefaultRegistry is the standard registry: every builtin command, value
-// function, method and namespace this package defines. Each call builds a
-// new one; an embedder builds it once (the shoal command at start, the
-// kernel once for all its sessions) and shares it read-only.
-func DefaultRegistry() *Registry {
-	r, err := NewRegistry(StandardParts()...)
-	if err != nil {
-		// The standard parts are fixed: a duplicate is a programming
-		// error, which TestDefaultRegistry reports.
-		panic(err)
-	}
-	return r
-}
-
-// StandardParts are the registry parts of the standard library, one per
-// file that defines entries.
-func StandardParts() []*Part {
+// Parts are the registry parts this package defines, one per file that
+// defines entries: the language's own commands, functions, methods and
+// namespaces, and the parts of the standard library not yet moved to a
+// package of internal/lib. internal/stdlib joins them with the library
+// packages' parts into the one standard registry (stdlib.Registry); eval
+// itself builds no registry.
+func Parts() []*Part {
 	var parts []*Part
 	for _, register := range []func(*Part){
 		registerBuiltinCore,
-		registerBuiltinFsNav,
+		registerBuiltinPwd,
 		registerBuiltinFsOpen,
 		registerBuiltinFsPath,
 		registerBuiltinFsRead,
@@ -37,7 +27,6 @@ func StandardParts() []*Part {
 		registerHelp,
 		registerHostfs,
 		registerJournal,
-		registerJump,
 		registerPick,
 		registerPlans,
 		registerStreams,
@@ -65,7 +54,7 @@ func registerValueMethods(p *Part) {
 	p.Method(&Method{Kind: value.KDuration, Name: "from_now", Effects: effClock})
 	// A glob's pattern is read without expanding it (callKnownMethod);
 	// every other glob method expands it first (Registry.Method).
-	p.Method(&Method{Kind: value.KGlob, Name: "pattern", Effects: effNone})
+	p.Method(&Method{Kind: value.KGlob, Name: "pattern", Effects: EffNone})
 }
 
 // registerNamespaces adds the namespaces: the pure data namespaces of the
