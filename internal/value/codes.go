@@ -100,7 +100,7 @@ func Codes() []CodeInfo {
 		{Name: CodeStreamConsumed, Meaning: "a stream read a second time", RaisedBy: "any method on a stream already consumed"},
 		{Name: CodeStreamUnbounded, Meaning: "collecting a stream that may never end", RaisedBy: "`.collect()` and list methods on a live stream"},
 		{Name: CodeStreamLimit, Meaning: "a stream operation past its memory bound", RaisedBy: "`.distinct()` on a stream"},
-		{Name: CodeTimeout, Meaning: "a wait that passed its timeout", RaisedBy: "channel receives with a timeout"},
+		{Name: CodeTimeout, Meaning: "a wait that passed its timeout", RaisedBy: "channel receives with a timeout; the kernel names it in the data of a frame refused for arriving too slowly"},
 		{Name: CodeChannelClosed, Meaning: "a receive on a closed channel", RaisedBy: "channel receives"},
 		{Name: CodeCancelled, Meaning: "the evaluation was interrupted or cancelled, or passed its deadline", RaisedBy: "Ctrl-C, `exec` timeouts and cancel, `pick` abandoned, a cancelled stream"},
 		{Name: CodeTaskCancelled, Meaning: "a task that was cancelled", RaisedBy: "`t.await()`, `wait`, `fg` on a cancelled task"},
