@@ -89,6 +89,7 @@ json.parse((cat data.json).out.str()).keys()
 		code(`try { rm missing.txt } catch err { echo "failed: {err.code}" }`),
 		prose(`A failed external command in statement position raises cmd_failed; in
 value position its outcome says ok: false.`),
+		prose(errorCodesHelp()),
 	}},
 	{"jobs", "background tasks and job control", []topicPart{
 		prose(`cmd & and { ... } & run in the background and return a task.
