@@ -95,7 +95,7 @@ func Codes() []CodeInfo {
 		{Name: CodeOutputTruncated, Meaning: "a command's captured output passed the capture bound", RaisedBy: "`.out` / `.stdout` of such an outcome"},
 		{Name: CodeFeed, Meaning: "data fed to a program that cannot take it", RaisedBy: "`.feed` to a program that reads its own program on stdin"},
 		{Name: CodeNet, Meaning: "a network failure: no connection, a timeout, a bad answer", RaisedBy: "the `http` namespace"},
-		{Name: CodeNoTerminal, Meaning: "a program that needs a terminal where there is none", RaisedBy: "`interact`, `fg` of a background task, `shoal --remote` running an interactive program"},
+		{Name: CodeNoTerminal, Meaning: "a program that needs a terminal where there is none", RaisedBy: "`interact`, `fg` of a background task, `shoal --kernel` running an interactive program"},
 		{Name: CodeRunnerNotFound, Meaning: "no runner for a script", RaisedBy: "running a script whose interpreter or reef tool is not installed"},
 		{Name: CodeStreamConsumed, Meaning: "a stream read a second time", RaisedBy: "any method on a stream already consumed"},
 		{Name: CodeStreamUnbounded, Meaning: "collecting a stream that may never end", RaisedBy: "`.collect()` and list methods on a live stream"},
@@ -118,7 +118,7 @@ func Codes() []CodeInfo {
 		{Name: CodeReefLockPath, Meaning: "a lock entry names a program where its provider would never find one", RaisedBy: "running a reef tool, `reef` commands reading the lock"},
 		{Name: CodeReefUntrusted, Meaning: "Reef refused to write where the project files are not trusted", RaisedBy: "`reef` commands that write a manifest or lock"},
 		{Name: CodeInternal, Meaning: "a bug in Shoal: an operation panicked or failed unexpectedly", RaisedBy: "a task that panicked, a kernel failure with no language error"},
-		{Name: CodeRaised, Meaning: "a language error whose answer named no code", RaisedBy: "`shoal --remote` when a kernel's RAISED answer carries no code"},
+		{Name: CodeRaised, Meaning: "a language error whose answer named no code", RaisedBy: "`shoal --kernel` when a kernel's RAISED answer carries no code"},
 	}
 }
 
