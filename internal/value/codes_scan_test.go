@@ -63,12 +63,16 @@ func scanModule(t *testing.T) (map[string]*pkgSrc, *token.FileSet) {
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		src, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, filepath.Dir(p))
-		rel = filepath.ToSlash(rel)
+		name, _ = filepath.Rel(root, p) // positions read from the module root
+		f, err := parser.ParseFile(fset, filepath.ToSlash(name), src, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(filepath.Dir(name))
 		ps := pkgs[rel]
 		if ps == nil {
 			ps = &pkgSrc{dir: rel, consts: map[string]ast.Expr{}, ctors: map[string]bool{}}
@@ -332,6 +336,9 @@ func TestErrorCodesAreConstants(t *testing.T) {
 				}
 				if _, ok := literalsLeft[dir]; ok {
 					literals[dir]++
+					if v, _ := strconv.Unquote(lit.Value); !value.IsCode(v) {
+						t.Errorf("%s: the code %s is not in value.Codes", s.pos, lit.Value)
+					}
 					continue
 				}
 				t.Errorf("%s: the code %s is a string literal: use its constant (value.Code...)", s.pos, lit.Value)
