@@ -172,7 +172,7 @@ func (r *remoteSession) Eval(ctx context.Context, src string, _ *syntax.Program)
 		// Ctrl-C (or the end): closing the connection cancels the exec on
 		// the kernel, with every process it started.
 		r.Close()
-		return nil, &value.Error{Code: "cancelled", Msg: "interrupted"}
+		return nil, &value.Error{Code: value.CodeCancelled, Msg: "interrupted"}
 	}
 	if errors.Is(err, client.ErrClosed) {
 		// The kernel went away (restarted, stopped): say so; the next
@@ -307,7 +307,7 @@ func remoteError(err error) (ref string, _ error) {
 		_ = client.ErrorData(err, &d)
 		e := &value.Error{Code: d.Code, Msg: rpc.Message}
 		if e.Code == "" {
-			e.Code = "raised"
+			e.Code = value.CodeRaised
 		}
 		if d.Span != nil {
 			e.Span, e.HasPos = syntax.Span{Start: int32(d.Span.Start), End: int32(d.Span.End)}, true
@@ -325,9 +325,9 @@ func remoteError(err error) (ref string, _ error) {
 		// Refused before anything ran: the effects the plan needed.
 		var d proto.VerdictData
 		_ = client.ErrorData(err, &d)
-		e := &value.Error{Code: "denied", Msg: rpc.Message}
+		e := &value.Error{Code: value.CodeDenied, Msg: rpc.Message}
 		if code == proto.CodeApprovalRequired {
-			e.Code = "approval_required"
+			e.Code = value.CodeApproval
 		}
 		var effs []string
 		for _, ef := range d.Effects {

@@ -58,7 +58,7 @@ func needsTerminal(src string) error {
 	if found == nil {
 		return nil
 	}
-	e := &value.Error{Code: "no_terminal",
+	e := &value.Error{Code: value.CodeNoTerminal,
 		Msg:  name + " needs a terminal, and a kernel session has none to give it",
 		Hint: "run it in a standalone shoal (without --kernel) or in another terminal",
 		Span: found.Span, HasPos: true}

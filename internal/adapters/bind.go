@@ -118,7 +118,7 @@ func BindRaw(cmd *Command, words []Word) (*Bound, error) {
 	if b.Sub != "" && (len(b.Spec.Invoke) == 0 || b.Spec.Invoke[0] != b.Sub) {
 		return b, nil // a Shoal-side name: only its pinned form exists
 	}
-	return b.passThrough(words, value.Errorf("arg_error", "stdout is redirected, so the program writes its own format")), nil
+	return b.passThrough(words, value.Errorf(value.CodeArg, "stdout is redirected, so the program writes its own format")), nil
 }
 
 // passError is a word the declaration does not model: the call passes
@@ -526,7 +526,7 @@ func rawPiece(w Word) Piece {
 
 // argError is an arg_error about one call.
 func (b *Bound) argError(format string, args ...any) *value.Error {
-	return value.Errorf("arg_error", "%s: %s", b.Label(), fmt.Sprintf(format, args...))
+	return value.Errorf(value.CodeArg, "%s: %s", b.Label(), fmt.Sprintf(format, args...))
 }
 
 func (b *Bound) unknownFlag(flag string) *value.Error {

@@ -11,23 +11,24 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-// Error codes produced by the evaluator itself.
+// Error codes produced by the evaluator itself: short names for the
+// codes declared once in value (value.Codes lists them all).
 const (
-	codeType      = "type_error"
-	codeArg       = "arg_error"
-	codeField     = "field_missing"
-	codeIndex     = "index_range"
-	codeUndefined = "undefined_var"
-	codeNotFound  = "not_found"
-	codeAssert    = "assert_failed"
-	codeCmdFailed = "cmd_failed"
-	codeRecursion = "recursion_limit"
+	codeType      = value.CodeType
+	codeArg       = value.CodeArg
+	codeField     = value.CodeField
+	codeIndex     = value.CodeIndex
+	codeUndefined = value.CodeUndefined
+	codeNotFound  = value.CodeNotFound
+	codeAssert    = value.CodeAssert
+	codeCmdFailed = value.CodeCmdFailed
+	codeRecursion = value.CodeRecursion
 	codeTooLarge  = value.CodeTooLarge // a file or value past a size bound
-	codeCustom    = "custom"
-	codeIO        = "io_error"
-	codeFeed      = "feed_error"
-	codeNet       = "net_error"
-	codeUTF8      = "utf8_error"
+	codeCustom    = value.CodeCustom
+	codeIO        = value.CodeIO
+	codeFeed      = value.CodeFeed
+	codeNet       = value.CodeNet
+	codeUTF8      = value.CodeUTF8
 )
 
 func errorf(code, format string, args ...any) *value.Error {
@@ -102,17 +103,17 @@ func hostError(err error) *value.Error {
 	msg := err.Error()
 	switch {
 	case errors.Is(err, host.ErrDenied):
-		return errorf("denied", "%s", msg)
+		return errorf(value.CodeDenied, "%s", msg)
 	case errors.Is(err, host.ErrNet):
 		return errorf(codeNet, "%s", msg)
 	case errors.Is(err, fs.ErrNotExist):
 		return errorf(codeNotFound, "%s", msg)
 	case errors.Is(err, fs.ErrPermission):
-		return errorf("permission", "%s", msg)
+		return errorf(value.CodePermission, "%s", msg)
 	case errors.Is(err, fs.ErrExist):
 		return errorf(codeCustom, "%s", msg)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return errorf("cancelled", "%s", msg)
+		return errorf(value.CodeCancelled, "%s", msg)
 	case errors.As(err, new(*budget.ExceededError)):
 		return quotaError(err)
 	case errors.Is(err, host.ErrTooLarge):

@@ -18,9 +18,11 @@ type helpTopic struct {
 
 // topicPart is a paragraph of prose (text) or a code block (code, shown
 // indented). A code block is Shoal unless lang names another language
-// (its examples are then not run).
+// (its examples are then not run). A part built from data elsewhere (the
+// error codes) is gen, called when the topic is shown, not at init.
 type topicPart struct {
 	text, code, lang string
+	gen              func() string
 }
 
 // prose and code build topic parts.
@@ -34,6 +36,10 @@ func (tp helpTopic) render() string {
 	for i, p := range tp.parts {
 		if i > 0 {
 			b.WriteString("\n\n")
+		}
+		if p.gen != nil {
+			b.WriteString(p.gen())
+			continue
 		}
 		if p.code == "" {
 			b.WriteString(p.text)
@@ -89,6 +95,7 @@ json.parse((cat data.json).out.str()).keys()
 		code(`try { rm missing.txt } catch err { echo "failed: {err.code}" }`),
 		prose(`A failed external command in statement position raises cmd_failed; in
 value position its outcome says ok: false.`),
+		{gen: errorCodesHelp},
 	}},
 	{"jobs", "background tasks and job control", []topicPart{
 		prose(`cmd & and { ... } & run in the background and return a task.

@@ -236,7 +236,7 @@ func (c *conn) frameError(err error) *proto.RPCError {
 	case errors.Is(err, proto.ErrFrameTimeout):
 		return proto.NewError(proto.CodeInvalidRequest,
 			fmt.Sprintf("frame refused: a frame must arrive within %v of its first byte (frame_timeout, --frame-timeout)", lim.FrameTimeout),
-			boundData("timeout", "frame_timeout", lim.FrameTimeout.Milliseconds()))
+			boundData(value.CodeTimeout, "frame_timeout", lim.FrameTimeout.Milliseconds()))
 	}
 	return nil
 }

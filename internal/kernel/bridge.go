@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/value"
@@ -33,10 +32,10 @@ func (s *Server) bridgeSession(sess *session) {
 			b, _ = json.Marshal(text)
 		}
 		if len(b) > MaxEventPayload {
-			return value.Errorf(membudget.CodeQuotaExceeded, "an event on %s may hold at most %d bytes of JSON; this one has %d", channel, MaxEventPayload, len(b))
+			return value.Errorf(value.CodeQuotaExceeded, "an event on %s may hold at most %d bytes of JSON; this one has %d", channel, MaxEventPayload, len(b))
 		}
 		if _, err := s.bus.Inject(scope, channel, b); err != nil {
-			return value.Errorf(membudget.CodeQuotaExceeded, "%s", err.Error())
+			return value.Errorf(value.CodeQuotaExceeded, "%s", err.Error())
 		}
 		return nil
 	})

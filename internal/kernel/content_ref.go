@@ -34,7 +34,7 @@ func (s *Server) evalContentFor(principal string, gate *sessionGate) eval.Conten
 func (c *evalContent) Content(_ context.Context, hash string, max int64) ([]byte, error) {
 	ref := "val:" + hash
 	unknown := func() error {
-		return value.Errorf("not_found", "content ref %s is not in the journal/CAS or not readable by you", ref).
+		return value.Errorf(value.CodeNotFound, "content ref %s is not in the journal/CAS or not readable by you", ref).
 			WithHint("a content ref resolves only to a blob of a journal row you may read; pruned rows' blobs are gone")
 	}
 	if _, err := cas.ParseHash(hash); err != nil {
@@ -46,7 +46,7 @@ func (c *evalContent) Content(_ context.Context, hash string, max int64) ([]byte
 	}
 	ok, err := c.store.db.References(hash, owner)
 	if err != nil {
-		return nil, value.Errorf("io_error", "journal: %v", err)
+		return nil, value.Errorf(value.CodeIO, "journal: %v", err)
 	}
 	if !ok {
 		return nil, unknown()
@@ -58,12 +58,12 @@ func (c *evalContent) Content(_ context.Context, hash string, max int64) ([]byte
 		return nil, unknown()
 	case errors.Is(err, cas.ErrCorrupt):
 		c.store.forget(hash)
-		return nil, value.Errorf("io_error", "content ref %s is corrupt in the journal/CAS and is not served", ref)
+		return nil, value.Errorf(value.CodeIO, "content ref %s is corrupt in the journal/CAS and is not served", ref)
 	case errors.Is(err, cas.ErrTooLarge):
 		return nil, value.Errorf(value.CodeTooLarge, "content ref %s is larger than %d bytes, the most a method loads", ref, max).
 			WithHint("read it in ranges with blob.get")
 	case err != nil:
-		return nil, value.Errorf("io_error", "journal/CAS: %v", err)
+		return nil, value.Errorf(value.CodeIO, "journal/CAS: %v", err)
 	}
 	return data, nil
 }

@@ -408,19 +408,19 @@ func (e renderEvent) AppendJSON(b []byte) []byte {
 func langError(ctx context.Context, err error) *value.Error {
 	var ve *value.Error
 	if errors.As(err, &ve) {
-		if ve.Code == "cancelled" && errors.Is(ctx.Err(), context.DeadlineExceeded) && ve.Hint == "" {
+		if ve.Code == value.CodeCancelled && errors.Is(ctx.Err(), context.DeadlineExceeded) && ve.Hint == "" {
 			ve.Hint = "timeout_ms elapsed"
 		}
 		return ve
 	}
 	if ctx.Err() != nil {
-		e := value.Errorf("cancelled", "%s", err.Error())
+		e := value.Errorf(value.CodeCancelled, "%s", err.Error())
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			e.Hint = "timeout_ms elapsed"
 		}
 		return e
 	}
-	return value.Errorf("internal_error", "%s", err.Error())
+	return value.Errorf(value.CodeInternal, "%s", err.Error())
 }
 
 // raised stores a language error in the transcript and returns its number

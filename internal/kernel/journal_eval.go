@@ -56,7 +56,7 @@ func (j *evalJournal) Query(_ context.Context, f eval.JournalFilter) ([]eval.Jou
 	for _, k := range f.Effects {
 		kind, ok := normaliseKind(k)
 		if !ok {
-			return nil, value.Errorf("arg_error", "journal: unknown effect kind %q", k)
+			return nil, value.Errorf(value.CodeArg, "journal: unknown effect kind %q", k)
 		}
 		q.Effects = append(q.Effects, kind)
 	}
@@ -64,10 +64,10 @@ func (j *evalJournal) Query(_ context.Context, f eval.JournalFilter) ([]eval.Jou
 	_, q.OwnIDs = ownJournal(q.Principals)
 	entries, _, err := j.store.db.Query(q)
 	if errors.Is(err, journal.ErrBadQuery) {
-		return nil, value.Errorf("arg_error", "journal: %v", err)
+		return nil, value.Errorf(value.CodeArg, "journal: %v", err)
 	}
 	if err != nil {
-		return nil, value.Errorf("io_error", "journal: %v", err)
+		return nil, value.Errorf(value.CodeIO, "journal: %v", err)
 	}
 	out := make([]eval.JournalEntry, len(entries))
 	for i := range entries {
@@ -95,10 +95,10 @@ func (j *evalJournal) Entry(_ context.Context, id int64) (eval.JournalEntry, err
 	}
 	if errors.Is(err, journal.ErrNotFound) || err == nil && !g.CanReadAllJournal() && e.Principal != j.principal {
 		// Another principal's row is not told apart from a missing one.
-		return eval.JournalEntry{}, value.Errorf("not_found", "journal: no entry %d", id)
+		return eval.JournalEntry{}, value.Errorf(value.CodeNotFound, "journal: no entry %d", id)
 	}
 	if err != nil {
-		return eval.JournalEntry{}, value.Errorf("io_error", "journal: %v", err)
+		return eval.JournalEntry{}, value.Errorf(value.CodeIO, "journal: %v", err)
 	}
 	return j.evalEntry(&e), nil
 }

@@ -148,7 +148,7 @@ func (h *langTaskHook) Started(ctx context.Context, tk *eval.Task) (string, func
 		}
 		v, err := tk.Result()
 		var le *value.Error
-		if errors.As(err, &le) && (le.Code == "cancelled" || le.Code == "task_cancelled") {
+		if errors.As(err, &le) && (le.Code == value.CodeCancelled || le.Code == value.CodeTaskCancelled) {
 			// Cancelled in the language (kill %N): the record says
 			// cancelled, as task.cancel's would.
 			return v, fmt.Errorf("%w: %v", tasks.ErrCancelled, err)

@@ -18,7 +18,7 @@ func arity(fn string, a value.Args, lo, hi int, allowed ...string) error {
 		case lo != hi:
 			want = strconv.Itoa(lo) + " to " + strconv.Itoa(hi) + " arguments"
 		}
-		return value.Errorf("arg_error", "%s expects %s, got %d", fn, want, n)
+		return value.Errorf(value.CodeArg, "%s expects %s, got %d", fn, want, n)
 	}
 	for _, na := range a.Named {
 		ok := false
@@ -29,7 +29,7 @@ func arity(fn string, a value.Args, lo, hi int, allowed ...string) error {
 			}
 		}
 		if !ok {
-			return value.Errorf("arg_error", "%s has no parameter named %q", fn, na.Name)
+			return value.Errorf(value.CodeArg, "%s has no parameter named %q", fn, na.Name)
 		}
 	}
 	return nil
@@ -39,7 +39,7 @@ func arity(fn string, a value.Args, lo, hi int, allowed ...string) error {
 func strArg(fn string, a value.Args, i int) (string, error) {
 	s, ok := a.Pos[i].(value.Str)
 	if !ok {
-		return "", value.Errorf("arg_error", "%s expects a str, got %s", fn, value.TypeName(a.Pos[i]))
+		return "", value.Errorf(value.CodeArg, "%s expects a str, got %s", fn, value.TypeName(a.Pos[i]))
 	}
 	return string(s), nil
 }
@@ -64,7 +64,7 @@ func boolOption(fn, name string, a value.Args, pos int) (bool, error) {
 	}
 	b, isBool := v.(value.Bool)
 	if !isBool {
-		return false, value.Errorf("arg_error", "%s: %s must be a bool, got %s", fn, name, value.TypeName(v))
+		return false, value.Errorf(value.CodeArg, "%s: %s must be a bool, got %s", fn, name, value.TypeName(v))
 	}
 	return bool(b), nil
 }

@@ -37,7 +37,7 @@ func csvParse(_ value.Env, a value.Args) (value.Value, error) {
 	t := &value.Table{Cols: make([]string, 0, len(header)), Data: make([][]value.Value, len(header))}
 	for _, h := range header {
 		if t.Col(h) >= 0 {
-			return nil, value.Errorf("arg_error", "%s: invalid CSV: duplicate column %q", fn, h)
+			return nil, value.Errorf(value.CodeArg, "%s: invalid CSV: duplicate column %q", fn, h)
 		}
 		t.Cols = append(t.Cols, h)
 	}
@@ -83,7 +83,7 @@ func csvStringify(_ value.Env, a value.Args) (value.Value, error) {
 		for i, it := range x.Items {
 			rec, ok := it.(*value.Record)
 			if !ok {
-				return nil, value.Errorf("type_error", "%s expects a list of records, item %d is %s", fn, i, value.TypeName(it))
+				return nil, value.Errorf(value.CodeType, "%s expects a list of records, item %d is %s", fn, i, value.TypeName(it))
 			}
 			recs[i] = rec
 		}
@@ -93,14 +93,14 @@ func csvStringify(_ value.Env, a value.Args) (value.Value, error) {
 		rows = len(recs)
 		cell = func(r, c int) (value.Value, bool) { return recs[r].Get(cols[c]) }
 	default:
-		return nil, value.Errorf("type_error", "%s expects a table, a list of records or a record, got %s", fn, value.TypeName(a.Pos[0]))
+		return nil, value.Errorf(value.CodeType, "%s expects a table, a list of records or a record, got %s", fn, value.TypeName(a.Pos[0]))
 	}
 	var buf strings.Builder
 	w := csv.NewWriter(&buf)
 	line := make([]string, len(cols))
 	if len(cols) > 0 {
 		if err := w.Write(cols); err != nil {
-			return nil, value.Errorf("custom", "%s: %v", fn, err)
+			return nil, value.Errorf(value.CodeCustom, "%s: %v", fn, err)
 		}
 	}
 	for r := range rows {
@@ -116,7 +116,7 @@ func csvStringify(_ value.Env, a value.Args) (value.Value, error) {
 			}
 		}
 		if err := w.Write(line); err != nil {
-			return nil, value.Errorf("custom", "%s: %v", fn, err)
+			return nil, value.Errorf(value.CodeCustom, "%s: %v", fn, err)
 		}
 		if w.Flush(); buf.Len() > value.MaxEncodedBytes {
 			return nil, value.Errorf(value.CodeTooLarge, "%s: the CSV text would pass %s", fn, value.FormatSize(value.MaxEncodedBytes)).
@@ -125,7 +125,7 @@ func csvStringify(_ value.Env, a value.Args) (value.Value, error) {
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
-		return nil, value.Errorf("custom", "%s: %v", fn, err)
+		return nil, value.Errorf(value.CodeCustom, "%s: %v", fn, err)
 	}
 	return value.Str(buf.String()), nil
 }

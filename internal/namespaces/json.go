@@ -62,7 +62,7 @@ func parseFailure(fn, format string, err error) error {
 	}
 	msg = strings.TrimPrefix(msg, "invalid "+format+": ")
 	msg = strings.TrimPrefix(msg, strings.ToLower(format)+": ")
-	return value.Errorf("arg_error", "%s: invalid %s: %s", fn, format, msg)
+	return value.Errorf(value.CodeArg, "%s: invalid %s: %s", fn, format, msg)
 }
 
 // ParseJSON decodes one JSON document as json.parse does.

@@ -72,7 +72,7 @@ func floatFn(name string, n int, f func([]float64) (float64, error)) func(value.
 			case value.Float:
 				xs[i] = float64(x)
 			default:
-				return nil, value.Errorf("type_error", "%s expects a number, got %s", name, value.TypeName(v))
+				return nil, value.Errorf(value.CodeType, "%s expects a number, got %s", name, value.TypeName(v))
 			}
 		}
 		r, err := f(xs)
@@ -128,7 +128,7 @@ func fmax(a, b float64) float64 {
 func clamp(x []float64) (float64, error) {
 	v, lo, hi := x[0], x[1], x[2]
 	if lo > hi || math.IsNaN(lo) || math.IsNaN(hi) {
-		return 0, value.Errorf("arg_error", "math.clamp: lo (%v) must not exceed hi (%v)", lo, hi)
+		return 0, value.Errorf(value.CodeArg, "math.clamp: lo (%v) must not exceed hi (%v)", lo, hi)
 	}
 	return math.Max(lo, math.Min(hi, v)), nil
 }

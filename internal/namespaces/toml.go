@@ -151,7 +151,7 @@ func tomlStringify(_ value.Env, a value.Args) (value.Value, error) {
 		return nil, err
 	}
 	if _, ok := a.Pos[0].(*value.Record); !ok {
-		return nil, value.Errorf("arg_error", "%s: TOML needs a record at the top level, got %s",
+		return nil, value.Errorf(value.CodeArg, "%s: TOML needs a record at the top level, got %s",
 			fn, value.TypeName(a.Pos[0])).WithHint("wrap the value in a record: {items: ...}")
 	}
 	d, err := toData(a.Pos[0])
@@ -163,7 +163,7 @@ func tomlStringify(_ value.Env, a value.Args) (value.Value, error) {
 		if b, ok := passBounds(err); ok {
 			return nil, b
 		}
-		return nil, value.Errorf("arg_error", "%s: %v", fn, err)
+		return nil, value.Errorf(value.CodeArg, "%s: %v", fn, err)
 	}
 	return value.Str(e.buf.String()), nil
 }

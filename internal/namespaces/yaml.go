@@ -288,7 +288,7 @@ func yamlStringify(_ value.Env, a value.Args) (value.Value, error) {
 			WithHint("encode a part of the value at a time")
 	}
 	if err != nil {
-		return nil, value.Errorf("custom", "%s: %v", fn, err)
+		return nil, value.Errorf(value.CodeCustom, "%s: %v", fn, err)
 	}
 	return value.Str(buf.b.String()), nil
 }

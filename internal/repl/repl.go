@@ -222,7 +222,7 @@ func evalOne(ctx context.Context, cfg Config, intr *Interrupter, src string, pro
 func Status(v value.Value, err error) int {
 	if err != nil {
 		var e *value.Error
-		if errors.As(err, &e) && e.Code == "cmd_failed" {
+		if errors.As(err, &e) && e.Code == value.CodeCmdFailed {
 			if st, ok := e.Status.(value.Int); ok && st >= 1 && st <= 255 {
 				return int(st)
 			}

@@ -51,7 +51,7 @@ func BinaryOp(op syntax.BinOp, a, b Value) (Value, error) {
 		}
 		return Bool(ok), nil
 	}
-	return nil, Errorf("type_error", "operator %s is not a value operator", op.String())
+	return nil, Errorf(CodeType, "operator %s is not a value operator", op.String())
 }
 
 // Negate implements unary minus on int, float and duration.
@@ -59,20 +59,20 @@ func Negate(v Value) (Value, error) {
 	switch x := v.(type) {
 	case Int:
 		if x == math.MinInt64 {
-			return nil, Errorf("overflow", "integer overflow in -%d", int64(x))
+			return nil, Errorf(CodeOverflow, "integer overflow in -%d", int64(x))
 		}
 		return -x, nil
 	case Float:
 		return -x, nil
 	case Duration:
 		if x == math.MinInt64 {
-			return nil, Errorf("overflow", "duration overflow in negation")
+			return nil, Errorf(CodeOverflow, "duration overflow in negation")
 		}
 		return -x, nil
 	case Size:
-		return nil, Errorf("type_error", "cannot negate a size: sizes are never negative")
+		return nil, Errorf(CodeType, "cannot negate a size: sizes are never negative")
 	}
-	return nil, Errorf("type_error", "cannot negate %s", TypeName(v))
+	return nil, Errorf(CodeType, "cannot negate %s", TypeName(v))
 }
 
 // Contains implements `needle in hay`: structural membership in a list or
@@ -100,13 +100,13 @@ func Contains(hay, needle Value) (bool, error) {
 	case Str:
 		s, ok := needle.(Str)
 		if !ok {
-			return false, Errorf("type_error", "`in` on a str needs a str needle, got %s", TypeName(needle))
+			return false, Errorf(CodeType, "`in` on a str needs a str needle, got %s", TypeName(needle))
 		}
 		return strings.Contains(string(h), string(s)), nil
 	case *Record:
 		s, ok := needle.(Str)
 		if !ok {
-			return false, Errorf("type_error", "`in` on a record needs a str key, got %s", TypeName(needle))
+			return false, Errorf(CodeType, "`in` on a record needs a str key, got %s", TypeName(needle))
 		}
 		_, found := h.Get(string(s))
 		return found, nil
@@ -121,9 +121,9 @@ func Contains(hay, needle Value) (bool, error) {
 			}
 			return rangeHas(h, int64(f)), nil
 		}
-		return false, Errorf("type_error", "`in` on a range needs a number, got %s", TypeName(needle))
+		return false, Errorf(CodeType, "`in` on a range needs a number, got %s", TypeName(needle))
 	}
-	return false, Errorf("type_error", "cannot test membership in %s", TypeName(hay))
+	return false, Errorf(CodeType, "cannot test membership in %s", TypeName(hay))
 }
 
 func rangeHas(r Range, n int64) bool {
@@ -162,7 +162,7 @@ func IntValue(n int64) Value {
 }
 
 func opError(op string, a, b Value) *Error {
-	e := Errorf("type_error", "cannot apply %s to %s and %s", op, TypeName(a), TypeName(b))
+	e := Errorf(CodeType, "cannot apply %s to %s and %s", op, TypeName(a), TypeName(b))
 	if op == "+" && (a.Kind() == KStr || b.Kind() == KStr) {
 		e.Hint = `use interpolation ("{x}") or .str() to build text`
 	}
@@ -177,7 +177,7 @@ func add(a, b Value) (Value, error) {
 			if r, ok := addInt64(int64(x), int64(y)); ok {
 				return IntValue(r), nil
 			}
-			return nil, Errorf("overflow", "integer overflow in %d + %d", int64(x), int64(y))
+			return nil, Errorf(CodeOverflow, "integer overflow in %d + %d", int64(x), int64(y))
 		case Float:
 			return Float(float64(x) + float64(y)), nil
 		}
@@ -236,7 +236,7 @@ func add(a, b Value) (Value, error) {
 			if r, ok := addInt64(int64(x), int64(y)); ok {
 				return Size(r), nil
 			}
-			return nil, Errorf("overflow", "size overflow in %s + %s", FormatSize(int64(x)), FormatSize(int64(y)))
+			return nil, Errorf(CodeOverflow, "size overflow in %s + %s", FormatSize(int64(x)), FormatSize(int64(y)))
 		}
 	case Duration:
 		switch y := b.(type) {
@@ -244,7 +244,7 @@ func add(a, b Value) (Value, error) {
 			if r, ok := addInt64(int64(x), int64(y)); ok {
 				return Duration(r), nil
 			}
-			return nil, Errorf("overflow", "duration overflow in %s + %s", FormatDuration(int64(x)), FormatDuration(int64(y)))
+			return nil, Errorf(CodeOverflow, "duration overflow in %s + %s", FormatDuration(int64(x)), FormatDuration(int64(y)))
 		case DateTime:
 			return shiftDateTime(y, int64(x))
 		}
@@ -264,7 +264,7 @@ func sub(a, b Value) (Value, error) {
 			if r, ok := subInt64(int64(x), int64(y)); ok {
 				return IntValue(r), nil
 			}
-			return nil, Errorf("overflow", "integer overflow in %d - %d", int64(x), int64(y))
+			return nil, Errorf(CodeOverflow, "integer overflow in %d - %d", int64(x), int64(y))
 		case Float:
 			return Float(float64(x) - float64(y)), nil
 		}
@@ -278,7 +278,7 @@ func sub(a, b Value) (Value, error) {
 	case Size:
 		if y, ok := b.(Size); ok {
 			if y > x {
-				return nil, Errorf("type_error", "size cannot be negative: %s - %s", FormatSize(int64(x)), FormatSize(int64(y)))
+				return nil, Errorf(CodeType, "size cannot be negative: %s - %s", FormatSize(int64(x)), FormatSize(int64(y)))
 			}
 			return x - y, nil
 		}
@@ -287,13 +287,13 @@ func sub(a, b Value) (Value, error) {
 			if r, ok := subInt64(int64(x), int64(y)); ok {
 				return Duration(r), nil
 			}
-			return nil, Errorf("overflow", "duration overflow in %s - %s", FormatDuration(int64(x)), FormatDuration(int64(y)))
+			return nil, Errorf(CodeOverflow, "duration overflow in %s - %s", FormatDuration(int64(x)), FormatDuration(int64(y)))
 		}
 	case DateTime:
 		switch y := b.(type) {
 		case Duration:
 			if y == math.MinInt64 {
-				return nil, Errorf("overflow", "datetime overflow")
+				return nil, Errorf(CodeOverflow, "datetime overflow")
 			}
 			return shiftDateTime(x, -int64(y))
 		case DateTime:
@@ -311,7 +311,7 @@ func mul(a, b Value) (Value, error) {
 			if r, ok := mulInt64(int64(x), int64(y)); ok {
 				return IntValue(r), nil
 			}
-			return nil, Errorf("overflow", "integer overflow in %d * %d", int64(x), int64(y))
+			return nil, Errorf(CodeOverflow, "integer overflow in %d * %d", int64(x), int64(y))
 		case Float:
 			return Float(float64(x) * float64(y)), nil
 		case Size:
@@ -354,10 +354,10 @@ func div(a, b Value) (Value, error) {
 		switch y := b.(type) {
 		case Int:
 			if y == 0 {
-				return nil, Errorf("div_zero", "division by zero")
+				return nil, Errorf(CodeDivZero, "division by zero")
 			}
 			if x == math.MinInt64 && y == -1 {
-				return nil, Errorf("overflow", "integer overflow in %d / -1", int64(x))
+				return nil, Errorf(CodeOverflow, "integer overflow in %d / -1", int64(x))
 			}
 			return IntValue(int64(x / y)), nil
 		case Float:
@@ -374,15 +374,15 @@ func div(a, b Value) (Value, error) {
 		switch y := b.(type) {
 		case Int:
 			if y == 0 {
-				return nil, Errorf("div_zero", "division by zero")
+				return nil, Errorf(CodeDivZero, "division by zero")
 			}
 			if y < 0 {
-				return nil, Errorf("type_error", "size cannot be negative: %s / %d", FormatSize(int64(x)), int64(y))
+				return nil, Errorf(CodeType, "size cannot be negative: %s / %d", FormatSize(int64(x)), int64(y))
 			}
 			return x / Size(y), nil
 		case Size:
 			if y == 0 {
-				return nil, Errorf("div_zero", "division by zero")
+				return nil, Errorf(CodeDivZero, "division by zero")
 			}
 			return Float(float64(x) / float64(y)), nil
 		}
@@ -390,15 +390,15 @@ func div(a, b Value) (Value, error) {
 		switch y := b.(type) {
 		case Int:
 			if y == 0 {
-				return nil, Errorf("div_zero", "division by zero")
+				return nil, Errorf(CodeDivZero, "division by zero")
 			}
 			if x == math.MinInt64 && y == -1 {
-				return nil, Errorf("overflow", "duration overflow in division")
+				return nil, Errorf(CodeOverflow, "duration overflow in division")
 			}
 			return x / Duration(y), nil
 		case Duration:
 			if y == 0 {
-				return nil, Errorf("div_zero", "division by zero")
+				return nil, Errorf(CodeDivZero, "division by zero")
 			}
 			return Float(float64(x) / float64(y)), nil
 		}
@@ -412,7 +412,7 @@ func rem(a, b Value) (Value, error) {
 		switch y := b.(type) {
 		case Int:
 			if y == 0 {
-				return nil, Errorf("div_zero", "remainder by zero")
+				return nil, Errorf(CodeDivZero, "remainder by zero")
 			}
 			if y == -1 {
 				return Int(0), nil // also avoids MinInt64 % -1
@@ -434,28 +434,28 @@ func rem(a, b Value) (Value, error) {
 
 func sizeTimesInt(s Size, n int64) (Value, error) {
 	if n < 0 && s != 0 {
-		return nil, Errorf("type_error", "size cannot be negative: %s * %d", FormatSize(int64(s)), n)
+		return nil, Errorf(CodeType, "size cannot be negative: %s * %d", FormatSize(int64(s)), n)
 	}
 	if n < 0 {
 		return Size(0), nil
 	}
 	r, ok := mulInt64(int64(s), n)
 	if !ok {
-		return nil, Errorf("overflow", "size overflow in %s * %d", FormatSize(int64(s)), n)
+		return nil, Errorf(CodeOverflow, "size overflow in %s * %d", FormatSize(int64(s)), n)
 	}
 	return Size(r), nil
 }
 
 func sizeTimesFloat(s Size, f float64) (Value, error) {
 	if math.IsNaN(f) {
-		return nil, Errorf("type_error", "cannot scale a size by nan")
+		return nil, Errorf(CodeType, "cannot scale a size by nan")
 	}
 	r := math.Round(float64(s) * f)
 	if r < 0 {
-		return nil, Errorf("type_error", "size cannot be negative: %s * %v", FormatSize(int64(s)), f)
+		return nil, Errorf(CodeType, "size cannot be negative: %s * %v", FormatSize(int64(s)), f)
 	}
 	if r >= math.MaxInt64 {
-		return nil, Errorf("overflow", "size overflow in %s * %v", FormatSize(int64(s)), f)
+		return nil, Errorf(CodeOverflow, "size overflow in %s * %v", FormatSize(int64(s)), f)
 	}
 	return Size(int64(r)), nil
 }
@@ -463,18 +463,18 @@ func sizeTimesFloat(s Size, f float64) (Value, error) {
 func durTimesInt(d Duration, n int64) (Value, error) {
 	r, ok := mulInt64(int64(d), n)
 	if !ok {
-		return nil, Errorf("overflow", "duration overflow in %s * %d", FormatDuration(int64(d)), n)
+		return nil, Errorf(CodeOverflow, "duration overflow in %s * %d", FormatDuration(int64(d)), n)
 	}
 	return Duration(r), nil
 }
 
 func durTimesFloat(d Duration, f float64) (Value, error) {
 	if math.IsNaN(f) {
-		return nil, Errorf("type_error", "cannot scale a duration by nan")
+		return nil, Errorf(CodeType, "cannot scale a duration by nan")
 	}
 	r := math.Round(float64(d) * f)
 	if r >= math.MaxInt64 || r < math.MinInt64 {
-		return nil, Errorf("overflow", "duration overflow in %s * %v", FormatDuration(int64(d)), f)
+		return nil, Errorf(CodeOverflow, "duration overflow in %s * %v", FormatDuration(int64(d)), f)
 	}
 	return Duration(int64(r)), nil
 }
@@ -482,7 +482,7 @@ func durTimesFloat(d Duration, f float64) (Value, error) {
 func shiftDateTime(d DateTime, ns int64) (Value, error) {
 	t := d.T.Add(time.Duration(ns))
 	if !validDateTime(t) {
-		return nil, Errorf("overflow", "datetime overflow: result out of range")
+		return nil, Errorf(CodeOverflow, "datetime overflow: result out of range")
 	}
 	return DateTime{T: t}, nil
 }
@@ -498,7 +498,7 @@ func diffDateTime(a, b DateTime) (Value, error) {
 			}
 		}
 	}
-	return nil, Errorf("overflow", "duration overflow: datetimes too far apart")
+	return nil, Errorf(CodeOverflow, "duration overflow: datetimes too far apart")
 }
 
 func concatLists(a, b []Value) *List {

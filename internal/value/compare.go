@@ -78,7 +78,7 @@ func compareError(a, b Value) *Error {
 	if f, ok := b.(Float); ok && math.IsNaN(float64(f)) {
 		bn = "nan"
 	}
-	return Errorf("type_error", "cannot compare %s with %s", an, bn)
+	return Errorf(CodeType, "cannot compare %s with %s", an, bn)
 }
 
 func cmpInt(a, b int64) int {

@@ -20,7 +20,7 @@ func Truthy(v Value) (bool, error) {
 	case *Outcome:
 		return x.Ok(), nil
 	}
-	return false, Errorf("type_error", "%s has no truthiness: conditions must be bool", TypeName(v)).
+	return false, Errorf(CodeType, "%s has no truthiness: conditions must be bool", TypeName(v)).
 		WithHint("test explicitly, e.g. `.is_empty()`, `== null` or `> 0`")
 }
 
@@ -123,7 +123,7 @@ func CoerceSpec(v Value, spec TypeSpec) (Value, error) {
 		if spec.Name == "duration" {
 			ns, ok := mulInt64(int64(x), int64(time.Second))
 			if !ok {
-				return nil, Errorf("overflow", "duration overflow: %d seconds", int64(x))
+				return nil, Errorf(CodeOverflow, "duration overflow: %d seconds", int64(x))
 			}
 			return Duration(ns), nil
 		}
@@ -175,7 +175,7 @@ func sameValue(a, b Value) bool {
 
 func coerceWord(w string, spec TypeSpec) (Value, error) {
 	fail := func() (Value, error) {
-		return nil, Errorf("arg_error", "expected %s, got %s", specText(spec), InlineShort(Str(w), 200))
+		return nil, Errorf(CodeArg, "expected %s, got %s", specText(spec), InlineShort(Str(w), 200))
 	}
 	switch spec.Name {
 	case "int":
@@ -207,7 +207,7 @@ func coerceWord(w string, spec TypeSpec) (Value, error) {
 	case "regex":
 		re, err := regexp.Compile(w)
 		if err != nil {
-			return nil, Errorf("arg_error", "expected regex, got %s: %v", InlineShort(Str(w), 200), err)
+			return nil, Errorf(CodeArg, "expected regex, got %s: %v", InlineShort(Str(w), 200), err)
 		}
 		return &Regex{Source: w, Re: re}, nil
 	case "size":

@@ -64,7 +64,7 @@ func (p *projector) value(v Value, depth int) (any, error) {
 	case Range:
 		n := RangeLen(x)
 		if n > maxJSONRange {
-			return nil, Errorf("arg_error", "range %s is too large to serialize", Inline(x))
+			return nil, Errorf(CodeArg, "range %s is too large to serialize", Inline(x))
 		}
 		if p.nodes -= int(n); p.nodes < 0 {
 			return nil, Errorf(CodeTooLarge, "the value stands for more than %d data nodes", MaxDataNodes)
@@ -213,7 +213,7 @@ func (e *jsonWriter) value(v Value, depth int) error {
 	case Range:
 		n := RangeLen(x)
 		if n > maxJSONRange {
-			return Errorf("arg_error", "range %s is too large to serialize", Inline(x))
+			return Errorf(CodeArg, "range %s is too large to serialize", Inline(x))
 		}
 		if n == 0 {
 			e.b = append(e.b, "[]"...)
@@ -587,7 +587,7 @@ func ParseJSON(data []byte) (Value, error) {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, Errorf("arg_error", "invalid JSON: %v", err)
+		return nil, Errorf(CodeArg, "invalid JSON: %v", err)
 	}
 	return v, nil
 }

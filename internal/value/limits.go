@@ -33,13 +33,6 @@ const (
 	MaxEncodedBytes = MaxStrBytes
 )
 
-// CodeTooLarge is the error code of a value past a bound.
-const CodeTooLarge = "too_large"
-
-// CodeTooDeep is the error code of a value or document nested past
-// MaxDepth.
-const CodeTooDeep = "too_deep"
-
 // CheckStrLen fails when a str or bytes value of n bytes would pass
 // MaxStrBytes.
 func CheckStrLen(n int) error {

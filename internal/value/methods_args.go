@@ -6,10 +6,10 @@ package value
 // stay clear of the rest of the package.
 
 // mArgErr is an arg_error.
-func mArgErr(format string, args ...any) *Error { return Errorf("arg_error", format, args...) }
+func mArgErr(format string, args ...any) *Error { return Errorf(CodeArg, format, args...) }
 
 // mTypeErr is a type_error.
-func mTypeErr(format string, args ...any) *Error { return Errorf("type_error", format, args...) }
+func mTypeErr(format string, args ...any) *Error { return Errorf(CodeType, format, args...) }
 
 // mNoNamed rejects named arguments.
 func mNoNamed(name string, a Args) error {

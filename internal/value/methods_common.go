@@ -79,6 +79,6 @@ func mDecodeText(_, kind, s string, lossy bool) (Value, error) {
 	if lossy {
 		return Str(strings.ToValidUTF8(s, "\uFFFD")), nil
 	}
-	return nil, Errorf("utf8_error", "%s is not valid UTF-8", kind).
+	return nil, Errorf(CodeUTF8, "%s is not valid UTF-8", kind).
 		WithHint("use .display() to decode lossily")
 }

@@ -483,7 +483,7 @@ func mSumInts(items []Value) (Value, bool, error) {
 		}
 		s := acc + int64(n)
 		if (s > acc) != (n > 0) {
-			return nil, true, Errorf("overflow", "int overflow in sum")
+			return nil, true, Errorf(CodeOverflow, "int overflow in sum")
 		}
 		acc = s
 	}
@@ -501,7 +501,7 @@ func mRangeSum(lo int64, n int) (Value, error) {
 	tri := new(big.Int).Mul(bn, big.NewInt(int64(n)-1))
 	sum.Add(sum, tri.Rsh(tri, 1))
 	if !sum.IsInt64() {
-		return nil, Errorf("overflow", "int overflow in sum")
+		return nil, Errorf(CodeOverflow, "int overflow in sum")
 	}
 	return Int(sum.Int64()), nil
 }

@@ -21,7 +21,7 @@ func numAbs(_ Env, recv Value, a Args) (Value, error) {
 	switch x := recv.(type) {
 	case Int:
 		if x == math.MinInt64 {
-			return nil, Errorf("overflow", "int overflow in abs(%d)", int64(x))
+			return nil, Errorf(CodeOverflow, "int overflow in abs(%d)", int64(x))
 		}
 		if x < 0 {
 			return -x, nil

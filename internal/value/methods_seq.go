@@ -74,11 +74,11 @@ func mRangeLen(r Range) (int, error) {
 	if r.Inclusive {
 		n++
 		if n == 0 {
-			return 0, Errorf("overflow", "range %d..=%d is too long", r.Lo, r.Hi)
+			return 0, Errorf(CodeOverflow, "range %d..=%d is too long", r.Lo, r.Hi)
 		}
 	}
 	if n > uint64(maxInt) {
-		return 0, Errorf("overflow", "range is too long")
+		return 0, Errorf(CodeOverflow, "range is too long")
 	}
 	return int(n), nil
 }

@@ -312,7 +312,7 @@ func strParseInt(_ Env, recv Value, a Args) (Value, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return nil, Errorf("overflow", "parse_int: %q is out of the int range", s)
+			return nil, Errorf(CodeOverflow, "parse_int: %q is out of the int range", s)
 		}
 		return nil, mArgErr("parse_int: %q is not an integer", string(recv.(Str)))
 	}

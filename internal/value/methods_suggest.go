@@ -41,7 +41,7 @@ func UnknownMethod(recv Value, name string) *Error {
 	}
 	tn := TypeName(recv)
 	if hint, ok := mTeach[name]; ok {
-		return Errorf("field_missing", "unknown method `.%s` on %s", name, tn).WithHint(hint)
+		return Errorf(CodeField, "unknown method `.%s` on %s", name, tn).WithHint(hint)
 	}
 	if owners := mOwners(name); len(owners) > 0 {
 		e := mTypeErr("`.%s` is not a method of %s", name, tn)
@@ -51,7 +51,7 @@ func UnknownMethod(recv Value, name string) *Error {
 		}
 		return e.WithHint("`." + name + "` works on " + strings.Join(owners, ", "))
 	}
-	e := Errorf("field_missing", "unknown method `.%s` on %s", name, tn)
+	e := Errorf(CodeField, "unknown method `.%s` on %s", name, tn)
 	if s := Suggest(name, MethodNames(k)); s != "" {
 		e.WithHint("did you mean ." + s + "()?")
 	}

@@ -38,7 +38,7 @@ func TableWhereIndexes(env Env, t *Table, pred Value) ([]int, error) {
 // sort_by does.
 func TableSortBy(t *Table, keys []Value) (*Table, error) {
 	if len(keys) != t.N {
-		return nil, Errorf("arg_error", "TableSortBy: %d keys for %d rows", len(keys), t.N)
+		return nil, Errorf(CodeArg, "TableSortBy: %d keys for %d rows", len(keys), t.N)
 	}
 	perm, err := SortPermutation(keys)
 	if err != nil {
@@ -72,7 +72,7 @@ func tableSelect(_ Env, recv Value, a Args) (Value, error) {
 	for _, n := range names {
 		c := t.Col(n)
 		if c < 0 {
-			return nil, Errorf("field_missing", "table has no column `%s`", n).
+			return nil, Errorf(CodeField, "table has no column `%s`", n).
 				WithHint("columns: " + strings.Join(t.Cols, ", "))
 		}
 		if mIndexOf(out.Cols, n) >= 0 {
@@ -114,7 +114,7 @@ func listSelect(_ Env, recv Value, a Args) (Value, error) {
 		for _, n := range names {
 			v, ok := r.Get(n)
 			if !ok {
-				return nil, Errorf("field_missing", "record %d has no field `%s`", i, n)
+				return nil, Errorf(CodeField, "record %d has no field `%s`", i, n)
 			}
 			keys, vals = append(keys, n), append(vals, v)
 		}

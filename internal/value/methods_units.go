@@ -90,7 +90,7 @@ func durRelative(name string, sign int) Method {
 		d := time.Duration(recv.(Duration))
 		if sign < 0 {
 			if d == time.Duration(-1<<63) {
-				return nil, Errorf("overflow", "duration overflow in %s", name)
+				return nil, Errorf(CodeOverflow, "duration overflow in %s", name)
 			}
 			d = -d
 		}
@@ -100,7 +100,7 @@ func durRelative(name string, sign int) Method {
 		}
 		t := now.Add(d)
 		if (d > 0 && !t.After(now)) || (d < 0 && !t.Before(now)) {
-			return nil, Errorf("overflow", "datetime overflow in %s", name)
+			return nil, Errorf(CodeOverflow, "datetime overflow in %s", name)
 		}
 		return DateTime{T: t}, nil
 	}

@@ -59,7 +59,7 @@ func (s *Stream) Take() (Source, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.src == nil {
-		return nil, Errorf("stream_consumed", "this %s stream was already consumed", s.Label).
+		return nil, Errorf(CodeStreamConsumed, "this %s stream was already consumed", s.Label).
 			WithHint("a stream is read once: use .tee(n) to fork it, or .collect() a bounded stream into a list")
 	}
 	src := s.src
@@ -155,7 +155,7 @@ const maxCollect = 1 << 24
 // refused before anything is pulled.
 func CollectStream(env Env, s *Stream) (*List, error) {
 	if !s.Bounded {
-		return nil, Errorf("stream_unbounded", "cannot collect a live %s stream: it may never end", s.Label).
+		return nil, Errorf(CodeStreamUnbounded, "cannot collect a live %s stream: it may never end", s.Label).
 			WithHint("bound it first with .take(n), or drive it with .each(f)")
 	}
 	src, err := s.Take()
@@ -175,7 +175,7 @@ func CollectStream(env Env, s *Stream) (*List, error) {
 			return &List{Items: items}, nil
 		}
 		if len(items) >= maxCollect {
-			return nil, Errorf("stream_unbounded", "stream produced more than %d items while collecting", maxCollect).
+			return nil, Errorf(CodeStreamUnbounded, "stream produced more than %d items while collecting", maxCollect).
 				WithHint("bound it with .take(n)")
 		}
 		// Each item costs its slot, a boxed scalar, and while the slice
@@ -197,7 +197,7 @@ func DriveStream(env Env, s *Stream, f func(Value) (stop bool, err error)) error
 	defer src.Close()
 	for {
 		if err := env.Context().Err(); err != nil {
-			return Errorf("cancelled", "stream cancelled: %v", err)
+			return Errorf(CodeCancelled, "stream cancelled: %v", err)
 		}
 		v, ok, err := src.Next(env)
 		if err != nil || !ok {

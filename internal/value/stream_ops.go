@@ -265,7 +265,7 @@ func pollWait(env Env) error {
 		select {
 		case <-tm.C:
 		case <-env.Context().Done():
-			err = Errorf("cancelled", "stream cancelled: %v", env.Context().Err())
+			err = Errorf(CodeCancelled, "stream cancelled: %v", env.Context().Err())
 		}
 	}
 	if b, ok := env.(Blocker); ok {
@@ -351,7 +351,7 @@ func (s *dedupeStage) remember(v Value) (bool, error) {
 }
 
 func distinctLimit() error {
-	return Errorf("stream_limit", "distinct remembers at most %d items", MaxDistinct).
+	return Errorf(CodeStreamLimit, "distinct remembers at most %d items", MaxDistinct).
 		WithHint("use dedupe() to drop only adjacent repeats, or take(n) first")
 }
 

@@ -316,7 +316,7 @@ const (
 // Failures are value_error language errors naming the text.
 func ParseDateTime(text string) (DateTime, error) {
 	bad := func(why string) (DateTime, error) {
-		return DateTime{}, Errorf("value_error", "invalid datetime %q: %s", text, why)
+		return DateTime{}, Errorf(CodeValue, "invalid datetime %q: %s", text, why)
 	}
 	s := text
 	zoneName := ""
