@@ -234,7 +234,7 @@ func codeSites(pkgs map[string]*pkgSrc, fset *token.FileSet) map[string][]codeSi
 			ast.Inspect(f, func(n ast.Node) bool {
 				switch x := n.(type) {
 				case *ast.CallExpr:
-					if len(x.Args) > 0 && isCtor(pkgs, dir, imp, x, methods) {
+					if len(x.Args) > 0 && isCtor(pkgs, dir, imp, x, methods) && !formatLiteral(x.Args[0]) {
 						add(x, x.Args[0], "call")
 					}
 				case *ast.CompositeLit:
@@ -409,4 +409,25 @@ func TestErrorCodesAreRaised(t *testing.T) {
 	for _, n := range unraised {
 		t.Errorf("%s is in value.Codes but raised nowhere: mark it Reserved or remove it", n)
 	}
+}
+
+// formatLiteral reports a string literal that cannot be a code (codes are
+// snake_case words): the format of another Errorf, such as testing.T's in
+// a test helper package, which the name-based match of constructor
+// methods also finds.
+func formatLiteral(e ast.Expr) bool {
+	lit, ok := e.(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return false
+	}
+	v, err := strconv.Unquote(lit.Value)
+	if err != nil {
+		return false
+	}
+	for _, r := range v {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return true
+		}
+	}
+	return v == ""
 }
