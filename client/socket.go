@@ -3,8 +3,8 @@ package client
 import (
 	"os"
 	"path/filepath"
-	"strconv"
-	"syscall"
+
+	"github.com/shoalgo/shoal/proto"
 )
 
 // SocketCandidates returns the places a kernel for session may listen, in
@@ -23,18 +23,11 @@ func socketCandidates(session string, getenv func(string) string, runUser string
 	if session == "" {
 		session = "default"
 	}
-	name := session + ".sock"
-	uid := "shoal-" + strconv.Itoa(os.Getuid())
-	var out []string
-	if d := getenv("XDG_RUNTIME_DIR"); d != "" {
-		out = append(out, filepath.Join(d, "shoal", name))
-	} else if d := loginRuntimeDir(runUser); d != "" {
-		out = append(out, filepath.Join(d, "shoal", name))
+	dirs := proto.SocketDirs(getenv, runUser)
+	out := make([]string, len(dirs))
+	for i, d := range dirs {
+		out[i] = filepath.Join(d, session+".sock")
 	}
-	if d := getenv("TMPDIR"); d != "" {
-		out = append(out, filepath.Join(d, uid, "shoal", name))
-	}
-	out = append(out, filepath.Join("/tmp", uid, "shoal", name))
 	return out
 }
 
@@ -48,18 +41,4 @@ func DefaultSocketPath(session string) string {
 		}
 	}
 	return cands[0]
-}
-
-// loginRuntimeDir is <runUser>/<uid> (systemd's XDG_RUNTIME_DIR) when it
-// is a directory of this user's with mode 0700, else "".
-func loginRuntimeDir(runUser string) string {
-	p := filepath.Join(runUser, strconv.Itoa(os.Getuid()))
-	fi, err := os.Lstat(p)
-	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
-		return ""
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
-		return ""
-	}
-	return p
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/shoalgo/shoal/proto"
 )
 
 // maxSocketPath is the longest socket path the platform accepts
@@ -32,30 +34,15 @@ func CheckSessionName(name string) error {
 	return nil
 }
 
-// RuntimeDir returns the directory holding session sockets, in the
-// discovery order: $XDG_RUNTIME_DIR/shoal (with it unset, the login
-// runtime directory /run/user/<uid>/shoal when /run/user/<uid> is the
-// user's own with mode 0700, as client.SocketCandidates looks),
-// $TMPDIR/shoal-<uid>/shoal, /tmp/shoal-<uid>/shoal. getenv is os.Getenv
-// in production.
+// RuntimeDir returns the directory holding session sockets: the first of
+// proto.SocketDirs, which clients search in the same order. getenv is
+// os.Getenv in production.
 func RuntimeDir(getenv func(string) string) string {
 	return runtimeDir(getenv, "/run/user")
 }
 
 func runtimeDir(getenv func(string) string, runUser string) string {
-	if x := getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) {
-		return filepath.Join(x, "shoal")
-	}
-	if getenv("XDG_RUNTIME_DIR") == "" {
-		if d := loginRuntimeDir(runUser); d != "" {
-			return filepath.Join(d, "shoal")
-		}
-	}
-	uid := "shoal-" + strconv.Itoa(os.Getuid())
-	if t := getenv("TMPDIR"); t != "" && filepath.IsAbs(t) {
-		return filepath.Join(t, uid, "shoal")
-	}
-	return filepath.Join("/tmp", uid, "shoal")
+	return proto.SocketDirs(getenv, runUser)[0]
 }
 
 // SocketPath returns explicit when set, else the discovered socket for
@@ -197,19 +184,4 @@ func SocketInode(path string) (uint64, error) {
 		return 0, errors.New("no inode information")
 	}
 	return uint64(st.Ino), nil
-}
-
-// loginRuntimeDir is <runUser>/<uid> (systemd's XDG_RUNTIME_DIR) when it
-// is a directory of this user's with mode 0700, else "". The client's
-// discovery applies the same rule (client.SocketCandidates).
-func loginRuntimeDir(runUser string) string {
-	p := filepath.Join(runUser, strconv.Itoa(os.Getuid()))
-	fi, err := os.Lstat(p)
-	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
-		return ""
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
-		return ""
-	}
-	return p
 }

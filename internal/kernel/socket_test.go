@@ -29,7 +29,7 @@ func TestRuntimeDirDiscovery(t *testing.T) {
 		if got := runtimeDir(getenv, noLogin); got != tc.want {
 			t.Errorf("%v: %s, want %s", tc.env, got, tc.want)
 		}
-		if tc.env["XDG_RUNTIME_DIR"] == "" && loginRuntimeDir("/run/user") != "" {
+		if RuntimeDir(getenv) != runtimeDir(getenv, noLogin) {
 			continue // this machine's own login runtime directory comes first
 		}
 		p, err := SocketPath("", "work", getenv)
