@@ -529,9 +529,9 @@ func (t *thread) callChannelMethod(name, method string, a value.Args) (value.Val
 		case err != nil:
 			return nil, true, err
 		case timedOut:
-			return nil, true, errorf("timeout", "no event on channel %q within %s", name, value.Inline(value.Duration(timeout)))
+			return nil, true, errorf(value.CodeTimeout, "no event on channel %q within %s", name, value.Inline(value.Duration(timeout)))
 		case !got:
-			return nil, true, errorf("channel_closed", "channel %q closed", name)
+			return nil, true, errorf(value.CodeChannelClosed, "channel %q closed", name)
 		}
 		r := v.(*value.Record)
 		if p, ok := r.Get("payload"); ok {

@@ -39,7 +39,7 @@ func recoverable(err error) (*value.Error, bool) {
 		return nil, false
 	}
 	e, ok := langError(err).(*value.Error)
-	if !ok || e.Code == "cancelled" {
+	if !ok || e.Code == value.CodeCancelled {
 		return nil, false
 	}
 	return e, true

@@ -170,7 +170,7 @@ func (t *thread) readText(p string) (string, error) {
 		return "", hostError(err)
 	}
 	if !utf8.Valid(data) {
-		return "", errorf("utf8_error", "%s is not valid UTF-8", filepath.Base(p)).
+		return "", errorf(value.CodeUTF8, "%s is not valid UTF-8", filepath.Base(p)).
 			WithHint("read raw content with .read_bytes()")
 	}
 	return string(data), nil

@@ -63,18 +63,18 @@ func pickMethod(c *MethodCall, recv value.Value, a value.Args) (value.Value, err
 		line, err := t.host.ReadTerminalLine(t.ctx, int(tty.Fd()), menu+prompt, MaxPickLine)
 		switch {
 		case errors.Is(err, io.EOF):
-			return nil, errorf("cancelled", ".pick cancelled")
+			return nil, errorf(value.CodeCancelled, ".pick cancelled")
 		case errors.Is(err, host.ErrLineTooLong):
 			return nil, errorf(codeArg, ".pick: the answer is longer than %d bytes", MaxPickLine)
 		case err != nil:
 			if t.ctx.Err() != nil {
-				return nil, errorf("cancelled", ".pick cancelled")
+				return nil, errorf(value.CodeCancelled, ".pick cancelled")
 			}
 			return nil, hostError(err)
 		}
 		idx, perr := pickParse(line, len(items), multi)
 		if perr == "" && idx == nil {
-			return nil, errorf("cancelled", ".pick cancelled")
+			return nil, errorf(value.CodeCancelled, ".pick cancelled")
 		}
 		if perr == "" {
 			if !multi {

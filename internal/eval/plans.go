@@ -217,7 +217,7 @@ func runExplain(c *BuiltinCall) (value.Value, error) {
 	prog, err := syntax.Parse(string(src), syntax.ParseOptions{IsBound: func(name string) bool { return sc.lookup(name) != nil }})
 	if err != nil {
 		if pe, ok := err.(*syntax.Error); ok {
-			return nil, errorf("parse_error", "explain: %s", pe.Msg).WithHint(pe.Hint)
+			return nil, errorf(value.CodeParse, "explain: %s", pe.Msg).WithHint(pe.Hint)
 		}
 		return nil, err
 	}

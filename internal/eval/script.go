@@ -114,7 +114,7 @@ func (t *thread) runTarget(target value.Value, args []string, m mode) (value.Val
 				if gateStop(err) {
 					return nil, hostError(err)
 				}
-				return nil, errorf("runner_not_found", "no %s found to run %s", reefRun.Tool, s)
+				return nil, errorf(value.CodeRunnerNotFound, "no %s found to run %s", reefRun.Tool, s)
 			}
 		} else if err != nil {
 			return nil, err
@@ -131,7 +131,7 @@ func (t *thread) runTarget(target value.Value, args []string, m mode) (value.Val
 			if gateStop(err) {
 				return nil, hostError(err)
 			}
-			return nil, errorf("runner_not_found", "no %s found to run %s", runner, s)
+			return nil, errorf(value.CodeRunnerNotFound, "no %s found to run %s", runner, s)
 		}
 		return t.runExternal(runner, prog, append([]string{p}, args...), nil, m)
 	}
@@ -142,7 +142,7 @@ func (t *thread) runTarget(target value.Value, args []string, m mode) (value.Val
 	if err == nil && bytes.HasPrefix(data, []byte("#!")) {
 		return t.runExternal(s, p, args, nil, m)
 	}
-	return nil, errorf("runner_not_found", "no runner for %s", s).
+	return nil, errorf(value.CodeRunnerNotFound, "no runner for %s", s).
 		WithHint("use a known extension (.shl, .py, .sh, ...) or a #! line")
 }
 
@@ -155,7 +155,7 @@ func (t *thread) parseFile(p string, isBound func(string) bool) (*syntax.Program
 	prog, err := syntax.Parse(string(data), syntax.ParseOptions{IsBound: isBound})
 	if err != nil {
 		if pe, ok := err.(*syntax.Error); ok {
-			return nil, errorf("parse_error", "%s: %s", filepath.Base(p), pe.Msg).WithHint(pe.Hint)
+			return nil, errorf(value.CodeParse, "%s: %s", filepath.Base(p), pe.Msg).WithHint(pe.Hint)
 		}
 		return nil, err
 	}

@@ -363,7 +363,7 @@ func (t *thread) startTaskAs(tk *Task, body func(c *thread) (value.Value, error)
 		}()
 		defer func() {
 			if r := recover(); r != nil {
-				err = errorf("internal_error", "task %d panicked: %v", tk.JobNumber(), r)
+				err = errorf(value.CodeInternal, "task %d panicked: %v", tk.JobNumber(), r)
 			}
 			tk.finish(ctx, v, err)
 		}()
@@ -420,8 +420,8 @@ func (tk *Task) awaitError() error {
 	if tk.err == nil {
 		return nil
 	}
-	if e, ok := tk.err.(*value.Error); ok && e.Code == "cancelled" {
-		return errorf("task_cancelled", "task %d was cancelled", tk.JobNumber()).
+	if e, ok := tk.err.(*value.Error); ok && e.Code == value.CodeCancelled {
+		return errorf(value.CodeTaskCancelled, "task %d was cancelled", tk.JobNumber()).
 			WithHint("its status is cancelled; catch task_cancelled to go on")
 	}
 	return tk.err
@@ -722,7 +722,7 @@ func runWait(c *BuiltinCall) (value.Value, error) {
 				continue
 			}
 			if _, err := c.t.await(tk); err != nil {
-				if e, ok := err.(*value.Error); ok && e.Code == "cancelled" && c.t.ctx.Err() != nil {
+				if e, ok := err.(*value.Error); ok && e.Code == value.CodeCancelled && c.t.ctx.Err() != nil {
 					return nil, err
 				}
 			}
