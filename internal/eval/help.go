@@ -96,6 +96,9 @@ func (r *Registry) helpFor(name string) (string, bool) {
 	if text, ok := r.namespaceHelp(name); ok {
 		parts = append(parts, text)
 	}
+	if text, ok := errorCodeHelp(name); ok {
+		parts = append(parts, text)
+	}
 	if len(parts) == 0 {
 		return "", false
 	}
@@ -109,6 +112,9 @@ func (r *Registry) helpNames() []string {
 		out = append(out, tp.name)
 	}
 	out = append(out, "methods")
+	for _, c := range value.Codes() {
+		out = append(out, c.Name)
+	}
 	out = append(out, r.names()...)
 	out = append(out, value.AllMethodNames()...)
 	for _, set := range r.methods {

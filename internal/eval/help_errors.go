@@ -55,3 +55,25 @@ func wrapInto(b *strings.Builder, text, indent string, col int) {
 		col += len(w)
 	}
 }
+
+// errorCodeHelp is `help CODE` for one language error code: its meaning
+// and what raises it, from value.Codes.
+func errorCodeHelp(name string) (string, bool) {
+	for _, c := range value.Codes() {
+		if c.Name != name {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString(c.Name + " — an error code (err.code): ")
+		wrapInto(&b, c.Meaning, "", len(c.Name)+len(" — an error code (err.code): "))
+		raised := "raised by: " + c.RaisedBy
+		if c.Reserved {
+			raised = "reserved: " + c.RaisedBy
+		}
+		b.WriteString("\n\n")
+		wrapInto(&b, raised, "", 0)
+		b.WriteString("\n\nhelp errors lists every code; catch one with try { ... } catch err { err.code }\n")
+		return b.String(), true
+	}
+	return "", false
+}

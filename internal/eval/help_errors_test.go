@@ -35,3 +35,26 @@ func TestHelpErrorsListsCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpCodeAnswersEachCode: `help CODE` answers for every code of
+// value.Codes with its meaning and what raises it, and a near miss gets
+// the code as its did-you-mean.
+func TestHelpCodeAnswersEachCode(t *testing.T) {
+	s := newSession(t)
+	for _, c := range value.Codes() {
+		v, err := s.eval("help " + c.Name)
+		if err != nil {
+			t.Errorf("help %s: %v", c.Name, err)
+			continue
+		}
+		flat := strings.Join(strings.Fields(string(v.(value.Str))), " ")
+		if !strings.Contains(flat, "an error code") || !strings.Contains(flat, strings.Join(strings.Fields(c.Meaning), " ")) ||
+			!strings.Contains(flat, strings.Join(strings.Fields(c.RaisedBy), " ")) {
+			t.Errorf("help %s lacks its meaning or raisers:\n%s", c.Name, v)
+		}
+	}
+	_, err := s.eval("help not_fuond")
+	if ve, ok := err.(*value.Error); !ok || ve.Code != value.CodeNotFound || !strings.Contains(ve.Hint, "not_found") {
+		t.Fatalf("help not_fuond: %v, want not_found with the hint naming not_found", err)
+	}
+}
