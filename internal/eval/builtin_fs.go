@@ -19,10 +19,10 @@ import (
 
 // Error codes the filesystem builtins raise.
 const (
-	bfsCustom    = "custom"
-	bfsArgError  = "arg_error"
-	bfsTypeError = "type_error"
-	bfsNoMatches = "no_matches"
+	bfsCustom    = value.CodeCustom
+	bfsArgError  = value.CodeArg
+	bfsTypeError = value.CodeType
+	bfsNoMatches = value.CodeNoMatches
 )
 
 // bfsFail shapes an error from a host call made on behalf of builtin c

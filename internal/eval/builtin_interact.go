@@ -16,7 +16,7 @@ func registerBuiltinInteract(p *Part) {
 
 // codeNoTerminal: interact was asked for where there is no interactive
 // terminal (a script, -c, the kernel).
-const codeNoTerminal = "no_terminal"
+const codeNoTerminal = value.CodeNoTerminal
 
 // runInteract runs `interact PROGRAM ARGS...` in the terminal's
 // foreground and returns its outcome (status only: the output went to the

@@ -21,7 +21,7 @@ import (
 const EffectJournalRead host.Effect = "journal_read"
 
 // codeUnavailable: the session has no journal (Options.Journal is nil).
-const codeUnavailable = "unavailable"
+const codeUnavailable = value.CodeUnavailable
 
 // JournalFilter selects journal entries. Zero fields do not filter.
 type JournalFilter struct {

@@ -11,7 +11,7 @@ import (
 
 // codeTruncated is raised by `.out` on an outcome whose stdout exceeded the
 // host's capture bound.
-const codeTruncated = "output_truncated"
+const codeTruncated = value.CodeOutputTruncated
 
 // truncated remembers, without keeping them alive, the outcomes whose
 // stdout lost bytes past the host's capture bound. value.Outcome has no

@@ -49,8 +49,8 @@ type UndoStep struct {
 
 // Error codes of undo.
 const (
-	codeNotReversible = "not_reversible"
-	codeStaleUndo     = "stale_undo"
+	codeNotReversible = value.CodeNotReversible
+	codeStaleUndo     = value.CodeStaleUndo
 )
 
 // UndoLog collects the inverse steps of one evaluation. The host surface
