@@ -34,8 +34,9 @@ import (
 // journalStore is the open journal and blob store of a kernel with a state
 // directory.
 type journalStore struct {
-	db  *journal.DB
-	cas *cas.Store
+	db   *journal.DB
+	cas  *cas.Store
+	lock *os.File // the state directory's lock (statelock.go)
 
 	// known remembers blobs this process stored, so that the same output
 	// (the value 2, an empty error) is hashed but not rewritten or
@@ -56,20 +57,30 @@ func openJournal(dir string) (*journalStore, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("kernel: state directory %s: %w", dir, err)
 	}
+	lock, err := lockStateDir(dir)
+	if err != nil {
+		return nil, err
+	}
 	db, err := journal.Open(filepath.Join(dir, "journal.db"))
 	if err != nil {
+		lock.Close()
 		return nil, fmt.Errorf("kernel: journal: %w", err)
 	}
 	cs, err := cas.Open(filepath.Join(dir, "cas"))
 	if err != nil {
 		db.Close()
+		lock.Close()
 		return nil, fmt.Errorf("kernel: blob store: %w", err)
 	}
-	return &journalStore{db: db, cas: cs, known: map[string]struct{}{}, replay: make(chan struct{}, ReplayQueries)}, nil
+	return &journalStore{db: db, cas: cs, lock: lock, known: map[string]struct{}{}, replay: make(chan struct{}, ReplayQueries)}, nil
 }
 
-// close closes the database and the blob store's small-blob pack.
-func (j *journalStore) close() error { return errors.Join(j.db.Close(), j.cas.Close()) }
+// close closes the database and the blob store's small-blob pack, then
+// releases the state directory's lock.
+func (j *journalStore) close() error {
+	err := errors.Join(j.db.Close(), j.cas.Close())
+	return errors.Join(err, j.lock.Close())
+}
 
 // put stores data in the blob store and returns its output record.
 func (j *journalStore) put(kind string, data []byte) (journal.Output, error) {
