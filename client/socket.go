@@ -31,9 +31,17 @@ func socketCandidates(session string, getenv func(string) string, runUser string
 	return out
 }
 
-// DefaultSocketPath returns the first candidate from [SocketCandidates]
-// where a socket exists, or the first candidate when none does.
+// SocketEnv names the environment variable that, when set, is the kernel
+// socket every client uses, before any discovery.
+const SocketEnv = "SHOAL_SOCKET"
+
+// DefaultSocketPath returns $SHOAL_SOCKET when it is set; otherwise the
+// first candidate from [SocketCandidates] where a socket exists, or the
+// first candidate when none does.
 func DefaultSocketPath(session string) string {
+	if p := os.Getenv(SocketEnv); p != "" {
+		return p
+	}
 	cands := SocketCandidates(session)
 	for _, p := range cands {
 		if fi, err := os.Stat(p); err == nil && fi.Mode()&os.ModeSocket != 0 {

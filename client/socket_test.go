@@ -18,6 +18,7 @@ func TestSocketDiscovery(t *testing.T) {
 	tmp := filepath.Join(base, "t")
 	t.Setenv("XDG_RUNTIME_DIR", xdg)
 	t.Setenv("TMPDIR", tmp)
+	t.Setenv(SocketEnv, "")
 	uid := "shoal-" + strconv.Itoa(os.Getuid())
 
 	want := []string{
@@ -60,6 +61,13 @@ func TestSocketDiscovery(t *testing.T) {
 	if p := DefaultSocketPath("work"); p != want[1] {
 		t.Fatalf("socket in TMPDIR: %q, want %q", p, want[1])
 	}
+
+	// $SHOAL_SOCKET comes before any discovery, for every session.
+	t.Setenv(SocketEnv, filepath.Join(base, "chosen.sock"))
+	if p := DefaultSocketPath("work"); p != filepath.Join(base, "chosen.sock") {
+		t.Fatalf("with %s set: %q", SocketEnv, p)
+	}
+	t.Setenv(SocketEnv, "")
 
 	// Unset variables are skipped.
 	t.Setenv("XDG_RUNTIME_DIR", "")

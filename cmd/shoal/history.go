@@ -40,7 +40,7 @@ Filters:
   --cursor=ID         the page after entry ID (printed after a full page)
 Output and connection:
   --json              print journal.query's answer as JSON
-  --socket=PATH       the kernel's socket (default: discovered for --attach)
+  --socket=PATH       the kernel's socket (default $SHOAL_SOCKET, else discovered for --attach)
   --attach=NAME       the kernel session to attach to (default "default")
   --token=TOKEN       attach with a token (default $SHOAL_TOKEN)
 `

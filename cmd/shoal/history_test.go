@@ -248,3 +248,19 @@ func TestSrcLine(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryFindsTheKernelThroughShoalSocket: without --socket, `shoal
+// history` uses $SHOAL_SOCKET before any discovery, as every client does.
+func TestHistoryFindsTheKernelThroughShoalSocket(t *testing.T) {
+	k := newFakeJournalKernel(t)
+	k.answer = func(map[string]any) (any, *proto.RPCError) { return historyEntries, nil }
+	t.Setenv("SHOAL_SOCKET", k.path)
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	code, out, errs := runHistory(t)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "rm a.txt") || len(k.queries) != 1 {
+		t.Errorf("history through $SHOAL_SOCKET printed %q, %d queries", out, len(k.queries))
+	}
+}
