@@ -85,6 +85,8 @@ var helpGroups = []helpGroup{
 	{"Journal", []helpEntry{
 		{"journal-max-bytes", "SIZE", "journal and blobs; past it the oldest go (0: no bound)"},
 		{"journal-max-output", "SIZE", "one exec's output kept (at most 64 MiB); the rest cut"},
+		{"journal-small-blobs", "N", "small blobs kept in one pack file (at most 65536)"},
+		{"journal-pack-bytes", "SIZE", "that pack file's length (at most 32 MiB)"},
 	}},
 	{"Trash (what rm moved aside)", []helpEntry{
 		{"trash-max-bytes", "SIZE", "one principal's trash; past it the oldest go (0: no bound)"},

@@ -74,12 +74,36 @@ type Store struct {
 	inline int
 }
 
-// Open opens (creating if needed) the store rooted at dir.
-func Open(dir string) (*Store, error) {
+// Options narrow the store's bounds below their hard maxima.
+type Options struct {
+	// SmallBlobs is how many blobs Put keeps in the small-blob pack before
+	// it stores small blobs as files (0 or more than MaxSmallBlobs:
+	// MaxSmallBlobs). Open still indexes a pack up to MaxSmallBlobs, so a
+	// store reopened with a smaller bound loses none of what it holds.
+	SmallBlobs int
+	// PackBytes is how long Put lets the pack grow, dead records included
+	// (0 or more than MaxPackBytes: MaxPackBytes); Open reads up to
+	// MaxPackBytes whatever it is.
+	PackBytes int64
+}
+
+// Open opens (creating if needed) the store rooted at dir, with the
+// default bounds.
+func Open(dir string) (*Store, error) { return OpenWith(dir, Options{}) }
+
+// OpenWith opens (creating if needed) the store rooted at dir, bounded by o.
+func OpenWith(dir string, o Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cas: creating %s: %w", dir, err)
 	}
 	s := &Store{dir: dir, inline: SmallBlobBytes}
+	s.small.maxBlobs, s.small.maxBytes = MaxSmallBlobs, MaxPackBytes
+	if o.SmallBlobs > 0 && o.SmallBlobs < MaxSmallBlobs {
+		s.small.maxBlobs = o.SmallBlobs
+	}
+	if o.PackBytes > 0 && o.PackBytes < MaxPackBytes {
+		s.small.maxBytes = o.PackBytes
+	}
 	if err := s.small.open(dir); err != nil {
 		return nil, err
 	}

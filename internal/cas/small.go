@@ -64,6 +64,10 @@ type pack struct {
 	size  int64    // the file's length: the next record's offset
 	dead  int64    // bytes of records no longer indexed
 	index map[[32]byte]packLoc
+	// maxBlobs and maxBytes bound what put appends (Options); at most
+	// MaxSmallBlobs and MaxPackBytes, which bound what open reads.
+	maxBlobs int
+	maxBytes int64
 }
 
 // openPack opens (creating) the pack in dir and indexes its records. A
@@ -189,7 +193,7 @@ func (p *pack) put(sum [32]byte, data []byte) bool {
 		p.dead += packHeader + int64(loc.n)
 	}
 	rec := record(sum, data, now)
-	if len(p.index) >= MaxSmallBlobs || p.size+int64(len(rec)) > MaxPackBytes {
+	if len(p.index) >= p.maxBlobs || p.size+int64(len(rec)) > p.maxBytes {
 		return false
 	}
 	if _, err := p.f.Write(rec); err != nil {

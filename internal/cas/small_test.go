@@ -458,3 +458,50 @@ func FuzzOpenPack(f *testing.F) {
 }
 
 func blake3Sum(b []byte) [32]byte { return blake3.Sum256(b) }
+
+// OpenWith's bounds narrow what Put appends; reopening with a smaller
+// bound than the pack was filled under still serves every blob in it.
+func TestSmallBlobOptionsBound(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenWith(dir, Options{SmallBlobs: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hashes []string
+	for i := range 80 { // ten times the bound
+		h, err := s.Put(fmt.Appendf(nil, "blob %d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hashes = append(hashes, h)
+	}
+	if n, _ := s.small.usage(); n != 8 {
+		t.Fatalf("the pack indexes %d blobs, want the bound 8", n)
+	}
+	for i, h := range hashes[8:] {
+		if _, err := os.Stat(blobPath(s, h)); err != nil {
+			t.Fatalf("blob %d past the bound is not a file: %v", i+8, err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = OpenWith(dir, Options{SmallBlobs: 2, PackBytes: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i, h := range hashes {
+		if got, _, err := s.Get(h, 0, 0); err != nil || string(got) != fmt.Sprintf("blob %d", i) {
+			t.Fatalf("blob %d after reopening with a smaller bound: %q, %v", i, got, err)
+		}
+	}
+	// The byte bound: nothing more fits in a 64-byte pack.
+	h, err := s.Put([]byte("another"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(blobPath(s, h)); err != nil {
+		t.Fatalf("a blob past the byte bound is not a file: %v", err)
+	}
+}

@@ -53,7 +53,7 @@ type journalStore struct {
 
 // openJournal opens (creating) the journal database and blob store in
 // dir, which it creates 0700 if missing.
-func openJournal(dir string) (*journalStore, error) {
+func openJournal(dir string, l Limits) (*journalStore, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("kernel: state directory %s: %w", dir, err)
 	}
@@ -66,7 +66,7 @@ func openJournal(dir string) (*journalStore, error) {
 		lock.Close()
 		return nil, fmt.Errorf("kernel: journal: %w", err)
 	}
-	cs, err := cas.Open(filepath.Join(dir, "cas"))
+	cs, err := cas.OpenWith(filepath.Join(dir, "cas"), cas.Options{SmallBlobs: l.JournalSmallBlobs, PackBytes: l.JournalPackBytes})
 	if err != nil {
 		db.Close()
 		lock.Close()

@@ -71,6 +71,12 @@ func checkRetentionLimits(l *Limits) error {
 	if l.JournalMaxOutput > cas.MaxBlobBytes {
 		return fmt.Errorf("kernel: --journal-max-output must be at most %d (the largest blob), not %d", cas.MaxBlobBytes, l.JournalMaxOutput)
 	}
+	if l.JournalSmallBlobs > cas.MaxSmallBlobs {
+		return fmt.Errorf("kernel: --journal-small-blobs must be at most %d, not %d", cas.MaxSmallBlobs, l.JournalSmallBlobs)
+	}
+	if l.JournalPackBytes > cas.MaxPackBytes {
+		return fmt.Errorf("kernel: --journal-pack-bytes must be at most %d, not %d", cas.MaxPackBytes, l.JournalPackBytes)
+	}
 	return nil
 }
 

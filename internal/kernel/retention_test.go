@@ -39,7 +39,7 @@ func TestRetentionLimitsChecked(t *testing.T) {
 // naming it (its commit failed) the next removal takes it, and the hash is
 // no longer remembered as stored, so storing it again writes it again.
 func TestRetentionRemovalSparesPending(t *testing.T) {
-	j, err := openJournal(t.TempDir())
+	j, err := openJournal(t.TempDir(), DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}

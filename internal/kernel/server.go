@@ -248,7 +248,7 @@ func New(cfg Config) (*Server, error) {
 		memory: s.limits.PlanMemory, ttl: s.limits.PlanTTL,
 	}, s.plansExpired)
 	if cfg.StateDir != "" {
-		j, err := openJournal(cfg.StateDir)
+		j, err := openJournal(cfg.StateDir, s.limits)
 		if err != nil {
 			s.cancel()
 			if s.ownProcs {

@@ -3,6 +3,7 @@ package kernel
 import (
 	"flag"
 	"fmt"
+	"github.com/shoalgo/shoal/internal/cas"
 	"strconv"
 	"strings"
 	"time"
@@ -121,6 +122,12 @@ type Limits struct {
 	// its prefix, its row keeping the whole length.
 	JournalMaxBytes  int64
 	JournalMaxOutput int64
+	// The blob store's small-blob pack (cas.Options): how many blobs of at
+	// most cas.SmallBlobBytes it keeps, indexed in memory, and how long
+	// the file may grow; past either, small blobs are stored as files.
+	// At most cas.MaxSmallBlobs and cas.MaxPackBytes.
+	JournalSmallBlobs int
+	JournalPackBytes  int64
 
 	// The trash's retention (see trash.go): TrashMaxBytes bounds the disk
 	// one principal's trash takes, TrashTotalBytes all trashes together,
@@ -170,6 +177,8 @@ func DefaultLimits() Limits {
 		GCPercent:            DefaultGCPercent,
 		JournalMaxBytes:      1 << 30,
 		JournalMaxOutput:     16 << 20,
+		JournalSmallBlobs:    cas.MaxSmallBlobs,
+		JournalPackBytes:     cas.MaxPackBytes,
 		TrashMaxBytes:        2 << 30,
 		TrashTotalBytes:      8 << 30,
 		TrashMaxAge:          7 * 24 * time.Hour,
@@ -304,6 +313,10 @@ var limitFlags = []limitFlag{
 		size: func(l *Limits) *int64 { return &l.JournalMaxBytes }},
 	{name: "journal-max-output", usage: "bytes of one exec output the journal stores (at most 64 MiB); a longer one is stored cut, its row keeping its whole length",
 		size: func(l *Limits) *int64 { return &l.JournalMaxOutput }},
+	{name: "journal-small-blobs", usage: "small blobs (at most 512 bytes) the blob store keeps in its pack, indexed in memory (at most 65536); past it they are stored as files",
+		count: func(l *Limits) *int { return &l.JournalSmallBlobs }},
+	{name: "journal-pack-bytes", usage: "bytes the blob store's small-blob pack may grow to (at most 32 MiB); past it small blobs are stored as files",
+		size: func(l *Limits) *int64 { return &l.JournalPackBytes }},
 	{name: "trash-max-bytes", zero: zeroIsNone, usage: "disk one principal's trash (what rm removed) may take; past it its oldest items are removed (0: unbounded)",
 		size: func(l *Limits) *int64 { return &l.TrashMaxBytes }},
 	{name: "trash-total-bytes", zero: zeroIsNone, usage: "disk all principals' trashes may take together; past it the oldest items are removed (0: unbounded)",
