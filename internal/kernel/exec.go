@@ -135,14 +135,14 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 	}
 	switch {
 	case p.Async || p.Background:
-		t, err := srv.startExecTask(ctx, sess, c.att, &p, tr, false)
+		t, err := srv.startExecTask(ctx, sess, c.att, &p, tr, execBackground)
 		if err != nil {
 			return nil, err
 		}
 		c.att.bindTask(sess, t)
 		return started(t, false), nil
 	case p.HasTimeout():
-		t, err := srv.startExecTask(ctx, sess, c.att, &p, tr, false)
+		t, err := srv.startExecTask(ctx, sess, c.att, &p, tr, execAwaited)
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +170,7 @@ func (c *call) execFrame(res any, err error) (any, error) {
 // shows it and task.cancel (from any connection of the session) stops it;
 // the answer is the exec's own. It runs on this goroutine.
 func (c *call) runSync(ctx context.Context, p *execParams) (any, error) {
-	t, err := c.conn.srv.startExecTask(ctx, c.att.sess, c.att, p, c.turn, true)
+	t, err := c.conn.srv.startExecTask(ctx, c.att.sess, c.att, p, c.turn, execHere)
 	if err != nil {
 		return nil, err
 	}

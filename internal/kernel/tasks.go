@@ -126,7 +126,22 @@ func (s *Server) wireSession(sess *session) {
 //
 // att is the attachment the exec came through: language tasks the exec
 // starts are cancelled when it is cut (see langTaskHook).
-func (s *Server) startExecTask(stop context.Context, sess *session, att *attachment, p *execParams, tr *turn, foreground bool) (*tasks.Task, error) {
+// How startExecTask runs an exec's task.
+type execTaskMode int
+
+const (
+	// execBackground: a retained task (async, background).
+	execBackground execTaskMode = iota
+	// execHere: a foreground task run on the calling goroutine (a
+	// synchronous exec), cancelled when stop ends.
+	execHere
+	// execAwaited: a foreground task on a goroutine of its own that its
+	// waiter may give up on (timeout_ms), detaching it into a retained one
+	// (awaitInline); one that finishes in time leaves no record behind.
+	execAwaited
+)
+
+func (s *Server) startExecTask(stop context.Context, sess *session, att *attachment, p *execParams, tr *turn, mode execTaskMode) (*tasks.Task, error) {
 	work := func(ctx context.Context) (any, error) {
 		// task.suspend holds the evaluation at its next checkpoint and stops
 		// every process it has running.
@@ -140,9 +155,12 @@ func (s *Server) startExecTask(stop context.Context, sess *session, att *attachm
 	}
 	var t *tasks.Task
 	var err error
-	if foreground {
+	switch mode {
+	case execHere:
 		t, err = sess.tasks.RunForeground(stop, sess.owner(), p.Src, work)
-	} else {
+	case execAwaited:
+		t, err = sess.tasks.StartForeground(sess.owner(), p.Src, work)
+	default:
 		t, err = sess.tasks.Start(sess.owner(), p.Src, work)
 	}
 	if err != nil {
@@ -167,21 +185,25 @@ func started(t *tasks.Task, timedOut bool) *taskStarted {
 	return &taskStarted{Task: t.ID(), Events: t.Record().Channel(), TimedOut: timedOut}
 }
 
-// awaitInline waits up to timeout for t: a task that finishes in time
-// answers like an inline exec; otherwise the answer names the task, which
-// keeps running, with timed_out set.
-func awaitInline(ctx context.Context, t *tasks.Task, timeout time.Duration, detach func()) (any, error) {
+// awaitInline waits up to timeout for t, a foreground task (execAwaited):
+// a task that finishes in time answers like an inline exec and leaves no
+// record; otherwise t is detached into a retained task, which keeps
+// running, and the answer names it with timed_out set. leave gives up
+// the exec's turn in its session either way.
+func awaitInline(ctx context.Context, t *tasks.Task, timeout time.Duration, leave func()) (any, error) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case <-t.Done():
 	case <-timer.C:
-		detach()
-		return started(t, true), nil
 	case <-ctx.Done():
-		detach()
+	}
+	if t.Detach() {
+		leave()
 		return started(t, true), nil
 	}
+	// It finished as the wait ended: its waiter has the result.
+	<-t.Done()
 	return execAnswer(t)
 }
 

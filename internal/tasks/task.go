@@ -213,3 +213,33 @@ func (c *control) continueAll() {
 		_ = s.Resume()
 	}
 }
+
+// Detach turns t, a foreground task still running, into a retained one,
+// as if Start had begun it: its waiter has stopped waiting (an exec's
+// timeout_ms elapsed), so its record must outlive it for task.get and
+// task.await. It counts as a live task from then on; the bound it
+// counted against while foreground (MaxForeground) already admitted it,
+// so no owner holds more than MaxLive + MaxForeground live tasks. Detach
+// reports false when t has already finished (its waiter has the result
+// and its id is unknown); a task that is not foreground reports true.
+func (t *Task) Detach() bool {
+	r := t.r
+	r.mu.Lock()
+	if !t.rec.Foreground {
+		r.mu.Unlock()
+		return true
+	}
+	ot := r.owners[t.owner]
+	if ot == nil || ot.live[t.seq] != t {
+		r.mu.Unlock()
+		return false
+	}
+	t.rec.Foreground = false
+	ot.foreground--
+	drain := t.notifyLocked()
+	r.mu.Unlock()
+	if drain {
+		t.drain()
+	}
+	return true
+}
