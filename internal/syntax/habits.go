@@ -154,9 +154,79 @@ func habitOf(line string, col int, msg string) (string, string) {
 		if left == "" || right == "" || strings.Contains(right, "|") || strings.ContainsAny(left[:1], "([{") || strings.ContainsAny(right[len(right)-1:], ")]}") {
 			return "", "there is no | between commands: chain methods on the value, or give bytes to a program with (CMD).feed(^PROGRAM)"
 		}
+		if m, ok := tableVerb(right); ok {
+			return "", "there is no | between commands: a table's rows are filtered and shaped by its methods; write (" + left + ")" + m
+		}
 		return "", "there is no | between commands: write (" + left + ").feed(^" + right + "), or chain methods on the value (" + left + ").len()"
 	}
 	return "", ""
+}
+
+// tableVerb spells a structured shell's table command (Nushell's `where
+// size > 1kb`, `sort-by name`, `first 5`, …) after a pipe as the method
+// chain Shoal writes for it; ok is false for anything else, which the
+// caller treats as a program to feed. Only words that name no common
+// program are taken: `sort`, `head` and `uniq` stay programs.
+func tableVerb(right string) (string, bool) {
+	fs := strings.Fields(right)
+	if len(fs) == 0 {
+		return "", false
+	}
+	verb, args := fs[0], fs[1:]
+	field := func(w string) string {
+		if w == "" || !isIdentStartByte(w[0]) {
+			return w
+		}
+		return "." + w
+	}
+	switch verb {
+	case "where", "filter":
+		if len(args) == 0 {
+			return "", false
+		}
+		args[0] = field(args[0])
+		return ".where(" + strings.Join(args, " ") + ")", true
+	case "sort-by", "sort_by":
+		if len(args) == 0 {
+			return "", false
+		}
+		m := ".sort_by(" + field(args[0]) + ")"
+		for _, a := range args[1:] {
+			if a == "-r" || a == "--reverse" {
+				m += ".reverse()"
+			}
+		}
+		return m, true
+	case "first", "last":
+		if len(args) == 0 {
+			return "." + verb + "()", true
+		}
+		if _, err := strconv.Atoi(args[0]); err == nil {
+			return "." + verb + "(" + args[0] + ")", true
+		}
+	case "select":
+		if len(args) == 0 {
+			return "", false
+		}
+		q := make([]string, len(args))
+		for i, a := range args {
+			q[i] = strconv.Quote(a)
+		}
+		return ".select(" + strings.Join(q, ", ") + ")", true
+	case "get", "each":
+		if len(args) == 1 && isIdentStartByte(args[0][0]) {
+			return ".map(" + field(args[0]) + ")", true
+		}
+	case "length":
+		if len(args) == 0 {
+			return ".len()", true
+		}
+	case "reverse":
+		if len(args) == 0 {
+			return ".reverse()", true
+		}
+	}
+	return "", false
 }
 
 // shellValue spells a shell assignment's value as a Shoal string.

@@ -33,6 +33,14 @@ func TestShellHabits(t *testing.T) {
 		{`make 2>&1`, "fd-numbered", `let r = (make)`, ``},
 		{`cat notes.txt | wc -l`, "no pipe operator", `(cat notes.txt).feed(^wc -l)`, `(cat notes.txt).feed(^wc -l)`},
 		{`ls | grep txt`, "no pipe operator", `(ls).feed(^grep txt)`, ``},
+		{`ls | where size > 1kb`, "no pipe operator", `(ls).where(.size > 1kb)`, `(ls).where(.size > 1kb)`},
+		{`ls | filter type == "file"`, "no pipe operator", `(ls).where(.type == "file")`, `(ls).where(.type == "file")`},
+		{`ls | sort-by size -r`, "no pipe operator", `(ls).sort_by(.size).reverse()`, `(ls).sort_by(.size).reverse()`},
+		{`ls | first 3`, "no pipe operator", `(ls).first(3)`, `(ls).first(3)`},
+		{`ls | select name size`, "no pipe operator", `(ls).select("name", "size")`, `(ls).select("name", "size")`},
+		{`ls | get name`, "no pipe operator", `(ls).map(.name)`, `(ls).map(.name)`},
+		{`ls | length`, "no pipe operator", `(ls).len()`, `(ls).len()`},
+		{`ls | sort`, "no pipe operator", `(ls).feed(^sort)`, ``},
 	}
 	for _, c := range cases {
 		_, err := Parse(c.src, ParseOptions{})
