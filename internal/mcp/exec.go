@@ -51,6 +51,9 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 		p.TimeoutMS = a.TimeoutMS
 		var raw json.RawMessage
 		if err := f.c.Call(ctx, proto.MethodExec, p, &raw); err != nil {
+			if res, ok := f.approveInCall(ctx, req, a, err); ok {
+				return res, nil
+			}
 			return toolError(err)
 		}
 		return result(raw), nil
@@ -69,6 +72,9 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 	defer stop()
 	var raw json.RawMessage
 	if err := f.c.Call(ectx, proto.MethodExec, p, &raw); err != nil {
+		if res, ok := f.approveInCall(ctx, req, a, err); ok {
+			return res, nil
+		}
 		return toolError(err)
 	}
 	var started proto.TaskStarted

@@ -43,6 +43,8 @@ type Facade struct {
 
 	inflight chan struct{} // a token per tool call being served
 
+	approval approval // who approves in the call (elicit.go)
+
 	mu   sync.Mutex
 	subs map[string]*resourceSub // by kernel channel
 }
@@ -50,7 +52,7 @@ type Facade struct {
 // New builds the facade over c, which must already be attached to its
 // session. Log lines go to stderr.
 func New(c *client.Client, stderr io.Writer) (*Facade, error) {
-	f := &Facade{c: c, stderr: stderr, subs: make(map[string]*resourceSub), inflight: make(chan struct{}, MaxInFlight)}
+	f := &Facade{c: c, stderr: stderr, subs: make(map[string]*resourceSub), inflight: make(chan struct{}, MaxInFlight), approval: approval{wait: ApprovalWait}}
 	f.srv = sdk.NewServer(&sdk.Implementation{Name: "shoal-mcp", Title: "Shoal", Version: Version}, &sdk.ServerOptions{
 		Instructions: "Shoal is a structured shell. Run commands and expressions with shoal_exec; " +
 			"values come back typed (ref, value, render) and stay readable by ref (shoal_get, shoal://out/N). " +
