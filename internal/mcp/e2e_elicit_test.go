@@ -76,7 +76,6 @@ func (a *asker) asked() []string {
 // client that declares elicitation when a is not nil.
 func connectAsking(t *testing.T, k *kernel, a *asker, args ...string) *session {
 	t.Helper()
-	n := &notes{changed: make(chan struct{}, 1)}
 	opts := &sdk.ClientOptions{}
 	if a != nil {
 		opts.ElicitationHandler = func(c context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
@@ -87,8 +86,16 @@ func connectAsking(t *testing.T, k *kernel, a *asker, args ...string) *session {
 		}
 	}
 	c := sdk.NewClient(&sdk.Implementation{Name: "shoal-e2e-approver", Version: "1"}, opts)
-	cmd := exec.Command(bin("shoal-mcp"), append([]string{"--socket", k.sock, "--no-autostart"}, args...)...)
-	cmd.Env, cmd.Dir = k.env(), k.dir
+	return connectClient(t, k, c, k.env(), append([]string{"--socket", k.sock, "--no-autostart"}, args...)...)
+}
+
+// connectClient starts shoal-mcp with exactly args and environment env
+// through the SDK client c.
+func connectClient(t *testing.T, k *kernel, c *sdk.Client, env []string, args ...string) *session {
+	t.Helper()
+	n := &notes{changed: make(chan struct{}, 1)}
+	cmd := exec.Command(bin("shoal-mcp"), args...)
+	cmd.Env, cmd.Dir = env, k.dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	s := &session{notes: n, stderr: &strings.Builder{}, mu: &sync.Mutex{}}
 	cmd.Stderr = lockedWriter{s.mu, s.stderr}

@@ -81,6 +81,13 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 	if json.Unmarshal(raw, &started) != nil || !started.TimedOut || started.Task == "" {
 		return result(raw), nil
 	}
+	if deadline.IsZero() && takesTasks(ctx) {
+		// The client takes tasks (tasks.go): the call answers the task,
+		// which it polls and cancels with tasks/get and tasks/cancel.
+		if rec, err := f.c.TaskGet(ctx, started.Task); err == nil && handOver(ctx, rec) {
+			return &sdk.CallToolResult{}, nil
+		}
+	}
 	w := &watch{f: f, req: req, task: started.Task, start: start}
 	w.begin(ctx)
 	for {

@@ -68,12 +68,17 @@ func New(c *client.Client, stderr io.Writer) (*Facade, error) {
 		Capabilities: &sdk.ServerCapabilities{
 			Tools:     &sdk.ToolCapabilities{},
 			Resources: &sdk.ResourceCapabilities{Subscribe: true},
+			// The tasks extension (tasks.go).
+			Extensions: map[string]any{TasksExtension: map[string]any{}},
 		},
 	})
 	if err := f.addTools(); err != nil {
 		return nil, err
 	}
 	f.addResources()
+	if err := f.addTasks(); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
