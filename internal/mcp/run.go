@@ -222,6 +222,7 @@ func startKernel(ctx context.Context, bin, path, session string, stderr io.Write
 		return nil, fmt.Errorf("find shoal-kernel: %w", err)
 	}
 	cmd := exec.Command(bin, "--socket", path, "--session", session)
+	cmd.Env = kernelEnv(os.Environ())
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, err
