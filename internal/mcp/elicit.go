@@ -63,6 +63,11 @@ func (f *Facade) approveInCall(ctx context.Context, req *sdk.CallToolRequest, a 
 	if !ok || a.Mode == client.ModePlan {
 		return nil, false
 	}
+	if ref, answer, ok := retried(req, a.Src); ok && f.approval.token != "" {
+		// The second round of a multi round-trip call: the answer to
+		// the question the first round asked about this plan.
+		return f.answered(ctx, req, planAnswer{PlanRef: ref}, answer), true
+	}
 	var plan planAnswer
 	p := client.ExecParams{Src: a.Src, Mode: client.ModePlan, Position: a.Position}
 	if perr := f.c.Call(ctx, proto.MethodExec, p, &plan); perr != nil || plan.PlanRef == "" {
@@ -80,13 +85,24 @@ func (f *Facade) approveInCall(ctx context.Context, req *sdk.CallToolRequest, a 
 		}
 		return withPlan(held, plan, why+": an approver approves it (shoal_cap_request {plan_ref} from a client attached as an approver, or cap.request on the kernel socket), then shoal_apply {plan_ref} runs it"), true
 	}
-	ectx, cancel := context.WithTimeout(ctx, f.approval.wait)
-	defer cancel()
-	res, eerr := req.Session.Elicit(ectx, &sdk.ElicitParams{
+	question := &sdk.ElicitParams{
 		Mode:            "form",
 		Message:         approvalMessage(a.Src, plan),
 		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
-	})
+	}
+	if multiRoundTrip(req) {
+		// 2026-07-28 and later: a server sends no requests of its own
+		// while serving one; the call answers the question as an input
+		// request, and the client calls again with the answer and the
+		// signed state naming the plan.
+		return &sdk.CallToolResult{
+			InputRequests: sdk.InputRequestMap{approvalInputKey: question},
+			RequestState:  signState(plan.PlanRef, a.Src),
+		}, true
+	}
+	ectx, cancel := context.WithTimeout(ctx, f.approval.wait)
+	defer cancel()
+	res, eerr := req.Session.Elicit(ectx, question)
 	switch {
 	case eerr != nil && ctx.Err() != nil:
 		return refused(proto.CodeApprovalRequired, "the call was cancelled while asking for approval: nothing ran", plan, "cancelled"), true
@@ -94,9 +110,16 @@ func (f *Facade) approveInCall(ctx context.Context, req *sdk.CallToolRequest, a 
 		return refused(proto.CodeApprovalRequired, fmt.Sprintf("no answer to the approval question within %v: nothing ran", f.approval.wait), plan, "timeout"), true
 	case eerr != nil:
 		return refused(proto.CodeApprovalRequired, "asking for approval failed ("+eerr.Error()+"): nothing ran", plan, "error"), true
-	case res.Action != "accept":
+	}
+	return f.answered(ctx, req, plan, res), true
+}
+
+// answered acts on the person's answer: on accept, approves the plan as
+// the approver and runs it; otherwise denies it, and nothing runs.
+func (f *Facade) answered(ctx context.Context, req *sdk.CallToolRequest, plan planAnswer, res *sdk.ElicitResult) *sdk.CallToolResult {
+	if res.Action != "accept" {
 		f.decide(context.WithoutCancel(ctx), plan.PlanRef, true)
-		return refused(proto.CodeApprovalRequired, "the user "+declined(res.Action)+" the approval: nothing ran", plan, res.Action), true
+		return refused(proto.CodeApprovalRequired, "the user "+declined(res.Action)+" the approval: nothing ran", plan, res.Action)
 	}
 	cap, cerr := f.decide(ctx, plan.PlanRef, false)
 	if cerr != nil {
@@ -105,13 +128,13 @@ func (f *Facade) approveInCall(ctx context.Context, req *sdk.CallToolRequest, a 
 		if errors.As(cerr, &re) {
 			code = re.Code
 		}
-		return refused(code, "the approver may not approve this plan ("+cerr.Error()+"): nothing ran", plan, "refused"), true
+		return refused(code, "the approver may not approve this plan ("+cerr.Error()+"): nothing ran", plan, "refused")
 	}
 	if !cap.Approved {
-		return refused(proto.CodeApprovalRequired, "the approval did not cover every effect (uncovered: "+strings.Join(cap.Uncovered, ", ")+"): nothing ran", plan, "partial"), true
+		return refused(proto.CodeApprovalRequired, "the approval did not cover every effect (uncovered: "+strings.Join(cap.Uncovered, ", ")+"): nothing ran", plan, "partial")
 	}
 	out, _ := f.toolApply(ctx, req, mustJSON(map[string]string{"plan_ref": plan.PlanRef}))
-	return out, true
+	return out
 }
 
 // canElicit reports whether the calling client declared form elicitation.

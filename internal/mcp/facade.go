@@ -63,7 +63,7 @@ func New(c *client.Client, stderr io.Writer) (*Facade, error) {
 		// facade answers once no update for the URI can follow, where
 		// 2026-07-28's subscriptions/listen ends by a cancellation the
 		// client does not wait for.
-		SupportedProtocolVersions: handshakeVersions(),
+		SupportedProtocolVersions: offeredVersions(),
 		UnsubscribeHandler:        f.unsubscribe,
 		Capabilities: &sdk.ServerCapabilities{
 			Tools:     &sdk.ToolCapabilities{},
@@ -81,6 +81,9 @@ func New(c *client.Client, stderr io.Writer) (*Facade, error) {
 	}
 	return f, nil
 }
+
+// offeredVersions are the revisions New offers (a variable for tests).
+var offeredVersions = handshakeVersions
 
 // handshakeVersions are the SDK's protocol revisions before 2026-07-28.
 func handshakeVersions() []string {
