@@ -24,43 +24,16 @@ import (
 // in-memory transport, on a real kernel.
 func TestApprovalMultiRoundTrip(t *testing.T) {
 	k, worker, lead, _ := approvalKernel(t)
-	c, err := client.Dial(ctx(t), k.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if _, err := c.Attach(ctx(t), client.AttachParams{Session: "work", Token: worker}); err != nil {
-		t.Fatal(err)
-	}
-	restore := mcp.OfferEveryRevision()
-	f, err := mcp.New(c, io.Discard)
-	restore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mcp.SetApprover(f, k.sock, "work", lead)
-	st, ct := sdk.NewInMemoryTransports()
-	runCtx, stop := context.WithCancel(context.Background())
-	t.Cleanup(stop)
-	go f.Run(runCtx, st)
 	a := &asker{answer: answer("accept")}
-	cl := sdk.NewClient(&sdk.Implementation{Name: "mrtr", Version: "1"}, &sdk.ClientOptions{
+	s, c := inProcess(t, k, worker, lead, sdk.NewClient(&sdk.Implementation{Name: "mrtr", Version: "1"}, &sdk.ClientOptions{
 		ElicitationHandler: func(c context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 			a.mu.Lock()
 			a.questions = append(a.questions, r.Params.Message)
 			a.mu.Unlock()
 			return a.answer(c)
 		},
-	})
-	cs, err := cl.Connect(ctx(t), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	if v := cs.InitializeResult().ProtocolVersion; v < "2026-07-28" {
-		t.Fatalf("negotiated %s, want 2026-07-28 or later", v)
-	}
-	s := &session{cs: cs}
+	}))
+	cs := s.cs
 
 	target := filepath.Join(k.dir, "mrtr-accepted.txt")
 	res := s.call(t, ctx(t), "shoal_exec", map[string]any{"src": `"hi".save("` + target + `")`})
@@ -107,5 +80,66 @@ func TestApprovalMultiRoundTrip(t *testing.T) {
 	}
 	if err := c.Call(ctx(t), "plan.get", map[string]any{"plan_ref": p.PlanRef}, &pg); err != nil || pg.State != "pending" {
 		t.Fatalf("the plan the forged state named = %+v, %v", pg, err)
+	}
+}
+
+// inProcess runs a facade in this process, offering every revision
+// (2026-07-28 included), attached to k's session "work" with token (and
+// approver, when not empty), and connects the SDK client cl to it
+// over the in-memory transport. It returns the client's session and the
+// facade's kernel connection.
+func inProcess(t *testing.T, k *kernel, token, approver string, cl *sdk.Client) (*session, *client.Client) {
+	t.Helper()
+	c, err := client.Dial(ctx(t), k.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, err := c.Attach(ctx(t), client.AttachParams{Session: "work", Token: token}); err != nil {
+		t.Fatal(err)
+	}
+	restore := mcp.OfferEveryRevision()
+	f, err := mcp.New(c, io.Discard)
+	restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if approver != "" {
+		mcp.SetApprover(f, k.sock, "work", approver)
+	}
+	st, ct := sdk.NewInMemoryTransports()
+	runCtx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	go f.Run(runCtx, st)
+	cs, err := cl.Connect(ctx(t), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if v := cs.InitializeResult().ProtocolVersion; v < "2026-07-28" {
+		t.Fatalf("negotiated %s, want 2026-07-28 or later", v)
+	}
+	return &session{cs: cs}, c
+}
+
+// TestTasksExtensionPerRequest: a 2026-07-28 client declares the tasks
+// extension in each request's capabilities (no initialize); its long
+// call answers a task it polls to the result.
+func TestTasksExtensionPerRequest(t *testing.T) {
+	k := startKernel(t)
+	caps := &sdk.ClientCapabilities{}
+	caps.AddExtension(mcp.TasksExtension, map[string]any{})
+	cl := sdk.NewClient(&sdk.Implementation{Name: "tasks", Version: "1"}, &sdk.ClientOptions{Capabilities: caps})
+	for _, m := range []string{"tasks/get", "tasks/cancel"} {
+		if err := sdk.AddSendingCustomMethod[*taskReq, *taskRes](cl, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, _ := inProcess(t, k, "", "", cl)
+	res := s.call(t, ctx(t), "shoal_exec", map[string]any{"src": "^sh -c 'sleep 0.8; echo later'"})
+	id := taskOfCall(t, res)
+	done := pollTask(t, s, id, "completed")
+	if !strings.Contains(string(done.Result), "later") {
+		t.Fatalf("the task's result = %s", done.Result)
 	}
 }
