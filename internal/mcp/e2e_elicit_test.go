@@ -152,7 +152,7 @@ func TestE2EApprovalInTheCall(t *testing.T) {
 	if len(q) != 1 {
 		t.Fatalf("asked %d questions, want 1", len(q))
 	}
-	for _, want := range []string{`"hi".save(`, "fs_write " + target, "Reversibility:", "plan:"} {
+	for _, want := range []string{"as agent:worker:", `"hi".save(`, "fs_write " + target, "Reversibility:", "plan:"} {
 		if !strings.Contains(q[0], want) {
 			t.Errorf("the question lacks %q:\n%s", want, q[0])
 		}

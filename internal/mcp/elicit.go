@@ -33,6 +33,7 @@ import (
 type approval struct {
 	token string        // the approver's bearer token; empty: never ask
 	wait  time.Duration // how long to wait for the answer
+	agent string        // the facade's own principal, named in the question
 }
 
 // planAnswer is exec mode "plan"'s answer, the members the question uses.
@@ -87,7 +88,7 @@ func (f *Facade) approveInCall(ctx context.Context, req *sdk.CallToolRequest, a 
 	}
 	question := &sdk.ElicitParams{
 		Mode:            "form",
-		Message:         approvalMessage(a.Src, plan),
+		Message:         approvalMessage(f.approval.agent, a.Src, plan),
 		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
 	}
 	if multiRoundTrip(req) {
@@ -223,9 +224,12 @@ func refused(code int, msg string, plan planAnswer, outcome string) *sdk.CallToo
 // quarter of it, the effects listed (at most MaxApprovalEffects, the
 // rest counted) a quarter, the reasons an eighth, so that what can be
 // undone and the plan's ref always fit.
-func approvalMessage(src string, plan planAnswer) string {
+func approvalMessage(agent, src string, plan planAnswer) string {
 	var b strings.Builder
-	b.WriteString("Shoal asks to run, as the agent's principal:\n\n")
+	if agent == "" {
+		agent = "the agent's principal"
+	}
+	b.WriteString("Shoal asks to run, as " + cut(agent, 256) + ":\n\n")
 	b.WriteString(indent(cut(src, MaxApprovalMessage/4)))
 	fmt.Fprintf(&b, "\n\nEffects (%d):\n", len(plan.Effects))
 	for i, e := range plan.Effects {

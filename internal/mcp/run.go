@@ -155,7 +155,7 @@ func Main(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Wri
 			fmt.Fprintf(stderr, "shoal-mcp: --approval-wait must be positive\n")
 			return 2
 		}
-		f.approval = approval{token: o.approver, wait: o.approvalWait}
+		f.approval = approval{token: o.approver, wait: o.approvalWait, agent: att.Principal}
 		fmt.Fprintf(stderr, "shoal-mcp: approvals asked at the client are given as %s\n", who)
 	}
 	g := newGate(&lockedWriter{w: stdout}, MaxInFlightBytes)
