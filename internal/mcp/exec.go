@@ -51,6 +51,9 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 		p.TimeoutMS = a.TimeoutMS
 		var raw json.RawMessage
 		if err := f.c.Call(ctx, proto.MethodExec, p, &raw); err != nil {
+			if res, ok := f.approveInCall(ctx, req, a, err); ok {
+				return res, nil
+			}
 			return toolError(err)
 		}
 		return result(raw), nil
@@ -69,11 +72,21 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 	defer stop()
 	var raw json.RawMessage
 	if err := f.c.Call(ectx, proto.MethodExec, p, &raw); err != nil {
+		if res, ok := f.approveInCall(ctx, req, a, err); ok {
+			return res, nil
+		}
 		return toolError(err)
 	}
 	var started proto.TaskStarted
 	if json.Unmarshal(raw, &started) != nil || !started.TimedOut || started.Task == "" {
 		return result(raw), nil
+	}
+	if deadline.IsZero() && takesTasks(ctx) {
+		// The client takes tasks (tasks.go): the call answers the task,
+		// which it polls and cancels with tasks/get and tasks/cancel.
+		if rec, err := f.c.TaskGet(ctx, started.Task); err == nil && handOver(ctx, rec) {
+			return &sdk.CallToolResult{}, nil
+		}
 	}
 	w := &watch{f: f, req: req, task: started.Task, start: start}
 	w.begin(ctx)

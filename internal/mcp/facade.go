@@ -43,6 +43,8 @@ type Facade struct {
 
 	inflight chan struct{} // a token per tool call being served
 
+	approval approval // who approves in the call (elicit.go)
+
 	mu   sync.Mutex
 	subs map[string]*resourceSub // by kernel channel
 }
@@ -50,7 +52,7 @@ type Facade struct {
 // New builds the facade over c, which must already be attached to its
 // session. Log lines go to stderr.
 func New(c *client.Client, stderr io.Writer) (*Facade, error) {
-	f := &Facade{c: c, stderr: stderr, subs: make(map[string]*resourceSub), inflight: make(chan struct{}, MaxInFlight)}
+	f := &Facade{c: c, stderr: stderr, subs: make(map[string]*resourceSub), inflight: make(chan struct{}, MaxInFlight), approval: approval{wait: ApprovalWait}}
 	f.srv = sdk.NewServer(&sdk.Implementation{Name: "shoal-mcp", Title: "Shoal", Version: Version}, &sdk.ServerOptions{
 		Instructions: "Shoal is a structured shell. Run commands and expressions with shoal_exec; " +
 			"values come back typed (ref, value, render) and stay readable by ref (shoal_get, shoal://out/N). " +
@@ -61,19 +63,27 @@ func New(c *client.Client, stderr io.Writer) (*Facade, error) {
 		// facade answers once no update for the URI can follow, where
 		// 2026-07-28's subscriptions/listen ends by a cancellation the
 		// client does not wait for.
-		SupportedProtocolVersions: handshakeVersions(),
+		SupportedProtocolVersions: offeredVersions(),
 		UnsubscribeHandler:        f.unsubscribe,
 		Capabilities: &sdk.ServerCapabilities{
 			Tools:     &sdk.ToolCapabilities{},
 			Resources: &sdk.ResourceCapabilities{Subscribe: true},
+			// The tasks extension (tasks.go).
+			Extensions: map[string]any{TasksExtension: map[string]any{}},
 		},
 	})
 	if err := f.addTools(); err != nil {
 		return nil, err
 	}
 	f.addResources()
+	if err := f.addTasks(); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
+
+// offeredVersions are the revisions New offers (a variable for tests).
+var offeredVersions = handshakeVersions
 
 // handshakeVersions are the SDK's protocol revisions before 2026-07-28.
 func handshakeVersions() []string {

@@ -71,4 +71,15 @@ const (
 	// AutostartReady bounds how long an autostarted kernel may take to
 	// print its ready line.
 	AutostartReady = 30 * time.Second
+
+	// ApprovalWait is how long a call held for approval waits for the
+	// person at the client to answer the elicitation (--approval-wait
+	// changes it); with no answer by then nothing runs.
+	ApprovalWait = 5 * time.Minute
+	// MaxApprovalMessage bounds the question an approval puts to the
+	// person at the client; MaxApprovalEffects bounds the effects it
+	// lists one by one (the rest are counted, and the plan resource has
+	// them all).
+	MaxApprovalMessage = 8 << 10
+	MaxApprovalEffects = 16
 )

@@ -22,6 +22,7 @@ import (
 
 // Usage is the help text of shoal-mcp (and shoal mcp).
 const Usage = `usage: shoal-mcp [--socket PATH] [--session NAME] [--token TOKEN] [--kernel PATH] [--no-autostart]
+                 [--approver-token TOKEN] [--approval-wait DURATION]
        shoal-mcp --version
 
 Serves the Model Context Protocol on stdin/stdout for one MCP client (a
@@ -37,6 +38,14 @@ coding agent, a desktop assistant), on top of a Shoal kernel.
                     (default: beside this program, else on PATH)
   --no-autostart    fail instead of starting a kernel (also when
                     $SHOAL_NO_AUTOSTART is not empty)
+  --approver-token=TOKEN
+                    the person at the client, who approves plans (default
+                    $SHOAL_APPROVER_TOKEN): a call held for approval asks
+                    them through elicitation and, on accept, approves as
+                    the token's principal and runs in the same call
+  --approval-wait=DURATION
+                    how long such a question waits for an answer (default
+                    5m); with none, nothing runs
 
 When no kernel answers at the socket, shoal-mcp starts its own there, says
 so on stderr, and stops it when it exits. It reconnects and re-attaches if
@@ -57,6 +66,8 @@ func LimitProcessMemory() {
 type mainOptions struct {
 	socket, session, token, kernelBin string
 	noStart, version                  bool
+	approver                          string        // --approver-token
+	approvalWait                      time.Duration // --approval-wait
 }
 
 // mainFlags is shoal-mcp's flag set, parsing into the options it returns;
@@ -76,6 +87,8 @@ func mainFlags() (*flag.FlagSet, *mainOptions) {
 	fs.StringVar(&o.kernelBin, "kernel", "", "")
 	fs.BoolVar(&o.noStart, "no-autostart", os.Getenv("SHOAL_NO_AUTOSTART") != "", "")
 	fs.BoolVar(&o.version, "version", false, "")
+	fs.StringVar(&o.approver, "approver-token", os.Getenv("SHOAL_APPROVER_TOKEN"), "")
+	fs.DurationVar(&o.approvalWait, "approval-wait", ApprovalWait, "")
 	return fs, o
 }
 
@@ -132,6 +145,19 @@ func Main(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Wri
 		return 1
 	}
 	f.path, f.attach = path, client.AttachParams{Session: o.session, Token: o.token, Client: &client.ClientInfo{Kind: "mcp"}}
+	if o.approver != "" {
+		who, err := checkApprover(ctx, path, o.session, o.approver)
+		if err != nil {
+			fmt.Fprintf(stderr, "shoal-mcp: the approver token does not attach: %v\n", err)
+			return 1
+		}
+		if o.approvalWait <= 0 {
+			fmt.Fprintf(stderr, "shoal-mcp: --approval-wait must be positive\n")
+			return 2
+		}
+		f.approval = approval{token: o.approver, wait: o.approvalWait, agent: att.Principal}
+		fmt.Fprintf(stderr, "shoal-mcp: approvals asked at the client are given as %s\n", who)
+	}
 	g := newGate(&lockedWriter{w: stdout}, MaxInFlightBytes)
 	if err := f.Run(ctx, &stdio{g: g, in: stdin}); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "shoal-mcp: %v\n", err)
@@ -196,6 +222,7 @@ func startKernel(ctx context.Context, bin, path, session string, stderr io.Write
 		return nil, fmt.Errorf("find shoal-kernel: %w", err)
 	}
 	cmd := exec.Command(bin, "--socket", path, "--session", session)
+	cmd.Env = kernelEnv(os.Environ())
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, err

@@ -1,0 +1,22 @@
+package mcp
+
+import (
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shoalgo/shoal/client"
+)
+
+// OfferEveryRevision makes New offer every revision the SDK has,
+// 2026-07-28 included, until the returned function is called.
+func OfferEveryRevision() (restore func()) {
+	old := offeredVersions
+	offeredVersions = sdk.SupportedProtocolVersions
+	return func() { offeredVersions = old }
+}
+
+// SetApprover gives f what Main gives it: the kernel's socket, the
+// session and the approver token.
+func SetApprover(f *Facade, path, session, token string) {
+	f.path, f.attach = path, client.AttachParams{Session: session}
+	f.approval = approval{token: token, wait: ApprovalWait}
+}
