@@ -8,6 +8,7 @@ import (
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/evaltest"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/libtest"
 )
 
 // TestTranscripts runs testdata/*.txt, each in a fresh session on the
@@ -19,9 +20,9 @@ func TestTranscripts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fixture(t, root, map[string]string{"proj/sub/deep/": "", "proj/f.txt": "", "home/": ""})
+		evaltest.Fixture(t, root, map[string]string{"proj/sub/deep/": "", "proj/f.txt": "", "home/": ""})
 		var out bytes.Buffer
-		in, err := eval.New(eval.Options{Registry: registry, Host: host.NewOS(host.AllowAll), Dir: filepath.Join(root, "proj"),
+		in, err := eval.New(eval.Options{Registry: libtest.Registry, Host: host.NewOS(host.AllowAll), Dir: filepath.Join(root, "proj"),
 			Env: []string{"HOME=" + filepath.Join(root, "home"), "PATH=/usr/bin:/bin"}, Stdout: &out, Stderr: &out})
 		if err != nil {
 			t.Fatal(err)
