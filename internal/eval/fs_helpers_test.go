@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -41,17 +40,8 @@ func bfsSession(t testing.TB, h host.Host, files map[string]string) (*Interp, st
 // bfsCode is err's language error code (evaltest.Code).
 func bfsCode(err error) string { return evaltest.Code(err) }
 
-func bfsExists(t *testing.T, p string) bool {
-	t.Helper()
-	_, err := os.Lstat(p)
-	return err == nil
-}
+// bfsExists reports whether something is at p (evaltest.Exists).
+func bfsExists(t *testing.T, p string) bool { return evaltest.Exists(t, p) }
 
-func bfsRead(t *testing.T, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+// bfsRead is the content of the file at p (evaltest.ReadFile).
+func bfsRead(t *testing.T, p string) string { return evaltest.ReadFile(t, p) }

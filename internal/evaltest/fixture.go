@@ -43,3 +43,21 @@ func Code(err error) string {
 	}
 	return "go:" + err.Error()
 }
+
+// Exists reports whether something is at p (not following a final
+// symlink).
+func Exists(t testing.TB, p string) bool {
+	t.Helper()
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// ReadFile is the content of the file at p; a failure fails the test.
+func ReadFile(t testing.TB, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -12,21 +12,6 @@ import (
 	"github.com/shoalgo/shoal/internal/libtest"
 )
 
-func bfsExists(t *testing.T, p string) bool {
-	t.Helper()
-	_, err := os.Lstat(p)
-	return err == nil
-}
-
-func bfsRead(t *testing.T, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 var bfsTree = map[string]string{"a.txt": "hello", "b.txt": "", ".hidden": "h", "sub/x.txt": "x"}
 
 func TestFSReadBuiltins(t *testing.T) {
@@ -89,14 +74,14 @@ func TestFSWriteBuiltins(t *testing.T) {
 		{Name: "mkdir -p existing ok", Files: bfsTree, Src: "(mkdir --parents sub).out.len()", Want: "1"},
 		{Name: "mkdir existing", Files: bfsTree, Src: "mkdir sub", Err: "custom"},
 		{Name: "mkdir missing parent", Src: "mkdir a/b", Err: "custom", Check: func(t *testing.T, dir string) {
-			if bfsExists(t, filepath.Join(dir, "a")) {
+			if evaltest.Exists(t, filepath.Join(dir, "a")) {
 				t.Error("parent created without -p")
 			}
 		}},
 		{Name: "mkdir no args", Src: "mkdir", Err: "arg_error"},
 
 		{Name: "touch creates", Src: "(touch f.txt).out", Want: "[f.txt]", Check: func(t *testing.T, dir string) {
-			if got := bfsRead(t, filepath.Join(dir, "f.txt")); got != "" {
+			if got := evaltest.ReadFile(t, filepath.Join(dir, "f.txt")); got != "" {
 				t.Errorf("content %q", got)
 			}
 		}},
@@ -104,14 +89,14 @@ func TestFSWriteBuiltins(t *testing.T) {
 		{Name: "touch no args", Src: "touch", Err: "arg_error"},
 
 		{Name: "cp file", Files: bfsTree, Src: "(cp a.txt c.txt).out", Want: "[c.txt]", Check: func(t *testing.T, dir string) {
-			if got := bfsRead(t, filepath.Join(dir, "c.txt")); got != "hello" {
+			if got := evaltest.ReadFile(t, filepath.Join(dir, "c.txt")); got != "hello" {
 				t.Errorf("copy content %q", got)
 			}
 		}},
 		{Name: "cp into dir", Files: bfsTree, Src: "(cp a.txt b.txt sub).out", Want: "[sub/a.txt, sub/b.txt]"},
 		{Name: "cp several to file", Files: bfsTree, Src: "cp a.txt b.txt c.txt", Err: "arg_error"},
 		{Name: "cp dir needs -r", Files: bfsTree, Src: "cp sub sub2", Err: "arg_error", Check: func(t *testing.T, dir string) {
-			if bfsExists(t, filepath.Join(dir, "sub2")) {
+			if evaltest.Exists(t, filepath.Join(dir, "sub2")) {
 				t.Error("sub2 created")
 			}
 		}},
@@ -121,7 +106,7 @@ func TestFSWriteBuiltins(t *testing.T) {
 		{Name: "cp one arg", Files: bfsTree, Src: "cp a.txt", Err: "arg_error"},
 
 		{Name: "mv renames", Files: bfsTree, Src: "(mv a.txt c.txt).out", Want: "[c.txt]", Check: func(t *testing.T, dir string) {
-			if bfsExists(t, filepath.Join(dir, "a.txt")) || bfsRead(t, filepath.Join(dir, "c.txt")) != "hello" {
+			if evaltest.Exists(t, filepath.Join(dir, "a.txt")) || evaltest.ReadFile(t, filepath.Join(dir, "c.txt")) != "hello" {
 				t.Error("not moved")
 			}
 		}},
@@ -129,7 +114,7 @@ func TestFSWriteBuiltins(t *testing.T) {
 		{Name: "mv several to file", Files: bfsTree, Src: "mv a.txt b.txt c.txt", Err: "arg_error"},
 		{Name: "mv onto itself", Files: bfsTree, Src: "mv a.txt a.txt\n(cat a.txt).out.str()", Want: `"hello"`},
 		{Name: "mv missing checks before moving", Files: bfsTree, Src: "mv a.txt nope.txt sub", Err: "custom", Check: func(t *testing.T, dir string) {
-			if !bfsExists(t, filepath.Join(dir, "a.txt")) {
+			if !evaltest.Exists(t, filepath.Join(dir, "a.txt")) {
 				t.Error("a.txt moved before the failure was found")
 			}
 		}},
@@ -152,7 +137,7 @@ func TestFSWriteBuiltins(t *testing.T) {
 
 		{Name: "save command form", Src: "save out.txt \"hi\"\n(cat out.txt).out.str()", Want: `"hi"`},
 		{Name: "save returns value", Src: "save out.json ([1, 2])", Want: "[1, 2]", Check: func(t *testing.T, dir string) {
-			if got := bfsRead(t, filepath.Join(dir, "out.json")); got != "[1,2]" {
+			if got := evaltest.ReadFile(t, filepath.Join(dir, "out.json")); got != "[1,2]" {
 				t.Errorf("saved %q", got)
 			}
 		}},
@@ -190,7 +175,7 @@ func TestFSLinkHard(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a"), []byte("shared"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := bfsRead(t, filepath.Join(dir, "b")); got != "shared" {
+	if got := evaltest.ReadFile(t, filepath.Join(dir, "b")); got != "shared" {
 		t.Errorf("b reads %q after writing a; want the shared content of a hard link", got)
 	}
 	if fi, err := os.Lstat(filepath.Join(dir, "b")); err != nil || !fi.Mode().IsRegular() {
@@ -200,7 +185,7 @@ func TestFSLinkHard(t *testing.T) {
 	if evaltest.Code(err) != "custom" {
 		t.Errorf("ln of a missing target: %v, want custom", err)
 	}
-	if bfsExists(t, filepath.Join(dir, "c")) {
+	if evaltest.Exists(t, filepath.Join(dir, "c")) {
 		t.Error("link to a missing target created")
 	}
 }
@@ -209,24 +194,24 @@ func TestFSRm(t *testing.T) {
 	ok := host.NewOS(host.AllowAll)
 	libtest.Run(t, ok, []libtest.Case{
 		{Name: "trash record", Files: bfsTree, Src: "let r = (rm a.txt).out.first()\n[r.path, path(r.trash).read]", Want: `[a.txt, "hello"]`, Check: func(t *testing.T, dir string) {
-			if bfsExists(t, filepath.Join(dir, "a.txt")) {
+			if evaltest.Exists(t, filepath.Join(dir, "a.txt")) {
 				t.Error("a.txt still there")
 			}
 		}},
 		{Name: "trash lives under TMPDIR", Files: bfsTree, Src: "(rm a.txt).out.first().trash.display().contains(\"/tmp/shoal-trash/\")", Want: "true"},
 		{Name: "trash dir without -r", Files: bfsTree, Src: "(rm sub).out.len()", Want: "1", Check: func(t *testing.T, dir string) {
-			if bfsExists(t, filepath.Join(dir, "sub")) {
+			if evaltest.Exists(t, filepath.Join(dir, "sub")) {
 				t.Error("sub still there")
 			}
 		}},
 		{Name: "trash two of same name", Files: map[string]string{"a/x": "1", "b/x": "2"}, Src: "let r = (rm a/x b/x).out\n[path(r[0].trash).read, path(r[1].trash).read]", Want: `["1", "2"]`},
 		{Name: "permanent", Files: bfsTree, Src: "(rm --permanent a.txt b.txt).out", Want: "[a.txt, b.txt]", Check: func(t *testing.T, dir string) {
-			if bfsExists(t, filepath.Join(dir, "a.txt")) || bfsExists(t, filepath.Join(dir, "b.txt")) {
+			if evaltest.Exists(t, filepath.Join(dir, "a.txt")) || evaltest.Exists(t, filepath.Join(dir, "b.txt")) {
 				t.Error("not removed")
 			}
 		}},
 		{Name: "permanent dir needs -r", Files: bfsTree, Src: "rm --permanent sub", Err: "arg_error", Check: func(t *testing.T, dir string) {
-			if !bfsExists(t, filepath.Join(dir, "sub/x.txt")) {
+			if !evaltest.Exists(t, filepath.Join(dir, "sub/x.txt")) {
 				t.Error("sub touched")
 			}
 		}},
@@ -236,7 +221,7 @@ func TestFSRm(t *testing.T) {
 		{Name: "empty glob value", Files: bfsTree, Src: `rm (glob("*.zzz"))`, Err: "no_matches"},
 		{Name: "glob value expands", Files: bfsTree, Src: `(rm --permanent (glob("*.txt"))).out`, Want: "[a.txt, b.txt]"},
 		{Name: "missing checks before removing", Files: bfsTree, Src: "rm a.txt nope.txt", Err: "custom", Check: func(t *testing.T, dir string) {
-			if !bfsExists(t, filepath.Join(dir, "a.txt")) {
+			if !evaltest.Exists(t, filepath.Join(dir, "a.txt")) {
 				t.Error("a.txt removed before the failure was found")
 			}
 		}},
