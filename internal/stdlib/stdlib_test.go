@@ -51,6 +51,9 @@ func TestHelpForLibraryCommands(t *testing.T) {
 		"help cd":     "cd — change the working directory",
 		"jump --help": "usage: jump [QUERY]",
 		"help pushd":  "example:\n  pushd /tmp",
+		"help cp":     "cp — copy files",
+		"rm --help":   "usage: rm PATH...",
+		"help watch":  "watch(PATH_OR_GLOB, recursive: BOOL)",
 	} {
 		v, err := in.Eval(t.Context(), src)
 		if err != nil {
