@@ -1,16 +1,22 @@
-// Package fs is Shoal's file system library: the commands that read
-// (ls, stat, cat, head), change (mkdir, touch, cp, mv, ln, rm, save) and
-// open files, the path methods (name, stem, ext, parent, join, which look
-// at the text; exists, is_file, is_dir, size, read, read_bytes, lines,
-// abs, modified, which look at the file system), VALUE.save and .append,
-// and the live sources watch and tail.
+// Package fs is Shoal's file system library, one file a job:
+//
+//   - read.go: ls, stat, cat, head
+//   - write.go: mkdir, touch, cp, mv, ln and the save command
+//   - rm.go: rm, into the session's trash or, with --permanent, for good
+//   - open.go: open, with the desktop's opener
+//   - path.go: the path methods on the text (name, stem, ext, parent, join)
+//   - methods.go: the path methods on the file system (exists, is_file,
+//     is_dir, size, read, read_bytes, lines, abs, modified) and
+//     VALUE.save / VALUE.append
+//   - watch.go: the live sources watch and tail
+//   - fs.go: what they share (path arguments, the ls/stat row, errors)
 //
 // Every effect goes through eval's Context.Host with absolute paths from
-// Context.Abs, so the host gate sees it; the package keeps no state of
-// its own beyond its registry part (rm's trash directory lives in the
-// part Part builds). Its entries are one registry part (Register), which
-// internal/stdlib joins with the others; its transcript tests are
-// testdata/*.txt, run by internal/evaltest.
+// Context.Abs, so the host gate sees it. The package keeps no state of its
+// own: rm's trash directory token belongs to the part Register fills. Its
+// entries are one registry part, which internal/stdlib joins with the
+// others; its transcript tests are testdata/*.txt, run by
+// internal/evaltest.
 package fs
 
 // Shared argument handling and the metadata row used by ls and stat.
@@ -39,23 +45,23 @@ const (
 // flagRecursive is the -r (-R, --recursive) flag of rm and cp.
 func flagRecursive() leash.FlagSpec { return leash.FlagSpec{Long: "recursive", Short: "rR"} }
 
-// Register adds the file system library's entries to p; trash is where
-// its rm moves what it removes.
-func register(p *eval.Part, tr *trash) {
+// Register adds the file system library's entries to p. Its rm has a
+// trash directory of its own (a fresh token) under each session's trash
+// root.
+func Register(p *eval.Part) {
 	registerOpen(p)
 	registerPath(p)
 	registerRead(p)
-	registerRm(p, tr)
+	registerRm(p, newTrash())
 	registerWrite(p)
 	registerMethods(p)
 	registerWatch(p)
 }
 
 // Part is the file system library's registry part, for eval.NewRegistry.
-// Each part has its own trash directory under the session's trash root.
 func Part() *eval.Part {
 	p := &eval.Part{}
-	register(p, newTrash())
+	Register(p)
 	return p
 }
 

@@ -2,8 +2,8 @@ package fs
 
 // Pure path accessors on path values: name, stem, ext, parent, join. They
 // look at the path text only and never touch the filesystem; each works as
-// a field too (`p.name`). The filesystem-reading path methods (read,
-// exists, size, ...) are registered with the other host methods.
+// a field too (`p.name`). The path methods that read the file system
+// (read, exists, size, ...) are methods.go's.
 
 import (
 	"strings"
