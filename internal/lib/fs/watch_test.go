@@ -36,6 +36,18 @@ func keepWriting(t *testing.T, write func(i int)) (stop func()) {
 	return func() { close(done); <-finished }
 }
 
+// appendLine is a keepWriting step that appends "line N" to the file at
+// log.
+func appendLine(log string) func(i int) {
+	return func(i int) {
+		f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			fmt.Fprintf(f, "line %d\n", i)
+			f.Close()
+		}
+	}
+}
+
 func evalTimeout(t *testing.T, in *eval.Interp, src string) (value.Value, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -49,13 +61,7 @@ func TestTailStream(t *testing.T) {
 	}
 	in, dir := libtest.Session(t, host.NewOS(host.AllowAll), map[string]string{"app.log": "old line\n"})
 	log := filepath.Join(dir, "app.log")
-	stop := keepWriting(t, func(i int) {
-		f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
-		if err == nil {
-			fmt.Fprintf(f, "line %d\n", i)
-			f.Close()
-		}
-	})
+	stop := keepWriting(t, appendLine(log))
 	defer stop()
 	v, err := evalTimeout(t, in, `tail(path("app.log")).where(.starts_with("line")).take(2).collect()`)
 	if err != nil {
@@ -130,13 +136,7 @@ func TestMergeLiveSourcesByReadiness(t *testing.T) {
 	}
 	in, dir := libtest.Session(t, host.NewOS(host.AllowAll), map[string]string{"quiet/": "", "app.log": ""})
 	log := filepath.Join(dir, "app.log")
-	stop := keepWriting(t, func(i int) {
-		f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
-		if err == nil {
-			fmt.Fprintf(f, "line %d\n", i)
-			f.Close()
-		}
-	})
+	stop := keepWriting(t, appendLine(log))
 	defer stop()
 	v, err := evalTimeout(t, in, `watch(path("quiet")).merge(tail(path("app.log"))).take(2).collect().len()`)
 	if err != nil || value.Inline(v) != "2" {
