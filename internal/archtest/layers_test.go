@@ -60,8 +60,10 @@ var allowed = map[string][]string{
 	"internal/prompt":      {"internal/userconfig"},
 	"internal/docexamples": {},
 	"internal/evaltest":    {"internal/syntax", "internal/value"},
+	"internal/lib/fs":      {"internal/eval", "internal/host", "internal/leash", "internal/value"},
 	"internal/lib/nav":     {"internal/eval", "internal/leash", "internal/value"},
-	"internal/stdlib":      {"internal/eval", "internal/lib/nav"},
+	"internal/stdlib":      {"internal/eval", "internal/lib/fs", "internal/lib/nav"},
+	"internal/libtest":     {"internal/eval", "internal/evaltest", "internal/host", "internal/stdlib", "internal/value"},
 }
 
 // osFree are the evaluation packages that must reach the operating system
@@ -73,8 +75,10 @@ var osFree = []string{
 	"internal/reef",
 	"internal/adapters",
 	"internal/prompt",
+	"internal/lib/fs",
 	"internal/lib/nav",
 	"internal/stdlib",
+	"internal/libtest",
 }
 
 var osPackages = []string{"os", "os/exec", "net", "net/http", "os/user", "os/signal", "golang.org/x/sys/unix"}

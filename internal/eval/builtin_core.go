@@ -9,9 +9,9 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-// The core builtins: text, environment, navigation, process and script
-// execution. Filesystem and navigation builtins (ls, cd, pwd, pushd, ...)
-// live in builtin_fs*.go.
+// The core builtins: text, environment, process and script execution.
+// The file system commands (ls, cp, rm, ...) are internal/lib/fs's, the
+// navigation commands (pwd, cd, pushd, ...) internal/lib/nav's.
 func registerBuiltinCore(p *Part) {
 	p.Builtin(&Builtin{Name: "echo", Help: Help{Summary: "print its arguments as text, separated by spaces", Usage: "echo VALUE...", Example: "echo hello world\necho \"total: {1 + 2}\""}, Run: runEcho, TextFlags: true, Effects: EffNone})
 	p.Builtin(&Builtin{Name: "env", Help: Help{Summary: "the environment as a record, or one variable's value", Usage: "env [NAME]", Example: "env\nenv PATH"}, Run: runEnv,
@@ -20,7 +20,7 @@ func registerBuiltinCore(p *Part) {
 	p.Builtin(&Builtin{Name: "run", Help: Help{Summary: "run a script file or a program with arguments, its flags passed untouched", Usage: "run TARGET [ARG...]", Example: "run ./build.shl release\nrun git --version"}, Run: runRun, Bare: true, Quiet: true, Verbatim: true,
 		Effects: effRunCmd})
 	p.Builtin(&Builtin{Name: "source", Help: Help{Summary: "evaluate a file in the current scope, as if typed here", Usage: "source PATH", Example: "source ~/.config/shoal/aliases.shl"}, Run: runSource, Bare: true, Quiet: true,
-		Effects: func(d *leash.Deriver) { effReads(d); d.Opaque("source runs another file, which is not analysed") }})
+		Effects: func(d *leash.Deriver) { EffReads(d); d.Opaque("source runs another file, which is not analysed") }})
 	p.Builtin(&Builtin{Name: "exit", Help: Help{Summary: "leave the session (or end a task) with a status", Usage: "exit [STATUS]", Example: "exit\nexit 3"}, Run: runExit, Bare: true, Quiet: true, Effects: EffNone})
 	p.Builtin(&Builtin{Name: "quit", Help: Help{Summary: "leave the session with a status (as exit)", Usage: "quit [STATUS]", Example: "quit"}, Run: runExit, Bare: true, Quiet: true, Effects: EffNone})
 	p.Builtin(&Builtin{Name: "sleep", Help: Help{Summary: "wait for a duration", Usage: "sleep DURATION", Example: "sleep 1s\nsleep 500ms"}, Run: runSleep, Quiet: true, Effects: EffNone})

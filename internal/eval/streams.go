@@ -13,9 +13,9 @@ import (
 // combinators live in the value package.
 
 func registerStreams(p *Part) {
-	p.Method(&Method{Kind: value.KStream, Name: "save", Call: streamSave, Effects: effSaveMethod,
+	p.Method(&Method{Kind: value.KStream, Name: "save", Call: streamSave, Effects: EffSaveMethod,
 		Help: Help{Summary: "write each item of the stream to a file as it comes, one line each", Usage: "STREAM.save(PATH)", Example: "every(1s).take(2).save(\"ticks.txt\")"}})
-	p.Method(&Method{Kind: value.KStream, Name: "append", Call: streamSave, Effects: effSaveMethod,
+	p.Method(&Method{Kind: value.KStream, Name: "append", Call: streamSave, Effects: EffSaveMethod,
 		Help: Help{Summary: "append each item of the stream to a file as it comes, one line each", Usage: "STREAM.append(PATH)", Example: "every(1s).take(2).append(\"ticks.txt\")"}})
 	// render writes to the session's output, into publishes on a channel:
 	// neither leaves the evaluator.

@@ -291,7 +291,7 @@ func undoVerify(c *BuiltinCall, e JournalEntry) error {
 			if errors.Is(err, fs.ErrNotExist) {
 				return undoState{}, nil
 			}
-			return undoState{}, bfsFail(c, p, err)
+			return undoState{}, c.FileError(p, err)
 		}
 		s := undoState{exists: true, dir: fi.IsDir()}
 		if !s.dir {
@@ -388,7 +388,7 @@ func undoApply(c *BuiltinCall, e JournalEntry) ([]string, error) {
 			act = "remove " + s.Path
 		}
 		if err != nil {
-			err = bfsFail(c, s.Path, err)
+			err = c.FileError(s.Path, err)
 			if len(done) == 0 {
 				return nil, err
 			}

@@ -8,6 +8,7 @@ package stdlib
 
 import (
 	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/lib/fs"
 	"github.com/shoalgo/shoal/internal/lib/nav"
 )
 
@@ -15,6 +16,7 @@ import (
 // library package's.
 func Parts() []*eval.Part {
 	return append(eval.Parts(),
+		fs.Part(),
 		nav.Part(),
 	)
 }

@@ -51,6 +51,9 @@ func TestHelpForLibraryCommands(t *testing.T) {
 		"help cd":     "cd — change the working directory",
 		"jump --help": "usage: jump [QUERY]",
 		"help pushd":  "example:\n  pushd /tmp",
+		"help cp":     "cp — copy files",
+		"rm --help":   "usage: rm PATH...",
+		"help watch":  "watch(PATH_OR_GLOB, recursive: BOOL)",
 	} {
 		v, err := in.Eval(t.Context(), src)
 		if err != nil {
@@ -64,8 +67,9 @@ func TestHelpForLibraryCommands(t *testing.T) {
 }
 
 // TestLibraryHasNoInit: no library package (internal/lib/...) builds
-// anything at package initialisation; its entries are a Part its caller
-// asks for (issue 25, acceptance 1).
+// anything at package initialisation or keeps package variables; its
+// entries are a Part its caller asks for, and any state is the part's or
+// the session's (issue 25, acceptance 1).
 func TestLibraryHasNoInit(t *testing.T) {
 	files, err := filepath.Glob("../lib/*/*.go")
 	if err != nil {
@@ -86,6 +90,9 @@ func TestLibraryHasNoInit(t *testing.T) {
 		for _, d := range file.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "init" {
 				t.Errorf("%s: an init function", fset.Position(fd.Pos()))
+			}
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+				t.Errorf("%s: a package variable", fset.Position(gd.Pos()))
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-// Package nav is Shoal's navigation library: cd, the session's directory
+// Package nav is Shoal's navigation library: pwd, cd, the session's directory
 // stack (pushd, popd, dirs) and frecency navigation (jump, j). The commands
 // move the session's working directory through eval's exported Context
 // (Dir, Chdir, OldDir, DirStack, SetDirStack, Visited); every file system
@@ -29,6 +29,7 @@ const (
 
 // Register adds nav's commands to p.
 func Register(p *eval.Part) {
+	registerPwd(p)
 	registerDirs(p)
 	registerJump(p)
 }

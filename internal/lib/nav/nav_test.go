@@ -6,38 +6,40 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shoalgo/shoal/internal/evaltest"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/libtest"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
 func TestNavigation(t *testing.T) {
 	ok := host.NewOS(host.AllowAll)
 	nav := map[string]string{"a/": "", "b/": "", "f.txt": ""}
-	run(t, ok, []navCase{
-		{name: "cd returns the new path", files: nav, src: "(cd a).name", want: `"a"`},
-		{name: "cd changes pwd", files: nav, src: "cd a\npwd.name", want: `"a"`},
-		{name: "cd relative after cd", files: nav, src: "cd a\ncd ../b\npwd.name", want: `"b"`},
-		{name: "cd dash", files: nav, src: "cd a\ncd -\npwd.name", want: `"work"`},
-		{name: "cd dash without previous", src: "cd -", err: "custom"},
-		{name: "cd home", src: "cd\npwd.name", want: `"home"`},
-		{name: "cd missing", src: "cd nope", err: "arg_error"},
-		{name: "cd file", files: nav, src: "cd f.txt", err: "arg_error"},
-		{name: "cd in fn", files: nav, src: "fn f() { cd a }\nf()", err: "custom"},
-		{name: "dirs initial", src: "dirs.len()", want: "1"},
-		{name: "pushd", files: nav, src: "(pushd a).map(.name)", want: `["a", "work"]`},
-		{name: "pushd twice", files: nav, src: "pushd a\npushd ../b\ndirs.map(.name)", want: `["b", "a", "work"]`},
-		{name: "pushd swap", files: nav, src: "pushd a\npushd\ndirs.map(.name)", want: `["work", "a"]`},
-		{name: "pushd swap empty", src: "pushd", err: "custom"},
-		{name: "pushd missing", src: "pushd nope", err: "arg_error"},
-		{name: "popd", files: nav, src: "pushd a\npushd ../b\npopd\n[pwd.name, dirs.len()]", want: `["a", 2]`},
-		{name: "popd empty", src: "popd", err: "custom"},
-		{name: "pushd in fn", files: nav, src: "fn f() { pushd a }\nf()", err: "custom"},
-		{name: "relative paths follow cd", files: map[string]string{"a/x.txt": "in a"}, src: "cd a\n(cat x.txt).out.str()", want: `"in a"`},
+	libtest.Run(t, ok, []libtest.Case{
+		{Name: "cd returns the new path", Files: nav, Src: "(cd a).name", Want: `"a"`},
+		{Name: "cd changes pwd", Files: nav, Src: "cd a\npwd.name", Want: `"a"`},
+		{Name: "cd relative after cd", Files: nav, Src: "cd a\ncd ../b\npwd.name", Want: `"b"`},
+		{Name: "cd dash", Files: nav, Src: "cd a\ncd -\npwd.name", Want: `"work"`},
+		{Name: "cd dash without previous", Src: "cd -", Err: "custom"},
+		{Name: "cd home", Src: "cd\npwd.name", Want: `"home"`},
+		{Name: "cd missing", Src: "cd nope", Err: "arg_error"},
+		{Name: "cd file", Files: nav, Src: "cd f.txt", Err: "arg_error"},
+		{Name: "cd in fn", Files: nav, Src: "fn f() { cd a }\nf()", Err: "custom"},
+		{Name: "dirs initial", Src: "dirs.len()", Want: "1"},
+		{Name: "pushd", Files: nav, Src: "(pushd a).map(.name)", Want: `["a", "work"]`},
+		{Name: "pushd twice", Files: nav, Src: "pushd a\npushd ../b\ndirs.map(.name)", Want: `["b", "a", "work"]`},
+		{Name: "pushd swap", Files: nav, Src: "pushd a\npushd\ndirs.map(.name)", Want: `["work", "a"]`},
+		{Name: "pushd swap empty", Src: "pushd", Err: "custom"},
+		{Name: "pushd missing", Src: "pushd nope", Err: "arg_error"},
+		{Name: "popd", Files: nav, Src: "pushd a\npushd ../b\npopd\n[pwd.name, dirs.len()]", Want: `["a", 2]`},
+		{Name: "popd empty", Src: "popd", Err: "custom"},
+		{Name: "pushd in fn", Files: nav, Src: "fn f() { pushd a }\nf()", Err: "custom"},
+		{Name: "relative paths follow cd", Files: map[string]string{"a/x.txt": "in a"}, Src: "cd a\n(cat x.txt).out.str()", Want: `"in a"`},
 	})
 }
 
 func TestNavigationPersistsAcrossEvals(t *testing.T) {
-	in, dir := session(t, host.NewOS(host.AllowAll), map[string]string{"a/": ""})
+	in, dir := libtest.Session(t, host.NewOS(host.AllowAll), map[string]string{"a/": ""})
 	ctx := context.Background()
 	for _, src := range []string{"pushd a", "dirs.len()"} {
 		v, err := in.Eval(ctx, src)
@@ -56,7 +58,7 @@ func TestNavigationPersistsAcrossEvals(t *testing.T) {
 // TestSessionCommandInFunction: cd inside a function is refused with the
 // hint nav declares (moved from eval's TestErrorCodes).
 func TestSessionCommandInFunction(t *testing.T) {
-	in, _ := session(t, host.NewOS(host.AllowAll), nil)
+	in, _ := libtest.Session(t, host.NewOS(host.AllowAll), nil)
 	_, err := in.Eval(context.Background(), "fn f() { cd / }\nf()")
 	ve, ok := err.(*value.Error)
 	if !ok || ve.Code != "custom" || !strings.Contains(ve.Error()+"\n"+ve.Hint, "with cwd:") {
@@ -74,9 +76,9 @@ func TestRejectsUnknownFlags(t *testing.T) {
 		{"jump --bogus sub", "--bogus", "jump"},
 	} {
 		t.Run(tt.src, func(t *testing.T) {
-			in, dir := session(t, host.NewOS(host.AllowAll), map[string]string{"sub/": ""})
+			in, dir := libtest.Session(t, host.NewOS(host.AllowAll), map[string]string{"sub/": ""})
 			_, err := in.Eval(context.Background(), tt.src)
-			if code(err) != "arg_error" {
+			if evaltest.Code(err) != "arg_error" {
 				t.Fatalf("err = %v, want arg_error", err)
 			}
 			if msg := err.Error(); !strings.Contains(msg, tt.flag) || !strings.Contains(msg, tt.builtin) {
@@ -87,4 +89,12 @@ func TestRejectsUnknownFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPwd: pwd is the working directory as a path.
+func TestPwd(t *testing.T) {
+	libtest.Run(t, host.NewOS(host.AllowAll), []libtest.Case{
+		{Name: "pwd is a path", Src: "match pwd { path p => p.name; _ => null }", Want: `"work"`},
+		{Name: "pwd follows cd", Files: map[string]string{"a/": ""}, Src: "cd a\npwd.name", Want: `"a"`},
+	})
 }

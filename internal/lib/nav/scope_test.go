@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/libtest"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -16,30 +17,30 @@ import (
 func TestWithScopesNavigation(t *testing.T) {
 	ok := host.NewOS(host.AllowAll)
 	nav := map[string]string{"a/": "", "b/": ""}
-	run(t, ok, []navCase{
+	libtest.Run(t, ok, []libtest.Case{
 		// The issue's case: the block's cd must not become the session's
 		// previous directory.
-		{name: "cd dash after with cd", src: "cd /tmp\nwith cwd: \"/usr\" { cd /etc }\ncd -\npwd.name", want: `"work"`},
-		{name: "with cd leaves cwd", files: nav, src: "cd a\nwith cwd: \"../b\" { cd /etc }\npwd.name", want: `"a"`},
-		{name: "cd dash inside with after cd", files: nav, src: "with cwd: \"b\" { cd /etc\ncd -\npwd.name }", want: `"b"`},
-		{name: "cd dash inside with sees the session's", files: nav, src: "cd a\nwith cwd: \"../b\" { cd -\npwd.name }", want: `"work"`},
-		{name: "cd dash inside with then after", files: nav, src: "cd a\nwith cwd: \"../b\" { cd - }\ncd -\npwd.name", want: `"work"`},
-		{name: "no previous after with cd", files: nav, src: "with cwd: \"a\" { cd ../b }\ncd -", err: "custom"},
-		{name: "pushd inside with", files: nav, src: "with cwd: \"a\" { pushd /etc\ndirs.map(.name) }", want: `["etc", "a"]`},
-		{name: "pushd inside with leaves stack", files: nav, src: "with cwd: \"a\" { pushd /etc }\n[pwd.name, dirs.map(.name)]", want: `["work", ["work"]]`},
-		{name: "pushd inside with leaves oldpwd", files: nav, src: "with cwd: \"a\" { pushd /etc }\ncd -", err: "custom"},
-		{name: "with sees session stack", files: nav, src: "pushd a\nwith cwd: \"/etc\" { dirs.map(.name) }", want: `["etc", "work"]`},
-		{name: "popd inside with", files: nav, src: "pushd a\nwith cwd: \"/etc\" { popd\npwd.name }", want: `"work"`},
-		{name: "popd inside with leaves stack", files: nav, src: "pushd a\nwith cwd: \"/etc\" { popd }\n[pwd.name, dirs.map(.name)]", want: `["a", ["a", "work"]]`},
-		{name: "popd inside with empty", files: nav, src: "with cwd: \"a\" { popd }", err: "custom"},
-		{name: "pushd swap inside with", files: nav, src: "pushd a\nwith cwd: \"/etc\" { pushd\n[pwd.name, dirs.map(.name)] }", want: `["work", ["work", "etc"]]`},
-		{name: "nested with", files: nav, src: "with cwd: \"a\" { with cwd: \"../b\" { pushd /etc }\ndirs.map(.name) }", want: `["a"]`},
-		{name: "with after failure leaves stack", files: nav, src: "let r = try { with cwd: \"a\" { pushd /etc\n1 / 0 } } catch e { e.code }\n[r, pwd.name, dirs.len()]", want: `["div_zero", "work", 1]`},
+		{Name: "cd dash after with cd", Src: "cd /tmp\nwith cwd: \"/usr\" { cd /etc }\ncd -\npwd.name", Want: `"work"`},
+		{Name: "with cd leaves cwd", Files: nav, Src: "cd a\nwith cwd: \"../b\" { cd /etc }\npwd.name", Want: `"a"`},
+		{Name: "cd dash inside with after cd", Files: nav, Src: "with cwd: \"b\" { cd /etc\ncd -\npwd.name }", Want: `"b"`},
+		{Name: "cd dash inside with sees the session's", Files: nav, Src: "cd a\nwith cwd: \"../b\" { cd -\npwd.name }", Want: `"work"`},
+		{Name: "cd dash inside with then after", Files: nav, Src: "cd a\nwith cwd: \"../b\" { cd - }\ncd -\npwd.name", Want: `"work"`},
+		{Name: "no previous after with cd", Files: nav, Src: "with cwd: \"a\" { cd ../b }\ncd -", Err: "custom"},
+		{Name: "pushd inside with", Files: nav, Src: "with cwd: \"a\" { pushd /etc\ndirs.map(.name) }", Want: `["etc", "a"]`},
+		{Name: "pushd inside with leaves stack", Files: nav, Src: "with cwd: \"a\" { pushd /etc }\n[pwd.name, dirs.map(.name)]", Want: `["work", ["work"]]`},
+		{Name: "pushd inside with leaves oldpwd", Files: nav, Src: "with cwd: \"a\" { pushd /etc }\ncd -", Err: "custom"},
+		{Name: "with sees session stack", Files: nav, Src: "pushd a\nwith cwd: \"/etc\" { dirs.map(.name) }", Want: `["etc", "work"]`},
+		{Name: "popd inside with", Files: nav, Src: "pushd a\nwith cwd: \"/etc\" { popd\npwd.name }", Want: `"work"`},
+		{Name: "popd inside with leaves stack", Files: nav, Src: "pushd a\nwith cwd: \"/etc\" { popd }\n[pwd.name, dirs.map(.name)]", Want: `["a", ["a", "work"]]`},
+		{Name: "popd inside with empty", Files: nav, Src: "with cwd: \"a\" { popd }", Err: "custom"},
+		{Name: "pushd swap inside with", Files: nav, Src: "pushd a\nwith cwd: \"/etc\" { pushd\n[pwd.name, dirs.map(.name)] }", Want: `["work", ["work", "etc"]]`},
+		{Name: "nested with", Files: nav, Src: "with cwd: \"a\" { with cwd: \"../b\" { pushd /etc }\ndirs.map(.name) }", Want: `["a"]`},
+		{Name: "with after failure leaves stack", Files: nav, Src: "let r = try { with cwd: \"a\" { pushd /etc\n1 / 0 } } catch e { e.code }\n[r, pwd.name, dirs.len()]", Want: `["div_zero", "work", 1]`},
 		// An environment prefix scopes only the environment: navigation by
 		// the command is the caller's, at top level and inside `with`.
-		{name: "env prefix cd at top", files: nav, src: "FOO=1 cd a\ncd -\npwd.name", want: `"work"`},
-		{name: "env prefix cd inside with", files: nav, src: "with cwd: \"b\" { FOO=1 cd ../a\npwd.name }", want: `"a"`},
-		{name: "env prefix pushd", files: nav, src: "FOO=1 pushd a\ndirs.map(.name)", want: `["a", "work"]`},
+		{Name: "env prefix cd at top", Files: nav, Src: "FOO=1 cd a\ncd -\npwd.name", Want: `"work"`},
+		{Name: "env prefix cd inside with", Files: nav, Src: "with cwd: \"b\" { FOO=1 cd ../a\npwd.name }", Want: `"a"`},
+		{Name: "env prefix pushd", Files: nav, Src: "FOO=1 pushd a\ndirs.map(.name)", Want: `["a", "work"]`},
 	})
 }
 
@@ -47,7 +48,7 @@ func TestWithScopesNavigation(t *testing.T) {
 // block in one evaluation does not reach the session's state that the
 // next evaluation starts from.
 func TestWithNavigationAcrossEvals(t *testing.T) {
-	in, dir := session(t, host.NewOS(host.AllowAll), map[string]string{"a/": "", "b/": ""})
+	in, dir := libtest.Session(t, host.NewOS(host.AllowAll), map[string]string{"a/": "", "b/": ""})
 	ctx := context.Background()
 	steps := []struct{ src, want string }{
 		{"cd a", ""},
@@ -85,25 +86,25 @@ func TestSourceRunsInCaller(t *testing.T) {
 		"bump.shl": "count = count + 1\n",
 		"last.shl": "1\n2 + 40\n",
 	}
-	run(t, ok, []navCase{
-		{name: "declarations persist", files: files, src: "source defs.shl\n[greeting, twice(21)]", want: `["hi", 42]`},
-		{name: "assigns caller var", files: files, src: "var count = 5\nsource bump.shl\ncount", want: "6"},
-		{name: "value is the last statement", files: files, src: "source last.shl", want: "42"},
-		{name: "cd persists", files: files, src: "source move.shl\npwd.name", want: `"a"`},
-		{name: "cd records oldpwd", files: files, src: "source move.shl\ncd -\npwd.name", want: `"work"`},
-		{name: "pushd persists", files: files, src: "source push.shl\ndirs.map(.name)", want: `["a", "work"]`},
-		{name: "env persists", files: files, src: "source env.shl\nenv.SOURCED", want: `"yes"`},
-		{name: "cd inside with ends with block", files: files, src: "with cwd: \".\" { source move.shl }\n[pwd.name, dirs.len()]", want: `["work", 1]`},
-		{name: "env inside with ends with block", files: files, src: "with cwd: \".\" { source env.shl }\nenv.SOURCED", want: "null"},
-		{name: "cd inside function refused", files: files, src: "fn f() { source move.shl }\nf()", err: "custom"},
-		{name: "defs inside function stay local", files: files, src: "fn f() { source defs.shl\ngreeting }\n[f(), try { greeting } catch e { e.code }]", want: `["hi", "undefined_var"]`},
+	libtest.Run(t, ok, []libtest.Case{
+		{Name: "declarations persist", Files: files, Src: "source defs.shl\n[greeting, twice(21)]", Want: `["hi", 42]`},
+		{Name: "assigns caller var", Files: files, Src: "var count = 5\nsource bump.shl\ncount", Want: "6"},
+		{Name: "value is the last statement", Files: files, Src: "source last.shl", Want: "42"},
+		{Name: "cd persists", Files: files, Src: "source move.shl\npwd.name", Want: `"a"`},
+		{Name: "cd records oldpwd", Files: files, Src: "source move.shl\ncd -\npwd.name", Want: `"work"`},
+		{Name: "pushd persists", Files: files, Src: "source push.shl\ndirs.map(.name)", Want: `["a", "work"]`},
+		{Name: "env persists", Files: files, Src: "source env.shl\nenv.SOURCED", Want: `"yes"`},
+		{Name: "cd inside with ends with block", Files: files, Src: "with cwd: \".\" { source move.shl }\n[pwd.name, dirs.len()]", Want: `["work", 1]`},
+		{Name: "env inside with ends with block", Files: files, Src: "with cwd: \".\" { source env.shl }\nenv.SOURCED", Want: "null"},
+		{Name: "cd inside function refused", Files: files, Src: "fn f() { source move.shl }\nf()", Err: "custom"},
+		{Name: "defs inside function stay local", Files: files, Src: "fn f() { source defs.shl\ngreeting }\n[f(), try { greeting } catch e { e.code }]", Want: `["hi", "undefined_var"]`},
 	})
 }
 
 // TestSourceNavigationAcrossEvals checks that a sourced `cd` at top level
 // is the session's working directory for the next evaluation.
 func TestSourceNavigationAcrossEvals(t *testing.T) {
-	in, dir := session(t, host.NewOS(host.AllowAll), map[string]string{"a/": "", "move.shl": "cd a\nlet moved = true\n"})
+	in, dir := libtest.Session(t, host.NewOS(host.AllowAll), map[string]string{"a/": "", "move.shl": "cd a\nlet moved = true\n"})
 	ctx := context.Background()
 	if _, err := in.Eval(ctx, "source move.shl"); err != nil {
 		t.Fatal(err)

@@ -1,16 +1,25 @@
-package eval
+package fs
 
 // open: hand a file to the desktop opener.
 
 import (
 	"runtime"
 
+	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func registerBuiltinFsOpen(p *Part) {
-	p.Builtin(&Builtin{Name: "open", Help: Help{Summary: "open a file with the desktop's default application", Usage: "open PATH", Example: "open README.md"}, Run: bfsOpen, Bare: true, Effects: effOpen})
+func registerOpen(p *eval.Part) {
+	p.Builtin(&eval.Builtin{Name: "open", Help: eval.Help{Summary: "open a file with the desktop's default application", Usage: "open PATH", Example: "open README.md"}, Run: bfsOpen, Bare: true, Effects: effOpen})
+}
+
+// effOpen: open stats the path, finds the opener on PATH and spawns it.
+func effOpen(d *leash.Deriver) {
+	d.PathArgs(host.FSRead, leash.Reversible)
+	d.Add(leash.Effect{Kind: host.EnvRead, Name: "PATH"}, leash.Reversible)
+	d.Add(leash.Effect{Kind: host.ProcSpawn, Program: bfsOpener(), Argv: []string{bfsOpener(), "(…)"}}, leash.Irreversible)
 }
 
 // bfsOpener is the platform's opener program.
@@ -24,7 +33,7 @@ func bfsOpener() string {
 // bfsOpen runs the platform opener (xdg-open, or open on macOS) on one
 // existing path and returns null. It is a host interaction, not a read:
 // use path.read for content.
-func bfsOpen(c *BuiltinCall) (value.Value, error) {
+func bfsOpen(c *eval.BuiltinCall) (value.Value, error) {
 	if len(c.Args) != 1 {
 		return nil, c.Errorf(bfsArgError, "needs exactly one path").WithHint("open PATH")
 	}
@@ -34,21 +43,21 @@ func bfsOpen(c *BuiltinCall) (value.Value, error) {
 	}
 	abs := c.Abs(p)
 	if _, err := c.Host().Stat(c.Ctx(), abs); err != nil {
-		return nil, bfsFail(c, p, err)
+		return nil, c.FileError(p, err)
 	}
 	opener := bfsOpener()
 	prog, err := c.Host().LookPath(c.Ctx(), opener, c.Environ())
 	if err != nil {
-		if PassThrough(err) {
+		if eval.PassThrough(err) {
 			return nil, err
 		}
 		return nil, c.Errorf(bfsCustom, "no opener available: %s not found", opener).
 			WithHint("read the file with path.read, or open it with a specific program")
 	}
-	undoLose(c.Ctx(), "a program ran")
+	c.UndoLose("a program ran")
 	res, err := c.Host().Run(c.Ctx(), &host.Spawn{Argv: []string{prog, abs}, Dir: c.Dir(), Env: c.Environ()})
 	if err != nil {
-		return nil, bfsFail(c, p, err)
+		return nil, c.FileError(p, err)
 	}
 	if res.Status == nil || *res.Status != 0 {
 		return nil, c.Errorf(bfsCustom, "%s could not open %s", opener, p)

@@ -1,6 +1,6 @@
-package eval
+package fs
 
-// Live filesystem stream sources: watch(path_or_glob, recursive:) and
+// Live file system stream sources: watch(path_or_glob, recursive:) and
 // tail(file, from_start:). Both run through the host (fs_read), hold at
 // most host.LiveQueue items for a slow consumer and say so when they drop.
 
@@ -8,28 +8,29 @@ import (
 	"context"
 	"runtime"
 
+	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func registerStreamsFs(p *Part) {
+func registerWatch(p *eval.Part) {
 	watched := func(d *leash.Deriver) { d.Watched() }
-	p.Func(&Func{Name: "watch", Call: fnWatch, Help: Help{Summary: "a stream of filesystem changes (created, modified, removed)", Usage: "watch(PATH_OR_GLOB, recursive: BOOL)", Example: "watch(\"src\", recursive: true).take(1).collect()"}, Effects: watched})
-	p.Func(&Func{Name: "tail", Call: fnTail, Help: Help{Summary: "a stream of the complete lines appended to a file", Usage: "tail(PATH, from_start: BOOL)", Example: "tail(\"server.log\", from_start: true).take(3).collect()"}, Effects: watched})
+	p.LibFunc(&eval.Func{Name: "watch", Help: eval.Help{Summary: "a stream of filesystem changes (created, modified, removed)", Usage: "watch(PATH_OR_GLOB, recursive: BOOL)", Example: "watch(\"src\", recursive: true).take(1).collect()"}, Effects: watched}, fnWatch)
+	p.LibFunc(&eval.Func{Name: "tail", Help: eval.Help{Summary: "a stream of the complete lines appended to a file", Usage: "tail(PATH, from_start: BOOL)", Example: "tail(\"server.log\", from_start: true).take(3).collect()"}, Effects: watched}, fnTail)
 }
 
-// boolArg reads the named bool arguments a function accepts into dst,
+// boolArgs reads the named bool arguments a function accepts into dst,
 // refusing any other name.
 func boolArgs(fn string, a value.Args, dst map[string]*bool) error {
 	for _, na := range a.Named {
 		p, ok := dst[na.Name]
 		if !ok {
-			return errorf(codeArg, "%s has no argument %q", fn, na.Name)
+			return value.Errorf(bfsArgError, "%s has no argument %q", fn, na.Name)
 		}
 		b, ok := na.Value.(value.Bool)
 		if !ok {
-			return errorf(codeType, "%s: %s must be a bool, got %s", fn, na.Name, value.TypeName(na.Value))
+			return value.Errorf(bfsTypeError, "%s: %s must be a bool, got %s", fn, na.Name, value.TypeName(na.Value))
 		}
 		*p = bool(b)
 	}
@@ -40,9 +41,10 @@ func boolArgs(fn string, a value.Args, dst map[string]*bool) error {
 // {path, kind, ts} records ("created", "modified", "removed"), with
 // coalesced: true on the record that stands for dropped events. A glob
 // watches its literal directory prefix and keeps the paths it matches.
-func fnWatch(t *thread, a value.Args) (value.Value, error) {
+func fnWatch(c *eval.FuncCall) (value.Value, error) {
+	a := c.Args
 	if len(a.Pos) != 1 {
-		return nil, errorf(codeArg, "watch takes one path or glob").WithHint(`watch(path("./src"), recursive: true)`)
+		return nil, value.Errorf(bfsArgError, "watch takes one path or glob").WithHint(`watch(path("./src"), recursive: true)`)
 	}
 	var recursive bool
 	if err := boolArgs("watch", a, map[string]*bool{"recursive": &recursive}); err != nil {
@@ -52,23 +54,23 @@ func fnWatch(t *thread, a value.Args) (value.Value, error) {
 	var match func(string) bool
 	switch x := a.Pos[0].(type) {
 	case value.Path, value.Str:
-		s, err := pathText(x)
+		s, err := eval.PathText(x)
 		if err != nil {
 			return nil, err
 		}
-		root = t.abs(t.expandHome(s))
+		root = c.Abs(s)
 	case *value.Glob:
-		r, m, deep, err := host.GlobWatch(t.dir, t.expandHome(x.Pattern), x.Hidden)
+		r, m, deep, err := host.GlobWatch(c.Dir(), c.ExpandHome(x.Pattern), x.Hidden)
 		if err != nil {
-			return nil, errorf(codeArg, "watch: %v", err)
+			return nil, value.Errorf(bfsArgError, "watch: %v", err)
 		}
 		root, match, recursive = r, m, recursive || deep
 	default:
-		return nil, errorf(codeType, "watch expects a path or glob, got %s", value.TypeName(a.Pos[0]))
+		return nil, value.Errorf(bfsTypeError, "watch expects a path or glob, got %s", value.TypeName(a.Pos[0]))
 	}
-	w, err := t.host.Watch(t.ctx, root, recursive)
+	w, err := c.Host().Watch(c.Ctx(), root, recursive)
 	if err != nil {
-		return nil, hostError(err)
+		return nil, eval.HostError(err)
 	}
 	src := &watchSource{w: w, match: match}
 	// A stream dropped without being driven to its end still lets go of
@@ -77,7 +79,8 @@ func fnWatch(t *thread, a value.Args) (value.Value, error) {
 	return value.NewStream("watch("+value.Inline(a.Pos[0])+")", false, src), nil
 }
 
-var watchKeys = []string{"path", "kind", "ts"}
+// watchKeys are the fields of a watch record.
+func watchKeys() []string { return []string{"path", "kind", "ts"} }
 
 type watchSource struct {
 	w     host.Watcher
@@ -88,7 +91,7 @@ func (s *watchSource) Next(env value.Env) (value.Value, bool, error) {
 	for {
 		var e host.FSEvent
 		var err error
-		blocking(env, func() { e, err = s.w.Next(env.Context()) })
+		eval.Block(env, func() { e, err = s.w.Next(env.Context()) })
 		if err != nil {
 			return nil, false, liveError(env.Context(), err)
 		}
@@ -105,9 +108,9 @@ func (s *watchSource) record(e host.FSEvent) (value.Value, bool) {
 	}
 	vals := []value.Value{value.Path(e.Path), value.Str(e.Kind), value.DateTime{T: e.Time}}
 	if e.Coalesced {
-		return value.NewRecord(append(watchKeys[:3:3], "coalesced"), append(vals, value.Bool(true))), true
+		return value.NewRecord(append(watchKeys(), "coalesced"), append(vals, value.Bool(true))), true
 	}
-	return value.NewRecord(watchKeys, vals), true
+	return value.NewRecord(watchKeys(), vals), true
 }
 
 // Poll reports a waiting event without blocking, so merge can interleave
@@ -131,21 +134,22 @@ func (s *watchSource) Close() { _ = s.w.Close() }
 
 // fnTail: tail(file, from_start: false) -> stream of complete lines (str),
 // with a {dropped: n} record where lines were dropped for a slow consumer.
-func fnTail(t *thread, a value.Args) (value.Value, error) {
+func fnTail(c *eval.FuncCall) (value.Value, error) {
+	a := c.Args
 	if len(a.Pos) != 1 {
-		return nil, errorf(codeArg, "tail takes one file").WithHint(`tail(path("./service.log"))`)
+		return nil, value.Errorf(bfsArgError, "tail takes one file").WithHint(`tail(path("./service.log"))`)
 	}
 	var fromStart bool
 	if err := boolArgs("tail", a, map[string]*bool{"from_start": &fromStart}); err != nil {
 		return nil, err
 	}
-	s, err := pathText(a.Pos[0])
+	s, err := eval.PathText(a.Pos[0])
 	if err != nil {
 		return nil, err
 	}
-	tl, err := t.host.Tail(t.ctx, t.abs(t.expandHome(s)), fromStart)
+	tl, err := c.Host().Tail(c.Ctx(), c.Abs(s), fromStart)
 	if err != nil {
-		return nil, hostError(err)
+		return nil, eval.HostError(err)
 	}
 	src := &tailSource{t: tl}
 	runtime.AddCleanup(src, func(tl host.Tailer) { _ = tl.Close() }, tl)
@@ -157,7 +161,7 @@ type tailSource struct{ t host.Tailer }
 func (s *tailSource) Next(env value.Env) (value.Value, bool, error) {
 	var it host.TailItem
 	var err error
-	blocking(env, func() { it, err = s.t.Next(env.Context()) })
+	eval.Block(env, func() { it, err = s.t.Next(env.Context()) })
 	if err != nil {
 		return nil, false, liveError(env.Context(), err)
 	}
@@ -189,7 +193,7 @@ func (s *tailSource) Close() { _ = s.t.Close() }
 // evaluation's cancellation when that is why, else the source's failure.
 func liveError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return hostError(ctx.Err())
+		return eval.HostError(ctx.Err())
 	}
-	return hostError(err)
+	return eval.HostError(err)
 }

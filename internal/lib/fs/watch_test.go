@@ -1,4 +1,4 @@
-package eval
+package fs_test
 
 import (
 	"context"
@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/evaltest"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/libtest"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -33,7 +36,19 @@ func keepWriting(t *testing.T, write func(i int)) (stop func()) {
 	return func() { close(done); <-finished }
 }
 
-func evalTimeout(t *testing.T, in *Interp, src string) (value.Value, error) {
+// appendLine is a keepWriting step that appends "line N" to the file at
+// log.
+func appendLine(log string) func(i int) {
+	return func(i int) {
+		f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			fmt.Fprintf(f, "line %d\n", i)
+			f.Close()
+		}
+	}
+}
+
+func evalTimeout(t *testing.T, in *eval.Interp, src string) (value.Value, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -44,15 +59,9 @@ func TestTailStream(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("live sources are exercised on Linux")
 	}
-	in, dir := bfsSession(t, host.NewOS(host.AllowAll), map[string]string{"app.log": "old line\n"})
+	in, dir := libtest.Session(t, host.NewOS(host.AllowAll), map[string]string{"app.log": "old line\n"})
 	log := filepath.Join(dir, "app.log")
-	stop := keepWriting(t, func(i int) {
-		f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
-		if err == nil {
-			fmt.Fprintf(f, "line %d\n", i)
-			f.Close()
-		}
-	})
+	stop := keepWriting(t, appendLine(log))
 	defer stop()
 	v, err := evalTimeout(t, in, `tail(path("app.log")).where(.starts_with("line")).take(2).collect()`)
 	if err != nil {
@@ -72,7 +81,7 @@ func TestWatchStream(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("live sources are exercised on Linux")
 	}
-	in, dir := bfsSession(t, host.NewOS(host.AllowAll), map[string]string{"d/": ""})
+	in, dir := libtest.Session(t, host.NewOS(host.AllowAll), map[string]string{"d/": ""})
 	stop := keepWriting(t, func(i int) {
 		_ = os.WriteFile(filepath.Join(dir, "d", fmt.Sprintf("f%d.txt", i)), nil, 0o644)
 		_ = os.WriteFile(filepath.Join(dir, "d", fmt.Sprintf("g%d.log", i)), nil, 0o644)
@@ -91,19 +100,19 @@ func TestWatchStream(t *testing.T) {
 }
 
 func TestLiveSourcesRefuseBadArguments(t *testing.T) {
-	in, _ := bfsSession(t, host.NewOS(host.AllowAll), map[string]string{"a.txt": "x"})
+	in, _ := libtest.Session(t, host.NewOS(host.AllowAll), map[string]string{"a.txt": "x"})
 	for src, code := range map[string]string{
-		`watch()`:                           codeArg,
-		`watch(1)`:                          codeType,
-		`watch(path("."), deep: true)`:      codeArg,
-		`watch(path("."), recursive: 1)`:    codeType,
-		`watch(path("missing"))`:            codeNotFound,
-		`tail()`:                            codeArg,
-		`tail(path("a.txt"), follow: true)`: codeArg,
-		`tail(path("missing"))`:             codeNotFound,
+		`watch()`:                           value.CodeArg,
+		`watch(1)`:                          value.CodeType,
+		`watch(path("."), deep: true)`:      value.CodeArg,
+		`watch(path("."), recursive: 1)`:    value.CodeType,
+		`watch(path("missing"))`:            value.CodeNotFound,
+		`tail()`:                            value.CodeArg,
+		`tail(path("a.txt"), follow: true)`: value.CodeArg,
+		`tail(path("missing"))`:             value.CodeNotFound,
 	} {
-		if _, err := evalTimeout(t, in, src); bfsCode(err) != code {
-			t.Errorf("%s: %v (code %q), want %s", src, err, bfsCode(err), code)
+		if _, err := evalTimeout(t, in, src); evaltest.Code(err) != code {
+			t.Errorf("%s: %v (code %q), want %s", src, err, evaltest.Code(err), code)
 		}
 	}
 }
@@ -111,10 +120,10 @@ func TestLiveSourcesRefuseBadArguments(t *testing.T) {
 // TestTailCancelled: a consumer blocked on a quiet file ends with
 // cancelled when its evaluation is cancelled.
 func TestTailCancelled(t *testing.T) {
-	in, _ := bfsSession(t, host.NewOS(host.AllowAll), map[string]string{"a.txt": "x\n"})
+	in, _ := libtest.Session(t, host.NewOS(host.AllowAll), map[string]string{"a.txt": "x\n"})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if _, err := in.Eval(ctx, `tail(path("a.txt")).each(l => l)`); bfsCode(err) != "cancelled" {
+	if _, err := in.Eval(ctx, `tail(path("a.txt")).each(l => l)`); evaltest.Code(err) != "cancelled" {
 		t.Errorf("blocked tail after cancel: %v", err)
 	}
 }
@@ -125,15 +134,9 @@ func TestMergeLiveSourcesByReadiness(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("live sources are exercised on Linux")
 	}
-	in, dir := bfsSession(t, host.NewOS(host.AllowAll), map[string]string{"quiet/": "", "app.log": ""})
+	in, dir := libtest.Session(t, host.NewOS(host.AllowAll), map[string]string{"quiet/": "", "app.log": ""})
 	log := filepath.Join(dir, "app.log")
-	stop := keepWriting(t, func(i int) {
-		f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
-		if err == nil {
-			fmt.Fprintf(f, "line %d\n", i)
-			f.Close()
-		}
-	})
+	stop := keepWriting(t, appendLine(log))
 	defer stop()
 	v, err := evalTimeout(t, in, `watch(path("quiet")).merge(tail(path("app.log"))).take(2).collect().len()`)
 	if err != nil || value.Inline(v) != "2" {

@@ -1,4 +1,4 @@
-package eval
+package fs
 
 // rm: by default a move into a session-temporary trash directory, with
 // --permanent a real deletion.
@@ -10,77 +10,62 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func registerBuiltinFsRm(p *Part) {
-	p.Builtin(&Builtin{Name: "rm", Help: Help{Summary: "remove paths: moved to a session trash unless --permanent", Usage: "rm PATH...", Example: "rm scratch.txt\nrm -r build\nrm --permanent -r dist"}, Run: bfsRm, Effects: effRm,
-		Flags: []leash.FlagSpec{{Long: "permanent"}, flagRecursive}})
+func registerRm(p *eval.Part, tr *trash) {
+	p.Builtin(&eval.Builtin{Name: "rm", Help: eval.Help{Summary: "remove paths: moved to a session trash unless --permanent", Usage: "rm PATH...", Example: "rm scratch.txt\nrm -r build\nrm --permanent -r dist"}, Run: tr.rm, Effects: effRm,
+		Flags: []leash.FlagSpec{{Long: "permanent"}, flagRecursive()}})
 }
 
-var (
-	bfsTrashOnce  sync.Once
-	bfsTrashToken string       // names this process's trash directory
-	bfsTrashSeq   atomic.Int64 // orders entries within it
-)
-
-// bfsTrashDir is <TrashRoot>/<token>: one directory per process.
-func bfsTrashDir(c *BuiltinCall) string {
-	bfsTrashOnce.Do(func() {
-		var b [8]byte
-		_, _ = rand.Read(b[:])
-		bfsTrashToken = hex.EncodeToString(b[:])
-	})
-	if root := c.t.in.opts.Trash; root != "" {
-		return filepath.Join(root, bfsTrashToken)
+// effRm: rm checks every target before removing any; without --permanent
+// it moves them into the trash, which it writes.
+func effRm(d *leash.Deriver) {
+	d.PathArgs(host.FSRead, leash.Reversible)
+	if d.Flag("permanent") {
+		d.PathArgs(host.FSDelete, leash.Irreversible)
+		return
 	}
-	tmp, ok := c.Getenv("TMPDIR")
-	return filepath.Join(trashRoot(tmp, ok), bfsTrashToken)
+	d.PathArgs(host.FSDelete, leash.Conditional)
+	d.Trash()
 }
 
-// TrashRoot is the directory rm's trash lies under in this session, with
-// environment env: Options.Trash, else TrashRoot(env).
-func (in *Interp) TrashRoot(env []string) string {
-	if in.opts.Trash != "" {
-		return in.opts.Trash
-	}
-	return TrashRoot(env)
+// trash is where one registry part's rm moves what it removes: a
+// directory named by a random token under each session's trash root
+// (eval's Context.TrashRoot), so a process whose sessions share the
+// standard registry has one directory per root. Entries are numbered in
+// the order they arrive.
+type trash struct {
+	token string       // names the directory
+	seq   atomic.Int64 // orders entries within it
 }
 
-// TrashRoot is the directory under which rm (without --permanent) makes
-// this process's trash, for a session with environment env (KEY=VALUE):
-// <TMPDIR>/shoal-trash, with /tmp when TMPDIR is unset or relative. Plans
-// name it as what rm writes.
-func TrashRoot(env []string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], "TMPDIR="); ok {
-			return trashRoot(v, true)
-		}
-	}
-	return trashRoot("", false)
+// newTrash is a trash with a fresh random token.
+func newTrash() *trash {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return &trash{token: hex.EncodeToString(b[:])}
 }
 
-func trashRoot(tmp string, ok bool) string {
-	if !ok || !filepath.IsAbs(tmp) {
-		tmp = "/tmp"
-	}
-	return filepath.Join(tmp, "shoal-trash")
+// dir is <TrashRoot>/<token>.
+func (tr *trash) dir(c *eval.BuiltinCall) string {
+	return filepath.Join(c.TrashRoot(), tr.token)
 }
 
-// bfsRm removes paths. No paths at all (an empty glob included) is
+// rm removes paths. No paths at all (an empty glob included) is
 // no_matches, so a glob that matched nothing never widens into something
 // else. Every target is checked before anything is removed.
 //
 // Default: each target is renamed into the trash and the result lists
 // {path, trash} records. --permanent deletes (directories need -r) and the
 // result lists the removed paths.
-func bfsRm(c *BuiltinCall) (value.Value, error) {
+func (tr *trash) rm(c *eval.BuiltinCall) (value.Value, error) {
 	permanent := c.Flag("permanent")
 	recursive := c.Flag("recursive")
 	args, err := bfsPaths(c)
@@ -96,7 +81,7 @@ func bfsRm(c *BuiltinCall) (value.Value, error) {
 	for i, p := range args {
 		fi, err := c.Host().Lstat(c.Ctx(), c.Abs(p))
 		if err != nil {
-			return nil, bfsFail(c, p, err)
+			return nil, c.FileError(p, err)
 		}
 		dirs[i], infos[i] = fi.IsDir(), fi
 		if permanent && dirs[i] && !recursive {
@@ -105,36 +90,34 @@ func bfsRm(c *BuiltinCall) (value.Value, error) {
 		}
 	}
 	if permanent {
-		undoLose(c.Ctx(), "rm --permanent")
+		c.UndoLose("rm --permanent")
 		for i, p := range args {
 			if err := c.Host().Remove(c.Ctx(), c.Abs(p), dirs[i]); err != nil {
-				return nil, bfsFail(c, p, err)
+				return nil, c.FileError(p, err)
 			}
 		}
 		return bfsPathList(args), nil
 	}
-	trash := bfsTrashDir(c)
+	trash := tr.dir(c)
 	if err := c.Host().MkdirAll(c.Ctx(), trash); err != nil {
-		return nil, bfsFail(c, trash, err)
+		return nil, c.FileError(trash, err)
 	}
-	if f := c.t.in.opts.Trashed; f != nil {
-		defer f() // also after a failure part way: what moved is there
-	}
+	defer c.Trashed() // also after a failure part way: what moved is there
 	keys := []string{"path", "trash"}
 	out := make([]value.Value, 0, len(args))
 	for i, p := range args {
 		abs := c.Abs(p)
-		name := strconv.FormatInt(bfsTrashSeq.Add(1), 10) + "-" + filepath.Base(abs)
+		name := strconv.FormatInt(tr.seq.Add(1), 10) + "-" + filepath.Base(abs)
 		to := filepath.Join(trash, name)
 		renamed, err := bfsMoveToTrash(c, abs, to)
 		if err != nil {
-			return nil, bfsFail(c, p, err)
+			return nil, c.FileError(p, err)
 		}
-		step := undoFingerprint(UndoStep{Op: UndoRestore, Path: abs, From: to}, infos[i])
+		step := eval.UndoStep{Op: eval.UndoRestore, Path: abs, From: to}.Fingerprint(infos[i])
 		if !renamed {
 			step.ModNS = 0 // copied across filesystems: the copy's mtime is new
 		}
-		undoRecord(c.Ctx(), step)
+		c.UndoRecord(step)
 		out = append(out, value.NewRecord(keys, []value.Value{value.Path(p), value.Path(to)}))
 	}
 	return value.NewList(out), nil
@@ -144,7 +127,7 @@ func bfsRm(c *BuiltinCall) (value.Value, error) {
 // the trash is on another filesystem; renamed reports which it did. A copy
 // is bounded (MaxTrashCopyBytes, MaxTrashCopyEntries) and measured before
 // it starts.
-func bfsMoveToTrash(c *BuiltinCall, from, to string) (renamed bool, err error) {
+func bfsMoveToTrash(c *eval.BuiltinCall, from, to string) (renamed bool, err error) {
 	err = c.Host().Rename(c.Ctx(), from, to)
 	if err == nil || !errors.Is(err, syscall.EXDEV) {
 		return err == nil, err
@@ -162,10 +145,10 @@ func bfsMoveToTrash(c *BuiltinCall, from, to string) (renamed bool, err error) {
 // entry counted, symlinks not followed) without recursion, stopping as
 // soon as it passes MaxTrashCopyBytes or MaxTrashCopyEntries, and refuses
 // it with too_large when it does.
-func bfsTrashCopyFits(c *BuiltinCall, root string) error {
+func bfsTrashCopyFits(c *eval.BuiltinCall, root string) error {
 	var bytes, entries int64
 	over := func() error {
-		return c.Errorf(codeTooLarge, "%s is on another file system than the trash, and holds more than rm copies there (%d MiB or %d entries)",
+		return c.Errorf(bfsTooLarge, "%s is on another file system than the trash, and holds more than rm copies there (%d MiB or %d entries)",
 			root, MaxTrashCopyBytes>>20, MaxTrashCopyEntries).
 			WithHint("delete it with rm --permanent (no undo), or move it yourself")
 	}

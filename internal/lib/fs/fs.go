@@ -1,92 +1,81 @@
-package eval
+// Package fs is Shoal's file system library, one file a job:
+//
+//   - read.go: ls, stat, cat, head
+//   - write.go: mkdir, touch, cp, mv, ln and the save command
+//   - rm.go: rm, into the session's trash or, with --permanent, for good
+//   - open.go: open, with the desktop's opener
+//   - path.go: the path methods on the text (name, stem, ext, parent, join)
+//   - methods.go: the path methods on the file system (exists, is_file,
+//     is_dir, size, read, read_bytes, lines, abs, modified) and
+//     VALUE.save / VALUE.append
+//   - watch.go: the live sources watch and tail
+//   - fs.go: what they share (path arguments, the ls/stat row, errors)
+//
+// Every effect goes through eval's Context.Host with absolute paths from
+// Context.Abs, so the host gate sees it. The package keeps no state of its
+// own: rm's trash directory token belongs to the part Register fills. Its
+// entries are one registry part, which internal/stdlib joins with the
+// others; its transcript tests are testdata/*.txt, run by
+// internal/evaltest.
+package fs
 
-// Filesystem builtins: shared argument handling, error shaping and the
-// metadata row used by ls and stat. The commands themselves live in the
-// other builtin_fs_*.go files; every effect goes through Context.Host with
-// absolute paths from Context.Abs.
+// Shared argument handling and the metadata row used by ls and stat.
 
 import (
-	"context"
-	"errors"
 	"io/fs"
 	"path/filepath"
 	"strings"
-	"syscall"
 
-	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-// Error codes the filesystem builtins raise.
+// Error codes the file system library raises (the language's codes; see
+// `help errors`).
 const (
 	bfsCustom    = value.CodeCustom
 	bfsArgError  = value.CodeArg
 	bfsTypeError = value.CodeType
 	bfsNoMatches = value.CodeNoMatches
+	bfsTooLarge  = value.CodeTooLarge
+	bfsUTF8      = value.CodeUTF8
 )
 
-// bfsFail shapes an error from a host call made on behalf of builtin c
-// for the user-written path name. Refusals, cancellation and language
-// errors pass through unchanged; every other filesystem failure becomes a
-// `custom` language error naming the path, as the corpus expects.
-func bfsFail(c *BuiltinCall, name string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var ve *value.Error
-	if errors.As(err, &ve) {
-		return ve
-	}
-	if PassThrough(err) {
-		return err
-	}
-	return c.Errorf(bfsCustom, "%s: %s", name, OSReason(err))
+// flagRecursive is the -r (-R, --recursive) flag of rm and cp.
+func flagRecursive() leash.FlagSpec { return leash.FlagSpec{Long: "recursive", Short: "rR"} }
+
+// Register adds the file system library's entries to p. Its rm has a
+// trash directory of its own (a fresh token) under each session's trash
+// root.
+func Register(p *eval.Part) {
+	registerOpen(p)
+	registerPath(p)
+	registerRead(p)
+	registerRm(p, newTrash())
+	registerWrite(p)
+	registerMethods(p)
+	registerWatch(p)
 }
 
-// PassThrough reports whether err must reach the caller unchanged: a
-// host refusal or a cancelled evaluation. A builtin that shapes host
-// errors into language errors leaves these as they are.
-func PassThrough(err error) bool {
-	return errors.Is(err, host.ErrDenied) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
-}
-
-// OSReason is the OS reason of err, without the operation and path that
-// the message already names.
-func OSReason(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return errno.Error()
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-// PathText renders one path-like argument (str or path) as path text; any
-// other value is a type_error.
-func (c *BuiltinCall) PathText(v value.Value) (string, error) {
-	switch x := v.(type) {
-	case value.Str:
-		return string(x), nil
-	case value.Path:
-		return string(x), nil
-	}
-	return "", c.Errorf(bfsTypeError, "expected a path or str argument, got %s", value.TypeName(v))
+// Part is the file system library's registry part, for eval.NewRegistry.
+func Part() *eval.Part {
+	p := &eval.Part{}
+	Register(p)
+	return p
 }
 
 // bfsPaths collects the positional arguments as path texts: strings and
 // paths as written, glob values expanded against the working directory,
 // lists of strings or paths spread.
-func bfsPaths(c *BuiltinCall) ([]string, error) {
+func bfsPaths(c *eval.BuiltinCall) ([]string, error) {
 	out := make([]string, 0, len(c.Args))
 	for _, a := range c.Args {
 		switch x := a.(type) {
 		case *value.Glob:
 			ms, err := c.Host().Glob(c.Ctx(), c.Dir(), x.Pattern, x.Hidden)
 			if err != nil {
-				return nil, bfsFail(c, x.Pattern, err)
+				return nil, c.FileError(x.Pattern, err)
 			}
 			out = append(out, ms...)
 		case *value.List:
@@ -124,7 +113,7 @@ func bfsIntoDir(dest, src string) string {
 }
 
 // bfsCols are the columns of an ls/stat row.
-var bfsCols = []string{"path", "name", "type", "size", "modified"}
+func bfsCols() []string { return []string{"path", "name", "type", "size", "modified"} }
 
 // bfsRow is the metadata row for the file at path p (as written).
 func bfsRow(p string, fi fs.FileInfo) []value.Value {
@@ -160,8 +149,9 @@ func bfsType(m fs.FileMode) string {
 
 // bfsTable builds a table from rows of bfsCols.
 func bfsTable(rows [][]value.Value) *value.Table {
-	t := &value.Table{Cols: bfsCols, Data: make([][]value.Value, len(bfsCols)), N: len(rows)}
-	for c := range bfsCols {
+	cols := bfsCols()
+	t := &value.Table{Cols: cols, Data: make([][]value.Value, len(cols)), N: len(rows)}
+	for c := range cols {
 		col := make([]value.Value, len(rows))
 		for r, row := range rows {
 			col[r] = row[c]

@@ -1,4 +1,4 @@
-package eval
+package fs
 
 // Read-only filesystem builtins: ls, stat, cat, head.
 
@@ -10,21 +10,37 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func registerBuiltinFsRead(p *Part) {
-	p.Builtin(&Builtin{Name: "ls", Help: Help{Summary: "list directory entries as a table: path, name, type, size, modified", Usage: "ls [PATH...]", Example: "ls\nls src --all\nls.where(.size > 1kb).sort_by(.modified)"}, Run: bfsLs, Flags: []leash.FlagSpec{flagAll}, Effects: effLs})
-	p.Builtin(&Builtin{Name: "stat", Help: Help{Summary: "the metadata of paths: one record, or a table for several", Usage: "stat PATH...", Example: "stat README.md\n(stat README.md).size"}, Run: bfsStat, Effects: effReads})
-	p.Builtin(&Builtin{Name: "cat", Help: Help{Summary: "the bytes of files, concatenated", Usage: "cat PATH...", Example: "cat notes.txt\n(cat data.json).out.str()"}, Run: bfsCat, Effects: effReads})
-	p.Builtin(&Builtin{Name: "head", Help: Help{Summary: "the first lines of a file (10 by default), reading only its start", Usage: "head PATH [COUNT]", Example: "head README.md\nhead notes.txt 3"}, Run: bfsHead, Effects: effHead})
+func registerRead(p *eval.Part) {
+	p.Builtin(&eval.Builtin{Name: "ls", Help: eval.Help{Summary: "list directory entries as a table: path, name, type, size, modified", Usage: "ls [PATH...]", Example: "ls\nls src --all\nls.where(.size > 1kb).sort_by(.modified)"}, Run: bfsLs, Flags: []leash.FlagSpec{{Long: "all", Short: "a"}}, Effects: effLs})
+	p.Builtin(&eval.Builtin{Name: "stat", Help: eval.Help{Summary: "the metadata of paths: one record, or a table for several", Usage: "stat PATH...", Example: "stat README.md\n(stat README.md).size"}, Run: bfsStat, Effects: eval.EffReads})
+	p.Builtin(&eval.Builtin{Name: "cat", Help: eval.Help{Summary: "the bytes of files, concatenated", Usage: "cat PATH...", Example: "cat notes.txt\n(cat data.json).out.str()"}, Run: bfsCat, Effects: eval.EffReads})
+	p.Builtin(&eval.Builtin{Name: "head", Help: eval.Help{Summary: "the first lines of a file (10 by default), reading only its start", Usage: "head PATH [COUNT]", Example: "head README.md\nhead notes.txt 3"}, Run: bfsHead, Effects: effHead})
+}
+
+// effLs: the positional paths, or the working directory.
+func effLs(d *leash.Deriver) {
+	if !d.PathArgs(host.FSRead, leash.Reversible) {
+		d.PathText(".", host.FSRead, leash.Reversible)
+	}
+}
+
+// effHead: head PATH [COUNT] reads its first argument.
+func effHead(d *leash.Deriver) {
+	if ps := d.Positional(); len(ps) > 0 {
+		d.Path(ps[0], host.FSRead, leash.Reversible)
+	}
 }
 
 // bfsLs lists directories (their immediate children) and describes other
 // paths as one row each; hidden entries need -a. Rows are sorted by path
 // in natural order (file_7 before file_69; value.NaturalLess).
-func bfsLs(c *BuiltinCall) (value.Value, error) {
+func bfsLs(c *eval.BuiltinCall) (value.Value, error) {
 	all := c.Flag("all")
 	args, err := bfsPaths(c)
 	if err != nil {
@@ -39,13 +55,13 @@ func bfsLs(c *BuiltinCall) (value.Value, error) {
 		abs := c.Abs(p)
 		fi, err := c.Host().Stat(c.Ctx(), abs)
 		if err != nil {
-			if PassThrough(err) {
+			if eval.PassThrough(err) {
 				return nil, err
 			}
 			// A dangling symlink still has a row of its own.
 			lfi, lerr := c.Host().Lstat(c.Ctx(), abs)
 			if lerr != nil {
-				return nil, bfsFail(c, p, err)
+				return nil, c.FileError(p, err)
 			}
 			rows = append(rows, bfsRow(p, lfi))
 			continue
@@ -59,7 +75,7 @@ func bfsLs(c *BuiltinCall) (value.Value, error) {
 		}
 		entries, err := c.Host().ReadDir(c.Ctx(), abs)
 		if err != nil {
-			return nil, bfsFail(c, p, err)
+			return nil, c.FileError(p, err)
 		}
 		for _, e := range entries {
 			name := e.Name()
@@ -87,7 +103,7 @@ func bfsLs(c *BuiltinCall) (value.Value, error) {
 
 // bfsStat describes each path without following a final symlink: one
 // record for one path, a table for several.
-func bfsStat(c *BuiltinCall) (value.Value, error) {
+func bfsStat(c *eval.BuiltinCall) (value.Value, error) {
 	args, err := bfsPaths(c)
 	if err != nil {
 		return nil, err
@@ -99,19 +115,19 @@ func bfsStat(c *BuiltinCall) (value.Value, error) {
 	for _, p := range args {
 		fi, err := c.Host().Lstat(c.Ctx(), c.Abs(p))
 		if err != nil {
-			return nil, bfsFail(c, p, err)
+			return nil, c.FileError(p, err)
 		}
 		rows = append(rows, bfsRow(p, fi))
 	}
 	if len(rows) == 1 {
-		return value.NewRecord(bfsCols, rows[0]), nil
+		return value.NewRecord(bfsCols(), rows[0]), nil
 	}
 	return bfsTable(rows), nil
 }
 
 // bfsCat concatenates the bytes of every file. With no path and fed
 // input it passes the input through, the way a fed external cat would.
-func bfsCat(c *BuiltinCall) (value.Value, error) {
+func bfsCat(c *eval.BuiltinCall) (value.Value, error) {
 	args, err := bfsPaths(c)
 	if err != nil {
 		return nil, err
@@ -126,7 +142,7 @@ func bfsCat(c *BuiltinCall) (value.Value, error) {
 	for _, p := range args {
 		data, err := c.Host().ReadFile(c.Ctx(), c.Abs(p))
 		if err != nil {
-			return nil, bfsFail(c, p, err)
+			return nil, c.FileError(p, err)
 		}
 		if len(args) == 1 {
 			buf = data
@@ -156,7 +172,7 @@ func bfsStdinOut(in []byte) value.Value {
 
 // bfsHead returns the first COUNT (default 10) lines of one file, decoded
 // lossily.
-func bfsHead(c *BuiltinCall) (value.Value, error) {
+func bfsHead(c *eval.BuiltinCall) (value.Value, error) {
 	if len(c.Args) == 0 {
 		return nil, c.Errorf(bfsArgError, "needs a path").WithHint("head PATH [COUNT]")
 	}
@@ -175,7 +191,7 @@ func bfsHead(c *BuiltinCall) (value.Value, error) {
 	for size := int64(64 << 10); ; size *= 16 {
 		data, more, err := c.Host().ReadPrefix(c.Ctx(), c.Abs(p), size)
 		if err != nil {
-			return nil, bfsFail(c, p, err)
+			return nil, c.FileError(p, err)
 		}
 		if !more || int64(len(data)) < size || bytes.Count(data, []byte{'\n'}) >= n {
 			return bfsLines(data, n), nil
@@ -184,7 +200,7 @@ func bfsHead(c *BuiltinCall) (value.Value, error) {
 }
 
 // bfsCount reads head's line count: an int or a decimal string, >= 0.
-func bfsCount(c *BuiltinCall, v value.Value) (int, error) {
+func bfsCount(c *eval.BuiltinCall, v value.Value) (int, error) {
 	var n int64
 	switch x := v.(type) {
 	case value.Int:
@@ -224,10 +240,10 @@ func bfsLines(data []byte, n int) *value.List {
 // bfsIsDir reports whether abs is a directory (following symlinks). A
 // missing or unreadable path is not one; refusals and cancellation are
 // returned.
-func bfsIsDir(c *BuiltinCall, abs string) (bool, error) {
+func bfsIsDir(c *eval.BuiltinCall, abs string) (bool, error) {
 	fi, err := c.Host().Stat(c.Ctx(), abs)
 	if err != nil {
-		if PassThrough(err) {
+		if eval.PassThrough(err) {
 			return false, err
 		}
 		return false, nil

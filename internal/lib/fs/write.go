@@ -1,4 +1,4 @@
-package eval
+package fs
 
 // Mutating filesystem builtins: mkdir, touch, cp, mv, ln and the command
 // form of save.
@@ -8,20 +8,21 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func registerBuiltinFsWrite(p *Part) {
-	p.Builtin(&Builtin{Name: "mkdir", Help: Help{Summary: "create directories (-p: with missing parents, an existing one is fine)", Usage: "mkdir PATH...", Example: "mkdir release\nmkdir -p build/cache/assets"}, Run: bfsMkdir, Effects: effMkdir,
+func registerWrite(p *eval.Part) {
+	p.Builtin(&eval.Builtin{Name: "mkdir", Help: eval.Help{Summary: "create directories (-p: with missing parents, an existing one is fine)", Usage: "mkdir PATH...", Example: "mkdir release\nmkdir -p build/cache/assets"}, Run: bfsMkdir, Effects: effMkdir,
 		Flags: []leash.FlagSpec{{Long: "parents", Short: "p"}}})
-	p.Builtin(&Builtin{Name: "touch", Help: Help{Summary: "create files or update their modification time", Usage: "touch PATH...", Example: "touch .ready\ntouch a.txt b.txt"}, Run: bfsTouch, Effects: effTouch})
-	p.Builtin(&Builtin{Name: "cp", Help: Help{Summary: "copy files (-r: directories) to a file or into a directory", Usage: "cp SOURCE... DEST", Example: "cp config.toml config.bak\ncp -r assets public"}, Run: bfsCp, Flags: []leash.FlagSpec{flagRecursive},
+	p.Builtin(&eval.Builtin{Name: "touch", Help: eval.Help{Summary: "create files or update their modification time", Usage: "touch PATH...", Example: "touch .ready\ntouch a.txt b.txt"}, Run: bfsTouch, Effects: effTouch})
+	p.Builtin(&eval.Builtin{Name: "cp", Help: eval.Help{Summary: "copy files (-r: directories) to a file or into a directory", Usage: "cp SOURCE... DEST", Example: "cp config.toml config.bak\ncp -r assets public"}, Run: bfsCp, Flags: []leash.FlagSpec{flagRecursive()},
 		Effects: func(d *leash.Deriver) { d.Transfer(host.FSRead, leash.Conditional, true) }})
-	p.Builtin(&Builtin{Name: "mv", Help: Help{Summary: "move or rename paths", Usage: "mv SOURCE... DEST", Example: "mv old.txt new.txt\nmv a.txt b.txt archive"}, Run: bfsMv,
+	p.Builtin(&eval.Builtin{Name: "mv", Help: eval.Help{Summary: "move or rename paths", Usage: "mv SOURCE... DEST", Example: "mv old.txt new.txt\nmv a.txt b.txt archive"}, Run: bfsMv,
 		Effects: func(d *leash.Deriver) { d.Transfer(host.FSDelete, leash.Conditional, true) }})
-	p.Builtin(&Builtin{Name: "ln", Help: Help{Summary: "make a hard link, or a symbolic one with -s", Usage: "ln TARGET LINK", Example: "ln -s ../shared/config.toml shared.toml"}, Run: bfsLn, Flags: []leash.FlagSpec{{Long: "symbolic", Short: "s"}},
+	p.Builtin(&eval.Builtin{Name: "ln", Help: eval.Help{Summary: "make a hard link, or a symbolic one with -s", Usage: "ln TARGET LINK", Example: "ln -s ../shared/config.toml shared.toml"}, Run: bfsLn, Flags: []leash.FlagSpec{{Long: "symbolic", Short: "s"}},
 		Effects: func(d *leash.Deriver) {
 			if d.Flag("symbolic") {
 				d.Symlink(leash.Irreversible)
@@ -29,14 +30,32 @@ func registerBuiltinFsWrite(p *Part) {
 			}
 			d.Transfer(host.FSRead, leash.Irreversible, false)
 		}})
-	p.Builtin(&Builtin{Name: "save", Help: Help{Summary: "write a value to a file (text and bytes as is, others as JSON) and return it", Usage: "save PATH VALUE", Example: "save report.json {ok: true, count: 3}"}, Run: bfsSave, Bare: true, Quiet: true, Hidden: true,
+	p.Builtin(&eval.Builtin{Name: "save", Help: eval.Help{Summary: "write a value to a file (text and bytes as is, others as JSON) and return it", Usage: "save PATH VALUE", Example: "save report.json {ok: true, count: 3}"}, Run: bfsSave, Bare: true, Quiet: true, Hidden: true,
 		Effects: func(d *leash.Deriver) { d.PathArgs(host.FSWrite, leash.Conditional) }})
+}
+
+// effMkdir: without --parents mkdir checks that each target is absent and
+// its parent a directory (with it the host's mkdir-all does that).
+func effMkdir(d *leash.Deriver) {
+	if !d.Flag("parents") {
+		d.PathArgs(host.FSRead, leash.Reversible)
+		for _, a := range d.Positional() {
+			d.Parent(a)
+		}
+	}
+	d.PathArgs(host.FSWrite, leash.Irreversible)
+}
+
+// effTouch: touch checks whether each target exists, then writes it.
+func effTouch(d *leash.Deriver) {
+	d.PathArgs(host.FSRead, leash.Reversible)
+	d.PathArgs(host.FSWrite, leash.Irreversible)
 }
 
 // bfsMkdir creates each directory. Without -p the parent must exist and
 // the path must not; with -p missing ancestors are created and an
 // existing directory is accepted.
-func bfsMkdir(c *BuiltinCall) (value.Value, error) {
+func bfsMkdir(c *eval.BuiltinCall) (value.Value, error) {
 	parents := c.Flag("parents")
 	args, err := bfsPaths(c)
 	if err != nil {
@@ -46,7 +65,7 @@ func bfsMkdir(c *BuiltinCall) (value.Value, error) {
 		return nil, c.Errorf(bfsArgError, "needs at least one path").WithHint("mkdir [-p] PATH...")
 	}
 	if parents {
-		undoLose(c.Ctx(), "mkdir -p (whether each directory was new is not known)")
+		c.UndoLose("mkdir -p (whether each directory was new is not known)")
 	}
 	for _, p := range args {
 		abs := c.Abs(p)
@@ -54,7 +73,7 @@ func bfsMkdir(c *BuiltinCall) (value.Value, error) {
 			if _, err := c.Host().Lstat(c.Ctx(), abs); err == nil {
 				return nil, c.Errorf(bfsCustom, "%s: already exists", p).
 					WithHint("mkdir -p accepts an existing directory")
-			} else if PassThrough(err) {
+			} else if eval.PassThrough(err) {
 				return nil, err
 			}
 			parent := filepath.Dir(abs)
@@ -66,10 +85,10 @@ func bfsMkdir(c *BuiltinCall) (value.Value, error) {
 			}
 		}
 		if err := c.Host().MkdirAll(c.Ctx(), abs); err != nil {
-			return nil, bfsFail(c, p, err)
+			return nil, c.FileError(p, err)
 		}
 		if !parents {
-			undoRecord(c.Ctx(), UndoStep{Op: UndoRemove, Path: abs, Dir: true})
+			c.UndoRecord(eval.UndoStep{Op: eval.UndoRemove, Path: abs, Dir: true})
 		}
 	}
 	return bfsPathList(args), nil
@@ -77,7 +96,7 @@ func bfsMkdir(c *BuiltinCall) (value.Value, error) {
 
 // bfsTouch creates each missing file and refreshes the access and
 // modification times of existing ones to the host clock.
-func bfsTouch(c *BuiltinCall) (value.Value, error) {
+func bfsTouch(c *eval.BuiltinCall) (value.Value, error) {
 	args, err := bfsPaths(c)
 	if err != nil {
 		return nil, err
@@ -92,16 +111,16 @@ func bfsTouch(c *BuiltinCall) (value.Value, error) {
 		case err == nil:
 			now := c.Host().Now()
 			if err := c.Host().Chtimes(c.Ctx(), abs, now, now); err != nil {
-				return nil, bfsFail(c, p, err)
+				return nil, c.FileError(p, err)
 			}
 		case errors.Is(err, fs.ErrNotExist):
 			if err := c.Host().WriteFile(c.Ctx(), abs, nil, true); err != nil {
-				return nil, bfsFail(c, p, err)
+				return nil, c.FileError(p, err)
 			}
 			// A new empty file; its mtime is the host's, not known here.
-			undoRecord(c.Ctx(), UndoStep{Op: UndoRemove, Path: abs})
+			c.UndoRecord(eval.UndoStep{Op: eval.UndoRemove, Path: abs})
 		default:
-			return nil, bfsFail(c, p, err)
+			return nil, c.FileError(p, err)
 		}
 	}
 	return bfsPathList(args), nil
@@ -110,7 +129,7 @@ func bfsTouch(c *BuiltinCall) (value.Value, error) {
 // bfsSplitDest separates sources from the final destination argument and
 // reports whether the destination is an existing directory. Several
 // sources need a directory destination.
-func bfsSplitDest(c *BuiltinCall, usage string) (srcs []string, dest string, destDir, destExists bool, err error) {
+func bfsSplitDest(c *eval.BuiltinCall, usage string) (srcs []string, dest string, destDir, destExists bool, err error) {
 	args, err := bfsPaths(c)
 	if err != nil {
 		return nil, "", false, false, err
@@ -123,7 +142,7 @@ func bfsSplitDest(c *BuiltinCall, usage string) (srcs []string, dest string, des
 	switch {
 	case serr == nil:
 		destDir, destExists = fi.IsDir(), true
-	case PassThrough(serr):
+	case eval.PassThrough(serr):
 		return nil, "", false, false, serr
 	case !errors.Is(serr, fs.ErrNotExist):
 		destExists = true // unreadable: treat as present, so nothing claims it new
@@ -137,7 +156,7 @@ func bfsSplitDest(c *BuiltinCall, usage string) (srcs []string, dest string, des
 
 // bfsCp copies files, and directories with -r, returning the destination
 // paths. All sources are checked before anything is copied.
-func bfsCp(c *BuiltinCall) (value.Value, error) {
+func bfsCp(c *eval.BuiltinCall) (value.Value, error) {
 	recursive := c.Flag("recursive")
 	srcs, dest, destDir, destExists, err := bfsSplitDest(c, "cp [-r] SOURCE... DEST")
 	if err != nil {
@@ -147,7 +166,7 @@ func bfsCp(c *BuiltinCall) (value.Value, error) {
 	for i, s := range srcs {
 		fi, err := c.Host().Stat(c.Ctx(), c.Abs(s))
 		if err != nil {
-			return nil, bfsFail(c, s, err)
+			return nil, c.FileError(s, err)
 		}
 		if fi.IsDir() && !recursive {
 			return nil, c.Errorf(bfsArgError, "%s is a directory", s).WithHint("copy directories with cp -r")
@@ -156,11 +175,11 @@ func bfsCp(c *BuiltinCall) (value.Value, error) {
 	}
 	switch {
 	case destDir:
-		undoLose(c.Ctx(), "cp into a directory (whether each destination was new is not known)")
+		c.UndoLose("cp into a directory (whether each destination was new is not known)")
 	case destExists:
-		undoLose(c.Ctx(), "cp over an existing path (its prior content is not kept)")
+		c.UndoLose("cp over an existing path (its prior content is not kept)")
 	case infos[0].IsDir():
-		undoLose(c.Ctx(), "cp -r of a directory tree")
+		c.UndoLose("cp -r of a directory tree")
 	}
 	out := make([]string, 0, len(srcs))
 	for _, s := range srcs {
@@ -169,11 +188,11 @@ func bfsCp(c *BuiltinCall) (value.Value, error) {
 			to = bfsIntoDir(dest, s)
 		}
 		if err := c.Host().Copy(c.Ctx(), c.Abs(s), c.Abs(to), recursive); err != nil {
-			return nil, bfsFail(c, s, err)
+			return nil, c.FileError(s, err)
 		}
 		if !destDir && !destExists && !infos[0].IsDir() {
 			// A new file with the source's size; its mtime is the copy's.
-			undoRecord(c.Ctx(), UndoStep{Op: UndoRemove, Path: c.Abs(to), Size: infos[0].Size()})
+			c.UndoRecord(eval.UndoStep{Op: eval.UndoRemove, Path: c.Abs(to), Size: infos[0].Size()})
 		}
 		out = append(out, to)
 	}
@@ -182,7 +201,7 @@ func bfsCp(c *BuiltinCall) (value.Value, error) {
 
 // bfsMv renames sources, into dest when it is a directory, returning the
 // destination paths. Moving a path onto itself does nothing.
-func bfsMv(c *BuiltinCall) (value.Value, error) {
+func bfsMv(c *eval.BuiltinCall) (value.Value, error) {
 	srcs, dest, destDir, _, err := bfsSplitDest(c, "mv SOURCE... DEST")
 	if err != nil {
 		return nil, err
@@ -191,7 +210,7 @@ func bfsMv(c *BuiltinCall) (value.Value, error) {
 	for i, s := range srcs {
 		fi, err := c.Host().Lstat(c.Ctx(), c.Abs(s))
 		if err != nil {
-			return nil, bfsFail(c, s, err)
+			return nil, c.FileError(s, err)
 		}
 		infos[i] = fi
 	}
@@ -204,9 +223,9 @@ func bfsMv(c *BuiltinCall) (value.Value, error) {
 		from, toAbs := c.Abs(s), c.Abs(to)
 		if from != toAbs {
 			if err := c.Host().Rename(c.Ctx(), from, toAbs); err != nil {
-				return nil, bfsFail(c, s, err)
+				return nil, c.FileError(s, err)
 			}
-			undoRecord(c.Ctx(), undoFingerprint(UndoStep{Op: UndoMoveBack, Path: from, From: toAbs}, infos[i]))
+			c.UndoRecord(eval.UndoStep{Op: eval.UndoMoveBack, Path: from, From: toAbs}.Fingerprint(infos[i]))
 		}
 		out = append(out, to)
 	}
@@ -215,7 +234,7 @@ func bfsMv(c *BuiltinCall) (value.Value, error) {
 
 // bfsLn links LINK to TARGET: a hard link by default, a symbolic link with
 // -s whose target is kept verbatim (relative to the link's directory).
-func bfsLn(c *BuiltinCall) (value.Value, error) {
+func bfsLn(c *eval.BuiltinCall) (value.Value, error) {
 	symbolic := c.Flag("symbolic")
 	if len(c.Args) != 2 {
 		return nil, c.Errorf(bfsArgError, "needs exactly a target and a link name").
@@ -230,14 +249,14 @@ func bfsLn(c *BuiltinCall) (value.Value, error) {
 		return nil, err
 	}
 	linkAbs := c.Abs(link)
-	undoLose(c.Ctx(), "ln")
+	c.UndoLose("ln")
 	if symbolic {
 		if err := c.Host().Symlink(c.Ctx(), target, linkAbs); err != nil {
-			return nil, bfsFail(c, link, err)
+			return nil, c.FileError(link, err)
 		}
 	} else {
 		if err := c.Host().Link(c.Ctx(), c.Abs(target), linkAbs); err != nil {
-			return nil, bfsFail(c, link, err)
+			return nil, c.FileError(link, err)
 		}
 	}
 	return value.NewRecord(
@@ -248,7 +267,7 @@ func bfsLn(c *BuiltinCall) (value.Value, error) {
 
 // bfsSave is `save PATH VALUE`: it delegates to VALUE.save(PATH) and
 // returns the value.
-func bfsSave(c *BuiltinCall) (value.Value, error) {
+func bfsSave(c *eval.BuiltinCall) (value.Value, error) {
 	if len(c.Args) != 2 {
 		return nil, c.Errorf(bfsArgError, "needs a path and a value").WithHint("save PATH VALUE, or save(path, value)")
 	}
@@ -256,12 +275,12 @@ func bfsSave(c *BuiltinCall) (value.Value, error) {
 	if _, err := c.PathText(p); err != nil {
 		return nil, err
 	}
-	m, ok := c.t.reg().lookupHostMethod(v.Kind(), "save")
+	c.UndoLose("save")
+	_, ok, err := c.CallHostMethod(v, "save", value.Args{Pos: []value.Value{p}})
 	if !ok {
 		return nil, c.Errorf(bfsTypeError, "%s cannot be saved", value.TypeName(v))
 	}
-	undoLose(c.Ctx(), "save")
-	if _, err := m(&MethodCall{Name: "save", t: c.t}, v, value.Args{Pos: []value.Value{p}}); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return v, nil

@@ -1,4 +1,4 @@
-package eval
+package fs_test
 
 import (
 	"context"
@@ -7,7 +7,11 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/evaltest"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/lib/fs"
+	"github.com/shoalgo/shoal/internal/libtest"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -31,19 +35,19 @@ func TestTrashCopyBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(MaxTrashCopyBytes + 1); err != nil {
+	if err := f.Truncate(fs.MaxTrashCopyBytes + 1); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
 	if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte("kept"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: dir, Trash: shm, Env: []string{"HOME=" + dir, "PATH=/usr/bin:/bin"}})
+	in, err := eval.New(eval.Options{Registry: libtest.Registry, Host: host.NewOS(host.AllowAll), Dir: dir, Trash: shm, Env: []string{"HOME=" + dir, "PATH=/usr/bin:/bin"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = in.Eval(context.Background(), "rm big.img")
-	if code := bfsCode(err); code != "too_large" {
+	if code := evaltest.Code(err); code != "too_large" {
 		t.Fatalf("rm of a file past the copy bound: code %q (%v), want too_large", code, err)
 	}
 	if _, err := os.Stat(big); err != nil {

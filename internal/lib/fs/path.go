@@ -1,17 +1,18 @@
-package eval
+package fs
 
 // Pure path accessors on path values: name, stem, ext, parent, join. They
 // look at the path text only and never touch the filesystem; each works as
-// a field too (`p.name`). The filesystem-reading path methods (read,
-// exists, size, ...) are registered with the other host methods.
+// a field too (`p.name`). The path methods that read the file system
+// (read, exists, size, ...) are methods.go's.
 
 import (
 	"strings"
 
+	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func registerBuiltinFsPath(p *Part) {
+func registerPath(p *eval.Part) {
 	for _, m := range []struct {
 		name, summary, example string
 		f                      func(string) value.Value
@@ -21,15 +22,16 @@ func registerBuiltinFsPath(p *Part) {
 		{"ext", "the extension of the last element, with its dot", "path(\"src/main.go\").ext", bfsPathExt},
 		{"parent", "the path without its last element", "path(\"src/main.go\").parent", bfsPathParent},
 	} {
-		p.Method(&Method{Kind: value.KPath, Name: m.name, Call: bfsNoArgPathMethod(m.f), Effects: EffNone,
-			Help: Help{Summary: m.summary, Usage: "PATH." + m.name, Example: m.example}})
+		p.Method(&eval.Method{Kind: value.KPath, Name: m.name, Call: bfsNoArgPathMethod(m.f), Effects: eval.EffNone,
+			Help: eval.Help{Summary: m.summary, Usage: "PATH." + m.name, Example: m.example}})
 	}
-	p.Method(&Method{Kind: value.KPath, Name: "join", Call: bfsPathJoin, Effects: EffNone,
-		Help: Help{Summary: "the path with more elements after it", Usage: "PATH.join(PART)", Example: "path(\"src\").join(\"main.go\")"}})
+	p.Method(&eval.Method{Kind: value.KPath, Name: "join", Call: bfsPathJoin, Effects: eval.EffNone,
+		Help: eval.Help{Summary: "the path with more elements after it", Usage: "PATH.join(PART)", Example: "path(\"src\").join(\"main.go\")"}})
 }
 
-func bfsNoArgPathMethod(f func(string) value.Value) HostMethod {
-	return func(c *MethodCall, recv value.Value, a value.Args) (value.Value, error) {
+// bfsNoArgPathMethod is a path method of f that takes no arguments.
+func bfsNoArgPathMethod(f func(string) value.Value) eval.HostMethod {
+	return func(c *eval.MethodCall, recv value.Value, a value.Args) (value.Value, error) {
 		if len(a.Pos) > 0 || len(a.Named) > 0 {
 			return nil, value.Errorf(bfsArgError, ".%s takes no arguments", c.Name)
 		}
@@ -62,6 +64,7 @@ func bfsBase(p string) string {
 	return base
 }
 
+// bfsTextValue is s as a str, invalid UTF-8 replaced.
 func bfsTextValue(s string) value.Value {
 	return value.Str(strings.ToValidUTF8(s, "\uFFFD"))
 }
@@ -123,7 +126,7 @@ func bfsPathParent(p string) value.Value {
 
 // bfsPathJoin appends a str or path segment; an absolute segment replaces
 // the receiver.
-func bfsPathJoin(_ *MethodCall, recv value.Value, a value.Args) (value.Value, error) {
+func bfsPathJoin(_ *eval.MethodCall, recv value.Value, a value.Args) (value.Value, error) {
 	if len(a.Pos) != 1 || len(a.Named) > 0 {
 		return nil, value.Errorf(bfsArgError, ".join takes one str or path segment")
 	}
