@@ -34,7 +34,7 @@ func TestShellHabitsEndToEnd(t *testing.T) {
 		{`echo $HOME`, "env.HOME"},
 		{`ls missing 2>/dev/null`, `try { ls missing } catch err { }`},
 		{`cat notes.txt | wc -l`, `(cat notes.txt).feed(^wc -l)`},
-		{`ls -la`, `run("ls", "-la")`},
+		{`ls -lt`, `run("ls", "-lt")`},
 		{`history`, `in the shoal REPL, history lists the lines you typed`},
 	}
 	for _, c := range cases {

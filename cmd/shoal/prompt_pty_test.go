@@ -146,7 +146,7 @@ func TestHelpAndSuggestionsOnATerminal(t *testing.T) {
 	at = out.waitFor(t, at, "  ls ")
 	at = out.waitFor(t, at, "~ > ")
 	send("ls --help\r")
-	at = out.waitFor(t, at, "usage: ls [PATH...]")
+	at = out.waitFor(t, at, "usage: ls [-a] [PATH...]")
 	at = out.waitFor(t, at, "-a, --all")
 	at = out.waitFor(t, at, "~ > ")
 	send("gti status\r")

@@ -51,7 +51,7 @@ func TestHelp(t *testing.T) {
 		lack []string
 	}{
 		{"help", []string{"Topics:", "Builtin commands", "  ls ", "Functions", "glob()", "help methods"}, nil},
-		{"help ls", []string{"ls — list directory entries", "usage: ls [PATH...]", "flags:\n  -a, --all", "example:\n  ls\n"}, nil},
+		{"help ls", []string{"ls — list directory entries", "usage: ls [-a] [PATH...]", "flags:\n  -a, --all\n  -l, --long", "example:\n  ls\n"}, nil},
 		{"ls --help", []string{"ls — list directory entries", "-a, --all"}, nil},
 		{"rm --help", []string{"rm — remove paths", "--permanent", "-r, -R, --recursive"}, nil},
 		{"journal --help", []string{"--limit=VALUE"}, nil},

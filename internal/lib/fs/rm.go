@@ -20,8 +20,8 @@ import (
 )
 
 func registerRm(p *eval.Part, tr *trash) {
-	p.Builtin(&eval.Builtin{Name: "rm", Help: eval.Help{Summary: "remove paths: moved to a session trash unless --permanent", Usage: "rm PATH...", Example: "rm scratch.txt\nrm -r build\nrm --permanent -r dist"}, Run: tr.rm, Effects: effRm,
-		Flags: []leash.FlagSpec{{Long: "permanent"}, flagRecursive()}})
+	p.Builtin(&eval.Builtin{Name: "rm", Help: eval.Help{Summary: "remove paths: moved to a session trash unless --permanent", Usage: "rm [-r] [-f] [--permanent] PATH...", Example: "rm scratch.txt\nrm -rf build\nrm --permanent -r dist"}, Run: tr.rm, Effects: effRm,
+		Flags: []leash.FlagSpec{{Long: "permanent"}, flagRecursive(), {Long: "force", Short: "f"}}})
 }
 
 // effRm: rm checks every target before removing any; without --permanent
@@ -64,13 +64,29 @@ func (tr *trash) dir(c *eval.BuiltinCall) string {
 //
 // Default: each target is renamed into the trash and the result lists
 // {path, trash} records. --permanent deletes (directories need -r) and the
-// result lists the removed paths.
+// result lists the removed paths. -f (--force) skips a target that does
+// not exist instead of failing, and an empty argument list is then no
+// error: the shell idiom `rm -rf build` for "make sure it is gone". Any
+// other failure (a refusal, a permission) still fails.
 func (tr *trash) rm(c *eval.BuiltinCall) (value.Value, error) {
 	permanent := c.Flag("permanent")
 	recursive := c.Flag("recursive")
+	force := c.Flag("force")
 	args, err := bfsPaths(c)
 	if err != nil {
 		return nil, err
+	}
+	if force {
+		kept := args[:0]
+		for _, p := range args {
+			if _, err := c.Host().Lstat(c.Ctx(), c.Abs(p)); errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			kept = append(kept, p)
+		}
+		if args = kept; len(args) == 0 {
+			return value.NewList(nil), nil
+		}
 	}
 	if len(args) == 0 {
 		return nil, c.Errorf(bfsNoMatches, "no paths to remove").
