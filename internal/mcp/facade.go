@@ -50,6 +50,12 @@ type Facade struct {
 // New builds the facade over c, which must already be attached to its
 // session. Log lines go to stderr.
 func New(c *client.Client, stderr io.Writer) (*Facade, error) {
+	return newFacade(c, stderr, handshakeVersions())
+}
+
+// newFacade is New offering the given protocol revisions, newest first
+// (Streamable HTTP offers its own set, see httpVersions).
+func newFacade(c *client.Client, stderr io.Writer, versions []string) (*Facade, error) {
 	f := &Facade{c: c, stderr: stderr, subs: make(map[string]*resourceSub), inflight: make(chan struct{}, MaxInFlight)}
 	f.srv = sdk.NewServer(&sdk.Implementation{Name: "shoal-mcp", Title: "Shoal", Version: Version}, &sdk.ServerOptions{
 		Instructions: "Shoal is a structured shell. Run commands and expressions with shoal_exec; " +
@@ -61,7 +67,7 @@ func New(c *client.Client, stderr io.Writer) (*Facade, error) {
 		// facade answers once no update for the URI can follow, where
 		// 2026-07-28's subscriptions/listen ends by a cancellation the
 		// client does not wait for.
-		SupportedProtocolVersions: handshakeVersions(),
+		SupportedProtocolVersions: versions,
 		UnsubscribeHandler:        f.unsubscribe,
 		Capabilities: &sdk.ServerCapabilities{
 			Tools:     &sdk.ToolCapabilities{},

@@ -22,6 +22,7 @@ import (
 
 // Usage is the help text of shoal-mcp (and shoal mcp).
 const Usage = `usage: shoal-mcp [--socket PATH] [--session NAME] [--token TOKEN] [--kernel PATH] [--no-autostart]
+       shoal-mcp --http ADDR [--state-dir DIR] [--socket PATH] [--session NAME] [--kernel PATH] [--no-autostart]
        shoal-mcp --version
 
 Serves the Model Context Protocol on stdin/stdout for one MCP client (a
@@ -37,6 +38,12 @@ coding agent, a desktop assistant), on top of a Shoal kernel.
                     (default: beside this program, else on PATH)
   --no-autostart    fail instead of starting a kernel (also when
                     $SHOAL_NO_AUTOSTART is not empty)
+  --http=ADDR       serve Streamable HTTP at /mcp on ADDR instead of stdio:
+                    127.0.0.1:PORT, [::1]:PORT or unix:/path. Every request
+                    carries Authorization: Bearer TOKEN (from shoal-token)
+                    and runs as that token's principal
+  --state-dir=DIR   with --http, where the token store is (default
+                    $SHOAL_TOKEN_STORE, else the kernel's state directory)
 
 When no kernel answers at the socket, shoal-mcp starts its own there, says
 so on stderr, and stops it when it exits. It reconnects and re-attaches if
@@ -56,6 +63,7 @@ func LimitProcessMemory() {
 // mainOptions are shoal-mcp's flags.
 type mainOptions struct {
 	socket, session, token, kernelBin string
+	http, stateDir                    string
 	noStart, version                  bool
 }
 
@@ -76,6 +84,8 @@ func mainFlags() (*flag.FlagSet, *mainOptions) {
 	fs.StringVar(&o.kernelBin, "kernel", "", "")
 	fs.BoolVar(&o.noStart, "no-autostart", os.Getenv("SHOAL_NO_AUTOSTART") != "", "")
 	fs.BoolVar(&o.version, "version", false, "")
+	fs.StringVar(&o.http, "http", "", "")
+	fs.StringVar(&o.stateDir, "state-dir", "", "")
 	return fs, o
 }
 
@@ -104,6 +114,9 @@ func Main(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Wri
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "shoal-mcp: unexpected argument %q\n", fs.Arg(0))
 		return 2
+	}
+	if o.http != "" {
+		return serveHTTP(ctx, o, stderr)
 	}
 	path := o.socket
 	if path == "" {
