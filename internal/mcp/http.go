@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/url"
@@ -100,7 +101,8 @@ func serveHTTP(ctx context.Context, o *mainOptions, stderr io.Writer) int {
 		Handler:           newHTTPHandler(reg),
 		MaxHeaderBytes:    MaxHTTPHeader,
 		ReadHeaderTimeout: HTTPHeaderWait,
-		ErrorLog:          nil,
+		IdleTimeout:       HTTPIdleConn,
+		ErrorLog:          log.New(stderr, "shoal-mcp: http: ", 0),
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

@@ -91,6 +91,7 @@ type challenge struct{ http.ResponseWriter }
 func (c *challenge) WriteHeader(code int) {
 	if code == http.StatusUnauthorized {
 		c.Header().Set("WWW-Authenticate", `Bearer realm="shoal-mcp"`)
+		dropBody(c.ResponseWriter)
 	}
 	c.ResponseWriter.WriteHeader(code)
 }

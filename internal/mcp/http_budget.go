@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"time"
 )
 
 // quota is a budget a request did not fit: its name and limit, answered
@@ -28,6 +29,7 @@ func (q *quota) write(w http.ResponseWriter) {
 		},
 	}
 	b, _ := json.Marshal(body)
+	dropBody(w)
 	w.Header().Set("Content-Type", "application/json")
 	if q.status == http.StatusTooManyRequests {
 		w.Header().Set("Retry-After", "1")
@@ -118,4 +120,13 @@ func (t *tokenFacade) isReady() bool {
 	default:
 		return false
 	}
+}
+
+// dropBody makes a refusal close its connection without reading what is
+// left of the request body: the server would otherwise read up to 256 KiB
+// of it before answering, and a client that stalls its upload would hold
+// the refusal back.
+func dropBody(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }

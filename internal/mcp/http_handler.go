@@ -57,6 +57,7 @@ func (h *httpHandler) serve(w http.ResponseWriter, req *http.Request) {
 		return
 	case isAuthError(err):
 		w.Header().Set("WWW-Authenticate", `Bearer realm="shoal-mcp"`)
+		dropBody(w)
 		http.Error(w, fmt.Sprintf("the kernel refused the token: %v", err), http.StatusUnauthorized)
 		return
 	case err != nil:

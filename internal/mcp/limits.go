@@ -116,8 +116,10 @@ const (
 
 	// MaxHTTPHeader bounds a request's header block (the server answers
 	// 431 past it); HTTPHeaderWait bounds how long it may take to arrive,
-	// and HTTPBodyWait how long a request body may take.
+	// HTTPBodyWait how long a request body may take, and HTTPIdleConn how
+	// long a kept-alive connection may wait for its next request.
 	MaxHTTPHeader  = 64 << 10
 	HTTPHeaderWait = 10 * time.Second
 	HTTPBodyWait   = 60 * time.Second
+	HTTPIdleConn   = 2 * time.Minute
 )
