@@ -20,6 +20,8 @@ func startAgentKernel(t testing.TB, principal string) *kernel {
 opaque = "allow"
 auto_apply = "in-grant"
 journal_read = true
+proc_spawn = ["cat"]
+env_read = ["*"]
 [principal.%[1]q.fs]
 read = [%[2]q, "/usr/**", "/bin/**", "/lib/**", "/etc/**"]
 write = [%[2]q]
