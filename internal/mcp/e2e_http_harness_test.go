@@ -30,9 +30,15 @@ type httpFacade struct {
 // waits for its listening line.
 func startHTTP(t testing.TB, k *kernel, args ...string) *httpFacade {
 	t.Helper()
+	return startHTTPWith(t, k, bin("shoal-mcp"), append([]string{"--http", "127.0.0.1:0", "--socket", k.sock, "--no-autostart"}, args...)...)
+}
+
+// startHTTPWith starts program with args (which serve HTTP) in k's
+// environment and waits for the listening line.
+func startHTTPWith(t testing.TB, k *kernel, program string, args ...string) *httpFacade {
+	t.Helper()
 	h := &httpFacade{exited: make(chan struct{})}
-	all := append([]string{"--http", "127.0.0.1:0", "--socket", k.sock, "--no-autostart"}, args...)
-	h.cmd = command(k, bin("shoal-mcp"), all...)
+	h.cmd = command(k, program, args...)
 	h.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // dies with the test binary
 	pr, err := h.cmd.StderrPipe()
 	if err != nil {

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -218,5 +219,25 @@ func TestE2EHTTPRevisions(t *testing.T) {
 	s := mustConnectHTTP(t, h, secret, "2025-03-26")
 	if got := s.cs.InitializeResult().ProtocolVersion; got != "2025-11-25" {
 		t.Errorf("offered 2025-03-26, negotiated %s", got)
+	}
+}
+
+// TestE2EHTTPViaShoalAndIPv6: shoal mcp --http serves as shoal-mcp
+// --http does, here on [::1] (skipped where the machine has no IPv6
+// loopback).
+func TestE2EHTTPViaShoalAndIPv6(t *testing.T) {
+	if ln, err := net.Listen("tcp", "[::1]:0"); err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	} else {
+		ln.Close()
+	}
+	k := startKernel(t)
+	h := startHTTPWith(t, k, bin("shoal"), "mcp", "--http", "[::1]:0", "--socket", k.sock, "--no-autostart")
+	if !strings.HasPrefix(h.url, "http://[::1]:") {
+		t.Fatalf("url %q", h.url)
+	}
+	s := mustConnectHTTP(t, h, newToken(t, k, "agent:v6"), "2025-06-18")
+	if got := execOK(t, ctx(t), s, "6 * 7"); got != "42" {
+		t.Fatalf("6 * 7 = %q", got)
 	}
 }

@@ -62,11 +62,12 @@ func newFacade(c *client.Client, stderr io.Writer, versions []string) (*Facade, 
 			"values come back typed (ref, value, render) and stay readable by ref (shoal_get, shoal://out/N). " +
 			"Plan risky work with shoal_plan and run it with shoal_apply once approved.",
 		SubscribeHandler: f.subscribe,
-		// The handshake-era revisions (up to 2025-11-25), which deployed
-		// clients speak: resources/unsubscribe is then a request the
-		// facade answers once no update for the URI can follow, where
-		// 2026-07-28's subscriptions/listen ends by a cancellation the
-		// client does not wait for.
+		// Over stdio, the handshake-era revisions (up to 2025-11-25),
+		// which deployed clients speak: resources/unsubscribe is then a
+		// request the facade answers once no update for the URI can
+		// follow, where 2026-07-28's subscriptions/listen ends by a
+		// cancellation the client does not wait for. Over HTTP,
+		// httpVersions.
 		SupportedProtocolVersions: versions,
 		UnsubscribeHandler:        f.unsubscribe,
 		Capabilities: &sdk.ServerCapabilities{
