@@ -302,3 +302,23 @@ func TestE2EHTTPSessionBounds(t *testing.T) {
 		t.Fatalf("a session opened before: %q", got)
 	}
 }
+
+// TestE2EHTTPTokenBound: 10× MaxHTTPTokens tokens, each with one stalled
+// request at once: exactly MaxHTTPTokens get a kernel attachment and are
+// admitted, the rest are refused mcp_http_tokens; once those requests
+// end, idle attachments give way and a new token is served.
+func TestE2EHTTPTokenBound(t *testing.T) {
+	k := startKernel(t)
+	h := startHTTP(t, k)
+	var secrets []string
+	for i := range 10 * mcp.MaxHTTPTokens {
+		secrets = append(secrets, newToken(t, k, fmt.Sprintf("agent:many%d", i)))
+	}
+	b := flood(t, h, secrets, 1, 2, mcp.MaxHTTPTokens, nil)
+	if b["mcp_http_tokens"] != 9*mcp.MaxHTTPTokens {
+		t.Fatalf("refusals %v", b)
+	}
+	h.alive(t)
+	served(t, h, newToken(t, k, "agent:later"))
+	served(t, h, secrets[0])
+}

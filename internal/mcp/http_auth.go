@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 
@@ -40,7 +41,12 @@ type tokenFacade struct {
 	c             *client.Client
 	err           error
 
-	reqs, bytes, opening int64 // guarded by tokens.mu
+	// Guarded by tokens.mu: the budgets' charges, the requests using
+	// the attachment now (it is not dropped while there are any), and
+	// when the last one ended.
+	reqs, bytes, opening int64
+	users                int
+	lastUsed             time.Time
 }
 
 func newTokens(store *auth.Store, path, session string, stderr io.Writer) *tokens {
@@ -111,19 +117,28 @@ var errTooManyTokens = errors.New("too many tokens attached")
 
 // facade returns the attachment of the request's (verified) token, making
 // it on first use: a fresh kernel connection attached with that token.
+// When MaxHTTPTokens attachments exist, those of tokens no longer valid
+// are dropped, then the one idle longest (no request, no MCP session).
+// The caller gives it back with release when the request ends.
 func (r *tokens) facade(ctx context.Context, info *sdkauth.TokenInfo) (*tokenFacade, error) {
 	id := info.UserID
 	r.mu.Lock()
 	t, ok := r.byID[id]
-	if !ok {
+	if ok {
+		t.users++
+		r.mu.Unlock()
+	} else {
 		if len(r.byID) >= MaxHTTPTokens {
 			r.dropInvalidLocked()
+		}
+		if len(r.byID) >= MaxHTTPTokens {
+			r.dropIdleLocked()
 		}
 		if len(r.byID) >= MaxHTTPTokens {
 			r.mu.Unlock()
 			return nil, errTooManyTokens
 		}
-		t = &tokenFacade{id: id, ready: make(chan struct{})}
+		t = &tokenFacade{id: id, ready: make(chan struct{}), users: 1}
 		t.principal, _ = info.Extra["principal"].(string)
 		r.byID[id] = t
 		r.mu.Unlock()
@@ -137,18 +152,26 @@ func (r *tokens) facade(ctx context.Context, info *sdkauth.TokenInfo) (*tokenFac
 			fmt.Fprintf(r.stderr, "shoal-mcp: token %s attached to session %q as %s\n", id, r.session, t.principal)
 		}
 		close(t.ready)
-	} else {
-		r.mu.Unlock()
 	}
 	select {
 	case <-t.ready:
 	case <-ctx.Done():
+		r.release(t)
 		return nil, ctx.Err()
 	}
 	if t.err != nil {
+		r.release(t)
 		return nil, t.err
 	}
 	return t, nil
+}
+
+// release ends a request's use of t.
+func (r *tokens) release(t *tokenFacade) {
+	r.mu.Lock()
+	t.users--
+	t.lastUsed = time.Now()
+	r.mu.Unlock()
 }
 
 // attach dials the kernel and attaches with secret.
@@ -178,10 +201,28 @@ func (r *tokens) dropInvalidLocked() {
 		if !t.isReady() {
 			continue // still attaching
 		}
-		if _, err := r.store.Lookup(id); err != nil && t.reqs == 0 {
+		if _, err := r.store.Lookup(id); err != nil && t.users == 0 {
 			delete(r.byID, id)
 			t.close()
 		}
+	}
+}
+
+// dropIdleLocked closes the attachment idle longest: no request using it
+// and no MCP session open on it.
+func (r *tokens) dropIdleLocked() {
+	var idle *tokenFacade
+	for _, t := range r.byID {
+		if !t.isReady() || t.users > 0 || t.sessions() > 0 {
+			continue
+		}
+		if idle == nil || t.lastUsed.Before(idle.lastUsed) {
+			idle = t
+		}
+	}
+	if idle != nil {
+		delete(r.byID, idle.id)
+		idle.close()
 	}
 }
 

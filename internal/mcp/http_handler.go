@@ -64,6 +64,7 @@ func (h *httpHandler) serve(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, fmt.Sprintf("shoal-mcp: %v", err), http.StatusBadGateway)
 		return
 	}
+	defer h.reg.release(t)
 	if req.ContentLength > MaxHTTPBody {
 		(&quota{http.StatusRequestEntityTooLarge, "mcp_http_body", MaxHTTPBody}).write(w)
 		return

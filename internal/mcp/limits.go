@@ -110,8 +110,9 @@ const (
 
 	// MaxHTTPTokens bounds the tokens with a kernel attachment of their
 	// own; when it is reached, attachments of tokens no longer valid are
-	// dropped, and a new token is refused HTTP 429 (budget
-	// mcp_http_tokens) if that frees none.
+	// dropped, then the one idle longest (no request, no MCP session), and
+	// a new token is refused HTTP 429 (budget mcp_http_tokens) when every
+	// attachment is in use.
 	MaxHTTPTokens = 32
 
 	// MaxHTTPHeader bounds a request's header block (the server answers
