@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/shoalgo/shoal/internal/auth"
@@ -58,6 +59,16 @@ func TestE2EHTTPUnixSocket(t *testing.T) {
 	}
 	if got := execOK(t, ctx(t), s, "6 * 7"); got != "42" {
 		t.Fatalf("6 * 7 = %q", got)
+	}
+	// SIGTERM: it stops serving, exits 0 and removes its socket, even
+	// with a session's SSE stream open.
+	h.cmd.Process.Signal(syscall.SIGTERM)
+	<-h.exited
+	if code := h.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit %d after SIGTERM:\n%s", code, h.errText())
+	}
+	if _, err := os.Stat(sock); !os.IsNotExist(err) {
+		t.Fatalf("the socket is still there: %v", err)
 	}
 }
 

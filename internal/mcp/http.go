@@ -104,6 +104,7 @@ func serveHTTP(ctx context.Context, o *mainOptions, stderr io.Writer) int {
 		IdleTimeout:       HTTPIdleConn,
 		ErrorLog:          log.New(stderr, "shoal-mcp: http: ", 0),
 	}
+	srv.RegisterOnShutdown(reg.closeSessions)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "shoal-mcp: listening %s\n", u)

@@ -238,6 +238,24 @@ func (t *tokenFacade) close() {
 	}
 }
 
+// closeSessions closes every MCP session, which ends their SSE streams
+// (the server is shutting down and would otherwise wait on them).
+func (r *tokens) closeSessions() {
+	r.mu.Lock()
+	var all []*tokenFacade
+	for _, t := range r.byID {
+		if t.isReady() && t.f != nil {
+			all = append(all, t)
+		}
+	}
+	r.mu.Unlock()
+	for _, t := range all {
+		for ss := range t.f.srv.Sessions() {
+			ss.Close()
+		}
+	}
+}
+
 // closeAll ends every attachment (shoal-mcp is exiting).
 func (r *tokens) closeAll() {
 	r.mu.Lock()
