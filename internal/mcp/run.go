@@ -42,8 +42,9 @@ coding agent, a desktop assistant), on top of a Shoal kernel.
                     127.0.0.1:PORT, [::1]:PORT or unix:/path. Every request
                     carries Authorization: Bearer TOKEN (from shoal-token)
                     and runs as that token's principal
-  --state-dir=DIR   with --http, where the token store is (default
-                    $SHOAL_TOKEN_STORE, else the kernel's state directory)
+  --state-dir=DIR   with --http, the state directory whose tokens.json
+                    holds the tokens, as shoal-kernel's (default: the
+                    kernel's; $SHOAL_TOKEN_STORE overrides both)
 
 When no kernel answers at the socket, shoal-mcp starts its own there, says
 so on stderr, and stops it when it exits. It reconnects and re-attaches if
