@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // startAgentKernel starts a kernel whose policy lets principal work in
@@ -100,4 +102,24 @@ func TestE2EHTTPTools(t *testing.T) {
 		}
 	}
 	h.alive(t)
+}
+
+// TestE2EHTTPSubscription: over a 2025-11-25 session, a resource
+// subscription's updates reach the client on the session's SSE stream.
+func TestE2EHTTPSubscription(t *testing.T) {
+	k := startAgentKernel(t, "agent:sub")
+	h := startHTTP(t, k)
+	s := mustConnectHTTP(t, h, newToken(t, k, "agent:sub"), "2025-11-25")
+	if err := s.cs.Subscribe(ctx(t), &sdk.SubscribeParams{URI: "shoal://journal"}); err != nil {
+		t.Fatal(err)
+	}
+	execOK(t, ctx(t), s, "7")
+	c := ctx(t) // a guard against a hang, not a timing assertion
+	for !contains(s.notes.updates(), "shoal://journal") {
+		select {
+		case <-s.notes.changed:
+		case <-c.Done():
+			t.Fatalf("no journal update after an exec:\n%s", h.errText())
+		}
+	}
 }
