@@ -322,3 +322,31 @@ func TestE2EHTTPTokenBound(t *testing.T) {
 	served(t, h, newToken(t, k, "agent:later"))
 	served(t, h, secrets[0])
 }
+
+// TestE2EHTTPDeepBody: a body nested 10× MaxFrameDepth (and 100,000
+// deep) is refused 400 with -32700 before the SDK decodes it; shoal-mcp
+// goes on serving.
+func TestE2EHTTPDeepBody(t *testing.T) {
+	k := startKernel(t)
+	h := startHTTP(t, k)
+	secret := newToken(t, k, "agent:deep")
+	for _, n := range []int{10 * mcp.MaxFrameDepth, 100000} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shoal_exec","arguments":{"src":` +
+			strings.Repeat("[", n) + strings.Repeat("]", n) + `}}}`
+		req, _ := http.NewRequest(http.MethodPost, h.url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		resp, err := bearerClient(secret).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "-32700") {
+			t.Fatalf("%d deep: %s %.200s", n, resp.Status, b)
+		}
+	}
+	h.alive(t)
+	served(t, h, secret)
+}
