@@ -46,7 +46,7 @@ var allowed = map[string][]string{
 	"cmd/shoal-token":      {"*"},
 	"cmd/shoal-mcp":        {"*"},
 	"cmd/shoal-secret":     {"*"},
-	"internal/mcp":         {"client", "proto", "internal/version"},
+	"internal/mcp":         {"client", "proto", "internal/version", "internal/auth"},
 	"internal/version":     {},
 	"internal/fastpath":    {},
 	"internal/memlimit":    {"internal/procfs"},

@@ -52,18 +52,25 @@ type Facade struct {
 // New builds the facade over c, which must already be attached to its
 // session. Log lines go to stderr.
 func New(c *client.Client, stderr io.Writer) (*Facade, error) {
+	return newFacade(c, stderr, offeredVersions())
+}
+
+// newFacade is New offering the given protocol revisions, newest first
+// (Streamable HTTP offers its own set, see httpVersions).
+func newFacade(c *client.Client, stderr io.Writer, versions []string) (*Facade, error) {
 	f := &Facade{c: c, stderr: stderr, subs: make(map[string]*resourceSub), inflight: make(chan struct{}, MaxInFlight), approval: approval{wait: ApprovalWait}}
 	f.srv = sdk.NewServer(&sdk.Implementation{Name: "shoal-mcp", Title: "Shoal", Version: Version}, &sdk.ServerOptions{
 		Instructions: "Shoal is a structured shell. Run commands and expressions with shoal_exec; " +
 			"values come back typed (ref, value, render) and stay readable by ref (shoal_get, shoal://out/N). " +
 			"Plan risky work with shoal_plan and run it with shoal_apply once approved.",
 		SubscribeHandler: f.subscribe,
-		// The handshake-era revisions (up to 2025-11-25), which deployed
-		// clients speak: resources/unsubscribe is then a request the
-		// facade answers once no update for the URI can follow, where
-		// 2026-07-28's subscriptions/listen ends by a cancellation the
-		// client does not wait for.
-		SupportedProtocolVersions: offeredVersions(),
+		// Over stdio, the handshake-era revisions (up to 2025-11-25),
+		// which deployed clients speak: resources/unsubscribe is then a
+		// request the facade answers once no update for the URI can
+		// follow, where 2026-07-28's subscriptions/listen ends by a
+		// cancellation the client does not wait for. Over HTTP,
+		// httpVersions.
+		SupportedProtocolVersions: versions,
 		UnsubscribeHandler:        f.unsubscribe,
 		Capabilities: &sdk.ServerCapabilities{
 			Tools:     &sdk.ToolCapabilities{},

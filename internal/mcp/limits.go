@@ -83,3 +83,55 @@ const (
 	MaxApprovalMessage = 8 << 10
 	MaxApprovalEffects = 16
 )
+
+// Bounds of Streamable HTTP serving (shoal-mcp --http), per bearer token
+// and for the whole process. A request past a budget is refused before the
+// SDK sees it: HTTP 429 (413 for a body) with a JSON-RPC error body, code
+// -32010, data {code: "quota_exceeded", budget, limit}.
+const (
+	// MaxHTTPBody bounds one request body (the SDK's own default); a
+	// larger declared length is refused at once, a longer chunked body
+	// once this much has been read: HTTP 413, budget mcp_http_body.
+	MaxHTTPBody = 4 << 20
+
+	// MaxHTTPTokenRequests bounds the requests of one token served at
+	// once, and MaxHTTPRequests those of all tokens together: HTTP 429,
+	// budgets mcp_http_token_requests and mcp_http_requests. A request is
+	// counted from when its headers are read until its answer is written
+	// (an open SSE stream counts as a request).
+	MaxHTTPTokenRequests = 8
+	MaxHTTPRequests      = 32
+
+	// MaxHTTPTokenBytes bounds the request bodies one token's requests
+	// hold in memory at once, and MaxHTTPBytes those of all tokens: each
+	// request is charged its declared length (MaxHTTPBody when chunked)
+	// until it is answered. HTTP 429, budgets mcp_http_token_bytes and
+	// mcp_http_bytes.
+	MaxHTTPTokenBytes = 16 << 20
+	MaxHTTPBytes      = 48 << 20
+
+	// MaxHTTPTokenSessions bounds the MCP sessions (revisions before
+	// 2026-07-28) one token keeps open, and MaxHTTPSessions those of all
+	// tokens: a request that would open one more is HTTP 429, budgets
+	// mcp_http_token_sessions and mcp_http_sessions. A session idle for
+	// HTTPSessionIdle is closed.
+	MaxHTTPTokenSessions = 16
+	MaxHTTPSessions      = 64
+	HTTPSessionIdle      = 10 * time.Minute
+
+	// MaxHTTPTokens bounds the tokens with a kernel attachment of their
+	// own; when it is reached, attachments of tokens no longer valid are
+	// dropped, then the one idle longest (no request, no MCP session), and
+	// a new token is refused HTTP 429 (budget mcp_http_tokens) when every
+	// attachment is in use.
+	MaxHTTPTokens = 32
+
+	// MaxHTTPHeader bounds a request's header block (the server answers
+	// 431 past it); HTTPHeaderWait bounds how long it may take to arrive,
+	// HTTPBodyWait how long a request body may take, and HTTPIdleConn how
+	// long a kept-alive connection may wait for its next request.
+	MaxHTTPHeader  = 64 << 10
+	HTTPHeaderWait = 10 * time.Second
+	HTTPBodyWait   = 60 * time.Second
+	HTTPIdleConn   = 2 * time.Minute
+)

@@ -21,8 +21,8 @@ import (
 )
 
 // Usage is the help text of shoal-mcp (and shoal mcp).
-const Usage = `usage: shoal-mcp [--socket PATH] [--session NAME] [--token TOKEN] [--kernel PATH] [--no-autostart]
-                 [--approver-token TOKEN] [--approval-wait DURATION]
+const Usage = `usage: shoal-mcp [--http ADDR [--state-dir DIR]] [--socket PATH] [--session NAME] [--token TOKEN]
+                 [--kernel PATH] [--no-autostart] [--approver-token TOKEN] [--approval-wait DURATION]
        shoal-mcp --version
 
 Serves the Model Context Protocol on stdin/stdout for one MCP client (a
@@ -46,6 +46,13 @@ coding agent, a desktop assistant), on top of a Shoal kernel.
   --approval-wait=DURATION
                     how long such a question waits for an answer (default
                     5m); with none, nothing runs
+  --http=ADDR       serve Streamable HTTP at /mcp on ADDR instead of stdio:
+                    127.0.0.1:PORT, [::1]:PORT or unix:/path. Every request
+                    carries Authorization: Bearer TOKEN (from shoal-token)
+                    and runs as that token's principal
+  --state-dir=DIR   with --http, the state directory whose tokens.json
+                    holds the tokens, as shoal-kernel's (default: the
+                    kernel's; $SHOAL_TOKEN_STORE overrides both)
 
 When no kernel answers at the socket, shoal-mcp starts its own there, says
 so on stderr, and stops it when it exits. It reconnects and re-attaches if
@@ -65,6 +72,7 @@ func LimitProcessMemory() {
 // mainOptions are shoal-mcp's flags.
 type mainOptions struct {
 	socket, session, token, kernelBin string
+	http, stateDir                    string
 	noStart, version                  bool
 	approver                          string        // --approver-token
 	approvalWait                      time.Duration // --approval-wait
@@ -89,6 +97,8 @@ func mainFlags() (*flag.FlagSet, *mainOptions) {
 	fs.BoolVar(&o.version, "version", false, "")
 	fs.StringVar(&o.approver, "approver-token", os.Getenv("SHOAL_APPROVER_TOKEN"), "")
 	fs.DurationVar(&o.approvalWait, "approval-wait", ApprovalWait, "")
+	fs.StringVar(&o.http, "http", "", "")
+	fs.StringVar(&o.stateDir, "state-dir", "", "")
 	return fs, o
 }
 
@@ -117,6 +127,9 @@ func Main(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Wri
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "shoal-mcp: unexpected argument %q\n", fs.Arg(0))
 		return 2
+	}
+	if o.http != "" {
+		return serveHTTP(ctx, o, stderr)
 	}
 	path := o.socket
 	if path == "" {
