@@ -360,6 +360,21 @@ func withMember(raw json.RawMessage, key, val string) json.RawMessage {
 	return b
 }
 
+// withoutMember removes one member from a JSON object (raw is returned as
+// it is when it is not an object).
+func withoutMember(raw json.RawMessage, key string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return raw
+	}
+	delete(m, key)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
 func mustJSON(v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	if err != nil {
