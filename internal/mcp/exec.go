@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -51,7 +52,7 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 		p.TimeoutMS = a.TimeoutMS
 		var raw json.RawMessage
 		if err := f.c.Call(ctx, proto.MethodExec, p, &raw); err != nil {
-			return toolError(err)
+			return f.execError(ctx, a, err)
 		}
 		return result(raw), nil
 	}
@@ -69,7 +70,7 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 	defer stop()
 	var raw json.RawMessage
 	if err := f.c.Call(ectx, proto.MethodExec, p, &raw); err != nil {
-		return toolError(err)
+		return f.execError(ectx, a, err)
 	}
 	var started proto.TaskStarted
 	if json.Unmarshal(raw, &started) != nil || !started.TimedOut || started.Task == "" {
@@ -98,6 +99,16 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 		}
 		w.progress(ctx, rec)
 	}
+}
+
+// execError is the tool error of a failed exec: one the policy holds for
+// approval goes to approvalRequired, any other is toolError's.
+func (f *Facade) execError(ctx context.Context, a execArgs, err error) (*sdk.CallToolResult, error) {
+	var re *proto.RPCError
+	if errors.As(err, &re) && re.Code == proto.CodeApprovalRequired && a.Mode != client.ModePlan {
+		return f.approvalRequired(ctx, a, re)
+	}
+	return toolError(err)
 }
 
 // detach is ctx without its cancellation, ended CancelSettle after ctx
