@@ -5,7 +5,7 @@ package mcp
 // written (TestInstructionsFormsRun runs them through a real kernel).
 const instructions = `Shoal is a structured shell, not bash: commands answer typed values (tables, records, lists, outcomes) and you work on them with methods. Run source with shoal_exec.
 - No | pipes: chain methods on the value, ` + "`ls.where(.size > 1kb).map(x => x.name)`" + `, or feed a value to a program's stdin, ` + "`(cat notes.txt).feed(^sort)`" + `, ` + "`\"payload\".feed(^wc -c)`" + `.
-- Blocks and functions: ` + "`for f in glob(\"*.md\") { echo (f) }`" + `, ` + "`if n > 0 { \"yes\" } else { \"no\" }`" + `, ` + "`let n = 3`" + `, ` + "`fn twice(x) { x * 2 }`" + `, lambdas ` + "`x => x * 2`" + `.
+- Blocks and functions: ` + "`let n = 3`" + `, ` + "`for f in glob(\"*.md\") { echo (f) }`" + `, ` + "`if n > 0 { \"yes\" } else { \"no\" }`" + `, ` + "`fn twice(x) { x * 2 }`" + `, lambdas ` + "`x => x * 2`" + `.
 - Variables have no $: read the environment as ` + "`env.HOME`" + ` or ` + "`env.PATH.split(\":\")`" + `, set it with ` + "`env.FOO = \"bar\"`" + `; put a value into a command's words with parentheses, ` + "`echo (env.HOME)`" + `.
 - Redirects are >, >> and < (` + "`git log > log.txt`" + `); there is no 2>: a failed command's outcome has .status, .out and .err, and ` + "`try { cmd } catch err { err.stderr }`" + ` catches one.
 - ^ runs a program without Shoal's adapter, words passed as written: ` + "`^git log --oneline -3`" + `; ` + "`run(\"ls\", \"-la\")`" + ` runs a program a builtin shadows; ` + "`sh { printf '%s\\n' \"$HOME\" | sort }`" + ` runs a POSIX shell snippet when nothing else will do.
