@@ -99,6 +99,9 @@ func TestE2EEveryToolResultMatchesItsSchema(t *testing.T) {
 	c.check(t, s, "shoal_exec", map[string]any{"src": "false"})
 	c.check(t, s, "shoal_exec", map[string]any{"src": "false", "position": "stmt"})
 	c.check(t, s, "shoal_exec", map[string]any{"src": "1 +"})
+	if _, e := c.check(t, s, "shoal_exec", map[string]any{"mode": "run"}); e["error"] != "invalid_arguments" {
+		t.Errorf("exec without src: %v", e)
+	}
 	_, e := c.check(t, s, "shoal_exec", map[string]any{"src": "ls no-such-file"})
 	if e["error"] != "not_found" {
 		t.Errorf("ls of a missing file: error %v, want not_found", e["error"])

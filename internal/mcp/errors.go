@@ -195,10 +195,15 @@ func plainErrorResult(err error) *sdk.CallToolResult {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		name = "cancelled"
 	}
-	body := toolErrorBody{Code: code, Error: name, Message: err.Error()}
+	return codedError(code, name, err)
+}
+
+// codedError is a tool error the facade itself answers: err's text, and
+// structuredContent {code, error, message}.
+func codedError(code int, name string, err error) *sdk.CallToolResult {
 	return &sdk.CallToolResult{
 		Content:           []sdk.Content{&sdk.TextContent{Text: capText(err.Error(), "")}},
-		StructuredContent: mustJSON(body),
+		StructuredContent: mustJSON(toolErrorBody{Code: code, Error: name, Message: err.Error()}),
 		IsError:           true,
 	}
 }
