@@ -178,7 +178,12 @@ func errorResult(re *proto.RPCError, next *nextStep) *sdk.CallToolResult {
 			text += fmt.Sprintf(" (%s %s)", body.Next.Tool, mustJSON(body.Next.Arguments))
 		}
 	}
-	if re.Data != nil {
+	if data != nil {
+		if h, _ := data["hint"].(string); h == "" || (body.Next != nil && h == body.Next.Hint) {
+			delete(data, "hint") // null, or said above
+		}
+		text += "\n" + prettyJSON(mustJSON(data))
+	} else if re.Data != nil {
 		text += "\n" + prettyJSON(mustJSON(re.Data))
 	}
 	return &sdk.CallToolResult{
