@@ -14,11 +14,12 @@ import (
 // member the kernel adds later does not break a client; the e2e test
 // TestE2EEveryToolResultMatchesItsSchema holds each one to real answers.
 
-// errorShape is a tool error's structuredContent (see errors.go).
-const errorShape = `{"type":"object","description":"A tool error (isError): see the server instructions.","required":["code","error","message"],"properties":{
- "code":{"type":"integer"},"error":{"type":"string","description":"A specific code, e.g. not_found, approval_required."},"message":{"type":"string"},"data":{"type":"object"},
- "next":{"type":"object","description":"What to do next: a hint, and the tool call that does it.","required":["hint"],"properties":{
-  "hint":{"type":"string"},"plan_ref":{"type":"string"},"tool":{"type":"string"},"arguments":{"type":"object"}}}}}`
+// errorShape is a tool error's structuredContent (errors.go), described
+// to the model once, in the server instructions, rather than in each of
+// the thirteen schemas.
+const errorShape = `{"type":"object","required":["code","error","message"],"properties":{
+ "code":{"type":"integer"},"error":{"type":"string"},"message":{"type":"string"},"data":{"type":"object"},
+ "next":{"type":"object","required":["hint"],"properties":{"hint":{"type":"string"},"plan_ref":{"type":"string"},"tool":{"type":"string"},"arguments":{"type":"object"}}}}}`
 
 // valueShape is a finished run's answer (shoal_exec, shoal_apply).
 const valueShape = `{"type":"object","description":"A finished run: its ref and tagged value; the result's text is the value's render.","required":["ref"],"properties":{
