@@ -194,13 +194,20 @@ func errorResult(re *proto.RPCError, next *nextStep) *sdk.CallToolResult {
 }
 
 // plainErrorResult is the tool error of an error that is not the
-// kernel's: a lost kernel connection, or a call given up.
+// kernel's: a lost kernel connection (kernel_unreachable), a call given up
+// (cancelled), an answer the client could not read, anything else
+// (internal_error).
 func plainErrorResult(err error) *sdk.CallToolResult {
-	code, name := proto.CodeInternalError, "kernel_unreachable"
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	name := "internal_error"
+	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		name = "cancelled"
+	case errors.Is(err, client.ErrClosed) || errors.Is(err, client.ErrDetached) || errors.Is(err, client.ErrClientClosed):
+		name = "kernel_unreachable"
+	case errors.Is(err, client.ErrMalformedFrame) || errors.Is(err, client.ErrFrameTooDeep):
+		name = "bad_kernel_answer"
 	}
-	return codedError(code, name, err)
+	return codedError(proto.CodeInternalError, name, err)
 }
 
 // codedError is a tool error the facade itself answers: err's text, and

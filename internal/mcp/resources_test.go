@@ -2,10 +2,12 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/shoalgo/shoal/client"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -123,10 +125,15 @@ func TestToolErrorShape(t *testing.T) {
 	if string(b) != `{"code":-32011,"error":"approval_required","message":"approval required","data":{"verdict":"approval_required"}}` {
 		t.Errorf("structuredContent = %s", b)
 	}
-	res, _ = toolError(errPlain("client: exec: connection lost"))
+	res, _ = toolError(fmt.Errorf("exec: %w", client.ErrClosed))
 	b, _ = json.Marshal(res.StructuredContent)
-	if !res.IsError || string(b) != `{"code":-32603,"error":"kernel_unreachable","message":"client: exec: connection lost"}` {
-		t.Errorf("a non-kernel error = %+v %s", res, b)
+	if !res.IsError || string(b) != `{"code":-32603,"error":"kernel_unreachable","message":"exec: client: connection closed"}` {
+		t.Errorf("a lost connection = %+v %s", res, b)
+	}
+	res, _ = toolError(errPlain("something else"))
+	b, _ = json.Marshal(res.StructuredContent)
+	if !res.IsError || string(b) != `{"code":-32603,"error":"internal_error","message":"something else"}` {
+		t.Errorf("another error = %+v %s", res, b)
 	}
 }
 
