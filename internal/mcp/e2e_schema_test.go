@@ -177,6 +177,7 @@ auto_apply = "never"
 	if !res.IsError || e["error"] != "approval_required" {
 		t.Fatalf("exec = %s, want approval_required", text(res))
 	}
+	t.Logf("exec held for approval, as the client sees it:\n%s", text(res))
 	next, _ := e["next"].(map[string]any)
 	ref, _ := next["plan_ref"].(string)
 	args, _ := next["arguments"].(map[string]any)
@@ -201,6 +202,10 @@ auto_apply = "never"
 	res, e = c.check(t, s, "shoal_exec", map[string]any{"src": "rm hello.txt"})
 	if !res.IsError || e["error"] != "leash_denied" || e["next"] == nil {
 		t.Fatalf("a refused exec = %s", text(res))
+	}
+	t.Logf("exec refused, as the client sees it:\n%s", text(res))
+	if grants, _ := e["next"].(map[string]any)["grants"].([]any); len(grants) == 0 || !strings.HasPrefix(grants[0].(string), "fs.delete for ") {
+		t.Errorf("the refusal's missing grants = %v", e["next"])
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"syscall"
 
@@ -34,7 +35,14 @@ type nextStep struct {
 	PlanRef   string         `json:"plan_ref,omitempty"`
 	Tool      string         `json:"tool,omitempty"`
 	Arguments map[string]any `json:"arguments,omitempty"`
+	// Grants are the policy grants a refusal lacks, e.g. "fs.delete for
+	// /home/u/x".
+	Grants []string `json:"grants,omitempty"`
 }
+
+// missingGrant reads a policy reason "fs_delete /p: no fs.delete grant
+// matches" as the grant it lacks, "fs.delete for /p".
+var missingGrant = regexp.MustCompile(`^\S+ (.+): no (\S+) grant matches$`)
 
 // errnoCodes name the OS failures a file system builtin reports in its
 // message (as "name: reason", the reason being the errno's text): the
@@ -117,14 +125,17 @@ func nextFor(re *proto.RPCError, data map[string]any) *nextStep {
 		}
 	case proto.CodeLeashDenied:
 		if rs, ok := data["reasons"].([]any); ok && len(rs) > 0 {
-			var parts []string
+			var grants []string
 			for _, r := range rs {
 				if s, ok := r.(string); ok {
-					parts = append(parts, s)
+					if m := missingGrant.FindStringSubmatch(s); m != nil {
+						s = m[2] + " for " + m[1]
+					}
+					grants = append(grants, s)
 				}
 			}
-			return &nextStep{Hint: "The policy does not grant this principal: " + strings.Join(parts, "; ") +
-				". Ask the kernel's owner to add the grant to the policy, or do something the grants cover."}
+			return &nextStep{Grants: grants, Hint: "The policy does not grant this principal: " + strings.Join(grants, "; ") +
+				". The kernel's owner can add that to the principal's policy; otherwise do only what the grants cover."}
 		}
 	case proto.CodeUnknownPlan:
 		return &nextStep{Hint: "Plans run once and expire: make a new one with shoal_plan.", Tool: "shoal_plan"}

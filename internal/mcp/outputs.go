@@ -19,7 +19,7 @@ import (
 // the thirteen schemas.
 const errorShape = `{"type":"object","required":["code","error","message"],"properties":{
  "code":{"type":"integer"},"error":{"type":"string"},"message":{"type":"string"},"data":{"type":"object"},
- "next":{"type":"object","required":["hint"],"properties":{"hint":{"type":"string"},"plan_ref":{"type":"string"},"tool":{"type":"string"},"arguments":{"type":"object"}}}}}`
+ "next":{"type":"object","required":["hint"],"properties":{"hint":{"type":"string"},"plan_ref":{"type":"string"},"tool":{"type":"string"},"arguments":{"type":"object"},"grants":{"type":"array","items":{"type":"string"}}}}}}`
 
 // valueShape is a finished run's answer (shoal_exec, shoal_apply).
 const valueShape = `{"type":"object","description":"A finished run: its ref and tagged value; the result's text is the value's render.","required":["ref"],"properties":{
