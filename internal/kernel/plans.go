@@ -287,13 +287,15 @@ func handlePlanApply(ctx context.Context, c *call) (any, error) {
 	return c.runSync(ctx, p)
 }
 
-// effectKinds is the wire vocabulary of effect kinds cap.request accepts.
-var effectKinds = map[string]bool{
-	"fs_read": true, "fs_write": true, "fs_delete": true, "proc_spawn": true,
-	"net_connect": true, "net_listen": true, "env_read": true, "env_write": true,
-	"secret_use": true, "session_write": true, "journal_read": true, "time": true,
-	"sys_read": true, "opaque": true,
-}
+// effectKinds is the wire vocabulary of effect kinds cap.request accepts
+// (proto.EffectKinds) as a set.
+var effectKinds = func() map[string]bool {
+	m := make(map[string]bool, len(proto.EffectKinds))
+	for _, k := range proto.EffectKinds {
+		m[k] = true
+	}
+	return m
+}()
 
 // normaliseKind turns "fs.write", "FS_WRITE" or "fs_write" into fs_write.
 func normaliseKind(k string) (string, bool) {

@@ -16,8 +16,10 @@ type answerHead struct {
 	URI    string  `json:"uri"`
 }
 
-// readAnswer returns raw's head and, when its ref has a URI and raw has
-// none, raw with a "uri" member added, as json.Unmarshal into answerHead
+// readAnswer returns raw's head and raw reshaped for structuredContent:
+// without its "render" member when it has a string one (the render is the
+// result's text, carried once), and with a "uri" member when its ref has a
+// URI and raw has none, as json.Unmarshal into answerHead, withoutMember
 // and withMember give them. A kernel answer (an object of distinct plain
 // member names, the head's members strings) is read in one scan, its
 // members copied sorted; anything else takes the reflective path, which
@@ -28,6 +30,9 @@ func readAnswer(raw json.RawMessage) (answerHead, string, json.RawMessage) {
 	}
 	var h answerHead
 	_ = json.Unmarshal(raw, &h)
+	if h.Render != nil {
+		raw = withoutMember(raw, "render")
+	}
 	uri := refURI(h.Ref)
 	if uri != "" && h.URI == "" {
 		raw = withMember(raw, "uri", uri)
@@ -80,15 +85,23 @@ func readPlainAnswer(raw json.RawMessage) (h answerHead, uri string, out json.Ra
 			return h, "", nil, false // a repeated member: the last one wins, as reflection has it
 		}
 	}
+	byName := func(m member, name string) int { return strings.Compare(m.name, name) }
+	if h.Render != nil {
+		i, _ := slices.BinarySearchFunc(ms, "render", byName)
+		ms = slices.Delete(ms, i, i+1)
+	}
 	uri = refURI(h.Ref)
-	if uri == "" || h.URI != "" {
+	if (uri == "" || h.URI != "") && h.Render == nil {
 		return h, uri, raw, true
 	}
-	u, _ := json.Marshal(uri)
-	if i, found := slices.BinarySearchFunc(ms, "uri", func(m member, name string) int { return strings.Compare(m.name, name) }); found {
-		ms[i].val = u // "uri": "" is replaced
-	} else {
-		ms = slices.Insert(ms, i, member{"uri", u})
+	var u []byte
+	if uri != "" && h.URI == "" {
+		u, _ = json.Marshal(uri)
+		if i, found := slices.BinarySearchFunc(ms, "uri", byName); found {
+			ms[i].val = u // "uri": "" is replaced
+		} else {
+			ms = slices.Insert(ms, i, member{"uri", u})
+		}
 	}
 	var b bytes.Buffer
 	b.Grow(len(raw) + len(u) + 8)

@@ -10,6 +10,9 @@ import (
 func reflectAnswer(raw json.RawMessage) (answerHead, string, json.RawMessage) {
 	var h answerHead
 	_ = json.Unmarshal(raw, &h)
+	if h.Render != nil {
+		raw = withoutMember(raw, "render")
+	}
 	uri := refURI(h.Ref)
 	if uri != "" && h.URI == "" {
 		raw = withMember(raw, "uri", uri)

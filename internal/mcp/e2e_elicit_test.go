@@ -116,7 +116,6 @@ func answer(action string) func(context.Context) (*sdk.ElicitResult, error) {
 type heldData struct {
 	PlanRef  string `json:"plan_ref"`
 	PlanURI  string `json:"plan_uri"`
-	Next     string `json:"next"`
 	Approval string `json:"approval"`
 	Ran      *bool  `json:"ran"`
 }
@@ -233,8 +232,17 @@ func TestE2EApprovalWithoutElicitation(t *testing.T) {
 			res := s.call(t, ctx(t), "shoal_exec", map[string]any{"src": `"x".save("` + target + `")`})
 			e := wantToolError(t, c.name, res, -32011)
 			var d heldData
-			if err := json.Unmarshal(e.Data, &d); err != nil || !strings.HasPrefix(d.PlanRef, "plan:") || !strings.Contains(d.Next, "shoal_apply") || !strings.Contains(d.Next, c.why) {
-				t.Fatalf("%s: data %s", c.name, e.Data)
+			var body struct {
+				Next struct {
+					Hint    string `json:"hint"`
+					PlanRef string `json:"plan_ref"`
+					Tool    string `json:"tool"`
+				} `json:"next"`
+			}
+			structured(t, res, &body)
+			if err := json.Unmarshal(e.Data, &d); err != nil || !strings.HasPrefix(d.PlanRef, "plan:") ||
+				body.Next.Tool != "shoal_apply" || body.Next.PlanRef != d.PlanRef || !strings.Contains(body.Next.Hint, c.why) {
+				t.Fatalf("%s: data %s, next %+v", c.name, e.Data, body.Next)
 			}
 			if c.a != nil && len(c.a.asked()) != 0 {
 				t.Errorf("asked without an approver")

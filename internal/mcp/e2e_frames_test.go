@@ -89,7 +89,7 @@ func wantSix(t *testing.T, r *rawMCP, id float64) {
 	t.Helper()
 	m := r.next(t)
 	b, _ := json.Marshal(m)
-	if m["id"] != id || !strings.Contains(string(b), `"render":"42"`) {
+	if m["id"] != id || !strings.Contains(string(b), `"text":"42"`) {
 		t.Fatalf("a call after the attack = %s", b)
 	}
 }
@@ -202,7 +202,7 @@ func TestE2EArgumentBudget(t *testing.T) {
 			t.Fatalf("a large call answered %.300s", b)
 		case res["isError"] == true && strings.Contains(string(b), `"quota_exceeded"`):
 			refused++
-		case strings.Contains(string(b), `"render":"42"`):
+		case strings.Contains(string(b), `"text":"42"`):
 			served++
 		default:
 			t.Fatalf("a large call answered %.300s", b)

@@ -251,6 +251,12 @@ func structured(t testing.TB, res *sdk.CallToolResult, out any) {
 	if err := json.Unmarshal(b, out); err != nil {
 		t.Fatalf("structuredContent %s: %v", b, err)
 	}
+	// A value's render is the result's text, not part of structuredContent.
+	if r, ok := out.(*execResult); ok && r.Render == "" && !res.IsError && len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(*sdk.TextContent); ok && r.Ref != "" {
+			r.Render = tc.Text
+		}
+	}
 }
 
 func text(res *sdk.CallToolResult) string {

@@ -100,7 +100,7 @@ func TestE2EMalformedJSON(t *testing.T) {
 	r.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"shoal_exec","arguments":{"src":"6 * 7"}}}`)
 	m = r.next(t)
 	b, _ := json.Marshal(m)
-	if m["id"] != float64(3) || !strings.Contains(string(b), `"render":"42"`) {
+	if m["id"] != float64(3) || !strings.Contains(string(b), `"text":"42"`) {
 		t.Fatalf("call after the malformed frame = %s", b)
 	}
 }
@@ -130,7 +130,7 @@ func TestE2ENullArguments(t *testing.T) {
 	r.send(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"shoal_exec","arguments":{"src":"6 * 7"}}}`)
 	m = r.next(t)
 	b, _ = json.Marshal(m)
-	if m["id"] != float64(4) || !strings.Contains(string(b), `"render":"42"`) {
+	if m["id"] != float64(4) || !strings.Contains(string(b), `"text":"42"`) {
 		t.Fatalf("call after the null arguments = %s", b)
 	}
 }

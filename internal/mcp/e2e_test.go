@@ -12,7 +12,7 @@ type execResult struct {
 	Ref    string          `json:"ref"`
 	URI    string          `json:"uri"`
 	Value  json.RawMessage `json:"value"`
-	Render string          `json:"render"`
+	Render string          `json:"-"` // the result's text (structured filled it in)
 	Task   string          `json:"task"`
 }
 

@@ -77,14 +77,17 @@ func (f *Facade) approveInCall(ctx context.Context, req *sdk.CallToolRequest, a 
 	if plan.State != "pending" {
 		// Judged otherwise a moment later (the policy changed): the
 		// plan as stored says what to do.
-		return withPlan(held, plan, "the plan was judged "+plan.State+" when stored; read it with shoal://plan/"+strings.TrimPrefix(plan.PlanRef, "plan:")), true
+		return withPlan(held, plan, &nextStep{PlanRef: plan.PlanRef,
+			Hint: "The plan was judged " + plan.State + " when stored; read it with shoal://plan/" + strings.TrimPrefix(plan.PlanRef, "plan:") + "."}), true
 	}
 	if f.approval.token == "" || !canElicit(req) {
 		why := "no approver is configured for this client (shoal-mcp --approver-token)"
 		if f.approval.token != "" {
 			why = "this client cannot ask its user (it did not declare elicitation)"
 		}
-		return withPlan(held, plan, why+": an approver approves it (shoal_cap_request {plan_ref} from a client attached as an approver, or cap.request on the kernel socket), then shoal_apply {plan_ref} runs it"), true
+		next := approvalNext(plan.PlanRef)
+		next.Hint = why + ". " + next.Hint
+		return withPlan(held, plan, next), true
 	}
 	question := &sdk.ElicitParams{
 		Mode:            "form",
@@ -194,17 +197,15 @@ func declined(action string) string {
 }
 
 // withPlan is the held error as a tool error, its data extended with the
-// stored plan and what to do next.
-func withPlan(held *proto.RPCError, plan planAnswer, next string) *sdk.CallToolResult {
+// stored plan, and next what to do about it.
+func withPlan(held *proto.RPCError, plan planAnswer, next *nextStep) *sdk.CallToolResult {
 	data := map[string]any{}
 	if held.Data != nil {
 		_ = json.Unmarshal(mustJSON(held.Data), &data)
 	}
 	data["plan_ref"] = plan.PlanRef
 	data["plan_uri"] = "shoal://plan/" + strings.TrimPrefix(plan.PlanRef, "plan:")
-	data["next"] = next
-	res, _ := toolError(proto.NewError(held.Code, held.Message, data))
-	return res
+	return errorResult(proto.NewError(held.Code, held.Message, data), next)
 }
 
 // refused is the answer of an approval that did not happen: nothing ran.

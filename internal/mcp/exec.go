@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -54,7 +55,7 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 			if res, ok := f.approveInCall(ctx, req, a, err); ok {
 				return res, nil
 			}
-			return toolError(err)
+			return f.execError(ctx, a, err)
 		}
 		return result(raw), nil
 	}
@@ -75,7 +76,7 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 		if res, ok := f.approveInCall(ctx, req, a, err); ok {
 			return res, nil
 		}
-		return toolError(err)
+		return f.execError(ectx, a, err)
 	}
 	var started proto.TaskStarted
 	if json.Unmarshal(raw, &started) != nil || !started.TimedOut || started.Task == "" {
@@ -111,6 +112,16 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 		}
 		w.progress(ctx, rec)
 	}
+}
+
+// execError is the tool error of a failed exec: one the policy holds for
+// approval goes to approvalRequired, any other is toolError's.
+func (f *Facade) execError(ctx context.Context, a execArgs, err error) (*sdk.CallToolResult, error) {
+	var re *proto.RPCError
+	if errors.As(err, &re) && re.Code == proto.CodeApprovalRequired && a.Mode != client.ModePlan {
+		return f.approvalRequired(ctx, a, re)
+	}
+	return toolError(err)
 }
 
 // detach is ctx without its cancellation, ended CancelSettle after ctx

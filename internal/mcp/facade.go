@@ -60,9 +60,7 @@ func New(c *client.Client, stderr io.Writer) (*Facade, error) {
 func newFacade(c *client.Client, stderr io.Writer, versions []string) (*Facade, error) {
 	f := &Facade{c: c, stderr: stderr, subs: make(map[string]*resourceSub), inflight: make(chan struct{}, MaxInFlight), approval: approval{wait: ApprovalWait}}
 	f.srv = sdk.NewServer(&sdk.Implementation{Name: "shoal-mcp", Title: "Shoal", Version: Version}, &sdk.ServerOptions{
-		Instructions: "Shoal is a structured shell. Run commands and expressions with shoal_exec; " +
-			"values come back typed (ref, value, render) and stay readable by ref (shoal_get, shoal://out/N). " +
-			"Plan risky work with shoal_plan and run it with shoal_apply once approved.",
+		Instructions:     instructions,
 		SubscribeHandler: f.subscribe,
 		// Over stdio, the handshake-era revisions (up to 2025-11-25),
 		// which deployed clients speak: resources/unsubscribe is then a
@@ -146,7 +144,12 @@ func (f *Facade) addTools() error {
 		if err != nil {
 			return fmt.Errorf("mcp: schema of %s: %w", d.name, err)
 		}
-		f.srv.AddTool(&sdk.Tool{Name: d.name, Description: d.desc, InputSchema: s}, f.toolHandler(resolved, h))
+		out, err := d.outputSchema()
+		if err != nil {
+			return err
+		}
+		f.srv.AddTool(&sdk.Tool{Name: d.name, Description: d.desc, InputSchema: s, OutputSchema: out,
+			Annotations: annotations(toolEffects(d.name))}, f.toolHandler(resolved, h))
 	}
 	return nil
 }
@@ -169,9 +172,17 @@ func (f *Facade) passThrough(method string) handler {
 // next_cursor, the last entry's id, is what to pass as cursor for older
 // entries (a page can end early at the kernel's page byte bound, so a page
 // shorter than limit does not mean the end); null when there were none.
+// Entries come without their parsed source ("ast", the bulk of an entry)
+// unless the call asks with ast: true.
 func (f *Facade) toolJournal(ctx context.Context, _ *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, error) {
+	var params map[string]json.RawMessage
+	if err := json.Unmarshal(args, &params); err != nil {
+		return nil, err
+	}
+	withAST := string(params["ast"]) == "true"
+	delete(params, "ast")
 	var entries []json.RawMessage
-	if err := f.c.Call(ctx, proto.MethodJournalQuery, args, &entries); err != nil {
+	if err := f.c.Call(ctx, proto.MethodJournalQuery, params, &entries); err != nil {
 		return toolError(err)
 	}
 	var next json.RawMessage
@@ -185,6 +196,11 @@ func (f *Facade) toolJournal(ctx context.Context, _ *sdk.CallToolRequest, args j
 	}
 	if entries == nil {
 		entries = []json.RawMessage{}
+	}
+	if !withAST {
+		for i, e := range entries {
+			entries[i] = withoutMember(e, "ast")
+		}
 	}
 	b, err := json.Marshal(struct {
 		Entries    []json.RawMessage `json:"entries"`
@@ -324,31 +340,16 @@ func result(raw json.RawMessage) *sdk.CallToolResult {
 	return res
 }
 
-// toolError turns a kernel error into a tool error (isError) whose
-// structuredContent is {code, message, data}; anything else (a lost
-// kernel connection) is a tool error with only its text.
+// toolError turns an error into a tool error (isError) whose
+// structuredContent is {code, error, message, data?, next?} (errors.go):
+// a kernel error as the kernel gave it, with its specific code and next
+// step; anything else (a lost kernel connection) with code -32603.
 func toolError(err error) (*sdk.CallToolResult, error) {
 	var re *proto.RPCError
 	if !errors.As(err, &re) {
-		res := &sdk.CallToolResult{}
-		res.SetError(err)
-		return res, nil
+		return plainErrorResult(err), nil
 	}
-	body := map[string]any{"code": re.Code, "message": re.Message}
-	if re.Data != nil {
-		body["data"] = re.Data
-	}
-	b, _ := json.Marshal(body)
-	text := fmt.Sprintf("kernel error %d: %s", re.Code, re.Message)
-	if re.Data != nil {
-		text += "\n" + prettyJSON(mustJSON(re.Data))
-	}
-	res := &sdk.CallToolResult{
-		Content:           []sdk.Content{&sdk.TextContent{Text: capText(text, "")}},
-		StructuredContent: json.RawMessage(b),
-		IsError:           true,
-	}
-	return res, nil
+	return errorResult(re, nil), nil
 }
 
 // refURI maps out:N to shoal://out/N and val:blake3:H to shoal://val/blake3:H.
@@ -370,6 +371,21 @@ func withMember(raw json.RawMessage, key, val string) json.RawMessage {
 		return raw
 	}
 	m[key] = mustJSON(val)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
+// withoutMember removes one member from a JSON object (raw is returned as
+// it is when it is not an object).
+func withoutMember(raw json.RawMessage, key string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return raw
+	}
+	delete(m, key)
 	b, err := json.Marshal(m)
 	if err != nil {
 		return raw

@@ -242,8 +242,8 @@ func (g *gate) refuse(id []byte, method string, n int64) []byte {
 		return rpcError(id, codeQuota, msg, data)
 	}
 	res := map[string]any{
-		"content":           []any{map[string]any{"type": "text", "text": fmt.Sprintf("kernel error %d: %s", codeQuota, msg)}},
-		"structuredContent": map[string]any{"code": codeQuota, "message": msg, "data": data},
+		"content":           []any{map[string]any{"type": "text", "text": fmt.Sprintf("error quota_exceeded (%d): %s", codeQuota, msg)}},
+		"structuredContent": toolErrorBody{Code: codeQuota, Error: "quota_exceeded", Message: msg, Data: data},
 		"isError":           true,
 	}
 	return frame(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "result": res})

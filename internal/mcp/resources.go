@@ -315,13 +315,20 @@ func (f *Facade) currentCWD(ctx context.Context) (json.RawMessage, error) {
 	return mustJSON(map[string]any{"session": att.Session, "cwd": att.CWD}), nil
 }
 
-// live lists the session's tasks, plans and PTYs as resources, after the
-// fixed ones: a snapshot (the kernel bounds how many there are). A kind
-// the kernel cannot list (PTYs on a kernel without them) is left out.
+// live lists, after the fixed resources, what in the session is worth a
+// look now: its running (or suspended) tasks, its plans that can still
+// run, and its PTYs, as a snapshot (the kernel bounds how many there are).
+// Finished tasks are left out, so that every exec does not add one: each
+// stays readable by the shoal://task/{id} template, and shoal://tasks
+// lists them all. A kind the kernel cannot list (PTYs on a kernel without
+// them) is left out.
 func (f *Facade) live(ctx context.Context) []*sdk.Resource {
 	var out []*sdk.Resource
 	if tasks, err := f.c.TaskList(ctx); err == nil {
 		for _, t := range tasks.Tasks {
+			if terminal(&t) {
+				continue
+			}
 			id := strings.TrimPrefix(t.Task, "task:")
 			out = append(out, &sdk.Resource{URI: "shoal://task/" + id, Name: t.Task, MIMEType: "application/json",
 				Description: strings.TrimSpace(t.State + " " + t.Desc)})
@@ -329,6 +336,9 @@ func (f *Facade) live(ctx context.Context) []*sdk.Resource {
 	}
 	if plans, err := f.c.PlanList(ctx); err == nil {
 		for _, p := range plans.Plans {
+			if p.State == "denied" {
+				continue
+			}
 			out = append(out, &sdk.Resource{URI: "shoal://plan/" + strings.TrimPrefix(p.PlanRef, "plan:"), Name: p.PlanRef,
 				MIMEType: "application/json", Description: p.State + ": " + p.Src})
 		}

@@ -2,10 +2,12 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/shoalgo/shoal/client"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -111,20 +113,27 @@ func TestCapText(t *testing.T) {
 	}
 }
 
-// TestToolErrorShape: a kernel error becomes isError with {code,
-// message, data}; another error is isError with only text.
+// TestToolErrorShape: a kernel error becomes isError with {code, error,
+// message, data}; another error is isError with code -32603 and a
+// specific error code too.
 func TestToolErrorShape(t *testing.T) {
 	res, err := toolError(&rpcErr{code: -32011, msg: "approval required", data: map[string]any{"verdict": "approval_required"}})
 	if err != nil || !res.IsError {
 		t.Fatalf("toolError = %+v, %v", res, err)
 	}
 	b, _ := json.Marshal(res.StructuredContent)
-	if string(b) != `{"code":-32011,"data":{"verdict":"approval_required"},"message":"approval required"}` {
+	if string(b) != `{"code":-32011,"error":"approval_required","message":"approval required","data":{"verdict":"approval_required"}}` {
 		t.Errorf("structuredContent = %s", b)
 	}
-	res, _ = toolError(errPlain("client: exec: connection lost"))
-	if !res.IsError || res.StructuredContent != nil {
-		t.Errorf("a non-kernel error = %+v", res)
+	res, _ = toolError(fmt.Errorf("exec: %w", client.ErrClosed))
+	b, _ = json.Marshal(res.StructuredContent)
+	if !res.IsError || string(b) != `{"code":-32603,"error":"kernel_unreachable","message":"exec: client: connection closed"}` {
+		t.Errorf("a lost connection = %+v %s", res, b)
+	}
+	res, _ = toolError(errPlain("something else"))
+	b, _ = json.Marshal(res.StructuredContent)
+	if !res.IsError || string(b) != `{"code":-32603,"error":"internal_error","message":"something else"}` {
+		t.Errorf("another error = %+v %s", res, b)
 	}
 }
 

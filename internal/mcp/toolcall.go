@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -85,18 +86,17 @@ func (f *Facade) toolHandler(resolved *jsonschema.Resolved, h handler) sdk.ToolH
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		args, err := toolInput(req.Params.Arguments, resolved)
 		if err != nil {
-			var res sdk.CallToolResult
-			res.SetError(fmt.Errorf("validating \"arguments\": %v", err))
-			return &res, nil
+			return codedError(proto.CodeInvalidParams, "invalid_arguments", fmt.Errorf("validating \"arguments\": %v", err)), nil
 		}
 		res, err := f.limited(ctx, req, args, h)
 		if err != nil {
 			if wire, ok := err.(*jsonrpc.Error); ok {
 				return nil, wire
 			}
-			var res sdk.CallToolResult
-			res.SetError(err)
-			return &res, nil
+			if errors.Is(err, errBusy) {
+				return codedError(proto.CodeInternalError, "busy", err), nil
+			}
+			return plainErrorResult(err), nil
 		}
 		if res == nil {
 			res = &sdk.CallToolResult{}
@@ -105,13 +105,16 @@ func (f *Facade) toolHandler(resolved *jsonschema.Resolved, h handler) sdk.ToolH
 	}
 }
 
+// errBusy is the error of a call past MaxInFlight.
+var errBusy = errors.New("busy")
+
 // limited runs h if fewer than MaxInFlight calls are being served.
 func (f *Facade) limited(ctx context.Context, req *sdk.CallToolRequest, args json.RawMessage, h handler) (*sdk.CallToolResult, error) {
 	select {
 	case f.inflight <- struct{}{}:
 		defer func() { <-f.inflight }()
 	default:
-		return nil, fmt.Errorf("shoal-mcp is serving %d tool calls already; retry once one has answered", MaxInFlight)
+		return nil, fmt.Errorf("%w: shoal-mcp is serving %d tool calls already; retry once one has answered", errBusy, MaxInFlight)
 	}
 	return h(ctx, req, args)
 }

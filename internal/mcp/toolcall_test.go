@@ -18,7 +18,9 @@ import (
 // TestToolInputMatchesSDK: the facade's own argument handling
 // (toolHandler) answers every call exactly as the SDK's generic AddTool
 // does, for each of the facade's tool schemas: the defaulted arguments the
-// handler sees, validation failures, handler errors and JSON-RPC errors.
+// handler sees, validation failures, handler errors and JSON-RPC errors,
+// except that a tool error also has structuredContent {code, error,
+// message} (errors.go), which the SDK's path leaves out.
 func TestToolInputMatchesSDK(t *testing.T) {
 	args := []string{
 		`{"src":"1 + 1"}`,
@@ -79,6 +81,14 @@ func TestToolInputMatchesSDK(t *testing.T) {
 			for _, a := range args {
 				want, werr := gc.CallTool(t.Context(), &sdk.CallToolParams{Name: d.name, Arguments: json.RawMessage(a)})
 				got, gerr := oc.CallTool(t.Context(), &sdk.CallToolParams{Name: d.name, Arguments: json.RawMessage(a)})
+				if got != nil && got.IsError {
+					var e toolErrorBody
+					sc, _ := json.Marshal(got.StructuredContent)
+					if json.Unmarshal(sc, &e) != nil || e.Error == "" || e.Message == "" {
+						t.Errorf("%s %s %s: a tool error's structuredContent = %s", o.name, d.name, a, sc)
+					}
+					got.StructuredContent = nil
+				}
 				wb, _ := json.Marshal(want)
 				gb, _ := json.Marshal(got)
 				wb, gb = unordered(wb), unordered(gb)

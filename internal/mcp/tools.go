@@ -28,7 +28,7 @@ const ptyID = `{"type":"string","description":"The PTY's id as shoal_pty_open re
 
 // tools lists the facade's tools in the order they are advertised.
 var tools = []toolDef{
-	{"shoal_exec", "Run Shoal source (a structured shell: commands, pipelines, expressions) in the attached session and return its value. " +
+	{"shoal_exec", "Run Shoal source in the attached session and return its value. Shoal is not bash: no | pipes (chain methods, ls.where(.size > 1kb).map(x => x.name), or feed a value to a program, (cat a.txt).feed(^sort)), no $VAR (env.HOME), no 2> (a failed command's outcome has .err); see the server instructions. " +
 		"The answer has `ref` (e.g. out:3, readable later with shoal_get or shoal://out/3), `value` (a tagged JSON value, large ones elided) and `render` (readable text). " +
 		"position defaults to \"value\": a failing final command returns its outcome (status, stderr) instead of raising. " +
 		"mode \"plan\" derives the effects without running anything. background:true returns a task at once; timeout_ms returns the still-running work as a task after that long. " +
@@ -53,7 +53,7 @@ var tools = []toolDef{
  "path":{"type":"string","description":"A selector such as .name, [0], .rows[10..20] or .out.users[0].name."},
  "slice":{"type":"array","items":{"type":"integer","minimum":0},"minItems":2,"maxItems":2,"description":"Half-open [start, end) range of the selected value."},
  "elide":` + elideSchema + `}}`},
-	{"shoal_journal", "Search the durable journal of what ran: source, exit, effects, timing, newest first. All filters are optional. Returns {entries, next_cursor}; pass next_cursor as cursor for older entries (an empty entries list is the end).",
+	{"shoal_journal", "Search the durable journal of what ran: source, exit, effects, timing, newest first. All filters are optional. Returns {entries, next_cursor}; pass next_cursor as cursor for older entries (an empty entries list is the end). Entries leave out their parsed source unless ast is true.",
 		`{"type":"object","additionalProperties":false,"properties":{
  "since":{"type":"integer","minimum":0,"description":"Only entries that started at or after this time (Unix nanoseconds)."},
  "until":{"type":"integer","minimum":0,"description":"Only entries that started before this time (Unix nanoseconds)."},
@@ -63,7 +63,8 @@ var tools = []toolDef{
  "ok":{"type":"boolean","description":"Only entries that succeeded (true) or failed (false)."},
  "effects":{"type":"array","items":{"type":"string"},"maxItems":16,"description":"Only entries with all of these effect kinds, e.g. [\"fs_write\"]."},
  "limit":{"type":"integer","minimum":1,"maximum":1000,"description":"At most this many entries."},
- "cursor":{"type":"integer","minimum":1,"description":"Continue after this entry id (the last id of the previous page)."}}}`},
+ "cursor":{"type":"integer","minimum":1,"description":"Continue after this entry id (the last id of the previous page)."},
+ "ast":{"type":"boolean","default":false,"description":"Also return each entry's parsed source (large: every node with its span)."}}}`},
 	{"shoal_cancel", "Cancel a running task (task:N from a background or timed-out shoal_exec). Every process it started ends too, descendants included. Returns the task record; read shoal://task/N to see it settle.",
 		`{"type":"object","additionalProperties":false,"required":["task"],"properties":{
  "task":{"type":"string","description":"The task's ref, e.g. \"task:7\"."}}}`},

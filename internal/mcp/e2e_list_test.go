@@ -1,0 +1,49 @@
+package mcp_test
+
+import (
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestE2EResourceListLeavesOutFinishedTasks: execs do not add a resource
+// each to resources/list; a running task is listed, and a finished one
+// stays readable by the task template.
+func TestE2EResourceListLeavesOutFinishedTasks(t *testing.T) {
+	k := startKernel(t)
+	s := connect(t, k)
+	list := func() []string {
+		t.Helper()
+		res, err := s.cs.ListResources(ctx(t), &sdk.ListResourcesParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var uris []string
+		for _, r := range res.Resources {
+			uris = append(uris, r.URI)
+		}
+		return uris
+	}
+	before := len(list())
+	for range 5 {
+		if res := s.call(t, ctx(t), "shoal_exec", map[string]any{"src": "1 + 1"}); res.IsError {
+			t.Fatal(text(res))
+		}
+	}
+	if got := list(); len(got) != before {
+		t.Fatalf("five execs changed resources/list from %d to %d entries: %v", before, len(got), got)
+	}
+	var bg struct {
+		Task string `json:"task"`
+	}
+	structured(t, s.call(t, ctx(t), "shoal_exec", map[string]any{"src": "sleep 30", "background": true}), &bg)
+	uri := "shoal://task/" + strings.TrimPrefix(bg.Task, "task:")
+	if got := list(); !strings.Contains(strings.Join(got, " "), uri) {
+		t.Fatalf("the running %s is not listed: %v", bg.Task, got)
+	}
+	s.call(t, ctx(t), "shoal_cancel", map[string]any{"task": bg.Task})
+	if c := read(t, s, "shoal://task/1"); !strings.Contains(c.Text, `"task:1"`) {
+		t.Errorf("a finished task read by template = %.300s", c.Text)
+	}
+}
