@@ -61,7 +61,11 @@ var allowed = map[string][]string{
 	"internal/docexamples": {},
 	"internal/evaltest":    {"internal/syntax", "internal/value"},
 	"internal/lib/nav":     {"internal/eval", "internal/leash", "internal/value"},
-	"internal/stdlib":      {"internal/eval", "internal/lib/nav"},
+	"internal/lib/sys":     {"internal/eval", "internal/host", "internal/leash", "internal/value"},
+	"internal/lib/http":    {"internal/eval", "internal/host", "internal/leash", "internal/namespaces", "internal/value"},
+	"internal/lib/secret":  {"internal/eval", "internal/host", "internal/leash", "internal/value"},
+	"internal/lib/journal": {"internal/eval", "internal/leash", "internal/value"},
+	"internal/stdlib":      {"internal/eval", "internal/lib/nav", "internal/lib/sys", "internal/lib/http", "internal/lib/secret", "internal/lib/journal"},
 }
 
 // osFree are the evaluation packages that must reach the operating system
@@ -74,6 +78,10 @@ var osFree = []string{
 	"internal/adapters",
 	"internal/prompt",
 	"internal/lib/nav",
+	"internal/lib/sys",
+	"internal/lib/http",
+	"internal/lib/secret",
+	"internal/lib/journal",
 	"internal/stdlib",
 }
 

@@ -72,20 +72,9 @@ const (
 	// (quota_exceeded, BudgetStoredPlans).
 	MaxStoredPlanBytes = 256 << 10
 
-	// JournalDefaultLimit is how many entries journal and history show
-	// without --limit; JournalMaxLimit is the most --limit may ask for,
-	// and JournalMaxEffectFilters the most --effect filters one call takes.
-	JournalDefaultLimit     = 50
-	JournalMaxLimit         = 1000
-	JournalMaxEffectFilters = 16
-
 	// MaxUndoSteps bounds the inverse steps one evaluation records (an
 	// UndoLog); past it the evaluation has no complete inverse.
 	MaxUndoSteps = 1024
-
-	// MaxUndoScan is how many of the principal's newest journal entries
-	// `undo` without an id looks through for one it can reverse.
-	MaxUndoScan = 64
 
 	// maxSuggestPathDirs and maxSuggestPathNames bound what a mistyped
 	// command head lists of PATH for its did-you-mean: directories read,

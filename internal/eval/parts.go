@@ -26,7 +26,6 @@ func Parts() []*Part {
 		registerFuncs,
 		registerHelp,
 		registerHostfs,
-		registerJournal,
 		registerPick,
 		registerPlans,
 		registerStreams,
@@ -57,9 +56,9 @@ func registerValueMethods(p *Part) {
 	p.Method(&Method{Kind: value.KGlob, Name: "pattern", Effects: EffNone})
 }
 
-// registerNamespaces adds the namespaces: the pure data namespaces of the
-// namespaces package, the session's config, and os, http and secret, whose
-// members ask the host.
+// registerNamespaces adds the pure data namespaces of the namespaces
+// package and the session's config. The namespaces whose members ask the
+// host are library packages' (internal/lib/sys, http, secret).
 func registerNamespaces(p *Part) {
 	for _, name := range namespaces.Names() {
 		ns := &Namespace{Name: name, Pure: true}
@@ -69,7 +68,4 @@ func registerNamespaces(p *Part) {
 		}
 		p.Namespace(ns)
 	}
-	p.Namespace(osNamespace())
-	p.Namespace(httpNamespace())
-	p.Namespace(secretNamespace())
 }

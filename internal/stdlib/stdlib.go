@@ -8,7 +8,11 @@ package stdlib
 
 import (
 	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/lib/http"
+	"github.com/shoalgo/shoal/internal/lib/journal"
 	"github.com/shoalgo/shoal/internal/lib/nav"
+	"github.com/shoalgo/shoal/internal/lib/secret"
+	"github.com/shoalgo/shoal/internal/lib/sys"
 )
 
 // Parts are the registry parts of the standard library: eval's, then each
@@ -16,6 +20,10 @@ import (
 func Parts() []*eval.Part {
 	return append(eval.Parts(),
 		nav.Part(),
+		sys.Part(),
+		http.Part(),
+		secret.Part(),
+		journal.Part(),
 	)
 }
 
