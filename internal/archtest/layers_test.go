@@ -65,7 +65,8 @@ var allowed = map[string][]string{
 	"internal/lib/http":    {"internal/eval", "internal/host", "internal/leash", "internal/namespaces", "internal/value"},
 	"internal/lib/secret":  {"internal/eval", "internal/host", "internal/leash", "internal/value"},
 	"internal/lib/journal": {"internal/eval", "internal/leash", "internal/value"},
-	"internal/stdlib":      {"internal/eval", "internal/lib/nav", "internal/lib/sys", "internal/lib/http", "internal/lib/secret", "internal/lib/journal"},
+	"internal/lib/reefcmd": {"internal/eval", "internal/host", "internal/leash", "internal/reef", "internal/value"},
+	"internal/stdlib":      {"internal/eval", "internal/lib/nav", "internal/lib/sys", "internal/lib/http", "internal/lib/secret", "internal/lib/journal", "internal/lib/reefcmd"},
 }
 
 // osFree are the evaluation packages that must reach the operating system
@@ -82,6 +83,7 @@ var osFree = []string{
 	"internal/lib/http",
 	"internal/lib/secret",
 	"internal/lib/journal",
+	"internal/lib/reefcmd",
 	"internal/stdlib",
 }
 

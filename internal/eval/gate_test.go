@@ -69,10 +69,6 @@ var gateBuiltinCases = map[string][]gateCase{
 
 	// Builtins that reach the host.
 	"which": {{src: "which sh", denied: true}, {src: "which echo"}},
-	// Reef discovery is off in these sessions (Options.Reef): nothing is
-	// constrained, so the table is empty and lock finds no scope.
-	"reef": {{src: "reef"}, {src: "reef lock", code: "reef_not_found"}, {src: "reef add x@1", denied: true},
-		{src: "reef add x", code: "arg_error"}, {src: "reef bogus", code: "arg_error"}},
 	// No terminal here: refused before the host is asked anything.
 	"interact": {{src: `interact sh -c "touch marker"`, code: "no_terminal"}, {src: "interact", code: "arg_error"}},
 	"run":      {{src: "run s.sh", denied: true, spawning: true}, {src: "run lib.shl", denied: true}, {src: "run ./tool", denied: true, spawning: true}},

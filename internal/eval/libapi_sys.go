@@ -8,6 +8,7 @@ package eval
 import (
 	"strings"
 
+	"github.com/shoalgo/shoal/internal/reef"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -65,4 +66,75 @@ func (c Context) LineHistory() (lines []string, ok bool) {
 		return nil, false
 	}
 	return c.t.in.lineHistory(), true
+}
+
+// FirstLine is the first line of a program's output, trimmed and cut at
+// 200 bytes, as an error message quotes it.
+func FirstLine(b []byte) string { return firstLine(b) }
+
+// Blocking runs f, a call that blocks (a spawn, a wait), with the
+// session's evaluation lock released, so the session's other tasks run
+// meanwhile.
+func (c Context) Blocking(f func()) { c.t.unlocked(f) }
+
+// ReefError is a Reef error (*reef.Error) as a language error with its
+// reef_* code and hint; any other error is returned as it is.
+func ReefError(err error) error { return reefErr(err) }
+
+// Reef is the session's Reef state as the reef command reads and writes
+// it: the scope chain in force, its lock, the resolver and the person's
+// trust, cached in the session (reef.go) and checked against the files on
+// every use.
+type Reef struct{ t *thread }
+
+// Reef is the session's Reef state, seen from this evaluation (its
+// directory, environment and `with reef:` overrides).
+func (c Context) Reef() Reef { return Reef(c) }
+
+// Chain is the chain in force (the `with reef:` overrides first),
+// rediscovered when a manifest appeared, vanished or changed; the errors
+// are the manifests that discovery skipped, when it ran now.
+func (r Reef) Chain() (*reef.Chain, []error) { return r.t.reefChain() }
+
+// Diagnose is Chain with every manifest discovery skipped, rediscovering
+// when the chain came from the cache (reef doctor).
+func (r Reef) Diagnose() (*reef.Chain, []error) {
+	c, skipped := r.t.reefChain()
+	if skipped == nil && r.t.in.opts.Reef {
+		_, skipped = reef.Discover(r.t.reefFS(), r.t.dir, reefUserFile(r.t.env), r.t.in.opts.ProjectTrust)
+	}
+	return c, skipped
+}
+
+// Lock is a working copy of ch's lock: an empty lock when there is none,
+// nil when ch has no lock path. A lock that does not parse is
+// reef_provider; one naming a path its provider would not find is
+// reef_lock_path (the copy is returned with it).
+func (r Reef) Lock(ch *reef.Chain) (*reef.Lock, error) { return r.t.reefLock(ch) }
+
+// Save writes l as ch's lock and carries the person's trust over to what
+// it wrote when the session can (reefSave).
+func (r Reef) Save(ch *reef.Chain, l *reef.Lock) error { return r.t.reefSave(ch, l) }
+
+// Resolver is the session's resolver: reads through the host gate,
+// version probes spawned through it, the session's probe cache.
+func (r Reef) Resolver() *reef.Resolver { return r.t.resolver() }
+
+// Env is what the providers read of the evaluation, with ch's trusted
+// project directories as the project-local providers' roots.
+func (r Reef) Env(ch *reef.Chain) reef.Env { return r.t.reefEnv(ch) }
+
+// FS is Reef's file access through the host gate.
+func (r Reef) FS() reef.FS { return r.t.reefFS() }
+
+// Trust is the person's decision about project directories
+// (Options.ProjectTrust); nil trusts none.
+func (r Reef) Trust() reef.Trust { return r.t.in.opts.ProjectTrust }
+
+// Wrote records that the session wrote a project file whose directory
+// had digest old and now reads as now: the person's trust is carried
+// over when the session can, and the cached chain is dropped.
+func (r Reef) Wrote(old string, now *reef.Project) {
+	r.t.reefAmend(old, now)
+	r.t.reefInvalidate()
 }

@@ -22,7 +22,6 @@ func Parts() []*Part {
 		registerBuiltinFsRm,
 		registerBuiltinFsWrite,
 		registerBuiltinInteract,
-		registerBuiltinReef,
 		registerFuncs,
 		registerHelp,
 		registerHostfs,

@@ -13,6 +13,7 @@ import (
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/lib/journal"
+	"github.com/shoalgo/shoal/internal/lib/reefcmd"
 	"github.com/shoalgo/shoal/internal/lib/sys"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -61,6 +62,23 @@ func TestGateDenyAllJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGateRows(t, r.BuiltinNames(), gateJournalCases)
+}
+
+// gateReefCases has cases for the reef command. Reef discovery is off in
+// these sessions (Options.Reef): nothing is constrained, so the table is
+// empty and lock finds no scope.
+var gateReefCases = map[string][]gateCase{
+	"reef": {{src: "reef"}, {src: "reef lock", code: "reef_not_found"}, {src: "reef add x@1", denied: true},
+		{src: "reef add x", code: "arg_error"}, {src: "reef bogus", code: "arg_error"}},
+}
+
+// TestGateDenyAllReef: the reef command has a row, and each row holds.
+func TestGateDenyAllReef(t *testing.T) {
+	r, err := eval.NewRegistry(reefcmd.Part())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGateRows(t, r.BuiltinNames(), gateReefCases)
 }
 
 // TestGateDenyAllSys: every member of the os namespace has a row, and

@@ -11,6 +11,7 @@ import (
 	"github.com/shoalgo/shoal/internal/lib/http"
 	"github.com/shoalgo/shoal/internal/lib/journal"
 	"github.com/shoalgo/shoal/internal/lib/nav"
+	"github.com/shoalgo/shoal/internal/lib/reefcmd"
 	"github.com/shoalgo/shoal/internal/lib/secret"
 	"github.com/shoalgo/shoal/internal/lib/sys"
 )
@@ -24,6 +25,7 @@ func Parts() []*eval.Part {
 		http.Part(),
 		secret.Part(),
 		journal.Part(),
+		reefcmd.Part(),
 	)
 }
 
