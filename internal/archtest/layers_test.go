@@ -66,7 +66,8 @@ var allowed = map[string][]string{
 	"internal/lib/secret":  {"internal/eval", "internal/host", "internal/leash", "internal/value"},
 	"internal/lib/journal": {"internal/eval", "internal/leash", "internal/value"},
 	"internal/lib/reefcmd": {"internal/eval", "internal/host", "internal/leash", "internal/reef", "internal/value"},
-	"internal/stdlib":      {"internal/eval", "internal/lib/nav", "internal/lib/sys", "internal/lib/http", "internal/lib/secret", "internal/lib/journal", "internal/lib/reefcmd"},
+	"internal/lib/clock":   {"internal/eval", "internal/leash", "internal/value"},
+	"internal/stdlib":      {"internal/eval", "internal/lib/nav", "internal/lib/sys", "internal/lib/http", "internal/lib/secret", "internal/lib/journal", "internal/lib/reefcmd", "internal/lib/clock"},
 }
 
 // osFree are the evaluation packages that must reach the operating system
@@ -84,6 +85,7 @@ var osFree = []string{
 	"internal/lib/secret",
 	"internal/lib/journal",
 	"internal/lib/reefcmd",
+	"internal/lib/clock",
 	"internal/stdlib",
 }
 

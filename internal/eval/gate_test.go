@@ -149,8 +149,6 @@ var gateOtherCases = []gateCase{
 	{src: `glob("*.txt").len()`, denied: true},
 	{src: "use lib", denied: true},
 	{src: `with cwd: "sub" { pwd }`, denied: true},
-	{src: "every(1s)", denied: true},
-	{src: "every(0s)", code: "arg_error"},
 	{src: "1s.ago()", denied: true},
 	{src: "1h.from_now()", denied: true},
 	{src: `t"2024-01-02T03:04Z" - 1s`},

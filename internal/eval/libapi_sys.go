@@ -138,3 +138,28 @@ func (r Reef) Wrote(old string, now *reef.Project) {
 	r.t.reefAmend(old, now)
 	r.t.reefInvalidate()
 }
+
+// FuncCall is one call of a value function (`name(args…)`): the
+// evaluation it runs in and the name it was called by. It is to a
+// Func's Call what BuiltinCall is to a Builtin's Run, so a library
+// package can define value functions on eval's exported API alone.
+type FuncCall struct {
+	Context
+	Name string
+}
+
+// Errorf builds a language error for this function.
+func (c *FuncCall) Errorf(code, format string, args ...any) *value.Error {
+	return value.Errorf(code, c.Name+": "+format, args...)
+}
+
+// funcCall is a call of the function name on t.
+func (t *thread) funcCall(name string) *FuncCall {
+	return &FuncCall{Context: Context{t}, Name: name}
+}
+
+// onThread adapts one of eval's own value functions, written on the
+// thread, to Func.Call.
+func onThread(f func(t *thread, args value.Args) (value.Value, error)) func(*FuncCall, value.Args) (value.Value, error) {
+	return func(c *FuncCall, a value.Args) (value.Value, error) { return f(c.t, a) }
+}

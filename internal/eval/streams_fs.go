@@ -15,8 +15,8 @@ import (
 
 func registerStreamsFs(p *Part) {
 	watched := func(d *leash.Deriver) { d.Watched() }
-	p.Func(&Func{Name: "watch", Call: fnWatch, Help: Help{Summary: "a stream of filesystem changes (created, modified, removed)", Usage: "watch(PATH_OR_GLOB, recursive: BOOL)", Example: "watch(\"src\", recursive: true).take(1).collect()"}, Effects: watched})
-	p.Func(&Func{Name: "tail", Call: fnTail, Help: Help{Summary: "a stream of the complete lines appended to a file", Usage: "tail(PATH, from_start: BOOL)", Example: "tail(\"server.log\", from_start: true).take(3).collect()"}, Effects: watched})
+	p.Func(&Func{Name: "watch", Call: onThread(fnWatch), Help: Help{Summary: "a stream of filesystem changes (created, modified, removed)", Usage: "watch(PATH_OR_GLOB, recursive: BOOL)", Example: "watch(\"src\", recursive: true).take(1).collect()"}, Effects: watched})
+	p.Func(&Func{Name: "tail", Call: onThread(fnTail), Help: Help{Summary: "a stream of the complete lines appended to a file", Usage: "tail(PATH, from_start: BOOL)", Example: "tail(\"server.log\", from_start: true).take(3).collect()"}, Effects: watched})
 }
 
 // boolArg reads the named bool arguments a function accepts into dst,

@@ -12,13 +12,15 @@ import (
 
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/lib/clock"
 	"github.com/shoalgo/shoal/internal/lib/journal"
 	"github.com/shoalgo/shoal/internal/lib/reefcmd"
 	"github.com/shoalgo/shoal/internal/lib/sys"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-// The deny-all gate rows of the system libraries (sys, journal, reefcmd):
+// The deny-all gate rows of the system libraries (sys, journal, reefcmd,
+// clock):
 // eval's TestGateDenyAll is the model and internal/lib/nav's gate_test.go
 // the per-package form. They are kept here, one runner for the packages,
 // until the shared test helpers land in internal/evaltest.
@@ -79,6 +81,22 @@ func TestGateDenyAllReef(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGateRows(t, r.BuiltinNames(), gateReefCases)
+}
+
+// gateClockCases has cases for every value function of the clock
+// library.
+var gateClockCases = map[string][]gateCase{
+	"every": {{src: "every(1s)", denied: true}, {src: "every(0s)", code: "arg_error"}},
+}
+
+// TestGateDenyAllClock: every function of the clock library has a row,
+// and each row holds.
+func TestGateDenyAllClock(t *testing.T) {
+	r, err := eval.NewRegistry(clock.Part())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGateRows(t, r.FuncNames(), gateClockCases)
 }
 
 // TestGateDenyAllSys: every member of the os namespace has a row, and

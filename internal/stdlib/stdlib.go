@@ -8,6 +8,7 @@ package stdlib
 
 import (
 	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/lib/clock"
 	"github.com/shoalgo/shoal/internal/lib/http"
 	"github.com/shoalgo/shoal/internal/lib/journal"
 	"github.com/shoalgo/shoal/internal/lib/nav"
@@ -26,6 +27,7 @@ func Parts() []*eval.Part {
 		secret.Part(),
 		journal.Part(),
 		reefcmd.Part(),
+		clock.Part(),
 	)
 }
 
