@@ -67,7 +67,8 @@ var allowed = map[string][]string{
 	"internal/lib/journal": {"internal/eval", "internal/leash", "internal/value"},
 	"internal/lib/reefcmd": {"internal/eval", "internal/host", "internal/leash", "internal/reef", "internal/value"},
 	"internal/lib/clock":   {"internal/eval", "internal/leash", "internal/value"},
-	"internal/stdlib":      {"internal/eval", "internal/lib/nav", "internal/lib/sys", "internal/lib/http", "internal/lib/secret", "internal/lib/journal", "internal/lib/reefcmd", "internal/lib/clock"},
+	"internal/lib/term":    {"internal/eval", "internal/host", "internal/value"},
+	"internal/stdlib":      {"internal/eval", "internal/lib/nav", "internal/lib/sys", "internal/lib/http", "internal/lib/secret", "internal/lib/journal", "internal/lib/reefcmd", "internal/lib/clock", "internal/lib/term"},
 }
 
 // osFree are the evaluation packages that must reach the operating system
@@ -86,6 +87,7 @@ var osFree = []string{
 	"internal/lib/journal",
 	"internal/lib/reefcmd",
 	"internal/lib/clock",
+	"internal/lib/term",
 	"internal/stdlib",
 }
 

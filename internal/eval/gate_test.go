@@ -117,8 +117,6 @@ var gateHostMethodCases = map[string][]gateCase{
 	"is_suspended": {{src: "(spawn { 1 }).is_suspended()"}},
 	"save":         {{src: `"overwritten".save("a.txt")`, denied: true}, {src: `[1].save("new.json")`, denied: true}, {src: `["x"].stream().save("a.txt")`, denied: true}},
 	"append":       {{src: `"more".append("a.txt")`, denied: true}, {src: `["x"].stream().append("new.txt")`, denied: true}},
-	// Choosing on the terminal: with no terminal it never asks the host.
-	"pick": {{src: "[1].pick()", code: "arg_error"}, {src: `[{a: 1}].pick(multi: true)`, code: "arg_error"}},
 	// Stream sinks without effects of their own.
 	"render": {{src: `[1].stream().render()`}},
 	"into":   {{src: `[1].stream().into(channel("user.x"))`}},

@@ -163,3 +163,8 @@ func (t *thread) funcCall(name string) *FuncCall {
 func onThread(f func(t *thread, args value.Args) (value.Value, error)) func(*FuncCall, value.Args) (value.Value, error) {
 	return func(c *FuncCall, a value.Args) (value.Value, error) { return f(c.t, a) }
 }
+
+// Terminal is the session's interactive terminal (Options.Terminal), nil
+// when it has none (a script, -c, the kernel): what `.pick` reads the
+// person's answer from, through Host.ReadTerminalLine.
+func (c Context) Terminal() interface{ Fd() uintptr } { return c.t.in.opts.Terminal }

@@ -35,15 +35,6 @@ const (
 	// par_map call runs at once; the rest wait for a free branch.
 	MaxParallel = 16
 
-	// MaxPickLine bounds the answer `.pick` reads from the terminal;
-	// MaxPickShown is how many items its menu lists (larger numbers are
-	// still accepted), MaxPickWidth the runes of one item's line, and
-	// MaxPickTries how many bad answers it asks again after.
-	MaxPickLine  = 4096
-	MaxPickShown = 500
-	MaxPickWidth = 120
-	MaxPickTries = 5
-
 	// MaxStoredPlans bounds the programs `plan` keeps in one session for
 	// `apply`; past it the oldest is dropped and its id answers not_found.
 	MaxStoredPlans = 32

@@ -25,7 +25,6 @@ func Parts() []*Part {
 		registerFuncs,
 		registerHelp,
 		registerHostfs,
-		registerPick,
 		registerPlans,
 		registerStreams,
 		registerStreamsFs,

@@ -260,7 +260,6 @@ func TestHelpAnswersEveryEntry(t *testing.T) {
 	}
 	s := newSession(t)
 	for src, want := range map[string]string{
-		"help pick":   "works on: list, table",
 		"help read":   "works on: path",
 		"help exists": "whether something exists",
 		"help save":   "works on: every type",

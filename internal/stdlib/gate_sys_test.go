@@ -16,11 +16,12 @@ import (
 	"github.com/shoalgo/shoal/internal/lib/journal"
 	"github.com/shoalgo/shoal/internal/lib/reefcmd"
 	"github.com/shoalgo/shoal/internal/lib/sys"
+	"github.com/shoalgo/shoal/internal/lib/term"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
 // The deny-all gate rows of the system libraries (sys, journal, reefcmd,
-// clock):
+// clock, term):
 // eval's TestGateDenyAll is the model and internal/lib/nav's gate_test.go
 // the per-package form. They are kept here, one runner for the packages,
 // until the shared test helpers land in internal/evaltest.
@@ -97,6 +98,37 @@ func TestGateDenyAllClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGateRows(t, r.FuncNames(), gateClockCases)
+}
+
+// gateTermCases has cases for every method of the terminal library:
+// with no terminal it never asks the host.
+var gateTermCases = map[string][]gateCase{
+	"pick": {{src: "[1].pick()", code: "arg_error"}, {src: `[{a: 1}].pick(multi: true)`, code: "arg_error"}},
+}
+
+// TestGateDenyAllTerm: every method of the terminal library has a row,
+// and each row holds.
+func TestGateDenyAllTerm(t *testing.T) {
+	r, err := eval.NewRegistry(term.Part())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The part's own methods: those an empty registry (the value
+	// package's methods alone) does not have.
+	empty, err := eval.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, k := range []value.Kind{value.KList, value.KTable} {
+		base := empty.MethodNames(k)
+		for _, n := range r.MethodNames(k) {
+			if !slices.Contains(base, n) && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	checkGateRows(t, names, gateTermCases)
 }
 
 // TestGateDenyAllSys: every member of the os namespace has a row, and

@@ -28,7 +28,7 @@ func TestHostNamespacesListed(t *testing.T) {
 }
 
 // TestHelpForHostNamespaces: `help` answers for a library namespace and
-// its members from their entries.
+// its members, and for a library method, from their entries.
 func TestHelpForHostNamespaces(t *testing.T) {
 	in, err := eval.New(eval.Options{Registry: Registry(), Host: host.NewOS(host.AllowAll), Dir: t.TempDir()})
 	if err != nil {
@@ -38,6 +38,7 @@ func TestHelpForHostNamespaces(t *testing.T) {
 		"help os.hostname": "host name",
 		"help http":        "members:",
 		"help secret.get":  "secret_use",
+		"help pick":        "works on: list, table",
 	} {
 		v, err := in.Eval(t.Context(), src)
 		if err != nil {

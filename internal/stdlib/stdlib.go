@@ -15,6 +15,7 @@ import (
 	"github.com/shoalgo/shoal/internal/lib/reefcmd"
 	"github.com/shoalgo/shoal/internal/lib/secret"
 	"github.com/shoalgo/shoal/internal/lib/sys"
+	"github.com/shoalgo/shoal/internal/lib/term"
 )
 
 // Parts are the registry parts of the standard library: eval's, then each
@@ -28,6 +29,7 @@ func Parts() []*eval.Part {
 		journal.Part(),
 		reefcmd.Part(),
 		clock.Part(),
+		term.Part(),
 	)
 }
 
