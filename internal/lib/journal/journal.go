@@ -17,25 +17,29 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-var journalFlags = []leash.FlagSpec{
-	{Long: "head", Value: true},
-	{Long: "principal", Value: true},
-	{Long: "session", Value: true},
-	{Long: "limit", Value: true},
-	{Long: "ok", Value: true},
-	{Long: "failed"},
-	{Long: "effect", Value: true},
-	{Long: "since", Value: true},
-	{Long: "until", Value: true},
+// journalFlags are the filters journal and history declare.
+func journalFlags() []leash.FlagSpec {
+	return []leash.FlagSpec{
+		{Long: "head", Value: true},
+		{Long: "principal", Value: true},
+		{Long: "session", Value: true},
+		{Long: "limit", Value: true},
+		{Long: "ok", Value: true},
+		{Long: "failed"},
+		{Long: "effect", Value: true},
+		{Long: "since", Value: true},
+		{Long: "until", Value: true},
+	}
 }
 
 // Register adds journal, history and undo to p.
 func Register(p *eval.Part) {
+	flags := journalFlags()
 	for name, help := range map[string]eval.Help{
 		"journal": {Summary: "the kernel's execution journal, newest first, as a table", Usage: "journal [--FILTER=VALUE...]", Example: "journal --limit=20\njournal --failed --head=rm"},
 		"history": {Summary: "the kernel's execution journal (as journal)", Usage: "history [--FILTER=VALUE...]", Example: "history --head=git --limit=5"},
 	} {
-		p.Builtin(&eval.Builtin{Name: name, Run: runJournal, Flags: journalFlags, Effects: effJournalRead, Help: help})
+		p.Builtin(&eval.Builtin{Name: name, Run: runJournal, Flags: flags, Effects: effJournalRead, Help: help})
 	}
 	p.Builtin(&eval.Builtin{Name: "undo", Help: eval.Help{Summary: "reverse a journal entry whose inverse was recorded (the newest by default)", Usage: "undo [ENTRY_ID]", Example: "undo\nundo 42"}, Run: runUndo, Effects: effUndo})
 }
@@ -182,7 +186,9 @@ func journalTime(v value.Value) (int64, error) {
 }
 
 // journalCols are the columns of the journal and history tables.
-var journalCols = []string{"id", "ts", "session", "principal", "src", "ok", "status", "effects", "finished", "reversible", "outputs"}
+func journalCols() []string {
+	return []string{"id", "ts", "session", "principal", "src", "ok", "status", "effects", "finished", "reversible", "outputs"}
+}
 
 func runJournal(c *eval.BuiltinCall) (value.Value, error) {
 	if len(c.Args) > 0 {
@@ -212,7 +218,8 @@ func runJournal(c *eval.BuiltinCall) (value.Value, error) {
 
 // journalTable lays entries out as the journal table.
 func journalTable(entries []eval.JournalEntry) *value.Table {
-	t := &value.Table{Cols: journalCols, Data: make([][]value.Value, len(journalCols)), N: len(entries)}
+	cols := journalCols()
+	t := &value.Table{Cols: cols, Data: make([][]value.Value, len(cols)), N: len(entries)}
 	for i := range t.Data {
 		t.Data[i] = make([]value.Value, len(entries))
 	}
