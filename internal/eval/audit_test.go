@@ -17,7 +17,7 @@ func TestAudit(t *testing.T) {
 	p := &Part{}
 	p.Builtin(&Builtin{Name: "noeffects", Help: Help{Summary: "s", Usage: "u", Example: "noeffects"}})
 	p.Builtin(&Builtin{Name: "nohelp", Effects: EffNone})
-	p.Func(&Func{Name: "badexample", Effects: EffNone, Call: func(*thread, value.Args) (value.Value, error) { return value.Nil, nil }, Help: Help{Summary: "s", Usage: "u", Example: "(("}})
+	p.Func(&Func{Name: "badexample", Effects: EffNone, Call: func(*FuncCall, value.Args) (value.Value, error) { return value.Nil, nil }, Help: Help{Summary: "s", Usage: "u", Example: "(("}})
 	p.Method(&Method{Kind: value.KPath, Name: "shred", Call: func(*MethodCall, value.Value, value.Args) (value.Value, error) { return value.Nil, nil }})
 	p.Namespace(&Namespace{Name: "net2", Members: []*Member{{Name: "dial", Value: value.Nil}}})
 	r, err := NewRegistry(p)

@@ -77,7 +77,7 @@ func runEcho(c *BuiltinCall) (value.Value, error) {
 func runEnv(c *BuiltinCall) (value.Value, error) {
 	switch len(c.Args) {
 	case 0:
-		return envRecord(c.Environ()), nil
+		return EnvRecord(c.Environ()), nil
 	case 1:
 		name, err := argText(c.Args[0])
 		if err != nil {

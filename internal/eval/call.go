@@ -99,7 +99,7 @@ func (t *thread) callUnbound(v *syntax.Var, n *syntax.Call, sc *scope) (value.Va
 		if err != nil {
 			return nil, err
 		}
-		return t.keep(f.Call(t, args))
+		return t.keep(f.Call(t.funcCall(v.Name), args))
 	}
 	if b, ok := t.reg().lookupBuiltin(v.Name); ok {
 		args, err := t.evalArgs(n.Args, n.Trailing, sc)

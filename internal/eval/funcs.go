@@ -8,15 +8,14 @@ import (
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-// valueFunc is an evaluator function called with expression syntax:
-// constructors (path, glob, regex), clocks, assert, retry, run, save.
-type valueFunc func(t *thread, args value.Args) (value.Value, error)
-
 // Func is one value function of the registry: its implementation and its
 // effect declaration (what leash.Derive records for `name(args…)`).
 type Func struct {
-	Name    string
-	Call    valueFunc
+	Name string
+	// Call runs the function with its evaluated arguments (a library
+	// package's code, like a builtin's Run, sees only FuncCall's exported
+	// API; eval's own functions are onThread adapters).
+	Call    func(c *FuncCall, args value.Args) (value.Value, error)
 	Effects func(d *leash.Deriver)
 	// Help is what `help NAME` shows; every function has one.
 	Help Help
@@ -24,25 +23,24 @@ type Func struct {
 
 func registerFuncs(p *Part) {
 	for _, f := range []*Func{
-		{Name: "path", Call: fnPath, Help: Help{Summary: "a path value from text", Usage: "path(TEXT)", Example: "path(\"src/main.go\").name"}, Effects: EffNone},
-		{Name: "glob", Call: fnGlob, Help: Help{Summary: "a glob pattern value; used as an argument it expands to paths", Usage: "glob(PATTERN)", Example: "glob(\"**/*.go\")"}, Effects: EffNone},
-		{Name: "regex", Call: fnRegex, Help: Help{Summary: "a regular expression value", Usage: "regex(PATTERN)", Example: "\"v1.2\".matches(regex(\"^v[0-9]\"))"}, Effects: EffNone},
+		{Name: "path", Call: onThread(fnPath), Help: Help{Summary: "a path value from text", Usage: "path(TEXT)", Example: "path(\"src/main.go\").name"}, Effects: EffNone},
+		{Name: "glob", Call: onThread(fnGlob), Help: Help{Summary: "a glob pattern value; used as an argument it expands to paths", Usage: "glob(PATTERN)", Example: "glob(\"**/*.go\")"}, Effects: EffNone},
+		{Name: "regex", Call: onThread(fnRegex), Help: Help{Summary: "a regular expression value", Usage: "regex(PATTERN)", Example: "\"v1.2\".matches(regex(\"^v[0-9]\"))"}, Effects: EffNone},
 		{Name: "now", Effects: effClock, Help: Help{Summary: "the current date and time", Usage: "now()", Example: "now().year()"},
-			Call: func(t *thread, a value.Args) (value.Value, error) { return clockFn(t, "now", a, t.now) }},
+			Call: onThread(func(t *thread, a value.Args) (value.Value, error) { return clockFn(t, "now", a, t.now) })},
 		{Name: "today", Effects: effClock, Help: Help{Summary: "today's date at midnight", Usage: "today()", Example: "today()"},
-			Call: func(t *thread, a value.Args) (value.Value, error) { return clockFn(t, "today", a, t.today) }},
-		{Name: "assert", Call: fnAssert, Help: Help{Summary: "raise assert_failed unless the condition is true", Usage: "assert(COND, [MESSAGE])", Example: "assert(1 + 1 == 2, \"arithmetic\")"}, Effects: EffNone},
+			Call: onThread(func(t *thread, a value.Args) (value.Value, error) { return clockFn(t, "today", a, t.today) })},
+		{Name: "assert", Call: onThread(fnAssert), Help: Help{Summary: "raise assert_failed unless the condition is true", Usage: "assert(COND, [MESSAGE])", Example: "assert(1 + 1 == 2, \"arithmetic\")"}, Effects: EffNone},
 		// retry calls a closure, counted where it is written.
-		{Name: "retry", Call: fnRetry, Help: Help{Summary: "call a block until it succeeds, at most N attempts", Usage: "retry(N) { ... }", Example: "retry(3) { ^test -f notes.txt }"}, Effects: EffNone},
-		{Name: "run", Call: fnRun, Help: Help{Summary: "run a script file or program, its arguments as values", Usage: "run(TARGET, ARG...)", Example: "run(\"./build.shl\", \"release\")"}, Effects: effRunCall},
-		{Name: "save", Call: fnSave, Help: Help{Summary: "write a value to a file and return it", Usage: "save(PATH, VALUE)", Example: "save(\"out.json\", {ok: true})"}, Effects: effSaveCall},
-		// streams.go, channels.go
-		{Name: "every", Call: fnEvery, Help: Help{Summary: "a stream that yields the time once every interval", Usage: "every(DURATION)", Example: "every(1s).take(3).collect()"}, Effects: effClock},
-		{Name: "channel", Call: fnChannel, Help: Help{Summary: "a named event channel to publish to or read from", Usage: "channel(NAME)", Example: "channel(\"user.build\").events()"}, Effects: EffNone},
+		{Name: "retry", Call: onThread(fnRetry), Help: Help{Summary: "call a block until it succeeds, at most N attempts", Usage: "retry(N) { ... }", Example: "retry(3) { ^test -f notes.txt }"}, Effects: EffNone},
+		{Name: "run", Call: onThread(fnRun), Help: Help{Summary: "run a script file or program, its arguments as values", Usage: "run(TARGET, ARG...)", Example: "run(\"./build.shl\", \"release\")"}, Effects: effRunCall},
+		{Name: "save", Call: onThread(fnSave), Help: Help{Summary: "write a value to a file and return it", Usage: "save(PATH, VALUE)", Example: "save(\"out.json\", {ok: true})"}, Effects: effSaveCall},
+		// channels.go
+		{Name: "channel", Call: onThread(fnChannel), Help: Help{Summary: "a named event channel to publish to or read from", Usage: "channel(NAME)", Example: "channel(\"user.build\").events()"}, Effects: EffNone},
 		// fanout.go: the handler and thunks are closures, counted where
 		// they are written.
-		{Name: "on", Call: fnOn, Help: Help{Summary: "call a handler with each event of a channel, in a background task", Usage: "on(CHANNEL, HANDLER)", Example: "let t = on(\"user.build\", ev => { touch \"got\" })"}, Effects: EffNone},
-		{Name: "parallel", Call: fnParallel, Help: Help{Summary: "run zero-argument functions as tasks (at most 16 at once) and return their results in order", Usage: "parallel(F..., settle: BOOL)", Example: "parallel(() => 1, () => 2)"}, Effects: EffNone},
+		{Name: "on", Call: onThread(fnOn), Help: Help{Summary: "call a handler with each event of a channel, in a background task", Usage: "on(CHANNEL, HANDLER)", Example: "let t = on(\"user.build\", ev => { touch \"got\" })"}, Effects: EffNone},
+		{Name: "parallel", Call: onThread(fnParallel), Help: Help{Summary: "run zero-argument functions as tasks (at most 16 at once) and return their results in order", Usage: "parallel(F..., settle: BOOL)", Example: "parallel(() => 1, () => 2)"}, Effects: EffNone},
 	} {
 		p.Func(f)
 	}
@@ -103,7 +101,7 @@ func (t *thread) unboundVar(n *syntax.Var, sc *scope) (value.Value, error) {
 			if !ok {
 				th = t
 			}
-			return f.Call(th, a)
+			return f.Call(th.funcCall(f.Name), a)
 		}}, nil
 	}
 	return nil, t.undefinedVar(n.Name, sc)

@@ -54,7 +54,6 @@ func TestHelp(t *testing.T) {
 		{"help ls", []string{"ls — list directory entries", "usage: ls [-a] [PATH...]", "flags:\n  -a, --all\n  -l, --long", "example:\n  ls\n"}, nil},
 		{"ls --help", []string{"ls — list directory entries", "-a, --all"}, nil},
 		{"rm --help", []string{"rm — remove paths", "--permanent", "-r, -R, --recursive"}, nil},
-		{"journal --help", []string{"--limit=VALUE"}, nil},
 		{"echo --help", []string{"echo — print"}, nil},
 		{"run --help", []string{"run — run a script"}, nil},
 		{"help run", []string{"run — run a script", "run() — run a script file or program"}, nil},

@@ -54,11 +54,6 @@ func OSReason(err error) string {
 	return err.Error()
 }
 
-// HostError is the language error for err from the host gate (denied,
-// not_found, permission_error, cancelled, io_error, ...), as every value
-// function and method of the evaluator reports one.
-func HostError(err error) *value.Error { return hostError(err) }
-
 // PathText is the text of v, a str or path, as a method's or value
 // function's file name; any other value is a type_error.
 func PathText(v value.Value) (string, error) { return pathText(v) }
@@ -160,26 +155,4 @@ func TrashRoot(env []string) string {
 		tmp = "/tmp"
 	}
 	return filepath.Join(tmp, "shoal-trash")
-}
-
-// FuncCall is one call of a library package's value function: the
-// context it runs in and its arguments.
-type FuncCall struct {
-	Context
-	Name string
-	Args value.Args
-}
-
-// Block runs f, which waits for something outside the evaluation, with
-// the session lock given up when env (a stream's consumer) holds it.
-func Block(env value.Env, f func()) { blocking(env, f) }
-
-// LibFunc adds f to the part with run as its code: a value function
-// written outside the evaluator (f.Call is set to call run).
-func (p *Part) LibFunc(f *Func, run func(c *FuncCall) (value.Value, error)) {
-	name := f.Name
-	f.Call = func(t *thread, a value.Args) (value.Value, error) {
-		return run(&FuncCall{Context: Context{t: t}, Name: name, Args: a})
-	}
-	p.Func(f)
 }

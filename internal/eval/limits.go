@@ -35,15 +35,6 @@ const (
 	// par_map call runs at once; the rest wait for a free branch.
 	MaxParallel = 16
 
-	// MaxPickLine bounds the answer `.pick` reads from the terminal;
-	// MaxPickShown is how many items its menu lists (larger numbers are
-	// still accepted), MaxPickWidth the runes of one item's line, and
-	// MaxPickTries how many bad answers it asks again after.
-	MaxPickLine  = 4096
-	MaxPickShown = 500
-	MaxPickWidth = 120
-	MaxPickTries = 5
-
 	// MaxStoredPlans bounds the programs `plan` keeps in one session for
 	// `apply`; past it the oldest is dropped and its id answers not_found.
 	MaxStoredPlans = 32
@@ -63,20 +54,9 @@ const (
 	// (quota_exceeded, BudgetStoredPlans).
 	MaxStoredPlanBytes = 256 << 10
 
-	// JournalDefaultLimit is how many entries journal and history show
-	// without --limit; JournalMaxLimit is the most --limit may ask for,
-	// and JournalMaxEffectFilters the most --effect filters one call takes.
-	JournalDefaultLimit     = 50
-	JournalMaxLimit         = 1000
-	JournalMaxEffectFilters = 16
-
 	// MaxUndoSteps bounds the inverse steps one evaluation records (an
 	// UndoLog); past it the evaluation has no complete inverse.
 	MaxUndoSteps = 1024
-
-	// MaxUndoScan is how many of the principal's newest journal entries
-	// `undo` without an id looks through for one it can reverse.
-	MaxUndoScan = 64
 
 	// maxSuggestPathDirs and maxSuggestPathNames bound what a mistyped
 	// command head lists of PATH for its did-you-mean: directories read,

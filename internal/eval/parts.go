@@ -16,11 +16,8 @@ func Parts() []*Part {
 	for _, register := range []func(*Part){
 		registerBuiltinCore,
 		registerBuiltinInteract,
-		registerBuiltinReef,
 		registerFuncs,
 		registerHelp,
-		registerJournal,
-		registerPick,
 		registerPlans,
 		registerStreams,
 		registerTask1,
@@ -49,9 +46,9 @@ func registerValueMethods(p *Part) {
 	p.Method(&Method{Kind: value.KGlob, Name: "pattern", Effects: EffNone})
 }
 
-// registerNamespaces adds the namespaces: the pure data namespaces of the
-// namespaces package, the session's config, and os, http and secret, whose
-// members ask the host.
+// registerNamespaces adds the pure data namespaces of the namespaces
+// package and the session's config. The namespaces whose members ask the
+// host are library packages' (internal/lib/sys, http, secret).
 func registerNamespaces(p *Part) {
 	for _, name := range namespaces.Names() {
 		ns := &Namespace{Name: name, Pure: true}
@@ -61,7 +58,4 @@ func registerNamespaces(p *Part) {
 		}
 		p.Namespace(ns)
 	}
-	p.Namespace(osNamespace())
-	p.Namespace(httpNamespace())
-	p.Namespace(secretNamespace())
 }

@@ -82,11 +82,11 @@ func TestIntrospection(t *testing.T) {
 	if m := testRegistry.MethodNames(value.KStr); !has(m, "upper") {
 		t.Errorf("str methods %v", m)
 	}
-	if ns := testRegistry.NamespaceNames(); !has(ns, "os") || !has(ns, "json") {
+	if ns := testRegistry.NamespaceNames(); !has(ns, "math") || !has(ns, "json") {
 		t.Errorf("namespaces %v", ns)
 	}
-	if _, ok := testRegistry.LookupNamespace("os"); !ok {
-		t.Error("os namespace not found")
+	if _, ok := testRegistry.LookupNamespace("math"); !ok {
+		t.Error("math namespace not found")
 	}
 	s := newSession(t)
 	if _, err := s.eval("let v = 1\nfn f() { 2 }\nalias a = printf x"); err != nil {

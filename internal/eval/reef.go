@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/reef"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -446,19 +446,7 @@ func reefChainTable(ms []reef.Mention) value.Value {
 		}
 		rows[i] = []value.Value{value.Str(m.Scope), value.Str(m.Source), value.Str(m.Constraint), value.Str(outcome)}
 	}
-	return rowsTable([]string{"scope", "source", "constraint", "outcome"}, rows)
-}
-
-// rowsTable builds a table from rows.
-func rowsTable(cols []string, rows [][]value.Value) *value.Table {
-	data := make([][]value.Value, len(cols))
-	for c := range cols {
-		data[c] = make([]value.Value, len(rows))
-		for r, row := range rows {
-			data[c][r] = row[c]
-		}
-	}
-	return &value.Table{Cols: cols, Data: data, N: len(rows)}
+	return value.TableFromRows([]string{"scope", "source", "constraint", "outcome"}, rows)
 }
 
 // strOrNull is s, or null when empty.
@@ -467,14 +455,6 @@ func strOrNull(s string) value.Value {
 		return value.Nil
 	}
 	return value.Str(s)
-}
-
-// pathOrNull is p as a path, or null when empty.
-func pathOrNull(p string) value.Value {
-	if p == "" {
-		return value.Nil
-	}
-	return value.Path(p)
 }
 
 // reefUnresolved is the record `which` gives for a constrained tool Reef
@@ -493,6 +473,16 @@ func reefUnresolved(name string, d reef.Decision, err error) *value.Record {
 		[]string{"name", "scope", "constraint", "version", "path", "hash8", "provider", "chain", "note", "hint"},
 		[]value.Value{value.Str(name), value.Str("unresolved: " + code), constraint, value.Nil, value.Nil, value.Nil,
 			value.Nil, reefChainTable(d.Mentions), value.Str(msg), strOrNull(hint)})
+}
+
+// effWhich: a PATH lookup; --all also looks for the name in every
+// provider's directories (node_modules/.bin and .venv/bin up the tree,
+// mise and cargo installs, PATH), which derivation cannot list.
+func effWhich(d *leash.Deriver) {
+	d.Add(leash.Effect{Kind: host.EnvRead, Name: "PATH"}, leash.Reversible)
+	if d.Flag("all") {
+		d.Add(leash.Effect{Kind: host.FSRead, Name: "reef provider candidates", Dynamic: true}, leash.Reversible)
+	}
 }
 
 // reefWhich answers `which NAME` for a name some scope constrains: the
@@ -529,7 +519,7 @@ func (t *thread) reefWhichAll(name string) value.Value {
 	for i, c := range cs {
 		rows[i] = []value.Value{value.Str(name), value.Str(c.Version.String()), value.Path(c.Path), value.Str(c.Provider), value.Str(c.Scope)}
 	}
-	return rowsTable([]string{"tool", "version", "path", "provider", "scope"}, rows)
+	return value.TableFromRows([]string{"tool", "version", "path", "provider", "scope"}, rows)
 }
 
 // ambientScope labels an unconstrained PATH hit: system for the canonical
@@ -540,22 +530,6 @@ func ambientScope(p string) string {
 		return "system"
 	}
 	return "ambient"
-}
-
-// reefSpec splits `reef add TOOL@VERSION`.
-func reefSpec(s string) (tool, version string, err error) {
-	tool, version, ok := strings.Cut(s, "@")
-	switch {
-	case !ok:
-		return "", "", errorf(codeArg, "reef add: expected TOOL@VERSION, got `%s` (no @)", s)
-	case tool == "":
-		return "", "", errorf(codeArg, "reef add: `%s` names no tool before @", s)
-	case version == "":
-		return "", "", errorf(codeArg, "reef add: `%s` has no version after @ (use `%s@*` for any)", s, tool)
-	case strings.ContainsAny(tool, "/ \t\n") || tool == "." || tool == "..":
-		return "", "", errorf(codeArg, "reef add: `%s` is not a tool name", tool)
-	}
-	return tool, version, nil
 }
 
 // reefView makes (or reuses) the content-addressed directory of links to

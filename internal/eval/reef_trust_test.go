@@ -132,11 +132,11 @@ func TestReefTrustInTheSession(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfg, "shoal.toml"), []byte("[reef.tools]\nfaketool = \"*\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in3, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: root, Env: env, Reef: true, Stderr: &stderr, ProjectTrust: tr})
+	in3, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: root, Env: env, Reef: true, Stderr: &stderr, ProjectTrust: tr, REPL: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in3.Eval(ctx, `reef lock`); err != nil {
+	if _, err := in3.Eval(ctx, `faketool`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(cfg, "reef.lock")); err != nil || len(tr.amends) != 1 {

@@ -106,13 +106,7 @@ func (t *thread) unlocked(f func()) {
 
 // blocking runs f without the session lock when env is a thread holding
 // it (the value.Blocker of streams and channels).
-func blocking(env value.Env, f func()) {
-	if t, ok := env.(*thread); ok {
-		t.unlocked(f)
-		return
-	}
-	f()
-}
+func blocking(env value.Env, f func()) { value.Block(env, f) }
 
 // Block implements value.Blocker: f runs with the session lock given up.
 func (t *thread) Block(f func()) { t.unlocked(f) }

@@ -1,8 +1,6 @@
 package eval
 
 import (
-	"time"
-
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -149,92 +147,3 @@ func (t *thread) execForStream(s *value.Stream, iter syntax.Node, step func(valu
 	}
 	return err
 }
-
-// fnEvery is `every(interval)`: a live stream of datetimes, one per
-// interval. It is pull-driven: no goroutine runs ahead of the consumer, so
-// a slow consumer sees the ticks it missed coalesced into one, and an
-// abandoned stream holds nothing. Ticks are scheduled on the monotonic
-// clock and stamped with the host clock; waiting ends with the
-// evaluation's context.
-func fnEvery(t *thread, a value.Args) (value.Value, error) {
-	if len(a.Pos) != 1 || len(a.Named) > 0 {
-		return nil, errorf(codeArg, "every takes one duration")
-	}
-	d, ok := a.Pos[0].(value.Duration)
-	if !ok {
-		return nil, errorf(codeType, "every expects a duration, got %s", value.TypeName(a.Pos[0]))
-	}
-	if d <= 0 {
-		return nil, errorf(codeArg, "every needs a positive interval")
-	}
-	// Each tick is a reading of the clock: ask for it now, so a refusal
-	// comes at once rather than at the first tick.
-	if _, err := t.Clock(); err != nil {
-		return nil, err
-	}
-	iv := time.Duration(d)
-	return value.NewStream("every("+value.Inline(d)+")", false, &tickSource{
-		every: iv,
-		next:  time.Now().Add(iv),
-	}), nil
-}
-
-// tickSource yields the time at each interval boundary.
-type tickSource struct {
-	every time.Duration
-	next  time.Time // monotonic
-}
-
-func (s *tickSource) Next(env value.Env) (value.Value, bool, error) {
-	ctx := env.Context()
-	if wait := time.Until(s.next); wait > 0 {
-		tm := time.NewTimer(wait)
-		var werr error
-		blocking(env, func() {
-			select {
-			case <-tm.C:
-			case <-ctx.Done():
-				tm.Stop()
-				werr = hostError(ctx.Err())
-			}
-		})
-		if werr != nil {
-			return nil, false, werr
-		}
-	}
-	v, err := s.tick(env)
-	if err != nil {
-		return nil, false, err
-	}
-	return v, true, nil
-}
-
-// tick stamps the tick with the wall clock (the time effect) and schedules
-// the next boundary; missed boundaries are coalesced rather than replayed
-// in a burst.
-func (s *tickSource) tick(env value.Env) (value.Value, error) {
-	now := time.Now()
-	s.next = s.next.Add(s.every)
-	if s.next.Before(now) {
-		s.next = now.Add(s.every)
-	}
-	stamp, err := env.Clock()
-	if err != nil {
-		return nil, err
-	}
-	return value.DateTime{T: stamp}, nil
-}
-
-// Poll reports a tick when its boundary has passed.
-func (s *tickSource) Poll(env value.Env) (value.Value, bool, bool, error) {
-	if time.Now().Before(s.next) {
-		return nil, true, false, nil
-	}
-	v, err := s.tick(env)
-	if err != nil {
-		return nil, false, false, err
-	}
-	return v, true, true, nil
-}
-
-func (*tickSource) Close() {}

@@ -20,9 +20,8 @@ func TestStreamsInLanguage(t *testing.T) {
 		{"for break", "var s = []\nfor x in (1..100).stream() { if x > 2 { break }\ns = s + [x] }\ns", "[1, 2]"},
 		{"fallthrough sum", "[1, 2, 3].stream().map(x => x * 2).sum()", "12"},
 		{"fallthrough len", "(1..=4).stream().len()", "4"},
-		{"every take", "every(1ms).take(3).collect().len()", "3"},
 		{"take_until signal", "[1, 2].stream().take_until([0].stream()).collect()", "[]"},
-		{"merge live", "every(1ms).take(2).merge([9].stream()).collect().len()", "3"},
+		{"merge live", "channel(\"m\").events().merge([9].stream()).take(1).collect()", "[9]"},
 		{"render", "[1, 2].stream().render()", "null"},
 		{"each", "var n = 0\n[1, 2].stream().each(x => { n += x })\nn", "3"},
 		{"render stream", "[1].stream()", "<stream list>"},
@@ -39,24 +38,11 @@ func TestStreamsInLanguage(t *testing.T) {
 	}
 }
 
-func TestEveryYieldsDatetimes(t *testing.T) {
-	s := newSession(t)
-	v, err := s.eval("every(1ms).take(2).collect()")
-	if err != nil {
-		t.Fatal(err)
-	}
-	items := v.(*value.List).Items
-	if len(items) != 2 || items[0].Kind() != value.KDateTime || !value.Equal(items[0], value.DateTime{T: s.h.now}) {
-		t.Errorf("every ticks = %s, want two host-clock datetimes", value.Inline(v))
-	}
-}
-
 func TestStreamErrors(t *testing.T) {
 	tests := []struct{ src, code, contains string }{
 		{"let s = [1].stream()\ns.collect()\ns.collect()", "stream_consumed", "tee"},
-		{"every(1s).collect()", "stream_unbounded", "take"},
-		{"every(1s).sum()", "stream_unbounded", ""},
-		{"every(0s)", "arg_error", ""},
+		{`channel("u").events().collect()`, "stream_unbounded", "take"},
+		{`channel("u").events().sum()`, "stream_unbounded", ""},
 		{"[1].stream().feed(cat)", "type_error", "collect"},
 		{`[1].stream().into(5)`, "type_error", "channel"},
 		{`channel("t").take(timeout: 5ms)`, "timeout", ""},
@@ -190,11 +176,10 @@ func TestChannelForwarderOnlyUser(t *testing.T) {
 func TestLiveStreamsCancel(t *testing.T) {
 	before := runtime.NumGoroutine()
 	for _, src := range []string{
-		`every(1h).take(1).collect()`,
 		`channel("quiet").events().take(1).collect()`,
 		`channel("quiet").take()`,
-		`for x in every(1h) { x }`,
-		`every(1h).merge(channel("q").events()).take(1).collect()`,
+		`for x in channel("quiet").events() { x }`,
+		`channel("p").events().merge(channel("q").events()).take(1).collect()`,
 	} {
 		s := newSession(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)

@@ -8,8 +8,15 @@ package stdlib
 
 import (
 	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/lib/clock"
 	"github.com/shoalgo/shoal/internal/lib/fs"
+	"github.com/shoalgo/shoal/internal/lib/http"
+	"github.com/shoalgo/shoal/internal/lib/journal"
 	"github.com/shoalgo/shoal/internal/lib/nav"
+	"github.com/shoalgo/shoal/internal/lib/reefcmd"
+	"github.com/shoalgo/shoal/internal/lib/secret"
+	"github.com/shoalgo/shoal/internal/lib/sys"
+	"github.com/shoalgo/shoal/internal/lib/term"
 )
 
 // Parts are the registry parts of the standard library: eval's, then each
@@ -18,6 +25,13 @@ func Parts() []*eval.Part {
 	return append(eval.Parts(),
 		fs.Part(),
 		nav.Part(),
+		sys.Part(),
+		http.Part(),
+		secret.Part(),
+		journal.Part(),
+		reefcmd.Part(),
+		clock.Part(),
+		term.Part(),
 	)
 }
 

@@ -52,7 +52,7 @@ func TestHelpForLibraryCommands(t *testing.T) {
 		"jump --help": "usage: jump [QUERY]",
 		"help pushd":  "example:\n  pushd /tmp",
 		"help cp":     "cp — copy files",
-		"rm --help":   "usage: rm PATH...",
+		"rm --help":   "usage: rm [-r] [-f] [--permanent] PATH...",
 		"help watch":  "watch(PATH_OR_GLOB, recursive: BOOL)",
 	} {
 		v, err := in.Eval(t.Context(), src)

@@ -396,6 +396,16 @@ type Blocker interface {
 	Block(f func())
 }
 
+// Block runs f through env when env is a Blocker (its lock given up
+// while f waits), else directly.
+func Block(env Env, f func()) {
+	if b, ok := env.(Blocker); ok {
+		b.Block(f)
+		return
+	}
+	f()
+}
+
 // NamedArg is a `name: value` call argument.
 type NamedArg struct {
 	Name  string

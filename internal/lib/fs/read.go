@@ -17,7 +17,7 @@ import (
 )
 
 func registerRead(p *eval.Part) {
-	p.Builtin(&eval.Builtin{Name: "ls", Help: eval.Help{Summary: "list directory entries as a table: path, name, type, size, modified", Usage: "ls [-a] [PATH...]", Example: "ls\nls src --all\nls.where(.size > 1kb).sort_by(.modified)"}, Run: bfsLs, Flags: []leash.FlagSpec{{Long: "all", Short: "a"}, lsLong}, Effects: effLs})
+	p.Builtin(&eval.Builtin{Name: "ls", Help: eval.Help{Summary: "list directory entries as a table: path, name, type, size, modified", Usage: "ls [-a] [PATH...]", Example: "ls\nls src --all\nls.where(.size > 1kb).sort_by(.modified)"}, Run: bfsLs, Flags: []leash.FlagSpec{{Long: "all", Short: "a"}, lsLong()}, Effects: effLs})
 	p.Builtin(&eval.Builtin{Name: "stat", Help: eval.Help{Summary: "the metadata of paths: one record, or a table for several", Usage: "stat PATH...", Example: "stat README.md\n(stat README.md).size"}, Run: bfsStat, Effects: eval.EffReads})
 	p.Builtin(&eval.Builtin{Name: "cat", Help: eval.Help{Summary: "the bytes of files, concatenated", Usage: "cat PATH...", Example: "cat notes.txt\n(cat data.json).out.str()"}, Run: bfsCat, Effects: eval.EffReads})
 	p.Builtin(&eval.Builtin{Name: "head", Help: eval.Help{Summary: "the first lines of a file (10 by default), reading only its start", Usage: "head PATH [COUNT]", Example: "head README.md\nhead notes.txt 3"}, Run: bfsHead, Effects: effHead})
@@ -26,7 +26,7 @@ func registerRead(p *eval.Part) {
 // lsLong is -l (--long), accepted so that `ls -la` works as typed: every
 // listing already has the long form's columns (a table of path, name,
 // type, size, modified), so it changes nothing.
-var lsLong = leash.FlagSpec{Long: "long", Short: "l"}
+func lsLong() leash.FlagSpec { return leash.FlagSpec{Long: "long", Short: "l"} }
 
 // effLs: the positional paths, or the working directory.
 func effLs(d *leash.Deriver) {

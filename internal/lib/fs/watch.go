@@ -16,8 +16,8 @@ import (
 
 func registerWatch(p *eval.Part) {
 	watched := func(d *leash.Deriver) { d.Watched() }
-	p.LibFunc(&eval.Func{Name: "watch", Help: eval.Help{Summary: "a stream of filesystem changes (created, modified, removed)", Usage: "watch(PATH_OR_GLOB, recursive: BOOL)", Example: "watch(\"src\", recursive: true).take(1).collect()"}, Effects: watched}, fnWatch)
-	p.LibFunc(&eval.Func{Name: "tail", Help: eval.Help{Summary: "a stream of the complete lines appended to a file", Usage: "tail(PATH, from_start: BOOL)", Example: "tail(\"server.log\", from_start: true).take(3).collect()"}, Effects: watched}, fnTail)
+	p.Func(&eval.Func{Name: "watch", Call: fnWatch, Help: eval.Help{Summary: "a stream of filesystem changes (created, modified, removed)", Usage: "watch(PATH_OR_GLOB, recursive: BOOL)", Example: "watch(\"src\", recursive: true).take(1).collect()"}, Effects: watched})
+	p.Func(&eval.Func{Name: "tail", Call: fnTail, Help: eval.Help{Summary: "a stream of the complete lines appended to a file", Usage: "tail(PATH, from_start: BOOL)", Example: "tail(\"server.log\", from_start: true).take(3).collect()"}, Effects: watched})
 }
 
 // boolArgs reads the named bool arguments a function accepts into dst,
@@ -41,8 +41,7 @@ func boolArgs(fn string, a value.Args, dst map[string]*bool) error {
 // {path, kind, ts} records ("created", "modified", "removed"), with
 // coalesced: true on the record that stands for dropped events. A glob
 // watches its literal directory prefix and keeps the paths it matches.
-func fnWatch(c *eval.FuncCall) (value.Value, error) {
-	a := c.Args
+func fnWatch(c *eval.FuncCall, a value.Args) (value.Value, error) {
 	if len(a.Pos) != 1 {
 		return nil, value.Errorf(bfsArgError, "watch takes one path or glob").WithHint(`watch(path("./src"), recursive: true)`)
 	}
@@ -91,7 +90,7 @@ func (s *watchSource) Next(env value.Env) (value.Value, bool, error) {
 	for {
 		var e host.FSEvent
 		var err error
-		eval.Block(env, func() { e, err = s.w.Next(env.Context()) })
+		value.Block(env, func() { e, err = s.w.Next(env.Context()) })
 		if err != nil {
 			return nil, false, liveError(env.Context(), err)
 		}
@@ -134,8 +133,7 @@ func (s *watchSource) Close() { _ = s.w.Close() }
 
 // fnTail: tail(file, from_start: false) -> stream of complete lines (str),
 // with a {dropped: n} record where lines were dropped for a slow consumer.
-func fnTail(c *eval.FuncCall) (value.Value, error) {
-	a := c.Args
+func fnTail(c *eval.FuncCall, a value.Args) (value.Value, error) {
 	if len(a.Pos) != 1 {
 		return nil, value.Errorf(bfsArgError, "tail takes one file").WithHint(`tail(path("./service.log"))`)
 	}
@@ -161,7 +159,7 @@ type tailSource struct{ t host.Tailer }
 func (s *tailSource) Next(env value.Env) (value.Value, bool, error) {
 	var it host.TailItem
 	var err error
-	eval.Block(env, func() { it, err = s.t.Next(env.Context()) })
+	value.Block(env, func() { it, err = s.t.Next(env.Context()) })
 	if err != nil {
 		return nil, false, liveError(env.Context(), err)
 	}

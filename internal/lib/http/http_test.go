@@ -1,9 +1,8 @@
-package eval
+package http_test
 
 import (
 	"context"
 	"encoding/json"
-	"github.com/shoalgo/shoal/internal/evaltest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/evaltest"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/stdlib"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -52,14 +54,14 @@ func loopbackServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// secretStore makes a store directory: tok (600), open (644), bin (600,
-// not UTF-8).
+// secretStore makes a store directory holding tok ("s3cr3t\n", 600), the
+// secret testdata/http.txt sends as a header.
 func secretStore(t *testing.T) string {
 	dir := t.TempDir()
 	for name, f := range map[string]struct {
 		data string
 		mode os.FileMode
-	}{"tok": {"s3cr3t\n", 0o600}, "open": {"x", 0o644}, "bin": {"\xff\xfe", 0o600}} {
+	}{"tok": {"s3cr3t\n", 0o600}} {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(f.data), f.mode); err != nil {
 			t.Fatal(err)
@@ -74,7 +76,7 @@ func secretStore(t *testing.T) string {
 // netSession is a session whose gate allows net_connect to hostport and
 // secret_use of tok, open, bin and nope, and nothing else; every op it was asked
 // is recorded in asked.
-func netSession(t *testing.T, hostport, store string, asked *[]host.Op) *Interp {
+func netSession(t *testing.T, hostport, store string, asked *[]host.Op) *eval.Interp {
 	gate := host.AuthorizerFunc(func(_ context.Context, op host.Op) error {
 		*asked = append(*asked, op)
 		switch {
@@ -85,7 +87,7 @@ func netSession(t *testing.T, hostport, store string, asked *[]host.Op) *Interp 
 		}
 		return host.Denied(op, "test gate")
 	})
-	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(gate, host.WithSecretDir(store)), Dir: t.TempDir(),
+	in, err := eval.New(eval.Options{Registry: stdlib.Registry(), Host: host.NewOS(gate, host.WithSecretDir(store)), Dir: t.TempDir(),
 		Env: []string{"PATH=" + os.Getenv("PATH")}})
 	if err != nil {
 		t.Fatal(err)
@@ -114,61 +116,6 @@ func TestHTTPTranscript(t *testing.T) {
 	}
 }
 
-// TestSecretTranscript runs testdata/secret.txt.
-func TestSecretTranscript(t *testing.T) {
-	var asked []host.Op
-	in := netSession(t, "", secretStore(t), &asked)
-	if n := evaltest.RunFile(t, in, "testdata/secret.txt", nil, nil); n < 18 {
-		t.Fatalf("only %d cases read", n)
-	}
-}
-
-// TestSecretNeverRendered: the material of a secret reaches no rendering,
-// no JSON and no wire value, alone or nested, and no error raised about it.
-func TestSecretNeverRendered(t *testing.T) {
-	var asked []host.Op
-	in := netSession(t, "", secretStore(t), &asked)
-	ctx := context.Background()
-	v, err := in.Eval(ctx, `let s = secret.get("tok"); {s: s, list: [s], table: [{a: s}]}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wire, err := value.ToWire(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := value.ToJSON(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jsText, _ := json.Marshal(js)
-	for what, text := range map[string]string{
-		"display": value.Display(v), "inline": value.Inline(v), "interp": value.Interp(v),
-		"wire": string(wire), "json": string(jsText),
-	} {
-		if strings.Contains(text, "s3cr3t") {
-			t.Errorf("%s shows the material: %s", what, text)
-		}
-		if !strings.Contains(text, "tok") {
-			t.Errorf("%s does not name the secret: %s", what, text)
-		}
-	}
-	for _, src := range []string{
-		`let s = secret.get("tok"); "{s}"`, `cat (secret.get("tok"))`, `secret.get("tok").feed(cat)`,
-		`secret.get("tok") + 1`, `secret.get("tok").nope()`, `secret.get("tok").upper()`,
-		`http.get("http://127.0.0.2:9/", headers: {A: secret.get("tok")})`,
-	} {
-		_, err := in.Eval(ctx, src)
-		if err == nil {
-			t.Errorf("%s: no error", src)
-			continue
-		}
-		if strings.Contains(err.Error(), "s3cr3t") {
-			t.Errorf("%s: the error shows the material: %v", src, err)
-		}
-	}
-}
-
 // TestHTTPCancelled: a cancelled evaluation stops a request in flight with
 // cancelled, not net_error.
 func TestHTTPCancelled(t *testing.T) {
@@ -186,22 +133,5 @@ func TestHTTPCancelled(t *testing.T) {
 	e, ok := err.(*value.Error)
 	if !ok || e.Code != "cancelled" {
 		t.Fatalf("err = %v, want cancelled", err)
-	}
-}
-
-// TestHostNamespacesListed: completion and introspection see http and
-// secret with their members, as programs do.
-func TestHostNamespacesListed(t *testing.T) {
-	names := strings.Join(testRegistry.NamespaceNames(), " ")
-	for _, n := range []string{"http", "secret", "os", "config", "json"} {
-		if !strings.Contains(" "+names+" ", " "+n+" ") {
-			t.Errorf("testRegistry.NamespaceNames() = %s, lacks %s", names, n)
-		}
-	}
-	if got := strings.Join(testRegistry.NamespaceMembers("http"), " "); got != "delete get post put" {
-		t.Errorf("http members = %q", got)
-	}
-	if got := strings.Join(testRegistry.NamespaceMembers("secret"), " "); got != "get" {
-		t.Errorf("secret members = %q", got)
 	}
 }

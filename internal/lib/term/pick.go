@@ -1,10 +1,11 @@
-package eval
-
-// `.pick` on a list or table: the user chooses on the terminal. The items
-// are listed numbered and the user types a number (or, with multi: true,
-// several); an empty answer or Ctrl-D cancels, which is an error rather
-// than a made-up choice. Without an interactive terminal (a script, -c,
-// the kernel) pick is an argument error.
+// Package term is the terminal library: `.pick` on a list or table, where
+// the person chooses on the session's terminal (eval's Context.Terminal).
+// The items are listed numbered and the person types a number (or, with
+// multi: true, several); an empty answer or Ctrl-D cancels, which is an
+// error rather than a made-up choice. Without an interactive terminal (a
+// script, -c, the kernel) pick is an argument error. Its entries are one
+// registry Part.
+package term
 
 import (
 	"errors"
@@ -13,21 +14,31 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-func registerPick(p *Part) {
+// Register adds the pick methods to p.
+func Register(p *eval.Part) {
 	// pick reads the person's answer at the session's terminal, which the
 	// gate does not name as an effect.
-	help := Help{Summary: "let the person pick items at the terminal; the chosen item (or list, with multi)", Usage: ".pick(prompt: TEXT, multi: BOOL)", Example: "[\"a\", \"b\"].pick(prompt: \"which> \")"}
-	p.Method(&Method{Kind: value.KList, Name: "pick", Call: pickMethod, Effects: EffNone, Help: help})
-	p.Method(&Method{Kind: value.KTable, Name: "pick", Call: pickMethod, Effects: EffNone, Help: help})
+	help := eval.Help{Summary: "let the person pick items at the terminal; the chosen item (or list, with multi)", Usage: ".pick(prompt: TEXT, multi: BOOL)", Example: "[\"a\", \"b\"].pick(prompt: \"which> \")"}
+	p.Method(&eval.Method{Kind: value.KList, Name: "pick", Call: pickMethod, Effects: eval.EffNone, Help: help})
+	p.Method(&eval.Method{Kind: value.KTable, Name: "pick", Call: pickMethod, Effects: eval.EffNone, Help: help})
 }
 
-func pickMethod(c *MethodCall, recv value.Value, a value.Args) (value.Value, error) {
+// Part is term's registry part, for eval.NewRegistry.
+func Part() *eval.Part {
+	p := &eval.Part{}
+	Register(p)
+	return p
+}
+
+// pickMethod is `.pick(prompt:, multi:)`.
+func pickMethod(c *eval.MethodCall, recv value.Value, a value.Args) (value.Value, error) {
 	if len(a.Pos) > 0 {
-		return nil, errorf(codeArg, ".pick takes only named arguments").WithHint(`.pick(prompt: "file> ", multi: true)`)
+		return nil, value.Errorf(value.CodeArg, ".pick takes only named arguments").WithHint(`.pick(prompt: "file> ", multi: true)`)
 	}
 	prompt, multi := "pick> ", false
 	for _, na := range a.Named {
@@ -35,46 +46,46 @@ func pickMethod(c *MethodCall, recv value.Value, a value.Args) (value.Value, err
 		case "prompt":
 			s, ok := na.Value.(value.Str)
 			if !ok {
-				return nil, errorf(codeType, ".pick prompt: must be str, got %s", value.TypeName(na.Value))
+				return nil, value.Errorf(value.CodeType, ".pick prompt: must be str, got %s", value.TypeName(na.Value))
 			}
 			prompt = string(s)
 		case "multi":
 			b, ok := na.Value.(value.Bool)
 			if !ok {
-				return nil, errorf(codeType, ".pick multi: must be bool, got %s", value.TypeName(na.Value))
+				return nil, value.Errorf(value.CodeType, ".pick multi: must be bool, got %s", value.TypeName(na.Value))
 			}
 			multi = bool(b)
 		default:
-			return nil, errorf(codeArg, ".pick has no argument %q", na.Name).WithHint("it takes prompt: and multi:")
+			return nil, value.Errorf(value.CodeArg, ".pick has no argument %q", na.Name).WithHint("it takes prompt: and multi:")
 		}
 	}
-	t := c.t
-	tty := t.in.opts.Terminal
+	x := c.Thread()
+	tty := x.Terminal()
 	if tty == nil {
-		return nil, errorf(codeArg, ".pick needs an interactive terminal").
+		return nil, value.Errorf(value.CodeArg, ".pick needs an interactive terminal").
 			WithHint("a script, -c or the kernel has none: choose in code, e.g. .where(…).first()")
 	}
 	items := pickItems(recv)
 	if len(items) == 0 {
-		return nil, errorf(codeArg, ".pick: there is nothing to pick from")
+		return nil, value.Errorf(value.CodeArg, ".pick: there is nothing to pick from")
 	}
 	menu := pickMenu(items)
 	for try := 0; ; try++ {
-		line, err := t.host.ReadTerminalLine(t.ctx, int(tty.Fd()), menu+prompt, MaxPickLine)
+		line, err := x.Host().ReadTerminalLine(x.Ctx(), int(tty.Fd()), menu+prompt, MaxPickLine)
 		switch {
 		case errors.Is(err, io.EOF):
-			return nil, errorf(value.CodeCancelled, ".pick cancelled")
+			return nil, value.Errorf(value.CodeCancelled, ".pick cancelled")
 		case errors.Is(err, host.ErrLineTooLong):
-			return nil, errorf(codeArg, ".pick: the answer is longer than %d bytes", MaxPickLine)
+			return nil, value.Errorf(value.CodeArg, ".pick: the answer is longer than %d bytes", MaxPickLine)
 		case err != nil:
-			if t.ctx.Err() != nil {
-				return nil, errorf(value.CodeCancelled, ".pick cancelled")
+			if x.Ctx().Err() != nil {
+				return nil, value.Errorf(value.CodeCancelled, ".pick cancelled")
 			}
-			return nil, hostError(err)
+			return nil, eval.HostError(err)
 		}
 		idx, perr := pickParse(line, len(items), multi)
 		if perr == "" && idx == nil {
-			return nil, errorf(value.CodeCancelled, ".pick cancelled")
+			return nil, value.Errorf(value.CodeCancelled, ".pick cancelled")
 		}
 		if perr == "" {
 			if !multi {
@@ -87,7 +98,7 @@ func pickMethod(c *MethodCall, recv value.Value, a value.Args) (value.Value, err
 			return pickResult(recv, out), nil
 		}
 		if try+1 >= MaxPickTries {
-			return nil, errorf(codeArg, ".pick: %s", perr)
+			return nil, value.Errorf(value.CodeArg, ".pick: %s", perr)
 		}
 		menu = perr + "\n"
 	}

@@ -1,18 +1,20 @@
-package eval
+package journal_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
 // TestLineHistory: without a journal, history lists the REPL's lines
 // (--head, --limit), and refuses the journal's other filters.
 func TestLineHistory(t *testing.T) {
-	s := newSession(t)
-	s.in.SetLineHistory(func() []string {
+	in, _ := session(t, host.NewOS(host.AllowAll), nil, nil)
+	in.SetLineHistory(func() []string {
 		return []string{"ls", "git status", "cd src", "git log -1", "history"}
 	})
 	cases := []struct{ src, want string }{
@@ -21,7 +23,7 @@ func TestLineHistory(t *testing.T) {
 		{"(history --limit=2).out", `[{n: 4, line: "git log -1"}, {n: 5, line: "history"}]`},
 	}
 	for _, c := range cases {
-		v, err := s.eval(c.src)
+		v, err := in.Eval(context.Background(), c.src)
 		if err != nil {
 			t.Fatalf("%s: %v", c.src, err)
 		}
@@ -29,13 +31,13 @@ func TestLineHistory(t *testing.T) {
 			t.Errorf("%s = %s, want %s", c.src, got, c.want)
 		}
 	}
-	_, err := s.eval("history --failed")
+	_, err := in.Eval(context.Background(), "history --failed")
 	var e *value.Error
-	if !errors.As(err, &e) || e.Code != codeArg {
+	if !errors.As(err, &e) || e.Code != value.CodeArg {
 		t.Errorf("history --failed: %v, want arg_error", err)
 	}
 	// journal stays the kernel's.
-	if _, err := s.eval("journal"); !errors.As(err, &e) || e.Code != codeUnavailable {
+	if _, err := in.Eval(context.Background(), "journal"); !errors.As(err, &e) || e.Code != value.CodeUnavailable {
 		t.Errorf("journal without a journal: %v, want unavailable", err)
 	}
 }
@@ -43,10 +45,10 @@ func TestLineHistory(t *testing.T) {
 // TestHistoryWithoutREPL: in -c and scripts there are no typed lines; the
 // error says where history lives.
 func TestHistoryWithoutREPL(t *testing.T) {
-	s := newSession(t)
-	_, err := s.eval("history")
+	in, _ := session(t, host.NewOS(host.AllowAll), nil, nil)
+	_, err := in.Eval(context.Background(), "history")
 	var e *value.Error
-	if !errors.As(err, &e) || e.Code != codeUnavailable || !strings.Contains(e.Hint, "in the shoal REPL, history lists the lines you typed") {
-		t.Errorf("history: %v (%s)", err, hintOf(e))
+	if !errors.As(err, &e) || e.Code != value.CodeUnavailable || !strings.Contains(e.Hint, "in the shoal REPL, history lists the lines you typed") {
+		t.Errorf("history: %v (%v)", err, e)
 	}
 }

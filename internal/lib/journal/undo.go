@@ -1,159 +1,31 @@
-package eval
+package journal
 
-// Undo: the inverse steps filesystem builtins record while an evaluation
-// runs (UndoLog), and the `undo` builtin that replays them from a journal
-// entry.
-//
-// What is recorded: `rm` (to the trash) records a restore of each target
-// from its trash path; `mv` a move back of each source; `mkdir` (without
-// -p) of a new directory, `touch` of a new file and `cp` of a file to a
-// new path a removal of the new path. Anything else that changes the world
-// (rm --permanent, cp -r or cp into a directory, mkdir -p, ln, redirects,
-// save, spawned programs) marks the log lost: the entry then has no
-// complete inverse and undo refuses it. Recording asks the host for
-// nothing: each step's fingerprint comes from what the builtin already
-// looked at before it acted.
+// undo: replays, newest first, the inverse steps a journal entry's
+// builtins recorded (eval.UndoLog), after checking every step still
+// matches the file system it would touch (stale_undo when not).
 
 import (
-	"context"
 	"errors"
 	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 
+	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
-// Undo step operations.
-const (
-	UndoRestore  = "restore"   // move From (a trash path) back to Path
-	UndoMoveBack = "move_back" // move From (an mv destination) back to Path
-	UndoRemove   = "remove"    // remove Path, which the entry created
-)
-
-// UndoStep is one recorded inverse. The journal stores it as JSON (the
-// tags below) beside the entry; Dir, Size and ModNS fingerprint the thing
-// the step moves or removes, and undo refuses (stale_undo) when it no
-// longer matches.
-type UndoStep struct {
-	Op    string `json:"op"`
-	Path  string `json:"path"`           // absolute: where the thing was, or the path created
-	From  string `json:"from,omitempty"` // absolute: where the thing is now (restore, move_back)
-	Dir   bool   `json:"dir,omitempty"`
-	Size  int64  `json:"size"`               // files only
-	ModNS int64  `json:"mtime_ns,omitempty"` // 0: not checked
-}
-
-// Error codes of undo.
-const (
-	codeNotReversible = value.CodeNotReversible
-	codeStaleUndo     = value.CodeStaleUndo
-)
-
-// UndoLog collects the inverse steps of one evaluation. The host surface
-// puts one in the context it evaluates with (WithUndoLog) and stores
-// Steps with the journal entry. It keeps at most MaxUndoSteps steps;
-// past that, or after any effect without an inverse, it is lost.
-type UndoLog struct {
-	mu    sync.Mutex
-	steps []UndoStep
-	lost  string // why the log has no complete inverse; "" when it has
-}
-
-// Steps returns the recorded steps, oldest first, and why the log has no
-// complete inverse ("" when it has one).
-func (l *UndoLog) Steps() ([]UndoStep, string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]UndoStep(nil), l.steps...), l.lost
-}
-
-// UndoRecord is an UndoLog as the journal stores it (as JSON, beside the
-// entry): the steps oldest first and, when the entry has no complete
-// inverse, why.
-type UndoRecord struct {
-	Steps []UndoStep `json:"steps"`
-	Lost  string     `json:"lost,omitempty"`
-}
-
-// Record returns the log as the journal stores it.
-func (l *UndoLog) Record() UndoRecord {
-	steps, lost := l.Steps()
-	if steps == nil {
-		steps = []UndoStep{}
-	}
-	return UndoRecord{Steps: steps, Lost: lost}
-}
-
-func (l *UndoLog) add(s UndoStep) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.steps) >= MaxUndoSteps {
-		if l.lost == "" {
-			l.lost = "more than " + strconv.Itoa(MaxUndoSteps) + " reversible steps"
-		}
-		return
-	}
-	l.steps = append(l.steps, s)
-}
-
-func (l *UndoLog) lose(why string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.lost == "" {
-		l.lost = why
-	}
-}
-
-type undoLogKey struct{}
-
-// WithUndoLog returns a context whose evaluations record into l.
-func WithUndoLog(ctx context.Context, l *UndoLog) context.Context {
-	return context.WithValue(ctx, undoLogKey{}, l)
-}
-
-func undoLogOf(ctx context.Context) *UndoLog {
-	l, _ := ctx.Value(undoLogKey{}).(*UndoLog)
-	return l
-}
-
-// undoRecord records s when the evaluation keeps an undo log.
-func undoRecord(ctx context.Context, s UndoStep) {
-	if l := undoLogOf(ctx); l != nil {
-		l.add(s)
-	}
-}
-
-// undoLose marks the evaluation's undo log as having no complete inverse.
-func undoLose(ctx context.Context, why string) {
-	if l := undoLogOf(ctx); l != nil {
-		l.lose(why)
-	}
-}
-
-// undoFingerprint is a step's fingerprint of what fi describes.
-func undoFingerprint(s UndoStep, fi fs.FileInfo) UndoStep {
-	s.Dir = fi.IsDir()
-	if !s.Dir {
-		s.Size = fi.Size()
-		s.ModNS = fi.ModTime().UnixNano()
-	}
-	return s
-}
-
 // runUndo is `undo [ID]`.
-func runUndo(c *BuiltinCall) (value.Value, error) {
+func runUndo(c *eval.BuiltinCall) (value.Value, error) {
 	if len(c.Args) > 1 {
-		return nil, c.Errorf(codeArg, "takes at most one entry id").WithHint("undo [ENTRY_ID]")
+		return nil, c.Errorf(value.CodeArg, "takes at most one entry id").WithHint("undo [ENTRY_ID]")
 	}
 	var id int64
 	if len(c.Args) == 1 {
 		n, err := undoID(c.Args[0])
 		if err != nil {
-			return nil, c.Errorf(codeArg, "%v", err).WithHint("undo [ENTRY_ID]")
+			return nil, c.Errorf(value.CodeArg, "%v", err).WithHint("undo [ENTRY_ID]")
 		}
 		id = n
 	}
@@ -161,7 +33,7 @@ func runUndo(c *BuiltinCall) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	var e JournalEntry
+	var e eval.JournalEntry
 	if id != 0 {
 		if e, err = js.Entry(c.Ctx(), id); err != nil {
 			return nil, err
@@ -193,7 +65,7 @@ func undoID(v value.Value) (int64, error) {
 	case value.Int:
 		n = int64(x)
 	default:
-		s, err := argText(v)
+		s, err := eval.CommandText(v)
 		if err != nil {
 			return 0, errors.New("the entry id must be a whole number")
 		}
@@ -209,9 +81,9 @@ func undoID(v value.Value) (int64, error) {
 
 // undoEligible refuses an entry that has no complete recorded inverse or
 // belongs to another principal.
-func undoEligible(c *BuiltinCall, js JournalSource, e JournalEntry) error {
+func undoEligible(c *eval.BuiltinCall, js eval.JournalSource, e eval.JournalEntry) error {
 	refuse := func(why string) error {
-		return c.Errorf(codeNotReversible, "entry %d cannot be undone: %s", e.ID, why).
+		return c.Errorf(value.CodeNotReversible, "entry %d cannot be undone: %s", e.ID, why).
 			WithHint("undo reverses rm (to the trash), mv, and cp/mkdir/touch of new paths; nothing was touched")
 	}
 	switch {
@@ -233,10 +105,10 @@ func undoEligible(c *BuiltinCall, js JournalSource, e JournalEntry) error {
 
 // undoNewest finds the newest of the principal's last MaxUndoScan entries
 // that is eligible and still matches its fingerprints.
-func undoNewest(c *BuiltinCall, js JournalSource) (JournalEntry, error) {
-	entries, err := js.Query(c.Ctx(), JournalFilter{Principal: js.Principal(), Limit: MaxUndoScan})
+func undoNewest(c *eval.BuiltinCall, js eval.JournalSource) (eval.JournalEntry, error) {
+	entries, err := js.Query(c.Ctx(), eval.JournalFilter{Principal: js.Principal(), Limit: MaxUndoScan})
 	if err != nil {
-		return JournalEntry{}, err
+		return eval.JournalEntry{}, err
 	}
 	for _, e := range entries {
 		if undoEligible(c, js, e) != nil {
@@ -247,11 +119,11 @@ func undoNewest(c *BuiltinCall, js JournalSource) (JournalEntry, error) {
 			return e, nil
 		}
 		var ve *value.Error
-		if !errors.As(err, &ve) || ve.Code != codeStaleUndo {
-			return JournalEntry{}, err // a refusal or a failure, not a stale entry
+		if !errors.As(err, &ve) || ve.Code != value.CodeStaleUndo {
+			return eval.JournalEntry{}, err // a refusal or a failure, not a stale entry
 		}
 	}
-	return JournalEntry{}, c.Errorf(codeNotFound, "none of your last %d journal entries can be undone", MaxUndoScan).
+	return eval.JournalEntry{}, c.Errorf(value.CodeNotFound, "none of your last %d journal entries can be undone", MaxUndoScan).
 		WithHint("undo ID names an entry; journal shows the reversible column")
 }
 
@@ -268,7 +140,7 @@ type undoState struct {
 // looked up by mapping it back through the moves and removals already
 // planned, so steps on a tree that a later step moved are judged where
 // the tree will be.
-func undoVerify(c *BuiltinCall, e JournalEntry) error {
+func undoVerify(c *eval.BuiltinCall, e eval.JournalEntry) error {
 	type planned struct{ from, to string } // a move from→to, or a removal of to (from "")
 	var done []planned
 	look := func(p string) (undoState, error) {
@@ -285,7 +157,7 @@ func undoVerify(c *BuiltinCall, e JournalEntry) error {
 		}
 		fi, err := c.Host().Lstat(c.Ctx(), p)
 		if err != nil {
-			if PassThrough(err) {
+			if eval.PassThrough(err) {
 				return undoState{}, err
 			}
 			if errors.Is(err, fs.ErrNotExist) {
@@ -299,11 +171,11 @@ func undoVerify(c *BuiltinCall, e JournalEntry) error {
 		}
 		return s, nil
 	}
-	stale := func(s UndoStep, why string) error {
-		return c.Errorf(codeStaleUndo, "entry %d: %s %s: %s", e.ID, s.Op, s.Path, why).
+	stale := func(s eval.UndoStep, why string) error {
+		return c.Errorf(value.CodeStaleUndo, "entry %d: %s %s: %s", e.ID, s.Op, s.Path, why).
 			WithHint("the path changed after the entry ran; nothing was touched")
 	}
-	matches := func(s UndoStep, st undoState) bool {
+	matches := func(s eval.UndoStep, st undoState) bool {
 		if !st.exists || st.dir != s.Dir {
 			return false
 		}
@@ -311,12 +183,12 @@ func undoVerify(c *BuiltinCall, e JournalEntry) error {
 	}
 	for i := len(e.Undo) - 1; i >= 0; i-- {
 		s := e.Undo[i]
-		if !filepath.IsAbs(s.Path) || s.Op != UndoRemove && !filepath.IsAbs(s.From) {
-			return c.Errorf(codeNotReversible, "entry %d: step %d has a relative path", e.ID, i)
+		if !filepath.IsAbs(s.Path) || s.Op != eval.UndoRemove && !filepath.IsAbs(s.From) {
+			return c.Errorf(value.CodeNotReversible, "entry %d: step %d has a relative path", e.ID, i)
 		}
 		s.Path, s.From = filepath.Clean(s.Path), filepath.Clean(s.From)
 		switch s.Op {
-		case UndoRestore, UndoMoveBack:
+		case eval.UndoRestore, eval.UndoMoveBack:
 			src, err := look(s.From)
 			if err != nil {
 				return err
@@ -339,7 +211,7 @@ func undoVerify(c *BuiltinCall, e JournalEntry) error {
 				return stale(s, "its directory "+filepath.Dir(s.Path)+" is gone")
 			}
 			done = append(done, planned{from: s.From, to: s.Path})
-		case UndoRemove:
+		case eval.UndoRemove:
 			st, err := look(s.Path)
 			if err != nil {
 				return err
@@ -349,7 +221,7 @@ func undoVerify(c *BuiltinCall, e JournalEntry) error {
 			}
 			done = append(done, planned{to: s.Path})
 		default:
-			return c.Errorf(codeNotReversible, "entry %d: step %d has unknown op %q", e.ID, i, s.Op)
+			return c.Errorf(value.CodeNotReversible, "entry %d: step %d has unknown op %q", e.ID, i, s.Op)
 		}
 	}
 	return nil
@@ -373,17 +245,17 @@ func undoUnder(p, dir string) (string, bool) {
 // undoApply runs the steps newest first. A failure part way (a refusal
 // by the gate, a race with another writer) is returned naming what was
 // already undone.
-func undoApply(c *BuiltinCall, e JournalEntry) ([]string, error) {
+func undoApply(c *eval.BuiltinCall, e eval.JournalEntry) ([]string, error) {
 	var done []string
 	for i := len(e.Undo) - 1; i >= 0; i-- {
 		s := e.Undo[i]
 		var err error
 		var act string
 		switch s.Op {
-		case UndoRestore, UndoMoveBack:
+		case eval.UndoRestore, eval.UndoMoveBack:
 			err = undoMove(c, s.From, s.Path)
 			act = s.Op + " " + s.From + " -> " + s.Path
-		case UndoRemove:
+		case eval.UndoRemove:
 			err = c.Host().Remove(c.Ctx(), s.Path, false)
 			act = "remove " + s.Path
 		}
@@ -415,7 +287,7 @@ func joinActions(a []string) string {
 }
 
 // undoMove renames from back to to, copying across filesystems.
-func undoMove(c *BuiltinCall, from, to string) error {
+func undoMove(c *eval.BuiltinCall, from, to string) error {
 	err := c.Host().Rename(c.Ctx(), from, to)
 	if err == nil || !errors.Is(err, syscall.EXDEV) {
 		return err
@@ -424,4 +296,15 @@ func undoMove(c *BuiltinCall, from, to string) error {
 		return err
 	}
 	return c.Host().Remove(c.Ctx(), from, true)
+}
+
+// hostFail shapes a host error about name: a language error or a
+// refusal or cancellation as it is, anything else custom with its OS
+// reason.
+func hostFail(c *eval.BuiltinCall, name string, err error) error {
+	var ve *value.Error
+	if errors.As(err, &ve) || eval.PassThrough(err) {
+		return err
+	}
+	return c.Errorf(value.CodeCustom, "%s: %s", name, eval.OSReason(err))
 }

@@ -1,12 +1,27 @@
-package eval
+// Package sys is the os namespace: facts about the platform, the machine
+// and the session (os.platform, os.arch, os.cpus, os.pid, os.hostname,
+// os.uptime, os.username, os.env). Every member is a nullary function;
+// the machine's facts are read through the session's host gate
+// (host.Host.Facts, which asks sys_read of the fact's name), the
+// environment from eval's Context. Its entries are one registry Part.
+package sys
 
 import (
-	"strings"
-
+	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/value"
 )
+
+// Register adds the os namespace to p.
+func Register(p *eval.Part) { p.Namespace(osNamespace()) }
+
+// Part is sys's registry part, for eval.NewRegistry.
+func Part() *eval.Part {
+	p := &eval.Part{}
+	Register(p)
+	return p
+}
 
 // osNamespace answers facts about the platform, the machine and the
 // session. Every member is a nullary function. env is the session's own
@@ -14,17 +29,17 @@ import (
 // process, read through Host.Facts, which asks sys_read with the fact's
 // name (os.name is the platform fact; username asks only when the session
 // environment names no user).
-func osNamespace() *Namespace {
+func osNamespace() *eval.Namespace {
 	// fact is a member answered from a system fact the host reads (asking
 	// sys_read of the fact's name).
-	fact := func(name, fact, summary string, v value.Value) *Member {
-		return &Member{Name: name, Value: v, Effects: func(d *leash.Deriver) { d.SysRead(fact) },
-			Help: Help{Summary: summary, Usage: "os." + name, Example: "os." + name}}
+	fact := func(name, fact, summary string, v value.Value) *eval.Member {
+		return &eval.Member{Name: name, Value: v, Effects: func(d *leash.Deriver) { d.SysRead(fact) },
+			Help: eval.Help{Summary: summary, Usage: "os." + name, Example: "os." + name}}
 	}
 	platform := func(f host.Facts) value.Value { return value.Str(platformName(f.OS)) }
-	return &Namespace{Name: "os",
-		Help: Help{Summary: "facts about the platform, the machine and the session", Usage: "os.MEMBER", Example: "os.platform"},
-		Members: []*Member{
+	return &eval.Namespace{Name: "os",
+		Help: eval.Help{Summary: "facts about the platform, the machine and the session", Usage: "os.MEMBER", Example: "os.platform"},
+		Members: []*eval.Member{
 			fact("platform", "platform", "the operating system: linux, macos, windows, ...", osHostFact("platform", platform)),
 			fact("name", "platform", "the same as os.platform", osFactAs("name", "platform", platform)),
 			fact("arch", "arch", "the processor architecture: x86_64, aarch64, ...", osHostFact("arch", func(f host.Facts) value.Value { return value.Str(archName(f.Arch)) })),
@@ -44,13 +59,13 @@ func osNamespace() *Namespace {
 			fact("username", "username", "the user the session runs as", osFact("username", osUsername)),
 			// env is the session's own environment. Read as a field, plans
 			// have counted it as reading every variable.
-			{Name: "env", Value: osFact("env", func(t *thread) (value.Value, error) { return envRecord(t.env), nil }),
+			{Name: "env", Value: osFact("env", func(c eval.Context) (value.Value, error) { return eval.EnvRecord(c.Environ()), nil }),
 				Effects: func(d *leash.Deriver) {
 					if d.Field() {
 						d.Add(leash.Effect{Kind: host.EnvRead, Name: "*"}, leash.Reversible)
 					}
 				},
-				Help: Help{Summary: "the session's environment as a record", Usage: "os.env", Example: "os.env.HOME"}},
+				Help: eval.Help{Summary: "the session's environment as a record", Usage: "os.env", Example: "os.env.HOME"}},
 		}}
 }
 
@@ -62,10 +77,10 @@ func osHostFact(name string, pick func(host.Facts) value.Value) *value.Builtin {
 
 // osFactAs is the member name answered from the host's system fact fact.
 func osFactAs(name, fact string, pick func(host.Facts) value.Value) *value.Builtin {
-	return osFact(name, func(t *thread) (value.Value, error) {
-		f, err := t.host.Facts(t.ctx, fact)
+	return osFact(name, func(c eval.Context) (value.Value, error) {
+		f, err := c.Host().Facts(c.Ctx(), fact)
 		if err != nil {
-			return nil, hostError(err)
+			return nil, eval.HostError(err)
 		}
 		return pick(f), nil
 	})
@@ -73,15 +88,15 @@ func osFactAs(name, fact string, pick func(host.Facts) value.Value) *value.Built
 
 // osUsername is the session's USER, LOGNAME or USERNAME, else the host's
 // user database entry, else "unknown".
-func osUsername(t *thread) (value.Value, error) {
+func osUsername(c eval.Context) (value.Value, error) {
 	for _, k := range [...]string{"USER", "LOGNAME", "USERNAME"} {
-		if v, ok := t.getenv(k); ok && v != "" {
+		if v, ok := c.Getenv(k); ok && v != "" {
 			return value.Str(v), nil
 		}
 	}
-	f, err := t.host.Facts(t.ctx, "username")
+	f, err := c.Host().Facts(c.Ctx(), "username")
 	if err != nil {
-		return nil, hostError(err)
+		return nil, eval.HostError(err)
 	}
 	return value.Str(orUnknown(f.Username)), nil
 }
@@ -93,16 +108,17 @@ func orUnknown(s string) string {
 	return s
 }
 
-func osFact(name string, f func(*thread) (value.Value, error)) *value.Builtin {
+// osFact is the member os.name answered by f in the calling evaluation.
+func osFact(name string, f func(eval.Context) (value.Value, error)) *value.Builtin {
 	return &value.Builtin{Name: "os." + name, Fn: func(env value.Env, a value.Args) (value.Value, error) {
 		if len(a.Pos) > 0 || len(a.Named) > 0 {
-			return nil, errorf(codeArg, "os.%s takes no arguments", name)
+			return nil, value.Errorf(value.CodeArg, "os.%s takes no arguments", name)
 		}
-		t, ok := env.(*thread)
+		c, ok := eval.ContextOf(env)
 		if !ok {
-			return nil, errorf(codeType, "os.%s needs an evaluation context", name)
+			return nil, value.Errorf(value.CodeType, "os.%s needs an evaluation context", name)
 		}
-		return f(t)
+		return f(c)
 	}}
 }
 
@@ -123,19 +139,4 @@ func archName(goarch string) string {
 		return "aarch64"
 	}
 	return goarch
-}
-
-// envRecord renders an environment as an ordered record.
-func envRecord(env []string) *value.Record {
-	keys := make([]string, 0, len(env))
-	vals := make([]value.Value, 0, len(env))
-	for _, kv := range env {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			continue
-		}
-		keys = append(keys, k)
-		vals = append(vals, value.Str(v))
-	}
-	return value.NewRecord(keys, vals)
 }

@@ -1,4 +1,10 @@
-package eval
+// Package http is the http namespace: http.get, http.post, http.put and
+// http.delete send a request through the session's host gate
+// (host.Host.HTTP, which asks net_connect of the URL's host:port and of
+// every redirect) and answer a record {status, ok, body, json, headers}.
+// A secret travels only as a header value. Its entries are one registry
+// Part.
+package http
 
 import (
 	"errors"
@@ -6,11 +12,22 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/namespaces"
 	"github.com/shoalgo/shoal/internal/value"
 )
+
+// Register adds the http namespace to p.
+func Register(p *eval.Part) { p.Namespace(httpNamespace()) }
+
+// Part is http's registry part, for eval.NewRegistry.
+func Part() *eval.Part {
+	p := &eval.Part{}
+	Register(p)
+	return p
+}
 
 // httpNamespace performs HTTP requests through the host (Host.HTTP, which
 // asks net_connect of the URL's host:port and of every redirect):
@@ -21,25 +38,25 @@ import (
 // headers may also be the last positional argument. The answer is a record
 // {status, ok, body, json, headers}; a 4xx or 5xx status is an answer, not
 // an error. Transport failures are net_error, a refusal denied.
-func httpNamespace() *Namespace {
+func httpNamespace() *eval.Namespace {
 	// verb is a member sending verb; rev is what the request may do at the
 	// server (a GET changes nothing there; the others may).
-	verb := func(name, verb string, withBody bool, rev, summary, example string) *Member {
+	verb := func(name, verb string, withBody bool, rev, summary, example string) *eval.Member {
 		usage := "http." + name + "(URL, headers: {…})"
 		if withBody {
 			usage = "http." + name + "(URL, BODY, headers: {…})"
 		}
-		return &Member{Name: name, Value: httpMethod(name, verb, withBody),
+		return &eval.Member{Name: name, Value: httpMethod(name, verb, withBody),
 			Effects: func(d *leash.Deriver) {
 				if !d.Field() {
 					d.Connect(rev)
 				}
 			},
-			Help: Help{Summary: summary, Usage: usage, Example: example}}
+			Help: eval.Help{Summary: summary, Usage: usage, Example: example}}
 	}
-	return &Namespace{Name: "http",
-		Help: Help{Summary: "HTTP requests; each answer is {status, ok, body, json, headers}", Usage: "http.VERB(URL, ...)", Example: "http.get(\"https://example.com/\").status"},
-		Members: []*Member{
+	return &eval.Namespace{Name: "http",
+		Help: eval.Help{Summary: "HTTP requests; each answer is {status, ok, body, json, headers}", Usage: "http.VERB(URL, ...)", Example: "http.get(\"https://example.com/\").status"},
+		Members: []*eval.Member{
 			verb("get", "GET", false, leash.Reversible, "send a GET request", "http.get(\"https://example.com/\").status"),
 			verb("delete", "DELETE", false, leash.Irreversible, "send a DELETE request", "http.delete(\"https://example.com/item/1\")"),
 			verb("post", "POST", true, leash.Irreversible, "send a POST request with a body (a record goes as JSON)", "http.post(\"https://example.com/items\", {name: \"x\"})"),
@@ -52,24 +69,24 @@ func httpNamespace() *Namespace {
 func httpMethod(name, verb string, withBody bool) *value.Builtin {
 	fn := "http." + name
 	return &value.Builtin{Name: fn, Fn: func(env value.Env, a value.Args) (value.Value, error) {
-		t, ok := env.(*thread)
+		c, ok := eval.ContextOf(env)
 		if !ok {
-			return nil, errorf(codeType, "%s needs an evaluation context", fn)
+			return nil, value.Errorf(value.CodeType, "%s needs an evaluation context", fn)
 		}
-		req, err := t.httpRequest(fn, verb, withBody, a)
+		req, err := httpRequest(c, fn, verb, withBody, a)
 		if err != nil {
 			return nil, err
 		}
-		resp, err := t.host.HTTP(t.ctx, req)
+		resp, err := c.Host().HTTP(c.Ctx(), req)
 		if err != nil {
-			return nil, hostError(err)
+			return nil, eval.HostError(err)
 		}
 		return httpAnswer(fn, resp)
 	}}
 }
 
 // httpRequest checks a call's arguments and builds its request.
-func (t *thread) httpRequest(fn, verb string, withBody bool, a value.Args) (*host.HTTPRequest, error) {
+func httpRequest(c eval.Context, fn, verb string, withBody bool, a value.Args) (*host.HTTPRequest, error) {
 	usage := fn + "(url, headers: {…})"
 	maxPos := 2
 	if withBody {
@@ -77,7 +94,7 @@ func (t *thread) httpRequest(fn, verb string, withBody bool, a value.Args) (*hos
 		maxPos = 3
 	}
 	if len(a.Pos) < 1 || len(a.Pos) > maxPos {
-		return nil, errorf(codeArg, "%s takes a URL%s and headers; usage: %s", fn, map[bool]string{true: ", a body"}[withBody], usage)
+		return nil, value.Errorf(value.CodeArg, "%s takes a URL%s and headers; usage: %s", fn, map[bool]string{true: ", a body"}[withBody], usage)
 	}
 	var headers value.Value
 	for _, na := range a.Named {
@@ -86,11 +103,11 @@ func (t *thread) httpRequest(fn, verb string, withBody bool, a value.Args) (*hos
 			headers = na.Value
 		case na.Name == "body" && withBody:
 			if len(a.Pos) > 1 {
-				return nil, errorf(codeArg, "%s: body given twice", fn)
+				return nil, value.Errorf(value.CodeArg, "%s: body given twice", fn)
 			}
 			a.Pos = append(a.Pos, na.Value)
 		default:
-			return nil, errorf(codeArg, "%s: unknown argument `%s`; usage: %s", fn, na.Name, usage)
+			return nil, value.Errorf(value.CodeArg, "%s: unknown argument `%s`; usage: %s", fn, na.Name, usage)
 		}
 	}
 	var url string
@@ -100,23 +117,23 @@ func (t *thread) httpRequest(fn, verb string, withBody bool, a value.Args) (*hos
 	case value.Path:
 		url = string(u)
 	default:
-		return nil, errorf(codeType, "%s: the URL must be str or path, got %s", fn, value.TypeName(a.Pos[0]))
+		return nil, value.Errorf(value.CodeType, "%s: the URL must be str or path, got %s", fn, value.TypeName(a.Pos[0]))
 	}
 	parsed, err := neturl.Parse(url)
 	if err != nil {
-		return nil, errorf(codeArg, "%s: invalid URL %q: %v", fn, url, errors.Unwrap(err))
+		return nil, value.Errorf(value.CodeArg, "%s: invalid URL %q: %v", fn, url, errors.Unwrap(err))
 	}
 	if _, err := host.ConnectTarget(parsed); err != nil {
-		return nil, errorf(codeArg, "%s: %v", fn, err)
+		return nil, value.Errorf(value.CodeArg, "%s: %v", fn, err)
 	}
 	rest := a.Pos[1:]
 	req := &host.HTTPRequest{Method: verb, URL: url}
 	if withBody && len(rest) > 0 {
 		if rest[0].Kind() == value.KSecret {
-			return nil, errorf(codeFeed, "%s: a secret cannot be a request body", fn).
+			return nil, value.Errorf(value.CodeFeed, "%s: a secret cannot be a request body", fn).
 				WithHint("send it as a header: headers: {Authorization: token}")
 		}
-		body, err := t.feedBytes(rest[0])
+		body, err := c.FeedBytes(rest[0])
 		if err != nil {
 			return nil, err
 		}
@@ -125,14 +142,14 @@ func (t *thread) httpRequest(fn, verb string, withBody bool, a value.Args) (*hos
 	}
 	if len(rest) > 0 {
 		if headers != nil {
-			return nil, errorf(codeArg, "%s: headers given twice", fn)
+			return nil, value.Errorf(value.CodeArg, "%s: headers given twice", fn)
 		}
 		headers = rest[0]
 	}
 	if headers != nil && headers.Kind() != value.KNull {
 		rec, ok := headers.(*value.Record)
 		if !ok {
-			return nil, errorf(codeType, "%s: headers must be a record, got %s", fn, value.TypeName(headers))
+			return nil, value.Errorf(value.CodeType, "%s: headers must be a record, got %s", fn, value.TypeName(headers))
 		}
 		for i, k := range rec.Keys() {
 			v, err := headerValue(fn, k, rec.Values()[i])
@@ -150,7 +167,7 @@ func (t *thread) httpRequest(fn, verb string, withBody bool, a value.Args) (*hos
 // and never into a message), anything else rendered inline.
 func headerValue(fn, name string, v value.Value) (string, error) {
 	if !validHeaderName(name) {
-		return "", errorf(codeArg, "%s: %q is not a valid header name", fn, name)
+		return "", value.Errorf(value.CodeArg, "%s: %q is not a valid header name", fn, name)
 	}
 	var text string
 	switch x := v.(type) {
@@ -159,13 +176,13 @@ func headerValue(fn, name string, v value.Value) (string, error) {
 	case *value.Secret:
 		text = x.Reveal()
 		if text == "" {
-			return "", errorf(codeArg, "%s: secret %s has no material here (a secret read back from the wire holds only its name)", fn, x.Name)
+			return "", value.Errorf(value.CodeArg, "%s: secret %s has no material here (a secret read back from the wire holds only its name)", fn, x.Name)
 		}
 	default:
 		text = value.Interp(v)
 	}
 	if strings.ContainsAny(text, "\r\n\x00") {
-		return "", errorf(codeArg, "%s: the value of header %s holds a line break or NUL", fn, name)
+		return "", value.Errorf(value.CodeArg, "%s: the value of header %s holds a line break or NUL", fn, name)
 	}
 	return text, nil
 }
@@ -187,7 +204,7 @@ func validHeaderName(s string) bool {
 // httpAnswer is the response record: {status, ok, body, json, headers}.
 func httpAnswer(fn string, r *host.HTTPResponse) (value.Value, error) {
 	if !utf8.Valid(r.Body) {
-		return nil, errorf(codeUTF8, "%s: the response body (%d bytes) is not valid UTF-8 text", fn, len(r.Body))
+		return nil, value.Errorf(value.CodeUTF8, "%s: the response body (%d bytes) is not valid UTF-8 text", fn, len(r.Body))
 	}
 	body := string(r.Body)
 	var parsed value.Value = value.Nil

@@ -1,8 +1,7 @@
-package eval
+package journal_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,7 +11,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/lib/journal"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -22,21 +23,21 @@ import (
 type fakeJournal struct {
 	mu      sync.Mutex
 	self    string
-	entries []JournalEntry // oldest first
+	entries []eval.JournalEntry // oldest first
 	deny    bool
-	queries []JournalFilter
+	queries []eval.JournalFilter
 }
 
 func (j *fakeJournal) Principal() string { return j.self }
 
-func (j *fakeJournal) Query(_ context.Context, f JournalFilter) ([]JournalEntry, error) {
+func (j *fakeJournal) Query(_ context.Context, f eval.JournalFilter) ([]eval.JournalEntry, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.queries = append(j.queries, f)
 	if j.deny {
-		return nil, host.Denied(host.Op{Effect: EffectJournalRead}, "journal_read = false")
+		return nil, host.Denied(host.Op{Effect: eval.EffectJournalRead}, "journal_read = false")
 	}
-	var out []JournalEntry
+	var out []eval.JournalEntry
 	for i := len(j.entries) - 1; i >= 0 && len(out) < f.Limit; i-- {
 		e := j.entries[i]
 		head, _, _ := strings.Cut(e.Src, " ")
@@ -60,31 +61,31 @@ func (j *fakeJournal) Query(_ context.Context, f JournalFilter) ([]JournalEntry,
 	return out, nil
 }
 
-func (j *fakeJournal) Entry(_ context.Context, id int64) (JournalEntry, error) {
+func (j *fakeJournal) Entry(_ context.Context, id int64) (eval.JournalEntry, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.deny {
-		return JournalEntry{}, host.Denied(host.Op{Effect: EffectJournalRead}, "journal_read = false")
+		return eval.JournalEntry{}, host.Denied(host.Op{Effect: eval.EffectJournalRead}, "journal_read = false")
 	}
 	for _, e := range j.entries {
 		if e.ID == id {
 			return e, nil
 		}
 	}
-	return JournalEntry{}, errorf(codeNotFound, "no journal entry %d", id)
+	return eval.JournalEntry{}, value.Errorf(value.CodeNotFound, "no journal entry %d", id)
 }
 
 // record runs src as one journaled entry of principal me, the way the
 // kernel does: with an UndoLog in the context, the steps stored with the
 // row.
-func (j *fakeJournal) record(t *testing.T, in *Interp, src string, effects ...string) (JournalEntry, error) {
+func (j *fakeJournal) record(t *testing.T, in *eval.Interp, src string, effects ...string) (eval.JournalEntry, error) {
 	t.Helper()
-	log := &UndoLog{}
-	_, err := in.Eval(WithUndoLog(context.Background(), log), src)
+	log := &eval.UndoLog{}
+	_, err := in.Eval(eval.WithUndoLog(context.Background(), log), src)
 	steps, lost := log.Steps()
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	e := JournalEntry{
+	e := eval.JournalEntry{
 		ID: int64(len(j.entries) + 1), StartNS: int64(len(j.entries)+1) * 1e9, FinishNS: 1,
 		Session: "s1", Principal: j.self, Src: src, OK: err == nil, Effects: effects,
 		Undo: steps, UndoLost: lost,
@@ -93,17 +94,18 @@ func (j *fakeJournal) record(t *testing.T, in *Interp, src string, effects ...st
 	return e, err
 }
 
-func journalSession(t *testing.T, h host.Host, files map[string]string) (*Interp, string, *fakeJournal) {
+// journalSession is a session (helpers_test.go) whose journal is a
+// fakeJournal of principal me.
+func journalSession(t *testing.T, h host.Host, files map[string]string) (*eval.Interp, string, *fakeJournal) {
 	t.Helper()
-	in, dir := bfsSession(t, h, files)
 	j := &fakeJournal{self: "me"}
-	in.opts.Journal = j
+	in, dir := session(t, h, files, j)
 	return in, dir, j
 }
 
 func TestJournalFilters(t *testing.T) {
 	zero, one := 0, 1
-	entries := []JournalEntry{
+	entries := []eval.JournalEntry{
 		{ID: 1, StartNS: 1e9, FinishNS: 2e9, Session: "s1", Principal: "me", Src: "rm a.txt", OK: true, Status: &zero, Effects: []string{"fs_read", "fs_delete", "fs_write"}},
 		{ID: 2, StartNS: 2e9, FinishNS: 3e9, Session: "s1", Principal: "agent", Src: "git status", OK: false, Status: &one, Effects: []string{"proc_spawn"}},
 		{ID: 3, StartNS: 3e9, Session: "s2", Principal: "me", Src: "rm b.txt", OK: false, Effects: []string{"fs_read", "fs_delete"}},
@@ -149,9 +151,9 @@ func TestJournalFilters(t *testing.T) {
 			in, _, j := journalSession(t, host.NewOS(host.AllowAll), nil)
 			j.entries = entries
 			v, err := in.Eval(context.Background(), tc.src)
-			if code, ok := strings.CutPrefix(tc.want, "!"); ok {
-				if bfsCode(err) != code {
-					t.Fatalf("got %v (%v), want %s", err, v, code)
+			if want, ok := strings.CutPrefix(tc.want, "!"); ok {
+				if code(err) != want {
+					t.Fatalf("got %v (%v), want %s", err, v, want)
 				}
 				if len(j.queries) != 0 {
 					t.Errorf("bad flags still queried the journal: %+v", j.queries)
@@ -171,7 +173,7 @@ func TestJournalFilters(t *testing.T) {
 func TestJournalTableColumns(t *testing.T) {
 	in, _, j := journalSession(t, host.NewOS(host.AllowAll), nil)
 	ref := "val:blake3:" + strings.Repeat("ab", 32)
-	j.entries = []JournalEntry{{ID: 1, Principal: "me", Src: "1", Outputs: []JournalOutput{{Kind: "value", Len: 17, Ref: ref}}}}
+	j.entries = []eval.JournalEntry{{ID: 1, Principal: "me", Src: "1", Outputs: []eval.JournalOutput{{Kind: "value", Len: 17, Ref: ref}}}}
 	v, err := in.Eval(context.Background(), "journal")
 	if err != nil {
 		t.Fatal(err)
@@ -191,16 +193,16 @@ func TestJournalTableColumns(t *testing.T) {
 	if got, want := value.Inline(tab.Data[len(want)-1][0]), `[{kind: "value", len: 17, ref: "`+ref+`"}]`; got != want {
 		t.Errorf("outputs = %s, want %s", got, want)
 	}
-	if q := j.queries[0]; q.Limit != JournalDefaultLimit {
-		t.Errorf("default limit %d, want %d", q.Limit, JournalDefaultLimit)
+	if q := j.queries[0]; q.Limit != journal.DefaultLimit {
+		t.Errorf("default limit %d, want %d", q.Limit, journal.DefaultLimit)
 	}
 }
 
 func TestJournalUnavailableWithoutSource(t *testing.T) {
-	in, _ := bfsSession(t, host.NewOS(host.AllowAll), nil)
+	in, _ := session(t, host.NewOS(host.AllowAll), nil, nil)
 	for _, src := range []string{"journal", "history --limit=3", "undo", "undo 1"} {
-		if _, err := in.Eval(context.Background(), src); bfsCode(err) != codeUnavailable {
-			t.Errorf("%s: got %v, want %s", src, err, codeUnavailable)
+		if _, err := in.Eval(context.Background(), src); code(err) != value.CodeUnavailable {
+			t.Errorf("%s: got %v, want %s", src, err, value.CodeUnavailable)
 		}
 	}
 }
@@ -212,11 +214,11 @@ func TestJournalReadDenied(t *testing.T) {
 	}
 	j.deny = true
 	for _, src := range []string{"journal", "history", "undo", "undo 1"} {
-		if _, err := in.Eval(context.Background(), src); bfsCode(err) != "denied" {
+		if _, err := in.Eval(context.Background(), src); code(err) != "denied" {
 			t.Errorf("%s: got %v, want denied", src, err)
 		}
 	}
-	if bfsExists(t, filepath.Join(dir, "a.txt")) {
+	if exists(t, filepath.Join(dir, "a.txt")) {
 		t.Error("a refused undo restored the file")
 	}
 }
@@ -235,33 +237,33 @@ func TestUndoReverses(t *testing.T) {
 	cases := []undoCase{
 		{name: "rm restores from the trash", files: map[string]string{"a.txt": "A", "sub/x.txt": "X"}, setup: "rm a.txt sub",
 			after: func(t *testing.T, dir string) {
-				if bfsRead(t, filepath.Join(dir, "a.txt")) != "A" || bfsRead(t, filepath.Join(dir, "sub/x.txt")) != "X" {
+				if read(t, filepath.Join(dir, "a.txt")) != "A" || read(t, filepath.Join(dir, "sub/x.txt")) != "X" {
 					t.Error("rm not undone")
 				}
 			}},
 		{name: "mv moves back", files: map[string]string{"a.txt": "A", "d/": ""}, setup: "mv a.txt d; mv d e",
 			after: func(t *testing.T, dir string) {
-				if bfsRead(t, filepath.Join(dir, "a.txt")) != "A" || !bfsExists(t, filepath.Join(dir, "d")) || bfsExists(t, filepath.Join(dir, "e")) {
+				if read(t, filepath.Join(dir, "a.txt")) != "A" || !exists(t, filepath.Join(dir, "d")) || exists(t, filepath.Join(dir, "e")) {
 					t.Error("mv not undone")
 				}
 			}},
 		{name: "cp of a new path is removed", files: map[string]string{"a.txt": "A"}, setup: "cp a.txt b.txt",
 			after: func(t *testing.T, dir string) {
-				if bfsExists(t, filepath.Join(dir, "b.txt")) || bfsRead(t, filepath.Join(dir, "a.txt")) != "A" {
+				if exists(t, filepath.Join(dir, "b.txt")) || read(t, filepath.Join(dir, "a.txt")) != "A" {
 					t.Error("cp not undone, or the source was touched")
 				}
 			}},
 		{name: "mkdir and touch inside it", setup: "mkdir n; touch n/f.txt new.txt",
 			after: func(t *testing.T, dir string) {
 				for _, p := range []string{"n/f.txt", "n", "new.txt"} {
-					if bfsExists(t, filepath.Join(dir, p)) {
+					if exists(t, filepath.Join(dir, p)) {
 						t.Errorf("%s still exists", p)
 					}
 				}
 			}},
 		{name: "touch then rm of the same file", setup: "touch t.txt; rm t.txt",
 			after: func(t *testing.T, dir string) {
-				if bfsExists(t, filepath.Join(dir, "t.txt")) {
+				if exists(t, filepath.Join(dir, "t.txt")) {
 					t.Error("t.txt exists")
 				}
 			}},
@@ -296,11 +298,11 @@ func TestUndoReverses(t *testing.T) {
 				tc.after(t, dir)
 				// A second undo finds the entry already reversed.
 				_, err = in.Eval(context.Background(), src)
-				want := codeStaleUndo
+				want := value.CodeStaleUndo
 				if !byID {
-					want = codeNotFound
+					want = value.CodeNotFound
 				}
-				if bfsCode(err) != want {
+				if code(err) != want {
 					t.Errorf("second undo: %v, want %s", err, want)
 				}
 			})
@@ -316,30 +318,30 @@ func TestUndoRefuses(t *testing.T) {
 		code        string
 		why         string // in the refusal's message
 	}{
-		{name: "rm --permanent", setup: "rm --permanent a.txt", code: codeNotReversible, why: "rm --permanent"},
-		{name: "a redirect", setup: "echo hi > b.txt", code: codeNotReversible, why: "a redirect"},
-		{name: "cp over an existing file", setup: "cp a.txt keep.txt", code: codeNotReversible},
-		{name: "cp into a directory", setup: "cp a.txt d", code: codeNotReversible},
-		{name: "mkdir -p", setup: "mkdir -p n/m", code: codeNotReversible},
-		{name: "a spawn", setup: "rm a.txt", effects: []string{"proc_spawn"}, code: codeNotReversible, why: "proc_spawn"},
-		{name: "a program ran", setup: "rm a.txt; sh -c true", code: codeNotReversible, why: "a program ran"},
-		{name: "nothing reversible", setup: "1 + 1", code: codeNotReversible},
-		{name: "the restored path is taken again", setup: "rm a.txt", code: codeStaleUndo,
-			between: func(t *testing.T, dir string) { bfsFixture(t, dir, map[string]string{"a.txt": "new"}) }},
-		{name: "the moved file changed", setup: "mv a.txt z.txt", code: codeStaleUndo,
-			between: func(t *testing.T, dir string) { bfsFixture(t, dir, map[string]string{"z.txt": "changed!"}) }},
-		{name: "the copy changed", setup: "cp a.txt c.txt", code: codeStaleUndo,
-			between: func(t *testing.T, dir string) { bfsFixture(t, dir, map[string]string{"c.txt": "longer now"}) }},
-		{name: "the new file was written", setup: "touch t.txt", code: codeStaleUndo,
-			between: func(t *testing.T, dir string) { bfsFixture(t, dir, map[string]string{"t.txt": "data"}) }},
-		{name: "the trash item is gone", setup: "rm a.txt", code: codeStaleUndo,
+		{name: "rm --permanent", setup: "rm --permanent a.txt", code: value.CodeNotReversible, why: "rm --permanent"},
+		{name: "a redirect", setup: "echo hi > b.txt", code: value.CodeNotReversible, why: "a redirect"},
+		{name: "cp over an existing file", setup: "cp a.txt keep.txt", code: value.CodeNotReversible},
+		{name: "cp into a directory", setup: "cp a.txt d", code: value.CodeNotReversible},
+		{name: "mkdir -p", setup: "mkdir -p n/m", code: value.CodeNotReversible},
+		{name: "a spawn", setup: "rm a.txt", effects: []string{"proc_spawn"}, code: value.CodeNotReversible, why: "proc_spawn"},
+		{name: "a program ran", setup: "rm a.txt; sh -c true", code: value.CodeNotReversible, why: "a program ran"},
+		{name: "nothing reversible", setup: "1 + 1", code: value.CodeNotReversible},
+		{name: "the restored path is taken again", setup: "rm a.txt", code: value.CodeStaleUndo,
+			between: func(t *testing.T, dir string) { fixture(t, dir, map[string]string{"a.txt": "new"}) }},
+		{name: "the moved file changed", setup: "mv a.txt z.txt", code: value.CodeStaleUndo,
+			between: func(t *testing.T, dir string) { fixture(t, dir, map[string]string{"z.txt": "changed!"}) }},
+		{name: "the copy changed", setup: "cp a.txt c.txt", code: value.CodeStaleUndo,
+			between: func(t *testing.T, dir string) { fixture(t, dir, map[string]string{"c.txt": "longer now"}) }},
+		{name: "the new file was written", setup: "touch t.txt", code: value.CodeStaleUndo,
+			between: func(t *testing.T, dir string) { fixture(t, dir, map[string]string{"t.txt": "data"}) }},
+		{name: "the trash item is gone", setup: "rm a.txt", code: value.CodeStaleUndo,
 			between: func(t *testing.T, dir string) {
 				if err := os.RemoveAll(filepath.Join(filepath.Dir(dir), "tmp", "shoal-trash")); err != nil {
 					t.Fatal(err)
 				}
 			}},
-		{name: "one stale step refuses the whole entry", setup: "rm a.txt; mv keep.txt k2.txt", code: codeStaleUndo,
-			between: func(t *testing.T, dir string) { bfsFixture(t, dir, map[string]string{"a.txt": "again"}) }},
+		{name: "one stale step refuses the whole entry", setup: "rm a.txt; mv keep.txt k2.txt", code: value.CodeStaleUndo,
+			between: func(t *testing.T, dir string) { fixture(t, dir, map[string]string{"a.txt": "again"}) }},
 	}
 	files := map[string]string{"a.txt": "A", "keep.txt": "K", "d/": ""}
 	for _, tc := range cases {
@@ -356,20 +358,20 @@ func TestUndoRefuses(t *testing.T) {
 				tc.between(t, dir)
 			}
 			root := filepath.Dir(dir)
-			before := gateSnapshot(t, root)
+			before := snapshot(t, root)
 			_, err := in.Eval(context.Background(), "undo 1")
-			if bfsCode(err) != tc.code {
+			if code(err) != tc.code {
 				t.Fatalf("undo: %v, want %s", err, tc.code)
 			}
 			if !strings.Contains(err.Error(), tc.why) {
 				t.Errorf("refusal %q does not say %q", err, tc.why)
 			}
-			if after := gateSnapshot(t, root); !reflect.DeepEqual(before, after) {
+			if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
 				t.Errorf("a refused undo changed the tree:\nbefore %v\nafter  %v", before, after)
 			}
 			// Without an id nothing qualifies either.
-			if _, err := in.Eval(context.Background(), "undo"); bfsCode(err) != codeNotFound {
-				t.Errorf("undo without id: %v, want %s", err, codeNotFound)
+			if _, err := in.Eval(context.Background(), "undo"); code(err) != value.CodeNotFound {
+				t.Errorf("undo without id: %v, want %s", err, value.CodeNotFound)
 			}
 		})
 	}
@@ -381,15 +383,15 @@ func TestUndoOtherPrincipalAndBadIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.entries[0].Principal = "agent"
-	for src, code := range map[string]string{
-		"undo 1": codeNotReversible, "undo 9": codeNotFound, "undo": codeNotFound,
-		"undo 0": codeArg, "undo -2": codeArg, "undo x": codeArg, "undo 1 2": codeArg,
+	for src, want := range map[string]string{
+		"undo 1": value.CodeNotReversible, "undo 9": value.CodeNotFound, "undo": value.CodeNotFound,
+		"undo 0": value.CodeArg, "undo -2": value.CodeArg, "undo x": value.CodeArg, "undo 1 2": value.CodeArg,
 	} {
-		if _, err := in.Eval(context.Background(), src); bfsCode(err) != code {
-			t.Errorf("%s: %v, want %s", src, err, code)
+		if _, err := in.Eval(context.Background(), src); code(err) != want {
+			t.Errorf("%s: %v, want %s", src, err, want)
 		}
 	}
-	if bfsExists(t, filepath.Join(dir, "a.txt")) {
+	if exists(t, filepath.Join(dir, "a.txt")) {
 		t.Error("another principal's rm was undone")
 	}
 }
@@ -419,11 +421,11 @@ func TestUndoGoesThroughTheGate(t *testing.T) {
 	denyWrites = true
 	mu.Unlock()
 	root := filepath.Dir(dir)
-	before := gateSnapshot(t, root)
-	if _, err := in.Eval(context.Background(), "undo 1"); bfsCode(err) != "denied" {
+	before := snapshot(t, root)
+	if _, err := in.Eval(context.Background(), "undo 1"); code(err) != "denied" {
 		t.Fatalf("undo under a denying gate: %v", err)
 	}
-	if after := gateSnapshot(t, root); !reflect.DeepEqual(before, after) {
+	if after := snapshot(t, root); !reflect.DeepEqual(before, after) {
 		t.Errorf("tree changed:\nbefore %v\nafter  %v", before, after)
 	}
 	mu.Lock()
@@ -434,44 +436,5 @@ func TestUndoGoesThroughTheGate(t *testing.T) {
 	}
 	if !wrote {
 		t.Errorf("the gate was never asked for the restore: %v", asked)
-	}
-}
-
-// TestUndoLogBound: an evaluation that records more than MaxUndoSteps has
-// no complete inverse.
-func TestUndoLogBound(t *testing.T) {
-	l := &UndoLog{}
-	for i := 0; i <= MaxUndoSteps; i++ {
-		l.add(UndoStep{Op: UndoRemove, Path: "/x"})
-	}
-	steps, lost := l.Steps()
-	if len(steps) != MaxUndoSteps || lost == "" {
-		t.Fatalf("%d steps, lost %q", len(steps), lost)
-	}
-	// Without a log in the context nothing is recorded (the CLI).
-	undoRecord(context.Background(), UndoStep{})
-}
-
-// TestUndoRecordJSON: the record the kernel stores round-trips, field
-// names as documented.
-func TestUndoRecordJSON(t *testing.T) {
-	l := &UndoLog{}
-	l.add(UndoStep{Op: UndoRestore, Path: "/w/a", From: "/tmp/shoal-trash/x/1-a", Size: 3, ModNS: 7})
-	l.add(UndoStep{Op: UndoRemove, Path: "/w/d", Dir: true})
-	l.lose("a redirect")
-	b, err := json.Marshal(l.Record())
-	if err != nil {
-		t.Fatal(err)
-	}
-	const want = `{"steps":[{"op":"restore","path":"/w/a","from":"/tmp/shoal-trash/x/1-a","size":3,"mtime_ns":7},{"op":"remove","path":"/w/d","dir":true,"size":0}],"lost":"a redirect"}`
-	if string(b) != want {
-		t.Errorf("got  %s\nwant %s", b, want)
-	}
-	var back UndoRecord
-	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, l.Record()) {
-		t.Errorf("round trip: %+v, %v", back, err)
-	}
-	if b, _ := json.Marshal((&UndoLog{}).Record()); string(b) != `{"steps":[]}` {
-		t.Errorf("empty record %s", b)
 	}
 }
