@@ -17,11 +17,11 @@ import (
 func TestBuiltinsRejectUnknownFlags(t *testing.T) {
 	refused := []struct{ src, flag, builtin string }{
 		{"ls --bogus", "--bogus", "ls"},
-		{"ls -l", "-l", "ls"},
+		{"ls -R", "-R", "ls"},
 		{"mkdir --frobnicate newdir", "--frobnicate", "mkdir"},
 		{"mkdir -pz newdir", "-z", "mkdir"},
-		{"rm -f a.txt", "-f", "rm"},
-		{"rm --force a.txt", "--force", "rm"},
+		{"rm -i a.txt", "-i", "rm"},
+		{"rm --interactive a.txt", "--interactive", "rm"},
 		{"cp --verbose a.txt b.txt", "--verbose", "cp"},
 		{"mv -f a.txt b.txt", "-f", "mv"},
 		{"touch --no-create a.txt", "--no-create", "touch"},

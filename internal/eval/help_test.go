@@ -143,8 +143,8 @@ func TestHelpErrors(t *testing.T) {
 // program's flags with a hint naming the program itself.
 func TestProgramFlagsHint(t *testing.T) {
 	cases := []struct{ src, hint string }{
-		{"ls -la", `ls accepts -a/--all; the ls program itself: run("ls", "-la")`},
-		{"rm -rf x", `the rm program itself: run("rm", "-rf")`},
+		{"ls -lt", `ls accepts -a/--all, -l/--long; the ls program itself: run("ls", "-lt")`},
+		{"rm -ri x", `the rm program itself: run("rm", "-ri")`},
 		{"cp --preserve a b", `run("cp", "--preserve")`},
 	}
 	for _, c := range cases {
