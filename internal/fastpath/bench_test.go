@@ -98,11 +98,13 @@ func BenchmarkExecPure(b *testing.B) {
 	kernel, floor := func() error { return kc.exec(params) }, func() error { return fc.exec(params) }
 	warm(b, 200, kernel, floor)
 	var p Pair
+	cpu0 := k.cpu(b)
 	for b.Loop() {
 		if err := p.Run(kernel, floor); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(Micros(k.cpu(b)-cpu0)/float64(b.N), "kernel-cpu-us/req")
 	p.Report(b, true)
 }
 
@@ -163,6 +165,7 @@ func BenchmarkThroughput32(b *testing.B) {
 		return nil
 	}
 	n := 0
+	cpu0 := k.cpu(b)
 	for b.Loop() {
 		first, second := func() error { return load(kcs, &kt, &klat) }, func() error { return load(fcs, &ft, &flat) }
 		if n%2 == 1 {
@@ -177,6 +180,7 @@ func BenchmarkThroughput32(b *testing.B) {
 		}
 	}
 	reqs := float64(n * throughputClients * throughputPerClient)
+	b.ReportMetric(Micros(k.cpu(b)-cpu0)/reqs, "kernel-cpu-us/req")
 	b.ReportMetric(reqs/kt.Seconds(), "req/s")
 	b.ReportMetric(reqs/ft.Seconds(), "floor-req/s")
 	b.ReportMetric(ft.Seconds()/kt.Seconds(), "ratio-req/s")

@@ -77,6 +77,7 @@ func shortDir(tb testing.TB) string {
 // kernel is a running shoal-kernel process.
 type kernel struct {
 	sock, dir, state string
+	pid              int
 }
 
 // startKernel starts the shoal-kernel binary as shipped on a temp socket
@@ -103,6 +104,7 @@ func startKernel(tb testing.TB, state string, flags ...string) *kernel {
 	cmd.Env = []string{"HOME=" + base, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + base, "XDG_RUNTIME_DIR=" + base,
 		"XDG_STATE_HOME=" + filepath.Join(base, "xdgstate"), "SHOAL_TOKEN_STORE=" + filepath.Join(k.state, "tokens.json")}
 	startReady(tb, cmd, "shoal-kernel: ready ")
+	k.pid = cmd.Process.Pid
 	return k
 }
 
@@ -342,4 +344,26 @@ func lookTrue(tb testing.TB) string {
 		tb.Skipf("true not available: %v", err)
 	}
 	return p
+}
+
+// cpu is the kernel process's user and system CPU time so far, from
+// /proc/<pid>/stat (clock ticks of 10 ms: read it over a run of seconds).
+func (k *kernel) cpu(tb testing.TB) time.Duration {
+	tb.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", k.pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// The fields after the command name, which is in parentheses and
+	// may hold spaces: state is field 3, utime 14, stime 15.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		tb.Fatalf("short /proc/%d/stat: %q", k.pid, b)
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		tb.Fatalf("/proc/%d/stat: %q", k.pid, b)
+	}
+	return time.Duration(ut+st) * time.Second / 100
 }

@@ -846,7 +846,7 @@ func (d *DB) GetOwn(principal string, pid int64) (Entry, error) {
 	if err := d.sync(); err != nil {
 		return Entry{}, fmt.Errorf("journal: get %s/%d: %w", principal, pid, err)
 	}
-	rows, err := d.db.Query(`SELECT `+entryCols+` FROM entries WHERE principal = ? AND pid = ?`, principal, pid)
+	rows, err := d.db.Query(sqlGetOwn, principal, pid)
 	if err != nil {
 		return Entry{}, fmt.Errorf("journal: get %s/%d: %w", principal, pid, err)
 	}
@@ -1038,7 +1038,9 @@ func buildQuery(q Query, eb *effectBits) (string, []any, int, error) {
 		where, args = append(where, "head = ?"), append(args, q.Head)
 	}
 	if q.OK != nil {
-		where, args = append(where, "ok = ?"), append(args, b2i(*q.OK))
+		// A literal, not a parameter: entries_failed is a partial index
+		// (ok = 0), which SQLite uses only for a query that says so.
+		where = append(where, "ok = "+strconv.Itoa(b2i(*q.OK)))
 	}
 	if q.Parent != 0 {
 		where, args = append(where, "parent = ?"), append(args, q.Parent)

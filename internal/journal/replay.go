@@ -36,6 +36,32 @@ func (d *DB) BySeq(q SeqQuery) ([]Entry, error) {
 	if q.Limit < 0 {
 		return nil, fmt.Errorf("%w: negative limit %d", ErrBadQuery, q.Limit)
 	}
+	text, args, err := bySeqQuery(q)
+	if err != nil {
+		return nil, err
+	}
+	if text == "" {
+		return []Entry{}, nil
+	}
+	rows, err := d.db.Query(text, args...)
+	if err != nil {
+		return nil, fmt.Errorf("journal: by seq: %w", err)
+	}
+	es, err := d.scan(rows)
+	if err != nil {
+		return nil, fmt.Errorf("journal: by seq: %w", err)
+	}
+	if q.Tail {
+		for i, j := 0, len(es)-1; i < j; i, j = i+1, j-1 {
+			es[i], es[j] = es[j], es[i]
+		}
+	}
+	return es, nil
+}
+
+// bySeqQuery is BySeq's SQL text and arguments ("" when q selects
+// nothing, without asking the database).
+func bySeqQuery(q SeqQuery) (string, []any, error) {
 	limit := q.Limit
 	if limit == 0 {
 		limit = DefaultQueryLimit
@@ -50,10 +76,10 @@ func (d *DB) BySeq(q SeqQuery) ([]Entry, error) {
 		args = append(args, q.Principal, q.Session)
 	} else {
 		if q.Principals != nil && len(q.Principals) == 0 {
-			return []Entry{}, nil
+			return "", nil, nil
 		}
 		if len(q.Principals) > MaxScopePrincipals {
-			return nil, fmt.Errorf("%w: %d principals in scope (max %d)", ErrBadQuery, len(q.Principals), MaxScopePrincipals)
+			return "", nil, fmt.Errorf("%w: %d principals in scope (max %d)", ErrBadQuery, len(q.Principals), MaxScopePrincipals)
 		}
 		where = append(where, "seq IS NOT NULL")
 		if len(q.Principals) > 0 {
@@ -74,20 +100,7 @@ func (d *DB) BySeq(q SeqQuery) ([]Entry, error) {
 	text := `SELECT ` + entryCols + ` FROM entries WHERE ` + strings.Join(where, " AND ") +
 		` ORDER BY ` + col + ` ` + order + ` LIMIT ?`
 	args = append(args, limit)
-	rows, err := d.db.Query(text, args...)
-	if err != nil {
-		return nil, fmt.Errorf("journal: by seq: %w", err)
-	}
-	es, err := d.scan(rows)
-	if err != nil {
-		return nil, fmt.Errorf("journal: by seq: %w", err)
-	}
-	if q.Tail {
-		for i, j := 0, len(es)-1; i < j; i, j = i+1, j-1 {
-			es[i], es[j] = es[j], es[i]
-		}
-	}
-	return es, nil
+	return text, args, nil
 }
 
 // LastSeq is the journal channel's last number (0: no finished row).
@@ -121,7 +134,7 @@ func (d *DB) SeqOfPSeq(principal string, pseq uint64) (uint64, error) {
 		return 0, err
 	}
 	var seq sql.NullInt64
-	if err := d.db.QueryRow(`SELECT seq FROM entries WHERE principal = ? AND pseq IS NOT NULL AND pseq <= ? ORDER BY pseq DESC LIMIT 1`,
+	if err := d.db.QueryRow(sqlSeqOfPSeq,
 		principal, int64(min(pseq, 1<<62))).Scan(&seq); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("journal: seq of principal seq: %w", err)
 	}
@@ -143,7 +156,7 @@ func (d *DB) LastTSeq(principal, session string) (uint64, error) {
 		return 0, err
 	}
 	var last sql.NullInt64
-	if err := d.db.QueryRow(`SELECT max(tseq) FROM entries WHERE principal = ? AND session = ? AND tseq IS NOT NULL`,
+	if err := d.db.QueryRow(sqlLastTSeq,
 		principal, session).Scan(&last); err != nil {
 		return 0, fmt.Errorf("journal: last transcript seq: %w", err)
 	}
@@ -156,8 +169,7 @@ func (d *DB) ByRef(principal, session string, n int64) (Entry, error) {
 	if err := d.sync(); err != nil {
 		return Entry{}, err
 	}
-	rows, err := d.db.Query(`SELECT `+entryCols+` FROM entries WHERE principal = ? AND session = ? AND ref_n = ?
-		ORDER BY id DESC LIMIT 1`, principal, session, n)
+	rows, err := d.db.Query(sqlByRef, principal, session, n)
 	if err != nil {
 		return Entry{}, fmt.Errorf("journal: by ref: %w", err)
 	}
@@ -179,7 +191,7 @@ func (d *DB) MaxRef(principal, session string) (int64, error) {
 		return 0, err
 	}
 	var n sql.NullInt64
-	err := d.db.QueryRow(`SELECT max(ref_n) FROM entries WHERE principal = ? AND session = ? AND ref_n IS NOT NULL`,
+	err := d.db.QueryRow(sqlMaxRef,
 		principal, session).Scan(&n)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("journal: max ref: %w", err)

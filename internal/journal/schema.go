@@ -215,6 +215,17 @@ var migrations = []migration{
 			`DROP TRIGGER entries_outputs_upd`,
 		)
 	},
+	// v8: the ok filter's index keeps only the failed rows. Most rows
+	// succeed, and each paid an index write for a lookup that walks
+	// entries_kind as well: newest first, the successes are most of what
+	// it passes. The failures, the rare value, keep an index of their own
+	// (ok = 0 is written into the query's text, so that SQLite can use it).
+	func(tx *sql.Tx) error {
+		return execAll(tx,
+			`DROP INDEX entries_ok`,
+			`CREATE INDEX entries_failed ON entries(kind, id) WHERE ok = 0`,
+		)
+	},
 }
 
 // SchemaVersion is the schema version this build writes.

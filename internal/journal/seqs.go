@@ -58,7 +58,7 @@ func (s *seqState) next(d *DB, kind string, e *Entry) (seq, tseq, pseq uint64, e
 				return 0, 0, 0, err
 			}
 			var last sql.NullInt64
-			if err := d.db.QueryRow(`SELECT max(tseq) FROM entries WHERE principal = ? AND session = ? AND tseq IS NOT NULL`,
+			if err := d.db.QueryRow(sqlLastTSeq,
 				e.Principal, e.Session).Scan(&last); err != nil {
 				return 0, 0, 0, fmt.Errorf("journal: reading the last transcript seq: %w", err)
 			}
@@ -102,7 +102,7 @@ func (d *DB) lastPSeqLocked(principal string) (uint64, error) {
 		return 0, err
 	}
 	var last sql.NullInt64
-	if err := d.db.QueryRow(`SELECT max(pseq) FROM entries WHERE principal = ? AND pseq IS NOT NULL`, principal).Scan(&last); err != nil {
+	if err := d.db.QueryRow(sqlLastPSeq, principal).Scan(&last); err != nil {
 		return 0, fmt.Errorf("journal: reading the last principal seq: %w", err)
 	}
 	return uint64(last.Int64), nil
@@ -117,7 +117,7 @@ func (s *seqState) nextPID(d *DB, principal string) (int64, error) {
 			return 0, err
 		}
 		var last sql.NullInt64
-		if err := d.db.QueryRow(`SELECT max(pid) FROM entries WHERE principal = ? AND pid IS NOT NULL`, principal).Scan(&last); err != nil {
+		if err := d.db.QueryRow(sqlLastPID, principal).Scan(&last); err != nil {
 			return 0, fmt.Errorf("journal: reading the last principal id: %w", err)
 		}
 		p = last.Int64
