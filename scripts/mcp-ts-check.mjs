@@ -6,6 +6,9 @@
 //   npm install --prefix DIR @modelcontextprotocol/sdk@1.32.2
 //   NODE_PATH=DIR/node_modules node scripts/mcp-ts-check.mjs shoal-mcp [flags...]
 //   NODE_PATH=DIR/node_modules node scripts/mcp-ts-check.mjs --transport=stdio shoal-mcp [flags...]
+//   shoal-mcp --http 127.0.0.1:8765 &     # Streamable HTTP; prints: shoal-mcp: listening URL
+//   SHOAL_TOKEN=$(shoal-token create agent:ts agent) NODE_PATH=DIR/node_modules \
+//     node scripts/mcp-ts-check.mjs --transport=http http://127.0.0.1:8765/mcp
 //
 // (see docs/mcp.md, "Tests"). The checks (checkTools) take a connected
 // client, so another transport needs only its entry in `transports`.
@@ -23,6 +26,26 @@ const transports = {
   stdio: async ([command, ...args]) => {
     const { StdioClientTransport } = await sdk("client/stdio.js");
     return new StdioClientTransport({ command, args, stderr: "inherit" });
+  },
+  // Streamable HTTP at url, with the bearer token $SHOAL_TOKEN; first,
+  // without a token and with a wrong one, the server must answer 401.
+  http: async ([url]) => {
+    const { StreamableHTTPClientTransport } = await sdk("client/streamableHttp.js");
+    const token = process.env.SHOAL_TOKEN;
+    if (!url || !token) fail("the http transport needs a URL and $SHOAL_TOKEN");
+    const over = (bearer) => new StreamableHTTPClientTransport(new URL(url),
+      { requestInit: { headers: bearer ? { Authorization: "Bearer " + bearer } : {} } });
+    for (const bad of ["", "shoal_not-a-token"]) {
+      const probe = new Client({ name: "shoal-ts-check", version: "1.0.0" });
+      try {
+        await probe.connect(over(bad));
+        fail(`connected with token ${JSON.stringify(bad)}`);
+      } catch (e) {
+        if (!/401|nauthorized|no bearer token|invalid token/.test(String(e))) fail("connecting without a valid token: " + e);
+      }
+    }
+    console.log("no token, bad token: refused (401)");
+    return over(token);
   },
 };
 
@@ -120,7 +143,8 @@ if (argv[0]?.startsWith("--transport=")) {
   argv = argv.slice(1);
 }
 if (!transports[kind] || argv.length === 0) {
-  console.error("usage: node scripts/mcp-ts-check.mjs [--transport=stdio] SHOAL_MCP_BINARY [flags...]");
+  console.error("usage: node scripts/mcp-ts-check.mjs [--transport=stdio] SHOAL_MCP_BINARY [flags...]\n" +
+    "       SHOAL_TOKEN=TOKEN node scripts/mcp-ts-check.mjs --transport=http URL");
   process.exit(2);
 }
 const client = new Client({ name: "shoal-ts-check", version: "1.0.0" });

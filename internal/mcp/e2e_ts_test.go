@@ -18,13 +18,14 @@ import (
 // it is skipped, saying which is missing.
 func TestE2ETypeScriptClient(t *testing.T) {
 	k := newBase(t)
-	runTSCheck(t, k, "stdio", bin("shoal-mcp"), "--socket", k.sock)
+	runTSCheck(t, k, nil, "stdio", bin("shoal-mcp"), "--socket", k.sock)
 }
 
 // runTSCheck runs scripts/mcp-ts-check.mjs with the transport named and
-// its arguments (for stdio: the shoal-mcp command line) in k's hermetic
-// environment, and fails unless every check held.
-func runTSCheck(t *testing.T, k *kernel, transport string, args ...string) {
+// its arguments (for stdio: the shoal-mcp command line; for http: the
+// URL) in k's hermetic environment plus env, and fails unless every
+// check held.
+func runTSCheck(t *testing.T, k *kernel, env []string, transport string, args ...string) {
 	t.Helper()
 	mods := os.Getenv("SHOAL_MCP_TS_NODE_MODULES")
 	if mods == "" {
@@ -42,7 +43,7 @@ func runTSCheck(t *testing.T, k *kernel, transport string, args ...string) {
 		t.Fatal(err)
 	}
 	cmd := command(k, node, append([]string{script, "--transport=" + transport}, args...)...)
-	cmd.Env = append(cmd.Env, "NODE_PATH="+mods)
+	cmd.Env = append(append(cmd.Env, "NODE_PATH="+mods), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "\nOK\n") {
 		t.Fatalf("the TypeScript client: %v\n%s", err, out)
