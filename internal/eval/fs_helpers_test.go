@@ -11,13 +11,6 @@ import (
 // Helpers for eval's tests that run file system commands (journal, undo,
 // flags, plans, processes); the commands' own tests are internal/lib/fs's.
 
-// bfsFixture creates files (name -> content) and directories (names
-// ending in "/") under dir.
-func bfsFixture(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	evaltest.Fixture(t, dir, files)
-}
-
 // bfsSession returns an interpreter rooted at a fresh directory with the
 // given fixture, its HOME and TMPDIR inside that directory.
 func bfsSession(t testing.TB, h host.Host, files map[string]string) (*Interp, string) {
@@ -39,9 +32,3 @@ func bfsSession(t testing.TB, h host.Host, files map[string]string) (*Interp, st
 
 // bfsCode is err's language error code (evaltest.Code).
 func bfsCode(err error) string { return evaltest.Code(err) }
-
-// bfsExists reports whether something is at p (evaltest.Exists).
-func bfsExists(t *testing.T, p string) bool { return evaltest.Exists(t, p) }
-
-// bfsRead is the content of the file at p (evaltest.ReadFile).
-func bfsRead(t *testing.T, p string) string { return evaltest.ReadFile(t, p) }

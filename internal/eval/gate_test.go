@@ -225,6 +225,3 @@ func sortedKeys(m map[string][]gateCase) []string {
 	sort.Strings(keys)
 	return keys
 }
-
-// gateSnapshot records the tree under root (evaltest.Snapshot).
-func gateSnapshot(t *testing.T, root string) map[string]string { return evaltest.Snapshot(t, root) }

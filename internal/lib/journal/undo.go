@@ -297,14 +297,3 @@ func undoMove(c *eval.BuiltinCall, from, to string) error {
 	}
 	return c.Host().Remove(c.Ctx(), from, true)
 }
-
-// hostFail shapes a host error about name: a language error or a
-// refusal or cancellation as it is, anything else custom with its OS
-// reason.
-func hostFail(c *eval.BuiltinCall, name string, err error) error {
-	var ve *value.Error
-	if errors.As(err, &ve) || eval.PassThrough(err) {
-		return err
-	}
-	return c.Errorf(value.CodeCustom, "%s: %s", name, eval.OSReason(err))
-}
