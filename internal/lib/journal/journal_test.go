@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/evaltest"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/lib/journal"
 	"github.com/shoalgo/shoal/internal/value"
@@ -327,13 +328,13 @@ func TestUndoRefuses(t *testing.T) {
 		{name: "a program ran", setup: "rm a.txt; sh -c true", code: value.CodeNotReversible, why: "a program ran"},
 		{name: "nothing reversible", setup: "1 + 1", code: value.CodeNotReversible},
 		{name: "the restored path is taken again", setup: "rm a.txt", code: value.CodeStaleUndo,
-			between: func(t *testing.T, dir string) { fixture(t, dir, map[string]string{"a.txt": "new"}) }},
+			between: func(t *testing.T, dir string) { evaltest.Fixture(t, dir, map[string]string{"a.txt": "new"}) }},
 		{name: "the moved file changed", setup: "mv a.txt z.txt", code: value.CodeStaleUndo,
-			between: func(t *testing.T, dir string) { fixture(t, dir, map[string]string{"z.txt": "changed!"}) }},
+			between: func(t *testing.T, dir string) { evaltest.Fixture(t, dir, map[string]string{"z.txt": "changed!"}) }},
 		{name: "the copy changed", setup: "cp a.txt c.txt", code: value.CodeStaleUndo,
-			between: func(t *testing.T, dir string) { fixture(t, dir, map[string]string{"c.txt": "longer now"}) }},
+			between: func(t *testing.T, dir string) { evaltest.Fixture(t, dir, map[string]string{"c.txt": "longer now"}) }},
 		{name: "the new file was written", setup: "touch t.txt", code: value.CodeStaleUndo,
-			between: func(t *testing.T, dir string) { fixture(t, dir, map[string]string{"t.txt": "data"}) }},
+			between: func(t *testing.T, dir string) { evaltest.Fixture(t, dir, map[string]string{"t.txt": "data"}) }},
 		{name: "the trash item is gone", setup: "rm a.txt", code: value.CodeStaleUndo,
 			between: func(t *testing.T, dir string) {
 				if err := os.RemoveAll(filepath.Join(filepath.Dir(dir), "tmp", "shoal-trash")); err != nil {
@@ -341,7 +342,7 @@ func TestUndoRefuses(t *testing.T) {
 				}
 			}},
 		{name: "one stale step refuses the whole entry", setup: "rm a.txt; mv keep.txt k2.txt", code: value.CodeStaleUndo,
-			between: func(t *testing.T, dir string) { fixture(t, dir, map[string]string{"a.txt": "again"}) }},
+			between: func(t *testing.T, dir string) { evaltest.Fixture(t, dir, map[string]string{"a.txt": "again"}) }},
 	}
 	files := map[string]string{"a.txt": "A", "keep.txt": "K", "d/": ""}
 	for _, tc := range cases {
