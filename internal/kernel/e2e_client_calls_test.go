@@ -24,7 +24,7 @@ var clientCalls = map[string]string{
 	proto.MethodParse: "Parse", proto.MethodComplete: "Complete", proto.MethodExplain: "Explain",
 	proto.MethodExec: "Exec", proto.MethodValueGet: "ValueGet", proto.MethodBlobGet: "BlobGet",
 	proto.MethodTaskList: "TaskList", proto.MethodTaskGet: "TaskGet", proto.MethodTaskAwait: "TaskAwait",
-	proto.MethodTaskCancel: "TaskCancel", proto.MethodTaskSuspend: "TaskSuspend", proto.MethodTaskResume: "TaskResume",
+	proto.MethodTaskCancel: "TaskCancel", proto.MethodTaskSuspend: "TaskSuspend", proto.MethodTaskResume: "TaskResume", proto.MethodTaskOutput: "TaskOutput",
 	proto.MethodPlanGet: "PlanGet", proto.MethodPlanList: "PlanList", proto.MethodPlanApply: "PlanApply",
 	proto.MethodCapRequest: "CapRequest", proto.MethodJournalQuery: "JournalQuery",
 	proto.MethodPTYOpen: "PTYOpen", proto.MethodPTYSend: "PTYSend", proto.MethodPTYRead: "PTYRead",

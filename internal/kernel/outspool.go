@@ -180,15 +180,6 @@ func (st *outputStore) end(sp *spool) {
 	st.mu.Unlock()
 }
 
-// forget drops sp entirely (a foreground task nobody can ask about).
-func (st *outputStore) forget(sp *spool) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.spools[sp.key] == sp {
-		st.forgetLocked(sp)
-	}
-}
-
 // forgetSession drops every spool of a closed session.
 func (st *outputStore) forgetSession(principal, session string) {
 	st.mu.Lock()
