@@ -18,14 +18,14 @@ import (
 type outputSink struct {
 	s       *Server
 	sess    *session
-	key     outputKey
-	channel string
+	t       *tasks.Task
 	kept    io.Writer
 	streams [2]sinkStream
 
-	mu sync.Mutex
-	sp *spool
-	em *outEmitter
+	mu   sync.Mutex
+	sp   *spool
+	em   *outEmitter
+	done bool // the exec has ended: later writes (of a `cmd &` it left) are not spooled
 }
 
 // sinkStream is one stream of a sink.
@@ -49,8 +49,7 @@ func (s *Server) newOutputSink(ctx context.Context, sess *session, kept io.Write
 	if !ok || s.outputs == nil {
 		return nil
 	}
-	k := &outputSink{s: s, sess: sess, kept: kept, channel: t.Record().Channel(),
-		key: outputKey{principal: sess.key.principal, session: sess.key.name, task: t.ID()}}
+	k := &outputSink{s: s, sess: sess, t: t, kept: kept}
 	k.streams = [2]sinkStream{{k, streamStdout}, {k, streamStderr}}
 	return k
 }
@@ -61,9 +60,13 @@ func (k *outputSink) write(stream int, p []byte) {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if k.done {
+		return
+	}
 	if k.sp == nil {
-		k.sp = k.s.outputs.open(k.key)
-		k.em = newOutEmitter(k.s, k.sess.scope(), k.channel)
+		// Named only now: an exec that prints nothing pays for none of it.
+		k.sp = k.s.outputs.open(outputKey{principal: k.sess.key.principal, session: k.sess.key.name, task: k.t.ID()})
+		k.em = newOutEmitter(k.s, k.sess.scope(), k.t.Record().Channel())
 	}
 	off := k.s.outputs.write(k.sp, p)
 	k.em.add(stream, off, p)
@@ -77,6 +80,7 @@ func (k *outputSink) finish() {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.done = true
 	if k.sp != nil {
 		k.em.close()
 		k.s.outputs.end(k.sp)
