@@ -30,6 +30,8 @@ type outputStore struct {
 	perTask, perPrin, total int64
 	maxSpools               int
 	dir                     string // "" keeps output in memory
+	punches                 chan punchReq
+	stop                    chan struct{} // closed by close: the puncher ends
 
 	mu     sync.Mutex
 	spools map[outputKey]*spool
@@ -53,8 +55,17 @@ func newOutputStore(l Limits, stateDir string) (*outputStore, error) {
 			return nil, fmt.Errorf("kernel: output spools: %w", err)
 		}
 		st.dir = dir
+		st.punches, st.stop = make(chan punchReq, outputPunches), make(chan struct{})
+		go puncher(st.punches, st.stop)
 	}
 	return st, nil
+}
+
+// close stops the puncher (at shutdown): later drops punch nothing.
+func (st *outputStore) close() {
+	if st != nil && st.stop != nil {
+		close(st.stop)
+	}
 }
 
 // spool is one task's output: bytes [dropped, total) are retained.
@@ -98,7 +109,7 @@ func (st *outputStore) newData() spoolData {
 		name := filepath.Join(st.dir, strconv.FormatUint(st.seq.Add(1), 10)+".out")
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 		if err == nil {
-			return &fileSpool{f: f, name: name}
+			return &fileSpool{f: f, name: name, punches: st.punches}
 		}
 		// A spool that cannot be a file keeps its output in memory.
 	}
@@ -275,12 +286,60 @@ func (m *memSpool) drop(off int64) {
 func (m *memSpool) close() { m.buf = nil }
 
 // fileSpool keeps a spool's bytes in a file at their output offsets; the
-// dropped ones are punched out (punchHole), so the file holds disk blocks
-// for the retained bytes only.
+// dropped ones are punched out (punchHole) by the store's puncher, off the
+// writer's path (a punch waits for the range's writeback), so the file
+// holds disk blocks for little more than the retained bytes.
 type fileSpool struct {
-	f       *os.File
-	name    string
-	punched int64
+	f         *os.File
+	name      string
+	punches   chan<- punchReq
+	requested int64 // guarded by the store's mu
+	punched   int64 // the puncher's own
+}
+
+// punchReq asks the puncher to free s's bytes before end, and to close
+// done (when not nil) once it has.
+type punchReq struct {
+	s    *fileSpool
+	end  int64
+	done chan struct{}
+}
+
+// outputPunches bounds the punch requests waiting; past it a request is
+// skipped (the next one of the spool covers its range).
+const outputPunches = 64
+
+// puncher frees the dropped bytes of spool files until stop is closed.
+func puncher(reqs <-chan punchReq, stop <-chan struct{}) {
+	for {
+		var r punchReq
+		select {
+		case r = <-reqs:
+		case <-stop:
+			return
+		}
+		r.s.punch(r.end)
+		if r.done != nil {
+			close(r.done)
+		}
+	}
+}
+
+// punch frees s's bytes before end (the puncher's goroutine only).
+func (s *fileSpool) punch(end int64) {
+	if end <= s.punched {
+		return
+	}
+	rc, err := s.f.SyscallConn()
+	if err != nil {
+		return
+	}
+	// Control keeps the descriptor from being closed (and reused) while
+	// the punch runs; a closed file fails it instead.
+	var perr error
+	if rc.Control(func(fd uintptr) { perr = punchHole(fd, s.punched, end-s.punched) }) == nil && perr == nil {
+		s.punched = end
+	}
 }
 
 func (s *fileSpool) write(off int64, p []byte) error {
@@ -299,8 +358,13 @@ func (s *fileSpool) readAt(p []byte, off int64) (int, error) {
 func (s *fileSpool) drop(off int64) {
 	// Whole blocks only; the part of a block left is freed with the next.
 	end := off &^ (outputQuantum - 1)
-	if end > s.punched && punchHole(s.f, s.punched, end-s.punched) == nil {
-		s.punched = end
+	if end <= s.requested {
+		return
+	}
+	select {
+	case s.punches <- punchReq{s: s, end: end}:
+		s.requested = end
+	default:
 	}
 }
 

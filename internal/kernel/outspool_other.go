@@ -2,12 +2,9 @@
 
 package kernel
 
-import (
-	"errors"
-	"os"
-)
+import "errors"
 
 // spoolFilesSupported: without hole punching, spools stay in memory.
 const spoolFilesSupported = false
 
-func punchHole(*os.File, int64, int64) error { return errors.ErrUnsupported }
+func punchHole(uintptr, int64, int64) error { return errors.ErrUnsupported }

@@ -439,6 +439,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			s.procs.Close()
 		}
 		s.connWG.Wait()
+		s.outputs.close()
 		if s.journal != nil {
 			s.sweepWG.Wait()
 			if err := s.journal.close(); err != nil {
