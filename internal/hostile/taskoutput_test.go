@@ -217,3 +217,36 @@ func TestTaskOutputRetention(t *testing.T) {
 	k.WantRSSUnder(t, 256<<20)
 	k.Alive(t)
 }
+
+// TestTaskOutputTimedOut: an exec whose timeout_ms expires goes on as a
+// task whose output, printed before and after the timeout, is on its
+// channel and in task.output.
+func TestTaskOutputTimedOut(t *testing.T) {
+	k := Start(t, Options{})
+	ctx := Ctx(t)
+	c := k.Owner(t)
+	gate := filepath.Join(k.Dir, "gate2")
+	src := `sh { echo before; while [ ! -e gate2 ]; do sleep 0.05; done; echo after; }`
+	res, err := c.Exec(ctx, client.ExecParams{Src: src, TimeoutMS: 50})
+	if err != nil || !res.IsTask() || !res.TimedOut {
+		t.Fatalf("timed exec = %+v, %v", res, err)
+	}
+	s, err := c.Subscribe(ctx, res.Events, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := nextOutput(t, s); !ok || o.Offset != 0 || o.Text == nil || *o.Text != "before\n" {
+		t.Fatalf("first output event %+v (ok %v)", o, ok)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := nextOutput(t, s); !ok || o.Offset != 7 || o.Text == nil || *o.Text != "after\n" {
+		t.Fatalf("second output event %+v (ok %v)", o, ok)
+	}
+	all, err := io.ReadAll(c.NewTaskOutputReader(ctx, res.Task, 0))
+	if err != nil || string(all) != "before\nafter\n" {
+		t.Fatalf("task.output = %q, %v", all, err)
+	}
+	k.Alive(t)
+}
