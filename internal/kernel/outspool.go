@@ -73,7 +73,6 @@ type spool struct {
 	key     outputKey
 	total   int64 // bytes written, both streams (guarded by the store's mu)
 	dropped int64
-	ended   bool
 	data    spoolData // nil once forgotten
 }
 
@@ -184,13 +183,6 @@ func (st *outputStore) trimOldest(principal string, n int64) bool {
 	return false
 }
 
-// end marks sp's task as having printed all it will.
-func (st *outputStore) end(sp *spool) {
-	st.mu.Lock()
-	sp.ended = true
-	st.mu.Unlock()
-}
-
 // forgetSession drops every spool of a closed session.
 func (st *outputStore) forgetSession(principal, session string) {
 	st.mu.Lock()
@@ -222,11 +214,9 @@ func (st *outputStore) forgetLocked(sp *spool) {
 
 // outputRead is what read found.
 type outputRead struct {
-	found        bool
 	data         []byte
 	offset, next int64
 	dropped      int64
-	ended        bool
 	total        int64
 }
 
@@ -239,7 +229,7 @@ func (st *outputStore) read(key outputKey, off, limit int64) (outputRead, error)
 	if sp == nil {
 		return outputRead{}, nil
 	}
-	r := outputRead{found: true, dropped: sp.dropped, ended: sp.ended, total: sp.total}
+	r := outputRead{dropped: sp.dropped, total: sp.total}
 	off = min(max(off, sp.dropped), sp.total)
 	n := min(limit, sp.total-off)
 	r.offset, r.next = off, off

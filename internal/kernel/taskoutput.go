@@ -72,8 +72,8 @@ func (k *outputSink) write(stream int, p []byte) {
 	k.em.add(stream, off, p)
 }
 
-// finish publishes the output still waiting for its event and marks the
-// spool complete.
+// finish publishes the output still waiting for its event; later writes
+// are not spooled.
 func (k *outputSink) finish() {
 	if k == nil {
 		return
@@ -83,7 +83,6 @@ func (k *outputSink) finish() {
 	k.done = true
 	if k.sp != nil {
 		k.em.close()
-		k.s.outputs.end(k.sp)
 	}
 }
 
