@@ -18,6 +18,7 @@ const (
 	MethodTaskCancel        = "task.cancel"
 	MethodTaskSuspend       = "task.suspend"
 	MethodTaskResume        = "task.resume"
+	MethodTaskOutput        = "task.output"
 	MethodPlanGet           = "plan.get"
 	MethodPlanList          = "plan.list"
 	MethodPlanApply         = "plan.apply"
@@ -77,6 +78,7 @@ var methodTable = [...]Method{
 	{MethodTaskCancel, false, (*TaskParams)(nil), (*TaskRecord)(nil)},
 	{MethodTaskSuspend, false, (*TaskParams)(nil), (*TaskRecord)(nil)},
 	{MethodTaskResume, false, (*TaskParams)(nil), (*TaskRecord)(nil)},
+	{MethodTaskOutput, false, (*TaskOutputParams)(nil), (*TaskOutputChunk)(nil)},
 
 	{MethodPlanGet, false, (*PlanRefParams)(nil), (*PlanRecord)(nil)},
 	{MethodPlanList, false, nil, (*PlanList)(nil)},

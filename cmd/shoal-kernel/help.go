@@ -75,6 +75,10 @@ var helpGroups = []helpGroup{
 		{"session-idle", "TIME", "close a session unused for this long (0: never)"},
 		{"lang-tasks", "N", "spawn, &, on, parallel tasks of all sessions"},
 		{"principal-lang-tasks", "N", "the same for one token principal's sessions"},
+		{"task-output", "SIZE", "output one task keeps for task.output (oldest dropped)"},
+		{"principal-output", "SIZE", "the same for one principal's tasks together"},
+		{"kernel-output", "SIZE", "the same for all tasks together"},
+		{"output-spools", "N", "tasks whose output is kept (the oldest forgotten)"},
 	}},
 	{"Memory", []helpEntry{
 		{"session-memory", "SIZE", "values and output one session keeps (0: no bound)"},

@@ -16,7 +16,7 @@ import (
 var contractMethods = []string{
 	"kernel.info", "session.attach", "session.env", "session.reef", "parse", "complete", "explain",
 	"exec", "value.get", "blob.get",
-	"task.list", "task.get", "task.await", "task.cancel", "task.suspend", "task.resume",
+	"task.list", "task.get", "task.await", "task.cancel", "task.suspend", "task.resume", "task.output",
 	"plan.get", "plan.list", "plan.apply", "cap.request", "journal.query",
 	"pty.open", "pty.send", "pty.read", "pty.resize", "pty.close", "pty.list",
 	"events.read", "events.publish", "events.subscribe", "events.unsubscribe",

@@ -24,7 +24,7 @@ var clientCalls = map[string]string{
 	proto.MethodParse: "Parse", proto.MethodComplete: "Complete", proto.MethodExplain: "Explain",
 	proto.MethodExec: "Exec", proto.MethodValueGet: "ValueGet", proto.MethodBlobGet: "BlobGet",
 	proto.MethodTaskList: "TaskList", proto.MethodTaskGet: "TaskGet", proto.MethodTaskAwait: "TaskAwait",
-	proto.MethodTaskCancel: "TaskCancel", proto.MethodTaskSuspend: "TaskSuspend", proto.MethodTaskResume: "TaskResume",
+	proto.MethodTaskCancel: "TaskCancel", proto.MethodTaskSuspend: "TaskSuspend", proto.MethodTaskResume: "TaskResume", proto.MethodTaskOutput: "TaskOutput",
 	proto.MethodPlanGet: "PlanGet", proto.MethodPlanList: "PlanList", proto.MethodPlanApply: "PlanApply",
 	proto.MethodCapRequest: "CapRequest", proto.MethodJournalQuery: "JournalQuery",
 	proto.MethodPTYOpen: "PTYOpen", proto.MethodPTYSend: "PTYSend", proto.MethodPTYRead: "PTYRead",
@@ -176,6 +176,16 @@ func TestE2EClientTypedCalls(t *testing.T) {
 	}
 	if _, err := c.TaskGet(ctx, "task:999999"); !isCode(err, proto.CodeUnknownTask) {
 		t.Errorf("task.get of an unknown task = %v", err)
+	}
+	printed, err := c.Exec(ctx, client.ExecParams{Src: "sh { printf 'out\\n' }", Async: true})
+	if err != nil || !printed.IsTask() {
+		t.Fatalf("async exec = %+v, %v", printed, err)
+	}
+	if _, err := c.TaskAwait(ctx, printed.Task, 0); err != nil {
+		t.Fatal(err)
+	}
+	if ch, err := c.TaskOutput(ctx, printed.Task, 1, 0); err != nil || ch.Text == nil || *ch.Text != "ut\n" || ch.Offset != 1 || ch.Next != 4 || !ch.EOF {
+		t.Errorf("task.output = %+v, %v", ch, err)
 	}
 
 	// Plans.

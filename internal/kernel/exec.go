@@ -149,7 +149,11 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 		c.att.bindTask(sess, t)
 		// Once the exec turns into a task it holds its session's order no
 		// longer: the next request goes on beside it.
-		return c.execFrame(awaitInline(ctx, t, time.Duration(p.TimeoutMS)*time.Millisecond, tr.leave))
+		res, err := awaitInline(ctx, t, time.Duration(p.TimeoutMS)*time.Millisecond, tr.leave)
+		if _, detached := res.(*taskStarted); !detached {
+			srv.forgetTaskOutput(sess, t) // no record is left to ask about
+		}
+		return c.execFrame(res, err)
 	}
 	return c.runSync(ctx, &p)
 }
@@ -254,6 +258,12 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 	releaseOutput, _ := tasks.RegisterOutput(ctx, out.snapshot)
 	defer releaseOutput()
 	ro := eval.RunOptions{Stdout: &out, Stderr: &out, Display: displayStyle(p.Display)}
+	// The task's output is also spooled for task.output and published,
+	// as it is written, on its channel (taskoutput.go).
+	if sink := s.newOutputSink(ctx, sess, &out); sink != nil {
+		defer sink.finish()
+		ro.Stdout, ro.Stderr = &sink.streams[streamStdout], &sink.streams[streamStderr]
+	}
 	if p.Position == "value" {
 		ro.Position = eval.PositionValue
 	}

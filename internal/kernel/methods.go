@@ -60,6 +60,7 @@ func init() {
 		proto.MethodTaskCancel:  {inline: true, handle: handleTaskCancel},
 		proto.MethodTaskSuspend: {inline: true, handle: handleTaskSuspend},
 		proto.MethodTaskResume:  {inline: true, handle: handleTaskResume},
+		proto.MethodTaskOutput:  {handle: handleTaskOutput},
 
 		proto.MethodPlanGet:    {handle: handlePlanGet},
 		proto.MethodPlanApply:  {prepare: enterTurn, handle: handlePlanApply},

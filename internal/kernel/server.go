@@ -135,6 +135,7 @@ type Server struct {
 	bus       *events.Bus
 	mem       *membudget.Budget // kernel memory: every session's budget is under it
 	langTasks *langQuota        // language tasks of every session (langtasks.go)
+	outputs   *outputStore      // every task's output (outspool.go)
 	gcBase    int               // the GC percent the process started with (tuneGC)
 	gcHigh    int               // the raised GC percent, 0 when not tuning
 	gcNow     int               // the GC percent tuneGC last set (guard goroutine only after init)
@@ -272,6 +273,15 @@ func New(cfg Config) (*Server, error) {
 		s.sweepWG.Add(1)
 		go s.trashLoop()
 	}
+	outs, err := newOutputStore(s.limits, cfg.StateDir)
+	if err != nil {
+		s.cancel()
+		if s.ownProcs {
+			s.procs.Close()
+		}
+		return nil, err
+	}
+	s.outputs = outs
 	return s, nil
 }
 
@@ -429,6 +439,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			s.procs.Close()
 		}
 		s.connWG.Wait()
+		s.outputs.close()
 		if s.journal != nil {
 			s.sweepWG.Wait()
 			if err := s.journal.close(); err != nil {

@@ -110,6 +110,12 @@ func (s *Server) wireSession(sess *session) {
 	// It also ends every process the session's commands started, and
 	// their descendants (background ones left by finished commands too).
 	sess.onClose(func() { sess.processes().Close() })
+	// Its tasks' output spools go with their records.
+	sess.onClose(func() {
+		if s.outputs != nil {
+			s.outputs.forgetSession(sess.key.principal, sess.key.name)
+		}
+	})
 	// Hooks run newest first: its PTYs are closed (their programs told to
 	// end, given a grace, killed and reaped, their exits published) before
 	// anything above.
@@ -158,6 +164,7 @@ func (s *Server) startExecTask(stop context.Context, sess *session, att *attachm
 	switch mode {
 	case execHere:
 		t, err = sess.tasks.RunForeground(stop, sess.owner(), p.Src, work)
+		s.forgetTaskOutput(sess, t) // finished, and not retained
 	case execAwaited:
 		t, err = sess.tasks.StartForeground(sess.owner(), p.Src, work)
 	default:

@@ -114,6 +114,17 @@ type Limits struct {
 	// runtime's (GOGC) alone.
 	GCPercent int
 
+	// Task output (see outspool.go). TaskOutputBytes bounds the output
+	// one task's spool retains, PrincipalOutputBytes that of one
+	// principal's tasks together and KernelOutputBytes that of every task
+	// together; past one the oldest bytes (of the oldest spool) are
+	// dropped and task.output counts them in dropped. OutputSpools bounds
+	// the spools kept; past it the oldest is forgotten.
+	TaskOutputBytes      int64
+	PrincipalOutputBytes int64
+	KernelOutputBytes    int64
+	OutputSpools         int
+
 	// The journal's disk budget (see retention.go). JournalMaxBytes bounds
 	// the journal database's live pages and the blob store's files
 	// together; over it the oldest finished rows are pruned and the blobs
@@ -175,6 +186,10 @@ func DefaultLimits() Limits {
 		KernelMemory:         DefaultKernelMemory,
 		MemoryLimit:          DefaultMemoryLimit,
 		GCPercent:            DefaultGCPercent,
+		TaskOutputBytes:      8 << 20,
+		PrincipalOutputBytes: 64 << 20,
+		KernelOutputBytes:    256 << 20,
+		OutputSpools:         512,
 		JournalMaxBytes:      1 << 30,
 		JournalMaxOutput:     16 << 20,
 		JournalSmallBlobs:    cas.MaxSmallBlobs,
@@ -291,6 +306,14 @@ var limitFlags = []limitFlag{
 		size: func(l *Limits) *int64 { return &l.PlanMemory }},
 	{name: "plan-ttl", usage: "how long a stored plan lives unapplied before it expires",
 		duration: func(l *Limits) *time.Duration { return &l.PlanTTL }},
+	{name: "task-output", usage: "output bytes one task's spool retains for task.output (oldest dropped)",
+		size: func(l *Limits) *int64 { return &l.TaskOutputBytes }},
+	{name: "principal-output", usage: "output bytes the spools of one principal's tasks retain together (oldest dropped)",
+		size: func(l *Limits) *int64 { return &l.PrincipalOutputBytes }},
+	{name: "kernel-output", usage: "output bytes the spools of all tasks retain together (oldest dropped)",
+		size: func(l *Limits) *int64 { return &l.KernelOutputBytes }},
+	{name: "output-spools", usage: "task output spools kept (the oldest is forgotten)",
+		count: func(l *Limits) *int { return &l.OutputSpools }},
 	{name: "session-ptys", usage: "PTYs one session may keep open",
 		count: func(l *Limits) *int { return &l.SessionPTYs }},
 	{name: "principal-ptys", usage: "PTYs one principal's sessions may keep open together",
