@@ -8,7 +8,6 @@ package eval
 import (
 	"strings"
 
-	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
@@ -41,9 +40,3 @@ func effKill(d *leash.Deriver) {
 	}
 }
 
-// effSaveCall: save(path, value) writes its first argument.
-func effSaveCall(d *leash.Deriver) {
-	if args := d.Args(); len(args) > 0 {
-		d.ExprPath(args[0].Value, host.FSWrite, leash.Conditional)
-	}
-}

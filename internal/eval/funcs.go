@@ -34,7 +34,6 @@ func registerFuncs(p *Part) {
 		// retry calls a closure, counted where it is written.
 		{Name: "retry", Call: onThread(fnRetry), Help: Help{Summary: "call a block until it succeeds, at most N attempts", Usage: "retry(N) { ... }", Example: "retry(3) { ^test -f notes.txt }"}, Effects: EffNone},
 		{Name: "run", Call: onThread(fnRun), Help: Help{Summary: "run a script file or program, its arguments as values", Usage: "run(TARGET, ARG...)", Example: "run(\"./build.shl\", \"release\")"}, Effects: effRunCall},
-		{Name: "save", Call: onThread(fnSave), Help: Help{Summary: "write a value to a file and return it", Usage: "save(PATH, VALUE)", Example: "save(\"out.json\", {ok: true})"}, Effects: effSaveCall},
 		// channels.go
 		{Name: "channel", Call: onThread(fnChannel), Help: Help{Summary: "a named event channel to publish to or read from", Usage: "channel(NAME)", Example: "channel(\"user.build\").events()"}, Effects: EffNone},
 		// fanout.go: the handler and thunks are closures, counted where
@@ -249,15 +248,4 @@ func fnRun(t *thread, a value.Args) (value.Value, error) {
 		return nil, err
 	}
 	return t.runTarget(a.Pos[0], args, modeValue)
-}
-
-func fnSave(t *thread, a value.Args) (value.Value, error) {
-	if len(a.Pos) != 2 {
-		return nil, errorf(codeArg, "save takes a path and a value: save(path, value)")
-	}
-	p, err := pathText(a.Pos[0])
-	if err != nil {
-		return nil, err
-	}
-	return a.Pos[1], t.saveValue(a.Pos[1], p, false)
 }

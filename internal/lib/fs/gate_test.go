@@ -53,6 +53,7 @@ var gateCases = libtest.GateCases{
 	Funcs: map[string][]libtest.GateCase{
 		"watch": {{Src: `watch(path("sub"))`, Denied: true}, {Src: `watch(glob("sub/*.txt"), recursive: true)`, Denied: true}},
 		"tail":  {{Src: `tail(path("a.txt"))`, Denied: true}},
+		"save":  {{Src: `save("a.txt", "overwritten")`, Denied: true}, {Src: `save("new.json", [1])`, Denied: true}},
 	},
 }
 

@@ -32,6 +32,28 @@ func registerWrite(p *eval.Part) {
 		}})
 	p.Builtin(&eval.Builtin{Name: "save", Help: eval.Help{Summary: "write a value to a file (text and bytes as is, others as JSON) and return it", Usage: "save PATH VALUE", Example: "save report.json {ok: true, count: 3}"}, Run: bfsSave, Bare: true, Quiet: true, Hidden: true,
 		Effects: func(d *leash.Deriver) { d.PathArgs(host.FSWrite, leash.Conditional) }})
+	p.Func(&eval.Func{Name: "save", Call: fnSave, Help: eval.Help{Summary: "write a value to a file and return it", Usage: "save(PATH, VALUE)", Example: "save(\"out.json\", {ok: true})"}, Effects: effSaveCall})
+}
+
+// effSaveCall: save(path, value) writes its first argument.
+func effSaveCall(d *leash.Deriver) {
+	if args := d.Args(); len(args) > 0 {
+		d.ExprPath(args[0].Value, host.FSWrite, leash.Conditional)
+	}
+}
+
+// fnSave is save(path, value), the call form of the save command: it
+// writes value (text and bytes as they are, anything else as JSON) and
+// returns it.
+func fnSave(c *eval.FuncCall, a value.Args) (value.Value, error) {
+	if len(a.Pos) != 2 {
+		return nil, value.Errorf(bfsArgError, "save takes a path and a value: save(path, value)")
+	}
+	p, err := eval.PathText(a.Pos[0])
+	if err != nil {
+		return nil, err
+	}
+	return a.Pos[1], c.Save(a.Pos[1], p, false)
 }
 
 // effMkdir: without --parents mkdir checks that each target is absent and
