@@ -39,4 +39,3 @@ func effKill(d *leash.Deriver) {
 		}
 	}
 }
-
