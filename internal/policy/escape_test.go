@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/evaltest"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/policy"
 	"github.com/shoalgo/shoal/internal/stdlib"
@@ -95,39 +96,8 @@ func (w escapeWorld) session(t *testing.T, g *policy.Grants) *eval.Interp {
 	return in
 }
 
-// snapshot describes every entry under root: mode, mtime, content or
-// link target.
-func snapshot(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		desc := fi.Mode().String() + " " + fi.ModTime().Format(time.RFC3339Nano)
-		switch {
-		case fi.Mode().IsRegular():
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			desc += " " + string(b)
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			desc += " -> " + target
-		}
-		out[p] = desc
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
+// snapshot describes every entry under root (evaltest.Snapshot).
+func snapshot(t *testing.T, root string) map[string]string { return evaltest.Snapshot(t, root) }
 
 func errCode(err error) string {
 	var ve *value.Error
