@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -169,6 +170,27 @@ func (f *Facade) decide(ctx context.Context, ref string, deny bool) (*proto.CapR
 		return nil, fmt.Errorf("attach as the approver: %w", err)
 	}
 	return c.CapRequest(ctx, ref, nil, deny)
+}
+
+// setApprover checks --approver-token and --approval-wait at start, for
+// stdio and HTTP alike, and says on stderr whose approvals the client's
+// answers give; it returns the exit status to stop with, 0 to go on
+// (also when no approver is set).
+func setApprover(ctx context.Context, o *mainOptions, path string, stderr io.Writer) int {
+	if o.approver == "" {
+		return 0
+	}
+	who, err := checkApprover(ctx, path, o.session, o.approver)
+	if err != nil {
+		fmt.Fprintf(stderr, "shoal-mcp: the approver token does not attach: %v\n", err)
+		return 1
+	}
+	if o.approvalWait <= 0 {
+		fmt.Fprintf(stderr, "shoal-mcp: --approval-wait must be positive\n")
+		return 2
+	}
+	fmt.Fprintf(stderr, "shoal-mcp: approvals asked at the client are given as %s\n", who)
+	return 0
 }
 
 // checkApprover attaches once with the approver token, so that a bad

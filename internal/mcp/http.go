@@ -96,21 +96,12 @@ func serveHTTP(ctx context.Context, o *mainOptions, stderr io.Writer) int {
 		defer k.stop(stderr)
 	}
 	reg := newTokens(auth.Open(storePath), path, o.session, stderr)
-	if o.approver != "" {
-		// The person at the client approves for every token's calls, as
-		// over stdio (elicit.go); checked once now, as stdio does.
-		who, err := checkApprover(ctx, path, o.session, o.approver)
-		if err != nil {
-			fmt.Fprintf(stderr, "shoal-mcp: the approver token does not attach: %v\n", err)
-			return 1
-		}
-		if o.approvalWait <= 0 {
-			fmt.Fprintf(stderr, "shoal-mcp: --approval-wait must be positive\n")
-			return 2
-		}
-		reg.approver, reg.approvalWait = o.approver, o.approvalWait
-		fmt.Fprintf(stderr, "shoal-mcp: approvals asked at the client are given as %s\n", who)
+	// The person at the client approves for every token's calls, as over
+	// stdio (elicit.go).
+	if code := setApprover(ctx, o, path, stderr); code != 0 {
+		return code
 	}
+	reg.approver, reg.approvalWait = o.approver, o.approvalWait
 	defer reg.closeAll()
 	srv := &http.Server{
 		Handler:           newHTTPHandler(reg),

@@ -158,18 +158,11 @@ func Main(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Wri
 		return 1
 	}
 	f.path, f.attach = path, client.AttachParams{Session: o.session, Token: o.token, Client: &client.ClientInfo{Kind: "mcp"}}
+	if code := setApprover(ctx, o, path, stderr); code != 0 {
+		return code
+	}
 	if o.approver != "" {
-		who, err := checkApprover(ctx, path, o.session, o.approver)
-		if err != nil {
-			fmt.Fprintf(stderr, "shoal-mcp: the approver token does not attach: %v\n", err)
-			return 1
-		}
-		if o.approvalWait <= 0 {
-			fmt.Fprintf(stderr, "shoal-mcp: --approval-wait must be positive\n")
-			return 2
-		}
 		f.approval = approval{token: o.approver, wait: o.approvalWait, agent: att.Principal}
-		fmt.Fprintf(stderr, "shoal-mcp: approvals asked at the client are given as %s\n", who)
 	}
 	g := newGate(&lockedWriter{w: stdout}, MaxInFlightBytes)
 	if err := f.Run(ctx, &stdio{g: g, in: stdin}); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {

@@ -2,15 +2,13 @@ package stdlib
 
 import (
 	"context"
-	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/evaltest"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/lib/clock"
 	"github.com/shoalgo/shoal/internal/lib/journal"
@@ -23,8 +21,10 @@ import (
 // The deny-all gate rows of the system libraries (sys, journal, reefcmd,
 // clock, term):
 // eval's TestGateDenyAll is the model and internal/lib/nav's gate_test.go
-// the per-package form. They are kept here, one runner for the packages,
-// until the shared test helpers land in internal/evaltest.
+// the per-package form (internal/libtest's RunGate). They are kept here,
+// one runner for the packages, because RunGate has no rows for namespace
+// members (os); the fixture, snapshot and error code are
+// internal/evaltest's.
 
 // gateCase is one program run under a deny-all host: a denied case fails
 // with `denied` after the gate was asked exactly once; any other asks the
@@ -174,80 +174,31 @@ func runGateCase(t *testing.T, tc gateCase) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(root, "work")
-	for name, content := range map[string]string{"a.txt": "hello", "sub/x.txt": "x"} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	evaltest.Fixture(t, dir, map[string]string{"a.txt": "hello", "sub/x.txt": "x"})
 	in, err := eval.New(eval.Options{Registry: Registry(), Host: rec, Dir: dir,
 		Env: []string{"HOME=" + root, "PATH=/usr/bin:/bin", "USER=gate"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := gateSnapshot(t, root)
+	before := evaltest.Snapshot(t, root)
 	_, err = in.Eval(context.Background(), tc.src)
-	if after := gateSnapshot(t, root); !reflect.DeepEqual(before, after) {
+	if after := evaltest.Snapshot(t, root); !reflect.DeepEqual(before, after) {
 		t.Errorf("tree changed:\nbefore %v\nafter  %v", before, after)
 	}
 	switch {
 	case tc.denied:
-		if errCode(err) != value.CodeDenied {
+		if evaltest.Code(err) != value.CodeDenied {
 			t.Fatalf("got %v, want a denial", err)
 		}
 		if len(asked) != 1 {
 			t.Errorf("asked the gate %d times (%v); want exactly the refused op", len(asked), asked)
 		}
 	default:
-		if errCode(err) != tc.code {
+		if evaltest.Code(err) != tc.code {
 			t.Fatalf("got %v, want code %q", err, tc.code)
 		}
 		if ops := rec.Ops(); len(ops) != 0 {
 			t.Errorf("asked the host for %v; want nothing", ops)
 		}
 	}
-}
-
-// errCode is err's language error code, "" for none.
-func errCode(err error) string {
-	if err == nil {
-		return ""
-	}
-	var ve *value.Error
-	if errors.As(err, &ve) {
-		return ve.Code
-	}
-	return "go:" + err.Error()
-}
-
-// gateSnapshot records every entry under root: mode, mtime and content.
-func gateSnapshot(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		desc := fi.Mode().String() + " " + fi.ModTime().String()
-		if fi.Mode().IsRegular() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			desc += " " + string(b)
-		}
-		out[p] = desc
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
