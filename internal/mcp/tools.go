@@ -29,7 +29,7 @@ const ptyID = `{"type":"string","description":"The PTY's id as shoal_pty_open re
 // tools lists the facade's tools in the order they are advertised.
 var tools = []toolDef{
 	{"shoal_exec", "Run Shoal source in the attached session and return its value. Shoal is not bash: no | pipes (chain methods, ls.where(.size > 1kb).map(x => x.name), or feed a value to a program, (cat a.txt).feed(^sort)), no $VAR (env.HOME), no 2> (a failed command's outcome has .err); see the server instructions. " +
-		"The answer has `ref` (e.g. out:3, readable later with shoal_get or shoal://out/3), `value` (a tagged JSON value, large ones elided) and `render` (readable text). " +
+		"The answer's text is the value rendered for reading; its structured content has `ref` (e.g. out:3, readable later with shoal_get or shoal://out/3) and `value` (a tagged JSON value, large ones elided). " +
 		"position defaults to \"value\": a failing final command returns its outcome (status, stderr) instead of raising. " +
 		"mode \"plan\" derives the effects without running anything. background:true returns a task at once; timeout_ms returns the still-running work as a task after that long. " +
 		"A long call reports progress when you send a progress token, and cancelling the request ends the work and every process it started.",
