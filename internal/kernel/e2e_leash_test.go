@@ -267,7 +267,7 @@ func TestLeashUnknownFlagRefused(t *testing.T) {
 	_, secret := k.token(t, "agent:flags", "attacker")
 	c := k.dial(t)
 	c.attach("", secret)
-	for _, src := range []string{"rm --permanent --frobnicate keep.txt", "rm --permanent -f keep.txt", "rm --permanent --force keep.txt", "mkdir --frobnicate made", "cp --no-clobber keep.txt copy.txt"} {
+	for _, src := range []string{"rm --permanent --frobnicate keep.txt", "rm --permanent -i keep.txt", "rm --permanent --interactive keep.txt", "mkdir --frobnicate made", "cp --no-clobber keep.txt copy.txt"} {
 		r := c.call("exec", map[string]any{"src": src})
 		if r.Error == nil || r.Error.Code != proto.CodeRaised {
 			t.Fatalf("%s: got %s %+v, want RAISED arg_error", src, r.Result, r.Error)

@@ -68,7 +68,7 @@ func TestE2EHTTPTools(t *testing.T) {
 			return m
 		}
 		exec := ok("shoal_exec", map[string]any{"src": "[1, 2, 3].map(x => x * 14).sum()"})
-		if exec["render"] != "84" {
+		if val, _ := exec["value"].(map[string]any); val["v"] != float64(84) {
 			t.Fatalf("%s exec: %v", v, exec)
 		}
 		ok("shoal_get", map[string]any{"ref": exec["ref"]})

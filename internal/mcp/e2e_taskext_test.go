@@ -108,13 +108,16 @@ func TestE2ETasksExtension(t *testing.T) {
 	id := taskOfCall(t, res)
 	done := pollTask(t, s, id, "completed")
 	var result struct {
-		IsError           bool `json:"isError"`
+		IsError bool `json:"isError"`
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
 		StructuredContent struct {
-			Render string `json:"render"`
-			Task   string `json:"task"`
+			Task string `json:"task"`
 		} `json:"structuredContent"`
 	}
-	if err := json.Unmarshal(done.Result, &result); err != nil || result.IsError || !strings.Contains(result.StructuredContent.Render, "late") || result.StructuredContent.Task != id {
+	if err := json.Unmarshal(done.Result, &result); err != nil || result.IsError || len(result.Content) == 0 ||
+		!strings.Contains(result.Content[0].Text, "late") || result.StructuredContent.Task != id {
 		t.Fatalf("the completed task's result = %s (%v)", done.Result, err)
 	}
 	// Long and cancelled: the process tree ends.

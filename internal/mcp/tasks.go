@@ -168,15 +168,15 @@ func (f *Facade) taskRecord(ctx context.Context, ss *sdk.ServerSession, p *taskP
 		return nil, &jsonrpc.Error{Code: codeMissingCapability, Message: "missing required client capability: the " + TasksExtension + " extension", Data: data}
 	}
 	if !strings.HasPrefix(p.TaskID, "task:") || len(p.TaskID) > MaxIDBytes {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown task: a task id is task:N"}
+		return nil, &jsonrpc.Error{Code: proto.CodeInvalidParams, Message: "unknown task: a task id is task:N"}
 	}
 	rec, err := read(ctx, p.TaskID)
 	if err != nil {
 		var re *proto.RPCError
 		if errors.As(err, &re) && (re.Code == proto.CodeUnknownTask || re.Code == proto.CodeInvalidParams) {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown task " + p.TaskID}
+			return nil, &jsonrpc.Error{Code: proto.CodeInvalidParams, Message: "unknown task " + p.TaskID}
 		}
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task " + p.TaskID + ": " + err.Error()}
+		return nil, &jsonrpc.Error{Code: proto.CodeInternalError, Message: "task " + p.TaskID + ": " + err.Error()}
 	}
 	return rec, nil
 }

@@ -146,6 +146,12 @@ func resolve(pkgs map[string]*pkgSrc, dir string, imp map[string]string, e ast.E
 		}
 		s, err := strconv.Unquote(x.Value)
 		return s, token.STRING, err == nil
+	case *ast.UnaryExpr:
+		// A negative number (an RPC code such as -32602) is not a
+		// language error's code.
+		if v, k, ok := resolve(pkgs, dir, imp, x.X, depth+1); ok && k != token.STRING {
+			return x.Op.String() + v, k, true
+		}
 	case *ast.Ident:
 		if p := pkgs[dir]; p != nil {
 			if v, ok := p.consts[x.Name]; ok {
