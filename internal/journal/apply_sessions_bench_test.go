@@ -38,21 +38,10 @@ func BenchmarkApplySessions(b *testing.B) {
 			}
 			done++
 		}
-		var batch []*logOp
-		for more := d.ap.take(); len(more) > 0; more = d.ap.take() {
-			batch = append(batch, more...)
-		}
+		batch := takePending(d)
 		before := cpuTime(b)
 		b.StartTimer()
-		d.ap.amu.Lock()
-		for len(batch) > 0 {
-			n := min(len(batch), ApplyBatch)
-			if err := d.applyOps(batch[:n]); err != nil {
-				b.Fatal(err)
-			}
-			batch = batch[n:]
-		}
-		d.ap.amu.Unlock()
+		applyInBatches(b, d, batch)
 		b.StopTimer()
 		cpu += cpuTime(b) - before
 	}

@@ -272,21 +272,10 @@ func BenchmarkApply(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		var batch []*logOp
-		for more := d.ap.take(); len(more) > 0; more = d.ap.take() {
-			batch = append(batch, more...)
-		}
+		batch := takePending(d)
 		ops = append(ops, batch...)
 		b.StartTimer()
-		d.ap.amu.Lock()
-		for len(batch) > 0 {
-			n := min(len(batch), ApplyBatch)
-			if err := d.applyOps(batch[:n]); err != nil {
-				b.Fatal(err)
-			}
-			batch = batch[n:]
-		}
-		d.ap.amu.Unlock()
+		applyInBatches(b, d, batch)
 		b.StopTimer()
 	}
 	d.ap.stop, d.ap.done = make(chan struct{}), make(chan struct{})
@@ -325,9 +314,7 @@ func BenchmarkApplyBeginFinish(b *testing.B) {
 			}
 			done++
 		}
-		for more := d.ap.take(); len(more) > 0; more = d.ap.take() {
-			batch = append(batch, more...)
-		}
+		batch = append(batch, takePending(d)...)
 		b.StartTimer()
 		d.ap.amu.Lock()
 		if err := d.applyOps(batch); err != nil {
@@ -338,4 +325,28 @@ func BenchmarkApplyBeginFinish(b *testing.B) {
 	}
 	d.ap.stop, d.ap.done = make(chan struct{}), make(chan struct{})
 	go d.runApplier()
+}
+
+// takePending takes every op the intent log holds for the (stopped)
+// applier.
+func takePending(d *DB) []*logOp {
+	var batch []*logOp
+	for more := d.ap.take(); len(more) > 0; more = d.ap.take() {
+		batch = append(batch, more...)
+	}
+	return batch
+}
+
+// applyInBatches applies batch in runs of ApplyBatch, as the applier
+// does, holding its lock.
+func applyInBatches(b *testing.B, d *DB, batch []*logOp) {
+	d.ap.amu.Lock()
+	defer d.ap.amu.Unlock()
+	for len(batch) > 0 {
+		n := min(len(batch), ApplyBatch)
+		if err := d.applyOps(batch[:n]); err != nil {
+			b.Fatal(err)
+		}
+		batch = batch[n:]
+	}
 }
