@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -247,6 +248,49 @@ func TestTaskOutputTimedOut(t *testing.T) {
 	all, err := io.ReadAll(c.NewTaskOutputReader(ctx, res.Task, 0))
 	if err != nil || string(all) != "before\nafter\n" {
 		t.Fatalf("task.output = %q, %v", all, err)
+	}
+	k.Alive(t)
+}
+
+// TestTaskOutputSpoolCount: ten times --output-spools tasks, each printing
+// a line; the state directory keeps at most that many spool files, the
+// newest task's output reads back whole, the oldest's answers without
+// error, and another client is served throughout.
+func TestTaskOutputSpoolCount(t *testing.T) {
+	const spools = 4
+	k := Start(t, Options{Flags: []string{"--output-spools", "4"}})
+	ctx := Ctx(t)
+	c := k.Attach(t, "many", "")
+	hb := k.Heartbeat(t)
+	var ids []string
+	for i := range 10 * spools {
+		res, err := c.Exec(ctx, client.ExecParams{Src: "sh { echo line-" + strings.Repeat("x", i%3) + "; }", Async: true})
+		if err != nil || !res.IsTask() {
+			t.Fatalf("async exec %d = %+v, %v", i, res, err)
+		}
+		if _, err := c.TaskAwait(ctx, res.Task, 0); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.Task)
+	}
+	files, _ := filepath.Glob(filepath.Join(k.StateDir, "output", "*.out"))
+	if len(files) == 0 || len(files) > spools {
+		t.Errorf("%d spool files after %d tasks, want at most %d", len(files), len(ids), spools)
+	}
+	last, err := c.TaskOutput(ctx, ids[len(ids)-1], 0, 0)
+	if err != nil || last.Text == nil || !strings.HasPrefix(*last.Text, "line-") || !last.EOF {
+		t.Errorf("the newest task's output = %+v, %v", last, err)
+	}
+	if first, err := c.TaskOutput(ctx, ids[0], 0, 0); err != nil {
+		var re *proto.RPCError
+		if !errors.As(err, &re) {
+			t.Errorf("the oldest task's output: %v, want an answer or a typed error", err)
+		}
+	} else {
+		t.Logf("the oldest task's output, its spool forgotten: %+v", first)
+	}
+	if lat := hb.Stop(t); len(lat) == 0 {
+		t.Error("the heartbeat client was not served")
 	}
 	k.Alive(t)
 }
