@@ -65,7 +65,7 @@ var allowed = map[string][]string{
 	"internal/lib/sys":     {"internal/eval", "internal/host", "internal/leash", "internal/value"},
 	"internal/lib/http":    {"internal/eval", "internal/host", "internal/leash", "internal/namespaces", "internal/value"},
 	"internal/lib/secret":  {"internal/eval", "internal/host", "internal/leash", "internal/value"},
-	"internal/lib/journal": {"internal/eval", "internal/leash", "internal/value"},
+	"internal/lib/journal": {"internal/eval", "internal/host", "internal/leash", "internal/value"},
 	"internal/lib/reefcmd": {"internal/eval", "internal/host", "internal/leash", "internal/reef", "internal/value"},
 	"internal/lib/clock":   {"internal/eval", "internal/leash", "internal/value"},
 	"internal/lib/term":    {"internal/eval", "internal/host", "internal/value"},

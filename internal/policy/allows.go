@@ -40,12 +40,12 @@ func (g *Grants) Allows(effect host.Effect, subject string) bool {
 		return false
 	}
 	switch effect {
-	case host.FSRead:
-		return matchAny(g.FSRead, subject)
+	case host.FSRead, host.FSDelete:
+		return g.allowsPath(effect, subject)
 	case host.FSWrite:
-		return matchAny(g.FSWrite, subject) || g.inTrash(subject)
-	case host.FSDelete:
-		return matchAny(g.FSDelete, subject) || g.inTrash(subject)
+		// rm's plan names the trash directory itself (leash's trash
+		// effect); only rm's own moves reach inside it (see WithTrash).
+		return g.allowsPath(effect, subject) || g.isTrash(subject)
 	case host.ProcSpawn:
 		return g.spawnAllowed(subject, "")
 	case host.NetConnect:
@@ -74,6 +74,20 @@ func (g *Grants) Allows(effect host.Effect, subject string) bool {
 // normalised reports whether p is absolute and lexically clean.
 func normalised(p string) bool {
 	return strings.HasPrefix(p, "/") && path.Clean(p) == p
+}
+
+// allowsPath reports whether a grant of the fs effect's kind matches p,
+// the trash aside.
+func (g *Grants) allowsPath(effect host.Effect, p string) bool {
+	switch effect {
+	case host.FSRead:
+		return matchAny(g.FSRead, p)
+	case host.FSWrite:
+		return matchAny(g.FSWrite, p)
+	case host.FSDelete:
+		return matchAny(g.FSDelete, p)
+	}
+	return false
 }
 
 func matchAny(globs []Glob, p string) bool {

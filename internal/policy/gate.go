@@ -63,15 +63,17 @@ func everywhere(globs []Glob) bool {
 
 type gate struct{ g *Grants }
 
-func (a gate) Authorize(_ context.Context, op host.Op) error {
-	if ok, why := a.g.allowOp(op); !ok {
+func (a gate) Authorize(ctx context.Context, op host.Op) error {
+	if ok, why := a.g.allowOp(op, host.IsTrashMove(ctx)); !ok {
 		return host.Denied(op, why)
 	}
 	return nil
 }
 
-// allowOp judges one concrete op.
-func (g *Grants) allowOp(op host.Op) (bool, string) {
+// allowOp judges one concrete op; trashMove says its context carries one
+// of rm's or undo's moves into or out of the kernel's trash (see
+// WithTrash).
+func (g *Grants) allowOp(op host.Op, trashMove bool) (bool, string) {
 	if g == nil || !g.Defined {
 		return false, "no policy for this principal"
 	}
@@ -80,9 +82,12 @@ func (g *Grants) allowOp(op host.Op) (bool, string) {
 		if !normalised(op.Target) {
 			return false, "path is not absolute and normalised"
 		}
+		if trashMove && g.inTrash(op.Target) && (op.Real == "" || g.inTrash(op.Real)) {
+			return true, ""
+		}
 		// The plain check first: a path outside every grant gets the
 		// same answer whether or not it is a directory.
-		if !g.Allows(op.Effect, op.Target) {
+		if !g.allowsPath(op.Effect, op.Target) {
 			return false, grantName(op.Effect)
 		}
 		if !g.fsAllows(op.Effect, op.Target, op.Tree) {
@@ -119,7 +124,7 @@ func (g *Grants) allowOp(op host.Op) (bool, string) {
 // whole tree beneath p (Glob.Covers).
 func (g *Grants) fsAllows(effect host.Effect, p string, tree bool) bool {
 	if !tree {
-		return g.Allows(effect, p)
+		return g.allowsPath(effect, p)
 	}
 	var globs []Glob
 	switch effect {
@@ -132,9 +137,6 @@ func (g *Grants) fsAllows(effect host.Effect, p string, tree bool) bool {
 	}
 	if !normalised(p) {
 		return false
-	}
-	if effect != host.FSRead && g.inTrash(p) {
-		return true
 	}
 	for _, gl := range globs {
 		if gl.Covers(p) {

@@ -5,15 +5,19 @@ import (
 	"strings"
 )
 
-// WithTrash returns a copy of g whose fs_write and fs_delete also cover
-// dir and everything beneath it, the kernel's own trash for this
-// principal: `rm` moves what it removes there, and that needs no grant the
-// person never wrote. It counts only while the grants allow some fs_delete
-// (nothing can be removed into it otherwise); it never allows reading
-// there (what went to the trash cannot be read back through it), and it
-// is not lowered into the OS sandbox (spawned programs get nothing of
-// it). dir must be absolute and clean (the caller's own directory, with
-// symlinks resolved); anything else leaves g as it is.
+// WithTrash returns a copy of g that knows dir, the kernel's own trash for
+// this principal: `rm` moves what it removes there, and that needs no
+// grant the person never wrote. It counts only while the grants allow some
+// fs_delete (nothing can be removed into it otherwise). A plan may name
+// the directory itself as written (rm's trash effect), and at run time the
+// gate lets an op reach dir and what lies beneath it only when the op's
+// context carries rm's or undo's own move (host.WithTrashMove): no other
+// op, whatever a program names, can write, delete or read there, so what
+// went to the trash cannot be read back, nor can files of a principal's
+// choosing be planted there. It is not lowered into the OS sandbox
+// (spawned programs get nothing of it). dir must be absolute and clean
+// (the caller's own directory, with symlinks resolved); anything else
+// leaves g as it is.
 func (g *Grants) WithTrash(dir string) *Grants {
 	if g == nil || !normalised(dir) || dir == "/" {
 		return g
@@ -21,6 +25,12 @@ func (g *Grants) WithTrash(dir string) *Grants {
 	c := g.clone()
 	c.Trash = dir
 	return c
+}
+
+// isTrash reports whether p is the trash directory itself, and the trash
+// counts.
+func (g *Grants) isTrash(p string) bool {
+	return g.Trash != "" && len(g.FSDelete) > 0 && p == g.Trash
 }
 
 // inTrash reports whether p (absolute and clean) is the trash or lies

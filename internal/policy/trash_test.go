@@ -7,11 +7,13 @@ import (
 	"github.com/shoalgo/shoal/internal/host"
 )
 
-// TestWithTrash: the kernel's trash lets a principal that may delete
-// something move it into the trash without a grant for it, never read it
-// back, never reach outside the trash (a sibling whose name starts alike,
-// a symlink resolving out), never count without a delete grant, and never
-// make a program in it pass a bare-name spawn grant.
+// TestWithTrash: the kernel's trash lets rm and undo (their context
+// marked with host.WithTrashMove) move what a principal may delete into
+// the trash and back without a grant for it, while no other op reaches it:
+// nothing can be written, deleted or read there by a program naming the
+// path, nothing outside the trash passes for being marked (a sibling whose
+// name starts alike, a symlink resolving out), it never counts without a
+// delete grant, and a program in it never passes a bare-name spawn grant.
 func TestWithTrash(t *testing.T) {
 	globs := func(ss ...string) []Glob {
 		var out []Glob
@@ -30,42 +32,62 @@ func TestWithTrash(t *testing.T) {
 		t.Fatal("WithTrash changed its receiver")
 	}
 	gate := g.Authorizer()
+	plain, moving := context.Background(), host.WithTrashMove(context.Background())
 	cases := []struct {
-		op   host.Op
-		want bool
+		op          host.Op
+		plain, move bool // allowed without and with the trash-move mark
 	}{
-		{host.Op{Effect: host.FSWrite, Target: "/state/trash/ab"}, true},
-		{host.Op{Effect: host.FSWrite, Target: "/state/trash/ab/tok/1-x"}, true},
-		{host.Op{Effect: host.FSDelete, Target: "/state/trash/ab/tok/1-x"}, true},
-		{host.Op{Effect: host.FSDelete, Target: "/state/trash/ab/tok", Tree: true}, true},
-		{host.Op{Effect: host.FSRead, Target: "/state/trash/ab/tok/1-x"}, false},
-		{host.Op{Effect: host.FSWrite, Target: "/state/trash/abc/x"}, false},
-		{host.Op{Effect: host.FSWrite, Target: "/state/trash"}, false},
-		{host.Op{Effect: host.FSWrite, Target: "/state/trash/ab/../x"}, false},
-		{host.Op{Effect: host.FSWrite, Target: "/state/trash/ab/l/x", Real: "/etc/x"}, false},
-		{host.Op{Effect: host.FSWrite, Target: "/work/new"}, false},
-		{host.Op{Effect: host.ProcSpawn, Target: "/state/trash/ab/tok/git"}, false},
-		{host.Op{Effect: host.ProcSpawn, Target: "/usr/bin/git"}, true},
+		{host.Op{Effect: host.FSWrite, Target: "/state/trash/ab"}, false, true},
+		{host.Op{Effect: host.FSWrite, Target: "/state/trash/ab/tok/1-x"}, false, true},
+		{host.Op{Effect: host.FSDelete, Target: "/state/trash/ab/tok/1-x"}, false, true},
+		{host.Op{Effect: host.FSDelete, Target: "/state/trash/ab/tok", Tree: true}, false, true},
+		{host.Op{Effect: host.FSRead, Target: "/state/trash/ab/tok/1-x"}, false, true},
+		{host.Op{Effect: host.FSWrite, Target: "/state/trash/abc/x"}, false, false},
+		{host.Op{Effect: host.FSWrite, Target: "/state/trash"}, false, false},
+		{host.Op{Effect: host.FSWrite, Target: "/state/trash/ab/../x"}, false, false},
+		{host.Op{Effect: host.FSWrite, Target: "/state/trash/ab/l/x", Real: "/etc/x"}, false, false},
+		{host.Op{Effect: host.FSWrite, Target: "/work/new"}, false, false},
+		{host.Op{Effect: host.FSDelete, Target: "/work/old"}, true, true},
+		{host.Op{Effect: host.FSDelete, Target: "/etc/passwd"}, false, false},
+		{host.Op{Effect: host.ProcSpawn, Target: "/state/trash/ab/tok/git"}, false, false},
+		{host.Op{Effect: host.ProcSpawn, Target: "/usr/bin/git"}, true, true},
 	}
 	for _, c := range cases {
-		err := gate.Authorize(context.Background(), c.op)
-		if (err == nil) != c.want {
-			t.Errorf("%s %s (real %q): allowed %v, want %v (%v)", c.op.Effect, c.op.Target, c.op.Real, err == nil, c.want, err)
+		for _, ctx := range []struct {
+			ctx  context.Context
+			want bool
+			name string
+		}{{plain, c.plain, "plain"}, {moving, c.move, "trash move"}} {
+			err := gate.Authorize(ctx.ctx, c.op)
+			if (err == nil) != ctx.want {
+				t.Errorf("%s: %s %s (real %q): allowed %v, want %v (%v)", ctx.name, c.op.Effect, c.op.Target, c.op.Real, err == nil, ctx.want, err)
+			}
 		}
 	}
 	if got := g.Sandbox("/home/a"); len(got.ReadWrite) != len(base.Sandbox("/home/a").ReadWrite) {
 		t.Errorf("the trash reached the OS sandbox: %+v", got)
 	}
+	// A plan names the trash directory as rm's write; nothing beneath it
+	// passes a plan.
+	if !g.Allows(host.FSWrite, "/state/trash/ab") {
+		t.Error("rm's trash effect is not allowed in a plan")
+	}
+	if g.Allows(host.FSWrite, "/state/trash/ab/x") || g.Allows(host.FSDelete, "/state/trash/ab/x") {
+		t.Error("a plan may write or delete inside the trash")
+	}
 	// Without a delete grant nothing can be removed, so the trash counts
 	// for nothing; a token without fs.delete narrows it away too.
 	noDelete := (&Grants{Principal: "agent:b", Defined: true, FSRead: globs("/work/**")}).WithTrash("/state/trash/cd")
-	if noDelete.Allows(host.FSWrite, "/state/trash/cd/x") {
+	if noDelete.Allows(host.FSWrite, "/state/trash/cd") {
 		t.Error("the trash allowed a write to a principal that may delete nothing")
 	}
-	if g.Narrow([]string{"fs.read"}).Allows(host.FSWrite, "/state/trash/ab/x") {
+	if err := noDelete.Authorizer().Authorize(moving, host.Op{Effect: host.FSWrite, Target: "/state/trash/cd/x"}); err == nil {
+		t.Error("a trash move reached the trash of a principal that may delete nothing")
+	}
+	if g.Narrow([]string{"fs.read"}).Allows(host.FSWrite, "/state/trash/ab") {
 		t.Error("a token without fs.delete still writes the trash")
 	}
-	if !g.Narrow([]string{"fs.delete"}).Allows(host.FSWrite, "/state/trash/ab/x") {
+	if !g.Narrow([]string{"fs.delete"}).Allows(host.FSWrite, "/state/trash/ab") {
 		t.Error("a token with fs.delete lost the trash")
 	}
 	for _, bad := range []string{"", "relative", "/", "/a/../b"} {

@@ -4,6 +4,7 @@ package fs
 // --permanent a real deletion.
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -115,7 +116,10 @@ func (tr *trash) rm(c *eval.BuiltinCall) (value.Value, error) {
 		return bfsPathList(args), nil
 	}
 	trash := tr.dir(c)
-	if err := c.Host().MkdirAll(c.Ctx(), trash); err != nil {
+	// Only these calls may reach the trash: the gate refuses any other op
+	// there (policy.Grants.WithTrash).
+	tctx := host.WithTrashMove(c.Ctx())
+	if err := c.Host().MkdirAll(tctx, trash); err != nil {
 		return nil, c.FileError(trash, err)
 	}
 	defer c.Trashed() // also after a failure part way: what moved is there
@@ -125,7 +129,7 @@ func (tr *trash) rm(c *eval.BuiltinCall) (value.Value, error) {
 		abs := c.Abs(p)
 		name := strconv.FormatInt(tr.seq.Add(1), 10) + "-" + filepath.Base(abs)
 		to := filepath.Join(trash, name)
-		renamed, err := bfsMoveToTrash(c, abs, to)
+		renamed, err := bfsMoveToTrash(c, tctx, abs, to)
 		if err != nil {
 			return nil, c.FileError(p, err)
 		}
@@ -142,16 +146,16 @@ func (tr *trash) rm(c *eval.BuiltinCall) (value.Value, error) {
 // bfsMoveToTrash renames from to to, falling back to copy-then-delete when
 // the trash is on another filesystem; renamed reports which it did. A copy
 // is bounded (MaxTrashCopyBytes, MaxTrashCopyEntries) and measured before
-// it starts.
-func bfsMoveToTrash(c *eval.BuiltinCall, from, to string) (renamed bool, err error) {
-	err = c.Host().Rename(c.Ctx(), from, to)
+// it starts. tctx is the call's context marked as a trash move.
+func bfsMoveToTrash(c *eval.BuiltinCall, tctx context.Context, from, to string) (renamed bool, err error) {
+	err = c.Host().Rename(tctx, from, to)
 	if err == nil || !errors.Is(err, syscall.EXDEV) {
 		return err == nil, err
 	}
 	if err := bfsTrashCopyFits(c, from); err != nil {
 		return false, err
 	}
-	if err := c.Host().Copy(c.Ctx(), from, to, true); err != nil {
+	if err := c.Host().Copy(tctx, from, to, true); err != nil {
 		return false, err
 	}
 	return false, c.Host().Remove(c.Ctx(), from, true)

@@ -5,6 +5,7 @@ package journal
 // matches the file system it would touch (stale_undo when not).
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -143,7 +145,7 @@ type undoState struct {
 func undoVerify(c *eval.BuiltinCall, e eval.JournalEntry) error {
 	type planned struct{ from, to string } // a move from→to, or a removal of to (from "")
 	var done []planned
-	look := func(p string) (undoState, error) {
+	look := func(ctx context.Context, p string) (undoState, error) {
 		for i := len(done) - 1; i >= 0; i-- {
 			d := done[i]
 			if rest, ok := undoUnder(p, d.to); ok {
@@ -155,7 +157,7 @@ func undoVerify(c *eval.BuiltinCall, e eval.JournalEntry) error {
 				return undoState{}, nil // moved away
 			}
 		}
-		fi, err := c.Host().Lstat(c.Ctx(), p)
+		fi, err := c.Host().Lstat(ctx, p)
 		if err != nil {
 			if eval.PassThrough(err) {
 				return undoState{}, err
@@ -189,21 +191,21 @@ func undoVerify(c *eval.BuiltinCall, e eval.JournalEntry) error {
 		s.Path, s.From = filepath.Clean(s.Path), filepath.Clean(s.From)
 		switch s.Op {
 		case eval.UndoRestore, eval.UndoMoveBack:
-			src, err := look(s.From)
+			src, err := look(undoFromCtx(c, s), s.From)
 			if err != nil {
 				return err
 			}
 			if !matches(s, src) {
 				return stale(s, s.From+" is gone or was changed")
 			}
-			dst, err := look(s.Path)
+			dst, err := look(c.Ctx(), s.Path)
 			if err != nil {
 				return err
 			}
 			if dst.exists {
 				return stale(s, "something is at "+s.Path+" again")
 			}
-			parent, err := look(filepath.Dir(s.Path))
+			parent, err := look(c.Ctx(), filepath.Dir(s.Path))
 			if err != nil {
 				return err
 			}
@@ -212,7 +214,7 @@ func undoVerify(c *eval.BuiltinCall, e eval.JournalEntry) error {
 			}
 			done = append(done, planned{from: s.From, to: s.Path})
 		case eval.UndoRemove:
-			st, err := look(s.Path)
+			st, err := look(c.Ctx(), s.Path)
 			if err != nil {
 				return err
 			}
@@ -253,7 +255,7 @@ func undoApply(c *eval.BuiltinCall, e eval.JournalEntry) ([]string, error) {
 		var act string
 		switch s.Op {
 		case eval.UndoRestore, eval.UndoMoveBack:
-			err = undoMove(c, s.From, s.Path)
+			err = undoMove(c, undoFromCtx(c, s), s.From, s.Path)
 			act = s.Op + " " + s.From + " -> " + s.Path
 		case eval.UndoRemove:
 			err = c.Host().Remove(c.Ctx(), s.Path, false)
@@ -286,14 +288,26 @@ func joinActions(a []string) string {
 	return out
 }
 
-// undoMove renames from back to to, copying across filesystems.
-func undoMove(c *eval.BuiltinCall, from, to string) error {
-	err := c.Host().Rename(c.Ctx(), from, to)
+// undoMove renames from back to to, copying across filesystems; fromCtx
+// is the context for the ops on from (undoFromCtx).
+func undoMove(c *eval.BuiltinCall, fromCtx context.Context, from, to string) error {
+	err := c.Host().Rename(fromCtx, from, to)
 	if err == nil || !errors.Is(err, syscall.EXDEV) {
 		return err
 	}
-	if err := c.Host().Copy(c.Ctx(), from, to, true); err != nil {
+	if err := c.Host().Copy(fromCtx, from, to, true); err != nil {
 		return err
 	}
-	return c.Host().Remove(c.Ctx(), from, true)
+	return c.Host().Remove(fromCtx, from, true)
+}
+
+// undoFromCtx is the context for a step's ops on its From path: a restore
+// takes its item out of the kernel's trash, which only a context marked as
+// a trash move may reach (policy.Grants.WithTrash); any other step's From
+// is judged as any path is.
+func undoFromCtx(c *eval.BuiltinCall, s eval.UndoStep) context.Context {
+	if s.Op == eval.UndoRestore {
+		return host.WithTrashMove(c.Ctx())
+	}
+	return c.Ctx()
 }
