@@ -32,7 +32,8 @@ import (
 // shortUsage follows a usage error: the synopsis, and where the rest is.
 const shortUsage = "usage: shoal [-c SOURCE | FILE [ARGS...]] [--kernel [SOCKET]] (shoal --help for everything)\n"
 
-const usage = `usage: shoal                  (interactive, on a terminal)
+// usageHead and usageTail surround the subcommands' lines of usageText.
+const usageHead = `usage: shoal                  (interactive, on a terminal)
        shoal -c SOURCE
        shoal FILE [ARGS...]      (the script sees ARGS as args)
        shoal < FILE
@@ -41,14 +42,13 @@ const usage = `usage: shoal                  (interactive, on a terminal)
                                 directory unless --keep-cwd; default socket the
                                 discovered one, session $SHOAL_SESSION or "default",
                                 token $SHOAL_TOKEN)
-       shoal mcp [flags]        (shoal-mcp, the MCP facade, found beside this shoal)
-       shoal history [flags]    (a running kernel's journal; see shoal history -h)
-       shoal kernel [flags]     (shoal-kernel, found beside this shoal)
-       shoal token COMMAND      (shoal-token, found beside this shoal)
-       shoal doctor [--json]    (state dir, socket, tokens, policy, sandbox, cgroups)
-       shoal trust [DIR | --list | --revoke [DIR]]
-                                (which project directories may steer shoal; see shoal trust -h)
        shoal --version
+`
+
+const usageTail = `
+A first argument that names a subcommand runs it; a script of the same
+name runs as ./NAME. A bare word (letters, digits and '-', no '.' or '/')
+that names neither a subcommand nor an existing file is an error.
 
 Runs Shoal source standalone and prints the final value, or reads
 statements interactively: Ctrl-C abandons the line being typed or stops
@@ -64,44 +64,43 @@ func main() {
 	os.Exit(code)
 }
 
+// cliFlags are the values of shoal's own flags.
+type cliFlags struct {
+	cmd     string
+	version bool
+	remote  remoteTarget
+}
+
+// newShoalFlags declares shoal's own flags (the completion scripts list
+// them from here too).
+func newShoalFlags() (*flag.FlagSet, *cliFlags) {
+	var v cliFlags
+	fs := flag.NewFlagSet("shoal", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // its errors are reported by the caller, one line each
+	fs.Usage = func() {}
+	fs.StringVar(&v.cmd, "c", "", "evaluate `SOURCE`")
+	fs.StringVar(&v.cmd, "command", "", "evaluate `SOURCE`")
+	fs.BoolVar(&v.version, "version", false, "print the version")
+	fs.StringVar(&v.remote.Socket, "kernel", "", "run in a session of the kernel at `SOCKET`")
+	fs.StringVar(&v.remote.Session, "session", os.Getenv("SHOAL_SESSION"), "the kernel session to attach to")
+	fs.StringVar(&v.remote.Token, "token", os.Getenv("SHOAL_TOKEN"), "attach with a bearer token")
+	fs.BoolVar(&v.remote.KeepCwd, "keep-cwd", false, "attach without moving the kernel session to this directory")
+	return fs, &v
+}
+
 // run is the whole command, parameterised for tests.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "mcp" && ownStreams(stdin, stdout, stderr) {
-		// shoal mcp becomes shoal-mcp (a script named mcp runs as ./mcp).
-		return execCompanion(companions["mcp"], args[1:], stderr)
+	if len(args) > 0 {
+		if sub, ok := findSubcommand(args[0]); ok {
+			return sub.Run(ctx, args[1:], stdin, stdout, stderr)
+		}
 	}
-	if len(args) > 0 && companions[args[0]] != "" {
-		// shoal kernel / shoal token (and shoal mcp on other streams): the
-		// binaries beside this one.
-		return companion(companions[args[0]], args[1:], stdin, stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "doctor" {
-		return doctor(ctx, args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "trust" {
-		// A script named trust runs as ./trust.
-		return trustCommand(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "history" {
-		// A script named history runs as ./history.
-		return history(ctx, args[1:], stdout, stderr)
-	}
-	fs := flag.NewFlagSet("shoal", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // its errors are reported below, one line each
-	fs.Usage = func() {}
-	var cmd string
-	fs.StringVar(&cmd, "c", "", "evaluate `SOURCE`")
-	fs.StringVar(&cmd, "command", "", "evaluate `SOURCE`")
-	showVersion := fs.Bool("version", false, "print the version")
-	var remote remoteTarget
-	fs.StringVar(&remote.Socket, "kernel", "", "run in a session of the kernel at `SOCKET`")
-	fs.StringVar(&remote.Session, "session", os.Getenv("SHOAL_SESSION"), "the kernel session to attach to")
-	fs.StringVar(&remote.Token, "token", os.Getenv("SHOAL_TOKEN"), "attach with a bearer token")
-	fs.BoolVar(&remote.KeepCwd, "keep-cwd", false, "attach without moving the kernel session to this directory")
+	fs, flags := newShoalFlags()
+	cmd, showVersion, remote := &flags.cmd, &flags.version, &flags.remote
 	args, discover := kernelFlag(args)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usage)
+			fmt.Fprint(stdout, usageText())
 			return 0
 		}
 		fmt.Fprintf(stderr, "shoal: %v\n%s", err, shortUsage)
@@ -112,7 +111,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	}
 
-	name, src, err := source(fs, cmd, stdin)
+	name, src, err := source(fs, *cmd, stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 2
@@ -123,7 +122,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	remote.Style = value.Human // the REPL's comes from the user's render.* settings
 	var target *remoteTarget
 	if remote.Socket != "" {
-		target = &remote
+		target = remote
 	}
 	if name == "" {
 		remote.TTY = true
@@ -137,7 +136,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		script, scriptArgs = name, fs.Args()[1:]
 	}
 	if target != nil {
-		return executeRemote(ctx, remote, name, src, script, scriptArgs, stdout, stderr)
+		return executeRemote(ctx, *remote, name, src, script, scriptArgs, stdout, stderr)
 	}
 	return execute(ctx, name, src, script, scriptArgs, stdout, stderr)
 }
@@ -160,6 +159,9 @@ func source(fs *flag.FlagSet, cmd string, stdin io.Reader) (name, src string, er
 	case fs.NArg() > 0:
 		path := fs.Arg(0)
 		data, err := os.ReadFile(path)
+		if err != nil && scriptMissing(path) {
+			return "", "", unknownSubcommand(path)
+		}
 		if err != nil {
 			return "", "", err
 		}

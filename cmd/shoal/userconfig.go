@@ -58,24 +58,15 @@ func loadUserConfig(stderr io.Writer) (cfg *userconfig.Config, reported map[stri
 // prompts are rendered from the same snapshot into ps, where the editor
 // reads them on redraws.
 func promptFunc(cfg *userconfig.Config, in *eval.Interp, color bool, ps *promptSides, remote *remoteSession) func(int) string {
-	home, _ := os.UserHomeDir()
-	hostname, _ := os.Hostname()
-	user := os.Getenv("USER")
-	ssh := os.Getenv("SSH_CONNECTION") != "" || os.Getenv("SSH_TTY") != ""
+	facts := newPromptFacts()
 	p := &cfg.Prompt
-	wantGit, wantReef := usesModule(p, "git_status"), usesModule(p, "reef")
+	wantReef := usesModule(p, "reef")
 	return func(status int) string {
 		dir := in.Dir()
-		st := prompt.State{
-			Dir: dir, Home: home, Status: status, Branch: prompt.GitBranch(dir, readSmallFile),
-			User: user, Host: hostname, SSH: ssh, Now: time.Now(), Jobs: in.LiveTasks(),
-			Color: color && cfg.Render.Color, Principal: user, Leash: "allow-all",
-		}
+		st := facts.state(cfg, dir, status, color)
+		st.Jobs = in.LiveTasks()
 		if remote != nil {
 			st.Principal, st.Agent, st.Leash = remotePromptFacts(remote)
-		}
-		if wantGit && st.Branch != "" {
-			st.Git = gitStatus(context.Background(), dir)
 		}
 		if wantReef {
 			st.Reef = reefTools(context.Background(), in, dir)
@@ -86,6 +77,36 @@ func promptFunc(cfg *userconfig.Config, in *eval.Interp, color bool, ps *promptS
 		}
 		return prompt.Render(p, st)
 	}
+}
+
+// promptFacts are the facts of a prompt that do not change while shoal
+// runs: home, host, user, whether over SSH.
+type promptFacts struct {
+	home, host, user string
+	ssh              bool
+}
+
+func newPromptFacts() promptFacts {
+	home, _ := os.UserHomeDir()
+	hostname, _ := os.Hostname()
+	return promptFacts{home: home, host: hostname, user: os.Getenv("USER"),
+		ssh: os.Getenv("SSH_CONNECTION") != "" || os.Getenv("SSH_TTY") != ""}
+}
+
+// state is the snapshot one prompt renders from in dir after status, as a
+// standalone session sees it (the caller adds jobs, a kernel's facts and
+// reef): the branch read from .git, git status run only when a format
+// names it.
+func (f promptFacts) state(cfg *userconfig.Config, dir string, status int, color bool) prompt.State {
+	st := prompt.State{
+		Dir: dir, Home: f.home, Status: status, Branch: prompt.GitBranch(dir, readSmallFile),
+		User: f.user, Host: f.host, SSH: f.ssh, Now: time.Now(),
+		Color: color && cfg.Render.Color, Principal: f.user, Leash: "allow-all",
+	}
+	if usesModule(&cfg.Prompt, "git_status") && st.Branch != "" {
+		st.Git = gitStatus(context.Background(), dir)
+	}
+	return st
 }
 
 // promptSides holds the right and transient prompts of the prompt being

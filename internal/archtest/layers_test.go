@@ -55,6 +55,7 @@ var allowed = map[string][]string{
 	"internal/pty":         {"proto"},
 	"internal/policy":      {"internal/host", "internal/leash", "internal/sandbox"},
 	"internal/highlight":   {"internal/syntax"},
+	"internal/format":      {"internal/syntax"},
 	"internal/lineedit":    {"internal/atomicfile", "internal/highlight", "internal/syntax", "internal/complete"},
 	"internal/userconfig":  {"internal/value"},
 	"internal/prompt":      {"internal/userconfig"},

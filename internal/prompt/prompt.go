@@ -81,6 +81,18 @@ func Continuation(p *userconfig.Prompt, s State) string {
 	return expand(p.Format.Continuation, func(name string) (string, bool) { return module(p, name, s) })
 }
 
+// Module renders the one module name of p from s ("" when it shows
+// nothing now), and false when name is no module (for shoal prompt
+// explain and bench).
+func Module(p *userconfig.Prompt, name string, s State) (string, bool) {
+	for _, m := range Modules {
+		if m == name {
+			return module(p, name, s)
+		}
+	}
+	return "", false
+}
+
 // Unknown lists the placeholders of format that are not modules (for a
 // warning at start).
 func Unknown(format string) []string {

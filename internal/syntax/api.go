@@ -10,6 +10,11 @@ type ParseOptions struct {
 	IsBound func(name string) bool
 	// REPL permits `it`, `out` and a leading `.` continuing from `it`.
 	REPL bool
+	// Comments keeps the source's `#` comments in Program.Comments, each
+	// attached to a node (comments.go). Off, the parser does no work for
+	// them and every tree is as it always was; a formatter or an editor
+	// turns it on.
+	Comments bool
 }
 
 // Error is a parse error: a message, the span it concerns, an optional hint,

@@ -42,6 +42,10 @@ type Node interface {
 // Program is a parsed source unit.
 type Program struct {
 	Stmts []Stmt
+	// Comments are the source's comments in order, kept only when
+	// ParseOptions.Comments asks; trivia beside the tree, which the walker,
+	// the JSON form and evaluation ignore.
+	Comments []Comment
 }
 
 // Stmt is a statement node.

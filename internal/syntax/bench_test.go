@@ -111,6 +111,13 @@ func BenchmarkParse10KB(b *testing.B) {
 			return err
 		})
 	})
+	b.Run("shoal-comments", func(b *testing.B) {
+		src := benchSource() // it has comments: the cost of keeping them
+		benchLatency(b, len(src), func() error {
+			_, err := Parse(src, ParseOptions{Comments: true})
+			return err
+		})
+	})
 	b.Run("go-floor", func(b *testing.B) {
 		src := goBenchSource()
 		benchLatency(b, len(src), func() error {

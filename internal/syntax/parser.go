@@ -132,7 +132,11 @@ func (p *parser) parseSafely(src string, opts ParseOptions) (prog *Program, err 
 		return nil, &Error{Msg: "source is too large to parse", Span: Span{0, 0},
 			Hint: "split the source into modules of under 2 GiB each"}
 	}
-	return p.parseProgram(src, opts), nil
+	prog = p.parseProgram(src, opts)
+	if opts.Comments {
+		attachComments(src, prog)
+	}
+	return prog, nil
 }
 
 // parseProgram parses src, reporting errors by panicking with a bailout.

@@ -45,6 +45,12 @@ func Tokens(src string, isBound func(string) bool) []Token {
 	if len(src) > MaxTokenSource {
 		return []Token{{ClassPlain, 0, len(src)}}
 	}
+	return tokenize(src, isBound)
+}
+
+// tokenize is Tokens without the size bound, for callers that bound the
+// source themselves (comment collection runs on a source the parser took).
+func tokenize(src string, isBound func(string) bool) []Token {
 	t := tokenizer{src: src, isBound: isBound, head: true}
 	t.run()
 	return t.out

@@ -114,6 +114,9 @@ func fill(t *testing.T, n Node) []Node {
 				continue
 			}
 		}
+		if ft == reflect.TypeOf([]Comment(nil)) {
+			continue // comments are trivia beside the tree, not children
+		}
 		switch ft.Kind() {
 		case reflect.Interface, reflect.Pointer, reflect.Slice, reflect.Map:
 			t.Errorf("%s.%s: field of type %s holds something the walker test cannot fill", v.Type().Name(), v.Type().Field(i).Name, ft)

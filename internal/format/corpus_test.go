@@ -1,0 +1,54 @@
+package format
+
+import (
+	"os"
+	"testing"
+
+	"github.com/shoalgo/shoal/internal/conformance"
+	"github.com/shoalgo/shoal/internal/syntax"
+)
+
+// corpusSources returns the source of every corpus case that parses.
+func corpusSources(tb testing.TB) []string {
+	tb.Helper()
+	dir, _, err := conformance.DefaultDir(".")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		tb.Skipf("no conformance corpus at %s (set SHOAL_CONFORMANCE_DIR): %v", dir, err)
+	}
+	cases, err := conformance.LoadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var srcs []string
+	for _, c := range cases {
+		if _, err := syntax.Parse(c.Src, parseOptions); err == nil {
+			srcs = append(srcs, c.Src)
+		}
+	}
+	return srcs
+}
+
+// TestCorpus: every corpus source that parses formats idempotently to the
+// same tree with the same comments.
+func TestCorpus(t *testing.T) {
+	srcs := corpusSources(t)
+	if len(srcs) < 500 {
+		t.Fatalf("only %d corpus sources parse", len(srcs))
+	}
+	changed := 0
+	for _, src := range srcs {
+		got, err := Source([]byte(src))
+		if err != nil {
+			t.Errorf("%q: %v", src, err)
+			continue
+		}
+		if string(got) != src {
+			changed++
+		}
+		assertStable(t, []byte(src), got)
+	}
+	t.Logf("%d corpus sources formatted, %d changed", len(srcs), changed)
+}

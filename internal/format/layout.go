@@ -1,0 +1,284 @@
+package format
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/shoalgo/shoal/internal/syntax"
+)
+
+// layout produces the canonical layout of text, whose tree is prog.
+//
+// The tree says which bytes are tokens (the spans of its leaves, strings
+// with their holes, interpreter bodies) and which are comments; the bytes
+// outside both are code punctuation and spaces. Brackets among those give
+// each line's depth: the lines above with a bracket still open, so that
+// `f([` opens one level, not two. A line that starts inside a token (a multi-line
+// string or interpreter body) is kept as it is; every other line has its
+// leading spaces replaced by the depth's indentation.
+func layout(text string, prog *syntax.Program) string {
+	opaque := opaqueSpans(prog)
+	var b strings.Builder
+	b.Grow(len(text) + len(text)/8)
+	st := lineState{}
+	oi := 0 // the first opaque span that may hold or follow the line
+	for start := 0; start <= len(text); {
+		end := len(text)
+		if i := strings.IndexByte(text[start:], '\n'); i >= 0 {
+			end = start + i
+		}
+		for oi < len(opaque) && int(opaque[oi].End) <= start {
+			oi++
+		}
+		st.line(&b, text, start, end, opaque[oi:])
+		start = end + 1
+	}
+	return b.String()
+}
+
+// opaqueSpans returns, sorted and merged, the spans of prog's tokens that
+// have content (leaves, strings with holes) and of its comments.
+func opaqueSpans(prog *syntax.Program) []syntax.Span {
+	var spans []syntax.Span
+	syntax.Walk(prog, func(n syntax.Node) bool {
+		if _, ok := n.(*syntax.Program); ok {
+			return true
+		}
+		if syntax.IsToken(n) {
+			spans = append(spans, n.Pos())
+			return false // a string's holes lie inside it
+		}
+		return true
+	})
+	for _, c := range prog.Comments {
+		spans = append(spans, c.Span)
+	}
+	slices.SortFunc(spans, func(a, b syntax.Span) int { return int(a.Start) - int(b.Start) })
+	merged := spans[:0]
+	for _, s := range spans {
+		if s.End <= s.Start {
+			continue
+		}
+		if n := len(merged); n > 0 && s.Start < merged[n-1].End {
+			merged[n-1].End = max(merged[n-1].End, s.End)
+			continue
+		}
+		merged = append(merged, s)
+	}
+	return merged
+}
+
+// lineState carries what one line tells the next.
+type lineState struct {
+	open        []bool // the brackets open before the line: whether each began a level
+	levels      int    // indentation levels open: lines with an open bracket
+	continues   bool   // the line continues the statement of the line above
+	blank       bool   // blank lines were seen since the last line written
+	wrote       bool   // a line has been written
+	afterOpener bool   // the last line written ends with an opening bracket
+}
+
+// line lays out the line text[start:end] (without its line break), given
+// the opaque spans from the first that ends after start.
+func (st *lineState) line(b *strings.Builder, text string, start, end int, opaque []syntax.Span) {
+	startInside := len(opaque) > 0 && int(opaque[0].Start) < start
+	endInside := false
+	for _, o := range opaque {
+		if int(o.Start) >= end {
+			break
+		}
+		endInside = int(o.End) > end
+	}
+	line := text[start:end]
+	if startInside {
+		// Inside a multi-line token: kept, but for trailing spaces when the
+		// token ends on this line.
+		if !endInside {
+			line = strings.TrimRight(line, " \t\r")
+		}
+		st.flushBlank(b, false)
+		b.WriteString(line)
+		b.WriteByte('\n')
+		st.scan(text, start, end, opaque)
+		return
+	}
+	content := strings.TrimLeft(line, " \t")
+	if !endInside {
+		content = strings.TrimRight(content, " \t\r")
+	}
+	if content == "" {
+		st.blank = st.blank || st.wrote
+		return
+	}
+	lead := start + (len(line) - len(strings.TrimLeft(line, " \t")))
+	closers := st.closedLevels(leadingClosers(text, lead, end, opaque))
+	indent := st.levels - closers
+	if st.continues {
+		indent++
+	}
+	st.flushBlank(b, closers > 0 || startsWithCloser(text, lead))
+	for range max(indent, 0) {
+		b.WriteString(indentUnit)
+	}
+	writeSpacedComment(b, text, lead, lead+len(content), opaque)
+	b.WriteByte('\n')
+	st.scan(text, start, end, opaque)
+}
+
+// closedLevels returns how many indentation levels the first k open
+// brackets from the top close.
+func (st *lineState) closedLevels(k int) int {
+	n := 0
+	for i := len(st.open) - 1; i >= 0 && k > 0; i, k = i-1, k-1 {
+		if st.open[i] {
+			n++
+		}
+	}
+	return n
+}
+
+// flushBlank writes the one blank line that stands for a run of them,
+// unless the file has nothing yet, the last line opened a bracket or this
+// one starts by closing one.
+func (st *lineState) flushBlank(b *strings.Builder, closes bool) {
+	if st.blank && st.wrote && !st.afterOpener && !closes {
+		b.WriteByte('\n')
+	}
+	st.blank, st.wrote = false, true
+}
+
+// scan moves the state past the line text[start:end]: brackets change the
+// depth, and the line's last code (outside tokens and comments) says
+// whether the next line continues it.
+func (st *lineState) scan(text string, start, end int, opaque []syntax.Span) {
+	var last byte
+	lastAt := -1
+	oi := 0
+	openHere := 0 // brackets opened on this line and still open
+	for i := start; i < end; i++ {
+		for oi < len(opaque) && int(opaque[oi].End) <= i {
+			oi++
+		}
+		if oi < len(opaque) && int(opaque[oi].Start) <= i {
+			if text[opaque[oi].Start] != '#' { // a token, not a comment
+				last, lastAt = 'a', int(opaque[oi].End)-1
+			}
+			i = int(opaque[oi].End) - 1 // skip it
+			continue
+		}
+		c := text[i]
+		switch c {
+		case '{', '[', '(':
+			st.open = append(st.open, openHere == 0)
+			if openHere == 0 {
+				st.levels++
+			}
+			openHere++
+		case '}', ']', ')':
+			if n := len(st.open); n > 0 {
+				if st.open[n-1] {
+					st.levels--
+				}
+				st.open = st.open[:n-1]
+			}
+			openHere = max(openHere-1, 0)
+		case ' ', '\t', '\r':
+			continue
+		}
+		last, lastAt = c, i
+	}
+	st.afterOpener = last == '{' || last == '[' || last == '('
+	st.continues = lastAt >= 0 && continuesAfter(text, lastAt) || startsWithDot(text, end+1, opaque)
+}
+
+// continuesAfter reports whether a line whose last code byte is text[i]
+// leaves its statement open: a line continuation `\` or a binary operator.
+func continuesAfter(text string, i int) bool {
+	switch text[i] {
+	case '\\', '=', '+', '-', '*', '/', '%', '&', '|', '<', '>', '?', ':', '!':
+		return !(text[i] == '>' && i > 0 && text[i-1] == '-') // `->` ends a return type
+	}
+	return false
+}
+
+// startsWithDot reports whether the line at pos starts with `.` or `?.`
+// outside a token: a method chain continued from the line above.
+func startsWithDot(text string, pos int, opaque []syntax.Span) bool {
+	for pos < len(text) && (text[pos] == ' ' || text[pos] == '\t') {
+		pos++
+	}
+	if pos >= len(text) {
+		return false
+	}
+	if text[pos] == '?' {
+		pos++
+	}
+	if pos >= len(text) || text[pos] != '.' {
+		return false
+	}
+	for _, o := range opaque {
+		if int(o.Start) > pos {
+			break
+		}
+		if pos < int(o.End) {
+			return false
+		}
+	}
+	return true
+}
+
+// leadingClosers counts the closing brackets at the start of the line's
+// code (from lead), before anything else.
+func leadingClosers(text string, lead, end int, opaque []syntax.Span) int {
+	n := 0
+	for i := lead; i < end; i++ {
+		switch text[i] {
+		case '}', ']', ')':
+			for _, o := range opaque {
+				if int(o.Start) > i {
+					break
+				}
+				if i < int(o.End) {
+					return n
+				}
+			}
+			n++
+		case ' ', '\t':
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// writeSpacedComment writes text[from:to], with the spaces between code
+// and a comment that follows it on the line made one.
+func writeSpacedComment(b *strings.Builder, text string, from, to int, opaque []syntax.Span) {
+	for _, o := range opaque {
+		s := int(o.Start)
+		if s >= to {
+			break
+		}
+		if s <= from || text[s] != '#' { // no token starts with `#`
+
+			continue
+		}
+		gap := s
+		for gap > from && (text[gap-1] == ' ' || text[gap-1] == '\t') {
+			gap--
+		}
+		if gap == s || gap == from {
+			continue
+		}
+		b.WriteString(text[from:gap])
+		b.WriteByte(' ')
+		b.WriteString(text[s:to])
+		return
+	}
+	b.WriteString(text[from:to])
+}
+
+// startsWithCloser reports whether the code at lead is a closing bracket.
+func startsWithCloser(text string, lead int) bool {
+	return lead < len(text) && (text[lead] == '}' || text[lead] == ']' || text[lead] == ')')
+}
