@@ -45,6 +45,7 @@ const usage = `usage: shoal                  (interactive, on a terminal)
        shoal history [flags]    (a running kernel's journal; see shoal history -h)
        shoal kernel [flags]     (shoal-kernel, found beside this shoal)
        shoal token COMMAND      (shoal-token, found beside this shoal)
+       shoal lsp [--kernel SOCKET] (the language server, on stdin/stdout; see shoal lsp -h)
        shoal doctor [--json]    (state dir, socket, tokens, policy, sandbox, cgroups)
        shoal trust [DIR | --list | --revoke [DIR]]
                                 (which project directories may steer shoal; see shoal trust -h)
@@ -74,6 +75,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// shoal kernel / shoal token (and shoal mcp on other streams): the
 		// binaries beside this one.
 		return companion(companions[args[0]], args[1:], stdin, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "lsp" {
+		return runLSP(args[1:], stdin, stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "doctor" {
 		return doctor(ctx, args[1:], stdout, stderr)
