@@ -31,12 +31,10 @@ func (s *Server) completion(ctx context.Context, params json.RawMessage) (any, e
 	if cands == nil {
 		cands = complete.Complete(d.text, off, s.completeContext(d, off))
 	}
-	list := protocol.CompletionList{Items: make([]protocol.CompletionItem, 0, min(len(cands), MaxCompletionItems))}
+	// complete bounds the candidates (complete.MaxCandidates), the
+	// kernel's answer too.
+	list := protocol.CompletionList{Items: make([]protocol.CompletionItem, 0, len(cands))}
 	for i, c := range cands {
-		if i == MaxCompletionItems {
-			list.IsIncomplete = true
-			break
-		}
 		start, end := int(c.Replace.Start), int(c.Replace.End)
 		if start < 0 || end > len(d.text) || start > end {
 			start, end = off, off

@@ -83,7 +83,18 @@ func (s *Server) diagnostics(ctx context.Context, d *document) []protocol.Diagno
 	}
 	syntax.Walk(an.prog, func(n syntax.Node) bool {
 		m, ok := n.(*syntax.MethodCall)
-		if !ok || reg.IsMethod(m.Name) || m.NameSpan.End <= m.NameSpan.Start {
+		if !ok || m.NameSpan.End <= m.NameSpan.Start {
+			return true
+		}
+		if ns := namespaceOf(reg, an.idx, m); ns != "" {
+			members := reg.NamespaceMembers(ns)
+			if !slices.Contains(members, m.Name) {
+				out = append(out, unknown(d, int(m.NameSpan.Start), int(m.NameSpan.End), codeUnknownMethod,
+					fmt.Sprintf("unknown member `%s.%s`: the namespace has no such member", ns, m.Name), value.Suggest(m.Name, members)))
+			}
+			return true
+		}
+		if reg.IsMethod(m.Name) {
 			return true
 		}
 		out = append(out, unknown(d, int(m.NameSpan.Start), int(m.NameSpan.End), codeUnknownMethod,
@@ -91,6 +102,16 @@ func (s *Server) diagnostics(ctx context.Context, d *document) []protocol.Diagno
 		return true
 	})
 	return out
+}
+
+// namespaceOf names the namespace a call's receiver is (`os` in
+// `os.hostname()`), "" when it is a value.
+func namespaceOf(reg interface{ Namespace(string) bool }, ix *index, m *syntax.MethodCall) string {
+	v, ok := m.X.(*syntax.Var)
+	if !ok || !reg.Namespace(v.Name) || ix.resolve(v.Name, int(v.Span.Start), false) >= 0 {
+		return ""
+	}
+	return v.Name
 }
 
 // unknown is a warning about a name, with its did-you-mean (when there is

@@ -48,8 +48,12 @@ func (s *Server) describe(ctx context.Context, d *document, off int) (string, in
 		}
 		switch n := n.(type) {
 		case *syntax.MethodCall:
-			if ns := n.NameSpan; off >= int(ns.Start) && off <= int(ns.End) {
-				text, start, end = s.help(n.Name), int(ns.Start), int(ns.End)
+			if sp := n.NameSpan; off >= int(sp.Start) && off <= int(sp.End) {
+				name := n.Name
+				if ns := namespaceOf(s.opts.Registry, an.idx, n); ns != "" {
+					name = ns + "." + n.Name
+				}
+				text, start, end = s.help(name), int(sp.Start), int(sp.End)
 			}
 		case *syntax.CmdCall:
 			if h := n.Head; h != nil && off >= int(h.Span.Start) && off <= int(h.Span.End) {

@@ -14,6 +14,4 @@ const (
 	// MaxChangesPerNotification bounds the content changes one didChange
 	// may carry.
 	MaxChangesPerNotification = 4096
-	// MaxCompletionItems bounds one completion answer.
-	MaxCompletionItems = 500
 )

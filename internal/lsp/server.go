@@ -80,7 +80,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 		switch {
 		case errors.Is(err, io.EOF):
 			return errors.New("lsp: the client closed the stream without exit")
-		case errors.Is(err, protocol.ErrFrameTooLarge):
+		case errors.Is(err, protocol.ErrFrameTooLarge), errors.Is(err, protocol.ErrBadHeader):
 			s.replyError(nil, protocol.CodeInvalidRequest, err.Error())
 			continue
 		case err != nil:

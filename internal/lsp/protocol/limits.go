@@ -8,8 +8,8 @@ const (
 	// INVALID_REQUEST error; the server stays up.
 	MaxFrameBytes = 8 << 20
 	// MaxHeaderBytes bounds the header block of one frame (every header
-	// line together); a longer one ends the stream, since no frame
-	// boundary can be found in it.
+	// line together); the rest of a longer one is read past without being
+	// kept and the frame is answered with an INVALID_REQUEST error.
 	MaxHeaderBytes = 8 << 10
 	// MaxJSONDepth bounds the nesting of arrays and objects in a message,
 	// checked before the message is decoded.
