@@ -32,11 +32,11 @@ func newDocument(uri string, version int32, text string) *document {
 
 // set replaces the text (or drops it when it is too large).
 func (d *document) set(text string) {
-	d.an = nil
 	if len(text) > MaxDocumentBytes {
-		d.text, d.lines, d.tooBig = "", []int{0}, true
+		d.drop()
 		return
 	}
+	d.an = nil
 	d.text, d.tooBig = text, false
 	d.lines = d.lines[:0]
 	d.lines = append(d.lines, 0)
@@ -45,6 +45,11 @@ func (d *document) set(text string) {
 			d.lines = append(d.lines, i+1)
 		}
 	}
+}
+
+// drop forgets the text of a document past MaxDocumentBytes.
+func (d *document) drop() {
+	d.text, d.lines, d.tooBig, d.an, d.lastIdx = "", []int{0}, true, nil, nil
 }
 
 // apply applies one content change: a range replaced, or the whole text.
@@ -61,7 +66,7 @@ func (d *document) apply(ch protocol.TextDocumentContentChangeEvent) error {
 		return errors.New("change range ends before it starts")
 	}
 	if len(d.text)-(end-start)+len(ch.Text) > MaxDocumentBytes {
-		d.set(string(make([]byte, MaxDocumentBytes+1))) // drop it
+		d.drop()
 		return errTooLarge
 	}
 	d.set(d.text[:start] + ch.Text + d.text[end:])

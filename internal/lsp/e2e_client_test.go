@@ -45,8 +45,8 @@ type client struct {
 	t     testing.TB
 	cmd   *exec.Cmd
 	in    io.WriteCloser
-	out   *protocol.Reader
 	w     *protocol.Writer
+	inbox *inbox
 	next  int
 	mu    sync.Mutex
 	diags map[string]protocol.PublishDiagnosticsParams
@@ -81,8 +81,11 @@ func startServer(t testing.TB, args ...string) *client {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := &client{t: t, cmd: cmd, in: in, out: protocol.NewReader(bufio.NewReaderSize(out, 1<<16)), w: protocol.NewWriter(in),
+	c := &client{t: t, cmd: cmd, in: in, w: protocol.NewWriter(in), inbox: newInbox(),
 		diags: map[string]protocol.PublishDiagnosticsParams{}}
+	// The server's output is drained all the time, so a test that writes
+	// much before reading never blocks the server on a full pipe.
+	go c.inbox.drain(protocol.NewReader(bufio.NewReaderSize(out, 1<<16)))
 	t.Cleanup(func() {
 		in.Close()
 		_ = cmd.Process.Kill()
@@ -158,7 +161,7 @@ func (c *client) call(method string, params, result any) {
 
 func (c *client) read() *protocol.Message {
 	c.t.Helper()
-	body, err := c.out.ReadMessage()
+	body, err := c.inbox.next()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			c.t.Fatalf("shoal lsp closed its output")
@@ -170,6 +173,52 @@ func (c *client) read() *protocol.Message {
 		c.t.Fatalf("shoal lsp wrote %q: %v", body, err)
 	}
 	return &m
+}
+
+// inbox queues the frames the server writes, without bound (a test's
+// output is small).
+type inbox struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	frames [][]byte
+	err    error
+}
+
+func newInbox() *inbox {
+	b := &inbox{}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+func (b *inbox) drain(r *protocol.Reader) {
+	for {
+		body, err := r.ReadMessage()
+		b.mu.Lock()
+		if err != nil {
+			b.err = err
+		} else {
+			b.frames = append(b.frames, body)
+		}
+		b.cond.Broadcast()
+		b.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (b *inbox) next() ([]byte, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for len(b.frames) == 0 && b.err == nil {
+		b.cond.Wait()
+	}
+	if len(b.frames) == 0 {
+		return nil, b.err
+	}
+	f := b.frames[0]
+	b.frames = b.frames[1:]
+	return f, nil
 }
 
 func (c *client) keep(m *protocol.Message) {
@@ -185,7 +234,6 @@ func (c *client) keep(m *protocol.Message) {
 	}
 	c.notes = append(c.notes, *m)
 }
-
 
 func (c *client) open(uri, text string) {
 	c.t.Helper()

@@ -284,7 +284,9 @@ func runMarkers(t *testing.T, c *client, uri, src string) {
 }
 
 func covers(r protocol.Range, p protocol.Position) bool {
-	before := func(a, b protocol.Position) bool { return a.Line < b.Line || a.Line == b.Line && a.Character <= b.Character }
+	before := func(a, b protocol.Position) bool {
+		return a.Line < b.Line || a.Line == b.Line && a.Character <= b.Character
+	}
 	return before(r.Start, p) && before(p, r.End)
 }
 
