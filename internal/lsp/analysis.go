@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/shoalgo/shoal/internal/syntax"
@@ -57,8 +58,10 @@ type ref struct {
 
 // index is a document's bindings and their uses, in source order.
 type index struct {
-	src  string // the text it indexes
-	defs []def
+	src    string // the text it indexes
+	defs   []def
+	byName map[string][]int // the declarations of each name, in source order
+	early  map[string][]int // those visible before their own position (functions, aliases, patterns)
 	refs []ref
 }
 
@@ -185,6 +188,17 @@ func buildIndex(src string, prog *syntax.Program) *index {
 		}
 		return true
 	})
+	ix.byName = make(map[string][]int, len(ix.defs))
+	ix.early = map[string][]int{}
+	for i, d := range ix.defs {
+		ix.byName[d.name] = append(ix.byName[d.name], i)
+		if d.visible < d.start {
+			ix.early[d.name] = append(ix.early[d.name], i)
+		}
+	}
+	for _, list := range ix.byName {
+		slices.SortFunc(list, func(a, b int) int { return ix.defs[a].start - ix.defs[b].start })
+	}
 	for i := range ix.refs {
 		ix.refs[i].def = ix.resolve(ix.refs[i].name, ix.refs[i].start, ix.refs[i].command)
 	}
@@ -195,25 +209,40 @@ func buildIndex(src string, prog *syntax.Program) *index {
 // whose scope holds off and that are visible there, the innermost scope's,
 // the latest in it. A command head means only a function or alias.
 func (ix *index) resolve(name string, off int, command bool) int {
-	best := -1
-	for i := range ix.defs {
+	fits := func(i int) bool {
 		d := &ix.defs[i]
-		if d.name != name || off < int(d.scope.Start) || off >= int(d.scope.End) && off != int(d.scope.End) || off < d.visible {
-			continue
+		if off < int(d.scope.Start) || off > int(d.scope.End) || off < d.visible {
+			return false
 		}
 		if command && d.kind != defFn && d.kind != defAlias {
-			continue
+			return false
 		}
-		if off >= d.start && off < d.end {
-			continue // the declaration itself
+		return off < d.start || off >= d.end // not the declaration itself
+	}
+	// Scopes nest, so the nearest fitting declaration before off is in
+	// the innermost scope that has one: a later one in an outer scope
+	// would lie inside the inner scope.
+	best := -1
+	list := ix.byName[name]
+	n, _ := slices.BinarySearchFunc(list, off, func(i, off int) int { return ix.defs[i].start - off })
+	for j := n - 1; j >= 0; j-- {
+		if fits(list[j]) {
+			best = list[j]
+			break
+		}
+	}
+	// A function, alias or pattern binder is visible before it is
+	// written: one in a narrower scope wins.
+	for _, i := range ix.early[name] {
+		if i == best || !fits(i) {
+			continue
 		}
 		if best < 0 {
 			best = i
 			continue
 		}
-		b := &ix.defs[best]
-		bw, dw := b.scope.End-b.scope.Start, d.scope.End-d.scope.Start
-		if dw < bw || dw == bw && d.visible >= b.visible {
+		b, d := &ix.defs[best], &ix.defs[i]
+		if d.scope.End-d.scope.Start < b.scope.End-b.scope.Start {
 			best = i
 		}
 	}

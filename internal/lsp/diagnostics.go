@@ -19,6 +19,7 @@ const (
 	codeUnknownName    = "unknown_name"
 	codeUnknownMethod  = "unknown_method"
 	codeTooLarge       = "too_large"
+	codeTooMany        = "too_many"
 )
 
 // fixData is a diagnostic's data when a did-you-mean applies: the text
@@ -59,7 +60,10 @@ func (s *Server) diagnostics(ctx context.Context, d *document) []protocol.Diagno
 	}
 	ix := an.idx
 	for _, r := range ix.refs {
-		if r.def >= 0 || slices.Contains(predeclared, r.name) {
+		if len(out) >= MaxDiagnostics {
+			break
+		}
+		if r.def >= 0 || slices.Contains(predeclared, r.name) || strings.HasPrefix(r.name, syntax.ImplicitParam) {
 			continue
 		}
 		if r.command {
@@ -83,6 +87,9 @@ func (s *Server) diagnostics(ctx context.Context, d *document) []protocol.Diagno
 	}
 	syntax.Walk(an.prog, func(n syntax.Node) bool {
 		m, ok := n.(*syntax.MethodCall)
+		if len(out) >= MaxDiagnostics {
+			return false
+		}
 		if !ok || m.NameSpan.End <= m.NameSpan.Start {
 			return true
 		}
@@ -101,6 +108,10 @@ func (s *Server) diagnostics(ctx context.Context, d *document) []protocol.Diagno
 			fmt.Sprintf("unknown method `.%s`: no type has it", m.Name), value.Suggest(m.Name, reg.AllMethods())))
 		return true
 	})
+	if len(out) >= MaxDiagnostics {
+		out = append(out[:MaxDiagnostics], protocol.Diagnostic{Severity: protocol.SeverityInfo, Code: codeTooMany, Source: "shoal",
+			Message: fmt.Sprintf("more than %d problems; the rest are not shown", MaxDiagnostics)})
+	}
 	return out
 }
 

@@ -11,6 +11,10 @@ const (
 	// MaxDocuments bounds the open documents; opening one more fails
 	// (the editor is told with window/showMessage) until one is closed.
 	MaxDocuments = 256
+	// MaxDiagnostics bounds the diagnostics published for one version
+	// (each unknown name costs a did-you-mean search); past it one more
+	// says the rest are not shown.
+	MaxDiagnostics = 500
 	// MaxChangesPerNotification bounds the content changes one didChange
 	// may carry.
 	MaxChangesPerNotification = 4096
