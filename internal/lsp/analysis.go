@@ -62,7 +62,7 @@ type index struct {
 	defs   []def
 	byName map[string][]int // the declarations of each name, in source order
 	early  map[string][]int // those visible before their own position (functions, aliases, patterns)
-	refs []ref
+	refs   []ref
 }
 
 // analyse parses src and indexes it.
