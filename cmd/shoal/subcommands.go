@@ -24,6 +24,10 @@ func subcommands() []subcommand {
 		{"fmt", "[--check | -l | -d | -w] [FILE...]", "lay Shoal source out canonically, keeping every comment", fmtCommand},
 		{"completions", "bash|zsh|fish", "print a completion script for shoal", completionsCommand},
 		{"prompt", "print|explain|bench", "render, explain or time the REPL's prompt", promptCommand},
+		{"lsp", "[--kernel SOCKET]", "the language server, on stdin/stdout (see shoal lsp -h)",
+			func(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+				return runLSP(args, stdin, stdout, stderr)
+			}},
 		{"history", "[flags]", "a running kernel's journal (see shoal history -h)",
 			func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 				return history(ctx, args, stdout, stderr)
