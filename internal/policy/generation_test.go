@@ -29,6 +29,10 @@ func TestGeneration(t *testing.T) {
 		}
 		seen[g] = name
 	}
+	plain := []byte("[principal.\"agent:a\"]\nfs.read = [\"/x\"]\n")
+	if parse(plain, "/h") != parse(plain, "/other") {
+		t.Error("the home directory changes the generation of a policy without ~")
+	}
 	if Default("uid:1").Generation() != Default("uid:2").Generation() {
 		t.Error("the default policy's generation depends on the owner")
 	}
