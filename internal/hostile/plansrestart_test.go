@@ -246,3 +246,47 @@ func TestHostilePlanApprovalPolicyChange(t *testing.T) {
 		t.Fatalf("apply approved under the new policy: %v", err)
 	}
 }
+
+// TestHostilePlanTombstoneFlood: a token principal applies ten times
+// --plan-tombstones plans. Only the newest that many refs keep saying
+// "applied" (the older are plain UNKNOWN_PLAN), before and after kill -9
+// and a restart (the forgotten rows are gone from the journal too); the
+// kernel stays up and the owner is served throughout.
+func TestHostilePlanTombstoneFlood(t *testing.T) {
+	const tombs = 8
+	k := Start(t, Options{Flags: []string{"--plan-tombstones", fmt.Sprint(tombs)}})
+	hb := k.Heartbeat(t)
+	tok := k.Token(t, "agent:evil")
+	evil := k.Attach(t, "e", tok)
+	var refs []string
+	for i := range 10 * tombs {
+		var p restartPlan
+		if err := evil.Call(Ctx(t), "exec", map[string]any{"src": fmt.Sprintf("%d + 1", i), "mode": "plan"}, &p); err != nil || p.State != "allowed" {
+			t.Fatalf("plan %d: %+v, %v", i, p, err)
+		}
+		if err := evil.Call(Ctx(t), "plan.apply", map[string]any{"plan_ref": p.PlanRef}, nil); err != nil {
+			t.Fatalf("apply %d: %v", i, err)
+		}
+		refs = append(refs, p.PlanRef)
+	}
+	check := func(c *client.Client, when string) {
+		t.Helper()
+		for i, ref := range refs {
+			err := c.Call(Ctx(t), "plan.apply", map[string]any{"plan_ref": ref}, nil)
+			if i >= len(refs)-tombs {
+				wantGone(t, fmt.Sprintf("%s: recent ref %d", when, i), err, "applied")
+				continue
+			}
+			var data map[string]any
+			if code, _ := client.ErrorCode(err); code != proto.CodeUnknownPlan || (client.ErrorData(err, &data) == nil && data["state"] != nil) {
+				t.Fatalf("%s: forgotten ref %d: %v (data %v), want plain -32012", when, i, err, data)
+			}
+		}
+	}
+	check(evil, "live")
+	hb.Stop(t)
+	k.Alive(t)
+	kill9(t, k)
+	k2 := Start(t, Options{Flags: []string{"--plan-tombstones", fmt.Sprint(tombs)}, StateDir: k.StateDir})
+	check(k2.Attach(t, "e", tok), "after kill -9")
+}

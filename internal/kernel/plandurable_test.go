@@ -251,3 +251,26 @@ func TestLoadPlansFromJournal(t *testing.T) {
 		t.Errorf("a plan not yet expired: %+v, %v", g.State, err)
 	}
 }
+
+// The kernel-wide bound forgets the oldest tombstone of any principal.
+func TestTombstonesTotalBound(t *testing.T) {
+	tb := newTombstones(4, 5)
+	var forgot []string
+	forget := func(refs []string) { forgot = append(forgot, refs...) }
+	now := time.Unix(0, 0)
+	for i := range 6 {
+		p := "a"
+		if i%2 == 1 {
+			p = "b"
+		}
+		tb.add(string(rune('0'+i)), sessionKey{p, "s"}, PlanApplied, now, forget)
+	}
+	if tb.len() != 5 || len(forgot) != 1 || forgot[0] != "0" || tb.has("0") {
+		t.Fatalf("%d kept, forgot %v", tb.len(), forgot)
+	}
+	none := newTombstones(0, 0)
+	none.add("x", sessionKey{"a", "s"}, PlanApplied, now, forget)
+	if none.len() != 0 || forgot[len(forgot)-1] != "x" {
+		t.Fatalf("with no tombstones allowed: %d kept, forgot %v", none.len(), forgot)
+	}
+}
