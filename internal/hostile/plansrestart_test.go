@@ -58,12 +58,8 @@ func getState(t *testing.T, c *client.Client, ref string) (string, error) {
 // wantGone checks err is UNKNOWN_PLAN whose data says state.
 func wantGone(t *testing.T, what string, err error, state string) {
 	t.Helper()
-	var data struct {
-		State   string `json:"state"`
-		PlanRef string `json:"plan_ref"`
-	}
-	if code, _ := client.ErrorCode(err); code != proto.CodeUnknownPlan || client.ErrorData(err, &data) != nil || data.State != state {
-		t.Errorf("%s: %v (data %+v), want -32012 with data.state %q", what, err, data, state)
+	if got, ok := client.PlanGoneState(err); !ok || got != state {
+		t.Errorf("%s: %v (state %q), want -32012 with data.state %q", what, err, got, state)
 	}
 }
 

@@ -51,7 +51,7 @@ func planErr(err error, ref string) error {
 		return quotaDenied(be.Error(), be.budget, be.limit)
 	case errors.As(err, &gone):
 		return proto.NewError(proto.CodeUnknownPlan, "unknown plan "+quoteRef(ref)+": "+goneText[gone.state]+"; it can never run",
-			map[string]any{"plan_ref": ref, "state": gone.state})
+			&proto.PlanGone{PlanRef: ref, State: gone.state})
 	case errors.Is(err, errUnknownPlan):
 		return proto.NewError(proto.CodeUnknownPlan, "unknown plan "+quoteRef(ref)+" (never stored, expired, or already applied)", nil)
 	case errors.Is(err, errForeignPlan):
