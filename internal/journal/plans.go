@@ -127,6 +127,7 @@ func (d *DB) writeTx(what string, fn func(w writer) error) error {
 		_, _ = w.Exec(`ROLLBACK`)
 		return fmt.Errorf("journal: %s: %w", what, err)
 	}
+	d.wrote(1) // counted toward the next checkpoint, as applied rows are
 	return nil
 }
 
