@@ -137,3 +137,33 @@ func TestPlanRowBounds(t *testing.T) {
 		t.Fatalf("PutPlan after Close = %v", err)
 	}
 }
+
+// Close while plans are being written returns, and every write after it
+// fails with an error rather than hang.
+func TestPlanWritesDuringClose(t *testing.T) {
+	d, err := Open(filepath.Join(t.TempDir(), "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	started := make(chan struct{})
+	go func() {
+		for i := 0; ; i++ {
+			err := d.PutPlan(&PlanRow{Ref: fmt.Sprintf("plan:%d", i), Principal: "p", Session: "s", State: "allowed"})
+			if i == 0 {
+				close(started)
+			}
+			if err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	<-started
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil {
+		t.Fatal("a write after Close succeeded")
+	}
+}

@@ -102,16 +102,19 @@ func listText(s string) []string {
 }
 
 // writeTx runs fn in one transaction on the write connection, between the
-// applier's batches, and commits it.
+// applier's batches, and commits it. It never holds the applier's lock
+// while it waits for wmu (Close takes wmu, then the applier's lock): a
+// Close that comes between the check and the lock leaves the connection
+// closed, and the transaction fails rather than waits.
 func (d *DB) writeTx(what string, fn func(w writer) error) error {
-	d.ap.amu.Lock()
-	defer d.ap.amu.Unlock()
 	d.wmu.Lock()
 	closed := d.closed
 	d.wmu.Unlock()
 	if closed {
 		return ErrClosed
 	}
+	d.ap.amu.Lock()
+	defer d.ap.amu.Unlock()
 	if d.w == nil {
 		return fmt.Errorf("journal: %s: no write connection", what)
 	}
