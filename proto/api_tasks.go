@@ -270,3 +270,12 @@ type BlobResult struct {
 	EOF    bool            `json:"eof"`
 	Value  json.RawMessage `json:"value"`
 }
+
+// PlanGone is the data of an UNKNOWN_PLAN (-32012) answer about a plan
+// that can no longer run, while the kernel keeps its tombstone: State is
+// "applied", "expired", or "denied" (a denied plan past its time). A ref
+// the kernel never stored, or whose tombstone it forgot, has no data.
+type PlanGone struct {
+	PlanRef string `json:"plan_ref"`
+	State   string `json:"state"`
+}

@@ -110,6 +110,7 @@ var helpGroups = []helpGroup{
 		{"token-plans", "N", "stored plans all token principals keep together"},
 		{"plan-memory", "SIZE", "the token principals' stored plans together"},
 		{"plan-ttl", "TIME", "how long a plan waits to be applied before it expires"},
+		{"plan-tombstones", "N", "ended plans one principal's refs still report"},
 	}},
 	{"PTYs", []helpEntry{
 		{"session-ptys", "N", "PTYs one session keeps open"},

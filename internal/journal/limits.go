@@ -36,6 +36,12 @@ const (
 	// MaxOutputs is the most outputs an entry records (Finish replaces
 	// Begin's, it does not add to them).
 	MaxOutputs = 16
+	// MaxPlanBytes is the largest derived plan (JSON) a stored plan
+	// keeps; a larger one is refused, not stored.
+	MaxPlanBytes = 4 << 20
+	// MaxPlanRows bounds the stored plans Plans reads at start (the
+	// kernel's own plan bounds keep far fewer).
+	MaxPlanRows = 1 << 17
 	// MaxFieldBytes bounds every short text field (session, principal, cwd,
 	// verdict, kinds, hashes).
 	MaxFieldBytes = 4096

@@ -226,6 +226,30 @@ var migrations = []migration{
 			`CREATE INDEX entries_failed ON entries(kind, id) WHERE ok = 0`,
 		)
 	},
+	// v9: stored plans and their decisions (plans.go), so that a restart
+	// keeps every plan, approval ticket, denial, expiry and applied-once
+	// mark. A plan that can no longer run keeps a row (its tombstone,
+	// ended_ns set, source and plan emptied) so its ref can say why.
+	func(tx *sql.Tx) error {
+		return execAll(tx,
+			`CREATE TABLE plans (
+				ref        TEXT    NOT NULL UNIQUE,
+				principal  TEXT    NOT NULL,
+				session    TEXT    NOT NULL,
+				src        TEXT    NOT NULL,
+				plan       TEXT    NOT NULL,
+				verdict    TEXT    NOT NULL,
+				reasons    TEXT    NOT NULL DEFAULT '[]',
+				state      TEXT    NOT NULL,
+				approver   TEXT    NOT NULL DEFAULT '',
+				uncovered  TEXT    NOT NULL DEFAULT '[]',
+				ticket     TEXT    NOT NULL DEFAULT '',
+				created_ns INTEGER NOT NULL,
+				expires_ns INTEGER NOT NULL,
+				ended_ns   INTEGER NOT NULL DEFAULT 0
+			)`,
+		)
+	},
 }
 
 // SchemaVersion is the schema version this build writes.

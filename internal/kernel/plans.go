@@ -45,9 +45,13 @@ const foreignPlanMsg = "leash denied: not the owner of this plan"
 // planErr maps a store error to its wire form.
 func planErr(err error, ref string) error {
 	var be *planBoundError
+	var gone *planGoneError
 	switch {
 	case errors.As(err, &be):
 		return quotaDenied(be.Error(), be.budget, be.limit)
+	case errors.As(err, &gone):
+		return proto.NewError(proto.CodeUnknownPlan, "unknown plan "+quoteRef(ref)+": "+goneText[gone.state]+"; it can never run",
+			&proto.PlanGone{PlanRef: ref, State: gone.state})
 	case errors.Is(err, errUnknownPlan):
 		return proto.NewError(proto.CodeUnknownPlan, "unknown plan "+quoteRef(ref)+" (never stored, expired, or already applied)", nil)
 	case errors.Is(err, errForeignPlan):
@@ -58,6 +62,14 @@ func planErr(err error, ref string) error {
 		return proto.NewError(proto.CodeApprovalRequired, "approval required: plan "+quoteRef(ref)+" awaits an approver's cap.request", nil)
 	}
 	return proto.NewError(proto.CodeInternalError, "plan: "+err.Error(), nil)
+}
+
+// goneText says why a plan that can no longer run cannot, by the state it
+// ended in.
+var goneText = map[string]string{
+	PlanApplied: "it was applied",
+	PlanExpired: "it expired unapplied",
+	PlanDenied:  "it was denied, and its time is up",
 }
 
 // derivePlan parses src in sess and derives its plan. A source that does
@@ -81,6 +93,21 @@ func derivePlan(sess *session, src string) (*leash.Plan, *syntax.Program, error)
 // digest.
 func samePlan(a, b *leash.Plan) bool {
 	return a.Reversibility == b.Reversibility && a.Opaque == b.Opaque && reflect.DeepEqual(a.Effects, b.Effects)
+}
+
+// sameStoredPlan is samePlan for a plan read back from the journal: its
+// effects came through JSON, which does not tell an empty list from none,
+// so when the two differ only that way they are the same (their JSON is).
+func sameStoredPlan(derived, stored *leash.Plan) bool {
+	if samePlan(derived, stored) {
+		return true
+	}
+	if derived.Reversibility != stored.Reversibility || derived.Opaque != stored.Opaque {
+		return false
+	}
+	a, err1 := json.Marshal(derived.Effects)
+	b, err2 := json.Marshal(stored.Effects)
+	return err1 == nil && err2 == nil && string(a) == string(b)
 }
 
 // execPlan answers exec in mode "plan": it waits for the session's turn
@@ -248,7 +275,7 @@ func (c *call) approvedPlan(ctx context.Context, p *execParams) error {
 	if err != nil {
 		return err
 	}
-	if !samePlan(plan, snap.plan) {
+	if same := samePlan(plan, snap.plan) || (snap.restored && sameStoredPlan(plan, snap.plan)); !same {
 		return proto.NewError(proto.CodeLeashDenied,
 			"leash denied: the source no longer derives the effects plan "+quoteRef(snap.ref)+" stored (the session changed); plan it again", nil)
 	}

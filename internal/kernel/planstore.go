@@ -25,9 +25,13 @@ const (
 	// (verdict deny); it can never be applied.
 	PlanDenied = "denied"
 	// PlanExpired: it outlived Limits.PlanTTL unapplied and was dropped.
-	// Only the approval event of its expiry carries this state: an
-	// expired ref is UNKNOWN_PLAN afterwards.
+	// Its ref is UNKNOWN_PLAN afterwards, with data.state "expired" while
+	// its tombstone is kept (planstombs.go).
 	PlanExpired = "expired"
+	// PlanApplied: it was applied (marked so, durably, before its run
+	// started). Its ref is UNKNOWN_PLAN afterwards, with data.state
+	// "applied" while its tombstone is kept.
+	PlanApplied = "applied"
 )
 
 // Verdicts, as policy gives them and answers carry them.
@@ -54,6 +58,13 @@ type planRecord struct {
 	state     string
 	approver  string   // who decided, once decided
 	uncovered []string // effect kinds a partial cap.request left uncovered
+	// ticket is the digest (planDigest) an approval, or the allow verdict
+	// it was stored with, was given for: it lets the plan run only while
+	// the digest of the record under the policy in force is the same.
+	ticket string
+	// restored: read back from the journal at start (its plan decoded
+	// from JSON).
+	restored bool
 
 	elem *list.Element // in planStore.order
 }
@@ -74,6 +85,9 @@ type planBounds struct {
 	session, principal, token int
 	memory                    int64
 	ttl                       time.Duration
+	// tombs is how many tombstones of one principal are kept (0: none);
+	// tombsTotal how many of all principals together (0: MaxPlanTombstones).
+	tombs, tombsTotal int
 }
 
 // planStore holds the kernel's stored plans by ref. Refs are fresh
@@ -97,6 +111,16 @@ type planStore struct {
 	// expired is called, without the mutex, with the records an expiry
 	// sweep dropped.
 	expired func([]*planRecord)
+	// tombs are the refs of plans that can no longer run (planstombs.go).
+	tombs tombstones
+	// sink, when set, is told of every change before it takes effect
+	// (plandurable.go); a change it refuses does not happen. gen is the
+	// policy generation tickets are bound to.
+	sink planSink
+	gen  string
+	// warn reports a change the sink failed to record that the store
+	// makes anyway (an expiry: a restart finds it expired by its time).
+	warn func(msg string, err error)
 }
 
 func newPlanStore(lim planBounds, expired func([]*planRecord)) *planStore {
@@ -107,6 +131,7 @@ func newPlanStore(lim planBounds, expired func([]*planRecord)) *planStore {
 		byPrincipal: map[string]int{},
 		now:         time.Now,
 		expired:     expired,
+		tombs:       newTombstones(lim.tombs, lim.tombsTotal),
 	}
 }
 
@@ -152,6 +177,35 @@ func (s *planStore) addLocked(rec *planRecord) error {
 	if s.closed {
 		return errPlanStoreClosed
 	}
+	if err := s.roomLocked(rec); err != nil {
+		return err
+	}
+	for {
+		ref, err := newPlanRef()
+		if err != nil {
+			return err
+		}
+		if _, taken := s.byRef[ref]; !taken && !s.tombs.has(ref) { // never overwrite, however unlikely
+			rec.ref = ref
+			break
+		}
+	}
+	rec.created = s.now()
+	rec.expires = rec.created.Add(s.lim.ttl)
+	if rec.state == PlanAllowed || rec.state == PlanApproved {
+		rec.ticket = planDigest(rec, s.gen) // the verdict it is stored with stands for its approval
+	}
+	if s.sink != nil {
+		if err := s.sink.put(rec); err != nil {
+			return err
+		}
+	}
+	s.insertLocked(rec)
+	return nil
+}
+
+// roomLocked checks rec fits every bound.
+func (s *planStore) roomLocked(rec *planRecord) error {
 	sess := s.bySession[rec.owner]
 	switch {
 	case len(sess) >= s.lim.session:
@@ -163,18 +217,12 @@ func (s *planStore) addLocked(rec *planRecord) error {
 	case rec.token && s.tokenBytes+rec.size > s.lim.memory:
 		return &planBoundError{budget: "plan_memory", flag: "plan-memory", limit: s.lim.memory}
 	}
-	for {
-		ref, err := newPlanRef()
-		if err != nil {
-			return err
-		}
-		if _, taken := s.byRef[ref]; !taken { // never overwrite, however unlikely
-			rec.ref = ref
-			break
-		}
-	}
-	rec.created = s.now()
-	rec.expires = rec.created.Add(s.lim.ttl)
+	return nil
+}
+
+// insertLocked indexes rec (its ref and times set) and charges its bounds.
+func (s *planStore) insertLocked(rec *planRecord) {
+	sess := s.bySession[rec.owner]
 	if sess == nil {
 		sess = map[string]*planRecord{}
 		s.bySession[rec.owner] = sess
@@ -190,7 +238,6 @@ func (s *planStore) addLocked(rec *planRecord) error {
 	if s.order.Len() == 1 {
 		s.armLocked()
 	}
-	return nil
 }
 
 // removeLocked forgets rec and gives back what it was charged.
@@ -227,6 +274,7 @@ func (s *planStore) sweepLocked() []*planRecord {
 		s.removeLocked(rec)
 		out = append(out, rec)
 	}
+	s.endLocked(out, now)
 	return out
 }
 
@@ -289,12 +337,37 @@ func snapshotLocked(rec *planRecord) planSnapshot {
 // lookupLocked finds ref for caller: errUnknownPlan when no live record
 // has it, errForeignPlan when it is not caller's.
 func (s *planStore) lookupLocked(ref string, caller sessionKey) (*planRecord, error) {
-	rec, ok := s.byRef[ref]
-	if !ok || !s.now().Before(rec.expires) {
-		return nil, errUnknownPlan
+	rec, err := s.liveLocked(ref)
+	if err != nil {
+		if g, ok := err.(*planGoneError); ok && g.owner != caller {
+			return nil, errUnknownPlan // a tombstone says nothing to anyone else
+		}
+		return nil, err
 	}
 	if rec.owner != caller {
 		return nil, errForeignPlan
+	}
+	return rec, nil
+}
+
+// liveLocked finds the live record of ref, whoever owns it: a
+// *planGoneError when ref names a plan that can no longer run, its
+// tombstone or a record past its expiry not yet swept; errUnknownPlan
+// when it names nothing.
+func (s *planStore) liveLocked(ref string) (*planRecord, error) {
+	rec, ok := s.byRef[ref]
+	if !ok {
+		if t, ok := s.tombs.get(ref); ok {
+			return nil, &planGoneError{state: t.state, owner: t.owner}
+		}
+		return nil, errUnknownPlan
+	}
+	if !s.now().Before(rec.expires) {
+		st := PlanExpired
+		if rec.state == PlanDenied {
+			st = PlanDenied
+		}
+		return nil, &planGoneError{state: st, owner: rec.owner}
 	}
 	return rec, nil
 }
@@ -354,15 +427,17 @@ func (s *planStore) findApproved(caller sessionKey, src string) (planSnapshot, b
 func (s *planStore) decide(ref, approver string, deny bool, covered map[string]bool) (planSnapshot, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, ok := s.byRef[ref]
-	if !ok || !s.now().Before(rec.expires) {
-		return planSnapshot{}, false, errUnknownPlan
+	rec, err := s.liveLocked(ref)
+	if err != nil {
+		return planSnapshot{}, false, err
 	}
 	if rec.verdict == VerdictDeny || rec.state == PlanDenied {
 		return snapshotLocked(rec), false, errPlanDenied
 	}
 	if deny {
-		rec.state, rec.approver, rec.uncovered = PlanDenied, approver, nil
+		if err := s.recordLocked(rec, PlanDenied, approver, nil, ""); err != nil {
+			return planSnapshot{}, false, err
+		}
 		return snapshotLocked(rec), true, nil
 	}
 	if rec.state == PlanApproved || rec.state == PlanAllowed {
@@ -380,11 +455,26 @@ func (s *planStore) decide(ref, approver string, deny bool, covered map[string]b
 		}
 	}
 	if len(uncovered) > 0 {
-		rec.uncovered = uncovered
+		if err := s.recordLocked(rec, rec.state, rec.approver, uncovered, rec.ticket); err != nil {
+			return planSnapshot{}, false, err
+		}
 		return snapshotLocked(rec), false, nil
 	}
-	rec.state, rec.approver, rec.uncovered = PlanApproved, approver, nil
+	if err := s.recordLocked(rec, PlanApproved, approver, nil, planDigest(rec, s.gen)); err != nil {
+		return planSnapshot{}, false, err
+	}
 	return snapshotLocked(rec), true, nil
+}
+
+// recordLocked changes rec's decision, once the sink has recorded it.
+func (s *planStore) recordLocked(rec *planRecord, state, approver string, uncovered []string, ticket string) error {
+	if s.sink != nil {
+		if err := s.sink.update(planChange(rec.ref, state, approver, uncovered, ticket, time.Time{})); err != nil {
+			return err
+		}
+	}
+	rec.state, rec.approver, rec.uncovered, rec.ticket = state, approver, uncovered, ticket
+	return nil
 }
 
 // peek returns rec for an approver's decision: the record whatever its
@@ -392,9 +482,9 @@ func (s *planStore) decide(ref, approver string, deny bool, covered map[string]b
 func (s *planStore) peek(ref string) (planSnapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, ok := s.byRef[ref]
-	if !ok || !s.now().Before(rec.expires) {
-		return planSnapshot{}, errUnknownPlan
+	rec, err := s.liveLocked(ref)
+	if err != nil {
+		return planSnapshot{}, err
 	}
 	return snapshotLocked(rec), nil
 }
@@ -411,14 +501,24 @@ func (s *planStore) consume(ref string, caller sessionKey, current string) (plan
 	if err != nil {
 		return planSnapshot{}, err
 	}
+	ticketed := (rec.state == PlanApproved || rec.state == PlanAllowed) && rec.ticket == planDigest(rec, s.gen)
 	switch {
 	case rec.state == PlanDenied:
 		return planSnapshot{}, errPlanDenied
-	case rec.state == PlanPending && current != VerdictAllow:
+	case !ticketed && current != VerdictAllow:
 		return planSnapshot{}, errPlanPending
+	}
+	// Marked applied, durably, before it runs: a crash during the run
+	// leaves it applied, never runnable again.
+	now := s.now()
+	if s.sink != nil {
+		if err := s.sink.update(planChange(rec.ref, PlanApplied, rec.approver, nil, rec.ticket, now)); err != nil {
+			return planSnapshot{}, err
+		}
 	}
 	snap := snapshotLocked(rec)
 	s.removeLocked(rec)
+	s.tombs.add(rec.ref, rec.owner, PlanApplied, now, s.forgetTombs)
 	return snap, nil
 }
 
@@ -438,6 +538,16 @@ type planBoundError struct {
 func (e *planBoundError) Error() string {
 	return fmt.Sprintf("plan refused: quota_exceeded: %s (%d, --%s) is full; apply or let plans expire first", e.budget, e.limit, e.flag)
 }
+
+// planGoneError is a ref of a plan that can no longer run: applied,
+// expired, or denied and expired. It is errUnknownPlan to errors.Is.
+type planGoneError struct {
+	state string
+	owner sessionKey
+}
+
+func (e *planGoneError) Error() string   { return "plan " + e.state }
+func (e *planGoneError) Is(t error) bool { return t == errUnknownPlan }
 
 // Store errors, mapped to wire errors by planErr.
 var (

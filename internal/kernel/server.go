@@ -246,8 +246,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.plans = newPlanStore(planBounds{
 		session: s.limits.SessionPlans, principal: s.limits.PrincipalPlans, token: s.limits.TokenPlans,
-		memory: s.limits.PlanMemory, ttl: s.limits.PlanTTL,
+		memory: s.limits.PlanMemory, ttl: s.limits.PlanTTL, tombs: s.limits.PlanTombstones,
 	}, s.plansExpired)
+	s.plans.gen = s.policy.Generation()
+	s.plans.warn = func(msg string, err error) { s.log.Warn(msg, "err", err) }
 	if cfg.StateDir != "" {
 		j, err := openJournal(cfg.StateDir, s.limits)
 		if err != nil {
@@ -258,6 +260,15 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		s.journal = j
+		s.plans.sink = journalPlans{j.db}
+		if err := s.restorePlans(); err != nil {
+			j.close()
+			s.cancel()
+			if s.ownProcs {
+				s.procs.Close()
+			}
+			return nil, err
+		}
 		s.seedJournalChannel()
 		j.db.OnFinish(s.rowFinished)
 		s.sweepWG.Add(3)

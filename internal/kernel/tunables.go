@@ -88,6 +88,10 @@ type Limits struct {
 	TokenPlans     int
 	PlanMemory     int64
 	PlanTTL        time.Duration
+	// PlanTombstones bounds the tombstones (refs of applied and expired
+	// plans, which answer with the state they ended in) kept for one
+	// principal; past it the oldest is forgotten (planstombs.go).
+	PlanTombstones int
 
 	// PTYs (see ptys.go). SessionPTYs bounds the PTYs one session keeps
 	// open, PrincipalPTYs those of one principal's sessions together (the
@@ -178,6 +182,7 @@ func DefaultLimits() Limits {
 		TokenPlans:           4096,
 		PlanMemory:           64 << 20,
 		PlanTTL:              time.Hour,
+		PlanTombstones:       1024,
 		SessionPTYs:          16,
 		PrincipalPTYs:        64,
 		KernelPTYs:           256,
@@ -306,6 +311,8 @@ var limitFlags = []limitFlag{
 		size: func(l *Limits) *int64 { return &l.PlanMemory }},
 	{name: "plan-ttl", usage: "how long a stored plan lives unapplied before it expires",
 		duration: func(l *Limits) *time.Duration { return &l.PlanTTL }},
+	{name: "plan-tombstones", usage: "refs of applied and expired plans kept per principal to say so (oldest forgotten)",
+		count: func(l *Limits) *int { return &l.PlanTombstones }},
 	{name: "task-output", usage: "output bytes one task's spool retains for task.output (oldest dropped)",
 		size: func(l *Limits) *int64 { return &l.TaskOutputBytes }},
 	{name: "principal-output", usage: "output bytes the spools of one principal's tasks retain together (oldest dropped)",

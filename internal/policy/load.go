@@ -84,7 +84,7 @@ func Parse(data []byte, home string) (*Policy, error) {
 	if len(doc.Principal) > MaxPrincipals {
 		return nil, &LoadError{Msg: fmt.Sprintf("more than %d principals", MaxPrincipals)}
 	}
-	p := &Policy{principals: make(map[string]*Grants, len(doc.Principal))}
+	p := &Policy{principals: make(map[string]*Grants, len(doc.Principal)), gen: generationOf(data, home)}
 	for name, entry := range doc.Principal {
 		if name == "" || strings.ContainsRune(name, 0) {
 			return nil, &LoadError{Msg: fmt.Sprintf("bad principal name %q", name)}

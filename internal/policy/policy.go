@@ -1,6 +1,9 @@
 package policy
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"maps"
 	"slices"
 	"sort"
@@ -100,6 +103,33 @@ type Grants struct {
 type Policy struct {
 	path       string
 	principals map[string]*Grants
+	gen        string // Generation
+}
+
+// defaultGeneration is the generation of the policy without a file.
+var defaultGeneration = generationOf([]byte("shoal default policy"), "")
+
+// generationOf is the generation of a policy document read with home
+// (which counts only when the document has a "~" to expand).
+func generationOf(data []byte, home string) string {
+	h := sha256.New()
+	if bytes.ContainsRune(data, '~') {
+		h.Write([]byte(home))
+	}
+	h.Write([]byte{0})
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Generation names the policy in force: the SHA-256 of its document and,
+// when it has a "~", the home directory that expanded to (64 lowercase
+// hex), or a fixed value for Default. Two policies with the same generation grant the same; an
+// approval given under one generation is not honoured under another.
+func (p *Policy) Generation() string {
+	if p == nil || p.gen == "" {
+		return defaultGeneration
+	}
+	return p.gen
 }
 
 // Default is the policy used without a policy file: the kernel owner may do
