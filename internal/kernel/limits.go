@@ -189,3 +189,8 @@ const (
 // TaskOutputTail is how much of a running exec task's output task.get
 // shows: the last 4 KiB of what it keeps (MaxExecOutput).
 const TaskOutputTail = 4 << 10
+
+// MinGoneSpools is the fewest forgotten spools whose lengths the output
+// store remembers (outspool_gone.go), so task.output on a task whose spool
+// the count bound forgot reports its bytes as dropped.
+const MinGoneSpools = 4096
