@@ -44,9 +44,9 @@ func processGone(t *testing.T, pid int) {
 	}
 }
 
-// taskPrinted waits until task's output holds want (the program printed
+// taskPrinted waits until task's output matches want (the program printed
 // it); the deadline only keeps a broken kernel from hanging the test.
-func taskPrinted(t *testing.T, c *client.Client, task string, want []byte) []byte {
+func taskPrinted(t *testing.T, c *client.Client, task string, want *regexp.Regexp) []byte {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -58,7 +58,7 @@ func taskPrinted(t *testing.T, c *client.Client, task string, want []byte) []byt
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bytes.Contains(all, want) {
+		if want.Match(all) {
 			return all
 		}
 		if time.Now().After(deadline) {
@@ -91,7 +91,7 @@ func readOutput(t *testing.T, c *client.Client, task string) ([]byte, *proto.Tas
 	}
 }
 
-var pidLine = regexp.MustCompile(`pid=(\d+)`)
+var pidLine = regexp.MustCompile(`pid=(\d+)\n`)
 
 // TestRestartInterruptsTasks: a program printing text and binary runs as a
 // task when the kernel is killed with SIGKILL; a kernel started on the
@@ -121,8 +121,7 @@ func restartInterrupts(t *testing.T, sig syscall.Signal) {
 	if err != nil || !res.IsTask() {
 		t.Fatalf("async exec = %+v, %v", res, err)
 	}
-	printed := taskPrinted(t, c, res.Task, []byte("\n"+"pid="))
-	printed = taskPrinted(t, c, res.Task, []byte(string(printed[bytes.Index(printed, []byte("pid=")):])+"\n"))
+	printed := taskPrinted(t, c, res.Task, pidLine)
 	m := pidLine.FindSubmatch(printed)
 	if m == nil {
 		t.Fatalf("no pid in %q", printed)
@@ -242,7 +241,8 @@ type storedCheckpoint struct {
 	Dir      []byte   `json:"dir"`
 	Env      [][]byte `json:"env"`
 	Bindings []struct {
-		Name string `json:"name"`
+		Name  string          `json:"name"`
+		Value json.RawMessage `json:"value"`
 	} `json:"bindings"`
 	Dropped []string `json:"dropped"`
 }
@@ -285,6 +285,15 @@ func (c storedCheckpoint) has(name string) bool {
 	return false
 }
 
+func (c storedCheckpoint) value(name string) string {
+	for _, b := range c.Bindings {
+		if b.Name == name {
+			return strings.ReplaceAll(string(b.Value), " ", "")
+		}
+	}
+	return ""
+}
+
 func (c storedCheckpoint) hasEnv(kv string) bool {
 	for _, e := range c.Env {
 		if string(e) == kv {
@@ -308,11 +317,11 @@ func TestRestartRestoresSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := k.Attach(t, "work", "")
-	first, err := c.Exec(ctx, client.ExecParams{Src: "let x = [1, 2]"})
+	first, err := c.Exec(ctx, client.ExecParams{Src: "[1, 2]"})
 	if err != nil || first.Ref == "" {
-		t.Fatalf("let x = %+v, %v", first, err)
+		t.Fatalf("[1, 2] = %+v, %v", first, err)
 	}
-	for _, src := range []string{"cd sub", `env.FOO = "bar"`, "let f = a => a + 1", "var n = 41", "n = n + 1"} {
+	for _, src := range []string{"let x = [1, 2]", "cd sub", `env.FOO = "bar"`, "let f = a => a + 1", "var n = 41", "n = n + 1"} {
 		if _, err := c.Exec(ctx, client.ExecParams{Src: src}); err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
@@ -322,7 +331,7 @@ func TestRestartRestoresSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitCheckpoint(t, k.StateDir, "work", func(c storedCheckpoint) bool {
-		return string(c.Dir) == realSub && c.hasEnv("FOO=bar") && c.has("x") && c.has("n") && slices.Contains(c.Dropped, "f")
+		return string(c.Dir) == realSub && c.hasEnv("FOO=bar") && c.has("x") && c.value("n") == `{"$":"int","v":42}` && slices.Contains(c.Dropped, "f")
 	})
 	killKernel(t, k, syscall.SIGKILL)
 
@@ -338,9 +347,13 @@ func TestRestartRestoresSession(t *testing.T) {
 	if res.CWD.Display != realSub {
 		t.Errorf("attach after the restart: cwd %q, want %q", res.CWD.Display, realSub)
 	}
-	check, err := c2.Exec(ctx, client.ExecParams{Src: `x == [1, 2] and n == 42 and env.FOO == "bar" and (pwd) == p"` + realSub + `"`})
+	check, err := c2.Exec(ctx, client.ExecParams{Src: `x == [1, 2] && n == 42 && env.FOO == "bar"`})
 	if err != nil || !strings.Contains(string(check.Value), "true") {
-		t.Fatalf("state after the restart: %s, %v", check.Value, err)
+		both, _ := c2.Exec(ctx, client.ExecParams{Src: `[x, n, env.FOO]`})
+		t.Fatalf("state after the restart: %+v, %v (x, n, FOO: %s)", check, err, both.Value)
+	}
+	if pwd, err := c2.Exec(ctx, client.ExecParams{Src: "pwd"}); err != nil || !strings.Contains(string(pwd.Value), realSub) {
+		t.Errorf("pwd after the restart: %+v, %v", pwd, err)
 	}
 	// n is still a var, x still a let.
 	if _, err := c2.Exec(ctx, client.ExecParams{Src: "n = 1"}); err != nil {
@@ -371,9 +384,9 @@ func TestRestartCheckpointBound(t *testing.T) {
 	k := Start(t, Options{Flags: flags})
 	ctx := Ctx(t)
 	c := k.Attach(t, "big", "")
-	for _, src := range []string{`let big = "a" * 655360`, "let small = 7", "let later = 8"} {
+	for _, src := range []string{`let big = "` + strings.Repeat("a", 10*bound) + `"`, "let small = 7", "let later = 8"} {
 		if _, err := c.Exec(ctx, client.ExecParams{Src: src}); err != nil {
-			t.Fatalf("%s: %v", src, err)
+			t.Fatalf("%.40s: %v", src, err)
 		}
 	}
 	_, size := waitCheckpoint(t, k.StateDir, "big", func(c storedCheckpoint) bool {
@@ -391,5 +404,50 @@ func TestRestartCheckpointBound(t *testing.T) {
 	if res.Restored == nil || res.Restored.Bindings != 2 || !slices.Contains(res.Restored.Dropped, "big") {
 		t.Fatalf("restored = %+v, want small and later back and big dropped", res.Restored)
 	}
+	k2.Alive(t)
+}
+
+// TestRestartIdleSessionNotRestored: a session closed for idleness deletes
+// its checkpoint and task records, so after a restart the same name starts
+// afresh.
+func TestRestartIdleSessionNotRestored(t *testing.T) {
+	flags := []string{"--session-idle", "1s"}
+	k := Start(t, Options{Flags: flags})
+	ctx := Ctx(t)
+	c := k.Attach(t, "brief", "")
+	if _, err := c.Exec(ctx, client.ExecParams{Src: "let kept = 1"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Exec(ctx, client.ExecParams{Src: "sh { echo done }", Async: true})
+	if err != nil || !res.IsTask() {
+		t.Fatalf("async exec = %+v, %v", res, err)
+	}
+	if _, err := c.TaskAwait(ctx, res.Task, 0); err != nil {
+		t.Fatal(err)
+	}
+	waitCheckpoint(t, k.StateDir, "brief", func(c storedCheckpoint) bool { return c.has("kept") })
+	c.Close()
+	// Closed for idleness: its checkpoint goes.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		files, _ := filepath.Glob(filepath.Join(k.StateDir, "sessions", "*.ckpt"))
+		spools, _ := filepath.Glob(filepath.Join(k.StateDir, "output", "*.out"))
+		if len(files) == 0 && len(spools) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the idle session's checkpoint or spools are still there: %v %v", files, spools)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	killKernel(t, k, syscall.SIGKILL)
+	k2 := Start(t, Options{StateDir: k.StateDir, Flags: flags})
+	c2 := k2.Client(t)
+	att, err := c2.Attach(ctx, client.AttachParams{Session: "brief"})
+	if err != nil || att.Restored != nil {
+		t.Fatalf("attach after the idle close and a restart = %+v, %v; want nothing restored", att, err)
+	}
+	_, err = c2.TaskGet(ctx, res.Task)
+	WantCode(t, err, proto.CodeUnknownTask)
 	k2.Alive(t)
 }
