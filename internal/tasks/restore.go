@@ -10,7 +10,8 @@ var ErrInterrupted = errors.New("interrupted: the kernel stopped while the task 
 
 // Restore adds finished records of owner that an earlier kernel kept (a
 // restart), oldest first, as if their tasks had run here: they are
-// terminal (a record in any other state is made Interrupted), their ids
+// terminal (a record in any other state is made Interrupted, ended now
+// when it names no end), their ids
 // are known to Get, List and Await, and the ids this registry hands out
 // from then on are above every restored one and above floor (the largest
 // id the owner ever had, restored or not), so no id names two tasks.
@@ -48,6 +49,9 @@ func (r *Registry) Restore(owner Owner, recs []Record, floor uint64) {
 		}
 		if rec.State == Interrupted && rec.Err == nil {
 			rec.Err = ErrInterrupted
+		}
+		if rec.FinishedNs == 0 {
+			rec.FinishedNs = r.now().UnixNano()
 		}
 		rec.Session, rec.Foreground, rec.Suspended, rec.TimedOut = owner.Session, false, false, false
 		t := &Task{r: r, seq: seq, owner: owner, done: make(chan struct{}), cancel: func() {}, rec: rec, err: rec.Err}
