@@ -75,16 +75,15 @@ func (c *checkpointer) changed(dir string, env []string, bs []eval.Binding) bool
 
 // build makes the checkpoint of the state, remembering it as the last.
 func (c *checkpointer) build(dir string, env []string, bs []eval.Binding) *checkpointFile {
-	f := &checkpointFile{V: checkpointVersion, Dir: []byte(dir), Dropped: []string{}}
+	// The directory and environment are converted to their stored form by
+	// the writer (checkpointStore.write), off the statement's path.
+	f := &checkpointFile{V: checkpointVersion, dir: dir, Dropped: []string{}}
 	used := int64(len(dir))
 	for _, kv := range env {
 		used += int64(len(kv)) + 8
 	}
 	if used <= c.limit {
-		f.Env = make([][]byte, len(env))
-		for i, kv := range env {
-			f.Env[i] = []byte(kv)
-		}
+		f.env = env
 	} else {
 		f.Dropped = append(f.Dropped, "env")
 		used = int64(len(dir))
@@ -150,6 +149,13 @@ func storableWire(v value.Value, bound int64) []byte {
 func sameValue(a, b value.Value) (same bool) {
 	if a == nil || b == nil {
 		return a == nil && b == nil
+	}
+	switch a.(type) {
+	case value.Int, value.Float, value.Str, value.Bool, value.Path, value.Size, value.Duration,
+		*value.List, *value.Record, *value.Table, *value.Outcome, *value.Error:
+		// Comparable: == compares them (a pointer, a scalar), and is
+		// false, never a panic, when b's type differs.
+		return a == b
 	}
 	ta := reflect.TypeOf(a)
 	if ta != reflect.TypeOf(b) {

@@ -26,6 +26,10 @@ type checkpointStore struct {
 	root *os.Root
 	log  *slog.Logger
 
+	// wmu is held by the writer while it writes a batch, and by read, so
+	// a read sees a checkpoint either pending or written, never between.
+	wmu sync.Mutex
+
 	mu      sync.Mutex
 	pending map[sessionKey]*checkpointFile // nil: delete the file
 	closed  bool
@@ -45,6 +49,28 @@ type checkpointFile struct {
 	Env       [][]byte      `json:"env"` // null: not kept (past the bound)
 	Bindings  []ckptBinding `json:"bindings"`
 	Dropped   []string      `json:"dropped"`
+
+	// dir and env are what Dir and Env are made from when the file is
+	// written (env nil: not kept).
+	dir string
+	env []string
+}
+
+// stored is f with Dir and Env made from dir and env (a copy when f was
+// built by a checkpointer; f itself when it was read from a file).
+func (f *checkpointFile) stored() *checkpointFile {
+	if f.Dir != nil {
+		return f
+	}
+	cp := *f
+	cp.Dir = []byte(f.dir)
+	if f.env != nil {
+		cp.Env = make([][]byte, len(f.env))
+		for i, kv := range f.env {
+			cp.Env[i] = []byte(kv)
+		}
+	}
+	return &cp
 }
 
 // ckptBinding is one kept binding: its value's wire form.
@@ -113,6 +139,8 @@ func (c *checkpointStore) writer() {
 
 // flush writes what is pending, reporting whether the store is closed.
 func (c *checkpointStore) flush() bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	c.mu.Lock()
 	batch := c.pending
 	c.pending = map[sessionKey]*checkpointFile{}
@@ -134,7 +162,7 @@ func (c *checkpointStore) write(key sessionKey, f *checkpointFile) error {
 		}
 		return nil
 	}
-	b, err := json.Marshal(f)
+	b, err := json.Marshal(f.stored())
 	if err != nil {
 		return err
 	}
@@ -157,11 +185,16 @@ func (c *checkpointStore) write(key sessionKey, f *checkpointFile) error {
 // read returns key's checkpoint, or nil when there is none (or it cannot
 // be used: the reason is logged).
 func (c *checkpointStore) read(key sessionKey, limit int64) *checkpointFile {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	c.mu.Lock()
 	queued, pending := c.pending[key]
 	c.mu.Unlock()
 	if pending {
-		return queued // not written yet (nil: a deletion)
+		if queued == nil {
+			return nil // a deletion not made yet
+		}
+		return queued.stored() // not written yet
 	}
 	fh, err := c.root.Open(checkpointName(key))
 	if err != nil {
