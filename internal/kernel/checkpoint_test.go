@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -43,6 +44,17 @@ func TestCheckpointerKeepsWhatCanBeStored(t *testing.T) {
 	}
 	if sf := f.stored(); string(sf.Dir) != "/work" || len(sf.Env) != 1 || string(sf.Env[0]) != "FOO=bar" {
 		t.Errorf("stored dir %q env %q", sf.Dir, sf.Env)
+	}
+	// The hand-written encoding reads back as the file.
+	f.Principal, f.Session = key.principal, key.name
+	var back checkpointFile
+	if err := json.Unmarshal(f.appendJSON(nil), &back); err != nil {
+		t.Fatalf("checkpoint encoding: %v", err)
+	}
+	if back.V != checkpointVersion || back.Principal != "uid:1" || back.Session != "s" || string(back.Dir) != "/work" ||
+		len(back.Env) != 1 || string(back.Env[0]) != "FOO=bar" || len(back.Bindings) != 2 || !back.Bindings[0].Mutable ||
+		string(back.Bindings[1].Value) != string(f.Bindings[1].Value) || !slices.Equal(back.Dropped, f.Dropped) {
+		t.Errorf("checkpoint read back = %+v", back)
 	}
 	delete(store.pending, key)
 	c.note(key, "/work", slices.Clone(env), slices.Clone(bs))

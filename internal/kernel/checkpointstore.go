@@ -11,7 +11,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
+	"time"
+
+	"github.com/shoalgo/shoal/proto"
 )
 
 // checkpointStore keeps the sessions' checkpoints as files in
@@ -19,7 +23,8 @@ import (
 // the pair and opened through one os.Root made at start. A single writer
 // goroutine writes them: put replaces a session's pending checkpoint (so
 // a busy session writes its latest state, never a queue of them) and
-// wakes the writer; each file is written whole under a temporary name and
+// wakes the writer, which writes at most once per CheckpointPace; each
+// file is written whole under a temporary name and
 // renamed over the old one, so a kill leaves the old checkpoint or the new
 // one. The pending ones are bounded by the sessions the kernel keeps.
 type checkpointStore struct {
@@ -71,6 +76,55 @@ func (f *checkpointFile) stored() *checkpointFile {
 		}
 	}
 	return &cp
+}
+
+// appendJSON appends f's JSON encoding (what json.Unmarshal reads back
+// as a checkpointFile), written by hand so the bindings' wire forms, valid
+// JSON already, are copied rather than validated again.
+func (f *checkpointFile) appendJSON(b []byte) []byte {
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, int64(f.V), 10)
+	b = append(b, `,"principal":`...)
+	b = proto.AppendString(b, f.Principal)
+	b = append(b, `,"session":`...)
+	b = proto.AppendString(b, f.Session)
+	b = append(b, `,"dir":`...)
+	b = proto.AppendBase64(b, []byte(f.dir))
+	b = append(b, `,"env":`...)
+	if f.env == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, kv := range f.env {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = proto.AppendBase64(b, []byte(kv))
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"bindings":[`...)
+	for i, bd := range f.Bindings {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = proto.AppendString(b, bd.Name)
+		if bd.Mutable {
+			b = append(b, `,"mutable":true`...)
+		}
+		b = append(b, `,"value":`...)
+		b = append(b, bd.Value...)
+		b = append(b, '}')
+	}
+	b = append(b, `],"dropped":[`...)
+	for i, n := range f.Dropped {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = proto.AppendString(b, n)
+	}
+	return append(b, "]}"...)
 }
 
 // ckptBinding is one kept binding: its value's wire form.
@@ -134,6 +188,10 @@ func (c *checkpointStore) writer() {
 		if c.flush() {
 			return
 		}
+		// A session running statements back to back changes its state
+		// faster than it is worth writing: what changes meanwhile is
+		// coalesced into the next write.
+		time.Sleep(CheckpointPace)
 	}
 }
 
@@ -162,10 +220,7 @@ func (c *checkpointStore) write(key sessionKey, f *checkpointFile) error {
 		}
 		return nil
 	}
-	b, err := json.Marshal(f.stored())
-	if err != nil {
-		return err
-	}
+	b := f.appendJSON(make([]byte, 0, 4096))
 	tmp := name + ".tmp"
 	w, err := c.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
