@@ -166,3 +166,12 @@ func (c *Client) PTYClose(ctx context.Context, id string) (*proto.PTYClosed, err
 func (c *Client) PTYList(ctx context.Context) (*proto.PTYList, error) {
 	return call[proto.PTYList](ctx, c, proto.MethodPTYList, nil)
 }
+
+// TaskInterrupted is the state of a task that was running when its kernel
+// stopped; a kernel restarted on the same state directory reports it so,
+// its output still readable with TaskOutput.
+const TaskInterrupted = proto.TaskInterrupted
+
+// TaskEnded reports whether a task record is in a terminal state
+// (cancelled, failed, completed or interrupted).
+func TaskEnded(r *proto.TaskRecord) bool { return r != nil && proto.TaskTerminal(r.State) }

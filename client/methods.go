@@ -16,6 +16,9 @@ type (
 	AttachParams = proto.AttachParams
 	// AttachResult is the result of session.attach.
 	AttachResult = proto.AttachResult
+	// Restored is what a session got back after a kernel restart
+	// (AttachResult.Restored).
+	Restored = proto.Restored
 	// Caps is the capability summary of an attachment.
 	Caps = proto.Caps
 	// Dimensions is the per-dimension truth of Caps.Enforced.

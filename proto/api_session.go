@@ -125,6 +125,18 @@ type AttachResult struct {
 	// CwdRefused says why the Cwd asked for was not entered; the session
 	// is then in CWD.
 	CwdRefused string `json:"cwd_refused,omitempty"`
+	// Restored is set when the attach made the session anew after a
+	// kernel restart and a checkpoint of it was found: its working
+	// directory and environment are back, with Bindings of its bindings;
+	// Dropped names those that could not be kept.
+	Restored *Restored `json:"restored,omitempty"`
+}
+
+// Restored says what a session got back from its checkpoint after a
+// kernel restart (session.attach).
+type Restored struct {
+	Bindings int      `json:"bindings"`
+	Dropped  []string `json:"dropped"`
 }
 
 // Detached is the params of the session.detached notification.

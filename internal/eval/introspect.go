@@ -10,6 +10,8 @@ type Binding struct {
 	Value value.Value
 	// Callable marks functions and aliases (closures, command refs).
 	Callable bool
+	// Mutable marks a binding declared with var.
+	Mutable bool
 }
 
 // Bindings lists the session's bindings, sorted by name. It takes the
@@ -20,13 +22,14 @@ func (in *Interp) Bindings() []Binding {
 	names := in.names()
 	out := make([]Binding, 0, len(names))
 	for _, n := range names {
-		v, ok := in.root.get(n)
-		if !ok {
+		b := in.root.lookup(n)
+		if b == nil {
 			continue
 		}
+		v := b.val
 		_, closure := v.(*Closure)
 		_, alias := v.(*CmdRef)
-		out = append(out, Binding{Name: n, Value: v, Callable: closure || alias})
+		out = append(out, Binding{Name: n, Value: v, Callable: closure || alias, Mutable: b.mutable})
 	}
 	return out
 }

@@ -250,6 +250,28 @@ var migrations = []migration{
 			)`,
 		)
 	},
+	// v10: task records outlive their kernel (tasks.go): one row per
+	// retained task, so a restarted kernel reports the tasks that were
+	// running as interrupted and numbers new ones above every old one.
+	func(tx *sql.Tx) error {
+		return execAll(tx,
+			`CREATE TABLE tasks (
+				principal   TEXT NOT NULL,
+				session     TEXT NOT NULL,
+				seq         INTEGER NOT NULL,
+				state       TEXT NOT NULL,
+				started_ns  INTEGER NOT NULL,
+				finished_ns INTEGER NOT NULL DEFAULT 0,
+				result_ref  TEXT NOT NULL DEFAULT '',
+				error       TEXT NOT NULL DEFAULT '',
+				language    INTEGER NOT NULL DEFAULT 0,
+				descr       TEXT NOT NULL DEFAULT '',
+				out_bytes   INTEGER NOT NULL DEFAULT -1,
+				PRIMARY KEY (principal, session, seq)
+			)`,
+			`CREATE INDEX tasks_age ON tasks(started_ns)`,
+		)
+	},
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -109,6 +109,9 @@ func handleAttach(ctx context.Context, c *call) (any, error) {
 	res := srv.attachResult(att, name)
 	res.Created = created
 	res.CwdRefused = refused
+	if created {
+		res.Restored = sess.restored
+	}
 	return res, nil
 }
 

@@ -195,3 +195,13 @@ const TaskOutputTail = 4 << 10
 // Limits.PlanTombstones per principal; past it the oldest is forgotten
 // and its ref is plain UNKNOWN_PLAN (planstombs.go).
 const MaxPlanTombstones = 16384
+
+// MinGoneSpools is the fewest forgotten spools whose lengths the output
+// store remembers (outspool_gone.go), so task.output on a task whose spool
+// the count bound forgot reports its bytes as dropped.
+const MinGoneSpools = 4096
+
+// CheckpointPace is the least time between two writes of the session
+// checkpoint writer (checkpointstore.go): a checkpoint lags its statement
+// by at most this and one write.
+const CheckpointPace = 20 * time.Millisecond

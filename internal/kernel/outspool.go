@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
-	"sync/atomic"
 )
 
 // outputQuantum is the least a retention trim drops at once, so that a
@@ -38,7 +36,7 @@ type outputStore struct {
 	order  []*spool // oldest first
 	byPrin map[string]int64
 	kept   int64
-	seq    atomic.Uint64
+	gone   goneSpools // forgotten spools' lengths (outspool_gone.go)
 }
 
 func newOutputStore(l Limits, stateDir string) (*outputStore, error) {
@@ -46,12 +44,10 @@ func newOutputStore(l Limits, stateDir string) (*outputStore, error) {
 		maxSpools: l.OutputSpools, spools: map[outputKey]*spool{}, byPrin: map[string]int64{}}
 	if stateDir != "" && spoolFilesSupported {
 		dir := filepath.Join(stateDir, "output")
-		// Spools do not outlive the kernel that wrote them (yet): task
-		// numbers start again with every session.
-		if err := os.RemoveAll(dir); err != nil {
-			return nil, fmt.Errorf("kernel: clear output spools: %w", err)
-		}
-		if err := os.Mkdir(dir, 0o700); err != nil {
+		// Spools outlive the kernel that wrote them: a restarted kernel
+		// adopts those its task records name (outspool_restart.go) and
+		// removes the rest.
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("kernel: output spools: %w", err)
 		}
 		st.dir = dir
@@ -97,16 +93,16 @@ func (st *outputStore) open(key outputKey) *spool {
 		st.forgetLocked(st.order[0])
 	}
 	sp := &spool{key: key}
-	sp.data = st.newData()
+	sp.data = st.newData(key)
 	st.spools[key] = sp
 	st.order = append(st.order, sp)
 	return sp
 }
 
-func (st *outputStore) newData() spoolData {
+func (st *outputStore) newData(key outputKey) spoolData {
 	if st.dir != "" {
-		name := filepath.Join(st.dir, strconv.FormatUint(st.seq.Add(1), 10)+".out")
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		name := filepath.Join(st.dir, spoolName(key))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 		if err == nil {
 			return &fileSpool{f: f, name: name, punches: st.punches}
 		}
@@ -210,6 +206,7 @@ func (st *outputStore) forgetLocked(sp *spool) {
 		sp.data = nil
 		sp.dropped = sp.total
 	}
+	st.noteGone(sp)
 }
 
 // outputRead is what read found.
@@ -227,7 +224,7 @@ func (st *outputStore) read(key outputKey, off, limit int64) (outputRead, error)
 	defer st.mu.Unlock()
 	sp := st.spools[key]
 	if sp == nil {
-		return outputRead{}, nil
+		return st.goneRead(key), nil
 	}
 	r := outputRead{dropped: sp.dropped, total: sp.total}
 	off = min(max(off, sp.dropped), sp.total)

@@ -136,6 +136,7 @@ type Server struct {
 	mem       *membudget.Budget // kernel memory: every session's budget is under it
 	langTasks *langQuota        // language tasks of every session (langtasks.go)
 	outputs   *outputStore      // every task's output (outspool.go)
+	ckpts     *checkpointStore  // session checkpoints; nil without a state directory
 	gcBase    int               // the GC percent the process started with (tuneGC)
 	gcHigh    int               // the raised GC percent, 0 when not tuning
 	gcNow     int               // the GC percent tuneGC last set (guard goroutine only after init)
@@ -293,6 +294,16 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.outputs = outs
+	s.initTaskRecords()
+	if cfg.StateDir != "" {
+		if s.ckpts, err = newCheckpointStore(cfg.StateDir, s.log); err != nil {
+			s.cancel()
+			if s.ownProcs {
+				s.procs.Close()
+			}
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -450,6 +461,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			s.procs.Close()
 		}
 		s.connWG.Wait()
+		s.ckpts.close()
 		s.outputs.close()
 		if s.journal != nil {
 			s.sweepWG.Wait()

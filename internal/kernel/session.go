@@ -17,6 +17,7 @@ import (
 	"github.com/shoalgo/shoal/internal/secretstore"
 	"github.com/shoalgo/shoal/internal/tasks"
 	"github.com/shoalgo/shoal/internal/value"
+	"github.com/shoalgo/shoal/proto"
 )
 
 // sessionKey identifies a session: two principals naming the same session
@@ -46,6 +47,13 @@ type session struct {
 	ptys   *ptyRegistry // the kernel's PTYs, this session's to close; nil in some tests
 
 	life lifecycle // holds, idleness and the release path (lifecycle.go)
+
+	// ckpt checkpoints the session for a restart (checkpoint.go); nil
+	// without a state directory. Only the turn holder uses it.
+	ckpt *checkpointer
+	// restored is what a restart's checkpoint gave back when the session
+	// was made (restore.go); nil when there was none.
+	restored *proto.Restored
 }
 
 // stored is one transcript value, its approximate size and its place in
@@ -138,10 +146,12 @@ func (s *session) snapshot() (string, []string) {
 // holder calls it.
 func (s *session) settle() {
 	dir, env := s.interp.Dir(), s.interp.Environ()
-	names := viewOf(s.interp)
+	bs := s.interp.Bindings()
+	names := viewFrom(bs)
 	s.mu.Lock()
 	s.dir, s.env, s.names = dir, env, names
 	s.mu.Unlock()
+	s.ckpt.note(s.key, dir, env, bs) // checkpoint.go
 }
 
 // lookup returns transcript value n.

@@ -88,7 +88,13 @@ func (s *Server) wireSession(sess *session) {
 	if rh, ok := sess.host.(*reefHost); ok && rh.langTasks != nil {
 		rh.langTasks.sess.Store(sess)
 	}
-	sess.tasks.OnChange(func(r tasks.Record) { s.publishJSON(scope, r.Channel(), taskEvent(r)) })
+	// Before its hook is set, the session gets back what an earlier
+	// kernel kept of it (restore.go); every change is persisted too.
+	s.restoreSession(sess)
+	sess.tasks.OnChange(func(r tasks.Record) {
+		s.persistTask(sess, r)
+		s.publishJSON(scope, r.Channel(), taskEvent(r))
+	})
 	sess.tasks.OnFinish(func(_ *tasks.Task, v any, _ error) string {
 		if d, ok := v.(*execDone); ok {
 			return d.ref
@@ -115,6 +121,7 @@ func (s *Server) wireSession(sess *session) {
 		if s.outputs != nil {
 			s.outputs.forgetSession(sess.key.principal, sess.key.name)
 		}
+		s.forgetRestartState(sess)
 	})
 	// Hooks run newest first: its PTYs are closed (their programs told to
 	// end, given a grace, killed and reaped, their exits published) before

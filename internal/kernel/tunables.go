@@ -128,6 +128,15 @@ type Limits struct {
 	PrincipalOutputBytes int64
 	KernelOutputBytes    int64
 	OutputSpools         int
+	// Task records a state-directory kernel persists (taskstore.go):
+	// TaskRecords in all, PrincipalTaskRecords per principal; past one
+	// the oldest ended records go, with their spools.
+	TaskRecords          int
+	PrincipalTaskRecords int
+	// CheckpointBytes bounds one session's checkpoint of its bindings
+	// (checkpoint.go); bindings past it are not kept and are named in
+	// session.attach's restored.dropped.
+	CheckpointBytes int64
 
 	// The journal's disk budget (see retention.go). JournalMaxBytes bounds
 	// the journal database's live pages and the blob store's files
@@ -195,6 +204,9 @@ func DefaultLimits() Limits {
 		PrincipalOutputBytes: 64 << 20,
 		KernelOutputBytes:    256 << 20,
 		OutputSpools:         512,
+		TaskRecords:          4096,
+		PrincipalTaskRecords: 1024,
+		CheckpointBytes:      1 << 20,
 		JournalMaxBytes:      1 << 30,
 		JournalMaxOutput:     16 << 20,
 		JournalSmallBlobs:    cas.MaxSmallBlobs,
@@ -321,6 +333,12 @@ var limitFlags = []limitFlag{
 		size: func(l *Limits) *int64 { return &l.KernelOutputBytes }},
 	{name: "output-spools", usage: "task output spools kept (the oldest is forgotten)",
 		count: func(l *Limits) *int { return &l.OutputSpools }},
+	{name: "task-records", usage: "task records a state-directory kernel persists across restarts (the oldest ended go first)",
+		count: func(l *Limits) *int { return &l.TaskRecords }},
+	{name: "principal-task-records", usage: "persisted task records of one principal (the oldest ended go first)",
+		count: func(l *Limits) *int { return &l.PrincipalTaskRecords }},
+	{name: "checkpoint-bytes", usage: "bytes of bindings one session's restart checkpoint keeps (bindings past it are dropped and named)",
+		size: func(l *Limits) *int64 { return &l.CheckpointBytes }},
 	{name: "session-ptys", usage: "PTYs one session may keep open",
 		count: func(l *Limits) *int { return &l.SessionPTYs }},
 	{name: "principal-ptys", usage: "PTYs one principal's sessions may keep open together",

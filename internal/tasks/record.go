@@ -11,18 +11,22 @@ import (
 // State is a task's lifecycle state.
 type State string
 
-// The task states. Cancelled, Failed and Completed are terminal.
+// The task states. Cancelled, Failed, Completed and Interrupted are
+// terminal.
 const (
 	Running    State = "running"
 	Cancelling State = "cancelling"
 	Cancelled  State = "cancelled"
 	Failed     State = "failed"
 	Completed  State = "completed"
+	// Interrupted: the task was running when its kernel stopped; a
+	// restarted kernel reports it so (see Registry.Restore).
+	Interrupted State = "interrupted"
 )
 
 // Terminal reports whether s is a final state.
 func (s State) Terminal() bool {
-	return s == Cancelled || s == Failed || s == Completed
+	return s == Cancelled || s == Failed || s == Completed || s == Interrupted
 }
 
 // Owner is the (principal, session) a task belongs to.
