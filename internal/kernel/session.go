@@ -190,7 +190,7 @@ func (s *Server) newSessionInterp(principal string, g *policy.Grants, tools *too
 	rh := &reefHost{Host: host.NewOS(gate, opts...), table: tools, procs: procs, gate: gate, withheld: withheld}
 	// Its language tasks are charged to the kernel's bounds and listed in
 	// its task registry (langtasks.go; wireSession binds the session).
-	rh.langTasks = &langTaskHook{q: s.langTasks, principal: principal}
+	rh.langTasks = &langTaskHook{q: s.langTasks, srv: s, principal: principal}
 	// Each session's values and captured output are charged to its own
 	// memory budget, under the kernel-wide one (see memory.go).
 	mem := membudget.New(SessionMemoryBudget, s.limits.SessionMemory, s.mem)
