@@ -46,6 +46,7 @@ type session struct {
 	ptys   *ptyRegistry // the kernel's PTYs, this session's to close; nil in some tests
 
 	life lifecycle // holds, idleness and the release path (lifecycle.go)
+	work workMarks // recent work that keeps it from idling (idlework.go)
 }
 
 // stored is one transcript value, its approximate size and its place in

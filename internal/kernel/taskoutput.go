@@ -81,6 +81,9 @@ func (k *outputSink) finish() {
 	k.done = true
 	if k.sp != nil {
 		k.em.close()
+		if !k.t.Record().Foreground {
+			k.sess.noteOutputEnded() // retained, with output: not idle yet (idlework.go)
+		}
 	}
 }
 
