@@ -27,6 +27,7 @@ type Client struct {
 	closedErr error         // non-nil once closed for good
 	attach    json.RawMessage
 	subs      map[string]*Subscription
+	watch     watchState // the watched exec (execwatch.go)
 
 	done     chan struct{} // closed once the StateClosed hook has returned
 	doneOnce sync.Once

@@ -123,6 +123,9 @@ func (c *Client) Unsubscribe(ctx context.Context, channel string) error {
 func (c *Client) dispatchEvent(ev Event) {
 	c.mu.Lock()
 	s := c.subs[ev.Channel]
+	if s == nil {
+		c.dispatchWatched(ev)
+	}
 	c.mu.Unlock()
 	if s != nil {
 		s.push(ev)

@@ -46,6 +46,11 @@ type ExecParams struct {
 	// Display asks for statement output rendered for a person (see
 	// Display); nil: the plain display.
 	Display *Display `json:"display,omitempty"`
+	// Watch (an addition) subscribes the connection sending a
+	// synchronous exec (or one with timeout_ms) to the exec's task
+	// channel while its task runs, so its output events arrive as it
+	// prints (client.ExecWatch).
+	Watch bool `json:"watch,omitempty"`
 
 	has execHas // the members present when decoded
 }

@@ -132,6 +132,16 @@ export async function checkTools(client) {
   if (!read.contents?.[0]?.text?.includes("84")) fail("reading " + sc.uri + ": " + short(read));
   console.log(`read ${sc.uri}: ok`);
 
+  // Progress carries output: the first line (a builtin's, so a principal
+  // that may spawn nothing prints it too) arrives in a notification while
+  // the call runs; the result is the call's own.
+  const notes = [];
+  const long = await client.callTool({ name: "shoal_exec", arguments: { src: "echo first; sleep 1s; echo second", position: "stmt" } },
+    undefined, { onprogress: (p) => notes.push(p) });
+  const carried = notes.filter((p) => p._meta && "shoal/offset" in p._meta).map((p) => p.message).join("");
+  if (long.isError || !carried.startsWith("first\n")) fail("progress of a long shoal_exec carried " + short(notes) + ", result " + short(long));
+  console.log(`progress: ${notes.length} notifications, output ${JSON.stringify(carried)}`);
+
   const missing = tools.map((t) => t.name).filter((n) => !called.has(n));
   if (missing.length) fail("not called: " + missing.join(" "));
 }

@@ -6,10 +6,12 @@ package main
 // and the display are the same: the kernel answers a wire value, decoded
 // here and shown with value.DisplayWidth; errors come back typed and are
 // rendered with internal/diag against the source; statement output is
-// read from the session's render channel after each exec (the kernel
-// keeps at most 64 KiB of it per exec, and hands it over when the exec
-// ends, not while it runs). Ctrl-C closes the connection, which cancels
-// the running exec on the kernel, and the next statement dials again.
+// printed as it arrives, from the output events of the exec's task (each
+// exec is sent watched, remote_live.go), and what those did not carry is
+// read from the session's render channel after the exec (the kernel keeps
+// at most 64 KiB of it per exec). Ctrl-C closes the connection, which
+// cancels the running exec on the kernel, and the next statement dials
+// again.
 
 import (
 	"context"
@@ -167,7 +169,9 @@ func (r *remoteSession) Eval(ctx context.Context, src string, _ *syntax.Program)
 	if refusal := needsTerminal(src); refusal != nil {
 		return nil, refusal
 	}
-	res, err := r.c.Exec(ctx, client.ExecParams{Src: src, Elide: &remoteElide, Display: r.display()})
+	// Watched: its output is printed as it arrives (remote_live.go).
+	live := &liveOutput{w: r.stdout}
+	res, err := r.c.ExecWatch(ctx, client.ExecParams{Src: src, Elide: &remoteElide, Display: r.display()}, live.event)
 	if ctx.Err() != nil {
 		// Ctrl-C (or the end): closing the connection cancels the exec on
 		// the kernel, with every process it started.
@@ -186,11 +190,11 @@ func (r *remoteSession) Eval(ctx context.Context, src string, _ *syntax.Program)
 			r.setCwd(d.Cwd)
 		}
 		ref, lerr := remoteError(err)
-		r.printOutput(ctx, ref)
+		r.printOutput(ctx, ref, live)
 		return nil, lerr
 	}
 	r.setCwd(res.Cwd)
-	r.printOutput(ctx, res.Ref)
+	r.printOutput(ctx, res.Ref, live)
 	if res.Exit != nil {
 		code := *res.Exit
 		r.exit = &code
@@ -251,8 +255,8 @@ func wireOutIsBytes(raw json.RawMessage) bool {
 }
 
 // printOutput prints what ref's statements wrote, as the render channel
-// holds it.
-func (r *remoteSession) printOutput(ctx context.Context, ref string) {
+// holds it, less what live printed already.
+func (r *remoteSession) printOutput(ctx context.Context, ref string, live *liveOutput) {
 	if r.c == nil || ref == "" {
 		return
 	}
@@ -272,8 +276,8 @@ func (r *remoteSession) printOutput(ctx context.Context, ref string) {
 			if json.Unmarshal(e.Payload, &p) != nil || p.Ref != ref || p.Output == nil {
 				continue
 			}
-			io.WriteString(r.stdout, *p.Output)
-			if p.Truncated {
+			io.WriteString(r.stdout, live.rest(*p.Output))
+			if shown := max(int64(len(*p.Output)), live.printed()); p.Truncated && shown < p.Bytes {
 				fmt.Fprintf(r.stdout, "\n… output cut: the kernel keeps %d of its %d bytes\n", len(*p.Output), p.Bytes)
 			}
 		}

@@ -52,7 +52,8 @@ func fnOn(t *thread, a value.Args) (value.Value, error) {
 	out, errOut := t.in.sharedOutput()
 	tk, err := t.startTask("on "+name, func(c *thread) (value.Value, error) {
 		defer sub.close()
-		c.stdout, c.stderr = out, errOut
+		so, se := c.task.sinkWriters()
+		c.stdout, c.stderr = withSink(out, so), withSink(errOut, se)
 		for {
 			if err := c.checkpoint(); err != nil {
 				return nil, err
@@ -129,6 +130,10 @@ func fnParallel(t *thread, a value.Args) (value.Value, error) {
 		}
 		for _, fn := range batch {
 			tk, err := t.startTaskAs(&Task{desc: "parallel branch", awaited: true}, func(c *thread) (value.Value, error) {
+				if cl, ok := fn.(*Closure); ok && c.task.streams() {
+					// Watched: the command the branch ends with streams too.
+					return c.callClosureMode(cl, nil, nil, mStream)
+				}
 				return c.callValue(fn, nil, nil, syntax.Span{})
 			})
 			if err != nil {

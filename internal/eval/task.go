@@ -50,6 +50,8 @@ type Task struct {
 	job        bool
 	out        *jobOutput
 	foreground bool
+	// sink: the embedder's writers for the task's output (SetOutput).
+	sink *taskWriters
 }
 
 type groupRef struct{ pg host.ProcessGroup }
@@ -303,6 +305,8 @@ func (t *thread) fork(ctx context.Context, tk *Task) *thread {
 	if tk.out != nil {
 		c.stdout, c.stderr = tk.out, tk.out
 	}
+	so, se := tk.sinkWriters()
+	c.stdout, c.stderr = withSink(c.stdout, so), withSink(c.stderr, se)
 	return c
 }
 
@@ -459,7 +463,7 @@ func (t *thread) evalSpawn(n *syntax.Spawn, sc *scope) (value.Value, error) {
 		desc = strings.TrimSpace(strings.TrimPrefix(desc, "{"))
 		tk, err = t.startJob(desc, true, func(c *thread) (value.Value, error) {
 			if c.task.out == nil {
-				return c.evalBlock(n.Body, sc, modeValue)
+				return c.evalBlock(n.Body, sc, c.task.bodyMode())
 			}
 			v, err := c.evalBlock(n.Body, sc, mStream)
 			c.emitJobValue(v, err)
@@ -467,7 +471,7 @@ func (t *thread) evalSpawn(n *syntax.Spawn, sc *scope) (value.Value, error) {
 		})
 	} else {
 		tk, err = t.startTask("spawn", func(c *thread) (value.Value, error) {
-			return c.evalBlock(n.Body, sc, modeValue)
+			return c.evalBlock(n.Body, sc, c.task.bodyMode())
 		})
 	}
 	if err != nil {
@@ -485,7 +489,7 @@ func (t *thread) runBackground(call *syntax.CmdCall, sc *scope) (value.Value, er
 	}
 	tk, err := t.startJob(desc, true, func(c *thread) (value.Value, error) {
 		if c.task.out == nil {
-			return c.runCmd(&bg, sc, modeValue, nil)
+			return c.runCmd(&bg, sc, c.task.bodyMode(), nil)
 		}
 		// Its output streams into the job's (and is still captured).
 		v, err := c.runCmd(&bg, sc, mStream, nil)

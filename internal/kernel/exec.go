@@ -31,6 +31,9 @@ type execParams struct {
 	// approve, when set, authorizes an approved exec through its stored
 	// plan once its turn comes, inside its task (plans.go); it sets prog.
 	approve func(context.Context) error
+	// watch, when set (exec's watch), subscribes the caller's connection
+	// to the exec's task channel while it runs (execwatch.go).
+	watch func(context.Context) func()
 }
 
 // execResult is exec's answer for a run that completed.
@@ -104,6 +107,9 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 			tr.leave()
 			return nil, err
 		}
+	}
+	if p.Watch && !p.Async && !p.Background {
+		p.watch = c.watchExec
 	}
 	switch p.Mode {
 	case "plan":

@@ -85,6 +85,7 @@ func (q *langQuota) running() int {
 // task is (revoke.go).
 type langTaskHook struct {
 	q         *langQuota
+	srv       *Server // for the tasks' output (langoutput.go)
 	principal string
 	sess      atomic.Pointer[session] // set by wireSession before any exec
 
@@ -137,6 +138,8 @@ func (h *langTaskHook) Started(ctx context.Context, tk *eval.Task) (string, func
 	// cancellable while it runs but not retained after (a foreground
 	// task), so a long fan-out does not push exec results out of the
 	// session's retained records.
+	var out langSink // its output (langoutput.go)
+	var t *tasks.Task
 	t, err := sess.tasks.StartLanguage(sess.owner(), tk.Desc(), tk.Awaited(), func(ctx context.Context) (any, error) {
 		release, _ := tasks.RegisterSuspender(ctx, langSuspender{tk})
 		defer release()
@@ -146,6 +149,7 @@ func (h *langTaskHook) Started(ctx context.Context, tk *eval.Task) (string, func
 			tk.Cancel()
 			<-tk.Done()
 		}
+		out.end(sess, t, tk.Awaited())
 		v, err := tk.Result()
 		var le *value.Error
 		if errors.As(err, &le) && (le.Code == value.CodeCancelled || le.Code == value.CodeTaskCancelled) {
@@ -159,6 +163,7 @@ func (h *langTaskHook) Started(ctx context.Context, tk *eval.Task) (string, func
 		ended()
 		return "", nil, err // live_tasks: the session's registry is full
 	}
+	out.attach(h.srv, sess, t, tk)
 	att.bindTask(sess, t)
 	return t.ID(), ended, nil
 }

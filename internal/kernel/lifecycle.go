@@ -66,10 +66,11 @@ func (s *session) onClose(fn func()) {
 	l.mu.Unlock()
 }
 
-// idleFor reports how long the session has been unheld with no running
-// task, zero when it is busy. It records the start of idleness it notices.
+// idleFor reports how long the session has been unheld with no work (a
+// running task, a live PTY, recent output: idlework.go), zero when it is
+// busy. It records the start of idleness it notices.
 func (s *session) idleFor(now time.Time) time.Duration {
-	busy := s.tasks.Live() > 0
+	busy := s.working(now) // idlework.go
 	l := &s.life
 	l.mu.Lock()
 	defer l.mu.Unlock()

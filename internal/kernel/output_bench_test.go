@@ -13,7 +13,8 @@ import (
 // BenchmarkTaskOutputStream measures a program printing 16 MiB at full
 // speed through a real kernel with a state directory, its output spooled
 // and published as output events ("streamed"), beside the same program
-// with its output sent to /dev/null ("discarded", the floor):
+// with its output sent to /dev/null ("discarded", the floor), run as an
+// exec and from a spawned language task:
 //
 //	go test -run '^$' -bench TaskOutputStream -count 5 ./internal/kernel/
 func BenchmarkTaskOutputStream(b *testing.B) {
@@ -52,6 +53,10 @@ func BenchmarkTaskOutputStream(b *testing.B) {
 	for _, bc := range []struct{ name, src string }{
 		{"discarded", "sh { head -c 16777216 /dev/zero > /dev/null }"},
 		{"streamed", "sh { head -c 16777216 /dev/zero }"},
+		// The same from a language task, awaited: its output goes through
+		// the sink its task hook hands it (langoutput.go).
+		{"spawn-discarded", "(spawn { sh { head -c 16777216 /dev/zero > /dev/null }; null }).await()"},
+		{"spawn-streamed", "(spawn { sh { head -c 16777216 /dev/zero }; null }).await()"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(size)

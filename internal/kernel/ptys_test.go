@@ -242,9 +242,10 @@ func running(pid int) bool {
 	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
 }
 
-// TestPTYEndsWithIdleSession: when the session closes (idle, its last
-// connection gone), its PTYs are closed: the program and what it left in
-// the background end, and the PTYs are no longer counted.
+// TestPTYEndsWithIdleSession: a session whose PTY's program runs is not
+// idle, however long it is left unattached (idlework.go); once the
+// program has exited and the last connection is gone, the session closes
+// as idle and its PTY is closed and no longer counted.
 func TestPTYEndsWithIdleSession(t *testing.T) {
 	lim := DefaultLimits()
 	lim.SessionIdle = 100 * time.Millisecond
@@ -256,21 +257,23 @@ func TestPTYEndsWithIdleSession(t *testing.T) {
 		Pid   int    `json:"pid"`
 	}
 	c.ok("pty.open", map[string]any{"cmd": "sh"}, &o)
-	c.ok("pty.send", map[string]any{"pty_id": o.PtyID, "input": "(trap '' HUP TERM; exec sleep 1000) & printf 'bg:%s:\\n' $!\r"}, nil)
-	re := regexp.MustCompile(`bg:([0-9]+):`)
-	var m []string
-	for try := 0; m == nil; try++ {
-		if try == 40 {
-			t.Fatal("the background pid never showed")
-		}
-		m = re.FindStringSubmatch(ptyScreenOf(t, c, o.PtyID, "bg:"))
+	c.conn.Close()
+	// Ten idle periods unattached: the reaper (every 25 ms) would have
+	// closed an idle session and ended the program.
+	time.Sleep(10 * lim.SessionIdle)
+	if !running(o.Pid) {
+		t.Fatal("the PTY's program was ended with its unattached session")
 	}
-	bg, _ := strconv.Atoi(m[1])
+	c = k.dial(t)
+	if a := c.attach("idle", ""); a["created"] == true {
+		t.Fatal("a session with a live PTY was closed as idle")
+	}
+	c.ok("pty.send", map[string]any{"pty_id": o.PtyID, "input": "exit\r"}, nil)
 	c.conn.Close()
 	deadline := time.Now().Add(20 * time.Second)
-	for running(o.Pid) || running(bg) {
+	for running(o.Pid) {
 		if time.Now().After(deadline) {
-			t.Fatalf("pids %d, %d outlived their idle session", o.Pid, bg)
+			t.Fatalf("pid %d did not exit", o.Pid)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -54,6 +54,8 @@ type session struct {
 	// restored is what a restart's checkpoint gave back when the session
 	// was made (restore.go); nil when there was none.
 	restored *proto.Restored
+
+	work workMarks // recent work that keeps it from idling (idlework.go)
 }
 
 // stored is one transcript value, its approximate size and its place in
@@ -200,7 +202,7 @@ func (s *Server) newSessionInterp(principal string, g *policy.Grants, tools *too
 	rh := &reefHost{Host: host.NewOS(gate, opts...), table: tools, procs: procs, gate: gate, withheld: withheld}
 	// Its language tasks are charged to the kernel's bounds and listed in
 	// its task registry (langtasks.go; wireSession binds the session).
-	rh.langTasks = &langTaskHook{q: s.langTasks, principal: principal}
+	rh.langTasks = &langTaskHook{q: s.langTasks, srv: s, principal: principal}
 	// Each session's values and captured output are charged to its own
 	// memory budget, under the kernel-wide one (see memory.go).
 	mem := membudget.New(SessionMemoryBudget, s.limits.SessionMemory, s.mem)

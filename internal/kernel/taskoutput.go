@@ -49,9 +49,7 @@ func (s *Server) newOutputSink(ctx context.Context, sess *session, kept io.Write
 	if !ok || s.outputs == nil {
 		return nil
 	}
-	k := &outputSink{s: s, sess: sess, t: t, kept: kept}
-	k.streams = [2]sinkStream{{k, streamStdout}, {k, streamStderr}}
-	return k
+	return s.sinkFor(sess, t, kept)
 }
 
 func (k *outputSink) write(stream int, p []byte) {
@@ -83,6 +81,9 @@ func (k *outputSink) finish() {
 	k.done = true
 	if k.sp != nil {
 		k.em.close()
+		if !k.t.Record().Foreground {
+			k.sess.noteOutputEnded() // retained, with output: not idle yet (idlework.go)
+		}
 	}
 }
 

@@ -163,6 +163,9 @@ func (s *Server) startExecTask(stop context.Context, sess *session, att *attachm
 		defer release()
 		ctx = host.WithGroupHook(eval.WithPause(ctx, pause), suspendHook)
 		ctx = withOrigin(ctx, att)
+		if p.watch != nil {
+			defer p.watch(ctx)()
+		}
 		res, ref, err := s.runExec(ctx, sess, p, tr)
 		return &execDone{res: res, ref: ref}, err
 	}

@@ -92,7 +92,7 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 	w := &watch{f: f, req: req, task: started.Task, start: start}
 	w.begin(ctx)
 	for {
-		wait := ProgressInterval
+		wait := w.pollEvery()
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
 			if left <= 0 {
@@ -108,9 +108,12 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 			return toolError(err)
 		}
 		if terminal(rec) {
+			w.output(ctx) // what it printed last, before the result
 			return f.finished(context.WithoutCancel(ctx), rec, a.Elide)
 		}
-		w.progress(ctx, rec)
+		if !w.output(ctx) && w.statusDue() {
+			w.progress(ctx, rec)
+		}
 	}
 }
 
@@ -247,9 +250,12 @@ type watch struct {
 	start time.Time
 	token any
 	n     float64
+	off   int64     // the task's output offset sent up to (progress_output.go)
+	last  time.Time // when the last notification was sent
 }
 
 func (w *watch) begin(context.Context) {
+	w.last = w.start
 	if w.req != nil && w.req.Params != nil {
 		w.token = w.req.Params.GetProgressToken()
 	}
@@ -260,6 +266,7 @@ func (w *watch) progress(ctx context.Context, rec *proto.TaskRecord) {
 		return
 	}
 	w.n++
+	w.last = time.Now()
 	msg := fmt.Sprintf("%s running for %.1fs", w.task, time.Since(w.start).Seconds())
 	if rec != nil && rec.Output != nil {
 		if last := lastLine(rec.Output.Text); last != "" {

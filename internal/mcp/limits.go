@@ -22,6 +22,14 @@ const (
 	// ProgressLineBytes bounds the line of output a progress message
 	// quotes.
 	ProgressLineBytes = 200
+	// ProgressOutputEvery is how often, at most, a long shoal_exec whose
+	// caller sent a progress token sends it the output printed since the
+	// last (progress_output.go): at most four output messages a second.
+	ProgressOutputEvery = 250 * time.Millisecond
+	// ProgressOutputBytes bounds the output one progress message carries;
+	// output printed faster is skipped in the messages (and stays in the
+	// task's output and the result).
+	ProgressOutputBytes = 16 << 10
 
 	// CancelSettle bounds how long a cancelled call waits for its task to
 	// reach a final state before answering anyway.
