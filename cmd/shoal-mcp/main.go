@@ -14,7 +14,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	mcp.LimitProcessMemory()
-	code := mcp.Main(ctx, os.Args[1:], mcp.PollableStdin(os.Stdin), os.Stdout, os.Stderr)
+	code := mcp.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
