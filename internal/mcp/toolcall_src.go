@@ -74,9 +74,10 @@ func onlyKeys(m map[string]json.RawMessage, allowed map[string]bool) bool {
 // input returns the defaulted arguments for data when data is {"src": s}
 // and nothing else, valid UTF-8 without \u escapes (so that every
 // decoder reads the same s); ok is false for any other arguments, which
-// go through toolInput. data has passed the gate: it is valid JSON.
+// go through toolInput. (The gate and the SDK pass only valid JSON; it is
+// checked again so that the scan below never meets anything else.)
 func (so *srcOnly) input(data json.RawMessage) (json.RawMessage, bool) {
-	if so == nil || !utf8.Valid(data) || bytes.Contains(data, []byte(`\u`)) {
+	if so == nil || !utf8.Valid(data) || bytes.Contains(data, []byte(`\u`)) || !json.Valid(data) {
 		return nil, false
 	}
 	s, ok := proto.SoleStringParam(data, "src")

@@ -44,7 +44,7 @@ func TestSrcOnlyServesExecAndPlan(t *testing.T) {
 				t.Errorf("%s %s: src-only %s (%v), toolInput %s (%v)", name, a, got, ok, want, err)
 			}
 		}
-		for _, a := range []string{`{"src":"a","mode":"plan"}`, `{"src":"\u00e9"}`, `{}`, `{"src":1}`, "{\"src\":\"\xff\"}"} {
+		for _, a := range []string{`{"src":"a","mode":"plan"}`, `{"src":"\u00e9"}`, `{}`, `{"src":1}`, "{\"src\":\"\xff\"}", `{"src":"a"`, `{"src":`, `{"src"`, `{`} {
 			if _, ok := so.input(json.RawMessage(a)); ok {
 				t.Errorf("%s %s: took the src-only path", name, a)
 			}
