@@ -83,8 +83,13 @@ func decodeLikeSDK(data []byte, v any) error {
 // (go-sdk's toolForErr): invalid arguments and handler errors become tool
 // errors, a JSON-RPC error is returned as it is.
 func (f *Facade) toolHandler(resolved *jsonschema.Resolved, h handler) sdk.ToolHandler {
+	so := newSrcOnly(resolved)
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		args, err := toolInput(req.Params.Arguments, resolved)
+		args, ok := so.input(req.Params.Arguments)
+		var err error
+		if !ok {
+			args, err = toolInput(req.Params.Arguments, resolved)
+		}
 		if err != nil {
 			return codedError(proto.CodeInvalidParams, "invalid_arguments", fmt.Errorf("validating \"arguments\": %v", err)), nil
 		}
