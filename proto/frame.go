@@ -241,6 +241,10 @@ func (r *Reader) Release() {
 // capacity), which never exceeds maxLine+1.
 func (r *Reader) Buffered() int { return len(r.buf) }
 
+// Pending reports the bytes read from the source and not yet returned as
+// frames: more input is already waiting when it is above zero.
+func (r *Reader) Pending() int { return r.end - r.start }
+
 func isBlank(line []byte) bool {
 	for _, c := range line {
 		if c != ' ' && c != '\t' && c != '\r' {

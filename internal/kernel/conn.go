@@ -20,13 +20,16 @@ import (
 
 // conn is one client connection: a single reader that decodes frames and
 // dispatches requests, a bounded outbound queue drained by its own writer,
-// and at most MaxInflightPerConn handlers running at once. Answers pass
-// through the reply window (flow.go): while the peer leaves them unread,
-// requests wait and the reader stops reading.
+// and at most MaxInflightPerConn handlers running at once. A request runs
+// on the goroutine that read it, which hands the reading over when the
+// request takes long or more input waits (lead.go). Answers pass through
+// the reply window (flow.go): while the peer leaves them unread, requests
+// wait and the reader stops reading.
 type conn struct {
 	srv *Server
 	nc  *net.UnixConn
-	rg  *readGuard // nc as the frame reader sees it
+	rg  *readGuard    // nc as the frame reader sees it
+	fr  *proto.Reader // the frame reader; used by whichever goroutine reads (lead.go)
 	out *proto.Outbox
 	win replyWindow
 
@@ -48,11 +51,18 @@ type conn struct {
 	cancel context.CancelFunc
 	sem    chan struct{}
 	work   sync.WaitGroup
-	// idle hands a request to the connection's idle worker, if one is
-	// waiting (at most one is: idleWorker); see worker.
-	idle       chan job
-	idleWorker atomic.Bool
-	evMu       sync.Mutex // orders event sends against the outbox share
+	// Reading passes between goroutines (lead.go): leadGen is odd while
+	// the reading goroutine runs a request and nobody reads; handTimer
+	// hands the reading over when that request takes HandoffDelay; idle
+	// wakes the connection's idle follower, if one waits (at most one
+	// does: idleFollower); readEnd carries the last reader's flush to
+	// serve.
+	leadGen      atomic.Uint64
+	handTimer    *time.Timer
+	idle         chan struct{}
+	idleFollower atomic.Bool
+	readEnd      chan bool
+	evMu         sync.Mutex // orders event sends against the outbox share
 
 	// Guarded by evMu: the outbox's progress while events wait.
 	evWritten uint64
@@ -73,12 +83,15 @@ type conn struct {
 
 func newConn(s *Server, nc *net.UnixConn) *conn {
 	c := &conn{
-		srv:  s,
-		nc:   nc,
-		rg:   &readGuard{nc: nc},
-		sem:  make(chan struct{}, MaxInflightPerConn),
-		idle: make(chan job),
+		srv:     s,
+		nc:      nc,
+		rg:      &readGuard{nc: nc},
+		sem:     make(chan struct{}, MaxInflightPerConn),
+		idle:    make(chan struct{}),
+		readEnd: make(chan bool, 1),
 	}
+	c.handTimer = time.AfterFunc(time.Hour, c.handOver)
+	c.handTimer.Stop()
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
 	c.wrote = func(b []byte) { c.win.written(frameCost(b)) }
 	c.wrotePooled = func(b []byte) {
@@ -94,6 +107,7 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 // discard gives back what newConn took for a connection that will not be
 // served.
 func (c *conn) discard() {
+	c.handTimer.Stop()
 	c.cancel()
 	c.out.Close()
 	c.readQuota.Release()
@@ -167,11 +181,20 @@ func (c *conn) endWith(err *proto.RPCError) {
 	c.rg.stop()
 }
 
-// serve runs the reader until the peer stops sending, sends garbage, or
-// the server shuts down; then it lets in-flight requests finish (for at
-// most DrainGrace), flushes the queue and closes the socket.
+// serve has the connection read (on goroutines of lead.go) until the peer
+// stops sending, sends garbage, or the server shuts down; then it lets
+// in-flight requests finish (for at most DrainGrace), flushes the queue
+// and closes the socket.
 func (c *conn) serve() {
-	flush := c.readLoop()
+	c.fr = proto.NewReader(c.rg, proto.MaxFrame)
+	c.fr.SetCharge(c.readQuota)
+	c.fr.SetFrameTimeout(c.rg, c.srv.limits.FrameTimeout)
+	// Reading runs on goroutines of its own (lead.go): one may be held
+	// up by a request it leads after another read on to the end.
+	go c.follow()
+	flush := <-c.readEnd
+	c.handTimer.Stop()
+	c.fr.Release()
 	done := make(chan struct{})
 	go func() {
 		c.work.Wait()
@@ -206,13 +229,13 @@ func (c *conn) closeWith(flush bool) {
 	})
 }
 
-// readLoop reads and dispatches frames. It reports whether queued answers
-// should still be flushed when the connection closes.
-func (c *conn) readLoop() (flush bool) {
-	r := proto.NewReader(c.rg, proto.MaxFrame)
-	r.SetCharge(c.readQuota)
-	r.SetFrameTimeout(c.rg, c.srv.limits.FrameTimeout)
-	defer r.Release()
+// readLoop reads and dispatches frames on the calling goroutine while it
+// holds the reading. It returns ended when reading is over, with whether
+// queued answers should still be flushed when the connection closes, and
+// !ended when another goroutine took the reading over while this one ran
+// a request (lead.go).
+func (c *conn) readLoop() (flush, ended bool) {
+	r := c.fr
 	for {
 		frame, err := r.ReadFrame()
 		if err != nil {
@@ -223,7 +246,7 @@ func (c *conn) readLoop() (flush bool) {
 			if reason != nil {
 				c.srv.log.Warn("closing connection", "reason", reason.Message)
 				c.send(proto.NewErrorResponse(nil, reason))
-				return true
+				return true, true
 			}
 			switch {
 			case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), errors.Is(err, context.Canceled):
@@ -233,13 +256,13 @@ func (c *conn) readLoop() (flush bool) {
 					c.srv.log.Debug("connection read failed", "err", err)
 				}
 			}
-			return true
+			return true, true
 		}
 		req, rerr := proto.DecodeRequestInFrame(frame) // dispatch copies what outlives the frame
 		if rerr != nil {
 			if rerr.Code == proto.CodeRPCParseError {
 				c.send(proto.NewErrorResponse(nil, rerr))
-				return true
+				return true, true
 			}
 			// An answer like any other, flow controlled, with the id
 			// echoed when there was one (null when not).
@@ -248,7 +271,9 @@ func (c *conn) readLoop() (flush bool) {
 			}
 			continue
 		}
-		c.dispatch(req)
+		if !c.dispatch(req) {
+			return false, false
+		}
 	}
 }
 
@@ -393,33 +418,34 @@ func toRPCError(err error) *proto.RPCError {
 	return proto.NewError(proto.CodeInternalError, "internal error: "+err.Error(), nil)
 }
 
-// dispatch routes one request through the method table.
-func (c *conn) dispatch(req *proto.Request) {
+// dispatch routes one request through the method table. It reports
+// whether the calling goroutine still holds the reading (see lead).
+func (c *conn) dispatch(req *proto.Request) bool {
 	m, ok := methods[req.Method]
 	if !ok {
 		c.reply(req, nil, proto.NewError(proto.CodeMethodNotFound, "method not found: "+req.Method, nil))
-		return
+		return true
 	}
 	att := c.attachment()
 	if att == nil && req.Method != proto.MethodSessionAttach {
 		if err := c.detachedErr(); err != nil {
 			c.reply(req, nil, err)
-			return
+			return true
 		}
 	}
 	if m.needsAttach && att == nil {
 		c.reply(req, nil, proto.NewError(proto.CodeNotAttached, req.Method+" requires session.attach first", nil))
-		return
+		return true
 	}
 	if m.handle == nil {
 		c.reply(req, nil, proto.NewError(proto.CodeMethodNotFound, req.Method+" is not implemented by this kernel yet", nil))
-		return
+		return true
 	}
 	// The request holds its session until it is answered, so the session
 	// is not closed under it even if the connection attaches elsewhere.
 	if att != nil && !att.sess.acquire() {
 		c.reply(req, nil, proto.NewError(proto.CodeInternalError, "the session was closed", nil))
-		return
+		return true
 	}
 	call := &call{conn: c, att: att, req: req}
 	if m.source && m.prepare == nil {
@@ -431,14 +457,14 @@ func (c *conn) dispatch(req *proto.Request) {
 			c.work.Add(1)
 			defer c.work.Done()
 			c.run(m, call)
-			return
+			return true
 		}
 	}
 	// Any other request may outlive the frame's bytes.
 	req.OwnParams()
 	if m.inline {
 		c.run(m, call)
-		return
+		return true
 	}
 	select {
 	case c.sem <- struct{}{}:
@@ -447,7 +473,7 @@ func (c *conn) dispatch(req *proto.Request) {
 			att.sess.release()
 		}
 		c.reply(req, nil, proto.NewError(proto.CodeInternalError, "connection closing", nil))
-		return
+		return true
 	}
 	// The place in session order is reserved only once the call holds a
 	// slot, so every reserved turn can run and none waits on a reader.
@@ -455,48 +481,17 @@ func (c *conn) dispatch(req *proto.Request) {
 		m.prepare(call)
 	}
 	c.work.Add(1)
-	select {
-	case c.idle <- job{m, call}: // the connection's idle worker takes it
-	default:
-		go c.worker(job{m, call})
-	}
+	return c.lead(m, call)
 }
 
-// job is a request handed to a worker goroutine.
-type job struct {
-	m    *method
-	call *call
-}
-
-// worker runs j, then stays as the connection's idle worker, waiting for
-// the next request, while no other worker is idle; it ends with the
-// connection. A fresh goroutine for every request would grow its stack
-// again each time (the parser and evaluator need more than a new
-// goroutine's), which cost a tenth of the kernel's CPU under load.
-func (c *conn) worker(j job) {
-	for {
-		c.runJob(j)
-		j = job{} // an idle worker keeps no request alive
-		if !c.idleWorker.CompareAndSwap(false, true) {
-			return
-		}
-		select {
-		case j = <-c.idle:
-			c.idleWorker.Store(false)
-		case <-c.ctx.Done():
-			c.idleWorker.Store(false)
-			return
-		}
-	}
-}
-
-// runJob runs one request and gives back its slot.
-func (c *conn) runJob(j job) {
+// runSlot runs one request that holds a running slot, and gives the slot
+// back.
+func (c *conn) runSlot(m *method, call *call) {
 	defer func() {
 		<-c.sem
 		c.work.Done()
 	}()
-	c.run(j.m, j.call)
+	c.run(m, call)
 }
 
 // run calls the handler and answers, then lets go of the request's

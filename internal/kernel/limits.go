@@ -54,6 +54,12 @@ const (
 	// kills a kernel that has not managed to exit by itself.
 	ShutdownBackstop = 4800 * time.Millisecond
 
+	// HandoffDelay is how long a request may run on the goroutine that
+	// read it before another goroutine takes over reading the connection
+	// (lead.go): the longest a task.cancel, a client call's reply or a
+	// pipelined request sent meanwhile waits to be read.
+	HandoffDelay = time.Millisecond
+
 	// DrainGrace is how long a connection whose peer stopped sending
 	// lets its in-flight requests finish before cancelling them.
 	DrainGrace = 5 * time.Second

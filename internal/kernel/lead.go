@@ -1,0 +1,73 @@
+package kernel
+
+// Leading: a request that needs a running slot (exec, plan.apply, …) runs
+// on the goroutine that read it, so a request and its answer cost no
+// goroutine hand-off. While it runs nobody reads the connection; the
+// reading is handed to another goroutine (the connection's idle follower,
+// or a new one) as soon as more input is already buffered, or once the
+// request has run for HandoffDelay, so that task.cancel, a reply to a
+// client call and pipelined requests are still read while a long request
+// runs. The goroutine that led a request and lost the reading meanwhile
+// becomes the idle follower when it is done.
+//
+// Exactly one goroutine holds the reading at a time. leadGen is odd while
+// the reading goroutine runs a request: whoever moves it from that odd
+// value to the next even one, the leader when its request is done or
+// handOver, decides whether the leader keeps the reading.
+
+// lead runs a request that holds a running slot on the reading goroutine.
+// It reports whether that goroutine still holds the reading afterwards.
+func (c *conn) lead(m *method, call *call) bool {
+	g := c.leadGen.Add(1)
+	if c.fr.Pending() > 0 {
+		c.handOver() // more input waits: read it meanwhile
+	} else {
+		c.handTimer.Reset(HandoffDelay)
+	}
+	c.runSlot(m, call)
+	if !c.leadGen.CompareAndSwap(g, g+1) {
+		return false // handed over; the timer is the new reader's now
+	}
+	c.handTimer.Stop()
+	return true
+}
+
+// handOver gives the reading to another goroutine if the reading
+// goroutine is running a request; it does nothing otherwise (a timer that
+// fired late).
+func (c *conn) handOver() {
+	g := c.leadGen.Load()
+	if g&1 == 0 || !c.leadGen.CompareAndSwap(g, g+1) {
+		return
+	}
+	select {
+	case c.idle <- struct{}{}: // the idle follower reads on
+	default:
+		go c.follow()
+	}
+}
+
+// follow reads for the connection until the reading ends, when it hands
+// the flush to serve, or until it loses the reading while it leads a
+// request; then it waits as the connection's idle follower, while no other
+// follower is idle, to be handed the reading again. Reusing it keeps its
+// grown stack: a fresh goroutine for every hand-over would grow one again
+// for the parser and evaluator.
+func (c *conn) follow() {
+	for {
+		if flush, ended := c.readLoop(); ended {
+			c.readEnd <- flush
+			return
+		}
+		if !c.idleFollower.CompareAndSwap(false, true) {
+			return
+		}
+		select {
+		case <-c.idle:
+			c.idleFollower.Store(false)
+		case <-c.ctx.Done():
+			c.idleFollower.Store(false)
+			return
+		}
+	}
+}
