@@ -220,8 +220,13 @@ func TestE2EClientTypedCalls(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(dir, "made")); err != nil || !fi.IsDir() {
 		t.Errorf("plan.apply made nothing: %v", err)
 	}
-	if _, err := c.PlanGet(ctx, planned.PlanRef); !isCode(err, proto.CodeUnknownPlan) {
-		t.Errorf("plan.get of an applied plan = %v", err)
+	if got, err := c.PlanGet(ctx, planned.PlanRef); err != nil || got.State != "applied" || got.PlanRef != planned.PlanRef {
+		t.Errorf("plan.get of an applied plan = %+v, %v", got, err)
+	}
+	if _, err := c.PlanApply(ctx, planned.PlanRef); !isCode(err, proto.CodeUnknownPlan) {
+		t.Errorf("a second plan.apply = %v", err)
+	} else if st, _ := client.PlanGoneState(err); st != "applied" {
+		t.Errorf("a second plan.apply says state %q", st)
 	}
 
 	// PTYs.

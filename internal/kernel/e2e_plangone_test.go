@@ -26,9 +26,8 @@ func TestE2EPlanGoneState(t *testing.T) {
 	if st, ok := client.PlanGoneState(err); !ok || st != "applied" {
 		t.Errorf("second apply: %v (state %q)", err, st)
 	}
-	_, err = owner.PlanGet(ctx, allowed.PlanRef)
-	if st, ok := client.PlanGoneState(err); !ok || st != "applied" {
-		t.Errorf("plan.get of an applied plan: %v (state %q)", err, st)
+	if got, err := owner.PlanGet(ctx, allowed.PlanRef); err != nil || got.State != "applied" {
+		t.Errorf("plan.get of an applied plan: %+v, %v", got, err)
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {

@@ -180,6 +180,14 @@ func handlePlanGet(_ context.Context, c *call) (any, error) {
 	srv, att := c.conn.srv, c.att
 	snap, err := srv.plans.get(ref, att.sess.key)
 	if err != nil {
+		var gone *planGoneError
+		if errors.As(err, &gone) && gone.state == PlanApplied {
+			// The contract's plan.get states include applied: the owner
+			// reads it off the tombstone, which keeps no source or effects.
+			return &proto.PlanRecord{PlanRef: ref, Session: att.sess.key.name, Principal: att.sess.key.principal,
+				AST: json.RawMessage("null"), Effects: []proto.Effect{}, State: PlanApplied,
+				Notes: []string{"applied: its source and effects are no longer kept with the plan; journal.query has the run"}}, nil
+		}
 		return nil, planErr(err, ref)
 	}
 	res := &proto.PlanRecord{
