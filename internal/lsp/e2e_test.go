@@ -214,3 +214,26 @@ func TestHostileBounds(t *testing.T) {
 	alive("40,960 changes")
 	c.stop()
 }
+
+// The Claude Code plugin's lspServers entry (plugin/.lsp.json) starts this
+// server: its command and arguments are ones shoal accepts, for .shl.
+func TestClaudePluginLSPEntry(t *testing.T) {
+	b, err := os.ReadFile("../../plugin/.lsp.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var servers map[string]struct {
+		Command             string            `json:"command"`
+		Args                []string          `json:"args"`
+		ExtensionToLanguage map[string]string `json:"extensionToLanguage"`
+	}
+	if err := jsonUnmarshal(b, &servers); err != nil {
+		t.Fatalf("plugin/.lsp.json: %v", err)
+	}
+	s, ok := servers["shoal"]
+	if !ok || s.Command != "shoal" || len(s.Args) == 0 || s.Args[0] != "lsp" || s.ExtensionToLanguage[".shl"] != "shoal" {
+		t.Fatalf("plugin/.lsp.json: %+v", servers)
+	}
+	c := startServer(t, s.Args[1:]...)
+	c.stop()
+}
