@@ -237,3 +237,20 @@ func TestClaudePluginLSPEntry(t *testing.T) {
 	c := startServer(t, s.Args[1:]...)
 	c.stop()
 }
+
+// Ten times MaxDiagnostics unknown names: the first MaxDiagnostics are
+// published and one more says the rest are not shown.
+func TestDiagnosticsBound(t *testing.T) {
+	const maxDiags = 500 // lsp.MaxDiagnostics
+	var b strings.Builder
+	for i := range 10 * maxDiags {
+		fmt.Fprintf(&b, "[1].nosuchmethod%d()\n", i)
+	}
+	c := startServer(t)
+	c.open("file:///d/many.shl", b.String())
+	d := c.diagnostics("file:///d/many.shl")
+	if len(d) != maxDiags+1 || d[maxDiags].Code != "too_many" || d[0].Code != "unknown_method" {
+		t.Fatalf("%d diagnostics, the last %+v", len(d), d[len(d)-1])
+	}
+	c.stop()
+}
