@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/shoalgo/shoal/internal/format"
 	"io"
 	"os"
 	"sync"
@@ -58,6 +59,7 @@ func runLSP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		ReadDir:      os.ReadDir,
 		Home:         home,
 		Version:      buildversion.String(),
+		Format:       format.Source,
 	}
 	if *socket != "" {
 		k, err := dialLSPKernel(ctx, *socket, *session, *token)

@@ -214,3 +214,43 @@ func TestHostileBounds(t *testing.T) {
 	alive("40,960 changes")
 	c.stop()
 }
+
+// The Claude Code plugin's lspServers entry (plugin/.lsp.json) starts this
+// server: its command and arguments are ones shoal accepts, for .shl.
+func TestClaudePluginLSPEntry(t *testing.T) {
+	b, err := os.ReadFile("../../plugin/.lsp.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var servers map[string]struct {
+		Command             string            `json:"command"`
+		Args                []string          `json:"args"`
+		ExtensionToLanguage map[string]string `json:"extensionToLanguage"`
+	}
+	if err := jsonUnmarshal(b, &servers); err != nil {
+		t.Fatalf("plugin/.lsp.json: %v", err)
+	}
+	s, ok := servers["shoal"]
+	if !ok || s.Command != "shoal" || len(s.Args) == 0 || s.Args[0] != "lsp" || s.ExtensionToLanguage[".shl"] != "shoal" {
+		t.Fatalf("plugin/.lsp.json: %+v", servers)
+	}
+	c := startServer(t, s.Args[1:]...)
+	c.stop()
+}
+
+// Ten times MaxDiagnostics unknown names: the first MaxDiagnostics are
+// published and one more says the rest are not shown.
+func TestDiagnosticsBound(t *testing.T) {
+	const maxDiags = 500 // lsp.MaxDiagnostics
+	var b strings.Builder
+	for i := range 10 * maxDiags {
+		fmt.Fprintf(&b, "[1].nosuchmethod%d()\n", i)
+	}
+	c := startServer(t)
+	c.open("file:///d/many.shl", b.String())
+	d := c.diagnostics("file:///d/many.shl")
+	if len(d) != maxDiags+1 || d[maxDiags].Code != "too_many" || d[0].Code != "unknown_method" {
+		t.Fatalf("%d diagnostics, the last %+v", len(d), d[len(d)-1])
+	}
+	c.stop()
+}
