@@ -9,10 +9,6 @@ import (
 // A small unified diff for shoal fmt -d: Myers' algorithm over lines,
 // hunks with three lines of context.
 
-// maxDiffEdits bounds the edit distance the diff searches (its memory
-// grows with the square); past it the whole file is shown replaced.
-const maxDiffEdits = 1000
-
 // diffContext is the number of unchanged lines shown around a change.
 const diffContext = 3
 

@@ -15,3 +15,8 @@ const (
 	// doctorTimeout bounds talking to a kernel found at the socket.
 	doctorTimeout = 3 * time.Second
 )
+
+// maxDiffEdits bounds the edit distance shoal fmt -d searches (fmtdiff.go;
+// its memory grows with the square); past it the whole file is shown
+// replaced.
+const maxDiffEdits = 1000

@@ -44,10 +44,6 @@ func SameTree(a, b *syntax.Program) bool {
 	return sameValue(reflect.ValueOf(a), reflect.ValueOf(b), 0)
 }
 
-// maxCompareDepth bounds sameValue's recursion: a tree is at most
-// syntax.MaxDepth nodes deep and each node is a few reflect levels.
-const maxCompareDepth = 8 * syntax.MaxDepth
-
 // sameValue compares two values of the same static type field by field,
 // skipping spans and comments.
 func sameValue(a, b reflect.Value, depth int) bool {
