@@ -3,7 +3,6 @@ package kernel
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"strconv"
 	"strings"
 )
 
@@ -57,9 +56,4 @@ func spoolName(key outputKey) string {
 	h.Write([]byte{0})
 	h.Write([]byte(key.session))
 	return hex.EncodeToString(h.Sum(nil)[:12]) + "-" + strings.TrimPrefix(key.task, "task:") + ".out"
-}
-
-// spoolNameFor is spoolName for task N of (principal, session).
-func spoolNameFor(principal, session string, n int64) string {
-	return spoolName(outputKey{principal: principal, session: session, task: "task:" + strconv.FormatInt(n, 10)})
 }
