@@ -73,23 +73,7 @@ func TestLangTaskOutputLive(t *testing.T) {
 		if _, err := c.TaskAwait(ctx, id, 0); err != nil {
 			t.Fatal(err)
 		}
-		want := []byte("first\nwarn\nsecond\n\xff\xfe\x00end")
-		var fromEvents []byte
-		for len(fromEvents) < len(want) {
-			if b, ok := got[int64(len(fromEvents))]; ok {
-				fromEvents = append(fromEvents, b...)
-				continue
-			}
-			o, ok := nextOutput(t, s)
-			if !ok {
-				t.Fatalf("subscription ended: %v", s.Err())
-			}
-			got[o.Offset] = o.bytes(t)
-		}
-		if len(fromEvents) != len(want) || !bytes.Contains(fromEvents, []byte("second\n\xff\xfe\x00end")) ||
-			!bytes.Contains(fromEvents, []byte("first\n")) || !bytes.Contains(fromEvents, []byte("warn\n")) {
-			t.Fatalf("%s: events reassemble %q, want the bytes of %q", src, fromEvents, want)
-		}
+		fromEvents := checkReassembled(t, src+": ", s, got)
 		c.Close()
 		c2 := k.Attach(t, "lang-live", "")
 		all, err := io.ReadAll(c2.NewTaskOutputReader(ctx, id, 0))

@@ -39,6 +39,36 @@ func (e outputEvent) bytes(t *testing.T) []byte {
 	return []byte(*e.Text)
 }
 
+// reassembledWant is what the output tests' programs print: text on both
+// streams, then bytes that are not UTF-8.
+var reassembledWant = []byte("first\nwarn\nsecond\n\xff\xfe\x00end")
+
+// checkReassembled reads output events on s into got (by offset) until
+// they reassemble as many bytes as reassembledWant, and checks them
+// against it, and returns them: which of "first" and "warn" came first is the program's
+// business, each stream's bytes are in order.
+func checkReassembled(t *testing.T, what string, s *client.Subscription, got map[int64][]byte) []byte {
+	t.Helper()
+	want := reassembledWant
+	var fromEvents []byte
+	for len(fromEvents) < len(want) {
+		if b, ok := got[int64(len(fromEvents))]; ok {
+			fromEvents = append(fromEvents, b...)
+			continue
+		}
+		o, ok := nextOutput(t, s)
+		if !ok {
+			t.Fatalf("subscription ended: %v", s.Err())
+		}
+		got[o.Offset] = o.bytes(t)
+	}
+	if len(fromEvents) != len(want) || !bytes.Contains(fromEvents, []byte("second\n\xff\xfe\x00end")) ||
+		!bytes.Contains(fromEvents, []byte("first\n")) || !bytes.Contains(fromEvents, []byte("warn\n")) {
+		t.Fatalf("%sevents reassemble %q, want the bytes of %q", what, fromEvents, want)
+	}
+	return fromEvents
+}
+
 // nextOutput waits for the next output event on s (skipping state
 // changes); the deadline only keeps a broken kernel from hanging the test.
 func nextOutput(t *testing.T, s *client.Subscription) (outputEvent, bool) {
@@ -99,25 +129,7 @@ func TestTaskOutputLive(t *testing.T) {
 	if _, err := c.TaskAwait(ctx, res.Task, 0); err != nil {
 		t.Fatal(err)
 	}
-	want := []byte("first\nwarn\nsecond\n\xff\xfe\x00end")
-	var fromEvents []byte
-	for len(fromEvents) < len(want) {
-		if b, ok := got[int64(len(fromEvents))]; ok {
-			fromEvents = append(fromEvents, b...)
-			continue
-		}
-		o, ok := nextOutput(t, s)
-		if !ok {
-			t.Fatalf("subscription ended: %v", s.Err())
-		}
-		got[o.Offset] = o.bytes(t)
-	}
-	// Which of "first" and "warn" came first is the program's business;
-	// each stream's bytes are in order.
-	if len(fromEvents) != len(want) || !bytes.Contains(fromEvents, []byte("second\n\xff\xfe\x00end")) ||
-		!bytes.Contains(fromEvents, []byte("first\n")) || !bytes.Contains(fromEvents, []byte("warn\n")) {
-		t.Fatalf("events reassemble %q, want the bytes of %q", fromEvents, want)
-	}
+	fromEvents := checkReassembled(t, "", s, got)
 	c.Close()
 
 	// Another connection of the same principal and session reads it all
