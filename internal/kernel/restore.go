@@ -2,9 +2,11 @@ package kernel
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/value"
 	"github.com/shoalgo/shoal/proto"
 )
@@ -40,9 +42,17 @@ func (s *Server) applyCheckpoint(sess *session, f *checkpointFile) *proto.Restor
 	res := &proto.Restored{Dropped: append([]string{}, f.Dropped...)}
 	var env []string
 	if f.Env != nil {
-		env = make([]string, len(f.Env))
-		for i, kv := range f.Env {
-			env[i] = string(kv)
+		var st *gateState
+		if g := sess.gate(); g != nil {
+			st = g.current()
+		}
+		env = make([]string, 0, len(f.Env))
+		for _, kv := range f.Env {
+			if name, ok := envRestorable(st, string(kv)); !ok {
+				res.Dropped = append(res.Dropped, "env."+name)
+				continue
+			}
+			env = append(env, string(kv))
 		}
 	}
 	binds := make([]eval.Binding, 0, len(f.Bindings))
@@ -66,6 +76,18 @@ func (s *Server) applyCheckpoint(sess *session, f *checkpointFile) *proto.Restor
 		}
 	}
 	return res
+}
+
+// envRestorable reports whether the checkpointed variable kv may come back
+// under the grants in force now (st; nil: a session without a gate): the
+// principal may still read it or may still set it, so a policy narrowed
+// across the restart withholds what it withholds from a new session.
+func envRestorable(st *gateState, kv string) (name string, ok bool) {
+	name, _, _ = strings.Cut(kv, "=")
+	if st == nil || st.free {
+		return name, true
+	}
+	return name, name != "" && (st.grants.Allows(host.EnvRead, name) || st.grants.Allows(host.EnvWrite, name))
 }
 
 // forgetRestartState deletes what a session closed for idleness kept for

@@ -247,7 +247,11 @@ func (f *Facade) taskOf(rec *proto.TaskRecord) *taskAnswer {
 	case "cancelled":
 		t.Status = "cancelled"
 		t.StatusMessage = rec.Task + " was cancelled"
-	default: // completed, failed, interrupted: the call has its answer
+	case "interrupted":
+		// The kernel stopped while it ran: it has no answer to give.
+		t.Status = "failed"
+		t.StatusMessage = rec.Task + " was interrupted: the kernel stopped while it ran; its output is readable"
+	default: // completed, failed: the call has its answer
 		t.Status = "completed"
 		t.StatusMessage = rec.Task + " " + rec.State
 	}
