@@ -79,6 +79,9 @@ var helpGroups = []helpGroup{
 		{"principal-output", "SIZE", "the same for one principal's tasks together"},
 		{"kernel-output", "SIZE", "the same for all tasks together"},
 		{"output-spools", "N", "tasks whose output is kept (the oldest forgotten)"},
+		{"task-records", "N", "task records kept for a restart (oldest ended first)"},
+		{"principal-task-records", "N", "the same for one principal's tasks"},
+		{"checkpoint-bytes", "SIZE", "a session's restart checkpoint (the rest dropped)"},
 	}},
 	{"Memory", []helpEntry{
 		{"session-memory", "SIZE", "values and output one session keeps (0: no bound)"},

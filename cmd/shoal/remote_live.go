@@ -11,15 +11,26 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"slices"
 
 	"github.com/shoalgo/shoal/client"
 )
 
-// liveOutput prints one exec's output events as they arrive.
+// liveOutput prints one exec's output events as they arrive, in output
+// order: the kernel coalesces each stream apart, so a stdout chunk may
+// arrive before the stderr chunk written just before it; a chunk past a
+// gap waits (bounded by maxLiveHeld) for the one that fills it.
 type liveOutput struct {
-	w   io.Writer
-	end int64 // the output offset past the last byte printed
+	w    io.Writer
+	end  int64            // the output offset past the last byte printed
+	held map[int64][]byte // chunks past a gap, by offset
+	size int              // bytes in held
 }
+
+// maxLiveHeld bounds the bytes liveOutput holds back waiting for a gap to
+// fill (an event the client dropped never comes); past it the held chunks
+// are printed in offset order and the gap is left to the render's rest.
+const maxLiveHeld = 1 << 20
 
 // event prints the output an event of the exec's task carries.
 func (l *liveOutput) event(ev client.Event) {
@@ -45,8 +56,59 @@ func (l *liveOutput) event(ev client.Event) {
 	if len(b) == 0 {
 		return
 	}
-	_, _ = l.w.Write(b)
-	l.end = max(l.end, o.Offset+int64(len(b)))
+	l.take(o.Offset, b)
+}
+
+// take prints the chunk b at offset off when it continues what was
+// printed (the part not printed yet, for a chunk that overlaps it), then
+// any held chunk it lets follow; a chunk past a gap is held.
+func (l *liveOutput) take(off int64, b []byte) {
+	switch {
+	case off+int64(len(b)) <= l.end:
+		return // printed already
+	case off > l.end:
+		if l.held == nil {
+			l.held = map[int64][]byte{}
+		}
+		if _, dup := l.held[off]; !dup {
+			l.held[off] = b
+			l.size += len(b)
+		}
+		if l.size > maxLiveHeld {
+			l.flushHeld()
+		}
+		return
+	}
+	_, _ = l.w.Write(b[l.end-off:])
+	l.end = off + int64(len(b))
+	for {
+		next, ok := l.held[l.end]
+		if !ok {
+			break
+		}
+		delete(l.held, l.end)
+		l.size -= len(next)
+		_, _ = l.w.Write(next)
+		l.end += int64(len(next))
+	}
+}
+
+// flushHeld prints every held chunk in offset order, past the gaps
+// before them.
+func (l *liveOutput) flushHeld() {
+	offs := make([]int64, 0, len(l.held))
+	for off := range l.held {
+		offs = append(offs, off)
+	}
+	slices.Sort(offs)
+	for _, off := range offs {
+		b := l.held[off]
+		if end := off + int64(len(b)); end > l.end {
+			_, _ = l.w.Write(b[max(0, l.end-off):])
+			l.end = end
+		}
+	}
+	l.held, l.size = nil, 0
 }
 
 // rest is what of the exec's kept output (the render event's, which
