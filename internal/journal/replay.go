@@ -224,13 +224,20 @@ func (d *DB) Prune(before int64) (int64, error) {
 	if err := d.sync(); err != nil {
 		return 0, fmt.Errorf("journal: prune: %w", err)
 	}
-	d.ap.amu.Lock()
-	defer d.ap.amu.Unlock()
+	// Never wait for wmu while holding the applier's lock: Close takes
+	// wmu, then the applier's lock. A Close that comes between the check
+	// and the lock leaves the connection closed, and the prune fails
+	// rather than waits.
 	d.wmu.Lock()
 	closed := d.closed
 	d.wmu.Unlock()
 	if closed {
 		return 0, ErrClosed
+	}
+	d.ap.amu.Lock()
+	defer d.ap.amu.Unlock()
+	if d.w == nil {
+		return 0, fmt.Errorf("journal: prune: no write connection")
 	}
 	w := writer{d.w}
 	if _, err := w.Exec(`BEGIN IMMEDIATE`); err != nil {
