@@ -114,6 +114,7 @@ var helpGroups = []helpGroup{
 		{"plan-memory", "SIZE", "the token principals' stored plans together"},
 		{"plan-ttl", "TIME", "how long a plan waits to be applied before it expires"},
 		{"plan-tombstones", "N", "ended plans one principal's refs still report"},
+		{"kernel-plan-tombstones", "N", "the same for all principals together"},
 	}},
 	{"PTYs", []helpEntry{
 		{"session-ptys", "N", "PTYs one session keeps open"},

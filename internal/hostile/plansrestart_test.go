@@ -245,46 +245,72 @@ func TestHostilePlanApprovalPolicyChange(t *testing.T) {
 	}
 }
 
-// TestHostilePlanTombstoneFlood: a token principal applies ten times
-// --plan-tombstones plans. Only the newest that many refs keep saying
-// "applied" (the older are plain UNKNOWN_PLAN), before and after kill -9
-// and a restart (the forgotten rows are gone from the journal too); the
+// TestHostilePlanTombstoneFlood: token principals apply ten times as many
+// plans as a tombstone bound keeps, per principal (--plan-tombstones) and
+// for all principals together (--kernel-plan-tombstones, two principals
+// taking turns). Only the newest that many refs keep saying "applied" to
+// their owners (the older are plain UNKNOWN_PLAN), before and after kill
+// -9 and a restart (the forgotten rows are gone from the journal too); the
 // kernel stays up and the owner is served throughout.
 func TestHostilePlanTombstoneFlood(t *testing.T) {
 	const tombs = 8
-	k := Start(t, Options{Flags: []string{"--plan-tombstones", fmt.Sprint(tombs)}})
-	hb := k.Heartbeat(t)
-	tok := k.Token(t, "agent:evil")
-	evil := k.Attach(t, "e", tok)
-	var refs []string
-	for i := range 10 * tombs {
-		var p restartPlan
-		if err := evil.Call(Ctx(t), "exec", map[string]any{"src": fmt.Sprintf("%d + 1", i), "mode": "plan"}, &p); err != nil || p.State != "allowed" {
-			t.Fatalf("plan %d: %+v, %v", i, p, err)
-		}
-		if err := evil.Call(Ctx(t), "plan.apply", map[string]any{"plan_ref": p.PlanRef}, nil); err != nil {
-			t.Fatalf("apply %d: %v", i, err)
-		}
-		refs = append(refs, p.PlanRef)
-	}
-	check := func(c *client.Client, when string) {
-		t.Helper()
-		for i, ref := range refs {
-			err := c.Call(Ctx(t), "plan.apply", map[string]any{"plan_ref": ref}, nil)
-			if i >= len(refs)-tombs {
-				wantGone(t, fmt.Sprintf("%s: recent ref %d", when, i), err, "applied")
-				continue
+	for _, c := range []struct {
+		name       string
+		flags      []string
+		principals []string
+	}{
+		{"per principal", []string{"--plan-tombstones", fmt.Sprint(tombs)}, []string{"agent:evil"}},
+		{"kernel-wide", []string{"--plan-tombstones", "1000", "--kernel-plan-tombstones", fmt.Sprint(tombs)}, []string{"agent:evil", "agent:evil2"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			k := Start(t, Options{Flags: c.flags})
+			hb := k.Heartbeat(t)
+			toks := make([]string, len(c.principals))
+			clients := make([]*client.Client, len(c.principals))
+			for i, p := range c.principals {
+				toks[i] = k.Token(t, p)
+				clients[i] = k.Attach(t, fmt.Sprint("e", i), toks[i])
 			}
-			var data map[string]any
-			if code, _ := client.ErrorCode(err); code != proto.CodeUnknownPlan || (client.ErrorData(err, &data) == nil && data["state"] != nil) {
-				t.Fatalf("%s: forgotten ref %d: %v (data %v), want plain -32012", when, i, err, data)
+			type applied struct {
+				ref   string
+				owner int
 			}
-		}
+			var refs []applied
+			for i := range 10 * tombs {
+				who := i % len(clients)
+				var p restartPlan
+				if err := clients[who].Call(Ctx(t), "exec", map[string]any{"src": fmt.Sprintf("%d + 1", i), "mode": "plan"}, &p); err != nil || p.State != "allowed" {
+					t.Fatalf("plan %d: %+v, %v", i, p, err)
+				}
+				if err := clients[who].Call(Ctx(t), "plan.apply", map[string]any{"plan_ref": p.PlanRef}, nil); err != nil {
+					t.Fatalf("apply %d: %v", i, err)
+				}
+				refs = append(refs, applied{p.PlanRef, who})
+			}
+			check := func(cs []*client.Client, when string) {
+				t.Helper()
+				for i, r := range refs {
+					err := cs[r.owner].Call(Ctx(t), "plan.apply", map[string]any{"plan_ref": r.ref}, nil)
+					if i >= len(refs)-tombs {
+						wantGone(t, fmt.Sprintf("%s: recent ref %d", when, i), err, "applied")
+						continue
+					}
+					var data map[string]any
+					if code, _ := client.ErrorCode(err); code != proto.CodeUnknownPlan || (client.ErrorData(err, &data) == nil && data["state"] != nil) {
+						t.Fatalf("%s: forgotten ref %d: %v (data %v), want plain -32012", when, i, err, data)
+					}
+				}
+			}
+			check(clients, "live")
+			hb.Stop(t)
+			k.Alive(t)
+			kill9(t, k)
+			k2 := Start(t, Options{Flags: c.flags, StateDir: k.StateDir})
+			again := make([]*client.Client, len(toks))
+			for i, tok := range toks {
+				again[i] = k2.Attach(t, fmt.Sprint("e", i), tok)
+			}
+			check(again, "after kill -9")
+		})
 	}
-	check(evil, "live")
-	hb.Stop(t)
-	k.Alive(t)
-	kill9(t, k)
-	k2 := Start(t, Options{Flags: []string{"--plan-tombstones", fmt.Sprint(tombs)}, StateDir: k.StateDir})
-	check(k2.Attach(t, "e", tok), "after kill -9")
 }

@@ -196,7 +196,8 @@ const (
 // shows: the last 4 KiB of what it keeps (MaxExecOutput).
 const TaskOutputTail = 4 << 10
 
-// MaxPlanTombstones bounds the tombstones of ended plans (applied,
+// MaxPlanTombstones is the default of Limits.KernelPlanTombstones
+// (--kernel-plan-tombstones): the tombstones of ended plans (applied,
 // expired) the kernel keeps for all principals together, besides
 // Limits.PlanTombstones per principal; past it the oldest is forgotten
 // and its ref is plain UNKNOWN_PLAN (planstombs.go).

@@ -247,7 +247,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.plans = newPlanStore(planBounds{
 		session: s.limits.SessionPlans, principal: s.limits.PrincipalPlans, token: s.limits.TokenPlans,
-		memory: s.limits.PlanMemory, ttl: s.limits.PlanTTL, tombs: s.limits.PlanTombstones,
+		memory: s.limits.PlanMemory, ttl: s.limits.PlanTTL, tombs: s.limits.PlanTombstones, tombsTotal: s.limits.KernelPlanTombstones,
 	}, s.plansExpired)
 	s.plans.gen = s.policy.Generation()
 	s.plans.warn = func(msg string, err error) { s.log.Warn(msg, "err", err) }

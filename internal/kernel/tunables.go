@@ -92,6 +92,9 @@ type Limits struct {
 	// plans, which answer with the state they ended in) kept for one
 	// principal; past it the oldest is forgotten (planstombs.go).
 	PlanTombstones int
+	// KernelPlanTombstones bounds the tombstones kept for all principals
+	// together; past it the oldest is forgotten.
+	KernelPlanTombstones int
 
 	// PTYs (see ptys.go). SessionPTYs bounds the PTYs one session keeps
 	// open, PrincipalPTYs those of one principal's sessions together (the
@@ -192,6 +195,7 @@ func DefaultLimits() Limits {
 		PlanMemory:           64 << 20,
 		PlanTTL:              time.Hour,
 		PlanTombstones:       1024,
+		KernelPlanTombstones: MaxPlanTombstones,
 		SessionPTYs:          16,
 		PrincipalPTYs:        64,
 		KernelPTYs:           256,
@@ -325,6 +329,8 @@ var limitFlags = []limitFlag{
 		duration: func(l *Limits) *time.Duration { return &l.PlanTTL }},
 	{name: "plan-tombstones", usage: "refs of applied and expired plans kept per principal to say so (oldest forgotten)",
 		count: func(l *Limits) *int { return &l.PlanTombstones }},
+	{name: "kernel-plan-tombstones", zero: zeroIsInvalid, usage: "refs of applied and expired plans kept for all principals together (oldest forgotten)",
+		count: func(l *Limits) *int { return &l.KernelPlanTombstones }},
 	{name: "task-output", usage: "output bytes one task's spool retains for task.output (oldest dropped)",
 		size: func(l *Limits) *int64 { return &l.TaskOutputBytes }},
 	{name: "principal-output", usage: "output bytes the spools of one principal's tasks retain together (oldest dropped)",
