@@ -329,7 +329,7 @@ var limitFlags = []limitFlag{
 		duration: func(l *Limits) *time.Duration { return &l.PlanTTL }},
 	{name: "plan-tombstones", usage: "refs of applied and expired plans kept per principal to say so (oldest forgotten)",
 		count: func(l *Limits) *int { return &l.PlanTombstones }},
-	{name: "kernel-plan-tombstones", zero: zeroIsInvalid, usage: "refs of applied and expired plans kept for all principals together (oldest forgotten)",
+	{name: "kernel-plan-tombstones", usage: "refs of applied and expired plans kept for all principals together (oldest forgotten; 0: 16384)",
 		count: func(l *Limits) *int { return &l.KernelPlanTombstones }},
 	{name: "task-output", usage: "output bytes one task's spool retains for task.output (oldest dropped)",
 		size: func(l *Limits) *int64 { return &l.TaskOutputBytes }},
