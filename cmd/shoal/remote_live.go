@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/shoalgo/shoal/client"
 )
@@ -25,12 +26,20 @@ type liveOutput struct {
 	end  int64            // the output offset past the last byte printed
 	held map[int64][]byte // chunks past a gap, by offset
 	size int              // bytes in held
+	// shown is what was printed, while it is at most maxLiveShown bytes
+	// (nil past it): rest checks the render agrees with it.
+	shown []byte
+	long  bool // more than maxLiveShown was printed
 }
 
 // maxLiveHeld bounds the bytes liveOutput holds back waiting for a gap to
 // fill (an event the client dropped never comes); past it the held chunks
 // are printed in offset order and the gap is left to the render's rest.
 const maxLiveHeld = 1 << 20
+
+// maxLiveShown bounds the copy of what was printed live that rest
+// compares the render's output with.
+const maxLiveShown = 1 << 20
 
 // event prints the output an event of the exec's task carries.
 func (l *liveOutput) event(ev client.Event) {
@@ -79,8 +88,7 @@ func (l *liveOutput) take(off int64, b []byte) {
 		}
 		return
 	}
-	_, _ = l.w.Write(b[l.end-off:])
-	l.end = off + int64(len(b))
+	l.write(b[l.end-off:])
 	for {
 		next, ok := l.held[l.end]
 		if !ok {
@@ -88,8 +96,18 @@ func (l *liveOutput) take(off int64, b []byte) {
 		}
 		delete(l.held, l.end)
 		l.size -= len(next)
-		_, _ = l.w.Write(next)
-		l.end += int64(len(next))
+		l.write(next)
+	}
+}
+
+// write prints b, next in output order.
+func (l *liveOutput) write(b []byte) {
+	_, _ = l.w.Write(b)
+	l.end += int64(len(b))
+	if !l.long && len(l.shown)+len(b) <= maxLiveShown {
+		l.shown = append(l.shown, b...)
+	} else {
+		l.long, l.shown = true, nil
 	}
 }
 
@@ -104,18 +122,37 @@ func (l *liveOutput) flushHeld() {
 	for _, off := range offs {
 		b := l.held[off]
 		if end := off + int64(len(b)); end > l.end {
-			_, _ = l.w.Write(b[max(0, l.end-off):])
-			l.end = end
+			b = b[max(0, l.end-off):]
+			l.end = end - int64(len(b)) // a gap before b stays unprinted
+			l.write(b)
 		}
 	}
 	l.held, l.size = nil, 0
 }
 
 // rest is what of the exec's kept output (the render event's, which
-// starts at offset 0) was not printed live.
+// starts at offset 0) was not printed live. The render joins the two
+// streams as the kernel read them, which for a program writing both at
+// the same moment may differ from the events' order: when what was
+// printed is not the render's start, rest starts where they part, so
+// nothing is lost (a few lines may show twice) and nothing is cut.
 func (l *liveOutput) rest(output string) string {
 	if l == nil || l.end == 0 {
 		return output
+	}
+	if !l.long && int64(len(l.shown)) == l.end {
+		common := 0
+		for common < len(output) && common < len(l.shown) && output[common] == l.shown[common] {
+			common++
+		}
+		if common < len(l.shown) { // they part before the end of what was printed
+			if i := strings.LastIndexByte(output[:common], '\n'); i >= 0 {
+				common = i + 1 // from the line where they part
+			} else {
+				common = 0
+			}
+			return output[common:]
+		}
 	}
 	if int64(len(output)) <= l.end {
 		return ""

@@ -8,7 +8,9 @@ import (
 // TestLiveOutputOrder: chunks are printed in output order whatever order
 // their events arrive in (each stream is coalesced apart), overlaps and
 // repeats print nothing twice, a gap that never fills leaves its bytes to
-// the render's rest, and past maxLiveHeld the held chunks go out anyway.
+// the render's rest, a render whose streams are joined in another order
+// loses nothing (from the line where it parts from what was printed), and
+// past maxLiveHeld the held chunks go out anyway.
 func TestLiveOutputOrder(t *testing.T) {
 	type chunk struct {
 		off  int64
@@ -27,6 +29,8 @@ func TestLiveOutputOrder(t *testing.T) {
 		{"a repeat and an overlap", []chunk{{0, "abc"}, {0, "abc"}, {1, "bcdef"}}, "abcdef", "abcdefg", "g", 6},
 		{"a gap never filled", []chunk{{0, "a"}, {5, "f"}}, "a", "abcdefg", "bcdefg", 1},
 		{"the first chunk missing", []chunk{{3, "def"}}, "", "abcdef", "abcdef", 0},
+		{"the render in another order", []chunk{{0, "first\n"}, {6, "second\n"}}, "first\nsecond\n", "first\nthird\nsecond\n", "third\nsecond\n", 13},
+		{"parting inside a line", []chunk{{0, "ab\ncd"}}, "ab\ncd", "ab\nce\n", "ce\n", 5},
 	}
 	for _, c := range cases {
 		var out strings.Builder
