@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shoalgo/shoal/client"
+	"github.com/shoalgo/shoal/internal/kernel"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -427,8 +428,10 @@ func TestRestartIdleSessionNotRestored(t *testing.T) {
 	}
 	waitCheckpoint(t, k.StateDir, "brief", func(c storedCheckpoint) bool { return c.has("kept") })
 	c.Close()
-	// Closed for idleness: its checkpoint goes.
-	deadline := time.Now().Add(60 * time.Second)
+	// Closed for idleness: its checkpoint goes. A task that printed keeps
+	// its session from idling for kernel.IdleOutputWindow after it ends,
+	// so the close comes a minute after the task's end.
+	deadline := time.Now().Add(kernel.IdleOutputWindow + 2*time.Minute)
 	for {
 		files, _ := filepath.Glob(filepath.Join(k.StateDir, "sessions", "*.ckpt"))
 		spools, _ := filepath.Glob(filepath.Join(k.StateDir, "output", "*.out"))

@@ -18,8 +18,12 @@ package kernel
 // lead runs a request that holds a running slot on the reading goroutine.
 // It reports whether that goroutine still holds the reading afterwards.
 func (c *conn) lead(m *method, call *call) bool {
+	// Look at the reader before leadGen turns odd: a timer of an earlier
+	// request that fires late may hand the reading over as soon as it is,
+	// and the new reader fills the reader's buffer.
+	pending := c.fr.Pending() > 0
 	g := c.leadGen.Add(1)
-	if c.fr.Pending() > 0 {
+	if pending {
 		c.handOver() // more input waits: read it meanwhile
 	} else {
 		c.handTimer.Reset(HandoffDelay)

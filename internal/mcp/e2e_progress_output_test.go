@@ -102,6 +102,9 @@ func TestE2EProgressOutput(t *testing.T) {
 	if a.err != nil || a.res.IsError {
 		t.Fatalf("the call = %v, %v", a.res, a.err)
 	}
+	// The facade sends the last output before the result, but the client
+	// may hand a notification on after the result it preceded.
+	waitProgress(t, s, "second\n", 1)
 	offsets, byOff := outputNotes(t, s.notes.progresses())
 	var all string
 	for _, off := range offsets {
