@@ -145,11 +145,21 @@ func TestPlanWritesDuringClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	closeDuring(t, d, "a write", func(i int) error {
+		return d.PutPlan(&PlanRow{Ref: fmt.Sprintf("plan:%d", i), Principal: "p", Session: "s", State: "allowed"})
+	})
+}
+
+// closeDuring runs op over and over on another goroutine, closes d once
+// op has run once, and fails unless op then fails (rather than hang or
+// go on succeeding); what names op in the failure.
+func closeDuring(t *testing.T, d *DB, what string, op func(i int) error) {
+	t.Helper()
 	done := make(chan error, 1)
 	started := make(chan struct{})
 	go func() {
 		for i := 0; ; i++ {
-			err := d.PutPlan(&PlanRow{Ref: fmt.Sprintf("plan:%d", i), Principal: "p", Session: "s", State: "allowed"})
+			err := op(i)
 			if i == 0 {
 				close(started)
 			}
@@ -164,6 +174,6 @@ func TestPlanWritesDuringClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := <-done; err == nil {
-		t.Fatal("a write after Close succeeded")
+		t.Fatalf("%s after Close succeeded", what)
 	}
 }

@@ -14,26 +14,9 @@ func TestPruneDuringClose(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		done := make(chan error, 1)
-		started := make(chan struct{})
-		go func() {
-			for i := 0; ; i++ {
-				_, err := d.Prune(int64(i))
-				if i == 0 {
-					close(started)
-				}
-				if err != nil {
-					done <- err
-					return
-				}
-			}
-		}()
-		<-started
-		if err := d.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if err := <-done; err == nil {
-			t.Fatal("a prune after Close succeeded")
-		}
+		closeDuring(t, d, "a prune", func(i int) error {
+			_, err := d.Prune(int64(i))
+			return err
+		})
 	}
 }

@@ -84,9 +84,7 @@ func (s *Server) completeContext(d *document, off int) complete.Context {
 // itemKind maps a completion kind to the protocol's.
 func itemKind(k string) int {
 	switch k {
-	case complete.KindBuiltin, complete.KindCommand:
-		return protocol.CompletionFunction
-	case complete.KindFunction:
+	case complete.KindBuiltin, complete.KindCommand, complete.KindFunction:
 		return protocol.CompletionFunction
 	case complete.KindVariable:
 		return protocol.CompletionVariable
