@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -11,26 +12,34 @@ import (
 // output offsets then skip what they carried).
 const ExecWatchBuffer = 256
 
+// ExecWatchPast is how many channels of earlier watched execs a client
+// remembers, so that a late event of one (a detached timeout_ms exec's
+// task keeps its subscription) never reaches a later watched exec.
+const ExecWatchPast = 8
+
 // execWatch is the one watched exec a client runs at a time: the events
 // of a task channel the client did not subscribe to go to it.
 type execWatch struct {
-	ch chan Event
+	ch      chan Event
+	channel string // the first event's channel; guarded by Client.mu
 }
 
 // watchState is the client's watched-exec state (ExecWatch).
 type watchState struct {
-	one sync.Mutex // ExecWatch calls run one at a time
-	cur *execWatch // guarded by Client.mu
+	one  sync.Mutex // ExecWatch calls run one at a time
+	cur  *execWatch // guarded by Client.mu
+	past []string   // channels of earlier watched execs, guarded by Client.mu
 }
 
 // ExecWatch runs p with watch set: the kernel subscribes this connection
 // to the exec's own task channel while it runs, and onEvent receives its
 // events (record changes and output events, see proto.TaskOutputEvent) in
-// order, on a goroutine of its own, as they arrive. ExecWatch returns once
-// the exec has answered and onEvent has returned for every event received
-// before the answer. Events the kernel had not delivered when the exec
-// ended are not (an exec's output is also in its render event). Calls on
-// one client are serialised.
+// order, on a goroutine of its own, as they arrive. The kernel queues a
+// synchronous watched exec's events ahead of its answer, so ExecWatch
+// returns once the exec has answered and onEvent has returned for every
+// one of them (within the kernel's bound for a slow reader; an exec's
+// output is also in its render event). Calls on one client are
+// serialised.
 func (c *Client) ExecWatch(ctx context.Context, p ExecParams, onEvent func(Event)) (*ExecResult, error) {
 	c.watch.one.Lock()
 	defer c.watch.one.Unlock()
@@ -49,6 +58,12 @@ func (c *Client) ExecWatch(ctx context.Context, p ExecParams, onEvent func(Event
 	res, err := c.Exec(ctx, p)
 	c.mu.Lock()
 	c.watch.cur = nil
+	if w.channel != "" {
+		if len(c.watch.past) == ExecWatchPast {
+			c.watch.past = append(c.watch.past[:0], c.watch.past[1:]...)
+		}
+		c.watch.past = append(c.watch.past, w.channel)
+	}
 	close(w.ch) // sends happen under c.mu only
 	c.mu.Unlock()
 	<-drained
@@ -60,8 +75,13 @@ func (c *Client) ExecWatch(ctx context.Context, p ExecParams, onEvent func(Event
 // Called with c.mu held.
 func (c *Client) dispatchWatched(ev Event) bool {
 	w := c.watch.cur
-	if w == nil || !strings.HasPrefix(ev.Channel, "task.") {
+	if w == nil || !strings.HasPrefix(ev.Channel, "task.") || slices.Contains(c.watch.past, ev.Channel) {
 		return false
+	}
+	if w.channel == "" {
+		w.channel = ev.Channel
+	} else if ev.Channel != w.channel {
+		return false // not this exec's task
 	}
 	select {
 	case w.ch <- ev:

@@ -3,6 +3,7 @@ package events
 import (
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Subscriber holds the subscriptions of one client connection, all
@@ -87,6 +88,42 @@ func (c *Subscriber) Unsubscribe(channel string) bool {
 		s.stop(false)
 	}
 	return len(gone) > 0
+}
+
+// Finish is Unsubscribe for a channel whose last events must reach the
+// sink before anything the caller sends next: each of the group's
+// subscriptions to channel first hands its sink every event the channel
+// held when Finish was called, then ends, and Finish returns once no
+// sink call of theirs is in progress. It waits at most wait in all; past
+// that the subscriptions end where they are. It reports whether there
+// was a subscription.
+func (c *Subscriber) Finish(channel string, wait time.Duration) bool {
+	deadline := time.Now().Add(wait)
+	var subs []*Subscription
+	c.mu.Lock()
+	for k, s := range c.subs {
+		if k.channel == channel {
+			subs = append(subs, s)
+		}
+	}
+	c.mu.Unlock()
+	for _, s := range subs {
+		s.drain(deadline)
+	}
+	found := c.Unsubscribe(channel)
+	for _, s := range subs {
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			break
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-s.done:
+			timer.Stop()
+		case <-timer.C:
+		}
+	}
+	return found
 }
 
 // Len returns the number of live subscriptions in the group.

@@ -49,6 +49,9 @@ type Subscription struct {
 	pending []Event
 	skipTo  uint64
 	synced  bool
+	// moved, when not nil, is closed (and cleared) the next time the
+	// cursor moves: Drain waits on it.
+	moved chan struct{}
 }
 
 // Subscribe delivers channel's events as viewer sees them to sink. With a
@@ -184,6 +187,7 @@ func (s *Subscription) stop(unlink bool) {
 // shutLocked marks s closed and detaches it from its stream.
 func (s *Subscription) shutLocked() {
 	s.closed = true
+	s.movedLocked()
 	s.st.removeSub(s)
 }
 
@@ -262,6 +266,7 @@ func (s *Subscription) next() (o offer, ok bool) {
 			}
 			s.cursor = r.ev.Seq // not for this viewer: step over it
 		}
+		s.movedLocked()
 		b.mu.Unlock()
 		select {
 		case <-s.wake:
@@ -274,6 +279,7 @@ func (s *Subscription) next() (o offer, ok bool) {
 func (s *Subscription) delivered(o offer) {
 	s.bus.mu.Lock()
 	defer s.bus.mu.Unlock()
+	defer s.movedLocked()
 	if o.marker {
 		s.dropped -= o.count
 		s.cursor = max(s.cursor, o.latest)
@@ -288,6 +294,44 @@ func (s *Subscription) delivered(o offer) {
 	}
 	s.cursor = max(s.cursor, o.ev.Seq)
 	s.inflight = 0
+}
+
+// movedLocked wakes a Drain waiting for the cursor to move.
+func (s *Subscription) movedLocked() {
+	if s.moved != nil {
+		close(s.moved)
+		s.moved = nil
+	}
+}
+
+// drain waits until s has handed its sink every event its stream held
+// when drain was called (events the viewer may not see are stepped over,
+// lost ones reported), until s is closed, or until deadline, whichever
+// comes first.
+func (s *Subscription) drain(deadline time.Time) {
+	b := s.bus
+	b.mu.Lock()
+	target := s.st.seq
+	for !s.closed && (s.cursor < target || s.dropped > 0) {
+		if s.moved == nil {
+			s.moved = make(chan struct{})
+		}
+		moved := s.moved
+		b.mu.Unlock()
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-moved:
+			timer.Stop()
+		case <-timer.C:
+			return
+		}
+		b.mu.Lock()
+	}
+	b.mu.Unlock()
 }
 
 // refused undoes the offer of an event the sink could not take; if the

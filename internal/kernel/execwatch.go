@@ -11,8 +11,10 @@ import (
 // exec's own task channel task.N, from its first event, for as long as
 // the exec's task runs, so the client sees its output as it is printed
 // without having to learn the task's id first (`shoal --kernel` prints
-// it so). The subscription ends with the task; events it had not yet
-// delivered then are not (the render event still carries the output).
+// it so). When the task's work is done, every event it published is
+// queued to the connection before the exec's answer (within
+// WatchDrainWait), so the client sees a watched exec's events before its
+// answer and none after it.
 
 // watchExec subscribes c's connection to the channel of the exec task
 // running in ctx and returns the function that ends it.
@@ -32,5 +34,5 @@ func (c *call) watchExec(ctx context.Context) func() {
 		// bound: the exec runs unwatched.
 		return func() {}
 	}
-	return func() { subs.Unsubscribe(channel) }
+	return func() { subs.Finish(channel, WatchDrainWait) }
 }

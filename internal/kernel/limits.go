@@ -19,6 +19,13 @@ const (
 	ReplyWindowFrames = 16384
 	ReplyWindowBytes  = 4 << 20
 
+	// WatchDrainWait bounds how long a watched exec (exec watch:true)
+	// waits, once its task's work is done, for the events its task
+	// published to be queued to the client ahead of its answer; a client
+	// that reads too slowly for that loses the rest of them (the answer
+	// carries the output anyway).
+	WatchDrainWait = time.Second
+
 	// OutboxFrameCost is what a queued frame is counted beyond its bytes,
 	// in the reply window, the outbox's own bound and the kernel-wide
 	// outbound budget: about what holding it costs (its queue entry, its
