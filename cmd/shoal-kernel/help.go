@@ -57,6 +57,7 @@ var helpGroups = []helpGroup{
 		{"session", "NAME", "the socket is $XDG_RUNTIME_DIR/shoal/NAME.sock"},
 		{"state-dir", "DIR", "tokens, journal, blobs ($XDG_STATE_HOME/shoal)"},
 		{"policy", "FILE", "what token principals may do, and their sandbox"},
+		{"no-cgroups", "", "contain processes without cgroups (subreaper, walk)"},
 		{"v", "", "log diagnostics to stderr"},
 		{"version", "", "print the version and exit"},
 	}},

@@ -44,7 +44,7 @@ func main() {
 
 type options struct {
 	session, socket, stateDir, policy string
-	verbose, version                  bool
+	verbose, version, noCgroups       bool
 	limits                            kernel.Limits
 	// memory is what the memory bounds' defaults were derived from;
 	// memoryWarnings says which explicit ones were lowered to fit.
@@ -62,6 +62,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.socket, "socket", "", "explicit socket path")
 	fs.StringVar(&o.stateDir, "state-dir", "", "state directory (default $XDG_STATE_HOME/shoal or ~/.local/state/shoal)")
 	fs.StringVar(&o.policy, "policy", "", "Leash policy TOML file")
+	fs.BoolVar(&o.noCgroups, "no-cgroups", false, "contain processes without cgroups")
 	fs.BoolVar(&o.verbose, "v", false, "log diagnostics to stderr")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	kernel.RegisterLimitFlags(fs, &o.limits)
@@ -170,7 +171,10 @@ func serve(o *options, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	// Every process a session starts stays ours until it is ended: see
 	// package contain, and kernel.info's containment for what is active.
-	procs := contain.New(contain.Config{Subreaper: true, Cgroups: true})
+	// --no-cgroups leaves the subreaper, the walk of descendants and the
+	// supervisor (for machines whose cgroups misbehave, and to test that
+	// containment holds without them).
+	procs := contain.New(contain.Config{Subreaper: true, Cgroups: !o.noCgroups})
 	if err := procs.StartSupervisor("/proc/self/exe"); err != nil {
 		log.Warn("no supervisor: processes may outlive a killed kernel", "err", err)
 	}

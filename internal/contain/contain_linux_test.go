@@ -754,3 +754,34 @@ func BenchmarkTable(b *testing.B) {
 		}
 	}
 }
+
+// TestScopeCloseEndsOrphanOfExitedSessionLeader: without a cgroup, a
+// background child of a session leader that exits at once (before any
+// poll saw the child) is re-parented here and is still ended when the
+// scope closes (a PTY's shell that ran `sleep &` and exited).
+func TestScopeCloseEndsOrphanOfExitedSessionLeader(t *testing.T) {
+	m := New(Config{Subreaper: true, Name: "shoal-test"})
+	t.Cleanup(m.Close)
+	if !m.Features().Subreaper {
+		t.Skip("subreaper unavailable")
+	}
+	s := m.NewScope()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cmd := exec.Command("/bin/sh", "-c", "sleep 100 & echo $! > "+pidFile)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	p, err := s.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	p.Reaped()
+	orphan := waitPid(t, pidFile)
+	t.Cleanup(func() { _ = syscall.Kill(orphan.pid, syscall.SIGKILL) })
+	if !alive(orphan) {
+		t.Fatal("the orphan is already gone")
+	}
+	s.Close()
+	wantGone(t, orphan, "scope close")
+}

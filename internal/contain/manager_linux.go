@@ -576,6 +576,11 @@ type Proc struct {
 	// Reaped: the Thread may end.
 	released chan struct{}
 
+	// session: the child leads a session of its own (Setsid), so every
+	// process still in that session descends from it, even one whose
+	// parents all exited before a poll saw it (see adoptOrphans).
+	session bool
+
 	mu     sync.Mutex
 	reaped bool
 	known  map[int]uint64 // descendants seen, by pid, with their start times
@@ -591,6 +596,7 @@ func (p *Proc) finishStart(attr *syscall.SysProcAttr) {
 	if attr.Setpgid && attr.Pgid == 0 || attr.Setsid { // a new session is a new group too
 		p.pgid = p.pid
 	}
+	p.session = attr.Setsid
 }
 
 // withCgroup calls fn with the Manager's hierarchy and p's directory in
@@ -723,7 +729,7 @@ func (p *Proc) collect(t []procStat) []procStat {
 		roots = append(roots, pid)
 		live = append(live, q)
 	}
-	for _, q := range descendants(t, roots...) {
+	for _, q := range append(descendants(t, roots...), p.orphansIn(t)...) {
 		if q.state == 'Z' {
 			continue
 		}
@@ -771,6 +777,34 @@ func (p *Proc) gone() bool {
 	return true
 }
 
+// orphansIn returns the processes of t in the session p's child leads
+// that were re-parented to this process (a subreaper): descendants whose
+// parents exited before a walk saw them. They are p's alone: only a
+// descendant of a session's leader can be in its session, and a child of
+// this process that contain started has a Proc of its own (and leads its
+// own session or shares this process's). Called with p.mu held.
+func (p *Proc) orphansIn(t []procStat) []procStat {
+	if !p.session {
+		return nil
+	}
+	self := os.Getpid()
+	var out []procStat
+	for _, q := range t {
+		if q.sid == p.pid && q.ppid == self && q.pid != p.pid && !startedHere(q.pid) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// startedHere reports whether pid is a child contain started and tracks.
+func startedHere(pid int) bool {
+	childMu.Lock()
+	defer childMu.Unlock()
+	_, ok := children[pid]
+	return ok
+}
+
 func pidsOf(ps []procStat) []int {
 	out := make([]int, len(ps))
 	for i, p := range ps {
@@ -794,6 +828,13 @@ func (p *Proc) Reaped() {
 		close(p.released)
 	}
 	untrack(p)
+	if p.session && !p.withCgroup(func(*cgroups, string) {}) {
+		// Without a cgroup, the child's orphans are found only through
+		// its session: remember them before it is forgotten.
+		if t, err := table(); err == nil {
+			p.collect(t)
+		}
+	}
 	if p.scope != nil && p.gone() {
 		p.scope.mu.Lock()
 		_, listed := p.scope.procs[p]
