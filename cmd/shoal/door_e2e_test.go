@@ -388,6 +388,21 @@ func TestDoorREPLOnATerminal(t *testing.T) {
 		}
 		send("\r")
 	}
+	// What a job prints is shown before a later prompt, ahead of its end
+	// report, as the standalone REPL shows it.
+	// A program's output, and a builtin's answer (the kernel spools what
+	// the job's last statement answered, as the standalone REPL shows it).
+	for _, job := range []string{"sh -c 'echo job-said-this'", `echo ("job-" + "said-that")`} {
+		at = len(out.String())
+		send(job + " &\r")
+		said := regexp.MustCompile(`(?s)job-said-th(is|at)\r\n.*\[\d+\] done  ` + regexp.QuoteMeta(job))
+		for deadline := time.Now().Add(20 * time.Second); !said.MatchString(out.String()[at:]); time.Sleep(300 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no job output before its end report; the terminal shows:\n%s", job, out.String()[at:])
+			}
+			send("\r")
+		}
+	}
 
 	send("exit\r")
 	if err := waitExit(cmd); err != nil {

@@ -488,10 +488,12 @@ func (t *thread) runBackground(call *syntax.CmdCall, sc *scope) (value.Value, er
 		desc = strings.TrimSpace(strings.TrimSuffix(text, "&"))
 	}
 	tk, err := t.startJob(desc, true, func(c *thread) (value.Value, error) {
-		if c.task.out == nil {
-			return c.runCmd(&bg, sc, c.task.bodyMode(), nil)
+		if !c.task.streams() {
+			return c.runCmd(&bg, sc, modeValue, nil)
 		}
-		// Its output streams into the job's (and is still captured).
+		// Its output streams into the job's kept output or the
+		// embedder's writers (and is still captured); what it answers
+		// follows, as the REPL would show it.
 		v, err := c.runCmd(&bg, sc, mStream, nil)
 		c.emitJobValue(v, err)
 		return v, err
