@@ -37,19 +37,35 @@ func layout(text string, prog *syntax.Program) string {
 }
 
 // opaqueSpans returns, sorted and merged, the spans of prog's tokens that
-// have content (leaves, strings with holes) and of its comments.
+// have content (leaves, strings with holes, interpreter bodies) and of its
+// comments. The walk asks each node for its children once, which both
+// tells a leaf and gives what to visit next.
 func opaqueSpans(prog *syntax.Program) []syntax.Span {
-	var spans []syntax.Span
-	syntax.Walk(prog, func(n syntax.Node) bool {
-		if _, ok := n.(*syntax.Program); ok {
-			return true
+	spans := make([]syntax.Span, 0, len(prog.Comments)+64)
+	stack := make([]syntax.Node, 0, 64)
+	for i := len(prog.Stmts) - 1; i >= 0; i-- {
+		stack = append(stack, prog.Stmts[i])
+	}
+	var kids []syntax.Node
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch n.(type) {
+		case *syntax.StrInterp, *syntax.StrLit, *syntax.LangBlock:
+			spans = append(spans, n.Pos()) // a string's holes lie inside it
+			continue
 		}
-		if syntax.IsToken(n) {
-			spans = append(spans, n.Pos())
-			return false // a string's holes lie inside it
+		kids, _ = syntax.AppendChildren(kids[:0], n)
+		if len(kids) == 0 {
+			if !isContainer(n) {
+				spans = append(spans, n.Pos())
+			}
+			continue
 		}
-		return true
-	})
+		for i := len(kids) - 1; i >= 0; i-- {
+			stack = append(stack, kids[i])
+		}
+	}
 	for _, c := range prog.Comments {
 		spans = append(spans, c.Span)
 	}
@@ -66,6 +82,16 @@ func opaqueSpans(prog *syntax.Program) []syntax.Span {
 		merged = append(merged, s)
 	}
 	return merged
+}
+
+// isContainer reports the nodes that are not tokens even when empty:
+// brackets with nothing inside (syntax.IsToken's list).
+func isContainer(n syntax.Node) bool {
+	switch n.(type) {
+	case *syntax.Block, *syntax.List, *syntax.Record, *syntax.ListPat, *syntax.RecordPat:
+		return true
+	}
+	return false
 }
 
 // lineState carries what one line tells the next.
