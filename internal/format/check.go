@@ -30,4 +30,3 @@ func check(before *syntax.Program, out string) error {
 
 // commentText is a comment's text as the layout keeps it.
 func commentText(c syntax.Comment) string { return strings.TrimRight(c.Text, " \t") }
-
