@@ -203,7 +203,11 @@ func (st *lineState) line(b *strings.Builder, text string, start, end int, opaqu
 			line = strings.TrimRight(line, " \t\r")
 		}
 		st.flushBlank(b, false)
-		b.WriteString(line)
+		if st.spaced {
+			writeCanonical(b, text, start, start+len(line), opaque, st.flags)
+		} else {
+			b.WriteString(line)
+		}
 		b.WriteByte('\n')
 		st.scan(text, start, end, opaque)
 		return

@@ -66,20 +66,24 @@ func spaced(op string) bool {
 }
 
 // writeCanonical writes the code text[from:to] of one line (no leading
-// spaces, no trailing ones unless a token runs past the line) with the
-// canonical gaps. opaque are the tree's token and comment spans from the
+// spaces unless from is inside a token, no trailing ones unless a token
+// runs past the line) with the canonical gaps. opaque are the tree's token and comment spans from the
 // first that ends after from.
 func writeCanonical(b *strings.Builder, text string, from, to int, opaque []syntax.Span, flags []uint8) {
 	var prev item
 	havePrev := false
 	oi := 0
 	for pos := from; pos < to; {
+		for oi < len(opaque) && int(opaque[oi].End) <= pos {
+			oi++
+		}
 		ws := pos
-		for pos < to && (text[pos] == ' ' || text[pos] == '\t' || text[pos] == '\r') {
-			pos++
+		if oi >= len(opaque) || int(opaque[oi].Start) > pos { // not inside a token
+			for pos < to && (text[pos] == ' ' || text[pos] == '\t' || text[pos] == '\r') {
+				pos++
+			}
 		}
 		if pos >= to {
-			b.WriteString(text[ws:pos]) // spaces inside a token's line run
 			break
 		}
 		for oi < len(opaque) && int(opaque[oi].End) <= pos {

@@ -39,6 +39,7 @@ func TestSpacingRules(t *testing.T) {
 		{"command trailing block", "ls {1+2}\n", "ls { 1 + 2 }\n"},
 		{"strings untouched", "let s = \"a  +  b\" + 'c ,d'\n", "let s = \"a  +  b\" + 'c ,d'\n"},
 		{"interpolation untouched", "let s = \"${a+b}  x\"\n", "let s = \"${a+b}  x\"\n"},
+		{"after a multi-line string", "let s = \"\"\"\n  a  \n\"\"\"+'x'\n", "let s = \"\"\"\n  a  \n\"\"\" + 'x'\n"},
 		{"interpreter body untouched", "let t = sh { echo  a+b }\n", "let t = sh { echo  a+b }\n"},
 		{"comment text untouched", "let x = 1 #  a+b ,c\n", "let x = 1 #  a+b ,c\n"},
 	}
