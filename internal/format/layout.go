@@ -49,7 +49,7 @@ func layout(text string, prog *syntax.Program, spaced bool) string {
 // expression parts clear the command flag the command set.
 func treeFacts(prog *syntax.Program, text string) ([]syntax.Span, []uint8) {
 	flags := make([]uint8, len(text)+1)
-	spans := make([]syntax.Span, 0, len(prog.Comments)+64)
+	spans := make([]syntax.Span, 0, len(prog.Comments)+len(text)/8) // about one token in eight bytes
 	stack := make([]syntax.Node, 0, 64)
 	for i := len(prog.Stmts) - 1; i >= 0; i-- {
 		stack = append(stack, prog.Stmts[i])
