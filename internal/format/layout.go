@@ -189,19 +189,26 @@ type lineState struct {
 func (st *lineState) line(b *strings.Builder, text string, start, end int, opaque []syntax.Span) {
 	startInside := len(opaque) > 0 && int(opaque[0].Start) < start
 	endInside := false
+	keep := start // trailing spaces before keep are a token's (`A\ `): kept
 	for _, o := range opaque {
 		if int(o.Start) >= end {
 			break
 		}
 		endInside = int(o.End) > end
+		if text[o.Start] != '#' {
+			keep = max(keep, min(int(o.End), end))
+		}
 	}
-	line := text[start:end]
+	cut := end // the line without its trailing spaces
+	if !endInside {
+		for cut > keep && (text[cut-1] == ' ' || text[cut-1] == '\t' || text[cut-1] == '\r') {
+			cut--
+		}
+	}
+	line := text[start:cut]
 	if startInside {
 		// Inside a multi-line token: kept, but for trailing spaces when the
 		// token ends on this line.
-		if !endInside {
-			line = strings.TrimRight(line, " \t\r")
-		}
 		st.flushBlank(b, false)
 		if st.spaced {
 			writeCanonical(b, text, start, start+len(line), opaque, st.flags)
@@ -213,15 +220,12 @@ func (st *lineState) line(b *strings.Builder, text string, start, end int, opaqu
 		return
 	}
 	content := strings.TrimLeft(line, " \t")
-	if !endInside {
-		content = strings.TrimRight(content, " \t\r")
-	}
 	if content == "" {
 		st.blank = st.blank || st.wrote
 		return
 	}
 	lead := start + (len(line) - len(strings.TrimLeft(line, " \t")))
-	closers := st.closedLevels(leadingClosers(text, lead, end, opaque))
+	closers := st.closedLevels(leadingClosers(text, lead, cut, opaque))
 	indent := st.levels - closers
 	if st.continues {
 		indent++

@@ -35,6 +35,7 @@ func TestSpacingRules(t *testing.T) {
 		{"comparison in a loop", "var i = 0; while i<3 { i+=1 }\n", "var i = 0; while i < 3 { i += 1 }\n"},
 		{"redirects kept", "ls   >  out.txt\nA=1 ls\n", "ls > out.txt\nA=1 ls\n"},
 		{"command in parentheses", "let l = ( ls   -la ).lines()\n", "let l = (ls -la).lines()\n"},
+		{"an escaped space ends a word", "A\\ \nA0\\   \n", "A\\ \nA0\\ \n"},
 		{"ranges", "for i in 1 .. 5 { i }\n", "for i in 1..5 { i }\n"},
 		{"method chains kept", "let n = xs.map(x => x*2).len()\n", "let n = xs.map(x => x * 2).len()\n"},
 		{"semicolons", "let f = x => { let d = x*10 ;d }\n", "let f = x => { let d = x * 10; d }\n"},
