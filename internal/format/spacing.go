@@ -67,8 +67,8 @@ func spaced(op string) bool {
 
 // writeCanonical writes the code text[from:to] of one line (no leading
 // spaces unless from is inside a token, no trailing ones unless a token
-// runs past the line) with the canonical gaps. opaque are the tree's token and comment spans from the
-// first that ends after from.
+// runs past the line) with the canonical gaps. opaque are the tree's token
+// and comment spans from the first that ends after from.
 func writeCanonical(b *strings.Builder, text string, from, to int, opaque []syntax.Span, flags []uint8) {
 	var prev item
 	havePrev := false
