@@ -49,6 +49,21 @@ func TestCorpus(t *testing.T) {
 			changed++
 		}
 		assertStable(t, []byte(src), got)
+		assertSpaced(t, src)
 	}
 	t.Logf("%d corpus sources formatted, %d changed", len(srcs), changed)
+}
+
+// assertSpaced checks that src's canonical layout passes the safety net
+// itself, without Source's fall back to the source's own spacing.
+func assertSpaced(t *testing.T, src string) {
+	t.Helper()
+	prog, err := parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := layout(src, prog, true)
+	if err := check(prog, out); err != nil {
+		t.Errorf("the canonical spacing of\n%s\nis refused: %v\n%s", src, err, out)
+	}
 }

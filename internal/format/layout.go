@@ -16,11 +16,15 @@ import (
 // `f([` opens one level, not two. A line that starts inside a token (a multi-line
 // string or interpreter body) is kept as it is; every other line has its
 // leading spaces replaced by the depth's indentation.
-func layout(text string, prog *syntax.Program) string {
-	opaque := opaqueSpans(prog)
+//
+// With spaced, the gaps within each line are made canonical too
+// (spacing.go); without, they are kept as written but for the one space
+// before a trailing comment.
+func layout(text string, prog *syntax.Program, spaced bool) string {
+	opaque, flags := treeFacts(prog, text)
 	var b strings.Builder
 	b.Grow(len(text) + len(text)/8)
-	st := lineState{}
+	st := lineState{flags: flags, spaced: spaced}
 	oi := 0 // the first opaque span that may hold or follow the line
 	for start := 0; start <= len(text); {
 		end := len(text)
@@ -36,24 +40,80 @@ func layout(text string, prog *syntax.Program) string {
 	return b.String()
 }
 
-// opaqueSpans returns, sorted and merged, the spans of prog's tokens that
-// have content (leaves, strings with holes) and of its comments.
-func opaqueSpans(prog *syntax.Program) []syntax.Span {
-	var spans []syntax.Span
-	syntax.Walk(prog, func(n syntax.Node) bool {
-		if _, ok := n.(*syntax.Program); ok {
-			return true
-		}
-		if syntax.IsToken(n) {
+// treeFacts returns what the layout needs from the tree: sorted and
+// merged, the spans of prog's tokens that have content (leaves, strings
+// with holes, interpreter bodies) and of its comments; and a flag byte per
+// source byte (fCmd, fRecOpen, fRecClose, fType; see spacing.go). The walk
+// asks each node for its children once, which both tells a leaf and gives
+// what to visit next; parents come before children, so a command's
+// expression parts clear the command flag the command set.
+func treeFacts(prog *syntax.Program, text string) ([]syntax.Span, []uint8) {
+	flags := make([]uint8, len(text)+1)
+	spans := make([]syntax.Span, 0, len(prog.Comments)+len(text)/8) // about one token in eight bytes
+	stack := make([]syntax.Node, 0, 64)
+	for i := len(prog.Stmts) - 1; i >= 0; i-- {
+		stack = append(stack, prog.Stmts[i])
+	}
+	var kids []syntax.Node
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if isLeaf(n) {
 			spans = append(spans, n.Pos())
-			return false // a string's holes lie inside it
+			continue
 		}
-		return true
-	})
+		switch n := n.(type) {
+		case *syntax.StrInterp:
+			spans = append(spans, n.Pos()) // a string's holes lie inside it
+			continue
+		case *syntax.CmdCall:
+			paint(flags, n.Span, fCmd, true)
+			if n.Trailing != nil {
+				paint(flags, n.Trailing.Span, fCmd, false)
+			}
+		case *syntax.CmdArg:
+			if n.Kind == syntax.ArgExpr {
+				sp := n.Span
+				if int(sp.Start) < len(text) && text[sp.Start] == '(' {
+					sp.Start++
+					sp.End--
+				}
+				paint(flags, sp, fCmd, false)
+			}
+		case *syntax.Record:
+			markBraces(flags, text, n.Span)
+		case *syntax.RecordPat:
+			markBraces(flags, text, n.Span)
+		case *syntax.TypeExpr:
+			paint(flags, n.Span, fType, true)
+		}
+		kids, _ = syntax.AppendChildren(kids[:0], n)
+		if len(kids) == 0 {
+			if !isContainer(n) {
+				spans = append(spans, n.Pos())
+			}
+			continue
+		}
+		for i := len(kids) - 1; i >= 0; i-- {
+			stack = append(stack, kids[i])
+		}
+	}
 	for _, c := range prog.Comments {
 		spans = append(spans, c.Span)
 	}
-	slices.SortFunc(spans, func(a, b syntax.Span) int { return int(a.Start) - int(b.Start) })
+	sortSpans(spans)
+	return mergeSpans(spans), flags
+}
+
+// sortSpans sorts spans by start; the walk gives them nearly sorted
+// (comments come last), so a sort that is fast on runs is used.
+func sortSpans(spans []syntax.Span) {
+	slices.SortStableFunc(spans, func(a, b syntax.Span) int { return int(a.Start) - int(b.Start) })
+}
+
+// mergeSpans merges overlapping spans (sorted by start) in place and
+// drops empty ones.
+func mergeSpans(spans []syntax.Span) []syntax.Span {
 	merged := spans[:0]
 	for _, s := range spans {
 		if s.End <= s.Start {
@@ -68,14 +128,60 @@ func opaqueSpans(prog *syntax.Program) []syntax.Span {
 	return merged
 }
 
+// paint sets (or clears) flag over the bytes of sp.
+func paint(flags []uint8, sp syntax.Span, flag uint8, set bool) {
+	lo, hi := max(int(sp.Start), 0), min(int(sp.End), len(flags))
+	for i := lo; i < hi; i++ {
+		if set {
+			flags[i] |= flag
+		} else {
+			flags[i] &^= flag
+		}
+	}
+}
+
+// markBraces flags the braces of a record (pattern) spanning sp.
+func markBraces(flags []uint8, text string, sp syntax.Span) {
+	if s := int(sp.Start); s < len(text) && text[s] == '{' {
+		flags[s] |= fRecOpen
+	}
+	if e := int(sp.End) - 1; e >= 0 && e < len(text) && text[e] == '}' {
+		flags[e] |= fRecClose
+	}
+}
+
+// isLeaf reports the token kinds, which have no children: known without
+// asking the walker, which is most of the nodes of a tree.
+func isLeaf(n syntax.Node) bool {
+	switch n.(type) {
+	case *syntax.Var, *syntax.IntLit, *syntax.StrLit, *syntax.FloatLit, *syntax.BoolLit,
+		*syntax.NullLit, *syntax.SizeLit, *syntax.DurationLit, *syntax.TimeLit,
+		*syntax.DateTimeLit, *syntax.PathLit, *syntax.RegexLit, *syntax.LangBlock:
+		return true
+	}
+	return false
+}
+
+// isContainer reports the nodes that are not tokens even when empty:
+// brackets with nothing inside (syntax.IsToken's list).
+func isContainer(n syntax.Node) bool {
+	switch n.(type) {
+	case *syntax.Block, *syntax.List, *syntax.Record, *syntax.ListPat, *syntax.RecordPat:
+		return true
+	}
+	return false
+}
+
 // lineState carries what one line tells the next.
 type lineState struct {
-	open        []bool // the brackets open before the line: whether each began a level
-	levels      int    // indentation levels open: lines with an open bracket
-	continues   bool   // the line continues the statement of the line above
-	blank       bool   // blank lines were seen since the last line written
-	wrote       bool   // a line has been written
-	afterOpener bool   // the last line written ends with an opening bracket
+	flags       []uint8 // treeFacts' flag per source byte
+	spaced      bool    // canonical gaps within lines
+	open        []bool  // the brackets open before the line: whether each began a level
+	levels      int     // indentation levels open: lines with an open bracket
+	continues   bool    // the line continues the statement of the line above
+	blank       bool    // blank lines were seen since the last line written
+	wrote       bool    // a line has been written
+	afterOpener bool    // the last line written ends with an opening bracket
 }
 
 // line lays out the line text[start:end] (without its line break), given
@@ -83,35 +189,43 @@ type lineState struct {
 func (st *lineState) line(b *strings.Builder, text string, start, end int, opaque []syntax.Span) {
 	startInside := len(opaque) > 0 && int(opaque[0].Start) < start
 	endInside := false
+	keep := start // trailing spaces before keep are a token's (`A\ `): kept
 	for _, o := range opaque {
 		if int(o.Start) >= end {
 			break
 		}
 		endInside = int(o.End) > end
+		if text[o.Start] != '#' {
+			keep = max(keep, min(int(o.End), end))
+		}
 	}
-	line := text[start:end]
+	cut := end // the line without its trailing spaces
+	if !endInside {
+		for cut > keep && (text[cut-1] == ' ' || text[cut-1] == '\t' || text[cut-1] == '\r') {
+			cut--
+		}
+	}
+	line := text[start:cut]
 	if startInside {
 		// Inside a multi-line token: kept, but for trailing spaces when the
 		// token ends on this line.
-		if !endInside {
-			line = strings.TrimRight(line, " \t\r")
-		}
 		st.flushBlank(b, false)
-		b.WriteString(line)
+		if st.spaced {
+			writeCanonical(b, text, start, start+len(line), opaque, st.flags)
+		} else {
+			b.WriteString(line)
+		}
 		b.WriteByte('\n')
 		st.scan(text, start, end, opaque)
 		return
 	}
 	content := strings.TrimLeft(line, " \t")
-	if !endInside {
-		content = strings.TrimRight(content, " \t\r")
-	}
 	if content == "" {
 		st.blank = st.blank || st.wrote
 		return
 	}
 	lead := start + (len(line) - len(strings.TrimLeft(line, " \t")))
-	closers := st.closedLevels(leadingClosers(text, lead, end, opaque))
+	closers := st.closedLevels(leadingClosers(text, lead, cut, opaque))
 	indent := st.levels - closers
 	if st.continues {
 		indent++
@@ -120,7 +234,11 @@ func (st *lineState) line(b *strings.Builder, text string, start, end int, opaqu
 	for range max(indent, 0) {
 		b.WriteString(indentUnit)
 	}
-	writeSpacedComment(b, text, lead, lead+len(content), opaque)
+	if st.spaced {
+		writeCanonical(b, text, lead, lead+len(content), opaque, st.flags)
+	} else {
+		writeSpacedComment(b, text, lead, lead+len(content), opaque)
+	}
 	b.WriteByte('\n')
 	st.scan(text, start, end, opaque)
 }

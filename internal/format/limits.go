@@ -1,16 +1,10 @@
 package format
 
-import "github.com/shoalgo/shoal/internal/syntax"
-
 // MaxSource is the largest source Source formats (16 MiB): formatting
-// holds the source, its tree twice (the check parses the output) and the
+// holds the source, its tree twice (the check parses the output), a flag
+// byte per source byte (the spacing rules' facts from the tree) and the
 // output in memory at once.
 const MaxSource = 16 << 20
 
 // indentUnit is one level of indentation in the canonical layout.
 const indentUnit = "  "
-
-// maxCompareDepth bounds the tree comparison's recursion (check.go): a
-// tree is at most syntax.MaxDepth nodes deep and each node is a few
-// reflect levels.
-const maxCompareDepth = 8 * syntax.MaxDepth
