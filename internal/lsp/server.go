@@ -52,6 +52,7 @@ type Server struct {
 	docs        map[string]*document
 	initialized bool
 	shutdown    bool
+	att         *attachedState // attached mode's session knowledge (attached_*.go); nil unattached
 }
 
 // errRequest is a request that fails with a protocol error code.
@@ -74,6 +75,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 		return errors.New("lsp: Options.Registry is required")
 	}
 	s := &Server{opts: opts, out: protocol.NewWriter(out), docs: map[string]*document{}}
+	if opts.Kernel != nil {
+		s.att = newAttachedState(s, opts.Kernel)
+		s.opts.Kernel = s.att.k // every feature asks the session within a time bound
+	}
 	r := protocol.NewReader(in)
 	for {
 		body, err := r.ReadMessage()
