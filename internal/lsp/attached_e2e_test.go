@@ -16,6 +16,7 @@ import (
 
 	kclient "github.com/shoalgo/shoal/client"
 	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/lsp"
 	"github.com/shoalgo/shoal/internal/lsp/protocol"
 )
 
@@ -263,4 +264,40 @@ func TestAttachedPolicyAndSession(t *testing.T) {
 		t.Errorf("diagnostics with the kernel gone:\n got %+v\nwant %+v", got, want)
 	}
 	c.stop()
+}
+
+// TestAttachedBounds crosses attached mode's bounds tenfold through the
+// built binaries: a document of ten times MaxJudgedStatements statements
+// gets a verdict on its first refused statement and none past the bound,
+// a statement ten times MaxExplainSource is not sent to explain, and the
+// server and the kernel stay up and keep answering.
+func TestAttachedBounds(t *testing.T) {
+	k := startPolicyKernel(t)
+	c := startServer(t, "--kernel", k.sock, "--session", "ed", "--token", k.token)
+	outside := filepath.Join(k.base, "outside.txt")
+	var b strings.Builder
+	fmt.Fprintf(&b, "touch %s\n", outside)
+	for range 10*lsp.MaxJudgedStatements - 1 {
+		b.WriteString("1\n")
+	}
+	fmt.Fprintf(&b, "touch %s\n", outside) // statement 10×MaxJudgedStatements: past the bound
+	fmt.Fprintf(&b, "touch %s \"%s\"\n", outside, strings.Repeat("a", 10*lsp.MaxExplainSource))
+	uri := "file://" + filepath.Join(k.work, "big.shl")
+	c.open(uri, b.String())
+	got := c.waitDiagnostics(uri, func(ds []protocol.Diagnostic) bool { return len(byCode(ds, "policy_denied")) > 0 })
+	denied := byCode(got, "policy_denied")
+	if len(denied) != 1 || denied[0].Range.Start.Line != 0 {
+		t.Errorf("policy_denied past the bounds: %d, first %+v (want line 0 alone)", len(denied), denied[0].Range)
+	}
+	var h *protocol.Hover
+	c.call("textDocument/hover", at(uri, 0, 1), &h)
+	if h == nil || !strings.Contains(h.Contents.Value, outside) {
+		t.Errorf("hover after the bounds: %+v", h)
+	}
+	c.stop()
+	select {
+	case <-k.exited:
+		t.Fatal("the kernel died")
+	default:
+	}
 }
