@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,8 +129,11 @@ func (k *policyKernel) kill() {
 func (c *client) waitDiagnostics(uri string, ok func([]protocol.Diagnostic) bool) []protocol.Diagnostic {
 	c.t.Helper()
 	stuck := time.AfterFunc(time.Minute, func() {
-		c.t.Errorf("no diagnostics for %s satisfied the test within a minute; killing shoal lsp", uri)
-		_ = c.cmd.Process.Kill()
+		c.t.Errorf("no diagnostics for %s satisfied the test within a minute; giving up", uri)
+		if c.cmd != nil {
+			_ = c.cmd.Process.Kill()
+		}
+		c.inbox.fail(io.EOF)
 	})
 	defer stuck.Stop()
 	for {
@@ -300,4 +304,14 @@ func TestAttachedBounds(t *testing.T) {
 		t.Fatal("the kernel died")
 	default:
 	}
+}
+
+// fail ends the inbox: reads after what is queued get err.
+func (b *inbox) fail(err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err == nil {
+		b.err = err
+	}
+	b.cond.Broadcast()
 }
