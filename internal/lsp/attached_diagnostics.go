@@ -190,8 +190,18 @@ func verdictDiagnostic(rng protocol.Range, v Verdict) (protocol.Diagnostic, bool
 	return protocol.Diagnostic{}, false
 }
 
-// work runs jobs until none is left.
+// work runs jobs until none is left. A panic in it is logged and ends
+// the worker; the next publish starts another.
 func (a *attachedState) work() {
+	defer func() {
+		if r := recover(); r != nil {
+			a.mu.Lock()
+			a.running = false
+			clear(a.jobs)
+			a.mu.Unlock()
+			a.srv.logf("attached diagnostics failed: %v", r)
+		}
+	}()
 	for {
 		a.mu.Lock()
 		var job *attJob

@@ -29,7 +29,8 @@ type Options struct {
 	ReadDir func(dir string) ([]fs.DirEntry, error)
 	// Home is the directory `~` means.
 	Home string
-	// Kernel is a live session to complete and hover with; nil: the
+	// Kernel is a live session to complete, hover and diagnose with (its
+	// names; its policy's verdicts when it is a PolicyKernel); nil: the
 	// server knows only the document and the registry.
 	Kernel Kernel
 	// Version is the server's version, reported in initialize.
