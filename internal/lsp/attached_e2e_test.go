@@ -21,13 +21,10 @@ import (
 	"github.com/shoalgo/shoal/internal/lsp/protocol"
 )
 
-// kernelBin builds shoal-kernel once, for the tests that attach to one.
+// kernelBin builds shoal-kernel once, for the tests that attach to one,
+// beside the shoal binary (whose directory TestMain removes).
 var kernelBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "lsp-kernel-bin")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "shoal-kernel")
+	bin := filepath.Join(filepath.Dir(shoalBin), "shoal-kernel")
 	cmd := exec.Command("go", "build", "-o", bin, "github.com/shoalgo/shoal/cmd/shoal-kernel")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
