@@ -50,7 +50,8 @@ type ExplainParams struct {
 }
 
 // ExplainResult is the result of explain. PlanRef repeats Fingerprint, a
-// description that plan.get never resolves.
+// description that plan.get never resolves; ExplainVerdict is what the
+// caller's policy would say of running the source now.
 type ExplainResult struct {
 	ASTVersion    int             `json:"ast_version"`
 	AST           json.RawMessage `json:"ast"`
@@ -60,4 +61,14 @@ type ExplainResult struct {
 	Notes         []string        `json:"notes,omitempty"`
 	PlanRef       string          `json:"plan_ref"`
 	Fingerprint   string          `json:"fingerprint"`
+	ExplainVerdict
+}
+
+// ExplainVerdict is the verdict part of explain's answer: the words of
+// exec mode "plan" (PlanAnswer.Verdict, VerdictData): "allow",
+// "approval_required" or "deny", with one reason for each effect not
+// simply allowed (or the auto_apply rule that asked).
+type ExplainVerdict struct {
+	Verdict string   `json:"verdict"`
+	Reasons []string `json:"reasons,omitempty"`
 }

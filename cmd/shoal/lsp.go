@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"sync"
-	"time"
 
 	"github.com/shoalgo/shoal/client"
 	"github.com/shoalgo/shoal/internal/complete"
@@ -25,12 +24,9 @@ const lspUsage = `usage: shoal lsp [--kernel SOCKET [--session NAME] [--token TO
 
 A Language Server Protocol 3.17 server for Shoal sources (.shl, language
 id "shoal") on standard input and output. With --kernel it attaches to a
-running kernel's session and completes and hovers with its live bindings.
+running kernel's session: completion and hover know its live bindings, and
+diagnostics say which statements its policy would refuse or hold for approval.
 `
-
-// lspCallTimeout bounds one call to an attached kernel, so a stuck kernel
-// slows an editor's request instead of hanging it.
-const lspCallTimeout = 2 * time.Second
 
 // runLSP is `shoal lsp`.
 func runLSP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -103,12 +99,14 @@ func dialLSPKernel(ctx context.Context, socket, session, token string) (*lspKern
 	return &lspKernel{c: c}, nil
 }
 
+// The language server bounds each call in time (lsp.KernelCallTimeout)
+// and stops asking a kernel that fails; an error the kernel answered
+// with is marked lsp.ErrKernelAnswered, which does not count as failing.
+
 func (k *lspKernel) Complete(ctx context.Context, src string, cursor int) ([]complete.Candidate, error) {
-	ctx, cancel := context.WithTimeout(ctx, lspCallTimeout)
-	defer cancel()
 	res, err := k.c.Complete(ctx, src, cursor)
 	if err != nil {
-		return nil, err
+		return nil, lspCallErr(err)
 	}
 	out := make([]complete.Candidate, len(res.Candidates))
 	for i, c := range res.Candidates {
@@ -119,15 +117,40 @@ func (k *lspKernel) Complete(ctx context.Context, src string, cursor int) ([]com
 }
 
 func (k *lspKernel) Effects(ctx context.Context, src string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, lspCallTimeout)
-	defer cancel()
 	res, err := k.c.Explain(ctx, src)
 	if err != nil {
-		return nil, err
+		return nil, lspCallErr(err)
 	}
 	out := make([]string, 0, len(res.Effects))
 	for _, e := range res.Effects {
 		out = append(out, lsp.EffectLine(string(e.Kind), e.Path, e.Program, e.Name))
 	}
 	return out, nil
+}
+
+// Verdict is the session policy's verdict on src, from explain.
+func (k *lspKernel) Verdict(ctx context.Context, src string) (lsp.Verdict, error) {
+	res, err := k.c.Explain(ctx, src)
+	if err != nil {
+		return lsp.Verdict{}, lspCallErr(err)
+	}
+	return lsp.Verdict{Verdict: res.Verdict, Reasons: res.Reasons}, nil
+}
+
+// Alive reports whether the connection to the kernel is still up.
+func (k *lspKernel) Alive() bool {
+	select {
+	case <-k.c.Done():
+		return false
+	default:
+		return true
+	}
+}
+
+// lspCallErr marks an error the kernel answered with.
+func lspCallErr(err error) error {
+	if _, ok := client.ErrorCode(err); ok {
+		return fmt.Errorf("%w: %w", lsp.ErrKernelAnswered, err)
+	}
+	return err
 }

@@ -23,12 +23,15 @@ type explainTail struct {
 	// (plan.get answers UNKNOWN_PLAN for it).
 	PlanRef     string `json:"plan_ref"`
 	Fingerprint string `json:"fingerprint"`
+	proto.ExplainVerdict
 }
 
 // handleExplain derives, without running anything, what a source would do
 // in the caller's session: its canonical AST, effects, reversibility and
-// opacity, and a descriptive fingerprint, "fp:…", given as both
-// fingerprint and plan_ref. Nothing is stored: the fingerprint is not a
+// opacity, a descriptive fingerprint, "fp:…", given as both fingerprint
+// and plan_ref, and the verdict the session's grants give the plan now
+// (sessionDecision, what exec's leash check acts on). Nothing is stored,
+// no approval is asked and no journal row is written: the fingerprint is not a
 // stored plan's ref and plan.get never resolves it (exec mode "plan"
 // stores a plan). "src"
 // wins over "ast"; an "ast" alone is decoded from its ast_version 2 JSON,
@@ -44,7 +47,7 @@ func handleExplain(ctx context.Context, c *call) (any, error) {
 	le := sessionLeashEnv(c.att.sess)
 	var answer answerFrame
 	var err error
-	if werr := c.withSource(ctx, func(ps *syntax.Parser) { answer, err = explainAnswer(ps, c.req, p, le) }); werr != nil {
+	if werr := c.withSource(ctx, func(ps *syntax.Parser) { answer, err = explainAnswer(ps, c.req, p, le, c.att.sess) }); werr != nil {
 		return nil, werr
 	}
 	if err != nil || answer == nil {
@@ -55,7 +58,7 @@ func handleExplain(ctx context.Context, c *call) (any, error) {
 
 // explainAnswer parses (with ps) or decodes the program, derives its plan
 // and writes the answer frame for req (nil for a notification).
-func explainAnswer(ps *syntax.Parser, req *proto.Request, p proto.ExplainParams, le leash.Env) (answerFrame, error) {
+func explainAnswer(ps *syntax.Parser, req *proto.Request, p proto.ExplainParams, le leash.Env, sess *session) (answerFrame, error) {
 	var prog *syntax.Program
 	var src string
 	if p.Src != nil {
@@ -77,7 +80,9 @@ func explainAnswer(ps *syntax.Parser, req *proto.Request, p proto.ExplainParams,
 	if req.IsNotification() {
 		return nil, nil
 	}
-	tail := explainTail{Effects: wireEffects(plan.Effects), Reversibility: plan.Reversibility, Opaque: plan.Opaque, Notes: plan.Notes}
+	d := sessionDecision(sess, plan)
+	tail := explainTail{Effects: wireEffects(plan.Effects), Reversibility: plan.Reversibility, Opaque: plan.Opaque, Notes: plan.Notes,
+		ExplainVerdict: proto.ExplainVerdict{Verdict: string(d.Verdict), Reasons: d.Reasons}}
 	if tail.Effects == nil {
 		tail.Effects = []proto.Effect{}
 	}

@@ -154,7 +154,7 @@ func leashCheck(ctx context.Context, sess *session, p *execParams, tr *turn) err
 	}
 	plan := leash.Derive(prog, le)
 	p.plan = plan
-	d := g.current().grants.Decide(plan)
+	d := sessionDecision(sess, plan)
 	if d.Verdict == policy.Allow {
 		p.prog = prog
 		return nil
@@ -176,4 +176,19 @@ func leashCheck(ctx context.Context, sess *session, p *execParams, tr *turn) err
 		msg += ": " + strings.Join(d.Reasons, "; ")
 	}
 	return proto.NewError(code, fitEncoded(msg, MaxErrorText), data)
+}
+
+// sessionDecision is the one verdict the session's grants give a derived
+// plan: what exec's leash check acts on and what explain reports. Grants
+// that allow everything (or no gate) allow it.
+func sessionDecision(sess *session, plan *leash.Plan) policy.Decision {
+	g := sess.gate()
+	if g == nil {
+		return policy.Decision{Verdict: policy.Allow}
+	}
+	st := g.current()
+	if st.free {
+		return policy.Decision{Verdict: policy.Allow}
+	}
+	return st.grants.Decide(plan)
 }

@@ -28,8 +28,10 @@ func (s *Server) completion(ctx context.Context, params json.RawMessage) (any, e
 			cands = nil
 		}
 	}
-	if cands == nil {
-		cands = complete.Complete(d.text, off, s.completeContext(d, off))
+	if local := complete.Complete(d.text, off, s.completeContext(d, off)); cands == nil {
+		cands = local
+	} else {
+		cands = mergeCandidates(cands, local) // the document's own names too
 	}
 	// complete bounds the candidates (complete.MaxCandidates), the
 	// kernel's answer too.

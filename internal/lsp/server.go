@@ -29,7 +29,8 @@ type Options struct {
 	ReadDir func(dir string) ([]fs.DirEntry, error)
 	// Home is the directory `~` means.
 	Home string
-	// Kernel is a live session to complete and hover with; nil: the
+	// Kernel is a live session to complete, hover and diagnose with (its
+	// names; its policy's verdicts when it is a PolicyKernel); nil: the
 	// server knows only the document and the registry.
 	Kernel Kernel
 	// Version is the server's version, reported in initialize.
@@ -52,6 +53,7 @@ type Server struct {
 	docs        map[string]*document
 	initialized bool
 	shutdown    bool
+	att         *attachedState // attached mode's session knowledge (attached_*.go); nil unattached
 }
 
 // errRequest is a request that fails with a protocol error code.
@@ -74,6 +76,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 		return errors.New("lsp: Options.Registry is required")
 	}
 	s := &Server{opts: opts, out: protocol.NewWriter(out), docs: map[string]*document{}}
+	if opts.Kernel != nil {
+		s.att = newAttachedState(s, opts.Kernel)
+		s.opts.Kernel = s.att.k // every feature asks the session within a time bound
+	}
 	r := protocol.NewReader(in)
 	for {
 		body, err := r.ReadMessage()

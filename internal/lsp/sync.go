@@ -56,6 +56,9 @@ func (s *Server) didClose(params json.RawMessage) error {
 		return err
 	}
 	delete(s.docs, p.TextDocument.URI)
+	if s.att != nil {
+		s.att.forget(p.TextDocument.URI)
+	}
 	s.send(protocol.Notification{JSONRPC: "2.0", Method: "textDocument/publishDiagnostics",
 		Params: protocol.PublishDiagnosticsParams{URI: p.TextDocument.URI, Diagnostics: []protocol.Diagnostic{}}})
 	return nil
@@ -63,7 +66,12 @@ func (s *Server) didClose(params json.RawMessage) error {
 
 // publish sends the document's diagnostics.
 func (s *Server) publish(ctx context.Context, d *document) {
+	diags := s.diagnostics(ctx, d)
+	if s.att != nil {
+		s.att.publish(d, diags) // with the session's names and policy verdicts
+		return
+	}
 	v := d.version
 	s.send(protocol.Notification{JSONRPC: "2.0", Method: "textDocument/publishDiagnostics",
-		Params: protocol.PublishDiagnosticsParams{URI: d.uri, Version: &v, Diagnostics: s.diagnostics(ctx, d)}})
+		Params: protocol.PublishDiagnosticsParams{URI: d.uri, Version: &v, Diagnostics: diags}})
 }
