@@ -61,15 +61,16 @@ const (
 	// less each row costs. Not the commit alone: with many sessions each
 	// batch writes a leaf of each session-keyed index (entries_session,
 	// entries_tseq, entries_ref) per session, so rows of one session
-	// sharing a batch share those pages too (BenchmarkApplySessions: ~68
-	// µs of CPU a row in batches of 80, ~57 in batches of 200). At 50 ms a
-	// kernel serving a few thousand execs a second fills batches of a
-	// couple of hundred rows; reads apply what is pending first, and the
-	// rows are durable in the intent log before the applier sees them.
-	ApplyDelay = 50 * time.Millisecond
+	// sharing a batch share those pages too (BenchmarkApplySessions, 32
+	// sessions: ~68 µs of CPU a row in batches of 80, ~50 in batches of
+	// 256, ~40 in batches of 1024). At 100 ms a kernel serving a few
+	// thousand execs a second fills batches of several hundred rows; reads
+	// apply what is pending first, and the rows are durable in the intent
+	// log before the applier sees them.
+	ApplyDelay = 100 * time.Millisecond
 	// ApplyBatch is how many logged writes make a batch the applier
-	// copies at once, without waiting out ApplyDelay.
-	ApplyBatch = 256
+	// copies at once, without waiting out ApplyDelay: one transaction.
+	ApplyBatch = 1024
 	// MaxPendingBytes bounds the logged writes held in memory waiting for
 	// the applier; past it writers wait for a batch to go through (and
 	// fail while batches fail), so memory stays bounded however far
