@@ -440,49 +440,6 @@ func append2(b []byte, n int64) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;
-// control characters, '"' and '\\' are escaped; nothing else is.
-func AppendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				b = append(b, s[start:i]...)
-				b = append(b, `\ufffd`...)
-				i++
-				start = i
-				continue
-			}
-			i += n
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, `\n`...)
-		case '\r':
-			b = append(b, `\r`...)
-		case '\t':
-			b = append(b, `\t`...)
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
 // EncodedPrefix returns the longest prefix of s, cut on a rune boundary,
 // whose JSON string encoding (without its quotes) takes at most n bytes,
 // and whether that is less than s. Each byte is counted as the larger of

@@ -3,7 +3,6 @@ package journal
 import (
 	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -75,20 +74,13 @@ func appendFastOutputs(outs []Output, s string) ([]Output, bool) {
 			return nil, false
 		}
 		end := strings.IndexByte(s, '}')
-		if end < 0 {
+		if end < 0 || !plainInt(s[:end]) {
 			return nil, false
 		}
-		num := s[:end]
-		if !plainInt(num) {
+		if o.Len, s, ok = cutInt(s, '}'); !ok {
 			return nil, false
 		}
-		n, err := strconv.ParseInt(num, 10, 64)
-		if err != nil {
-			return nil, false
-		}
-		o.Len = n
 		outs = append(outs, o)
-		s = s[end+1:]
 		if s == "]" {
 			return outs, true
 		}

@@ -33,6 +33,8 @@ func TestDecodeOutputs(t *testing.T) {
 func FuzzDecodeOutputs(f *testing.F) {
 	f.Add(`[{"kind":"value","hash":"h","len":4}]`)
 	f.Add(`[]`)
+	f.Add(`[{"kind":"value","hash":"h","len":9223372036854775807},{"kind":"stdout","hash":"g","len":-12}]`)
+	f.Add(`[{"kind":"value","hash":"h","len":9223372036854775808}]`)
 	f.Fuzz(func(t *testing.T, s string) {
 		fast, ok := fastOutputs(s)
 		if !ok {

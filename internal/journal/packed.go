@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"strings"
 )
 
 // A packed row is thirteen integers, each followed by a space (parent,
@@ -24,27 +23,19 @@ var errPacked = errors.New("journal: malformed packed row")
 func unpackRow(p string, e *Entry, status *int) (mask int64, outputs string, err error) {
 	var n [13]int64
 	for i := range n {
-		sp := strings.IndexByte(p, ' ')
-		if sp < 0 {
+		var ok bool
+		if n[i], p, ok = cutInt(p, ' '); !ok {
 			return 0, "", errPacked
 		}
-		if n[i], err = strconv.ParseInt(p[:sp], 10, 64); err != nil {
-			return 0, "", errPacked
-		}
-		p = p[sp+1:]
 	}
 	var t [11]string
 	var null [11]bool
 	for i := range t {
-		c := strings.IndexByte(p, ':')
-		if c < 0 {
+		l, rest, ok := cutInt(p, ':')
+		if !ok || l < -1 || l > int64(len(rest)) {
 			return 0, "", errPacked
 		}
-		l, err := strconv.Atoi(p[:c])
-		if err != nil || l < -1 || l > len(p)-c-1 {
-			return 0, "", errPacked
-		}
-		p = p[c+1:]
+		p = rest
 		if l == -1 {
 			null[i] = true
 			continue
@@ -117,4 +108,41 @@ func b01(b bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// cutInt reads the decimal integer that p holds up to the first sep and
+// returns it with the text after sep. It accepts what strconv.ParseInt
+// (base 10, 64 bits) accepts of that field, and ok is false where
+// ParseInt fails or p has no sep. Up to 18 digits cannot overflow and are
+// summed here; a longer field goes to ParseInt. (strconv's ParseInt was
+// most of reading a row's thirteen integers.)
+func cutInt(p string, sep byte) (n int64, rest string, ok bool) {
+	i, neg := 0, false
+	if i < len(p) && (p[i] == '-' || p[i] == '+') {
+		neg = p[i] == '-'
+		i++
+	}
+	digits := i
+	var u int64
+	for ; i < len(p); i++ {
+		c := p[i]
+		if c == sep {
+			break
+		}
+		if c < '0' || c > '9' {
+			return 0, "", false
+		}
+		u = u*10 + int64(c-'0') // wraps past 18 digits; recomputed below
+	}
+	if i == len(p) || i == digits {
+		return 0, "", false
+	}
+	if i-digits > 18 {
+		v, err := strconv.ParseInt(p[:i], 10, 64)
+		return v, p[i+1:], err == nil
+	}
+	if neg {
+		u = -u
+	}
+	return u, p[i+1:], true
 }

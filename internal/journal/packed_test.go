@@ -81,3 +81,26 @@ func FuzzUnpackRow(f *testing.F) {
 		}
 	})
 }
+
+// cutInt reads a field exactly as strconv.ParseInt of the text before
+// the separator did: the same values, the same fields refused.
+func FuzzCutInt(f *testing.F) {
+	for _, s := range []string{"0 ", "-1:", "+7 x", "007 ", "9223372036854775807 ", "-9223372036854775808 ", "9223372036854775808 ",
+		"99999999999999999999 ", "123456789012345678 ", "1234567890123456789 ", "- ", "+ ", " ", "1_0 ", "0x1f ", "12", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		for _, sep := range []byte{' ', ':'} {
+			n, rest, ok := cutInt(p, sep)
+			end := strings.IndexByte(p, sep)
+			var want int64
+			var err error = strconv.ErrSyntax
+			if end >= 0 {
+				want, err = strconv.ParseInt(p[:end], 10, 64)
+			}
+			if ok != (err == nil) || ok && (n != want || rest != p[end+1:]) {
+				t.Fatalf("cutInt(%q, %q) = %d, %q, %v; ParseInt: %d, %v", p, sep, n, rest, ok, want, err)
+			}
+		}
+	})
+}
