@@ -11,9 +11,15 @@ import (
 // analysis is what one version of a document parses to: the tree or the
 // parse error, and the index of its bindings.
 type analysis struct {
-	prog *syntax.Program
-	err  *syntax.Error
-	idx  *index
+	src    string // the text analysed
+	prog   *syntax.Program
+	err    *syntax.Error
+	idx    *index
+	frags  []stmtFrag // the top-level statements, for re-analysing an edit
+	hasUse bool       // a top-level `use` binds a name (edits re-parse everything)
+	// incremental: made from the previous version's by re-parsing one
+	// statement.
+	incremental bool
 }
 
 // defKind is what declared a name.
@@ -45,6 +51,7 @@ type def struct {
 	typ        string // "" when unknown
 	decl       *syntax.FnDecl
 	top        bool // declared at the program's top level
+	wholeScope bool // scope is the whole program (it grows and shrinks with the text)
 }
 
 // ref is one use of a name: a variable, or a command head naming a
@@ -73,9 +80,18 @@ func analyse(src string) *analysis {
 		if !ok {
 			pe = &syntax.Error{Msg: err.Error()}
 		}
-		return &analysis{err: pe}
+		return &analysis{src: src, err: pe}
 	}
-	return &analysis{prog: prog, idx: buildIndex(src, prog)}
+	an := &analysis{src: src, prog: prog, frags: make([]stmtFrag, len(prog.Stmts))}
+	whole := syntax.Span{Start: 0, End: int32(len(src))}
+	for i, st := range prog.Stmts {
+		an.frags[i] = newFrag(src, st, whole)
+		if _, ok := st.(*syntax.UseStmt); ok {
+			an.hasUse = true
+		}
+	}
+	an.idx = assemble(src, an.frags)
+	return an
 }
 
 // isScope reports the nodes that open a scope for the names declared in
@@ -89,22 +105,22 @@ func isScope(n syntax.Node) bool {
 	return false
 }
 
-// buildIndex walks the tree once, keeping a stack of the scopes that
-// enclose the node being visited (the walk is in source order), and then
-// resolves every use to the innermost visible declaration.
-func buildIndex(src string, prog *syntax.Program) *index {
-	ix := &index{src: src}
-	whole := syntax.Span{Start: 0, End: int32(len(src))}
-	var stack []syntax.Span
+// indexStmt walks one top-level statement, keeping a stack of the scopes
+// that enclose the node being visited (the walk is in source order; the
+// program's scope, whole, is at the bottom), and lists what it declares
+// and uses, unresolved.
+func indexStmt(src string, st syntax.Stmt, whole syntax.Span) (defs []def, refs []ref) {
+	stack := []syntax.Span{whole}
 	add := func(name string, kind defKind, start, end int, scope syntax.Span, visible int, node syntax.Span) *def {
 		if name == "" || name == "_" || strings.HasPrefix(name, "·") {
 			return nil
 		}
-		ix.defs = append(ix.defs, def{name: name, kind: kind, start: start, end: end, scope: scope,
-			visible: visible, node: node, top: len(stack) == 1})
-		return &ix.defs[len(ix.defs)-1]
+		top := len(stack) == 1
+		defs = append(defs, def{name: name, kind: kind, start: start, end: end, scope: scope,
+			visible: visible, node: node, top: top, wholeScope: top && scope == whole})
+		return &defs[len(defs)-1]
 	}
-	syntax.Walk(prog, func(n syntax.Node) bool {
+	syntax.Walk(st, func(n syntax.Node) bool {
 		sp := n.Pos()
 		for len(stack) > 1 {
 			top := stack[len(stack)-1]
@@ -113,10 +129,7 @@ func buildIndex(src string, prog *syntax.Program) *index {
 			}
 			stack = stack[:len(stack)-1]
 		}
-		enclosing := whole
-		if len(stack) > 0 {
-			enclosing = stack[len(stack)-1]
-		}
+		enclosing := stack[len(stack)-1]
 		switch n := n.(type) {
 		case *syntax.LetStmt:
 			kind := defLet
@@ -175,19 +188,39 @@ func buildIndex(src string, prog *syntax.Program) *index {
 				add(n.Binder, defCatch, s, e, h, int(h.Start), sp)
 			}
 		case *syntax.Var:
-			ix.refs = append(ix.refs, ref{name: n.Name, start: int(sp.Start), end: int(sp.End), def: -1})
+			refs = append(refs, ref{name: n.Name, start: int(sp.Start), end: int(sp.End), def: -1})
 		case *syntax.CmdCall:
 			if h := n.Head; h != nil && h.Kind == syntax.ArgWord && !n.Forced {
-				ix.refs = append(ix.refs, ref{name: h.Text, start: int(h.Span.Start), end: int(h.Span.End), command: true, def: -1})
+				refs = append(refs, ref{name: h.Text, start: int(h.Span.Start), end: int(h.Span.End), command: true, def: -1})
 			}
 		}
-		if _, ok := n.(*syntax.Program); ok {
-			stack = append(stack, whole)
-		} else if isScope(n) {
+		if isScope(n) {
 			stack = append(stack, sp)
 		}
 		return true
 	})
+	return defs, refs
+}
+
+// assemble joins the statements' declarations and uses into the index of
+// src, resolving every use to the innermost visible declaration.
+func assemble(src string, frags []stmtFrag) *index {
+	ix := &index{src: src}
+	whole := syntax.Span{Start: 0, End: int32(len(src))}
+	nd, nr := 0, 0
+	for i := range frags {
+		nd, nr = nd+len(frags[i].defs), nr+len(frags[i].refs)
+	}
+	ix.defs, ix.refs = make([]def, 0, nd), make([]ref, 0, nr)
+	for i := range frags {
+		for _, d := range frags[i].defs {
+			if d.wholeScope {
+				d.scope = whole
+			}
+			ix.defs = append(ix.defs, d)
+		}
+		ix.refs = append(ix.refs, frags[i].refs...)
+	}
 	ix.byName = make(map[string][]int, len(ix.defs))
 	ix.early = map[string][]int{}
 	for i, d := range ix.defs {
@@ -196,8 +229,11 @@ func buildIndex(src string, prog *syntax.Program) *index {
 			ix.early[d.name] = append(ix.early[d.name], i)
 		}
 	}
+	byStart := func(a, b int) int { return ix.defs[a].start - ix.defs[b].start }
 	for _, list := range ix.byName {
-		slices.SortFunc(list, func(a, b int) int { return ix.defs[a].start - ix.defs[b].start })
+		if !slices.IsSortedFunc(list, byStart) {
+			slices.SortFunc(list, byStart)
+		}
 	}
 	for i := range ix.refs {
 		ix.refs[i].def = ix.resolve(ix.refs[i].name, ix.refs[i].start, ix.refs[i].command)

@@ -247,17 +247,6 @@ func (s *Server) doc(uri string) (*document, error) {
 	return d, nil
 }
 
-// analysis is the document's current analysis, computed once per version.
-func (d *document) analysis() *analysis {
-	if d.an == nil {
-		d.an = analyse(d.text)
-		if d.an.idx != nil {
-			d.lastIdx = d.an.idx
-		}
-	}
-	return d.an
-}
-
 // positioned decodes position params and finds the document and offset.
 func (s *Server) positioned(params json.RawMessage, p *protocol.TextDocumentPositionParams) (*document, int, error) {
 	if err := decode(params, p); err != nil {

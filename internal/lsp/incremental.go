@@ -1,0 +1,246 @@
+package lsp
+
+import (
+	"reflect"
+	"slices"
+
+	"github.com/shoalgo/shoal/internal/syntax"
+)
+
+// Incremental re-analysis. An edit that falls inside one top-level
+// statement of a version that parsed re-parses that statement alone (its
+// text up to the next statement), shifts the statements after it and
+// re-resolves the index; anything else (an edit between statements or
+// across one's end, a statement that no longer parses on its own or
+// parses to more than one, a change in the names a statement binds at the
+// top level, a `use` in the document, a document past
+// MaxIncrementalBytes) falls back to parsing the whole text.
+// TestIncrementalEqualsFull checks the result against a whole parse over
+// random edits of the corpus.
+
+// stmtFrag is one top-level statement of an analysed version: its tree,
+// and what it declares and uses (unresolved).
+type stmtFrag struct {
+	stmt  syntax.Stmt
+	defs  []def
+	refs  []ref
+	binds []topBind
+}
+
+// topBind is a name a statement binds in the program's scope, as the
+// parser tracks it to tell a value at a statement's head from a command.
+type topBind struct {
+	name  string
+	value bool
+}
+
+// edit is one ranged change applied to a version: bytes [start, end) of
+// the old text became n bytes.
+type edit struct {
+	start, end, n int
+}
+
+// then is the one edit that makes what e and then f (on e's result) make.
+func (e edit) then(f edit) edit {
+	start := min(e.start, f.start)
+	end := max(e.start+e.n, f.end) // in the text between the two edits
+	return edit{start: start, end: end - e.n + (e.end - e.start), n: end - start - (f.end - f.start) + f.n}
+}
+
+// newFrag indexes one top-level statement of src.
+func newFrag(src string, st syntax.Stmt, whole syntax.Span) stmtFrag {
+	f := stmtFrag{stmt: st}
+	f.defs, f.refs = indexStmt(src, st, whole)
+	switch n := st.(type) {
+	case *syntax.LetStmt:
+		f.binds = []topBind{{n.Name, true}}
+	case *syntax.FnStmt:
+		if n.Decl != nil {
+			f.binds = []topBind{{n.Decl.Name, false}}
+		}
+	case *syntax.AliasStmt:
+		f.binds = []topBind{{n.Name, false}}
+	}
+	return f
+}
+
+// analysis is the document's current analysis, computed once per version:
+// from the previous version's when one edit separates them and it can,
+// else from the whole text.
+func (d *document) analysis() *analysis {
+	if d.an == nil {
+		if d.base != nil {
+			d.an = d.base.edited(d.text, d.edit)
+		}
+		if d.an == nil {
+			d.an = analyse(d.text)
+		}
+		if d.an.prog != nil {
+			d.base = nil
+		}
+		if d.an.idx != nil {
+			d.lastIdx = d.an.idx
+		}
+	}
+	return d.an
+}
+
+// edited is the analysis of src, which is a's text with e applied, or nil
+// when only a whole parse can tell. It takes over a's trees: a must not be
+// used after it succeeds.
+func (a *analysis) edited(src string, e edit) *analysis {
+	if a.prog == nil || a.hasUse || len(src) > MaxIncrementalBytes || len(a.frags) == 0 {
+		return nil
+	}
+	delta := e.n - (e.end - e.start)
+	k, _ := slices.BinarySearchFunc(a.frags, e.start, func(f stmtFrag, off int) int {
+		return int(f.stmt.Pos().Start) - off
+	})
+	if k == len(a.frags) || int(a.frags[k].stmt.Pos().Start) > e.start {
+		k--
+	}
+	if k < 0 {
+		return nil
+	}
+	old := a.frags[k].stmt.Pos()
+	if e.start < int(old.Start) || e.end > int(old.End) {
+		return nil
+	}
+	// The statement is re-parsed with the one after it, which must come
+	// out as it was: then what separates them still does (an edit can
+	// open a comment or a string that swallows it) and the one after
+	// still reads its doc comment as before.
+	from, to := int(old.Start), len(src)
+	var next syntax.Stmt
+	if k+1 < len(a.frags) {
+		next = a.frags[k+1].stmt
+		to = int(next.Pos().End) + delta
+	}
+	if to < from || to > len(src) {
+		return nil
+	}
+	bound := map[string]bool{}
+	for _, f := range a.frags[:k] {
+		for _, b := range f.binds {
+			bound[b.name] = b.value
+		}
+	}
+	prog, err := syntax.Parse(src[from:to], syntax.ParseOptions{IsBound: func(n string) bool { return bound[n] }})
+	if err != nil || len(prog.Stmts) != 1+btoi(next != nil) {
+		return nil
+	}
+	st := prog.Stmts[0]
+	shiftSpans(st, int32(from))
+	if next != nil {
+		again := prog.Stmts[1]
+		shiftSpans(again, int32(from-delta))
+		if !reflect.DeepEqual(again, next) {
+			return nil
+		}
+	}
+	whole := syntax.Span{Start: 0, End: int32(len(src))}
+	nf := newFrag(src, st, whole)
+	if _, use := st.(*syntax.UseStmt); use || !slices.Equal(nf.binds, a.frags[k].binds) {
+		return nil
+	}
+	// A function's doc comment is the comment lines above it, and the
+	// text before this statement is unchanged.
+	if fn, ok := st.(*syntax.FnStmt); ok && fn.Decl != nil {
+		if was, ok := a.frags[k].stmt.(*syntax.FnStmt); ok && was.Decl != nil {
+			fn.Decl.Doc = was.Decl.Doc
+		}
+	}
+	frags := a.frags
+	frags[k] = nf
+	for i := k + 1; i < len(frags); i++ {
+		frags[i].shift(delta)
+	}
+	stmts := make([]syntax.Stmt, len(frags))
+	for i := range frags {
+		stmts[i] = frags[i].stmt
+	}
+	a.frags = nil // taken over
+	return &analysis{src: src, prog: &syntax.Program{Stmts: stmts}, idx: assemble(src, frags), frags: frags, incremental: true}
+}
+
+// shift moves a statement after an edit by delta bytes: its tree, its
+// declarations and its uses. Offsets that mean the whole program (a
+// top-level scope, visibility from the program's start) stay.
+func (f *stmtFrag) shift(delta int) {
+	if delta == 0 {
+		return
+	}
+	shiftSpans(f.stmt, int32(delta))
+	for i := range f.defs {
+		d := &f.defs[i]
+		d.start += delta
+		d.end += delta
+		d.node = shifted(d.node, delta)
+		if !d.wholeScope {
+			d.scope = shifted(d.scope, delta)
+		}
+		if !d.wholeScope || d.visible != 0 {
+			d.visible += delta
+		}
+	}
+	for i := range f.refs {
+		f.refs[i].start += delta
+		f.refs[i].end += delta
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func shifted(s syntax.Span, delta int) syntax.Span {
+	return syntax.Span{Start: s.Start + int32(delta), End: s.End + int32(delta)}
+}
+
+var spanType = reflect.TypeFor[syntax.Span]()
+
+// shiftSpans adds delta to every span in the tree under n, in place. The
+// walk is iterative (a stack of values), so a deep tree costs no Go stack;
+// a node reached twice is shifted once.
+func shiftSpans(n syntax.Node, delta int32) {
+	seen := map[uintptr]bool{}
+	stack := []reflect.Value{reflect.ValueOf(n)}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch v.Kind() {
+		case reflect.Interface:
+			if !v.IsNil() {
+				stack = append(stack, v.Elem())
+			}
+		case reflect.Pointer:
+			if v.IsNil() || seen[v.Pointer()] {
+				continue
+			}
+			seen[v.Pointer()] = true
+			stack = append(stack, v.Elem())
+		case reflect.Slice, reflect.Array:
+			for i := v.Len() - 1; i >= 0; i-- {
+				stack = append(stack, v.Index(i))
+			}
+		case reflect.Struct:
+			if v.Type() == spanType {
+				sp := v.Addr().Interface().(*syntax.Span)
+				sp.Start += delta
+				sp.End += delta
+				continue
+			}
+			for i := v.NumField() - 1; i >= 0; i-- {
+				if f := v.Field(i); f.CanSet() {
+					switch f.Kind() {
+					case reflect.Struct, reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Array:
+						stack = append(stack, f)
+					}
+				}
+			}
+		}
+	}
+}
