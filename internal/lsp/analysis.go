@@ -90,7 +90,7 @@ func analyse(src string) *analysis {
 			an.hasUse = true
 		}
 	}
-	an.idx = assemble(src, an.frags)
+	an.idx = assemble(src, an.frags, nil, 0)
 	return an
 }
 
@@ -108,8 +108,8 @@ func isScope(n syntax.Node) bool {
 // indexStmt walks one top-level statement, keeping a stack of the scopes
 // that enclose the node being visited (the walk is in source order; the
 // program's scope, whole, is at the bottom), and lists what it declares
-// and uses, unresolved.
-func indexStmt(src string, st syntax.Stmt, whole syntax.Span) (defs []def, refs []ref) {
+// and uses, unresolved, and its method calls.
+func indexStmt(src string, st syntax.Stmt, whole syntax.Span) (defs []def, refs []ref, calls []*syntax.MethodCall) {
 	stack := []syntax.Span{whole}
 	add := func(name string, kind defKind, start, end int, scope syntax.Span, visible int, node syntax.Span) *def {
 		if name == "" || name == "_" || strings.HasPrefix(name, "·") {
@@ -189,6 +189,8 @@ func indexStmt(src string, st syntax.Stmt, whole syntax.Span) (defs []def, refs 
 			}
 		case *syntax.Var:
 			refs = append(refs, ref{name: n.Name, start: int(sp.Start), end: int(sp.End), def: -1})
+		case *syntax.MethodCall:
+			calls = append(calls, n)
 		case *syntax.CmdCall:
 			if h := n.Head; h != nil && h.Kind == syntax.ArgWord && !n.Forced {
 				refs = append(refs, ref{name: h.Text, start: int(h.Span.Start), end: int(h.Span.End), command: true, def: -1})
@@ -199,12 +201,16 @@ func indexStmt(src string, st syntax.Stmt, whole syntax.Span) (defs []def, refs 
 		}
 		return true
 	})
-	return defs, refs
+	return defs, refs, calls
 }
 
 // assemble joins the statements' declarations and uses into the index of
-// src, resolving every use to the innermost visible declaration.
-func assemble(src string, frags []stmtFrag) *index {
+// src, resolving every use to the innermost visible declaration. When
+// prev is the index of the version before, which differed only in
+// statement k and declared the same names of the same kinds in it, its
+// tables by name still hold (each declaration keeps its position in the
+// list).
+func assemble(src string, frags []stmtFrag, prev *index, k int) *index {
 	ix := &index{src: src}
 	whole := syntax.Span{Start: 0, End: int32(len(src))}
 	nd, nr := 0, 0
@@ -221,18 +227,27 @@ func assemble(src string, frags []stmtFrag) *index {
 		}
 		ix.refs = append(ix.refs, frags[i].refs...)
 	}
-	ix.byName = make(map[string][]int, len(ix.defs))
-	ix.early = map[string][]int{}
-	for i, d := range ix.defs {
-		ix.byName[d.name] = append(ix.byName[d.name], i)
-		if d.visible < d.start {
-			ix.early[d.name] = append(ix.early[d.name], i)
-		}
-	}
 	byStart := func(a, b int) int { return ix.defs[a].start - ix.defs[b].start }
-	for _, list := range ix.byName {
-		if !slices.IsSortedFunc(list, byStart) {
-			slices.SortFunc(list, byStart)
+	if prev != nil {
+		ix.byName, ix.early = prev.byName, prev.early
+		for _, d := range frags[k].defs {
+			if list := ix.byName[d.name]; !slices.IsSortedFunc(list, byStart) {
+				slices.SortFunc(list, byStart)
+			}
+		}
+	} else {
+		ix.byName = make(map[string][]int, len(ix.defs))
+		ix.early = map[string][]int{}
+		for i, d := range ix.defs {
+			ix.byName[d.name] = append(ix.byName[d.name], i)
+			if d.visible < d.start {
+				ix.early[d.name] = append(ix.early[d.name], i)
+			}
+		}
+		for _, list := range ix.byName {
+			if !slices.IsSortedFunc(list, byStart) {
+				slices.SortFunc(list, byStart)
+			}
 		}
 	}
 	for i := range ix.refs {

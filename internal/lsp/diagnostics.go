@@ -85,13 +85,12 @@ func (s *Server) diagnostics(ctx context.Context, d *document) []protocol.Diagno
 		out = append(out, unknown(d, r.start, r.end, codeUnknownName,
 			fmt.Sprintf("unknown name `%s`: nothing declares it here", r.name), value.Suggest(r.name, cands)))
 	}
-	syntax.Walk(an.prog, func(n syntax.Node) bool {
-		m, ok := n.(*syntax.MethodCall)
+	for m := range an.methodCalls() {
 		if len(out) >= MaxDiagnostics {
-			return false
+			break
 		}
-		if !ok || m.NameSpan.End <= m.NameSpan.Start {
-			return true
+		if m.NameSpan.End <= m.NameSpan.Start {
+			continue
 		}
 		if ns := namespaceOf(reg, an.idx, m); ns != "" {
 			members := reg.NamespaceMembers(ns)
@@ -99,15 +98,14 @@ func (s *Server) diagnostics(ctx context.Context, d *document) []protocol.Diagno
 				out = append(out, unknown(d, int(m.NameSpan.Start), int(m.NameSpan.End), codeUnknownMethod,
 					fmt.Sprintf("unknown member `%s.%s`: the namespace has no such member", ns, m.Name), value.Suggest(m.Name, members)))
 			}
-			return true
+			continue
 		}
-		if reg.IsMethod(m.Name) {
-			return true
+		if s.isMethod(m.Name) {
+			continue
 		}
 		out = append(out, unknown(d, int(m.NameSpan.Start), int(m.NameSpan.End), codeUnknownMethod,
 			fmt.Sprintf("unknown method `.%s`: no type has it", m.Name), value.Suggest(m.Name, reg.AllMethods())))
-		return true
-	})
+	}
 	if len(out) >= MaxDiagnostics {
 		out = append(out[:MaxDiagnostics], protocol.Diagnostic{Severity: protocol.SeverityInfo, Code: codeTooMany, Source: "shoal",
 			Message: fmt.Sprintf("more than %d problems; the rest are not shown", MaxDiagnostics)})

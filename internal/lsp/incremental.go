@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"iter"
 	"reflect"
 	"slices"
 
@@ -24,6 +25,7 @@ type stmtFrag struct {
 	stmt  syntax.Stmt
 	defs  []def
 	refs  []ref
+	calls []*syntax.MethodCall
 	binds []topBind
 }
 
@@ -50,7 +52,7 @@ func (e edit) then(f edit) edit {
 // newFrag indexes one top-level statement of src.
 func newFrag(src string, st syntax.Stmt, whole syntax.Span) stmtFrag {
 	f := stmtFrag{stmt: st}
-	f.defs, f.refs = indexStmt(src, st, whole)
+	f.defs, f.refs, f.calls = indexStmt(src, st, whole)
 	switch n := st.(type) {
 	case *syntax.LetStmt:
 		f.binds = []topBind{{n.Name, true}}
@@ -150,6 +152,10 @@ func (a *analysis) edited(src string, e edit) *analysis {
 			fn.Decl.Doc = was.Decl.Doc
 		}
 	}
+	var prev *index
+	if sameDecls(a.frags[k].defs, nf.defs) {
+		prev = a.idx
+	}
 	frags := a.frags
 	frags[k] = nf
 	for i := k + 1; i < len(frags); i++ {
@@ -160,7 +166,7 @@ func (a *analysis) edited(src string, e edit) *analysis {
 		stmts[i] = frags[i].stmt
 	}
 	a.frags = nil // taken over
-	return &analysis{src: src, prog: &syntax.Program{Stmts: stmts}, idx: assemble(src, frags), frags: frags, incremental: true}
+	return &analysis{src: src, prog: &syntax.Program{Stmts: stmts}, idx: assemble(src, frags, prev, k), frags: frags, incremental: true}
 }
 
 // shift moves a statement after an edit by delta bytes: its tree, its
@@ -186,6 +192,25 @@ func (f *stmtFrag) shift(delta int) {
 	for i := range f.refs {
 		f.refs[i].start += delta
 		f.refs[i].end += delta
+	}
+}
+
+// sameDecls reports whether two lists declare the same names of the same
+// kinds in the same order.
+func sameDecls(a, b []def) bool {
+	return slices.EqualFunc(a, b, func(x, y def) bool { return x.name == y.name && x.kind == y.kind })
+}
+
+// methodCalls are the document's method calls in source order.
+func (a *analysis) methodCalls() iter.Seq[*syntax.MethodCall] {
+	return func(yield func(*syntax.MethodCall) bool) {
+		for i := range a.frags {
+			for _, m := range a.frags[i].calls {
+				if !yield(m) {
+					return
+				}
+			}
+		}
 	}
 }
 

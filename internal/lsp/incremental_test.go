@@ -11,6 +11,7 @@ import (
 
 	"github.com/shoalgo/shoal/internal/conformance"
 	"github.com/shoalgo/shoal/internal/lsp/protocol"
+	"github.com/shoalgo/shoal/internal/stdlib"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
 
@@ -163,5 +164,31 @@ func sameAnalysis(got, want *analysis) string {
 	if !reflect.DeepEqual(got.idx.refs, want.idx.refs) {
 		return "refs differ"
 	}
+	if !reflect.DeepEqual(got.idx.byName, want.idx.byName) || !reflect.DeepEqual(got.idx.early, want.idx.early) {
+		return "the tables by name differ"
+	}
+	var gc, wc []*syntax.MethodCall
+	for m := range got.methodCalls() {
+		gc = append(gc, m)
+	}
+	for m := range want.methodCalls() {
+		wc = append(wc, m)
+	}
+	if !reflect.DeepEqual(gc, wc) {
+		return fmt.Sprintf("method calls differ: %d, a whole parse's %d", len(gc), len(wc))
+	}
 	return ""
+}
+
+// TestMethodSetIsRegistry checks the server's method set answers as the
+// registry does, for every method name and for names no type has.
+func TestMethodSetIsRegistry(t *testing.T) {
+	reg := stdlib.Registry()
+	s := &Server{opts: Options{Registry: reg}}
+	names := append(reg.AllMethods(), "nope", "", "lenn", "sort_by_nothing", "map ")
+	for _, n := range names {
+		if s.isMethod(n) != reg.IsMethod(n) {
+			t.Errorf("isMethod(%q) = %v, the registry says %v", n, s.isMethod(n), reg.IsMethod(n))
+		}
+	}
 }

@@ -52,6 +52,7 @@ type Server struct {
 	docs        map[string]*document
 	initialized bool
 	shutdown    bool
+	methods     methodSet // the method names of every type, made on first use
 }
 
 // errRequest is a request that fails with a protocol error code.
