@@ -55,7 +55,7 @@ func (s *Server) completeContext(d *document, off int) complete.Context {
 	reg := s.opts.Registry
 	var values, commands []string
 	var kinds map[string]string
-	idx := d.analysis().idx
+	idx := d.current().idx
 	if idx == nil {
 		idx = d.lastIdx
 		off = len(d.text) // positions moved: everything the last version declared

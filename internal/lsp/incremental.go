@@ -4,6 +4,7 @@ import (
 	"iter"
 	"reflect"
 	"slices"
+	"sync"
 
 	"github.com/shoalgo/shoal/internal/syntax"
 )
@@ -22,7 +23,12 @@ import (
 // stmtFrag is one top-level statement of an analysed version: its tree,
 // and what it declares and uses (unresolved).
 type stmtFrag struct {
-	stmt  syntax.Stmt
+	stmt syntax.Stmt
+	// lag is how far the statement has moved since its tree was last
+	// shifted: its spans plus lag are where it is. The declarations, uses
+	// and positions below are always current; the trees catch up when a
+	// request needs the whole tree (document.analysis).
+	lag   int32
 	defs  []def
 	refs  []ref
 	calls []*syntax.MethodCall
@@ -66,10 +72,20 @@ func newFrag(src string, st syntax.Stmt, whole syntax.Span) stmtFrag {
 	return f
 }
 
-// analysis is the document's current analysis, computed once per version:
-// from the previous version's when one edit separates them and it can,
-// else from the whole text.
+// analysis is the document's current analysis with every tree span
+// current, for the requests that read the tree.
 func (d *document) analysis() *analysis {
+	an := d.current()
+	an.catchUp()
+	return an
+}
+
+// current is the document's current analysis, computed once per version:
+// from the previous version's when the changes since fall in one
+// statement and it can, else from the whole text. Its index and method
+// call positions are current; the trees of statements after an edit may
+// lag (stmtFrag.lag) until analysis catches them up.
+func (d *document) current() *analysis {
 	if d.an == nil {
 		if d.base != nil {
 			d.an = d.base.edited(d.text, d.edit)
@@ -96,38 +112,45 @@ func (a *analysis) edited(src string, e edit) *analysis {
 	}
 	delta := e.n - (e.end - e.start)
 	k, _ := slices.BinarySearchFunc(a.frags, e.start, func(f stmtFrag, off int) int {
-		return int(f.stmt.Pos().Start) - off
+		return f.span().Start - off
 	})
-	if k == len(a.frags) || int(a.frags[k].stmt.Pos().Start) > e.start {
+	if k == len(a.frags) || a.frags[k].span().Start > e.start {
 		k--
 	}
 	if k < 0 {
 		return nil
 	}
-	old := a.frags[k].stmt.Pos()
-	if e.start < int(old.Start) || e.end > int(old.End) {
+	old := a.frags[k].span()
+	if e.start < old.Start || e.end > old.End {
 		return nil
 	}
 	// The statement is re-parsed with the one after it, which must come
 	// out as it was: then what separates them still does (an edit can
 	// open a comment or a string that swallows it) and the one after
 	// still reads its doc comment as before.
-	from, to := int(old.Start), len(src)
+	from, to := old.Start, len(src)
 	var next syntax.Stmt
+	var nextLag int32
 	if k+1 < len(a.frags) {
-		next = a.frags[k+1].stmt
-		to = int(next.Pos().End) + delta
+		next, nextLag = a.frags[k+1].stmt, a.frags[k+1].lag
+		to = a.frags[k+1].span().End + delta
 	}
 	if to < from || to > len(src) {
 		return nil
 	}
-	bound := map[string]bool{}
-	for _, f := range a.frags[:k] {
-		for _, b := range f.binds {
-			bound[b.name] = b.value
+	// The parser asks only of names at a statement's head: the latest
+	// top-level binding before the statement answers.
+	bound := func(name string) bool {
+		for i := k - 1; i >= 0; i-- {
+			for j := len(a.frags[i].binds) - 1; j >= 0; j-- {
+				if b := a.frags[i].binds[j]; b.name == name {
+					return b.value
+				}
+			}
 		}
+		return false
 	}
-	prog, err := syntax.Parse(src[from:to], syntax.ParseOptions{IsBound: func(n string) bool { return bound[n] }})
+	prog, err := syntax.Parse(src[from:to], syntax.ParseOptions{IsBound: bound})
 	if err != nil || len(prog.Stmts) != 1+btoi(next != nil) {
 		return nil
 	}
@@ -135,7 +158,7 @@ func (a *analysis) edited(src string, e edit) *analysis {
 	shiftSpans(st, int32(from))
 	if next != nil {
 		again := prog.Stmts[1]
-		shiftSpans(again, int32(from-delta))
+		shiftSpans(again, int32(from-delta)-nextLag)
 		if !reflect.DeepEqual(again, next) {
 			return nil
 		}
@@ -176,7 +199,7 @@ func (f *stmtFrag) shift(delta int) {
 	if delta == 0 {
 		return
 	}
-	shiftSpans(f.stmt, int32(delta))
+	f.lag += int32(delta)
 	for i := range f.defs {
 		d := &f.defs[i]
 		d.start += delta
@@ -201,15 +224,35 @@ func sameDecls(a, b []def) bool {
 	return slices.EqualFunc(a, b, func(x, y def) bool { return x.name == y.name && x.kind == y.kind })
 }
 
-// methodCalls are the document's method calls in source order.
-func (a *analysis) methodCalls() iter.Seq[*syntax.MethodCall] {
-	return func(yield func(*syntax.MethodCall) bool) {
+// methodCalls are the document's method calls in source order, each with
+// what to add to its spans (its statement's lag).
+func (a *analysis) methodCalls() iter.Seq2[*syntax.MethodCall, int] {
+	return func(yield func(*syntax.MethodCall, int) bool) {
 		for i := range a.frags {
 			for _, m := range a.frags[i].calls {
-				if !yield(m) {
+				if !yield(m, int(a.frags[i].lag)) {
 					return
 				}
 			}
+		}
+	}
+}
+
+// span is where the statement is now: [start, end) bytes.
+type span struct{ Start, End int }
+
+func (f *stmtFrag) span() span {
+	sp := f.stmt.Pos()
+	return span{int(sp.Start + f.lag), int(sp.End + f.lag)}
+}
+
+// catchUp shifts the trees that lag, so every span in the program is
+// where it is in the text.
+func (a *analysis) catchUp() {
+	for i := range a.frags {
+		if f := &a.frags[i]; f.lag != 0 {
+			shiftSpans(f.stmt, f.lag)
+			f.lag = 0
 		}
 	}
 }
@@ -227,26 +270,67 @@ func shifted(s syntax.Span, delta int) syntax.Span {
 
 var spanType = reflect.TypeFor[syntax.Span]()
 
+// spanFields caches, per struct type of the tree, the fields that are or
+// may hold spans.
+var spanFields sync.Map // reflect.Type -> []int
+
+// fieldsOf lists the fields of struct type t that are spans or may lead
+// to one (pointers, interfaces, slices, structs).
+func fieldsOf(t reflect.Type) []int {
+	if f, ok := spanFields.Load(t); ok {
+		return f.([]int)
+	}
+	var out []int
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		if mayHoldSpan(f.Type, 0) {
+			out = append(out, i)
+		}
+	}
+	spanFields.Store(t, out)
+	return out
+}
+
+// mayHoldSpan reports whether a value of type t is or may lead to a span:
+// an interface may; strings, numbers and slices of them do not.
+func mayHoldSpan(t reflect.Type, depth int) bool {
+	if depth > 8 {
+		return true // deep or recursive: assume it may
+	}
+	switch t.Kind() {
+	case reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return mayHoldSpan(t.Elem(), depth+1)
+	case reflect.Struct:
+		if t == spanType {
+			return true
+		}
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && mayHoldSpan(f.Type, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // shiftSpans adds delta to every span in the tree under n, in place. The
-// walk is iterative (a stack of values), so a deep tree costs no Go stack;
-// a node reached twice is shifted once.
+// walk is iterative (a stack of values), so a deep tree costs no Go stack.
+// The tree is a tree: each node is reached once.
 func shiftSpans(n syntax.Node, delta int32) {
-	seen := map[uintptr]bool{}
 	stack := []reflect.Value{reflect.ValueOf(n)}
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		switch v.Kind() {
-		case reflect.Interface:
+		case reflect.Interface, reflect.Pointer:
 			if !v.IsNil() {
 				stack = append(stack, v.Elem())
 			}
-		case reflect.Pointer:
-			if v.IsNil() || seen[v.Pointer()] {
-				continue
-			}
-			seen[v.Pointer()] = true
-			stack = append(stack, v.Elem())
 		case reflect.Slice, reflect.Array:
 			for i := v.Len() - 1; i >= 0; i-- {
 				stack = append(stack, v.Index(i))
@@ -258,13 +342,8 @@ func shiftSpans(n syntax.Node, delta int32) {
 				sp.End += delta
 				continue
 			}
-			for i := v.NumField() - 1; i >= 0; i-- {
-				if f := v.Field(i); f.CanSet() {
-					switch f.Kind() {
-					case reflect.Struct, reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Array:
-						stack = append(stack, f)
-					}
-				}
+			for _, i := range fieldsOf(v.Type()) {
+				stack = append(stack, v.Field(i))
 			}
 		}
 	}
