@@ -175,21 +175,35 @@ func (a *analysis) edited(src string, e edit) *analysis {
 			fn.Decl.Doc = was.Decl.Doc
 		}
 	}
-	var prev *index
-	if sameDecls(a.frags[k].defs, nf.defs) {
-		prev = a.idx
+	// The same declarations, in the same order, keep the index's tables
+	// by name; the same count of uses too keeps its lists, which then
+	// change in place.
+	same := sameDecls(a.frags[k].defs, nf.defs)
+	inPlace := same && len(a.frags[k].refs) == len(nf.refs)
+	var dOff, rOff int
+	for i := range k {
+		dOff, rOff = dOff+len(a.frags[i].defs), rOff+len(a.frags[i].refs)
 	}
 	frags := a.frags
 	frags[k] = nf
 	for i := k + 1; i < len(frags); i++ {
 		frags[i].shift(delta)
 	}
+	var ix *index
+	switch {
+	case inPlace:
+		ix = a.idx.moved(src, nf, dOff, rOff, delta)
+	case same:
+		ix = assemble(src, frags, a.idx, k)
+	default:
+		ix = assemble(src, frags, nil, 0)
+	}
 	stmts := make([]syntax.Stmt, len(frags))
 	for i := range frags {
 		stmts[i] = frags[i].stmt
 	}
-	a.frags = nil // taken over
-	return &analysis{src: src, prog: &syntax.Program{Stmts: stmts}, idx: assemble(src, frags, prev, k), frags: frags, incremental: true}
+	a.frags, a.idx = nil, nil // taken over
+	return &analysis{src: src, prog: &syntax.Program{Stmts: stmts}, idx: ix, frags: frags, incremental: true}
 }
 
 // shift moves a statement after an edit by delta bytes: its tree, its
@@ -201,21 +215,57 @@ func (f *stmtFrag) shift(delta int) {
 	}
 	f.lag += int32(delta)
 	for i := range f.defs {
-		d := &f.defs[i]
-		d.start += delta
-		d.end += delta
-		d.node = shifted(d.node, delta)
-		if !d.wholeScope {
-			d.scope = shifted(d.scope, delta)
-		}
-		if !d.wholeScope || d.visible != 0 {
-			d.visible += delta
-		}
+		f.defs[i].shift(delta)
 	}
 	for i := range f.refs {
 		f.refs[i].start += delta
 		f.refs[i].end += delta
 	}
+}
+
+// shift moves a declaration after an edit by delta bytes.
+func (d *def) shift(delta int) {
+	d.start += delta
+	d.end += delta
+	d.node = shifted(d.node, delta)
+	if !d.wholeScope {
+		d.scope = shifted(d.scope, delta)
+	}
+	if !d.wholeScope || d.visible != 0 {
+		d.visible += delta
+	}
+}
+
+// moved is ix changed in place for src: the statement whose declarations
+// start at dOff and uses at rOff is now nf (with as many of each), and
+// everything after it moved by delta. ix must not be used after.
+func (ix *index) moved(src string, nf stmtFrag, dOff, rOff, delta int) *index {
+	whole := syntax.Span{Start: 0, End: int32(len(src))}
+	ix.src = src
+	copy(ix.defs[dOff:], nf.defs)
+	for i := dOff + len(nf.defs); i < len(ix.defs); i++ {
+		ix.defs[i].shift(delta)
+	}
+	for i := range ix.defs {
+		if ix.defs[i].wholeScope {
+			ix.defs[i].scope = whole
+		}
+	}
+	copy(ix.refs[rOff:], nf.refs)
+	for i := rOff + len(nf.refs); i < len(ix.refs); i++ {
+		ix.refs[i].start += delta
+		ix.refs[i].end += delta
+	}
+	byStart := func(a, b int) int { return ix.defs[a].start - ix.defs[b].start }
+	for _, d := range nf.defs {
+		if list := ix.byName[d.name]; !slices.IsSortedFunc(list, byStart) {
+			slices.SortFunc(list, byStart)
+		}
+	}
+	for i := range ix.refs {
+		ix.refs[i].def = ix.resolve(ix.refs[i].name, ix.refs[i].start, ix.refs[i].command)
+	}
+	return ix
 }
 
 // sameDecls reports whether two lists declare the same names of the same
