@@ -16,9 +16,16 @@ import (
 // across one's end, a statement that no longer parses on its own or
 // parses to more than one, a change in the names a statement binds at the
 // top level, a `use` in the document, a document past
-// MaxIncrementalBytes) falls back to parsing the whole text.
+// incrementalMax) falls back to parsing the whole text.
 // TestIncrementalEqualsFull checks the result against a whole parse over
 // random edits of the corpus.
+
+// incrementalMax is the largest document an edit re-analyses one
+// statement at a time; a larger one is parsed whole on every change, since
+// only a whole parse counts its syntax nodes against syntax.MaxNodes (a
+// byte makes at most a few nodes). It is a threshold, not a bound: past
+// it everything still works, at a whole parse per version.
+const incrementalMax = 256 << 10
 
 // stmtFrag is one top-level statement of an analysed version: its tree,
 // and what it declares and uses (unresolved).
@@ -107,7 +114,7 @@ func (d *document) current() *analysis {
 // when only a whole parse can tell. It takes over a's trees: a must not be
 // used after it succeeds.
 func (a *analysis) edited(src string, e edit) *analysis {
-	if a.prog == nil || a.hasUse || len(src) > MaxIncrementalBytes || len(a.frags) == 0 {
+	if a.prog == nil || a.hasUse || len(src) > incrementalMax || len(a.frags) == 0 {
 		return nil
 	}
 	delta := e.n - (e.end - e.start)

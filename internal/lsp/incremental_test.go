@@ -203,3 +203,33 @@ func TestMethodSetIsRegistry(t *testing.T) {
 		}
 	}
 }
+
+// TestIncrementalLargeParsesWhole checks a document past incrementalMax
+// is parsed whole on each change, with the same result.
+func TestIncrementalLargeParsesWhole(t *testing.T) {
+	line := "let a = [1, 2].map(x => x + 1)\n"
+	src := strings.Repeat(line, incrementalMax/len(line)+1)
+	d := newDocument("file:///big.shl", 1, src)
+	d.analysis()
+	at := len(line) + 9 // in the first number of the second line
+	if err := d.apply(protocol.TextDocumentContentChangeEvent{Range: ptr(d.rangeOf(at, at)), Text: "9"}); err != nil {
+		t.Fatal(err)
+	}
+	got := d.current()
+	if got.incremental {
+		t.Fatalf("a %d-byte document was analysed incrementally", len(d.text))
+	}
+	if msg := sameAnalysis(got, analyse(d.text)); msg != "" {
+		t.Fatal(msg)
+	}
+	// Under the threshold the same edit is incremental.
+	small := strings.Repeat(line, 100)
+	d = newDocument("file:///small.shl", 1, small)
+	d.analysis()
+	if err := d.apply(protocol.TextDocumentContentChangeEvent{Range: ptr(d.rangeOf(at, at)), Text: "9"}); err != nil {
+		t.Fatal(err)
+	}
+	if !d.current().incremental {
+		t.Fatal("a small edit inside a statement was parsed whole")
+	}
+}

@@ -18,9 +18,4 @@ const (
 	// MaxChangesPerNotification bounds the content changes one didChange
 	// may carry.
 	MaxChangesPerNotification = 4096
-	// MaxIncrementalBytes bounds the documents an edit re-analyses one
-	// statement at a time; a larger one is parsed whole on every change,
-	// since only a whole parse counts its syntax nodes against
-	// syntax.MaxNodes (a byte makes at most a few nodes).
-	MaxIncrementalBytes = 256 << 10
 )
