@@ -340,6 +340,27 @@ func (ix *index) visibleNames(off int) (values, commands []string, kinds map[str
 	return values, commands, kinds
 }
 
+// kindOf is the kind visibleNames gives name at off: that of the last
+// declaration of it (in the index's order) visible there that has one; ""
+// when none does, or ix is nil.
+func (ix *index) kindOf(name string, off int) string {
+	if ix == nil {
+		return ""
+	}
+	best := -1
+	for _, i := range ix.byName[name] {
+		d := &ix.defs[i]
+		if d.typ == "" || off < int(d.scope.Start) || off > int(d.scope.End) || off < d.visible {
+			continue
+		}
+		best = max(best, i)
+	}
+	if best < 0 {
+		return ""
+	}
+	return ix.defs[best].typ
+}
+
 // findName is the first whole-word occurrence of name in src[from:to]
 // (from, from when absent).
 func findName(src string, from, to int, name string) (int, int) {

@@ -233,3 +233,22 @@ func TestIncrementalLargeParsesWhole(t *testing.T) {
 		t.Fatal("a small edit inside a statement was parsed whole")
 	}
 }
+
+// TestKindOfIsVisibleNames checks kindOf answers as visibleNames' kinds
+// do, at every offset of the marker files and the corpus.
+func TestKindOfIsVisibleNames(t *testing.T) {
+	for _, src := range equalSources(t) {
+		an := analyse(src)
+		if an.idx == nil {
+			continue
+		}
+		for off := 0; off <= len(src); off += 7 {
+			_, _, kinds := an.idx.visibleNames(off)
+			for _, d := range an.idx.defs {
+				if got, want := an.idx.kindOf(d.name, off), kinds[d.name]; got != want {
+					t.Fatalf("kindOf(%q, %d) = %q, visibleNames says %q\n%s", d.name, off, got, want, src)
+				}
+			}
+		}
+	}
+}
