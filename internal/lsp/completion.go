@@ -29,7 +29,12 @@ func (s *Server) completion(ctx context.Context, params json.RawMessage) (any, e
 		}
 	}
 	if cands == nil {
-		cands = complete.Complete(d.text, off, s.completeContext(d, off))
+		from := d.current().completionFrom(off)
+		cands = complete.Complete(d.text[from:], off-from, s.completeContext(d, off))
+		for i := range cands {
+			cands[i].Replace.Start += int32(from)
+			cands[i].Replace.End += int32(from)
+		}
 	}
 	// complete bounds the candidates (complete.MaxCandidates), the
 	// kernel's answer too.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shoalgo/shoal/internal/complete"
 	"github.com/shoalgo/shoal/internal/conformance"
 	"github.com/shoalgo/shoal/internal/lsp/protocol"
 	"github.com/shoalgo/shoal/internal/stdlib"
@@ -250,5 +251,40 @@ func TestKindOfIsVisibleNames(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCompletionFromStatement checks completing from the cursor's
+// statement offers what completing from the document's start does, at
+// every offset of the corpus and marker sources.
+func TestCompletionFromStatement(t *testing.T) {
+	s := &Server{opts: Options{Registry: stdlib.Registry()}}
+	checked := 0
+	for _, src := range equalSources(t) {
+		d := newDocument("file:///t.shl", 1, src)
+		an := d.current()
+		if an.prog == nil {
+			continue
+		}
+		for off := 0; off <= len(src); off++ {
+			from := an.completionFrom(off)
+			if from == 0 {
+				continue
+			}
+			ctx := s.completeContext(d, off)
+			want := complete.Complete(src, off, ctx)
+			got := complete.Complete(src[from:], off-from, ctx)
+			for i := range got {
+				got[i].Replace.Start += int32(from)
+				got[i].Replace.End += int32(from)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("at %d (statement from %d): %v, from the start %v\n%s", off, from, got, want, src)
+			}
+			checked++
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d offsets checked", checked)
 	}
 }
