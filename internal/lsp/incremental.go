@@ -205,11 +205,9 @@ func (a *analysis) edited(src string, e edit) *analysis {
 	default:
 		ix = assemble(src, frags, nil, 0)
 	}
-	stmts := make([]syntax.Stmt, len(frags))
-	for i := range frags {
-		stmts[i] = frags[i].stmt
-	}
-	a.frags, a.idx = nil, nil // taken over
+	stmts := a.prog.Stmts // as many as there are statements still
+	stmts[k] = nf.stmt
+	a.frags, a.idx, a.prog = nil, nil, nil // taken over
 	return &analysis{src: src, prog: &syntax.Program{Stmts: stmts}, idx: ix, frags: frags, incremental: true}
 }
 
