@@ -131,11 +131,15 @@ func (a *analysis) edited(src string, e edit) *analysis {
 	if e.start < old.Start || e.end > old.End {
 		return nil
 	}
-	// The statement is re-parsed with the one after it, which must come
-	// out as it was: then what separates them still does (an edit can
-	// open a comment or a string that swallows it) and the one after
-	// still reads its doc comment as before.
-	from, to := old.Start, len(src)
+	// The statement is re-parsed from the end of the one before (a span
+	// can leave out a bracket that opens it) together with the one after
+	// it, which must come out as it was: then what separates them still
+	// does (an edit can open a comment or a string that swallows it) and
+	// the one after still reads its doc comment as before.
+	from, to := 0, len(src)
+	if k > 0 {
+		from = a.frags[k-1].span().End
+	}
 	var next syntax.Stmt
 	var nextLag int32
 	if k+1 < len(a.frags) {

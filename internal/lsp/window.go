@@ -1,13 +1,17 @@
 package lsp
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // completionFrom is where completion at off may start reading the text:
-// just before the top-level statement holding off or the last one before
-// it (on the separator that ends the statement before, so the scan starts
-// as it would there), where nothing earlier (an open string, bracket or
-// comment) reaches past; 0 when the version did not parse. Completion
-// then scans from the cursor's statement, not from the document's start.
+// on the separator just before the top-level statement holding off or the
+// last one before it, where the scan starts as it would there; 0 when the
+// version did not parse, or when what lies between that statement and the
+// one before could open something a span leaves out (a bracket, a quote).
+// Completion then scans from the cursor's statement, not from the
+// document's start.
 func (a *analysis) completionFrom(off int) int {
 	if a.prog == nil || len(a.frags) == 0 {
 		return 0
@@ -19,5 +23,12 @@ func (a *analysis) completionFrom(off int) int {
 	if k < 0 {
 		return 0
 	}
-	return max(0, a.frags[k].span().Start-1)
+	start, prevEnd := a.frags[k].span().Start, 0
+	if k > 0 {
+		prevEnd = a.frags[k-1].span().End
+	}
+	if start <= prevEnd || strings.ContainsAny(a.src[prevEnd:start], "([{\"'`") {
+		return 0
+	}
+	return start - 1
 }
