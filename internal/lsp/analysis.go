@@ -11,9 +11,15 @@ import (
 // analysis is what one version of a document parses to: the tree or the
 // parse error, and the index of its bindings.
 type analysis struct {
-	prog *syntax.Program
-	err  *syntax.Error
-	idx  *index
+	src    string // the text analysed
+	prog   *syntax.Program
+	err    *syntax.Error
+	idx    *index
+	frags  []stmtFrag // the top-level statements, for re-analysing an edit
+	hasUse bool       // a top-level `use` binds a name (edits re-parse everything)
+	// incremental: made from the previous version's by re-parsing one
+	// statement.
+	incremental bool
 }
 
 // defKind is what declared a name.
@@ -45,6 +51,7 @@ type def struct {
 	typ        string // "" when unknown
 	decl       *syntax.FnDecl
 	top        bool // declared at the program's top level
+	wholeScope bool // scope is the whole program (it grows and shrinks with the text)
 }
 
 // ref is one use of a name: a variable, or a command head naming a
@@ -73,9 +80,18 @@ func analyse(src string) *analysis {
 		if !ok {
 			pe = &syntax.Error{Msg: err.Error()}
 		}
-		return &analysis{err: pe}
+		return &analysis{src: src, err: pe}
 	}
-	return &analysis{prog: prog, idx: buildIndex(src, prog)}
+	an := &analysis{src: src, prog: prog, frags: make([]stmtFrag, len(prog.Stmts))}
+	whole := syntax.Span{Start: 0, End: int32(len(src))}
+	for i, st := range prog.Stmts {
+		an.frags[i] = newFrag(src, st, whole)
+		if _, ok := st.(*syntax.UseStmt); ok {
+			an.hasUse = true
+		}
+	}
+	an.idx = assemble(src, an.frags, nil, 0)
+	return an
 }
 
 // isScope reports the nodes that open a scope for the names declared in
@@ -89,22 +105,22 @@ func isScope(n syntax.Node) bool {
 	return false
 }
 
-// buildIndex walks the tree once, keeping a stack of the scopes that
-// enclose the node being visited (the walk is in source order), and then
-// resolves every use to the innermost visible declaration.
-func buildIndex(src string, prog *syntax.Program) *index {
-	ix := &index{src: src}
-	whole := syntax.Span{Start: 0, End: int32(len(src))}
-	var stack []syntax.Span
+// indexStmt walks one top-level statement, keeping a stack of the scopes
+// that enclose the node being visited (the walk is in source order; the
+// program's scope, whole, is at the bottom), and lists what it declares
+// and uses, unresolved, and its method calls.
+func indexStmt(src string, st syntax.Stmt, whole syntax.Span) (defs []def, refs []ref, calls []*syntax.MethodCall) {
+	stack := []syntax.Span{whole}
 	add := func(name string, kind defKind, start, end int, scope syntax.Span, visible int, node syntax.Span) *def {
 		if name == "" || name == "_" || strings.HasPrefix(name, "·") {
 			return nil
 		}
-		ix.defs = append(ix.defs, def{name: name, kind: kind, start: start, end: end, scope: scope,
-			visible: visible, node: node, top: len(stack) == 1})
-		return &ix.defs[len(ix.defs)-1]
+		top := len(stack) == 1
+		defs = append(defs, def{name: name, kind: kind, start: start, end: end, scope: scope,
+			visible: visible, node: node, top: top, wholeScope: top && scope == whole})
+		return &defs[len(defs)-1]
 	}
-	syntax.Walk(prog, func(n syntax.Node) bool {
+	syntax.Walk(st, func(n syntax.Node) bool {
 		sp := n.Pos()
 		for len(stack) > 1 {
 			top := stack[len(stack)-1]
@@ -113,10 +129,7 @@ func buildIndex(src string, prog *syntax.Program) *index {
 			}
 			stack = stack[:len(stack)-1]
 		}
-		enclosing := whole
-		if len(stack) > 0 {
-			enclosing = stack[len(stack)-1]
-		}
+		enclosing := stack[len(stack)-1]
 		switch n := n.(type) {
 		case *syntax.LetStmt:
 			kind := defLet
@@ -175,29 +188,67 @@ func buildIndex(src string, prog *syntax.Program) *index {
 				add(n.Binder, defCatch, s, e, h, int(h.Start), sp)
 			}
 		case *syntax.Var:
-			ix.refs = append(ix.refs, ref{name: n.Name, start: int(sp.Start), end: int(sp.End), def: -1})
+			refs = append(refs, ref{name: n.Name, start: int(sp.Start), end: int(sp.End), def: -1})
+		case *syntax.MethodCall:
+			calls = append(calls, n)
 		case *syntax.CmdCall:
 			if h := n.Head; h != nil && h.Kind == syntax.ArgWord && !n.Forced {
-				ix.refs = append(ix.refs, ref{name: h.Text, start: int(h.Span.Start), end: int(h.Span.End), command: true, def: -1})
+				refs = append(refs, ref{name: h.Text, start: int(h.Span.Start), end: int(h.Span.End), command: true, def: -1})
 			}
 		}
-		if _, ok := n.(*syntax.Program); ok {
-			stack = append(stack, whole)
-		} else if isScope(n) {
+		if isScope(n) {
 			stack = append(stack, sp)
 		}
 		return true
 	})
-	ix.byName = make(map[string][]int, len(ix.defs))
-	ix.early = map[string][]int{}
-	for i, d := range ix.defs {
-		ix.byName[d.name] = append(ix.byName[d.name], i)
-		if d.visible < d.start {
-			ix.early[d.name] = append(ix.early[d.name], i)
-		}
+	return defs, refs, calls
+}
+
+// assemble joins the statements' declarations and uses into the index of
+// src, resolving every use to the innermost visible declaration. When
+// prev is the index of the version before, which differed only in
+// statement k and declared the same names of the same kinds in it, its
+// tables by name still hold (each declaration keeps its position in the
+// list).
+func assemble(src string, frags []stmtFrag, prev *index, k int) *index {
+	ix := &index{src: src}
+	whole := syntax.Span{Start: 0, End: int32(len(src))}
+	nd, nr := 0, 0
+	for i := range frags {
+		nd, nr = nd+len(frags[i].defs), nr+len(frags[i].refs)
 	}
-	for _, list := range ix.byName {
-		slices.SortFunc(list, func(a, b int) int { return ix.defs[a].start - ix.defs[b].start })
+	ix.defs, ix.refs = make([]def, 0, nd), make([]ref, 0, nr)
+	for i := range frags {
+		for _, d := range frags[i].defs {
+			if d.wholeScope {
+				d.scope = whole
+			}
+			ix.defs = append(ix.defs, d)
+		}
+		ix.refs = append(ix.refs, frags[i].refs...)
+	}
+	byStart := func(a, b int) int { return ix.defs[a].start - ix.defs[b].start }
+	if prev != nil {
+		ix.byName, ix.early = prev.byName, prev.early
+		for _, d := range frags[k].defs {
+			if list := ix.byName[d.name]; !slices.IsSortedFunc(list, byStart) {
+				slices.SortFunc(list, byStart)
+			}
+		}
+	} else {
+		ix.byName = make(map[string][]int, len(ix.defs))
+		ix.early = map[string][]int{}
+		for i, d := range ix.defs {
+			ix.byName[d.name] = append(ix.byName[d.name], i)
+			if d.visible < d.start {
+				ix.early[d.name] = append(ix.early[d.name], i)
+			}
+		}
+		for _, list := range ix.byName {
+			if !slices.IsSortedFunc(list, byStart) {
+				slices.SortFunc(list, byStart)
+			}
+		}
 	}
 	for i := range ix.refs {
 		ix.refs[i].def = ix.resolve(ix.refs[i].name, ix.refs[i].start, ix.refs[i].command)
@@ -287,6 +338,27 @@ func (ix *index) visibleNames(off int) (values, commands []string, kinds map[str
 		}
 	}
 	return values, commands, kinds
+}
+
+// kindOf is the kind visibleNames gives name at off: that of the last
+// declaration of it (in the index's order) visible there that has one; ""
+// when none does, or ix is nil.
+func (ix *index) kindOf(name string, off int) string {
+	if ix == nil {
+		return ""
+	}
+	best := -1
+	for _, i := range ix.byName[name] {
+		d := &ix.defs[i]
+		if d.typ == "" || off < int(d.scope.Start) || off > int(d.scope.End) || off < d.visible {
+			continue
+		}
+		best = max(best, i)
+	}
+	if best < 0 {
+		return ""
+	}
+	return ix.defs[best].typ
 }
 
 // findName is the first whole-word occurrence of name in src[from:to]

@@ -69,40 +69,60 @@ func BenchmarkKeystroke(b *testing.B) {
 		}
 		report(b, lat)
 	})
-	for _, method := range []string{"completion", "hover"} {
-		b.Run(method, func(b *testing.B) {
-			c := inProcess(b)
-			uri := "file:///bench/big.shl"
-			c.open(uri, src)
-			c.diagnostics(uri)
-			lat := make([]time.Duration, 0, b.N)
-			version := 1
-			for b.Loop() {
-				version++
-				// Type one character on the last line and delete it again,
-				// alternately, so every request meets a new version.
-				text, r := "o", protocol.Range{Start: protocol.Position{Line: uint32(lastLine), Character: 8}, End: protocol.Position{Line: uint32(lastLine), Character: 8}}
-				if version%2 == 1 {
-					text, r.End.Character = "", 9
-				}
-				t0 := time.Now()
-				c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version},
-					"contentChanges": []map[string]any{{"range": r, "text": text}}})
-				if method == "completion" {
-					var list protocol.CompletionList
-					c.call("textDocument/completion", at(uri, lastLine, 8), &list)
-					if len(list.Items) == 0 {
-						b.Fatal("no completion")
-					}
-				} else {
-					var h *protocol.Hover
-					c.call("textDocument/hover", at(uri, lastLine-1, 3), &h)
-				}
-				lat = append(lat, time.Since(t0))
-			}
-			report(b, lat)
+	// The line being typed: the last one, and one in the middle (the
+	// statements after it move with every keystroke).
+	lines := strings.SplitAfter(src, "\n")
+	mid := len(lines) / 2
+	for !strings.HasPrefix(lines[mid], "# step") {
+		mid++
+	}
+	midSrc := strings.Join(lines[:mid], "") + "nums1.so\n" + strings.Join(lines[mid:], "")
+	for _, c := range []struct {
+		name, src string
+		line      int
+	}{
+		{"completion", src, lastLine}, {"hover", src, lastLine},
+		{"completion-middle", midSrc, mid}, {"hover-middle", midSrc, mid},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			keystrokes(b, c.src, c.line, strings.HasPrefix(c.name, "completion"))
 		})
 	}
+}
+
+// keystrokes types on line (which reads `nums1.so`) and asks for
+// completion there or hover on the line before, per iteration.
+func keystrokes(b *testing.B, src string, line int, completion bool) {
+	c := inProcess(b)
+	uri := "file:///bench/big.shl"
+	c.open(uri, src)
+	c.diagnostics(uri)
+	lat := make([]time.Duration, 0, b.N)
+	version := 1
+	for b.Loop() {
+		version++
+		// Type one character and delete it again, alternately, so every
+		// request meets a new version.
+		text, r := "o", protocol.Range{Start: protocol.Position{Line: uint32(line), Character: 8}, End: protocol.Position{Line: uint32(line), Character: 8}}
+		if version%2 == 1 {
+			text, r.End.Character = "", 9
+		}
+		t0 := time.Now()
+		c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version},
+			"contentChanges": []map[string]any{{"range": r, "text": text}}})
+		if completion {
+			var list protocol.CompletionList
+			c.call("textDocument/completion", at(uri, line, 8), &list)
+			if len(list.Items) == 0 {
+				b.Fatal("no completion")
+			}
+		} else {
+			var h *protocol.Hover
+			c.call("textDocument/hover", at(uri, line-1, 3), &h)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	report(b, lat)
 }
 
 // report adds the p50 and p99 latencies in milliseconds.

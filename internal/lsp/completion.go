@@ -28,7 +28,13 @@ func (s *Server) completion(ctx context.Context, params json.RawMessage) (any, e
 			cands = nil
 		}
 	}
-	if local := complete.Complete(d.text, off, s.completeContext(d, off)); cands == nil {
+	from := d.current().completionFrom(off)
+	local := complete.Complete(d.text[from:], off-from, s.completeContext(d, off))
+	for i := range local {
+		local[i].Replace.Start += int32(from)
+		local[i].Replace.End += int32(from)
+	}
+	if cands == nil {
 		cands = local
 	} else {
 		cands = mergeCandidates(cands, local) // the document's own names too
@@ -55,25 +61,30 @@ func (s *Server) completion(ctx context.Context, params json.RawMessage) (any, e
 // while the current one does not), the registry, PATH and listings.
 func (s *Server) completeContext(d *document, off int) complete.Context {
 	reg := s.opts.Registry
-	var values, commands []string
-	var kinds map[string]string
-	idx := d.analysis().idx
+	idx := d.current().idx
 	if idx == nil {
 		idx = d.lastIdx
 		off = len(d.text) // positions moved: everything the last version declared
 	}
-	if idx != nil {
-		values, commands, kinds = idx.visibleNames(off)
+	// The names are listed only when completion asks for them (a method
+	// after `x.` needs only x's kind).
+	var values, commands []string
+	listed := false
+	list := func() {
+		if !listed && idx != nil {
+			values, commands, _ = idx.visibleNames(off)
+		}
+		listed = true
 	}
 	return complete.Context{
-		Names:        func() []string { return values },
+		Names:        func() []string { list(); return values },
 		Builtins:     reg.BuiltinNames,
-		Commands:     func() []string { return commands },
+		Commands:     func() []string { list(); return commands },
 		PathCommands: s.opts.PathCommands,
 		Flags:        reg.BuiltinFlags,
 		Methods:      reg.MethodNames,
 		KindOf: func(n string) (value.Kind, bool) {
-			return value.KindByName(kinds[n])
+			return value.KindByName(idx.kindOf(n, off))
 		},
 		Namespaces: reg.NamespaceNames,
 		Members:    reg.NamespaceMembers,

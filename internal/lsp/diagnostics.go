@@ -40,7 +40,7 @@ func (s *Server) diagnostics(ctx context.Context, d *document) []protocol.Diagno
 		return append(out, protocol.Diagnostic{Severity: protocol.SeverityError, Code: codeTooLarge, Source: "shoal",
 			Message: fmt.Sprintf("the document is larger than %d bytes; the language server ignores it", MaxDocumentBytes)})
 	}
-	an := d.analysis()
+	an := d.current()
 	if an.err != nil {
 		msg := an.err.Msg
 		if an.err.Hint != "" {
@@ -85,29 +85,28 @@ func (s *Server) diagnostics(ctx context.Context, d *document) []protocol.Diagno
 		out = append(out, unknown(d, r.start, r.end, codeUnknownName,
 			fmt.Sprintf("unknown name `%s`: nothing declares it here", r.name), value.Suggest(r.name, cands)))
 	}
-	syntax.Walk(an.prog, func(n syntax.Node) bool {
-		m, ok := n.(*syntax.MethodCall)
+	for m, lag := range an.methodCalls() {
 		if len(out) >= MaxDiagnostics {
-			return false
+			break
 		}
-		if !ok || m.NameSpan.End <= m.NameSpan.Start {
-			return true
+		if m.NameSpan.End <= m.NameSpan.Start {
+			continue
 		}
-		if ns := namespaceOf(reg, an.idx, m); ns != "" {
+		start, end := int(m.NameSpan.Start)+lag, int(m.NameSpan.End)+lag
+		if ns := namespaceOf(reg, an.idx, m, lag); ns != "" {
 			members := reg.NamespaceMembers(ns)
 			if !slices.Contains(members, m.Name) {
-				out = append(out, unknown(d, int(m.NameSpan.Start), int(m.NameSpan.End), codeUnknownMethod,
+				out = append(out, unknown(d, start, end, codeUnknownMethod,
 					fmt.Sprintf("unknown member `%s.%s`: the namespace has no such member", ns, m.Name), value.Suggest(m.Name, members)))
 			}
-			return true
+			continue
 		}
-		if reg.IsMethod(m.Name) {
-			return true
+		if s.isMethod(m.Name) {
+			continue
 		}
-		out = append(out, unknown(d, int(m.NameSpan.Start), int(m.NameSpan.End), codeUnknownMethod,
+		out = append(out, unknown(d, start, end, codeUnknownMethod,
 			fmt.Sprintf("unknown method `.%s`: no type has it", m.Name), value.Suggest(m.Name, reg.AllMethods())))
-		return true
-	})
+	}
 	if len(out) >= MaxDiagnostics {
 		out = append(out[:MaxDiagnostics], protocol.Diagnostic{Severity: protocol.SeverityInfo, Code: codeTooMany, Source: "shoal",
 			Message: fmt.Sprintf("more than %d problems; the rest are not shown", MaxDiagnostics)})
@@ -116,10 +115,11 @@ func (s *Server) diagnostics(ctx context.Context, d *document) []protocol.Diagno
 }
 
 // namespaceOf names the namespace a call's receiver is (`os` in
-// `os.hostname()`), "" when it is a value.
-func namespaceOf(reg interface{ Namespace(string) bool }, ix *index, m *syntax.MethodCall) string {
+// `os.hostname()`), "" when it is a value; lag is what to add to the
+// call's spans (see stmtFrag.lag).
+func namespaceOf(reg interface{ Namespace(string) bool }, ix *index, m *syntax.MethodCall, lag int) string {
 	v, ok := m.X.(*syntax.Var)
-	if !ok || !reg.Namespace(v.Name) || ix.resolve(v.Name, int(v.Span.Start), false) >= 0 {
+	if !ok || !reg.Namespace(v.Name) || ix.resolve(v.Name, int(v.Span.Start)+lag, false) >= 0 {
 		return ""
 	}
 	return v.Name

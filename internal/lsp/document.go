@@ -22,6 +22,12 @@ type document struct {
 	tooBig  bool
 	an      *analysis
 	lastIdx *index // the last version that parsed, for completion while typing
+	// base is the last analysis that parsed, kept while later versions
+	// are not analysed or do not parse, and edit the one range all the
+	// changes since then fall in: the next analysis starts from them when
+	// it can.
+	base *analysis
+	edit edit
 }
 
 func newDocument(uri string, version int32, text string) *document {
@@ -36,7 +42,7 @@ func (d *document) set(text string) {
 		d.drop()
 		return
 	}
-	d.an = nil
+	d.an, d.base = nil, nil
 	d.text, d.tooBig = text, false
 	d.lines = d.lines[:0]
 	d.lines = append(d.lines, 0)
@@ -49,7 +55,7 @@ func (d *document) set(text string) {
 
 // drop forgets the text of a document past MaxDocumentBytes.
 func (d *document) drop() {
-	d.text, d.lines, d.tooBig, d.an, d.lastIdx = "", []int{0}, true, nil, nil
+	d.text, d.lines, d.tooBig, d.an, d.lastIdx, d.base = "", []int{0}, true, nil, nil, nil
 }
 
 // apply applies one content change: a range replaced, or the whole text.
@@ -69,7 +75,16 @@ func (d *document) apply(ch protocol.TextDocumentContentChangeEvent) error {
 		d.drop()
 		return errTooLarge
 	}
+	prev, base, since := d.an, d.base, d.edit
 	d.set(d.text[:start] + ch.Text + d.text[end:])
+	e := edit{start: start, end: end, n: len(ch.Text)}
+	switch {
+	case d.tooBig:
+	case prev != nil && prev.prog != nil:
+		d.base, d.edit = prev, e
+	case base != nil:
+		d.base, d.edit = base, since.then(e)
+	}
 	return nil
 }
 

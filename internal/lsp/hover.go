@@ -50,7 +50,7 @@ func (s *Server) describe(ctx context.Context, d *document, off int) (string, in
 		case *syntax.MethodCall:
 			if sp := n.NameSpan; off >= int(sp.Start) && off <= int(sp.End) {
 				name := n.Name
-				if ns := namespaceOf(s.opts.Registry, an.idx, n); ns != "" {
+				if ns := namespaceOf(s.opts.Registry, an.idx, n, 0); ns != "" {
 					name = ns + "." + n.Name
 				}
 				text, start, end = s.help(name), int(sp.Start), int(sp.End)

@@ -54,6 +54,7 @@ type Server struct {
 	initialized bool
 	shutdown    bool
 	att         *attachedState // attached mode's session knowledge (attached_*.go); nil unattached
+	methods     methodSet      // the method names of every type, made on first use
 }
 
 // errRequest is a request that fails with a protocol error code.
@@ -251,17 +252,6 @@ func (s *Server) doc(uri string) (*document, error) {
 		return nil, failf(protocol.CodeRequestFailed, "document %s: %v", uri, errTooLarge)
 	}
 	return d, nil
-}
-
-// analysis is the document's current analysis, computed once per version.
-func (d *document) analysis() *analysis {
-	if d.an == nil {
-		d.an = analyse(d.text)
-		if d.an.idx != nil {
-			d.lastIdx = d.an.idx
-		}
-	}
-	return d.an
 }
 
 // positioned decodes position params and finds the document and offset.
