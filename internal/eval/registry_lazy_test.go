@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/shoalgo/shoal/internal/value"
@@ -66,4 +67,18 @@ func TestRegistryIndexOnFirstLookup(t *testing.T) {
 			t.Errorf("Method(\"\", %s) not found", name)
 		}
 	}
+	// Sessions share one registry: a first lookup from several goroutines
+	// at once builds the index once (go test -race checks the sharing).
+	shared := mustRegistry(parts()...)
+	var wg sync.WaitGroup
+	for _, first := range firsts {
+		for range 2 {
+			wg.Go(func() {
+				if !first(shared) {
+					t.Error("a concurrent first lookup found nothing")
+				}
+			})
+		}
+	}
+	wg.Wait()
 }
