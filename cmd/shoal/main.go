@@ -42,17 +42,6 @@ const usageHead = `usage: shoal                  (interactive, on a terminal)
                                 directory unless --keep-cwd; default socket the
                                 discovered one, session $SHOAL_SESSION or "default",
                                 token $SHOAL_TOKEN)
-<<<<<<< HEAD
-=======
-       shoal mcp [flags]        (shoal-mcp, the MCP facade, found beside this shoal)
-       shoal history [flags]    (a running kernel's journal; see shoal history -h)
-       shoal kernel [flags]     (shoal-kernel, found beside this shoal)
-       shoal token COMMAND      (shoal-token, found beside this shoal)
-       shoal lsp [--kernel SOCKET] (the language server, on stdin/stdout; see shoal lsp -h)
-       shoal doctor [--json]    (state dir, socket, tokens, policy, sandbox, cgroups)
-       shoal trust [DIR | --list | --revoke [DIR]]
-                                (which project directories may steer shoal; see shoal trust -h)
->>>>>>> h28-lsp
        shoal --version
 `
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/namespaces"
@@ -25,7 +26,10 @@ type Registry struct {
 	methods    map[value.Kind]map[string]*Method
 	namespaces map[string]*Namespace
 
-	// What derivation reads, made once from the entries above.
+	// What derivation reads, made from the entries above on the first
+	// lookup (indexed): an embedder that never derives a plan (shoal -c)
+	// never builds it.
+	indexed sync.Once
 	derive  map[string]leash.Builtin
 	byType  map[string]map[string]leash.Method // receiver type name → method
 	others  map[string]leash.Method            // a type's methods it does not list (glob)
@@ -157,7 +161,6 @@ func NewRegistry(parts ...*Part) (*Registry, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("eval: registry: %w", err)
 	}
-	r.index()
 	return r, nil
 }
 
@@ -169,7 +172,8 @@ func kindName(k value.Kind) string {
 	return k.String()
 }
 
-// index builds what derivation reads from the entries.
+// index builds what derivation reads from the entries; the lookups for
+// derivation (Builtin, Method, Member) call it through r.indexed.
 func (r *Registry) index() {
 	r.derive = make(map[string]leash.Builtin, len(r.builtins)+len(r.funcs))
 	for name := range r.builtins {
@@ -252,6 +256,7 @@ func (r *Registry) deriveEntry(name string) leash.Builtin {
 // Builtin looks up a command or value function for plan derivation
 // (leash.Registry).
 func (r *Registry) Builtin(name string) (leash.Builtin, bool) {
+	r.indexed.Do(r.index)
 	b, ok := r.derive[name]
 	return b, ok
 }
@@ -261,6 +266,7 @@ func (r *Registry) Builtin(name string) (leash.Builtin, bool) {
 // type does with names it does not list; typ "" is a receiver of unknown
 // type.
 func (r *Registry) Method(typ, name string) (leash.Method, bool) {
+	r.indexed.Do(r.index)
 	if typ == "" {
 		if m, ok := r.anyType[name]; ok {
 			return m, true
@@ -294,6 +300,7 @@ func (r *Registry) Member(ns, name string) (leash.Method, bool) {
 	if n.Pure {
 		return leash.Method{Effects: EffNone}, true
 	}
+	r.indexed.Do(r.index)
 	m, ok := r.members[ns][name]
 	return m, ok
 }

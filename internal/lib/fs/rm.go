@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -43,20 +44,24 @@ func effRm(d *leash.Deriver) {
 // standard registry has one directory per root. Entries are numbered in
 // the order they arrive.
 type trash struct {
-	token string       // names the directory
-	seq   atomic.Int64 // orders entries within it
+	token func() string // names the directory, drawn on the first rm
+	seq   atomic.Int64  // orders entries within it
 }
 
-// newTrash is a trash with a fresh random token.
+// newTrash is a trash whose random token is drawn when an rm first needs
+// it: the first read of crypto/rand sets up the vDSO's random state, which
+// a process that never removes anything (shoal -c) need not pay for.
 func newTrash() *trash {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return &trash{token: hex.EncodeToString(b[:])}
+	return &trash{token: sync.OnceValue(func() string {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		return hex.EncodeToString(b[:])
+	})}
 }
 
 // dir is <TrashRoot>/<token>.
 func (tr *trash) dir(c *eval.BuiltinCall) string {
-	return filepath.Join(c.TrashRoot(), tr.token)
+	return filepath.Join(c.TrashRoot(), tr.token())
 }
 
 // rm removes paths. No paths at all (an empty glob included) is
