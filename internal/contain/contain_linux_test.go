@@ -222,20 +222,7 @@ func TestScopeCloseEndsOrphans(t *testing.T) {
 		t.Skip("no usable cgroup hierarchy")
 	}
 	s := m.NewScope()
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	cmd := exec.Command("/bin/sh", "-c", "setsid sleep 100 & echo $! > "+pidFile)
-	p, err := s.Start(cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatal(err)
-	}
-	p.Reaped()
-	orphan := waitPid(t, pidFile)
-	if !alive(orphan) {
-		t.Fatal("the orphan died on its own")
-	}
+	orphan := startOrphan(t, s, "setsid sleep 100", nil)
 	s.Close()
 	wantGone(t, orphan, "Scope.Close")
 	if _, err := os.Stat(filepath.Join(m.cg.root, s.name)); !os.IsNotExist(err) {
@@ -766,9 +753,19 @@ func TestScopeCloseEndsOrphanOfExitedSessionLeader(t *testing.T) {
 		t.Skip("subreaper unavailable")
 	}
 	s := m.NewScope()
+	orphan := startOrphan(t, s, "sleep 100", &syscall.SysProcAttr{Setsid: true})
+	s.Close()
+	wantGone(t, orphan, "scope close")
+}
+
+// startOrphan starts a shell in s that runs bg in the background, writes
+// its pid and exits; it waits for the shell, tells s it was reaped, and
+// returns the orphan, still running (killed at cleanup).
+func startOrphan(t *testing.T, s *Scope, bg string, attr *syscall.SysProcAttr) procStat {
+	t.Helper()
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	cmd := exec.Command("/bin/sh", "-c", "sleep 100 & echo $! > "+pidFile)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd := exec.Command("/bin/sh", "-c", bg+" & echo $! > "+pidFile)
+	cmd.SysProcAttr = attr
 	p, err := s.Start(cmd)
 	if err != nil {
 		t.Fatal(err)
@@ -780,8 +777,7 @@ func TestScopeCloseEndsOrphanOfExitedSessionLeader(t *testing.T) {
 	orphan := waitPid(t, pidFile)
 	t.Cleanup(func() { _ = syscall.Kill(orphan.pid, syscall.SIGKILL) })
 	if !alive(orphan) {
-		t.Fatal("the orphan is already gone")
+		t.Fatal("the orphan died on its own")
 	}
-	s.Close()
-	wantGone(t, orphan, "scope close")
+	return orphan
 }

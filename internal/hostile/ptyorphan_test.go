@@ -98,10 +98,5 @@ func TestPTYOrphanEndsWithSession(t *testing.T) {
 // processRuns reports whether pid names a process that is not a zombie.
 func processRuns(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+	return err == nil && !zombie(b)
 }
