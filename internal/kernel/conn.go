@@ -511,9 +511,6 @@ func (c *conn) run(m *method, call *call) {
 		res, err = nil, cerr
 	}
 	c.reply(call.req, res, err)
-	if call.after != nil {
-		call.after()
-	}
 }
 
 // handle calls the handler, turning a panic into INTERNAL_ERROR, and
@@ -548,9 +545,6 @@ type call struct {
 	// slot is the source slot a source method holds while it runs on the
 	// reader; nil otherwise (withSource).
 	slot *sourceSlot
-	// after, when set by the handler, runs once the answer is queued:
-	// bookkeeping the answer need not wait for (runSync).
-	after func()
 }
 
 // params decodes the request's params into dst; absent params decode as

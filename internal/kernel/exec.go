@@ -141,14 +141,14 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 	}
 	switch {
 	case p.Async || p.Background:
-		t, err := srv.startExecTask(sess, c.att, &p, tr, execBackground)
+		t, err := srv.startExecTask(ctx, sess, c.att, &p, tr, execBackground)
 		if err != nil {
 			return nil, err
 		}
 		c.att.bindTask(sess, t)
 		return started(t, false), nil
 	case p.HasTimeout():
-		t, err := srv.startExecTask(sess, c.att, &p, tr, execAwaited)
+		t, err := srv.startExecTask(ctx, sess, c.att, &p, tr, execAwaited)
 		if err != nil {
 			return nil, err
 		}
@@ -178,14 +178,12 @@ func (c *call) execFrame(res any, err error) (any, error) {
 
 // runSync runs a synchronous exec as a foreground task, so that task.list
 // shows it and task.cancel (from any connection of the session) stops it;
-// the answer is the exec's own. It runs on this goroutine; the task's last
-// change is published once the answer is sent (call.after).
+// the answer is the exec's own. It runs on this goroutine.
 func (c *call) runSync(ctx context.Context, p *execParams) (any, error) {
-	t, deliver, err := c.conn.srv.runExecHere(ctx, c.att.sess, c.att, p, c.turn)
+	t, err := c.conn.srv.startExecTask(ctx, c.att.sess, c.att, p, c.turn, execHere)
 	if err != nil {
 		return nil, err
 	}
-	c.after = deliver
 	return c.execFrame(execAnswer(t))
 }
 

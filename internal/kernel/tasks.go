@@ -130,70 +130,32 @@ func (s *Server) wireSession(sess *session) {
 	sess.onClose(func() { s.ptys.closeSession(sess.key) })
 }
 
-// execTaskMode is how startExecTask runs an exec's task.
+// startExecTask runs p as a task of sess, taking over the turn tr. A
+// foreground task is a synchronous exec: listed and cancellable while it
+// runs, not retained after (see tasks.StartForeground). It runs on the
+// calling goroutine and startExecTask returns once it has finished; stop
+// ending first (the connection closed, the kernel shutting down) cancels
+// it. Other tasks get a goroutine of their own and stop is not used.
+//
+// att is the attachment the exec came through: language tasks the exec
+// starts are cancelled when it is cut (see langTaskHook).
+// How startExecTask runs an exec's task.
 type execTaskMode int
 
 const (
 	// execBackground: a retained task (async, background).
 	execBackground execTaskMode = iota
+	// execHere: a foreground task run on the calling goroutine (a
+	// synchronous exec), cancelled when stop ends.
+	execHere
 	// execAwaited: a foreground task on a goroutine of its own that its
 	// waiter may give up on (timeout_ms), detaching it into a retained one
 	// (awaitInline); one that finishes in time leaves no record behind.
 	execAwaited
 )
 
-// startExecTask starts p as a task of sess on a goroutine of its own,
-// taking over the turn tr; a synchronous exec runs on the calling
-// goroutine instead (runExecHere). att is the attachment the exec came through:
-// language tasks the exec starts are cancelled when it is cut (see
-// langTaskHook).
-func (s *Server) startExecTask(sess *session, att *attachment, p *execParams, tr *turn, mode execTaskMode) (*tasks.Task, error) {
-	work := s.execWork(sess, att, p, tr)
-	var t *tasks.Task
-	var err error
-	switch mode {
-	case execAwaited:
-		t, err = sess.tasks.StartForeground(sess.owner(), p.Src, work)
-	default:
-		t, err = sess.tasks.Start(sess.owner(), p.Src, work)
-	}
-	if err != nil {
-		return nil, taskStartFailed(err, tr)
-	}
-	return t, nil
-}
-
-// runExecHere runs p as a foreground task on the calling goroutine (a
-// synchronous exec) and returns once it is terminal; stop ending
-// first cancels it. deliver publishes the task's last change and forgets
-// its output: the handler calls it once it has answered (call.after), so
-// the answer waits on neither.
-func (s *Server) runExecHere(stop context.Context, sess *session, att *attachment, p *execParams, tr *turn) (t *tasks.Task, deliver func(), err error) {
-	t, last, err := sess.tasks.RunForegroundThen(stop, sess.owner(), p.Src, s.execWork(sess, att, p, tr))
-	if err != nil {
-		return nil, nil, taskStartFailed(err, tr)
-	}
-	return t, func() {
-		last()
-		s.forgetTaskOutput(sess, t) // finished, and not retained
-	}, nil
-}
-
-// taskStartFailed is the answer of an exec whose task could not start;
-// it gives up the exec's turn tr.
-func taskStartFailed(err error, tr *turn) error {
-	tr.leave()
-	if denied := exceededDenied(err); denied != nil {
-		return denied // live_tasks or foreground_tasks
-	}
-	return proto.NewError(proto.CodeInternalError, "cannot start task: "+err.Error(), nil)
-}
-
-// execWork is the work of p's task: it runs p in sess (runExec) once its
-// turn tr comes, suspendable, its processes and language tasks tied to
-// the task and to att.
-func (s *Server) execWork(sess *session, att *attachment, p *execParams, tr *turn) tasks.Work {
-	return func(ctx context.Context) (any, error) {
+func (s *Server) startExecTask(stop context.Context, sess *session, att *attachment, p *execParams, tr *turn, mode execTaskMode) (*tasks.Task, error) {
+	work := func(ctx context.Context) (any, error) {
 		// task.suspend holds the evaluation at its next checkpoint and stops
 		// every process it has running.
 		pause := new(eval.Pause)
@@ -207,6 +169,25 @@ func (s *Server) execWork(sess *session, att *attachment, p *execParams, tr *tur
 		res, ref, err := s.runExec(ctx, sess, p, tr)
 		return &execDone{res: res, ref: ref}, err
 	}
+	var t *tasks.Task
+	var err error
+	switch mode {
+	case execHere:
+		t, err = sess.tasks.RunForeground(stop, sess.owner(), p.Src, work)
+		s.forgetTaskOutput(sess, t) // finished, and not retained
+	case execAwaited:
+		t, err = sess.tasks.StartForeground(sess.owner(), p.Src, work)
+	default:
+		t, err = sess.tasks.Start(sess.owner(), p.Src, work)
+	}
+	if err != nil {
+		tr.leave()
+		if denied := exceededDenied(err); denied != nil {
+			return nil, denied // live_tasks or foreground_tasks
+		}
+		return nil, proto.NewError(proto.CodeInternalError, "cannot start task: "+err.Error(), nil)
+	}
+	return t, nil
 }
 
 // suspendHook makes each process group a task starts one of the task's

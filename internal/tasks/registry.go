@@ -150,37 +150,18 @@ func (r *Registry) StartForeground(owner Owner, label string, work Work) (*Task,
 // do while it waits): it returns once the task is terminal and Done is
 // closed. When stop ends first the task is cancelled, as Cancel would.
 func (r *Registry) RunForeground(stop context.Context, owner Owner, label string, work Work) (*Task, error) {
-	t, deliver, err := r.RunForegroundThen(stop, owner, label, work)
-	if err != nil {
-		return nil, err
-	}
-	deliver()
-	return t, nil
-}
-
-// RunForegroundThen is RunForeground returning as soon as the task is
-// terminal (Result has its value and it is no longer listed), before its
-// last notification is delivered: deliver delivers it to the OnChange hook
-// and closes Done, and the caller must call it exactly once. A caller that
-// answers with the result calls it after answering, so the answer does not
-// wait on the hook.
-func (r *Registry) RunForegroundThen(stop context.Context, owner Owner, label string, work Work) (t *Task, deliver func(), err error) {
 	t, ctx, drain, err := r.register(owner, label, work, true, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if drain {
 		t.drain()
 	}
 	unwatch := context.AfterFunc(stop, func() { t.requestCancel() })
-	last := t.settle(ctx, work)
+	t.run(ctx, work)
 	unwatch()
-	return t, func() {
-		if last {
-			t.drain()
-		}
-		<-t.done // another goroutine may be delivering the last notification
-	}, nil
+	<-t.done // another goroutine may be delivering the last notification
+	return t, nil
 }
 
 // StartLanguage registers a task of the owner's language session (a

@@ -56,18 +56,8 @@ func (t *Task) Result() (v any, ok bool, err error) {
 
 type taskKey struct{}
 
-// run executes the work, then settles the task's final state and
-// delivers its notifications.
+// run executes the work, then settles the task's final state.
 func (t *Task) run(ctx context.Context, work Work) {
-	if t.settle(ctx, work) {
-		t.drain()
-	}
-}
-
-// settle executes the work, then settles the task's final state; it
-// reports whether the caller must deliver the notification that queued
-// (drain), which closes Done.
-func (t *Task) settle(ctx context.Context, work Work) bool {
 	v, err := callWork(ctx, work)
 	t.ctl.clear()
 
@@ -102,7 +92,9 @@ func (t *Task) settle(ctx context.Context, work Work) bool {
 	r.mu.Unlock()
 
 	t.cancel() // release the context's resources
-	return drain
+	if drain {
+		t.drain()
+	}
 }
 
 // requestCancel moves a running task to cancelling and cancels its
