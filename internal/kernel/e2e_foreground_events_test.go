@@ -8,9 +8,8 @@ import (
 )
 
 // TestE2ESyncExecPublishesItsFinishedTask: a synchronous exec's foreground
-// task still publishes both its changes on task.N, running then completed,
-// though the finished one goes out after the answer: the next request of
-// the same connection already sees it.
+// task publishes both its changes on task.N, running then completed, before
+// the exec answers: a request sent after the answer always sees both.
 func TestE2ESyncExecPublishesItsFinishedTask(t *testing.T) {
 	k := newE2E(t)
 	c := k.attached(t, "fgevents", "")
