@@ -128,7 +128,7 @@ func (w *walker) aliasCall(name string, target *syntax.CmdCall, c *syntax.CmdCal
 	merged.Args = append(append([]*syntax.CmdArg(nil), target.Args...), c.Args...)
 	merged.Redirects = nil // the call's redirects were already counted
 	merged.Env = nil
-	w.expanding[name] = true
+	mark(&w.expanding, name)
 	w.cmd(&merged)
 	delete(w.expanding, name)
 }

@@ -50,7 +50,8 @@ type walker struct {
 	stack []dirState // pushd/popd
 
 	scopes    []map[string]*local
-	depth     int // expressions open, at most maxWalkDepth
+	scopeBuf  [4]map[string]*local // scopes' first backing array
+	depth     int                  // expressions open, at most maxWalkDepth
 	active    map[*syntax.FnDecl]bool
 	expanding map[string]bool // aliases being expanded
 	notes     map[string]bool
@@ -59,18 +60,12 @@ type walker struct {
 // Derive walks p and returns its plan. It never runs anything and never
 // touches the operating system; a nil program yields an empty plan.
 func Derive(p *syntax.Program, env Env) *Plan {
-	w := &walker{
-		env:       env,
-		seen:      map[string]bool{},
-		rev:       Reversible,
-		dir:       env.Dir,
-		dirOK:     env.Dir != "",
-		active:    map[*syntax.FnDecl]bool{},
-		expanding: map[string]bool{},
-		notes:     map[string]bool{},
-	}
+	// The walker's maps, the root scope's included, are made when first
+	// written (mark, bind): a source with no effects, bindings or calls,
+	// such as a pure expression, allocates none of them.
+	w := &walker{env: env, rev: Reversible, dir: env.Dir, dirOK: env.Dir != ""}
 	w.prev = dirState{env.Dir, env.Dir != ""}
-	w.scopes = []map[string]*local{{}}
+	w.scopes = w.scopeBuf[:1]
 	if p != nil {
 		w.stmts(p.Stmts)
 	}
@@ -93,7 +88,7 @@ func (w *walker) add(e Effect, rev string) {
 	if w.seen[k] {
 		return
 	}
-	w.seen[k] = true
+	mark(&w.seen, k)
 	w.plan.Effects = append(w.plan.Effects, e)
 }
 
@@ -107,7 +102,7 @@ func (w *walker) note(n string) {
 	if n == "" || w.notes[n] {
 		return
 	}
-	w.notes[n] = true
+	mark(&w.notes, n)
 	w.plan.Notes = append(w.plan.Notes, n)
 }
 
@@ -129,14 +124,26 @@ func (w *walker) dynamicFS(kind host.Effect, what string, rev string) {
 // ---------------------------------------------------------------------------
 // Scopes
 
-func (w *walker) push() { w.scopes = append(w.scopes, map[string]*local{}) }
+// mark sets k in *m, making the map on its first write.
+func mark[K comparable](m *map[K]bool, k K) {
+	if *m == nil {
+		*m = map[K]bool{}
+	}
+	(*m)[k] = true
+}
+
+func (w *walker) push() { w.scopes = append(w.scopes, nil) } // made by bind
 func (w *walker) pop()  { w.scopes = w.scopes[:len(w.scopes)-1] }
 
 func (w *walker) bind(name string, l *local) {
 	if name == "" || name == "_" {
 		return
 	}
-	w.scopes[len(w.scopes)-1][name] = l
+	top := &w.scopes[len(w.scopes)-1]
+	if *top == nil {
+		*top = map[string]*local{}
+	}
+	(*top)[name] = l
 }
 
 func (w *walker) lookup(name string) (*local, bool) {

@@ -361,7 +361,7 @@ func (w *walker) callFn(d *syntax.FnDecl) {
 		w.opaque(d.Name, "calls nest too deeply to analyse")
 		return
 	}
-	w.active[d] = true
+	mark(&w.active, d)
 	w.push()
 	for _, p := range d.Params {
 		w.expr(p.Default)
