@@ -186,12 +186,11 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// missingCorpus skips a test that has no corpus to run, except when
-// SHOAL_REQUIRE_CORPUS is set (.ci/run sets it), where a corpus that is
-// not found would let the whole ratchet pass unseen: there it fails.
+// missingCorpus skips a test that has no corpus to run, or fails it when
+// the corpus is required (CorpusRequired).
 func missingCorpus(t *testing.T, format string, args ...any) {
 	t.Helper()
-	if os.Getenv("SHOAL_REQUIRE_CORPUS") != "" {
+	if CorpusRequired() {
 		t.Fatalf(format+" (SHOAL_REQUIRE_CORPUS is set: the corpus must be there)", args...)
 	}
 	t.Skipf(format, args...)

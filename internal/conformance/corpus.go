@@ -123,6 +123,11 @@ func LoadDir(dir string) ([]Case, error) {
 	return all, nil
 }
 
+// CorpusRequired reports whether a corpus that is not found must fail the
+// tests that read it instead of skipping them: SHOAL_REQUIRE_CORPUS is
+// set, as .ci/run sets it, so the ratchet cannot pass unseen.
+func CorpusRequired() bool { return os.Getenv("SHOAL_REQUIRE_CORPUS") != "" }
+
 // DefaultDir locates the shared corpus: $SHOAL_CONFORMANCE_DIR when set,
 // else ../shared/conformance beside the module root found by walking up
 // from start. isDefault reports whether the shared corpus was chosen.

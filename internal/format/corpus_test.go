@@ -16,6 +16,9 @@ func corpusSources(tb testing.TB) []string {
 		tb.Fatal(err)
 	}
 	if _, err := os.Stat(dir); err != nil {
+		if conformance.CorpusRequired() {
+			tb.Fatalf("no conformance corpus at %s, and SHOAL_REQUIRE_CORPUS is set: %v", dir, err)
+		}
 		tb.Skipf("no conformance corpus at %s (set SHOAL_CONFORMANCE_DIR): %v", dir, err)
 	}
 	cases, err := conformance.LoadDir(dir)
