@@ -54,16 +54,7 @@ func TestLangTaskOutputLive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := map[int64][]byte{}
-		seen := ""
-		for !strings.Contains(seen, "first") {
-			o, ok := nextOutput(t, s)
-			if !ok {
-				t.Fatalf("subscription ended: %v", s.Err())
-			}
-			got[o.Offset] = o.bytes(t)
-			seen += string(o.bytes(t))
-		}
+		got := outputUntil(t, s, "first")
 		if rec, err := c.TaskGet(ctx, id); err != nil || rec.State != "running" {
 			t.Fatalf("%s: task after its first output = %+v, %v", src, rec, err)
 		}

@@ -69,6 +69,23 @@ func checkReassembled(t *testing.T, what string, s *client.Subscription, got map
 	return fromEvents
 }
 
+// outputUntil collects s's output events, by offset, until what they
+// carried contains want.
+func outputUntil(t *testing.T, s *client.Subscription, want string) map[int64][]byte {
+	t.Helper()
+	got := map[int64][]byte{}
+	seen := ""
+	for !strings.Contains(seen, want) {
+		o, ok := nextOutput(t, s)
+		if !ok {
+			t.Fatalf("subscription ended: %v", s.Err())
+		}
+		got[o.Offset] = o.bytes(t)
+		seen += string(o.bytes(t))
+	}
+	return got
+}
+
 // nextOutput waits for the next output event on s (skipping state
 // changes); the deadline only keeps a broken kernel from hanging the test.
 func nextOutput(t *testing.T, s *client.Subscription) (outputEvent, bool) {
@@ -109,16 +126,7 @@ func TestTaskOutputLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[int64][]byte{}
-	seen := ""
-	for !strings.Contains(seen, "first") {
-		o, ok := nextOutput(t, s)
-		if !ok {
-			t.Fatalf("subscription ended: %v", s.Err())
-		}
-		got[o.Offset] = o.bytes(t)
-		seen += string(o.bytes(t))
-	}
+	got := outputUntil(t, s, "first")
 	// The program is still running: it waits for the gate.
 	if rec, err := c.TaskGet(ctx, res.Task); err != nil || rec.State != "running" {
 		t.Fatalf("task after its first output = %+v, %v", rec, err)
