@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/corpusdir"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/reef"
@@ -187,10 +188,10 @@ func clip(s string, n int) string {
 }
 
 // missingCorpus skips a test that has no corpus to run, or fails it when
-// the corpus is required (CorpusRequired).
+// the corpus is required (corpusdir.Required).
 func missingCorpus(t *testing.T, format string, args ...any) {
 	t.Helper()
-	if CorpusRequired() {
+	if corpusdir.Required() {
 		t.Fatalf(format+" (SHOAL_REQUIRE_CORPUS is set: the corpus must be there)", args...)
 	}
 	t.Skipf(format, args...)

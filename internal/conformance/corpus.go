@@ -2,12 +2,13 @@ package conformance
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/shoalgo/shoal/internal/corpusdir"
 )
 
 // Case is one conformance case. Exactly one expectation is set: Value,
@@ -123,39 +124,8 @@ func LoadDir(dir string) ([]Case, error) {
 	return all, nil
 }
 
-// CorpusRequired reports whether a corpus that is not found must fail the
-// tests that read it instead of skipping them: SHOAL_REQUIRE_CORPUS is
-// set, as .ci/run sets it, so the ratchet cannot pass unseen.
-func CorpusRequired() bool { return os.Getenv("SHOAL_REQUIRE_CORPUS") != "" }
-
-// DefaultDir locates the shared corpus: $SHOAL_CONFORMANCE_DIR when set,
-// else ../shared/conformance beside the module root found by walking up
-// from start. isDefault reports whether the shared corpus was chosen.
+// DefaultDir locates the shared corpus (corpusdir.Locate): isDefault
+// reports whether the shared corpus was chosen over $SHOAL_CONFORMANCE_DIR.
 func DefaultDir(start string) (dir string, isDefault bool, err error) {
-	if d := os.Getenv("SHOAL_CONFORMANCE_DIR"); d != "" {
-		return d, false, nil
-	}
-	root, err := moduleRoot(start)
-	if err != nil {
-		return "", true, err
-	}
-	return filepath.Join(filepath.Dir(root), "shared", "conformance"), true, nil
-}
-
-// moduleRoot walks up from dir to the directory holding go.mod.
-func moduleRoot(dir string) (string, error) {
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("conformance: no go.mod above %s", dir)
-		}
-		dir = parent
-	}
+	return corpusdir.Locate(start)
 }

@@ -1,27 +1,17 @@
 package format
 
 import (
-	"os"
 	"testing"
 
 	"github.com/shoalgo/shoal/internal/conformance"
+	"github.com/shoalgo/shoal/internal/corpusdir"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
 
 // corpusSources returns the source of every corpus case that parses.
 func corpusSources(tb testing.TB) []string {
 	tb.Helper()
-	dir, _, err := conformance.DefaultDir(".")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		if conformance.CorpusRequired() {
-			tb.Fatalf("no conformance corpus at %s, and SHOAL_REQUIRE_CORPUS is set: %v", dir, err)
-		}
-		tb.Skipf("no conformance corpus at %s (set SHOAL_CONFORMANCE_DIR): %v", dir, err)
-	}
-	cases, err := conformance.LoadDir(dir)
+	cases, err := conformance.LoadDir(corpusdir.ForTest(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -7,20 +7,16 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/shoalgo/shoal/internal/corpusdir"
 	. "github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 )
-
-const corpusDir = "/work/shared/conformance"
 
 // TestCorpusDerives derives a plan for every parsable corpus case: no
 // panic, a valid reversibility, and an opaque plan always has a dynamic
 // effect.
 func TestCorpusDerives(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.toml"))
-	if len(files) == 0 {
-		t.Skip("conformance corpus not present")
-	}
+	files, _ := filepath.Glob(filepath.Join(corpusdir.ForTest(t), "*.toml"))
 	n := 0
 	for _, f := range files {
 		data, err := os.ReadFile(f)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shoalgo/shoal/internal/complete"
 	"github.com/shoalgo/shoal/internal/conformance"
+	"github.com/shoalgo/shoal/internal/corpusdir"
 	"github.com/shoalgo/shoal/internal/lsp/protocol"
 	"github.com/shoalgo/shoal/internal/stdlib"
 	"github.com/shoalgo/shoal/internal/syntax"
@@ -22,7 +23,7 @@ import (
 func equalSources(t *testing.T) []string {
 	t.Helper()
 	var srcs []string
-	if cases, err := conformance.LoadDir("/work/shared/conformance"); err == nil {
+	if cases, err := conformance.LoadDir(corpusdir.ForTest(t)); err == nil {
 		for _, c := range cases {
 			if _, err := syntax.Parse(c.Src, syntax.ParseOptions{}); err == nil && strings.TrimSpace(c.Src) != "" {
 				srcs = append(srcs, c.Src)

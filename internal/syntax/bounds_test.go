@@ -68,7 +68,7 @@ func checkSize(prog *Program, tracked treeSize) error {
 // constructs that nest.
 func TestTrackedSize(t *testing.T) {
 	srcs := append([]string{benchSource()}, inlineSeeds...)
-	if cases, err := loadCorpus(corpusDir); err == nil {
+	if cases, err := loadCorpus(seedCorpusDir()); err == nil {
 		for _, c := range cases {
 			srcs = append(srcs, c.Src)
 		}

@@ -6,9 +6,23 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/corpusdir"
 )
 
-const corpusDir = "/work/shared/conformance"
+// seedCorpusDir is the shared corpus's directory for tests that only take
+// seeds from it (no corpus: no seeds); tests that check the corpus call
+// corpusdir.ForTest, which skips or fails by SHOAL_REQUIRE_CORPUS.
+func seedCorpusDir() string {
+	dir, _, _ := corpusdir.Locate(".")
+	return dir
+}
+
+// dirExists reports whether dir names a directory.
+func dirExists(dir string) bool {
+	st, err := os.Stat(dir)
+	return err == nil && st.IsDir()
+}
 
 // corpusCase is the part of a conformance case the parser cares about.
 type corpusCase struct {
@@ -265,10 +279,7 @@ fixture = ["a.txt", "b/"]
 // TestCorpus parses every src in the conformance corpus and checks the
 // parse_error expectations.
 func TestCorpus(t *testing.T) {
-	if _, err := os.Stat(corpusDir); err != nil {
-		t.Skipf("conformance corpus not present at %s", corpusDir)
-	}
-	cases, err := loadCorpus(corpusDir)
+	cases, err := loadCorpus(corpusdir.ForTest(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/corpusdir"
 )
 
 var inlineSeeds = []string{
@@ -24,7 +26,7 @@ func seedCorpus(f *testing.F) {
 	for _, s := range inlineSeeds {
 		f.Add(s)
 	}
-	if cases, err := loadCorpus(corpusDir); err == nil {
+	if cases, err := loadCorpus(seedCorpusDir()); err == nil {
 		for _, c := range cases {
 			f.Add(c.Src)
 		}
@@ -199,9 +201,9 @@ func walkSpans(v any, parent Span, path string) error {
 
 // TestCorpusSpans runs the span invariant over every corpus source.
 func TestCorpusSpans(t *testing.T) {
-	cases, err := loadCorpus(corpusDir)
+	cases, err := loadCorpus(corpusdir.ForTest(t))
 	if err != nil || len(cases) == 0 {
-		t.Skipf("conformance corpus not available: %v", err)
+		t.Fatalf("conformance corpus: %d cases, %v", len(cases), err)
 	}
 	for _, c := range cases {
 		prog, err := Parse(c.Src, ParseOptions{})

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/corpusdir"
 )
 
 // roundTrip checks marshal → unmarshal → marshal is byte-identical and
@@ -77,10 +79,7 @@ func TestUnmarshalGolden(t *testing.T) {
 }
 
 func TestUnmarshalCorpus(t *testing.T) {
-	if _, err := os.Stat(corpusDir); err != nil {
-		t.Skipf("conformance corpus not present at %s", corpusDir)
-	}
-	cases, err := loadCorpus(corpusDir)
+	cases, err := loadCorpus(corpusdir.ForTest(t))
 	if err != nil {
 		t.Fatal(err)
 	}

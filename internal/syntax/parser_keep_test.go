@@ -3,7 +3,6 @@ package syntax
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"reflect"
 	"runtime"
 	"strings"
@@ -16,8 +15,8 @@ import (
 func keepSources(t *testing.T) []string {
 	t.Helper()
 	srcs := append([]string{benchSource(), strings.Repeat(benchSource(), 4)}, inlineSeeds...)
-	if _, err := os.Stat(corpusDir); err == nil {
-		cases, err := loadCorpus(corpusDir)
+	if dir := seedCorpusDir(); dirExists(dir) {
+		cases, err := loadCorpus(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
