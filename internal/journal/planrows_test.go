@@ -177,3 +177,36 @@ func closeDuring(t *testing.T, d *DB, what string, op func(i int) error) {
 		t.Fatalf("%s after Close succeeded", what)
 	}
 }
+
+// A restart reads the stored plans through the plans_age index: SQLite's
+// plan for plansQuery walks the index and sorts nothing, so a journal of
+// many more plans than MaxPlanRows costs MaxPlanRows rows
+// (TestHostileStoredPlansBound crosses it through the kernel binary).
+func TestPlansReadThroughIndex(t *testing.T) {
+	d, err := Open(filepath.Join(t.TempDir(), "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	rows, err := d.db.Query("EXPLAIN QUERY PLAN "+plansQuery, MaxPlanRows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var steps []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.Join(steps, "; ")
+	if !strings.Contains(plan, "plans_age") || strings.Contains(plan, "TEMP B-TREE") {
+		t.Errorf("reading the stored plans: query plan %q, want the plans_age index and no sort", plan)
+	}
+}

@@ -207,11 +207,15 @@ func (d *DB) DeletePlans(refs []string) error {
 	})
 }
 
+// plansQuery reads the stored plans oldest first, at most its argument of
+// them, through the plans_age index (TestPlansReadThroughIndex).
+const plansQuery = `SELECT ref, principal, session, src, plan, verdict, reasons, state,
+	approver, uncovered, ticket, created_ns, expires_ns, ended_ns FROM plans ORDER BY created_ns, ref LIMIT ?`
+
 // Plans calls fn with every stored plan, oldest first (by creation), at
 // most MaxPlanRows of them; it stops at fn's first error.
 func (d *DB) Plans(fn func(*PlanRow) error) error {
-	rows, err := d.db.QueryContext(context.Background(), `SELECT ref, principal, session, src, plan, verdict, reasons, state,
-		approver, uncovered, ticket, created_ns, expires_ns, ended_ns FROM plans ORDER BY created_ns, ref LIMIT ?`, MaxPlanRows)
+	rows, err := d.db.QueryContext(context.Background(), plansQuery, MaxPlanRows)
 	if err != nil {
 		return fmt.Errorf("journal: reading plans: %w", err)
 	}

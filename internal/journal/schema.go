@@ -272,6 +272,13 @@ var migrations = []migration{
 			`CREATE INDEX tasks_age ON tasks(started_ns)`,
 		)
 	},
+	// v11: the stored plans in the order a restart reads them (Plans:
+	// oldest first, at most MaxPlanRows), so a journal holding many more
+	// plans than that costs a restart MaxPlanRows rows of the index, not
+	// a sort of every plan.
+	func(tx *sql.Tx) error {
+		return execAll(tx, `CREATE INDEX plans_age ON plans(created_ns, ref)`)
+	},
 }
 
 // SchemaVersion is the schema version this build writes.
