@@ -124,6 +124,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func serve(o *options, stderr io.Writer) error {
+	// Nothing the kernel inherited passes to the commands it runs.
+	if err := closeInheritedOnExec(); err != nil {
+		return err
+	}
 	// A socket handed over by systemd is taken first, before any process
 	// is started that could inherit it.
 	activated, err := activatedListener()

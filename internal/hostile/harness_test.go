@@ -75,6 +75,9 @@ type Options struct {
 	// StateDir, when set, is an existing state directory to reuse (a
 	// restart on another kernel's journal and tokens); "" makes a new one.
 	StateDir string
+	// Inherit are descriptors the kernel inherits from its starter, as
+	// fds 3, 4, … without close-on-exec (exec.Cmd.ExtraFiles).
+	Inherit []*os.File
 }
 
 // Kernel is a running shoal-kernel process.
@@ -141,6 +144,7 @@ func Start(t testing.TB, opts Options) *Kernel {
 		t.Fatal(err)
 	}
 	cmd.Stderr = pw
+	cmd.ExtraFiles = opts.Inherit
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
