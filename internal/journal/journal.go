@@ -162,16 +162,11 @@ type DB struct {
 	// open holds the rows begun and not yet finished by this process,
 	// with whose they are: Finish numbers a row among its principal's
 	// and its session's (seqState) whatever the Entry it is given says.
-	open    map[int64]openRow
-	ap      *applier
-	w       *sql.Conn
-	ins     *sql.Stmt // insert an entry
-	insOut  *sql.Stmt // insert one outputs row
-	delOuts *sql.Stmt // delete an entry's outputs rows
-	fin     *sql.Stmt // finish an entry
-	setLSN  *sql.Stmt // record the LSN applied
-	getRow  *sql.Stmt // read an open row on the write connection
-	closed  bool
+	open   map[int64]openRow
+	ap     *applier
+	w      *sql.Conn
+	raw    *rawStmts // the applier's statements on w's driver connection
+	closed bool
 	// skipped counts logged writes SQLite refused on apply (see applyOps);
 	// recovered is how many writes Open found logged and not applied.
 	skipped   atomic.Int64
@@ -189,8 +184,9 @@ type DB struct {
 	rmu   sync.Mutex
 	reads map[string]*sql.Stmt
 	// seqs numbers finished rows for the event channels (under wmu);
-	// onFinish, when set, is told of each finished row under wmu, in seq
-	// order.
+	// onFinish, when set, is told of each finished row in seq order,
+	// under tmu, taken before the writer releases wmu (tell.go).
+	tmu      sync.Mutex
 	seqs     seqState
 	onFinish func(*Entry)
 }
@@ -244,6 +240,9 @@ func openAt(path string, version int, mark bool) (*DB, error) {
 			d.log.close()
 		}
 		if d.w != nil {
+			if d.raw != nil {
+				_ = d.w.Raw(func(any) error { return d.raw.close() })
+			}
 			d.w.Close()
 		}
 		db.Close()
@@ -316,37 +315,14 @@ func (d *DB) wrote(n int) {
 }
 
 func (d *DB) prepare() error {
-	ctx := context.Background()
 	var err error
-	if d.w, err = d.db.Conn(ctx); err != nil {
+	if d.w, err = d.db.Conn(context.Background()); err != nil {
 		return err
 	}
-	// outputs_json is left at its default ('[]'): since migration 7 the
-	// outputs are in packed and, for lookups by hash, in the outputs
-	// table, which the applier writes (insertOutputs).
-	if d.ins, err = d.w.PrepareContext(ctx, `INSERT INTO entries(id, kind, parent, session, principal, start_ns, cwd, head,
-		effect_mask, verdict, ok, status, opaque, finished, finish_ns, ref_n, code, seq, tseq, pseq, pid, packed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+	return d.w.Raw(func(dc any) error {
+		d.raw, err = prepareRaw(dc)
 		return err
-	}
-	if d.insOut, err = d.w.PrepareContext(ctx, `INSERT INTO outputs(entry_id, seq, kind, hash, len) VALUES (?, ?, ?, ?, ?)`); err != nil {
-		return err
-	}
-	if d.delOuts, err = d.w.PrepareContext(ctx, `DELETE FROM outputs WHERE entry_id = ?`); err != nil {
-		return err
-	}
-	if d.setLSN, err = d.w.PrepareContext(ctx, `UPDATE journal_log SET applied_lsn = ? WHERE id = 1`); err != nil {
-		return err
-	}
-	if d.getRow, err = d.w.PrepareContext(ctx, `SELECT `+entryCols+` FROM entries WHERE id = ? AND finished = 0 AND interrupted = 0`); err != nil {
-		return err
-	}
-	// One statement finishes a row: the applier has read it (getRow) and
-	// writes it back whole (packed), with the columns filters use.
-	d.fin, err = d.w.PrepareContext(ctx, `UPDATE entries SET finish_ns = ?, finished = 1, ok = ?, status = ?, verdict = ?, opaque = ?,
-		outputs_json = '[]', effect_mask = ?, ref_n = ?, code = ?, seq = ?, tseq = ?, pseq = ?, packed = ?
-		WHERE id = ? AND finished = 0 AND interrupted = 0`)
-	return err
+	})
 }
 
 // Path is the database file's path.
@@ -360,6 +336,7 @@ func (d *DB) Close() error {
 		return nil
 	}
 	d.closed = true
+	d.toldAll()
 	var applyErr error
 	if d.log != nil {
 		close(d.ap.stop)
@@ -378,12 +355,9 @@ func (d *DB) Close() error {
 	d.reads = nil
 	d.rmu.Unlock()
 	if d.w != nil {
-		d.ins.Close()
-		d.insOut.Close()
-		d.delOuts.Close()
-		d.fin.Close()
-		d.setLSN.Close()
-		d.getRow.Close()
+		if d.raw != nil {
+			_ = d.w.Raw(func(any) error { return d.raw.close() })
+		}
 		d.w.Close()
 	}
 	return errors.Join(applyErr, d.db.Close())
@@ -576,35 +550,42 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 		}
 	}
 	d.wmu.Lock()
-	defer d.wmu.Unlock()
+	id, tell, err := d.insertLocked(e, op, kind, kinds, finished)
+	d.unlockTelling(tell)
+	return id, err
+}
+
+// insertLocked is insert's part under wmu: it returns the row's id and
+// the row onFinish is to be told of (nil: none).
+func (d *DB) insertLocked(e *Entry, op *logOp, kind string, kinds []string, finished bool) (_ int64, tell *Entry, err error) {
 	if d.closed {
-		return 0, ErrClosed
+		return 0, nil, ErrClosed
 	}
 	if e.Parent != 0 {
 		if _, open := d.open[e.Parent]; !open {
 			if _, err := d.rowState(e.Parent); errors.Is(err, errNoRow) || e.Parent > d.lastID {
-				return 0, fmt.Errorf("%w: parent %d does not exist", ErrBadEntry, e.Parent)
+				return 0, nil, fmt.Errorf("%w: parent %d does not exist", ErrBadEntry, e.Parent)
 			} else if err != nil {
-				return 0, fmt.Errorf("journal: begin: %w", err)
+				return 0, nil, fmt.Errorf("journal: begin: %w", err)
 			}
 		}
 	}
 	if op.Mask, err = d.maskFor(kinds); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if finished {
 		if op.Seq, op.TSeq, op.PSeq, err = d.seqs.next(d, kind, e); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 	}
 	if kind == KindExec {
 		if op.PID, err = d.seqs.nextPID(d, e.Principal); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 	}
 	op.ID = d.lastID + 1
 	if err := d.appendLocked(op); err != nil {
-		return 0, fmt.Errorf("journal: begin: %w", err)
+		return 0, nil, fmt.Errorf("journal: begin: %w", err)
 	}
 	d.lastID = op.ID
 	d.seqs.commitPID(e.Principal, op.PID)
@@ -612,11 +593,11 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 	if finished {
 		d.seqs.commit(kind, e, op.Seq, op.TSeq, op.PSeq)
 		e.ID, e.Seq, e.TSeq, e.PSeq = op.ID, op.Seq, op.TSeq, op.PSeq
-		d.finished(e, kind, start, op.FinishNS)
+		tell = d.toTell(e, kind, op.StartNS, op.FinishNS)
 	} else {
 		d.open[op.ID] = openRow{streamKey{e.Principal, e.Session}, op.PID}
 	}
-	return op.ID, nil
+	return op.ID, tell, nil
 }
 
 // appendLocked logs op as the next LSN and queues it for the applier.
@@ -634,21 +615,11 @@ func (d *DB) appendLocked(op *logOp) error {
 	return nil
 }
 
-// finished tells onFinish of the row e describes, now committed finished
-// (its id and seqs set). Call with wmu held.
-func (d *DB) finished(e *Entry, kind string, start, fin int64) {
-	if d.onFinish == nil {
-		return
-	}
-	c := *e
-	c.Kind, c.StartNS, c.FinishNS, c.Finished, c.Head = kind, start, fin, true, Head(e.Src)
-	d.onFinish(&c)
-}
-
 // OnFinish sets fn to be told of every row as the commit that finishes it
 // (Record, Finish) succeeds, with its id, Seq and TSeq set: in Seq order,
-// under the journal's write lock, so fn must be quick and must not call
-// back into d. For a row finished by Finish, fn sees the Entry given to
+// before that Record or Finish returns, one row at a time (under a lock
+// the writer takes before it lets the next writer in), so fn must be quick
+// and must not call back into d. For a row finished by Finish, fn sees the Entry given to
 // Finish (with ID set), not a read of the row. Set it before the first
 // write.
 func (d *DB) OnFinish(fn func(*Entry)) {
@@ -790,9 +761,16 @@ func (d *DB) Finish(id int64, e *Entry) error {
 		op.Effects = e.Effects
 	}
 	d.wmu.Lock()
-	defer d.wmu.Unlock()
+	tell, err := d.finishLocked(id, e, op, kinds, replace)
+	d.unlockTelling(tell)
+	return err
+}
+
+// finishLocked is Finish's part under wmu: it returns the row onFinish is
+// to be told of (nil: none).
+func (d *DB) finishLocked(id int64, e *Entry, op *logOp, kinds []string, replace bool) (*Entry, error) {
 	if d.closed {
-		return ErrClosed
+		return nil, ErrClosed
 	}
 	row, open := d.open[id]
 	if !open {
@@ -800,18 +778,18 @@ func (d *DB) Finish(id int64, e *Entry) error {
 		// database (a row begun by an earlier process is interrupted).
 		switch open, err := d.rowState(id); {
 		case errors.Is(err, errNoRow):
-			return fmt.Errorf("%w: %d", ErrNotFound, id)
+			return nil, fmt.Errorf("%w: %d", ErrNotFound, id)
 		case err != nil:
-			return fmt.Errorf("journal: finish %d: %w", id, err)
+			return nil, fmt.Errorf("journal: finish %d: %w", id, err)
 		case !open:
-			return fmt.Errorf("%w: %d", ErrFinished, id)
+			return nil, fmt.Errorf("%w: %d", ErrFinished, id)
 		}
-		return fmt.Errorf("%w: %d was begun by another process", ErrFinished, id)
+		return nil, fmt.Errorf("%w: %d was begun by another process", ErrFinished, id)
 	}
 	if replace {
 		m, err := d.maskFor(kinds)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		op.Mask = m
 	}
@@ -822,16 +800,15 @@ func (d *DB) Finish(id int64, e *Entry) error {
 	e.Principal, e.Session, e.PID = row.principal, row.session, row.pid
 	var err error
 	if op.Seq, op.TSeq, op.PSeq, err = d.seqs.next(d, kind, e); err != nil {
-		return err
+		return nil, err
 	}
 	if err := d.appendLocked(op); err != nil {
-		return fmt.Errorf("journal: finish %d: %w", id, err)
+		return nil, fmt.Errorf("journal: finish %d: %w", id, err)
 	}
 	delete(d.open, id)
 	d.seqs.commit(kind, e, op.Seq, op.TSeq, op.PSeq)
 	e.ID, e.Seq, e.TSeq, e.PSeq = id, op.Seq, op.TSeq, op.PSeq
-	d.finished(e, kind, e.StartNS, fin)
-	return nil
+	return d.toTell(e, kind, e.StartNS, op.FinishNS), nil
 }
 
 // openRow is whose a row begun and not yet finished is, and its pid.
