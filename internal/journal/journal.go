@@ -319,6 +319,9 @@ func (d *DB) prepare() error {
 	if d.w, err = d.db.Conn(context.Background()); err != nil {
 		return err
 	}
+	if _, err = d.w.ExecContext(context.Background(), fmt.Sprintf(`PRAGMA cache_spill = %d`, applySpillPages)); err != nil {
+		return err
+	}
 	return d.w.Raw(func(dc any) error {
 		d.raw, err = prepareRaw(dc)
 		return err
