@@ -369,9 +369,8 @@ func (d *DB) applyOp(op *logOp) error {
 		Effects: op.Effects, Verdict: op.Verdict, OK: op.OK, Status: op.Status, Opaque: op.Opaque,
 		RefN: op.RefN, Code: op.Code, Seq: op.Seq, TSeq: op.TSeq, PSeq: op.PSeq}
 	r := d.raw
-	if err := r.exec(r.ins, op.ID, op.Kind, nullID(op.Parent), op.Session, op.Principal, op.StartNS, op.Cwd, op.Head,
-		op.Mask, op.Verdict, b01(op.OK), nullInt(op.Status), b01(op.Opaque),
-		b01(op.Finished), op.FinishNS, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq),
+	if err := r.exec(r.ins, op.ID, op.Kind, nullID(op.Parent), op.Session, op.Principal, op.StartNS, op.Head,
+		op.Mask, b01(op.OK), b01(op.Finished), nullID(op.RefN), nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq),
 		nullID(op.PID), packEntry(&e, op.Mask, string(outs))); err != nil {
 		return err
 	}
@@ -431,8 +430,8 @@ func (d *DB) applyFinish(op *logOp) error {
 	}
 	e.FinishNS, e.Finished, e.OK, e.Status, e.Verdict, e.Opaque = op.FinishNS, true, op.OK, op.Status, op.Verdict, op.Opaque
 	e.RefN, e.Code, e.Seq, e.TSeq, e.PSeq = op.RefN, op.Code, op.Seq, op.TSeq, op.PSeq
-	if err := r.exec(r.fin, op.FinishNS, b01(op.OK), nullInt(op.Status), op.Verdict, b01(op.Opaque),
-		mask, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq), packEntry(&e, mask, outs), op.ID); err != nil {
+	if err := r.exec(r.fin, b01(op.OK), mask, nullID(op.RefN), nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq),
+		packEntry(&e, mask, outs), op.ID); err != nil {
 		return err
 	}
 	if !newOuts {

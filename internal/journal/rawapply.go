@@ -30,21 +30,25 @@ type rawStmts struct {
 	dest []driver.Value
 }
 
-// The applier's statement texts. outputs_json is left at its default
-// ('[]'): since migration 7 the outputs are in packed and, for lookups by
-// hash, in the outputs table, which the applier writes (insertOutputs).
+// The applier's statement texts. An entry's columns are the ones
+// filters, indexes, the interrupted marking and the retention reads use;
+// the rest of a row (cwd, verdict, status, opaque, code, finish_ns, and
+// outputs_json since migration 7) is read only from packed, and new rows
+// leave those columns at their defaults (rows written before keep
+// theirs). The outputs are in packed and, for lookups by hash, in the
+// outputs table, which the applier writes (insertOutputs).
 const (
-	sqlInsertEntry = `INSERT INTO entries(id, kind, parent, session, principal, start_ns, cwd, head,
-		effect_mask, verdict, ok, status, opaque, finished, finish_ns, ref_n, code, seq, tseq, pseq, pid, packed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	sqlInsertEntry = `INSERT INTO entries(id, kind, parent, session, principal, start_ns, head,
+		effect_mask, ok, finished, ref_n, seq, tseq, pseq, pid, packed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlInsertOutput = `INSERT INTO outputs(entry_id, seq, kind, hash, len) VALUES (?, ?, ?, ?, ?)`
 	sqlDeleteOuts   = `DELETE FROM outputs WHERE entry_id = ?`
 	sqlSetLSN       = `UPDATE journal_log SET applied_lsn = ? WHERE id = 1`
 	sqlGetOpenRow   = `SELECT ` + entryCols + ` FROM entries WHERE id = ? AND finished = 0 AND interrupted = 0`
 	// One statement finishes a row: the applier has read it (getRow) and
 	// writes it back whole (packed), with the columns filters use.
-	sqlFinishEntry = `UPDATE entries SET finish_ns = ?, finished = 1, ok = ?, status = ?, verdict = ?, opaque = ?,
-		outputs_json = '[]', effect_mask = ?, ref_n = ?, code = ?, seq = ?, tseq = ?, pseq = ?, packed = ?
+	sqlFinishEntry = `UPDATE entries SET finished = 1, ok = ?, outputs_json = '[]', effect_mask = ?, ref_n = ?,
+		seq = ?, tseq = ?, pseq = ?, packed = ?
 		WHERE id = ? AND finished = 0 AND interrupted = 0`
 )
 
