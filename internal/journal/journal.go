@@ -184,9 +184,8 @@ type DB struct {
 	rmu   sync.Mutex
 	reads map[string]*sql.Stmt
 	// seqs numbers finished rows for the event channels (under wmu);
-	// onFinish, when set, is told of each finished row in seq order,
-	// under tmu, taken before the writer releases wmu (tell.go).
-	tmu      sync.Mutex
+	// onFinish, when set, is told of each finished row under wmu, in seq
+	// order.
 	seqs     seqState
 	onFinish func(*Entry)
 }
@@ -339,7 +338,6 @@ func (d *DB) Close() error {
 		return nil
 	}
 	d.closed = true
-	d.toldAll()
 	var applyErr error
 	if d.log != nil {
 		close(d.ap.stop)
@@ -553,42 +551,35 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 		}
 	}
 	d.wmu.Lock()
-	id, tell, err := d.insertLocked(e, op, kind, kinds, finished)
-	d.unlockTelling(tell)
-	return id, err
-}
-
-// insertLocked is insert's part under wmu: it returns the row's id and
-// the row onFinish is to be told of (nil: none).
-func (d *DB) insertLocked(e *Entry, op *logOp, kind string, kinds []string, finished bool) (_ int64, tell *Entry, err error) {
+	defer d.wmu.Unlock()
 	if d.closed {
-		return 0, nil, ErrClosed
+		return 0, ErrClosed
 	}
 	if e.Parent != 0 {
 		if _, open := d.open[e.Parent]; !open {
 			if _, err := d.rowState(e.Parent); errors.Is(err, errNoRow) || e.Parent > d.lastID {
-				return 0, nil, fmt.Errorf("%w: parent %d does not exist", ErrBadEntry, e.Parent)
+				return 0, fmt.Errorf("%w: parent %d does not exist", ErrBadEntry, e.Parent)
 			} else if err != nil {
-				return 0, nil, fmt.Errorf("journal: begin: %w", err)
+				return 0, fmt.Errorf("journal: begin: %w", err)
 			}
 		}
 	}
 	if op.Mask, err = d.maskFor(kinds); err != nil {
-		return 0, nil, err
+		return 0, err
 	}
 	if finished {
 		if op.Seq, op.TSeq, op.PSeq, err = d.seqs.next(d, kind, e); err != nil {
-			return 0, nil, err
+			return 0, err
 		}
 	}
 	if kind == KindExec {
 		if op.PID, err = d.seqs.nextPID(d, e.Principal); err != nil {
-			return 0, nil, err
+			return 0, err
 		}
 	}
 	op.ID = d.lastID + 1
 	if err := d.appendLocked(op); err != nil {
-		return 0, nil, fmt.Errorf("journal: begin: %w", err)
+		return 0, fmt.Errorf("journal: begin: %w", err)
 	}
 	d.lastID = op.ID
 	d.seqs.commitPID(e.Principal, op.PID)
@@ -596,11 +587,11 @@ func (d *DB) insertLocked(e *Entry, op *logOp, kind string, kinds []string, fini
 	if finished {
 		d.seqs.commit(kind, e, op.Seq, op.TSeq, op.PSeq)
 		e.ID, e.Seq, e.TSeq, e.PSeq = op.ID, op.Seq, op.TSeq, op.PSeq
-		tell = d.toTell(e, kind, op.StartNS, op.FinishNS)
+		d.finished(e, kind, start, op.FinishNS)
 	} else {
 		d.open[op.ID] = openRow{streamKey{e.Principal, e.Session}, op.PID}
 	}
-	return op.ID, tell, nil
+	return op.ID, nil
 }
 
 // appendLocked logs op as the next LSN and queues it for the applier.
@@ -618,11 +609,21 @@ func (d *DB) appendLocked(op *logOp) error {
 	return nil
 }
 
+// finished tells onFinish of the row e describes, now committed finished
+// (its id and seqs set). Call with wmu held.
+func (d *DB) finished(e *Entry, kind string, start, fin int64) {
+	if d.onFinish == nil {
+		return
+	}
+	c := *e
+	c.Kind, c.StartNS, c.FinishNS, c.Finished, c.Head = kind, start, fin, true, Head(e.Src)
+	d.onFinish(&c)
+}
+
 // OnFinish sets fn to be told of every row as the commit that finishes it
 // (Record, Finish) succeeds, with its id, Seq and TSeq set: in Seq order,
-// before that Record or Finish returns, one row at a time (under a lock
-// the writer takes before it lets the next writer in), so fn must be quick
-// and must not call back into d. For a row finished by Finish, fn sees the Entry given to
+// under the journal's write lock, so fn must be quick and must not call
+// back into d. For a row finished by Finish, fn sees the Entry given to
 // Finish (with ID set), not a read of the row. Set it before the first
 // write.
 func (d *DB) OnFinish(fn func(*Entry)) {
@@ -764,16 +765,9 @@ func (d *DB) Finish(id int64, e *Entry) error {
 		op.Effects = e.Effects
 	}
 	d.wmu.Lock()
-	tell, err := d.finishLocked(id, e, op, kinds, replace)
-	d.unlockTelling(tell)
-	return err
-}
-
-// finishLocked is Finish's part under wmu: it returns the row onFinish is
-// to be told of (nil: none).
-func (d *DB) finishLocked(id int64, e *Entry, op *logOp, kinds []string, replace bool) (*Entry, error) {
+	defer d.wmu.Unlock()
 	if d.closed {
-		return nil, ErrClosed
+		return ErrClosed
 	}
 	row, open := d.open[id]
 	if !open {
@@ -781,18 +775,18 @@ func (d *DB) finishLocked(id int64, e *Entry, op *logOp, kinds []string, replace
 		// database (a row begun by an earlier process is interrupted).
 		switch open, err := d.rowState(id); {
 		case errors.Is(err, errNoRow):
-			return nil, fmt.Errorf("%w: %d", ErrNotFound, id)
+			return fmt.Errorf("%w: %d", ErrNotFound, id)
 		case err != nil:
-			return nil, fmt.Errorf("journal: finish %d: %w", id, err)
+			return fmt.Errorf("journal: finish %d: %w", id, err)
 		case !open:
-			return nil, fmt.Errorf("%w: %d", ErrFinished, id)
+			return fmt.Errorf("%w: %d", ErrFinished, id)
 		}
-		return nil, fmt.Errorf("%w: %d was begun by another process", ErrFinished, id)
+		return fmt.Errorf("%w: %d was begun by another process", ErrFinished, id)
 	}
 	if replace {
 		m, err := d.maskFor(kinds)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		op.Mask = m
 	}
@@ -803,15 +797,16 @@ func (d *DB) finishLocked(id int64, e *Entry, op *logOp, kinds []string, replace
 	e.Principal, e.Session, e.PID = row.principal, row.session, row.pid
 	var err error
 	if op.Seq, op.TSeq, op.PSeq, err = d.seqs.next(d, kind, e); err != nil {
-		return nil, err
+		return err
 	}
 	if err := d.appendLocked(op); err != nil {
-		return nil, fmt.Errorf("journal: finish %d: %w", id, err)
+		return fmt.Errorf("journal: finish %d: %w", id, err)
 	}
 	delete(d.open, id)
 	d.seqs.commit(kind, e, op.Seq, op.TSeq, op.PSeq)
 	e.ID, e.Seq, e.TSeq, e.PSeq = id, op.Seq, op.TSeq, op.PSeq
-	return d.toTell(e, kind, e.StartNS, op.FinishNS), nil
+	d.finished(e, kind, e.StartNS, fin)
+	return nil
 }
 
 // openRow is whose a row begun and not yet finished is, and its pid.

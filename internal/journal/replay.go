@@ -107,7 +107,6 @@ func bySeqQuery(q SeqQuery) (string, []any, error) {
 func (d *DB) LastSeq() uint64 {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
-	d.toldAll()
 	return d.seqs.last
 }
 
@@ -119,7 +118,6 @@ func (d *DB) LastPSeq(principal string) (uint64, error) {
 	if d.closed {
 		return 0, ErrClosed
 	}
-	d.toldAll()
 	if p, ok := d.seqs.plast[principal]; ok {
 		return p, nil
 	}
@@ -151,7 +149,6 @@ func (d *DB) LastTSeq(principal, session string) (uint64, error) {
 	if d.closed {
 		return 0, ErrClosed
 	}
-	d.toldAll()
 	if t, ok := d.seqs.tlast[streamKey{principal, session}]; ok {
 		return t, nil
 	}

@@ -8,9 +8,9 @@ import (
 )
 
 // Rows are told of (OnFinish) one at a time, in seq order, however many
-// writers finish rows at once, though the telling happens after the
-// writer lets the next one in; and LastSeq never reports a seq whose row
-// has not yet been told of.
+// writers finish rows at once (and begin and finish them through the
+// applier's driver-level statements); and LastSeq never reports a seq
+// whose row has not yet been told of.
 func TestTellInSeqOrder(t *testing.T) {
 	d := openTemp(t)
 	var told atomic.Uint64
