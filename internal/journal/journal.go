@@ -455,13 +455,6 @@ func checkEffects(effects json.RawMessage, extra []string) ([]string, error) {
 	return kinds, nil
 }
 
-func nullInt(p *int) any {
-	if p == nil {
-		return nil
-	}
-	return int64(*p)
-}
-
 func nullID(id int64) any {
 	if id == 0 {
 		return nil
