@@ -12,8 +12,8 @@ import (
 // connection's driver connection and run through it (database/sql's
 // Conn.Raw, one call per batch), so that a row's two dozen arguments
 // reach the driver as they are: database/sql's Stmt converts and copies
-// every argument, allocates a result and takes three locks per
-// statement, which was a tenth of what applying a row cost.
+// every argument, allocates a result and takes its locks for every
+// statement (about 5% of applying a row, and 4 of its 37 allocations).
 // Use only inside a raw call, with the applier's amu held.
 type rawStmts struct {
 	begin, commit, rollback driver.StmtExecContext
