@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -232,15 +231,28 @@ func (d *DB) applyPending() error {
 // Call with amu held. A write SQL refuses as a constraint violation (it
 // cannot happen: writes are checked before they are logged) is skipped and
 // counted in Skipped, rather than blocking every write after it; any other
-// failure rolls the batch back.
+// failure rolls the batch back. The batch runs on the write connection's
+// driver connection (rawStmts).
 func (d *DB) applyOps(ops []*logOp) error {
-	ctx := context.Background()
-	if _, err := d.w.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+	err := d.w.Raw(func(any) error { return d.applyRaw(ops) })
+	if err != nil {
 		return fmt.Errorf("journal: applying writes: %w", err)
 	}
+	last := ops[len(ops)-1].LSN
+	d.ap.applied.Store(last)
+	d.wrote(len(ops))
+	return nil
+}
+
+// applyRaw is applyOps inside the raw call.
+func (d *DB) applyRaw(ops []*logOp) error {
+	r := d.raw
+	if err := r.exec(r.begin); err != nil {
+		return err
+	}
 	fail := func(err error) error {
-		_, _ = d.w.ExecContext(ctx, `ROLLBACK`)
-		return fmt.Errorf("journal: applying writes: %w", err)
+		_ = r.exec(r.rollback)
+		return err
 	}
 	merges, absorbed := mergeFinishes(ops)
 	for i, op := range ops {
@@ -265,15 +277,12 @@ func (d *DB) applyOps(ops []*logOp) error {
 			d.skipped.Add(1)
 		}
 	}
-	last := ops[len(ops)-1].LSN
-	if _, err := d.setLSN.Exec(int64(last)); err != nil {
+	if err := r.exec(r.setLSN, int64(ops[len(ops)-1].LSN)); err != nil {
 		return fail(err)
 	}
-	if _, err := d.w.ExecContext(ctx, `COMMIT`); err != nil {
+	if err := r.exec(r.commit); err != nil {
 		return fail(err)
 	}
-	d.ap.applied.Store(last)
-	d.wrote(len(ops))
 	return nil
 }
 
@@ -345,7 +354,8 @@ func isConstraint(err error) bool {
 // cannot happen: Finish checks before it logs); applyOps skips it.
 var errNoOpenRow = errors.New("journal: finish of a row that is not open (constraint)")
 
-// applyOp runs op's statement on the write connection.
+// applyOp runs op's statement on the write connection (inside a raw
+// call).
 func (d *DB) applyOp(op *logOp) error {
 	if op.Finish {
 		return d.applyFinish(op)
@@ -358,9 +368,9 @@ func (d *DB) applyOp(op *logOp) error {
 		FinishNS: op.FinishNS, Finished: op.Finished, Cwd: op.Cwd, Src: op.Src, Head: op.Head, AST: op.AST,
 		Effects: op.Effects, Verdict: op.Verdict, OK: op.OK, Status: op.Status, Opaque: op.Opaque,
 		RefN: op.RefN, Code: op.Code, Seq: op.Seq, TSeq: op.TSeq, PSeq: op.PSeq}
-	if _, err := d.ins.Exec(op.ID, op.Kind, nullID(op.Parent), op.Session, op.Principal, op.StartNS, op.Cwd, op.Head,
-		op.Mask, op.Verdict, b2i(op.OK), nullInt(op.Status), b2i(op.Opaque),
-		b2i(op.Finished), op.FinishNS, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq),
+	r := d.raw
+	if err := r.exec(r.ins, op.ID, op.Kind, nullID(op.Parent), op.Session, op.Principal, op.StartNS, op.Head,
+		op.Mask, b01(op.OK), b01(op.Finished), nullID(op.RefN), nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq),
 		nullID(op.PID), packEntry(&e, op.Mask, string(outs))); err != nil {
 		return err
 	}
@@ -380,8 +390,9 @@ func (d *DB) insertOutputs(id int64, outs string) error {
 	if err != nil {
 		return fmt.Errorf("journal: outputs of %d: %w", id, err)
 	}
+	r := d.raw
 	for i, o := range list {
-		if _, err := d.insOut.Exec(id, i, o.Kind, o.Hash, o.Len); err != nil {
+		if err := r.exec(r.insOut, id, int64(i), o.Kind, o.Hash, o.Len); err != nil {
 			return err
 		}
 	}
@@ -390,24 +401,15 @@ func (d *DB) insertOutputs(id int64, outs string) error {
 
 // applyFinish reads the open row op finishes and writes it back finished.
 func (d *DB) applyFinish(op *logOp) error {
-	rows, err := d.getRow.Query(op.ID)
-	if err != nil {
-		return err
-	}
-	var e Entry
-	var intr int
-	var packed string
-	found := rows.Next()
-	if found {
-		err = rows.Scan(&e.ID, &intr, &packed, new(uint64), new(int64))
-	}
-	rows.Close()
+	r := d.raw
+	packed, found, err := r.openRow(op.ID)
 	if err != nil {
 		return err
 	}
 	if !found {
 		return errNoOpenRow
 	}
+	var e Entry
 	mask, outs, err := unpackRow(packed, &e, new(int))
 	if err != nil {
 		return err
@@ -416,7 +418,7 @@ func (d *DB) applyFinish(op *logOp) error {
 	// packed text, read above, says which it has).
 	newOuts := op.Outputs != nil && string(op.Outputs) != outs
 	if newOuts && outs != "[]" {
-		if _, err := d.delOuts.Exec(op.ID); err != nil {
+		if err := r.exec(r.delOuts, op.ID); err != nil {
 			return err
 		}
 	}
@@ -428,8 +430,8 @@ func (d *DB) applyFinish(op *logOp) error {
 	}
 	e.FinishNS, e.Finished, e.OK, e.Status, e.Verdict, e.Opaque = op.FinishNS, true, op.OK, op.Status, op.Verdict, op.Opaque
 	e.RefN, e.Code, e.Seq, e.TSeq, e.PSeq = op.RefN, op.Code, op.Seq, op.TSeq, op.PSeq
-	if _, err := d.fin.Exec(op.FinishNS, b2i(op.OK), nullInt(op.Status), op.Verdict, b2i(op.Opaque),
-		mask, nullID(op.RefN), op.Code, nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq), packEntry(&e, mask, outs), op.ID); err != nil {
+	if err := r.exec(r.fin, b01(op.OK), mask, nullID(op.RefN), nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq),
+		packEntry(&e, mask, outs), op.ID); err != nil {
 		return err
 	}
 	if !newOuts {

@@ -162,16 +162,11 @@ type DB struct {
 	// open holds the rows begun and not yet finished by this process,
 	// with whose they are: Finish numbers a row among its principal's
 	// and its session's (seqState) whatever the Entry it is given says.
-	open    map[int64]openRow
-	ap      *applier
-	w       *sql.Conn
-	ins     *sql.Stmt // insert an entry
-	insOut  *sql.Stmt // insert one outputs row
-	delOuts *sql.Stmt // delete an entry's outputs rows
-	fin     *sql.Stmt // finish an entry
-	setLSN  *sql.Stmt // record the LSN applied
-	getRow  *sql.Stmt // read an open row on the write connection
-	closed  bool
+	open   map[int64]openRow
+	ap     *applier
+	w      *sql.Conn
+	raw    *rawStmts // the applier's statements on w's driver connection
+	closed bool
 	// skipped counts logged writes SQLite refused on apply (see applyOps);
 	// recovered is how many writes Open found logged and not applied.
 	skipped   atomic.Int64
@@ -244,6 +239,9 @@ func openAt(path string, version int, mark bool) (*DB, error) {
 			d.log.close()
 		}
 		if d.w != nil {
+			if d.raw != nil {
+				_ = d.w.Raw(func(any) error { return d.raw.close() })
+			}
 			d.w.Close()
 		}
 		db.Close()
@@ -316,37 +314,17 @@ func (d *DB) wrote(n int) {
 }
 
 func (d *DB) prepare() error {
-	ctx := context.Background()
 	var err error
-	if d.w, err = d.db.Conn(ctx); err != nil {
+	if d.w, err = d.db.Conn(context.Background()); err != nil {
 		return err
 	}
-	// outputs_json is left at its default ('[]'): since migration 7 the
-	// outputs are in packed and, for lookups by hash, in the outputs
-	// table, which the applier writes (insertOutputs).
-	if d.ins, err = d.w.PrepareContext(ctx, `INSERT INTO entries(id, kind, parent, session, principal, start_ns, cwd, head,
-		effect_mask, verdict, ok, status, opaque, finished, finish_ns, ref_n, code, seq, tseq, pseq, pid, packed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+	if _, err = d.w.ExecContext(context.Background(), fmt.Sprintf(`PRAGMA cache_spill = %d`, applySpillPages)); err != nil {
 		return err
 	}
-	if d.insOut, err = d.w.PrepareContext(ctx, `INSERT INTO outputs(entry_id, seq, kind, hash, len) VALUES (?, ?, ?, ?, ?)`); err != nil {
+	return d.w.Raw(func(dc any) error {
+		d.raw, err = prepareRaw(dc)
 		return err
-	}
-	if d.delOuts, err = d.w.PrepareContext(ctx, `DELETE FROM outputs WHERE entry_id = ?`); err != nil {
-		return err
-	}
-	if d.setLSN, err = d.w.PrepareContext(ctx, `UPDATE journal_log SET applied_lsn = ? WHERE id = 1`); err != nil {
-		return err
-	}
-	if d.getRow, err = d.w.PrepareContext(ctx, `SELECT `+entryCols+` FROM entries WHERE id = ? AND finished = 0 AND interrupted = 0`); err != nil {
-		return err
-	}
-	// One statement finishes a row: the applier has read it (getRow) and
-	// writes it back whole (packed), with the columns filters use.
-	d.fin, err = d.w.PrepareContext(ctx, `UPDATE entries SET finish_ns = ?, finished = 1, ok = ?, status = ?, verdict = ?, opaque = ?,
-		outputs_json = '[]', effect_mask = ?, ref_n = ?, code = ?, seq = ?, tseq = ?, pseq = ?, packed = ?
-		WHERE id = ? AND finished = 0 AND interrupted = 0`)
-	return err
+	})
 }
 
 // Path is the database file's path.
@@ -378,12 +356,9 @@ func (d *DB) Close() error {
 	d.reads = nil
 	d.rmu.Unlock()
 	if d.w != nil {
-		d.ins.Close()
-		d.insOut.Close()
-		d.delOuts.Close()
-		d.fin.Close()
-		d.setLSN.Close()
-		d.getRow.Close()
+		if d.raw != nil {
+			_ = d.w.Raw(func(any) error { return d.raw.close() })
+		}
 		d.w.Close()
 	}
 	return errors.Join(applyErr, d.db.Close())
@@ -478,13 +453,6 @@ func checkEffects(effects json.RawMessage, extra []string) ([]string, error) {
 		}
 	}
 	return kinds, nil
-}
-
-func nullInt(p *int) any {
-	if p == nil {
-		return nil
-	}
-	return int64(*p)
 }
 
 func nullID(id int64) any {

@@ -81,6 +81,16 @@ const (
 	logSegmentBytes = 4 << 20
 	// BusyTimeout is how long a statement waits for SQLite's lock.
 	BusyTimeout = 5 * time.Second
+	// applySpillPages is the write connection's cache_spill: how many
+	// pages (4 KiB each) a batch's transaction may hold dirty in memory
+	// before SQLite writes some of them to the WAL ahead of the commit.
+	// Under SQLite's default (its 2 MiB cache) a batch of many sessions'
+	// rows spilled, and every page the batch then touched again was
+	// rewritten in the WAL and all frames after it checksummed anew at the
+	// commit (a tenth of applying a row). A batch is bounded by ApplyBatch
+	// and MaxPendingBytes, so its dirty pages stay well under this; past
+	// it, SQLite spills as before.
+	applySpillPages = 4096
 	// maxOpenConns bounds the connection pool (WAL: one writer, the rest
 	// readers).
 	maxOpenConns = 4

@@ -163,3 +163,12 @@ func TestMigrateV6RowsToV7(t *testing.T) {
 		t.Fatalf("new row's outputs rows %q, outputs_json %q, %v", seqs, js, err)
 	}
 }
+
+// nullInt is a status column's value, as the applier wrote it when it
+// still wrote the columns only packed serves.
+func nullInt(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return int64(*p)
+}
