@@ -125,8 +125,15 @@ func TestE2EDirectMatchesSDK(t *testing.T) {
 			t.Errorf("arguments %s:\ndirect %s\nSDK    %s", args, got, want)
 		}
 	}
-	if n := mcp.DirectCalls() - before; n != int64(len(argsList)) {
-		t.Errorf("%d calls took the direct path, want %d", n, len(argsList))
+	// A string id, with what an encoder could escape.
+	p.send(t, `{"jsonrpc":"2.0","id":"s<&>\u00e9","method":"tools/call","params":{"name":"shoal_exec","arguments":{"src":"6 * 7"}}}`)
+	got := fresh.ReplaceAllString(p.next(t), "#")
+	p.send(t, `{"jsonrpc":"2.0","id":"s<&>\u00e9","method":"tools/call","params":{"_meta":{},"name":"shoal_exec","arguments":{"src":"6 * 7"}}}`)
+	if want := fresh.ReplaceAllString(p.next(t), "#"); got != want {
+		t.Errorf("a string id:\ndirect %s\nSDK    %s", got, want)
+	}
+	if n := mcp.DirectCalls() - before; n != int64(len(argsList))+1 {
+		t.Errorf("%d calls took the direct path, want %d", n, len(argsList)+1)
 	}
 	// Not plain: another tool, a progress token, a string id, a name
 	// written with an escape; these go to the SDK, and are answered.

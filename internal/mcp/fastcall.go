@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -121,23 +123,17 @@ func (d *direct) serve(ctx context.Context, c *stdioConn, id jsonrpc.ID, h sdk.T
 	cancel := d.running[id]
 	delete(d.running, id)
 	d.mu.Unlock()
-	resp := &jsonrpc.Response{ID: id}
-	if err != nil {
-		resp.Error = err
-	} else {
-		if res.Content == nil {
-			res2 := *res
-			res2.Content = []sdk.Content{} // as the SDK's callTool: not null
-			res = &res2
-		}
-		raw, merr := marshalLikeSDK(res)
-		if merr != nil {
-			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "marshaling the result: " + merr.Error()}
-		}
-		resp.Result = raw
+	if err == nil && res.Content == nil {
+		res2 := *res
+		res2.Content = []sdk.Content{} // as the SDK's callTool: not null
+		res = &res2
+	}
+	frame, ferr := answerFrame(id, res, err)
+	if ferr != nil {
+		frame, _ = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "marshaling the result: " + ferr.Error()}})
 	}
 	// The SDK writes an answer whatever became of the request's context.
-	_ = c.Write(context.Background(), resp)
+	_ = c.writeFrame(id, frame)
 	if cancel != nil {
 		cancel(nil)
 	}
@@ -221,14 +217,36 @@ func plainToolCall(params []byte) (name string, args json.RawMessage, ok bool) {
 	return string(rawName[1 : len(rawName)-1]), bytes.Clone(rawArgs), true
 }
 
-// marshalLikeSDK encodes a result as the SDK's jsonrpc2 does before
-// framing it: encoding/json without HTML escaping, no trailing newline.
-func marshalLikeSDK(v any) (json.RawMessage, error) {
+// answerFrame is the response frame the SDK's jsonrpc2 writes for a
+// call's result or error: a result is encoded once, by encoding/json
+// without HTML escaping (the SDK's encoder), straight into the frame
+// around it, where the SDK encodes it, then encodes the envelope around
+// that and compacts it again; the bytes are the same
+// (TestE2EDirectMatchesSDK). An error goes through the SDK's encoder.
+func answerFrame(id jsonrpc.ID, res *sdk.CallToolResult, err error) ([]byte, error) {
+	if err != nil {
+		return jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: err})
+	}
 	var buf bytes.Buffer
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	switch v := id.Raw().(type) {
+	case int64:
+		buf.WriteString(strconv.FormatInt(v, 10))
+	case string:
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+		buf.Truncate(buf.Len() - 1) // the encoder's newline
+	default: // not reached: the gate passes calls with these ids only
+		return nil, fmt.Errorf("request id %v", v)
+	}
+	buf.WriteString(`,"result":`)
+	if err := enc.Encode(res); err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	buf.Truncate(buf.Len() - 1)
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
 }

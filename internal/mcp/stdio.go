@@ -100,10 +100,20 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("marshaling message: %v", err)
 	}
+	var id jsonrpc.ID
 	if r, ok := msg.(*jsonrpc.Response); ok {
-		c.g.releaseID(r.ID)
+		id = r.ID
 	}
-	_, err = c.g.out.Write(append(data, '\n'))
+	return c.writeFrame(id, data)
+}
+
+// writeFrame writes one encoded message as a line; id, when valid, is
+// the request it answers, whose in-flight charge it releases.
+func (c *stdioConn) writeFrame(id jsonrpc.ID, data []byte) error {
+	if id.IsValid() {
+		c.g.releaseID(id)
+	}
+	_, err := c.g.out.Write(append(data, '\n'))
 	return err
 }
 
