@@ -14,7 +14,9 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	mcp.LimitProcessMemory()
-	code := mcp.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	in, out, restore := mcp.PollableStdio()
+	code := mcp.Main(ctx, os.Args[1:], in, out, os.Stderr)
+	restore()
 	stop()
 	os.Exit(code)
 }

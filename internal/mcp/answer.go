@@ -134,3 +134,34 @@ func plainName(name []byte) bool {
 	}
 	return true
 }
+
+// startedTask reads exec's answer as json.Unmarshal into
+// proto.TaskStarted reads it, reporting whether the kernel handed the run
+// over as a task (timed out, and a task named). An answer none of whose
+// member names could decode to "task" or "timed_out" (encoding/json
+// matches names as bytes.EqualFold does; a name with an escape could be
+// anything) is such a task for neither, so most answers, a value's, are
+// read without the reflective decode (issue 24); any other is decoded
+// as before (FuzzStartedTask holds the two to the same answer).
+func startedTask(raw json.RawMessage) (proto.TaskStarted, bool) {
+	f := proto.ScanFrame(raw)
+	if !f.Valid || f.First != '{' {
+		return proto.TaskStarted{}, false
+	}
+	for key := range f.Members() {
+		name := key[1 : len(key)-1]
+		if bytes.IndexByte(name, '\\') >= 0 || bytes.EqualFold(name, []byte("task")) || bytes.EqualFold(name, []byte("timed_out")) {
+			return startedTaskReflect(raw)
+		}
+	}
+	return proto.TaskStarted{}, false
+}
+
+// startedTaskReflect is startedTask by json.Unmarshal alone.
+func startedTaskReflect(raw json.RawMessage) (proto.TaskStarted, bool) {
+	var s proto.TaskStarted
+	if json.Unmarshal(raw, &s) != nil || !s.TimedOut || s.Task == "" {
+		return proto.TaskStarted{}, false
+	}
+	return s, true
+}

@@ -78,8 +78,8 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 		}
 		return f.execError(ectx, a, err)
 	}
-	var started proto.TaskStarted
-	if json.Unmarshal(raw, &started) != nil || !started.TimedOut || started.Task == "" {
+	started, handed := startedTask(raw)
+	if !handed {
 		return result(raw), nil
 	}
 	if deadline.IsZero() && takesTasks(ctx) {

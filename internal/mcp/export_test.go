@@ -20,3 +20,6 @@ func SetApprover(f *Facade, path, session, token string) {
 	f.path, f.attach = path, client.AttachParams{Session: session}
 	f.approval = approval{token: token, wait: ApprovalWait}
 }
+
+// DirectCalls is how many calls the stdio direct path has served.
+func DirectCalls() int64 { return directCalls.Load() }

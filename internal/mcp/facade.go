@@ -43,6 +43,10 @@ type Facade struct {
 
 	inflight chan struct{} // a token per tool call being served
 
+	// direct are the handlers of directTools, as registered with the
+	// SDK, for the stdio direct path (fastcall.go).
+	direct map[string]sdk.ToolHandler
+
 	approval approval // who approves in the call (elicit.go)
 
 	mu   sync.Mutex
@@ -58,7 +62,8 @@ func New(c *client.Client, stderr io.Writer) (*Facade, error) {
 // newFacade is New offering the given protocol revisions, newest first
 // (Streamable HTTP offers its own set, see httpVersions).
 func newFacade(c *client.Client, stderr io.Writer, versions []string) (*Facade, error) {
-	f := &Facade{c: c, stderr: stderr, subs: make(map[string]*resourceSub), inflight: make(chan struct{}, MaxInFlight), approval: approval{wait: ApprovalWait}}
+	f := &Facade{c: c, stderr: stderr, subs: make(map[string]*resourceSub), inflight: make(chan struct{}, MaxInFlight), approval: approval{wait: ApprovalWait},
+		direct: make(map[string]sdk.ToolHandler)}
 	f.srv = sdk.NewServer(&sdk.Implementation{Name: "shoal-mcp", Title: "Shoal", Version: Version}, &sdk.ServerOptions{
 		Instructions:     instructions,
 		SubscribeHandler: f.subscribe,
@@ -105,9 +110,15 @@ func handshakeVersions() []string {
 func (f *Facade) Server() *sdk.Server { return f.srv }
 
 // Run serves the MCP client on t until it disconnects or ctx ends, then
-// drops the facade's kernel subscriptions.
+// drops the facade's kernel subscriptions. Over the facade's stdio
+// transport, plain calls take the direct path (fastcall.go), whose calls
+// still running are waited for before it returns.
 func (f *Facade) Run(ctx context.Context, t sdk.Transport) error {
 	defer f.dropSubscriptions()
+	if s, ok := t.(*stdio); ok && s.d == nil {
+		s.d = newDirect(f)
+		defer s.d.wait()
+	}
 	return f.srv.Run(ctx, t)
 }
 
@@ -148,8 +159,12 @@ func (f *Facade) addTools() error {
 		if err != nil {
 			return err
 		}
+		th := f.toolHandler(resolved, h)
 		f.srv.AddTool(&sdk.Tool{Name: d.name, Description: d.desc, InputSchema: s, OutputSchema: out,
-			Annotations: annotations(toolEffects(d.name))}, f.toolHandler(resolved, h))
+			Annotations: annotations(toolEffects(d.name))}, th)
+		if directTools[d.name] {
+			f.direct[d.name] = th
+		}
 	}
 	return nil
 }

@@ -23,12 +23,13 @@ import (
 type stdio struct {
 	g  *gate
 	in io.ReadCloser
+	d  *direct // the direct path (fastcall.go), set by Facade.Run
 }
 
 // Connect starts reading stdin.
-func (t *stdio) Connect(context.Context) (sdk.Connection, error) {
-	c := &stdioConn{g: t.g, in: t.in, incoming: make(chan msgOrErr), closed: make(chan struct{})}
-	go c.readLoop()
+func (t *stdio) Connect(ctx context.Context) (sdk.Connection, error) {
+	c := &stdioConn{g: t.g, in: t.in, d: t.d, incoming: make(chan msgOrErr), closed: make(chan struct{})}
+	go c.readLoop(ctx)
 	return c, nil
 }
 
@@ -41,6 +42,7 @@ type msgOrErr struct {
 type stdioConn struct {
 	g        *gate
 	in       io.ReadCloser
+	d        *direct // nil: every frame goes to the SDK
 	incoming chan msgOrErr
 	closed   chan struct{}
 	once     sync.Once
@@ -48,9 +50,11 @@ type stdioConn struct {
 }
 
 // readLoop reads, screens and decodes stdin's frames until it ends or
-// the connection is closed. Like the SDK's reader it may stay blocked on
-// a stdin that Close cannot interrupt; Read does not wait for it.
-func (c *stdioConn) readLoop() {
+// the connection is closed, serving a plain call on the direct path and
+// handing the SDK every other frame. Like the SDK's reader it may stay
+// blocked on a stdin that Close cannot interrupt; Read does not wait for
+// it. Direct calls are served in ctx.
+func (c *stdioConn) readLoop(ctx context.Context) {
 	send := func(m msgOrErr) bool {
 		select {
 		case c.incoming <- m:
@@ -61,8 +65,14 @@ func (c *stdioConn) readLoop() {
 	}
 	err := c.g.frames(c.in, func(t []byte, sc *scanned) bool {
 		msg, err := decodeFrame(t, sc)
+		if err == nil && c.d != nil && c.d.take(ctx, c, msg) {
+			return true
+		}
 		return send(msgOrErr{msg, err}) && err == nil
 	})
+	if c.d != nil {
+		c.d.end(err)
+	}
 	if err != nil {
 		send(msgOrErr{err: err})
 	}
@@ -90,16 +100,29 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("marshaling message: %v", err)
 	}
+	var id jsonrpc.ID
 	if r, ok := msg.(*jsonrpc.Response); ok {
-		c.g.releaseID(r.ID)
+		id = r.ID
 	}
-	_, err = c.g.out.Write(append(data, '\n'))
+	return c.writeFrame(id, data)
+}
+
+// writeFrame writes one encoded message as a line; id, when valid, is
+// the request it answers, whose in-flight charge it releases.
+func (c *stdioConn) writeFrame(id jsonrpc.ID, data []byte) error {
+	if id.IsValid() {
+		c.g.releaseID(id)
+	}
+	_, err := c.g.out.Write(append(data, '\n'))
 	return err
 }
 
 // Close closes stdin and stdout; a Read waiting returns io.EOF.
 func (c *stdioConn) Close() error {
 	c.once.Do(func() {
+		if c.d != nil {
+			c.d.end(io.EOF)
+		}
 		close(c.closed)
 		ierr := c.in.Close()
 		c.closeErr = c.g.out.Close()
