@@ -9,7 +9,13 @@ type EncodedProgram struct{ b []byte }
 // EncodeProgram is AppendProgram(nil, p, limit), its result marked as the
 // encoder's own.
 func EncodeProgram(p *Program, limit int) (EncodedProgram, error) {
-	b, err := AppendProgram(nil, p, limit)
+	// A short program's JSON fits the first buffer, made once rather
+	// than grown from nothing a few bytes at a time.
+	size := encodeFirstBuffer
+	if limit > 0 {
+		size = min(size, limit)
+	}
+	b, err := AppendProgram(make([]byte, 0, size), p, limit)
 	if err != nil {
 		return EncodedProgram{}, err
 	}
@@ -25,3 +31,7 @@ func (e EncodedProgram) Bytes() []byte { return e.b }
 func (e EncodedProgram) Same(b []byte) bool {
 	return len(b) > 0 && len(b) == len(e.b) && &b[0] == &e.b[0]
 }
+
+// encodeFirstBuffer is the capacity EncodeProgram starts with: the JSON
+// of a one-line expression such as `1 + 1` is a few hundred bytes.
+const encodeFirstBuffer = 512
