@@ -51,7 +51,7 @@ var allowed = map[string][]string{
 	"internal/version":      {},
 	"internal/fastpath":     {},
 	"internal/memlimit":     {"internal/procfs"},
-	"internal/journal":      {"proto"},
+	"internal/journal":      {"internal/syntax", "proto"},
 	"internal/cas":          {},
 	"internal/pty":          {"proto"},
 	"internal/policy":       {"internal/host", "internal/leash", "internal/sandbox"},

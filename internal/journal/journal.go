@@ -38,6 +38,8 @@ import (
 	"unicode/utf8"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/shoalgo/shoal/internal/syntax"
 )
 
 // Errors the journal returns, wrapped with context; test with errors.Is.
@@ -123,6 +125,8 @@ type Entry struct {
 	// GetOwn), so that its ids count nothing of other principals'. 0 for
 	// a statement row.
 	PID int64 `json:"pid,omitempty"`
+
+	encodedAST syntax.EncodedProgram // set with AST by SetAST (ast.go)
 }
 
 // Query selects entries. Zero fields do not filter.
@@ -516,7 +520,7 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 	if len(e.AST) > MaxASTBytes {
 		return 0, fmt.Errorf("%w: AST is %d bytes (max %d)", ErrBadEntry, len(e.AST), MaxASTBytes)
 	}
-	if len(e.AST) > 0 && !json.Valid(e.AST) {
+	if len(e.AST) > 0 && !e.astEncoded() && !json.Valid(e.AST) {
 		return 0, fmt.Errorf("%w: AST is not JSON", ErrBadEntry)
 	}
 	kinds, err := checkEffects(e.Effects, e.EffectKinds)

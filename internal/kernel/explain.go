@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/proto"
@@ -113,38 +112,4 @@ func explainAnswer(ps *syntax.Parser, req *proto.Request, p proto.ExplainParams,
 		b = append(b, ',')
 		return append(b, rest[1:]...), nil // rest's own '{' dropped, its '}' closes the result
 	})
-}
-
-// sessionLeashEnv is what plan derivation knows of sess: its directory,
-// home, trash and bindings as of its latest exec.
-func sessionLeashEnv(sess *session) leash.Env {
-	view := sess.view()
-	dir, env := sess.snapshot()
-	var adapter func(*syntax.CmdCall) (leash.Adapted, bool)
-	var reg leash.Registry
-	trash := eval.TrashRoot(env)
-	if sess.interp != nil {
-		// The registry is the server's, shared read-only.
-		reg = sess.interp.Registry()
-		trash = sess.interp.TrashRoot(env)
-		// The catalog is fixed for the session's life: read without a turn.
-		adapter = eval.AdapterDeriver(sess.interp.Adapters())
-	}
-	return leash.Env{
-		Registry: reg,
-		Adapter:  adapter,
-		Dir:      dir,
-		Home:     envValue(env, "HOME"),
-		Trash:    trash,
-		IsBound:  view.isBound,
-		TypeOf:   view.typeOf,
-		Function: func(name string) (*syntax.FnDecl, bool) {
-			d, ok := view.fns[name]
-			return d, ok
-		},
-		Alias: func(name string) (*syntax.CmdCall, bool) {
-			a, ok := view.aliases[name]
-			return a, ok
-		},
-	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/journal"
 	"github.com/shoalgo/shoal/internal/leash"
+	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 	"github.com/shoalgo/shoal/proto"
 )
@@ -174,8 +175,9 @@ func (r *execRow) plan(p *execParams) {
 		r.pure = len(p.plan.Effects) == 0 && !p.plan.Opaque
 	}
 	if p.prog != nil {
-		if b, err := appendAST(nil, p.prog, p.Src, journal.MaxASTBytes); err == nil {
-			r.e.AST = b
+		// An AST past the journal's bound is not recorded.
+		if enc, err := syntax.EncodeProgram(p.prog, journal.MaxASTBytes); err == nil {
+			r.e.SetAST(enc)
 		}
 	}
 }

@@ -97,7 +97,7 @@ func (s *session) close() {
 	for n := range s.refs {
 		s.dropLocked(n)
 	}
-	s.names = nameView{}
+	s.names, s.bound, s.leashEnv = nameView{}, nil, nil
 	s.mu.Unlock()
 	if s.budget != nil {
 		s.budget.forget(s)
@@ -194,7 +194,8 @@ func (r *registry) get(key sessionKey, newInterp func(*toolTable) (*eval.Interp,
 	}
 	s = &session{key: key, interp: in, host: h, tools: tools, refs: map[int]stored{}, start: 1, limit: MaxTranscriptBytes,
 		budget: r.budget, dir: in.Dir(), env: in.Environ()}
-	s.names = viewOf(in)
+	s.bound = in.Bindings()
+	s.names = viewFrom(s.bound)
 	s.tasks = tasks.New()
 	if onNew != nil {
 		onNew(s)

@@ -20,11 +20,8 @@ type nameView struct {
 	aliases  map[string]*syntax.CmdCall
 }
 
-// viewOf snapshots in's bindings; only the turn holder (or the creator of
-// a fresh session) calls it.
-func viewOf(in *eval.Interp) nameView { return viewFrom(in.Bindings()) }
-
-// viewFrom is viewOf of the bindings bs.
+// viewFrom snapshots the bindings bs, which only the turn holder (or the
+// creator of a fresh session) reads.
 func viewFrom(bs []eval.Binding) nameView {
 	// The maps are made when first needed (a nil map reads as empty): a
 	// view is taken after every exec, and most sessions bind few names.

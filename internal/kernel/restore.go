@@ -30,7 +30,7 @@ func (s *Server) restoreSession(sess *session) {
 	dir, env := sess.interp.Dir(), sess.interp.Environ()
 	bs := sess.interp.Bindings()
 	sess.mu.Lock()
-	sess.dir, sess.env, sess.names = dir, env, viewFrom(bs)
+	sess.dir, sess.env, sess.names, sess.bound, sess.leashEnv = dir, env, viewFrom(bs), bs, nil
 	sess.mu.Unlock()
 	sess.ckpt = &checkpointer{store: s.ckpts, limit: limit}
 	sess.ckpt.build(dir, env, bs) // the state as it starts is its first checkpoint's

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/policy"
 	"github.com/shoalgo/shoal/internal/secretstore"
 	"github.com/shoalgo/shoal/internal/tasks"
@@ -42,6 +44,11 @@ type session struct {
 	start int // lowest n that may still be kept
 	bytes int // approximate size of the values kept
 	limit int // bound on bytes; MaxTranscriptBytes
+	// bound is the bindings names was taken from, and leashEnv the plan
+	// environment built from dir, env and names (leashenv.go): nil until
+	// asked for, dropped whenever any of the three changes.
+	bound    []eval.Binding
+	leashEnv *leash.Env
 
 	budget *budget      // the kernel-wide account; nil in some tests
 	ptys   *ptyRegistry // the kernel's PTYs, this session's to close; nil in some tests
@@ -149,10 +156,18 @@ func (s *session) snapshot() (string, []string) {
 func (s *session) settle() {
 	dir, env := s.interp.Dir(), s.interp.Environ()
 	bs := s.interp.Bindings()
-	names := viewFrom(bs)
 	s.mu.Lock()
-	s.dir, s.env, s.names = dir, env, names
+	same := dir == s.dir && slices.Equal(env, s.env) && sameBindings(s.bound, bs)
+	s.bound = bs // the latest, so that no value it replaced is kept alive
 	s.mu.Unlock()
+	if !same {
+		// Most execs change none of them: the view and the plan
+		// environment built from it are kept for the next (leashenv.go).
+		names := viewFrom(bs)
+		s.mu.Lock()
+		s.dir, s.env, s.names, s.bound, s.leashEnv = dir, env, names, bs, nil
+		s.mu.Unlock()
+	}
 	s.ckpt.note(s.key, dir, env, bs) // checkpoint.go
 }
 

@@ -77,7 +77,7 @@ func (s *session) enter(ctx context.Context, dir string) error {
 	}
 	d := s.interp.Dir()
 	s.mu.Lock()
-	s.dir = d
+	s.dir, s.leashEnv = d, nil
 	s.mu.Unlock()
 	return nil
 }
