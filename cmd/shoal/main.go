@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"syscall"
 
 	"github.com/shoalgo/shoal/internal/diag"
@@ -58,10 +57,9 @@ the running statement, Ctrl-D on an empty line (or exit) leaves.
 func main() {
 	// SIGINT is handled by mode: it stops a script (execute), or only the
 	// running statement of the REPL (interactive).
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	ctx, stops := watchStops(context.Background(), syscall.SIGTERM)
+	processStops = stops
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // cliFlags are the values of shoal's own flags.
@@ -128,7 +126,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		remote.TTY = true
 		return interactive(ctx, stdout, stderr, target)
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	ctx, stop := interruptible(ctx)
 	defer stop()
 	var script string
 	var scriptArgs []string

@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"internal/trust":        {"internal/reef", "internal/atomicfile"},
 	"internal/adapters":     {"internal/value"},
 	"internal/budget":       {},
+	"internal/reclaim":      {},
 	"internal/leash":        {"internal/syntax", "internal/host"},
 	"internal/complete":     {"internal/syntax", "internal/value", "internal/namespaces", "proto"},
 	"internal/events":       {"internal/budget"},

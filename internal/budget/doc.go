@@ -9,7 +9,8 @@
 //     consumer is a principal's work whose memory is released when the
 //     values die (the evaluator charges the values a session keeps, the
 //     host the output it captures): a charge that does not fit first
-//     forces one garbage collection (see [Collect]) so that dead values
+//     calls the budget's reclaim function (the kernel's forces one
+//     garbage collection, internal/reclaim) so that dead values
 //     return their charges, and is then refused. Nothing already charged
 //     is taken away; the kernel's memory guard cancels the largest
 //     consumer through [Budget.Cancel] when the process nears its limit.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/shoalgo/shoal/internal/budget"
+	"github.com/shoalgo/shoal/internal/reclaim"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -18,7 +19,7 @@ func benchProgram(b *testing.B, setup func(in *Interp), src, want string) {
 
 // benchBudget is a session budget as the kernel makes one by default.
 func benchBudget() *budget.Budget {
-	k := budget.New("kernel memory", 8<<30, nil).WithReclaim(budget.Collect)
+	k := budget.New("kernel memory", 8<<30, nil).WithReclaim(reclaim.Collect)
 	return budget.New("session memory", 2<<30, k)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/conformance"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/reclaim"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -116,7 +117,7 @@ func FuzzEvalBudget(f *testing.F) {
 		if len(src) > 4096 {
 			return
 		}
-		k := budget.New("kernel memory", kernelLimit, nil).WithReclaim(budget.Collect)
+		k := budget.New("kernel memory", kernelLimit, nil).WithReclaim(reclaim.Collect)
 		b := budget.New("session memory", sessionLimit, k)
 		in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.DenyAll), Dir: dir, Env: []string{"HOME=" + dir}, Budget: b})
 		if err != nil {

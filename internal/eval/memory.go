@@ -39,7 +39,7 @@ import (
 //     passing it through a method) charges nothing, and a substring or
 //     sub-list that shares a prefix is charged only for what it adds.
 //   - When a charge does not fit, the kernel's budget forces one garbage
-//     collection (budget.Collect) so that charges of values already dead
+//     collection (reclaim.Collect) so that charges of values already dead
 //     are released, and retries; a loop that builds and drops big values
 //     therefore does not fail, a program that keeps them does.
 //

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/host"
+	"github.com/shoalgo/shoal/internal/reclaim"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -20,7 +21,7 @@ import (
 // reclaim (a forced collection before a charge fails).
 func budgetSession(t testing.TB, limit int64) (*Interp, *budget.Budget) {
 	t.Helper()
-	k := budget.New("kernel memory", 0, nil).WithReclaim(budget.Collect)
+	k := budget.New("kernel memory", 0, nil).WithReclaim(reclaim.Collect)
 	b := budget.New("session memory", limit, k)
 	in, err := New(Options{Registry: testRegistry, Host: newFakeHost(), Dir: "/work", Budget: b})
 	if err != nil {
@@ -234,7 +235,7 @@ func TestNoBudgetNoCharges(t *testing.T) {
 // holds nothing once the outcome is gone.
 func TestBudgetChargesCapture(t *testing.T) {
 	needProgs(t, "sh", "head")
-	k := budget.New("kernel memory", 0, nil).WithReclaim(budget.Collect)
+	k := budget.New("kernel memory", 0, nil).WithReclaim(reclaim.Collect)
 	b := budget.New("session memory", 4<<20, k)
 	dir := t.TempDir()
 	in, err := New(Options{Registry: testRegistry, Host: host.NewOS(host.AllowAll), Dir: dir, Budget: b,

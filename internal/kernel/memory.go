@@ -9,13 +9,14 @@ import (
 	"time"
 
 	membudget "github.com/shoalgo/shoal/internal/budget"
+	"github.com/shoalgo/shoal/internal/reclaim"
 )
 
 // Memory budgets. Every session's evaluator charges a "session memory"
 // budget for the values its programs keep alive and the output they
 // capture (internal/eval, internal/host); all of them are children of one
 // "kernel memory" budget, so a charge must fit both. A charge that does not
-// fit forces one collection (membudget.Collect) and then fails the request
+// fit forces one collection (reclaim.Collect) and then fails the request
 // with quota_exceeded, naming the budget. Beside the budgets, the process
 // has a soft memory limit (debug.SetMemoryLimit) and a guard that watches
 // the runtime's own figures, for whatever the budgets do not see: when the
@@ -89,7 +90,7 @@ const (
 // sets the process's soft limit and starts the guard (stopped by
 // Shutdown).
 func (s *Server) initMemory() {
-	s.mem = membudget.New(KernelMemoryBudget, s.limits.KernelMemory, nil).WithReclaim(membudget.Collect)
+	s.mem = membudget.New(KernelMemoryBudget, s.limits.KernelMemory, nil).WithReclaim(reclaim.Collect)
 	if s.limits.MemoryLimit > 0 {
 		debug.SetMemoryLimit(s.limits.MemoryLimit)
 		if p := s.limits.GCPercent; p > 0 {

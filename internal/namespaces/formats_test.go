@@ -75,6 +75,8 @@ func TestTOML(t *testing.T) {
 	runCases(t, []nsCase{
 		{name: "parse string", ns: "toml", fn: "parse", args: pos(s(`name = "shoal"`)), want: `{name: "shoal"}`},
 		{name: "parse keeps order", ns: "toml", fn: "parse", args: pos(s("z = 1\na = 2\n[t]\ny = 1\nb = 2")), want: `{z: 1, a: 2, t: {y: 1, b: 2}}`},
+		{name: "parse keeps order of implicit tables", ns: "toml", fn: "parse", args: pos(s("[z.y]\nb = 1\n[a]\nc = 2\n[z]\nx = 3")), want: `{z: {y: {b: 1}, x: 3}, a: {c: 2}}`},
+		{name: "parse keeps order of dotted keys", ns: "toml", fn: "parse", args: pos(s("top = 1\nm.n = 2\nb = {y.z = 3, a = 4}")), want: `{top: 1, m: {n: 2}, b: {y: {z: 3}, a: 4}}`},
 		{name: "parse array", ns: "toml", fn: "parse", args: pos(s("a = [1, 2, 3]")), want: `{a: [1, 2, 3]}`},
 		{name: "parse float stays float", ns: "toml", fn: "parse", args: pos(s("a = 1.5")), want: `{a: 1.5}`},
 		{name: "parse array of tables", ns: "toml", fn: "parse", args: pos(s("[[items]]\nname = \"x\"\n[[items]]\nname = \"y\"")), want: `{items: [{name: "x"}, {name: "y"}]}`},

@@ -3,7 +3,7 @@ package namespaces
 import (
 	"testing"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -64,7 +64,7 @@ func FuzzTOMLNesting(f *testing.F) {
 			return
 		}
 		var m map[string]any
-		if _, err := toml.Decode(text, &m); err != nil {
+		if err := toml.Unmarshal([]byte(text), &m); err != nil {
 			return
 		}
 		if got := decodedDepth(m); got > est {

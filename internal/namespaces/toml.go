@@ -1,6 +1,7 @@
 package namespaces
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -8,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -38,17 +39,10 @@ func tomlParse(_ value.Env, a value.Args) (value.Value, error) {
 			WithHint("use shorter keys, or nest tables instead of repeating long dotted paths")
 	}
 	var m map[string]any
-	md, err := toml.Decode(text, &m)
-	if err != nil {
-		return nil, parseFailure(fn, "TOML", err)
+	if err := toml.Unmarshal([]byte(text), &m); err != nil {
+		return nil, parseFailure(fn, "TOML", tomlDecodeError(err))
 	}
-	order := make(map[string]int, len(md.Keys()))
-	for i, k := range md.Keys() {
-		p := strings.Join(k, "\x00")
-		if _, seen := order[p]; !seen {
-			order[p] = i
-		}
-	}
+	order := tomlOrder(text)
 	d, err := tomlData(m, "", order, 0)
 	if err != nil {
 		return nil, parseFailure(fn, "TOML", err)
@@ -58,6 +52,16 @@ func tomlParse(_ value.Env, a value.Args) (value.Value, error) {
 		return nil, parseFailure(fn, "TOML", err)
 	}
 	return v, nil
+}
+
+// tomlDecodeError words a decoder's error as "line L, column C: what".
+func tomlDecodeError(err error) error {
+	var de *toml.DecodeError
+	if !errors.As(err, &de) {
+		return err
+	}
+	line, col := de.Position()
+	return fmt.Errorf("line %d, column %d: %s", line, col, strings.TrimPrefix(de.Error(), "toml: "))
 }
 
 // tomlData converts a decoded TOML value at path (keys joined by NUL) and
@@ -109,15 +113,6 @@ func tomlData(x any, path string, order map[string]int, depth int) (any, error) 
 			}
 		}
 		return o, nil
-	case []map[string]any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			var err error
-			if out[i], err = tomlData(e, path, order, depth+1); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
@@ -127,16 +122,14 @@ func tomlData(x any, path string, order map[string]int, depth int) (any, error) 
 			}
 		}
 		return out, nil
+	case toml.LocalDateTime:
+		return t.AsTime(time.UTC).Format("2006-01-02T15:04:05.999999999"), nil
+	case toml.LocalDate:
+		return t.String(), nil
+	case toml.LocalTime:
+		return value.Time(int64(t.Hour)*int64(time.Hour) + int64(t.Minute)*int64(time.Minute) +
+			int64(t.Second)*int64(time.Second) + int64(t.Nanosecond)), nil
 	case time.Time:
-		switch t.Location().String() {
-		case "datetime-local":
-			return t.Format("2006-01-02T15:04:05.999999999"), nil
-		case "date-local":
-			return t.Format("2006-01-02"), nil
-		case "time-local":
-			return value.Time(int64(t.Hour())*int64(time.Hour) + int64(t.Minute())*int64(time.Minute) +
-				int64(t.Second())*int64(time.Second) + int64(t.Nanosecond())), nil
-		}
 		return value.DateTime{T: t}, nil
 	case float64:
 		return value.Float(t), nil // stays a float even when integral

@@ -1,26 +1,16 @@
-package budget
+// Package reclaim forces a garbage collection and waits for the cleanups it
+// queued, so memory budgets whose charges are released by runtime cleanups
+// get them back before refusing a charge. It is a package of its own
+// because it reads runtime/metrics, whose initialiser every linking binary
+// pays at start: the kernel links it, the standalone shoal (whose budgets
+// never reclaim) does not.
+package reclaim
 
 import (
 	"runtime"
 	"runtime/metrics"
 	"sync"
 	"time"
-)
-
-// Bounds on forced collections, set in one place.
-const (
-	// MinCollectInterval is the shortest time between two collections
-	// Collect starts: a caller arriving sooner waits for the interval to
-	// pass rather than being refused, so a charge is never failed just
-	// because another session collected a moment ago, and the collector
-	// still runs at most 1/MinCollectInterval times a second however many
-	// charges fail.
-	MinCollectInterval = 50 * time.Millisecond
-
-	// CleanupWait bounds how long Collect waits, after a collection, for
-	// the runtime to run the cleanups it queued (the releases of the
-	// charges of dead values).
-	CleanupWait = 200 * time.Millisecond
 )
 
 var collector struct {
@@ -30,7 +20,8 @@ var collector struct {
 
 // Collect runs a full garbage collection and waits (up to CleanupWait) for
 // the cleanups it queued, so charges held by values that are no longer
-// reachable are released before a charge is refused. Concurrent callers
+// reachable are released before a charge is refused (a budget's
+// WithReclaim). Concurrent callers
 // share one collection: a caller returns as soon as a collection that
 // began after its call has finished. Collections are at least
 // MinCollectInterval apart.
