@@ -130,7 +130,7 @@ func (d *direct) serve(ctx context.Context, c *stdioConn, id jsonrpc.ID, h sdk.T
 	}
 	frame, ferr := answerFrame(id, res, err)
 	if ferr != nil {
-		frame, _ = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "marshaling the result: " + ferr.Error()}})
+		frame, _ = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: proto.CodeInternalError, Message: "marshaling the result: " + ferr.Error()}})
 	}
 	// The SDK writes an answer whatever became of the request's context.
 	_ = c.writeFrame(id, frame)
