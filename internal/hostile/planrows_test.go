@@ -20,14 +20,7 @@ func TestHostileStoredPlansBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 1.3 million rows")
 	}
-	base := t.TempDir()
-	out := filepath.Join(base, "out")
-	if err := os.MkdirAll(out, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	pol := filepath.Join(base, "policy.toml")
-	restartPolicy(t, pol, out, "")
-	flags := []string{"--policy", pol}
+	out, _, flags := restartSetup(t)
 
 	k1 := Start(t, Options{Flags: flags})
 	tok := k1.Token(t, "agent:worker")

@@ -32,6 +32,21 @@ approve = true
 	}
 }
 
+// restartSetup makes a temporary directory holding out (a directory the
+// workers may list) and the policy restartPolicy writes, and returns the
+// kernel flags naming it.
+func restartSetup(t *testing.T) (out, pol string, flags []string) {
+	t.Helper()
+	base := t.TempDir()
+	out = filepath.Join(base, "out")
+	if err := os.MkdirAll(out, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	pol = filepath.Join(base, "policy.toml")
+	restartPolicy(t, pol, out, "")
+	return out, pol, []string{"--policy", pol}
+}
+
 type restartPlan struct {
 	PlanRef   string `json:"plan_ref"`
 	State     string `json:"state"`
@@ -196,14 +211,7 @@ func TestHostilePlansSurviveKill(t *testing.T) {
 // again (-32011) until an approver approves it under the new policy.
 // Restarted with the policy unchanged, an approval stands.
 func TestHostilePlanApprovalPolicyChange(t *testing.T) {
-	base := t.TempDir()
-	out := filepath.Join(base, "out")
-	if err := os.MkdirAll(out, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	pol := filepath.Join(base, "policy.toml")
-	restartPolicy(t, pol, out, "")
-	flags := []string{"--policy", pol}
+	out, pol, flags := restartSetup(t)
 	k1 := Start(t, Options{Flags: flags})
 	tok, leadTok := k1.Token(t, "agent:worker"), k1.Token(t, "agent:lead")
 	w, lead := k1.Attach(t, "w", tok), k1.Attach(t, "l", leadTok)

@@ -66,25 +66,7 @@ func (p *inProc) send(t *testing.T, frame string) {
 // next reads the next frame as it was written (within 10 s).
 func (p *inProc) next(t *testing.T) string {
 	t.Helper()
-	type line struct {
-		s   string
-		err error
-	}
-	ch := make(chan line, 1)
-	go func() {
-		s, err := p.out.ReadString('\n')
-		ch <- line{s, err}
-	}()
-	select {
-	case l := <-ch:
-		if l.err != nil {
-			t.Fatalf("reading a frame: %v", l.err)
-		}
-		return l.s
-	case <-time.After(10 * time.Second):
-		t.Fatal("no frame within 10 s")
-		return ""
-	}
+	return nextLine(t, p.out)
 }
 
 // TestE2EDirectMatchesSDK: plain shoal_exec calls, served on the stdio

@@ -55,13 +55,25 @@ func (r *rawMCP) send(t *testing.T, frame string) {
 // next reads the next frame (within 10 s).
 func (r *rawMCP) next(t *testing.T) map[string]any {
 	t.Helper()
+	s := nextLine(t, r.out)
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("frame %q: %v", s, err)
+	}
+	return m
+}
+
+// nextLine reads the next newline-ended frame from out as written,
+// failing the test after 10 s without one.
+func nextLine(t *testing.T, out *bufio.Reader) string {
+	t.Helper()
 	type line struct {
 		s   string
 		err error
 	}
 	ch := make(chan line, 1)
 	go func() {
-		s, err := r.out.ReadString('\n')
+		s, err := out.ReadString('\n')
 		ch <- line{s, err}
 	}()
 	select {
@@ -69,14 +81,10 @@ func (r *rawMCP) next(t *testing.T) map[string]any {
 		if l.err != nil {
 			t.Fatalf("reading a frame: %v", l.err)
 		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l.s), &m); err != nil {
-			t.Fatalf("frame %q: %v", l.s, err)
-		}
-		return m
+		return l.s
 	case <-time.After(10 * time.Second):
 		t.Fatal("no frame within 10 s")
-		return nil
+		return ""
 	}
 }
 
