@@ -20,8 +20,9 @@ const (
 	bombReadMax  = 2 * time.Second
 	bombCloseMax = 3 * time.Second
 	// bombHeartbeatP99 bounds the owner's heartbeat p99 while the bombs
-	// go off; quietHeartbeatP99 is the p99 of a quiet kernel above which
-	// the machine is too loaded to measure that (the check is skipped).
+	// go off; quietHeartbeatP99 is the p99 of a quiet kernel (before the
+	// bombs or after them) above which the machine is too loaded to
+	// measure that (the check is skipped).
 	bombHeartbeatP99  = 50 * time.Millisecond
 	quietHeartbeatP99 = 25 * time.Millisecond
 	// bombRun is how long each bomb goes off before it is read and closed.
@@ -137,10 +138,16 @@ func TestHostilePTYBombs(t *testing.T) {
 	}
 	lat := hb.Stop(t)
 	p99 := Percentile(lat, 99)
-	t.Logf("heartbeat p99: quiet %v, during the bombs %v over %d beats", quietP99, p99, len(lat))
+	// The quiet kernel's heartbeat again, the bombs closed: the machine's
+	// noise may have grown while they went off (other tests, builds),
+	// and a p99 that a loaded machine explains is not the bombs'.
+	after := k.Heartbeat(t)
+	time.Sleep(2 * time.Second)
+	quietAfterP99 := Percentile(after.Stop(t), 99)
+	t.Logf("heartbeat p99: quiet %v before and %v after, during the bombs %v over %d beats", quietP99, quietAfterP99, p99, len(lat))
 	switch {
-	case quietP99 > quietHeartbeatP99:
-		t.Logf("the quiet kernel's heartbeat p99 is %v (over %v): the machine is too loaded to judge the bombs' p99", quietP99, quietHeartbeatP99)
+	case max(quietP99, quietAfterP99) > quietHeartbeatP99:
+		t.Logf("the quiet kernel's heartbeat p99 is %v before and %v after (over %v): the machine is too loaded to judge the bombs' p99", quietP99, quietAfterP99, quietHeartbeatP99)
 	case p99 > bombHeartbeatP99:
 		t.Errorf("owner heartbeat p99 %v during the bombs, bound %v", p99, bombHeartbeatP99)
 	}
