@@ -43,7 +43,7 @@ func tomlParse(_ value.Env, a value.Args) (value.Value, error) {
 		return nil, parseFailure(fn, "TOML", tomlDecodeError(err))
 	}
 	order := tomlOrder(text)
-	d, err := tomlData(m, "", order, 0)
+	d, err := tomlData(m, tomlRoot, order, 0)
 	if err != nil {
 		return nil, parseFailure(fn, "TOML", err)
 	}
@@ -64,9 +64,9 @@ func tomlDecodeError(err error) error {
 	return fmt.Errorf("line %d, column %d: %s", line, col, strings.TrimPrefix(de.Error(), "toml: "))
 }
 
-// tomlData converts a decoded TOML value at path (keys joined by NUL) and
-// nesting depth.
-func tomlData(x any, path string, order map[string]int, depth int) (any, error) {
+// tomlData converts a decoded TOML value under the path at position path
+// (tomlOrder's) and nesting depth.
+func tomlData(x any, path int, order map[tomlPath]int, depth int) (any, error) {
 	if depth > maxDepth {
 		return nil, value.TooDeep("the TOML document")
 	}
@@ -78,11 +78,7 @@ func tomlData(x any, path string, order map[string]int, depth int) (any, error) 
 		}
 		keys := make([]keyPos, 0, len(t))
 		for k := range t {
-			p := k
-			if path != "" {
-				p = path + "\x00" + k
-			}
-			pos, ok := order[p]
+			pos, ok := order[tomlPath{path, k}]
 			if !ok {
 				pos = math.MaxInt
 			}
@@ -97,18 +93,15 @@ func tomlData(x any, path string, order map[string]int, depth int) (any, error) 
 			}
 			return strings.Compare(a.k, b.k)
 		})
-		names := make([]string, len(keys))
+		o := &value.JSONObject{Keys: make([]string, len(keys)), Vals: make([]any, len(keys))}
 		for i, kp := range keys {
-			names[i] = kp.k
-		}
-		o := &value.JSONObject{Keys: names, Vals: make([]any, len(keys))}
-		for i, k := range names {
-			p := k
-			if path != "" {
-				p = path + "\x00" + k
+			o.Keys[i] = kp.k
+			child := kp.pos
+			if child == math.MaxInt {
+				child = tomlUnknown
 			}
 			var err error
-			if o.Vals[i], err = tomlData(t[k], p, order, depth+1); err != nil {
+			if o.Vals[i], err = tomlData(t[kp.k], child, order, depth+1); err != nil {
 				return nil, err
 			}
 		}

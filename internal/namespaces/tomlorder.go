@@ -1,29 +1,43 @@
 package namespaces
 
-import (
-	"strings"
+import "github.com/pelletier/go-toml/v2/unstable"
 
-	"github.com/pelletier/go-toml/v2/unstable"
+// tomlPath names one table or key of a TOML document: its key under the
+// table or key whose position is parent (tomlRoot for the document's
+// top level). Paths are named by their parent's position rather than
+// spelt out whole, so a long header or dotted key costs its own bytes
+// once, not once more for every key beneath it.
+type tomlPath struct {
+	parent int
+	key    string
+}
+
+// tomlRoot is the parent position of the document's top-level keys;
+// tomlUnknown that of the keys under a key the order does not know
+// (none of them is known either).
+const (
+	tomlRoot    = -1
+	tomlUnknown = -2
 )
 
-// tomlOrder maps every table and key path of a TOML document (its parts
-// joined by NUL, as tomlData builds them) to the position of its first
-// appearance, so a decoded table's keys can be put back in document order.
-// Headers and dotted keys give each of their prefixes a position; the keys
-// of an inline table in an array share the array's path, as its elements
-// do in tomlData. The document must already have decoded without error,
-// and its nesting must be within maxDepth (tomlScan says so first): the
-// walk of inline values recurses no deeper than that.
-func tomlOrder(text string) map[string]int {
-	order := make(map[string]int)
+// tomlOrder maps every table and key path of a TOML document to the
+// position of its first appearance, so a decoded table's keys can be put
+// back in document order. Headers and dotted keys give each of their
+// prefixes a position; the keys of an inline table in an array share the
+// array's path, as its elements do in tomlData. The document must
+// already have decoded without error, and its nesting must be within
+// maxDepth (tomlScan says so first): the walk of inline values recurses
+// no deeper than that.
+func tomlOrder(text string) map[tomlPath]int {
+	order := make(map[tomlPath]int)
 	var p unstable.Parser
 	p.Reset([]byte(text))
-	table := ""
+	table := tomlRoot
 	for p.NextExpression() {
 		e := p.Expression()
 		switch e.Kind {
 		case unstable.Table, unstable.ArrayTable:
-			table = tomlKeyPath(order, "", e.Key())
+			table = tomlKeyPath(order, tomlRoot, e.Key())
 		case unstable.KeyValue:
 			path := tomlKeyPath(order, table, e.Key())
 			tomlValueOrder(order, path, e.Value(), 0)
@@ -32,27 +46,24 @@ func tomlOrder(text string) map[string]int {
 	return order
 }
 
-// tomlKeyPath records each prefix of the key under prefix and returns the
-// whole path.
-func tomlKeyPath(order map[string]int, prefix string, it unstable.Iterator) string {
-	var b strings.Builder
-	b.WriteString(prefix)
+// tomlKeyPath records each part of the key under the path at position
+// parent and returns the position of the whole key.
+func tomlKeyPath(order map[tomlPath]int, parent int, it unstable.Iterator) int {
 	for it.Next() {
-		if b.Len() > 0 {
-			b.WriteByte(0)
+		k := tomlPath{parent, string(it.Node().Data)}
+		pos, seen := order[k]
+		if !seen {
+			pos = len(order)
+			order[k] = pos
 		}
-		b.Write(it.Node().Data)
-		p := b.String()
-		if _, seen := order[p]; !seen {
-			order[p] = len(order)
-		}
+		parent = pos
 	}
-	return b.String()
+	return parent
 }
 
 // tomlValueOrder records the keys of the inline tables in n, a value at
-// path, depth levels inside its key.
-func tomlValueOrder(order map[string]int, path string, n *unstable.Node, depth int) {
+// the path at position path, depth levels inside its key.
+func tomlValueOrder(order map[tomlPath]int, path int, n *unstable.Node, depth int) {
 	if depth > maxDepth {
 		return
 	}
