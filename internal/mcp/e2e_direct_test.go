@@ -66,7 +66,7 @@ func (p *inProc) send(t *testing.T, frame string) {
 // next reads the next frame as it was written (within 10 s).
 func (p *inProc) next(t *testing.T) string {
 	t.Helper()
-	return nextLine(t, p.out)
+	return nextLine(t, p.out, frameWaitDefault)
 }
 
 // TestE2EDirectMatchesSDK: plain shoal_exec calls, served on the stdio

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -146,7 +147,7 @@ func TestE2EDeepFrameAutostarted(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r := &rawMCP{in: in, out: bufio.NewReader(out), cmd: cmd}
+	r := &rawMCP{in: in, out: bufio.NewReader(out), cmd: cmd, frameWait: frameWaitDefault}
 	t.Cleanup(func() { in.Close(); cmd.Wait() })
 	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	if m := r.next(t); m["result"] == nil {
@@ -169,16 +170,20 @@ func TestE2EDeepFrameAutostarted(t *testing.T) {
 // TestE2EArgumentBudget: forty 14 MiB shoal_exec calls sent without
 // waiting (each sleeping ten seconds in the kernel, so that they overlap
 // however slowly a loaded machine moves 14 MiB frames: with a second,
-// CI at load 10 once served all forty one after another) are all answered: those the in-flight budget cannot hold with a
+// CI at load 10 once served all forty one after another) are all
+// answered: those the in-flight budget cannot hold with a
 // quota_exceeded tool error, the others with their value; shoal-mcp's
 // peak resident memory stays under maxFacadeRSS (under an address-space
-// cap), and a small call afterwards is served.
+// cap), and a small call afterwards is served. A call admitted after
+// the refusals ahead of it are answered is the next frame only once its
+// ten seconds pass, so frames are waited for longer than that.
 func TestE2EArgumentBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends 560 MiB through shoal-mcp")
 	}
 	k := startKernel(t)
 	r := initRaw(t, k)
+	r.frameWait = time.Minute
 	const calls, size = 40, 14 << 20
 	pad := strings.Repeat("a", size)
 	sent := make(chan error, 1)

@@ -15,7 +15,13 @@ type rawMCP struct {
 	in  io.WriteCloser
 	out *bufio.Reader
 	cmd *exec.Cmd
+	// frameWait is how long next waits for a frame (frameWaitDefault
+	// unless a test whose calls take longer sets it).
+	frameWait time.Duration
 }
+
+// frameWaitDefault is how long a reader waits for the next frame.
+const frameWaitDefault = 10 * time.Second
 
 func startRaw(t *testing.T, k *kernel, args ...string) *rawMCP {
 	t.Helper()
@@ -42,7 +48,7 @@ func startRaw(t *testing.T, k *kernel, args ...string) *rawMCP {
 			cmd.Process.Kill()
 		}
 	})
-	return &rawMCP{in: in, out: bufio.NewReader(out), cmd: cmd}
+	return &rawMCP{in: in, out: bufio.NewReader(out), cmd: cmd, frameWait: frameWaitDefault}
 }
 
 func (r *rawMCP) send(t *testing.T, frame string) {
@@ -52,10 +58,10 @@ func (r *rawMCP) send(t *testing.T, frame string) {
 	}
 }
 
-// next reads the next frame (within 10 s).
+// next reads the next frame (within r.frameWait).
 func (r *rawMCP) next(t *testing.T) map[string]any {
 	t.Helper()
-	s := nextLine(t, r.out)
+	s := nextLine(t, r.out, r.frameWait)
 	var m map[string]any
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
 		t.Fatalf("frame %q: %v", s, err)
@@ -64,8 +70,8 @@ func (r *rawMCP) next(t *testing.T) map[string]any {
 }
 
 // nextLine reads the next newline-ended frame from out as written,
-// failing the test after 10 s without one.
-func nextLine(t *testing.T, out *bufio.Reader) string {
+// failing the test after wait without one.
+func nextLine(t *testing.T, out *bufio.Reader, wait time.Duration) string {
 	t.Helper()
 	type line struct {
 		s   string
@@ -82,8 +88,8 @@ func nextLine(t *testing.T, out *bufio.Reader) string {
 			t.Fatalf("reading a frame: %v", l.err)
 		}
 		return l.s
-	case <-time.After(10 * time.Second):
-		t.Fatal("no frame within 10 s")
+	case <-time.After(wait):
+		t.Fatalf("no frame within %v", wait)
 		return ""
 	}
 }
