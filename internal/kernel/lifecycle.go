@@ -117,15 +117,22 @@ func (s *session) close() {
 type registry struct {
 	mu       sync.Mutex
 	sessions map[sessionKey]*session
-	count    map[string]int // sessions per principal
-	tokens   int            // sessions of principals other than the owner
-	owner    string         // the kernel owner's principal
-	limits   Limits
-	budget   *budget // shared by every session's transcript
+	// closing holds the sessions reap handed out and whose close has not
+	// finished, each with a channel closed when it has: a new session of
+	// the same key waits for it, so the old one's close (which frees its
+	// event scope, output spools and restart state by key) cannot take
+	// the new one's with it.
+	closing map[sessionKey]chan struct{}
+	count   map[string]int // sessions per principal
+	tokens  int            // sessions of principals other than the owner
+	owner   string         // the kernel owner's principal
+	limits  Limits
+	budget  *budget // shared by every session's transcript
 }
 
 func (r *registry) init(owner string, l Limits) {
 	r.sessions = map[sessionKey]*session{}
+	r.closing = map[sessionKey]chan struct{}{}
 	r.count = map[string]int{}
 	r.owner, r.limits = owner, l
 	r.budget = newBudget(MaxKernelTranscriptBytes)
@@ -181,6 +188,18 @@ func (r *registry) limitFor(principal string) error {
 func (r *registry) get(key sessionKey, newInterp func(*toolTable) (*eval.Interp, host.Host, error), onNew func(*session)) (s *session, created bool, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// A session of this key still closing is waited for (its close is
+	// bounded: sessionCloseWait for its tasks, the PTY grace for its
+	// terminals).
+	for {
+		done, ok := r.closing[key]
+		if !ok {
+			break
+		}
+		r.mu.Unlock()
+		<-done
+		r.mu.Lock()
+	}
 	if s, ok := r.sessions[key]; ok && s.acquire() {
 		return s, false, nil
 	}
@@ -220,15 +239,26 @@ func (r *registry) all() []*session {
 	return out
 }
 
-// len reports how many sessions the registry keeps.
+// len reports how many sessions the registry keeps, counting those
+// still closing.
 func (r *registry) len() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.sessions)
+	return len(r.sessions) + len(r.closing)
+}
+
+// closed marks the close of a session reap handed out as finished.
+func (r *registry) closed(key sessionKey) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if done, ok := r.closing[key]; ok {
+		close(done)
+		delete(r.closing, key)
+	}
 }
 
 // reap forgets every session idle for at least idle and returns them,
-// marked closed, for the caller to close.
+// marked closed, for the caller to close and then report closed.
 func (r *registry) reap(now time.Time, idle time.Duration) []*session {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -245,6 +275,7 @@ func (r *registry) reap(now time.Time, idle time.Duration) []*session {
 		s.life.closed = true
 		s.life.mu.Unlock()
 		delete(r.sessions, key)
+		r.closing[key] = make(chan struct{})
 		if r.count[key.principal]--; r.count[key.principal] == 0 {
 			delete(r.count, key.principal)
 		}
@@ -278,6 +309,7 @@ func (s *Server) reapSessions() {
 			for _, sess := range s.sessions.reap(now, idle) {
 				s.log.Debug("closing idle session", "principal", sess.key.principal, "session", sess.key.name)
 				sess.close()
+				s.sessions.closed(sess.key)
 			}
 		}
 	}
