@@ -55,6 +55,9 @@ type walker struct {
 	active    map[*syntax.FnDecl]bool
 	expanding map[string]bool // aliases being expanded
 	notes     map[string]bool
+
+	size int  // bytes the plan lists, at least as JSON (planbound.go)
+	full bool // past MaxPlanBytes: nothing more is listed
 }
 
 // Derive walks p and returns its plan. It never runs anything and never
@@ -84,8 +87,14 @@ func (w *walker) add(e Effect, rev string) {
 	if revRank(rev) > revRank(w.rev) {
 		w.rev = rev
 	}
+	if w.full {
+		return
+	}
 	k := e.key()
 	if w.seen[k] {
+		return
+	}
+	if !w.charge(effectBound(e)) {
 		return
 	}
 	mark(&w.seen, k)
@@ -99,7 +108,10 @@ func (w *walker) opaque(what, note string) {
 }
 
 func (w *walker) note(n string) {
-	if n == "" || w.notes[n] {
+	if n == "" || w.full || w.notes[n] {
+		return
+	}
+	if !w.charge(jsonStringBound(n) + 1) {
 		return
 	}
 	mark(&w.notes, n)

@@ -5,3 +5,9 @@ package leash
 var RevRank = revRank
 
 const MaxCallDepth = maxCallDepth
+
+var (
+	JSONStringBound = jsonStringBound
+	EffectBound     = effectBound
+	PlanFullNote    = planFullNote
+)
