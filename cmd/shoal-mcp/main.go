@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/shoalgo/shoal/internal/mcp"
@@ -15,6 +16,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	mcp.LimitProcessMemory()
 	in, out, restore := mcp.PollableStdio()
+	if mcp.OneProcessor(os.Args[1:]) {
+		runtime.GOMAXPROCS(1)
+	}
 	code := mcp.Main(ctx, os.Args[1:], in, out, os.Stderr)
 	restore()
 	stop()
