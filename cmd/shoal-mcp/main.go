@@ -19,7 +19,8 @@ func main() {
 	if mcp.OneProcessor(os.Args[1:]) {
 		runtime.GOMAXPROCS(1)
 	}
-	code := mcp.Main(ctx, os.Args[1:], in, out, os.Stderr)
+	rin, rout := mcp.RawStdio(in, out)
+	code := mcp.Main(ctx, os.Args[1:], rin, rout, os.Stderr)
 	restore()
 	stop()
 	os.Exit(code)
