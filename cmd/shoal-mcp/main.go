@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/shoalgo/shoal/internal/mcp"
@@ -15,7 +16,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	mcp.LimitProcessMemory()
 	in, out, restore := mcp.PollableStdio()
-	code := mcp.Main(ctx, os.Args[1:], in, out, os.Stderr)
+	if mcp.OneProcessor(os.Args[1:]) {
+		runtime.GOMAXPROCS(1)
+	}
+	rin, rout := mcp.RawStdio(in, out)
+	code := mcp.Main(ctx, os.Args[1:], rin, rout, os.Stderr)
 	restore()
 	stop()
 	os.Exit(code)

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,10 +173,21 @@ func Main(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Wri
 	return 0
 }
 
+// dialRaw dials the kernel's socket at path as the client does, and
+// serves it by raw system calls (rawSocket).
+func dialRaw(ctx context.Context, path string) (net.Conn, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, err
+	}
+	return rawSocket(nc), nil
+}
+
 // connect dials the kernel at path, starting one there when none answers
 // and start is set.
 func connect(ctx context.Context, path, session, bin string, start bool, stderr io.Writer) (*client.Client, *kernelProc, error) {
-	opts := []client.Option{client.WithReconnect(client.DefaultReconnectPolicy)}
+	opts := []client.Option{client.WithReconnect(client.DefaultReconnectPolicy), client.WithDialer(dialRaw)}
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	c, err := client.Dial(dctx, path, opts...)
 	cancel()
