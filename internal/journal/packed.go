@@ -21,6 +21,12 @@ var errPacked = errors.New("journal: malformed packed row")
 // substrings of p; a status is stored in *status, which e.Status then
 // points at.
 func unpackRow(p string, e *Entry, status *int) (mask int64, outputs string, err error) {
+	return unpackRowTo(p, e, status, nil)
+}
+
+// unpackRowTo is unpackRow with the AST and effects copied into raw (nil:
+// each its own allocation).
+func unpackRowTo(p string, e *Entry, status *int, raw *rawArena) (mask int64, outputs string, err error) {
 	var n [13]int64
 	for i := range n {
 		var ok bool
@@ -54,10 +60,10 @@ func unpackRow(p string, e *Entry, status *int) (mask int64, outputs string, err
 	e.RefN, e.Seq, e.TSeq = n[10], uint64(n[11]), uint64(n[12])
 	e.Kind, e.Session, e.Principal, e.Cwd, e.Src, e.Head = t[0], t[1], t[2], t[3], t[4], t[5]
 	if !null[6] {
-		e.AST = json.RawMessage(t[6])
+		e.AST = raw.copy(t[6])
 	}
 	if !null[7] {
-		e.Effects = json.RawMessage(t[7])
+		e.Effects = raw.copy(t[7])
 	}
 	e.Verdict, e.Code = t[8], t[10]
 	return n[5], t[9], nil
