@@ -1092,6 +1092,7 @@ func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool,
 		} else {
 			slot = new(int)
 		}
+		raw.left = max(expect-len(es)+1, 1)
 		mask, outs, err := unpackRowTo(packed, e, slot, &raw)
 		if err != nil {
 			return nil, false, fmt.Errorf("entry %d: %w", e.ID, err)

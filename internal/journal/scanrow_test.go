@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -93,5 +94,44 @@ func TestScannedInt(t *testing.T) {
 		if got != c.want || (err == nil) != c.ok {
 			t.Errorf("scannedInt(%#v) = %d, %v", c.v, got, err)
 		}
+	}
+}
+
+// A rawArena's values are their texts, clipped (an append never reaches
+// the next value), a page of like rows takes one chunk, and no chunk
+// passes rawChunkMax unless one row's texts do.
+func TestRawArena(t *testing.T) {
+	var a rawArena
+	var got []json.RawMessage
+	for i := range 100 {
+		a.left = 100 - i
+		ast, eff := `{"i":`+strconv.Itoa(i%10)+`}`, `[{"kind":"fs_read"}]`
+		a.reserve(len(ast) + len(eff))
+		got = append(got, a.copy(ast), a.copy(eff))
+	}
+	for i := 0; i < len(got); i += 2 {
+		if string(got[i]) != `{"i":`+strconv.Itoa(i/2%10)+`}` || string(got[i+1]) != `[{"kind":"fs_read"}]` || cap(got[i]) != len(got[i]) {
+			t.Fatalf("value %d: %q %q (cap %d)", i, got[i], got[i+1], cap(got[i]))
+		}
+	}
+	_ = append(got[0], 'x')
+	if string(got[1]) != `[{"kind":"fs_read"}]` {
+		t.Fatalf("an append reached the next value: %q", got[1])
+	}
+	if &got[0][0] != &a.buf[0] {
+		t.Fatal("a page of like rows took more than one chunk")
+	}
+	a.left = 1000
+	a.reserve(rawChunkMax) // a full chunk cannot hold it: a new one, at the bound
+	if cap(a.buf) != rawChunkMax {
+		t.Fatalf("chunk of %d bytes, want %d", cap(a.buf), rawChunkMax)
+	}
+	big := strings.Repeat("x", rawChunkMax+1)
+	if v := a.copy(big); string(v) != big || cap(a.buf) != len(big) {
+		t.Fatalf("a text larger than the bound: cap %d", cap(a.buf))
+	}
+	var none *rawArena
+	if v := none.copy("[]"); string(v) != "[]" {
+		t.Fatalf("nil arena: %q", v)
 	}
 }
