@@ -1057,25 +1057,47 @@ func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool,
 	kinds := map[int64][]string{}
 	d.kmu.RLock()
 	defer d.kmu.RUnlock()
+	// The row's columns are scanned into these, once per page: a
+	// destination passed to Scan escapes, so a row scanned into its own
+	// Entry put every row's Entry (some 700 bytes) on the heap before it
+	// was copied into the page. The integers arrive as the driver's int64
+	// in an any, taken as they are: Scan converts into a uint64 or an int
+	// by formatting and parsing the number.
 	var packed string
-	var intr int
+	var id, intr, pseq, pid any
+	var raw rawArena
 	for rows.Next() {
 		if budget > 0 && size >= budget {
 			return es, true, nil
 		}
-		var e Entry
-		if err := rows.Scan(&e.ID, &intr, &packed, &e.PSeq, &e.PID); err != nil {
+		if err := rows.Scan(&id, &intr, &packed, &pseq, &pid); err != nil {
 			return nil, false, err
 		}
-		slot := new(int)
-		if i := len(es); i < len(statuses) {
-			slot = &statuses[i]
+		es = append(es, Entry{})
+		e := &es[len(es)-1]
+		var n [4]int64 // id, interrupted, pseq, pid
+		for i, v := range [4]any{id, intr, pseq, pid} {
+			var err error
+			if n[i], err = scannedInt(v); err != nil {
+				return nil, false, fmt.Errorf("entry %d: %w", n[0], err)
+			}
 		}
-		mask, outs, err := unpackRow(packed, &e, slot)
+		if n[2] < 0 {
+			return nil, false, fmt.Errorf("entry %d: negative pseq %d", n[0], n[2])
+		}
+		e.ID, e.PSeq, e.PID = n[0], uint64(n[2]), n[3]
+		var slot *int
+		if i := len(es) - 1; i < len(statuses) {
+			slot = &statuses[i]
+		} else {
+			slot = new(int)
+		}
+		raw.left = max(expect-len(es)+1, 1)
+		mask, outs, err := unpackRowTo(packed, e, slot, &raw)
 		if err != nil {
 			return nil, false, fmt.Errorf("entry %d: %w", e.ID, err)
 		}
-		e.Interrupted = e.Interrupted || intr != 0
+		e.Interrupted = e.Interrupted || n[1] != 0
 		size += len(e.Src) + len(e.AST) + len(e.Effects) + len(outs)
 		k, ok := kinds[mask]
 		if !ok {
@@ -1089,7 +1111,6 @@ func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool,
 		if e.Outputs, err = decodeOutputsTo(&arena, outs); err != nil {
 			return nil, false, fmt.Errorf("entry %d: outputs: %w", e.ID, err)
 		}
-		es = append(es, e)
 	}
 	return es, false, rows.Err()
 }

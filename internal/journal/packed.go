@@ -3,6 +3,7 @@ package journal
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 )
 
@@ -21,6 +22,12 @@ var errPacked = errors.New("journal: malformed packed row")
 // substrings of p; a status is stored in *status, which e.Status then
 // points at.
 func unpackRow(p string, e *Entry, status *int) (mask int64, outputs string, err error) {
+	return unpackRowTo(p, e, status, nil)
+}
+
+// unpackRowTo is unpackRow with the AST and effects copied into raw (nil:
+// each its own allocation).
+func unpackRowTo(p string, e *Entry, status *int, raw *rawArena) (mask int64, outputs string, err error) {
 	var n [13]int64
 	for i := range n {
 		var ok bool
@@ -53,11 +60,14 @@ func unpackRow(p string, e *Entry, status *int) (mask int64, outputs string, err
 	}
 	e.RefN, e.Seq, e.TSeq = n[10], uint64(n[11]), uint64(n[12])
 	e.Kind, e.Session, e.Principal, e.Cwd, e.Src, e.Head = t[0], t[1], t[2], t[3], t[4], t[5]
+	if raw != nil {
+		raw.reserve(len(t[6]) + len(t[7]))
+	}
 	if !null[6] {
-		e.AST = json.RawMessage(t[6])
+		e.AST = raw.copy(t[6])
 	}
 	if !null[7] {
-		e.Effects = json.RawMessage(t[7])
+		e.Effects = raw.copy(t[7])
 	}
 	e.Verdict, e.Code = t[8], t[10]
 	return n[5], t[9], nil
@@ -113,9 +123,11 @@ func b01(b bool) int64 {
 // cutInt reads the decimal integer that p holds up to the first sep and
 // returns it with the text after sep. It accepts what strconv.ParseInt
 // (base 10, 64 bits) accepts of that field, and ok is false where
-// ParseInt fails or p has no sep. Up to 18 digits cannot overflow and are
-// summed here; a longer field goes to ParseInt. (strconv's ParseInt was
-// most of reading a row's thirteen integers.)
+// ParseInt fails or p has no sep. Up to 19 digits cannot overflow a
+// uint64 and are summed here, then checked against int64's range; a
+// longer field (leading zeros) goes to ParseInt. (strconv's ParseInt was
+// most of reading a row's thirteen integers, and a start or finish time
+// in nanoseconds has 19 digits.)
 func cutInt(p string, sep byte) (n int64, rest string, ok bool) {
 	i, neg := 0, false
 	if i < len(p) && (p[i] == '-' || p[i] == '+') {
@@ -123,7 +135,7 @@ func cutInt(p string, sep byte) (n int64, rest string, ok bool) {
 		i++
 	}
 	digits := i
-	var u int64
+	var u uint64
 	for ; i < len(p); i++ {
 		c := p[i]
 		if c == sep {
@@ -132,17 +144,20 @@ func cutInt(p string, sep byte) (n int64, rest string, ok bool) {
 		if c < '0' || c > '9' {
 			return 0, "", false
 		}
-		u = u*10 + int64(c-'0') // wraps past 18 digits; recomputed below
+		u = u*10 + uint64(c-'0') // wraps past 19 digits; recomputed below
 	}
 	if i == len(p) || i == digits {
 		return 0, "", false
 	}
-	if i-digits > 18 {
+	if i-digits > 19 {
 		v, err := strconv.ParseInt(p[:i], 10, 64)
 		return v, p[i+1:], err == nil
 	}
-	if neg {
-		u = -u
+	switch {
+	case !neg && u <= math.MaxInt64:
+		return int64(u), p[i+1:], true
+	case neg && u <= 1<<63:
+		return int64(-u), p[i+1:], true // -(1<<63) wraps to itself
 	}
-	return u, p[i+1:], true
+	return 0, "", false
 }
