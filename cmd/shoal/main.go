@@ -23,6 +23,7 @@ import (
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/repl"
+	_ "github.com/shoalgo/shoal/internal/startstack" // grows main's stack once, first (its doc)
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 	buildversion "github.com/shoalgo/shoal/internal/version"

@@ -50,6 +50,7 @@ var allowed = map[string][]string{
 	"cmd/shoal-secret":      {"*"},
 	"internal/mcp":          {"client", "proto", "internal/version", "internal/auth"},
 	"internal/version":      {},
+	"internal/startstack":   {},
 	"internal/fastpath":     {},
 	"internal/memlimit":     {"internal/procfs"},
 	"internal/journal":      {"internal/syntax", "proto"},
