@@ -58,7 +58,9 @@ type conn struct {
 	// does: idleFollower); readEnd carries the last reader's flush to
 	// serve.
 	leadGen      atomic.Uint64
-	handTimer    *time.Timer
+	leadSince    atomic.Int64 // monoNow when the current leader's request started
+	handTimer    *time.Timer  // armed while handArmed (handtimer.go)
+	handArmed    atomic.Bool
 	idle         chan struct{}
 	idleFollower atomic.Bool
 	readEnd      chan bool
@@ -90,7 +92,7 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 		idle:    make(chan struct{}),
 		readEnd: make(chan bool, 1),
 	}
-	c.handTimer = time.AfterFunc(time.Hour, c.handOver)
+	c.handTimer = time.AfterFunc(time.Hour, c.handCheck)
 	c.handTimer.Stop()
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
 	c.wrote = func(b []byte) { c.win.written(frameCost(b)) }

@@ -22,25 +22,29 @@ func (c *conn) lead(m *method, call *call) bool {
 	// request that fires late may hand the reading over as soon as it is,
 	// and the new reader fills the reader's buffer.
 	pending := c.fr.Pending() > 0
+	c.leadSince.Store(monoNow()) // before leadGen turns odd: see handCheck
 	g := c.leadGen.Add(1)
 	if pending {
 		c.handOver() // more input waits: read it meanwhile
 	} else {
-		c.handTimer.Reset(HandoffDelay)
+		c.armHandTimer(HandoffDelay)
 	}
 	c.runSlot(m, call)
-	if !c.leadGen.CompareAndSwap(g, g+1) {
-		return false // handed over; the timer is the new reader's now
-	}
-	c.handTimer.Stop()
-	return true
+	// The timer is left armed: when it fires it looks at whichever
+	// request leads then (handCheck).
+	return c.leadGen.CompareAndSwap(g, g+1) // false: handed over
 }
 
 // handOver gives the reading to another goroutine if the reading
 // goroutine is running a request; it does nothing otherwise (a timer that
 // fired late).
 func (c *conn) handOver() {
-	g := c.leadGen.Load()
+	c.handOverFrom(c.leadGen.Load())
+}
+
+// handOverFrom gives the reading to another goroutine if the reading
+// goroutine is still running the request of generation g.
+func (c *conn) handOverFrom(g uint64) {
 	if g&1 == 0 || !c.leadGen.CompareAndSwap(g, g+1) {
 		return
 	}
