@@ -54,6 +54,12 @@ func AppendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// PlainWordAt reports whether the eight bytes of s at i (i+8 must not
+// pass len(s)) are ASCII that a JSON string holds as itself, the test
+// AppendString steps by: a scanner of stored JSON text (the journal's
+// outputs) steps by it too.
+func PlainWordAt(s string, i int) bool { return plainWord(load64(s, i)) }
+
 // load64 is the eight bytes of s at i as a little-endian word (i+8 must
 // not pass len(s)); the compiler makes it one load.
 func load64(s string, i int) uint64 {

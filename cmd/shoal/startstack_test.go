@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -15,21 +13,11 @@ import (
 // initialised in import-path order among those whose imports are done, so
 // a new import of startstack, or a dependency of its own, could move it.
 func TestStartupStackGrownFirst(t *testing.T) {
-	bin := filepath.Join(binaries(t), "shoal")
-	home := t.TempDir()
-	cmd := exec.Command(bin, "-c", "1")
-	cmd.Dir = home
-	cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin", "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
-		"XDG_STATE_HOME=" + filepath.Join(home, "state"), "GODEBUG=inittrace=1"}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if out, err := cmd.Output(); err != nil || string(out) != "1\n" {
-		t.Fatalf("shoal -c 1: %q, %v\n%s", out, err, stderr.String())
-	}
+	trace := initTrace(t)
 	const self = "github.com/shoalgo/shoal/internal/startstack"
 	var before []string
 	found := false
-	for line := range strings.Lines(stderr.String()) {
+	for line := range strings.Lines(trace) {
 		m := initLine.FindStringSubmatch(strings.TrimSpace(line))
 		if m == nil {
 			continue
@@ -41,7 +29,7 @@ func TestStartupStackGrownFirst(t *testing.T) {
 		before = append(before, m[1])
 	}
 	if !found {
-		t.Fatalf("no initialiser of %s in GODEBUG=inittrace=1 output:\n%s", self, stderr.String())
+		t.Fatalf("no initialiser of %s in GODEBUG=inittrace=1 output:\n%s", self, trace)
 	}
 	for _, p := range before {
 		if first, _, _ := strings.Cut(p, "/"); strings.Contains(first, ".") {

@@ -27,9 +27,11 @@ const (
 
 var initLine = regexp.MustCompile(`^init (\S+) @\S+ ms, \S+ ms clock, (\d+) bytes, (\d+) allocs$`)
 
-// TestStartupInitBudget: `shoal -c 1`'s package initialisers stay within
-// the allocation bounds above (counts, never times).
-func TestStartupInitBudget(t *testing.T) {
+// initTrace runs the built `shoal -c 1` in a fresh home with
+// GODEBUG=inittrace=1 and returns what it wrote to stderr: a line per
+// package initialiser, in the order they ran.
+func initTrace(t *testing.T) string {
+	t.Helper()
 	bin := filepath.Join(binaries(t), "shoal")
 	home := t.TempDir()
 	cmd := exec.Command(bin, "-c", "1")
@@ -38,12 +40,18 @@ func TestStartupInitBudget(t *testing.T) {
 		"XDG_STATE_HOME=" + filepath.Join(home, "state"), "GODEBUG=inittrace=1"}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil || string(out) != "1\n" {
+	if out, err := cmd.Output(); err != nil || string(out) != "1\n" {
 		t.Fatalf("shoal -c 1: %q, %v\n%s", out, err, stderr.String())
 	}
+	return stderr.String()
+}
+
+// TestStartupInitBudget: `shoal -c 1`'s package initialisers stay within
+// the allocation bounds above (counts, never times).
+func TestStartupInitBudget(t *testing.T) {
+	trace := initTrace(t)
 	var ownAllocs, ownBytes, allAllocs, lines int
-	for line := range strings.Lines(stderr.String()) {
+	for line := range strings.Lines(trace) {
 		m := initLine.FindStringSubmatch(strings.TrimSpace(line))
 		if m == nil {
 			continue
@@ -61,7 +69,7 @@ func TestStartupInitBudget(t *testing.T) {
 		}
 	}
 	if lines < 20 {
-		t.Fatalf("only %d init lines in GODEBUG=inittrace=1 output:\n%s", lines, stderr.String())
+		t.Fatalf("only %d init lines in GODEBUG=inittrace=1 output:\n%s", lines, trace)
 	}
 	t.Logf("%d initialisers; this project's: %d allocations, %d bytes; all: %d allocations", lines, ownAllocs, ownBytes, allAllocs)
 	if ownAllocs > maxOwnInitAllocs || ownBytes > maxOwnInitBytes {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/shoalgo/shoal/proto"
 )
 
 // decodeOutputs reads an outputs_json column. The journal writes one exact
@@ -99,7 +101,7 @@ func appendFastOutputs(outs []Output, s string) ([]Output, bool) {
 func plainString(s string) (string, string, bool) {
 	i := 0
 	for i < len(s) {
-		if i+8 <= len(s) && plainWord(load64(s, i)) {
+		if i+8 <= len(s) && proto.PlainWordAt(s, i) {
 			i += 8
 			continue
 		}
@@ -120,36 +122,6 @@ func plainString(s string) (string, string, bool) {
 		}
 	}
 	return "", "", false
-}
-
-// The eight-byte test plainString skips by: ones has a 1 in each byte,
-// highs the top bit of each.
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-// load64 is s[i:i+8] as a little-endian word.
-func load64(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-}
-
-// plainWord reports whether the eight bytes of w are ASCII, at least
-// 0x20, and neither a quote nor a backslash (the classic test for a zero
-// byte, applied to w, w^'"' and w^'\\'; valid because no byte has its
-// top bit set).
-func plainWord(w uint64) bool {
-	if w&highs != 0 {
-		return false
-	}
-	q := w ^ '"'*ones
-	bs := w ^ '\\'*ones
-	t := (w - 0x20*ones) &^ w
-	t |= (q - ones) &^ q
-	t |= (bs - ones) &^ bs
-	return t&highs == 0
 }
 
 // plainInt reports whether s is a JSON integer: an optional minus, then

@@ -11,20 +11,12 @@ import (
 // with both ends pipes or sockets served by the poller, and no
 // GOMAXPROCS of the operator's.
 func TestOneProcessor(t *testing.T) {
-	polledPipe := func() (r, w int) {
-		var p [2]int
-		if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
-			t.Fatal(err)
-		}
-		fr, _ := pollableFD(p[0], unix.O_RDONLY, "stdin")
-		fw, _ := pollableFD(p[1], unix.O_WRONLY, "stdout")
-		if fr == nil || fw == nil {
-			t.Fatal("a blocking pipe was left as it is")
-		}
+	polledFDs := func() (r, w int) {
+		fr, fw, r, w := polledPipe(t)
 		t.Cleanup(func() { fr.Close(); fw.Close() })
-		return p[0], p[1]
+		return r, w
 	}
-	in, out := polledPipe()
+	in, out := polledFDs()
 
 	s, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {

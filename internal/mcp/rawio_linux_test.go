@@ -14,19 +14,28 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// rawPipe is a pipe made as a client's stdin or stdout is, served as
-// shoal-mcp serves it: PollableStdio's reopen, then RawStdio.
-func rawPipe(t *testing.T) (r io.ReadCloser, w io.WriteCloser) {
+// polledPipe is a blocking pipe, as a client's stdin or stdout is,
+// reopened as PollableStdio reopens it: the files served by the poller,
+// and the pipe's own read and write descriptors.
+func polledPipe(t *testing.T) (fr, fw *os.File, r, w int) {
 	t.Helper()
 	var p [2]int
 	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
 		t.Fatal(err)
 	}
-	fr, _ := pollableFD(p[0], unix.O_RDONLY, "stdin")
-	fw, _ := pollableFD(p[1], unix.O_WRONLY, "stdout")
+	fr, _ = pollableFD(p[0], unix.O_RDONLY, "stdin")
+	fw, _ = pollableFD(p[1], unix.O_WRONLY, "stdout")
 	if fr == nil || fw == nil {
 		t.Fatal("a blocking pipe was left as it is")
 	}
+	return fr, fw, p[0], p[1]
+}
+
+// rawPipe is a pipe made as a client's stdin or stdout is, served as
+// shoal-mcp serves it: PollableStdio's reopen, then RawStdio.
+func rawPipe(t *testing.T) (r io.ReadCloser, w io.WriteCloser) {
+	t.Helper()
+	fr, fw, _, _ := polledPipe(t)
 	r, w = RawStdio(fr, fw)
 	if _, ok := r.(*rawFile); !ok {
 		t.Fatalf("stdin %T is not served raw", r)
