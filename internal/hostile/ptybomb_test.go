@@ -27,7 +27,18 @@ const (
 	quietHeartbeatP99 = 25 * time.Millisecond
 	// bombRun is how long each bomb goes off before it is read and closed.
 	bombRun = 1500 * time.Millisecond
+	// loadedSlack multiplies the read and close bounds on a machine the
+	// quiet heartbeat shows too loaded to hold them to the millisecond:
+	// an emulator looping on a bomb still fails them by far.
+	loadedSlack = 5
 )
+
+// slowCall is a PTY call that took longer than its bound, judged once
+// the quiet heartbeat after the bombs says how loaded the machine was.
+type slowCall struct {
+	what     string
+	d, bound time.Duration
+}
 
 // ptyBombs are escape sequences that made the emulator loop on a count or
 // a size, as printf formats (octal escapes).
@@ -84,6 +95,9 @@ type ptyOpened struct {
 // sequence over and over on a PTY; pty.read answers within bombReadMax,
 // pty.list too, pty.close within bombCloseMax, the kernel lives, and the
 // owner's heartbeat p99 over all the bombs stays under bombHeartbeatP99.
+// On a machine whose quiet heartbeat (before or after the bombs) says it
+// is too loaded to measure, the heartbeat bound is not judged and the
+// call bounds are loadedSlack times as long.
 func TestHostilePTYBombs(t *testing.T) {
 	k := Start(t, Options{MemCap: ptyMemCap, Flags: []string{"--policy", bombPolicy(t)}})
 	ctx := Ctx(t)
@@ -95,6 +109,7 @@ func TestHostilePTYBombs(t *testing.T) {
 
 	hb := k.Heartbeat(t)
 	c := k.Attach(t, "bombs", k.Token(t, "agent:bomb"))
+	var slow []slowCall
 	for _, b := range ptyBombs {
 		var o ptyOpened
 		script := `while :; do printf "$1"; done`
@@ -112,7 +127,7 @@ func TestHostilePTYBombs(t *testing.T) {
 			d := time.Since(start)
 			slowest = max(slowest, d)
 			if d > bombReadMax {
-				t.Errorf("%s: pty.read %d took %v, bound %v", b.name, i, d, bombReadMax)
+				slow = append(slow, slowCall{fmt.Sprintf("%s: pty.read %d", b.name, i), d, bombReadMax})
 			}
 			if len(r.Screen) != 24 {
 				t.Errorf("%s: the screen has %d rows, opened with 24", b.name, len(r.Screen))
@@ -123,7 +138,7 @@ func TestHostilePTYBombs(t *testing.T) {
 			t.Fatalf("%s: pty.list: %v", b.name, err)
 		}
 		if d := time.Since(start); d > bombReadMax {
-			t.Errorf("%s: pty.list took %v, bound %v", b.name, d, bombReadMax)
+			slow = append(slow, slowCall{b.name + ": pty.list", d, bombReadMax})
 		}
 		start = time.Now()
 		if err := c.Call(ctx, proto.MethodPTYClose, map[string]any{"pty_id": o.PtyID}, nil); err != nil {
@@ -131,7 +146,7 @@ func TestHostilePTYBombs(t *testing.T) {
 		}
 		d := time.Since(start)
 		if d > bombCloseMax {
-			t.Errorf("%s: pty.close took %v, bound %v", b.name, d, bombCloseMax)
+			slow = append(slow, slowCall{b.name + ": pty.close", d, bombCloseMax})
 		}
 		t.Logf("%s: slowest read %v, closed in %v", b.name, slowest.Round(time.Millisecond), d.Round(time.Millisecond))
 		k.Alive(t)
@@ -145,8 +160,16 @@ func TestHostilePTYBombs(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	quietAfterP99 := Percentile(after.Stop(t), 99)
 	t.Logf("heartbeat p99: quiet %v before and %v after, during the bombs %v over %d beats", quietP99, quietAfterP99, p99, len(lat))
+	loaded := max(quietP99, quietAfterP99) > quietHeartbeatP99
+	for _, sc := range slow {
+		if loaded && sc.d <= loadedSlack*sc.bound {
+			t.Logf("%s took %v, over its bound %v on a loaded machine (failed past %v)", sc.what, sc.d, sc.bound, loadedSlack*sc.bound)
+			continue
+		}
+		t.Errorf("%s took %v, bound %v", sc.what, sc.d, sc.bound)
+	}
 	switch {
-	case max(quietP99, quietAfterP99) > quietHeartbeatP99:
+	case loaded:
 		t.Logf("the quiet kernel's heartbeat p99 is %v before and %v after (over %v): the machine is too loaded to judge the bombs' p99", quietP99, quietAfterP99, quietHeartbeatP99)
 	case p99 > bombHeartbeatP99:
 		t.Errorf("owner heartbeat p99 %v during the bombs, bound %v", p99, bombHeartbeatP99)
