@@ -177,6 +177,11 @@ type Server struct {
 	conns     map[*conn]struct{}
 	adm       admission
 	connWG    sync.WaitGroup
+
+	// stopOnce runs Shutdown's teardown once; stopped is closed when it
+	// has finished, so a second Shutdown waits for the first's.
+	stopOnce sync.Once
+	stopped  chan struct{}
 }
 
 // New returns a Server for cfg.
@@ -434,6 +439,14 @@ func (s *Server) untrack(c *conn) {
 // connection is closed or ctx is done, in which case the remaining
 // connections are closed abruptly.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopOnce.Do(func() { s.stopped = s.teardown(ctx) })
+	return s.awaitStopped(ctx, s.stopped)
+}
+
+// teardown starts the shutdown Shutdown describes, once, and returns a
+// channel closed when it has finished; ctx, the first Shutdown's, bounds
+// the wait for each session's tasks.
+func (s *Server) teardown(ctx context.Context) chan struct{} {
 	s.mu.Lock()
 	s.closing = true
 	for l := range s.listeners {
@@ -471,6 +484,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 		close(done)
 	}()
+	return done
+}
+
+// awaitStopped waits for the teardown to finish or ctx to end; past ctx
+// the remaining connections are closed abruptly.
+func (s *Server) awaitStopped(ctx context.Context, done chan struct{}) error {
 	select {
 	case <-done:
 		return nil
