@@ -9,9 +9,11 @@ import (
 
 // TestShutdownTwice: Shutdown may be called again, and concurrently (a
 // signal beside a deferred call); each call waits for the one teardown
-// and none panics on a store already closed.
+// and none panics on a store already closed (the output spools' need a
+// state directory).
 func TestShutdownTwice(t *testing.T) {
-	k := startKernel(t)
+	state := shortDir(t)
+	k := startKernelWith(t, func(c *Config) { c.StateDir = state })
 	c := k.dial(t)
 	c.attach("", "")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
