@@ -153,11 +153,14 @@ func WriteFile(f *os.File, p []byte) (int, error) {
 		}
 		return true
 	})
-	if err == nil {
-		err = werr
-	}
 	if err != nil {
-		return n, &os.PathError{Op: "write", Path: f.Name(), Err: err}
+		// The file itself refused (closed): f.Write names that as os
+		// does.
+		m, err := f.Write(p[n:])
+		return n + m, err
+	}
+	if werr != nil {
+		return n, &os.PathError{Op: "write", Path: f.Name(), Err: werr}
 	}
 	return n, nil
 }
