@@ -216,7 +216,7 @@ func (l *intentLog) append(op *logOp, applied uint64) error {
 	if cap(buf) <= 64<<10 {
 		l.buf = buf
 	}
-	n, err := l.seg[l.cur].Write(buf)
+	n, err := logWrite(l.seg[l.cur], buf)
 	if err != nil {
 		if n > 0 {
 			// A partial frame would end replay of this segment here: put

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	membudget "github.com/shoalgo/shoal/internal/budget"
+	"github.com/shoalgo/shoal/internal/rawio"
 	"github.com/shoalgo/shoal/internal/value"
 	"github.com/shoalgo/shoal/proto"
 )
@@ -165,11 +166,17 @@ func outOfFiles(err error) bool {
 // the deadline stays in the past so the reader returns at once.
 type readGuard struct {
 	nc      *net.UnixConn
+	raw     *rawio.RW // nc for raw reads (rawconn.go); nil: through nc
 	mu      sync.Mutex
 	stopped bool
 }
 
-func (g *readGuard) Read(p []byte) (int, error) { return g.nc.Read(p) }
+func (g *readGuard) Read(p []byte) (int, error) {
+	if g.raw != nil {
+		return g.raw.Read(p)
+	}
+	return g.nc.Read(p)
+}
 
 func (g *readGuard) SetReadDeadline(t time.Time) error {
 	g.mu.Lock()

@@ -84,10 +84,11 @@ type conn struct {
 }
 
 func newConn(s *Server, nc *net.UnixConn) *conn {
+	raw := rawSocket(nc)
 	c := &conn{
 		srv:     s,
 		nc:      nc,
-		rg:      &readGuard{nc: nc},
+		rg:      &readGuard{nc: nc, raw: raw},
 		sem:     make(chan struct{}, MaxInflightPerConn),
 		idle:    make(chan struct{}),
 		readEnd: make(chan bool, 1),
@@ -101,7 +102,7 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 		releaseFrame(b)
 	}
 	s.newQuotas(c)
-	c.out = proto.NewOutbox(newSocketWriter(nc), OutboxFrames,
+	c.out = proto.NewOutbox(newSocketWriter(nc, raw), OutboxFrames,
 		proto.OutboxCharge(c.outQuota), proto.OutboxFrameCost(OutboxFrameCost))
 	return c
 }

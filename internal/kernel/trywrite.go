@@ -8,6 +8,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shoalgo/shoal/internal/rawio"
 )
 
 // socketWriter is a connection's socket as its outbox writes to it: Write
@@ -17,20 +19,29 @@ import (
 type socketWriter struct {
 	*net.UnixConn
 	raw syscall.RawConn
+	rw  *rawio.RW // the socket for raw writes (rawconn.go); nil: syscall.Write
 }
 
 // newSocketWriter wraps nc; without a raw connection it is a plain writer
-// and every frame goes through the outbox's goroutine.
-func newSocketWriter(nc *net.UnixConn) io.Writer {
+// and every frame goes through the outbox's goroutine. rw, when not nil,
+// makes TryWrite's write a raw system call.
+func newSocketWriter(nc *net.UnixConn, rw *rawio.RW) io.Writer {
 	raw, err := nc.SyscallConn()
 	if err != nil {
 		return nc
 	}
-	return socketWriter{UnixConn: nc, raw: raw}
+	return socketWriter{UnixConn: nc, raw: raw, rw: rw}
 }
 
 // TryWrite writes what the socket takes of p without waiting.
 func (w socketWriter) TryWrite(p []byte) (int, error) {
+	if w.rw != nil {
+		n, err := w.rw.TryWrite(p)
+		if err != nil {
+			return n, fmt.Errorf("try write: %w", err)
+		}
+		return n, nil
+	}
 	var n int
 	var err error
 	rerr := w.raw.Write(func(fd uintptr) bool {

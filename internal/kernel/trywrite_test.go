@@ -7,13 +7,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/rawio"
 	"github.com/shoalgo/shoal/proto"
 )
 
 // TestSocketWriterNeverWaits writes far more than a socket buffers to a
 // peer that is not reading: TryWrite returns at once with part of it, then
-// nothing, and takes more once the peer has read.
+// nothing, and takes more once the peer has read; through syscall.Write
+// and through a raw system call (rawconn.go) alike.
 func TestSocketWriterNeverWaits(t *testing.T) {
+	t.Run("syscall", func(t *testing.T) { testSocketWriterNeverWaits(t, false) })
+	if rawio.Supported {
+		t.Run("raw", func(t *testing.T) { testSocketWriterNeverWaits(t, true) })
+	}
+}
+
+func testSocketWriterNeverWaits(t *testing.T, raw bool) {
 	sock := filepath.Join(shortDir(t), "s.sock")
 	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
 	if err != nil {
@@ -30,7 +39,15 @@ func TestSocketWriterNeverWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	w, ok := newSocketWriter(nc).(proto.TryWriter)
+	var rw *rawio.RW
+	if raw {
+		rc, err := nc.SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rw = &rawio.RW{RC: rc, Sock: true}
+	}
+	w, ok := newSocketWriter(nc, rw).(proto.TryWriter)
 	if !ok {
 		t.Fatal("a Unix connection's writer cannot write without waiting")
 	}

@@ -6,9 +6,10 @@ import (
 	"net"
 	"os"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shoalgo/shoal/internal/rawio"
 )
 
 // Raw I/O on poller-served descriptors (issue 24). Every read and write
@@ -19,112 +20,29 @@ import (
 // CPU and a thread wake-up or more a call (docs/performance.md, "The
 // facade: the eighth round"). A descriptor that is non-blocking never
 // blocks in read(2) or write(2), so those calls are made here as raw
-// system calls inside the poller's RawConn: one that would block
-// (EAGAIN) parks the goroutine in the poller as os and net do, with the
-// same deadlines and the same wake-up on Close.
+// system calls inside the poller's RawConn (internal/rawio, which the
+// kernel's connections use too): one that would block (EAGAIN) parks the
+// goroutine in the poller as os and net do, with the same deadlines and
+// the same wake-up on Close.
 //
 // Only descriptors whose non-blocking mode no other process can change
 // are served so: a pipe PollableStdio reopened as a description of the
 // facade's own, and a socket, whose reads and writes say MSG_DONTWAIT
 // themselves (a socket's description may be shared with the client).
 
-// rawRW reads and writes a poller-served descriptor with raw system
-// calls: sock says it is a socket (recvfrom/sendto with MSG_DONTWAIT),
-// else a pipe of the facade's own (read/write).
-type rawRW struct {
-	rc   syscall.RawConn
-	sock bool
-}
-
-// err wraps a system call's error as os and net would name it.
-func (r *rawRW) err(op string, errno syscall.Errno) error {
-	return &os.SyscallError{Syscall: op, Err: errno}
-}
-
-func (r *rawRW) read(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	var n int
-	var errno syscall.Errno
-	err := r.rc.Read(func(fd uintptr) bool {
-		for {
-			var r1 uintptr
-			if r.sock {
-				r1, _, errno = syscall.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_DONTWAIT, 0, 0)
-			} else {
-				r1, _, errno = syscall.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			}
-			switch errno {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // wait in the poller
-			case 0:
-				n = int(r1)
-			}
-			return true
-		}
-	})
-	if err != nil {
-		return 0, err
-	}
-	if errno != 0 {
-		return 0, r.err("read", errno)
-	}
-	if n == 0 {
-		return 0, io.EOF
-	}
-	return n, nil
-}
-
-func (r *rawRW) write(p []byte) (int, error) {
-	n := 0
-	var errno syscall.Errno
-	err := r.rc.Write(func(fd uintptr) bool {
-		for n < len(p) {
-			var r1 uintptr
-			q := p[n:]
-			if r.sock {
-				r1, _, errno = syscall.RawSyscall6(unix.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&q[0])), uintptr(len(q)), unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, 0, 0)
-			} else {
-				r1, _, errno = syscall.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&q[0])), uintptr(len(q)))
-			}
-			switch errno {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // wait in the poller for room
-			case 0:
-				n += int(r1)
-				continue
-			}
-			return true
-		}
-		return true
-	})
-	if err != nil {
-		return n, err
-	}
-	if errno != 0 {
-		return n, r.err("write", errno)
-	}
-	return n, nil
-}
-
-// rawFile is an os.File served by rawRW.
+// rawFile is an os.File served by rawio.RW.
 type rawFile struct {
 	f *os.File
-	r rawRW
+	r rawio.RW
 }
 
-func (f *rawFile) Read(p []byte) (int, error) { return f.r.read(p) }
+func (f *rawFile) Read(p []byte) (int, error) { return f.r.Read(p) }
 
 // Write writes p; a pipe or socket whose reader is gone is left to
 // os.File's Write, so that stdout keeps Go's rule (SIGPIPE ends the
 // process).
 func (f *rawFile) Write(p []byte) (int, error) {
-	n, err := f.r.write(p)
+	n, err := f.r.Write(p)
 	if errors.Is(err, syscall.EPIPE) {
 		m, err := f.f.Write(p[n:])
 		return n + m, err
@@ -149,7 +67,7 @@ func RawStdio(in, out *os.File) (io.ReadCloser, io.WriteCloser) {
 	return rin, rout
 }
 
-// rawOf is f served by rawRW, or nil.
+// rawOf is f served by rawio.RW, or nil.
 func rawOf(f *os.File) *rawFile {
 	rc, err := f.SyscallConn()
 	if err != nil {
@@ -163,18 +81,18 @@ func rawOf(f *os.File) *rawFile {
 	if unix.Fstat(fd, &st) != nil {
 		return nil
 	}
-	return &rawFile{f: f, r: rawRW{rc: rc, sock: st.Mode&unix.S_IFMT == unix.S_IFSOCK}}
+	return &rawFile{f: f, r: rawio.RW{RC: rc, Sock: st.Mode&unix.S_IFMT == unix.S_IFSOCK}}
 }
 
-// rawConn is a Unix socket to the kernel served by rawRW: the runtime's
+// rawConn is a Unix socket to the kernel served by rawio.RW: the runtime's
 // own socket, non-blocking from its creation, is the facade's alone.
 type rawConn struct {
 	net.Conn
-	r rawRW
+	r rawio.RW
 }
 
-func (c *rawConn) Read(p []byte) (int, error)  { return c.r.read(p) }
-func (c *rawConn) Write(p []byte) (int, error) { return c.r.write(p) }
+func (c *rawConn) Read(p []byte) (int, error)  { return c.r.Read(p) }
+func (c *rawConn) Write(p []byte) (int, error) { return c.r.Write(p) }
 
 // rawSocket is nc served by raw system calls when it is a Unix socket,
 // else nc itself.
@@ -187,5 +105,5 @@ func rawSocket(nc net.Conn) net.Conn {
 	if err != nil {
 		return nc
 	}
-	return &rawConn{Conn: nc, r: rawRW{rc: rc, sock: true}}
+	return &rawConn{Conn: nc, r: rawio.RW{RC: rc, Sock: true}}
 }

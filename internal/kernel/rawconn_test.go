@@ -1,0 +1,142 @@
+package kernel
+
+import (
+	"errors"
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/shoalgo/shoal/internal/rawio"
+	"github.com/shoalgo/shoal/proto"
+)
+
+// socketPair is an accepted Unix connection, as the kernel holds one, and
+// its peer.
+func socketPair(t *testing.T) (nc *net.UnixConn, peer net.Conn) {
+	t.Helper()
+	sock := filepath.Join(shortDir(t), "s.sock")
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	peer, err = net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { peer.Close() })
+	nc, err = l.AcceptUnix()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	return nc, peer
+}
+
+// readGuards are the connection's reader through net.Conn and through raw
+// system calls (rawconn.go), whichever the build uses, so both are held
+// to the same behaviour.
+func readGuards(t *testing.T, nc *net.UnixConn) map[string]*readGuard {
+	gs := map[string]*readGuard{"net": {nc: nc}}
+	if rawio.Supported {
+		rc, err := nc.SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		gs["raw"] = &readGuard{nc: nc, raw: &rawio.RW{RC: rc, Sock: true}}
+	}
+	return gs
+}
+
+// TestReadGuardFrames: frames split across writes and pipelined in one
+// write are read whole, in order, with the reader parked between; a frame
+// begun and not finished within the frame timeout fails with
+// ErrFrameTimeout; the peer's close ends reading with io.EOF.
+func TestReadGuardFrames(t *testing.T) {
+	for _, name := range []string{"net", "raw"} {
+		t.Run(name, func(t *testing.T) {
+			nc, peer := socketPair(t)
+			g, ok := readGuards(t, nc)[name]
+			if !ok {
+				t.Skip("no raw I/O here")
+			}
+			fr := proto.NewReader(g, proto.MaxFrame)
+			fr.SetFrameTimeout(g, time.Hour)
+			go func() {
+				peer.Write([]byte(`{"a":`))
+				time.Sleep(10 * time.Millisecond) // the reader parks with half a frame
+				peer.Write([]byte("1}\n{\"b\":2}\n{\"c\":3}\n"))
+			}()
+			for _, want := range []string{`{"a":1}`, `{"b":2}`, `{"c":3}`} {
+				f, err := fr.ReadFrame()
+				if err != nil || string(f) != want {
+					t.Fatalf("ReadFrame = %q, %v; want %q", f, err, want)
+				}
+			}
+			peer.Close()
+			if f, err := fr.ReadFrame(); err == nil {
+				t.Fatalf("ReadFrame after the peer closed = %q, want an error", f)
+			}
+		})
+	}
+	for _, name := range []string{"net", "raw"} {
+		t.Run(name+"/timeout", func(t *testing.T) {
+			nc, peer := socketPair(t)
+			g, ok := readGuards(t, nc)[name]
+			if !ok {
+				t.Skip("no raw I/O here")
+			}
+			fr := proto.NewReader(g, proto.MaxFrame)
+			fr.SetFrameTimeout(g, 20*time.Millisecond)
+			peer.Write([]byte(`{"partial":`))
+			if f, err := fr.ReadFrame(); !errors.Is(err, proto.ErrFrameTimeout) {
+				t.Fatalf("ReadFrame of a frame never finished = %q, %v; want ErrFrameTimeout", f, err)
+			}
+		})
+	}
+}
+
+// TestReadGuardStopAndClose: a read parked with nothing to read is ended
+// by stop (as a timeout, and every later read too) and by the
+// connection's close (net.ErrClosed).
+func TestReadGuardStopAndClose(t *testing.T) {
+	for _, name := range []string{"net", "raw"} {
+		t.Run(name, func(t *testing.T) {
+			nc, _ := socketPair(t)
+			g, ok := readGuards(t, nc)[name]
+			if !ok {
+				t.Skip("no raw I/O here")
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := g.Read(make([]byte, 64))
+				done <- err
+			}()
+			time.Sleep(10 * time.Millisecond) // let it park
+			g.stop()
+			var ne net.Error
+			if err := <-done; !errors.As(err, &ne) || !ne.Timeout() {
+				t.Fatalf("a read stopped: %v, want a timeout", err)
+			}
+			if err := g.SetReadDeadline(time.Time{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := g.Read(make([]byte, 64)); !errors.As(err, &ne) || !ne.Timeout() {
+				t.Fatalf("a read after stop: %v, want a timeout", err)
+			}
+
+			nc2, _ := socketPair(t)
+			g2 := readGuards(t, nc2)[name]
+			go func() {
+				_, err := g2.Read(make([]byte, 64))
+				done <- err
+			}()
+			time.Sleep(10 * time.Millisecond)
+			nc2.Close()
+			if err := <-done; !errors.Is(err, net.ErrClosed) {
+				t.Fatalf("a read when the connection closed: %v, want net.ErrClosed", err)
+			}
+		})
+	}
+}

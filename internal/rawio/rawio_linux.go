@@ -1,0 +1,166 @@
+package rawio
+
+import (
+	"io"
+	"os"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Supported reports whether raw I/O is available: it is on Linux.
+const Supported = true
+
+// RW reads and writes a poller-served descriptor with raw system calls.
+// RC is the descriptor's RawConn; Sock says it is a socket (recvfrom and
+// sendto with MSG_DONTWAIT, and MSG_NOSIGNAL on writes), else a pipe or
+// other descriptor whose description is the caller's own and
+// non-blocking (read and write).
+type RW struct {
+	RC   syscall.RawConn
+	Sock bool
+}
+
+// sysErr names a system call's error as os and net would.
+func sysErr(op string, errno syscall.Errno) error {
+	return &os.SyscallError{Syscall: op, Err: errno}
+}
+
+// Read reads into p as an os.File or net.Conn would: it waits in the
+// poller while nothing is there (subject to the descriptor's read
+// deadline and Close), and reports io.EOF at end of input.
+func (r *RW) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	var n int
+	var errno syscall.Errno
+	err := r.RC.Read(func(fd uintptr) bool {
+		for {
+			var r1 uintptr
+			if r.Sock {
+				r1, _, errno = syscall.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_DONTWAIT, 0, 0)
+			} else {
+				r1, _, errno = syscall.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			}
+			switch errno {
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false // wait in the poller
+			case 0:
+				n = int(r1)
+			}
+			return true
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	if errno != 0 {
+		return 0, sysErr("read", errno)
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// Write writes all of p as an os.File or net.Conn would: it waits in the
+// poller while the descriptor has no room (subject to its write deadline
+// and Close).
+func (r *RW) Write(p []byte) (int, error) {
+	return r.write(p, true)
+}
+
+// TryWrite writes what the descriptor takes of p at once, possibly
+// nothing (0, nil), and never waits.
+func (r *RW) TryWrite(p []byte) (int, error) {
+	return r.write(p, false)
+}
+
+func (r *RW) write(p []byte, wait bool) (int, error) {
+	n := 0
+	var errno syscall.Errno
+	err := r.RC.Write(func(fd uintptr) bool {
+		for n < len(p) {
+			var r1 uintptr
+			q := p[n:]
+			if r.Sock {
+				r1, _, errno = syscall.RawSyscall6(unix.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&q[0])), uintptr(len(q)), unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, 0, 0)
+			} else {
+				r1, _, errno = syscall.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&q[0])), uintptr(len(q)))
+			}
+			switch errno {
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				if !wait {
+					errno = 0
+					return true // what was taken, and no more
+				}
+				return false // wait in the poller for room
+			case 0:
+				n += int(r1)
+				continue
+			}
+			return true
+		}
+		return true
+	})
+	if err != nil {
+		return n, err
+	}
+	if errno != 0 {
+		return n, sysErr("write", errno)
+	}
+	return n, nil
+}
+
+// WriteFile writes all of p to f, a regular file, as f.Write would, but
+// as raw system calls: a regular file is never waited for in the poller,
+// so f.Write enters the runtime's syscall state for every write (and
+// wakes the monitor thread when the process was idle). The cost is the
+// other side of that: while write(2) runs, the goroutine keeps its
+// processor, which the monitor thread cannot hand to other goroutines and
+// a stop-the-world waits for. Use it only for writes that go to the page
+// cache and no further (no O_SYNC, no O_DIRECT), whose time is that of a
+// copy; a write that the kernel throttles (dirty pages over their limit)
+// holds its processor for as long.
+func WriteFile(f *os.File, p []byte) (int, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return f.Write(p)
+	}
+	n := 0
+	var werr error
+	err = rc.Write(func(fd uintptr) bool {
+		for n < len(p) {
+			q := p[n:]
+			r1, _, e := syscall.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&q[0])), uintptr(len(q)))
+			switch {
+			case e == syscall.EINTR:
+				continue
+			case e != 0:
+				werr = e
+				return true
+			case r1 == 0:
+				werr = io.ErrUnexpectedEOF // no progress, as os.File's Write reports it
+				return true
+			}
+			n += int(r1)
+		}
+		return true
+	})
+	if err != nil {
+		// The file itself refused (closed): f.Write names that as os
+		// does.
+		m, err := f.Write(p[n:])
+		return n + m, err
+	}
+	if werr != nil {
+		return n, &os.PathError{Op: "write", Path: f.Name(), Err: werr}
+	}
+	return n, nil
+}
