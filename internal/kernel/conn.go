@@ -490,26 +490,47 @@ func (c *conn) dispatch(req *proto.Request) bool {
 // runSlot runs one request that holds a running slot, and gives the slot
 // back.
 func (c *conn) runSlot(m *method, call *call) {
+	call.slotted = true
 	defer func() {
-		<-c.sem
-		c.work.Done()
+		if !call.elsewhere {
+			c.releaseSlot()
+		}
 	}()
 	c.run(m, call)
+}
+
+// releaseSlot gives back a running slot.
+func (c *conn) releaseSlot() {
+	<-c.sem
+	c.work.Done()
 }
 
 // run calls the handler and answers, then lets go of the request's
 // session hold. A panicking handler answers INTERNAL_ERROR instead of
 // taking the kernel down. A request whose attachment was cut meanwhile
-// answers AUTH_FAILED, whatever the handler returned.
+// answers AUTH_FAILED, whatever the handler returned. A handler whose
+// call was answered by another goroutine (answeredElsewhere) leaves
+// answer and holds to it.
 func (c *conn) run(m *method, call *call) {
 	ctx, stop := call.att.requestContext(c.ctx)
+	call.stop = stop
+	res, err := c.handle(ctx, m, call)
+	if _, ok := res.(answeredElsewhere); ok {
+		call.elsewhere = true
+		return
+	}
+	c.finish(call, res, err)
+}
+
+// finish answers call with what its handler returned, then lets go of the
+// request's context and session hold.
+func (c *conn) finish(call *call, res any, err error) {
 	defer func() {
-		stop()
+		call.stop()
 		if call.att != nil {
 			call.att.sess.release()
 		}
 	}()
-	res, err := c.handle(ctx, m, call)
 	if cerr := call.att.cutErr(); cerr != nil && call.req.Method != proto.MethodSessionAttach {
 		res, err = nil, cerr
 	}
@@ -548,6 +569,12 @@ type call struct {
 	// slot is the source slot a source method holds while it runs on the
 	// reader; nil otherwise (withSource).
 	slot *sourceSlot
+	// stop ends the request's context (run); slotted is set when the call
+	// holds a running slot (runSlot); elsewhere when another goroutine
+	// answered it and gave its holds back (execawait.go).
+	stop      func()
+	slotted   bool
+	elsewhere bool
 }
 
 // params decodes the request's params into dst; absent params decode as

@@ -148,18 +148,9 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 		c.att.bindTask(sess, t)
 		return started(t, false), nil
 	case p.HasTimeout():
-		t, err := srv.startExecTask(ctx, sess, c.att, &p, tr, execAwaited)
-		if err != nil {
-			return nil, err
-		}
-		c.att.bindTask(sess, t)
-		// Once the exec turns into a task it holds its session's order no
-		// longer: the next request goes on beside it.
-		res, err := awaitInline(ctx, t, time.Duration(p.TimeoutMS)*time.Millisecond, tr.leave)
-		if _, detached := res.(*taskStarted); !detached {
-			srv.forgetTaskOutput(sess, t) // no record is left to ask about
-		}
-		return c.execFrame(res, err)
+		// On this goroutine, handed over as a task if it runs past
+		// timeout_ms (execawait.go).
+		return c.runAwaited(ctx, &p)
 	}
 	return c.runSync(ctx, &p)
 }

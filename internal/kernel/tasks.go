@@ -146,37 +146,19 @@ const (
 	// execBackground: a retained task (async, background).
 	execBackground execTaskMode = iota
 	// execHere: a foreground task run on the calling goroutine (a
-	// synchronous exec), cancelled when stop ends.
+	// synchronous exec), cancelled when stop ends. An exec with timeout_ms
+	// runs likewise but is detached at its timeout (execawait.go).
 	execHere
-	// execAwaited: a foreground task on a goroutine of its own that its
-	// waiter may give up on (timeout_ms), detaching it into a retained one
-	// (awaitInline); one that finishes in time leaves no record behind.
-	execAwaited
 )
 
 func (s *Server) startExecTask(stop context.Context, sess *session, att *attachment, p *execParams, tr *turn, mode execTaskMode) (*tasks.Task, error) {
-	work := func(ctx context.Context) (any, error) {
-		// task.suspend holds the evaluation at its next checkpoint and stops
-		// every process it has running.
-		pause := new(eval.Pause)
-		release, _ := tasks.RegisterSuspender(ctx, pause)
-		defer release()
-		ctx = host.WithGroupHook(eval.WithPause(ctx, pause), suspendHook)
-		ctx = withOrigin(ctx, att)
-		if p.watch != nil {
-			defer p.watch(ctx)()
-		}
-		res, ref, err := s.runExec(ctx, sess, p, tr)
-		return &execDone{res: res, ref: ref}, err
-	}
+	work := s.execWork(sess, att, p, tr)
 	var t *tasks.Task
 	var err error
 	switch mode {
 	case execHere:
 		t, err = sess.tasks.RunForeground(stop, sess.owner(), p.Src, work)
 		s.forgetTaskOutput(sess, t) // finished, and not retained
-	case execAwaited:
-		t, err = sess.tasks.StartForeground(sess.owner(), p.Src, work)
 	default:
 		t, err = sess.tasks.Start(sess.owner(), p.Src, work)
 	}
@@ -190,6 +172,25 @@ func (s *Server) startExecTask(stop context.Context, sess *session, att *attachm
 	return t, nil
 }
 
+// execWork is the work of the task an exec runs as: the exec itself
+// (runExec), with task.suspend's hold and the watch of exec's watch.
+func (s *Server) execWork(sess *session, att *attachment, p *execParams, tr *turn) tasks.Work {
+	return func(ctx context.Context) (any, error) {
+		// task.suspend holds the evaluation at its next checkpoint and stops
+		// every process it has running.
+		pause := new(eval.Pause)
+		release, _ := tasks.RegisterSuspender(ctx, pause)
+		defer release()
+		ctx = host.WithGroupHook(eval.WithPause(ctx, pause), suspendHook)
+		ctx = withOrigin(ctx, att)
+		if p.watch != nil {
+			defer p.watch(ctx)()
+		}
+		res, ref, err := s.runExec(ctx, sess, p, tr)
+		return &execDone{res: res, ref: ref}, err
+	}
+}
+
 // suspendHook makes each process group a task starts one of the task's
 // Suspenders for as long as its child lives, so task.suspend stops it with
 // SIGSTOP and task.resume continues it.
@@ -200,28 +201,6 @@ func suspendHook(ctx context.Context, pg host.ProcessGroup) func() {
 
 func started(t *tasks.Task, timedOut bool) *taskStarted {
 	return &taskStarted{Task: t.ID(), Events: t.Record().Channel(), TimedOut: timedOut}
-}
-
-// awaitInline waits up to timeout for t, a foreground task (execAwaited):
-// a task that finishes in time answers like an inline exec and leaves no
-// record; otherwise t is detached into a retained task, which keeps
-// running, and the answer names it with timed_out set. leave gives up
-// the exec's turn in its session either way.
-func awaitInline(ctx context.Context, t *tasks.Task, timeout time.Duration, leave func()) (any, error) {
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case <-t.Done():
-	case <-timer.C:
-	case <-ctx.Done():
-	}
-	if t.Detach() {
-		leave()
-		return started(t, true), nil
-	}
-	// It finished as the wait ended: its waiter has the result.
-	<-t.Done()
-	return execAnswer(t)
 }
 
 // execAnswer is the answer of the finished exec task t, as an exec run
