@@ -444,6 +444,9 @@ func handleJournalQuery(_ context.Context, c *call) (any, error) {
 	if errors.Is(err, journal.ErrBadQuery) {
 		return nil, bad(err.Error())
 	}
+	if sb := (*journal.ScanBudgetError)(nil); errors.As(err, &sb) {
+		return nil, scanBudgetError(sb)
+	}
 	if err != nil {
 		return nil, proto.NewError(proto.CodeInternalError, "journal: "+err.Error(), nil)
 	}
@@ -507,6 +510,9 @@ func handleBlobGet(_ context.Context, c *call) (any, error) {
 		owner = ""
 	}
 	ok, err := j.db.References(h, owner)
+	if errors.Is(err, journal.ErrRefBudget) {
+		return nil, refBudgetError(h)
+	}
 	if err != nil {
 		return nil, proto.NewError(proto.CodeInternalError, "journal: "+err.Error(), nil)
 	}
