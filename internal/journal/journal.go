@@ -180,6 +180,7 @@ type DB struct {
 	writes   int
 	ckpt     chan struct{}
 	ckptDone chan struct{}
+	wal      walStats // the WAL's bound (wal.go)
 	// kmu guards bits, the effect kind to bit map (written under wmu too).
 	kmu  sync.RWMutex
 	bits *effectBits
@@ -301,7 +302,7 @@ func (d *DB) loadState() error {
 func (d *DB) checkpointer() {
 	defer close(d.ckptDone)
 	for range d.ckpt {
-		_, _ = d.db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+		d.checkpoint() // wal.go: taking turns with the applier's truncation
 	}
 }
 

@@ -68,6 +68,16 @@ const (
 	// checkpoint, with its fsyncs, ran four times as often: 7% of a busy
 	// kernel's CPU.)
 	CheckpointEvery = 1000
+	// MaxWALBytes bounds the WAL file: a batch that leaves it past this
+	// has the applier truncate it (wal.go), where the checkpointer's
+	// passive checkpoints, under a continual reader, never let SQLite reuse
+	// it. The WAL passes it by at most that one batch (at most
+	// MaxPendingBytes of logged writes and the index pages they touch).
+	MaxWALBytes = 16 << 20
+	// walTruncateWait is how long the applier's truncation of the WAL
+	// waits for the readers still reading it before giving up until the
+	// next batch.
+	walTruncateWait = 200 * time.Millisecond
 	// ApplyDelay is how long the applier lets a batch of logged writes
 	// gather before copying it into SQLite (reads apply at once). A
 	// transaction's commit (its WAL frames) is a third of what applying
