@@ -1067,11 +1067,12 @@ func buildQuery(q Query, eb *effectBits, plan walkPlan) (string, []any, int, err
 	if len(where) > 0 {
 		text += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	if q.OwnIDs {
-		// Own ids are walked down entries_pid, whose order is the id
-		// order (one principal's exec rows are numbered in id order).
-		// Ordered by id, a page after a cursor (pid < ?) sorted every
-		// older row of the principal's.
+	if q.OwnIDs && (q.Cursor != "" || plan.stop != 0) {
+		// A range of own ids is walked down entries_pid, whose order is
+		// the id order (one principal's exec rows are numbered in id
+		// order). Ordered by id, a page after a cursor (pid < ?) sorted
+		// every older row of the principal's. (A first page keeps id:
+		// ordered by pid, SQLite sorted the filters' index instead.)
 		text += ` ORDER BY pid DESC LIMIT ?`
 	} else {
 		text += ` ORDER BY id DESC LIMIT ?`

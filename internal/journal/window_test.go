@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -227,5 +228,37 @@ func testReferences(t *testing.T, d *DB) {
 	}
 	if ok, err := d.References("hot", ""); !ok || err != nil {
 		t.Errorf("References(hot, any) = %v, %v", ok, err)
+	}
+}
+
+// Pages of own ids sort nothing: a first page walks its filter's index
+// by id, a page after a cursor or bounded below walks entries_pid (by
+// id, a page after a cursor sorted every older row of the principal's).
+func TestOwnIDPlansSortNothing(t *testing.T) {
+	d, err := Open(filepath.Join(t.TempDir(), "j.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	no := false
+	own := []string{"a"}
+	for _, q := range []Query{
+		{Principals: own, OwnIDs: true},
+		{Principals: own, OwnIDs: true, Head: "ls"},
+		{Principals: own, OwnIDs: true, Session: "s"},
+		{Principals: own, OwnIDs: true, OK: &no},
+		{Principals: own, OwnIDs: true, Cursor: encodeCursor(5)},
+		{Principals: own, OwnIDs: true, Head: "ls", Cursor: encodeCursor(5)},
+	} {
+		if plan := explain(t, d, q); strings.Contains(plan, "TEMP B-TREE") {
+			t.Errorf("%+v: plan %q sorts", q, plan)
+		}
+	}
+	text, args, _, err := buildQuery(Query{Principals: own, OwnIDs: true, Since: 5}, d.bits, walkPlan{stop: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan := planOf(t, d.db, text, args); strings.Contains(plan, "TEMP B-TREE") || !strings.Contains(plan, "entries_pid") {
+		t.Errorf("own ids bounded below: plan %q", plan)
 	}
 }
