@@ -912,28 +912,11 @@ func (d *DB) Query(q Query) ([]Entry, string, error) {
 		}
 		return e.ID
 	}
-	switch {
-	case len(es) > limit:
+	if len(es) > limit {
 		es = es[:limit]
 		next = encodeCursor(at(&es[limit-1]))
-	case full:
+	} else if full {
 		next = encodeCursor(at(&es[len(es)-1]))
-	case plan.stop != 0:
-		// The walk's budget ended the page: the next walks on below
-		// the rows this one went through (an empty page would say the
-		// end, so none is answered).
-		resume, err := d.resumeAfter(q, plan.stop)
-		switch {
-		case err != nil:
-			ReleasePage(es)
-			return nil, "", err
-		case resume == 0: // no row below: this was the last page
-		case len(es) > 0:
-			next = encodeCursor(resume)
-		default:
-			ReleasePage(es)
-			return nil, "", &ScanBudgetError{Before: resume, Cursor: encodeCursor(resume)}
-		}
 	}
 	return es, next, nil
 }
@@ -1012,7 +995,9 @@ func buildQuery(q Query, eb *effectBits, plan walkPlan) (string, []any, int, err
 	}
 	// start_ns is tested off entries_start only when planWalk chose that
 	// index (a narrow window); otherwise "+" keeps SQLite from planning
-	// on it, the walk being the bounded one (window.go).
+	// on it: a wide window walks newest first until its page is full, as
+	// it always did, rather than sorting every row of the window
+	// (window.go).
 	startCol := "+start_ns"
 	if plan.byStart {
 		startCol = "start_ns"
@@ -1022,13 +1007,6 @@ func buildQuery(q Query, eb *effectBits, plan walkPlan) (string, []any, int, err
 	}
 	if q.Until != 0 {
 		where, args = append(where, startCol+" < ?"), append(args, q.Until)
-	}
-	if plan.stop != 0 {
-		col := "id"
-		if q.OwnIDs {
-			col = "pid"
-		}
-		where, args = append(where, col+" > ?"), append(args, plan.stop)
 	}
 	if q.Principal != "" {
 		where, args = append(where, "principal = ?"), append(args, q.Principal)
@@ -1067,7 +1045,7 @@ func buildQuery(q Query, eb *effectBits, plan walkPlan) (string, []any, int, err
 	if len(where) > 0 {
 		text += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	if q.OwnIDs && (q.Cursor != "" || plan.stop != 0) {
+	if q.OwnIDs && q.Cursor != "" {
 		// A range of own ids is walked down entries_pid, whose order is
 		// the id order (one principal's exec rows are numbered in id
 		// order). Ordered by id, a page after a cursor (pid < ?) sorted

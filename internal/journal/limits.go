@@ -21,14 +21,9 @@ const (
 	MaxEffectFilter = 32
 	// MaxWindowRows is the most rows a Query's since/until window may
 	// hold (counted off the start-time index) to be read off that index
-	// and sorted; a wider window walks newest first under MaxQueryScanRows
+	// and sorted; a wider window walks newest first until its page is full
 	// (window.go).
 	MaxWindowRows = 4096
-	// MaxQueryScanRows bounds the rows one Query page walks when no index
-	// answers its filters (a wide window, an effects filter): the page ends
-	// there, with a cursor, or is a ScanBudgetError when it found nothing.
-	// At least MaxQueryLimit, so that a page of matching rows fills.
-	MaxQueryScanRows = 4096
 	// MaxRefScanRows bounds each side a References look-up for one
 	// principal walks: the rows naming the hash, the principal's rows of
 	// each kind (past both, ErrRefBudget).

@@ -444,9 +444,6 @@ func handleJournalQuery(_ context.Context, c *call) (any, error) {
 	if errors.Is(err, journal.ErrBadQuery) {
 		return nil, bad(err.Error())
 	}
-	if sb := (*journal.ScanBudgetError)(nil); errors.As(err, &sb) {
-		return nil, scanBudgetError(sb)
-	}
 	if err != nil {
 		return nil, proto.NewError(proto.CodeInternalError, "journal: "+err.Error(), nil)
 	}

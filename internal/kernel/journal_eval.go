@@ -66,10 +66,6 @@ func (j *evalJournal) Query(_ context.Context, f eval.JournalFilter) ([]eval.Jou
 	if errors.Is(err, journal.ErrBadQuery) {
 		return nil, value.Errorf(value.CodeArg, "journal: %v", err)
 	}
-	if errors.Is(err, journal.ErrScanBudget) {
-		return nil, value.Errorf(value.CodeTooLarge, "journal: no entry matches among the %d newest rows one query may walk", journal.MaxQueryScanRows).
-			WithHint("narrow the since/until window to fewer rows, or page with journal.query's cursor")
-	}
 	if err != nil {
 		return nil, value.Errorf(value.CodeIO, "journal: %v", err)
 	}
