@@ -27,9 +27,10 @@ type boundsRow struct {
 // than every other row, older by start time, and as many of
 // agent:worker's) under the memory cap: a since window holding the few
 // original rows is answered exactly and at once, off the start-time index;
-// a wide window whose rows lie below the newer copies' ids is answered in
-// pages of exactly limit entries to its end (the kernel contract: limit is
-// honoured exactly, however many newer rows a page walks past); a
+// a wide window with thousands of rows outside it between its rows is
+// answered in pages of exactly limit entries to its end (the kernel
+// contract: limit is honoured exactly, however many rows a page walks
+// past); a
 // worker's blob.get of a hash ten times MaxRefScanRows rows name, none of
 // them the worker's many rows, is a typed error, not a walk; the kernel
 // stays up and other clients are served.
@@ -89,9 +90,12 @@ func TestHostileJournalWindowBounds(t *testing.T) {
 		t.Errorf("narrow window: %d rows %+v, want the 3 original rows", len(got), got)
 	}
 
-	// A wide window: the older half of each principal's copies (by start
-	// time, so the lower ids) and nothing above them, under 2×copies
-	// newer rows. Every page but the last holds exactly the limit.
+	// A wide window: the older half of each principal's copies by start
+	// time (the i-th copy starts at base-i, so the higher ids of each
+	// principal's copies). Newest first: the worker's half in the window,
+	// then its other half (copies/2 rows outside it), then the owner's
+	// half: the page that crosses walks past copies/2 rows, and still
+	// holds the limit. Every page but the last holds exactly the limit.
 	until := base - int64(copies/2)
 	want := 2 * (copies - copies/2)
 	const limit = 1000
