@@ -241,6 +241,7 @@ func (d *DB) applyOps(ops []*logOp) error {
 	last := ops[len(ops)-1].LSN
 	d.ap.applied.Store(last)
 	d.wrote(len(ops))
+	d.boundWAL() // wal.go: truncated past MaxWALBytes
 	return nil
 }
 

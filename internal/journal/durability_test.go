@@ -389,7 +389,11 @@ func TestQueryUsesIndexes(t *testing.T) {
 
 func explain(t *testing.T, d *DB, q Query) string {
 	t.Helper()
-	text, args, _, err := buildQuery(q, d.bits)
+	wp, err := d.planWalk(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, args, _, err := buildQuery(q, d.bits, wp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -180,6 +180,7 @@ type DB struct {
 	writes   int
 	ckpt     chan struct{}
 	ckptDone chan struct{}
+	wal      walStats // the WAL's bound (wal.go)
 	// kmu guards bits, the effect kind to bit map (written under wmu too).
 	kmu  sync.RWMutex
 	bits *effectBits
@@ -301,7 +302,7 @@ func (d *DB) loadState() error {
 func (d *DB) checkpointer() {
 	defer close(d.ckptDone)
 	for range d.ckpt {
-		_, _ = d.db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+		d.checkpoint() // wal.go: taking turns with the applier's truncation
 	}
 }
 
@@ -874,8 +875,12 @@ func (d *DB) Query(q Query) ([]Entry, string, error) {
 		}
 		return []Entry{}, "", nil
 	}
+	plan, err := d.planWalk(q)
+	if err != nil {
+		return nil, "", err
+	}
 	d.kmu.RLock()
-	text, args, limit, err := buildQuery(q, d.bits)
+	text, args, limit, err := buildQuery(q, d.bits, plan)
 	d.kmu.RUnlock()
 	if err != nil {
 		if errors.Is(err, errNoMatch) {
@@ -945,7 +950,7 @@ func (d *DB) readStmt(text string) (*sql.Stmt, error) {
 // buildQuery is q as one SQL statement (every filter in SQL, so the LIMIT
 // is exact), asking for one row beyond the page to learn whether another
 // page follows. It returns the page size.
-func buildQuery(q Query, eb *effectBits) (string, []any, int, error) {
+func buildQuery(q Query, eb *effectBits, plan walkPlan) (string, []any, int, error) {
 	limit := q.Limit
 	if limit < 0 {
 		return "", nil, 0, fmt.Errorf("%w: negative limit %d", ErrBadQuery, limit)
@@ -988,11 +993,20 @@ func buildQuery(q Query, eb *effectBits) (string, []any, int, error) {
 		}
 		where, args = append(where, col+" < ?"), append(args, before)
 	}
+	// start_ns is tested off entries_start only when planWalk chose that
+	// index (a narrow window); otherwise "+" keeps SQLite from planning
+	// on it: a wide window walks newest first until its page is full, as
+	// it always did, rather than sorting every row of the window
+	// (window.go).
+	startCol := "+start_ns"
+	if plan.byStart {
+		startCol = "start_ns"
+	}
 	if q.Since != 0 {
-		where, args = append(where, "start_ns >= ?"), append(args, q.Since)
+		where, args = append(where, startCol+" >= ?"), append(args, q.Since)
 	}
 	if q.Until != 0 {
-		where, args = append(where, "start_ns < ?"), append(args, q.Until)
+		where, args = append(where, startCol+" < ?"), append(args, q.Until)
 	}
 	if q.Principal != "" {
 		where, args = append(where, "principal = ?"), append(args, q.Principal)
@@ -1025,10 +1039,22 @@ func buildQuery(q Query, eb *effectBits) (string, []any, int, error) {
 		where, args = append(where, "effect_mask & ? = ?"), append(args, m, m)
 	}
 	text := `SELECT ` + entryCols + ` FROM entries`
+	if plan.byStart {
+		text += ` INDEXED BY entries_start`
+	}
 	if len(where) > 0 {
 		text += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	text += ` ORDER BY id DESC LIMIT ?`
+	if q.OwnIDs && q.Cursor != "" {
+		// A range of own ids is walked down entries_pid, whose order is
+		// the id order (one principal's exec rows are numbered in id
+		// order). Ordered by id, a page after a cursor (pid < ?) sorted
+		// every older row of the principal's. (A first page keeps id:
+		// ordered by pid, SQLite sorted the filters' index instead.)
+		text += ` ORDER BY pid DESC LIMIT ?`
+	} else {
+		text += ` ORDER BY id DESC LIMIT ?`
+	}
 	args = append(args, limit+1)
 	return text, args, limit, nil
 }
@@ -1127,8 +1153,14 @@ func (d *DB) References(h, principal string) (bool, error) {
 	if principal == "" {
 		err = d.db.QueryRow(`SELECT 1 FROM outputs WHERE hash = ? LIMIT 1`, h).Scan(&one)
 	} else {
-		err = d.db.QueryRow(`SELECT 1 FROM outputs o JOIN entries e ON e.id = o.entry_id
-			WHERE o.hash = ? AND e.principal = ? LIMIT 1`, h, principal).Scan(&one)
+		var ok bool
+		ok, err = d.referencesBy(h, principal)
+		if errors.Is(err, ErrRefBudget) {
+			return false, err
+		}
+		if err == nil {
+			return ok, nil
+		}
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil

@@ -19,6 +19,15 @@ const (
 	// MaxEffectFilter is the most effect kinds a Query's all-of filter may
 	// name.
 	MaxEffectFilter = 32
+	// MaxWindowRows is the most rows a Query's since/until window may
+	// hold (counted off the start-time index) to be read off that index
+	// and sorted; a wider window walks newest first until its page is full
+	// (window.go).
+	MaxWindowRows = 4096
+	// MaxRefScanRows bounds each side a References look-up for one
+	// principal walks: the rows naming the hash, the principal's rows of
+	// each kind (past both, ErrRefBudget).
+	MaxRefScanRows = 4096
 	// MaxCursorBytes is the longest cursor Query decodes.
 	MaxCursorBytes = 64
 	// MaxSrcBytes is the longest source an entry records.
@@ -54,6 +63,16 @@ const (
 	// checkpoint, with its fsyncs, ran four times as often: 7% of a busy
 	// kernel's CPU.)
 	CheckpointEvery = 1000
+	// MaxWALBytes bounds the WAL file: a batch that leaves it past this
+	// has the applier truncate it (wal.go), where the checkpointer's
+	// passive checkpoints, under a continual reader, never let SQLite reuse
+	// it. The WAL passes it by at most that one batch (at most
+	// MaxPendingBytes of logged writes and the index pages they touch).
+	MaxWALBytes = 16 << 20
+	// walTruncateWait is how long the applier's truncation of the WAL
+	// waits for the readers still reading it before giving up until the
+	// next batch.
+	walTruncateWait = 200 * time.Millisecond
 	// ApplyDelay is how long the applier lets a batch of logged writes
 	// gather before copying it into SQLite (reads apply at once). A
 	// transaction's commit (its WAL frames) is a third of what applying

@@ -64,11 +64,32 @@ func TestLookupPlans(t *testing.T) {
 		{Principal: "alice", Effects: []string{"fs_read"}}, {Effects: []string{"fs_read"}},
 		{Cursor: encodeCursor(9)}, {OK: &no, Cursor: encodeCursor(9)},
 	} {
-		text, args, _, err := buildQuery(q, d.bits)
+		text, args, _, err := buildQuery(q, d.bits, walkPlan{})
 		if err != nil {
 			t.Fatalf("%+v: %v", q, err)
 		}
 		plans = append(plans, plan{name: "journal.query " + strings.TrimPrefix(text, `SELECT `+entryCols+` FROM entries`), text: text, args: args})
+	}
+	// The plans of a window or effects query (window.go): walked in id
+	// (own id) order, on an index and no sort; and a narrow window off
+	// entries_start, sorting the at most MaxWindowRows rows of the window
+	// (must: false, as the sort is the plan).
+	for _, c := range []struct {
+		q    Query
+		wp   walkPlan
+		must bool
+	}{
+		{Query{Since: 1000, Until: 2000}, walkPlan{}, true},
+		{Query{Principal: "alice", Effects: []string{"fs_read"}}, walkPlan{}, true},
+		{Query{Principals: []string{"alice"}, OwnIDs: true, Since: 1000, Cursor: encodeCursor(9)}, walkPlan{}, true},
+		{Query{Since: 1000, Until: 2000}, walkPlan{byStart: true}, false},
+		{Query{Since: 1000, Principal: "alice"}, walkPlan{byStart: true}, false},
+	} {
+		text, args, _, err := buildQuery(c.q, d.bits, c.wp)
+		if err != nil {
+			t.Fatalf("%+v: %v", c.q, err)
+		}
+		plans = append(plans, plan{name: "journal.query " + strings.TrimPrefix(text, `SELECT `+entryCols+` FROM entries`), text: text, args: args, must: c.must})
 	}
 	for _, q := range []SeqQuery{
 		{Transcript: true, Principal: "alice", Session: "s1", After: 3},

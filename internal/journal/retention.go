@@ -84,6 +84,8 @@ func (d *DB) PruneCutoff(want int64, maxRows int, outputCap int64) (before int64
 // It waits (up to BusyTimeout) for readers of the WAL and holds writers
 // off while it copies, so it is for a goroutine off the commit path.
 func (d *DB) TruncateWAL() error {
+	d.wal.ckmu.Lock() // taking turns with the journal's own (wal.go)
+	defer d.wal.ckmu.Unlock()
 	var busy, logFrames, done int
 	if err := d.db.QueryRow(`PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done); err != nil {
 		return fmt.Errorf("journal: checkpoint: %w", err)

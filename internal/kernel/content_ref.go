@@ -6,6 +6,7 @@ import (
 
 	"github.com/shoalgo/shoal/internal/cas"
 	"github.com/shoalgo/shoal/internal/eval"
+	"github.com/shoalgo/shoal/internal/journal"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -45,6 +46,10 @@ func (c *evalContent) Content(_ context.Context, hash string, max int64) ([]byte
 		owner = ""
 	}
 	ok, err := c.store.db.References(hash, owner)
+	if errors.Is(err, journal.ErrRefBudget) {
+		return nil, value.Errorf(value.CodeTooLarge, "content ref %s: %v", ref, err).
+			WithHint("the blob is named by too many rows, and you have too many, for the look-up to tell whether one of yours names it")
+	}
 	if err != nil {
 		return nil, value.Errorf(value.CodeIO, "journal: %v", err)
 	}

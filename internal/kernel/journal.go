@@ -507,6 +507,9 @@ func handleBlobGet(_ context.Context, c *call) (any, error) {
 		owner = ""
 	}
 	ok, err := j.db.References(h, owner)
+	if errors.Is(err, journal.ErrRefBudget) {
+		return nil, refBudgetError(h)
+	}
 	if err != nil {
 		return nil, proto.NewError(proto.CodeInternalError, "journal: "+err.Error(), nil)
 	}
