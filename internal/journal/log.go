@@ -14,7 +14,8 @@ import (
 
 // The intent log. A write (Begin, Record, Finish) is committed by one
 // append to the log: the row as it will be written, framed and
-// checksummed, in one write(2). The applier copies logged writes into
+// checksummed, in one write(2) (shared by the writers that arrive while
+// the previous one is under way: groupcommit.go). The applier copies logged writes into
 // SQLite in batches, one transaction each, recording in that same
 // transaction the log sequence number (LSN) it reached; Open replays
 // whatever the log holds beyond it. So a write that returned survives a
