@@ -3,12 +3,15 @@ package journal
 // Group commit of the intent log. A writer (Begin, Record, Finish) numbers
 // its row under wmu as before (its id, LSN, seqs) and appends the row's
 // frame to the open batch, then lets wmu go and waits for the batch to be
-// written. Whoever first takes fmu with its batch unwritten writes it:
+// written. The batch's first writer (its leader) takes fmu, waiting there
+// while the batch before is written and more writers join its own; then
 // it swaps in a new open batch (under wmu, briefly), writes every frame of
-// the old one in one write(2), queues its writes for the applier and tells
+// its batch in one write(2), queues its writes for the applier and tells
 // OnFinish of its finished rows, in LSN order (which is seq order, both
-// being taken under wmu), and marks it done. The others find their batch
-// done when they get fmu, and return. So a writer still returns only once
+// being taken under wmu), and marks it done, closing its channel. The
+// batch's other writers wait on that channel, not on fmu (a queue of them
+// on fmu, each taking it only to find its batch done, was most of the
+// time the writers waited, in a first version). So a writer still returns only once
 // its row is in a completed write(2) of the log (durability is the log's,
 // as before), writers that arrive while a write is under way share the
 // next one, and the write and the rows' events are outside wmu, where the
@@ -42,9 +45,24 @@ type commitBatch struct {
 	startLSN uint64
 	startID  int64
 	startSeq uint64
-	// done and err (under fmu): the batch was written, or failed.
+	// first is the batch's first row: its writer leads the batch.
+	first *logOp
+	// done and err (under fmu): the batch was written, or failed; ch is
+	// closed then, after both are set.
 	done bool
 	err  error
+	ch   chan struct{}
+}
+
+// newBatch is an empty open batch, the numbering standing at lsn, id, seq.
+func newBatch(lsn uint64, id int64, seq uint64) *commitBatch {
+	return &commitBatch{startLSN: lsn, startID: id, startSeq: seq, ch: make(chan struct{})}
+}
+
+// finish marks b written (err nil) or failed. Call with fmu held.
+func (b *commitBatch) finish(err error) {
+	b.done, b.err = true, err
+	close(b.ch)
 }
 
 // undoRow is a row a failed batch numbered: a Begin to forget (begun) or
@@ -77,6 +95,9 @@ func (d *DB) stageLocked(op *logOp) (*commitBatch, error) {
 		return nil, err
 	}
 	d.lsn, b.lsn = op.LSN, op.LSN
+	if len(b.ops) == 0 {
+		b.first = op
+	}
 	b.ops = append(b.ops, op)
 	return b, nil
 }
@@ -92,9 +113,14 @@ func (d *DB) tellLocked(b *commitBatch, e *Entry, kind string, start, fin int64)
 	b.tell = append(b.tell, c)
 }
 
-// await returns once b is written (nil) or failed (its error), writing it
-// if no one else has.
-func (d *DB) await(b *commitBatch) error {
+// await returns once b, where op was staged, is written (nil) or failed
+// (its error): b's leader (op is its first row) writes it, if no one else
+// has; the others wait for it.
+func (d *DB) await(b *commitBatch, op *logOp) error {
+	if b.first != op {
+		<-b.ch
+		return b.err
+	}
 	d.fmu.Lock()
 	defer d.fmu.Unlock()
 	if !b.done {
@@ -129,6 +155,7 @@ func (d *DB) swapLocked() {
 		n = &commitBatch{}
 	}
 	n.startLSN, n.startID, n.startSeq = d.lsn, d.lastID, d.seqs.last
+	n.ch = make(chan struct{})
 	d.batch = n
 }
 
@@ -137,13 +164,12 @@ func (d *DB) swapLocked() {
 // write fails, fails it and the open batch and puts the numbering back.
 // Call with fmu held, and wmu held when wlocked.
 func (d *DB) writeBatch(b *commitBatch, wlocked bool) {
-	b.err = d.log.write(b.frames, b.lsn, d.ap.applied.Load())
-	b.done = true
-	if b.err != nil {
+	if err := d.log.write(b.frames, b.lsn, d.ap.applied.Load()); err != nil {
 		if !wlocked {
 			d.wmu.Lock()
 			defer d.wmu.Unlock()
 		}
+		b.finish(err)
 		d.rollbackLocked(b)
 		return
 	}
@@ -153,6 +179,7 @@ func (d *DB) writeBatch(b *commitBatch, wlocked bool) {
 	for i := range b.tell {
 		d.onFinish(&b.tell[i])
 	}
+	b.finish(nil)
 	if cap(b.frames) <= maxKeptBatchBytes {
 		clear(b.ops)
 		d.spare = &commitBatch{frames: b.frames[:0], ops: b.ops[:0], undo: b.undo[:0]}
@@ -167,7 +194,7 @@ func (d *DB) writeBatch(b *commitBatch, wlocked bool) {
 func (d *DB) rollbackLocked(failed *commitBatch) {
 	open := d.batch
 	if len(open.ops) > 0 {
-		open.done, open.err = true, fmt.Errorf("%w: %w", errEarlierWrite, failed.err)
+		open.finish(fmt.Errorf("%w: %w", errEarlierWrite, failed.err))
 	}
 	for _, b := range [2]*commitBatch{open, failed} {
 		for _, u := range b.undo {
@@ -182,5 +209,5 @@ func (d *DB) rollbackLocked(failed *commitBatch) {
 	clear(d.seqs.tlast)
 	clear(d.seqs.plast)
 	clear(d.seqs.idlast)
-	d.batch = &commitBatch{startLSN: d.lsn, startID: d.lastID, startSeq: d.seqs.last}
+	d.batch = newBatch(d.lsn, d.lastID, d.seqs.last)
 }

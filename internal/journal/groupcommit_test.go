@@ -153,7 +153,7 @@ func TestGroupCommitFailureFailsTheNextBatch(t *testing.T) {
 	if !b2.done || !errors.Is(b2.err, errEarlierWrite) {
 		t.Fatalf("the batch after a failed one: done %v err %v, want errEarlierWrite", b2.done, b2.err)
 	}
-	if err := d.await(b2); !errors.Is(err, errEarlierWrite) {
+	if err := d.await(b2, nil); !errors.Is(err, errEarlierWrite) {
 		t.Fatalf("await of the failed next batch: %v", err)
 	}
 	e := row("d")

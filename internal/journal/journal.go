@@ -278,7 +278,7 @@ func openAt(path string, version int, mark bool) (*DB, error) {
 	if err := d.loadState(); err != nil {
 		return fail(err)
 	}
-	d.batch = &commitBatch{startLSN: d.lsn, startID: d.lastID, startSeq: d.seqs.last}
+	d.batch = newBatch(d.lsn, d.lastID, d.seqs.last)
 	d.ckpt, d.ckptDone = make(chan struct{}, 1), make(chan struct{})
 	go d.checkpointer()
 	go d.runApplier()
@@ -566,7 +566,7 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := d.await(b); err != nil {
+	if err := d.await(b, op); err != nil {
 		e.ID, e.Seq, e.TSeq, e.PSeq = id0, seq0, tseq0, pseq0
 		return 0, fmt.Errorf("journal: begin: %w", err)
 	}
@@ -774,7 +774,7 @@ func (d *DB) Finish(id int64, e *Entry) error {
 	if err != nil {
 		return err
 	}
-	if err := d.await(b); err != nil {
+	if err := d.await(b, op); err != nil {
 		e.ID, e.Seq, e.TSeq, e.PSeq = id0, seq0, tseq0, pseq0
 		return fmt.Errorf("journal: finish %d: %w", id, err)
 	}
