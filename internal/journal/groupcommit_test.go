@@ -59,7 +59,7 @@ func TestGroupCommitFailedWriteLeavesNoGap(t *testing.T) {
 	if id, err := d.Record(e); err == nil {
 		t.Fatalf("Record on a broken log: id %d, no error", id)
 	}
-	if e.ID != 0 || e.Seq != 0 || e.TSeq != 0 || e.PSeq != 0 {
+	if e.ID != 0 || e.Seq != 0 || e.TSeq != 0 || e.PSeq != 0 || e.PID != 0 {
 		t.Fatalf("a failed Record left numbers on its entry: %+v", e)
 	}
 	if id, err := d.Begin(row()); err == nil {

@@ -561,13 +561,13 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 			op.FinishNS = time.Now().UnixNano()
 		}
 	}
-	id0, seq0, tseq0, pseq0 := e.ID, e.Seq, e.TSeq, e.PSeq
+	id0, seq0, tseq0, pseq0, pid0 := e.ID, e.Seq, e.TSeq, e.PSeq, e.PID
 	b, err := d.insertLocked(e, op, kind, kinds, finished)
 	if err != nil {
 		return 0, err
 	}
 	if err := d.await(b, op); err != nil {
-		e.ID, e.Seq, e.TSeq, e.PSeq = id0, seq0, tseq0, pseq0
+		e.ID, e.Seq, e.TSeq, e.PSeq, e.PID = id0, seq0, tseq0, pseq0, pid0
 		return 0, fmt.Errorf("journal: begin: %w", err)
 	}
 	return op.ID, nil
