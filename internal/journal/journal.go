@@ -159,7 +159,15 @@ type DB struct {
 	// The applier copies them into SQLite through w, one dedicated
 	// connection with its statements prepared once, so writes never meet
 	// SQLite's busy lock; readers use the rest of the pool under WAL.
+	//
+	// fmu serialises the log's writes (groupcommit.go): a writer numbers
+	// its row under wmu into batch, the rows not yet written, and returns
+	// once a holder of fmu has written the batch; spare is a written
+	// batch's buffers, for the next. fmu is taken before wmu.
+	fmu    sync.Mutex
 	wmu    sync.Mutex
+	batch  *commitBatch
+	spare  *commitBatch
 	log    *intentLog
 	lsn    uint64 // last LSN appended
 	lastID int64  // last row id handed out
@@ -189,8 +197,8 @@ type DB struct {
 	rmu   sync.Mutex
 	reads map[string]*sql.Stmt
 	// seqs numbers finished rows for the event channels (under wmu);
-	// onFinish, when set, is told of each finished row under wmu, in seq
-	// order.
+	// onFinish, when set, is told of each finished row once its batch is
+	// written, under fmu, in seq order.
 	seqs     seqState
 	onFinish func(*Entry)
 }
@@ -271,6 +279,7 @@ func openAt(path string, version int, mark bool) (*DB, error) {
 	if err := d.loadState(); err != nil {
 		return fail(err)
 	}
+	d.batch = newBatch(d.lsn, d.lastID, d.seqs.last)
 	d.ckpt, d.ckptDone = make(chan struct{}, 1), make(chan struct{})
 	go d.checkpointer()
 	go d.runApplier()
@@ -337,6 +346,8 @@ func (d *DB) Path() string { return d.path }
 
 // Close closes the database.
 func (d *DB) Close() error {
+	d.fmu.Lock()
+	defer d.fmu.Unlock()
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if d.closed {
@@ -345,9 +356,12 @@ func (d *DB) Close() error {
 	d.closed = true
 	var applyErr error
 	if d.log != nil {
+		// Rows numbered and not yet written: write them (their writers
+		// find their batch done), so that they are applied below.
+		applyErr = d.flushLocked()
 		close(d.ap.stop)
 		<-d.ap.done
-		applyErr = d.applyPending() // what is left stays in the log if this fails
+		applyErr = errors.Join(applyErr, d.applyPending()) // what is left stays in the log if this fails
 		d.log.close()
 	}
 	if d.ckpt != nil {
@@ -548,36 +562,52 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 			op.FinishNS = time.Now().UnixNano()
 		}
 	}
+	id0, seq0, tseq0, pseq0, pid0 := e.ID, e.Seq, e.TSeq, e.PSeq, e.PID
+	b, err := d.insertLocked(e, op, kind, kinds, finished)
+	if err != nil {
+		return 0, err
+	}
+	if err := d.await(b, op); err != nil {
+		e.ID, e.Seq, e.TSeq, e.PSeq, e.PID = id0, seq0, tseq0, pseq0, pid0
+		return 0, fmt.Errorf("journal: begin: %w", err)
+	}
+	return op.ID, nil
+}
+
+// insertLocked numbers the row op inserts and stages it in the open batch
+// (see insert), setting e's numbers. It takes wmu.
+func (d *DB) insertLocked(e *Entry, op *logOp, kind string, kinds []string, finished bool) (_ *commitBatch, err error) {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if d.closed {
-		return 0, ErrClosed
+		return nil, ErrClosed
 	}
 	if e.Parent != 0 {
 		if _, open := d.open[e.Parent]; !open {
 			if _, err := d.rowState(e.Parent); errors.Is(err, errNoRow) || e.Parent > d.lastID {
-				return 0, fmt.Errorf("%w: parent %d does not exist", ErrBadEntry, e.Parent)
+				return nil, fmt.Errorf("%w: parent %d does not exist", ErrBadEntry, e.Parent)
 			} else if err != nil {
-				return 0, fmt.Errorf("journal: begin: %w", err)
+				return nil, fmt.Errorf("journal: begin: %w", err)
 			}
 		}
 	}
 	if op.Mask, err = d.maskFor(kinds); err != nil {
-		return 0, err
+		return nil, err
 	}
 	if finished {
 		if op.Seq, op.TSeq, op.PSeq, err = d.seqs.next(d, kind, e); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
 	if kind == KindExec {
 		if op.PID, err = d.seqs.nextPID(d, e.Principal); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
 	op.ID = d.lastID + 1
-	if err := d.appendLocked(op); err != nil {
-		return 0, fmt.Errorf("journal: begin: %w", err)
+	b, err := d.stageLocked(op)
+	if err != nil {
+		return nil, fmt.Errorf("journal: begin: %w", err)
 	}
 	d.lastID = op.ID
 	d.seqs.commitPID(e.Principal, op.PID)
@@ -585,49 +615,27 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 	if finished {
 		d.seqs.commit(kind, e, op.Seq, op.TSeq, op.PSeq)
 		e.ID, e.Seq, e.TSeq, e.PSeq = op.ID, op.Seq, op.TSeq, op.PSeq
-		d.finished(e, kind, start, op.FinishNS)
+		d.tellLocked(b, e, kind, op.StartNS, op.FinishNS)
 	} else {
 		d.open[op.ID] = openRow{streamKey{e.Principal, e.Session}, op.PID}
+		b.undo = append(b.undo, undoRow{id: op.ID, begun: true})
 	}
-	return op.ID, nil
-}
-
-// appendLocked logs op as the next LSN and queues it for the applier.
-// Call with wmu held.
-func (d *DB) appendLocked(op *logOp) error {
-	if err := d.ap.waitRoom(op.size()); err != nil {
-		return err
-	}
-	op.LSN = d.lsn + 1
-	if err := d.log.append(op, d.ap.applied.Load()); err != nil {
-		return err
-	}
-	d.lsn = op.LSN
-	d.ap.enqueue(op)
-	return nil
-}
-
-// finished tells onFinish of the row e describes, now committed finished
-// (its id and seqs set). Call with wmu held.
-func (d *DB) finished(e *Entry, kind string, start, fin int64) {
-	if d.onFinish == nil {
-		return
-	}
-	c := *e
-	c.Kind, c.StartNS, c.FinishNS, c.Finished, c.Head = kind, start, fin, true, Head(e.Src)
-	d.onFinish(&c)
+	return b, nil
 }
 
 // OnFinish sets fn to be told of every row as the commit that finishes it
 // (Record, Finish) succeeds, with its id, Seq and TSeq set: in Seq order,
-// under the journal's write lock, so fn must be quick and must not call
-// back into d. For a row finished by Finish, fn sees the Entry given to
-// Finish (with ID set), not a read of the row. Set it before the first
-// write.
+// before the writer returns, by whichever writer wrote the row's batch to
+// the log (groupcommit.go), under the lock that orders those writes, so fn
+// must be quick, must not call back into d and must not keep the Entry.
+// For a row finished by Finish, fn sees the Entry given to Finish (with ID
+// set), not a read of the row. Set it before the first write.
 func (d *DB) OnFinish(fn func(*Entry)) {
+	d.fmu.Lock()
 	d.wmu.Lock()
 	d.onFinish = fn
 	d.wmu.Unlock()
+	d.fmu.Unlock()
 }
 
 // maskFor is the effect mask of kinds; a kind never seen before gets its
@@ -762,10 +770,25 @@ func (d *DB) Finish(id int64, e *Entry) error {
 	if replace {
 		op.Effects = e.Effects
 	}
+	id0, seq0, tseq0, pseq0 := e.ID, e.Seq, e.TSeq, e.PSeq
+	b, err := d.finishLocked(id, e, op, replace, kinds, fin)
+	if err != nil {
+		return err
+	}
+	if err := d.await(b, op); err != nil {
+		e.ID, e.Seq, e.TSeq, e.PSeq = id0, seq0, tseq0, pseq0
+		return fmt.Errorf("journal: finish %d: %w", id, err)
+	}
+	return nil
+}
+
+// finishLocked numbers the finish op logs and stages it in the open batch
+// (see Finish), setting e's numbers. It takes wmu.
+func (d *DB) finishLocked(id int64, e *Entry, op *logOp, replace bool, kinds []string, fin int64) (*commitBatch, error) {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if d.closed {
-		return ErrClosed
+		return nil, ErrClosed
 	}
 	row, open := d.open[id]
 	if !open {
@@ -773,18 +796,18 @@ func (d *DB) Finish(id int64, e *Entry) error {
 		// database (a row begun by an earlier process is interrupted).
 		switch open, err := d.rowState(id); {
 		case errors.Is(err, errNoRow):
-			return fmt.Errorf("%w: %d", ErrNotFound, id)
+			return nil, fmt.Errorf("%w: %d", ErrNotFound, id)
 		case err != nil:
-			return fmt.Errorf("journal: finish %d: %w", id, err)
+			return nil, fmt.Errorf("journal: finish %d: %w", id, err)
 		case !open:
-			return fmt.Errorf("%w: %d", ErrFinished, id)
+			return nil, fmt.Errorf("%w: %d", ErrFinished, id)
 		}
-		return fmt.Errorf("%w: %d was begun by another process", ErrFinished, id)
+		return nil, fmt.Errorf("%w: %d was begun by another process", ErrFinished, id)
 	}
 	if replace {
 		m, err := d.maskFor(kinds)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		op.Mask = m
 	}
@@ -795,16 +818,18 @@ func (d *DB) Finish(id int64, e *Entry) error {
 	e.Principal, e.Session, e.PID = row.principal, row.session, row.pid
 	var err error
 	if op.Seq, op.TSeq, op.PSeq, err = d.seqs.next(d, kind, e); err != nil {
-		return err
+		return nil, err
 	}
-	if err := d.appendLocked(op); err != nil {
-		return fmt.Errorf("journal: finish %d: %w", id, err)
+	b, err := d.stageLocked(op)
+	if err != nil {
+		return nil, fmt.Errorf("journal: finish %d: %w", id, err)
 	}
 	delete(d.open, id)
+	b.undo = append(b.undo, undoRow{id: id, row: row})
 	d.seqs.commit(kind, e, op.Seq, op.TSeq, op.PSeq)
 	e.ID, e.Seq, e.TSeq, e.PSeq = id, op.Seq, op.TSeq, op.PSeq
-	d.finished(e, kind, e.StartNS, fin)
-	return nil
+	d.tellLocked(b, e, kind, e.StartNS, fin)
+	return b, nil
 }
 
 // openRow is whose a row begun and not yet finished is, and its pid.

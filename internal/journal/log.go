@@ -14,7 +14,8 @@ import (
 
 // The intent log. A write (Begin, Record, Finish) is committed by one
 // append to the log: the row as it will be written, framed and
-// checksummed, in one write(2). The applier copies logged writes into
+// checksummed, in one write(2) (shared by the writers that arrive while
+// the previous one is under way: groupcommit.go). The applier copies logged writes into
 // SQLite in batches, one transaction each, recording in that same
 // transaction the log sequence number (LSN) it reached; Open replays
 // whatever the log holds beyond it. So a write that returned survives a
@@ -102,7 +103,6 @@ type intentLog struct {
 	// last is the highest LSN appended to each segment since it was last
 	// truncated (0: none).
 	last [2]uint64
-	buf  []byte
 }
 
 func (l *intentLog) segPath(i int) string { return fmt.Sprintf("%s.%d", l.path, i) }
@@ -192,10 +192,26 @@ func (l *intentLog) reset() error {
 	return nil
 }
 
-// append writes op to the current segment in one write, first moving to
-// the other segment when the current one is full and the other is wholly
-// applied (applied is the applier's LSN).
-func (l *intentLog) append(op *logOp, applied uint64) error {
+// appendFrame appends op's frame (header and payload) to buf. A payload
+// past maxFrameBytes is ErrBadEntry, with buf as it was.
+func appendFrame(buf []byte, op *logOp) ([]byte, error) {
+	at := len(buf)
+	buf = appendOp(append(buf, make([]byte, frameHeader)...), op)
+	payload := buf[at+frameHeader:]
+	if len(payload) > maxFrameBytes {
+		return buf[:at], fmt.Errorf("%w: row of %d bytes", ErrBadEntry, len(payload))
+	}
+	binary.LittleEndian.PutUint32(buf[at:at+4], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(buf[at+4:at+8], crc32.Checksum(payload, crcTable()))
+	return buf, nil
+}
+
+// write writes frames (whole frames of the LSNs up to last, in order) to
+// the current segment in one write, first moving to the other segment
+// when the current one is full and the other is wholly applied (applied
+// is the applier's LSN). A segment so holds at most logSegmentBytes plus
+// one batch of frames (see groupcommit.go) beyond what is not yet applied.
+func (l *intentLog) write(frames []byte, last, applied uint64) error {
 	if l.size >= logSegmentBytes {
 		other := 1 - l.cur
 		if l.last[other] <= applied {
@@ -206,17 +222,7 @@ func (l *intentLog) append(op *logOp, applied uint64) error {
 			l.cur, l.size = other, 0
 		}
 	}
-	buf := appendOp(append(l.buf[:0], make([]byte, frameHeader)...), op)
-	payload := buf[frameHeader:]
-	if len(payload) > maxFrameBytes {
-		return fmt.Errorf("%w: row of %d bytes", ErrBadEntry, len(payload))
-	}
-	binary.LittleEndian.PutUint32(buf[0:4], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(buf[4:8], crc32.Checksum(payload, crcTable()))
-	if cap(buf) <= 64<<10 {
-		l.buf = buf
-	}
-	n, err := logWrite(l.seg[l.cur], buf)
+	n, err := logWrite(l.seg[l.cur], frames)
 	if err != nil {
 		if n > 0 {
 			// A partial frame would end replay of this segment here: put
@@ -226,7 +232,7 @@ func (l *intentLog) append(op *logOp, applied uint64) error {
 		return fmt.Errorf("journal: appending to log: %w", err)
 	}
 	l.size += int64(n)
-	l.last[l.cur] = op.LSN
+	l.last[l.cur] = last
 	return nil
 }
 
@@ -246,10 +252,15 @@ func (d *DB) LogBytes() int64 {
 // that finds them too large: a segment otherwise keeps up to
 // logSegmentBytes of applied writes until the log moves past it.
 func (d *DB) CompactLog() error {
+	d.fmu.Lock()
+	defer d.fmu.Unlock()
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if d.closed {
 		return ErrClosed
+	}
+	if err := d.flushLocked(); err != nil {
+		return err
 	}
 	if err := d.sync(); err != nil {
 		return err

@@ -105,18 +105,30 @@ func bySeqQuery(q SeqQuery) (string, []any, error) {
 
 // LastSeq is the journal channel's last number (0: no finished row).
 func (d *DB) LastSeq() uint64 {
+	d.fmu.Lock()
+	defer d.fmu.Unlock()
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
+	if !d.closed && d.batch != nil {
+		// Rows numbered and not yet written are not yet told: write them
+		// first, so the answer is no seq that has not gone out.
+		_ = d.flushLocked()
+	}
 	return d.seqs.last
 }
 
 // LastPSeq is principal's last number on the journal channel in its own
 // numbering (Entry.PSeq; 0: none).
 func (d *DB) LastPSeq(principal string) (uint64, error) {
+	d.fmu.Lock()
+	defer d.fmu.Unlock()
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if d.closed {
 		return 0, ErrClosed
+	}
+	if err := d.flushLocked(); err != nil {
+		return 0, err
 	}
 	if p, ok := d.seqs.plast[principal]; ok {
 		return p, nil
@@ -144,10 +156,15 @@ func (d *DB) SeqOfPSeq(principal string, pseq uint64) (uint64, error) {
 // LastTSeq is the last number of the session.transcript channel of
 // principal and session (0: none).
 func (d *DB) LastTSeq(principal, session string) (uint64, error) {
+	d.fmu.Lock()
+	defer d.fmu.Unlock()
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	if d.closed {
 		return 0, ErrClosed
+	}
+	if err := d.flushLocked(); err != nil {
+		return 0, err
 	}
 	if t, ok := d.seqs.tlast[streamKey{principal, session}]; ok {
 		return t, nil

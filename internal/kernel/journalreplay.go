@@ -58,7 +58,7 @@ func ownPayload(e *journal.Entry) []byte {
 }
 
 // livePayloads is journalPayload and ownPayload of a row at once, for
-// the live event published under the journal's write lock: the entry is
+// the live event published as the row's log write completes: the entry is
 // encoded once, into one buffer sized for both, and the own payload is
 // the same bytes behind its own id (the id is the first member, and
 // nothing after it depends on it). Encoding each from nothing, twice, was
@@ -93,7 +93,8 @@ func transcriptPayload(e *journal.Entry) []byte {
 
 // rowFinished is the journal's OnFinish hook: it publishes the row's
 // journal event and, when it has one, its transcript event. It runs under
-// the journal's write lock, so it only encodes and publishes.
+// the lock that orders the journal's log writes (the rows go out in seq
+// order), so it only encodes and publishes.
 func (s *Server) rowFinished(e *journal.Entry) {
 	if e.Seq != 0 {
 		s.announce(e)
