@@ -49,6 +49,7 @@ var directCalls atomic.Int64
 type direct struct {
 	f  *Facade
 	ss atomic.Pointer[sdk.ServerSession] // the session, once found
+	w  *workers                          // where calls run (fastcall_worker.go)
 
 	mu      sync.Mutex
 	running map[jsonrpc.ID]context.CancelCauseFunc
@@ -57,7 +58,7 @@ type direct struct {
 }
 
 func newDirect(f *Facade) *direct {
-	return &direct{f: f, running: make(map[jsonrpc.ID]context.CancelCauseFunc)}
+	return &direct{f: f, w: newWorkers(), running: make(map[jsonrpc.ID]context.CancelCauseFunc)}
 }
 
 // session is the facade's one stdio session, or nil before it exists.
@@ -109,7 +110,7 @@ func (d *direct) take(ctx context.Context, c *stdioConn, msg jsonrpc.Message) bo
 	d.mu.Unlock()
 	directCalls.Add(1)
 	call := &sdk.CallToolRequest{Session: ss, Params: &sdk.CallToolParamsRaw{Name: name, Arguments: args}}
-	go d.serve(cctx, c, req.ID, h, call)
+	d.w.start(func() { d.serve(cctx, c, req.ID, h, call) })
 	return true
 }
 
@@ -173,6 +174,7 @@ func (d *direct) end(cause error) {
 		cancel(cause)
 	}
 	d.mu.Unlock()
+	d.w.stop()
 }
 
 // wait waits for the direct calls still running to answer.
