@@ -1,7 +1,6 @@
 package hostile
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -61,19 +60,14 @@ func TestHostileJournalWindowBounds(t *testing.T) {
 
 	// Ten times the bounds of copies of the owner's newest row (the
 	// "shared value" one, naming its blob) and of the worker's.
-	fill := filepath.Join(t.TempDir(), "fillrows")
-	build := exec.Command("go", "build", "-o", fill, "./testdata/fillrows")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building fillrows: %v\n%s", err, b)
-	}
+	fill := buildFillJournal(t)
 	db := filepath.Join(k1.StateDir, "journal.db")
 	copies := 10 * max(journal.MaxWindowRows, journal.MaxRefScanRows)
 	base := oldest - 1_000_000_000 // the copies start before every original row
 	ownerPrincipal := orig[1].Principal
 	for _, p := range []string{ownerPrincipal, "agent:worker"} {
-		if b, err := exec.Command(fill, db, p, strconv.Itoa(copies), strconv.FormatInt(base, 10)).CombinedOutput(); err != nil {
-			t.Fatalf("fillrows %s: %v\n%s", p, err, b)
+		if b, err := exec.Command(fill, "rows", db, p, strconv.Itoa(copies), strconv.FormatInt(base, 10)).CombinedOutput(); err != nil {
+			t.Fatalf("filljournal rows %s: %v\n%s", p, err, b)
 		}
 	}
 
@@ -116,7 +110,7 @@ func TestHostileJournalWindowBounds(t *testing.T) {
 			short++
 		}
 		// (A copy answers its original's ts, kept in its packed row;
-		// the filter reads the start_ns column fillrows set.)
+		// the filter reads the start_ns column filljournal set.)
 		seen += len(page)
 		cursor = page[len(page)-1].ID
 	}

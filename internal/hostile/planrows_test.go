@@ -1,7 +1,6 @@
 package hostile
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -31,14 +30,9 @@ func TestHostileStoredPlansBound(t *testing.T) {
 	// kernel made is the newest of 10×MaxPlanRows. The copying is a
 	// program of its own, built without the race detector.
 	copies := 10*journal.MaxPlanRows - 1
-	fill := filepath.Join(t.TempDir(), "fillplans")
-	build := exec.Command("go", "build", "-o", fill, "./testdata/fillplans")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building fillplans: %v\n%s", err, b)
-	}
+	fill := buildFillJournal(t)
 	start := time.Now()
-	if b, err := exec.Command(fill, filepath.Join(k1.StateDir, "journal.db"), newest.PlanRef, strconv.Itoa(copies)).CombinedOutput(); err != nil {
+	if b, err := exec.Command(fill, "plans", filepath.Join(k1.StateDir, "journal.db"), newest.PlanRef, strconv.Itoa(copies)).CombinedOutput(); err != nil {
 		t.Fatalf("writing the copies: %v\n%s", err, b)
 	}
 	t.Logf("%d stored plans written in %v", copies+1, time.Since(start).Round(time.Millisecond))
