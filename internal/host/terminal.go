@@ -51,8 +51,10 @@ func (o *OS) RunTerminal(ctx context.Context, s *Spawn, tty int) (*Result, error
 		return nil, fmt.Errorf("run %s: descriptor %d is not a terminal: %w", prog, tty, err)
 	}
 	// A duplicate, so that closing the *os.File never closes the caller's
-	// descriptor; the job keeps it until its child is reaped.
-	dup, err := unix.Dup(tty)
+	// descriptor; the job keeps it until its child is reaped. Close-on-exec,
+	// so that neither this child (which gets it as 0, 1 and 2) nor any other
+	// command started meanwhile inherits one more descriptor of the terminal.
+	dup, err := unix.FcntlInt(uintptr(tty), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", prog, err)
 	}

@@ -112,12 +112,47 @@ func terminalJobChecks(o *OS) error {
 		return unix.IoctlSetTermios(tty, unix.TCSETS, tm)
 	}
 
+	// The child has the terminal as its three standard descriptors and
+	// no other: the job's duplicate of it is close-on-exec, so it is not
+	// a fourth descriptor of the child (nor of any other command started
+	// while the job lives). Looked at while the child is stopped.
+	ttyName, err := os.Readlink("/proc/self/fd/0")
+	if err != nil {
+		return err
+	}
+	res, err := o.RunTerminal(ctx, &Spawn{Argv: []string{sh, "-c", `kill -STOP $$; exit 0`}}, tty)
+	if err != nil {
+		return err
+	}
+	if res.Stopped == nil {
+		return fmt.Errorf("descriptor check: result %+v, want a stopped job", res)
+	}
+	fdDir := "/proc/" + strconv.Itoa(res.Stopped.Pid()) + "/fd"
+	ents, err := os.ReadDir(fdDir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if e.Name() == "0" || e.Name() == "1" || e.Name() == "2" {
+			continue
+		}
+		if target, _ := os.Readlink(fdDir + "/" + e.Name()); target == ttyName {
+			return fmt.Errorf("the child holds the terminal as descriptor %s too", e.Name())
+		}
+	}
+	if err := res.Stopped.Foreground(); err != nil {
+		return err
+	}
+	if _, _, err := res.Stopped.Wait(ctx); err != nil {
+		return err
+	}
+
 	// A stop comes back as a job; the terminal and our modes come back
 	// with it. Foreground restores the job's modes and continues it.
 	if err := setEcho(); err != nil {
 		return err
 	}
-	res, err := o.RunTerminal(ctx, &Spawn{Argv: []string{sh, "-c",
+	res, err = o.RunTerminal(ctx, &Spawn{Argv: []string{sh, "-c",
 		`stty -echo; kill -STOP $$; if stty -a | tr ' ;' '\n\n' | grep -qx -- -echo; then exit 7; fi; exit 8`}}, tty)
 	if err != nil {
 		return err
