@@ -22,7 +22,8 @@ import (
 // Sessions are counted per principal (Limits.SessionsPerPrincipal), all
 // token principals together (Limits.TokenSessions), and the kernel owner
 // apart (Limits.OwnerSessions), so other principals can never use up the
-// owner's room.
+// owner's room. A session counts from its creation until its close has
+// finished (registry.closed), not only until it is reaped.
 
 // lifecycle is the part of a session that decides when it may close.
 type lifecycle struct {
@@ -247,13 +248,25 @@ func (r *registry) len() int {
 	return len(r.sessions) + len(r.closing)
 }
 
-// closed marks the close of a session reap handed out as finished.
+// closed marks the close of a session reap handed out as finished. Only
+// then does the session stop counting against its principal's limits: until
+// its close has released what it kept, a closing session is as costly as a
+// live one, and a principal cycling sessions through idleness must not hold
+// more than its limit at once.
 func (r *registry) closed(key sessionKey) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if done, ok := r.closing[key]; ok {
-		close(done)
-		delete(r.closing, key)
+	done, ok := r.closing[key]
+	if !ok {
+		return
+	}
+	close(done)
+	delete(r.closing, key)
+	if r.count[key.principal]--; r.count[key.principal] <= 0 {
+		delete(r.count, key.principal)
+	}
+	if key.principal != r.owner {
+		r.tokens--
 	}
 }
 
@@ -276,12 +289,6 @@ func (r *registry) reap(now time.Time, idle time.Duration) []*session {
 		s.life.mu.Unlock()
 		delete(r.sessions, key)
 		r.closing[key] = make(chan struct{})
-		if r.count[key.principal]--; r.count[key.principal] == 0 {
-			delete(r.count, key.principal)
-		}
-		if key.principal != r.owner {
-			r.tokens--
-		}
 		out = append(out, s)
 	}
 	return out

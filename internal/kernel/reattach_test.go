@@ -73,3 +73,46 @@ func TestReattachWaitsForTheClose(t *testing.T) {
 	}
 	g.s.release()
 }
+
+// TestClosingSessionStillCounts: a reaped session counts against its
+// principal's limits until its close has finished, so a principal cannot
+// hold more sessions than its limit by letting them go idle and attaching
+// new names while the old ones are still releasing what they kept.
+func TestClosingSessionStillCounts(t *testing.T) {
+	l := DefaultLimits()
+	l.MemoryLimit = 0
+	l.SessionsPerPrincipal = 1
+	srv, err := New(Config{Dir: t.TempDir(), Limits: &l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(key sessionKey) (*session, error) {
+		s, _, err := srv.sessions.get(key, func(tt *toolTable) (*eval.Interp, host.Host, error) {
+			return srv.newSessionInterp(key.principal, srv.policy.For(key.principal, false), tt)
+		}, srv.wireSession)
+		return s, err
+	}
+	first := sessionKey{"agent:x", "a"}
+	old, err := get(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.release()
+	if reaped := srv.sessions.reap(time.Now().Add(time.Second), time.Nanosecond); len(reaped) != 1 {
+		t.Fatalf("reaped %d sessions; want the idle one", len(reaped))
+	}
+	second := sessionKey{"agent:x", "b"}
+	if s, err := get(second); err == nil {
+		s.release()
+		t.Fatal("a second session was created while the first was still closing; want the limit")
+	} else if _, ok := err.(*sessionLimitError); !ok {
+		t.Fatalf("refused with %T %v; want a session limit error", err, err)
+	}
+	old.close()
+	srv.sessions.closed(first)
+	s, err := get(second)
+	if err != nil {
+		t.Fatalf("after the close: %v", err)
+	}
+	s.release()
+}
