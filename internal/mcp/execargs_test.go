@@ -12,13 +12,15 @@ var execArgsCases = []string{
 	`{"mode":"run","position":"value","src":"6 * 7","timeout_ms":250}`,
 	`{"src":"echo \"a\\tb\"\n\u003cx\u003e \u00e9 \ud83d\ude00 \ud800 \\u0041"}`,
 	`{"src":"\u2028\u2029\/\b\f\r"}`,
-	"{\"src\":\"\xff\xfe invalid\"}",
 	` { "src" : "a" , "mode" : "plan" } `,
 	`{}`,
 	`{"src":""}`,
 	`{"timeout_ms":0}`,
 	`{"timeout_ms":123456789012345}`,
+	`{"background":false,"mode":"run","position":"value","src":"[3, 1, 2].sort()"}`,
+	`{"background":true,"mode":"run","position":"value","src":"a\nb \u003c\u0026\u003e"}`,
 	// declined, or refused by both
+	"{\"src\":\"\xff\xfe invalid\"}",
 	`{"timeout_ms":1234567890123456}`,
 	`{"timeout_ms":99999999999999999999}`,
 	`{"timeout_ms":-1}`,
@@ -34,8 +36,9 @@ var execArgsCases = []string{
 	`{"src":"b","Src":"a"}`,
 	`{"s\u0072c":"a"}`,
 	`{"src":"a","bogus":1}`,
-	`{"src":"a","background":true}`,
 	`{"src":"a","background":null}`,
+	`{"src":"a","background":1}`,
+	`{"src":"a","background":"true"}`,
 	`{"src":"a","elide":{"max_items":3}}`,
 	`{"src":"a","elide":null}`,
 	`{"src":"a",}`,
@@ -58,10 +61,10 @@ func TestExecArgsMatchUnmarshal(t *testing.T) {
 			taken++
 		}
 	}
-	if taken < 10 {
-		t.Errorf("%d cases read, want the ten plain ones at least", taken)
+	if taken < 11 {
+		t.Errorf("%d cases read, want the eleven plain ones at least", taken)
 	}
-	for _, plain := range execArgsCases[:10] {
+	for _, plain := range execArgsCases[:11] {
 		if _, ok := decodeExecArgs([]byte(plain)); !ok {
 			t.Errorf("%s declined", plain)
 		}
@@ -97,4 +100,25 @@ func FuzzExecArgs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkExecArgs(t, data)
 	})
+}
+
+// TestExecArgsReadsDefaulted: what shoal_exec's handler gets for the
+// arguments clients send (the schema's defaults applied, by the src-only
+// path or toolInput) is read by decodeExecArgs, not declined.
+func TestExecArgsReadsDefaulted(t *testing.T) {
+	r := resolvedTool(t, "shoal_exec")
+	so := newSrcOnly(r)
+	for _, args := range []string{`{"src":"[3, 1, 2].sort()"}`, `{"src":"echo \"<a>\"\n\u00e9"}`, `{"src":"ls","timeout_ms":5000,"position":"stmt"}`, `{"src":"x","mode":"plan","background":true}`} {
+		in, ok := so.input(json.RawMessage(args))
+		if !ok {
+			var err error
+			if in, err = toolInput(json.RawMessage(args), r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, ok := decodeExecArgs(in); !ok {
+			t.Errorf("%s, defaulted %s: declined", args, in)
+		}
+		checkExecArgs(t, in)
+	}
 }
