@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/shoalgo/shoal/proto"
 )
@@ -63,11 +64,13 @@ func readPlainAnswer(raw json.RawMessage) (h answerHead, uri string, out json.Ra
 		// encoding/json matches member names to fields regardless of case.
 		switch strings.ToLower(n) {
 		case "ref", "render", "uri":
-			if n != strings.ToLower(n) || val[0] != '"' || json.Unmarshal(val, new(string)) != nil {
+			if n != strings.ToLower(n) || val[0] != '"' {
 				return h, "", nil, false
 			}
-			var s string
-			_ = json.Unmarshal(val, &s)
+			s, ok := plainStringValue(val)
+			if !ok && json.Unmarshal(val, &s) != nil {
+				return h, "", nil, false
+			}
 			switch n {
 			case "ref":
 				h.Ref = s
@@ -164,4 +167,18 @@ func startedTaskReflect(raw json.RawMessage) (proto.TaskStarted, bool) {
 		return proto.TaskStarted{}, false
 	}
 	return s, true
+}
+
+// plainStringValue is the JSON string val (valid JSON) as json.Unmarshal
+// reads it, when it has no escape and is valid UTF-8 (a ref, a URI, most
+// renders); ok is false otherwise.
+func plainStringValue(val []byte) (string, bool) {
+	if len(val) < 2 || val[0] != '"' {
+		return "", false
+	}
+	body := val[1 : len(val)-1]
+	if bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
 }
