@@ -99,31 +99,27 @@ func readPlainAnswer(raw json.RawMessage) (h answerHead, uri string, out json.Ra
 	}
 	var u []byte
 	if uri != "" && h.URI == "" {
-		u, _ = json.Marshal(uri)
+		u = appendJSONString(nil, uri, true) // as json.Marshal(uri)
 		if i, found := slices.BinarySearchFunc(ms, "uri", byName); found {
 			ms[i].val = u // "uri": "" is replaced
 		} else {
 			ms = slices.Insert(ms, i, member{"uri", u})
 		}
 	}
-	var b bytes.Buffer
-	b.Grow(len(raw) + len(u) + 8)
-	b.WriteByte('{')
+	b := make([]byte, 0, len(raw)+len(u)+8)
+	b = append(b, '{')
 	for i, m := range ms {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.WriteByte('"')
-		b.WriteString(m.name)
-		b.WriteString(`":`)
-		var c bytes.Buffer
-		if json.Compact(&c, m.val) != nil {
+		b = append(append(append(b, '"'), m.name...), `":`...)
+		// json.Compact, then json.HTMLEscape (fastanswer.go).
+		var ok bool
+		if b, ok = appendCompactHTML(b, m.val); !ok {
 			return h, "", nil, false
 		}
-		json.HTMLEscape(&b, c.Bytes())
 	}
-	b.WriteByte('}')
-	return h, uri, b.Bytes(), true
+	return h, uri, append(b, '}'), true
 }
 
 // plainName reports whether a member name (between its quotes) is
