@@ -155,7 +155,8 @@ type inbound struct {
 // proto.MaxFrameDepth is not decoded: the call it answers, if its id is
 // found, fails with ErrFrameTooDeep, and the connection stays up.
 func (c *conn) dispatch(frame []byte) error {
-	depth, valid := proto.FrameDepth(frame)
+	f := proto.ScanFrame(frame) // FrameDepth's check, noting the members
+	depth, valid := f.Depth, f.Valid
 	if !valid {
 		return ErrMalformedFrame
 	}
@@ -169,6 +170,10 @@ func (c *conn) dispatch(frame []byte) error {
 				ch <- reply{err: ErrFrameTooDeep}
 			}
 		}
+		return nil
+	}
+	if id, res, ok := plainResponse(&f); ok { // dispatch_plain.go
+		c.resolve(id, res)
 		return nil
 	}
 	var in inbound
@@ -212,6 +217,17 @@ func (c *conn) dispatch(frame []byte) error {
 	}
 	ch <- reply{result: res}
 	return nil
+}
+
+// resolve hands result to the pending call id, if it is still waiting.
+func (c *conn) resolve(id uint64, result json.RawMessage) {
+	c.mu.Lock()
+	ch, ok := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	if ok {
+		ch <- reply{result: result}
+	}
 }
 
 // fail marks the connection dead with cause, closes the socket and fails

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/shoalgo/shoal/proto"
 )
@@ -63,11 +64,13 @@ func readPlainAnswer(raw json.RawMessage) (h answerHead, uri string, out json.Ra
 		// encoding/json matches member names to fields regardless of case.
 		switch strings.ToLower(n) {
 		case "ref", "render", "uri":
-			if n != strings.ToLower(n) || val[0] != '"' || json.Unmarshal(val, new(string)) != nil {
+			if n != strings.ToLower(n) || val[0] != '"' {
 				return h, "", nil, false
 			}
-			var s string
-			_ = json.Unmarshal(val, &s)
+			s, ok := plainStringValue(val)
+			if !ok && json.Unmarshal(val, &s) != nil {
+				return h, "", nil, false
+			}
 			switch n {
 			case "ref":
 				h.Ref = s
@@ -96,31 +99,27 @@ func readPlainAnswer(raw json.RawMessage) (h answerHead, uri string, out json.Ra
 	}
 	var u []byte
 	if uri != "" && h.URI == "" {
-		u, _ = json.Marshal(uri)
+		u = appendJSONString(nil, uri, true) // as json.Marshal(uri)
 		if i, found := slices.BinarySearchFunc(ms, "uri", byName); found {
 			ms[i].val = u // "uri": "" is replaced
 		} else {
 			ms = slices.Insert(ms, i, member{"uri", u})
 		}
 	}
-	var b bytes.Buffer
-	b.Grow(len(raw) + len(u) + 8)
-	b.WriteByte('{')
+	b := make([]byte, 0, len(raw)+len(u)+8)
+	b = append(b, '{')
 	for i, m := range ms {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.WriteByte('"')
-		b.WriteString(m.name)
-		b.WriteString(`":`)
-		var c bytes.Buffer
-		if json.Compact(&c, m.val) != nil {
+		b = append(append(append(b, '"'), m.name...), `":`...)
+		// json.Compact, then json.HTMLEscape (fastanswer.go).
+		var ok bool
+		if b, ok = appendCompactHTML(b, m.val); !ok {
 			return h, "", nil, false
 		}
-		json.HTMLEscape(&b, c.Bytes())
 	}
-	b.WriteByte('}')
-	return h, uri, b.Bytes(), true
+	return h, uri, append(b, '}'), true
 }
 
 // plainName reports whether a member name (between its quotes) is
@@ -164,4 +163,18 @@ func startedTaskReflect(raw json.RawMessage) (proto.TaskStarted, bool) {
 		return proto.TaskStarted{}, false
 	}
 	return s, true
+}
+
+// plainStringValue is the JSON string val (valid JSON) as json.Unmarshal
+// reads it, when it has no escape and is valid UTF-8 (a ref, a URI, most
+// renders); ok is false otherwise.
+func plainStringValue(val []byte) (string, bool) {
+	if len(val) < 2 || val[0] != '"' {
+		return "", false
+	}
+	body := val[1 : len(val)-1]
+	if bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
 }

@@ -74,8 +74,10 @@ func (p *inProc) next(t *testing.T) string {
 // same calls with when an empty _meta sends them through it (but for
 // the number of each exec's output and each plan's ref): values,
 // strings the encoder could escape, kernel errors, a parse error, a
-// plan, and arguments the schema refuses. Only the plain frames are
-// counted as direct.
+// plan, arguments the schema refuses, and odd argument objects (the
+// SDK's path decoding shoal_exec's arguments by json.Unmarshal alone,
+// the direct path by its own decoder where it reads them). Only the
+// plain frames are counted as direct.
 func TestE2EDirectMatchesSDK(t *testing.T) {
 	k := startKernel(t)
 	p := startInProc(t, k)
@@ -92,16 +94,46 @@ func TestE2EDirectMatchesSDK(t *testing.T) {
 		`{"src":5}`,
 		`{"src":"6 * 7","bogus":1}`,
 		` { "src" : "6 * 7" } `,
+		// Odd argument objects (the eleventh round's decoder of
+		// shoal_exec's arguments reads some and declines the rest).
+		`{"src":"6 * 7","timeout_ms":5000}`,
+		`{"src":"6 * 7","timeout_ms":0}`,
+		`{"src":"6 * 7","timeout_ms":-1}`,
+		`{"src":"6 * 7","timeout_ms":1.5}`,
+		`{"src":"6 * 7","timeout_ms":1e3}`,
+		`{"src":"6 * 7","timeout_ms":"5"}`,
+		`{"src":"6 * 7","timeout_ms":99999999999999999999}`,
+		`{"src":"6 * 7","background":false}`,
+		`{"src":"6 * 7","mode":"run","position":"value"}`,
+		`{"position":"value","src":"6 * 7","mode":"run"}`,
+		`{"src":"6 * 7","mode":null}`,
+		`{"src":null}`,
+		`{"SRC":"6 * 7"}`,
+		`{"Src":"1","src":"6 * 7"}`,
+		`{"src":"1","src":"6 * 7"}`,
+		`{"s\u0072c":"6 * 7"}`,
+		`{"src":"\u0036 * 7"}`,
+		`{"src":"\"\u2028<&>\ud800\\\"\t\"","position":"value"}`,
+		`{"src":"[1, 2, 3]","elide":{"max_items":2}}`,
+		`{"src":"6 * 7","elide":null}`,
+		`{"src":"6 * 7","mode":"RUN"}`,
 	}
 	before := mcp.DirectCalls()
 	for i, args := range argsList {
 		id := 100 + i
 		direct := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"shoal_exec","arguments":` + args + `}}`
 		viaSDK := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"_meta":{},"name":"shoal_exec","arguments":` + args + `}}`
+		// The direct path with shoal_exec's own argument decoder, the
+		// SDK's with json.Unmarshal's alone.
 		p.send(t, direct)
 		got := p.next(t)
+		mcp.SetGenericExecArgs(true)
 		p.send(t, viaSDK)
 		want := p.next(t)
+		mcp.SetGenericExecArgs(false)
+		if testing.Verbose() {
+			t.Logf("%s => %s", args, got)
+		}
 		// Each exec's output has a number of its own, each plan a ref.
 		if got, want = fresh.ReplaceAllString(got, "#"), fresh.ReplaceAllString(want, "#"); got != want {
 			t.Errorf("arguments %s:\ndirect %s\nSDK    %s", args, got, want)

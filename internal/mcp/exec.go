@@ -43,9 +43,11 @@ func terminal(r *proto.TaskRecord) bool {
 // cancelling the task (and so its whole process tree) at once when the
 // caller cancels the request.
 func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, error) {
-	var a execArgs
-	if err := json.Unmarshal(args, &a); err != nil {
-		return nil, err
+	a, ok := decodeExecArgs(args)
+	if !ok {
+		if err := json.Unmarshal(args, &a); err != nil {
+			return nil, err
+		}
 	}
 	p := proto.ExecParams{Src: a.Src, Mode: a.Mode, Position: a.Position, Background: a.Background, Elide: a.Elide}
 	if a.Mode == client.ModePlan || a.Background {

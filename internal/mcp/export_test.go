@@ -23,3 +23,7 @@ func SetApprover(f *Facade, path, session, token string) {
 
 // DirectCalls is how many calls the stdio direct path has served.
 func DirectCalls() int64 { return directCalls.Load() }
+
+// SetGenericExecArgs makes toolExec decode its arguments by
+// json.Unmarshal alone (on) or read the plain ones itself (off).
+func SetGenericExecArgs(on bool) { genericExecArgs.Store(on) }

@@ -225,7 +225,20 @@ func plainToolCall(params []byte) (name string, args json.RawMessage, ok bool) {
 // around it, where the SDK encodes it, then encodes the envelope around
 // that and compacts it again; the bytes are the same
 // (TestE2EDirectMatchesSDK). An error goes through the SDK's encoder.
+//
+// A result of the shape the facade's tools give is written by
+// fastAnswerFrame instead, to the same bytes (fastanswer.go).
 func answerFrame(id jsonrpc.ID, res *sdk.CallToolResult, err error) ([]byte, error) {
+	if err == nil {
+		if frame, ok := fastAnswerFrame(id, res); ok {
+			return frame, nil
+		}
+	}
+	return genericAnswerFrame(id, res, err)
+}
+
+// genericAnswerFrame is answerFrame by encoding/json, for any result.
+func genericAnswerFrame(id jsonrpc.ID, res *sdk.CallToolResult, err error) ([]byte, error) {
 	if err != nil {
 		return jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: err})
 	}

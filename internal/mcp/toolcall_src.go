@@ -84,11 +84,8 @@ func (so *srcOnly) input(data json.RawMessage) (json.RawMessage, bool) {
 	if !ok {
 		return nil, false
 	}
-	enc, err := json.Marshal(s)
-	if err != nil {
-		return nil, false
-	}
-	out := make([]byte, 0, len(so.head)+len(enc)+len(so.tail))
-	out = append(append(append(out, so.head...), enc...), so.tail...)
-	return out, true
+	// s encoded as json.Marshal encodes it (appendJSONString, HTML escaped).
+	out := make([]byte, 0, len(so.head)+len(s)+16+len(so.tail))
+	out = appendJSONString(append(out, so.head...), s, true)
+	return append(out, so.tail...), true
 }
