@@ -61,6 +61,12 @@ func (o *OS) runDirect(ctx context.Context, t contain.Thread, prog string, argv,
 		werr error
 	)
 	err = o.procs.RunProcessOn(t, prog, argv, attr, func(proc *contain.Proc) {
+		if t == nil {
+			// Forked here, on this locked thread: the child's SIGCHLD
+			// would come to it and interrupt the drain (holdChildSignal).
+			release := holdChildSignal()
+			defer release()
+		}
 		unix.Close(outp[1])
 		unix.Close(errp[1])
 		outp[1], errp[1] = -1, -1
