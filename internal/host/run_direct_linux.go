@@ -36,10 +36,10 @@ func (o *OS) runDirect(ctx context.Context, t contain.Thread, prog string, argv,
 		return 0, 0, fmt.Errorf("run: %w", err)
 	}
 	var outp, errp [2]int
-	if err := unix.Pipe2(outp[:], unix.O_CLOEXEC); err != nil {
+	if err := takePipe(&outp); err != nil {
 		return 0, 0, fmt.Errorf("run: stdout pipe: %w", err)
 	}
-	if err := unix.Pipe2(errp[:], unix.O_CLOEXEC); err != nil {
+	if err := takePipe(&errp); err != nil {
 		unix.Close(outp[0])
 		unix.Close(outp[1])
 		return 0, 0, fmt.Errorf("run: stderr pipe: %w", err)
@@ -70,6 +70,8 @@ func (o *OS) runDirect(ctx context.Context, t contain.Thread, prog string, argv,
 		unix.Close(outp[1])
 		unix.Close(errp[1])
 		outp[1], errp[1] = -1, -1
+		// While the child execs and runs: the next spawn's pipes.
+		refillPipes(2)
 		pid = proc.Pid()
 		g := &group{proc: proc, grace: o.killGrace}
 		stop := context.AfterFunc(ctx, g.cancel)
