@@ -14,8 +14,14 @@ const maxSparePipes = 2
 // forking thread would otherwise only wait.
 var sparePipes = make(chan [2]int, maxSparePipes)
 
+// sparePipesOn turns the spare pipes off for BenchmarkSpawnDirectAB.
+var sparePipesOn = true
+
 // takePipe fills p with a spare pipe, or a new one when none is left.
 func takePipe(p *[2]int) error {
+	if !sparePipesOn {
+		return unix.Pipe2(p[:], unix.O_CLOEXEC)
+	}
 	select {
 	case q := <-sparePipes:
 		*p = q
@@ -29,6 +35,9 @@ func takePipe(p *[2]int) error {
 // of them (the ones the caller took). A pipe the store has no room for
 // (another spawn refilled it first) is closed.
 func refillPipes(n int) {
+	if !sparePipesOn {
+		return
+	}
 	for range n {
 		if len(sparePipes) == cap(sparePipes) {
 			return
