@@ -36,10 +36,10 @@ func (o *OS) runDirect(ctx context.Context, t contain.Thread, prog string, argv,
 		return 0, 0, fmt.Errorf("run: %w", err)
 	}
 	var outp, errp [2]int
-	if err := takePipe(&outp); err != nil {
+	if err := unix.Pipe2(outp[:], unix.O_CLOEXEC); err != nil {
 		return 0, 0, fmt.Errorf("run: stdout pipe: %w", err)
 	}
-	if err := takePipe(&errp); err != nil {
+	if err := unix.Pipe2(errp[:], unix.O_CLOEXEC); err != nil {
 		unix.Close(outp[0])
 		unix.Close(outp[1])
 		return 0, 0, fmt.Errorf("run: stderr pipe: %w", err)
@@ -62,15 +62,9 @@ func (o *OS) runDirect(ctx context.Context, t contain.Thread, prog string, argv,
 		started bool
 	)
 	err = o.procs.RunProcessOn(t, prog, argv, attr, func(proc *contain.Proc) {
-		if t == nil {
-			// Forked here, on this locked thread: the child's SIGCHLD
-			// would come to it and interrupt the drain (holdChildSignal).
-			release := holdChildSignal()
-			defer release()
-		}
 		started = true
 		// The write ends: held until the child has exited when its exit
-		// can be polled (holdWriteEnds), else closed now.
+		// can be polled (holdWriteEndsOn), else closed now.
 		held := [2]int{outp[1], errp[1]}
 		outp[1], errp[1] = -1, -1
 		if pidfd < 0 || !holdWriteEndsOn {
@@ -78,8 +72,6 @@ func (o *OS) runDirect(ctx context.Context, t contain.Thread, prog string, argv,
 			unix.Close(held[1])
 			held = [2]int{-1, -1}
 		}
-		// While the child execs and runs: the next spawn's pipes.
-		refillPipes(2)
 		pid = proc.Pid()
 		g := &group{proc: proc, grace: o.killGrace}
 		stop := context.AfterFunc(ctx, g.cancel)
@@ -118,7 +110,7 @@ var drainBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b
 // reach end of file, reaps pid, and closes both descriptors. Once the
 // child has exited (its pidfd is readable) it waits at most delay for the
 // pipes to close before it cuts them off. held are the pipes' write ends
-// when the caller kept them open (holdWriteEnds), -1 otherwise: closed
+// when the caller kept them open (holdWriteEndsOn), -1 otherwise: closed
 // once the child has exited, and on every return.
 func drainWait(pid, pidfd, outfd, errfd int, held *[2]int, out, errc *capture, delay time.Duration) (syscall.WaitStatus, error) {
 	closeHeld := func() {

@@ -11,11 +11,11 @@ import (
 )
 
 // BenchmarkSpawnDirectAB runs /bin/true as the kernel does (a scope with
-// cgroup leaves, a session of its own) with runDirect's eleventh-round
-// changes off and on, interleaved spawn by spawn so that a shared
-// machine's load falls on every variant alike: per variant, the p50 of
-// the spawn's wall time and this process's CPU per spawn (getrusage,
-// children excluded).
+// cgroup leaves, a session of its own) with the child's write ends closed
+// at once and held until its exit (holdWriteEndsOn), interleaved spawn by
+// spawn so that a shared machine's load falls on both alike: per variant,
+// the p50 and mean of the spawn's wall time and this process's CPU per
+// spawn (getrusage, children excluded).
 func BenchmarkSpawnDirectAB(b *testing.B) {
 	truePath := prog(b, "true")
 	m := contain.New(contain.Config{Cgroups: true, Name: "shoal-hostab"})
@@ -26,14 +26,13 @@ func BenchmarkSpawnDirectAB(b *testing.B) {
 	ctx := context.Background()
 	s := &Spawn{Argv: []string{truePath}, Env: []string{"PATH=/usr/bin:/bin"}}
 	type variant struct {
-		name              string
-		hold, spare, ends bool
-		wall              []time.Duration
-		cpu               time.Duration
+		name string
+		held bool
+		wall []time.Duration
+		cpu  time.Duration
 	}
-	vs := []*variant{{name: "base"}, {name: "sigchld", hold: true}, {name: "spare", spare: true},
-		{name: "ends", ends: true}, {name: "all", hold: true, spare: true, ends: true}}
-	defer func() { holdChildSignalOn, sparePipesOn, holdWriteEndsOn = true, true, true }()
+	vs := []*variant{{name: "closed"}, {name: "held", held: true}}
+	defer func() { holdWriteEndsOn = true }()
 	cpu := func() time.Duration {
 		var ru syscall.Rusage
 		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
@@ -43,7 +42,7 @@ func BenchmarkSpawnDirectAB(b *testing.B) {
 	for b.Loop() {
 		for k := range vs {
 			v := vs[(i+k)%len(vs)] // each variant first in turn
-			holdChildSignalOn, sparePipesOn, holdWriteEndsOn = v.hold, v.spare, v.ends
+			holdWriteEndsOn = v.held
 			c0, t0 := cpu(), time.Now()
 			res, err := h.Run(ctx, s)
 			v.wall = append(v.wall, time.Since(t0))
