@@ -56,24 +56,32 @@ func (o *OS) runDirect(ctx context.Context, t contain.Thread, prog string, argv,
 		Sys:   sys,
 	}
 	var (
-		pid  int
-		ws   syscall.WaitStatus
-		werr error
+		pid     int
+		ws      syscall.WaitStatus
+		werr    error
+		started bool
 	)
 	err = o.procs.RunProcessOn(t, prog, argv, attr, func(proc *contain.Proc) {
-		unix.Close(outp[1])
-		unix.Close(errp[1])
+		started = true
+		// The write ends: held until the child has exited when its exit
+		// can be polled (holdWriteEndsOn), else closed now.
+		held := [2]int{outp[1], errp[1]}
 		outp[1], errp[1] = -1, -1
+		if pidfd < 0 || !holdWriteEndsOn {
+			unix.Close(held[0])
+			unix.Close(held[1])
+			held = [2]int{-1, -1}
+		}
 		pid = proc.Pid()
 		g := &group{proc: proc, grace: o.killGrace}
 		stop := context.AfterFunc(ctx, g.cancel)
 		release := reportGroup(ctx, g)
-		ws, werr = drainWait(pid, pidfd, outp[0], errp[0], stdout, stderr, o.waitDelay)
+		ws, werr = drainWait(pid, pidfd, outp[0], errp[0], &held, stdout, stderr, o.waitDelay)
 		stop()
 		release()
 		g.finish()
 	})
-	if outp[1] >= 0 {
+	if !started {
 		// Not started: nothing drained or closed the pipes.
 		unix.Close(outp[0])
 		unix.Close(outp[1])
@@ -101,8 +109,19 @@ var drainBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b
 // drainWait copies the pipes outfd and errfd into out and errc until both
 // reach end of file, reaps pid, and closes both descriptors. Once the
 // child has exited (its pidfd is readable) it waits at most delay for the
-// pipes to close before it cuts them off.
-func drainWait(pid, pidfd, outfd, errfd int, out, errc *capture, delay time.Duration) (syscall.WaitStatus, error) {
+// pipes to close before it cuts them off. held are the pipes' write ends
+// when the caller kept them open (holdWriteEndsOn), -1 otherwise: closed
+// once the child has exited, and on every return.
+func drainWait(pid, pidfd, outfd, errfd int, held *[2]int, out, errc *capture, delay time.Duration) (syscall.WaitStatus, error) {
+	closeHeld := func() {
+		for i, fd := range held {
+			if fd >= 0 {
+				unix.Close(fd)
+				held[i] = -1
+			}
+		}
+	}
+	defer closeHeld()
 	bp := drainBufs.Get().(*[]byte)
 	defer drainBufs.Put(bp)
 	buf := *bp
@@ -163,6 +182,9 @@ func drainWait(pid, pidfd, outfd, errfd int, out, errc *capture, delay time.Dura
 				exited = true
 				fds[2].Fd = -1
 				deadline = time.Now().Add(delay)
+				// Now the pipes can reach end of file: at once, unless
+				// a descendant holds them.
+				closeHeld()
 			}
 		}
 	}
