@@ -88,7 +88,7 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 	c := &conn{
 		srv:     s,
 		nc:      nc,
-		rg:      &readGuard{nc: nc, raw: raw},
+		rg:      newReadGuard(nc, raw),
 		sem:     make(chan struct{}, MaxInflightPerConn),
 		idle:    make(chan struct{}),
 		readEnd: make(chan bool, 1),

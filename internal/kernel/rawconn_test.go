@@ -44,7 +44,11 @@ func readGuards(t *testing.T, nc *net.UnixConn) map[string]*readGuard {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gs["raw"] = &readGuard{nc: nc, raw: &rawio.RW{RC: rc, Sock: true}}
+		raw := &rawio.RW{RC: rc, Sock: true}
+		gs["raw"] = &readGuard{nc: nc, raw: raw}
+		if pr, ok := rawio.NewPeekReader(raw); ok {
+			gs["peek"] = &readGuard{nc: nc, raw: raw, peek: pr}
+		}
 	}
 	return gs
 }
@@ -54,12 +58,12 @@ func readGuards(t *testing.T, nc *net.UnixConn) map[string]*readGuard {
 // begun and not finished within the frame timeout fails with
 // ErrFrameTimeout; the peer's close ends reading with io.EOF.
 func TestReadGuardFrames(t *testing.T) {
-	for _, name := range []string{"net", "raw"} {
+	for _, name := range []string{"net", "raw", "peek"} {
 		t.Run(name, func(t *testing.T) {
 			nc, peer := socketPair(t)
 			g, ok := readGuards(t, nc)[name]
 			if !ok {
-				t.Skip("no raw I/O here")
+				t.Skip("no raw I/O (or no peeking) here")
 			}
 			fr := proto.NewReader(g, proto.MaxFrame)
 			fr.SetFrameTimeout(g, time.Hour)
@@ -80,12 +84,12 @@ func TestReadGuardFrames(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range []string{"net", "raw"} {
+	for _, name := range []string{"net", "raw", "peek"} {
 		t.Run(name+"/timeout", func(t *testing.T) {
 			nc, peer := socketPair(t)
 			g, ok := readGuards(t, nc)[name]
 			if !ok {
-				t.Skip("no raw I/O here")
+				t.Skip("no raw I/O (or no peeking) here")
 			}
 			fr := proto.NewReader(g, proto.MaxFrame)
 			fr.SetFrameTimeout(g, 20*time.Millisecond)
@@ -101,12 +105,12 @@ func TestReadGuardFrames(t *testing.T) {
 // by stop (as a timeout, and every later read too) and by the
 // connection's close (net.ErrClosed).
 func TestReadGuardStopAndClose(t *testing.T) {
-	for _, name := range []string{"net", "raw"} {
+	for _, name := range []string{"net", "raw", "peek"} {
 		t.Run(name, func(t *testing.T) {
 			nc, _ := socketPair(t)
 			g, ok := readGuards(t, nc)[name]
 			if !ok {
-				t.Skip("no raw I/O here")
+				t.Skip("no raw I/O (or no peeking) here")
 			}
 			done := make(chan error, 1)
 			go func() {
