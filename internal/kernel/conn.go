@@ -196,6 +196,7 @@ func (c *conn) serve() {
 	// up by a request it leads after another read on to the end.
 	go c.follow()
 	flush := <-c.readEnd
+	c.rg.releasePeeked()
 	c.handTimer.Stop()
 	c.fr.Release()
 	done := make(chan struct{})

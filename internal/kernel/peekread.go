@@ -25,3 +25,14 @@ func newReadGuard(nc *net.UnixConn, raw *rawio.RW) *readGuard {
 	}
 	return g
 }
+
+// releasePeeked takes the bytes the reader read off the socket, once
+// nobody reads: closing a Unix socket with bytes unread makes its peer's
+// reads fail with ECONNRESET once it has read what the kernel sent, where
+// a peer that shut down its writing and reads its last answers expects
+// the end of input.
+func (g *readGuard) releasePeeked() {
+	if g.peek != nil {
+		g.peek.Release()
+	}
+}

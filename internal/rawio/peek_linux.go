@@ -93,6 +93,12 @@ func (r *PeekReader) Read(p []byte) (int, error) {
 			case 0:
 				n = int(r1)
 				r.owed.Add(int64(n))
+				if n == 0 {
+					// The end of input: nothing more will be read, so
+					// take off what was (a socket closed with bytes
+					// unread resets its peer's reads).
+					r.release(fd)
+				}
 			}
 			return true
 		}
