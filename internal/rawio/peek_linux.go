@@ -22,9 +22,9 @@ import (
 // synchronous wake-up on the reader's CPU, where it usually preempts the
 // reader. A client that writes a request and waits for its answer is
 // woken that way by the read of its request, for nothing, and the request
-// waits on the run queue while it runs (a quarter of BenchmarkExecPure's
-// requests, ~15 µs each: docs/performance.md, "The request path: the
-// eleventh round"). Taken off after the answer, when the reader next finds
+// waits on the run queue while it runs (up to a third of
+// BenchmarkExecPure's requests, ~15 µs each: docs/performance.md, "The request path:
+// the eleventh round"). Taken off after the answer, when the reader next finds
 // nothing to read, the same wake-up comes when the client is being woken
 // for the answer anyway.
 //
