@@ -166,12 +166,16 @@ func outOfFiles(err error) bool {
 // the deadline stays in the past so the reader returns at once.
 type readGuard struct {
 	nc      *net.UnixConn
-	raw     *rawio.RW // nc for raw reads (rawconn.go); nil: through nc
+	raw     *rawio.RW         // nc for raw reads (rawconn.go); nil: through nc
+	peek    *rawio.PeekReader // raw reads that leave the bytes until the next wait (peekread.go); nil: raw
 	mu      sync.Mutex
 	stopped bool
 }
 
 func (g *readGuard) Read(p []byte) (int, error) {
+	if g.peek != nil {
+		return g.peek.Read(p)
+	}
 	if g.raw != nil {
 		return g.raw.Read(p)
 	}

@@ -88,7 +88,7 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 	c := &conn{
 		srv:     s,
 		nc:      nc,
-		rg:      &readGuard{nc: nc, raw: raw},
+		rg:      newReadGuard(nc, raw),
 		sem:     make(chan struct{}, MaxInflightPerConn),
 		idle:    make(chan struct{}),
 		readEnd: make(chan bool, 1),
@@ -196,6 +196,7 @@ func (c *conn) serve() {
 	// up by a request it leads after another read on to the end.
 	go c.follow()
 	flush := <-c.readEnd
+	c.rg.releasePeeked()
 	c.handTimer.Stop()
 	c.fr.Release()
 	done := make(chan struct{})

@@ -12,10 +12,21 @@ import "time"
 // when it started (leadSince) and arms the timer only if it is not armed;
 // when the timer fires, handCheck hands the reading over if the request
 // leading then has run for HandoffDelay, arms the timer for what remains
-// if it has not, and leaves it disarmed when nothing leads. So a stream of
-// short requests costs one timer firing per HandoffDelay at most, and a
-// request that runs for HandoffDelay is still handed over once it has (the
-// timer's own lateness aside), never before.
+// if it has not, and when nothing leads arms it again while a request
+// started within handKeepArmed (the connection is busy), leaving it
+// disarmed once the connection has been quiet that long. So a stream of
+// short requests costs one timer firing per HandoffDelay, and a request
+// that runs for HandoffDelay is still handed over once it has (the timer's
+// own lateness aside), never before.
+//
+// Arming in the request was still on its path: a timer added to an empty
+// heap wakes the netpoller or, when no thread waits in it (the one that
+// did woke with the request), starts a thread (futex) to wait for the new
+// deadline. With one client that was one request in six or seven paying a
+// futex wake before it ran (sys_enter_futex between the request's
+// recvfrom and the log's write, perf record of BenchmarkExecPure). Armed
+// again by the firing instead, the wake is the timer goroutine's, off the
+// requests' path; only the first request after a quiet spell arms it.
 
 // monoEpoch is the origin of monoNow.
 var monoEpoch = time.Now()
@@ -32,12 +43,23 @@ func (c *conn) armHandTimer(d time.Duration) {
 	c.handTimer.Reset(d)
 }
 
+// handKeepArmed is how long after a request started the hand-over timer
+// is kept armed with nothing leading, so that the connection's next
+// request finds it armed.
+const handKeepArmed = 4 * HandoffDelay
+
 // handCheck runs when the hand-over timer fires.
 func (c *conn) handCheck() {
 	c.handArmed.Store(false)
 	g := c.leadGen.Load()
 	if g&1 == 0 {
-		return // nothing leads; the next leader arms the timer
+		// Nothing leads. A busy connection keeps the timer armed for its
+		// next request; a quiet (or closed) one leaves it to the next
+		// leader.
+		if time.Duration(monoNow()-c.leadSince.Load()) < handKeepArmed && (c.ctx == nil || c.ctx.Err() == nil) {
+			c.armHandTimer(HandoffDelay)
+		}
+		return
 	}
 	since := c.leadSince.Load()
 	if c.leadGen.Load() != g {

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -18,17 +19,43 @@ func handTimerConn(t *testing.T) *conn {
 // TestHandCheck: when the hand-over timer fires, a request that has led
 // for less than HandoffDelay keeps the reading and the timer is armed
 // again; one that has led for HandoffDelay loses the reading; with
-// nothing leading the timer is left disarmed.
+// nothing leading the timer is armed again if a request started within
+// handKeepArmed, and left disarmed if none did.
 func TestHandCheck(t *testing.T) {
 	c := handTimerConn(t)
 
-	// Nothing leads: disarmed, nothing handed over.
+	// Nothing leads, and nothing has for handKeepArmed: disarmed,
+	// nothing handed over.
+	c.leadSince.Store(monoNow() - int64(2*handKeepArmed))
 	c.handArmed.Store(true)
 	c.handCheck()
 	if c.handArmed.Load() || len(c.idle) != 0 || c.leadGen.Load() != 0 {
-		t.Fatalf("idle connection: armed %v, hand-overs %d, leadGen %d; want disarmed, none, 0",
+		t.Fatalf("quiet connection: armed %v, hand-overs %d, leadGen %d; want disarmed, none, 0",
 			c.handArmed.Load(), len(c.idle), c.leadGen.Load())
 	}
+
+	// Nothing leads, and a request started just now (and ended): the
+	// timer is armed again for the connection's next request, nothing is
+	// handed over.
+	c.leadSince.Store(monoNow())
+	c.handArmed.Store(true)
+	c.handCheck()
+	if !c.handArmed.Load() || len(c.idle) != 0 || c.leadGen.Load() != 0 {
+		t.Fatalf("busy connection between requests: armed %v, hand-overs %d, leadGen %d; want armed, none, 0",
+			c.handArmed.Load(), len(c.idle), c.leadGen.Load())
+	}
+	c.handTimer.Stop()
+
+	// The same on a connection whose work was stopped: left disarmed.
+	ctx, cancel := context.WithCancel(context.Background())
+	c.ctx = ctx
+	cancel()
+	c.handArmed.Store(true)
+	c.handCheck()
+	if c.handArmed.Load() {
+		t.Fatal("closed connection: the timer was armed again")
+	}
+	c.ctx = nil
 
 	// A request that started just now (the timer armed by an earlier
 	// one): it keeps the reading, the timer is armed for what remains.

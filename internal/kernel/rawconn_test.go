@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"errors"
+	"io"
 	"net"
 	"path/filepath"
 	"testing"
@@ -44,7 +45,11 @@ func readGuards(t *testing.T, nc *net.UnixConn) map[string]*readGuard {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gs["raw"] = &readGuard{nc: nc, raw: &rawio.RW{RC: rc, Sock: true}}
+		raw := &rawio.RW{RC: rc, Sock: true}
+		gs["raw"] = &readGuard{nc: nc, raw: raw}
+		if pr, ok := rawio.NewPeekReader(raw); ok {
+			gs["peek"] = &readGuard{nc: nc, raw: raw, peek: pr}
+		}
 	}
 	return gs
 }
@@ -54,12 +59,12 @@ func readGuards(t *testing.T, nc *net.UnixConn) map[string]*readGuard {
 // begun and not finished within the frame timeout fails with
 // ErrFrameTimeout; the peer's close ends reading with io.EOF.
 func TestReadGuardFrames(t *testing.T) {
-	for _, name := range []string{"net", "raw"} {
+	for _, name := range []string{"net", "raw", "peek"} {
 		t.Run(name, func(t *testing.T) {
 			nc, peer := socketPair(t)
 			g, ok := readGuards(t, nc)[name]
 			if !ok {
-				t.Skip("no raw I/O here")
+				t.Skip("no raw I/O (or no peeking) here")
 			}
 			fr := proto.NewReader(g, proto.MaxFrame)
 			fr.SetFrameTimeout(g, time.Hour)
@@ -80,12 +85,12 @@ func TestReadGuardFrames(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range []string{"net", "raw"} {
+	for _, name := range []string{"net", "raw", "peek"} {
 		t.Run(name+"/timeout", func(t *testing.T) {
 			nc, peer := socketPair(t)
 			g, ok := readGuards(t, nc)[name]
 			if !ok {
-				t.Skip("no raw I/O here")
+				t.Skip("no raw I/O (or no peeking) here")
 			}
 			fr := proto.NewReader(g, proto.MaxFrame)
 			fr.SetFrameTimeout(g, 20*time.Millisecond)
@@ -101,12 +106,12 @@ func TestReadGuardFrames(t *testing.T) {
 // by stop (as a timeout, and every later read too) and by the
 // connection's close (net.ErrClosed).
 func TestReadGuardStopAndClose(t *testing.T) {
-	for _, name := range []string{"net", "raw"} {
+	for _, name := range []string{"net", "raw", "peek"} {
 		t.Run(name, func(t *testing.T) {
 			nc, _ := socketPair(t)
 			g, ok := readGuards(t, nc)[name]
 			if !ok {
-				t.Skip("no raw I/O here")
+				t.Skip("no raw I/O (or no peeking) here")
 			}
 			done := make(chan error, 1)
 			go func() {
@@ -138,5 +143,46 @@ func TestReadGuardStopAndClose(t *testing.T) {
 				t.Fatalf("a read when the connection closed: %v, want net.ErrClosed", err)
 			}
 		})
+	}
+}
+
+// TestPeekedBytesReleasedBeforeClose: a peer that shuts down its writing
+// after a request reads the kernel's last frame and then the end of
+// input, not ECONNRESET, when the connection closes with the request's
+// bytes read by peeking (serve takes them off before it closes).
+func TestPeekedBytesReleasedBeforeClose(t *testing.T) {
+	nc, peer := socketPair(t)
+	g, ok := readGuards(t, nc)["peek"]
+	if !ok {
+		t.Skip("no peeking here")
+	}
+	fr := proto.NewReader(g, proto.MaxFrame)
+	// Two frames, so the reader's last read before the end returns bytes
+	// and the end comes in a read of its own.
+	if _, err := peer.Write([]byte("{\"a\":1}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := fr.ReadFrame(); err != nil || string(f) != `{"a":1}` {
+		t.Fatalf("ReadFrame = %q, %v", f, err)
+	}
+	if _, err := peer.Write([]byte("{\"b\":2}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := fr.ReadFrame(); err != nil || string(f) != `{"b":2}` {
+		t.Fatalf("ReadFrame = %q, %v", f, err)
+	}
+	// The kernel stops reading here (as when it shuts down) with the
+	// second frame's bytes owed.
+	if g.peek.Owed() == 0 {
+		t.Fatal("nothing owed after a read that found bytes")
+	}
+	g.releasePeeked()
+	if _, err := nc.Write([]byte("{\"last\":true}\n")); err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+	got, err := io.ReadAll(peer)
+	if err != nil || string(got) != "{\"last\":true}\n" {
+		t.Fatalf("the peer read %q, %v; want the last frame and the end of input", got, err)
 	}
 }
