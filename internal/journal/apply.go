@@ -142,30 +142,42 @@ func (a *applier) lastErr() error {
 }
 
 // run is the background applier: it waits for a batch to start, lets it
-// fill for ApplyDelay (or until it is full), and applies it.
+// fill for ApplyDelay (or until it is full), and applies it; writes that
+// arrived meanwhile start the next batch's wait (applygather.go).
 func (d *DB) runApplier() {
 	a := d.ap
 	defer close(a.done)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	retry := ApplyDelay
+	full := false // a full batch was left waiting by the last one
 	for {
-		select {
-		case <-a.stop:
-			return
-		case <-a.kick:
-		case <-a.now:
+		if full {
+			select {
+			case <-a.stop:
+				return
+			default:
+			}
+		} else {
+			select {
+			case <-a.stop:
+				return
+			case <-a.kick:
+			case <-a.now:
+			}
+			timer.Reset(ApplyDelay)
+			select {
+			case <-a.stop:
+				timer.Stop()
+				return
+			case <-timer.C:
+			case <-a.now:
+				timer.Stop()
+			}
 		}
-		timer.Reset(ApplyDelay)
-		select {
-		case <-a.stop:
-			timer.Stop()
-			return
-		case <-timer.C:
-		case <-a.now:
-			timer.Stop()
-		}
-		if err := d.applyPending(); err != nil {
+		full = false
+		left, err := d.applyGathered() // applygather.go: one batch, not a drain
+		if err != nil {
 			// Keep the writes (they are in the log too) and try again,
 			// backing off, until a batch goes through.
 			select {
@@ -181,6 +193,7 @@ func (d *DB) runApplier() {
 			continue
 		}
 		retry = ApplyDelay
+		full = a.gatherNext(left)
 	}
 }
 
