@@ -228,16 +228,27 @@ func (d *DB) applyPending() error {
 		if len(ops) == 0 {
 			return nil
 		}
-		if err := d.applyOps(ops); err != nil {
-			a.putBack(ops)
-			a.setErr(err)
-			a.mu.Lock()
-			a.room.Broadcast()
-			a.mu.Unlock()
+		if err := d.applyTaken(ops); err != nil {
 			return err
 		}
-		a.setErr(nil)
 	}
+}
+
+// applyTaken applies ops taken off the queue (applyOps); when that fails,
+// they go back to its front, the error is kept for the writers and the
+// writers waiting for room are woken to see it. Call with amu held.
+func (d *DB) applyTaken(ops []*logOp) error {
+	a := d.ap
+	if err := d.applyOps(ops); err != nil {
+		a.putBack(ops)
+		a.setErr(err)
+		a.mu.Lock()
+		a.room.Broadcast()
+		a.mu.Unlock()
+		return err
+	}
+	a.setErr(nil)
+	return nil
 }
 
 // applyOps writes ops to SQLite in one transaction, with the LSN reached.

@@ -27,15 +27,9 @@ func (d *DB) applyGathered() (left int, err error) {
 	defer a.amu.Unlock()
 	ops := a.take()
 	if len(ops) > 0 {
-		if err := d.applyOps(ops); err != nil {
-			a.putBack(ops)
-			a.setErr(err)
-			a.mu.Lock()
-			a.room.Broadcast()
-			a.mu.Unlock()
+		if err := d.applyTaken(ops); err != nil {
 			return 0, err
 		}
-		a.setErr(nil)
 	}
 	a.mu.Lock()
 	left = len(a.pending)

@@ -1,7 +1,6 @@
 package rawio
 
 import (
-	"io"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -103,16 +102,7 @@ func (r *PeekReader) Read(p []byte) (int, error) {
 			return true
 		}
 	})
-	if err != nil {
-		return 0, err
-	}
-	if errno != 0 {
-		return 0, sysErr("read", errno)
-	}
-	if n == 0 {
-		return 0, io.EOF
-	}
-	return n, nil
+	return readResult(n, errno, err)
 }
 
 // Release takes the bytes read so far off the socket.

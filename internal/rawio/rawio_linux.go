@@ -55,6 +55,13 @@ func (r *RW) Read(p []byte) (int, error) {
 			return true
 		}
 	})
+	return readResult(n, errno, err)
+}
+
+// readResult is a raw read's answer as an io.Reader gives it: the poller's
+// error (a deadline, a close), else the system call's, else io.EOF for no
+// bytes, else n.
+func readResult(n int, errno syscall.Errno, err error) (int, error) {
 	if err != nil {
 		return 0, err
 	}
