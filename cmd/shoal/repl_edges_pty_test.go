@@ -161,8 +161,12 @@ func TestREPLJobsAndEdges(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	u.send("\x03")
 	u.send("7*6\r")
-	snap, _ = u.waitFor("42", func(s pty.Snapshot) bool { return rowWith(s, "42") >= 0 })
-	if row := strings.TrimRight(snap.Screen[rowWith(snap, "7*6")], " "); !strings.HasSuffix(row, "> 7*6") {
+	// Both rows, not "42" alone: a screen can show "42" elsewhere first,
+	// and indexing a row not found would panic the whole package's run.
+	snap, _ = u.waitFor("7*6 and 42", func(s pty.Snapshot) bool { return rowWith(s, "42") >= 0 && rowWith(s, "7*6") >= 0 })
+	if at := rowWith(snap, "7*6"); at < 0 {
+		t.Errorf("the line 7*6 is not on the screen:\n%s", shown(snap))
+	} else if row := strings.TrimRight(snap.Screen[at], " "); !strings.HasSuffix(row, "> 7*6") {
 		t.Errorf("the abandoned completion was kept: %q\n%s", row, shown(snap))
 	}
 
