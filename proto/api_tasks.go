@@ -128,6 +128,10 @@ type ApprovalEvent struct {
 	Approver         string   `json:"approver,omitempty"`
 }
 
+// JournalMaxLimit is the largest page journal.query answers: a larger
+// limit is clamped to it (journal.MaxQueryLimit is this value).
+const JournalMaxLimit = 1000
+
 // JournalQueryParams are the params of journal.query. Nil and empty
 // fields do not filter; Effects are effect kinds an entry must all have.
 // Cursor is the id of the last entry of the previous page.

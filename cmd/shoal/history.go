@@ -36,8 +36,8 @@ Filters:
   --ok=BOOL, --failed entries that succeeded (true) or failed
   --effect=KIND       entries with an effect of KIND (repeatable: all of)
   --since=T --until=T start time bounds (RFC 3339, or Unix ns)
-  --limit=N           at most N entries (default 20)
-  --cursor=ID         the page after entry ID (printed after a full page)
+  --limit=N           at most N entries (1 to 1000, default 20)
+  --cursor=ID         the page after entry ID (printed when there are more)
 Output and connection:
   --json              print journal.query's answer as JSON
   --socket=PATH       the kernel's socket (default $SHOAL_SOCKET, else discovered for --attach)
@@ -104,8 +104,8 @@ func history(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return usageErr("unexpected arguments %q", fs.Args())
 	}
-	if p.Limit < 1 {
-		return usageErr("--limit must be at least 1")
+	if p.Limit < 1 || p.Limit > proto.JournalMaxLimit {
+		return usageErr("--limit must be from 1 to %d (the kernel's largest page)", proto.JournalMaxLimit)
 	}
 	if p.Cursor < 0 {
 		return usageErr("--cursor is an entry id")
@@ -156,9 +156,21 @@ func history(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if _, err := c.Attach(ctx, client.AttachParams{Session: *attach, Token: *token, Client: &client.ClientInfo{Kind: "cli"}}); err != nil {
 		return historyFail(stderr, err)
 	}
+	// The answer is a bare array, so one entry more than shown is asked
+	// for: it says whether there is a next page. At the kernel's largest
+	// page there is no room for it, and a full page offers the next.
+	want := p.Limit
+	p.Limit = min(want+1, proto.JournalMaxLimit)
 	entries, raw, err := c.JournalQuery(ctx, p)
 	if err != nil {
 		return historyFail(stderr, err)
+	}
+	more := len(entries) > want || (p.Limit == want && len(entries) == want)
+	if len(entries) > want {
+		entries = entries[:want]
+		if raw, err = firstElements(raw, want); err != nil {
+			return historyFail(stderr, err)
+		}
 	}
 	if *asJSON {
 		var buf bytes.Buffer
@@ -167,13 +179,22 @@ func history(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		buf.WriteByte('\n')
 		_, _ = stdout.Write(buf.Bytes())
-		return 0
+	} else {
+		writeHistoryTable(stdout, entries)
 	}
-	writeHistoryTable(stdout, entries)
-	if len(entries) == p.Limit {
+	if more && !*asJSON && len(entries) > 0 {
 		fmt.Fprintf(stderr, "more: shoal history --cursor=%d\n", entries[len(entries)-1].ID)
 	}
 	return 0
+}
+
+// firstElements is the JSON array raw cut to its first n elements.
+func firstElements(raw []byte, n int) ([]byte, error) {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return nil, fmt.Errorf("journal.query's answer: %w", err)
+	}
+	return json.Marshal(elems[:min(n, len(elems))])
 }
 
 // historyFail reports a failed call; a kernel error keeps its code.

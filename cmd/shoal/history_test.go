@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -153,7 +154,7 @@ func TestHistoryTable(t *testing.T) {
 			t.Errorf("row %q lacks %q", lines[2], want)
 		}
 	}
-	if got := k.queries[0]["limit"]; got != float64(historyDefaultLimit) {
+	if got := k.queries[0]["limit"]; got != float64(historyDefaultLimit+1) {
 		t.Errorf("default limit sent %v", got)
 	}
 	if len(k.attach) != 1 || k.attach[0]["session"] != "default" {
@@ -166,8 +167,8 @@ func TestHistoryTable(t *testing.T) {
 
 func TestHistoryFiltersReachTheQuery(t *testing.T) {
 	k := newFakeJournalKernel(t)
-	k.answer = func(map[string]any) (any, *proto.RPCError) { return historyEntries[:1], nil }
-	code, _, errs := runHistory(t, "--socket="+k.path, "--head=rm", "--principal=agent", "--session=work",
+	k.answer = func(map[string]any) (any, *proto.RPCError) { return historyEntries, nil }
+	code, out, errs := runHistory(t, "--socket="+k.path, "--head=rm", "--principal=agent", "--session=work",
 		"--failed", "--effect=fs_delete", "--effect=fs_read", "--since=2026-01-01T00:00:00Z", "--until=1767225600000000001",
 		"--limit=1", "--cursor=9", "--attach=work", "--token=tok")
 	if code != 0 {
@@ -176,7 +177,7 @@ func TestHistoryFiltersReachTheQuery(t *testing.T) {
 	want := map[string]any{
 		"head": "rm", "principal": "agent", "session": "work", "ok": false,
 		"effects": []any{"fs_delete", "fs_read"}, "since": float64(1767225600000000000), "until": float64(1767225600000000001),
-		"limit": float64(1), "cursor": float64(9),
+		"limit": float64(2), "cursor": float64(9), // one more than shown: is there a next page?
 	}
 	if !reflect.DeepEqual(k.queries[0], want) {
 		t.Errorf("journal.query params\n got %v\nwant %v", k.queries[0], want)
@@ -185,7 +186,47 @@ func TestHistoryFiltersReachTheQuery(t *testing.T) {
 		t.Errorf("attach params %v", k.attach[0])
 	}
 	if !strings.Contains(errs, "more: shoal history --cursor=7") {
-		t.Errorf("a full page did not offer the next: %q", errs)
+		t.Errorf("a page with more after it did not offer the next: %q", errs)
+	}
+	if strings.Contains(out, "sleep 100") {
+		t.Errorf("the entry asked for to see whether there is more was shown:\n%s", out)
+	}
+}
+
+// TestHistoryMoreOnlyWhenThereIsMore: a page that holds the last entries
+// offers no next page, even when it is full; the JSON answer is the
+// entries shown; at the kernel's largest page, a full page offers the next.
+func TestHistoryMoreOnlyWhenThereIsMore(t *testing.T) {
+	k := newFakeJournalKernel(t)
+	k.answer = func(map[string]any) (any, *proto.RPCError) { return historyEntries, nil }
+	code, _, errs := runHistory(t, "--socket="+k.path, "--limit=2")
+	if code != 0 || strings.Contains(errs, "more:") {
+		t.Errorf("a full page of the last entries: exit %d, stderr %q; want no more:", code, errs)
+	}
+
+	code, out, errs := runHistory(t, "--socket="+k.path, "--limit=1", "--json")
+	if code != 0 || strings.Contains(errs, "more:") {
+		t.Fatalf("--json: exit %d, stderr %q", code, errs)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != 1 || got[0]["id"] != float64(7) {
+		t.Errorf("--json --limit=1 printed %d entries (%v):\n%s", len(got), err, out)
+	}
+
+	page := make([]map[string]any, proto.JournalMaxLimit)
+	for i := range page {
+		page[i] = map[string]any{"id": 5000 - i, "session": "s", "principal": "p", "ts": int64(1), "src": "1", "ok": true, "effects": []any{}, "outputs": []any{}}
+	}
+	k.answer = func(map[string]any) (any, *proto.RPCError) { return page, nil }
+	code, _, errs = runHistory(t, "--socket="+k.path, fmt.Sprintf("--limit=%d", proto.JournalMaxLimit))
+	if want := fmt.Sprintf("more: shoal history --cursor=%d", 5000-proto.JournalMaxLimit+1); code != 0 || !strings.Contains(errs, want) {
+		t.Errorf("the largest page, full: exit %d, stderr %q; want %q", code, errs, want)
+	}
+	k.mu.Lock()
+	last := k.queries[len(k.queries)-1]["limit"]
+	k.mu.Unlock()
+	if last != float64(proto.JournalMaxLimit) {
+		t.Errorf("at the largest page the query asked for %v entries; want %d", last, proto.JournalMaxLimit)
 	}
 }
 
@@ -214,7 +255,7 @@ func TestHistoryErrors(t *testing.T) {
 		t.Errorf("a denied query: exit %d, %q", code, errs)
 	}
 	for _, args := range [][]string{
-		{"--limit=0"}, {"--ok=maybe"}, {"--ok=true", "--failed"}, {"--since=yesterday"}, {"--bogus"}, {"extra"}, {"--cursor=-1"}, {"--effect="},
+		{"--limit=0"}, {"--limit=1001"}, {"--ok=maybe"}, {"--ok=true", "--failed"}, {"--since=yesterday"}, {"--bogus"}, {"extra"}, {"--cursor=-1"}, {"--effect="},
 	} {
 		code, _, errs := runHistory(t, append([]string{"--socket=" + k.path}, args...)...)
 		if code != 2 {

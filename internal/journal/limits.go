@@ -1,6 +1,10 @@
 package journal
 
-import "time"
+import (
+	"time"
+
+	"github.com/shoalgo/shoal/proto"
+)
 
 // Fixed bounds of the journal store. Each has a row in the limits table of
 // docs/kernel.md.
@@ -9,7 +13,7 @@ const (
 	DefaultQueryLimit = 100
 	// MaxQueryLimit is the largest page a Query returns; a larger Limit is
 	// clamped to it.
-	MaxQueryLimit = 1000
+	MaxQueryLimit = proto.JournalMaxLimit
 	// MaxPageBytes ends a Query page early (with a cursor) once its entries'
 	// source, AST, effects and outputs reach it, so a page of large entries
 	// stays within a response frame's reach.
