@@ -162,11 +162,7 @@ func (c *conn) dispatch(frame []byte) error {
 	}
 	if depth > proto.MaxFrameDepth {
 		if id, err := strconv.ParseUint(string(proto.FrameMember(frame, "id")), 10, 64); err == nil {
-			c.mu.Lock()
-			ch, ok := c.pending[id]
-			delete(c.pending, id)
-			c.mu.Unlock()
-			if ok {
+			if ch, ok := c.take(id); ok {
 				ch <- reply{err: ErrFrameTooDeep}
 			}
 		}
@@ -200,10 +196,7 @@ func (c *conn) dispatch(frame []byte) error {
 	if err != nil {
 		return nil // id null or not ours
 	}
-	c.mu.Lock()
-	ch, ok := c.pending[id]
-	delete(c.pending, id)
-	c.mu.Unlock()
+	ch, ok := c.take(id)
 	if !ok {
 		return nil // abandoned call or unknown id
 	}
@@ -221,13 +214,19 @@ func (c *conn) dispatch(frame []byte) error {
 
 // resolve hands result to the pending call id, if it is still waiting.
 func (c *conn) resolve(id uint64, result json.RawMessage) {
-	c.mu.Lock()
-	ch, ok := c.pending[id]
-	delete(c.pending, id)
-	c.mu.Unlock()
-	if ok {
+	if ch, ok := c.take(id); ok {
 		ch <- reply{result: result}
 	}
+}
+
+// take removes the pending call id and returns its reply channel; ok is
+// false when no call waits under that id (abandoned, or not ours).
+func (c *conn) take(id uint64) (chan reply, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch, ok := c.pending[id]
+	delete(c.pending, id)
+	return ch, ok
 }
 
 // fail marks the connection dead with cause, closes the socket and fails
