@@ -157,15 +157,20 @@ func history(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return historyFail(stderr, err)
 	}
 	// The answer is a bare array, so one entry more than shown is asked
-	// for: it says whether there is a next page. At the kernel's largest
-	// page there is no room for it, and a full page offers the next.
+	// for: it says whether there is a next page. An answer without it may
+	// still have one (see morePast).
 	want := p.Limit
 	p.Limit = min(want+1, proto.JournalMaxLimit)
 	entries, raw, err := c.JournalQuery(ctx, p)
 	if err != nil {
 		return historyFail(stderr, err)
 	}
-	more := len(entries) > want || (p.Limit == want && len(entries) == want)
+	more := len(entries) > want
+	if !more && len(entries) > 0 {
+		if more, err = morePast(ctx, c, p, entries[len(entries)-1].ID); err != nil {
+			return historyFail(stderr, err)
+		}
+	}
 	if len(entries) > want {
 		entries = entries[:want]
 		if raw, err = firstElements(raw, want); err != nil {
@@ -186,6 +191,22 @@ func history(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "more: shoal history --cursor=%d\n", entries[len(entries)-1].ID)
 	}
 	return 0
+}
+
+// morePast reports whether query p has an entry past entry id (its
+// cursor). journal.query answers a bare array of at most limit entries,
+// and fewer in two cases it does not tell apart: the journal ended, or
+// the page reached the kernel's byte bound (MaxPageBytes, 8 MiB of
+// source, AST, effects and outputs: a few entries of large source end a
+// page early). A page holding every entry asked for may also be followed
+// by more, at the kernel's largest page where the extra entry did not
+// fit. So whenever the extra entry did not come, the same query is asked
+// again for one entry from the last id shown.
+func morePast(ctx context.Context, c *client.Client, p client.JournalQueryParams, id int64) (bool, error) {
+	p.Cursor = proto.JournalCursor(id)
+	p.Limit = 1
+	next, _, err := c.JournalQuery(ctx, p)
+	return len(next) > 0, err
 }
 
 // firstElements is the JSON array raw cut to its first n elements.

@@ -121,6 +121,33 @@ var historyEntries = []map[string]any{
 		"status": nil, "ok": false, "opaque": true, "verdict": "allow", "outputs": []any{}},
 }
 
+// pageOf answers journal.query from entries (newest first) as the kernel
+// does: those older than the cursor, at most limit of them (at most cut,
+// when cut > 0: a page the kernel's byte bound ended early).
+func pageOf(entries []map[string]any, cut int) func(params map[string]any) (any, *proto.RPCError) {
+	return func(params map[string]any) (any, *proto.RPCError) {
+		limit := 100
+		if l, ok := params["limit"].(float64); ok {
+			limit = int(l)
+		}
+		if cut > 0 {
+			limit = min(limit, cut)
+		}
+		out := []map[string]any{}
+		for _, e := range entries {
+			id, _ := e["id"].(int)
+			if c, ok := params["cursor"].(float64); ok && float64(id) >= c {
+				continue
+			}
+			if len(out) == limit {
+				break
+			}
+			out = append(out, e)
+		}
+		return out, nil
+	}
+}
+
 func runHistory(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -130,7 +157,7 @@ func runHistory(t *testing.T, args ...string) (code int, stdout, stderr string) 
 
 func TestHistoryTable(t *testing.T) {
 	k := newFakeJournalKernel(t)
-	k.answer = func(map[string]any) (any, *proto.RPCError) { return historyEntries, nil }
+	k.answer = pageOf(historyEntries, 0)
 	code, out, errs := runHistory(t, "--socket="+k.path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -167,7 +194,7 @@ func TestHistoryTable(t *testing.T) {
 
 func TestHistoryFiltersReachTheQuery(t *testing.T) {
 	k := newFakeJournalKernel(t)
-	k.answer = func(map[string]any) (any, *proto.RPCError) { return historyEntries, nil }
+	k.answer = pageOf(historyEntries, 0)
 	code, out, errs := runHistory(t, "--socket="+k.path, "--head=rm", "--principal=agent", "--session=work",
 		"--failed", "--effect=fs_delete", "--effect=fs_read", "--since=2026-01-01T00:00:00Z", "--until=1767225600000000001",
 		"--limit=1", "--cursor=9", "--attach=work", "--token=tok")
@@ -198,7 +225,7 @@ func TestHistoryFiltersReachTheQuery(t *testing.T) {
 // entries shown; at the kernel's largest page, a full page offers the next.
 func TestHistoryMoreOnlyWhenThereIsMore(t *testing.T) {
 	k := newFakeJournalKernel(t)
-	k.answer = func(map[string]any) (any, *proto.RPCError) { return historyEntries, nil }
+	k.answer = pageOf(historyEntries, 0)
 	code, _, errs := runHistory(t, "--socket="+k.path, "--limit=2")
 	if code != 0 || strings.Contains(errs, "more:") {
 		t.Errorf("a full page of the last entries: exit %d, stderr %q; want no more:", code, errs)
@@ -213,26 +240,64 @@ func TestHistoryMoreOnlyWhenThereIsMore(t *testing.T) {
 		t.Errorf("--json --limit=1 printed %d entries (%v):\n%s", len(got), err, out)
 	}
 
-	page := make([]map[string]any, proto.JournalMaxLimit)
-	for i := range page {
-		page[i] = map[string]any{"id": 5000 - i, "session": "s", "principal": "p", "ts": int64(1), "src": "1", "ok": true, "effects": []any{}, "outputs": []any{}}
+	// The largest page has no room for the extra entry: the next is
+	// asked for, one entry from the last shown.
+	rows := make([]map[string]any, proto.JournalMaxLimit+1)
+	for i := range rows {
+		rows[i] = map[string]any{"id": 5000 - i, "session": "s", "principal": "p", "ts": int64(1), "src": "1", "ok": true, "effects": []any{}, "outputs": []any{}}
 	}
-	k.answer = func(map[string]any) (any, *proto.RPCError) { return page, nil }
-	code, _, errs = runHistory(t, "--socket="+k.path, fmt.Sprintf("--limit=%d", proto.JournalMaxLimit))
-	if want := fmt.Sprintf("more: shoal history --cursor=%d", 5000-proto.JournalMaxLimit+1); code != 0 || !strings.Contains(errs, want) {
-		t.Errorf("the largest page, full: exit %d, stderr %q; want %q", code, errs, want)
+	for _, c := range []struct {
+		rows []map[string]any
+		more bool
+	}{{rows, true}, {rows[:proto.JournalMaxLimit], false}} {
+		k.answer = pageOf(c.rows, 0)
+		k.mu.Lock()
+		first := len(k.queries)
+		k.mu.Unlock()
+		code, _, errs = runHistory(t, "--socket="+k.path, fmt.Sprintf("--limit=%d", proto.JournalMaxLimit))
+		want := fmt.Sprintf("more: shoal history --cursor=%d", 5000-proto.JournalMaxLimit+1)
+		if code != 0 || strings.Contains(errs, want) != c.more {
+			t.Errorf("the largest page, full, %d rows in all: exit %d, stderr %q; want more: %v", len(c.rows), code, errs, c.more)
+		}
+		k.mu.Lock()
+		asked := k.queries[first]["limit"]
+		probe := k.queries[len(k.queries)-1]
+		k.mu.Unlock()
+		if asked != float64(proto.JournalMaxLimit) {
+			t.Errorf("at the largest page the query asked for %v entries; want %d", asked, proto.JournalMaxLimit)
+		}
+		if probe["limit"] != float64(1) || probe["cursor"] != float64(5000-proto.JournalMaxLimit+1) {
+			t.Errorf("the next page was asked for with %v; want limit 1 from the last id shown", probe)
+		}
 	}
-	k.mu.Lock()
-	last := k.queries[len(k.queries)-1]["limit"]
-	k.mu.Unlock()
-	if last != float64(proto.JournalMaxLimit) {
-		t.Errorf("at the largest page the query asked for %v entries; want %d", last, proto.JournalMaxLimit)
+}
+
+// TestHistoryPageCutByBytes: a page the kernel ended early at its byte
+// bound (fewer entries than asked for, more after them) offers the next
+// page; a short page at the journal's end does not.
+func TestHistoryPageCutByBytes(t *testing.T) {
+	k := newFakeJournalKernel(t)
+	rows := make([]map[string]any, 10)
+	for i := range rows {
+		rows[i] = map[string]any{"id": 100 - i, "session": "s", "principal": "p", "ts": int64(1), "src": "big", "ok": true, "effects": []any{}, "outputs": []any{}}
+	}
+	k.answer = pageOf(rows, 4) // four entries reach the byte bound
+	code, out, errs := runHistory(t, "--socket="+k.path)
+	if code != 0 || !strings.Contains(errs, "more: shoal history --cursor=97") {
+		t.Errorf("a page cut by bytes: exit %d, stderr %q; want more: --cursor=97", code, errs)
+	}
+	if n := strings.Count(out, "big"); n != 4 {
+		t.Errorf("a page cut by bytes showed %d entries, want the 4 answered:\n%s", n, out)
+	}
+	code, _, errs = runHistory(t, "--socket="+k.path, "--cursor=93")
+	if code != 0 || strings.Contains(errs, "more:") {
+		t.Errorf("the last page, cut by bytes or not: exit %d, stderr %q; want no more:", code, errs)
 	}
 }
 
 func TestHistoryJSON(t *testing.T) {
 	k := newFakeJournalKernel(t)
-	k.answer = func(map[string]any) (any, *proto.RPCError) { return historyEntries, nil }
+	k.answer = pageOf(historyEntries, 0)
 	code, out, errs := runHistory(t, "--socket="+k.path, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -294,14 +359,14 @@ func TestSrcLine(t *testing.T) {
 // history` uses $SHOAL_SOCKET before any discovery, as every client does.
 func TestHistoryFindsTheKernelThroughShoalSocket(t *testing.T) {
 	k := newFakeJournalKernel(t)
-	k.answer = func(map[string]any) (any, *proto.RPCError) { return historyEntries, nil }
+	k.answer = pageOf(historyEntries, 0)
 	t.Setenv("SHOAL_SOCKET", k.path)
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	code, out, errs := runHistory(t)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "rm a.txt") || len(k.queries) != 1 {
+	if !strings.Contains(out, "rm a.txt") || len(k.queries) != 2 { // the page, then one entry past it
 		t.Errorf("history through $SHOAL_SOCKET printed %q, %d queries", out, len(k.queries))
 	}
 }
