@@ -162,11 +162,27 @@ func TestFrameMemoryRefusesTheHog(t *testing.T) {
 	}
 }
 
+// oversizeFrameHang is how long TestOversizeFrameIsTyped lets the
+// oversize frame take to cross the socket before it calls the test hung:
+// 16 MiB written and scanned under the race detector on a loaded 2-core
+// machine took past 10 s (the frame timeout the kernel's default gives,
+// and the helpers' read wait), which failed the test with a timeout
+// where the kernel had done nothing wrong. Not a bound on the kernel.
+const oversizeFrameHang = 5 * time.Minute
+
+// TestOversizeFrameIsTyped: a line past proto.MaxFrame is refused with
+// the typed max_frame error and the connection closed. The frame
+// timeout is set past oversizeFrameHang so that only the line's length,
+// not the machine's speed, decides which refusal comes.
 func TestOversizeFrameIsTyped(t *testing.T) {
-	k := startKernelLimits(t, func(l *Limits) { l.FrameMemory = 64 << 20 })
+	k := startKernelLimits(t, func(l *Limits) {
+		l.FrameMemory = 64 << 20
+		l.FrameTimeout = 2 * oversizeFrameHang
+	})
 	c := k.dial(t)
+	c.wait = oversizeFrameHang
 	go func() {
-		c.conn.SetWriteDeadline(time.Now().Add(20 * time.Second))
+		c.conn.SetWriteDeadline(time.Now().Add(oversizeFrameHang))
 		c.conn.Write([]byte(padPrefix + strings.Repeat("x", proto.MaxFrame+10)))
 	}()
 	r := c.closingError()

@@ -1,12 +1,14 @@
 package kernel_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/shoalgo/shoal/client"
+	"github.com/shoalgo/shoal/internal/kernel"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -79,11 +81,23 @@ func TestE2EEventsPublishSubscribeRead(t *testing.T) {
 	}
 }
 
+// slowSubscriberHang is how long TestE2ESlowSubscriberGetsOverflowMarker
+// waits for its 3,000 publishes and their delivery before it calls the
+// test hung, and the outbox stall its kernel tolerates. Under the race
+// detector on a loaded 2-core machine the publishes alone took past 30 s:
+// testCtx's deadline ended the test's own calls, and the kernel's
+// default EventStall (30 s of no progress, which a subscriber paused for
+// the whole flood is) closed the connection the test checks survives.
+// Neither is what the test is about; EventStall's closing is
+// TestStuckSubscriberIsClosed's (stall_test.go).
+const slowSubscriberHang = 5 * time.Minute
+
 // A subscriber that stops reading gets a {dropped, latest_seq} marker in
 // place of what did not fit, and keeps its connection.
 func TestE2ESlowSubscriberGetsOverflowMarker(t *testing.T) {
-	k := newE2E(t)
-	ctx := testCtx(t)
+	k := newE2EWith(t, func(c *kernel.Config) { c.EventStall = slowSubscriberHang })
+	ctx, cancel := context.WithTimeout(context.Background(), slowSubscriberHang)
+	defer cancel()
 	var gate *gatedConn
 	dialer := gatedDialer(&gate)
 	const n = 3000
@@ -105,7 +119,7 @@ func TestE2ESlowSubscriberGetsOverflowMarker(t *testing.T) {
 	var got, dropped uint64
 	markers := 0
 	for got+dropped < n {
-		ev := next(t, s, 10*time.Second)
+		ev := next(t, s, slowSubscriberHang)
 		if ev.IsOverflow() {
 			markers++
 			dropped += ev.Dropped

@@ -50,12 +50,29 @@ func newE2E(t *testing.T) *e2eKernel {
 // stopped earlier.
 func serveE2E(t *testing.T, sock, dir, store string) *e2eKernel {
 	t.Helper()
+	return serveE2EWith(t, sock, dir, store, nil)
+}
+
+// newE2EWith is newE2E with a chance to adjust the kernel's config.
+func newE2EWith(t *testing.T, adjust func(*kernel.Config)) *e2eKernel {
+	t.Helper()
+	sock, dir, store := e2eDirs(t)
+	return serveE2EWith(t, sock, dir, store, adjust)
+}
+
+// serveE2EWith is serveE2E with a chance to adjust the kernel's config.
+func serveE2EWith(t *testing.T, sock, dir, store string, adjust func(*kernel.Config)) *e2eKernel {
+	t.Helper()
 	l, err := kernel.Listen(sock, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := kernel.New(kernel.Config{Version: "e2e", TokenStore: store, Dir: dir,
-		Env: []string{"HOME=" + filepath.Dir(dir), "PATH=/usr/bin:/bin"}})
+	cfg := kernel.Config{Version: "e2e", TokenStore: store, Dir: dir,
+		Env: []string{"HOME=" + filepath.Dir(dir), "PATH=/usr/bin:/bin"}}
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	srv, err := kernel.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
