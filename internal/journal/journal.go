@@ -1030,6 +1030,13 @@ func buildQuery(q Query, eb *effectBits, plan walkPlan) (string, []any, int, err
 	if q.Since != 0 {
 		where, args = append(where, startCol+" >= ?"), append(args, q.Since)
 	}
+	if plan.byIDs {
+		// A deep window's walk covers its rows' ids alone (window.go).
+		// BETWEEN, not >= and <=: with those SQLite walked entries_kind
+		// in the range rather than the principal's, session's or head's
+		// index in it (TestLookupPlans).
+		where, args = append(where, "id BETWEEN ? AND ?"), append(args, plan.idLo, plan.idHi)
+	}
 	if q.Until != 0 {
 		where, args = append(where, startCol+" < ?"), append(args, q.Until)
 	}

@@ -84,6 +84,16 @@ func TestLookupPlans(t *testing.T) {
 		{Query{Principals: []string{"alice"}, OwnIDs: true, Since: 1000, Cursor: encodeCursor(9)}, walkPlan{}, true},
 		{Query{Since: 1000, Until: 2000}, walkPlan{byStart: true}, false},
 		{Query{Since: 1000, Principal: "alice"}, walkPlan{byStart: true}, false},
+		// A deep window (window.go): the walk bounded by the window's ids.
+		{Query{Until: 2000}, walkPlan{byIDs: true, idLo: 10, idHi: 20}, true},
+		{Query{Since: 1000, Until: 2000, Principal: "alice"}, walkPlan{byIDs: true, idLo: 10, idHi: 20}, true},
+		{Query{Until: 2000, Principals: []string{"alice"}, OwnIDs: true}, walkPlan{byIDs: true, idLo: 10, idHi: 20}, true},
+		{Query{Until: 2000, Principals: []string{"alice"}, OwnIDs: true, Cursor: encodeCursor(9)}, walkPlan{byIDs: true, idLo: 10, idHi: 20}, true},
+		{Query{Until: 2000, Effects: []string{"fs_read"}}, walkPlan{byIDs: true, idLo: 10, idHi: 20}, true},
+		{Query{Until: 2000, Session: "s1"}, walkPlan{byIDs: true, idLo: 10, idHi: 20}, true},
+		{Query{Until: 2000, Head: "ls"}, walkPlan{byIDs: true, idLo: 10, idHi: 20}, true},
+		{Query{Until: 2000, OK: &no}, walkPlan{byIDs: true, idLo: 10, idHi: 20}, true},
+		{Query{Until: 2000, Cursor: encodeCursor(15)}, walkPlan{byIDs: true, idLo: 10, idHi: 20}, true},
 	} {
 		text, args, _, err := buildQuery(c.q, d.bits, c.wp)
 		if err != nil {

@@ -8,7 +8,9 @@ import "testing"
 // principal none of those rows is: the walks issue 24's bounds round
 // found unbounded (ns/op is per query). A wide window walks until its page
 // holds limit entries (the kernel contract), which the benchmark checks:
-// "wide-old" walks the 50,000 newer rows first, as it always did.
+// "wide-old" walked the 50,000 newer rows first until the twelfth round
+// bounded a deep window's walk by its ids (window.go); "effects-oldest"
+// still walks every row above the ten oldest.
 func BenchmarkQueryWindow100k(b *testing.B) {
 	d, err := Open(bigJournalPath(b))
 	if err != nil {
@@ -22,6 +24,15 @@ func BenchmarkQueryWindow100k(b *testing.B) {
 		FROM entries e, json_each(e.outputs_json) j`); err != nil {
 		b.Fatal(err)
 	}
+	// The ten oldest rows alone have net_connect: an effects filter on
+	// it walks every newer row (no index gives rows by effect kind).
+	rare, err := d.maskFor([]string{"fs_read", "proc_spawn", "net_connect"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := d.db.Exec(`UPDATE entries SET effect_mask = ? WHERE id <= 10`, rare); err != nil {
+		b.Fatal(err)
+	}
 	const us = 1000
 	cases := []struct {
 		name string
@@ -32,6 +43,9 @@ func BenchmarkQueryWindow100k(b *testing.B) {
 		{"narrow-old", Query{Since: 1000 * us, Until: 1010 * us, Limit: 100}, false},
 		{"narrow-old-principal", Query{Since: 1000 * us, Until: 1050 * us, Principal: "principal-3", Principals: []string{"principal-3"}, Limit: 100}, false},
 		{"wide-old", Query{Until: (benchRows / 2) * us, Limit: 100}, true},
+		{"wide-old-own-ids", Query{Until: (benchRows / 2) * us, Principals: []string{"principal-3"}, OwnIDs: true, Limit: 100}, true},
+		{"wide-old-session", Query{Since: 1000 * us, Until: (benchRows / 2) * us, Session: "sess-7", Limit: 100}, true},
+		{"effects-oldest", Query{Effects: []string{"net_connect"}, Limit: 100}, false},
 		{"wide-newest", Query{Since: (benchRows / 2) * us, Limit: 100}, true},
 		{"none", Query{Limit: 100}, true},
 	}

@@ -158,24 +158,28 @@ func testQueryWindow(t *testing.T, d *DB, rows []windowRow) {
 		q       Query
 		want    func(r windowRow) bool
 		byStart bool // the window is read off entries_start
+		byIDs   bool // a deep window: the walk is bounded by its ids
 	}{
-		{"narrow", Query{Since: 500 * us, Until: 520 * us}, nil, true},
-		{"narrow since", Query{Since: int64(n-30) * us}, nil, true},
-		{"window of MaxWindowRows", Query{Since: 1 * us, Until: int64(MaxWindowRows+1) * us}, nil, true},
-		{"window of MaxWindowRows+1", Query{Since: 1 * us, Until: int64(MaxWindowRows+2) * us}, nil, false},
-		{"wide until", Query{Until: int64(n/2) * us}, nil, false},
-		{"wide, one principal", Query{Until: int64(n/2) * us, Principal: "principal-1"}, func(r windowRow) bool { return r.principal == "principal-1" }, false},
-		{"own ids", Query{Since: 2000 * us, Principals: []string{"principal-2"}, OwnIDs: true}, func(r windowRow) bool { return r.principal == "principal-2" }, false},
-		{"rare effect", Query{Effects: []string{"net_connect"}}, func(r windowRow) bool { return r.net }, false},
+		{"narrow", Query{Since: 500 * us, Until: 520 * us}, nil, true, false},
+		{"narrow since", Query{Since: int64(n-30) * us}, nil, true, false},
+		{"window of MaxWindowRows", Query{Since: 1 * us, Until: int64(MaxWindowRows+1) * us}, nil, true, false},
+		{"window of MaxWindowRows+1", Query{Since: 1 * us, Until: int64(MaxWindowRows+2) * us}, nil, false, true},
+		{"wide until", Query{Until: int64(n/2) * us}, nil, false, true},
+		{"wide, one principal", Query{Until: int64(n/2) * us, Principal: "principal-1"}, func(r windowRow) bool { return r.principal == "principal-1" }, false, true},
+		{"deep, own ids", Query{Since: 100 * us, Until: int64(n/2) * us, Principals: []string{"principal-2"}, OwnIDs: true}, func(r windowRow) bool { return r.principal == "principal-2" }, false, true},
+		{"deep, rare effect", Query{Until: int64(n/2) * us, Effects: []string{"net_connect"}}, func(r windowRow) bool { return r.net }, false, true},
+		{"wide, few rows after it", Query{Since: 1 * us, Until: int64(n-100) * us}, nil, false, false},
+		{"own ids", Query{Since: 2000 * us, Principals: []string{"principal-2"}, OwnIDs: true}, func(r windowRow) bool { return r.principal == "principal-2" }, false, false},
+		{"rare effect", Query{Effects: []string{"net_connect"}}, func(r windowRow) bool { return r.net }, false, false},
 		{"rare effect, own ids", Query{Effects: []string{"net_connect"}, Principals: []string{"principal-0"}, OwnIDs: true},
-			func(r windowRow) bool { return r.net && r.principal == "principal-0" }, false},
-		{"oldest effect", Query{Effects: []string{"fs_write"}}, func(r windowRow) bool { return r.old }, false},
-		{"oldest effect, wide window", Query{Effects: []string{"fs_write"}, Until: int64(n) * us}, func(r windowRow) bool { return r.old }, false},
+			func(r windowRow) bool { return r.net && r.principal == "principal-0" }, false, false},
+		{"oldest effect", Query{Effects: []string{"fs_write"}}, func(r windowRow) bool { return r.old }, false, false},
+		{"oldest effect, wide window", Query{Effects: []string{"fs_write"}, Until: int64(n) * us}, func(r windowRow) bool { return r.old }, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if wp, err := d.planWalk(c.q); err != nil || wp.byStart != c.byStart {
-				t.Fatalf("planWalk: %+v, %v; want byStart %v", wp, err, c.byStart)
+			if wp, err := d.planWalk(c.q); err != nil || wp.byStart != c.byStart || wp.byIDs != c.byIDs {
+				t.Fatalf("planWalk: %+v, %v; want byStart %v, byIDs %v", wp, err, c.byStart, c.byIDs)
 			}
 			var want []int64
 			for _, r := range slices.Backward(rows) {
@@ -271,5 +275,49 @@ func TestOwnIDPlansSortNothing(t *testing.T) {
 	}
 	if plan := planOf(t, d.db, text, args); strings.Contains(plan, "TEMP B-TREE") || !strings.Contains(plan, "entries_pid") {
 		t.Errorf("own ids of a wide window after a cursor: plan %q", plan)
+	}
+}
+
+// A deep window (window.go: a wide window under more than MaxWindowRows
+// newer rows) walks only its rows' ids: planWalk bounds it by the
+// smallest and largest id starting in the window, and the walk's index
+// range holds both bounds (SQLite stops at the window's oldest row
+// rather than walking to the journal's first), on whichever index the
+// filters choose. A window reaching the newest rows walks unbounded, as
+// it starts in its answer.
+func TestDeepWindowWalksItsIDs(t *testing.T) {
+	d := openTemp(t)
+	const n = 3 * MaxWindowRows
+	tx, err := d.db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins, err := tx.Prepare(`INSERT INTO entries(id, kind, session, principal, start_ns, finished, head, effect_mask, ok, packed)
+		VALUES (?, 'exec', 's', 'p', ?, 1, 'ls', 0, 1, '')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(1); i <= n; i++ { // start times in id order, 1 µs apart
+		if _, err := ins.Exec(i, i*1000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	deep := Query{Since: 1000 * 1000, Until: (1000 + MaxWindowRows + 10) * 1000}
+	wp, err := d.planWalk(deep)
+	if err != nil || !wp.byIDs || wp.idLo != 1000 || wp.idHi != 1000+MaxWindowRows+9 {
+		t.Fatalf("deep window: plan %+v, %v; want its ids 1000..%d", wp, err, 1000+MaxWindowRows+9)
+	}
+	for _, q := range []Query{deep, {Since: deep.Since, Until: deep.Until, Principal: "p"}, {Until: deep.Until, Head: "ls"}, {Until: deep.Until, Session: "s"}} {
+		if plan := explain(t, d, q); !strings.Contains(plan, "id>? AND id<?") {
+			t.Errorf("%+v: plan %q does not bound the walk by the window's ids", q, plan)
+		}
+	}
+	for _, q := range []Query{{Since: 1000 * 1000}, {Since: 1000, Until: (n - 10) * 1000}} {
+		if wp, err := d.planWalk(q); err != nil || wp.byIDs || wp.byStart {
+			t.Errorf("%+v: plan %+v, %v; want the walk from the newest row", q, wp, err)
+		}
 	}
 }
