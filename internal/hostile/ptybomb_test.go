@@ -117,11 +117,10 @@ type ptyOpened struct {
 // the bombs. The owner's p99 bound grows by loadedSlack times what the
 // control's p99 exceeds a quiet kernel's, and when the control's p99 is
 // over loadedHeartbeatP99 the call and beat bounds are loadedSlack times
-// as long. (Before, a quiet kernel's heartbeat
-// before and after the bombs decided whether the p99 was judged at all:
-// it missed load that came and went while the bombs went off, and the
-// test failed on a loaded machine with the quiet p99s at 5-9 ms and the
-// owner's at 55 ms.)
+// as long. (Before, a quiet kernel's heartbeat before and after the bombs
+// decided whether the p99 was judged at all: it missed load that came
+// and went while the bombs went off, and the test failed on a loaded
+// machine with the quiet p99s at 5-9 ms and the owner's at 55 ms.)
 func TestHostilePTYBombs(t *testing.T) {
 	k := Start(t, Options{MemCap: ptyMemCap, Flags: []string{"--policy", bombPolicy(t)}})
 	control := Start(t, Options{MemCap: ptyMemCap})
