@@ -15,6 +15,13 @@ import (
 // reading it while its answers wait), not disconnected, and costs the
 // kernel a bounded reply window whatever it writes.
 
+// pipelineHang bounds each wait of these tests for the kernel (an answer,
+// a batch of writes): a kernel that stopped serving, not a slow machine.
+// TestHostilePipelinedNonReaders's later attaches wait behind the
+// earlier connections' floods, and beside two busy loops one waited past
+// the 10 s it was given.
+const pipelineHang = 5 * time.Minute
+
 // writeAll writes n frames built by frame on c, one by one, from a
 // goroutine; the channel gets how many were written whole once it stops
 // (all of them, or fewer when the write fails or times out).
@@ -43,7 +50,7 @@ func readAnswers(t *testing.T, c net.Conn, r *bufio.Reader, n int, check func(re
 	t.Helper()
 	seen := make([]bool, n)
 	for a := 0; a < n; a++ {
-		ans := ReadFrame(t, c, r, 30*time.Second)
+		ans := ReadFrame(t, c, r, pipelineHang)
 		i, err := strconv.Atoi(string(ans["id"]))
 		if err != nil || i < 0 || i >= n || seen[i] {
 			t.Fatalf("answer %d: unexpected id %s", a, ans["id"])
@@ -63,11 +70,11 @@ func TestHostilePipelinedExecsAnswered(t *testing.T) {
 	c := k.Dial(t)
 	SendFrame(t, c, `{"jsonrpc":"2.0","id":-1,"method":"session.attach","params":{"session":"pipe","token":"`+tok+`"}}`)
 	r := bufio.NewReaderSize(c, 1<<20)
-	if ans := ReadFrame(t, c, r, 10*time.Second); ans["error"] != nil {
+	if ans := ReadFrame(t, c, r, pipelineHang); ans["error"] != nil {
 		t.Fatalf("attach: %s", ans["error"])
 	}
 	const n = 10000
-	wrote := writeAll(c, n, 2*time.Minute, func(i int) string {
+	wrote := writeAll(c, n, pipelineHang, func(i int) string {
 		return `{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"exec","params":{"src":"1 + 1"}}`
 	})
 	if got := <-wrote; got != n {
@@ -112,10 +119,10 @@ func TestHostilePipelinedNonReaders(t *testing.T) {
 		cs[i] = k.Dial(t)
 		SendFrame(t, cs[i], `{"jsonrpc":"2.0","id":-1,"method":"session.attach","params":{"session":"nr`+strconv.Itoa(i)+`","token":"`+tok+`"}}`)
 		rs[i] = bufio.NewReaderSize(cs[i], 1<<20)
-		if ans := ReadFrame(t, cs[i], rs[i], 10*time.Second); ans["error"] != nil {
+		if ans := ReadFrame(t, cs[i], rs[i], pipelineHang); ans["error"] != nil {
 			t.Fatalf("attach %d: %s", i, ans["error"])
 		}
-		wrote[i] = writeAll(cs[i], n, 2*time.Minute, frame)
+		wrote[i] = writeAll(cs[i], n, pipelineHang, frame)
 	}
 	time.Sleep(5 * time.Second) // long enough to fill every window many times over
 	stalled := func() {
