@@ -479,7 +479,7 @@ func (d *DB) recoverLog() error {
 	last := uint64(applied)
 	recovered := len(ops)
 	for len(ops) > 0 {
-		n := min(len(ops), ApplyBatch*4)
+		n := min(len(ops), ApplyBatch) // 4,096 rows a transaction, as before ApplyBatch grew to it
 		d.ap.amu.Lock()
 		err := d.applyOps(ops[:n])
 		d.ap.amu.Unlock()

@@ -86,14 +86,23 @@ const (
 	// entries_tseq, entries_ref) per session, so rows of one session
 	// sharing a batch share those pages too (BenchmarkApplySessions, 32
 	// sessions: ~68 µs of CPU a row in batches of 80, ~50 in batches of
-	// 256, ~40 in batches of 1024). At 100 ms a kernel serving a few
-	// thousand execs a second fills batches of several hundred rows; reads
-	// apply what is pending first, and the rows are durable in the intent
-	// log before the applier sees them.
-	ApplyDelay = 100 * time.Millisecond
+	// 256, ~40 in batches of 1024). At 250 ms a kernel serving several
+	// thousand execs a second fills batches of a couple of thousand rows
+	// (at 100 ms, capped at 1,024, the leaves were written anew about
+	// twice as often: BenchmarkApplyVariants/batch-x3 has 0.62 WAL frames
+	// a row against 0.38, and BenchmarkThroughput32's kernel served a
+	// quarter more requests a second: docs/performance.md, "Throughput:
+	// the twelfth round"). Reads apply what is pending first (so a read
+	// under such a load may wait for up to a batch's worth of applying),
+	// and the rows are durable in the intent log before the applier sees
+	// them.
+	ApplyDelay = 250 * time.Millisecond
 	// ApplyBatch is how many logged writes make a batch the applier
 	// copies at once, without waiting out ApplyDelay: one transaction.
-	ApplyBatch = 1024
+	// Four times the 1,024 of the eleventh round, so that ApplyDelay, not
+	// the cap, ends a batch at 32 connections; a batch's dirty pages stay
+	// below applySpillPages and its WAL frames below MaxWALBytes.
+	ApplyBatch = 4096
 	// MaxPendingBytes bounds the logged writes held in memory waiting for
 	// the applier; past it writers wait for a batch to go through (and
 	// fail while batches fail), so memory stays bounded however far
