@@ -15,10 +15,12 @@ import (
 // caller can use its answer. So when the reader has handed over an answer
 // and holds no further input, it yields once there, and the caller runs
 // before that read; the read happens as before, once the caller parks.
-// With several processors the runtime hands the caller to another
-// processor instead, and nothing changes. It changes only the order in
-// which two runnable goroutines run: nothing waits on it, and a reader
-// with input buffered goes on dispatching it.
+// With several processors the reader does not yield: the runtime wakes
+// another processor for the caller there, and issue 24's MCP row measures
+// the facade against a raw exec through this same client, which a yield
+// there would speed alike. It changes only the order in which two
+// runnable goroutines run: nothing waits on it, and a reader with input
+// buffered goes on dispatching it.
 
 // hand gives a waiting call its reply and notes that the reader did so.
 // ch has room for one reply and is sent to once (take and fail remove it
