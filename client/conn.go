@@ -35,6 +35,8 @@ type conn struct {
 	err     error // non-nil once the connection is dead; matches ErrClosed
 
 	dead chan struct{} // closed when the connection is dead
+
+	handed bool // the reader handed a call its answer (yield.go); reader only
 }
 
 func newConn(nc net.Conn, events func(Event)) *conn {
@@ -138,6 +140,7 @@ func (c *conn) readLoop(maxFrame int) {
 			c.fail(err)
 			return
 		}
+		c.yieldToCaller(r)
 	}
 }
 
@@ -163,7 +166,7 @@ func (c *conn) dispatch(frame []byte) error {
 	if depth > proto.MaxFrameDepth {
 		if id, err := strconv.ParseUint(string(proto.FrameMember(frame, "id")), 10, 64); err == nil {
 			if ch, ok := c.take(id); ok {
-				ch <- reply{err: ErrFrameTooDeep}
+				c.hand(ch, reply{err: ErrFrameTooDeep})
 			}
 		}
 		return nil
@@ -201,21 +204,21 @@ func (c *conn) dispatch(frame []byte) error {
 		return nil // abandoned call or unknown id
 	}
 	if in.Error != nil {
-		ch <- reply{err: in.Error}
+		c.hand(ch, reply{err: in.Error})
 		return nil
 	}
 	res := in.Result
 	if res == nil {
 		res = json.RawMessage("null")
 	}
-	ch <- reply{result: res}
+	c.hand(ch, reply{result: res})
 	return nil
 }
 
 // resolve hands result to the pending call id, if it is still waiting.
 func (c *conn) resolve(id uint64, result json.RawMessage) {
 	if ch, ok := c.take(id); ok {
-		ch <- reply{result: result}
+		c.hand(ch, reply{result: result})
 	}
 }
 

@@ -53,7 +53,7 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 	if a.Mode == client.ModePlan || a.Background {
 		p.TimeoutMS = a.TimeoutMS
 		var raw json.RawMessage
-		if err := f.c.Call(ctx, proto.MethodExec, p, &raw); err != nil {
+		if err := f.c.Call(ctx, proto.MethodExec, execCallParams(p), &raw); err != nil {
 			if res, ok := f.approveInCall(ctx, req, a, err); ok {
 				return res, nil
 			}
@@ -74,7 +74,7 @@ func (f *Facade) toolExec(ctx context.Context, req *sdk.CallToolRequest, args js
 	ectx, stop := detach(ctx)
 	defer stop()
 	var raw json.RawMessage
-	if err := f.c.Call(ectx, proto.MethodExec, p, &raw); err != nil {
+	if err := f.c.Call(ectx, proto.MethodExec, execCallParams(p), &raw); err != nil {
 		if res, ok := f.approveInCall(ctx, req, a, err); ok {
 			return res, nil
 		}

@@ -1,6 +1,9 @@
 package mcp
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+)
 
 // A direct call's handler needs a deeper stack than a goroutine starts
 // with, so a goroutine started per call grew its stack on every call
@@ -28,7 +31,17 @@ func newWorkers() *workers {
 	return &workers{idle: make(chan func()), done: make(chan struct{})}
 }
 
-// start runs call on a parked worker, or on a new one.
+// start runs call on a parked worker, or on a new one, and lets it run
+// first.
+//
+// The caller is the gate's goroutine, which would otherwise go on to read
+// stdin again before the worker runs: on the facade's one processor
+// (oneproc.go) that read finds stdin empty (EAGAIN) and parks, a system
+// call on the call's critical path before the worker sends the exec to
+// the kernel (docs/performance.md, the twelfth round). Yielding once
+// makes the worker run until it waits for the kernel, and the gate reads
+// stdin after, as before: only the order of two runnable goroutines
+// changes.
 func (w *workers) start(call func()) {
 	select {
 	case w.idle <- call:
@@ -36,6 +49,7 @@ func (w *workers) start(call func()) {
 		w.live.Add(1)
 		go w.run(call)
 	}
+	runtime.Gosched()
 }
 
 // run makes call, then the calls handed to it while it is one of the
