@@ -31,6 +31,13 @@ type Later struct {
 	nfds   int
 	settle func()
 	closed bool // Close was called: every tail runs at once
+
+	// spare, when nspare is 2, are the next Run's stdout and stderr
+	// pipes (close-on-exec, never given to a child yet), made when a
+	// tail is flushed: off the path of the next spawn's answer, as the
+	// tail is off this one's.
+	spare  [2][2]int
+	nspare int
 }
 
 type laterKey struct{}
@@ -46,8 +53,9 @@ func laterOf(ctx context.Context) *Later {
 	return l
 }
 
-// Flush runs the pending tail, if any. It is safe to call at any time and
-// from any goroutine; on a nil Later it does nothing.
+// Flush runs the pending tail, if any, and then, when there was one and
+// the Later is open, makes the next Run's pipes. It is safe to call at any
+// time and from any goroutine; on a nil Later it does nothing.
 func (l *Later) Flush() {
 	if l == nil {
 		return
@@ -55,11 +63,52 @@ func (l *Later) Flush() {
 	l.mu.Lock()
 	fds, n, settle := l.fds, l.nfds, l.settle
 	l.nfds, l.settle = 0, nil
+	refill := (n > 0 || settle != nil) && !l.closed && l.nspare == 0
 	l.mu.Unlock()
 	closeAll(fds[:n])
 	if settle != nil {
 		settle()
 	}
+	if refill {
+		l.makeSpare()
+	}
+}
+
+// makeSpare makes the two pipes of the next Run, unless it fails or
+// another goroutine made them first (then they are closed).
+func (l *Later) makeSpare() {
+	var out, errp [2]int
+	if unix.Pipe2(out[:], unix.O_CLOEXEC) != nil {
+		return
+	}
+	if unix.Pipe2(errp[:], unix.O_CLOEXEC) != nil {
+		closeAll(out[:])
+		return
+	}
+	l.mu.Lock()
+	if l.closed || l.nspare != 0 {
+		l.mu.Unlock()
+		closeAll(out[:])
+		closeAll(errp[:])
+		return
+	}
+	l.spare, l.nspare = [2][2]int{out, errp}, 2
+	l.mu.Unlock()
+}
+
+// pipes takes the spare pipes, when there are; ok is false otherwise (and
+// on a nil Later).
+func (l *Later) pipes() (out, errp [2]int, ok bool) {
+	if l == nil {
+		return out, errp, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.nspare != 2 {
+		return out, errp, false
+	}
+	l.nspare = 0
+	return l.spare[0], l.spare[1], true
 }
 
 // Close runs the pending tail and makes every later tail run at once, as
@@ -68,7 +117,13 @@ func (l *Later) Flush() {
 func (l *Later) Close() {
 	l.mu.Lock()
 	l.closed = true
+	spare, n := l.spare, l.nspare
+	l.nspare = 0
 	l.mu.Unlock()
+	if n == 2 {
+		closeAll(spare[0][:])
+		closeAll(spare[1][:])
+	}
 	l.Flush()
 }
 

@@ -8,9 +8,10 @@ import (
 )
 
 // TestRunLeavesTailToLater: a Run under a Later returns its whole Result
-// with the child's spent pipes and pidfd still open; Flush closes them.
-// The Later holds one tail at most: each Run closes the tail before it,
-// so a loop of runs keeps no more open than one run leaves.
+// with the child's spent pipes and pidfd still open; Flush closes them
+// and makes the next Run's pipes, which that Run takes. The Later holds
+// one tail at most: each Run runs the tail before it, so a loop of runs
+// keeps no more open than one run leaves; after Close nothing waits.
 func TestRunLeavesTailToLater(t *testing.T) {
 	sh := prog(t, "sh")
 	h := NewOS(AllowAll)
@@ -27,27 +28,42 @@ func TestRunLeavesTailToLater(t *testing.T) {
 		}
 	}
 	run()
-	l.Flush() // /dev/null, opened once, stays
-	before := openFds(t)
-	run()
-	left := openFds(t) - before
-	if left < 1 || left > 3 {
-		t.Fatalf("%d descriptors left to the Later after a run, want 1 to 3 (two pipes, a pidfd)", left)
+	l.Flush() // /dev/null, opened once, and the spare pipes stay
+	flushed := openFds(t)
+	out, errp, ok := l.pipes()
+	if !ok {
+		t.Fatal("no spare pipes after a tail was flushed")
+	}
+	closeAll(out[:])
+	closeAll(errp[:])
+	l.Flush() // nothing pending: no new spares
+	if _, _, ok := l.pipes(); ok {
+		t.Fatal("spare pipes made by a Flush with no tail")
+	}
+	run() // makes its own pipes; its tail waits
+	l.Flush()
+	if n := openFds(t); n != flushed {
+		t.Fatalf("%d descriptors open after a run and Flush, want %d", n, flushed)
+	}
+	run() // takes the spares
+	pending := openFds(t)
+	if pending == flushed {
+		t.Fatal("no descriptor left to the Later by a run")
 	}
 	for range 20 {
 		run()
 	}
-	if n := openFds(t) - before; n != left {
-		t.Errorf("%d descriptors open after 21 runs, %d after one: the Later holds more than one tail", n, left)
-	}
-	l.Flush()
-	if after := openFds(t); after != before {
-		t.Errorf("%d descriptors open before, %d after Flush", before, after)
+	if n := openFds(t); n != pending {
+		t.Errorf("%d descriptors open after 21 runs, %d after one: the Later holds more than one tail", n, pending)
 	}
 	l.Close()
+	closed := openFds(t)
+	if closed >= pending {
+		t.Errorf("%d descriptors open after Close, %d before: the tail or the spares stayed", closed, pending)
+	}
 	run() // after Close, nothing waits
-	if after := openFds(t); after != before {
-		t.Errorf("%d descriptors open before, %d after a run under a closed Later", before, after)
+	if n := openFds(t); n != closed {
+		t.Errorf("%d descriptors open after Close, %d after a run under the closed Later", closed, n)
 	}
 }
 

@@ -39,14 +39,17 @@ func (o *OS) runDirect(ctx context.Context, t contain.Thread, prog string, argv,
 	if err != nil {
 		return 0, 0, fmt.Errorf("run: %w", err)
 	}
-	var outp, errp [2]int
-	if err := unix.Pipe2(outp[:], unix.O_CLOEXEC); err != nil {
-		return 0, 0, fmt.Errorf("run: stdout pipe: %w", err)
-	}
-	if err := unix.Pipe2(errp[:], unix.O_CLOEXEC); err != nil {
-		unix.Close(outp[0])
-		unix.Close(outp[1])
-		return 0, 0, fmt.Errorf("run: stderr pipe: %w", err)
+	// The pipes: the ones the Later made after the last answer, if any.
+	outp, errp, spare := later.pipes()
+	if !spare {
+		if err := unix.Pipe2(outp[:], unix.O_CLOEXEC); err != nil {
+			return 0, 0, fmt.Errorf("run: stdout pipe: %w", err)
+		}
+		if err := unix.Pipe2(errp[:], unix.O_CLOEXEC); err != nil {
+			unix.Close(outp[0])
+			unix.Close(outp[1])
+			return 0, 0, fmt.Errorf("run: stderr pipe: %w", err)
+		}
 	}
 	pidfd := -1
 	sys := o.procAttr()
