@@ -141,3 +141,9 @@ func (p *Proc) Reaped() {
 		p.scope.mu.Unlock()
 	}
 }
+
+// ReapedLater is Reaped, done at once: there is nothing to settle later.
+func (p *Proc) ReapedLater() (settle func()) {
+	p.Reaped()
+	return nil
+}

@@ -817,10 +817,20 @@ func pidsOf(ps []procStat) []int {
 // is never signalled (it may be reused), and the reaper may reap a reused
 // pid. The rest of the tree stays in the scope until it is gone.
 func (p *Proc) Reaped() {
+	if p.markReaped() {
+		p.settle()
+	}
+}
+
+// markReaped is the part of Reaped that must not wait: from here on the
+// child is never signalled by its pid (which may be reused), a Thread it
+// was forked on may end, and the reaper no longer stands back for it. It
+// reports false when the child was already marked.
+func (p *Proc) markReaped() bool {
 	p.mu.Lock()
 	if p.reaped {
 		p.mu.Unlock()
-		return
+		return false
 	}
 	p.reaped = true
 	p.mu.Unlock()
@@ -835,6 +845,15 @@ func (p *Proc) Reaped() {
 			p.collect(t)
 		}
 	}
+	return true
+}
+
+// settle is the rest of Reaped: when nothing of the child's tree is left,
+// the scope forgets it and its cgroup leaf goes back to the scope's pool
+// (or is removed). Until it runs the scope still lists the child; the
+// scope's Close and its next start's prune treat it as they treat any
+// finished child whose tree they find gone.
+func (p *Proc) settle() {
 	if p.scope != nil && p.gone() {
 		p.scope.mu.Lock()
 		_, listed := p.scope.procs[p]

@@ -31,18 +31,25 @@ const directSpawn = true
 // A sandboxed child is forked on t, its confined thread, instead; the
 // draining and waiting stay on the calling goroutine.
 func (o *OS) runDirect(ctx context.Context, t contain.Thread, prog string, argv, env []string, dir string, stdout, stderr *capture) (int, syscall.WaitStatus, error) {
+	// The tail of the run before, if one waits in ctx's Later: its leaf
+	// goes back to the pool before this run takes one.
+	later := laterOf(ctx)
+	later.Flush()
 	null, err := devNull()
 	if err != nil {
 		return 0, 0, fmt.Errorf("run: %w", err)
 	}
-	var outp, errp [2]int
-	if err := unix.Pipe2(outp[:], unix.O_CLOEXEC); err != nil {
-		return 0, 0, fmt.Errorf("run: stdout pipe: %w", err)
-	}
-	if err := unix.Pipe2(errp[:], unix.O_CLOEXEC); err != nil {
-		unix.Close(outp[0])
-		unix.Close(outp[1])
-		return 0, 0, fmt.Errorf("run: stderr pipe: %w", err)
+	// The pipes: the ones the Later made after the last answer, if any.
+	outp, errp, spare := later.pipes()
+	if !spare {
+		if err := unix.Pipe2(outp[:], unix.O_CLOEXEC); err != nil {
+			return 0, 0, fmt.Errorf("run: stdout pipe: %w", err)
+		}
+		if err := unix.Pipe2(errp[:], unix.O_CLOEXEC); err != nil {
+			unix.Close(outp[0])
+			unix.Close(outp[1])
+			return 0, 0, fmt.Errorf("run: stderr pipe: %w", err)
+		}
 	}
 	pidfd := -1
 	sys := o.procAttr()
@@ -60,6 +67,10 @@ func (o *OS) runDirect(ctx context.Context, t contain.Thread, prog string, argv,
 		ws      syscall.WaitStatus
 		werr    error
 		started bool
+		// With a Later, the tail: the pipes' read ends once spent, the
+		// pidfd, and the child's settling (later.go).
+		tail   []int
+		settle func()
 	)
 	err = o.procs.RunProcessOn(t, prog, argv, attr, func(proc *contain.Proc) {
 		started = true
@@ -76,10 +87,19 @@ func (o *OS) runDirect(ctx context.Context, t contain.Thread, prog string, argv,
 		g := &group{proc: proc, grace: o.killGrace}
 		stop := context.AfterFunc(ctx, g.cancel)
 		release := reportGroup(ctx, g)
-		ws, werr = drainWait(pid, pidfd, outp[0], errp[0], &held, stdout, stderr, o.waitDelay)
+		var spent *[]int
+		if later != nil {
+			tail = make([]int, 0, 3)
+			spent = &tail
+		}
+		ws, werr = drainWait(pid, pidfd, outp[0], errp[0], &held, stdout, stderr, o.waitDelay, spent)
 		stop()
 		release()
-		g.finish()
+		if later != nil {
+			settle = g.finishLater()
+		} else {
+			g.finish()
+		}
 	})
 	if !started {
 		// Not started: nothing drained or closed the pipes.
@@ -89,8 +109,9 @@ func (o *OS) runDirect(ctx context.Context, t contain.Thread, prog string, argv,
 		unix.Close(errp[1])
 	}
 	if pidfd >= 0 {
-		unix.Close(pidfd)
+		tail = append(tail, pidfd)
 	}
+	later.hold(tail, settle)
 	if err != nil {
 		return 0, 0, fmt.Errorf("run: %w", &os.PathError{Op: "fork/exec", Path: prog, Err: err})
 	}
@@ -111,8 +132,10 @@ var drainBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b
 // child has exited (its pidfd is readable) it waits at most delay for the
 // pipes to close before it cuts them off. held are the pipes' write ends
 // when the caller kept them open (holdWriteEndsOn), -1 otherwise: closed
-// once the child has exited, and on every return.
-func drainWait(pid, pidfd, outfd, errfd int, held *[2]int, out, errc *capture, delay time.Duration) (syscall.WaitStatus, error) {
+// once the child has exited, and on every return. With spent, a pipe read
+// to its end is appended there for the caller to close (later.go) rather
+// than closed; one cut off or left on an error is closed here.
+func drainWait(pid, pidfd, outfd, errfd int, held *[2]int, out, errc *capture, delay time.Duration, spent *[]int) (syscall.WaitStatus, error) {
 	closeHeld := func() {
 		for i, fd := range held {
 			if fd >= 0 {
@@ -165,7 +188,11 @@ func drainWait(pid, pidfd, outfd, errfd int, held *[2]int, out, errc *capture, d
 			if err == unix.EINTR || err == unix.EAGAIN {
 				continue
 			}
-			unix.Close(int(fds[i].Fd))
+			if spent != nil && err == nil {
+				*spent = append(*spent, int(fds[i].Fd))
+			} else {
+				unix.Close(int(fds[i].Fd))
+			}
 			fds[i].Fd = -1
 			open--
 		}

@@ -536,6 +536,7 @@ func (c *conn) finish(call *call, res any, err error) {
 		res, err = nil, cerr
 	}
 	c.reply(call.req, res, err)
+	answeredThenFlush(call)
 }
 
 // handle calls the handler, turning a panic into INTERNAL_ERROR, and

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/events"
+	"github.com/shoalgo/shoal/internal/host"
 	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/tasks"
@@ -34,6 +35,9 @@ type execParams struct {
 	// watch, when set (exec's watch), subscribes the caller's connection
 	// to the exec's task channel while it runs (execwatch.go).
 	watch func(context.Context) func()
+	// later, for an exec answered on the goroutine that runs it, is where
+	// its spawns leave their tails until the answer is sent (later.go).
+	later *host.Later
 }
 
 // execResult is exec's answer for a run that completed.
@@ -171,6 +175,7 @@ func (c *call) execFrame(res any, err error) (any, error) {
 // shows it and task.cancel (from any connection of the session) stops it;
 // the answer is the exec's own. It runs on this goroutine.
 func (c *call) runSync(ctx context.Context, p *execParams) (any, error) {
+	p.later = &c.att.sess.later
 	t, err := c.conn.srv.startExecTask(ctx, c.att.sess, c.att, p, c.turn, execHere)
 	if err != nil {
 		return nil, err

@@ -104,6 +104,10 @@ func (s *session) close() {
 		s.budget.forget(s)
 	}
 
+	// The last spawn's tail, before the hooks close its scope; a task
+	// that outlived the wait above settles its own from now on.
+	s.later.Close()
+
 	s.life.mu.Lock()
 	hooks := s.life.onClose
 	s.life.onClose = nil

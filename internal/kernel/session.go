@@ -63,6 +63,11 @@ type session struct {
 	restored *proto.Restored
 
 	work workMarks // recent work that keeps it from idling (idlework.go)
+
+	// later holds the tail of the latest spawn of an exec answered
+	// inline, run once the answer is sent (answeredThenFlush) or by the
+	// session's next spawn, and at the latest when the session closes (Close).
+	later host.Later
 }
 
 // stored is one transcript value, its approximate size and its place in

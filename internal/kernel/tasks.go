@@ -186,6 +186,9 @@ func (s *Server) execWork(sess *session, att *attachment, p *execParams, tr *tur
 		if p.watch != nil {
 			defer p.watch(ctx)()
 		}
+		if p.later != nil {
+			ctx = host.WithLater(ctx, p.later)
+		}
 		res, ref, err := s.runExec(ctx, sess, p, tr)
 		return &execDone{res: res, ref: ref}, err
 	}
