@@ -78,10 +78,10 @@ func (l *Later) Flush() {
 // another goroutine made them first (then they are closed).
 func (l *Later) makeSpare() {
 	var out, errp [2]int
-	if unix.Pipe2(out[:], unix.O_CLOEXEC) != nil {
+	if sparePipe(out[:]) != nil {
 		return
 	}
-	if unix.Pipe2(errp[:], unix.O_CLOEXEC) != nil {
+	if sparePipe(errp[:]) != nil {
 		closeAll(out[:])
 		return
 	}
