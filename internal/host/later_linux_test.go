@@ -2,6 +2,9 @@ package host
 
 import (
 	"context"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/shoalgo/shoal/internal/contain"
@@ -27,9 +30,10 @@ func TestRunLeavesTailToLater(t *testing.T) {
 			t.Fatalf("stdout %q, stderr %q, status %v", res.Stdout, res.Stderr, res.Status)
 		}
 	}
+	base := fdSnapshot(t)
 	run()
 	l.Flush() // /dev/null, opened once, and the spare pipes stay
-	flushed := openFds(t)
+	flushed := newFds(t, base)
 	out, errp, ok := l.pipes()
 	if !ok {
 		t.Fatal("no spare pipes after a tail was flushed")
@@ -42,27 +46,27 @@ func TestRunLeavesTailToLater(t *testing.T) {
 	}
 	run() // makes its own pipes; its tail waits
 	l.Flush()
-	if n := openFds(t); n != flushed {
+	if n := newFds(t, base); n != flushed {
 		t.Fatalf("%d descriptors open after a run and Flush, want %d", n, flushed)
 	}
 	run() // takes the spares
-	pending := openFds(t)
+	pending := newFds(t, base)
 	if pending == flushed {
 		t.Fatal("no descriptor left to the Later by a run")
 	}
 	for range 20 {
 		run()
 	}
-	if n := openFds(t); n != pending {
+	if n := newFds(t, base); n != pending {
 		t.Errorf("%d descriptors open after 21 runs, %d after one: the Later holds more than one tail", n, pending)
 	}
 	l.Close()
-	closed := openFds(t)
+	closed := newFds(t, base)
 	if closed >= pending {
 		t.Errorf("%d descriptors open after Close, %d before: the tail or the spares stayed", closed, pending)
 	}
 	run() // after Close, nothing waits
-	if n := openFds(t); n != closed {
+	if n := newFds(t, base); n != closed {
 		t.Errorf("%d descriptors open after Close, %d after a run under the closed Later", closed, n)
 	}
 }
@@ -73,7 +77,8 @@ func TestRunLeavesTailToLater(t *testing.T) {
 // and closing the scope after the last Flush closes them all.
 func TestRunLaterInScopeReusesLeaf(t *testing.T) {
 	tr := prog(t, "true")
-	before := openFds(t)
+	base := fdSnapshot(t)
+	before := newFds(t, base)
 	m := contain.New(contain.Config{Cgroups: true, Name: "shoal-hostlater"})
 	t.Cleanup(m.Close)
 	t.Logf("containment: %+v", m.Features())
@@ -86,19 +91,19 @@ func TestRunLaterInScopeReusesLeaf(t *testing.T) {
 	}
 	// One leaf, its tail pending: each run after takes the same leaf back
 	// (a second leaf would keep descriptors of its own).
-	warm := openFds(t)
+	warm := newFds(t, base)
 	for range 20 {
 		if _, err := h.Run(ctx, &Spawn{Argv: []string{tr}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if after := openFds(t); after != warm {
+	if after := newFds(t, base); after != warm {
 		t.Errorf("%d descriptors open after one run, %d after 20 more: its leaf is not reused", warm, after)
 	}
 	l.Close()
 	scope.Close()
 	m.Close()
-	if after := openFds(t); after > before+1 {
+	if after := newFds(t, base); after > before+1 {
 		t.Errorf("%d descriptors open before the scope, %d after it closed", before, after)
 	}
 }
@@ -124,4 +129,43 @@ func TestLaterFlushRunsSettleOnce(t *testing.T) {
 	if n != 111 {
 		t.Fatalf("nil Later: %d, want 111", n)
 	}
+}
+
+// fdSnapshot is this process's open descriptors, each with what it
+// names (readlink of /proc/self/fd/N: a pipe's inode, a path, ...).
+func fdSnapshot(t *testing.T) map[int]string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	fds := make(map[int]string, len(ents))
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		target, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if err != nil || (strings.HasPrefix(target, "/proc/") && strings.HasSuffix(target, "/fd")) {
+			continue // closed since the listing, or the listing's own directory
+		}
+		fds[n] = target
+	}
+	return fds
+}
+
+// newFds counts the descriptors open now that were not open, naming the
+// same thing, in base. Unlike a count of all of them it does not move
+// when the runtime closes something an earlier test left to a cleanup
+// (an os.Process's pidfd, a file collected by the GC), which happened at
+// random under -race in CI.
+func newFds(t *testing.T, base map[int]string) int {
+	t.Helper()
+	n := 0
+	for fd, target := range fdSnapshot(t) {
+		if base[fd] != target {
+			n++
+		}
+	}
+	return n
 }
