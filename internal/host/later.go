@@ -65,10 +65,7 @@ func (l *Later) Flush() {
 	l.nfds, l.settle = 0, nil
 	refill := (n > 0 || settle != nil) && !l.closed && l.nspare == 0
 	l.mu.Unlock()
-	closeAll(fds[:n])
-	if settle != nil {
-		settle()
-	}
+	runTail(fds[:n], settle)
 	if refill {
 		l.makeSpare()
 	}
@@ -132,19 +129,13 @@ func (l *Later) Close() {
 // Later it runs them at once.
 func (l *Later) hold(fds []int, settle func()) {
 	if l == nil {
-		closeAll(fds)
-		if settle != nil {
-			settle()
-		}
+		runTail(fds, settle)
 		return
 	}
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		closeAll(fds)
-		if settle != nil {
-			settle()
-		}
+		runTail(fds, settle)
 		return
 	}
 	prev, nprev, prevSettle := l.fds, l.nfds, l.settle
@@ -152,9 +143,14 @@ func (l *Later) hold(fds []int, settle func()) {
 	l.nfds, l.settle = n, settle
 	l.mu.Unlock()
 	closeAll(fds[n:]) // more than a tail holds: closed now rather than lost
-	closeAll(prev[:nprev])
-	if prevSettle != nil {
-		prevSettle()
+	runTail(prev[:nprev], prevSettle)
+}
+
+// runTail runs one tail: its descriptors closed, then its settle (may be nil).
+func runTail(fds []int, settle func()) {
+	closeAll(fds)
+	if settle != nil {
+		settle()
 	}
 }
 
