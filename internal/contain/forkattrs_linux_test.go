@@ -47,11 +47,16 @@ func BenchmarkForkAttrs(b *testing.B) {
 	}
 	defer unix.Close(null)
 	empty, held := -1, -1
-	if cg := detectCgroups("shoal-forkattrs"); cg != nil && cg.kind == cgV2 {
+	cg := detectCgroups("shoal-forkattrs")
+	if cg != nil {
+		// Runs last (defers run in turn): after the sleeper's end and the
+		// leaves' closes below.
 		defer func() {
 			cg.kill(cg.root)
 			_ = cg.remove(cg.root, time.Second)
 		}()
+	}
+	if cg != nil && cg.kind == cgV2 {
 		empty, held = openLeafDir(b, cg, "empty"), openLeafDir(b, cg, "held")
 		defer unix.Close(empty)
 		defer unix.Close(held)
