@@ -85,31 +85,14 @@ func rawOf(f *os.File) *rawFile {
 }
 
 // rawConn is a Unix socket to the kernel served by rawio.RW: the runtime's
-// own socket, non-blocking from its creation, is the facade's alone. Its
-// reads peek (pr, when the socket allows it; peekread.go).
+// own socket, non-blocking from its creation, is the facade's alone.
 type rawConn struct {
 	net.Conn
-	r  rawio.RW
-	pr *rawio.PeekReader
+	r rawio.RW
 }
 
-func (c *rawConn) Read(p []byte) (int, error) {
-	if c.pr != nil {
-		return c.pr.Read(p)
-	}
-	return c.r.Read(p)
-}
-
+func (c *rawConn) Read(p []byte) (int, error)  { return c.r.Read(p) }
 func (c *rawConn) Write(p []byte) (int, error) { return c.r.Write(p) }
-
-// Close takes what was read off the socket first (peekread.go), then
-// closes it.
-func (c *rawConn) Close() error {
-	if c.pr != nil {
-		_ = c.pr.Release()
-	}
-	return c.Conn.Close()
-}
 
 // rawSocket is nc served by raw system calls when it is a Unix socket,
 // else nc itself.
@@ -122,11 +105,5 @@ func rawSocket(nc net.Conn) net.Conn {
 	if err != nil {
 		return nc
 	}
-	c := &rawConn{Conn: nc, r: rawio.RW{RC: rc, Sock: true}}
-	if peekAnswers {
-		if pr, ok := rawio.NewPeekReader(&c.r); ok {
-			c.pr = pr
-		}
-	}
-	return c
+	return &rawConn{Conn: nc, r: rawio.RW{RC: rc, Sock: true}}
 }
