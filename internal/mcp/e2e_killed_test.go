@@ -11,15 +11,14 @@ import (
 )
 
 // TestE2EKernelKilledMidExec: the kernel is killed (SIGKILL) while direct
-// shoal_execs wait for its answers, whose socket the facade reads by
-// peeking (peekread.go). The call in flight ends with a tool error, none
-// hangs (the test's context is the only clock), and once a kernel is back
-// a later call is answered.
+// shoal_execs wait for its answers. The call in flight ends with a tool
+// error, none hangs (the test's context is the only clock), and once a
+// kernel is back a later call is answered.
 func TestE2EKernelKilledMidExec(t *testing.T) {
 	k := newBase(t)
 	k.start(t)
 	s := connect(t, k)
-	// A plain exec first, so that answers have been peeked and released.
+	// A plain exec first: the connection has carried an answer.
 	if res := s.call(t, ctx(t), "shoal_exec", map[string]any{"src": "[3, 1, 2].sort()"}); res.IsError {
 		t.Fatalf("exec: %+v", res.Content)
 	}
@@ -62,7 +61,7 @@ func TestE2EKernelKilledMidExec(t *testing.T) {
 		}
 	}
 	// The facade reconnects (its client's policy) once a kernel is back:
-	// a later call is answered through a new socket, peeked as well.
+	// a later call is answered through a new socket.
 	k.start(t)
 	if res := s.call(t, ctx(t), "shoal_exec", map[string]any{"src": "1 + 1"}); res.IsError {
 		t.Fatalf("an exec after the kernel came back: %+v", res.Content)
