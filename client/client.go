@@ -207,7 +207,8 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	if err != nil {
 		return fmt.Errorf("client: %s: %w", method, err)
 	}
-	res, err := cn.call(ctx, c.newID(), method, raw)
+	_, enc := params.(Encoded)
+	res, err := cn.callEncoded(ctx, c.newID(), method, raw, enc)
 	if err != nil {
 		return fmt.Errorf("client: %s: %w", method, err)
 	}
@@ -228,6 +229,11 @@ func encodeParams(params any) (json.RawMessage, error) {
 			return json.RawMessage("{}"), nil
 		}
 		return p, nil
+	case Encoded:
+		if len(bytes.TrimSpace(p)) == 0 {
+			return json.RawMessage("{}"), nil
+		}
+		return json.RawMessage(p), nil
 	}
 	return json.Marshal(params)
 }

@@ -60,10 +60,15 @@ type request struct {
 // cancellation the pending entry is removed and ctx.Err() returned; a reply
 // arriving later is dropped by the reader.
 func (c *conn) call(ctx context.Context, id uint64, method string, params json.RawMessage) (json.RawMessage, error) {
+	return c.callEncoded(ctx, id, method, params, false)
+}
+
+// callEncoded is call; enc says params are Encoded (encoded.go).
+func (c *conn) callEncoded(ctx context.Context, id uint64, method string, params json.RawMessage, enc bool) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	frame, err := proto.EncodeFrame(request{JSONRPC: proto.Version, ID: id, Method: method, Params: params})
+	frame, err := requestFrame(id, method, params, enc)
 	if err != nil {
 		return nil, fmt.Errorf("client: %s: %w", method, err)
 	}

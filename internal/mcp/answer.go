@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/shoalgo/shoal/proto"
@@ -41,37 +40,49 @@ func readAnswer(raw json.RawMessage) (answerHead, string, json.RawMessage) {
 	return h, uri, raw
 }
 
-// member is one top-level member of an answer: its name and raw value.
+// member is one top-level member of an answer: its name (between its
+// quotes, as the answer has it) and raw value.
 type member struct {
-	name string
+	name []byte
 	val  []byte
 }
 
+// headField is which of answerHead's members a plain member name decodes
+// to, as encoding/json matches names to fields (regardless of case), or
+// "".
+func headField(name []byte) string {
+	for _, f := range [...]string{"ref", "render", "uri"} {
+		if bytes.EqualFold(name, []byte(f)) {
+			return f
+		}
+	}
+	return ""
+}
+
 // readPlainAnswer is readAnswer for a plain answer; ok is false for any
-// other.
+// other. The members' names are compared as the answer's bytes: no
+// string is made for them (issue 24).
 func readPlainAnswer(raw json.RawMessage) (h answerHead, uri string, out json.RawMessage, ok bool) {
 	f := proto.ScanFrame(raw)
 	if !f.Valid || f.First != '{' {
 		return h, "", nil, false
 	}
-	var ms []member
+	var buf [8]member // an exec's answer has six
+	ms := buf[:0]
 	for key, val := range f.Members() {
 		name := key[1 : len(key)-1]
 		if !plainName(name) {
 			return h, "", nil, false
 		}
-		n := string(name)
-		// encoding/json matches member names to fields regardless of case.
-		switch strings.ToLower(n) {
-		case "ref", "render", "uri":
-			if n != strings.ToLower(n) || val[0] != '"' {
+		if field := headField(name); field != "" {
+			if string(name) != field || val[0] != '"' {
 				return h, "", nil, false
 			}
 			s, ok := plainStringValue(val)
 			if !ok && json.Unmarshal(val, &s) != nil {
 				return h, "", nil, false
 			}
-			switch n {
+			switch field {
 			case "ref":
 				h.Ref = s
 			case "render":
@@ -80,15 +91,15 @@ func readPlainAnswer(raw json.RawMessage) (h answerHead, uri string, out json.Ra
 				h.URI = s
 			}
 		}
-		ms = append(ms, member{n, val})
+		ms = append(ms, member{name, val})
 	}
-	slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(a.name, b.name) })
 	for i := 1; i < len(ms); i++ {
-		if ms[i].name == ms[i-1].name {
+		if bytes.Equal(ms[i].name, ms[i-1].name) {
 			return h, "", nil, false // a repeated member: the last one wins, as reflection has it
 		}
 	}
-	byName := func(m member, name string) int { return strings.Compare(m.name, name) }
+	byName := func(m member, name string) int { return bytes.Compare(m.name, []byte(name)) }
 	if h.Render != nil {
 		i, _ := slices.BinarySearchFunc(ms, "render", byName)
 		ms = slices.Delete(ms, i, i+1)
@@ -103,7 +114,7 @@ func readPlainAnswer(raw json.RawMessage) (h answerHead, uri string, out json.Ra
 		if i, found := slices.BinarySearchFunc(ms, "uri", byName); found {
 			ms[i].val = u // "uri": "" is replaced
 		} else {
-			ms = slices.Insert(ms, i, member{"uri", u})
+			ms = slices.Insert(ms, i, member{[]byte("uri"), u})
 		}
 	}
 	b := make([]byte, 0, len(raw)+len(u)+8)

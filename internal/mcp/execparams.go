@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/shoalgo/shoal/client"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -72,10 +73,11 @@ func execParams(p *proto.ExecParams) (raw json.RawMessage, ok bool) {
 }
 
 // execCallParams is what toolExec hands the kernel client for p: its
-// encoding when execParams writes it, else p for json.Marshal.
+// encoding when execParams writes it, compact as json.Marshal's, which
+// the client frames as it is (client.Encoded), else p for json.Marshal.
 func execCallParams(p proto.ExecParams) any {
 	if raw, ok := execParams(&p); ok {
-		return raw
+		return client.Encoded(raw)
 	}
 	return p
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/shoalgo/shoal/client"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -36,7 +37,7 @@ func TestExecParamsMatchMarshal(t *testing.T) {
 		if !ok || !bytes.Equal(got, want) {
 			t.Errorf("execParams(%+v) = %s, %v; json.Marshal: %s", p, got, ok, want)
 		}
-		if c, ok := execCallParams(p).(json.RawMessage); !ok || !bytes.Equal(c, want) {
+		if c, ok := execCallParams(p).(client.Encoded); !ok || !bytes.Equal(c, want) {
 			t.Errorf("execCallParams(%+v) = %s", p, c)
 		}
 	}

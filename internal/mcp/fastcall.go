@@ -66,6 +66,13 @@ func (d *direct) session() *sdk.ServerSession {
 	if ss := d.ss.Load(); ss != nil {
 		return ss
 	}
+	return d.findSession()
+}
+
+// findSession is session before the session is known: apart, so that
+// the iterator's state is not allocated on every call that finds it
+// known.
+func (d *direct) findSession() *sdk.ServerSession {
 	for ss := range d.f.srv.Sessions() {
 		d.ss.Store(ss)
 		return ss

@@ -301,6 +301,9 @@ func stringValue(raw []byte) string {
 	if len(raw) > maxKeyBytes || len(raw) == 0 || raw[0] != '"' {
 		return ""
 	}
+	if s, ok := plainStringValue(raw); ok {
+		return s // as json.Unmarshal reads it, without reflection (issue 24)
+	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		return ""

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 
 	"github.com/shoalgo/shoal/proto"
 )
@@ -55,17 +56,18 @@ func nameIndex(raw []byte, names []string) int {
 	if len(raw) > maxKeyBytes {
 		return -1
 	}
-	key := string(raw[1 : len(raw)-1])
-	for _, c := range raw {
-		if c == '\\' {
-			if json.Unmarshal(raw, &key) != nil {
-				return -1
-			}
-			break
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') >= 0 {
+		var key string
+		if json.Unmarshal(raw, &key) != nil {
+			return -1
 		}
+		return slices.Index(names, key)
 	}
+	// Compared as bytes: no string is made for a key without escapes,
+	// every member of every frame the gate reads (issue 24).
 	for i, n := range names {
-		if key == n {
+		if string(body) == n {
 			return i
 		}
 	}
