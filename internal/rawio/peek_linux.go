@@ -9,12 +9,11 @@ import (
 )
 
 // PeekReader reads a Unix stream socket without taking the bytes off it
-// at once: a Read copies the bytes after those it already read
+// at once: each Read copies the bytes after those it already read
 // (recvfrom with MSG_PEEK, the socket's SO_PEEK_OFF moving past them),
-// and the bytes read are taken off (into a scratch buffer) only by the
-// next Read, in the same recvmsg that reads what follows them, or before
-// the reader waits in the poller for more, or once PeekOwedMax of them
-// are owed.
+// and the bytes read are taken off (a plain recvfrom into a scratch
+// buffer) only before the reader waits in the poller for more, or once
+// PeekOwedMax of them are owed.
 //
 // Why: taking bytes off a Unix socket frees the sender's buffer space,
 // and the kernel wakes a sender that polls for room to write (Go's
@@ -63,9 +62,7 @@ func NewPeekReader(rw *RW) (r *PeekReader, ok bool) {
 func (r *PeekReader) Owed() int64 { return r.owed.Load() }
 
 // Read reads into p as RW.Read does; the bytes stay on the socket, owed,
-// until the next Read takes them off (with what follows them, in one
-// system call, when they are few: takeOnAndRead), or until the reader
-// waits or owes PeekOwedMax.
+// until the reader waits or owes PeekOwedMax.
 func (r *PeekReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
@@ -79,13 +76,6 @@ func (r *PeekReader) Read(p []byte) (int, error) {
 	var errno syscall.Errno
 	err := r.rw.RC.Read(func(fd uintptr) bool {
 		for {
-			if owed := r.owed.Load(); owed > 0 && owed <= takeOnMax {
-				var wait bool
-				if n, wait, errno = r.takeOnAndRead(fd, p, owed); errno == syscall.EINTR {
-					continue
-				}
-				return !wait
-			}
 			var r1 uintptr
 			r1, _, errno = syscall.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
 			switch errno {

@@ -59,36 +59,23 @@ func queued(t *testing.T, nc *net.UnixConn) int {
 }
 
 // TestPeekReaderLeavesBytesUntilItWaits: the bytes a Read returns stay on
-// the socket, owed, until the next Read, which takes them off and returns
-// the bytes after them; a Read that finds nothing more takes them off
-// before it waits, and then returns only what came next.
+// the socket, owed, and each Read returns the bytes after them; a Read
+// that finds nothing more takes them off before it waits, and then
+// returns only what came next.
 func TestPeekReaderLeavesBytesUntilItWaits(t *testing.T) {
 	r, nc, peer := peekPair(t)
 	if _, err := peer.Write([]byte("abc")); err != nil {
 		t.Fatal(err)
 	}
 	buf := make([]byte, 2)
-	if n, err := r.Read(buf); err != nil || string(buf[:n]) != "ab" {
-		t.Fatalf("Read = %q, %v; want %q", buf[:n], err, "ab")
+	for _, want := range []string{"ab", "c"} {
+		n, err := r.Read(buf)
+		if err != nil || string(buf[:n]) != want {
+			t.Fatalf("Read = %q, %v; want %q", buf[:n], err, want)
+		}
 	}
-	if r.Owed() != 2 || queued(t, nc) != 3 {
-		t.Fatalf("after reading 2 bytes: owed %d, on the socket %d; want 2, 3", r.Owed(), queued(t, nc))
-	}
-	// The next Read takes "ab" off and reads "c", which it takes off too.
-	if n, err := r.Read(buf); err != nil || string(buf[:n]) != "c" {
-		t.Fatalf("Read = %q, %v; want %q", buf[:n], err, "c")
-	}
-	if r.Owed() != 0 || queued(t, nc) != 0 {
-		t.Fatalf("after reading 3 bytes: owed %d, on the socket %d; want 0, 0", r.Owed(), queued(t, nc))
-	}
-	if _, err := peer.Write([]byte("gh")); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := r.Read(buf); err != nil || string(buf[:n]) != "gh" {
-		t.Fatalf("Read = %q, %v; want %q", buf[:n], err, "gh")
-	}
-	if r.Owed() != 2 || queued(t, nc) != 2 {
-		t.Fatalf("after a peeked read: owed %d, on the socket %d; want 2, 2", r.Owed(), queued(t, nc))
+	if r.Owed() != 3 || queued(t, nc) != 3 {
+		t.Fatalf("after reading 3 bytes: owed %d, on the socket %d; want 3, 3", r.Owed(), queued(t, nc))
 	}
 	got := make(chan string, 1)
 	go func() {
@@ -170,68 +157,5 @@ func TestPeekReaderRelease(t *testing.T) {
 	}
 	if n, err := r.Read(buf); err != nil || string(buf[:n]) != "world\n" {
 		t.Fatalf("Read after Release = %q, %v; want %q", buf[:n], err, "world\n")
-	}
-}
-
-// TestPeekReaderTakesOnInOrder: whether the bytes owed are few (taken off
-// in the recvmsg that reads on) or more than takeOnMax (peeked past as
-// before), every byte is read once, in order, and what a Read leaves owed
-// is exactly what it returned on the last peek.
-func TestPeekReaderTakesOnInOrder(t *testing.T) {
-	r, nc, peer := peekPair(t)
-	var want bytes.Buffer
-	var got bytes.Buffer
-	buf := make([]byte, 2*takeOnMax)
-	for i, size := range []int{1, takeOnMax, takeOnMax + 1, 7, 2 * takeOnMax, 3} {
-		chunk := bytes.Repeat([]byte{byte('a' + i)}, size)
-		want.Write(chunk)
-		if _, err := peer.Write(chunk); err != nil {
-			t.Fatal(err)
-		}
-		for got.Len() < want.Len() {
-			n, err := r.Read(buf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got.Write(buf[:n])
-		}
-		if q := int64(queued(t, nc)); q != r.Owed() {
-			t.Fatalf("after chunk %d: %d bytes on the socket, %d owed", i, q, r.Owed())
-		}
-	}
-	if !bytes.Equal(got.Bytes(), want.Bytes()) {
-		t.Fatalf("read %q, want %q", got.Bytes(), want.Bytes())
-	}
-}
-
-// TestPeekReaderEndAfterOwed: a peer that closes while bytes it sent are
-// owed is read to the end, not waited on: the Read that takes the owed
-// bytes off reports io.EOF (the end came before the Read began, so the
-// poller would not announce it again), and nothing stays on the socket.
-func TestPeekReaderEndAfterOwed(t *testing.T) {
-	r, nc, peer := peekPair(t)
-	if _, err := peer.Write([]byte("ab")); err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 16)
-	if n, err := r.Read(buf); err != nil || string(buf[:n]) != "ab" {
-		t.Fatalf("Read = %q, %v", buf[:n], err)
-	}
-	peer.Close()
-	done := make(chan error, 1)
-	go func() {
-		_, err := r.Read(buf)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if !errors.Is(err, io.EOF) {
-			t.Fatalf("Read after the peer closed = %v, want io.EOF", err)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("a Read with bytes owed waited past the end of input")
-	}
-	if r.Owed() != 0 || queued(t, nc) != 0 {
-		t.Fatalf("after the end: owed %d, on the socket %d", r.Owed(), queued(t, nc))
 	}
 }
