@@ -458,8 +458,8 @@ func countsAgainstScope(channel string) bool {
 // a *budget.ExceededError when each has subscribers. Without create it
 // returns nil for a stream that does not exist.
 func (b *Bus) streamLocked(scope Scope, channel string, create bool) (*stream, error) {
-	if st := b.globals.streams[channel]; st != nil {
-		return st, nil
+	if IsGlobal(channel) { // the globals map holds these two alone, fixed at New
+		return b.globals.streams[channel], nil
 	}
 	sc := b.scopes[scope]
 	if sc != nil {

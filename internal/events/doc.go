@@ -64,7 +64,9 @@
 // [Backfill] rebuilds from the store what the ring does not retain: reads
 // and subscriptions then see one gapless run across the seam, and a
 // lagging subscription reads from the store instead of being told of
-// drops.
+// drops. While such a stream has no subscription its publisher may skip
+// an event altogether ([Bus.SkipUnwatched]): the ring then keeps none and
+// readers get them all from the store.
 //
 // A [Subscriber] groups the subscriptions of one client connection so
 // they can be unsubscribed by channel name and closed together.

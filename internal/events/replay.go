@@ -149,12 +149,16 @@ func (b *Bus) readView(viewer Scope, channel string, since uint64, limit int, v 
 	st, _ := b.streamLocked(viewer, channel, false)
 	ring := []Event{}
 	var oldest uint64
+	current := false
 	if st != nil {
 		ring = st.collect(viewer, since, limit, v.Visible, v.Renumber != nil)
 		oldest = st.oldestSeq()
+		// Its events skipped unwatched and since at the last of them:
+		// the store has nothing newer to give.
+		current = st.skipped && since >= st.seq
 	}
 	b.mu.Unlock()
-	if v.Backfill == nil || len(ring) >= limit || oldest != 0 && oldest <= since+1 {
+	if v.Backfill == nil || current || len(ring) >= limit || oldest != 0 && oldest <= since+1 {
 		return ring, nil
 	}
 	older, _, err := v.Backfill(BackfillQuery{After: since, Before: oldest, Limit: limit - len(ring), Tail: true})

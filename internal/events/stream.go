@@ -38,6 +38,11 @@ type stream struct {
 	// its last. An entry goes with its scope (ForgetScope).
 	own map[Scope]uint64
 
+	// skipped is set while the stream retains nothing because its last
+	// events were skipped unwatched (SkipUnwatched): seq is then the
+	// store's last, and a read after it needs no query of the store.
+	skipped bool
+
 	// older and newer link the scope's counted streams in lastUse order
 	// (scopeState.lruOldest first), so finding the idlest is not a scan.
 	older, newer *stream
@@ -45,6 +50,7 @@ type stream struct {
 
 // push appends r, growing the ring as needed; the caller trims it.
 func (s *stream) push(r record) {
+	s.skipped = false
 	if s.n == len(s.ring) {
 		grown := make([]record, min(max(2, 2*len(s.ring)), RingSize+1)) // a task's stream holds two
 		for i := range s.n {

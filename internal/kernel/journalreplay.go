@@ -94,13 +94,18 @@ func transcriptPayload(e *journal.Entry) []byte {
 // rowFinished is the journal's OnFinish hook: it publishes the row's
 // journal event and, when it has one, its transcript event. It runs under
 // the lock that orders the journal's log writes (the rows go out in seq
-// order), so it only encodes and publishes.
+// order), so it only encodes and publishes. An event nobody subscribes
+// to is not built: the bus lets its stream's retained events go and
+// readers rebuild them from the rows (events.Bus.SkipUnwatched).
 func (s *Server) rowFinished(e *journal.Entry) {
-	if e.Seq != 0 {
+	if e.Seq != 0 && !s.bus.SkipUnwatched(events.Scope{}, events.ChannelJournal, e.Seq) {
 		s.announce(e)
 	}
 	if e.TSeq != 0 {
 		scope := events.Scope{Principal: e.Principal, Session: e.Session}
+		if s.bus.SkipUnwatched(scope, events.ChannelTranscript, e.TSeq) {
+			return
+		}
 		if _, err := s.bus.PublishAt(scope, events.ChannelTranscript, nil, e.TSeq, e.FinishNS, transcriptPayload(e)); err != nil {
 			s.log.Warn("transcript event not published", "err", err)
 		}
