@@ -98,9 +98,6 @@ func (s *Server) initMemory() {
 				debug.SetGCPercent(base) // GOGC=off or already higher: leave it
 			} else {
 				s.gcBase, s.gcHigh, s.gcNow = base, p, p
-				s.tuneGC(liveHeap()) // the floor's percent from the start (gcfloor.go)
-				s.gcCycle = make(chan struct{}, 1)
-				s.watchGC(s.ctx)
 			}
 		}
 		go s.guard(s.ctx)
@@ -139,9 +136,6 @@ func gcGoalPercent(live, limit int64, base, high int) int {
 	if limit > 0 {
 		capGoal = min(capGoal, limit/100*GCGoalShare)
 	}
-	if p := gcFloorPercent(live, min(int64(GCGoalMin), capGoal)); p > int64(high) {
-		return int(p) // a small heap: its goal is about GCGoalMin (gcfloor.go)
-	}
 	if live <= 0 || live/100*int64(100+high) <= capGoal {
 		return high
 	}
@@ -169,16 +163,12 @@ func (s *Server) guard(ctx context.Context) {
 	t := time.NewTicker(GuardInterval)
 	defer t.Stop()
 	var last time.Time
-	lowered := false // since the last reading: skip the next one (tuneGC)
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-s.gcCycle: // a collection ended (watchGC); nil when not tuning
-			lowered = s.tuneGC(liveHeap()) || lowered
 		case now := <-t.C:
-			if s.tuneGC(liveHeap()) || lowered || now.Sub(last) < GuardCooldown {
-				lowered = false
+			if s.tuneGC(liveHeap()) || now.Sub(last) < GuardCooldown {
 				continue
 			}
 			if s.guardStep(memoryInUse()) > 0 {

@@ -215,18 +215,16 @@ func TestTuneGC(t *testing.T) {
 		{DefaultMemoryLimit, GCGoalMax},              // the default limit: GCGoalMax does
 	} {
 		fifth := c.capGoal / 5
-		// A small heap's percent gives a goal of about GCGoalMin (gcfloor.go).
-		floor := func(live int64) int { return int(gcFloorPercent(live, min(GCGoalMin, c.capGoal))) }
 		run(c.limit, c.capGoal, []step{
-			{4 << 20, floor(4 << 20), floor(4 << 20)},
+			{4 << 20, 400, 400},
 			{fifth, 400, 400},            // goal at the cap: still raised
 			{fifth + fifth/20, 370, 385}, // just past it: the goal stays near the cap, no cliff to 100
 			{c.capGoal / 3, 190, 200},    // lower as the heap grows
 			{c.capGoal / 2, 100, 100},    // at half the cap: the process's own percent
 			{c.limit, 100, 100},          // far past it: never below that
 			{c.capGoal / 3, 190, 200},    // and back up as the heap shrinks
-			{fifth - 1<<20, 400, 460},    // raised again under the fifth (and the floor's percent, where it is higher)
-			{0, floor(0), floor(0)},      // an empty heap: the floor's percent
+			{fifth - 1<<20, 400, 400},    // raised again under the fifth
+			{0, 400, 400},                // an empty heap
 		})
 	}
 	// Not tuning (gc-percent 0, or GOGC already higher): left alone.

@@ -140,7 +140,6 @@ type Server struct {
 	gcBase    int               // the GC percent the process started with (tuneGC)
 	gcHigh    int               // the raised GC percent, 0 when not tuning
 	gcNow     int               // the GC percent tuneGC last set (guard goroutine only after init)
-	gcCycle   chan struct{}     // a collection ended (watchGC); nil when not tuning
 	memFrom   memlimit.Derived  // what the memory defaults come from (memdefaults.go)
 	source    *sourceWork       // bounds parse and explain
 	procs     *contain.Manager
