@@ -440,13 +440,14 @@ func handleJournalQuery(_ context.Context, c *call) (any, error) {
 	if j == nil {
 		return []*entryJSON{}, nil
 	}
-	entries, _, err := j.db.Query(q)
+	page, _, err := j.db.QueryPage(q)
 	if errors.Is(err, journal.ErrBadQuery) {
 		return nil, bad(err.Error())
 	}
 	if err != nil {
 		return nil, proto.NewError(proto.CodeInternalError, "journal: "+err.Error(), nil)
 	}
+	entries := page.Entries
 	if q.OwnIDs {
 		// A caller who may read only its own rows knows them by their
 		// own ids, which count nothing of other principals' runs.
@@ -454,8 +455,9 @@ func handleJournalQuery(_ context.Context, c *call) (any, error) {
 			entries[i].ID = entries[i].PID
 		}
 	}
-	// The answer is a copy: the page goes back for the next query.
-	defer journal.ReleasePage(entries)
+	// The answer is a copy: the page and its buffers go back for the
+	// next query.
+	defer page.Release()
 	return journalAnswer(c.req, entries)
 }
 
