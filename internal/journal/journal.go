@@ -891,17 +891,6 @@ func (d *DB) Get(id int64) (Entry, error) {
 // with a cursor, once its entries' source, AST and effects reach
 // MaxPageBytes, so no page holds more than about that plus one entry.
 func (d *DB) Query(q Query) ([]Entry, string, error) {
-	p, next, err := d.QueryPage(q)
-	if err != nil {
-		return nil, "", err
-	}
-	return p.Entries, next, nil
-}
-
-// QueryPage is Query's page with the buffers its entries' values live in:
-// the caller hands it back with Page.Release once it holds nothing of it,
-// and a later query reuses them all (page.go).
-func (d *DB) QueryPage(q Query) (*Page, string, error) {
 	if err := d.sync(); err != nil {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
@@ -909,7 +898,7 @@ func (d *DB) QueryPage(q Query) (*Page, string, error) {
 		if q.Limit < 0 {
 			return nil, "", fmt.Errorf("%w: negative limit %d", ErrBadQuery, q.Limit)
 		}
-		return &Page{Entries: []Entry{}}, "", nil
+		return []Entry{}, "", nil
 	}
 	plan, err := d.planWalk(q)
 	if err != nil {
@@ -920,7 +909,7 @@ func (d *DB) QueryPage(q Query) (*Page, string, error) {
 	d.kmu.RUnlock()
 	if err != nil {
 		if errors.Is(err, errNoMatch) {
-			return &Page{Entries: []Entry{}}, "", nil
+			return []Entry{}, "", nil
 		}
 		return nil, "", err
 	}
@@ -937,12 +926,10 @@ func (d *DB) QueryPage(q Query) (*Page, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
-	pg := getPage(limit + 1)
-	full, err := d.scanPageTo(pg, rows, MaxPageBytes, limit+1)
+	es, full, err := d.scanPage(rows, MaxPageBytes, limit+1)
 	if err != nil {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
-	es := pg.Entries
 	next := ""
 	at := func(e *Entry) int64 {
 		if q.OwnIDs {
@@ -956,8 +943,7 @@ func (d *DB) QueryPage(q Query) (*Page, string, error) {
 	} else if full {
 		next = encodeCursor(at(&es[len(es)-1]))
 	}
-	pg.Entries = es
-	return pg, next, nil
+	return es, next, nil
 }
 
 // errNoMatch tells Query that no entry can match, without asking SQL.
@@ -1117,47 +1103,16 @@ func (d *DB) scan(rows *sql.Rows) ([]Entry, error) {
 // rows is how many rows to expect (0: unknown), so that the page is
 // allocated once.
 func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool, _ error) {
-	pg := getPage(expect)
-	full, err := d.scanPageTo(pg, rows, budget, expect)
-	if err != nil {
-		return nil, false, err
-	}
-	return pg.Entries, full, nil
-}
-
-// scanPageTo is scanPage into pg, whose entries and buffers, handed back
-// by Page.Release, it reuses (page.go); on an error pg is left to the
-// collector's.
-func (d *DB) scanPageTo(pg *Page, rows *sql.Rows, budget, expect int) (full bool, _ error) {
 	defer rows.Close()
 	size := 0
-	es := pg.Entries[:0]
+	es := newPage(expect)
 	// A page allocates its rows' statuses once, and the kinds of each
 	// distinct effect mask once (rows share the slice, clipped).
-	statuses := pg.statuses
-	if cap(statuses) < expect {
-		statuses = make([]int, expect)
-	}
-	statuses = statuses[:cap(statuses)]
+	statuses := make([]int, expect)
 	// Rows record a few outputs each (value, stdout, stderr): one array
-	// holds them all, allocated by the first row that has any (or kept
-	// from the page's last use).
-	arena := pg.outs[:0]
-	kinds := pg.kinds
-	if kinds == nil {
-		kinds = map[int64][]string{}
-	}
-	raw := rawArena{buf: pg.raw[:0]}
-	// The page keeps its largest buffers for its next use.
-	defer func() {
-		pg.Entries, pg.statuses, pg.kinds = es, statuses, kinds
-		if cap(raw.buf) > cap(pg.raw) {
-			pg.raw = raw.buf[:0]
-		}
-		if cap(arena) > cap(pg.outs) {
-			pg.outs = arena[:0]
-		}
-	}()
+	// holds them all, allocated by the first row that has any.
+	var arena []Output
+	kinds := map[int64][]string{}
 	d.kmu.RLock()
 	defer d.kmu.RUnlock()
 	// The row's columns are scanned into these, once per page: a
@@ -1168,12 +1123,13 @@ func (d *DB) scanPageTo(pg *Page, rows *sql.Rows, budget, expect int) (full bool
 	// by formatting and parsing the number.
 	var packed string
 	var id, intr, pseq, pid any
+	var raw rawArena
 	for rows.Next() {
 		if budget > 0 && size >= budget {
-			return true, nil
+			return es, true, nil
 		}
 		if err := rows.Scan(&id, &intr, &packed, &pseq, &pid); err != nil {
-			return false, err
+			return nil, false, err
 		}
 		es = append(es, Entry{})
 		e := &es[len(es)-1]
@@ -1181,11 +1137,11 @@ func (d *DB) scanPageTo(pg *Page, rows *sql.Rows, budget, expect int) (full bool
 		for i, v := range [4]any{id, intr, pseq, pid} {
 			var err error
 			if n[i], err = scannedInt(v); err != nil {
-				return false, fmt.Errorf("entry %d: %w", n[0], err)
+				return nil, false, fmt.Errorf("entry %d: %w", n[0], err)
 			}
 		}
 		if n[2] < 0 {
-			return false, fmt.Errorf("entry %d: negative pseq %d", n[0], n[2])
+			return nil, false, fmt.Errorf("entry %d: negative pseq %d", n[0], n[2])
 		}
 		e.ID, e.PSeq, e.PID = n[0], uint64(n[2]), n[3]
 		var slot *int
@@ -1197,7 +1153,7 @@ func (d *DB) scanPageTo(pg *Page, rows *sql.Rows, budget, expect int) (full bool
 		raw.left = max(expect-len(es)+1, 1)
 		mask, outs, err := unpackRowTo(packed, e, slot, &raw)
 		if err != nil {
-			return false, fmt.Errorf("entry %d: %w", e.ID, err)
+			return nil, false, fmt.Errorf("entry %d: %w", e.ID, err)
 		}
 		e.Interrupted = e.Interrupted || n[1] != 0
 		size += len(e.Src) + len(e.AST) + len(e.Effects) + len(outs)
@@ -1211,10 +1167,10 @@ func (d *DB) scanPageTo(pg *Page, rows *sql.Rows, budget, expect int) (full bool
 			arena = make([]Output, 0, 3*max(expect, 1))
 		}
 		if e.Outputs, err = decodeOutputsTo(&arena, outs); err != nil {
-			return false, fmt.Errorf("entry %d: outputs: %w", e.ID, err)
+			return nil, false, fmt.Errorf("entry %d: outputs: %w", e.ID, err)
 		}
 	}
-	return false, rows.Err()
+	return es, false, rows.Err()
 }
 
 // References reports whether any row records an output with hash h; with

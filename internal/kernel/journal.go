@@ -440,14 +440,13 @@ func handleJournalQuery(_ context.Context, c *call) (any, error) {
 	if j == nil {
 		return []*entryJSON{}, nil
 	}
-	page, _, err := j.db.QueryPage(q)
+	entries, _, err := j.db.Query(q)
 	if errors.Is(err, journal.ErrBadQuery) {
 		return nil, bad(err.Error())
 	}
 	if err != nil {
 		return nil, proto.NewError(proto.CodeInternalError, "journal: "+err.Error(), nil)
 	}
-	entries := page.Entries
 	if q.OwnIDs {
 		// A caller who may read only its own rows knows them by their
 		// own ids, which count nothing of other principals' runs.
@@ -455,9 +454,8 @@ func handleJournalQuery(_ context.Context, c *call) (any, error) {
 			entries[i].ID = entries[i].PID
 		}
 	}
-	// The answer is a copy: the page and its buffers go back for the
-	// next query.
-	defer page.Release()
+	// The answer is a copy: the page goes back for the next query.
+	defer journal.ReleasePage(entries)
 	return journalAnswer(c.req, entries)
 }
 
