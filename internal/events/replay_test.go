@@ -20,18 +20,24 @@ type store struct {
 	fail    error
 }
 
-// add keeps an event from origin in the store and publishes it.
-func (s *store) add(t *testing.T, b *Bus, origin Scope, channel string) Event {
-	t.Helper()
+// keep numbers the next event from origin and keeps it in the store.
+func (s *store) keep(origin Scope, channel string) Event {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	seq := uint64(len(s.evs) + 1)
 	ev := Event{Channel: channel, Seq: seq, TS: int64(1000 + seq), Payload: json.RawMessage(fmt.Sprintf(`{"n":%d,"who":%q}`, seq, origin.Principal))}
 	s.evs = append(s.evs, ev)
 	s.origins = append(s.origins, origin)
-	s.mu.Unlock()
+	return ev
+}
+
+// add keeps an event from origin in the store and publishes it.
+func (s *store) add(t *testing.T, b *Bus, origin Scope, channel string) Event {
+	t.Helper()
+	ev := s.keep(origin, channel)
 	got, err := b.PublishAt(origin, channel, nil, ev.Seq, ev.TS, ev.Payload)
 	if err != nil {
-		t.Fatalf("PublishAt %d: %v", seq, err)
+		t.Fatalf("PublishAt %d: %v", ev.Seq, err)
 	}
 	if got.Seq != ev.Seq || got.TS != ev.TS || string(got.Payload) != string(ev.Payload) {
 		t.Fatalf("PublishAt gave %+v, want %+v", got, ev)

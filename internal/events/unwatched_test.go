@@ -1,7 +1,6 @@
 package events
 
 import (
-	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -12,17 +11,12 @@ import (
 // does, only when the bus does not let it skip it unwatched.
 func (s *store) addOrSkip(t *testing.T, b *Bus, origin Scope, channel string) (skipped bool) {
 	t.Helper()
-	s.mu.Lock()
-	seq := uint64(len(s.evs) + 1)
-	ev := Event{Channel: channel, Seq: seq, TS: int64(1000 + seq), Payload: json.RawMessage(fmt.Sprintf(`{"n":%d,"who":%q}`, seq, origin.Principal))}
-	s.evs = append(s.evs, ev)
-	s.origins = append(s.origins, origin)
-	s.mu.Unlock()
-	if b.SkipUnwatched(origin, channel, seq) {
+	ev := s.keep(origin, channel)
+	if b.SkipUnwatched(origin, channel, ev.Seq) {
 		return true
 	}
 	if _, err := b.PublishAt(origin, channel, nil, ev.Seq, ev.TS, ev.Payload); err != nil {
-		t.Fatalf("PublishAt %d: %v", seq, err)
+		t.Fatalf("PublishAt %d: %v", ev.Seq, err)
 	}
 	return false
 }
