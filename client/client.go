@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/shoalgo/shoal/proto"
 )
@@ -165,8 +166,10 @@ func (c *Client) notify(s State, err error) {
 	}
 }
 
-// active returns the live connection, waiting for a reconnect in progress.
+// active returns the live connection, waiting for a reconnect in progress
+// (at most the policy's CallWait, when it has one).
 func (c *Client) active(ctx context.Context) (*conn, error) {
+	var giveUp <-chan time.Time // armed on the first wait only
 	for {
 		c.mu.Lock()
 		if c.closedErr != nil {
@@ -181,11 +184,18 @@ func (c *Client) active(ctx context.Context) (*conn, error) {
 		}
 		ready := c.ready
 		c.mu.Unlock()
+		if giveUp == nil && c.opts.reconnect != nil && c.opts.reconnect.CallWait > 0 {
+			t := time.NewTimer(c.opts.reconnect.CallWait)
+			defer t.Stop()
+			giveUp = t.C
+		}
 		select {
 		case <-ready:
 		case <-c.ctx.Done():
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-giveUp:
+			return nil, closedErr(fmt.Errorf("%w (waited %v)", ErrUnavailable, c.opts.reconnect.CallWait))
 		}
 	}
 }

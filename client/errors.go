@@ -14,6 +14,12 @@ import (
 // malformed frame, or [ErrClientClosed]).
 var ErrClosed = errors.New("client: connection closed")
 
+// ErrUnavailable is the cause of a call that waited its
+// ReconnectPolicy.CallWait for a connection the client is still
+// reconnecting: the kernel did not come back in time. Such errors match
+// ErrClosed too.
+var ErrUnavailable = errors.New("client: kernel unavailable, still reconnecting")
+
 // ErrClientClosed is the cause recorded when Close was called.
 var ErrClientClosed = errors.New("client: closed by caller")
 

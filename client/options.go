@@ -75,7 +75,8 @@ func WithEventBuffer(n int) Option {
 // backoff following p, repeats the last successful session.attach and
 // resubscribes every open Subscription from its last received sequence
 // number. Calls pending at the moment of loss fail with ErrClosed; calls
-// made while reconnecting wait for the new connection (or their context).
+// made while reconnecting wait for the new connection (or their context,
+// or p.CallWait).
 func WithReconnect(p ReconnectPolicy) Option {
 	return func(o *options) {
 		p = p.normalized()
@@ -120,6 +121,11 @@ type ReconnectPolicy struct {
 	Max         time.Duration // delay cap; default 5s
 	Multiplier  float64       // growth per attempt; default 2
 	MaxAttempts int           // attempts per outage before giving up; 0 = unlimited
+	// CallWait bounds how long a call or Subscribe made while the client
+	// reconnects waits for the new connection: past it, it fails with an
+	// error matching ErrUnavailable and ErrClosed, and reconnecting goes
+	// on. 0 waits for as long as the call's context allows.
+	CallWait time.Duration
 }
 
 // DefaultReconnectPolicy retries forever with 50ms..5s exponential backoff.

@@ -241,3 +241,35 @@ func TestE2EEnvironmentSelectsKernel(t *testing.T) {
 		t.Errorf("stderr = %q", stderr2.String())
 	}
 }
+
+// TestE2EKernelAwayCallsFail: a tool call made while the kernel is away
+// waits at most KernelCallWait and is then the tool error
+// kernel_unreachable, not a call that hangs until the client gives up; the
+// facade keeps redialling, and once the kernel is back calls run again.
+func TestE2EKernelAwayCallsFail(t *testing.T) {
+	k := startKernel(t)
+	s := connect(t, k)
+	k.stop()
+	res := s.call(t, ctx(t), "shoal_exec", map[string]any{"src": "1 + 1"})
+	var body struct {
+		Error   string `json:"error"`
+		Message string `json:"message"`
+	}
+	structured(t, res, &body)
+	if !res.IsError || body.Error != "kernel_unreachable" || !strings.Contains(body.Message, "still reconnecting") {
+		t.Fatalf("exec while the kernel is away: %s\n%s", text(res), s.errText())
+	}
+	k.start(t)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		res = s.call(t, ctx(t), "shoal_exec", map[string]any{"src": "2 + 2"})
+		if !res.IsError {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no exec once the kernel is back: %s\n%s", text(res), s.errText())
+		}
+	}
+	if text(res) != "4" {
+		t.Fatalf("exec once the kernel is back = %s", text(res))
+	}
+}

@@ -180,7 +180,7 @@ func (r *tokens) release(t *tokenFacade) {
 
 // attach dials the kernel and attaches with secret.
 func (r *tokens) attach(ctx context.Context, secret string) (*Facade, *client.Client, error) {
-	c, err := client.Dial(ctx, r.path, client.WithReconnect(client.DefaultReconnectPolicy))
+	c, err := client.Dial(ctx, r.path, client.WithReconnect(kernelReconnect))
 	if err != nil {
 		return nil, nil, fmt.Errorf("the kernel at %s: %w", r.path, err)
 	}

@@ -184,10 +184,23 @@ func dialRaw(ctx context.Context, path string) (net.Conn, error) {
 	return rawSocket(nc), nil
 }
 
+// KernelCallWait is how long a tool call made while the kernel is away
+// waits for the facade to reconnect before it answers kernel_unreachable;
+// reconnecting goes on, and the next call waits again.
+const KernelCallWait = 10 * time.Second
+
+// kernelReconnect is the facade's reconnect policy: the client's default
+// backoff, forever, with calls bounded by KernelCallWait.
+var kernelReconnect = func() client.ReconnectPolicy {
+	p := client.DefaultReconnectPolicy
+	p.CallWait = KernelCallWait
+	return p
+}()
+
 // connect dials the kernel at path, starting one there when none answers
 // and start is set.
 func connect(ctx context.Context, path, session, bin string, start bool, stderr io.Writer) (*client.Client, *kernelProc, error) {
-	opts := []client.Option{client.WithReconnect(client.DefaultReconnectPolicy), client.WithDialer(dialRaw)}
+	opts := []client.Option{client.WithReconnect(kernelReconnect), client.WithDialer(dialRaw)}
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	c, err := client.Dial(dctx, path, opts...)
 	cancel()
