@@ -122,8 +122,17 @@ func (c *conn) write(ctx context.Context, frame []byte) error {
 		return nil
 	}
 	var ne net.Error
-	if n == 0 && errors.As(err, &ne) && ne.Timeout() && ctx.Err() != nil {
-		return ctx.Err()
+	if n == 0 && errors.As(err, &ne) && ne.Timeout() {
+		// Nothing was sent, so the stream is intact. The socket's deadline
+		// is the context's, and it can lapse a moment before the context's
+		// own timer marks it done: that is still the caller's deadline, not
+		// a broken connection.
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if !dl.IsZero() && !time.Now().Before(dl) {
+			return context.DeadlineExceeded
+		}
 	}
 	c.fail(fmt.Errorf("write: %w", err))
 	c.mu.Lock()
