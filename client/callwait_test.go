@@ -22,6 +22,9 @@ func TestCallWaitBoundsAnOutage(t *testing.T) {
 	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, ErrClosed) {
 		t.Fatalf("call during the outage: %v", err)
 	}
+	if got, want := err.Error(), "client: echo: client: kernel unavailable, still reconnecting (waited 30ms)"; got != want {
+		t.Fatalf("the outage's error reads %q, want %q", got, want)
+	}
 	if _, err := c.Subscribe(ctx, "journal", 0); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("subscribe during the outage: %v", err)
 	}

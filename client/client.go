@@ -195,7 +195,7 @@ func (c *Client) active(ctx context.Context) (*conn, error) {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-giveUp:
-			return nil, closedErr(fmt.Errorf("%w (waited %v)", ErrUnavailable, c.opts.reconnect.CallWait))
+			return nil, unavailableError{c.opts.reconnect.CallWait}
 		}
 	}
 }

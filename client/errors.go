@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/shoalgo/shoal/proto"
 )
@@ -19,6 +20,19 @@ var ErrClosed = errors.New("client: connection closed")
 // reconnecting: the kernel did not come back in time. Such errors match
 // ErrClosed too.
 var ErrUnavailable = errors.New("client: kernel unavailable, still reconnecting")
+
+// unavailableError is the error of a call that waited wait for a
+// connection: one message, matching both ErrUnavailable and ErrClosed.
+type unavailableError struct{ wait time.Duration }
+
+func (e unavailableError) Error() string {
+	return fmt.Sprintf("%s (waited %v)", ErrUnavailable.Error(), e.wait)
+}
+
+// Is makes an unavailableError match ErrUnavailable and ErrClosed.
+func (e unavailableError) Is(target error) bool {
+	return target == ErrUnavailable || target == ErrClosed
+}
 
 // ErrClientClosed is the cause recorded when Close was called.
 var ErrClientClosed = errors.New("client: closed by caller")
