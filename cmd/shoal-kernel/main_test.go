@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/diewithparent"
 	"github.com/shoalgo/shoal/internal/policy"
 )
 
@@ -84,7 +85,7 @@ func startProc(t *testing.T, dir string, args ...string) *kernelProc {
 	t.Helper()
 	cmd := exec.Command(kernelBinary(t), args...)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // dies with the test binary
+	cmd.SysProcAttr = diewithparent.Attr() // dies with the test binary
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "state"), "XDG_RUNTIME_DIR="+filepath.Join(dir, "run"), "SHOAL_TOKEN_STORE=")
 	pr, err := cmd.StderrPipe()
 	if err != nil {

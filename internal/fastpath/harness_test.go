@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shoalgo/shoal/internal/diewithparent"
 )
 
 // floorEnv, when set, makes the test binary the floor server instead of
@@ -100,7 +102,7 @@ func startKernel(tb testing.TB, state string, flags ...string) *kernel {
 	args := append([]string{"--socket", k.sock, "--state-dir", k.state}, flags...)
 	cmd := exec.Command(bin(tb, "shoal-kernel"), args...)
 	cmd.Dir = k.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // dies with the test binary
+	cmd.SysProcAttr = diewithparent.Attr() // dies with the test binary
 	cmd.Env = []string{"HOME=" + base, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + base, "XDG_RUNTIME_DIR=" + base,
 		"XDG_STATE_HOME=" + filepath.Join(base, "xdgstate"), "SHOAL_TOKEN_STORE=" + filepath.Join(k.state, "tokens.json")}
 	startReady(tb, cmd, "shoal-kernel: ready ")

@@ -1,3 +1,5 @@
+//go:build linux
+
 package hostile
 
 import (
@@ -22,6 +24,7 @@ import (
 
 	"github.com/shoalgo/shoal/client"
 	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/diewithparent"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -136,7 +139,7 @@ func Start(t testing.TB, opts Options) *Kernel {
 	cmd.Dir = k.Dir
 	// The kernel dies with this test binary (a test that times out must not
 	// leave a kernel running); prlimit execs in place, so it carries over.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = diewithparent.Attr()
 	cmd.Env = append([]string{"HOME=" + base, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + base,
 		"XDG_RUNTIME_DIR=" + base, "SHOAL_TOKEN_STORE=" + k.Store}, opts.Env...)
 	pr, pw, err := os.Pipe()

@@ -11,12 +11,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	kclient "github.com/shoalgo/shoal/client"
 	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/diewithparent"
 	"github.com/shoalgo/shoal/internal/lsp"
 	"github.com/shoalgo/shoal/internal/lsp/protocol"
 )
@@ -80,7 +80,7 @@ delete = [%[1]q]
 	}
 	k.cmd = exec.Command(bin, "--socket", k.sock, "--state-dir", state, "--policy", pol)
 	k.cmd.Dir = k.work
-	k.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	k.cmd.SysProcAttr = diewithparent.Attr()
 	k.cmd.Env = []string{"HOME=" + base, "PATH=/usr/bin:/bin", "TMPDIR=" + base, "XDG_RUNTIME_DIR=" + base,
 		"SHOAL_TOKEN_STORE=" + store}
 	stderr, err := k.cmd.StderrPipe()

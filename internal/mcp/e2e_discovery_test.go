@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/shoalgo/shoal/internal/diewithparent"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -80,7 +81,7 @@ func TestE2EMinimalEnvironmentDiscovery(t *testing.T) {
 	session := uniqueSession(t)
 	kc := exec.Command(bin("shoal-kernel"), "--session", session, "--state-dir", k.state)
 	kc.Env, kc.Dir = minimalEnv("HOME="+k.base), k.dir
-	kc.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	kc.SysProcAttr = diewithparent.Attr()
 	out, err := kc.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

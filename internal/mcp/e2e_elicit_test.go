@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/diewithparent"
 	"github.com/shoalgo/shoal/internal/mcp"
 )
 
@@ -96,7 +96,7 @@ func connectClient(t *testing.T, k *kernel, c *sdk.Client, env []string, args ..
 	n := &notes{changed: make(chan struct{}, 1)}
 	cmd := exec.Command(bin("shoal-mcp"), args...)
 	cmd.Env, cmd.Dir = env, k.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = diewithparent.Attr()
 	s := &session{notes: n, stderr: &strings.Builder{}, mu: &sync.Mutex{}}
 	cmd.Stderr = lockedWriter{s.mu, s.stderr}
 	cs, err := c.Connect(ctx(t), &sdk.CommandTransport{Command: cmd}, nil)

@@ -18,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shoalgo/shoal/client"
+	"github.com/shoalgo/shoal/internal/diewithparent"
 )
 
 // binDir holds shoal-kernel and shoal-mcp, built once for this test binary.
@@ -94,7 +95,7 @@ func (k *kernel) start(t testing.TB, flags ...string) {
 	args := append([]string{"--socket", k.sock, "--state-dir", k.state}, flags...)
 	cmd := exec.Command(bin("shoal-kernel"), args...)
 	cmd.Dir, cmd.Env = k.dir, k.env()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // dies with the test binary
+	cmd.SysProcAttr = diewithparent.Attr() // dies with the test binary
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +208,7 @@ func connectArgs(t testing.TB, k *kernel, args ...string) *session {
 	c := newSDKClient(n)
 	cmd := exec.Command(bin("shoal-mcp"), args...)
 	cmd.Env, cmd.Dir = k.env(), k.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // dies with the test binary
+	cmd.SysProcAttr = diewithparent.Attr() // dies with the test binary
 	s := &session{notes: n, stderr: &strings.Builder{}, mu: &sync.Mutex{}}
 	cmd.Stderr = lockedWriter{s.mu, s.stderr}
 	cs, err := c.Connect(ctx(t), &sdk.CommandTransport{Command: cmd}, nil)

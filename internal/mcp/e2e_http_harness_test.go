@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/diewithparent"
 )
 
 // httpFacade is shoal-mcp --http on a loopback port against a test kernel.
@@ -39,7 +40,7 @@ func startHTTPWith(t testing.TB, k *kernel, program string, args ...string) *htt
 	t.Helper()
 	h := &httpFacade{exited: make(chan struct{})}
 	h.cmd = command(k, program, args...)
-	h.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // dies with the test binary
+	h.cmd.SysProcAttr = diewithparent.Attr() // dies with the test binary
 	pr, err := h.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

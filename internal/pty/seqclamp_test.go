@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/vt"
-	"golang.org/x/sys/unix"
 )
 
 // MaxSliceCPU bounds the CPU time (of the thread rendering) the emulator
@@ -68,15 +67,6 @@ func closeEmu(e *vt.Emulator) {
 	if c, ok := e.InputPipe().(io.Closer); ok {
 		_ = c.Close()
 	}
-}
-
-// threadCPU is the CPU time the calling thread has used.
-func threadCPU() time.Duration {
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // write feeds p as the feeder does and returns the CPU time it took, on
