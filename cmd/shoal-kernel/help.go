@@ -58,6 +58,7 @@ var helpGroups = []helpGroup{
 		{"state-dir", "DIR", "tokens, journal, blobs ($XDG_STATE_HOME/shoal)"},
 		{"policy", "FILE", "what token principals may do, and their sandbox"},
 		{"no-cgroups", "", "contain processes without cgroups (subreaper, walk)"},
+		{"debuggable", "", "let same-user debuggers and /proc readers into the kernel"},
 		{"v", "", "log diagnostics to stderr"},
 		{"version", "", "print the version and exit"},
 	}},

@@ -45,6 +45,8 @@ func main() {
 type options struct {
 	session, socket, stateDir, policy string
 	verbose, version, noCgroups       bool
+	// debuggable keeps the process dumpable (hideProcess not called).
+	debuggable bool
 	limits                            kernel.Limits
 	// memory is what the memory bounds' defaults were derived from;
 	// memoryWarnings says which explicit ones were lowered to fit.
@@ -63,6 +65,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.stateDir, "state-dir", "", "state directory (default $XDG_STATE_HOME/shoal or ~/.local/state/shoal)")
 	fs.StringVar(&o.policy, "policy", "", "Leash policy TOML file")
 	fs.BoolVar(&o.noCgroups, "no-cgroups", false, "contain processes without cgroups")
+	fs.BoolVar(&o.debuggable, "debuggable", false, "leave the kernel's process open to same-user debuggers and /proc readers")
 	fs.BoolVar(&o.verbose, "v", false, "log diagnostics to stderr")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	kernel.RegisterLimitFlags(fs, &o.limits)
@@ -127,6 +130,13 @@ func serve(o *options, stderr io.Writer) error {
 	// Nothing the kernel inherited passes to the commands it runs.
 	if err := closeInheritedOnExec(); err != nil {
 		return err
+	}
+	// Nor can a program running as the same user read the kernel's memory,
+	// environment or descriptors through /proc or ptrace.
+	if !o.debuggable {
+		if err := hideProcess(); err != nil {
+			return err
+		}
 	}
 	// A socket handed over by systemd is taken first, before any process
 	// is started that could inherit it.

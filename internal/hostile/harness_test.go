@@ -124,6 +124,11 @@ func Start(t testing.TB, opts Options) *Kernel {
 		t.Fatal(err)
 	}
 	args := append([]string{"--socket", k.Sock, "--state-dir", k.StateDir}, opts.Flags...)
+	if os.Getuid() != 0 {
+		// The tests read the kernel's /proc/<pid>/fd (openFDs); without
+		// CAP_SYS_PTRACE only a dumpable kernel lets them.
+		args = append(args, "--debuggable")
+	}
 	limit := uint64(opts.MemCap)
 	if limit == 0 {
 		limit = DefaultMemCap
