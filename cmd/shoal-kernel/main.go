@@ -47,7 +47,7 @@ type options struct {
 	verbose, version, noCgroups       bool
 	// debuggable keeps the process dumpable (hideProcess not called).
 	debuggable bool
-	limits                            kernel.Limits
+	limits     kernel.Limits
 	// memory is what the memory bounds' defaults were derived from;
 	// memoryWarnings says which explicit ones were lowered to fit.
 	memory         memlimit.Derived
