@@ -32,11 +32,16 @@ func clampIdleFDs(l *Limits) (warning string) {
 	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &rl); err != nil || rl.Cur == unix.RLIM_INFINITY {
 		return ""
 	}
-	most := int(min(rl.Cur/idleFDsShare, 1<<30))
+	return clampIdleFDsTo(l, rl.Cur)
+}
+
+// clampIdleFDsTo is clampIdleFDs under a descriptor limit of nofile.
+func clampIdleFDsTo(l *Limits, nofile uint64) (warning string) {
+	most := int(min(nofile/idleFDsShare, 1<<30))
 	if l.IdleFDs <= most {
 		return ""
 	}
 	old := l.IdleFDs
 	l.IdleFDs = max(most, 1)
-	return fmt.Sprintf("--idle-fds %d is above a quarter of the %d descriptors this process may open (RLIMIT_NOFILE); using %d", old, rl.Cur, l.IdleFDs)
+	return fmt.Sprintf("--idle-fds %d is above a quarter of the %d descriptors this process may open (RLIMIT_NOFILE); using %d", old, nofile, l.IdleFDs)
 }
