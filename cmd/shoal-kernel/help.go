@@ -75,6 +75,7 @@ var helpGroups = []helpGroup{
 		{"token-sessions", "N", "sessions all token principals may keep together"},
 		{"principal-sessions", "N", "sessions one token principal may keep"},
 		{"session-idle", "TIME", "close a session unused for this long (0: never)"},
+		{"idle-fds", "N", "descriptors all sessions keep open for reuse"},
 		{"lang-tasks", "N", "spawn, &, on, parallel tasks of all sessions"},
 		{"principal-lang-tasks", "N", "the same for one token principal's sessions"},
 		{"task-output", "SIZE", "output one task keeps for task.output (oldest dropped)"},

@@ -281,6 +281,18 @@ func (c *cgroups) openLeaf(dir string) leafFDs {
 	return fds
 }
 
+// count is how many of the descriptors are open.
+func (f leafFDs) count() int {
+	n := 0
+	if f.dir >= 0 {
+		n++
+	}
+	if f.events >= 0 {
+		n++
+	}
+	return n
+}
+
 // close closes the descriptors that are open.
 func (f *leafFDs) close() {
 	if f.dir >= 0 {

@@ -101,7 +101,11 @@ func (m *Manager) Features() Features {
 // NewScope returns an empty scope (one session's processes). On a nil or
 // closed Manager it returns a nil Scope, which contains nothing but still
 // starts processes.
-func (m *Manager) NewScope() *Scope {
+func (m *Manager) NewScope() *Scope { return m.NewScopeCharged(nil) }
+
+// NewScopeCharged is NewScope with the descriptors of the scope's pool of
+// empty leaves charged to idle (see recycle); nil charges them nowhere.
+func (m *Manager) NewScopeCharged(idle *IdleFDs) *Scope {
 	if m == nil {
 		return nil
 	}
@@ -111,7 +115,7 @@ func (m *Manager) NewScope() *Scope {
 		return nil
 	}
 	m.nextScope++
-	s := &Scope{m: m, name: "s" + strconv.Itoa(m.nextScope), procs: map[*Proc]struct{}{}}
+	s := &Scope{m: m, name: "s" + strconv.Itoa(m.nextScope), procs: map[*Proc]struct{}{}, idle: idle}
 	m.scopes[s] = struct{}{}
 	return s
 }
@@ -229,6 +233,7 @@ type Scope struct {
 	closed bool
 	dir    string     // the scope's cgroup directory, made at the first Start
 	free   []freeLeaf // empty leaves below dir to reuse (see recycle)
+	idle   *IdleFDs   // where the descriptors of free are charged; nil: nowhere
 	procs  map[*Proc]struct{}
 	next   int
 }
@@ -431,6 +436,7 @@ func (s *Scope) leaf() (string, leafFDs, error) {
 	for len(s.free) > 0 {
 		l := s.free[len(s.free)-1]
 		s.free = s.free[:len(s.free)-1]
+		s.idle.Release(l.fds.count()) // no longer idle: the caller's, or closed below
 		if !cg.populatedLeaf(l.dir, l.fds) {
 			return l.dir, l.fds, nil
 		}
@@ -472,13 +478,15 @@ func (s *Scope) prune() {
 }
 
 // maxFreeLeaves bounds the empty cgroup directories a scope keeps for
-// reuse.
+// reuse; their descriptors are also charged to the kernel-wide budget of
+// idle descriptors (the scope's IdleFDs).
 const maxFreeLeaves = 4
 
 // recycle takes back dir, the cgroup directory of a process tree that is
 // gone (every member has exited; no Proc refers to it any more): kept for
 // the next process (cgroup v2, up to maxFreeLeaves, while the scope is
-// open, when reusable), or removed. Reusing a leaf saves its mkdir and
+// open, when reusable, and when its descriptors fit in the scope's IdleFDs),
+// or removed. Reusing a leaf saves its mkdir and
 // rmdir, which create and destroy the cgroup's state in the kernel, on
 // every spawn. A leaf once killed through cgroup.kill is not reusable:
 // Linux (6.18 here) kills every child later cloned into it with
@@ -487,7 +495,7 @@ const maxFreeLeaves = 4
 func (s *Scope) recycle(dir string, fds leafFDs, reusable bool) {
 	if s.m.cg.kind == cgV2 && reusable {
 		s.mu.Lock()
-		if !s.closed && len(s.free) < maxFreeLeaves {
+		if !s.closed && len(s.free) < maxFreeLeaves && s.idle.Take(fds.count()) {
 			s.free = append(s.free, freeLeaf{dir, fds})
 			s.mu.Unlock()
 			return
@@ -537,6 +545,7 @@ func (s *Scope) Close() {
 	}
 	clear(s.procs)
 	for i := range s.free {
+		s.idle.Release(s.free[i].fds.count())
 		s.free[i].fds.close()
 	}
 	s.free = nil // removed with dir

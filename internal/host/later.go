@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/shoalgo/shoal/internal/contain"
 	"golang.org/x/sys/unix"
 )
 
@@ -38,6 +39,33 @@ type Later struct {
 	// tail is off this one's.
 	spare  [2][2]int
 	nspare int
+	// idle is where the spare pipes' descriptors are charged while they
+	// wait (ChargeTo); when it is spent no spare is made.
+	idle *contain.IdleFDs
+}
+
+// spareFDs is what the spare pipes cost the idle budget.
+const spareFDs = 4
+
+// ChargeTo charges the spare pipes the Later keeps between Runs to b, a
+// budget shared with other Laters (nil: none). Its holder calls it before
+// the Later's first use; spare pipes made before are closed.
+//
+// The pending tail (up to three descriptors, and the leaf its settle gives
+// back) is not charged: it is not kept for reuse but is the end of a Run
+// whose answer is on its way, run as soon as that answer is sent (or by
+// the holder's next Run, or its Close), like the descriptors of a child
+// that still runs; the idle budget bounds what outlives the work.
+func (l *Later) ChargeTo(b *contain.IdleFDs) {
+	l.mu.Lock()
+	spare, n, old := l.spare, l.nspare, l.idle
+	l.nspare, l.idle = 0, b
+	l.mu.Unlock()
+	if n == 2 {
+		closeAll(spare[0][:])
+		closeAll(spare[1][:])
+		old.Release(spareFDs)
+	}
 }
 
 type laterKey struct{}
@@ -71,22 +99,32 @@ func (l *Later) Flush() {
 	}
 }
 
-// makeSpare makes the two pipes of the next Run, unless it fails or
-// another goroutine made them first (then they are closed).
+// makeSpare makes the two pipes of the next Run, unless the idle budget
+// has no room for them, making them fails, or another goroutine made them
+// first (then they are closed).
 func (l *Later) makeSpare() {
+	l.mu.Lock()
+	idle := l.idle
+	l.mu.Unlock()
+	if !idle.Take(spareFDs) {
+		return // the next Run makes its pipes itself
+	}
 	var out, errp [2]int
 	if sparePipe(out[:]) != nil {
+		idle.Release(spareFDs)
 		return
 	}
 	if sparePipe(errp[:]) != nil {
 		closeAll(out[:])
+		idle.Release(spareFDs)
 		return
 	}
 	l.mu.Lock()
-	if l.closed || l.nspare != 0 {
+	if l.closed || l.nspare != 0 || l.idle != idle {
 		l.mu.Unlock()
 		closeAll(out[:])
 		closeAll(errp[:])
+		idle.Release(spareFDs)
 		return
 	}
 	l.spare, l.nspare = [2][2]int{out, errp}, 2
@@ -105,6 +143,7 @@ func (l *Later) pipes() (out, errp [2]int, ok bool) {
 		return out, errp, false
 	}
 	l.nspare = 0
+	l.idle.Release(spareFDs) // no longer idle: the Run's
 	return l.spare[0], l.spare[1], true
 }
 
@@ -114,12 +153,13 @@ func (l *Later) pipes() (out, errp [2]int, ok bool) {
 func (l *Later) Close() {
 	l.mu.Lock()
 	l.closed = true
-	spare, n := l.spare, l.nspare
+	spare, n, idle := l.spare, l.nspare, l.idle
 	l.nspare = 0
 	l.mu.Unlock()
 	if n == 2 {
 		closeAll(spare[0][:])
 		closeAll(spare[1][:])
+		idle.Release(spareFDs)
 	}
 	l.Flush()
 }

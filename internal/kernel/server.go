@@ -117,12 +117,15 @@ func (s *Server) adapterCatalog() *adapters.Catalog {
 // Server serves the kernel protocol on Unix listeners.
 type Server struct {
 	cfg    Config
-	limits Limits      // cfg.Limits or the defaults
-	store  *auth.Store // nil: tokens refused
-	euid   int
-	local  string // the kernel owner's principal, uid:<euid>
-	policy *policy.Policy
-	log    *slog.Logger
+	limits Limits // cfg.Limits or the defaults
+	// idleFDs is the budget of descriptors sessions keep open only for
+	// reuse, shared by every session's scope and Later (idlefds.go).
+	idleFDs *contain.IdleFDs
+	store   *auth.Store // nil: tokens refused
+	euid    int
+	local   string // the kernel owner's principal, uid:<euid>
+	policy  *policy.Policy
+	log     *slog.Logger
 
 	// registry is cfg.Registry or the default, built once in New and
 	// shared read-only by every session.
@@ -223,6 +226,10 @@ func New(cfg Config) (*Server, error) {
 	if err := settleLimits(&s.limits); err != nil {
 		return nil, err
 	}
+	if w := clampIdleFDs(&s.limits); w != "" {
+		s.log.Warn(w)
+	}
+	s.idleFDs = contain.NewIdleFDs(s.limits.IdleFDs)
 	s.readPool = membudget.NewPool(budgetFrameMemory, s.limits.FrameMemory)
 	s.outPool = membudget.NewPool(budgetOutboxMemory, s.limits.OutboxMemory)
 	s.adm.principal = map[string]int{}

@@ -205,7 +205,7 @@ func (s *Server) newSessionInterp(principal string, g *policy.Grants, tools *too
 	if env == nil {
 		env = []string{}
 	}
-	procs := s.procs.NewScope()
+	procs := s.procs.NewScopeCharged(s.idleFDs)
 	// The secret store is the kernel's (its own environment's), whatever
 	// the session's environment says.
 	// Every program starts in a session of its own, with no controlling

@@ -83,6 +83,9 @@ func (r taskEvent) AppendJSON(b []byte) []byte {
 // every change of a task record is published on its task.N channel.
 func (s *Server) wireSession(sess *session) {
 	scope := sess.scope()
+	// The spare pipes it keeps for its next spawn are charged to the
+	// kernel-wide budget of idle descriptors, as its scope's free leaves are.
+	sess.later.ChargeTo(s.idleFDs)
 	s.continueRefs(sess)
 	s.bridgeSession(sess)
 	if rh, ok := sess.host.(*reefHost); ok && rh.langTasks != nil {

@@ -66,6 +66,14 @@ type Limits struct {
 	// and its resources released; zero keeps sessions forever.
 	SessionIdle time.Duration
 
+	// IdleFDs bounds the descriptors all sessions together keep open
+	// only for reuse: their pools of empty cgroup leaves (two each, at
+	// most contain's maxFreeLeaves per session) and the spare pipes of
+	// their next spawn (four each). Past it a session keeps none: the
+	// leaf is removed, the next spawn makes its pipes; nothing is refused
+	// (idlefds.go). At start it is cut to a quarter of RLIMIT_NOFILE.
+	IdleFDs int
+
 	// LangTasks bounds the language tasks (spawn, `cmd &`, `{ … } &`, on
 	// handlers, parallel branches) running in all sessions together;
 	// PrincipalLangTasks bounds those of one token principal's sessions
@@ -187,6 +195,7 @@ func DefaultLimits() Limits {
 		TokenSessions:        1024,
 		OwnerSessions:        1024,
 		SessionIdle:          10 * time.Minute,
+		IdleFDs:              DefaultIdleFDs,
 		LangTasks:            4096,
 		PrincipalLangTasks:   512,
 		SessionPlans:         64,
@@ -313,6 +322,8 @@ var limitFlags = []limitFlag{
 		count: func(l *Limits) *int { return &l.TokenSessions }},
 	{name: "owner-sessions", zero: zeroIsInvalid, usage: "sessions the kernel owner may keep (counted apart from token principals')",
 		count: func(l *Limits) *int { return &l.OwnerSessions }},
+	{name: "idle-fds", usage: "descriptors all sessions may keep open only for reuse (empty cgroup leaves, spare pipes; at most a quarter of RLIMIT_NOFILE)",
+		count: func(l *Limits) *int { return &l.IdleFDs }},
 	{name: "lang-tasks", usage: "language tasks (spawn, &, on handlers, parallel branches) all sessions may run together",
 		count: func(l *Limits) *int { return &l.LangTasks }},
 	{name: "principal-lang-tasks", usage: "language tasks one token principal's sessions may run together",
