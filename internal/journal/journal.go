@@ -127,6 +127,9 @@ type Entry struct {
 	PID int64 `json:"pid,omitempty"`
 
 	encodedAST syntax.EncodedProgram // set with AST by SetAST (ast.go)
+	// outputsText is the stored outputs text a Query with StoredOutputs
+	// passed through, Outputs left nil ("": decoded into Outputs).
+	outputsText string
 }
 
 // Query selects entries. Zero fields do not filter.
@@ -148,6 +151,11 @@ type Query struct {
 	Principals []string
 	Kind       string // "" or KindExec: execs; KindStmt: statements; "*": both
 	Parent     int64  // 0: any
+	// StoredOutputs leaves a row's outputs undecoded when their stored
+	// text is already their wire encoding (storedoutputs.go): Outputs is
+	// nil and Entry.OutputsJSON returns the text. Other rows' outputs are
+	// decoded into Outputs as without it.
+	StoredOutputs bool
 }
 
 // DB is an open journal. It is safe for concurrent use.
@@ -926,7 +934,7 @@ func (d *DB) Query(q Query) ([]Entry, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
-	es, full, err := d.scanPage(rows, MaxPageBytes, limit+1)
+	es, full, err := d.scanPage(rows, MaxPageBytes, limit+1, q.StoredOutputs)
 	if err != nil {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
@@ -1093,7 +1101,7 @@ func buildQuery(q Query, eb *effectBits, plan walkPlan) (string, []any, int, err
 
 // scan reads entry rows and closes rows.
 func (d *DB) scan(rows *sql.Rows) ([]Entry, error) {
-	es, _, err := d.scanPage(rows, 0, 0)
+	es, _, err := d.scanPage(rows, 0, 0, false)
 	return es, err
 }
 
@@ -1101,8 +1109,9 @@ func (d *DB) scan(rows *sql.Rows) ([]Entry, error) {
 // the row that brings the page's source, AST and effects to budget bytes,
 // and reports full when rows were left unread.
 // rows is how many rows to expect (0: unknown), so that the page is
-// allocated once.
-func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool, _ error) {
+// allocated once. With stored, outputs whose text storedOutputs accepts are
+// left as that text (Entry.OutputsJSON).
+func (d *DB) scanPage(rows *sql.Rows, budget, expect int, stored bool) (_ []Entry, full bool, _ error) {
 	defer rows.Close()
 	size := 0
 	es := newPage(expect)
@@ -1163,6 +1172,10 @@ func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool,
 			kinds[mask] = k
 		}
 		e.EffectKinds = k
+		if stored && storedOutputs(outs) {
+			e.outputsText = outs // a substring of packed, as Src and the rest are
+			continue
+		}
 		if arena == nil && outs != "[]" {
 			arena = make([]Output, 0, 3*max(expect, 1))
 		}
