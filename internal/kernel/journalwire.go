@@ -16,7 +16,8 @@ func journalAnswer(req *proto.Request, entries []journal.Entry) (answerFrame, er
 	hint := 64
 	for i := range entries {
 		e := &entries[i]
-		hint += 256 + len(e.Session) + len(e.Principal) + len(e.Cwd) + len(e.Src) + len(e.AST) + len(e.Effects) + 96*len(e.Outputs)
+		outs, _ := e.OutputsJSON()
+		hint += 256 + len(e.Session) + len(e.Principal) + len(e.Cwd) + len(e.Src) + len(e.AST) + len(e.Effects) + 96*len(e.Outputs) + len(outs)
 	}
 	return buildAnswer(req, hint, func(b []byte, limit int) ([]byte, error) {
 		b = append(b, '[')
@@ -88,6 +89,13 @@ func appendEntryJSON(b []byte, e *journal.Entry, event bool) []byte {
 	b = strconv.AppendBool(b, e.Opaque)
 	b = append(b, `,"verdict":`...)
 	b = proto.AppendString(b, e.Verdict)
+	if outs, ok := e.OutputsJSON(); ok {
+		// The stored text, already in this shape (journal.storedOutputs
+		// checked it when the row was read).
+		b = append(b, `,"outputs":`...)
+		b = append(b, outs...)
+		return append(b, '}')
+	}
 	b = append(b, `,"outputs":[`...)
 	for i, o := range e.Outputs {
 		if i > 0 {
