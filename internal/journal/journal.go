@@ -127,9 +127,12 @@ type Entry struct {
 	PID int64 `json:"pid,omitempty"`
 
 	encodedAST syntax.EncodedProgram // set with AST by SetAST (ast.go)
-	// outputsText is the stored outputs text a Query with StoredOutputs
-	// passed through, Outputs left nil ("": decoded into Outputs).
-	outputsText string
+	// stored says a Query with Stored read the entry, leaving texts of
+	// its row undecoded and uncopied (storedoutputs.go): the outputs in
+	// their wire shape (Outputs nil; "": decoded into Outputs), the AST
+	// and the effects (AST and Effects nil; "": none).
+	stored                            bool
+	outputsText, astText, effectsText string
 }
 
 // Query selects entries. Zero fields do not filter.
@@ -151,11 +154,15 @@ type Query struct {
 	Principals []string
 	Kind       string // "" or KindExec: execs; KindStmt: statements; "*": both
 	Parent     int64  // 0: any
-	// StoredOutputs leaves a row's outputs undecoded when their stored
-	// text is already their wire encoding (storedoutputs.go): Outputs is
-	// nil and Entry.OutputsJSON returns the text. Other rows' outputs are
-	// decoded into Outputs as without it.
-	StoredOutputs bool
+	// Stored reads the page to be written into an answer as JSON (the
+	// kernel's journal.query), leaving what is stored in that shape as
+	// its text (storedoutputs.go): a row's outputs when their stored text
+	// is already their wire encoding (Outputs nil, Entry.StoredOutputs
+	// returns it; other rows' outputs are decoded into Outputs as without
+	// it), and the AST and the effects (AST and Effects nil,
+	// Entry.StoredAST and Entry.StoredEffects return them). EffectKinds
+	// is not filled.
+	Stored bool
 }
 
 // DB is an open journal. It is safe for concurrent use.
@@ -934,7 +941,7 @@ func (d *DB) Query(q Query) ([]Entry, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
-	es, full, err := d.scanPage(rows, MaxPageBytes, limit+1, q.StoredOutputs)
+	es, full, err := d.scanPage(rows, MaxPageBytes, limit+1, q.Stored)
 	if err != nil {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
@@ -1109,8 +1116,7 @@ func (d *DB) scan(rows *sql.Rows) ([]Entry, error) {
 // the row that brings the page's source, AST and effects to budget bytes,
 // and reports full when rows were left unread.
 // rows is how many rows to expect (0: unknown), so that the page is
-// allocated once. With stored, outputs whose text storedOutputs accepts are
-// left as that text (Entry.OutputsJSON).
+// allocated once. With stored, the page is Query.Stored's.
 func (d *DB) scanPage(rows *sql.Rows, budget, expect int, stored bool) (_ []Entry, full bool, _ error) {
 	defer rows.Close()
 	size := 0
@@ -1132,7 +1138,7 @@ func (d *DB) scanPage(rows *sql.Rows, budget, expect int, stored bool) (_ []Entr
 	// by formatting and parsing the number.
 	var packed string
 	var id, intr, pseq, pid any
-	var raw rawArena
+	raw := rawArena{keep: stored}
 	for rows.Next() {
 		if budget > 0 && size >= budget {
 			return es, true, nil
@@ -1165,16 +1171,19 @@ func (d *DB) scanPage(rows *sql.Rows, budget, expect int, stored bool) (_ []Entr
 			return nil, false, fmt.Errorf("entry %d: %w", e.ID, err)
 		}
 		e.Interrupted = e.Interrupted || n[1] != 0
-		size += len(e.Src) + len(e.AST) + len(e.Effects) + len(outs)
-		k, ok := kinds[mask]
-		if !ok {
-			k = slices.Clip(d.bits.kinds(mask))
-			kinds[mask] = k
-		}
-		e.EffectKinds = k
-		if stored && storedOutputs(outs) {
-			e.outputsText = outs // a substring of packed, as Src and the rest are
-			continue
+		size += len(e.Src) + len(e.AST) + len(e.Effects) + len(e.astText) + len(e.effectsText) + len(outs)
+		if stored {
+			if storedOutputs(outs) {
+				e.outputsText = outs // a substring of packed, as Src and the rest are
+				continue
+			}
+		} else {
+			k, ok := kinds[mask]
+			if !ok {
+				k = slices.Clip(d.bits.kinds(mask))
+				kinds[mask] = k
+			}
+			e.EffectKinds = k
 		}
 		if arena == nil && outs != "[]" {
 			arena = make([]Output, 0, 3*max(expect, 1))

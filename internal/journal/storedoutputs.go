@@ -7,21 +7,32 @@ import "strings"
 // entry's outputs in a journal.query answer. Decoding that text into
 // Outputs only for the kernel to encode the same bytes again was a sixth
 // of the kernel's samples on a page of journal.query (docs/performance.md,
-// "journal.query: the fourteenth round"). A Query with StoredOutputs set
-// passes the text through instead, for the rows whose text is exactly what
-// encoding their decoded outputs would give back (storedOutputs says
-// which); every other row's outputs are decoded as before, and a row whose
-// outputs do not decode fails the Query as before.
+// "journal.query: the fourteenth round"). A Query with Stored passes the
+// text through instead, for the rows whose text is exactly what encoding
+// their decoded outputs would give back (storedOutputs says which); every
+// other row's outputs are decoded as before, and a row whose outputs do
+// not decode fails the Query as before. The AST and the effects, which
+// the answer carries as they are stored, are left as the row's text too
+// rather than copied out of it.
 
-// OutputsJSON returns the entry's outputs as the stored JSON text, when a
-// Query with StoredOutputs passed it through (Outputs is then nil); ok is
+// StoredOutputs returns the entry's outputs as their stored JSON text,
+// when a Query with Stored passed it through (Outputs is then nil); ok is
 // false otherwise, and Outputs holds them. The text is a JSON array of
 // objects {"kind":K,"hash":H,"len":N}, members in that order, no
 // whitespace, K and H strings that need no escape, N a canonical integer:
 // byte for byte what encoding Outputs in that shape gives.
-func (e *Entry) OutputsJSON() (string, bool) {
+func (e *Entry) StoredOutputs() (string, bool) {
 	return e.outputsText, e.outputsText != ""
 }
+
+// StoredAST returns the entry's AST as the text its row stores, when a
+// Query with Stored read it ("": none; AST is then nil); ok is false
+// otherwise, and AST holds it. The journal checked the text when the row
+// was written, not since.
+func (e *Entry) StoredAST() (string, bool) { return e.astText, e.stored }
+
+// StoredEffects is StoredAST for the effects.
+func (e *Entry) StoredEffects() (string, bool) { return e.effectsText, e.stored }
 
 // storedOutputs reports whether s, a row's outputs text, is in the
 // journal's own shape exactly as the wire encodes it, so that it may go

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"encoding/json"
 	"reflect"
 	"strconv"
 	"strings"
@@ -82,14 +83,21 @@ func FuzzStoredOutputs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) { checkStoredOutputs(t, s) })
 }
 
-// A Query with StoredOutputs reads the same rows as without, but for the
+// A Query with Stored reads the same rows as without, but for the
 // outputs of the rows whose stored text storedOutputs accepts, which it
 // leaves as that text (nil Outputs), and which decode to the outputs the
-// plain read gives.
+// plain read gives; and the AST and effects, left as their texts, and
+// the effect kinds, not read.
 func TestQueryStoredOutputsMatchesRowByRow(t *testing.T) {
 	d := openTemp(t)
 	for i := range 40 {
 		e := Entry{Session: "s", Principal: "agent:p" + strconv.Itoa(i%2), Src: "echo " + strconv.Itoa(i), Verdict: "allow"}
+		if i%3 != 0 {
+			e.AST = json.RawMessage(`{"stmts":[{"k":"cmd","i":` + strconv.Itoa(i) + `}]}`)
+		}
+		if i%4 != 0 {
+			e.Effects = json.RawMessage(`[{"kind":"fs_read","path":"/x"}]`)
+		}
 		for k := range i % 4 {
 			hash := "blake3:" + strconv.Itoa(k)
 			if i%5 == 0 {
@@ -109,14 +117,14 @@ func TestQueryStoredOutputsMatchesRowByRow(t *testing.T) {
 	}
 	passed, decoded := 0, 0
 	for _, q := range []Query{{Limit: 100}, {Principals: []string{"agent:p1"}, OwnIDs: true, Limit: 100}} {
-		q.StoredOutputs = true
+		q.Stored = true
 		page, _, err := d.Query(q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, got := range page {
 			want := rowByRow(t, d, got.ID)
-			if text, ok := got.OutputsJSON(); ok {
+			if text, ok := got.StoredOutputs(); ok {
 				passed++
 				outs, err := decodeOutputs(text)
 				if err != nil || got.Outputs != nil || !reflect.DeepEqual(outs, want.Outputs) || wireOutputs(outs) != text {
@@ -126,6 +134,22 @@ func TestQueryStoredOutputsMatchesRowByRow(t *testing.T) {
 			} else {
 				decoded++
 			}
+			// The AST and effects are the row's texts, not copied; the
+			// effect kinds are not read.
+			ast, okAST := got.StoredAST()
+			effects, okEffects := got.StoredEffects()
+			if !okAST || !okEffects || got.AST != nil || got.Effects != nil || got.EffectKinds != nil ||
+				ast != string(want.AST) || effects != string(want.Effects) {
+				t.Fatalf("row %d: AST %q, effects %q (%v %v %v), want %q, %q", got.ID, ast, effects, got.AST, got.Effects, got.EffectKinds, want.AST, want.Effects)
+			}
+			if ast != "" {
+				got.AST = json.RawMessage(ast)
+			}
+			if effects != "" {
+				got.Effects = json.RawMessage(effects)
+			}
+			got.EffectKinds, want.EffectKinds = nil, nil
+			got.stored, got.astText, got.effectsText = false, "", ""
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("row %d:\n page %+v\n  row %+v", got.ID, got, want)
 			}
@@ -135,15 +159,16 @@ func TestQueryStoredOutputsMatchesRowByRow(t *testing.T) {
 	if passed == 0 || decoded == 0 {
 		t.Fatalf("%d rows passed through, %d decoded: want some of each", passed, decoded)
 	}
-	// Without StoredOutputs, nothing is passed through (Get, the
-	// language's journal and the rest read Outputs).
+	// Without Stored, nothing is passed through (Get, the
+	// language's journal and the rest read Outputs, AST and Effects).
 	page, _, err := d.Query(Query{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range page {
-		if _, ok := e.OutputsJSON(); ok {
-			t.Fatalf("row %d: passed through without StoredOutputs", e.ID)
+		_, okAST := e.StoredAST()
+		if _, ok := e.StoredOutputs(); ok || okAST {
+			t.Fatalf("row %d: passed through without Stored", e.ID)
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // journal.query passes a row's stored outputs text through to its answer
-// (journal.Query.StoredOutputs). A row whose outputs text was changed
+// (journal.Query.Stored). A row whose outputs text was changed
 // outside the journal is answered as before: in another JSON shape,
 // decoded into the same outputs; corrupt, or nested past any outputs,
 // the query fails as an internal error naming the row, the connection

@@ -146,7 +146,7 @@ func manyOutputs(n int, hash string) []journal.Output {
 // stored, outputs pass through as their stored text.
 func storedAnswer(t *testing.T, db *journal.DB, q journal.Query, stored bool) (string, []journal.Entry, error) {
 	t.Helper()
-	q.StoredOutputs = stored
+	q.Stored = stored
 	entries, _, err := db.Query(q)
 	if err != nil {
 		return "", nil, err
@@ -205,7 +205,7 @@ func TestJournalAnswerStoredOutputsSameBytes(t *testing.T) {
 				t.Fatalf("%+v: answer is not JSON of %d entries: %v", q, len(entries), err)
 			}
 			for i := range entries {
-				if text, ok := entries[i].OutputsJSON(); ok {
+				if text, ok := entries[i].StoredOutputs(); ok {
 					passed++
 					if entries[i].Outputs != nil {
 						t.Fatalf("row %d: outputs passed through and decoded", entries[i].ID)
@@ -252,7 +252,7 @@ func TestJournalAnswerStoredOutputsSameBytes(t *testing.T) {
 		if got != want || !json.Valid([]byte(got)) {
 			t.Fatalf("%s: answers differ:\n got %s\nwant %s", c.name, got, want)
 		}
-		if _, ok := entries[0].OutputsJSON(); ok {
+		if _, ok := entries[0].StoredOutputs(); ok {
 			t.Fatalf("%s: %q passed through", c.name, c.text)
 		}
 	}
