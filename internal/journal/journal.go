@@ -127,6 +127,12 @@ type Entry struct {
 	PID int64 `json:"pid,omitempty"`
 
 	encodedAST syntax.EncodedProgram // set with AST by SetAST (ast.go)
+	// stored says a Query with Stored read the entry, leaving texts of
+	// its row undecoded and uncopied (storedoutputs.go): the outputs in
+	// their wire shape (Outputs nil; "": decoded into Outputs), the AST
+	// and the effects (AST and Effects nil; "": none).
+	stored                            bool
+	outputsText, astText, effectsText string
 }
 
 // Query selects entries. Zero fields do not filter.
@@ -148,6 +154,15 @@ type Query struct {
 	Principals []string
 	Kind       string // "" or KindExec: execs; KindStmt: statements; "*": both
 	Parent     int64  // 0: any
+	// Stored reads the page to be written into an answer as JSON (the
+	// kernel's journal.query), leaving what is stored in that shape as
+	// its text (storedoutputs.go): a row's outputs when their stored text
+	// is already their wire encoding (Outputs nil, Entry.StoredOutputs
+	// returns it; other rows' outputs are decoded into Outputs as without
+	// it), and the AST and the effects (AST and Effects nil,
+	// Entry.StoredAST and Entry.StoredEffects return them). EffectKinds
+	// is not filled.
+	Stored bool
 }
 
 // DB is an open journal. It is safe for concurrent use.
@@ -926,7 +941,7 @@ func (d *DB) Query(q Query) ([]Entry, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
-	es, full, err := d.scanPage(rows, MaxPageBytes, limit+1)
+	es, full, err := d.scanPage(rows, MaxPageBytes, limit+1, q.Stored)
 	if err != nil {
 		return nil, "", fmt.Errorf("journal: query: %w", err)
 	}
@@ -1093,7 +1108,7 @@ func buildQuery(q Query, eb *effectBits, plan walkPlan) (string, []any, int, err
 
 // scan reads entry rows and closes rows.
 func (d *DB) scan(rows *sql.Rows) ([]Entry, error) {
-	es, _, err := d.scanPage(rows, 0, 0)
+	es, _, err := d.scanPage(rows, 0, 0, false)
 	return es, err
 }
 
@@ -1101,8 +1116,8 @@ func (d *DB) scan(rows *sql.Rows) ([]Entry, error) {
 // the row that brings the page's source, AST and effects to budget bytes,
 // and reports full when rows were left unread.
 // rows is how many rows to expect (0: unknown), so that the page is
-// allocated once.
-func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool, _ error) {
+// allocated once. With stored, the page is Query.Stored's.
+func (d *DB) scanPage(rows *sql.Rows, budget, expect int, stored bool) (_ []Entry, full bool, _ error) {
 	defer rows.Close()
 	size := 0
 	es := newPage(expect)
@@ -1123,7 +1138,7 @@ func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool,
 	// by formatting and parsing the number.
 	var packed string
 	var id, intr, pseq, pid any
-	var raw rawArena
+	raw := rawArena{keep: stored}
 	for rows.Next() {
 		if budget > 0 && size >= budget {
 			return es, true, nil
@@ -1156,13 +1171,20 @@ func (d *DB) scanPage(rows *sql.Rows, budget, expect int) (_ []Entry, full bool,
 			return nil, false, fmt.Errorf("entry %d: %w", e.ID, err)
 		}
 		e.Interrupted = e.Interrupted || n[1] != 0
-		size += len(e.Src) + len(e.AST) + len(e.Effects) + len(outs)
-		k, ok := kinds[mask]
-		if !ok {
-			k = slices.Clip(d.bits.kinds(mask))
-			kinds[mask] = k
+		size += len(e.Src) + len(e.AST) + len(e.Effects) + len(e.astText) + len(e.effectsText) + len(outs)
+		if stored {
+			if storedOutputs(outs) {
+				e.outputsText = outs // a substring of packed, as Src and the rest are
+				continue
+			}
+		} else {
+			k, ok := kinds[mask]
+			if !ok {
+				k = slices.Clip(d.bits.kinds(mask))
+				kinds[mask] = k
+			}
+			e.EffectKinds = k
 		}
-		e.EffectKinds = k
 		if arena == nil && outs != "[]" {
 			arena = make([]Output, 0, 3*max(expect, 1))
 		}

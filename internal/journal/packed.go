@@ -26,7 +26,8 @@ func unpackRow(p string, e *Entry, status *int) (mask int64, outputs string, err
 }
 
 // unpackRowTo is unpackRow with the AST and effects copied into raw (nil:
-// each its own allocation).
+// each its own allocation), or, when raw keeps them, left as texts of p
+// (Entry.StoredAST, Entry.StoredEffects).
 func unpackRowTo(p string, e *Entry, status *int, raw *rawArena) (mask int64, outputs string, err error) {
 	var n [13]int64
 	for i := range n {
@@ -60,14 +61,19 @@ func unpackRowTo(p string, e *Entry, status *int, raw *rawArena) (mask int64, ou
 	}
 	e.RefN, e.Seq, e.TSeq = n[10], uint64(n[11]), uint64(n[12])
 	e.Kind, e.Session, e.Principal, e.Cwd, e.Src, e.Head = t[0], t[1], t[2], t[3], t[4], t[5]
-	if raw != nil {
-		raw.reserve(len(t[6]) + len(t[7]))
-	}
-	if !null[6] {
-		e.AST = raw.copy(t[6])
-	}
-	if !null[7] {
-		e.Effects = raw.copy(t[7])
+	if raw != nil && raw.keep {
+		// Left as the row's text, for an answer (Query.Stored).
+		e.stored, e.astText, e.effectsText = true, t[6], t[7]
+	} else {
+		if raw != nil {
+			raw.reserve(len(t[6]) + len(t[7]))
+		}
+		if !null[6] {
+			e.AST = raw.copy(t[6])
+		}
+		if !null[7] {
+			e.Effects = raw.copy(t[7])
+		}
 	}
 	e.Verdict, e.Code = t[8], t[10]
 	return n[5], t[9], nil

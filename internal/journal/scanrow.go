@@ -35,6 +35,9 @@ const rawChunkMax = 64 << 10
 type rawArena struct {
 	buf  []byte
 	left int // rows still to read, the current one included
+	// keep leaves the AST and effects as the row's text, uncopied
+	// (Query.Stored): the arena holds nothing.
+	keep bool
 }
 
 // reserve makes room for n bytes in the current chunk.

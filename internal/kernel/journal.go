@@ -437,6 +437,9 @@ func handleJournalQuery(_ context.Context, c *call) (any, error) {
 	}
 	q.Principals, _ = journalScope(g, c.att.principal)
 	_, q.OwnIDs = ownJournal(q.Principals)
+	// The answer is written by journalAnswer, which passes the rows'
+	// stored texts through.
+	q.Stored = true
 	if j == nil {
 		return []*entryJSON{}, nil
 	}

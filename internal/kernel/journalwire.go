@@ -16,7 +16,11 @@ func journalAnswer(req *proto.Request, entries []journal.Entry) (answerFrame, er
 	hint := 64
 	for i := range entries {
 		e := &entries[i]
-		hint += 256 + len(e.Session) + len(e.Principal) + len(e.Cwd) + len(e.Src) + len(e.AST) + len(e.Effects) + 96*len(e.Outputs)
+		outs, _ := e.StoredOutputs()
+		ast, _ := e.StoredAST()
+		effects, _ := e.StoredEffects()
+		hint += 256 + len(e.Session) + len(e.Principal) + len(e.Cwd) + len(e.Src) + len(e.AST) + len(e.Effects) + 96*len(e.Outputs) +
+			len(outs) + len(ast) + len(effects)
 	}
 	return buildAnswer(req, hint, func(b []byte, limit int) ([]byte, error) {
 		b = append(b, '[')
@@ -71,11 +75,17 @@ func appendEntryJSON(b []byte, e *journal.Entry, event bool) []byte {
 	b = append(b, `,"ast":`...)
 	if event {
 		b = append(b, "null"...)
+	} else if ast, ok := e.StoredAST(); ok {
+		b = appendRawJSON(b, ast, "null")
 	} else {
 		b = appendRawJSON(b, e.AST, "null")
 	}
 	b = append(b, `,"effects":`...)
-	b = appendRawJSON(b, e.Effects, "[]")
+	if effects, ok := e.StoredEffects(); ok {
+		b = appendRawJSON(b, effects, "[]")
+	} else {
+		b = appendRawJSON(b, e.Effects, "[]")
+	}
 	b = append(b, `,"status":`...)
 	if e.Status != nil {
 		b = strconv.AppendInt(b, int64(*e.Status), 10)
@@ -88,6 +98,13 @@ func appendEntryJSON(b []byte, e *journal.Entry, event bool) []byte {
 	b = strconv.AppendBool(b, e.Opaque)
 	b = append(b, `,"verdict":`...)
 	b = proto.AppendString(b, e.Verdict)
+	if outs, ok := e.StoredOutputs(); ok {
+		// The stored text, already in this shape (journal.storedOutputs
+		// checked it when the row was read).
+		b = append(b, `,"outputs":`...)
+		b = append(b, outs...)
+		return append(b, '}')
+	}
 	b = append(b, `,"outputs":[`...)
 	for i, o := range e.Outputs {
 		if i > 0 {
@@ -108,7 +125,7 @@ func appendEntryJSON(b []byte, e *journal.Entry, event bool) []byte {
 // was written), or none when it is empty. A value that is not JSON after
 // all (a database edited by hand) is appended as none rather than break
 // the frame.
-func appendRawJSON(b, raw []byte, none string) []byte {
+func appendRawJSON[T ~string | ~[]byte](b []byte, raw T, none string) []byte {
 	if len(raw) == 0 || !validJSONPrefix(raw) {
 		return append(b, none...)
 	}
@@ -120,7 +137,7 @@ func appendRawJSON(b, raw []byte, none string) []byte {
 // matching bracket. The journal validated the whole of it when the row
 // was written; this only guards the frame against a row changed outside
 // the journal.
-func validJSONPrefix(raw []byte) bool {
+func validJSONPrefix[T ~string | ~[]byte](raw T) bool {
 	first, last := raw[0], raw[len(raw)-1]
 	return (first == '{' && last == '}') || (first == '[' && last == ']')
 }
