@@ -175,10 +175,6 @@ func BenchmarkJournalQuery(b *testing.B) {
 	if err := db.Close(); err != nil {
 		b.Fatal(err)
 	}
-	dir := filepath.Join(base, "work")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		b.Fatal(err)
-	}
 	store := filepath.Join(base, "tokens.json")
 	_, secret, err := auth.Open(store).Create("agent:p3", "bench", nil, 0)
 	if err != nil {
@@ -187,24 +183,7 @@ func BenchmarkJournalQuery(b *testing.B) {
 	pol := testPolicy(b, `[principal."agent:p3"]
 journal_read = true
 `)
-	sock := filepath.Join(base, "k.sock")
-	l, err := Listen(sock, true)
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv, err := New(Config{Version: "bench", Dir: dir, TokenStore: store, Policy: pol, StateDir: state,
-		Env: []string{"HOME=" + base, "PATH=/usr/bin:/bin"}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(l) }()
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		<-done
-	})
+	sock := serveBench(b, base, state, Config{TokenStore: store, Policy: pol})
 	for _, bc := range []struct{ name, token, params string }{
 		{"owner-principal-filter", "", `{"principal":"agent:p3","limit":100}`},
 		{"principal-own-scope", secret, `{"limit":100}`},

@@ -2,9 +2,7 @@ package kernel
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -48,28 +46,7 @@ func BenchmarkJournalQueryRows(b *testing.B) {
 	if err := db.Close(); err != nil {
 		b.Fatal(err)
 	}
-	dir := filepath.Join(base, "work")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		b.Fatal(err)
-	}
-	sock := filepath.Join(base, "k.sock")
-	l, err := Listen(sock, true)
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv, err := New(Config{Version: "bench", Dir: dir, TokenStore: filepath.Join(base, "tokens.json"), StateDir: state,
-		Env: []string{"HOME=" + base, "PATH=/usr/bin:/bin"}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(l) }()
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		<-done
-	})
+	sock := serveBench(b, base, state, Config{})
 	c, err := dialBench(sock, "")
 	if err != nil {
 		b.Fatal(err)
