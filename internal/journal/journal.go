@@ -700,7 +700,8 @@ func outputsJSON(outs []Output) ([]byte, error) {
 }
 
 // plainOutputsJSON writes outs as encoding/json would, when every kind and
-// hash is plainASCII; ok is false otherwise.
+// hash is plainASCII (AppendOutputsJSON then writes them as they are); ok
+// is false otherwise.
 func plainOutputsJSON(outs []Output) (_ []byte, ok bool) {
 	n := 2
 	for _, o := range outs {
@@ -709,21 +710,7 @@ func plainOutputsJSON(outs []Output) (_ []byte, ok bool) {
 		}
 		n += 48 + len(o.Kind) + len(o.Hash)
 	}
-	b := make([]byte, 0, n)
-	b = append(b, '[')
-	for i, o := range outs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"kind":"`...)
-		b = append(b, o.Kind...)
-		b = append(b, `","hash":"`...)
-		b = append(b, o.Hash...)
-		b = append(b, `","len":`...)
-		b = strconv.AppendInt(b, o.Len, 10)
-		b = append(b, '}')
-	}
-	return append(b, ']'), true
+	return AppendOutputsJSON(make([]byte, 0, n), outs), true
 }
 
 // plainASCII reports whether encoding/json writes s between its quotes

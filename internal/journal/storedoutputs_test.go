@@ -6,28 +6,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/shoalgo/shoal/proto"
 )
 
 // wireOutputs is outputs as the kernel's journal.query answer encodes
-// decoded ones (kernel.appendEntryJSON's outputs member).
-func wireOutputs(outs []Output) string {
-	b := []byte{'['}
-	for i, o := range outs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"kind":`...)
-		b = proto.AppendString(b, o.Kind)
-		b = append(b, `,"hash":`...)
-		b = proto.AppendString(b, o.Hash)
-		b = append(b, `,"len":`...)
-		b = strconv.AppendInt(b, o.Len, 10)
-		b = append(b, '}')
-	}
-	return string(append(b, ']'))
-}
+// decoded ones.
+func wireOutputs(outs []Output) string { return string(AppendOutputsJSON(nil, outs)) }
 
 // checkStoredOutputs holds storedOutputs to its promise: it accepts s
 // only when s decodes (as a Query decodes it) to outputs whose wire

@@ -105,20 +105,9 @@ func appendEntryJSON(b []byte, e *journal.Entry, event bool) []byte {
 		b = append(b, outs...)
 		return append(b, '}')
 	}
-	b = append(b, `,"outputs":[`...)
-	for i, o := range e.Outputs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"kind":`...)
-		b = proto.AppendString(b, o.Kind)
-		b = append(b, `,"hash":`...)
-		b = proto.AppendString(b, o.Hash)
-		b = append(b, `,"len":`...)
-		b = strconv.AppendInt(b, o.Len, 10)
-		b = append(b, '}')
-	}
-	return append(b, "]}"...)
+	b = append(b, `,"outputs":`...)
+	b = journal.AppendOutputsJSON(b, e.Outputs)
+	return append(b, '}')
 }
 
 // appendRawJSON appends raw, JSON the journal stored (checked when the row
