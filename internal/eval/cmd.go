@@ -68,7 +68,7 @@ func (t *thread) dispatchCmd(call *syntax.CmdCall, sc *scope, m mode, o *cmdOpts
 				if err != nil {
 					return nil, err
 				}
-				pos, flags, err := t.builtinArgs(vals, false)
+				pos, flags, err := t.builtinArgs(vals, false, nil)
 				if err != nil {
 					return nil, err
 				}
@@ -116,7 +116,7 @@ func (t *thread) dispatchCmd(call *syntax.CmdCall, sc *scope, m mode, o *cmdOpts
 			if err != nil {
 				return nil, err
 			}
-			pos, flags, err := t.builtinArgs(vals, b.Verbatim)
+			pos, flags, err := t.builtinArgs(vals, b.Verbatim, b.Flags)
 			if err != nil {
 				return nil, err
 			}

@@ -3,6 +3,7 @@ package eval
 import (
 	"strings"
 
+	"github.com/shoalgo/shoal/internal/leash"
 	"github.com/shoalgo/shoal/internal/syntax"
 	"github.com/shoalgo/shoal/internal/value"
 )
@@ -165,12 +166,25 @@ func (t *thread) argv(vals []cmdValue) ([]string, error) {
 }
 
 // builtinArgs splits evaluated arguments into positional values and flags
-// for a builtin. Globs expand to paths; after `--` flags are positional.
-func (t *thread) builtinArgs(vals []cmdValue, verbatim bool) ([]value.Value, []Flag, error) {
+// for a builtin. Globs expand to paths; after `--` flags are positional. A
+// value flag of specs written `--name word` takes that word as its value,
+// as `--name=word` would (leash.TakesNextWord: derivation reads the words
+// the same way).
+func (t *thread) builtinArgs(vals []cmdValue, verbatim bool, specs []leash.FlagSpec) ([]value.Value, []Flag, error) {
 	var pos []value.Value
 	var flags []Flag
 	raw := verbatim
-	for _, cv := range vals {
+	for i := 0; i < len(vals); i++ {
+		cv := vals[i]
+		if !raw && cv.flag != "" && cv.v == nil && i+1 < len(vals) && vals[i+1].positional() && leash.TakesNextWord(specs, cv.flag) {
+			i++
+			v := vals[i].v
+			if vals[i].glob {
+				v = value.Str(v.(*value.Glob).Pattern)
+			}
+			flags = append(flags, Flag{Name: cv.flag, Value: v})
+			continue
+		}
 		switch {
 		case cv.dashdash:
 			if raw {

@@ -52,19 +52,28 @@ func staticWord(a *syntax.CmdArg) (string, bool) {
 }
 
 // positional lists the arguments that are not flags (everything after a
-// `--` is positional).
-func positional(c *syntax.CmdCall) []*syntax.CmdArg {
+// `--` is positional). A value flag of specs written `--name word` takes
+// that word (TakesNextWord), as evaluation binds it.
+func positional(c *syntax.CmdCall, specs []FlagSpec) []*syntax.CmdArg {
 	var out []*syntax.CmdArg
-	rest := false
+	rest, taken := false, false
 	for _, a := range c.Args {
 		if rest {
 			out = append(out, a)
 			continue
 		}
+		if taken {
+			taken = false
+			if ValueWord(a.Kind) {
+				continue
+			}
+		}
 		switch a.Kind {
 		case syntax.ArgDashDash:
 			rest = true
-		case syntax.ArgShortFlag, syntax.ArgLongFlag:
+		case syntax.ArgLongFlag:
+			taken = a.Value == nil && TakesNextWord(specs, a.Name)
+		case syntax.ArgShortFlag:
 		default:
 			out = append(out, a)
 		}
@@ -105,8 +114,8 @@ func (w *walker) argPath(a *syntax.CmdArg, kind host.Effect, rev string) {
 
 // pathArgs records kind on every positional argument; it reports whether
 // there was one.
-func (w *walker) pathArgs(c *syntax.CmdCall, kind host.Effect, rev string) bool {
-	ps := positional(c)
+func (w *walker) pathArgs(c *syntax.CmdCall, specs []FlagSpec, kind host.Effect, rev string) bool {
+	ps := positional(c, specs)
 	for _, a := range ps {
 		w.argPath(a, kind, rev)
 	}
@@ -117,8 +126,8 @@ func (w *walker) pathArgs(c *syntax.CmdCall, kind host.Effect, rev string) bool 
 // when srcKind is not a read), the last argument (the destination) gets
 // fs_write, after fs_read when checkDest (cp and mv look at the
 // destination first: is it a directory, does it exist).
-func (w *walker) transfer(c *syntax.CmdCall, srcKind host.Effect, rev string, checkDest bool) {
-	ps := positional(c)
+func (w *walker) transfer(c *syntax.CmdCall, specs []FlagSpec, srcKind host.Effect, rev string, checkDest bool) {
+	ps := positional(c, specs)
 	if len(ps) < 2 {
 		for _, a := range ps {
 			w.argPath(a, host.FSRead, Reversible)
@@ -142,10 +151,10 @@ func (w *walker) transfer(c *syntax.CmdCall, srcKind host.Effect, rev string, ch
 // and the kernel resolves a relative one against the link's directory when
 // the link is followed, so that is where the target's fs_read is judged.
 // A target or link not known statically is a dynamic read.
-func (w *walker) symlink(c *syntax.CmdCall, rev string) {
-	ps := positional(c)
+func (w *walker) symlink(c *syntax.CmdCall, specs []FlagSpec, rev string) {
+	ps := positional(c, specs)
 	if len(ps) != 2 {
-		w.transfer(c, host.FSRead, rev, false)
+		w.transfer(c, specs, host.FSRead, rev, false)
 		return
 	}
 	target, link := ps[0], ps[1]
@@ -229,7 +238,7 @@ func (w *walker) trash() {
 // cd follows a directory change: a static target becomes the directory
 // later relative paths resolve against.
 func (w *walker) cd(c *syntax.CmdCall, pushd bool) {
-	ps := positional(c)
+	ps := positional(c, nil)
 	prev := dirState{w.dir, w.dirOK}
 	switch {
 	case len(ps) == 0 && !pushd:

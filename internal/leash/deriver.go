@@ -51,7 +51,7 @@ func (d *Deriver) Positional() []*syntax.CmdArg {
 	if d.cmd == nil {
 		return nil
 	}
-	return positional(d.cmd)
+	return positional(d.cmd, d.flags)
 }
 
 // Flag reports whether the declared flag with long name long was given,
@@ -78,7 +78,7 @@ func (d *Deriver) PathArgs(kind host.Effect, rev string) bool {
 	if d.cmd == nil {
 		return false
 	}
-	return d.w.pathArgs(d.cmd, kind, rev)
+	return d.w.pathArgs(d.cmd, d.flags, kind, rev)
 }
 
 // Path records kind on the path(s) one command argument names.
@@ -122,7 +122,7 @@ func (d *Deriver) Parent(a *syntax.CmdArg) { d.w.argParent(a) }
 // fs_read when checkDest.
 func (d *Deriver) Transfer(srcKind host.Effect, rev string, checkDest bool) {
 	if d.cmd != nil {
-		d.w.transfer(d.cmd, srcKind, rev, checkDest)
+		d.w.transfer(d.cmd, d.flags, srcKind, rev, checkDest)
 	}
 }
 
@@ -131,7 +131,7 @@ func (d *Deriver) Transfer(srcKind host.Effect, rev string, checkDest bool) {
 // (not the working directory), then fs_write of the link.
 func (d *Deriver) Symlink(rev string) {
 	if d.cmd != nil {
-		d.w.symlink(d.cmd, rev)
+		d.w.symlink(d.cmd, d.flags, rev)
 	}
 }
 

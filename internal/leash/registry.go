@@ -16,6 +16,29 @@ type FlagSpec struct {
 	Value bool
 }
 
+// TakesNextWord reports whether the long flag `--long`, written without
+// `=value`, takes the command's next word as its value: it is declared with
+// Value. Evaluation binds a builtin's words with it and derivation reads
+// them with it, so a plan and a run agree on which words are positional.
+func TakesNextWord(specs []FlagSpec, long string) bool {
+	for _, s := range specs {
+		if s.Long == long {
+			return s.Value
+		}
+	}
+	return false
+}
+
+// ValueWord reports whether a command word of kind k can be the value a
+// flag takes from the next word: anything but a flag or `--`.
+func ValueWord(k syntax.ArgKind) bool {
+	switch k {
+	case syntax.ArgLongFlag, syntax.ArgShortFlag, syntax.ArgDashDash:
+		return false
+	}
+	return k != 0
+}
+
 // Builtin is what derivation knows of one command or value function name
 // of the registry (Env.Registry): a head it does not hold is an external
 // program.
