@@ -71,7 +71,7 @@ func (r *rawMCP) next(t *testing.T) map[string]any {
 
 // nextLine reads the next newline-ended frame from out as written,
 // failing the test after wait without one.
-func nextLine(t *testing.T, out *bufio.Reader, wait time.Duration) string {
+func nextLine(t testing.TB, out *bufio.Reader, wait time.Duration) string {
 	t.Helper()
 	type line struct {
 		s   string
