@@ -171,6 +171,11 @@ func (r *execRow) plan(p *execParams) {
 	}
 	if p.plan != nil {
 		r.e.Effects = journalEffects(p.plan.Effects)
+		// The row's kinds come from the plan, not from decoding the JSON
+		// just rendered from it (in Begin and again in Finish).
+		if kinds, ok := planKinds(p.plan.Effects); ok && r.e.Effects != nil {
+			r.e.EffectKinds, r.e.KindsGiven = kinds, true
+		}
 		r.e.Opaque = p.plan.Opaque
 		r.pure = len(p.plan.Effects) == 0 && !p.plan.Opaque
 	}
