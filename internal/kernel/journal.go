@@ -299,7 +299,7 @@ func journalEffects(effs []leash.Effect) json.RawMessage {
 	if len(effs) == 0 {
 		return nil
 	}
-	b, err := json.Marshal(effs)
+	b, err := appendEffectsJSON(make([]byte, 0, 64*len(effs)), effs)
 	if err != nil {
 		return nil
 	}
