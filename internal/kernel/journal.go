@@ -258,7 +258,7 @@ func (r *execRow) finish(ok bool, status *int, value []byte, out *boundedBuffer,
 		}
 	}
 	if rec := r.undo.Record(); len(rec.Steps) > 0 || rec.Lost != "" {
-		if b, err := json.Marshal(rec); err == nil {
+		if b, err := appendUndoJSON(make([]byte, 0, 64+64*len(rec.Steps)), rec); err == nil {
 			add(journal.OutUndo, b)
 		}
 	}
