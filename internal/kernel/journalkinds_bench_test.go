@@ -12,7 +12,7 @@ import (
 )
 
 // BenchmarkSpawnRowEffects is the effects part of an owner spawn's journal
-// row, in process: the plan of `exec "^/bin/true"` rendered to JSON (json),
+// row, in process: the plan of `^/bin/true` rendered to JSON (json),
 // its undo record ({"steps":[],"lost":"a program ran"}, undo), and its
 // start and finish rows committed (rows), the way round 15 found it
 // (before: json.Marshal, the kinds decoded from the JSON by Begin and
@@ -21,7 +21,7 @@ import (
 //
 //	go test -run '^$' -bench SpawnRowEffects -benchmem -count 5 ./internal/kernel/
 func BenchmarkSpawnRowEffects(b *testing.B) {
-	prog, err := syntax.Parse(`exec "^/bin/true"`, syntax.ParseOptions{})
+	prog, err := syntax.Parse(`^/bin/true`, syntax.ParseOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func BenchmarkSpawnRowEffects(b *testing.B) {
 			}
 			defer db.Close()
 			for b.Loop() {
-				e := journal.Entry{Session: "bench", Principal: "uid:0", Cwd: "/tmp", Src: `exec "^/bin/true"`, Verdict: VerdictAllow}
+				e := journal.Entry{Session: "bench", Principal: "uid:0", Cwd: "/tmp", Src: `^/bin/true`, Verdict: VerdictAllow}
 				if after {
 					e.Effects = journalEffects(effs)
 					e.EffectKinds, e.KindsGiven = planKinds(effs)
