@@ -95,11 +95,16 @@ type Entry struct {
 	// are what Query's effects filter matches.
 	Effects     json.RawMessage `json:"effects,omitempty"`
 	EffectKinds []string        `json:"effect_kinds,omitempty"` // distinct, sorted on read
-	Verdict     string          `json:"verdict"`
-	OK          bool            `json:"ok"`
-	Status      *int            `json:"status,omitempty"`
-	Opaque      bool            `json:"opaque"`
-	Outputs     []Output        `json:"outputs"`
+	// KindsGiven, on a write, says EffectKinds already names every kind in
+	// Effects (the kernel renders Effects from a plan whose kinds it
+	// holds): Begin, Record and Finish then take the row's kinds from
+	// EffectKinds alone and do not decode Effects again. Never stored.
+	KindsGiven bool     `json:"-"`
+	Verdict    string   `json:"verdict"`
+	OK         bool     `json:"ok"`
+	Status     *int     `json:"status,omitempty"`
+	Opaque     bool     `json:"opaque"`
+	Outputs    []Output `json:"outputs"`
 	// RefN is the N of the out:N the run's value or raised error was
 	// stored as in its session (0: none).
 	RefN int64 `json:"ref_n,omitempty"`
@@ -470,9 +475,15 @@ func checkOutputs(outs []Output) error {
 	return nil
 }
 
-func checkEffects(effects json.RawMessage, extra []string) ([]string, error) {
+// checkEffects checks an entry's effects and returns its distinct, sorted
+// effect kinds: those named in effects with extra, or extra alone when
+// given says extra already holds every kind effects names (Entry.KindsGiven).
+func checkEffects(effects json.RawMessage, extra []string, given bool) ([]string, error) {
 	if len(effects) > MaxEffectsBytes {
 		return nil, fmt.Errorf("%w: effects is %d bytes (max %d)", ErrBadEntry, len(effects), MaxEffectsBytes)
+	}
+	if given {
+		effects = nil
 	}
 	kinds, err := kindsOf(effects, extra)
 	if err != nil {
@@ -553,7 +564,7 @@ func (d *DB) insert(e *Entry, finished bool) (int64, error) {
 	if len(e.AST) > 0 && !e.astEncoded() && !json.Valid(e.AST) {
 		return 0, fmt.Errorf("%w: AST is not JSON", ErrBadEntry)
 	}
-	kinds, err := checkEffects(e.Effects, e.EffectKinds)
+	kinds, err := checkEffects(e.Effects, e.EffectKinds, e.KindsGiven)
 	if err != nil {
 		return 0, err
 	}
@@ -748,7 +759,7 @@ func (d *DB) Finish(id int64, e *Entry) error {
 	replace := e.Effects != nil || e.EffectKinds != nil
 	if replace {
 		var err error
-		if kinds, err = checkEffects(e.Effects, e.EffectKinds); err != nil {
+		if kinds, err = checkEffects(e.Effects, e.EffectKinds, e.KindsGiven); err != nil {
 			return err
 		}
 	}

@@ -171,6 +171,11 @@ func (r *execRow) plan(p *execParams) {
 	}
 	if p.plan != nil {
 		r.e.Effects = journalEffects(p.plan.Effects)
+		// The row's kinds come from the plan, not from decoding the JSON
+		// just rendered from it (in Begin and again in Finish).
+		if kinds, ok := planKinds(p.plan.Effects); ok && r.e.Effects != nil {
+			r.e.EffectKinds, r.e.KindsGiven = kinds, true
+		}
 		r.e.Opaque = p.plan.Opaque
 		r.pure = len(p.plan.Effects) == 0 && !p.plan.Opaque
 	}
@@ -253,7 +258,7 @@ func (r *execRow) finish(ok bool, status *int, value []byte, out *boundedBuffer,
 		}
 	}
 	if rec := r.undo.Record(); len(rec.Steps) > 0 || rec.Lost != "" {
-		if b, err := json.Marshal(rec); err == nil {
+		if b, err := appendUndoJSON(make([]byte, 0, 64+64*len(rec.Steps)), rec); err == nil {
 			add(journal.OutUndo, b)
 		}
 	}
@@ -294,7 +299,7 @@ func journalEffects(effs []leash.Effect) json.RawMessage {
 	if len(effs) == 0 {
 		return nil
 	}
-	b, err := json.Marshal(effs)
+	b, err := appendEffectsJSON(make([]byte, 0, 64*len(effs)), effs)
 	if err != nil {
 		return nil
 	}
