@@ -1,8 +1,10 @@
 package mcp_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -43,11 +45,29 @@ func TestE2EResourceListLeavesOutFinishedTasks(t *testing.T) {
 		t.Fatalf("the running %s is not listed: %v", bg.Task, got)
 	}
 	s.call(t, ctx(t), "shoal_cancel", map[string]any{"task": bg.Task})
-	// An exec that finished within its wait left no task at all (the
-	// kernel keeps no record of it); a background task that finished is
-	// still read by the template, though no longer listed.
-	if c := read(t, s, uri); !strings.Contains(c.Text, `"`+bg.Task+`"`) {
-		t.Errorf("a finished task read by template = %.300s", c.Text)
+	// The cancel answers once the task is cancelling; it is listed until
+	// its process has ended (a cancelling task is live), so wait for the
+	// record to say cancelled before looking at the list. An exec that
+	// finished within its wait left no task at all (the kernel keeps no
+	// record of it); a background task that finished is still read by the
+	// template, though no longer listed.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		c := read(t, s, uri)
+		if !strings.Contains(c.Text, `"`+bg.Task+`"`) {
+			t.Fatalf("a task read by template = %.300s", c.Text)
+		}
+		var rec struct {
+			State string `json:"state"`
+		}
+		if err := json.Unmarshal([]byte(c.Text), &rec); err != nil {
+			t.Fatalf("task record %.300s: %v", c.Text, err)
+		}
+		if rec.State == "cancelled" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still %s a minute after its cancel", bg.Task, rec.State)
+		}
 	}
 	if got := list(); strings.Contains(strings.Join(got, " "), uri) {
 		t.Errorf("the cancelled %s is still listed: %v", bg.Task, got)
