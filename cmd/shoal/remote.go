@@ -100,6 +100,7 @@ func (r *remoteSession) connect(ctx context.Context) error {
 	}
 	params := client.AttachParams{Session: r.target.Session, Token: r.target.Token,
 		Client: &client.ClientInfo{Kind: "shoal", TTY: r.target.TTY}}
+	reconnect := r.entered
 	if !r.entered && !r.target.KeepCwd {
 		if wd, err := os.Getwd(); err == nil {
 			params.Cwd = wd
@@ -109,6 +110,19 @@ func (r *remoteSession) connect(ctx context.Context) error {
 	if err != nil {
 		c.Close()
 		return fmt.Errorf("kernel %s: attach: %w", r.target.Socket, err)
+	}
+	if reconnect && res.Created && res.Restored == nil && !r.target.KeepCwd && r.cwd != "" && res.CWD.Raw == "" && res.CWD.Display != r.cwd {
+		// The kernel no longer had the session (it restarted without a
+		// checkpoint of it, or closed it for idleness), so no other
+		// client's move is being undone: the new session goes where this
+		// prompt was, through the principal's gate as any attach's
+		// directory does. (A session that never left the old kernel's
+		// directory has no checkpoint to bring it back.)
+		back := params
+		back.Cwd = r.cwd
+		if again, err := c.Attach(ctx, back); err == nil {
+			res = again
+		}
 	}
 	r.entered = true
 	r.c, r.att = c, res
