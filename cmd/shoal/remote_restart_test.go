@@ -10,9 +10,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 
-	"github.com/shoalgo/shoal/internal/diewithparent"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -33,22 +31,7 @@ func TestRemoteRestartReentersThePromptsDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(dir, "k.sock")
-	start := func(cwd string) *exec.Cmd {
-		cmd := exec.Command(bin, "--socket", sock, "--state-dir", filepath.Join(dir, "state"))
-		cmd.Dir = cwd
-		cmd.SysProcAttr = diewithparent.Attr()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			if fi, err := os.Stat(sock); err == nil && fi.Mode().Type() == os.ModeSocket {
-				return cmd
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("kernel did not listen")
-			}
-		}
-	}
+	start := func(cwd string) *exec.Cmd { return startKernelIn(t, bin, sock, filepath.Join(dir, "state"), cwd) }
 	stop := func(k *exec.Cmd) {
 		k.Process.Signal(syscall.SIGTERM)
 		k.Wait()

@@ -21,6 +21,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/shoalgo/shoal/internal/auth"
+	"github.com/shoalgo/shoal/internal/diewithparent"
 	"github.com/shoalgo/shoal/internal/value"
 )
 
@@ -362,21 +363,7 @@ func TestRemoteKernelRestart(t *testing.T) {
 	}
 	defer os.RemoveAll(dir)
 	sock := filepath.Join(dir, "k.sock")
-	start := func() *exec.Cmd {
-		cmd := exec.Command(bin, "--socket", sock, "--state-dir", filepath.Join(dir, "state"))
-		cmd.Dir = dir
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			if fi, err := os.Stat(sock); err == nil && fi.Mode().Type() == os.ModeSocket {
-				return cmd
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("kernel did not listen")
-			}
-		}
-	}
+	start := func() *exec.Cmd { return startKernelIn(t, bin, sock, filepath.Join(dir, "state"), dir) }
 	k := start()
 	var out bytes.Buffer
 	r, err := dialRemote(context.Background(), remoteTarget{Socket: sock}, &out, &out)
@@ -396,5 +383,25 @@ func TestRemoteKernelRestart(t *testing.T) {
 	defer func() { k.Process.Signal(syscall.SIGTERM); k.Wait() }()
 	if v, err := r.Eval(context.Background(), "[1, 2].len()", nil); err != nil || value.Display(v) != "2" {
 		t.Fatalf("second kernel: %v %v", v, err)
+	}
+}
+
+// startKernelIn starts the kernel binary bin in the directory cwd, serving
+// sock with its state in state, and returns once it listens.
+func startKernelIn(t *testing.T, bin, sock, state, cwd string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, "--socket", sock, "--state-dir", state)
+	cmd.Dir = cwd
+	cmd.SysProcAttr = diewithparent.Attr()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if fi, err := os.Stat(sock); err == nil && fi.Mode().Type() == os.ModeSocket {
+			return cmd
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("kernel did not listen")
+		}
 	}
 }

@@ -27,22 +27,7 @@ func BenchmarkJournalQueryRows(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	outs := []journal.Output{
-		{Kind: journal.OutValue, Hash: "blake3:0c5f2e9f3b1c4d6a8e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7", Len: 812},
-		{Kind: journal.OutStdout, Hash: "blake3:1d6f3a0f4c2d5e7b9f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708", Len: 4096},
-		{Kind: journal.OutStderr, Hash: "blake3:2e7a4b1a5d3e6f8cafa1b2c3d4e5f608192a3b4c5d6e7f8091a2b3c4d5e6f7081", Len: 3},
-	}
-	const rows = 20_000
-	for i := range rows {
-		e := journal.Entry{Session: "sess-" + strconv.Itoa(i%50), Principal: "agent:p" + strconv.Itoa(i%10),
-			Cwd: "/home/alice/src", Src: "ls -la | where size > 1000", OK: true, Verdict: "allow",
-			AST:     json.RawMessage(`{"stmts":[{"k":"pipe","parts":[{"k":"cmd","name":"ls","args":["-la"]},{"k":"where"}]}]}`),
-			Effects: json.RawMessage(`[{"kind":"fs_read","path":"/home/alice/src"},{"kind":"proc_spawn","program":"ls"}]`),
-			Outputs: outs}
-		if _, err := db.Record(&e); err != nil {
-			b.Fatal(err)
-		}
-	}
+	recordBenchRows(b, db, 20_000)
 	if err := db.Close(); err != nil {
 		b.Fatal(err)
 	}
@@ -82,4 +67,26 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// recordBenchRows records n finished rows shaped like internal/fastpath's
+// BenchmarkJournalQuery100k's (an AST, two effects, three outputs), spread
+// over 50 sessions and ten principals (agent:p0 …).
+func recordBenchRows(b *testing.B, db *journal.DB, n int) {
+	b.Helper()
+	outs := []journal.Output{
+		{Kind: journal.OutValue, Hash: "blake3:0c5f2e9f3b1c4d6a8e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7", Len: 812},
+		{Kind: journal.OutStdout, Hash: "blake3:1d6f3a0f4c2d5e7b9f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708", Len: 4096},
+		{Kind: journal.OutStderr, Hash: "blake3:2e7a4b1a5d3e6f8cafa1b2c3d4e5f608192a3b4c5d6e7f8091a2b3c4d5e6f7081", Len: 3},
+	}
+	for i := range n {
+		e := journal.Entry{Session: "sess-" + strconv.Itoa(i%50), Principal: "agent:p" + strconv.Itoa(i%10),
+			Cwd: "/home/alice/src", Src: "ls -la | where size > 1000", OK: true, Verdict: "allow",
+			AST:     json.RawMessage(`{"stmts":[{"k":"pipe","parts":[{"k":"cmd","name":"ls","args":["-la"]},{"k":"where"}]}]}`),
+			Effects: json.RawMessage(`[{"kind":"fs_read","path":"/home/alice/src"},{"kind":"proc_spawn","program":"ls"}]`),
+			Outputs: outs}
+		if _, err := db.Record(&e); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"runtime/metrics"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -29,21 +28,7 @@ func BenchmarkJournalAnswerStored(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	outs := []journal.Output{
-		{Kind: journal.OutValue, Hash: "blake3:0c5f2e9f3b1c4d6a8e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7", Len: 812},
-		{Kind: journal.OutStdout, Hash: "blake3:1d6f3a0f4c2d5e7b9f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708", Len: 4096},
-		{Kind: journal.OutStderr, Hash: "blake3:2e7a4b1a5d3e6f8cafa1b2c3d4e5f608192a3b4c5d6e7f8091a2b3c4d5e6f7081", Len: 3},
-	}
-	for i := range 5_000 {
-		e := journal.Entry{Session: "sess-" + strconv.Itoa(i%50), Principal: "agent:p" + strconv.Itoa(i%10),
-			Cwd: "/home/alice/src", Src: "ls -la | where size > 1000", OK: true, Verdict: "allow",
-			AST:     json.RawMessage(`{"stmts":[{"k":"pipe","parts":[{"k":"cmd","name":"ls","args":["-la"]},{"k":"where"}]}]}`),
-			Effects: json.RawMessage(`[{"kind":"fs_read","path":"/home/alice/src"},{"kind":"proc_spawn","program":"ls"}]`),
-			Outputs: outs}
-		if _, err := db.Record(&e); err != nil {
-			b.Fatal(err)
-		}
-	}
+	recordBenchRows(b, db, 5_000)
 	req := &proto.Request{ID: json.RawMessage("7")}
 	page := func(stored bool) int {
 		entries, _, err := db.Query(journal.Query{Principal: "agent:p3", Limit: 100, Stored: stored})
