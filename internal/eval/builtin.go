@@ -349,10 +349,16 @@ func checkFlags(b *Builtin, flags []Flag) error {
 			return errorf(codeArg, "%s: unknown flag %s", b.Name, spelled).WithHint(flagHint(b) + programHint(b.Name, flags))
 		}
 		if spec.Value && f.Value == nil {
-			return errorf(codeArg, "%s: flag %s needs a value (--%s=VALUE)", b.Name, spelled, spec.Long)
+			return errorf(codeArg, "%s: flag %s needs a value", b.Name, spelled).WithHint(valueFlagHint(spec.Long))
 		}
 	}
 	return nil
+}
+
+// valueFlagHint says how a value flag takes its value: the next word, or
+// after an = (the only form for a value that starts with -).
+func valueFlagHint(long string) string {
+	return "--" + long + " VALUE, or --" + long + "=VALUE for a value that starts with -"
 }
 
 // lookupFlag finds the declaration of a given flag: a long name, or a
@@ -380,7 +386,7 @@ func flagHint(b *Builtin) string {
 		if s.Long != "" {
 			l := "--" + s.Long
 			if s.Value {
-				l += "=VALUE"
+				l += " VALUE"
 			}
 			alts = append(alts, l)
 		}

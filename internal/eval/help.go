@@ -194,7 +194,8 @@ func builtinHelp(b *Builtin) string {
 	return s.String()
 }
 
-// flagSynopsis is "-p, --parents" or "--limit=VALUE".
+// flagSynopsis is "-p, --parents" or "--limit VALUE" (the value is the
+// next word or follows an =).
 func flagSynopsis(f leash.FlagSpec) string {
 	var parts []string
 	for _, r := range f.Short {
@@ -202,7 +203,7 @@ func flagSynopsis(f leash.FlagSpec) string {
 	}
 	long := "--" + f.Long
 	if f.Value {
-		long += "=VALUE"
+		long += " VALUE"
 	}
 	parts = append(parts, long)
 	return strings.Join(parts, ", ")

@@ -79,7 +79,7 @@ func journalFilterOf(c *eval.BuiltinCall) (eval.JournalFilter, error) {
 		v, ok := c.FlagValue(name)
 		if !ok {
 			if c.Flag(name) {
-				return "", false, c.Errorf(value.CodeArg, "--%s needs a value", name).WithHint("--" + name + "=VALUE")
+				return "", false, c.Errorf(value.CodeArg, "--%s needs a value", name).WithHint("--" + name + " VALUE, or --" + name + "=VALUE for a value that starts with -")
 			}
 			return "", false, nil
 		}

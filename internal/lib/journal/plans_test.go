@@ -2,6 +2,7 @@ package journal_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -41,7 +42,26 @@ func TestHelp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, ok := v.(value.Str); !ok || !strings.Contains(string(s), "--limit=VALUE") {
+	if s, ok := v.(value.Str); !ok || !strings.Contains(string(s), "--limit VALUE") {
 		t.Errorf("journal --help = %v", v)
+	}
+}
+
+// TestValueFlagWithoutValueSaysBothForms: a value flag given no value is an
+// argument error whose hint names the next-word form and the = form.
+func TestValueFlagWithoutValueSaysBothForms(t *testing.T) {
+	in, _ := session(t, host.NewOS(host.AllowAll), nil, nil)
+	for _, src := range []string{"journal --limit", "journal --limit --failed", "journal --limit --"} {
+		_, err := in.Eval(context.Background(), src)
+		var ve *value.Error
+		if !errors.As(err, &ve) {
+			t.Fatalf("%s: err = %v, want a value error", src, err)
+		}
+		if ve.Code != value.CodeArg || !strings.Contains(ve.Msg, "--limit needs a value") {
+			t.Errorf("%s: %s %q, want an arg_error that --limit needs a value", src, ve.Code, ve.Msg)
+		}
+		if !strings.Contains(ve.Hint, "--limit VALUE") || !strings.Contains(ve.Hint, "--limit=VALUE") {
+			t.Errorf("%s: hint %q, want both forms", src, ve.Hint)
+		}
 	}
 }
