@@ -147,7 +147,7 @@ type Query struct {
 	// Principal and Session filter on equality.
 	Principal, Session string
 	Head               string   // first word of the source
-	OK                 *bool    // nil: either
+	OK                 *bool    // nil: either; false: finished and failed (not open, not interrupted)
 	Effects            []string // all-of: every kind listed must be among the entry's
 	Limit              int      // 0: DefaultQueryLimit; clamped to MaxQueryLimit
 	Cursor             string   // from a previous page's next; "" is the first page
@@ -1072,6 +1072,11 @@ func buildQuery(q Query, eb *effectBits, plan walkPlan) (string, []any, int, err
 		// A literal, not a parameter: entries_failed is a partial index
 		// (ok = 0), which SQLite uses only for a query that says so.
 		where = append(where, "ok = "+strconv.Itoa(b2i(*q.OK)))
+		if !*q.OK {
+			// Failed means finished and not ok: a row still running (the
+			// query's own, say) or cut off by a crash has ok = 0 too.
+			where = append(where, "finished = 1")
+		}
 	}
 	if q.Parent != 0 {
 		where, args = append(where, "parent = ?"), append(args, q.Parent)

@@ -48,7 +48,7 @@ func model(all []Entry, q Query) []Entry {
 		e := all[i]
 		if q.Since != 0 && e.StartNS < q.Since || q.Until != 0 && e.StartNS >= q.Until ||
 			q.Principal != "" && e.Principal != q.Principal || q.Session != "" && e.Session != q.Session ||
-			q.Head != "" && e.Head != q.Head || q.OK != nil && e.OK != *q.OK ||
+			q.Head != "" && e.Head != q.Head || q.OK != nil && (e.OK != *q.OK || !e.Finished) ||
 			q.Principals != nil && !slices.Contains(q.Principals, e.Principal) {
 			continue
 		}

@@ -216,6 +216,15 @@ func runJournal(c *eval.BuiltinCall) (value.Value, error) {
 	return journalTable(entries), nil
 }
 
+// okCell is a row's ok: null while it has not finished (it is running, or
+// the kernel died first), since neither true nor false would be so.
+func okCell(e eval.JournalEntry) value.Value {
+	if e.FinishNS == 0 {
+		return value.Nil
+	}
+	return value.Bool(e.OK)
+}
+
 // journalTable lays entries out as the journal table.
 func journalTable(entries []eval.JournalEntry) *value.Table {
 	cols := journalCols()
@@ -242,7 +251,7 @@ func journalTable(entries []eval.JournalEntry) *value.Table {
 			value.Str(e.Session),
 			value.Str(e.Principal),
 			value.Str(e.Src),
-			value.Bool(e.OK),
+			okCell(e),
 			status,
 			value.NewList(effs),
 			value.Bool(e.FinishNS != 0),

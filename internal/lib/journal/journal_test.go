@@ -46,7 +46,7 @@ func (j *fakeJournal) Query(_ context.Context, f eval.JournalFilter) ([]eval.Jou
 		case f.Head != "" && head != f.Head,
 			f.Principal != "" && e.Principal != f.Principal,
 			f.Session != "" && e.Session != f.Session,
-			f.OK != nil && e.OK != *f.OK,
+			f.OK != nil && (e.OK != *f.OK || e.FinishNS == 0), // as the store: failed means finished and not ok
 			f.Since != 0 && e.StartNS < f.Since,
 			f.Until != 0 && e.StartNS >= f.Until:
 			continue
@@ -121,7 +121,7 @@ func TestJournalFilters(t *testing.T) {
 		{"(journal --head=rm).map(.id)", "[3, 1]"},
 		{"(history --principal=agent).map(.src)", `["git status"]`},
 		{"(journal --session=s2).map(.id)", "[4, 3]"},
-		{"(journal --failed).map(.id)", "[3, 2]"},
+		{"(journal --failed).map(.id)", "[2]"}, // 3 has not finished: not failed
 		{"(journal --ok=true).map(.id)", "[4, 1]"},
 		{"(journal --effect=fs_delete --effect=fs_write).map(.id)", "[1]"},
 		{"(journal --effect=fs_delete).map(.id)", "[3, 1]"},
@@ -132,7 +132,7 @@ func TestJournalFilters(t *testing.T) {
 		{"(history --head rm --limit 1).map(.id)", "[3]"},
 		{`(journal --until "1970-01-01T00:00:03Z").map(.id)`, "[2, 1]"},
 		{"(journal --effect fs_delete --effect fs_write).map(.id)", "[1]"},
-		{"(journal --ok false --limit=1).map(.id)", "[3]"},
+		{"(journal --ok false --limit=1).map(.id)", "[2]"},
 		{"journal --limit", "!arg_error"},
 		{"journal --limit --failed", "!arg_error"},
 		{"journal --limit -- 2", "!arg_error"},
@@ -145,8 +145,9 @@ func TestJournalFilters(t *testing.T) {
 		{"(journal --limit=1).first().effects", "[]"},
 		{"(journal --head=rm --limit=1).first().effects", `["fs_read", "fs_delete"]`},
 		{"(journal --head=git).first().ts", "1970-01-01T00:00:02Z"},
-		{"(journal).where(.ok == false).len()", "2"},
-		{"journal.where(.ok == false).map(.id)", "[3, 2]"},
+		{"(journal).where(.ok == false).len()", "1"},
+		{"(journal --session=s2 --head=rm).first().ok", "null"}, // not finished: neither ok nor failed
+		{"journal.where(.ok == false).map(.id)", "[2]"},
 		{"journal --bogus", "!arg_error"},
 		{"journal -l", "!arg_error"},
 		{"journal --limit=x", "!arg_error"},
