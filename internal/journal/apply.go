@@ -269,8 +269,21 @@ func (d *DB) applyOps(ops []*logOp) error {
 	return nil
 }
 
-// applyRaw is applyOps inside the raw call.
+// applyRaw is applyOps inside the raw call: the batch's new rows by
+// multi-row inserts (applyMulti), or, when SQLite refuses one of them,
+// a row at a time (applyRows).
 func (d *DB) applyRaw(ops []*logOp) error {
+	if !d.rowAtATime {
+		if err := d.applyMulti(ops); !errors.Is(err, errMultiRefused) {
+			return err
+		}
+	}
+	return d.applyRows(ops)
+}
+
+// applyRows applies ops a row at a time, skipping (and counting) a write
+// SQLite refuses as a constraint violation.
+func (d *DB) applyRows(ops []*logOp) error {
 	r := d.raw
 	if err := r.exec(r.begin); err != nil {
 		return err

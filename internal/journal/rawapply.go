@@ -23,6 +23,7 @@ type rawStmts struct {
 	fin                     driver.StmtExecContext // finish an entry
 	setLSN                  driver.StmtExecContext // record the LSN applied
 	getRow                  driver.StmtQueryContext
+	multi                   multiStmts    // applymulti.go
 	all                     []driver.Stmt // to close
 	// args is the argument list every statement's arguments are put in
 	// (one statement at a time).
@@ -89,6 +90,9 @@ func prepareRaw(dc any) (_ *rawStmts, err error) {
 		if *s.dst, ok = st.(driver.StmtExecContext); !ok {
 			return nil, fmt.Errorf("journal: the sqlite driver's statement cannot execute with a context")
 		}
+	}
+	if err := r.prepareMulti(prep); err != nil {
+		return nil, err
 	}
 	st, err := prep(sqlGetOpenRow)
 	if err != nil {
