@@ -34,16 +34,23 @@ func multiValues(n, k int) string {
 	return strings.Repeat(row+", ", n-1) + row
 }
 
-// sqlInsertEntries and sqlInsertOutputs are sqlInsertEntry and
-// sqlInsertOutput for multiRows rows.
+// sqlInsertEntries is sqlInsertEntry for multiRows rows, without their
+// ids: SQLite numbers them (AUTOINCREMENT: one past the greatest id it
+// ever gave), and flush checks it numbered them as the journal did. A
+// statement that is given ids converts each to an integer, which may
+// fail half done, so SQLite keeps a statement journal for it; likewise
+// for a constraint that aborts (hence OR FAIL: a failure rolls the whole
+// batch back, see applyMulti) and for an immediate foreign key (hence
+// migration 12). sqlInsertOutputs is sqlInsertOutput for multiRows rows.
 var (
-	sqlInsertEntries = strings.SplitN(sqlInsertEntry, "VALUES", 2)[0] + "VALUES " + multiValues(multiRows, entryInsertCols)
-	sqlInsertOutputs = strings.SplitN(sqlInsertOutput, "VALUES", 2)[0] + "VALUES " + multiValues(multiRows, outputInsertCols)
+	sqlInsertEntries = `INSERT OR FAIL INTO entries(kind, parent, session, principal, start_ns, head,
+		effect_mask, ok, finished, ref_n, seq, tseq, pseq, pid, packed) VALUES ` + multiValues(multiRows, entryInsertCols)
+	sqlInsertOutputs = `INSERT OR FAIL INTO outputs(entry_id, seq, kind, hash, len) VALUES ` + multiValues(multiRows, outputInsertCols)
 )
 
 const (
-	entryInsertCols  = 16 // sqlInsertEntry's parameters
-	outputInsertCols = 5  // sqlInsertOutput's
+	entryInsertCols  = 15 // sqlInsertEntries' parameters a row
+	outputInsertCols = 5  // sqlInsertOutputs'
 )
 
 // prepareMulti prepares the multi-row statements with prep.
@@ -69,6 +76,12 @@ func (r *rawStmts) prepareMulti(prep func(string) (driver.Stmt, error)) error {
 // which skips that row alone (applyRaw).
 var errMultiRefused = errors.New("journal: a multi-row insert was refused")
 
+// errMultiNumbered is a multi-row insert whose rows SQLite numbered
+// otherwise than the journal (an id the journal handed out below one
+// SQLite gave before, say): the batch is rolled back and applied a row
+// at a time, with the journal's ids.
+var errMultiNumbered = errors.New("journal: a multi-row insert numbered its rows otherwise (constraint)")
+
 // multiBatch gathers a batch's new rows for the multi-row statements.
 type multiBatch struct {
 	d    *DB
@@ -91,8 +104,21 @@ func (m *multiBatch) add(op *logOp) error {
 func (m *multiBatch) flush(all bool) error {
 	r := m.d.raw
 	for len(m.rows) >= multiRows {
+		chunk := m.rows[:multiRows]
+		if !consecutive(chunk) {
+			// Not numbered one after another (ids are handed out in
+			// the log's order, so this does not happen): a row at a
+			// time, with their ids.
+			for _, op := range chunk {
+				if err := m.d.applyOp(op); err != nil {
+					return err
+				}
+			}
+			m.rows = m.rows[multiRows:]
+			continue
+		}
 		r.args = r.args[:0]
-		for _, op := range m.rows[:multiRows] {
+		for _, op := range chunk {
 			outs := op.Outputs
 			if outs == nil {
 				outs = []byte("[]")
@@ -100,14 +126,23 @@ func (m *multiBatch) flush(all bool) error {
 			if err := m.queueOutputs(op.ID, string(outs)); err != nil {
 				return err
 			}
-			r.appendArgs(op.ID, op.Kind, nullID(op.Parent), op.Session, op.Principal, op.StartNS, op.Head,
+			r.appendArgs(op.Kind, nullID(op.Parent), op.Session, op.Principal, op.StartNS, op.Head,
 				op.Mask, b01(op.OK), b01(op.Finished), nullID(op.RefN), nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq),
 				nullID(op.PID), packOp(op, string(outs)))
 		}
-		_, err := r.multi.ins.ExecContext(context.Background(), r.args)
+		res, err := r.multi.ins.ExecContext(context.Background(), r.args)
 		clear(r.args)
 		if err != nil {
 			return err
+		}
+		// The journal's ids are consecutive (consecutive), and so are
+		// SQLite's: the last being the chunk's last, every one is.
+		last, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if last != chunk[multiRows-1].ID {
+			return fmt.Errorf("%w: rows %d-%d numbered up to %d", errMultiNumbered, chunk[0].ID, chunk[multiRows-1].ID, last)
 		}
 		m.rows = m.rows[multiRows:]
 	}
@@ -227,4 +262,14 @@ func (d *DB) applyMulti(ops []*logOp) error {
 		return fail(err)
 	}
 	return nil
+}
+
+// consecutive reports whether ops are numbered one after another.
+func consecutive(ops []*logOp) bool {
+	for i, op := range ops {
+		if op.ID != ops[0].ID+int64(i) {
+			return false
+		}
+	}
+	return true
 }

@@ -187,3 +187,70 @@ func TestApplyMultiRefused(t *testing.T) {
 		t.Fatalf("applied LSN %d, want %d", got, want)
 	}
 }
+
+// TestApplyMultiNumbered: when SQLite would number a multi-row insert's
+// rows otherwise than the journal did (its sequence here moved past the
+// journal's ids), the batch is rolled back and applied a row at a time
+// with the journal's ids: the same rows as the other path, none skipped.
+func TestApplyMultiNumbered(t *testing.T) {
+	dir := t.TempDir()
+	var dbs [2]*DB
+	var batches [2][]*logOp
+	for i, name := range []string{"multi.db", "rows.db"} {
+		d, err := Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		d.rowAtATime = i == 1
+		dbs[i] = d
+		batches[i] = multiFixture(t, d)
+	}
+	if _, err := dbs[0].db.Exec(`UPDATE sqlite_sequence SET seq = seq + 1000 WHERE name = 'entries'`); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range dbs {
+		applyBatchT(t, d, batches[i])
+		if d.skipped.Load() != 0 {
+			t.Fatalf("%d writes skipped", d.skipped.Load())
+		}
+	}
+	for _, q := range []string{`SELECT * FROM entries ORDER BY id`, `SELECT * FROM outputs ORDER BY entry_id, seq`} {
+		if got, want := dumpTable(t, dbs[0].db, q), dumpTable(t, dbs[1].db, q); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %d rows against %d", q, len(got), len(want))
+		}
+	}
+}
+
+// TestApplyMultiNoParent: a row whose parent is missing (the key is
+// checked at the commit since migration 12) fails the multi-row batch's
+// commit; applied a row at a time, that row alone is skipped and the
+// rest commit.
+func TestApplyMultiNoParent(t *testing.T) {
+	d, err := Open(filepath.Join(t.TempDir(), "multi.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	ops := multiFixture(t, d)
+	bad := *ops[5] // a row written whole
+	if bad.Finish || !bad.Finished {
+		t.Fatalf("write 5 is not a whole row: %+v", bad)
+	}
+	bad.Parent = 1 << 40
+	ops[5] = &bad
+	applyBatchT(t, d, ops)
+	if d.skipped.Load() != 1 {
+		t.Fatalf("%d writes skipped, want 1", d.skipped.Load())
+	}
+	var n int
+	if err := d.db.QueryRow(`SELECT count(*) FROM entries WHERE id = ?`, bad.ID).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the orphan row: %d, %v", n, err)
+	}
+	if err := d.db.QueryRow(`SELECT count(*) FROM entries WHERE id = ?`, bad.ID+1).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("the row after it: %d, %v", n, err)
+	}
+	if err := d.db.QueryRow(`SELECT count(*) FROM pragma_foreign_key_check`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("foreign key check: %d, %v", n, err)
+	}
+}
