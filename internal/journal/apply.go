@@ -269,8 +269,21 @@ func (d *DB) applyOps(ops []*logOp) error {
 	return nil
 }
 
-// applyRaw is applyOps inside the raw call.
+// applyRaw is applyOps inside the raw call: the batch's new rows by
+// multi-row inserts (applyMulti), or, when SQLite refuses one of them,
+// a row at a time (applyRows).
 func (d *DB) applyRaw(ops []*logOp) error {
+	if !d.rowAtATime {
+		if err := d.applyMulti(ops); !errors.Is(err, errMultiRefused) {
+			return err
+		}
+	}
+	return d.applyRows(ops)
+}
+
+// applyRows applies ops a row at a time, skipping (and counting) a write
+// SQLite refuses as a constraint violation.
+func (d *DB) applyRows(ops []*logOp) error {
 	r := d.raw
 	if err := r.exec(r.begin); err != nil {
 		return err
@@ -379,6 +392,10 @@ func isConstraint(err error) bool {
 // cannot happen: Finish checks before it logs); applyOps skips it.
 var errNoOpenRow = errors.New("journal: finish of a row that is not open (constraint)")
 
+// errNoParent is an insert whose parent row does not exist (it cannot
+// happen); applyRows skips it.
+var errNoParent = errors.New("journal: insert of a row whose parent does not exist (constraint)")
+
 // applyOp runs op's statement on the write connection (inside a raw
 // call).
 func (d *DB) applyOp(op *logOp) error {
@@ -394,6 +411,19 @@ func (d *DB) applyOp(op *logOp) error {
 		Effects: op.Effects, Verdict: op.Verdict, OK: op.OK, Status: op.Status, Opaque: op.Opaque,
 		RefN: op.RefN, Code: op.Code, Seq: op.Seq, TSeq: op.TSeq, PSeq: op.PSeq}
 	r := d.raw
+	if op.Parent != 0 {
+		// The parent key is checked at the commit (migration 12): a row
+		// whose parent is missing (it cannot happen: Begin reads the
+		// parent before it logs) is refused here, so that the batch's
+		// commit does not fail on it.
+		ok, err := r.hasRowID(op.Parent)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errNoParent
+		}
+	}
 	if err := r.exec(r.ins, op.ID, op.Kind, nullID(op.Parent), op.Session, op.Principal, op.StartNS, op.Head,
 		op.Mask, b01(op.OK), b01(op.Finished), nullID(op.RefN), nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq),
 		nullID(op.PID), packEntry(&e, op.Mask, string(outs))); err != nil {

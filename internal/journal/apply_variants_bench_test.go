@@ -34,7 +34,7 @@ const applyVariantAST = `{"stmts":[{"kind":"expr","x":{"kind":"binary","op":"+",
 // WAL frames a row, and each side's pages a row at the end (dbstat).
 // Run with -benchtime 1x: an iteration is 60 batches of 740 rows.
 func BenchmarkApplyVariants(b *testing.B) {
-	for _, v := range []string{"same", "ast-90", "no-ast", "hash-9", "hash-9+ast-90", "no-session-indexes", "batch-x3"} {
+	for _, v := range []string{"same", "ast-90", "no-ast", "hash-9", "hash-9+ast-90", "no-session-indexes", "batch-x3", "row-at-a-time"} {
 		b.Run(v, func(b *testing.B) {
 			for b.Loop() {
 				applyVariantPair(b, v)
@@ -62,6 +62,13 @@ func applyVariantPair(b *testing.B, v string) {
 			d.Close()
 		}
 	}()
+	if v == "row-at-a-time" {
+		// the base applies a row a statement, as before multi-row inserts
+		dbs[0].rowAtATime = true
+	} else {
+		// every other candidate is measured against the applier as it is
+		dbs[0].rowAtATime, dbs[1].rowAtATime = false, false
+	}
 	if v == "no-session-indexes" {
 		for _, ix := range []string{"entries_session", "entries_tseq", "entries_ref"} {
 			if _, err := dbs[1].db.Exec(`DROP INDEX ` + ix); err != nil {

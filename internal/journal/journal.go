@@ -194,11 +194,14 @@ type DB struct {
 	// open holds the rows begun and not yet finished by this process,
 	// with whose they are: Finish numbers a row among its principal's
 	// and its session's (seqState) whatever the Entry it is given says.
-	open   map[int64]openRow
-	ap     *applier
-	w      *sql.Conn
-	raw    *rawStmts // the applier's statements on w's driver connection
-	closed bool
+	open map[int64]openRow
+	ap   *applier
+	w    *sql.Conn
+	raw  *rawStmts // the applier's statements on w's driver connection
+	// rowAtATime has the applier insert a row a statement (applyRows),
+	// not by multi-row inserts (applyMulti): for tests and benchmarks.
+	rowAtATime bool
+	closed     bool
 	// skipped counts logged writes SQLite refused on apply (see applyOps);
 	// recovered is how many writes Open found logged and not applied.
 	skipped   atomic.Int64

@@ -23,7 +23,9 @@ type rawStmts struct {
 	fin                     driver.StmtExecContext // finish an entry
 	setLSN                  driver.StmtExecContext // record the LSN applied
 	getRow                  driver.StmtQueryContext
-	all                     []driver.Stmt // to close
+	hasRow                  driver.StmtQueryContext // sqlHasRow
+	multi                   multiStmts              // applymulti.go
+	all                     []driver.Stmt           // to close
 	// args is the argument list every statement's arguments are put in
 	// (one statement at a time).
 	args []driver.NamedValue
@@ -45,6 +47,7 @@ const (
 	sqlDeleteOuts   = `DELETE FROM outputs WHERE entry_id = ?`
 	sqlSetLSN       = `UPDATE journal_log SET applied_lsn = ? WHERE id = 1`
 	sqlGetOpenRow   = `SELECT ` + entryCols + ` FROM entries WHERE id = ? AND finished = 0 AND interrupted = 0`
+	sqlHasRow       = `SELECT 1 FROM entries WHERE id = ?`
 	// One statement finishes a row: the applier has read it (getRow) and
 	// writes it back whole (packed), with the columns filters use.
 	sqlFinishEntry = `UPDATE entries SET finished = 1, ok = ?, outputs_json = '[]', effect_mask = ?, ref_n = ?,
@@ -90,11 +93,20 @@ func prepareRaw(dc any) (_ *rawStmts, err error) {
 			return nil, fmt.Errorf("journal: the sqlite driver's statement cannot execute with a context")
 		}
 	}
+	if err := r.prepareMulti(prep); err != nil {
+		return nil, err
+	}
 	st, err := prep(sqlGetOpenRow)
 	if err != nil {
 		return nil, err
 	}
 	if r.getRow, ok = st.(driver.StmtQueryContext); !ok {
+		return nil, fmt.Errorf("journal: the sqlite driver's statement cannot query with a context")
+	}
+	if st, err = prep(sqlHasRow); err != nil {
+		return nil, err
+	}
+	if r.hasRow, ok = st.(driver.StmtQueryContext); !ok {
 		return nil, fmt.Errorf("journal: the sqlite driver's statement cannot query with a context")
 	}
 	return r, nil
@@ -155,4 +167,24 @@ func (r *rawStmts) openRow(id int64) (packed string, found bool, err error) {
 		return "", false, fmt.Errorf("journal: row %d: packed is not text", id)
 	}
 	return p, true, nil
+}
+
+// hasRowID reports whether row id exists (sqlHasRow).
+func (r *rawStmts) hasRowID(id int64) (bool, error) {
+	r.bind([]any{id})
+	rows, err := r.hasRow.QueryContext(context.Background(), r.args)
+	clear(r.args)
+	if err != nil {
+		return false, err
+	}
+	dest := make([]driver.Value, 1)
+	err = rows.Next(dest)
+	cerr := rows.Close()
+	if errors.Is(err, io.EOF) {
+		return false, cerr
+	}
+	if err == nil {
+		err = cerr
+	}
+	return err == nil, err
 }
