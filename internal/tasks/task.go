@@ -15,6 +15,7 @@ type Task struct {
 	owner  Owner
 	cancel context.CancelFunc
 	done   chan struct{} // closed after the terminal OnChange call
+	root   taskRoot      // its work context's root (taskroot.go)
 
 	// Guarded by r.mu.
 	rec      Record
