@@ -26,7 +26,9 @@ func TestTaskRootContext(t *testing.T) {
 		before = runtime.NumGoroutine()
 		kids := make([]context.Context, 100)
 		for i := range kids {
-			kids[i], _ = context.WithCancelCause(context.WithValue(ctx, otherKey{}, i))
+			var cancel context.CancelCauseFunc
+			kids[i], cancel = context.WithCancelCause(context.WithValue(ctx, otherKey{}, i))
+			defer cancel(nil)
 		}
 		during = runtime.NumGoroutine()
 		close(got)
