@@ -187,7 +187,7 @@ func (o *Outbox) sendDirect(frame []byte, release func([]byte)) (bool, error) {
 	switch {
 	case err != nil:
 		err = fmt.Errorf("proto: outbox write: %w", err)
-		o.err.Store(&err)
+		o.storeErr(err)
 		fallthrough // the frame is dropped, as after the writer's failed write
 	case n >= len(frame):
 		o.wmu.Unlock()
@@ -203,7 +203,7 @@ func (o *Outbox) sendDirect(frame []byte, release func([]byte)) (bool, error) {
 		if err := o.charge.Grow(rest); err != nil {
 			// Half a frame cannot be dropped: the connection is done.
 			err = fmt.Errorf("%w: the rest of a frame: %w", ErrOutboxFull, err)
-			o.err.Store(&err)
+			o.storeErr(err)
 			o.wmu.Unlock()
 			if release != nil {
 				release(frame)
@@ -341,7 +341,7 @@ func (o *Outbox) writeBatch(batch []outFrame, bufs net.Buffers) net.Buffers {
 		keep := bufs // WriteTo consumes its receiver
 		if _, err := bufs.WriteTo(o.w); err != nil {
 			err = fmt.Errorf("proto: outbox write: %w", err)
-			o.err.Store(&err)
+			o.storeErr(err)
 		}
 		clear(keep)
 		bufs = keep[:0]
@@ -358,7 +358,7 @@ func (o *Outbox) write(f outFrame) {
 	if o.Err() == nil {
 		if _, err := o.w.Write(f.b); err != nil {
 			err = fmt.Errorf("proto: outbox write: %w", err)
-			o.err.Store(&err)
+			o.storeErr(err)
 		}
 	}
 	o.settle(f)
@@ -376,4 +376,12 @@ func (o *Outbox) settle(f outFrame) {
 	if f.release != nil {
 		f.release(f.whole)
 	}
+}
+
+// storeErr records err as the outbox's failure. Taking its own copy keeps
+// the callers' err variables on their stacks: one whose address is stored
+// is moved to the heap where it is declared, so every write paid an
+// allocation for an error it almost never had.
+func (o *Outbox) storeErr(err error) {
+	o.err.Store(&err)
 }

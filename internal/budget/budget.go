@@ -244,21 +244,7 @@ type canceller struct{ f func(error) }
 // cancellation of each running evaluation charged to b) and returns the
 // function that unregisters it.
 func (b *Budget) OnCancel(f func(error)) (unregister func()) {
-	if b == nil {
-		return func() {}
-	}
-	c := &canceller{f: f}
-	b.mu.Lock()
-	if b.cancels == nil {
-		b.cancels = map[*canceller]struct{}{}
-	}
-	b.cancels[c] = struct{}{}
-	b.mu.Unlock()
-	return func() {
-		b.mu.Lock()
-		delete(b.cancels, c)
-		b.mu.Unlock()
-	}
+	return b.Register(f).Unregister
 }
 
 // Cancel calls every function registered with OnCancel on b and on the

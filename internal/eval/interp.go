@@ -252,8 +252,8 @@ func (in *Interp) run(ctx context.Context, parse func() (*syntax.Program, error)
 	if err != nil {
 		return nil, err
 	}
-	ctx, done := in.begin(ctx)
-	defer done()
+	ctx, run := in.begin(ctx)
+	defer run.done()
 	t := in.topThread(ctx, st)
 	if o.Stdout != nil {
 		t.stdout = o.Stdout

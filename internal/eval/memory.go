@@ -403,18 +403,33 @@ func quotaError(err error) *value.Error {
 // captured output to the session's budget, and the kernel's memory guard
 // can cancel the evaluation through the budget (budget.Cancel) with a
 // cause that end turns into quota_exceeded.
-func (in *Interp) begin(ctx context.Context) (context.Context, func()) {
+func (in *Interp) begin(ctx context.Context) (context.Context, evalRun) {
 	if in.meter == nil {
-		return ctx, func() {}
+		return ctx, evalRun{}
 	}
 	ctx = host.WithMemory(ctx, in.meter.b)
 	ctx, cancel := context.WithCancelCause(ctx)
-	unregister := in.meter.b.OnCancel(cancel)
-	return ctx, func() {
-		unregister()
-		cancel(nil)
-		in.meter.useCredit() // reservations no charge took over
+	return ctx, evalRun{in: in, reg: in.meter.b.Register(cancel), cancel: cancel}
+}
+
+// evalRun is what begin set up for one evaluation; done undoes it. A
+// value, not a closure, so that beginning an evaluation allocates less
+// (every exec begins one).
+type evalRun struct {
+	in     *Interp // nil: nothing was set up
+	reg    budget.CancelRegistration
+	cancel context.CancelCauseFunc
+}
+
+// done ends the evaluation's registration with the memory guard, cancels
+// its context and gives back the reservations no charge took over.
+func (r evalRun) done() {
+	if r.in == nil {
+		return
 	}
+	r.reg.Unregister()
+	r.cancel(nil)
+	r.in.meter.useCredit() // reservations no charge took over
 }
 
 // end rewrites the error of an evaluation cancelled by the memory guard:

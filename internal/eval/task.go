@@ -351,7 +351,7 @@ func (t *thread) startTaskAs(tk *Task, body func(c *thread) (value.Value, error)
 			ended = fin
 		}
 	}
-	ctx, end := in.begin(ctx)
+	ctx, run := in.begin(ctx)
 	ctx = host.WithGroupHook(ctx, tk.groupHook)
 	c := t.fork(ctx, tk)
 	go func() {
@@ -359,7 +359,7 @@ func (t *thread) startTaskAs(tk *Task, body func(c *thread) (value.Value, error)
 		var err error
 		defer func() {
 			in.letGo(c.st)
-			end()
+			run.done()
 			cancel(nil)
 			close(tk.done)
 			in.tasks.finished()

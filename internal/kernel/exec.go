@@ -320,7 +320,7 @@ func (s *Server) runExec(ctx context.Context, sess *session, p *execParams, tr *
 		s.publishJSON(scope, events.ChannelTranscript, newTranscriptEvent(res.Ref, p.Src, true, ""))
 	}
 	s.publishOutput(scope, res.Ref, &out)
-	s.publishJSON(scope, events.ChannelRender, renderEvent{Ref: res.Ref, Render: headLines(res.Render, RenderHeadLines, DefaultMaxBytes)})
+	s.publishRender(scope, renderEvent{Ref: res.Ref, Render: headLines(res.Render, RenderHeadLines, DefaultMaxBytes)})
 	return res, res.Ref, nil
 }
 

@@ -159,7 +159,13 @@ func (s *session) snapshot() (string, []string) {
 // settle records the evaluator's directory and environment; only the turn
 // holder calls it.
 func (s *session) settle() {
-	dir, env := s.interp.Dir(), s.interp.Environ()
+	s.mu.Lock()
+	prevEnv := s.env
+	s.mu.Unlock()
+	// The environment is copied only when it changed (most execs change
+	// none of it); unchanged, env is s.env's own slice.
+	dir := s.interp.Dir()
+	env, _ := s.interp.EnvironUnchanged(prevEnv)
 	bs := s.interp.Bindings()
 	s.mu.Lock()
 	same := dir == s.dir && slices.Equal(env, s.env) && sameBindings(s.bound, bs)

@@ -94,9 +94,10 @@ func (s *Server) wireSession(sess *session) {
 	// Before its hook is set, the session gets back what an earlier
 	// kernel kept of it (restore.go); every change is persisted too.
 	s.restoreSession(sess)
+	var names taskChannelName
 	sess.tasks.OnChange(func(r tasks.Record) {
 		s.persistTask(sess, r)
-		s.publishJSON(scope, r.Channel(), taskEvent(r))
+		s.publishTask(scope, &names, r)
 	})
 	sess.tasks.OnFinish(func(_ *tasks.Task, v any, _ error) string {
 		if d, ok := v.(*execDone); ok {

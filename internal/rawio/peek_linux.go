@@ -35,6 +35,15 @@ import (
 type PeekReader struct {
 	rw   *RW
 	owed atomic.Int64 // bytes read (peeked) and not yet taken off
+
+	// The one Read under way: its buffer in, its count and error out.
+	// peek, built once, is the poller callback that fills them, so that
+	// a Read allocates no closure (a request's read is on every
+	// request's path). Only the reading goroutine touches them.
+	buf   []byte
+	n     int
+	errno syscall.Errno
+	peek  func(fd uintptr) bool
 }
 
 // PeekOwedMax is how many bytes read and not taken off a PeekReader lets
@@ -55,7 +64,9 @@ func NewPeekReader(rw *RW) (r *PeekReader, ok bool) {
 	}); err != nil || serr != nil {
 		return nil, false
 	}
-	return &PeekReader{rw: rw}, true
+	r = &PeekReader{rw: rw}
+	r.peek = r.peekFD
+	return r, true
 }
 
 // Owed is how many bytes were read and are not yet taken off the socket.
@@ -72,37 +83,43 @@ func (r *PeekReader) Read(p []byte) (int, error) {
 			return 0, err
 		}
 	}
-	var n int
-	var errno syscall.Errno
-	err := r.rw.RC.Read(func(fd uintptr) bool {
-		for {
-			var r1 uintptr
-			r1, _, errno = syscall.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
-			switch errno {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				// Nothing past what was read: take that off before
-				// waiting. Bytes that came meanwhile were announced to
-				// the poller, which does not wait then.
-				if errno = r.release(fd); errno != 0 {
-					return true
-				}
-				return false
-			case 0:
-				n = int(r1)
-				r.owed.Add(int64(n))
-				if n == 0 {
-					// The end of input: nothing more will be read, so
-					// take off what was (a socket closed with bytes
-					// unread resets its peer's reads).
-					r.release(fd)
-				}
-			}
-			return true
-		}
-	})
+	r.buf, r.n, r.errno = p, 0, 0
+	err := r.rw.RC.Read(r.peek)
+	n, errno := r.n, r.errno
+	r.buf = nil // the caller's buffer is not kept
 	return readResult(n, errno, err)
+}
+
+// peekFD is Read's poller callback (r.peek): one peek at fd into r.buf,
+// its count in r.n and error in r.errno; false to wait in the poller.
+func (r *PeekReader) peekFD(fd uintptr) bool {
+	p := r.buf
+	for {
+		r1, _, errno := syscall.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
+		r.errno = errno
+		switch errno {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			// Nothing past what was read: take that off before
+			// waiting. Bytes that came meanwhile were announced to
+			// the poller, which does not wait then.
+			if r.errno = r.release(fd); r.errno != 0 {
+				return true
+			}
+			return false
+		case 0:
+			r.n = int(r1)
+			r.owed.Add(int64(r1))
+			if r1 == 0 {
+				// The end of input: nothing more will be read, so
+				// take off what was (a socket closed with bytes
+				// unread resets its peer's reads).
+				r.release(fd)
+			}
+		}
+		return true
+	}
 }
 
 // Release takes the bytes read so far off the socket.

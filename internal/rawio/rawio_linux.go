@@ -4,9 +4,6 @@ import (
 	"io"
 	"os"
 	"syscall"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // Supported reports whether raw I/O is available: it is on Linux.
@@ -34,27 +31,10 @@ func (r *RW) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := r.RC.Read(func(fd uintptr) bool {
-		for {
-			var r1 uintptr
-			if r.Sock {
-				r1, _, errno = syscall.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_DONTWAIT, 0, 0)
-			} else {
-				r1, _, errno = syscall.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			}
-			switch errno {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // wait in the poller
-			case 0:
-				n = int(r1)
-			}
-			return true
-		}
-	})
+	o := getOp(p, r.Sock, true)
+	err := r.RC.Read(o.read)
+	n, errno := o.n, o.errno
+	o.put()
 	return readResult(n, errno, err)
 }
 
@@ -88,34 +68,10 @@ func (r *RW) TryWrite(p []byte) (int, error) {
 }
 
 func (r *RW) write(p []byte, wait bool) (int, error) {
-	n := 0
-	var errno syscall.Errno
-	err := r.RC.Write(func(fd uintptr) bool {
-		for n < len(p) {
-			var r1 uintptr
-			q := p[n:]
-			if r.Sock {
-				r1, _, errno = syscall.RawSyscall6(unix.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&q[0])), uintptr(len(q)), unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, 0, 0)
-			} else {
-				r1, _, errno = syscall.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&q[0])), uintptr(len(q)))
-			}
-			switch errno {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				if !wait {
-					errno = 0
-					return true // what was taken, and no more
-				}
-				return false // wait in the poller for room
-			case 0:
-				n += int(r1)
-				continue
-			}
-			return true
-		}
-		return true
-	})
+	o := getOp(p, r.Sock, wait)
+	err := r.RC.Write(o.write)
+	n, errno := o.n, o.errno
+	o.put()
 	if err != nil {
 		return n, err
 	}
@@ -140,26 +96,10 @@ func WriteFile(f *os.File, p []byte) (int, error) {
 	if err != nil {
 		return f.Write(p)
 	}
-	n := 0
-	var werr error
-	err = rc.Write(func(fd uintptr) bool {
-		for n < len(p) {
-			q := p[n:]
-			r1, _, e := syscall.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&q[0])), uintptr(len(q)))
-			switch {
-			case e == syscall.EINTR:
-				continue
-			case e != 0:
-				werr = e
-				return true
-			case r1 == 0:
-				werr = io.ErrUnexpectedEOF // no progress, as os.File's Write reports it
-				return true
-			}
-			n += int(r1)
-		}
-		return true
-	})
+	o := getOp(p, false, true)
+	err = rc.Write(o.writeFile)
+	n, werr := o.n, o.ferr
+	o.put()
 	if err != nil {
 		// The file itself refused (closed): f.Write names that as os
 		// does.

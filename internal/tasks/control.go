@@ -27,18 +27,13 @@ func RegisterSuspender(ctx context.Context, s Suspender) (release func(), ok boo
 	c := &t.ctl
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.suspenders == nil {
-		c.suspenders = make(map[int]Suspender)
-	}
-	c.next++
-	key := c.next
-	c.suspenders[key] = s
+	key := c.suspenders.add(s)
 	if c.stopped {
 		_ = s.Suspend()
 	}
 	return func() {
 		c.mu.Lock()
-		delete(c.suspenders, key)
+		c.suspenders.remove(key)
 		c.mu.Unlock()
 	}, true
 }
@@ -112,7 +107,7 @@ func (r *Registry) control(owner Owner, id string, stop bool) (Record, error) {
 	c := &t.ctl
 	c.mu.Lock()
 	rec := t.Record()
-	if rec.State != Running || len(c.suspenders) == 0 {
+	if rec.State != Running || c.suspenders.len() == 0 {
 		c.mu.Unlock()
 		return rec, fmt.Errorf("%s %s: %w", verb, id, ErrControlUnavailable)
 	}
@@ -121,7 +116,8 @@ func (r *Registry) control(owner Owner, id string, stop bool) (Record, error) {
 		return rec, nil
 	}
 	var errs []error
-	for _, s := range c.suspenders {
+	c.suspenders.each(func(s Suspender) {
+		var err error
 		if stop {
 			err = s.Suspend()
 		} else {
@@ -130,10 +126,10 @@ func (r *Registry) control(owner Owner, id string, stop bool) (Record, error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
-	}
+	})
 	// Resume continues whatever was stopped even if one signal failed;
 	// Suspend counts as done unless every Suspender failed.
-	changed := !stop || len(errs) < len(c.suspenders)
+	changed := !stop || len(errs) < c.suspenders.len()
 	if changed {
 		c.stopped = stop
 	}

@@ -235,7 +235,8 @@ func (r *Registry) register(owner Owner, label string, work Work, foreground boo
 	if foreground {
 		ot.foreground++
 	}
-	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), taskKey{}, t))
+	t.root = taskRoot{t: t}
+	ctx, cancel := context.WithCancel(&t.root)
 	t.cancel = cancel
 	r.byID[t.seq] = t
 	ot.live[t.seq] = t

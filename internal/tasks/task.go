@@ -15,6 +15,7 @@ type Task struct {
 	owner  Owner
 	cancel context.CancelFunc
 	done   chan struct{} // closed after the terminal OnChange call
+	root   taskRoot      // its work context's root (taskroot.go)
 
 	// Guarded by r.mu.
 	rec      Record
@@ -187,15 +188,14 @@ func callHook(f func(Record), rec Record) {
 // while holding it.
 type control struct {
 	mu         sync.Mutex
-	next       int
-	suspenders map[int]Suspender
+	suspenders suspenderSet
 	stopped    bool         // a Suspend was sent and no Resume/continue since
 	output     OutputSource // what the work has printed so far; nil: none
 }
 
 func (c *control) clear() {
 	c.mu.Lock()
-	c.suspenders = nil
+	c.suspenders.reset()
 	c.output = nil
 	c.stopped = false
 	c.mu.Unlock()
@@ -209,9 +209,7 @@ func (c *control) continueAll() {
 		return
 	}
 	c.stopped = false
-	for _, s := range c.suspenders {
-		_ = s.Resume()
-	}
+	c.suspenders.each(func(s Suspender) { _ = s.Resume() })
 }
 
 // Detach turns t, a foreground task still running, into a retained one,
