@@ -160,24 +160,33 @@ func (s *Store) Put(data []byte) (string, error) {
 	}
 	sum := blake3.Sum256(data)
 	h := name(sum)
+	if err := s.putSum(sum, h, data); err != nil {
+		return "", err
+	}
+	return h, nil
+}
+
+// putSum stores data, whose hash Put or PutUnless has just computed as
+// sum (named h).
+func (s *Store) putSum(sum [32]byte, h string, data []byte) error {
 	hx := h[len(Prefix):]
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if len(data) <= s.inline && s.small.put(sum, data) {
 		s.dirty.Store(true)
-		return h, nil
+		return nil
 	}
 	p := s.path(hx)
 	if ok, err := verifyFile(p, hx); err == nil && ok {
 		now := time.Now()
 		_ = os.Chtimes(p, now, now)
-		return h, nil
+		return nil
 	}
 	if err := s.writeAtomic(filepath.Dir(p), p, data); err != nil {
-		return "", fmt.Errorf("cas: storing %s: %w", h, err)
+		return fmt.Errorf("cas: storing %s: %w", h, err)
 	}
 	s.dirty.Store(true) // after the rename, so the next Sync covers it
-	return h, nil
+	return nil
 }
 
 // verifyFile reports whether the file at p exists and hashes to hx.

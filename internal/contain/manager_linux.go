@@ -1038,6 +1038,7 @@ func startReaper() error {
 			tick := time.NewTicker(time.Second)
 			retry := time.NewTimer(0)
 			<-retry.C
+			var gate walkGate
 			for {
 				select {
 				case <-sigs:
@@ -1046,11 +1047,25 @@ func startReaper() error {
 						// hides those behind it: its owner is about to
 						// reap it, so look again in a moment.
 						retry.Reset(reapRetry)
+					} else {
+						gate.clear()
 					}
 				case <-retry.C:
-					if reapExited() {
-						reapOrphans()
+					if !reapExited() {
+						gate.clear()
+						break
 					}
+					// One of ours is in front again: under a stream of
+					// spawns it is mostly a newer one its owner reaps
+					// within the next retry, which then reaps whatever
+					// was behind it at the cost of a system call or two.
+					// Only one that stays (reapWalkAfter retries in a
+					// row) makes the reaper read the process table.
+					if !gate.blocked() {
+						retry.Reset(reapRetry)
+						break
+					}
+					reapOrphans()
 				case <-tick.C:
 					if reapExited() {
 						reapOrphans()
@@ -1068,6 +1083,31 @@ var reaperOnce sync.Once
 // exited child of ours (about to be reaped by whoever started it) stood in
 // front of the others.
 const reapRetry = 20 * time.Millisecond
+
+// reapWalkAfter is how many retries in a row must find one of our exited
+// children in front before the reaper reads the process table
+// (reapOrphans: an open and a read per process on the machine, ~1 ms)
+// rather than looking again: an orphan behind an exited child its owner
+// is slow to wait for stays a zombie at most reapWalkAfter*reapRetry.
+const reapWalkAfter = 3
+
+// walkGate counts the reaper's retries in a row that found one of our
+// exited children in front (see reapWalkAfter).
+type walkGate struct{ stuck int }
+
+// clear records a look that found none of ours in front.
+func (g *walkGate) clear() { g.stuck = 0 }
+
+// blocked records a retry that found one of ours in front and reports
+// whether the reaper should read the process table now: on the
+// reapWalkAfter-th such retry in a row, after which the count starts over.
+func (g *walkGate) blocked() bool {
+	if g.stuck++; g.stuck < reapWalkAfter {
+		return false
+	}
+	g.stuck = 0
+	return true
+}
 
 // maxReapPerPeek bounds the orphans one reapExited reaps before it yields.
 const maxReapPerPeek = 4096

@@ -85,15 +85,13 @@ func (j *journalStore) close() error {
 
 // put stores data in the blob store and returns its output record.
 func (j *journalStore) put(kind string, data []byte) (journal.Output, error) {
-	h := cas.Sum(data)
-	j.mu.Lock()
-	_, seen := j.known[h]
-	j.mu.Unlock()
-	if !seen {
-		var err error
-		if h, err = j.cas.Put(data); err != nil {
-			return journal.Output{}, err
-		}
+	// The store hashes data once and asks the known-set about that hash
+	// (cas.Store.PutUnless): the blob's address is the store's own sum.
+	h, stored, err := j.cas.PutUnless(data, j.isKnown)
+	if err != nil {
+		return journal.Output{}, err
+	}
+	if stored {
 		j.mu.Lock()
 		if len(j.known) >= MaxKnownBlobs {
 			clear(j.known)
@@ -102,6 +100,14 @@ func (j *journalStore) put(kind string, data []byte) (journal.Output, error) {
 		j.mu.Unlock()
 	}
 	return journal.Output{Kind: kind, Hash: h, Len: int64(len(data))}, nil
+}
+
+// isKnown reports whether h is among the blobs known to be stored.
+func (j *journalStore) isKnown(h string) bool {
+	j.mu.Lock()
+	_, seen := j.known[h]
+	j.mu.Unlock()
+	return seen
 }
 
 // forget drops h from the blobs known to be stored (blob.get found it

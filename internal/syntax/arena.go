@@ -45,6 +45,12 @@ type slab[T any] struct {
 // for the next one (up to maxKeptBytes); otherwise they belong to the tree
 // already returned and are dropped.
 func (s *slab[T]) recycle(keep bool) {
+	if s.buf == nil && s.used == 0 && len(s.full) == 0 && (keep || s.spare == nil) {
+		// Untouched this parse (most kinds, for most sources): nothing
+		// to drop or keep, and it used none.
+		s.last = 0
+		return
+	}
 	s.last = s.used + len(s.buf)
 	if keep {
 		if s.buf != nil {
@@ -134,6 +140,7 @@ func (p *parser) chunkSize(used, last, size int) int {
 // never writes into a neighbour.
 type seq[T any] struct {
 	stack []T
+	hi    int // the stack's greatest height this parse, as far as drop and take saw it
 	chunk []T
 	taken int // elements taken this parse
 	last  int // elements taken by the parser's previous parse
@@ -153,7 +160,10 @@ func (s *seq[T]) push(v T) { s.stack = append(s.stack, v) }
 // drop discards the run pushed since mark. Like take, it leaves the popped
 // slots uncleared (clearing pointer slots costs GC write barriers); they are
 // overwritten by later pushes or cleared when the parser is recycled.
-func (s *seq[T]) drop(mark int) { s.stack = s.stack[:mark] }
+func (s *seq[T]) drop(mark int) {
+	s.hi = max(s.hi, len(s.stack))
+	s.stack = s.stack[:mark]
+}
 
 // take pops the run pushed since mark and returns it as a slice (nil when
 // empty, like a never-appended slice).
@@ -164,6 +174,7 @@ func (s *seq[T]) take(mark int) []T {
 		return nil
 	}
 	s.taken += n
+	s.hi = max(s.hi, len(s.stack))
 	if cap(s.chunk)-len(s.chunk) < n {
 		s.grow(n)
 	}
@@ -290,7 +301,10 @@ func (s *seq[T]) recycled(keep bool) seq[T] {
 		r.spare, r.full = keepChunks(s.spare, s.full), s.full[:0]
 	}
 	if cap(s.stack) <= maxPooledStack {
-		clear(s.stack[:cap(s.stack)])
+		// Only slots below the greatest height this parse reached were
+		// written since the last clear (the stack grows only by push and
+		// shrinks only by drop and take, which note the height first).
+		clear(s.stack[:max(s.hi, len(s.stack))])
 		r.stack = s.stack[:0]
 	}
 	return r
