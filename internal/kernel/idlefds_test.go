@@ -44,15 +44,21 @@ func TestIdleFDsClamp(t *testing.T) {
 // TestIdleFDsChargedPerSession: every session's spare pipes (and, with
 // cgroups, its free leaves) are charged to the one kernel budget: sessions
 // past it keep none and their spawns still run, and closing the sessions
-// gives every charge back.
+// gives every charge back. Each session keeps a client attached until the
+// end, so that none is closed for idleness while the others spawn (one
+// connection moving from session to session let the first ones close,
+// and give their charges back, when six spawns took longer than the idle
+// time: the budget was then never full).
 func TestIdleFDsChargedPerSession(t *testing.T) {
 	k := startKernelLimits(t, func(l *Limits) {
 		l.IdleFDs = 8 // two sessions' spare pipes
 		l.SessionIdle = 100 * time.Millisecond
 	})
 	b := k.srv.idleFDs
-	c := k.dial(t)
+	var conns []*client
 	for i := range 6 {
+		c := k.dial(t)
+		conns = append(conns, c)
 		c.attach(fmt.Sprintf("s%d", i), "")
 		var ex execResult
 		c.ok("exec", map[string]any{"src": "(^/bin/true).status"}, &ex)
@@ -60,9 +66,11 @@ func TestIdleFDsChargedPerSession(t *testing.T) {
 			t.Fatalf("spawn in s%d answered %s", i, ex.Value)
 		}
 	}
-	eventually(t, 5*time.Second, "the last answer's tail flushed", func() bool { return b.Used() == b.Limit() })
-	c.conn.Close()
-	eventually(t, 5*time.Second, "idle sessions closed", func() bool { return k.srv.sessions.len() == 0 })
+	eventually(t, 10*time.Second, "the last answer's tail flushed", func() bool { return b.Used() == b.Limit() })
+	for _, c := range conns {
+		c.conn.Close()
+	}
+	eventually(t, 10*time.Second, "idle sessions closed", func() bool { return k.srv.sessions.len() == 0 })
 	if got := b.Used(); got != 0 {
 		t.Errorf("%d descriptors still charged after every session closed", got)
 	}
