@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -396,8 +397,12 @@ func startKernelIn(t *testing.T, bin, sock, state, cwd string) *exec.Cmd {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// Wait for a connection to be taken, not for the socket file: the
+	// file exists from the kernel's bind, and a dial between its bind and
+	// its listen is refused.
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if fi, err := os.Stat(sock); err == nil && fi.Mode().Type() == os.ModeSocket {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
 			return cmd
 		}
 		if time.Now().After(deadline) {
