@@ -402,14 +402,7 @@ func (d *DB) applyOp(op *logOp) error {
 	if op.Finish {
 		return d.applyFinish(op)
 	}
-	outs := op.Outputs
-	if outs == nil {
-		outs = []byte("[]")
-	}
-	e := Entry{Kind: op.Kind, Parent: op.Parent, Session: op.Session, Principal: op.Principal, StartNS: op.StartNS,
-		FinishNS: op.FinishNS, Finished: op.Finished, Cwd: op.Cwd, Src: op.Src, Head: op.Head, AST: op.AST,
-		Effects: op.Effects, Verdict: op.Verdict, OK: op.OK, Status: op.Status, Opaque: op.Opaque,
-		RefN: op.RefN, Code: op.Code, Seq: op.Seq, TSeq: op.TSeq, PSeq: op.PSeq}
+	outs := opOutputs(op)
 	r := d.raw
 	if op.Parent != 0 {
 		// The parent key is checked at the commit (migration 12): a row
@@ -426,17 +419,17 @@ func (d *DB) applyOp(op *logOp) error {
 	}
 	if err := r.exec(r.ins, op.ID, op.Kind, nullID(op.Parent), op.Session, op.Principal, op.StartNS, op.Head,
 		op.Mask, b01(op.OK), b01(op.Finished), nullID(op.RefN), nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq),
-		nullID(op.PID), packEntry(&e, op.Mask, string(outs))); err != nil {
+		nullID(op.PID), packOp(op, outs)); err != nil {
 		return err
 	}
-	return d.insertOutputs(op.ID, string(outs))
+	return d.insertOutputs(op.ID, outs)
 }
 
 // insertOutputs writes the outputs table's rows of entry id from its
 // outputs JSON (none for "[]"): what migration 7's dropped triggers did
-// with json_each. One single-row insert per output: a multi-row insert
-// may abort half done, so SQLite would copy every page it touches into a
-// statement journal first, which cost more than the extra calls.
+// with json_each, one single-row insert per output. This is the
+// row-at-a-time path; a batch's outputs rows otherwise go 64 to a
+// statement (applymulti.go).
 func (d *DB) insertOutputs(id int64, outs string) error {
 	if outs == "[]" {
 		return nil

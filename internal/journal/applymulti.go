@@ -119,16 +119,13 @@ func (m *multiBatch) flush(all bool) error {
 		}
 		r.args = r.args[:0]
 		for _, op := range chunk {
-			outs := op.Outputs
-			if outs == nil {
-				outs = []byte("[]")
-			}
-			if err := m.queueOutputs(op.ID, string(outs)); err != nil {
+			outs := opOutputs(op)
+			if err := m.queueOutputs(op.ID, outs); err != nil {
 				return err
 			}
 			r.appendArgs(op.Kind, nullID(op.Parent), op.Session, op.Principal, op.StartNS, op.Head,
 				op.Mask, b01(op.OK), b01(op.Finished), nullID(op.RefN), nullSeq(op.Seq), nullSeq(op.TSeq), nullSeq(op.PSeq),
-				nullID(op.PID), packOp(op, string(outs)))
+				nullID(op.PID), packOp(op, outs))
 		}
 		res, err := r.multi.ins.ExecContext(context.Background(), r.args)
 		clear(r.args)
@@ -205,7 +202,15 @@ func (r *rawStmts) appendArgs(vals ...any) {
 	}
 }
 
-// packOp is the packed text of the row op inserts.
+// opOutputs is the outputs JSON of the row op inserts ("[]" for none).
+func opOutputs(op *logOp) string {
+	if op.Outputs == nil {
+		return "[]"
+	}
+	return string(op.Outputs)
+}
+
+// packOp is the packed text of the row op inserts (both insert paths).
 func packOp(op *logOp, outs string) string {
 	e := Entry{Kind: op.Kind, Parent: op.Parent, Session: op.Session, Principal: op.Principal, StartNS: op.StartNS,
 		FinishNS: op.FinishNS, Finished: op.Finished, Cwd: op.Cwd, Src: op.Src, Head: op.Head, AST: op.AST,
