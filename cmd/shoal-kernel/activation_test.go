@@ -49,7 +49,7 @@ func TestSocketActivation(t *testing.T) {
 	lines := make(chan string, 1)
 	go func() {
 		br := bufio.NewReader(stderr)
-		line, _ := br.ReadString('\n')
+		line, _ := kernelLine(br)
 		lines <- line
 		_, _ = br.WriteTo(discard{})
 		done <- cmd.Wait()

@@ -54,7 +54,7 @@ func TestKernelNotDumpable(t *testing.T) {
 			t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 			ready := make(chan string, 1)
 			go func() {
-				line, _ := bufio.NewReader(stderr).ReadString('\n')
+				line, _ := kernelLine(bufio.NewReader(stderr))
 				ready <- line
 				_, _ = io.Copy(io.Discard, stderr)
 			}()

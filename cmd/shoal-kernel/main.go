@@ -32,6 +32,7 @@ import (
 	"github.com/shoalgo/shoal/internal/kernel"
 	"github.com/shoalgo/shoal/internal/memlimit"
 	"github.com/shoalgo/shoal/internal/policy"
+	"github.com/shoalgo/shoal/internal/sysmon"
 )
 
 func main() {
@@ -39,8 +40,15 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == contain.SupervisorCommand {
 		os.Exit(contain.RunSupervisor(os.Args[2:]))
 	}
+	keepMonitorAwake = true
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// keepMonitorAwake makes run re-execute the binary once with the Go
+// runtime's monitor kept from its deep sleep (package sysmon). Only main
+// sets it: the tests that call run in process must not re-execute the
+// test binary.
+var keepMonitorAwake bool
 
 type options struct {
 	session, socket, stateDir, policy string
@@ -115,6 +123,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.version {
 		fmt.Fprintln(stdout, buildversion.Line("shoal-kernel"))
 		return 0
+	}
+	// Before anything is opened or marked close-on-exec: the program is
+	// run again, in this process, with what it inherited.
+	if keepMonitorAwake {
+		if _, err := sysmon.Apply(); err != nil {
+			fmt.Fprintln(stderr, "shoal-kernel: warning: the runtime's monitor thread keeps its default:", err)
+		}
 	}
 	for _, w := range o.memoryWarnings {
 		fmt.Fprintln(stderr, "shoal-kernel: warning:", w)

@@ -101,12 +101,25 @@ func startProc(t *testing.T, dir string, args ...string) *kernelProc {
 	})
 	go func() {
 		br := bufio.NewReader(pr)
-		line, err := br.ReadString('\n')
+		line, err := kernelLine(br)
 		p.first <- lineResult{line, err}
 		io.Copy(io.Discard, br)
 		p.done <- cmd.Wait()
 	}()
 	return p
+}
+
+// kernelLine reads the kernel's next line of its own from its stderr,
+// past the Go runtime's scheduler lines: the kernel runs with schedtrace
+// set (package sysmon), and on a machine up longer than sysmon.Period the
+// runtime writes one at start.
+func kernelLine(br *bufio.Reader) (string, error) {
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil || !strings.HasPrefix(line, "SCHED ") {
+			return line, err
+		}
+	}
 }
 
 // readyLine returns the socket path from the ready line.

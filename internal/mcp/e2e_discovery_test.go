@@ -97,7 +97,13 @@ func TestE2EMinimalEnvironmentDiscovery(t *testing.T) {
 		for {
 			n, err := out.Read(buf)
 			got.Write(buf[:n])
-			if line, ok := strings.CutPrefix(got.String(), "shoal-kernel: ready "); ok && strings.Contains(line, "\n") {
+			// Past the Go runtime's scheduler lines (the kernel runs with
+			// schedtrace set; package sysmon).
+			text := got.String()
+			for strings.HasPrefix(text, "SCHED ") && strings.Contains(text, "\n") {
+				text = text[strings.Index(text, "\n")+1:]
+			}
+			if line, ok := strings.CutPrefix(text, "shoal-kernel: ready "); ok && strings.Contains(line, "\n") {
 				ready <- strings.TrimSpace(strings.SplitN(line, "\n", 2)[0])
 				return
 			}

@@ -1,0 +1,136 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shoalgo/shoal/internal/diewithparent"
+	"github.com/shoalgo/shoal/internal/sysmon"
+)
+
+// startWithEnv starts the kernel binary with exactly env (and --debuggable,
+// so that its /proc/<pid>/environ is readable without privilege) and
+// returns its socket and pid once it is ready. Lines before the ready line
+// may be the runtime's own (a schedtrace line on a machine up longer than
+// sysmon.Period).
+func startWithEnv(t *testing.T, env []string) (sock string, pid int) {
+	t.Helper()
+	dir := shortDir(t)
+	sock = filepath.Join(dir, "k.sock")
+	cmd := exec.Command(kernelBinary(t), "--socket", sock, "--state-dir", filepath.Join(dir, "state"), "--debuggable")
+	cmd.Dir = dir
+	cmd.SysProcAttr = diewithparent.Attr()
+	cmd.Env = append([]string{"HOME=" + dir, "PATH=/usr/bin:/bin", "XDG_RUNTIME_DIR=" + dir, "XDG_STATE_HOME=" + dir, "SHOAL_TOKEN_STORE="}, env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		var lines []string
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+			if strings.HasPrefix(sc.Text(), "shoal-kernel: ready ") {
+				ready <- ""
+				for sc.Scan() {
+				}
+				return
+			}
+		}
+		ready <- strings.Join(lines, "\n")
+	}()
+	select {
+	case lines := <-ready:
+		if lines != "" || sock == "" {
+			t.Fatalf("the kernel exited before its ready line; stderr:\n%s", lines)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("timed out waiting for the ready line")
+	}
+	return sock, cmd.Process.Pid
+}
+
+// environOf is a process's environment as it was exec'ed.
+func environOf(t *testing.T, pid int) []string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+}
+
+// childEnv is the environment a command run by the kernel's session sees.
+func childEnv(t *testing.T, sock string) []string {
+	t.Helper()
+	line := execThrough(t, sock, "^/usr/bin/env")
+	var ans struct {
+		Result struct {
+			Value struct {
+				Out struct {
+					V string `json:"v"`
+				} `json:"out"`
+			} `json:"value"`
+		} `json:"result"`
+		Error json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(line), &ans); err != nil || ans.Error != nil || ans.Result.Value.Out.V == "" {
+		t.Fatalf("exec of env through the kernel: %v: %s", err, line)
+	}
+	return strings.Split(strings.TrimSuffix(ans.Result.Value.Out.V, "\n"), "\n")
+}
+
+func godebugOf(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GODEBUG=") || strings.HasPrefix(kv, sysmon.MarkerEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// TestKernelKeepsMonitorAwake: the kernel runs (in the process it was
+// started as) with schedtrace set, and what it starts sees GODEBUG as the
+// kernel was given it, and no marker.
+func TestKernelKeepsMonitorAwake(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		env      []string
+		kernel   []string // GODEBUG and marker of the running kernel
+		commands []string // GODEBUG and marker a command sees
+	}{
+		{"no GODEBUG", nil,
+			[]string{"GODEBUG=schedtrace=2147483647", sysmon.MarkerEnv + "=unset"}, nil},
+		{"GODEBUG given", []string{"GODEBUG=gctrace=0"},
+			[]string{"GODEBUG=gctrace=0,schedtrace=2147483647", sysmon.MarkerEnv + "=set:gctrace=0"},
+			[]string{"GODEBUG=gctrace=0"}},
+		{"schedtrace chosen: not re-executed", []string{"GODEBUG=schedtrace=0"},
+			[]string{"GODEBUG=schedtrace=0"}, []string{"GODEBUG=schedtrace=0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sock, pid := startWithEnv(t, tc.env)
+			if got := godebugOf(environOf(t, pid)); !slices.Equal(got, tc.kernel) {
+				t.Errorf("the kernel (pid %d) runs with %q, want %q", pid, got, tc.kernel)
+			}
+			if got := godebugOf(childEnv(t, sock)); !slices.Equal(got, tc.commands) {
+				t.Errorf("a command sees %q, want %q", got, tc.commands)
+			}
+		})
+	}
+}
