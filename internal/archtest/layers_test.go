@@ -52,6 +52,7 @@ var allowed = map[string][]string{
 	"internal/rawio":         {},
 	"internal/version":       {},
 	"internal/startstack":    {},
+	"internal/sysmon":        {},
 	"internal/diewithparent": {},
 	"internal/fastpath":      {},
 	"internal/memlimit":      {"internal/procfs"},
