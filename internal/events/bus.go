@@ -475,7 +475,6 @@ func (b *Bus) streamLocked(scope Scope, channel string, create bool) (*stream, e
 		b.scopes[scope] = sc
 	}
 	counted := countsAgainstScope(channel)
-	var spare []record // the forgotten stream's small ring, for the new one
 	if counted && sc.counted >= b.lim.ScopeChannels {
 		victim := sc.idlest()
 		if victim == nil {
@@ -485,10 +484,9 @@ func (b *Bus) streamLocked(scope Scope, channel string, create bool) (*stream, e
 			return nil, &budget.ExceededError{Name: BudgetScopeChannels, Limit: int64(b.lim.ScopeChannels),
 				Reason: fmt.Sprintf("this session already has %d channels, each with subscribers", sc.counted)}
 		}
-		spare = victim.spareRing()
 		b.forgetLocked(victim)
 	}
-	st := &stream{channel: channel, scope: sc, ring: spare}
+	st := &stream{channel: channel, scope: sc}
 	sc.streams[channel] = st
 	if counted {
 		sc.counted++

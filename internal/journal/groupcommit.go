@@ -182,7 +182,7 @@ func (d *DB) writeBatch(b *commitBatch, wlocked bool) {
 	b.finish(nil)
 	if cap(b.frames) <= maxKeptBatchBytes {
 		clear(b.ops)
-		d.spare = &commitBatch{frames: b.frames[:0], ops: b.ops[:0], undo: b.undo[:0], tell: keptTell(b.tell)}
+		d.spare = &commitBatch{frames: b.frames[:0], ops: b.ops[:0], undo: b.undo[:0]}
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"unsafe"
 )
 
 // A packed row is thirteen integers, each followed by a space (parent,
@@ -104,9 +103,7 @@ func packEntry(e *Entry, mask int64, outputs string) string {
 			b = append(b, "-1:"...)
 			return
 		}
-		b = strconv.AppendInt(b, int64(len(r)), 10) // as text(string(r)), without copying r to a string first
-		b = append(b, ':')
-		b = append(b, r...)
+		text(string(r))
 	}
 	text(e.Kind)
 	text(e.Session)
@@ -119,10 +116,7 @@ func packEntry(e *Entry, mask int64, outputs string) string {
 	text(e.Verdict)
 	text(outputs)
 	text(e.Code)
-	// b is sized for the whole text and goes nowhere else: the string is
-	// its bytes, not a second copy of them (a row's packing was the
-	// largest allocation of an exec, twice).
-	return unsafe.String(unsafe.SliceData(b), len(b))
+	return string(b)
 }
 
 func b01(b bool) int64 {

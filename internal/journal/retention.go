@@ -24,8 +24,13 @@ func (d *DB) LiveBytes() (int64, error) {
 // batches then stay as large as ApplyDelay lets them grow.
 func (d *DB) AppliedBytes() (int64, error) {
 	var pages, free, size int64
-	if err := d.appliedPages(&pages, &free, &size); err != nil {
-		return 0, fmt.Errorf("journal: live bytes: %w", err)
+	for _, q := range []struct {
+		pragma string
+		dst    *int64
+	}{{"page_count", &pages}, {"freelist_count", &free}, {"page_size", &size}} {
+		if err := d.db.QueryRow(`PRAGMA ` + q.pragma).Scan(q.dst); err != nil {
+			return 0, fmt.Errorf("journal: live bytes: %w", err)
+		}
 	}
 	return (pages - free) * size, nil
 }
