@@ -127,7 +127,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// Before anything is opened or marked close-on-exec: the program is
 	// run again, in this process, with what it inherited.
 	if keepMonitorAwake {
-		if _, err := sysmon.Apply(); err != nil {
+		if err := sysmon.Apply(); err != nil {
 			fmt.Fprintln(stderr, "shoal-kernel: warning: the runtime's monitor thread keeps its default:", err)
 		}
 	}

@@ -35,6 +35,7 @@ package sysmon
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -47,20 +48,6 @@ const Period = 2147483647
 // re-executed run: "unset", or "set:" and the value.
 const MarkerEnv = "SHOAL_SYSMON_GODEBUG"
 
-// Outcome says what Apply found.
-type Outcome int
-
-const (
-	// Restored: this is the re-executed run; the monitor stays awake and
-	// GODEBUG is as the program was started with.
-	Restored Outcome = iota
-	// Chosen: GODEBUG already named schedtrace; nothing was changed.
-	Chosen
-	// Default: the re-execution failed, or the marker came without the
-	// setting; the runtime's default stands.
-	Default
-)
-
 // step is what the environment asks Apply to do.
 type step struct {
 	// reexec: the environment to re-execute with; nil when not.
@@ -70,15 +57,13 @@ type step struct {
 	restore    bool
 	godebug    string
 	hadGodebug bool
-	// awake: the runtime was started with schedtrace set.
-	awake bool
 }
 
 // plan decides from the environment alone.
 func plan(env []string) step {
 	godebug, had := lookup(env, "GODEBUG")
 	if marker, ok := lookup(env, MarkerEnv); ok {
-		s := step{restore: true, awake: names(godebug, "schedtrace")}
+		s := step{restore: true}
 		s.godebug, s.hadGodebug = strings.CutPrefix(marker, "set:")
 		if !s.hadGodebug {
 			s.godebug = ""
@@ -89,7 +74,7 @@ func plan(env []string) step {
 		return step{}
 	}
 	marker := "unset"
-	setting := "schedtrace=2147483647"
+	setting := "schedtrace=" + strconv.Itoa(Period)
 	if had {
 		marker = "set:" + godebug
 		if godebug != "" {
@@ -132,9 +117,9 @@ func names(godebug, key string) bool {
 // program's first run it re-executes the program with schedtrace added and
 // does not return, unless the re-execution fails: then it returns the
 // error and the program goes on with the runtime's default. In the
-// re-executed run it restores the environment and returns Restored; when
-// GODEBUG already named schedtrace it returns Chosen.
-func Apply() (Outcome, error) {
+// re-executed run it puts the environment back as it was started with.
+// When GODEBUG already names schedtrace it does nothing.
+func Apply() error {
 	s := plan(os.Environ())
 	switch {
 	case s.restore:
@@ -147,13 +132,10 @@ func Apply() (Outcome, error) {
 		if err == nil {
 			err = os.Unsetenv(MarkerEnv)
 		}
-		if !s.awake {
-			return Default, err
-		}
-		return Restored, err
+		return err
 	case s.reexec == nil:
-		return Chosen, nil
+		return nil
 	}
 	err := syscall.Exec(self(), os.Args, s.reexec)
-	return Default, fmt.Errorf("re-executing %s: %w", self(), err)
+	return fmt.Errorf("re-executing %s: %w", self(), err)
 }
