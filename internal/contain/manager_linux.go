@@ -1038,34 +1038,30 @@ func startReaper() error {
 			tick := time.NewTicker(time.Second)
 			retry := time.NewTimer(0)
 			<-retry.C
-			var gate walkGate
+			var pace reapPace
 			for {
+				var listen <-chan os.Signal
+				if pace.listening() {
+					listen = sigs
+				}
 				select {
-				case <-sigs:
-					if reapExited() {
-						// One of ours, not yet waited for by its owner,
-						// hides those behind it: its owner is about to
-						// reap it, so look again in a moment.
-						retry.Reset(reapRetry)
-					} else {
-						gate.clear()
-					}
+				case <-listen:
+					pace.signalled(reapExited())
+					retry.Reset(reapRetry)
 				case <-retry.C:
-					if !reapExited() {
-						gate.clear()
-						break
+					pending := false
+					select {
+					case <-sigs:
+						pending = true
+					default:
 					}
-					// One of ours is in front again: under a stream of
-					// spawns it is mostly a newer one its owner reaps
-					// within the next retry, which then reaps whatever
-					// was behind it at the cost of a system call or two.
-					// Only one that stays (reapWalkAfter retries in a
-					// row) makes the reaper read the process table.
-					if !gate.blocked() {
+					walk, again := pace.retried(pending, reapExited())
+					if walk {
+						reapOrphans()
+					}
+					if again {
 						retry.Reset(reapRetry)
-						break
 					}
-					reapOrphans()
 				case <-tick.C:
 					if reapExited() {
 						reapOrphans()
