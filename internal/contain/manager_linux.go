@@ -1038,30 +1038,34 @@ func startReaper() error {
 			tick := time.NewTicker(time.Second)
 			retry := time.NewTimer(0)
 			<-retry.C
-			var pace reapPace
+			var gate walkGate
 			for {
-				var listen <-chan os.Signal
-				if pace.listening() {
-					listen = sigs
-				}
 				select {
-				case <-listen:
-					pace.signalled(reapExited())
-					retry.Reset(reapRetry)
-				case <-retry.C:
-					pending := false
-					select {
-					case <-sigs:
-						pending = true
-					default:
-					}
-					walk, again := pace.retried(pending, reapExited())
-					if walk {
-						reapOrphans()
-					}
-					if again {
+				case <-sigs:
+					if reapExited() {
+						// One of ours, not yet waited for by its owner,
+						// hides those behind it: its owner is about to
+						// reap it, so look again in a moment.
 						retry.Reset(reapRetry)
+					} else {
+						gate.clear()
 					}
+				case <-retry.C:
+					if !reapExited() {
+						gate.clear()
+						break
+					}
+					// One of ours is in front again: under a stream of
+					// spawns it is mostly a newer one its owner reaps
+					// within the next retry, which then reaps whatever
+					// was behind it at the cost of a system call or two.
+					// Only one that stays (reapWalkAfter retries in a
+					// row) makes the reaper read the process table.
+					if !gate.blocked() {
+						retry.Reset(reapRetry)
+						break
+					}
+					reapOrphans()
 				case <-tick.C:
 					if reapExited() {
 						reapOrphans()
