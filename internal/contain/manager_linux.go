@@ -342,10 +342,6 @@ func (s *Scope) RunProcessOn(t Thread, argv0 string, argv []string, attr *syscal
 		return err
 	}
 	defer p.Reaped()
-	if t == nil {
-		// This thread is locked to the goroutine until wait returns.
-		defer holdChildSignal()()
-	}
 	wait(p)
 	return nil
 }
