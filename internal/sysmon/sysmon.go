@@ -12,7 +12,7 @@
 // exit) pays it for its whole length: ~19 monitor sleeps a spawn, each a
 // context switch that on a virtual machine costs more than the monitor's
 // work, some preempting the child before its exec (docs/performance.md,
-// "Owner spawn: the thirteenth round" and "the seventeenth round").
+// "Owner spawn: the thirteenth round" and "The runtime's monitor thread").
 //
 // The runtime never takes the deep sleep while schedtrace is set, and
 // offers no other setting for it; schedtrace is read only from the
