@@ -39,25 +39,25 @@ func startWithEnv(t *testing.T, env []string) (sock string, pid int) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	ready := make(chan string, 1)
+	ready := make(chan bool, 1)
+	var before strings.Builder // the reader's until it sends
 	go func() {
 		sc := bufio.NewScanner(stderr)
-		var lines []string
 		for sc.Scan() {
-			lines = append(lines, sc.Text())
 			if strings.HasPrefix(sc.Text(), "shoal-kernel: ready ") {
-				ready <- ""
+				ready <- true
 				for sc.Scan() {
 				}
 				return
 			}
+			before.WriteString(sc.Text() + "\n")
 		}
-		ready <- strings.Join(lines, "\n")
+		ready <- false
 	}()
 	select {
-	case lines := <-ready:
-		if lines != "" || sock == "" {
-			t.Fatalf("the kernel exited before its ready line; stderr:\n%s", lines)
+	case ok := <-ready:
+		if !ok {
+			t.Fatalf("the kernel's stderr ended before its ready line:\n%s", before.String())
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("timed out waiting for the ready line")
