@@ -5,8 +5,10 @@
 //
 // shoal-kernel --help lists every flag, by group, with its default (help.go).
 //
-// When listening it prints exactly one line, "shoal-kernel: ready <socket
-// path>", on stderr. On SIGINT or SIGTERM it stops accepting, cancels
+// When listening it prints exactly one line of its own, "shoal-kernel: ready
+// <socket path>", on stderr (the Go runtime may print a "SCHED" line of its
+// scheduler's state before it: the kernel runs with GODEBUG's schedtrace set,
+// package sysmon). On SIGINT or SIGTERM it stops accepting, cancels
 // in-flight work, ends every process its sessions started, removes its
 // socket and exits 0, within kernel.ShutdownDeadline whatever is running.
 package main
