@@ -83,10 +83,16 @@ type lineResult struct {
 
 func startProc(t *testing.T, dir string, args ...string) *kernelProc {
 	t.Helper()
+	return startProcEnv(t, dir, append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "state"), "XDG_RUNTIME_DIR="+filepath.Join(dir, "run"), "SHOAL_TOKEN_STORE="), args...)
+}
+
+// startProcEnv is startProc with exactly env as the kernel's environment.
+func startProcEnv(t *testing.T, dir string, env []string, args ...string) *kernelProc {
+	t.Helper()
 	cmd := exec.Command(kernelBinary(t), args...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = diewithparent.Attr() // dies with the test binary
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "state"), "XDG_RUNTIME_DIR="+filepath.Join(dir, "run"), "SHOAL_TOKEN_STORE=")
+	cmd.Env = env
 	pr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

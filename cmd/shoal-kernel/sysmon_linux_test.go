@@ -3,66 +3,26 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/shoalgo/shoal/internal/diewithparent"
 	"github.com/shoalgo/shoal/internal/sysmon"
 )
 
 // startWithEnv starts the kernel binary with exactly env (and --debuggable,
 // so that its /proc/<pid>/environ is readable without privilege) and
-// returns its socket and pid once it is ready. Lines before the ready line
-// may be the runtime's own (a schedtrace line on a machine up longer than
-// sysmon.Period).
+// returns its socket and pid once it is ready.
 func startWithEnv(t *testing.T, env []string) (sock string, pid int) {
 	t.Helper()
 	dir := shortDir(t)
-	sock = filepath.Join(dir, "k.sock")
-	cmd := exec.Command(kernelBinary(t), "--socket", sock, "--state-dir", filepath.Join(dir, "state"), "--debuggable")
-	cmd.Dir = dir
-	cmd.SysProcAttr = diewithparent.Attr()
-	cmd.Env = append([]string{"HOME=" + dir, "PATH=/usr/bin:/bin", "XDG_RUNTIME_DIR=" + dir, "XDG_STATE_HOME=" + dir, "SHOAL_TOKEN_STORE="}, env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	ready := make(chan bool, 1)
-	var before strings.Builder // the reader's until it sends
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "shoal-kernel: ready ") {
-				ready <- true
-				for sc.Scan() {
-				}
-				return
-			}
-			before.WriteString(sc.Text() + "\n")
-		}
-		ready <- false
-	}()
-	select {
-	case ok := <-ready:
-		if !ok {
-			t.Fatalf("the kernel's stderr ended before its ready line:\n%s", before.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("timed out waiting for the ready line")
-	}
-	return sock, cmd.Process.Pid
+	p := startProcEnv(t, dir, append([]string{"HOME=" + dir, "PATH=/usr/bin:/bin", "XDG_RUNTIME_DIR=" + dir, "XDG_STATE_HOME=" + dir, "SHOAL_TOKEN_STORE="}, env...),
+		"--socket", filepath.Join(dir, "k.sock"), "--state-dir", filepath.Join(dir, "state"), "--debuggable")
+	return p.readyLine(t), p.cmd.Process.Pid
 }
 
 // environOf is a process's environment as it was exec'ed.
