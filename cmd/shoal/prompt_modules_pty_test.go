@@ -53,6 +53,11 @@ min_ms = 500
 format = "took $duration "
 `)
 		r := startConfigScreen(t, bin, proj, home, config, "~/proj (main) [+?⇡1] (sh@*) tester [allow-all] > ")
+		// The right prompt is drawn after the left one: wait for it on the
+		// prompt's row before counting it.
+		r.waitRow("the right prompt", func(row string) bool {
+			return strings.HasPrefix(row, "~/proj (main)") && strings.HasSuffix(strings.TrimSpace(row), "RIGHT")
+		})
 		if r.count("RIGHT") != 1 {
 			t.Errorf("no right prompt:\n%s", r.screenText())
 		}
