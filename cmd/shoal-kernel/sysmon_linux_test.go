@@ -88,8 +88,25 @@ func TestKernelKeepsMonitorAwake(t *testing.T) {
 			if got := godebugOf(environOf(t, pid)); !slices.Equal(got, tc.kernel) {
 				t.Errorf("the kernel (pid %d) runs with %q, want %q", pid, got, tc.kernel)
 			}
-			if got := godebugOf(childEnv(t, sock)); !slices.Equal(got, tc.commands) {
+			env := childEnv(t, sock)
+			if got := godebugOf(env); !slices.Equal(got, tc.commands) {
 				t.Errorf("a command sees %q, want %q", got, tc.commands)
+			}
+			for _, kv := range env {
+				if strings.HasPrefix(kv, sysmon.NameEnv+"=") {
+					t.Errorf("a command sees %q", kv)
+				}
+			}
+			// ps, top and pgrep show the kernel, and each of its
+			// threads, by its name, not by the file it re-ran.
+			tasks, err := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/comm")
+			if err != nil || len(tasks) == 0 {
+				t.Fatalf("the kernel's threads: %v %v", tasks, err)
+			}
+			for _, comm := range tasks {
+				if b, err := os.ReadFile(comm); err == nil && string(b) != "shoal-kernel\n" {
+					t.Errorf("%s = %q, want %q", comm, b, "shoal-kernel\n")
+				}
 			}
 		})
 	}

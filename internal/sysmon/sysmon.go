@@ -27,7 +27,9 @@
 // fatal error's trace.
 //
 // The re-executed run puts GODEBUG back as it was, so the programs the
-// server starts inherit nothing of it. A GODEBUG that names schedtrace
+// server starts inherit nothing of it, and on Linux takes back the name
+// the process had (a process re-executed from /proc/self/exe is named
+// "exe" by the kernel, and ps and pgrep would show that). A GODEBUG that names schedtrace
 // already (schedtrace=0 keeps the runtime's default) is left alone, and
 // nothing is re-executed.
 package sysmon
@@ -48,19 +50,26 @@ const Period = 2147483647
 // re-executed run: "unset", or "set:" and the value.
 const MarkerEnv = "SHOAL_SYSMON_GODEBUG"
 
+// NameEnv carries the process's name (its comm, what ps, top and pgrep
+// show) into the re-executed run, which would otherwise be named after
+// the file it was re-executed from ("exe" for /proc/self/exe).
+const NameEnv = "SHOAL_SYSMON_NAME"
+
 // step is what the environment asks Apply to do.
 type step struct {
 	// reexec: the environment to re-execute with; nil when not.
 	reexec []string
 	// restore: this is the re-executed run; put GODEBUG back to
-	// godebug (unset when !hadGodebug) and drop the marker.
+	// godebug (unset when !hadGodebug), name the process name (when not
+	// empty) and drop the marker and the name.
 	restore    bool
 	godebug    string
 	hadGodebug bool
+	name       string
 }
 
-// plan decides from the environment alone.
-func plan(env []string) step {
+// plan decides from the environment and the process's name alone.
+func plan(env []string, name string) step {
 	godebug, had := lookup(env, "GODEBUG")
 	if marker, ok := lookup(env, MarkerEnv); ok {
 		s := step{restore: true}
@@ -68,6 +77,7 @@ func plan(env []string) step {
 		if !s.hadGodebug {
 			s.godebug = ""
 		}
+		s.name, _ = lookup(env, NameEnv)
 		return s
 	}
 	if names(godebug, "schedtrace") {
@@ -81,14 +91,18 @@ func plan(env []string) step {
 			setting = godebug + "," + setting
 		}
 	}
-	out := make([]string, 0, len(env)+2)
+	out := make([]string, 0, len(env)+3)
 	for _, kv := range env {
-		if k, _, _ := strings.Cut(kv, "="); k == "GODEBUG" || k == MarkerEnv {
+		if k, _, _ := strings.Cut(kv, "="); k == "GODEBUG" || k == MarkerEnv || k == NameEnv {
 			continue
 		}
 		out = append(out, kv)
 	}
-	return step{reexec: append(out, "GODEBUG="+setting, MarkerEnv+"="+marker)}
+	out = append(out, "GODEBUG="+setting, MarkerEnv+"="+marker)
+	if name != "" {
+		out = append(out, NameEnv+"="+name)
+	}
+	return step{reexec: out}
 }
 
 // lookup is the first value of key in env, as the runtime and os.Getenv
@@ -120,7 +134,7 @@ func names(godebug, key string) bool {
 // re-executed run it puts the environment back as it was started with.
 // When GODEBUG already names schedtrace it does nothing.
 func Apply() error {
-	s := plan(os.Environ())
+	s := plan(os.Environ(), processName())
 	switch {
 	case s.restore:
 		var err error
@@ -131,6 +145,12 @@ func Apply() error {
 		}
 		if err == nil {
 			err = os.Unsetenv(MarkerEnv)
+		}
+		if err == nil {
+			err = os.Unsetenv(NameEnv)
+		}
+		if err == nil && s.name != "" {
+			err = rename(s.name)
 		}
 		return err
 	case s.reexec == nil:

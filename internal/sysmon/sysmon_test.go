@@ -24,9 +24,11 @@ func TestPlan(t *testing.T) {
 		{"schedtrace chosen alone", []string{"GODEBUG=schedtrace=1000"}, nil},
 		{"a key that only ends in schedtrace", []string{"GODEBUG=xschedtrace=1"},
 			[]string{"GODEBUG=xschedtrace=1,schedtrace=2147483647", MarkerEnv + "=set:xschedtrace=1"}},
+		{"a name inherited is dropped", []string{NameEnv + "=x", "A=1"},
+			[]string{"A=1", setting, MarkerEnv + "=unset"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := plan(tc.env)
+			s := plan(tc.env, "")
 			if s.restore {
 				t.Fatalf("plan(%q) restores; it was not re-executed", tc.env)
 			}
@@ -46,16 +48,19 @@ func TestPlanRoundTrip(t *testing.T) {
 		{"GODEBUG=gctrace=1", "A=1"},
 		{"GODEBUG=x=set:y"},
 	} {
-		first := plan(env)
+		first := plan(env, "shoal-kernel")
 		if first.reexec == nil {
 			t.Fatalf("plan(%q): no re-execution", env)
 		}
 		if g, _ := lookup(first.reexec, "GODEBUG"); !names(g, "schedtrace") {
 			t.Fatalf("plan(%q) re-executes with GODEBUG %q, no schedtrace", env, g)
 		}
-		second := plan(first.reexec)
+		second := plan(first.reexec, "exe")
 		if !second.restore {
 			t.Fatalf("plan(%q) after re-execution = %+v, want a restore", first.reexec, second)
+		}
+		if second.name != "shoal-kernel" {
+			t.Errorf("the re-executed run is named %q, want the first run's %q", second.name, "shoal-kernel")
 		}
 		godebug, had := lookup(env, "GODEBUG")
 		if second.godebug != godebug || second.hadGodebug != had {
@@ -72,7 +77,7 @@ func TestPlanMarkerNeverReexecutes(t *testing.T) {
 		{MarkerEnv + "=set:a=1"},
 		{MarkerEnv + "=garbage"},
 	} {
-		if s := plan(env); !s.restore || s.reexec != nil {
+		if s := plan(env, ""); !s.restore || s.reexec != nil {
 			t.Errorf("plan(%q) = %+v, want a restore and no re-execution", env, s)
 		}
 	}
