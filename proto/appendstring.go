@@ -1,6 +1,9 @@
 package proto
 
-import "unicode/utf8"
+import (
+	"math/bits"
+	"unicode/utf8"
+)
 
 // AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;
 // control characters, '"' and '\\' are escaped; nothing else is.
@@ -54,11 +57,36 @@ func AppendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// PlainWordAt reports whether the eight bytes of s at i (i+8 must not
-// pass len(s)) are ASCII that a JSON string holds as itself, the test
-// AppendString steps by: a scanner of stored JSON text (the journal's
-// outputs) steps by it too.
-func PlainWordAt(s string, i int) bool { return plainWord(load64(s, i)) }
+// PlainASCIIEnd returns the index of the first byte of s at or after i
+// that is not ASCII a JSON string holds as itself — '"', '\\', a control
+// byte below 0x20, or a byte at or above 0x80 — or len(s) when there is
+// none. It tests eight bytes at a time and finds the byte within its word,
+// so that a scanner of stored JSON text (the journal's outputs: kinds and
+// 71-byte hashes) makes one call a string rather than one a word and a
+// byte loop over the tail.
+func PlainASCIIEnd(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		w := load64(s, i)
+		// Per byte: below 0x20, equal to '"', equal to '\\', or with its
+		// high bit set. Each term's lowest flagged byte is exact (borrows
+		// only run upward, and only out of a byte the term flags), so the
+		// lowest flag of their union is the first such byte.
+		q := w ^ '"'*ones
+		bs := w ^ '\\'*ones
+		m := (w - 0x20*ones) &^ w
+		m |= (q - ones) &^ q
+		m |= (bs - ones) &^ bs
+		if m = (m | w) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
+}
 
 // load64 is the eight bytes of s at i as a little-endian word (i+8 must
 // not pass len(s)); the compiler makes it one load.

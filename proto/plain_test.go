@@ -25,10 +25,23 @@ func specialEndSlow(b []byte, i int) int {
 	return i
 }
 
-// checkPlainEnd checks plainEnd and specialEnd against their slow forms
-// from every start in b.
+// plainASCIIEndSlow is PlainASCIIEnd one byte at a time.
+func plainASCIIEndSlow(s string, i int) int {
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return i
+		}
+	}
+	return i
+}
+
+// checkPlainEnd checks plainEnd, specialEnd and PlainASCIIEnd against
+// their slow forms from every start in b.
 func checkPlainEnd(t *testing.T, b []byte) {
 	for i := 0; i <= len(b); i++ {
+		if got, want := PlainASCIIEnd(string(b), i), plainASCIIEndSlow(string(b), i); got != want {
+			t.Fatalf("PlainASCIIEnd(%q, %d) = %d, want %d", b, i, got, want)
+		}
 		if got, want := plainEnd(b, i), plainEndSlow(b, i); got != want {
 			t.Fatalf("plainEnd(%q, %d) = %d, want %d", b, i, got, want)
 		}
@@ -63,4 +76,23 @@ func TestPlainEnd(t *testing.T) {
 func FuzzPlainEnd(f *testing.F) {
 	f.Add([]byte(`abcdefgh"ijk\`))
 	f.Fuzz(func(t *testing.T, b []byte) { checkPlainEnd(t, b) })
+}
+
+// Every byte value at every lane of two words, after plain text and
+// before a second byte of every kind: PlainASCIIEnd stops at the first.
+func TestPlainASCIIEndEveryByte(t *testing.T) {
+	for c := range 256 {
+		for at := range 17 {
+			for _, after := range []byte{'a', '"', '\\', 0x00, 0x1f, 0x7f, 0x80, 0xff} {
+				b := []byte("abcdefghijklmnopqrstuvwx")
+				b[at] = byte(c)
+				b[at+1] = after
+				for i := 0; i <= len(b); i++ {
+					if got, want := PlainASCIIEnd(string(b), i), plainASCIIEndSlow(string(b), i); got != want {
+						t.Fatalf("PlainASCIIEnd(%q, %d) = %d, want %d", b, i, got, want)
+					}
+				}
+			}
+		}
+	}
 }

@@ -100,28 +100,22 @@ func appendFastOutputs(outs []Output, s string) ([]Output, bool) {
 // kernel's CPU on a page of journal.query (docs/performance.md).
 func plainString(s string) (string, string, bool) {
 	i := 0
-	for i < len(s) {
-		if i+8 <= len(s) && proto.PlainWordAt(s, i) {
-			i += 8
-			continue
+	for {
+		if i = proto.PlainASCIIEnd(s, i); i == len(s) {
+			return "", "", false
 		}
-		c := s[i]
-		switch {
+		switch c := s[i]; {
 		case c == '"':
 			return s[:i], s[i+1:], true
-		case c == '\\' || c < 0x20:
+		case c < utf8.RuneSelf: // a backslash or a control byte
 			return "", "", false
-		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				return "", "", false
-			}
-			i += n
-		default:
-			i++
 		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			return "", "", false
+		}
+		i += n
 	}
-	return "", "", false
 }
 
 // plainInt reports whether s is a JSON integer: an optional minus, then

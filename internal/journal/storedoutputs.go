@@ -1,6 +1,9 @@
 package journal
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 // A row's outputs are stored as the JSON text the journal writes,
 // [{"kind":K,"hash":H,"len":N},...], which is already the shape of an
@@ -69,12 +72,8 @@ func storedOutputs(s string) bool {
 		if s, ok = strings.CutPrefix(s, `,"len":`); !ok {
 			return false
 		}
-		end := strings.IndexByte(s, '}')
-		if end < 0 || !plainInt(s[:end]) || s[:end] == "-0" {
+		if s, ok = cutStoredLen(s); !ok {
 			return false
-		}
-		if _, s, ok = cutInt(s, '}'); !ok {
-			return false // out of int64's range
 		}
 		if s == "]" {
 			return true
@@ -83,4 +82,36 @@ func storedOutputs(s string) bool {
 			return false
 		}
 	}
+}
+
+// cutStoredLen reads, in one pass, an output's len as storedOutputs takes
+// it and the '}' after it, and returns what follows: an integer without
+// sign, leading zero, fraction or exponent, or a minus before a nonzero
+// one, within int64.
+func cutStoredLen(s string) (string, bool) {
+	i, neg := 0, false
+	if s != "" && s[0] == '-' {
+		i, neg = 1, true
+	}
+	start := i
+	var u uint64
+	for ; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			break
+		}
+		u = u*10 + uint64(d)
+	}
+	n := i - start
+	switch {
+	case n == 0 || i == len(s) || s[i] != '}':
+		return "", false
+	case s[start] == '0' && (n > 1 || neg): // a leading zero, or -0
+		return "", false
+	case n > 19: // no leading zero: past int64's range (and u wrapped)
+		return "", false
+	case !neg && u > math.MaxInt64, neg && u > 1<<63:
+		return "", false
+	}
+	return s[i+1:], true
 }
