@@ -29,8 +29,14 @@ func unpackRow(p string, e *Entry, status *int) (mask int64, outputs string, err
 // each its own allocation), or, when raw keeps them, left as texts of p
 // (Entry.StoredAST, Entry.StoredEffects).
 func unpackRowTo(p string, e *Entry, status *int, raw *rawArena) (mask int64, outputs string, err error) {
+	// Most fields are one digit (the flags, the short texts' lengths):
+	// those are read here rather than by a call to cutInt each.
 	var n [13]int64
 	for i := range n {
+		if len(p) >= 2 && p[1] == ' ' && p[0]-'0' <= 9 {
+			n[i], p = int64(p[0]-'0'), p[2:]
+			continue
+		}
 		var ok bool
 		if n[i], p, ok = cutInt(p, ' '); !ok {
 			return 0, "", errPacked
@@ -39,8 +45,17 @@ func unpackRowTo(p string, e *Entry, status *int, raw *rawArena) (mask int64, ou
 	var t [11]string
 	var null [11]bool
 	for i := range t {
-		l, rest, ok := cutInt(p, ':')
-		if !ok || l < -1 || l > int64(len(rest)) {
+		var l int64
+		var rest string
+		if len(p) >= 2 && p[1] == ':' && p[0]-'0' <= 9 {
+			l, rest = int64(p[0]-'0'), p[2:]
+		} else {
+			var ok bool
+			if l, rest, ok = cutInt(p, ':'); !ok {
+				return 0, "", errPacked
+			}
+		}
+		if l < -1 || l > int64(len(rest)) {
 			return 0, "", errPacked
 		}
 		p = rest
