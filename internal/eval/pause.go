@@ -87,6 +87,7 @@ func (t *thread) checkpoint() error {
 		}
 	}
 	t.maybeYield()
+	t.computeCheck()
 	if err := t.ctx.Err(); err != nil {
 		return hostError(err)
 	}

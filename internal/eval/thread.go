@@ -55,6 +55,11 @@ type thread struct {
 	stack   []value.Value // closure-call arguments (see callClosureArgs)
 	ticks   uint32        // calls made, for periodic cancellation checks
 	pause   *Pause        // holds the evaluation while its task is suspended
+	hook    func()        // the compute hook (compute.go); nil: none
+	// hookTicks and hookSince: checkpoints since the clock was last read,
+	// and when the hook was last called (computeCheck; 0: not yet).
+	hookTicks uint32
+	hookSince int64
 
 	oldpwd   string       // directory left by the last navigation, for `cd -`
 	dirStack []string     // pushd stack, most recent first; replaced, never mutated
@@ -78,6 +83,7 @@ func newThread(in *Interp, ctx context.Context, st *strand) *thread {
 		in:       in,
 		ctx:      ctx,
 		pause:    pauseFrom(ctx),
+		hook:     computeHookFrom(ctx),
 		host:     in.host,
 		dir:      in.dir,
 		env:      in.env,

@@ -61,6 +61,7 @@ type conn struct {
 	leadSince    atomic.Int64 // monoNow when the current leader's request started
 	handTimer    *time.Timer  // armed while handArmed (handtimer.go)
 	handArmed    atomic.Bool
+	leadCheckFn  func() // leadCheck, made once: a computing evaluation's hook (lead.go)
 	idle         chan struct{}
 	idleFollower atomic.Bool
 	readEnd      chan bool
@@ -94,6 +95,7 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 		readEnd: make(chan bool, 1),
 	}
 	c.handTimer = time.AfterFunc(time.Hour, c.handCheck)
+	c.leadCheckFn = c.leadCheck
 	c.handTimer.Stop()
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
 	c.wrote = func(b []byte) { c.win.written(frameCost(b)) }

@@ -38,6 +38,9 @@ type execParams struct {
 	// later, for an exec answered on the goroutine that runs it, is where
 	// its spawns leave their tails until the answer is sent (later.go).
 	later *host.Later
+	// lead is the connection the exec came in on: its evaluation looks at
+	// the age of the request leading there while it computes (leadCheck).
+	lead *conn
 }
 
 // execResult is exec's answer for a run that completed.
@@ -115,6 +118,7 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 	if p.Watch && !p.Async && !p.Background {
 		p.watch = c.watchExec
 	}
+	p.lead = c.conn
 	switch p.Mode {
 	case "plan":
 		return c.execPlan(ctx, &p)

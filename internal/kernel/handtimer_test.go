@@ -100,3 +100,33 @@ func TestArmHandTimerOnce(t *testing.T) {
 		t.Fatal("the timer armed for 1 ms never fired: a second arm pushed it back")
 	}
 }
+
+// TestLeadCheck: a computing evaluation's look at the request leading
+// (leadCheck) hands the reading over once that request has led for
+// HandoffDelay, not before, and does nothing when nothing leads.
+func TestLeadCheck(t *testing.T) {
+	c := handTimerConn(t)
+
+	// Nothing leads: nothing handed over.
+	c.leadSince.Store(monoNow() - int64(2*HandoffDelay))
+	c.leadCheck()
+	if len(c.idle) != 0 || c.leadGen.Load() != 0 {
+		t.Fatalf("nothing leading: hand-overs %d, leadGen %d; want none, 0", len(c.idle), c.leadGen.Load())
+	}
+
+	// A request that started just now keeps the reading.
+	c.leadSince.Store(monoNow())
+	c.leadGen.Store(1)
+	c.leadCheck()
+	if len(c.idle) != 0 || c.leadGen.Load() != 1 {
+		t.Fatalf("young request: hand-overs %d, leadGen %d; want none, 1", len(c.idle), c.leadGen.Load())
+	}
+
+	// One that has led for HandoffDelay loses it, once.
+	c.leadSince.Store(monoNow() - int64(2*HandoffDelay))
+	c.leadCheck()
+	c.leadCheck()
+	if len(c.idle) != 1 || c.leadGen.Load() != 2 {
+		t.Fatalf("old request: hand-overs %d, leadGen %d; want 1, 2", len(c.idle), c.leadGen.Load())
+	}
+}

@@ -1,5 +1,10 @@
 package kernel
 
+import (
+	"runtime"
+	"time"
+)
+
 // Leading: a request that needs a running slot (exec, plan.apply, …) runs
 // on the goroutine that read it, so a request and its answer cost no
 // goroutine hand-off. While it runs nobody reads the connection; the
@@ -77,5 +82,36 @@ func (c *conn) follow() {
 			c.idleFollower.Store(false)
 			return
 		}
+	}
+}
+
+// leadCheck is handCheck's look at the request leading, made by a
+// computing evaluation from its checkpoints (eval.WithComputeHook) rather
+// than by the hand-over timer: while a request computes on the reading
+// goroutine, the timer, due on that goroutine's processor with no thread
+// waiting in the poller for it, runs only once the runtime preempts the
+// request, 10 ms on (docs/performance.md, "exec "1 + 1" on the new
+// machine"). It hands the reading over if the request leading has run for
+// HandoffDelay, and then yields, so that the new reader runs at once. It
+// may run on any goroutine (an async exec's evaluation
+// looks at whichever request leads then, as the timer does).
+func (c *conn) leadCheck() {
+	g := c.leadGen.Load()
+	if g&1 == 0 {
+		return
+	}
+	since := c.leadSince.Load()
+	if c.leadGen.Load() != g {
+		return
+	}
+	if time.Duration(monoNow()-since) < HandoffDelay {
+		return
+	}
+	c.handOverFrom(g)
+	if c.leadGen.Load() != g {
+		// The new reader was made runnable here, behind this computing
+		// goroutine: let it run (and read) now rather than wait for
+		// another thread to take it.
+		runtime.Gosched()
 	}
 }

@@ -1,0 +1,70 @@
+package eval
+
+import (
+	"context"
+	"time"
+)
+
+// A computing evaluation runs no Go code that parks, so nothing else
+// runs on its processor until the runtime preempts it (10 ms): the Go
+// timers due there wait as long, the kernel's hand-over of a
+// connection's reading among them (docs/performance.md, "exec "1 + 1" on
+// the new machine"). An evaluation given a compute hook (WithComputeHook)
+// calls it from its checkpoints once it has computed for ComputeHookEvery
+// since it last did, so the kernel can look at its request's age on the
+// evaluation's own goroutine, with no timer.
+
+// ComputeHookEvery is how long an evaluation with a compute hook computes
+// between two calls of it.
+const ComputeHookEvery = 500 * time.Microsecond
+
+// computeHookTicks is how many checkpoints pass between two looks at the
+// clock for ComputeHookEvery.
+const computeHookTicks = 256
+
+type computeHookKey struct{}
+
+// WithComputeHook returns a context under which evaluations started with
+// Eval (and every thread they start) call f at a checkpoint once they
+// have computed for ComputeHookEvery since they last called it or
+// started looking at the clock. f runs on the evaluating goroutine and
+// must return promptly; it may be called from several threads of one
+// evaluation at once.
+func WithComputeHook(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, computeHookKey{}, f)
+}
+
+func computeHookFrom(ctx context.Context) func() {
+	f, _ := ctx.Value(computeHookKey{}).(func())
+	return f
+}
+
+// computeEpoch is the origin of computeNow.
+var computeEpoch = time.Now()
+
+// computeNow is the time since computeEpoch on the monotonic clock.
+func computeNow() int64 { return int64(time.Since(computeEpoch)) }
+
+// computeCheck calls the thread's compute hook, if it has one, once it
+// has computed for ComputeHookEvery, reading the clock every
+// computeHookTicks checkpoints (a thread reused by a later evaluation may
+// call it once early).
+func (t *thread) computeCheck() {
+	if t.hook == nil {
+		return
+	}
+	if t.hookTicks++; t.hookTicks < computeHookTicks {
+		return
+	}
+	t.hookTicks = 0
+	now := computeNow()
+	if t.hookSince == 0 {
+		t.hookSince = now
+		return
+	}
+	if time.Duration(now-t.hookSince) < ComputeHookEvery {
+		return
+	}
+	t.hook()
+	t.hookSince = computeNow()
+}
