@@ -175,9 +175,27 @@ func (r *remoteSession) ExitRequested() (int, bool) {
 // Eval runs src as one exec and returns its value or its error as the
 // local interpreter would.
 func (r *remoteSession) Eval(ctx context.Context, src string, _ *syntax.Program) (value.Value, error) {
+	lost := false
+	if r.c != nil {
+		select {
+		case <-r.c.Done():
+			// The kernel went away since the last statement (killed,
+			// restarted): nothing of this one has been sent, so it may
+			// go to whichever kernel answers at the socket now.
+			r.Close()
+			lost = true
+		default:
+		}
+	}
 	if r.c == nil {
 		if err := r.connect(ctx); err != nil {
+			if lost {
+				return nil, fmt.Errorf("lost the kernel at %s, and dialling again failed: %w", r.target.Socket, err)
+			}
 			return nil, err
+		}
+		if lost {
+			fmt.Fprintf(r.stderr, "shoal: lost the kernel at %s; this statement runs in the kernel answering there now\n", r.target.Socket)
 		}
 	}
 	if refusal := needsTerminal(src); refusal != nil {

@@ -377,13 +377,40 @@ func TestRemoteKernelRestart(t *testing.T) {
 	}
 	k.Process.Signal(syscall.SIGTERM)
 	k.Wait()
+	waitClosed(t, r)
 	if _, err := r.Eval(context.Background(), "1", nil); err == nil || !strings.Contains(err.Error(), "lost the kernel at "+sock) {
 		t.Fatalf("after the kernel stopped: %v", err)
 	}
 	k = start()
-	defer func() { k.Process.Signal(syscall.SIGTERM); k.Wait() }()
 	if v, err := r.Eval(context.Background(), "[1, 2].len()", nil); err != nil || value.Display(v) != "2" {
 		t.Fatalf("second kernel: %v %v", v, err)
+	}
+
+	// Killed and started again between two statements: the loss is
+	// known before the next statement is sent, so that statement runs in
+	// the new kernel, with one line saying so; nothing is run twice.
+	k.Process.Kill()
+	k.Wait()
+	waitClosed(t, r)
+	k = start()
+	defer func() { k.Process.Signal(syscall.SIGTERM); k.Wait() }()
+	out.Reset()
+	if v, err := r.Eval(context.Background(), "3 * 3", nil); err != nil || value.Display(v) != "9" {
+		t.Fatalf("after a restart between statements: %v %v", v, err)
+	}
+	if got := out.String(); !strings.Contains(got, "lost the kernel at "+sock+"; this statement runs in the kernel answering there now") {
+		t.Errorf("after a restart between statements the REPL said %q", got)
+	}
+}
+
+// waitClosed waits until the remote session's client has seen its
+// connection end.
+func waitClosed(t *testing.T, r *remoteSession) {
+	t.Helper()
+	select {
+	case <-r.c.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the client never saw the kernel go")
 	}
 }
 
