@@ -67,16 +67,8 @@ func AppendString(b []byte, s string) []byte {
 func PlainASCIIEnd(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
 		w := load64(s, i)
-		// Per byte: below 0x20, equal to '"', equal to '\\', or with its
-		// high bit set. Each term's lowest flagged byte is exact (borrows
-		// only run upward, and only out of a byte the term flags), so the
-		// lowest flag of their union is the first such byte.
-		q := w ^ '"'*ones
-		bs := w ^ '\\'*ones
-		m := (w - 0x20*ones) &^ w
-		m |= (q - ones) &^ q
-		m |= (bs - ones) &^ bs
-		if m = (m | w) & highs; m != 0 {
+		// escapeMask's lowest flag is exact, and so is a high bit.
+		if m := escapeMask(w) | w&highs; m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -97,19 +89,5 @@ func load64(s string, i int) uint64 {
 }
 
 // plainWord reports whether each of w's eight bytes is ASCII that a JSON
-// string holds as itself: from 0x20 to 0x7f, neither '"' nor '\\'. With
-// no byte at or above 0x80 (checked first), each of the three zero-byte
-// tests below is exact: a byte below 0x20, a byte equal to '"', a byte
-// equal to '\\' sets the high bit of some byte of its term, and nothing
-// else does (borrows run only upward from such a byte; see plainEnd).
-func plainWord(w uint64) bool {
-	if w&highs != 0 {
-		return false
-	}
-	q := w ^ '"'*ones
-	bs := w ^ '\\'*ones
-	t := (w - 0x20*ones) &^ w
-	t |= (q - ones) &^ q
-	t |= (bs - ones) &^ bs
-	return t&highs == 0
-}
+// string holds as itself: from 0x20 to 0x7f, neither '"' nor '\\'.
+func plainWord(w uint64) bool { return w&highs == 0 && escapeMask(w) == 0 }

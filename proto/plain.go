@@ -12,6 +12,21 @@ const (
 	highs = 0x8080808080808080
 )
 
+// escapeMask flags, in each byte's high bit, the bytes of x (eight string
+// bytes, the first lowest) below 0x20, equal to '"' or equal to '\\'.
+// Each term's lowest flagged byte is exact (borrows only run upward, and
+// only out of a byte the term flags), so the lowest flag of their union is
+// the first such byte; those above it may not be. A byte at or above 0x80
+// is never flagged.
+func escapeMask(x uint64) uint64 {
+	q := x ^ '"'*ones
+	bs := x ^ '\\'*ones
+	m := (x - 0x20*ones) &^ x
+	m |= (q - ones) &^ q
+	m |= (bs - ones) &^ bs
+	return m & highs
+}
+
 // plainEnd returns the index of the first byte at or after i that can end
 // or interrupt a run of plain JSON string text — '"', '\\' or a control
 // byte below 0x20 — or len(b) when there is none. It tests eight bytes at
@@ -19,16 +34,7 @@ const (
 // request is scanned more than once.
 func plainEnd(b []byte, i int) int {
 	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		// Per byte: below 0x20, equal to '"', equal to '\\'. Each term's
-		// lowest flagged byte is exact (borrows only run upward), so the
-		// lowest flag of their union is the first special byte.
-		ctl := (x - 0x20*ones) &^ x
-		q := x ^ '"'*ones
-		q = (q - ones) &^ q
-		bs := x ^ '\\'*ones
-		bs = (bs - ones) &^ bs
-		if m := (ctl | q | bs) & highs; m != 0 {
+		if m := escapeMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
