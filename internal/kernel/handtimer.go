@@ -51,29 +51,40 @@ const handKeepArmed = 4 * HandoffDelay
 // handCheck runs when the hand-over timer fires.
 func (c *conn) handCheck() {
 	c.handArmed.Store(false)
-	g := c.leadGen.Load()
-	if g&1 == 0 {
+	g, ran, ok := c.leadAge()
+	switch {
+	case g&1 == 0:
 		// Nothing leads. A busy connection keeps the timer armed for its
 		// next request; a quiet (or closed) one leaves it to the next
 		// leader.
 		if time.Duration(monoNow()-c.leadSince.Load()) < handKeepArmed && (c.ctx == nil || c.ctx.Err() == nil) {
 			c.armHandTimer(HandoffDelay)
 		}
-		return
-	}
-	since := c.leadSince.Load()
-	if c.leadGen.Load() != g {
+	case !ok:
 		// The request that led when g was read ended meanwhile; whatever
 		// leads now started just now.
 		c.armHandTimer(HandoffDelay)
-		return
+	case ran < HandoffDelay:
+		c.armHandTimer(HandoffDelay - ran)
+	default:
+		c.handOverFrom(g)
+	}
+}
+
+// leadAge reads the generation g of the request leading and how long it
+// has run. ok is false when nothing leads (g even) or when the request
+// that led at the first load ended before the second.
+func (c *conn) leadAge() (g uint64, ran time.Duration, ok bool) {
+	g = c.leadGen.Load()
+	if g&1 == 0 {
+		return g, 0, false
+	}
+	since := c.leadSince.Load()
+	if c.leadGen.Load() != g {
+		return g, 0, false
 	}
 	// leadGen was g at both loads, and only the goroutine holding the
 	// reading writes leadSince, before it makes leadGen odd: since is
 	// when the request of generation g started.
-	if ran := time.Duration(monoNow() - since); ran < HandoffDelay {
-		c.armHandTimer(HandoffDelay - ran)
-		return
-	}
-	c.handOverFrom(g)
+	return g, time.Duration(monoNow() - since), true
 }

@@ -1,9 +1,6 @@
 package kernel
 
-import (
-	"runtime"
-	"time"
-)
+import "runtime"
 
 // Leading: a request that needs a running slot (exec, plan.apply, …) runs
 // on the goroutine that read it, so a request and its answer cost no
@@ -96,15 +93,8 @@ func (c *conn) follow() {
 // may run on any goroutine (an async exec's evaluation
 // looks at whichever request leads then, as the timer does).
 func (c *conn) leadCheck() {
-	g := c.leadGen.Load()
-	if g&1 == 0 {
-		return
-	}
-	since := c.leadSince.Load()
-	if c.leadGen.Load() != g {
-		return
-	}
-	if time.Duration(monoNow()-since) < HandoffDelay {
+	g, ran, ok := c.leadAge()
+	if !ok || ran < HandoffDelay {
 		return
 	}
 	c.handOverFrom(g)
