@@ -194,3 +194,62 @@ func TestArenaResetDropsChunks(t *testing.T) {
 		t.Error("reset kept no per-kind counts")
 	}
 }
+
+// TestSeqRecycleInPlace checks that recycling a seq in place leaves it as
+// recycled would, for an untouched seq (the fast path) and for used ones,
+// with and without kept chunks.
+func TestSeqRecycleInPlace(t *testing.T) {
+	states := map[string]func() seq[*Var]{
+		"zero": func() seq[*Var] { return seq[*Var]{} },
+		"untouched, counts from before": func() seq[*Var] {
+			return seq[*Var]{last: 7, hint: 8, stack: make([]*Var, 0, 4)}
+		},
+		"untouched, keeping, spare chunks": func() seq[*Var] {
+			return seq[*Var]{keep: true, last: 3, spare: [][]*Var{make([]*Var, 0, 4)}, full: make([][]*Var, 0, 2)}
+		},
+		"untouched, was keeping": func() seq[*Var] {
+			return seq[*Var]{keep: true, spare: [][]*Var{make([]*Var, 0, 4)}}
+		},
+		"taken": func() seq[*Var] {
+			s := seq[*Var]{}
+			m := s.mark()
+			s.push(&Var{Name: "x"})
+			s.take(m)
+			return s
+		},
+		"taken, keeping": func() seq[*Var] {
+			s := seq[*Var]{keep: true}
+			m := s.mark()
+			s.push(&Var{Name: "x"})
+			s.push(&Var{Name: "y"})
+			s.take(m)
+			return s
+		},
+		"pushed and dropped": func() seq[*Var] {
+			s := seq[*Var]{}
+			m := s.mark()
+			s.push(&Var{Name: "x"})
+			s.drop(m)
+			return s
+		},
+		"left on the stack": func() seq[*Var] {
+			s := seq[*Var]{}
+			s.push(&Var{Name: "x"})
+			return s
+		},
+		"stack past the pooled bound": func() seq[*Var] {
+			return seq[*Var]{stack: make([]*Var, 0, maxPooledStack+1)}
+		},
+	}
+	for name, mk := range states {
+		for _, keep := range []bool{false, true} {
+			want := mk()
+			want = want.recycled(keep)
+			got := mk()
+			got.recycle(keep)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, keep %v: recycle left %+v, recycled gives %+v", name, keep, got, want)
+			}
+		}
+	}
+}
