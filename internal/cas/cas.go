@@ -38,7 +38,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"lukechampine.com/blake3"
 )
@@ -128,14 +127,7 @@ func Sum(data []byte) string {
 }
 
 // name is the hash string of sum.
-// One allocation: the prefix and the digits written into the string's own
-// bytes (EncodeToString and the concatenation were three; every value an
-// exec stores is named here).
-func name(sum [32]byte) string {
-	b := make([]byte, len(Prefix)+hex.EncodedLen(len(sum)))
-	hex.Encode(b[copy(b, Prefix):], sum[:])
-	return unsafe.String(&b[0], len(b))
-}
+func name(sum [32]byte) string { return Prefix + hex.EncodeToString(sum[:]) }
 
 // ParseHash checks that h is "blake3:" followed by 64 lowercase hex digits
 // and returns the hex part.

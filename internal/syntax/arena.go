@@ -289,21 +289,6 @@ type arena struct {
 // maxPooledStack bounds the scratch stack a recycled seq keeps.
 const maxPooledStack = 1024
 
-// recycle empties s in place for the next parse, as *s = s.recycled(keep)
-// would. A seq this parse did not touch (most of them, for a short
-// source) is left as it is but for its counts: rebuilding and copying back
-// every seq of the arena was a third of parsing a one-line program, the
-// copies' pointer writes going through the collector's write barrier
-// while it marks.
-func (s *seq[T]) recycle(keep bool) {
-	if s.taken == 0 && s.hi == 0 && len(s.stack) == 0 && cap(s.stack) <= maxPooledStack &&
-		s.chunk == nil && len(s.full) == 0 && s.keep == keep && (keep || s.spare == nil && s.full == nil) {
-		s.last, s.hint = 0, 0
-		return
-	}
-	*s = s.recycled(keep)
-}
-
 // recycled returns an empty seq that keeps s's scratch stack (cleared, so
 // it pins no nodes of the previous tree) and, with keep, its chunks
 // (cleared too).
@@ -378,19 +363,11 @@ func (a *arena) reset(srcLen int) {
 	a.floats.recycle(a.keep)
 	a.nulls.recycle(a.keep)
 	a.redirs.recycle(a.keep)
-	a.stmtSeq.recycle(a.keep)
-	a.exprSeq.recycle(a.keep)
-	a.argSeq.recycle(a.keep)
-	a.cmdSeq.recycle(a.keep)
-	a.fieldSeq.recycle(a.keep)
-	a.paramSeq.recycle(a.keep)
-	a.armSeq.recycle(a.keep)
-	a.patSeq.recycle(a.keep)
-	a.partSeq.recycle(a.keep)
-	a.withSeq.recycle(a.keep)
-	a.envSeq.recycle(a.keep)
-	a.redirSeq.recycle(a.keep)
-	a.typeSeq.recycle(a.keep)
+	a.stmtSeq, a.exprSeq, a.argSeq, a.cmdSeq = a.stmtSeq.recycled(a.keep), a.exprSeq.recycled(a.keep), a.argSeq.recycled(a.keep), a.cmdSeq.recycled(a.keep)
+	a.fieldSeq, a.paramSeq, a.armSeq = a.fieldSeq.recycled(a.keep), a.paramSeq.recycled(a.keep), a.armSeq.recycled(a.keep)
+	a.patSeq, a.partSeq = a.patSeq.recycled(a.keep), a.partSeq.recycled(a.keep)
+	a.withSeq, a.envSeq = a.withSeq.recycled(a.keep), a.envSeq.recycled(a.keep)
+	a.redirSeq, a.typeSeq = a.redirSeq.recycled(a.keep), a.typeSeq.recycled(a.keep)
 }
 
 // project sizes s's first chunk for a source of srcLen bytes from what the

@@ -225,16 +225,3 @@ func BenchmarkMarshal10KB(b *testing.B) {
 	}
 	cpu.report(b)
 }
-
-// BenchmarkParseTiny is the parse of an `exec "1 + 1"`: a one-line
-// program, where what a parse costs whatever its source (the pooled
-// parser's reset) shows.
-func BenchmarkParseTiny(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		p, err := Parse("1 + 1", ParseOptions{})
-		if err != nil || p == nil {
-			b.Fatal(err)
-		}
-	}
-}

@@ -18,15 +18,11 @@ type Task struct {
 	root   taskRoot      // its work context's root (taskroot.go)
 
 	// Guarded by r.mu.
-	rec     Record
-	value   any
-	err     error
-	pending []Record // notifications not yet delivered
-	// pend1 holds pending's first notification: a task's notifications
-	// (started, finished) nearly always go one at a time, and a slice
-	// made for each was two allocations an exec.
-	pend1    [1]Record
-	draining bool // some goroutine is delivering pending
+	rec      Record
+	value    any
+	err      error
+	pending  []Record // notifications not yet delivered
+	draining bool     // some goroutine is delivering pending
 
 	ctl control
 }
@@ -131,9 +127,6 @@ func (t *Task) requestCancel() Record {
 // notifyLocked queues a snapshot for OnChange and reports whether the
 // caller must deliver the queue (no one else is doing so).
 func (t *Task) notifyLocked() bool {
-	if t.pending == nil {
-		t.pending = t.pend1[:0:1]
-	}
 	t.pending = append(t.pending, t.rec)
 	if t.draining {
 		return false
