@@ -79,3 +79,40 @@ func TestStartupInitBudget(t *testing.T) {
 		t.Errorf("all initialisers allocate %d times: the bound is %d (a new dependency initialising at start?)", allAllocs, maxAllInitAllocs)
 	}
 }
+
+// initFree lists packages of `shoal -c 1` that must have no initialiser at
+// all (GODEBUG=inittrace=1 names every package with one, even one that only
+// makes a sync.OnceValue's closure): whatever an initialiser runs, it first
+// touches its package's code and data, a page fault or two at ~13 µs each on
+// this project's test VM. internal/blake3 detects the CPU's SIMD features
+// at its first large hash, by three CPUIDs; upstream's
+// github.com/klauspost/cpuid ran dozens at init, each a trap to the
+// hypervisor on a KVM guest (docs/performance.md, "Cold start: the
+// nineteenth round"), and must not come back.
+var initFree = []string{
+	"github.com/shoalgo/shoal/internal/blake3",
+	"github.com/klauspost/cpuid/v2",
+	"lukechampine.com/blake3",
+}
+
+// TestStartupInitFree: no package of initFree runs an initialiser in
+// `shoal -c 1`.
+func TestStartupInitFree(t *testing.T) {
+	trace := initTrace(t)
+	lines := 0
+	for line := range strings.Lines(trace) {
+		m := initLine.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		lines++
+		for _, p := range initFree {
+			if m[1] == p || strings.HasPrefix(m[1], p+"/") {
+				t.Errorf("%s runs an initialiser at every start (%s)", m[1], strings.TrimSpace(line))
+			}
+		}
+	}
+	if lines < 20 {
+		t.Fatalf("only %d init lines in GODEBUG=inittrace=1 output:\n%s", lines, trace)
+	}
+}

@@ -178,10 +178,6 @@ func New(size int, key []byte) *Hasher {
 	return newHasher(keyWords, FlagKeyedHash, size)
 }
 
-// Sum256 and Sum512 always use the same hasher state, so we can save some time
-// when hashing small inputs by constructing the hasher ahead of time.
-var defaultHasher = New(64, nil)
-
 // Sum256 returns the unkeyed BLAKE3 hash of b, truncated to 256 bits.
 func Sum256(b []byte) (out [32]byte) {
 	out512 := Sum512(b)
@@ -205,7 +201,9 @@ func Sum512(b []byte) (out [64]byte) {
 		n = CompressChunk(b, &IV, 0, 0)
 		n.Flags |= FlagRoot
 	} else {
-		h := *defaultHasher
+		// Upstream copied a hasher made at init (New(64, nil)); this is the
+		// same state, without the package initialiser.
+		h := Hasher{key: IV, size: 64}
 		h.Write(b)
 		n = h.rootNode()
 	}

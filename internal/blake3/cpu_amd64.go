@@ -12,7 +12,19 @@ type features struct {
 // read them from github.com/klauspost/cpuid/v2, whose package init runs some
 // dozens of CPUID instructions for every feature it knows; this asks the
 // three leaves the two answers need. The tests may replace it to force a path.
-var cpu = sync.OnceValue(detect)
+// A sync.Once rather than sync.OnceValue, whose closure would be made by a
+// package initialiser: this package has none.
+var cpu = detected
+
+var (
+	detectOnce sync.Once
+	detectedF  features
+)
+
+func detected() features {
+	detectOnce.Do(func() { detectedF = detect() })
+	return detectedF
+}
 
 // Implemented in cpu_amd64.s.
 func cpuidex(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)
