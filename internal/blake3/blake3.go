@@ -93,16 +93,25 @@ func (h *Hasher) Write(p []byte) (int, error) {
 		trees := Eigentrees(h.counter, uint64(eigenbuf.Len()/ChunkSize))
 		cvs := make([][8]uint32, len(trees))
 		counter := h.counter
-		var wg sync.WaitGroup
-		for i, height := range trees {
-			wg.Add(1)
-			go func(i int, buf []byte, counter uint64) {
-				defer wg.Done()
-				cvs[i] = ChainingValue(CompressEigentree(buf, &h.key, counter, h.flags))
-			}(i, eigenbuf.Next((1<<height)*ChunkSize), counter)
-			counter += 1 << height
+		if eigenbuf.Len() < parallelMin {
+			// Not upstream's: a write this small costs less in one
+			// goroutine than it takes to start and wake others.
+			for i, height := range trees {
+				cvs[i] = ChainingValue(CompressEigentree(eigenbuf.Next((1<<height)*ChunkSize), &h.key, counter, h.flags))
+				counter += 1 << height
+			}
+		} else {
+			var wg sync.WaitGroup
+			for i, height := range trees {
+				wg.Add(1)
+				go func(i int, buf []byte, counter uint64) {
+					defer wg.Done()
+					cvs[i] = ChainingValue(CompressEigentree(buf, &h.key, counter, h.flags))
+				}(i, eigenbuf.Next((1<<height)*ChunkSize), counter)
+				counter += 1 << height
+			}
+			wg.Wait()
 		}
-		wg.Wait()
 		for i, height := range trees {
 			h.pushSubtree(cvs[i], height)
 		}

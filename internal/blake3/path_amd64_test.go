@@ -1,6 +1,7 @@
 package blake3
 
 import (
+	"bytes"
 	"sync"
 	"testing"
 )
@@ -66,4 +67,32 @@ func TestSmallHashesDetectNothing(t *testing.T) {
 	if !called {
 		t.Fatal("hashing three chunks did not ask for the CPU's features: the test no longer sees the detection")
 	}
+}
+
+// TestParallelWriteMatchesSmallWrites: a write of parallelMin bytes or more
+// is hashed across goroutines, a smaller one in the caller; both give the
+// digest of the same bytes written a kilobyte at a time, on every path.
+func TestParallelWriteMatchesSmallWrites(t *testing.T) {
+	eachPath(t, func(t *testing.T) {
+		for _, n := range []int{parallelMin - 1, parallelMin, parallelMin + 1, 3*parallelMin + 12345, 2 << 20} {
+			data := make([]byte, n)
+			for i := range data {
+				data[i] = byte(i*7 + i>>11)
+			}
+			whole := New(32, nil)
+			whole.Write(data)
+			pieces := New(32, nil)
+			for p := data; len(p) > 0; {
+				k := min(len(p), 1000)
+				pieces.Write(p[:k])
+				p = p[k:]
+			}
+			if a, b := whole.Sum(nil), pieces.Sum(nil); !bytes.Equal(a, b) {
+				t.Errorf("%d bytes: one write %x, 1000-byte writes %x", n, a, b)
+			}
+			if s := Sum256(data); !bytes.Equal(s[:], whole.Sum(nil)) {
+				t.Errorf("%d bytes: Sum256 %x differs from the hasher's", n, s)
+			}
+		}
+	})
 }
