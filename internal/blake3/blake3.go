@@ -1,16 +1,17 @@
 // Package blake3 implements the BLAKE3 cryptographic hash function.
 //
 // It is lukechampine.com/blake3 v1.4.1 (MIT, see LICENSE), its guts package
-// folded in and its Bao functions left out, with one change: which SIMD path
+// folded in and its Bao functions left out, with two changes. Which SIMD path
 // the compressor takes (AVX-512, AVX2 or none) is decided at the first hash
 // that can use one (cpu_amd64.go), by three CPUID instructions and an XGETBV,
-// rather than by github.com/klauspost/cpuid's full detection at package init.
-// Every binary of this project links the hash (the evaluator's Reef digests,
+// rather than by github.com/klauspost/cpuid's full detection at package init:
+// every binary of this project links the hash (the evaluator's Reef digests,
 // the CAS), so that init ran on every start, and on a KVM guest each CPUID
-// traps to the hypervisor: about 0.28 ms of a 3.3 ms `shoal -c 1`
-// (docs/performance.md, "Cold start: the nineteenth round"). The digests are
-// the upstream code's: vectors_test.go holds them to the BLAKE3 test vectors on
-// every path.
+// traps to the hypervisor, about 0.3 ms of a 3.3 ms `shoal -c 1`. And writes
+// and trees under parallelMin (guts.go) are hashed in the calling goroutine
+// instead of across new ones. (docs/performance.md, "Cold start: the
+// nineteenth round".) The digests are the upstream code's: blake3_test.go
+// holds them to the BLAKE3 test vectors on every path.
 package blake3
 
 import (
