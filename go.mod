@@ -21,7 +21,6 @@ require (
 	github.com/reeflective/readline v1.3.0
 	github.com/segmentio/encoding v0.5.4
 	golang.org/x/term v0.48.0
-	lukechampine.com/blake3 v1.4.1
 	modernc.org/sqlite v1.62.0
 )
 
@@ -35,7 +34,6 @@ require (
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/klauspost/cpuid/v2 v2.0.9 // indirect
 	github.com/lucasb-eyer/go-colorful v1.4.0 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/mattn/go-runewidth v0.0.31 // indirect

@@ -326,3 +326,11 @@ func TestParamsEncodeAsBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestPreAttachIsTheTables: PreAttachMethods, written out as static data,
+// is the method table's pre-attach entries in its order.
+func TestPreAttachIsTheTables(t *testing.T) {
+	if got := preAttach(); !slices.Equal(PreAttachMethods, got) {
+		t.Errorf("PreAttachMethods %v; the table's pre-attach methods are %v", PreAttachMethods, got)
+	}
+}

@@ -24,27 +24,40 @@ const (
 	CodeAuthFailed             = -32030 // token invalid, revoked, expired, or store unreadable
 )
 
-var codeNames = map[int]string{
-	CodeRPCParseError:          "RPC_PARSE_ERROR",
-	CodeInvalidRequest:         "INVALID_REQUEST",
-	CodeMethodNotFound:         "METHOD_NOT_FOUND",
-	CodeInvalidParams:          "INVALID_PARAMS",
-	CodeInternalError:          "INTERNAL_ERROR",
-	CodeNotAttached:            "NOT_ATTACHED",
-	CodeParseError:             "PARSE_ERROR",
-	CodeRaised:                 "RAISED",
-	CodeUnknownRef:             "UNKNOWN_REF",
-	CodeBadPathOrSlice:         "BAD_PATH_OR_SLICE",
-	CodeLeashDenied:            "LEASH_DENIED",
-	CodeApprovalRequired:       "APPROVAL_REQUIRED",
-	CodeUnknownPlan:            "UNKNOWN_PLAN",
-	CodeTaskControlUnavailable: "TASK_CONTROL_UNAVAILABLE",
-	CodeUnknownTask:            "UNKNOWN_TASK",
-	CodeUnknownPTY:             "UNKNOWN_PTY",
-	CodePTYSpawnFailed:         "PTY_SPAWN_FAILED",
-	CodeAuthFailed:             "AUTH_FAILED",
+// codeNames pairs each code with its contract name: an array, static data,
+// where a map literal would be built by a package initialiser at every
+// start of every binary.
+var codeNames = [...]struct {
+	code int
+	name string
+}{
+	{CodeRPCParseError, "RPC_PARSE_ERROR"},
+	{CodeInvalidRequest, "INVALID_REQUEST"},
+	{CodeMethodNotFound, "METHOD_NOT_FOUND"},
+	{CodeInvalidParams, "INVALID_PARAMS"},
+	{CodeInternalError, "INTERNAL_ERROR"},
+	{CodeNotAttached, "NOT_ATTACHED"},
+	{CodeParseError, "PARSE_ERROR"},
+	{CodeRaised, "RAISED"},
+	{CodeUnknownRef, "UNKNOWN_REF"},
+	{CodeBadPathOrSlice, "BAD_PATH_OR_SLICE"},
+	{CodeLeashDenied, "LEASH_DENIED"},
+	{CodeApprovalRequired, "APPROVAL_REQUIRED"},
+	{CodeUnknownPlan, "UNKNOWN_PLAN"},
+	{CodeTaskControlUnavailable, "TASK_CONTROL_UNAVAILABLE"},
+	{CodeUnknownTask, "UNKNOWN_TASK"},
+	{CodeUnknownPTY, "UNKNOWN_PTY"},
+	{CodePTYSpawnFailed, "PTY_SPAWN_FAILED"},
+	{CodeAuthFailed, "AUTH_FAILED"},
 }
 
 // CodeName returns the contract name of an error code, e.g.
 // "NOT_ATTACHED", or "" for a code the contract does not define.
-func CodeName(code int) string { return codeNames[code] }
+func CodeName(code int) string {
+	for _, c := range codeNames {
+		if c.code == code {
+			return c.name
+		}
+	}
+	return ""
+}

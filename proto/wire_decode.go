@@ -30,34 +30,58 @@ func ValidateWire(data []byte) error {
 
 func shapeErr(detail string) error { return &WireError{Err: ErrBadShape, Detail: detail} }
 
-// knownMembers lists, per tag, the members a tagged object may carry.
-var knownMembers = map[Tag][]string{
-	TagNull:     nil,
-	TagBool:     {"v"},
-	TagInt:      {"v"},
-	TagFloat:    {"v"},
-	TagStr:      {"v"},
-	TagBytes:    {"v"},
-	TagPath:     {"v", "raw"},
-	TagSize:     {"v"},
-	TagDuration: {"v"},
-	TagDateTime: {"v"},
-	TagTime:     {"v"},
-	TagList:     {"v"},
-	TagRecord:   {"v"},
-	TagTable:    {"cols", "n"},
-	TagOutcome:  {"status", "ok", "signal", "out", "err", "dur_ns", "pid", "cmd", "span"},
-	TagError:    {"code", "msg", "span", "hint", "stderr"},
-	TagGlob:     {"pattern", "hidden"},
-	TagRegex:    {"src"},
-	TagRange:    {"start", "end", "inclusive"},
-	TagTask:     {"id", "done"},
-	TagClosure:  {"repr"},
-	TagStream:   {"label"},
-	TagSecret:   {"name"},
-	TagCmd:      {"repr"},
-	TagRef:      {"uri", "of", "n", "cols", "preview", "render_head"},
+// knownMembers lists, per tag, the members a tagged object may carry: a
+// switch over static slices, where a map literal would be built by a
+// package initialiser at every start of every binary.
+func knownMembers(tag Tag) ([]string, bool) {
+	switch tag {
+	case TagNull:
+		return nil, true
+	case TagBool, TagInt, TagFloat, TagStr, TagBytes, TagSize, TagDuration, TagDateTime, TagTime, TagList, TagRecord:
+		return membersV, true
+	case TagPath:
+		return membersPath, true
+	case TagTable:
+		return membersTable, true
+	case TagOutcome:
+		return membersOutcome, true
+	case TagError:
+		return membersError, true
+	case TagGlob:
+		return membersGlob, true
+	case TagRegex:
+		return membersRegex, true
+	case TagRange:
+		return membersRange, true
+	case TagTask:
+		return membersTask, true
+	case TagClosure, TagCmd:
+		return membersClosure, true
+	case TagStream:
+		return membersStream, true
+	case TagSecret:
+		return membersSecret, true
+	case TagRef:
+		return membersRef, true
+	}
+	return nil, false
 }
+
+var (
+	membersV       = []string{"v"}
+	membersPath    = []string{"v", "raw"}
+	membersTable   = []string{"cols", "n"}
+	membersOutcome = []string{"status", "ok", "signal", "out", "err", "dur_ns", "pid", "cmd", "span"}
+	membersError   = []string{"code", "msg", "span", "hint", "stderr"}
+	membersGlob    = []string{"pattern", "hidden"}
+	membersRegex   = []string{"src"}
+	membersRange   = []string{"start", "end", "inclusive"}
+	membersTask    = []string{"id", "done"}
+	membersClosure = []string{"repr"}
+	membersStream  = []string{"label"}
+	membersSecret  = []string{"name"}
+	membersRef     = []string{"uri", "of", "n", "cols", "preview", "render_head"}
+)
 
 // checkMembers rejects a member outside known ("$" is always allowed).
 func checkMembers(obj []member, known []string) error {
@@ -203,7 +227,7 @@ func decodeValue(n *node, depth int) (Value, error) {
 		return nil, &WireError{Err: ErrUnknownTag, Detail: `"$" must be a string`}
 	}
 	tag := Tag(tn.s)
-	known, ok := knownMembers[tag]
+	known, ok := knownMembers(tag)
 	if !ok {
 		return nil, &WireError{Err: ErrUnknownTag, Detail: quoteKey(tn.s)}
 	}

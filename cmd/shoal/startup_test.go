@@ -79,3 +79,57 @@ func TestStartupInitBudget(t *testing.T) {
 		t.Errorf("all initialisers allocate %d times: the bound is %d (a new dependency initialising at start?)", allAllocs, maxAllInitAllocs)
 	}
 }
+
+// initFree lists packages of `shoal -c 1` that must have no initialiser at
+// all (GODEBUG=inittrace=1 names every package with one, even one that only
+// makes a sync.OnceValue's closure or a map literal): whatever an
+// initialiser runs, it first touches its package's code and data, a page
+// fault or two at ~13 µs each on this project's test VM; together this
+// project's were 0.15-0.25 ms of CPU and 12-14 faults a start
+// (docs/performance.md, "Cold start: the nineteenth round"). Tables are
+// switches or static arrays, lazily built values sit behind a sync.Once
+// (not sync.OnceValue), and error texts are literals. internal/blake3
+// detects the CPU's SIMD features at its first large hash, by three CPUIDs;
+// upstream's github.com/klauspost/cpuid ran dozens at init, each a trap to
+// the hypervisor on a KVM guest, and must not come back. Left with an
+// initialiser: startstack (its purpose), and syntax, value, namespaces and
+// eval, whose pages `-c` touches anyway.
+var initFree = []string{
+	"github.com/shoalgo/shoal/internal/blake3",
+	"github.com/klauspost/cpuid/v2",
+	"lukechampine.com/blake3",
+	"github.com/shoalgo/shoal/proto",
+	"github.com/shoalgo/shoal/client",
+	"github.com/shoalgo/shoal/internal/host",
+	"github.com/shoalgo/shoal/internal/contain",
+	"github.com/shoalgo/shoal/internal/sandbox",
+	"github.com/shoalgo/shoal/internal/policy",
+	"github.com/shoalgo/shoal/internal/userconfig",
+	"github.com/shoalgo/shoal/internal/lsp",
+	"github.com/shoalgo/shoal/internal/adapters",
+	"github.com/shoalgo/shoal/internal/complete",
+	"github.com/shoalgo/shoal/internal/reef",
+	"github.com/shoalgo/shoal/internal/version",
+}
+
+// TestStartupInitFree: no package of initFree runs an initialiser in
+// `shoal -c 1`.
+func TestStartupInitFree(t *testing.T) {
+	trace := initTrace(t)
+	lines := 0
+	for line := range strings.Lines(trace) {
+		m := initLine.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		lines++
+		for _, p := range initFree {
+			if m[1] == p || strings.HasPrefix(m[1], p+"/") {
+				t.Errorf("%s runs an initialiser at every start (%s)", m[1], strings.TrimSpace(line))
+			}
+		}
+	}
+	if lines < 20 {
+		t.Fatalf("only %d init lines in GODEBUG=inittrace=1 output:\n%s", lines, trace)
+	}
+}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/creack/pty"
-	"lukechampine.com/blake3"
+	"github.com/shoalgo/shoal/internal/blake3"
 )
 
 // hostileRepo is a cloned repository that plants a git: a .reef.toml

@@ -24,11 +24,15 @@ type Template struct {
 	Text     string // as written
 }
 
-// effectKinds maps the catalog's dotted effect names to the gate's.
-var effectKinds = map[string]string{
-	"fs.read": "fs_read", "fs.write": "fs_write", "fs.delete": "fs_delete",
-	"net.connect": "net_connect", "proc.spawn": "proc_spawn",
-	"env.read": "env_read", "env.write": "env_write",
+// effectKind maps the catalog's dotted effect names to the gate's (a
+// switch, not a map literal, which a package initialiser would build at
+// every start).
+func effectKind(name string) (string, bool) {
+	switch name {
+	case "fs.read", "fs.write", "fs.delete", "net.connect", "proc.spawn", "env.read", "env.write":
+		return strings.Replace(name, ".", "_", 1), true
+	}
+	return "", false
 }
 
 // ParseTemplate parses one effect declaration.
@@ -44,7 +48,7 @@ func ParseTemplate(text string) (Template, error) {
 	if open < 0 || !strings.HasSuffix(body, ")") {
 		return Template{}, fmt.Errorf("effect %q: expected kind(target), e.g. fs.read(cwd)", text)
 	}
-	kind, ok := effectKinds[strings.TrimSpace(body[:open])]
+	kind, ok := effectKind(strings.TrimSpace(body[:open]))
 	if !ok {
 		return Template{}, fmt.Errorf("effect %q: unknown kind %q (fs.read, fs.write, fs.delete, net.connect, proc.spawn, env.read, env.write)", text, body[:open])
 	}

@@ -59,17 +59,24 @@ type Spec struct {
 	Open bool
 }
 
-// Parser strategies.
-var parsers = map[string]bool{
-	"json": true, "ndjson": true, "csv": true, "tsv": true, "z-records": true,
-	"porcelain-v2": true, "cols": true, "cols2": true, "tsv-headerless": true,
-	"lines": true, "kv": true, "none": true,
+// isParser reports a parser strategy. This and isParamType are switches,
+// not map literals, which a package initialiser would build at every start.
+func isParser(s string) bool {
+	switch s {
+	case "json", "ndjson", "csv", "tsv", "z-records", "porcelain-v2", "cols", "cols2", "tsv-headerless",
+		"lines", "kv", "none":
+		return true
+	}
+	return false
 }
 
-// paramTypes are the scalar parameter type names.
-var paramTypes = map[string]bool{
-	"str": true, "bool": true, "int": true, "float": true, "path": true, "glob": true,
-	"size": true, "size_kb": true, "duration": true, "time": true,
+// isParamType reports a scalar parameter type name.
+func isParamType(s string) bool {
+	switch s {
+	case "str", "bool", "int", "float", "path", "glob", "size", "size_kb", "duration", "time":
+		return true
+	}
+	return false
 }
 
 // maxTypeDepth bounds list<…> nesting in a parameter type.
@@ -524,7 +531,7 @@ func buildSpec(t specFields) (*Spec, error) {
 	}
 	if t.Output != nil {
 		if t.Output.Parse != "" {
-			if !parsers[t.Output.Parse] {
+			if !isParser(t.Output.Parse) {
 				return nil, fmt.Errorf("unknown output parser %q", t.Output.Parse)
 			}
 			s.Parse = t.Output.Parse
@@ -581,7 +588,7 @@ func ParamType(text string) (value.TypeSpec, error) {
 		case t.Name == "list" && len(t.Args) == 1:
 			t = &t.Args[0]
 			continue
-		case paramTypes[t.Name] && len(t.Args) == 0:
+		case isParamType(t.Name) && len(t.Args) == 0:
 			return spec, nil
 		}
 		return value.TypeSpec{}, fmt.Errorf("unknown parameter type %q", text)

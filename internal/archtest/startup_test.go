@@ -15,7 +15,10 @@ import (
 // OAuth packages), never opens the journal, and never forces a
 // collection for a budget (internal/reclaim reads runtime/metrics, whose
 // initialiser builds its metric table at every start), and links one TOML
-// library (BurntSushi's reads /etc/localtime in its initialiser).
+// library (BurntSushi's reads /etc/localtime in its initialiser). No
+// binary links github.com/klauspost/cpuid: its initialiser runs dozens of
+// CPUID instructions, each a trap to the hypervisor on a KVM guest
+// (internal/blake3 asks three, at its first large hash).
 var notLinked = map[string][]string{
 	"cmd/shoal": {
 		module + "internal/mcp",
@@ -28,6 +31,12 @@ var notLinked = map[string][]string{
 		module + "internal/reclaim",
 		"runtime/metrics",
 		"github.com/BurntSushi/",
+		"github.com/klauspost/cpuid/",
+		"lukechampine.com/blake3",
+	},
+	"cmd/shoal-kernel": {
+		"github.com/klauspost/cpuid/",
+		"lukechampine.com/blake3",
 	},
 }
 

@@ -3,6 +3,7 @@ package cas
 import (
 	"bytes"
 	"os"
+	"strconv"
 	"testing"
 )
 
@@ -52,5 +53,26 @@ func BenchmarkPutExisting(b *testing.B) {
 		if _, err := s.Put(data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkSum: the hash every blob is named and verified by (Put, Get, Load,
+// the pack's reads), by size: the small outputs most rows carry, a pack
+// blob's limit, and large outputs, where the SIMD paths of internal/blake3
+// take over (docs/performance.md, "Cold start: the nineteenth round", for
+// the before and after of taking the hash off klauspost/cpuid).
+func BenchmarkSum(b *testing.B) {
+	for _, size := range []int{64, 512, 4 << 10, 64 << 10, 1 << 20} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(i % 251)
+		}
+		b.Run(strconv.Itoa(size), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				Sum(data)
+			}
+		})
 	}
 }

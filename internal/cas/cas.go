@@ -39,7 +39,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"lukechampine.com/blake3"
+	"github.com/shoalgo/shoal/internal/blake3"
 )
 
 // Prefix is the algorithm prefix of every hash this store names.

@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"os"
 
-	"lukechampine.com/blake3"
+	"github.com/shoalgo/shoal/internal/blake3"
 )
 
 // Load returns the whole of blob h, verified, in one read: for a caller

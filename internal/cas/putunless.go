@@ -3,7 +3,7 @@ package cas
 import (
 	"fmt"
 
-	"lukechampine.com/blake3"
+	"github.com/shoalgo/shoal/internal/blake3"
 )
 
 // PutUnless is Put for a caller that keeps its own set of blobs it knows

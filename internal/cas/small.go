@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"lukechampine.com/blake3"
+	"github.com/shoalgo/shoal/internal/blake3"
 )
 
 // Small blobs (at most SmallBlobBytes) are kept in one append-only pack

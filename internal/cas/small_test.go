@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"lukechampine.com/blake3"
+	"github.com/shoalgo/shoal/internal/blake3"
 )
 
 func reopen(t *testing.T, s *Store) *Store {

@@ -15,11 +15,23 @@ type recv struct {
 	env   bool   // the `env` pseudo-namespace
 }
 
-// sizeUnits and durationUnits are the number-literal suffixes.
-var (
-	sizeUnits     = map[string]bool{"b": true, "kb": true, "mb": true, "gb": true, "tb": true, "kib": true, "mib": true, "gib": true, "tib": true}
-	durationUnits = map[string]bool{"ns": true, "us": true, "ms": true, "s": true, "m": true, "h": true, "d": true, "w": true}
-)
+// sizeUnit and durationUnit report the number-literal suffixes (switches,
+// not map literals, which a package initialiser would build at every start).
+func sizeUnit(u string) bool {
+	switch u {
+	case "b", "kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib":
+		return true
+	}
+	return false
+}
+
+func durationUnit(u string) bool {
+	switch u {
+	case "ns", "us", "ms", "s", "m", "h", "d", "w":
+		return true
+	}
+	return false
+}
 
 // receiver infers the receiver that ends at end (exclusive).
 func (c *completer) receiver(end int) recv {
@@ -116,9 +128,9 @@ func numberKind(src string, start, end int) recv {
 			return recv{known: true, kind: value.KFloat}
 		}
 		return recv{known: true, kind: value.KInt}
-	case sizeUnits[unit]:
+	case sizeUnit(unit):
 		return recv{known: true, kind: value.KSize}
-	case durationUnits[unit]:
+	case durationUnit(unit):
 		return recv{known: true, kind: value.KDuration}
 	}
 	return recv{}

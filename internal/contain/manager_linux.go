@@ -290,8 +290,18 @@ type forker struct {
 var onSpawningThread = forker{}
 
 // nullFile is the null device, opened once, shared as the standard
-// stream StartOn gives a command without one.
-var nullFile = sync.OnceValues(func() (*os.File, error) { return os.OpenFile(os.DevNull, os.O_RDWR, 0) })
+// stream StartOn gives a command without one. (A sync.Once, not
+// sync.OnceValues: this package has no initialiser; see children.)
+func nullFile() (*os.File, error) {
+	null.Do(func() { null.f, null.err = os.OpenFile(os.DevNull, os.O_RDWR, 0) })
+	return null.f, null.err
+}
+
+var null struct {
+	sync.Once
+	f   *os.File
+	err error
+}
 
 // startCmd is the fork of an os/exec command.
 func startCmd(cmd *exec.Cmd) func() (int, error) {
@@ -879,9 +889,11 @@ func (p *Proc) settle() {
 var (
 	// startMu is held shared from fork to registration and exclusively by
 	// the reaper, so the reaper never sees a child of ours unregistered.
-	startMu  sync.RWMutex
-	childMu  sync.Mutex
-	children = map[int]*Proc{}
+	startMu sync.RWMutex
+	childMu sync.Mutex
+	// children is made at the first registration: a map literal here would
+	// be built by a package initialiser at every start of every binary.
+	children map[int]*Proc
 )
 
 // startTracked runs fork on the thread how says and registers the child
@@ -909,6 +921,9 @@ func startTracked(fork func() (int, error), p *Proc, how forker) error {
 func register(p *Proc, pid int) {
 	p.pid = pid
 	childMu.Lock()
+	if children == nil {
+		children = map[int]*Proc{}
+	}
 	children[pid] = p
 	childMu.Unlock()
 }
@@ -941,12 +956,16 @@ func forkOn(t Thread, fork func() (int, error), p *Proc) error {
 // warmPidfd makes package os find out, once and on an ordinary thread,
 // whether pidfds work (it forks a probe child the first time a process is
 // started or found), rather than on the first Thread that starts a
-// command.
-var warmPidfd = sync.OnceFunc(func() {
-	if p, err := os.FindProcess(os.Getpid()); err == nil {
-		p.Release()
-	}
-})
+// command. (A sync.Once, not sync.OnceFunc: see children.)
+func warmPidfd() {
+	warmPidfdOnce.Do(func() {
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			p.Release()
+		}
+	})
+}
+
+var warmPidfdOnce sync.Once
 
 func untrack(p *Proc) {
 	childMu.Lock()

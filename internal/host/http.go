@@ -58,8 +58,20 @@ func ConnectTarget(u *url.URL) (string, error) {
 }
 
 // httpClient is the OS hosts' one client: no proxy (the connection made is
-// to the host the gate judged), bounded headers, connections reused.
-var httpClient = sync.OnceValue(func() *http.Client {
+// to the host the gate judged), bounded headers, connections reused. Made
+// at the first request, by a sync.Once (a sync.OnceValue's closure would be
+// made by a package initialiser at every start).
+func httpClient() *http.Client {
+	httpClientOnce.Do(func() { httpClientOnce.c = newHTTPClient() })
+	return httpClientOnce.c
+}
+
+var httpClientOnce struct {
+	sync.Once
+	c *http.Client
+}
+
+func newHTTPClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{
 		Proxy:                  nil,
 		DialContext:            (&net.Dialer{Timeout: HTTPTimeout}).DialContext,
@@ -70,7 +82,7 @@ var httpClient = sync.OnceValue(func() *http.Client {
 		TLSHandshakeTimeout:    HTTPTimeout,
 		ForceAttemptHTTP2:      true,
 	}}
-})
+}
 
 // HTTP performs one request, asking net_connect of the URL's host:port
 // first and again for every redirect it follows, within HTTPTimeout and

@@ -247,25 +247,45 @@ func closeFds(fds []unix.PollFd) {
 
 // devNull is one read-only /dev/null descriptor, opened once and shared
 // as every direct child's stdin (close-on-exec here; the child gets its
-// own copy as descriptor 0).
-var devNull = sync.OnceValues(func() (int, error) {
-	fd, err := unix.Open(os.DevNull, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, fmt.Errorf("open %s: %w", os.DevNull, err)
-	}
-	return fd, nil
-})
+// own copy as descriptor 0). This and pidfdWorks use a sync.Once: a
+// sync.OnceValue's closure would be made by a package initialiser at every
+// start.
+func devNull() (int, error) {
+	devNullOnce.Do(func() {
+		fd, err := unix.Open(os.DevNull, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			devNullOnce.fd, devNullOnce.err = -1, fmt.Errorf("open %s: %w", os.DevNull, err)
+			return
+		}
+		devNullOnce.fd = fd
+	})
+	return devNullOnce.fd, devNullOnce.err
+}
+
+var devNullOnce struct {
+	sync.Once
+	fd  int
+	err error
+}
 
 // pidfdWorks reports whether the kernel gives pidfds (Linux 5.3 and
 // later), which clone then returns for each child.
-var pidfdWorks = sync.OnceValue(func() bool {
-	fd, err := unix.PidfdOpen(os.Getpid(), 0)
-	if err != nil {
-		return false
-	}
-	unix.Close(fd)
-	return true
-})
+func pidfdWorks() bool {
+	pidfdOnce.Do(func() {
+		fd, err := unix.PidfdOpen(os.Getpid(), 0)
+		if err != nil {
+			return
+		}
+		unix.Close(fd)
+		pidfdOnce.works = true
+	})
+	return pidfdOnce.works
+}
+
+var pidfdOnce struct {
+	sync.Once
+	works bool
+}
 
 // dedupEnv keeps the last of each KEY=, as os/exec does, so a child sees
 // the value the session's own lookups do; an entry without '=' is kept

@@ -29,7 +29,7 @@ import (
 //   - in every process, p and task t alike, the entries that are
 //     descriptors or magic links, or carry what ptrace guards: fd,
 //     fdinfo, map_files, cwd, root, exe, ns, environ and mem
-//     (procHandles); another process's stat, status, cmdline and the rest
+//     (procHandle); another process's stat, status, cmdline and the rest
 //     stay readable where the grants allow them, as ps needs;
 //   - /dev/fd, /dev/stdin, /dev/stdout and /dev/stderr, and beneath them:
 //     links into /proc/self/fd;
@@ -43,15 +43,25 @@ import (
 // procHandles are the per-process procfs entries refused in every process:
 // descriptor and magic links, and the memory and environment ptrace
 // guards. The environment of a process the kernel's owner started is the
-// kernel's own, and mem is a way to write into a process.
-var procHandles = map[string]bool{
-	"fd": true, "fdinfo": true, "map_files": true,
-	"cwd": true, "root": true, "exe": true, "ns": true,
-	"environ": true, "mem": true,
+// kernel's own, and mem is a way to write into a process. (This and
+// devLink are switches, not map literals, which a package initialiser
+// would build at every start.)
+func procHandle(name string) bool {
+	switch name {
+	case "fd", "fdinfo", "map_files", "cwd", "root", "exe", "ns", "environ", "mem":
+		return true
+	}
+	return false
 }
 
-// devLinks are the /dev entries that are links into /proc/self/fd.
-var devLinks = map[string]bool{"fd": true, "stdin": true, "stdout": true, "stderr": true}
+// devLink reports the /dev entries that are links into /proc/self/fd.
+func devLink(name string) bool {
+	switch name {
+	case "fd", "stdin", "stdout", "stderr":
+		return true
+	}
+	return false
+}
 
 // maxTgidScan bounds the bytes of /proc/<n>/status read to find its Tgid
 // line (the fourth; the name before it is at most 64 bytes escaped).
@@ -181,7 +191,7 @@ func selfPathReason(p string, roots []string, protected func(int) bool) string {
 // the procfs roots' components. The rules are closed under going deeper:
 // a place beneath a refused one is refused.
 func placeReason(comps []string, rcs [][]string, protected func(int) bool) string {
-	if len(comps) >= 2 && comps[0] == "dev" && devLinks[comps[1]] {
+	if len(comps) >= 2 && comps[0] == "dev" && devLink(comps[1]) {
 		return "/dev/" + comps[1] + " is a link to the kernel's own descriptors"
 	}
 	for _, rc := range rcs {
@@ -231,7 +241,7 @@ func procReason(rest []string, protected func(int) bool) string {
 		}
 		rest = rest[2:]
 	}
-	if len(rest) > 0 && procHandles[rest[0]] {
+	if len(rest) > 0 && procHandle(rest[0]) {
 		return rest[0] + " of a process is a handle on it, never a file for a session"
 	}
 	return ""

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"lukechampine.com/blake3"
+	"github.com/shoalgo/shoal/internal/blake3"
 
 	"github.com/shoalgo/shoal/client"
 	"github.com/shoalgo/shoal/internal/trust"

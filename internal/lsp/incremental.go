@@ -327,8 +327,6 @@ func shifted(s syntax.Span, delta int) syntax.Span {
 	return syntax.Span{Start: s.Start + int32(delta), End: s.End + int32(delta)}
 }
 
-var spanType = reflect.TypeFor[syntax.Span]()
-
 // spanFields caches, per struct type of the tree, the fields that are or
 // may hold spans.
 var spanFields sync.Map // reflect.Type -> []int
@@ -365,7 +363,7 @@ func mayHoldSpan(t reflect.Type, depth int) bool {
 	case reflect.Pointer, reflect.Slice, reflect.Array:
 		return mayHoldSpan(t.Elem(), depth+1)
 	case reflect.Struct:
-		if t == spanType {
+		if t == reflect.TypeFor[syntax.Span]() {
 			return true
 		}
 		for i := range t.NumField() {
@@ -395,7 +393,7 @@ func shiftSpans(n syntax.Node, delta int32) {
 				stack = append(stack, v.Index(i))
 			}
 		case reflect.Struct:
-			if v.Type() == spanType {
+			if v.Type() == reflect.TypeFor[syntax.Span]() {
 				sp := v.Addr().Interface().(*syntax.Span)
 				sp.Start += delta
 				sp.End += delta

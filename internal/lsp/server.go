@@ -152,26 +152,42 @@ func (s *Server) request(ctx context.Context, m *protocol.Message) (any, error) 
 		s.shutdown = true
 		return nil, nil
 	}
-	h, ok := requests[m.Method]
+	h, ok := request(m.Method)
 	if !ok {
 		return nil, failf(protocol.CodeMethodNotFound, "method %q is not served", m.Method)
 	}
 	return h(s, ctx, m.Params)
 }
 
-// requests maps each served request to its handler.
-var requests = map[string]func(*Server, context.Context, json.RawMessage) (any, error){
-	"textDocument/completion":          (*Server).completion,
-	"textDocument/hover":               (*Server).hover,
-	"textDocument/signatureHelp":       (*Server).signatureHelp,
-	"textDocument/definition":          (*Server).definition,
-	"textDocument/references":          (*Server).references,
-	"textDocument/rename":              (*Server).rename,
-	"textDocument/prepareRename":       (*Server).prepareRename,
-	"textDocument/documentSymbol":      (*Server).documentSymbols,
-	"textDocument/semanticTokens/full": (*Server).semanticTokens,
-	"textDocument/formatting":          (*Server).formatting,
-	"textDocument/codeAction":          (*Server).codeActions,
+// request is the handler of each served request (a switch, not a map
+// literal, which a package initialiser would build at every start of
+// shoal).
+func request(method string) (func(*Server, context.Context, json.RawMessage) (any, error), bool) {
+	switch method {
+	case "textDocument/completion":
+		return (*Server).completion, true
+	case "textDocument/hover":
+		return (*Server).hover, true
+	case "textDocument/signatureHelp":
+		return (*Server).signatureHelp, true
+	case "textDocument/definition":
+		return (*Server).definition, true
+	case "textDocument/references":
+		return (*Server).references, true
+	case "textDocument/rename":
+		return (*Server).rename, true
+	case "textDocument/prepareRename":
+		return (*Server).prepareRename, true
+	case "textDocument/documentSymbol":
+		return (*Server).documentSymbols, true
+	case "textDocument/semanticTokens/full":
+		return (*Server).semanticTokens, true
+	case "textDocument/formatting":
+		return (*Server).formatting, true
+	case "textDocument/codeAction":
+		return (*Server).codeActions, true
+	}
+	return nil, false
 }
 
 // notify handles a notification; a bad one is reported to the client's

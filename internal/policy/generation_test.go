@@ -37,3 +37,11 @@ func TestGeneration(t *testing.T) {
 		t.Error("the default policy's generation depends on the owner")
 	}
 }
+
+// TestDefaultGenerationIsTheDigest: the constant is the generation of the
+// default policy's text, as generationOf computes it.
+func TestDefaultGenerationIsTheDigest(t *testing.T) {
+	if got := generationOf([]byte("shoal default policy"), ""); got != defaultGeneration {
+		t.Fatalf("generationOf(default) = %s; defaultGeneration = %s", got, defaultGeneration)
+	}
+}

@@ -271,10 +271,18 @@ func (t *netText) UnmarshalText(b []byte) error {
 }
 
 // hashLike is a content-hash spawn grant, which this policy does not
-// support (it is refused rather than ignored). Compiled on first use.
-var hashLike = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^([a-z0-9]+:)?[0-9a-fA-F]{32,}$`)
-})
+// support (it is refused rather than ignored). Compiled on first use (by a
+// sync.Once, not sync.OnceValue, whose closure a package initialiser would
+// make at every start).
+func hashLike() *regexp.Regexp {
+	hashLikeRE.Do(func() { hashLikeRE.re = regexp.MustCompile(`^([a-z0-9]+:)?[0-9a-fA-F]{32,}$`) })
+	return hashLikeRE.re
+}
+
+var hashLikeRE struct {
+	sync.Once
+	re *regexp.Regexp
+}
 
 // spawnText is a proc_spawn grant: "*", an absolute clean path, or a bare
 // program name.

@@ -229,10 +229,20 @@ func rankCandidates(cs []Candidate) {
 }
 
 // versionPatterns are a dotted version and a bare integer, compiled the
-// first time a version is probed rather than at every start.
-var versionPatterns = sync.OnceValues(func() (dotted, integer *regexp.Regexp) {
-	return regexp.MustCompile(`\d+(?:\.\d+)+(?:-[0-9A-Za-z.]+)?`), regexp.MustCompile(`\d+`)
-})
+// first time a version is probed rather than at every start (by a sync.Once:
+// a sync.OnceValues's closure is made by a package initialiser).
+func versionPatterns() (dotted, integer *regexp.Regexp) {
+	versionREs.Do(func() {
+		versionREs.dotted = regexp.MustCompile(`\d+(?:\.\d+)+(?:-[0-9A-Za-z.]+)?`)
+		versionREs.integer = regexp.MustCompile(`\d+`)
+	})
+	return versionREs.dotted, versionREs.integer
+}
+
+var versionREs struct {
+	sync.Once
+	dotted, integer *regexp.Regexp
+}
 
 // VersionFromOutput finds a version in `--version` output: the first
 // dotted numeric token, else the first bare integer.

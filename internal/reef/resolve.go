@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"lukechampine.com/blake3"
+	"github.com/shoalgo/shoal/internal/blake3"
 )
 
 // Policy is what resolution may do when a constrained tool has no valid

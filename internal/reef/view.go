@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strconv"
 
-	"lukechampine.com/blake3"
+	"github.com/shoalgo/shoal/internal/blake3"
 )
 
 // ViewFS is the file access building a view needs.

@@ -23,11 +23,6 @@ const (
 	socketScope = landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
 )
 
-// abiConfigs are go-landlock's configurations per ABI version: what each
-// version handles.
-var abiConfigs = []landlock.Config{{}, landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5,
-	landlock.V6, landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
-
 func probeKernel() Support {
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
@@ -47,8 +42,13 @@ func probeKernel() Support {
 	return s
 }
 
-// handled is what ABI abi's kernel handles.
+// handled is what ABI abi's kernel handles: go-landlock's configuration
+// for that version. (The table is made here, not as a package variable,
+// which a package initialiser would copy at every start: go-landlock's
+// configurations are variables, not constants.)
 func handled(abi int) landlock.Config {
+	abiConfigs := [...]landlock.Config{{}, landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5,
+		landlock.V6, landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
 	return abiConfigs[min(max(abi, 0), len(abiConfigs)-1)]
 }
 

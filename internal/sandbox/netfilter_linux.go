@@ -170,8 +170,19 @@ func netFilterAvailable() bool {
 	return err == nil
 }
 
-// netProgramOnce is netProgram, assembled once.
-var netProgramOnce = sync.OnceValues(netProgram)
+// netProgramOnce is netProgram, assembled once (by a sync.Once, not
+// sync.OnceValues, whose closure a package initialiser would make at every
+// start of every binary).
+func netProgramOnce() ([]unix.SockFilter, error) {
+	netProg.Do(func() { netProg.p, netProg.err = netProgram() })
+	return netProg.p, netProg.err
+}
+
+var netProg struct {
+	sync.Once
+	p   []unix.SockFilter
+	err error
+}
 
 // installNetFilter installs netProgram on the calling thread alone
 // (prctl(PR_SET_SECCOMP) has no flags, so never SECCOMP_FILTER_FLAG_TSYNC;

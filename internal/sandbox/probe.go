@@ -6,9 +6,19 @@ import (
 )
 
 var (
-	probed   = sync.OnceValue(probeKernel)
+	probedOnce struct {
+		sync.Once
+		s Support
+	}
 	override atomic.Pointer[Support]
 )
+
+// probed is probeKernel, measured once (by a sync.Once, not sync.OnceValue,
+// whose closure a package initialiser would make at every start).
+func probed() Support {
+	probedOnce.Do(func() { probedOnce.s = probeKernel() })
+	return probedOnce.s
+}
 
 // Probe reports what this machine's kernel can enforce. It is measured
 // once and cached; it never fails: when FS or Net is false, Reason says

@@ -6,62 +6,62 @@ import (
 	"strings"
 )
 
-// envOverride is one environment variable that sets one key.
+// envOverride is one environment variable that sets one key: the field's
+// accessor is one of str, boolean and integer, by the field's type. (Plain
+// function literals, so the table is static data; closures made by helper
+// calls would be built by a package initialiser at every start.)
 type envOverride struct {
 	name, key string
-	set       func(c *Config, v string) error
+	str       func(*Config) *string
+	boolean   func(*Config) *bool
+	integer   func(*Config) *int
 }
 
-func boolEnv(dst func(*Config) *bool) func(*Config, string) error {
-	return func(c *Config, v string) error {
+// set parses v for the field and sets it.
+func (o envOverride) set(c *Config, v string) error {
+	switch {
+	case o.boolean != nil:
 		switch strings.ToLower(v) {
 		case "1", "true", "yes", "on":
-			*dst(c) = true
+			*o.boolean(c) = true
 		case "0", "false", "no", "off":
-			*dst(c) = false
+			*o.boolean(c) = false
 		default:
 			return fmt.Errorf("%q is not a boolean (1/0, true/false, yes/no, on/off)", v)
 		}
-		return nil
-	}
-}
-
-func intEnv(dst func(*Config) *int) func(*Config, string) error {
-	return func(c *Config, v string) error {
+	case o.integer != nil:
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			return fmt.Errorf("%q is not an integer", v)
 		}
-		*dst(c) = n
-		return nil
+		*o.integer(c) = n
+	default:
+		*o.str(c) = v
 	}
-}
-
-func strEnv(dst func(*Config) *string) func(*Config, string) error {
-	return func(c *Config, v string) error { *dst(c) = v; return nil }
+	return nil
 }
 
 // envOverrides is the documented table of SHOAL_* variables, applied in
 // order after the files.
 var envOverrides = []envOverride{
-	{"SHOAL_PROMPT_TEMPLATE", "prompt.template", strEnv(func(c *Config) *string { return &c.Prompt.Template })},
-	{"SHOAL_PROMPT_LEFT", "prompt.format.left", strEnv(func(c *Config) *string { return &c.Prompt.Format.Left })},
-	{"SHOAL_PROMPT_RIGHT", "prompt.format.right", strEnv(func(c *Config) *string { return &c.Prompt.Format.Right })},
-	{"SHOAL_HISTORY_ENABLED", "history.enabled", boolEnv(func(c *Config) *bool { return &c.History.Enabled })},
-	{"SHOAL_HISTORY", "history.enabled", boolEnv(func(c *Config) *bool { return &c.History.Enabled })},
-	{"SHOAL_HISTORY_MAX_ENTRIES", "history.max_entries", intEnv(func(c *Config) *int { return &c.History.MaxEntries })},
-	{"SHOAL_HISTORY_FILE", "history.path", strEnv(func(c *Config) *string { return &c.History.Path })},
-	{"SHOAL_HISTORY_DEDUP", "history.dedup", boolEnv(func(c *Config) *bool { return &c.History.Dedup })},
-	{"SHOAL_RENDER_COLOR", "render.color", boolEnv(func(c *Config) *bool { return &c.Render.Color })},
-	{"SHOAL_RENDER_WIDTH", "render.width", intEnv(func(c *Config) *int { return &c.Render.Width })},
-	{"SHOAL_RENDER_PAGING", "render.paging", strEnv(func(c *Config) *string { return &c.Render.Paging })},
-	{"SHOAL_RENDER_PAGER", "render.pager", strEnv(func(c *Config) *string { return &c.Render.Pager })},
-	{"SHOAL_EDITOR_MODE", "editor.mode", strEnv(func(c *Config) *string { return &c.Editor.Mode })},
-	{"SHOAL_EDITOR_BRACKETED_PASTE", "editor.bracketed_paste", boolEnv(func(c *Config) *bool { return &c.Editor.BracketedPaste })},
-	{"SHOAL_COMPLETION_FUZZY", "completion.fuzzy", boolEnv(func(c *Config) *bool { return &c.Completion.Fuzzy })},
-	{"SHOAL_COMPLETION_CASE_INSENSITIVE", "completion.case_insensitive", boolEnv(func(c *Config) *bool { return &c.Completion.CaseInsensitive })},
-	{"SHOAL_COMPLETION_MAX_RESULTS", "completion.max_results", intEnv(func(c *Config) *int { return &c.Completion.MaxResults })},
-	{"SHOAL_COMPLETION_MENU", "completion.menu", boolEnv(func(c *Config) *bool { return &c.Completion.Menu })},
+	{name: "SHOAL_PROMPT_TEMPLATE", key: "prompt.template", str: func(c *Config) *string { return &c.Prompt.Template }},
+	{name: "SHOAL_PROMPT_LEFT", key: "prompt.format.left", str: func(c *Config) *string { return &c.Prompt.Format.Left }},
+	{name: "SHOAL_PROMPT_RIGHT", key: "prompt.format.right", str: func(c *Config) *string { return &c.Prompt.Format.Right }},
+	{name: "SHOAL_HISTORY_ENABLED", key: "history.enabled", boolean: func(c *Config) *bool { return &c.History.Enabled }},
+	{name: "SHOAL_HISTORY", key: "history.enabled", boolean: func(c *Config) *bool { return &c.History.Enabled }},
+	{name: "SHOAL_HISTORY_MAX_ENTRIES", key: "history.max_entries", integer: func(c *Config) *int { return &c.History.MaxEntries }},
+	{name: "SHOAL_HISTORY_FILE", key: "history.path", str: func(c *Config) *string { return &c.History.Path }},
+	{name: "SHOAL_HISTORY_DEDUP", key: "history.dedup", boolean: func(c *Config) *bool { return &c.History.Dedup }},
+	{name: "SHOAL_RENDER_COLOR", key: "render.color", boolean: func(c *Config) *bool { return &c.Render.Color }},
+	{name: "SHOAL_RENDER_WIDTH", key: "render.width", integer: func(c *Config) *int { return &c.Render.Width }},
+	{name: "SHOAL_RENDER_PAGING", key: "render.paging", str: func(c *Config) *string { return &c.Render.Paging }},
+	{name: "SHOAL_RENDER_PAGER", key: "render.pager", str: func(c *Config) *string { return &c.Render.Pager }},
+	{name: "SHOAL_EDITOR_MODE", key: "editor.mode", str: func(c *Config) *string { return &c.Editor.Mode }},
+	{name: "SHOAL_EDITOR_BRACKETED_PASTE", key: "editor.bracketed_paste", boolean: func(c *Config) *bool { return &c.Editor.BracketedPaste }},
+	{name: "SHOAL_COMPLETION_FUZZY", key: "completion.fuzzy", boolean: func(c *Config) *bool { return &c.Completion.Fuzzy }},
+	{name: "SHOAL_COMPLETION_CASE_INSENSITIVE", key: "completion.case_insensitive", boolean: func(c *Config) *bool { return &c.Completion.CaseInsensitive }},
+	{name: "SHOAL_COMPLETION_MAX_RESULTS", key: "completion.max_results", integer: func(c *Config) *int { return &c.Completion.MaxResults }},
+	{name: "SHOAL_COMPLETION_MENU", key: "completion.menu", boolean: func(c *Config) *bool { return &c.Completion.Menu }},
 }
 
 // applyEnv applies the SHOAL_* overrides, then NO_COLOR (set to anything

@@ -289,10 +289,17 @@ func decodeInto(file string, data []byte, dst any) ([]Warning, error) {
 }
 
 // typeMismatch is go-toml's wording for a value of the wrong type.
-// It is compiled when a decode error is first explained.
-var typeMismatch = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`cannot decode TOML (\w+) into .* of type (\S+)`)
-})
+// It is compiled when a decode error is first explained (by a sync.Once, not
+// sync.OnceValue, whose closure a package initialiser would make).
+func typeMismatch() *regexp.Regexp {
+	typeMismatchRE.Do(func() { typeMismatchRE.re = regexp.MustCompile(`cannot decode TOML (\w+) into .* of type (\S+)`) })
+	return typeMismatchRE.re
+}
+
+var typeMismatchRE struct {
+	sync.Once
+	re *regexp.Regexp
+}
 
 // plainDecodeMsg is a decoder's message in the words of the file, not of
 // the Go types it decodes into.

@@ -33,12 +33,48 @@ func (s Style) Paint(text string) string {
 // IsZero reports whether the style does nothing.
 func (s Style) IsZero() bool { return len(s.params) == 0 }
 
-var colorCodes = map[string]int{
-	"black": 0, "red": 1, "green": 2, "yellow": 3, "blue": 4, "magenta": 5, "purple": 5, "cyan": 6, "white": 7,
+// colorCode and attrCode are the colour and attribute words (switches, not
+// map literals, which a package initialiser would build at every start).
+func colorCode(w string) (int, bool) {
+	switch w {
+	case "black":
+		return 0, true
+	case "red":
+		return 1, true
+	case "green":
+		return 2, true
+	case "yellow":
+		return 3, true
+	case "blue":
+		return 4, true
+	case "magenta", "purple":
+		return 5, true
+	case "cyan":
+		return 6, true
+	case "white":
+		return 7, true
+	}
+	return 0, false
 }
 
-var attrCodes = map[string]string{
-	"bold": "1", "dim": "2", "italic": "3", "underline": "4", "blink": "5", "reverse": "7", "strikethrough": "9",
+func attrCode(w string) (string, bool) {
+	switch w {
+	case "bold":
+		return "1", true
+	case "dim":
+		return "2", true
+	case "italic":
+		return "3", true
+	case "underline":
+		return "4", true
+	case "blink":
+		return "5", true
+	case "reverse":
+		return "7", true
+	case "strikethrough":
+		return "9", true
+	}
+	return "", false
 }
 
 // maxStyleWords bounds the words of one style string.
@@ -65,7 +101,7 @@ func ParseStyle(s string, palette map[string]string) (Style, error) {
 		if w == "none" || w == "normal" {
 			continue
 		}
-		if a, ok := attrCodes[w]; ok {
+		if a, ok := attrCode(w); ok {
 			st.params = append(st.params, a)
 			continue
 		}
@@ -92,11 +128,11 @@ func colorParam(w string, bg bool) (string, error) {
 	if bg {
 		base, ext = 40, "48"
 	}
-	if c, ok := colorCodes[w]; ok {
+	if c, ok := colorCode(w); ok {
 		return strconv.Itoa(base + c), nil
 	}
 	if name, ok := strings.CutPrefix(w, "bright_"); ok {
-		if c, ok := colorCodes[name]; ok {
+		if c, ok := colorCode(name); ok {
 			return strconv.Itoa(base + 60 + c), nil
 		}
 	}

@@ -52,10 +52,17 @@ func Line(name string) string {
 // pseudo matches the tail of a Go pseudo-version, the timestamp and the
 // 12-digit revision (vX.0.0-20260102150405-abcdef123456, v1.2.4-0.2026…,
 // v1.2.3-pre.0.2026…), before any +build suffix.
-// Compiled when first needed: not at every start of every binary.
-var pseudo = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`[-.]\d{14}-[0-9a-f]{12}(\+.*)?$`)
-})
+// Compiled when first needed: not at every start of every binary (and by a
+// sync.Once: a sync.OnceValue's closure is made by a package initialiser).
+func pseudo() *regexp.Regexp {
+	pseudoRE.Do(func() { pseudoRE.re = regexp.MustCompile(`[-.]\d{14}-[0-9a-f]{12}(\+.*)?$`) })
+	return pseudoRE.re
+}
+
+var pseudoRE struct {
+	sync.Once
+	re *regexp.Regexp
+}
 
 // fromBuildInfo derives the version from what the go command recorded.
 func fromBuildInfo(bi *debug.BuildInfo) string {

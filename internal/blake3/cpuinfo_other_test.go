@@ -1,0 +1,5 @@
+//go:build !linux
+
+package blake3
+
+func cpuinfoFlags() (map[string]bool, bool) { return nil, false }
