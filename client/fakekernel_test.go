@@ -267,7 +267,7 @@ func (k *fakeKernel) defaultHandle(fc *fakeConn, req *proto.Request) {
 				{"name": "exec", "requires_attach": true, "implemented": true},
 				{"name": "pty.open", "requires_attach": true, "implemented": false},
 			},
-			"pre_attach": proto.PreAttachMethods,
+			"pre_attach": proto.PreAttachMethods(),
 			"features":   map[string]bool{"tokens": true},
 			"limits":     map[string]int{"max_frame": proto.MaxFrame},
 			"future":     "ignored",

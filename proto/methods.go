@@ -112,14 +112,12 @@ func LookupMethod(name string) (Method, bool) {
 	return Method{}, false
 }
 
-// PreAttachMethods are the methods served before session.attach (the
+// PreAttachMethods returns the methods served before session.attach (the
 // table's PreAttach entries, in its order); every other method answers
-// CodeNotAttached. Written out, static data, rather than derived by a
-// package initialiser at every start; TestPreAttachIsTheTables holds it to
-// preAttach.
-var PreAttachMethods = []string{MethodSessionAttach, MethodParse, MethodComplete, MethodKernelInfo}
-
-func preAttach() []string {
+// CodeNotAttached. It is derived from the table at each call (kernel.info
+// asks once a call), so the set has one place, and no package initialiser
+// builds it at every start.
+func PreAttachMethods() []string {
 	var out []string
 	for _, m := range methodTable {
 		if m.PreAttach {

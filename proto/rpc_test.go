@@ -149,7 +149,7 @@ func TestErrorCodesPinned(t *testing.T) {
 }
 
 func TestAllowedBeforeAttach(t *testing.T) {
-	for _, m := range PreAttachMethods {
+	for _, m := range PreAttachMethods() {
 		if !AllowedBeforeAttach(m) {
 			t.Errorf("%s should be allowed before attach", m)
 		}

@@ -75,7 +75,7 @@ func TestE2EClientTypedCalls(t *testing.T) {
 			t.Errorf("kernel.info: %s not implemented", m.Name)
 		}
 	}
-	if len(info.Methods) != len(names) || !slices.Equal(info.PreAttach, proto.PreAttachMethods) {
+	if len(info.Methods) != len(names) || !slices.Equal(info.PreAttach, proto.PreAttachMethods()) {
 		t.Errorf("kernel.info methods %v, pre_attach %v; table %v", info.Methods, info.PreAttach, names)
 	}
 	parsed, err := c.Parse(ctx, "1 + 2")

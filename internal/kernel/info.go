@@ -54,7 +54,7 @@ func handleKernelInfo(_ context.Context, c *call) (any, error) {
 		Protocol:   ProtocolRevision,
 		ASTVersion: ASTVersion,
 		Methods:    Methods(),
-		PreAttach:  proto.PreAttachMethods,
+		PreAttach:  proto.PreAttachMethods(),
 		Features:   c.conn.srv.features(),
 		Limits: map[string]int{
 			"max_frame":             proto.MaxFrame,
