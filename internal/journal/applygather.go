@@ -25,6 +25,7 @@ func (d *DB) applyGathered() (left int, err error) {
 	a := d.ap
 	a.amu.Lock()
 	defer a.amu.Unlock()
+	a.batchOn.Store(int64(threadID()))
 	ops := a.take()
 	if len(ops) > 0 {
 		if err := d.applyTaken(ops); err != nil {
