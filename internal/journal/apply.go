@@ -33,9 +33,6 @@ type applier struct {
 	errMu sync.Mutex
 	err   error
 
-	thread  atomic.Int64 // the background applier's thread id (Linux; for tests)
-	batchOn atomic.Int64 // the thread the last gathered batch was applied on (Linux; for tests)
-
 	kick chan struct{} // a batch has started waiting
 	now  chan struct{} // a batch is full
 	stop chan struct{}
@@ -147,27 +144,14 @@ func (a *applier) lastErr() error {
 // run is the background applier: it waits for a batch to start, lets it
 // fill for ApplyDelay (or until it is full), and applies it; writes that
 // arrived meanwhile start the next batch's wait (applygather.go).
-//
-// It runs on a thread of its own at a lower priority (backgroundThread):
-// a batch is a burst of tens of milliseconds of CPU every ApplyDelay, and
-// at the kernel's priority it took its turns on the CPUs from the
-// requests being served, the slowest of them waiting behind it. A batch
-// that is urgent — full (ApplyBatch rows waiting), or writers held back
-// by MaxPendingBytes — is applied on another goroutine, at the kernel's
-// priority, so that a busy machine cannot starve the applier into holding
-// writers back (an unprivileged process cannot raise a thread's priority
-// again, so the low one is never undone). Reads that apply what is
-// pending (sync) do so on their own goroutine, at theirs.
 func (d *DB) runApplier() {
 	a := d.ap
 	defer close(a.done)
-	a.thread.Store(int64(backgroundThread()))
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	retry := ApplyDelay
 	full := false // a full batch was left waiting by the last one
 	for {
-		urgent := full
 		if full {
 			select {
 			case <-a.stop:
@@ -180,7 +164,6 @@ func (d *DB) runApplier() {
 				return
 			case <-a.kick:
 			case <-a.now:
-				urgent = true
 			}
 			timer.Reset(ApplyDelay)
 			select {
@@ -189,12 +172,11 @@ func (d *DB) runApplier() {
 				return
 			case <-timer.C:
 			case <-a.now:
-				urgent = true
 				timer.Stop()
 			}
 		}
 		full = false
-		left, err := d.applyBackground(urgent)
+		left, err := d.applyGathered() // applygather.go: one batch, not a drain
 		if err != nil {
 			// Keep the writes (they are in the log too) and try again,
 			// backing off, until a batch goes through.
@@ -213,24 +195,6 @@ func (d *DB) runApplier() {
 		retry = ApplyDelay
 		full = a.gatherNext(left)
 	}
-}
-
-// applyBackground applies one gathered batch (applygather.go: one batch,
-// not a drain) for the background applier: on its own low-priority
-// thread, or, when the batch is urgent, on another goroutine (the
-// applier's is locked to its thread, so that one runs on a thread at the
-// kernel's priority) while it waits.
-func (d *DB) applyBackground(urgent bool) (left int, err error) {
-	if !urgent {
-		return d.applyGathered()
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		left, err = d.applyGathered()
-	}()
-	<-done
-	return left, err
 }
 
 // sync applies every write appended so far, if the applier has not yet:

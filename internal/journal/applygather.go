@@ -25,7 +25,6 @@ func (d *DB) applyGathered() (left int, err error) {
 	a := d.ap
 	a.amu.Lock()
 	defer a.amu.Unlock()
-	a.batchOn.Store(int64(threadID()))
 	ops := a.take()
 	if len(ops) > 0 {
 		if err := d.applyTaken(ops); err != nil {

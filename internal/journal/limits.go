@@ -97,17 +97,6 @@ const (
 	// and the rows are durable in the intent log before the applier sees
 	// them.
 	ApplyDelay = 250 * time.Millisecond
-	// ApplierNice is the nice value of the background applier's thread
-	// (Linux): its batches give way to the requests being served, at the
-	// kernel's nice 0, whenever both want a CPU. The rows are durable in
-	// the intent log before the applier sees them, a read applies what is
-	// pending itself, and a batch that is full or holds writers back is
-	// applied at the kernel's priority (runApplier), so a slower applier
-	// costs no durability and cannot hold writers back longer than a
-	// batch. 19 rather than 10: requests that overlapped a batch at nice
-	// 10 were still slow more often than the others, at 19 not
-	// (docs/performance.md, "The tails: the nineteenth round").
-	ApplierNice = 19
 	// ApplyBatch is how many logged writes make a batch the applier
 	// copies at once, without waiting out ApplyDelay: one transaction.
 	// Four times the 1,024 of the eleventh round, so that ApplyDelay, not
