@@ -2,6 +2,10 @@ package fastpath
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -54,4 +58,59 @@ func joined(ss []string) []byte {
 		b = append(b, s...)
 	}
 	return b
+}
+
+// TestPairDump: with DumpEnv's directory set, each iteration's start and
+// duration of both sides are kept and written one line an iteration, in
+// the order run, the sides' starts in the order they went; without it
+// nothing is kept.
+func TestPairDump(t *testing.T) {
+	old := dumpDir
+	defer func() { dumpDir = old }()
+	dumpDir = ""
+	var off Pair
+	nop := func() error { return nil }
+	if err := off.Run(nop, nop); err != nil || len(off.ShoalAt) != 0 || len(off.FloorAt) != 0 {
+		t.Fatalf("without the dump: %v, kept %d and %d starts", err, len(off.ShoalAt), len(off.FloorAt))
+	}
+
+	dumpDir = t.TempDir()
+	var p Pair
+	slowSide := func() error { time.Sleep(time.Millisecond); return nil }
+	for range 5 {
+		if err := p.Run(slowSide, nop); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dumpDir, "x.tsv")
+	if err := p.dump(path); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d lines, want 5:\n%s", len(lines), b)
+	}
+	for i, l := range lines {
+		f := strings.Split(l, "\t")
+		if len(f) != 5 {
+			t.Fatalf("line %d: %q", i, l)
+		}
+		n := make([]int64, 5)
+		for j := range f {
+			if n[j], err = strconv.ParseInt(f[j], 10, 64); err != nil {
+				t.Fatalf("line %d: %q", i, l)
+			}
+		}
+		if n[0] != int64(i) || n[2] != p.Shoal[i].Nanoseconds() || n[4] != p.Floor[i].Nanoseconds() {
+			t.Errorf("line %d is %q, want iteration %d, durations %d and %d", i, l, i, p.Shoal[i].Nanoseconds(), p.Floor[i].Nanoseconds())
+		}
+		// Shoal goes first in even iterations, the floor in odd ones.
+		if shoalFirst := n[1] < n[3]; shoalFirst != (i%2 == 0) {
+			t.Errorf("line %d: starts %d and %d, Shoal first %v", i, n[1], n[3], shoalFirst)
+		}
+	}
 }
