@@ -48,9 +48,6 @@ type Manager struct {
 // never fails, and Features says what it got.
 func New(cfg Config) *Manager {
 	m := &Manager{scopes: map[*Scope]struct{}{}, stop: make(chan struct{})}
-	if cfg.Subreaper {
-		m.subreaper = startReaper() == nil
-	}
 	if cfg.Cgroups {
 		name := cfg.Name
 		if name == "" {
@@ -60,6 +57,11 @@ func New(cfg Config) *Manager {
 		if m.cg != nil && m.cg.kind == cgV2 {
 			m.clonePlace.Store(canMigrate(m.cg.root))
 		}
+	}
+	if cfg.Subreaper {
+		// With a v2 cgroup per command the reaper need not hear every
+		// SIGCHLD (see startReaper); without one it listens, as before.
+		m.subreaper = startReaper(m.cg == nil || m.cg.kind != cgV2) == nil
 	}
 	if m.cg == nil {
 		go m.poll()
@@ -873,6 +875,7 @@ func (p *Proc) markReaped() bool {
 // scope's Close and its next start's prune treat it as they treat any
 // finished child whose tree they find gone.
 func (p *Proc) settle() {
+	defer reapAfterCommand()
 	if p.scope != nil && p.gone() {
 		p.scope.mu.Lock()
 		_, listed := p.scope.procs[p]
@@ -1042,65 +1045,127 @@ func spawnLoop(reqs chan spawnReq) {
 }
 
 // startReaper makes this process a child subreaper and reaps the exited
-// children it did not start itself, the orphans it inherits: on every
-// SIGCHLD by peeking at the exited children with waitid (reapExited), and
-// every second, or shortly after a SIGCHLD whose peek an unreaped child
-// of ours stood in front of, also through the process table (reapOrphans).
-func startReaper() error {
+// children it did not start itself, the orphans it inherits: by peeking at
+// the exited children with waitid (reapExited) and, every second, or when
+// such peeks keep stopping at an unreaped child of ours, through the
+// process table (reapOrphans).
+//
+// With listen it peeks on every SIGCHLD (signal.Notify), so an orphan is
+// reaped as it exits. Without it (a Manager whose every command runs in a
+// cgroup v2 leaf of its own) it does not subscribe: every SIGCHLD would
+// otherwise wake os/signal's thread and then hand its P to another thread,
+// two thread wake-ups in the few hundred microseconds between a command's
+// exit and its answer. Orphans are then reaped when a command ends (its
+// owner's goroutine peeks once after the answer: reapAfterCommand), on the
+// one-second tick, and, once a look has reaped one, every reapRetry until a
+// look finds none, so that a tree making orphans in a loop is reaped at
+// that pace. Once any Manager asks to listen, the process listens.
+func startReaper(listen bool) error {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("subreaper: %w", err)
 	}
 	reaperOnce.Do(func() {
-		sigs := make(chan os.Signal, 1)
-		signal.Notify(sigs, unix.SIGCHLD)
-		go func() {
-			tick := time.NewTicker(time.Second)
-			retry := time.NewTimer(0)
-			<-retry.C
-			var gate walkGate
-			for {
-				select {
-				case <-sigs:
-					if reapExited() {
-						// One of ours, not yet waited for by its owner,
-						// hides those behind it: its owner is about to
-						// reap it, so look again in a moment.
-						retry.Reset(reapRetry)
-					} else {
-						gate.clear()
-					}
-				case <-retry.C:
-					if !reapExited() {
-						gate.clear()
-						break
-					}
-					// One of ours is in front again: under a stream of
-					// spawns it is mostly a newer one its owner reaps
-					// within the next retry, which then reaps whatever
-					// was behind it at the cost of a system call or two.
-					// Only one that stays (reapWalkAfter retries in a
-					// row) makes the reaper read the process table.
-					if !gate.blocked() {
-						retry.Reset(reapRetry)
-						break
-					}
-					reapOrphans()
-				case <-tick.C:
-					if reapExited() {
-						reapOrphans()
-					}
-				}
-			}
-		}()
+		reaperSigs = make(chan os.Signal, 1)
+		reaperKick = make(chan struct{}, 1)
+		go reaperLoop(reaperSigs, reaperKick)
+		reaperOn.Store(true)
 	})
+	if listen {
+		listenOnce.Do(func() {
+			signal.Notify(reaperSigs, unix.SIGCHLD)
+			reaperListens.Store(true)
+		})
+	}
 	return nil
 }
 
-var reaperOnce sync.Once
+func reaperLoop(sigs <-chan os.Signal, kick <-chan struct{}) {
+	tick := time.NewTicker(time.Second)
+	retry := time.NewTimer(0)
+	<-retry.C
+	var gate walkGate
+	// again arms the retry when the reaper does not hear SIGCHLD and the
+	// look just made reaped orphans: more may be exiting.
+	again := func(reaped int) {
+		if reaped > 0 && !reaperListens.Load() {
+			retry.Reset(reapRetry)
+		}
+	}
+	for {
+		select {
+		case <-sigs:
+			if _, blocked := reapExited(); blocked {
+				// One of ours, not yet waited for by its owner,
+				// hides those behind it: its owner is about to
+				// reap it, so look again in a moment.
+				retry.Reset(reapRetry)
+			} else {
+				gate.clear()
+			}
+		case <-kick:
+			// A command's end reaped orphans (reapAfterCommand).
+			retry.Reset(reapRetry)
+		case <-retry.C:
+			n, blocked := reapExited()
+			if !blocked {
+				gate.clear()
+				again(n)
+				break
+			}
+			// One of ours is in front again: under a stream of
+			// spawns it is mostly a newer one its owner reaps
+			// within the next retry, which then reaps whatever
+			// was behind it at the cost of a system call or two.
+			// Only one that stays (reapWalkAfter retries in a
+			// row) makes the reaper read the process table.
+			if !gate.blocked() {
+				retry.Reset(reapRetry)
+				break
+			}
+			again(n + reapOrphans())
+		case <-tick.C:
+			n, blocked := reapExited()
+			if blocked {
+				n += reapOrphans()
+			}
+			again(n)
+		}
+	}
+}
+
+var (
+	reaperOnce, listenOnce sync.Once
+	reaperSigs             chan os.Signal
+	reaperKick             chan struct{}
+	// reaperOn: this process is a subreaper and reaps what it did not
+	// start; reaperListens: it does so on every SIGCHLD.
+	reaperOn, reaperListens atomic.Bool
+)
+
+// reapAfterCommand is the reaper's look at a command's end, run by its
+// owner after the command is reaped (for an exec, after its answer is
+// sent): it reaps the orphans already exited, which the reaper, not
+// listening for SIGCHLD, would otherwise reap only at its next tick. When
+// it reaped any it wakes the reaper, which then looks every reapRetry
+// until a look finds none. It does nothing when the reaper listens (it
+// has looked already) or does not run (the exited children are not this
+// package's to reap).
+func reapAfterCommand() {
+	if !reaperOn.Load() || reaperListens.Load() {
+		return
+	}
+	if n, _ := reapExited(); n > 0 {
+		select {
+		case reaperKick <- struct{}{}:
+		default:
+		}
+	}
+}
 
 // reapRetry is how long after a SIGCHLD the reaper looks again when an
 // exited child of ours (about to be reaped by whoever started it) stood in
-// front of the others.
+// front of the others; and, not listening for SIGCHLD, how long after a
+// look that reaped orphans it looks again.
 const reapRetry = 20 * time.Millisecond
 
 // reapWalkAfter is how many retries in a row must find one of our exited
@@ -1133,35 +1198,54 @@ const maxReapPerPeek = 4096
 
 // reapExited reaps the exited children contain did not start, as they
 // come first among this process's exited children (waitid P_ALL with
-// WNOWAIT names one without reaping it), and reports whether it stopped at
-// one of contain's, which its own waiter reaps: the exited children after
-// it are out of the peek's sight. It costs a system call or two where
-// reading the process table (reapOrphans) costs one open and read per
-// process on the machine.
-func reapExited() (blocked bool) {
+// WNOWAIT names one without reaping it), and reports how many it reaped
+// and whether it stopped at one of contain's, which its own waiter reaps:
+// the exited children after it are out of the peek's sight. It costs a
+// system call or two where reading the process table (reapOrphans) costs
+// one open and read per process on the machine. Its first peek takes no
+// lock: only reaping must exclude forks (startMu), so that a child of
+// ours is never taken for an orphan before it is registered.
+func reapExited() (reaped int, blocked bool) {
+	switch pid := peekExited(); {
+	case pid <= 0:
+		return 0, false // no child, or none exited
+	case startedHere(pid):
+		return 0, true
+	}
 	startMu.Lock()
 	defer startMu.Unlock()
 	for range maxReapPerPeek {
+		pid := peekExited()
+		if pid <= 0 {
+			return reaped, false
+		}
+		if startedHere(pid) {
+			return reaped, true
+		}
+		var ws unix.WaitStatus
+		if got, _ := unix.Wait4(pid, &ws, unix.WNOHANG, nil); got == pid {
+			reaped++
+		}
+	}
+	return reaped, false
+}
+
+// peekExited names an exited child of this process without reaping it: its
+// pid, or 0 when none has exited (or there is no child).
+func peekExited() int {
+	for {
 		var info unix.Siginfo
 		err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
 		if err == unix.EINTR {
 			continue
 		}
-		pid := siginfoPid(&info)
-		if err != nil || pid <= 0 {
-			return false // no child, or none exited
+		if err != nil {
+			return 0
 		}
-		childMu.Lock()
-		_, ours := children[pid]
-		childMu.Unlock()
-		if ours {
-			return true
-		}
-		var ws unix.WaitStatus
-		_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		return siginfoPid(&info)
 	}
-	return false
 }
+
 
 // siginfoPid is si_pid of a SIGCHLD siginfo: the first field of the union
 // after si_signo, si_errno and si_code, aligned as a pointer.
@@ -1172,12 +1256,12 @@ func siginfoPid(info *unix.Siginfo) int {
 }
 
 // reapOrphans waits for every exited child that contain did not start,
-// found through the process table.
-func reapOrphans() {
+// found through the process table, and reports how many it reaped.
+func reapOrphans() (reaped int) {
 	self := os.Getpid()
 	t, err := table()
 	if err != nil {
-		return
+		return 0
 	}
 	startMu.Lock()
 	defer startMu.Unlock()
@@ -1192,8 +1276,11 @@ func reapOrphans() {
 			continue
 		}
 		var ws unix.WaitStatus
-		_, _ = unix.Wait4(p.pid, &ws, unix.WNOHANG, nil)
+		if got, _ := unix.Wait4(p.pid, &ws, unix.WNOHANG, nil); got == p.pid {
+			reaped++
+		}
 	}
+	return reaped
 }
 
 // Kill sends SIGKILL to everything the Manager contains (and, with
