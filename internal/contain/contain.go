@@ -12,7 +12,9 @@
 //     itself) from the caller's thread, locked until the child is reaped.
 //   - Subreaper: this process becomes a child subreaper, so descendants
 //     whose parent exits are re-parented here rather than to init, stay
-//     findable, and are reaped when they exit (no zombies accumulate).
+//     findable, and are reaped when they exit (no zombies accumulate):
+//     on each SIGCHLD, or, with a cgroup v2 leaf per process tree, when
+//     a tree's child is reaped and within about a second (startReaper).
 //   - A walk of descendants through /proc (parent pids), which finds
 //     processes that left their process group or session (setsid).
 //   - A cgroup per started process tree, under one cgroup per scope
