@@ -1246,7 +1246,6 @@ func peekExited() int {
 	}
 }
 
-
 // siginfoPid is si_pid of a SIGCHLD siginfo: the first field of the union
 // after si_signo, si_errno and si_code, aligned as a pointer.
 func siginfoPid(info *unix.Siginfo) int {
