@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"sync"
 )
 
 // stopSignals is the process's one registration with os/signal: the
@@ -26,9 +25,12 @@ import (
 // on this VM cost about a tenth of a `shoal -c 1` start
 // (docs/performance.md, "Cold start: the twentieth round").
 type stopSignals struct {
-	ch      chan os.Signal
-	cancel  context.CancelCauseFunc
-	pending sync.WaitGroup // registrations not yet made
+	ch     chan os.Signal
+	cancel context.CancelCauseFunc
+	// registered is closed once the last registration asked for is made;
+	// they are made one after another (at once, two would contend for
+	// os/signal's lock and the runtime's signal thread).
+	registered chan struct{}
 }
 
 // processStops is main's watcher; nil when run is called by a test, which
@@ -41,11 +43,11 @@ var processStops *stopSignals
 // registered once settle has returned.
 func watchStops(parent context.Context, sigs ...os.Signal) (context.Context, *stopSignals) {
 	ctx, cancel := context.WithCancelCause(parent)
-	w := &stopSignals{ch: make(chan os.Signal, 1), cancel: cancel}
-	w.pending.Add(1)
+	registered := make(chan struct{})
+	w := &stopSignals{ch: make(chan os.Signal, 1), cancel: cancel, registered: registered}
 	go func() {
 		signal.Notify(w.ch, sigs...)
-		w.pending.Done()
+		close(registered)
 		select {
 		case s := <-w.ch:
 			cancel(signalCause(s.String() + " signal received"))
@@ -58,16 +60,18 @@ func watchStops(parent context.Context, sigs ...os.Signal) (context.Context, *st
 // add diverts sig to w too, once settle has returned. add and settle are
 // called by the goroutine that called watchStops.
 func (w *stopSignals) add(sig os.Signal) {
-	w.pending.Add(1)
+	prev, next := w.registered, make(chan struct{})
+	w.registered = next
 	go func() {
-		defer w.pending.Done()
+		<-prev
 		signal.Notify(w.ch, sig)
+		close(next)
 	}()
 }
 
 // settle returns once every signal given to watchStops and add is
 // registered.
-func (w *stopSignals) settle() { w.pending.Wait() }
+func (w *stopSignals) settle() { <-w.registered }
 
 // settleStops is settle of main's watcher (nothing when run is called by
 // a test).
