@@ -57,8 +57,7 @@ the running statement, Ctrl-D on an empty line (or exit) leaves.
 
 func main() {
 	// SIGINT is handled by mode: it stops a script (execute), or only the
-	// running statement of the REPL (interactive). The watcher registers
-	// on goroutines of its own; run settles it before it runs anything.
+	// running statement of the REPL (interactive).
 	ctx, stops := watchStops(context.Background(), syscall.SIGTERM)
 	processStops = stops
 	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -92,7 +91,6 @@ func newShoalFlags() (*flag.FlagSet, *cliFlags) {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		if sub, ok := findSubcommand(args[0]); ok {
-			settleStops()
 			return sub.Run(ctx, args[1:], stdin, stdout, stderr)
 		}
 	}
@@ -127,7 +125,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if name == "" {
 		remote.TTY = true
-		settleStops()
 		return interactive(ctx, stdout, stderr, target)
 	}
 	ctx, stop := interruptible(ctx)
@@ -138,7 +135,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		script, scriptArgs = name, fs.Args()[1:]
 	}
 	if target != nil {
-		settleStops()
 		return executeRemote(ctx, *remote, name, src, script, scriptArgs, stdout, stderr)
 	}
 	return execute(ctx, name, src, script, scriptArgs, stdout, stderr)
@@ -209,7 +205,6 @@ func execute(ctx context.Context, name, src, script string, scriptArgs []string,
 		fmt.Fprint(stderr, diag.FormatStyled(name, src, err, terminalDiagStyles(stderr)))
 		return 2
 	}
-	settleStops() // the script starts with SIGINT and SIGTERM registered (signals.go)
 	v, err := in.EvalProgram(ctx, prog)
 	if code, ok := in.ExitRequested(); ok {
 		return code
