@@ -103,3 +103,59 @@ func waitForChild(t *testing.T, pid int, name string, done <-chan error) int {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestScriptSignalledByFirstStatement: a script's first statement already
+// runs with SIGINT and SIGTERM registered (signals.go): a first statement
+// that signals shoal is cancelled (exit 1, a cancelled diagnostic), where
+// a registration not yet made would leave the signal's default action to
+// kill shoal (exit 130 or 143). A start that registers the signals later,
+// or beside main, to save the hand-offs with the runtime's signal thread
+// must still pass (docs/performance.md, "Cold start: the twentieth
+// round").
+func TestScriptSignalledByFirstStatement(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("signals its parent through /bin/sh")
+	}
+	bin := filepath.Join(binaries(t), "shoal")
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep program")
+	}
+	for _, sig := range []string{"INT", "TERM"} {
+		t.Run(sig, func(t *testing.T) {
+			home := t.TempDir()
+			kill := filepath.Join(home, "kill-parent")
+			if err := os.WriteFile(kill, []byte("#!/bin/sh\nkill -s "+sig+" $PPID\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, "-c", kill+"; "+sleep+" 1000; 1")
+			cmd.Dir = home
+			cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin", "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
+				"XDG_STATE_HOME=" + filepath.Join(home, "state"),
+				// One P: a registration left to a goroutine of its own then
+				// runs only when main lets it, so one still to make when
+				// the script starts is more often caught.
+				"GOMAXPROCS=1"}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err = <-done:
+			case <-time.After(time.Minute): // a hang guard, not a measurement
+				_ = cmd.Process.Kill()
+				t.Fatalf("shoal still running a minute after SIG%s; stderr:\n%s", sig, stderr.String())
+			}
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+				t.Fatalf("after SIG%s from the first statement: %v, want exit status 1; stderr:\n%s", sig, err, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "cancelled") {
+				t.Errorf("after SIG%s the diagnostic does not say cancelled:\n%s", sig, stderr.String())
+			}
+		})
+	}
+}
