@@ -46,3 +46,69 @@ func TestNoComputeHookNoClock(t *testing.T) {
 		t.Fatalf("ticks %d, since %d; want 0, 0", th.hookTicks, th.hookSince)
 	}
 }
+
+// TestWaitHookBeforeWait: an evaluation given a wait hook calls it before
+// a wait that can block (here `sleep`, which gives the session lock up),
+// and one that only computes never calls it.
+func TestWaitHookBeforeWait(t *testing.T) {
+	s := newSession(t)
+	var waits atomic.Int32
+	ctx := WithLeadHooks(context.Background(), &LeadHooks{Wait: func() { waits.Add(1) }})
+	if _, err := s.in.Eval(ctx, "1 + 1"); err != nil {
+		t.Fatal(err)
+	}
+	if n := waits.Load(); n != 0 {
+		t.Fatalf("`1 + 1` called the wait hook %d times; want 0", n)
+	}
+	if _, err := s.in.Eval(ctx, "sleep 1ms"); err != nil {
+		t.Fatal(err)
+	}
+	if n := waits.Load(); n == 0 {
+		t.Fatal("`sleep 1ms` never called the wait hook before it waited")
+	}
+}
+
+// TestWaitHookOnLockWait: an evaluation that has to wait for the session
+// lock (another holds it) calls its wait hook before it waits; one that
+// finds the lock free does not.
+func TestWaitHookOnLockWait(t *testing.T) {
+	s := newSession(t)
+	var waits atomic.Int32
+	ctx := WithLeadHooks(context.Background(), &LeadHooks{Wait: func() { waits.Add(1) }})
+	release, err := s.in.Hold(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.in.Eval(ctx, "1 + 1")
+		done <- err
+	}()
+	for waits.Load() == 0 {
+		select {
+		case err := <-done:
+			t.Fatalf("the evaluation ran while the lock was held (%v)", err)
+		default:
+		}
+		time.Sleep(time.Millisecond)
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := waits.Load(); n != 1 {
+		t.Fatalf("wait hook called %d times; want 1", n)
+	}
+}
+
+// TestBeforeWait: BeforeWait calls the context's wait hook and does
+// nothing without one.
+func TestBeforeWait(t *testing.T) {
+	BeforeWait(context.Background())
+	BeforeWait(WithComputeHook(context.Background(), func() { t.Fatal("the compute hook was called") }))
+	n := 0
+	BeforeWait(WithLeadHooks(context.Background(), &LeadHooks{Wait: func() { n++ }}))
+	if n != 1 {
+		t.Fatalf("wait hook called %d times; want 1", n)
+	}
+}
