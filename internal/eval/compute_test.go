@@ -69,32 +69,27 @@ func TestWaitHookBeforeWait(t *testing.T) {
 }
 
 // TestWaitHookOnLockWait: an evaluation that has to wait for the session
-// lock (another holds it) calls its wait hook before it waits; one that
-// finds the lock free does not.
+// lock (another holds it) calls its wait hook before it waits. Here the
+// hook lets the lock go; without the call the evaluation waits until a
+// one-minute backstop.
 func TestWaitHookOnLockWait(t *testing.T) {
 	s := newSession(t)
-	var waits atomic.Int32
-	ctx := WithLeadHooks(context.Background(), &LeadHooks{Wait: func() { waits.Add(1) }})
 	release, err := s.in.Hold(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := s.in.Eval(ctx, "1 + 1")
-		done <- err
-	}()
-	for waits.Load() == 0 {
-		select {
-		case err := <-done:
-			t.Fatalf("the evaluation ran while the lock was held (%v)", err)
-		default:
+	var waits atomic.Int32
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	backstop := time.AfterFunc(time.Minute, cancel)
+	defer backstop.Stop()
+	ctx = WithLeadHooks(ctx, &LeadHooks{Wait: func() {
+		if waits.Add(1) == 1 {
+			release()
 		}
-		time.Sleep(time.Millisecond)
-	}
-	release()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	}})
+	if _, err := s.in.Eval(ctx, "1 + 1"); err != nil {
+		t.Fatalf("the evaluation waiting for the lock: %v (wait hook called %d times)", err, waits.Load())
 	}
 	if n := waits.Load(); n != 1 {
 		t.Fatalf("wait hook called %d times; want 1", n)

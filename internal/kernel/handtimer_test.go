@@ -2,8 +2,11 @@ package kernel
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/shoalgo/shoal/internal/eval"
 )
 
 // handTimerConn is a connection with just what handCheck touches: its
@@ -234,5 +237,32 @@ func TestLeadCheck(t *testing.T) {
 	c.leadCheck()
 	if len(c.idle) != 1 || c.leadGen.Load() != 2 {
 		t.Fatalf("old request: hand-overs %d, leadGen %d; want 1, 2", len(c.idle), c.leadGen.Load())
+	}
+}
+
+// TestTurnWaitCallsWaitHook: an exec that must wait for its turn calls its
+// evaluation's wait hook first (so the reading is handed over in time),
+// and one whose turn has come does not. Here the hook ends the turn
+// before; without the call the wait lasts until a one-minute backstop.
+func TestTurnWaitCallsWaitHook(t *testing.T) {
+	var ts turnstile
+	first := ts.enter()
+	var waits atomic.Int32
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	backstop := time.AfterFunc(time.Minute, cancel)
+	defer backstop.Stop()
+	ctx = eval.WithLeadHooks(ctx, &eval.LeadHooks{Wait: func() {
+		waits.Add(1)
+		first.leave()
+	}})
+	if err := first.wait(ctx); err != nil || waits.Load() != 0 {
+		t.Fatalf("first turn: err %v, wait hook called %d times; want nil, 0", err, waits.Load())
+	}
+	second := ts.enter()
+	err := second.wait(ctx)
+	second.leave()
+	if err != nil || waits.Load() != 1 {
+		t.Fatalf("second turn: err %v, wait hook called %d times; want nil, 1", err, waits.Load())
 	}
 }
