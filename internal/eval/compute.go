@@ -22,7 +22,20 @@ const ComputeHookEvery = 500 * time.Microsecond
 // clock for ComputeHookEvery.
 const computeHookTicks = 256
 
-type computeHookKey struct{}
+type leadHooksKey struct{}
+
+// LeadHooks are an evaluation's two looks at the request it runs for
+// (the kernel's hand-over of a connection's reading, docs/kernel.md):
+// Compute is called from its checkpoints once it has computed for
+// ComputeHookEvery since it last was, Wait before each wait that can
+// block (every place the evaluation gives the session lock up: a process,
+// sleep, a channel or stream, a task, a pause, the lock itself) and before
+// BeforeWait's callers wait. Either may be nil. Both run on the evaluating
+// goroutine, must return promptly, and may be called from several threads
+// of one evaluation at once.
+type LeadHooks struct {
+	Compute, Wait func()
+}
 
 // WithComputeHook returns a context under which evaluations started with
 // Eval (and every thread they start) call f at a checkpoint once they
@@ -31,12 +44,28 @@ type computeHookKey struct{}
 // must return promptly; it may be called from several threads of one
 // evaluation at once.
 func WithComputeHook(ctx context.Context, f func()) context.Context {
-	return context.WithValue(ctx, computeHookKey{}, f)
+	return WithLeadHooks(ctx, &LeadHooks{Compute: f})
 }
 
-func computeHookFrom(ctx context.Context) func() {
-	f, _ := ctx.Value(computeHookKey{}).(func())
-	return f
+// WithLeadHooks returns a context under which evaluations started with
+// Eval (and every thread they start) call h's hooks. h is not copied: a
+// caller may make it once and pass it to many evaluations.
+func WithLeadHooks(ctx context.Context, h *LeadHooks) context.Context {
+	return context.WithValue(ctx, leadHooksKey{}, h)
+}
+
+func leadHooksFrom(ctx context.Context) *LeadHooks {
+	h, _ := ctx.Value(leadHooksKey{}).(*LeadHooks)
+	return h
+}
+
+// BeforeWait calls ctx's wait hook (WithLeadHooks), if it has one: work
+// done for an evaluation outside it (the kernel's wait for a request's
+// turn) calls it before it blocks.
+func BeforeWait(ctx context.Context) {
+	if h := leadHooksFrom(ctx); h != nil && h.Wait != nil {
+		h.Wait()
+	}
 }
 
 // computeEpoch is the origin of computeNow.

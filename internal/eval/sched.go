@@ -48,6 +48,7 @@ func (s *sched) acquire(ctx context.Context) error {
 		return nil
 	default:
 	}
+	BeforeWait(ctx)
 	s.waiting.Add(1)
 	defer s.waiting.Add(-1)
 	select {
@@ -86,8 +87,12 @@ type strand struct {
 
 // unlocked runs f with the session lock given up, when this goroutine
 // holds it: f must touch no session state. Code that runs without the lock
-// (a host callback) runs f directly.
+// (a host callback) runs f directly. Either way f is a wait that can
+// block, so the thread's wait hook (LeadHooks) is called first.
 func (t *thread) unlocked(f func()) {
+	if t.wait != nil {
+		t.wait()
+	}
 	st := t.st
 	if st == nil || !st.held {
 		f()

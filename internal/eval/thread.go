@@ -56,6 +56,7 @@ type thread struct {
 	ticks   uint32        // calls made, for periodic cancellation checks
 	pause   *Pause        // holds the evaluation while its task is suspended
 	hook    func()        // the compute hook (compute.go); nil: none
+	wait    func()        // the wait hook (LeadHooks.Wait); nil: none
 	// hookTicks and hookSince: checkpoints since the clock was last read,
 	// and when the hook was last called (computeCheck; 0: not yet).
 	hookTicks uint32
@@ -79,11 +80,16 @@ func newThread(in *Interp, ctx context.Context, st *strand) *thread {
 	if in == nil || ctx == nil || st == nil {
 		panic("eval: a thread needs its session, a context and a strand")
 	}
+	var hook, wait func()
+	if h := leadHooksFrom(ctx); h != nil {
+		hook, wait = h.Compute, h.Wait
+	}
 	return &thread{
 		in:       in,
 		ctx:      ctx,
 		pause:    pauseFrom(ctx),
-		hook:     computeHookFrom(ctx),
+		hook:     hook,
+		wait:     wait,
 		host:     in.host,
 		dir:      in.dir,
 		env:      in.env,

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	membudget "github.com/shoalgo/shoal/internal/budget"
+	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/events"
 	"github.com/shoalgo/shoal/proto"
 )
@@ -58,10 +59,12 @@ type conn struct {
 	// does: idleFollower); readEnd carries the last reader's flush to
 	// serve.
 	leadGen      atomic.Uint64
-	leadSince    atomic.Int64 // monoNow when the current leader's request started
-	handTimer    *time.Timer  // armed while handArmed (handtimer.go)
-	handArmed    atomic.Bool
-	leadCheckFn  func() // leadCheck, made once: a computing evaluation's hook (lead.go)
+	leadSince    atomic.Int64    // monoNow when the current leader's request started
+	handTimer    *time.Timer     // armed while handDue is not 0 (handtimer.go)
+	handMu       sync.Mutex      // orders the timer's Resets with handDue
+	handDue      atomic.Int64    // monoNow when the armed timer is due; 0: disarmed
+	handPrecise  atomic.Uint64   // leadGen of the request that wants the timer HandoffDelay from its start
+	leadHooks    *eval.LeadHooks // leadCheck and leadWait, made once: an exec's evaluation's hooks (lead.go)
 	idle         chan struct{}
 	idleFollower atomic.Bool
 	readEnd      chan bool
@@ -95,7 +98,7 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 		readEnd: make(chan bool, 1),
 	}
 	c.handTimer = time.AfterFunc(time.Hour, c.handCheck)
-	c.leadCheckFn = c.leadCheck
+	c.leadHooks = &eval.LeadHooks{Compute: c.leadCheck, Wait: c.leadWait}
 	c.handTimer.Stop()
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
 	c.wrote = func(b []byte) { c.win.written(frameCost(b)) }

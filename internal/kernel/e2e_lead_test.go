@@ -56,8 +56,8 @@ func TestE2ELeaderHandsReadingOver(t *testing.T) {
 // by short requests (handtimer.go), so a long exec that starts just after
 // a short one finds it due before the long one has run HandoffDelay; it
 // must still be handed over (the timer re-armed for what remains). Each
-// round first lets the connection idle for a few HandoffDelays, so that the
-// timer fires with nothing leading and is disarmed; the short exec then
+// round first lets the connection idle for a few HandoffFallbacks, so that
+// the timer fires with nothing leading and is disarmed; the short exec then
 // arms it and the long exec starts well within HandoffDelay of that.
 // (Without the re-arm, the rounds' task.cancel is never read.)
 func TestE2EHandOverAfterShortRequests(t *testing.T) {
@@ -71,7 +71,7 @@ func TestE2EHandOverAfterShortRequests(t *testing.T) {
 				t.Fatalf("round %d: short exec = %+v, %v; want 2", round, res, err)
 			}
 		}
-		time.Sleep(5 * kernel.HandoffDelay)
+		time.Sleep(3 * kernel.HandoffFallback)
 		if _, err := first.Exec(testCtx(t), client.ExecParams{Src: "1 + 1"}); err != nil {
 			t.Fatal(err)
 		}

@@ -119,6 +119,11 @@ func handleExec(ctx context.Context, c *call) (any, error) {
 		p.watch = c.watchExec
 	}
 	p.lead = c.conn
+	if !p.runMode() {
+		// A plan's or an approved exec's path commits and waits outside
+		// the evaluation's hooks: the precise hand-over from its start.
+		c.conn.leadWait()
+	}
 	switch p.Mode {
 	case "plan":
 		return c.execPlan(ctx, &p)

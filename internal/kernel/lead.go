@@ -26,10 +26,16 @@ func (c *conn) lead(m *method, call *call) bool {
 	pending := c.fr.Pending() > 0
 	c.leadSince.Store(monoNow()) // before leadGen turns odd: see handCheck
 	g := c.leadGen.Add(1)
-	if pending {
+	switch {
+	case pending:
 		c.handOver() // more input waits: read it meanwhile
-	} else {
-		c.armHandTimer(HandoffDelay)
+	case m.armsWaits:
+		// Only the fallback: the request arms the precise timer itself
+		// where it is about to wait (leadWait).
+		c.armHandIn(HandoffFallback)
+	default:
+		c.handPrecise.Store(g)
+		c.armHandIn(HandoffDelay)
 	}
 	c.runSlot(m, call)
 	// The timer is left armed: when it fires it looks at whichever
@@ -80,6 +86,25 @@ func (c *conn) follow() {
 			return
 		}
 	}
+}
+
+// leadWait is the wait hook of an exec's evaluation (eval.LeadHooks),
+// also called before an exec waits for its turn: the request leading is
+// about to wait, so the hand-over timer is armed to hand the reading over
+// HandoffDelay after that request started, or the reading is handed over
+// now if it has led that long. Like leadCheck it looks at whichever
+// request leads (an async exec's wait arms the timer for it: harmless).
+func (c *conn) leadWait() {
+	g, ran, ok := c.leadAge()
+	if !ok || c.handPrecise.Load() == g {
+		return // nothing leads, or the timer is precise for it already
+	}
+	c.handPrecise.Store(g)
+	if ran >= HandoffDelay {
+		c.handOverFrom(g) // the new reader runs when this one parks
+		return
+	}
+	c.armHandIn(HandoffDelay - ran)
 }
 
 // leadCheck is handCheck's look at the request leading, made by a

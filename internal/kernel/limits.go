@@ -67,6 +67,15 @@ const (
 	// pipelined request sent meanwhile waits to be read.
 	HandoffDelay = time.Millisecond
 
+	// HandoffFallback bounds the same wait while an exec runs Go code of
+	// the kernel's that neither computes in the evaluator nor waits where
+	// the evaluator or the exec's turn waits (e.g. a journal commit): only
+	// a timer this far ahead is armed for it (handtimer.go). Five of the
+	// host's 4 ms ticks: the runtime's poller blocks with a timeout under
+	// one tick only in the last fifth of the timer's period (an armed
+	// timer's deadline comes nearer as the connection works).
+	HandoffFallback = 20 * time.Millisecond
+
 	// DrainGrace is how long a connection whose peer stopped sending
 	// lets its in-flight requests finish before cancelling them.
 	DrainGrace = 5 * time.Second

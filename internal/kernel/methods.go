@@ -25,6 +25,11 @@ type method struct {
 	// the reader, holding a source slot, when one is free, and otherwise
 	// on its own goroutine, waiting for one (sourcework.go).
 	source bool
+	// armsWaits: the handler arms the hand-over timer for HandoffDelay
+	// itself before it waits (lead.go, leadWait), so the request starts
+	// with only the fallback armed; every other method that leads wants
+	// the timer HandoffDelay from its start.
+	armsWaits bool
 	// prepare, when set, runs on the reader before the handler is
 	// scheduled, to reserve the request's place in its session's order.
 	prepare func(*call)
@@ -49,7 +54,7 @@ func init() {
 		proto.MethodComplete:      {handle: handleComplete},
 		proto.MethodExplain:       {source: true, handle: handleExplain},
 
-		proto.MethodExec:        {prepare: enterTurn, handle: handleExec},
+		proto.MethodExec:        {prepare: enterTurn, armsWaits: true, handle: handleExec},
 		proto.MethodValueGet:    {handle: handleValueGet},
 		proto.MethodSessionEnv:  {handle: handleSessionEnv},
 		proto.MethodSessionReef: {handle: handleSessionReef},

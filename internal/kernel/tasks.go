@@ -187,8 +187,8 @@ func (s *Server) execWork(sess *session, att *attachment, p *execParams, tr *tur
 		defer release()
 		ctx = host.WithGroupHook(eval.WithPause(ctx, pause), suspendHook)
 		ctx = withOrigin(ctx, att)
-		if p.lead != nil && p.lead.leadCheckFn != nil {
-			ctx = eval.WithComputeHook(ctx, p.lead.leadCheckFn)
+		if p.lead != nil && p.lead.leadHooks != nil {
+			ctx = eval.WithLeadHooks(ctx, p.lead.leadHooks)
 		}
 		if p.watch != nil {
 			defer p.watch(ctx)()

@@ -3,6 +3,8 @@ package kernel
 import (
 	"context"
 	"sync"
+
+	"github.com/shoalgo/shoal/internal/eval"
 )
 
 // turnstile orders work on one session: turns are taken in the order
@@ -43,6 +45,7 @@ func (tr *turn) wait(ctx context.Context) error {
 		return nil
 	default:
 	}
+	eval.BeforeWait(ctx) // an exec's: the reading is handed over in time
 	select {
 	case <-tr.prev:
 		return nil
