@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shoalgo/shoal/internal/contain"
+	"github.com/shoalgo/shoal/internal/procname"
 	"github.com/shoalgo/shoal/internal/sysmon"
 )
 
@@ -109,5 +111,41 @@ func TestKernelKeepsMonitorAwake(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSupervisorNamed: the kernel's supervisor, run again from
+// /proc/self/exe, shows in ps, top and pgrep by a name of its own (not
+// "exe", and not the kernel's, which pkill shoal-kernel would match).
+func TestSupervisorNamed(t *testing.T) {
+	_, pid := startWithEnv(t, nil)
+	want := contain.SupervisorName[:procname.MaxLen] + "\n"
+	var found []string
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !slices.Contains(strings.Split(string(cmdline), "\x00"), contain.SupervisorCommand) ||
+			!slices.Contains(strings.Split(string(cmdline), "\x00"), strconv.Itoa(pid)) {
+			continue
+		}
+		comms, _ := filepath.Glob("/proc/" + strconv.Itoa(child) + "/task/*/comm")
+		for _, comm := range comms {
+			if b, err := os.ReadFile(comm); err == nil {
+				found = append(found, comm)
+				if string(b) != want {
+					t.Errorf("%s = %q, want %q", comm, b, want)
+				}
+			}
+		}
+	}
+	if len(found) == 0 {
+		t.Fatalf("no supervisor of kernel %d found in /proc", pid)
 	}
 }

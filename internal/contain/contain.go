@@ -85,6 +85,11 @@ const (
 // supervisor (see Manager.StartSupervisor and RunSupervisor).
 const SupervisorCommand = "__shoal_contain_supervisor"
 
+// SupervisorName is the supervisor's process name (what ps, top and pgrep
+// show): the kernel keeps 15 bytes of it, "shoal-superviso", as it keeps
+// "systemd-journal" of systemd-journald.
+const SupervisorName = "shoal-supervisor"
+
 // Thread runs body on an OS thread of its own, made ready first (the
 // sandbox confines it: sandbox.Confinement.Run), and returns once body
 // has returned; or, when the thread cannot be made ready, returns the

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shoalgo/shoal/internal/procname"
 )
 
 // maxSupervisorKnown bounds the descendants the supervisor remembers.
@@ -120,6 +122,10 @@ func RunSupervisor(args []string) int {
 		fmt.Fprintln(os.Stderr, "supervisor: unknown mode", mode)
 		return 2
 	}
+	// Run from /proc/self/exe it would be "exe" in ps, top and pgrep:
+	// it takes a name of its own, distinct from its kernel's, so that
+	// pkill shoal-kernel does not end the one process meant to outlive it.
+	_ = procname.Set(SupervisorName)
 	// Only the end of the pipe ends the supervisor.
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	pipe := os.NewFile(3, "supervisor-pipe")

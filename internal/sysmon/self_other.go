@@ -12,10 +12,3 @@ func self() string {
 	}
 	return p
 }
-
-// processName is "": the re-executed run keeps the name of the path it was
-// started from, which self gives.
-func processName() string { return "" }
-
-// rename does nothing where processName is "".
-func rename(string) error { return nil }

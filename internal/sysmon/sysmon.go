@@ -40,6 +40,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/shoalgo/shoal/internal/procname"
 )
 
 // Period is the schedtrace set, in milliseconds: the greatest the runtime
@@ -134,7 +136,7 @@ func names(godebug, key string) bool {
 // re-executed run it puts the environment back as it was started with.
 // When GODEBUG already names schedtrace it does nothing.
 func Apply() error {
-	s := plan(os.Environ(), processName())
+	s := plan(os.Environ(), procname.Get())
 	switch {
 	case s.restore:
 		var err error
@@ -150,7 +152,7 @@ func Apply() error {
 			err = os.Unsetenv(NameEnv)
 		}
 		if err == nil && s.name != "" {
-			err = rename(s.name)
+			err = procname.Set(s.name)
 		}
 		return err
 	case s.reexec == nil:
