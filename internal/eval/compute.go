@@ -9,7 +9,7 @@ import (
 // runs on its processor until the runtime preempts it (10 ms): the Go
 // timers due there wait as long, the kernel's hand-over of a
 // connection's reading among them (docs/performance.md, "exec "1 + 1" on
-// the new machine"). An evaluation given a compute hook (WithComputeHook)
+// the new machine"). An evaluation given a compute hook (WithLeadHooks)
 // calls it from its checkpoints once it has computed for ComputeHookEvery
 // since it last did, so the kernel can look at its request's age on the
 // evaluation's own goroutine, with no timer.
@@ -27,24 +27,15 @@ type leadHooksKey struct{}
 // LeadHooks are an evaluation's two looks at the request it runs for
 // (the kernel's hand-over of a connection's reading, docs/kernel.md):
 // Compute is called from its checkpoints once it has computed for
-// ComputeHookEvery since it last was, Wait before each wait that can
-// block (every place the evaluation gives the session lock up: a process,
-// sleep, a channel or stream, a task, a pause, the lock itself) and before
-// BeforeWait's callers wait. Either may be nil. Both run on the evaluating
+// ComputeHookEvery since it last was (or since it started looking at the
+// clock), Wait before each wait that can block (every place the
+// evaluation gives the session lock up: a process, sleep, a channel or
+// stream, a task, a pause, the lock itself) and before BeforeWait's
+// callers wait. Either may be nil. Both run on the evaluating
 // goroutine, must return promptly, and may be called from several threads
 // of one evaluation at once.
 type LeadHooks struct {
 	Compute, Wait func()
-}
-
-// WithComputeHook returns a context under which evaluations started with
-// Eval (and every thread they start) call f at a checkpoint once they
-// have computed for ComputeHookEvery since they last called it or
-// started looking at the clock. f runs on the evaluating goroutine and
-// must return promptly; it may be called from several threads of one
-// evaluation at once.
-func WithComputeHook(ctx context.Context, f func()) context.Context {
-	return WithLeadHooks(ctx, &LeadHooks{Compute: f})
 }
 
 // WithLeadHooks returns a context under which evaluations started with

@@ -21,10 +21,10 @@ func TestComputeHookWhileComputing(t *testing.T) {
 	backstop := time.AfterFunc(time.Minute, cancel)
 	defer backstop.Stop()
 	var calls atomic.Int32
-	ctx = WithComputeHook(ctx, func() {
+	ctx = WithLeadHooks(ctx, &LeadHooks{Compute: func() {
 		calls.Add(1)
 		cancel()
-	})
+	}})
 	_, err := s.in.Eval(ctx, "var i = 0\nwhile true { i += 1 }")
 	if calls.Load() == 0 {
 		t.Fatalf("the compute hook was never called while the loop ran (it ended with %v)", err)
@@ -100,7 +100,7 @@ func TestWaitHookOnLockWait(t *testing.T) {
 // nothing without one.
 func TestBeforeWait(t *testing.T) {
 	BeforeWait(context.Background())
-	BeforeWait(WithComputeHook(context.Background(), func() { t.Fatal("the compute hook was called") }))
+	BeforeWait(WithLeadHooks(context.Background(), &LeadHooks{Compute: func() { t.Fatal("the compute hook was called") }}))
 	n := 0
 	BeforeWait(WithLeadHooks(context.Background(), &LeadHooks{Wait: func() { n++ }}))
 	if n != 1 {

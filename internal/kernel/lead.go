@@ -108,7 +108,7 @@ func (c *conn) leadWait() {
 }
 
 // leadCheck is handCheck's look at the request leading, made by a
-// computing evaluation from its checkpoints (eval.WithComputeHook) rather
+// computing evaluation from its checkpoints (eval.LeadHooks.Compute) rather
 // than by the hand-over timer: while a request computes on the reading
 // goroutine, the timer, due on that goroutine's processor with no thread
 // waiting in the poller for it, runs only once the runtime preempts the
