@@ -256,11 +256,6 @@ type Containment struct {
 	Pdeathsig bool `json:"pdeathsig"`
 	// Cgroup is "v2:<dir>" or "v1:<dir>" (the cgroup directory), or "none".
 	Cgroup string `json:"cgroup"`
-	// CPU is the CPU scheduling group the kernel shares with its commands:
-	// "v1:<dir>" (a v1 cpu cgroup of its own), "v2:<dir>" (its v2 cgroup,
-	// which has the cpu controller), or "none" (each command's session is
-	// an autogroup of its own, where the scheduler has them).
-	CPU string `json:"cpu"`
 	// Walk: descendants are found through /proc, whatever their process
 	// group or session.
 	Walk bool `json:"walk"`

@@ -205,10 +205,7 @@ func serve(o *options, stderr io.Writer) error {
 	// --no-cgroups leaves the subreaper, the walk of descendants and the
 	// supervisor (for machines whose cgroups misbehave, and to test that
 	// containment holds without them).
-	// With cgroups, the kernel and its commands share one CPU group of
-	// the kernel's own instead of one root-level autogroup per command's
-	// session (contain.Config.CPUGroup; kernel.info's containment.cpu).
-	procs := contain.New(contain.Config{Subreaper: true, Cgroups: !o.noCgroups, CPUGroup: true})
+	procs := contain.New(contain.Config{Subreaper: true, Cgroups: !o.noCgroups})
 	if err := procs.StartSupervisor("/proc/self/exe"); err != nil {
 		log.Warn("no supervisor: processes may outlive a killed kernel", "err", err)
 	}

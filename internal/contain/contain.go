@@ -45,12 +45,6 @@ type Features struct {
 	// Cgroup is "v2:<dir>" or "v1:<dir>" (the Manager's cgroup
 	// directory), or "none".
 	Cgroup string `json:"cgroup"`
-	// CPU is the CPU scheduling group this process shares with what it
-	// starts (Config.CPUGroup): "v1:<dir>" (a v1 cpu cgroup it moved
-	// into), "v2:<dir>" (the Manager's v2 cgroup, which has the cpu
-	// controller), or "none" (each command's session is an autogroup of
-	// its own, where the scheduler has them).
-	CPU string `json:"cpu"`
 	// Walk: descendants are found through /proc, whatever their process
 	// group or session.
 	Walk bool `json:"walk"`
@@ -67,11 +61,6 @@ type Config struct {
 	Subreaper bool
 	// Cgroups tries to create a cgroup hierarchy for the Manager.
 	Cgroups bool
-	// CPUGroup puts this process and everything it starts in one CPU
-	// scheduling group of its own when Cgroups found a hierarchy and the
-	// machine allows it (see cpuGroup). It moves the whole process: set
-	// it in a long-lived server, not in a library user.
-	CPUGroup bool
 	// Name prefixes the Manager's cgroup directory (default "shoal");
 	// the directory is <Name>-<pid>.
 	Name string

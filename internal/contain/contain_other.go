@@ -21,7 +21,7 @@ type Manager struct{}
 func New(Config) *Manager { return &Manager{} }
 
 // Features reports that no mechanism is active.
-func (m *Manager) Features() Features { return Features{Cgroup: "none", CPU: "none"} }
+func (m *Manager) Features() Features { return Features{Cgroup: "none"} }
 
 // NewScope returns an empty scope.
 func (m *Manager) NewScope() *Scope { return &Scope{procs: map[*Proc]struct{}{}} }

@@ -26,8 +26,7 @@ var ErrClosed = errors.New("contain: closed")
 // gives nil Scopes, which still start children with Pdeathsig and end
 // their trees through /proc.
 type Manager struct {
-	cg        *cgroups  // nil: no cgroup hierarchy usable
-	cpu       *cpuGroup // nil: none (Config.CPUGroup unset, or unusable)
+	cg        *cgroups // nil: no cgroup hierarchy usable
 	subreaper bool
 	// clonePlace: v2 children are placed in their cgroup by clone3
 	// (CLONE_INTO_CGROUP); cleared if that fails once, after which they
@@ -57,9 +56,6 @@ func New(cfg Config) *Manager {
 		m.cg = detectCgroups(name)
 		if m.cg != nil && m.cg.kind == cgV2 {
 			m.clonePlace.Store(canMigrate(m.cg.root))
-		}
-		if cfg.CPUGroup {
-			m.cpu = newCPUGroup(m.cg, name+"-"+strconv.Itoa(os.Getpid()))
 		}
 	}
 	if cfg.Subreaper {
@@ -93,13 +89,12 @@ func lastElem(p string) string {
 // Features reports the mechanisms in force.
 func (m *Manager) Features() Features {
 	if m == nil {
-		return Features{Pdeathsig: true, Cgroup: "none", CPU: "none", Walk: true}
+		return Features{Pdeathsig: true, Cgroup: "none", Walk: true}
 	}
 	return Features{
 		Subreaper:  m.subreaper,
 		Pdeathsig:  true,
 		Cgroup:     m.cg.describe(),
-		CPU:        m.cpu.describe(),
 		Walk:       true,
 		Supervisor: m.superPid.Load() != 0,
 	}
@@ -159,7 +154,6 @@ func (m *Manager) Close() {
 	if m.cg != nil {
 		_ = m.cg.remove(m.cg.root, DrainTimeout)
 	}
-	m.cpu.leave()
 }
 
 // KillDescendants sends SIGKILL to every descendant of this process except
@@ -381,7 +375,6 @@ func (s *Scope) start(attr *syscall.SysProcAttr, fork func() (int, error), reset
 	if err != nil {
 		return nil, err
 	}
-	s.m.cpu.wait()
 	p.cg, p.cgFDs = leaf, fds
 	cg := s.m.cg
 	clone := leaf != "" && cg.kind == cgV2 && s.m.clonePlace.Load()

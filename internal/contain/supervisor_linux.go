@@ -22,12 +22,11 @@ import (
 const maxSupervisorKnown = 1 << 16
 
 // StartSupervisor starts exe (normally this program, /proc/self/exe) as the
-// supervisor: `exe SupervisorCommand <pid> <mode> <dir> [<cpu dir>]` with
-// the read end of a pipe as descriptor 3. This process holds the write end
-// until it exits, however it exits; the supervisor then ends the Manager's
-// cgroup (or, without one, every descendant of this process it has seen)
-// and removes it, and removes the v1 cpu group (Config.CPUGroup), ending
-// what is still in it. The program must call RunSupervisor when it sees
+// supervisor: `exe SupervisorCommand <pid> <mode> <dir>` with the read end
+// of a pipe as descriptor 3. This process holds the write end until it
+// exits, however it exits; the supervisor then ends the Manager's cgroup
+// (or, without one, every descendant of this process it has seen) and
+// removes it. The program must call RunSupervisor when it sees
 // SupervisorCommand as its first argument.
 func (m *Manager) StartSupervisor(exe string) error {
 	if m == nil {
@@ -49,13 +48,9 @@ func (m *Manager) StartSupervisor(exe string) error {
 			mode = "v1"
 		}
 	}
-	args := []string{exe, SupervisorCommand, strconv.Itoa(os.Getpid()), mode, dir}
-	if cpu := m.cpu.v1Dir(); cpu != "" {
-		args = append(args, cpu)
-	}
 	cmd := &exec.Cmd{
 		Path:       exe,
-		Args:       args,
+		Args:       []string{exe, SupervisorCommand, strconv.Itoa(os.Getpid()), mode, dir},
 		Dir:        "/",
 		Env:        []string{},
 		ExtraFiles: []*os.File{r},
@@ -104,17 +99,9 @@ func (m *Manager) Deadline(d time.Duration) bool {
 // happens when the process that started it exits, then ends what that
 // process left behind and returns the exit status.
 func RunSupervisor(args []string) int {
-	if len(args) != 3 && len(args) != 4 {
-		fmt.Fprintln(os.Stderr, "supervisor: want <pid> <mode> <dir> [<cpu dir>]")
+	if len(args) != 3 {
+		fmt.Fprintln(os.Stderr, "supervisor: want <pid> <mode> <dir>")
 		return 2
-	}
-	cpuDir := ""
-	if len(args) == 4 {
-		cpuDir = args[3]
-		// Forked before or after its parent moved into its cpu group: out
-		// of it, so that the group can be removed once the parent is
-		// gone. Nothing here needs the group's CPU.
-		leaveCPUGroup(cpuDir)
 	}
 	parent, err := strconv.Atoi(args[0])
 	if err != nil || parent <= 1 {
@@ -192,9 +179,6 @@ func RunSupervisor(args []string) int {
 	}
 	if cg != nil {
 		_ = cg.remove(cg.root, DrainTimeout)
-	}
-	if cpuDir != "" {
-		cleanCPUGroup(cpuDir, self)
 	}
 	return 0
 }

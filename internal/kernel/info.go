@@ -106,5 +106,5 @@ func (s *Server) features() map[string]bool {
 // containment is kernel.info's containment: which mechanisms end the
 // processes sessions start.
 func containment(f contain.Features) *proto.Containment {
-	return &proto.Containment{Subreaper: f.Subreaper, Pdeathsig: f.Pdeathsig, Cgroup: f.Cgroup, CPU: f.CPU, Walk: f.Walk, Supervisor: f.Supervisor}
+	return &proto.Containment{Subreaper: f.Subreaper, Pdeathsig: f.Pdeathsig, Cgroup: f.Cgroup, Walk: f.Walk, Supervisor: f.Supervisor}
 }
