@@ -108,8 +108,8 @@ func TestHostileJournalDiskBudget(t *testing.T) {
 	}
 	// The last check may still be running: the state settles within the
 	// budget plus its documented slack (docs/kernel.md, "Journal and
-	// blobs": a sixteenth of the budget and one output stored since the
-	// last check, a WAL of up to an eighth, the database file's free
+	// blobs": 128 KiB of rows and outputs and one output stored since
+	// the last check, a WAL of up to an eighth, the database file's free
 	// pages), a quarter of the budget here.
 	const slack = budget / 4
 	var total, wal int64

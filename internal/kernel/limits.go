@@ -184,13 +184,20 @@ const BlobSyncInterval = 500 * time.Millisecond
 // blobs"): the tunable bounds are Limits.JournalMaxBytes and
 // Limits.JournalMaxOutput; these fix how it is enforced.
 const (
-	// RetentionEvery is how many finished rows pass between checks of the
-	// budget; a check also follows once the outputs stored since the last
-	// one reach a sixteenth of the budget (RetentionKickShare), and every
-	// RetentionInterval.
-	RetentionEvery     = 64
-	RetentionKickShare = 16
-	RetentionInterval  = 30 * time.Second
+	// A check of the budget is due once the bytes written since the last
+	// one reach a RetentionHeadroomShare-th of the headroom that check
+	// measured (the budget less the state), and at least every
+	// RetentionMinCheckBytes; and every RetentionInterval. The bytes are
+	// the outputs stored (exactly) and, for each finished row, its
+	// source, AST and effects plus RetentionRowBytes (the row's other
+	// columns, its index entries and its intent-log frame: an estimate
+	// that TestRetentionRowEstimate holds above what rows take). So a
+	// state far under the budget is checked rarely, and one near it (or
+	// over it) every 128 KiB: about every 32 small rows.
+	RetentionHeadroomShare = 4
+	RetentionRowBytes      = 4 << 10
+	RetentionMinCheckBytes = 32 * RetentionRowBytes
+	RetentionInterval      = 30 * time.Second
 	// RetentionLowWater is the share of the budget, in percent, a pass
 	// prunes down to once the state exceeds the budget, so that the next
 	// rows do not each start a pass.

@@ -18,9 +18,13 @@ import (
 // (journal.DB.Prune, which keeps every unfinished row) down to
 // RetentionLowWater percent of the budget, and the blobs no remaining row
 // names are swept. Checks run off the exec path, on the retention
-// goroutine, told by finished rows (every RetentionEvery, or once the
-// outputs stored since the last check reach a RetentionKickShare-th of the
-// budget) and woken every RetentionInterval.
+// goroutine, told by finished rows once the bytes written since the last
+// check (outputs stored, rows estimated: rowBytes) reach the share of the
+// headroom that check left (due; RetentionHeadroomShare), and woken every
+// RetentionInterval. A kernel far under its budget wakes the goroutine
+// rarely: waking it every few dozen rows, as an earlier version did, cost
+// an exec "1 + 1" about a tenth of its round trip (docs/performance.md,
+// "The disk budget's check").
 //
 // One output over Limits.JournalMaxOutput is stored as its first
 // JournalMaxOutput bytes: its row's output keeps the output's whole
@@ -47,9 +51,12 @@ type retention struct {
 	pmu     sync.Mutex
 	pending map[string]int // hash -> rows holding it until they commit
 
-	commits atomic.Int64 // rows finished since the last check
-	added   atomic.Int64 // output bytes stored since the last check
-	kick    chan struct{}
+	rows  atomic.Int64 // estimated bytes of the rows finished since the last check (rowBytes)
+	added atomic.Int64 // output bytes stored since the last check
+	// due is rows+added at which the next check is due: set by each
+	// check from the headroom it measured (setDue).
+	due  atomic.Int64
+	kick chan struct{}
 
 	// casBytes is the blob store's size as last measured and since
 	// estimated (retention goroutine only).
@@ -86,6 +93,20 @@ func (j *journalStore) initRetention(l Limits) {
 	j.ret.maxOutput = l.JournalMaxOutput
 	j.ret.pending = map[string]int{}
 	j.ret.kick = make(chan struct{}, 1)
+	j.ret.due.Store(RetentionMinCheckBytes) // until the first check measures
+}
+
+// setDue sets when the next check is due, from the state's bytes a check
+// measured: after a RetentionHeadroomShare-th of what is left of the
+// budget, at least every RetentionMinCheckBytes.
+func (r *retention) setDue(state int64) {
+	r.due.Store(max((r.max-state)/RetentionHeadroomShare, RetentionMinCheckBytes))
+}
+
+// rowBytes is what a finished row counts towards the next check: its
+// source, AST and effects, and RetentionRowBytes for the rest of it.
+func rowBytes(e *journal.Entry) int64 {
+	return int64(len(e.Src)+len(e.AST)+len(e.Effects)) + RetentionRowBytes
 }
 
 // store stores one output of the row r is writing and holds its blob
@@ -130,7 +151,7 @@ func (r *execRow) settle() {
 	if j.ret.max <= 0 {
 		return
 	}
-	if j.ret.commits.Add(1) >= RetentionEvery || j.ret.added.Load() >= j.ret.max/RetentionKickShare {
+	if j.ret.rows.Add(rowBytes(&r.e))+j.ret.added.Load() >= j.ret.due.Load() {
 		select {
 		case j.ret.kick <- struct{}{}:
 		default:
@@ -182,7 +203,7 @@ func (s *Server) retainLoop() {
 func (s *Server) retainPass(measure bool) error {
 	j := s.journal
 	r := &j.ret
-	r.commits.Store(0)
+	r.rows.Store(0)
 	added := r.added.Swap(0)
 	live, err := j.dbBytes()
 	if err != nil {
@@ -190,8 +211,10 @@ func (s *Server) retainPass(measure bool) error {
 	}
 	if !measure && live+r.casBytes+added <= r.max {
 		r.casBytes += added // an estimate (a repeated output is stored once), corrected by the next walk
+		r.setDue(live + r.casBytes)
 		return nil
 	}
+	defer func() { r.setDue(live + r.casBytes) }()
 	if _, r.casBytes, err = j.cas.Usage(); err != nil {
 		return err
 	}
