@@ -200,21 +200,28 @@ func (s *Server) retainLoop() {
 // sweeps in rounds until it is under RetentionLowWater percent of it (or
 // nothing more can go). measure asks for a walk of the blob store even
 // when the running estimate says the state is within the budget.
-func (s *Server) retainPass(measure bool) error {
+func (s *Server) retainPass(measure bool) (err error) {
 	j := s.journal
 	r := &j.ret
+	var live int64
+	defer func() {
+		if err != nil {
+			// Nothing firm was measured, or nothing is left to prune:
+			// check again soon.
+			r.due.Store(RetentionMinCheckBytes)
+			return
+		}
+		r.setDue(live + r.casBytes)
+	}()
 	r.rows.Store(0)
 	added := r.added.Swap(0)
-	live, err := j.dbBytes()
-	if err != nil {
+	if live, err = j.dbBytes(); err != nil {
 		return err
 	}
 	if !measure && live+r.casBytes+added <= r.max {
 		r.casBytes += added // an estimate (a repeated output is stored once), corrected by the next walk
-		r.setDue(live + r.casBytes)
 		return nil
 	}
-	defer func() { r.setDue(live + r.casBytes) }()
 	if _, r.casBytes, err = j.cas.Usage(); err != nil {
 		return err
 	}
