@@ -266,6 +266,13 @@ func arrayAnswer(line []byte, id int) (int, error) {
 // serveBenchKernel serves a kernel of cfg on a socket in base until the
 // benchmark ends, and returns the socket.
 func serveBenchKernel(tb testing.TB, base string, cfg Config) string {
+	_, sock := serveTestKernel(tb, base, cfg)
+	return sock
+}
+
+// serveTestKernel serves cfg on base/k.sock until tb ends, and returns the
+// server and its socket.
+func serveTestKernel(tb testing.TB, base string, cfg Config) (*Server, string) {
 	tb.Helper()
 	sock := filepath.Join(base, "k.sock")
 	l, err := Listen(sock, true)
@@ -286,5 +293,5 @@ func serveBenchKernel(tb testing.TB, base string, cfg Config) string {
 			tb.Errorf("Serve returned %v", err)
 		}
 	})
-	return sock
+	return srv, sock
 }

@@ -1,8 +1,6 @@
 package kernel
 
 import (
-	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,25 +22,7 @@ func serveRetention(t *testing.T, budget int64) (*Server, *rawLoadConn) {
 	lim.JournalMaxBytes = budget
 	cfg := Config{Version: "test", Dir: dir, Env: []string{"HOME=" + base, "PATH=/usr/bin:/bin"},
 		StateDir: filepath.Join(base, "state"), Limits: &lim}
-	sock := filepath.Join(base, "k.sock")
-	l, err := Listen(sock, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(l) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		if err := <-done; !errors.Is(err, ErrServerClosed) {
-			t.Errorf("Serve returned %v", err)
-		}
-	})
+	srv, sock := serveTestKernel(t, base, cfg)
 	c, err := dialRaw(sock, "retention")
 	if err != nil {
 		t.Fatal(err)
