@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -290,11 +291,26 @@ func TestAwaitedExecCancelledWhileAwaited(t *testing.T) {
 		}
 		return task != ""
 	})
-	var rec awaitRec
-	c.ok("task.cancel", map[string]any{"task": task}, &rec)
-	r := c.recv()
-	if string(r.ID) != "100" || r.Error == nil || r.Error.Code != proto.CodeRaised || !strings.Contains(string(r.Error.Data), `"code":"cancelled"`) {
-		t.Fatalf("cancelled exec answered %s %+v", r.ID, r.Error)
+	// The cancel and the exec it ends are both answered, in either order
+	// (JSON-RPC pairs an answer with its request by id): the exec's can
+	// be written first.
+	c.sendRaw(`{"jsonrpc":"2.0","id":101,"method":"task.cancel","params":{"task":` + strconv.Quote(task) + `}}`)
+	var cancelAnswer, r *rpcResponse
+	for range 2 {
+		switch a := c.recv(); string(a.ID) {
+		case "101":
+			cancelAnswer = a
+		case "100":
+			r = a
+		default:
+			t.Fatalf("an answer to neither request: id %s", a.ID)
+		}
+	}
+	if cancelAnswer == nil || cancelAnswer.Error != nil {
+		t.Fatalf("task.cancel answered %+v", cancelAnswer)
+	}
+	if r == nil || r.Error == nil || r.Error.Code != proto.CodeRaised || !strings.Contains(string(r.Error.Data), `"code":"cancelled"`) {
+		t.Fatalf("cancelled exec answered %+v", r)
 	}
 	var res execResult
 	c.ok("exec", map[string]any{"src": "6 * 7", "timeout_ms": 60000}, &res)
