@@ -20,3 +20,13 @@ const (
 // its memory grows with the square); past it the whole file is shown
 // replaced.
 const maxDiffEdits = 1000
+
+// SignalGrace is how long a standalone script (`shoal -c`, `shoal FILE`)
+// runs before it takes SIGINT and SIGTERM over if nothing made it do so
+// sooner (signals.go: starting a process, changing the file system or a
+// terminal). Before then a signal kills shoal by its default action, which
+// leaves nothing behind; after it a signal cancels the script (a
+// `cancelled` diagnostic, exit 1). A script that ends sooner never pays
+// for the registration, which starts the runtime's signal thread
+// (docs/performance.md, "Cold start: the twenty-second round").
+const SignalGrace = 10 * time.Millisecond

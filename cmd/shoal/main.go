@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 
 	"github.com/shoalgo/shoal/internal/diag"
 	"github.com/shoalgo/shoal/internal/eval"
@@ -56,9 +55,12 @@ the running statement, Ctrl-D on an empty line (or exit) leaves.
 `
 
 func main() {
-	// SIGINT is handled by mode: it stops a script (execute), or only the
-	// running statement of the REPL (interactive).
-	ctx, stops := watchStops(context.Background(), syscall.SIGTERM)
+	// Signals are taken over by mode (signals.go): SIGTERM as soon as run
+	// knows it runs the REPL, a remote run or a subcommand, SIGINT too for
+	// a remote run; a standalone script takes both over late
+	// (scriptSignals). SIGINT stops a script, or only the running
+	// statement of the REPL (interactive).
+	ctx, stops := watchStops(context.Background())
 	processStops = stops
 	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -91,6 +93,8 @@ func newShoalFlags() (*flag.FlagSet, *cliFlags) {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		if sub, ok := findSubcommand(args[0]); ok {
+			ctx, stop := stopsNow(ctx, false)
+			defer stop()
 			return sub.Run(ctx, args[1:], stdin, stdout, stderr)
 		}
 	}
@@ -125,19 +129,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if name == "" {
 		remote.TTY = true
+		ctx, stop := stopsNow(ctx, false)
+		defer stop()
 		return interactive(ctx, stdout, stderr, target)
 	}
-	ctx, stop := interruptible(ctx)
-	defer stop()
 	var script string
 	var scriptArgs []string
 	if name != "-c" && name != "<stdin>" {
 		script, scriptArgs = name, fs.Args()[1:]
 	}
 	if target != nil {
+		ctx, stop := stopsNow(ctx, true)
+		defer stop()
 		return executeRemote(ctx, *remote, name, src, script, scriptArgs, stdout, stderr)
 	}
-	return execute(ctx, name, src, script, scriptArgs, stdout, stderr)
+	ctx, takeOver, stop := scriptSignals(ctx)
+	defer stop()
+	return execute(ctx, name, src, script, scriptArgs, takeOver, stdout, stderr)
 }
 
 // source picks the program text: -c, a script file, or piped stdin. An
@@ -180,8 +188,10 @@ func source(fs *flag.FlagSet, cmd string, stdin io.Reader) (name, src string, er
 // directory and reports the outcome as the exit status the reference's
 // CLI table gives: 0; a parse error 2; an uncaught cmd_failed the child's
 // status when it is 1..255; any other error 1; `exit N` N. A script
-// (script set) sees its arguments as `args`.
-func execute(ctx context.Context, name, src, script string, scriptArgs []string, stdout, stderr io.Writer) int {
+// (script set) sees its arguments as `args`. takeOver, when set, is
+// called by the host before anything that lasts outside the process
+// (host.WithBeforeLasting): shoal takes its signals over there.
+func execute(ctx context.Context, name, src, script string, scriptArgs []string, takeOver func(), stdout, stderr io.Writer) int {
 	dir, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
@@ -193,7 +203,7 @@ func execute(ctx context.Context, name, src, script string, scriptArgs []string,
 		fmt.Fprintf(stderr, "shoal: %v\n", err)
 		return 2
 	}
-	in, err := eval.New(eval.Options{Registry: registry(), Host: host.NewOS(host.AllowAll), Dir: dir, Stdout: stdout, Stderr: stderr,
+	in, err := eval.New(eval.Options{Registry: registry(), Host: host.NewOS(host.AllowAll, host.WithBeforeLasting(takeOver)), Dir: dir, Stdout: stdout, Stderr: stderr,
 		Script: script, Args: scriptArgs, Display: value.Human, Config: cfg, Reef: true,
 		ProjectTrust: tr, TrustNotice: tr.notice, Adapters: sessionAdapters(stderr)})
 	if err != nil {

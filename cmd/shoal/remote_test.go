@@ -52,6 +52,22 @@ var builtBinaries = sync.OnceValues(func() (string, error) {
 	return dir, nil
 })
 
+// builtNoGrace builds, once per test run, a shoal whose standalone scripts
+// never reach the signal grace (the shoaltest_nograce tag,
+// signals_nograce.go): only the host's hook takes their signals over.
+var builtNoGrace = sync.OnceValues(func() (string, error) {
+	dir, err := builtBinaries()
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "nograce", "shoal")
+	out, err := goBuild("-tags", "shoaltest_nograce", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		return "", &buildError{err, string(out)}
+	}
+	return bin, nil
+})
+
 type buildError struct {
 	err error
 	out string

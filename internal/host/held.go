@@ -90,6 +90,7 @@ func (o *OS) judge(ctx context.Context, op Op, follow bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	o.lasting(op.Effect)
 	if err := o.auth.Authorize(ctx, op); err != nil {
 		return "", err
 	}

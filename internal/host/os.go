@@ -75,6 +75,9 @@ type OS struct {
 	// noTerminal starts every program in a session of its own
 	// (WithoutTerminal).
 	noTerminal bool
+	// beforeLasting is called before anything that lasts outside the
+	// process (WithBeforeLasting); nil: nothing.
+	beforeLasting func()
 }
 
 var _ Host = (*OS)(nil)
@@ -99,6 +102,25 @@ func (o *OS) procAttr() *syscall.SysProcAttr {
 		return &syscall.SysProcAttr{Setsid: true}
 	}
 	return &syscall.SysProcAttr{Setpgid: true}
+}
+
+// WithBeforeLasting makes the host call fn before it does anything that
+// lasts outside this process, and that would be left half-done were the
+// process to die at that moment: before it starts a process, whichever
+// way (Run, RunTerminal, StartAttached: fn returns before the fork), before
+// it changes the file system (every fs_write and fs_delete op, asked of
+// the gate before the change), and before ReadTerminalLine changes the
+// terminal's modes. The standalone shoal takes SIGINT and SIGTERM over
+// there, so that a signal before it kills a process that has nothing to
+// clean up, and one after it cancels. fn must be safe for concurrent use
+// and cheap once it has done its work. nil: nothing is called.
+func WithBeforeLasting(fn func()) Option { return func(o *OS) { o.beforeLasting = fn } }
+
+// lasting calls the WithBeforeLasting hook when op is one.
+func (o *OS) lasting(op Effect) {
+	if o.beforeLasting != nil && (op == ProcSpawn || op == FSWrite || op == FSDelete) {
+		o.beforeLasting()
+	}
 }
 
 // WithMaxCapture sets the default in-memory capture bound per stream, used
@@ -221,6 +243,7 @@ func (o *OS) authorizeResolved(ctx context.Context, op Op, follow bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	o.lasting(op.Effect)
 	switch {
 	case o.auth == AllowAll:
 		return nil // nothing to judge, so nothing to resolve

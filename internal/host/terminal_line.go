@@ -35,6 +35,9 @@ func (o *OS) ReadTerminalLine(ctx context.Context, tty int, prompt string, max i
 	line.Lflag |= unix.ICANON | unix.ECHO | unix.ECHOE | unix.ISIG
 	line.Iflag |= unix.ICRNL
 	line.Oflag |= unix.OPOST | unix.ONLCR
+	if o.beforeLasting != nil {
+		o.beforeLasting() // the terminal's modes outlive the process
+	}
 	if err := unix.IoctlSetTermios(tty, ioctlSetTermios, &line); err != nil {
 		return "", fmt.Errorf("terminal modes: %w", err)
 	}
