@@ -178,6 +178,7 @@ func (o *OS) heldRemove(ctx context.Context, path string, recursive bool) error 
 		defer unix.Close(dirfd)
 		st, serr := statAt(dirfd, base)
 		op.Tree = recursive && serr == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
+		o.lasting(op.Effect)
 		if err := o.auth.Authorize(ctx, op); err != nil {
 			return err
 		}
