@@ -21,6 +21,11 @@ type applier struct {
 	room         *sync.Cond
 	pending      []*logOp
 	pendingBytes int64
+	// batchBytes and pendingCap are the byte bounds of a batch and of the
+	// pending writes (SetWALBound, wal.go): 0 and MaxPendingBytes unless
+	// a disk budget lowered them.
+	batchBytes int64
+	pendingCap int64
 
 	// amu serialises batches (and every other use of the write
 	// connection, such as allocating an effect bit, and Prune).
@@ -41,24 +46,25 @@ type applier struct {
 
 func newApplier() *applier {
 	a := &applier{
-		kick: make(chan struct{}, 1),
-		now:  make(chan struct{}, 1),
-		stop: make(chan struct{}),
-		done: make(chan struct{}),
+		pendingCap: MaxPendingBytes,
+		kick:       make(chan struct{}, 1),
+		now:        make(chan struct{}, 1),
+		stop:       make(chan struct{}),
+		done:       make(chan struct{}),
 	}
 	a.room = sync.NewCond(&a.mu)
 	return a
 }
 
 // waitRoom waits while the pending writes and n more bytes would pass
-// MaxPendingBytes: the applier has fallen behind, and writers slow to its
+// MaxPendingBytes (pendingCap): the applier has fallen behind, and writers slow to its
 // pace rather than grow memory. It fails, rather than wait, while batches
 // are failing (the database cannot take writes): the write is refused
 // before it is logged. Call with the DB's wmu held.
 func (a *applier) waitRoom(n int64) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for a.pendingBytes > 0 && a.pendingBytes+n > MaxPendingBytes {
+	for a.pendingBytes > 0 && a.pendingBytes+n > a.pendingCap {
 		if err := a.lastErr(); err != nil {
 			return fmt.Errorf("journal: writes are not being applied: %w", err)
 		}
@@ -79,6 +85,7 @@ func (a *applier) enqueue(op *logOp) {
 	a.pending = append(a.pending, op)
 	a.pendingBytes += op.size()
 	count := len(a.pending)
+	full := a.fullLocked()
 	a.mu.Unlock()
 	a.appended.Store(op.LSN)
 	if count == 1 {
@@ -87,7 +94,7 @@ func (a *applier) enqueue(op *logOp) {
 		default:
 		}
 	}
-	if count >= ApplyBatch {
+	if full {
 		select {
 		case a.now <- struct{}{}:
 		default:
@@ -95,21 +102,32 @@ func (a *applier) enqueue(op *logOp) {
 	}
 }
 
+// fullLocked reports whether a whole batch is pending: ApplyBatch
+// writes, or batchBytes of them when set. Call with mu held.
+func (a *applier) fullLocked() bool {
+	return len(a.pending) >= ApplyBatch || a.batchBytes > 0 && a.pendingBytes >= a.batchBytes
+}
+
 // take removes and returns the oldest pending writes, at most
 // ApplyBatch of them (one transaction's worth: a bigger one would hold
-// more of SQLite's dirty pages in memory at once).
+// more of SQLite's dirty pages in memory at once), and, when batchBytes
+// is set, no more than the first that reach it.
 func (a *applier) take() []*logOp {
 	a.mu.Lock()
 	n := min(len(a.pending), ApplyBatch)
+	var freed int64
+	for i, op := range a.pending[:n] {
+		if a.batchBytes > 0 && i > 0 && freed >= a.batchBytes {
+			n = i
+			break
+		}
+		freed += op.size()
+	}
 	ops := a.pending[:n:n]
 	if n == len(a.pending) {
 		a.pending = nil
 	} else {
 		a.pending = append([]*logOp(nil), a.pending[n:]...)
-	}
-	var freed int64
-	for _, op := range ops {
-		freed += op.size()
 	}
 	a.pendingBytes -= freed
 	a.room.Broadcast()
@@ -205,7 +223,7 @@ func (d *DB) sync() error {
 	if a.applied.Load() >= target {
 		return nil
 	}
-	if err := d.applyPending(); err != nil {
+	if err := d.applyUpTo(target); err != nil {
 		return err
 	}
 	if a.applied.Load() < target {
@@ -219,11 +237,19 @@ func (d *DB) sync() error {
 
 // applyPending applies what is pending, a transaction per ApplyBatch
 // writes.
-func (d *DB) applyPending() error {
+func (d *DB) applyPending() error { return d.applyUpTo(0) }
+
+// applyUpTo applies pending writes, a transaction per ApplyBatch writes,
+// until the write numbered target is applied (0: until none is pending).
+// A read waits for the writes that returned before it, not for those that
+// keep arriving after: under a flood, draining until none was pending
+// could keep a reader (the disk budget's check) applying batch after
+// batch while the background applier, locked out, never ran.
+func (d *DB) applyUpTo(target uint64) error {
 	a := d.ap
 	a.amu.Lock()
 	defer a.amu.Unlock()
-	for {
+	for target == 0 || a.applied.Load() < target {
 		ops := a.take()
 		if len(ops) == 0 {
 			return nil
@@ -232,6 +258,7 @@ func (d *DB) applyPending() error {
 			return err
 		}
 	}
+	return nil
 }
 
 // applyTaken applies ops taken off the queue (applyOps); when that fails,

@@ -42,7 +42,10 @@ func (d *DB) applyGathered() (left int, err error) {
 // (applied at once), else kicks the applier so that what is pending
 // gathers for ApplyDelay.
 func (a *applier) gatherNext(left int) (full bool) {
-	if left >= ApplyBatch {
+	a.mu.Lock()
+	full = left >= ApplyBatch || a.fullLocked()
+	a.mu.Unlock()
+	if full {
 		return true
 	}
 	if left > 0 {

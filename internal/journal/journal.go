@@ -691,6 +691,10 @@ func (w writer) Query(q string, args ...any) (*sql.Rows, error) {
 	return w.c.QueryContext(context.Background(), q, args...)
 }
 
+func (w writer) QueryRow(q string, args ...any) *sql.Row {
+	return w.c.QueryRowContext(context.Background(), q, args...)
+}
+
 func (w writer) Exec(q string, args ...any) (sql.Result, error) {
 	return w.c.ExecContext(context.Background(), q, args...)
 }

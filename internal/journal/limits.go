@@ -73,6 +73,20 @@ const (
 	// it. The WAL passes it by at most that one batch (at most
 	// MaxPendingBytes of logged writes and the index pages they touch).
 	MaxWALBytes = 16 << 20
+	// PruneChunkRows is how many rows (by id, statement rows counted)
+	// one transaction of Prune deletes; the WAL's bound is applied
+	// between two (wal.go). A prune of the thousands of small rows a
+	// small disk budget holds wrote all their pages to the WAL in one
+	// transaction, several times the budget; 256 small rows dirty some
+	// 40 pages (docs/performance.md, "The WAL under small rows").
+	PruneChunkRows = 256
+	// BoundBatchShare: under a WAL bound set by SetWALBound (a disk
+	// budget's share), a batch is cut once its logged writes reach this
+	// share of the bound, and the pending writes are held to the bound
+	// (wal.go). A batch of small rows writes about three times its logged
+	// bytes to the WAL (each row's pages, the index leaves it touches), so
+	// a batch stays within about the bound.
+	BoundBatchShare = 4
 	// walTruncateWait is how long the applier's truncation of the WAL
 	// waits for the readers still reading it before giving up until the
 	// next batch.

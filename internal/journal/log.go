@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // The intent log. A write (Begin, Record, Finish) is committed by one
@@ -103,6 +104,17 @@ type intentLog struct {
 	// last is the highest LSN appended to each segment since it was last
 	// truncated (0: none).
 	last [2]uint64
+	// segBytes, when set (SetWALBound), is the size past which the log
+	// moves to its other segment, lower than logSegmentBytes.
+	segBytes atomic.Int64
+}
+
+// segmentBytes is the size past which the log moves to its other segment.
+func (l *intentLog) segmentBytes() int64 {
+	if n := l.segBytes.Load(); n > 0 && n < logSegmentBytes {
+		return n
+	}
+	return logSegmentBytes
 }
 
 func (l *intentLog) segPath(i int) string { return fmt.Sprintf("%s.%d", l.path, i) }
@@ -212,7 +224,7 @@ func appendFrame(buf []byte, op *logOp) ([]byte, error) {
 // is the applier's LSN). A segment so holds at most logSegmentBytes plus
 // one batch of frames (see groupcommit.go) beyond what is not yet applied.
 func (l *intentLog) write(frames []byte, last, applied uint64) error {
-	if l.size >= logSegmentBytes {
+	if l.size >= l.segmentBytes() {
 		other := 1 - l.cur
 		if l.last[other] <= applied {
 			if err := l.seg[other].Truncate(0); err != nil {

@@ -257,6 +257,47 @@ func (d *DB) Prune(before int64) (int64, error) {
 		return 0, fmt.Errorf("journal: prune: no write connection")
 	}
 	w := writer{d.w}
+	// A transaction per PruneChunkRows rows, the WAL bounded after each
+	// (wal.go): one transaction deleting thousands of rows wrote every
+	// page they held to the WAL at once. Each chunk deletes whole rows
+	// (an exec row with its statement rows), oldest first, so a reader
+	// between two chunks sees a smaller prune, never a torn row.
+	var total int64
+	for lo := int64(0); ; {
+		cut, err := d.pruneChunkEnd(w, lo, before)
+		if err != nil {
+			return total, fmt.Errorf("journal: prune: %w", err)
+		}
+		n, err := d.pruneTx(w, cut)
+		if err != nil {
+			return total, err
+		}
+		total += n
+		d.wrote(int(n))
+		d.boundWAL()
+		if cut >= before {
+			return total, nil
+		}
+		lo = cut
+	}
+}
+
+// pruneChunkEnd is where the prune chunk starting at row lo ends: the id
+// PruneChunkRows rows above lo, or before when fewer are left.
+func (d *DB) pruneChunkEnd(w writer, lo, before int64) (int64, error) {
+	var cut int64
+	err := w.QueryRow(`SELECT id FROM entries WHERE id >= ? AND id < ? ORDER BY id LIMIT 1 OFFSET ?`, lo, before, PruneChunkRows).Scan(&cut)
+	if errors.Is(err, sql.ErrNoRows) {
+		return before, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return cut, nil
+}
+
+// pruneTx is one transaction of Prune: the rows below before.
+func (d *DB) pruneTx(w writer, before int64) (int64, error) {
 	if _, err := w.Exec(`BEGIN IMMEDIATE`); err != nil {
 		return 0, fmt.Errorf("journal: prune: %w", err)
 	}
@@ -269,7 +310,6 @@ func (d *DB) Prune(before int64) (int64, error) {
 		_, _ = w.Exec(`ROLLBACK`)
 		return 0, fmt.Errorf("journal: prune: %w", err)
 	}
-	d.wrote(int(n))
 	return n, nil
 }
 

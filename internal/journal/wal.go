@@ -31,10 +31,21 @@ import (
 // maxWALBytes is MaxWALBytes; a test lowers it.
 var maxWALBytes int64 = MaxWALBytes
 
+// The bound under a disk budget (twenty-second round). MaxWALBytes alone
+// let a kernel with a small budget (1 MiB) keep a WAL of several MiB:
+// under a flood of small rows every budget check forces a small batch and
+// a prune, each a transaction writing tens of pages, and the budget's own
+// truncation (internal/kernel's dbBytes) came only between them. So the
+// kernel sets a lower bound from its budget (SetWALBound), which the
+// applier applies after every batch, and Prune after every PruneChunkRows
+// rows (replay.go).
+
 // walStats counts the applier's truncations of the WAL, for tests and
 // the bench; ckmu makes checkpoints take turns.
 type walStats struct {
 	ckmu      sync.Mutex
+	bound     atomic.Int64 // SetWALBound's bound; 0: MaxWALBytes alone
+	peak      atomic.Int64 // the largest WAL file boundWAL has seen (for tests)
 	truncated atomic.Int64 // truncations that emptied the WAL
 	failed    atomic.Int64 // truncations a reader kept from it past walTruncateWait
 }
@@ -45,8 +56,51 @@ func (d *DB) WALTruncations() (done, failed int64) {
 	return d.wal.truncated.Load(), d.wal.failed.Load()
 }
 
-// walOver reports whether the WAL file is past its bound.
-func (d *DB) walOver() bool { return walBytes(d.path) > maxWALBytes }
+// SetWALBound lowers the WAL's bound to n bytes (n <= 0, or past
+// MaxWALBytes: MaxWALBytes): the kernel's disk budget sets it to its
+// share of the budget. With it the writes that make the WAL shrink too:
+// a batch is cut at n/BoundBatchShare bytes of logged writes, the
+// pending writes (the intent log not yet applied) are held to n, as is
+// the intent log's segment. So one batch's WAL frames stay near a
+// fraction of n, and writers wait for the applier, truncating the WAL as
+// it goes, rather than pile up rows faster than the budget can drop
+// them. Call it before the first write.
+func (d *DB) SetWALBound(n int64) {
+	n = max(n, 0)
+	d.wal.bound.Store(n)
+	a := d.ap
+	a.mu.Lock()
+	a.batchBytes, a.pendingCap = 0, MaxPendingBytes
+	if n > 0 {
+		a.batchBytes = max(n/BoundBatchShare, 1)
+		a.pendingCap = min(n, MaxPendingBytes)
+	}
+	a.room.Broadcast()
+	a.mu.Unlock()
+	d.log.segBytes.Store(n)
+}
+
+// walBound is the WAL's bound: MaxWALBytes (maxWALBytes), or
+// SetWALBound's when that is lower.
+func (d *DB) walBound() int64 {
+	if n := d.wal.bound.Load(); n > 0 && n < maxWALBytes {
+		return n
+	}
+	return maxWALBytes
+}
+
+// WALBound is the WAL's bound in force (MaxWALBytes, or SetWALBound's).
+func (d *DB) WALBound() int64 { return d.walBound() }
+
+// walOver reports whether the WAL file is past its bound, and keeps the
+// largest size it saw.
+func (d *DB) walOver() bool {
+	n := walBytes(d.path)
+	if n > d.wal.peak.Load() {
+		d.wal.peak.Store(n)
+	}
+	return n > d.walBound()
+}
 
 func walBytes(path string) int64 {
 	fi, err := os.Stat(path + "-wal")
@@ -64,7 +118,8 @@ func (d *DB) checkpoint() {
 }
 
 // boundWAL truncates the WAL when it is past its bound (see above). The
-// applier calls it after each batch, with amu held.
+// applier calls it after each batch, and Prune after each chunk, with amu
+// held.
 func (d *DB) boundWAL() {
 	if !d.walOver() {
 		return

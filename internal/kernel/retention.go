@@ -94,6 +94,11 @@ func (j *journalStore) initRetention(l Limits) {
 	j.ret.pending = map[string]int{}
 	j.ret.kick = make(chan struct{}, 1)
 	j.ret.due.Store(RetentionMinCheckBytes) // until the first check measures
+	if j.ret.max > 0 && j.db != nil {
+		// The journal bounds its own WAL at the same share, after each
+		// batch and each prune chunk, not only when a check looks.
+		j.db.SetWALBound(j.ret.max / RetentionWALShare)
+	}
 }
 
 // setDue sets when the next check is due, from the state's bytes a check

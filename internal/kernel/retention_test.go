@@ -3,6 +3,8 @@ package kernel
 import (
 	"strings"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/journal"
 )
 
 // The disk budget is 0 (unbounded) or at least MinJournalBytes, and one
@@ -86,4 +88,26 @@ func TestRetentionRemovalSparesPending(t *testing.T) {
 		t.Fatalf("undo record stored as %q (len %d), %v; want it whole", data, u.Len, err)
 	}
 	r2.settle()
+}
+
+// TestRetentionBoundsWAL: a disk budget sets the journal's WAL bound to
+// its RetentionWALShare-th (the applier truncates past it after every
+// batch and prune chunk, not only when a check looks); the default budget's
+// share is past MaxWALBytes, which stays the bound.
+func TestRetentionBoundsWAL(t *testing.T) {
+	for _, tc := range []struct{ budget, want int64 }{
+		{MinJournalBytes, MinJournalBytes / RetentionWALShare},
+		{DefaultLimits().JournalMaxBytes, journal.MaxWALBytes},
+		{0, journal.MaxWALBytes},
+	} {
+		j, err := openJournal(t.TempDir(), DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.initRetention(Limits{JournalMaxBytes: tc.budget})
+		if got := j.db.WALBound(); got != tc.want {
+			t.Errorf("budget %d: WAL bound %d, want %d", tc.budget, got, tc.want)
+		}
+		j.close()
+	}
 }
