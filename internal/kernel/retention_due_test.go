@@ -31,10 +31,16 @@ func serveRetention(t *testing.T, budget int64) (*Server, *rawLoadConn) {
 	return srv, c
 }
 
-// execAll runs each source as an exec, in turn.
+// execAll runs each source as an exec, in turn. Each exec gets
+// execAllWait to answer: the tests that use it run thousands, which under
+// -race on a loaded machine can outlast dialRaw's one deadline for a whole
+// run (a small budget's flood is throttled by its WAL bound, by design).
 func execAll(t *testing.T, c *rawLoadConn, srcs []string) {
 	t.Helper()
 	for i, src := range srcs {
+		if err := c.nc.SetDeadline(time.Now().Add(execAllWait)); err != nil {
+			t.Fatal(err)
+		}
 		resp, err := c.call(100+i, "exec", []byte(`{"src":`+strconv.Quote(src)+`}`))
 		if err != nil {
 			t.Fatalf("exec %q: %v", src, err)
@@ -44,6 +50,10 @@ func execAll(t *testing.T, c *rawLoadConn, srcs []string) {
 		}
 	}
 }
+
+// execAllWait bounds one exec of execAll, so a wedged kernel fails the
+// test instead of hanging it.
+const execAllWait = 30 * time.Second
 
 // retentionSources is rows of several shapes: pure expressions short and
 // long, bindings, a spawn (a start row, effects and stdout) and a failing
