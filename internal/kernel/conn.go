@@ -16,6 +16,7 @@ import (
 	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/events"
+	"github.com/shoalgo/shoal/internal/rawio"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -29,10 +30,13 @@ import (
 type conn struct {
 	srv *Server
 	nc  *net.UnixConn
-	rg  *readGuard    // nc as the frame reader sees it
-	fr  *proto.Reader // the frame reader; used by whichever goroutine reads (lead.go)
-	out *proto.Outbox
-	win replyWindow
+	rg  *readGuard // nc as the frame reader sees it
+	// quiet is nc's registration in the runtime's poller, without room to
+	// write once serve starts (quietwrites.go); nil: as the runtime made it.
+	quiet *rawio.QuietWrites
+	fr    *proto.Reader // the frame reader; used by whichever goroutine reads (lead.go)
+	out   *proto.Outbox
+	win   replyWindow
 
 	// wrote and wrotePooled are the release functions of answers, made
 	// once: they give the answer's room back to the window (and a pooled
@@ -92,6 +96,7 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 	c := &conn{
 		srv:     s,
 		nc:      nc,
+		quiet:   quietWrites(nc),
 		rg:      newReadGuard(nc, raw),
 		sem:     make(chan struct{}, MaxInflightPerConn),
 		idle:    make(chan struct{}),
@@ -107,7 +112,7 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 		releaseFrame(b)
 	}
 	s.newQuotas(c)
-	c.out = proto.NewOutbox(newSocketWriter(nc, raw), OutboxFrames,
+	c.out = proto.NewOutbox(newSocketWriter(nc, raw, c.quiet), OutboxFrames,
 		proto.OutboxCharge(c.outQuota), proto.OutboxFrameCost(OutboxFrameCost))
 	return c
 }
@@ -194,6 +199,9 @@ func (c *conn) endWith(err *proto.RPCError) {
 // in-flight requests finish (for at most DrainGrace), flushes the queue
 // and closes the socket.
 func (c *conn) serve() {
+	if c.quiet != nil {
+		c.quiet.Quiet()
+	}
 	c.fr = proto.NewReader(c.rg, proto.MaxFrame)
 	c.fr.SetCharge(c.readQuota)
 	c.fr.SetFrameTimeout(c.rg, c.srv.limits.FrameTimeout)
