@@ -32,11 +32,13 @@ type conn struct {
 	nc  *net.UnixConn
 	rg  *readGuard // nc as the frame reader sees it
 	// quiet is nc's registration in the runtime's poller, without room to
-	// write once serve starts (quietwrites.go); nil: as the runtime made it.
-	quiet *rawio.QuietWrites
-	fr    *proto.Reader // the frame reader; used by whichever goroutine reads (lead.go)
-	out   *proto.Outbox
-	win   replyWindow
+	// write from the connection's quietAfter-th request (quietwrites.go);
+	// nil: as the runtime made it. requests counts requests up to then.
+	quiet    *rawio.QuietWrites
+	requests atomic.Int32
+	fr       *proto.Reader // the frame reader; used by whichever goroutine reads (lead.go)
+	out      *proto.Outbox
+	win      replyWindow
 
 	// wrote and wrotePooled are the release functions of answers, made
 	// once: they give the answer's room back to the window (and a pooled
@@ -199,9 +201,6 @@ func (c *conn) endWith(err *proto.RPCError) {
 // in-flight requests finish (for at most DrainGrace), flushes the queue
 // and closes the socket.
 func (c *conn) serve() {
-	if c.quiet != nil {
-		c.quiet.Quiet()
-	}
 	c.fr = proto.NewReader(c.rg, proto.MaxFrame)
 	c.fr.SetCharge(c.readQuota)
 	c.fr.SetFrameTimeout(c.rg, c.srv.limits.FrameTimeout)
@@ -438,6 +437,9 @@ func toRPCError(err error) *proto.RPCError {
 // dispatch routes one request through the method table. It reports
 // whether the calling goroutine still holds the reading (see lead).
 func (c *conn) dispatch(req *proto.Request) bool {
+	if c.quiet != nil && c.requests.Load() < quietAfter && c.requests.Add(1) == quietAfter {
+		c.quiet.Quiet()
+	}
 	m, ok := methods[req.Method]
 	if !ok {
 		c.reply(req, nil, proto.NewError(proto.CodeMethodNotFound, "method not found: "+req.Method, nil))
