@@ -16,6 +16,7 @@ import (
 	membudget "github.com/shoalgo/shoal/internal/budget"
 	"github.com/shoalgo/shoal/internal/eval"
 	"github.com/shoalgo/shoal/internal/events"
+	"github.com/shoalgo/shoal/internal/rawio"
 	"github.com/shoalgo/shoal/proto"
 )
 
@@ -29,10 +30,15 @@ import (
 type conn struct {
 	srv *Server
 	nc  *net.UnixConn
-	rg  *readGuard    // nc as the frame reader sees it
-	fr  *proto.Reader // the frame reader; used by whichever goroutine reads (lead.go)
-	out *proto.Outbox
-	win replyWindow
+	rg  *readGuard // nc as the frame reader sees it
+	// quiet is nc's registration in the runtime's poller, without room to
+	// write from the connection's quietAfter-th request (quietwrites.go);
+	// nil: as the runtime made it. requests counts requests up to then.
+	quiet    *rawio.QuietWrites
+	requests atomic.Int32
+	fr       *proto.Reader // the frame reader; used by whichever goroutine reads (lead.go)
+	out      *proto.Outbox
+	win      replyWindow
 
 	// wrote and wrotePooled are the release functions of answers, made
 	// once: they give the answer's room back to the window (and a pooled
@@ -92,6 +98,7 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 	c := &conn{
 		srv:     s,
 		nc:      nc,
+		quiet:   quietWrites(nc),
 		rg:      newReadGuard(nc, raw),
 		sem:     make(chan struct{}, MaxInflightPerConn),
 		idle:    make(chan struct{}),
@@ -107,7 +114,7 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 		releaseFrame(b)
 	}
 	s.newQuotas(c)
-	c.out = proto.NewOutbox(newSocketWriter(nc, raw), OutboxFrames,
+	c.out = proto.NewOutbox(newSocketWriter(nc, raw, c.quiet), OutboxFrames,
 		proto.OutboxCharge(c.outQuota), proto.OutboxFrameCost(OutboxFrameCost))
 	return c
 }
@@ -430,6 +437,9 @@ func toRPCError(err error) *proto.RPCError {
 // dispatch routes one request through the method table. It reports
 // whether the calling goroutine still holds the reading (see lead).
 func (c *conn) dispatch(req *proto.Request) bool {
+	if c.quiet != nil && c.requests.Load() < quietAfter && c.requests.Add(1) == quietAfter {
+		c.quiet.Quiet()
+	}
 	m, ok := methods[req.Method]
 	if !ok {
 		c.reply(req, nil, proto.NewError(proto.CodeMethodNotFound, "method not found: "+req.Method, nil))

@@ -47,7 +47,7 @@ func testSocketWriterNeverWaits(t *testing.T, raw bool) {
 		}
 		rw = &rawio.RW{RC: rc, Sock: true}
 	}
-	w, ok := newSocketWriter(nc, rw).(proto.TryWriter)
+	w, ok := newSocketWriter(nc, rw, nil).(proto.TryWriter)
 	if !ok {
 		t.Fatal("a Unix connection's writer cannot write without waiting")
 	}
@@ -79,5 +79,100 @@ func testSocketWriterNeverWaits(t *testing.T, raw bool) {
 			t.Fatal("TryWrite to a closed peer never failed")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestSocketWriterWakesBeforeWaiting: with the socket's registration
+// quieted (no room to write, quietwrites.go), the outbox's waiting Write
+// still finishes once the peer reads: it has the poller watch for room
+// first. Without that it would wait for ever (here: a minute).
+func TestSocketWriterWakesBeforeWaiting(t *testing.T) {
+	if !rawio.Supported {
+		t.Skip("the poller's registration is quieted on Linux only")
+	}
+	sock := filepath.Join(shortDir(t), "s.sock")
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	peer, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	nc, err := l.AcceptUnix()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	q := quietWrites(nc)
+	if q == nil || !q.Quiet() {
+		t.Fatal("the socket's registration was not quieted")
+	}
+	w := newSocketWriter(nc, rawSocket(nc), q)
+	tw := w.(proto.TryWriter)
+	fill := make([]byte, 1<<20)
+	total := 0
+	for {
+		n, err := tw.TryWrite(fill)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += n
+		if n < len(fill) {
+			break // full: the next Write waits for room
+		}
+	}
+	big := make([]byte, 8<<20)
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := w.Write(big)
+		nc.CloseWrite()
+		wrote <- err
+	}()
+	read := make(chan int64, 1)
+	go func() {
+		n, _ := io.Copy(io.Discard, peer)
+		read <- n
+	}()
+	select {
+	case err := <-wrote:
+		if err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the outbox's Write to a quieted socket never returned")
+	}
+	if n := <-read; n != int64(total+len(big)) {
+		t.Fatalf("the peer read %d bytes, want %d", n, total+len(big))
+	}
+}
+
+// TestServedConnectionQuieted: a connection being served is registered in
+// the poller without room to write from its quietAfter-th request
+// (quietwrites.go), and as the runtime made it before.
+func TestServedConnectionQuieted(t *testing.T) {
+	if !rawio.Supported || !quietSockets {
+		t.Skip("the poller's registration is quieted on Linux only")
+	}
+	k := startKernel(t)
+	c := k.dial(t)
+	quieted := func() bool {
+		k.srv.mu.Lock()
+		defer k.srv.mu.Unlock()
+		if len(k.srv.conns) != 1 {
+			t.Fatalf("%d connections served, want 1", len(k.srv.conns))
+		}
+		for cn := range k.srv.conns {
+			return cn.quiet != nil && cn.quiet.Quieted()
+		}
+		return false
+	}
+	for i := 1; i <= quietAfter; i++ {
+		c.call("exec", map[string]any{"src": "1 + 1"}) // answered: dispatched
+		if q := quieted(); q != (i >= quietAfter) {
+			t.Fatalf("after request %d the registration is quieted: %v", i, q)
+		}
 	}
 }

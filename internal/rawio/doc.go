@@ -24,6 +24,11 @@
 // a caller whose tests pass data between goroutines of one process through
 // a descriptor should keep to os and net.
 //
+// QuietWrites takes room to write out of a socket's registration in the
+// runtime's poller until a write has to wait for it: a Unix socket
+// signals room each time its peer reads, which woke a server's idle
+// thread once an answer for nothing.
+//
 // Supported reports whether this platform has raw I/O; elsewhere RW's
 // methods fail with errors.ErrUnsupported.
 package rawio
