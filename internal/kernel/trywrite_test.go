@@ -2,8 +2,6 @@ package kernel
 
 import (
 	"io"
-	"net"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -23,22 +21,7 @@ func TestSocketWriterNeverWaits(t *testing.T) {
 }
 
 func testSocketWriterNeverWaits(t *testing.T, raw bool) {
-	sock := filepath.Join(shortDir(t), "s.sock")
-	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	peer, err := net.Dial("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer peer.Close()
-	nc, err := l.AcceptUnix()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc, peer := socketPair(t)
 	var rw *rawio.RW
 	if raw {
 		rc, err := nc.SyscallConn()
@@ -90,22 +73,7 @@ func TestSocketWriterWakesBeforeWaiting(t *testing.T) {
 	if !rawio.Supported {
 		t.Skip("the poller's registration is quieted on Linux only")
 	}
-	sock := filepath.Join(shortDir(t), "s.sock")
-	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	peer, err := net.Dial("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer peer.Close()
-	nc, err := l.AcceptUnix()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc, peer := socketPair(t)
 	q := quietWrites(nc)
 	if q == nil || !q.Quiet() {
 		t.Fatal("the socket's registration was not quieted")
