@@ -106,6 +106,9 @@ func wantCancelled(t *testing.T, sig string, err error, stderr *strings.Builder)
 	if !strings.Contains(stderr.String(), "cancelled") {
 		t.Errorf("after %v the diagnostic does not say cancelled:\n%s", sig, stderr.String())
 	}
+	if !strings.Contains(stderr.String(), "signal received") || strings.Contains(stderr.String(), "context canceled") {
+		t.Errorf("after %v the diagnostic does not name the signal:\n%s", sig, stderr.String())
+	}
 }
 
 // waitGone fails unless process pid ends (or is a zombie: ended, not yet

@@ -434,7 +434,8 @@ func (r evalRun) done() {
 
 // end rewrites the error of an evaluation cancelled by the memory guard:
 // inside the program it was a cancellation (which no catch can stop), to
-// the caller it is quota_exceeded naming the budget.
+// the caller it is quota_exceeded naming the budget. Another cancellation
+// with a cause of its own is worded by it.
 func end(ctx context.Context, err error) error {
 	if err == nil || ctx.Err() == nil {
 		return err
@@ -447,6 +448,15 @@ func end(ctx context.Context, err error) error {
 			e = e.At(ve.Span)
 		}
 		return e
+	}
+	// A cancellation whose cause says more than the context's "context
+	// canceled" (a signal, a task's cancel) reports the cause.
+	var ve *value.Error
+	if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() && errors.As(err, &ve) &&
+		ve.Code == value.CodeCancelled && ve.Msg == ctx.Err().Error() {
+		said := *ve
+		said.Msg = cause.Error()
+		return &said
 	}
 	return err
 }
