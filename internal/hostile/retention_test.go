@@ -4,7 +4,6 @@ package hostile
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,25 +39,8 @@ func (r retentionRow) stdout() (string, int64) {
 // the database's WAL on its own.
 func stateBytes(t *testing.T, dir string) (total, wal int64) {
 	t.Helper()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // a blob swept while walking
-		}
-		if d.IsDir() || strings.HasPrefix(d.Name(), "tokens") {
-			return nil
-		}
-		if fi, err := d.Info(); err == nil {
-			total += fi.Size()
-			if strings.HasSuffix(p, "-wal") {
-				wal += fi.Size()
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return total, wal
+	parts := stateParts(t, dir)
+	return parts["total"], parts["wal"]
 }
 
 // The journal's disk budget through the real kernel binary under a memory
