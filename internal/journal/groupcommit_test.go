@@ -14,7 +14,8 @@ import (
 func TestCrashManyWriters(t *testing.T) { crashMidLoop(t, 32) }
 
 // breakLog makes the intent log's writes fail (its current segment is
-// swapped for a read-only handle) and returns what puts it back.
+// swapped for a read-only handle, without its mapping) and returns what
+// puts it back.
 func breakLog(t *testing.T, d *DB) func() {
 	t.Helper()
 	l := d.log
@@ -22,10 +23,10 @@ func breakLog(t *testing.T, d *DB) func() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := l.seg[l.cur]
-	l.seg[l.cur] = ro
+	good, m := l.seg[l.cur], l.maps[l.cur]
+	l.seg[l.cur], l.maps[l.cur] = ro, nil
 	return func() {
-		l.seg[l.cur] = good
+		l.seg[l.cur], l.maps[l.cur] = good, m
 		ro.Close()
 	}
 }

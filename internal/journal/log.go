@@ -107,6 +107,11 @@ type intentLog struct {
 	// segBytes, when set (SetWALBound), is the size past which the log
 	// moves to its other segment, lower than logSegmentBytes.
 	segBytes atomic.Int64
+	// positional: the segments are opened without O_APPEND and appended
+	// to at size, through their mappings (maps; nil where a segment could
+	// not be mapped) or pwrite (logmap.go).
+	positional bool
+	maps       [2]*segMap
 }
 
 // segmentBytes is the size past which the log moves to its other segment.
@@ -121,25 +126,48 @@ func (l *intentLog) segPath(i int) string { return fmt.Sprintf("%s.%d", l.path, 
 
 // openLog opens (creating) the segments of the log at path.
 func openLog(path string) (*intentLog, error) {
-	l := &intentLog{path: path}
+	l := &intentLog{path: path, positional: logMapping}
+	flags := os.O_CREATE | os.O_RDWR
+	if !l.positional {
+		flags |= os.O_APPEND
+	}
 	for i := range l.seg {
-		f, err := os.OpenFile(l.segPath(i), os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+		f, err := os.OpenFile(l.segPath(i), flags, 0o600)
 		if err != nil {
 			l.close()
 			return nil, fmt.Errorf("journal: opening log %s: %w", l.segPath(i), err)
 		}
 		l.seg[i] = f
+		if l.positional {
+			// Unmapped, the segment's appends are pwrites: slower, the
+			// same rows.
+			l.maps[i], _ = mapSegment(f)
+		}
 	}
 	return l, nil
 }
 
 func (l *intentLog) close() {
 	for i, f := range l.seg {
+		l.maps[i].unmap()
+		l.maps[i] = nil
 		if f != nil {
 			f.Close()
 			l.seg[i] = nil
 		}
 	}
+}
+
+// append appends frames to the current segment, at its end.
+func (l *intentLog) append(frames []byte) (int, error) {
+	f := l.seg[l.cur]
+	if !l.positional {
+		return logWrite(f, frames)
+	}
+	if m := l.maps[l.cur]; m != nil {
+		return m.appendAt(f, frames, l.size)
+	}
+	return f.WriteAt(frames, l.size)
 }
 
 // replay reads both segments and returns their ops with an LSN above
@@ -158,8 +186,8 @@ func (l *intentLog) replay(applied uint64) ([]*logOp, error) {
 			}
 			n := binary.LittleEndian.Uint32(hdr[0:4])
 			sum := binary.LittleEndian.Uint32(hdr[4:8])
-			if n > maxFrameBytes {
-				break
+			if n == 0 || n > maxFrameBytes {
+				break // 0: the zeros past a mapped segment's frames
 			}
 			payload := make([]byte, n)
 			if _, err := io.ReadFull(r, payload); err != nil {
@@ -198,6 +226,7 @@ func (l *intentLog) reset() error {
 		if err := f.Truncate(0); err != nil {
 			return fmt.Errorf("journal: truncating log %s: %w", l.segPath(i), err)
 		}
+		l.maps[i].truncated(0)
 		l.last[i] = 0
 	}
 	l.cur, l.size = 0, 0
@@ -230,16 +259,19 @@ func (l *intentLog) write(frames []byte, last, applied uint64) error {
 			if err := l.seg[other].Truncate(0); err != nil {
 				return fmt.Errorf("journal: truncating log %s: %w", l.segPath(other), err)
 			}
+			l.maps[other].truncated(0)
 			l.last[other] = 0
 			l.cur, l.size = other, 0
 		}
 	}
-	n, err := logWrite(l.seg[l.cur], frames)
+	n, err := l.append(frames)
 	if err != nil {
 		if n > 0 {
 			// A partial frame would end replay of this segment here: put
 			// the segment back to where it was, and fail the write.
-			_ = l.seg[l.cur].Truncate(l.size)
+			if l.seg[l.cur].Truncate(l.size) == nil {
+				l.maps[l.cur].truncated(l.size)
+			}
 		}
 		return fmt.Errorf("journal: appending to log: %w", err)
 	}
