@@ -7,13 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/appendmap"
 )
 
 // The intent log's appends on Linux go into the segments' mappings, the
-// file allocated ahead of them in logMapStep steps; an append past the
-// mapping, and one where fallocate is refused, is a pwrite at the frames'
-// end; replay reads every frame back, in order, and stops at the zeros
-// past them.
+// file allocated ahead of them (appendmap.Step at a time); an append past
+// the mapping is a pwrite at the frames' end; replay reads every frame
+// back, in order, and stops at the zeros past them.
 func TestMappedLogAppends(t *testing.T) {
 	l, err := openLog(filepath.Join(t.TempDir(), "journal.db-log"))
 	if err != nil {
@@ -51,8 +52,8 @@ func TestMappedLogAppends(t *testing.T) {
 	for i := range 100 {
 		write(strings.Repeat("n", i))
 	}
-	if n := size(); n < l.size || n%logMapStep != 0 || n != l.maps[l.cur].alloc {
-		t.Fatalf("after small appends: file %d bytes, frames %d, allocated %d (step %d)", n, l.size, l.maps[l.cur].alloc, logMapStep)
+	if n := size(); n < l.size || n%appendmap.Step != 0 || n != l.maps[l.cur].Allocated() {
+		t.Fatalf("after small appends: file %d bytes, frames %d, allocated %d (step %d)", n, l.size, l.maps[l.cur].Allocated(), appendmap.Step)
 	}
 	// Keep the log on this segment (the other holds writes not applied),
 	// and pass the mapping's end with appends of about a MiB.
@@ -63,9 +64,11 @@ func TestMappedLogAppends(t *testing.T) {
 	if n := size(); n != l.size {
 		t.Fatalf("past the mapping: file %d bytes, frames %d", n, l.size)
 	}
-	// fallocate refused: pwrites.
-	l.maps[l.cur].noAlloc = true
-	write("refused")
+	// Unmapped (a segment that could not be mapped): pwrites.
+	m := l.maps[l.cur]
+	l.maps[l.cur] = nil
+	write("unmapped")
+	l.maps[l.cur] = m
 	ops, err := l.replay(0)
 	if err != nil {
 		t.Fatal(err)
@@ -82,10 +85,9 @@ func TestMappedLogAppends(t *testing.T) {
 	if err := l.reset(); err != nil {
 		t.Fatal(err)
 	}
-	if n := size(); n != 0 || l.maps[l.cur].alloc != 0 {
-		t.Fatalf("after reset: file %d bytes, allocated %d", n, l.maps[l.cur].alloc)
+	if n := size(); n != 0 || l.maps[l.cur].Allocated() != 0 {
+		t.Fatalf("after reset: file %d bytes, allocated %d", n, l.maps[l.cur].Allocated())
 	}
-	l.maps[l.cur].noAlloc = false
 	want = want[:0]
 	lsn = 0
 	write("again")
