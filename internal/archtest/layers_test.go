@@ -59,7 +59,7 @@ var allowed = map[string][]string{
 	"internal/fastpath":      {},
 	"internal/memlimit":      {"internal/procfs"},
 	"internal/journal":       {"internal/syntax", "proto", "internal/rawio", "internal/appendmap"},
-	"internal/cas":           {"internal/blake3"},
+	"internal/cas":           {"internal/blake3", "internal/appendmap"},
 	"internal/blake3":        {},
 	"internal/pty":           {"proto"},
 	"internal/policy":        {"internal/host", "internal/leash", "internal/sandbox"},

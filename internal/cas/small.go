@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shoalgo/shoal/internal/appendmap"
 	"github.com/shoalgo/shoal/internal/blake3"
 )
 
@@ -37,6 +38,15 @@ import (
 // dead bytes until the pack is compacted (rewritten with its live records
 // and renamed over itself), which Sweep and RemoveUnless do once half the
 // pack, or compactDeadBytes of it, is dead.
+//
+// On Linux a record is appended as a copy into a shared mapping of the
+// pack (internal/appendmap), not a write(2): the same page-cache pages,
+// so the same durability (Sync's syncfs flushes them), at a fraction of
+// the CPU on the request's path of every exec whose value or output is
+// new (docs/performance.md, "`exec "1 + 1"`: the twenty-third round"). The
+// file is then allocated a little ahead of its records, the rest zeros:
+// Open's scan ends at a header of zeros, which no record has (a record's
+// hash and time are never all zero), and cuts the file there.
 
 const (
 	packName    = "small.pack"
@@ -59,10 +69,14 @@ type packLoc struct {
 // pack is a store's small-blob pack. mu guards every field and the file's
 // offset: Put appends under it, readers pread under it shared.
 type pack struct {
-	mu    sync.RWMutex
-	f     *os.File // nil: no pack (it could not be opened); Puts make files
-	size  int64    // the file's length: the next record's offset
-	dead  int64    // bytes of records no longer indexed
+	mu   sync.RWMutex
+	f    *os.File // nil: no pack (it could not be opened); Puts make files
+	size int64    // where the records end: the next record's offset
+	// m maps f for appends (nil where it is not mapped: appends are
+	// write(2)s, or pwrite(2)s at size where appendmap.Supported, the
+	// file then opened without O_APPEND).
+	m     *appendmap.Map
+	dead  int64 // bytes of records no longer indexed
 	index map[[32]byte]packLoc
 	// maxBlobs and maxBytes bound what put appends (Options); at most
 	// MaxSmallBlobs and MaxPackBytes, which bound what open reads.
@@ -75,7 +89,7 @@ type pack struct {
 // files, as large ones do.
 func (p *pack) open(dir string) error {
 	os.Remove(filepath.Join(dir, packTmpName)) // a compaction a crash cut short
-	f, err := os.OpenFile(filepath.Join(dir, packName), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(filepath.Join(dir, packName), os.O_RDWR|os.O_CREATE|packAppend, 0o600)
 	if err != nil {
 		return fmt.Errorf("cas: opening the small-blob pack: %w", err)
 	}
@@ -98,7 +112,51 @@ func (p *pack) open(dir string) error {
 		}
 	}
 	p.f, p.size, p.dead, p.index = f, end, dead, index
+	p.m = p.mapFile(f)
 	return nil
+}
+
+// packAppend is the pack's open flag for appends: O_APPEND unless the
+// pack is appended to at its records' end (appendmap.Supported).
+var packAppend = func() int {
+	if appendmap.Supported {
+		return 0
+	}
+	return os.O_APPEND
+}()
+
+// mapFile maps f for appends, nil when it cannot be (its appends are then
+// pwrites).
+func (p *pack) mapFile(f *os.File) *appendmap.Map {
+	if !appendmap.Supported {
+		return nil
+	}
+	m, err := appendmap.New(f, int(p.maxBytes))
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// append writes b at the records' end. p.mu is held.
+func (p *pack) append(b []byte) (int, error) {
+	switch {
+	case p.m != nil:
+		return p.m.AppendAt(p.f, b, p.size)
+	case appendmap.Supported:
+		return p.f.WriteAt(b, p.size)
+	}
+	return p.f.Write(b)
+}
+
+// cut cuts a partial append off (the file back to size), or, if it
+// cannot, closes the pack (lose). p.mu is held.
+func (p *pack) cut() {
+	if p.f.Truncate(p.size) != nil {
+		p.lose() // no more appends to a pack of unknown length
+		return
+	}
+	p.m.Truncated(p.size)
 }
 
 // scanPack reads every record of f from its start, verifying each, and
@@ -116,6 +174,9 @@ func scanPack(f *os.File) (map[[32]byte]packLoc, int64, int64, error) {
 				break
 			}
 			return nil, 0, 0, err
+		}
+		if hdr == [packHeader]byte{} {
+			break // the zeros a mapped pack is allocated ahead of its records
 		}
 		n := binary.LittleEndian.Uint32(hdr[0:4])
 		if n == tombstone {
@@ -196,11 +257,9 @@ func (p *pack) put(sum [32]byte, data []byte) bool {
 	if len(p.index) >= p.maxBlobs || p.size+int64(len(rec)) > p.maxBytes {
 		return false
 	}
-	if _, err := p.f.Write(rec); err != nil {
+	if _, err := p.append(rec); err != nil {
 		// A partial append would misalign every later record: cut it off.
-		if p.f.Truncate(p.size) != nil {
-			p.lose() // no more appends to a pack of unknown length
-		}
+		p.cut()
 		return false
 	}
 	p.index[sum] = packLoc{off: p.size, n: int32(len(data)), at: now}
@@ -276,10 +335,8 @@ func (p *pack) remove(sum [32]byte) (int64, error) {
 	binary.LittleEndian.PutUint32(hdr[0:4], tombstone)
 	binary.LittleEndian.PutUint64(hdr[4:12], uint64(time.Now().UnixNano()))
 	copy(hdr[12:], sum[:])
-	if _, err := p.f.Write(hdr[:]); err != nil {
-		if p.f.Truncate(p.size) != nil {
-			p.lose() // no more appends to a pack of unknown length
-		}
+	if _, err := p.append(hdr[:]); err != nil {
+		p.cut()
 		return n, fmt.Errorf("cas: removing %s from the small-blob pack: %w", name(sum), err)
 	}
 	p.size += packHeader
@@ -356,15 +413,17 @@ func (p *pack) compactLocked(dir string) error {
 		os.Remove(tmpPath)
 		return fmt.Errorf("cas: compacting the small-blob pack: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, packName), os.O_RDWR|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(filepath.Join(dir, packName), os.O_RDWR|packAppend, 0o600)
 	if err != nil {
 		// The new pack is in place but cannot be opened: no more small
 		// blobs are served from it until the store is opened again.
 		p.lose()
 		return fmt.Errorf("cas: reopening the small-blob pack: %w", err)
 	}
+	p.m.Unmap()
 	p.f.Close()
 	p.f, p.index, p.size, p.dead = f, index, off, 0
+	p.m = p.mapFile(f)
 	return nil
 }
 
@@ -372,8 +431,9 @@ func (p *pack) compactLocked(dir string) error {
 // unknown: its blobs are not served and Puts make files until the store
 // is opened again (which reads the pack afresh). p.mu is held.
 func (p *pack) lose() {
+	p.m.Unmap()
 	p.f.Close()
-	p.f, p.index, p.size, p.dead = nil, map[[32]byte]packLoc{}, 0, 0
+	p.f, p.m, p.index, p.size, p.dead = nil, nil, map[[32]byte]packLoc{}, 0, 0
 }
 
 // close closes the pack's file.
@@ -383,8 +443,9 @@ func (p *pack) close() error {
 	if p.f == nil {
 		return nil
 	}
+	p.m.Unmap()
 	err := p.f.Close()
-	p.f = nil
+	p.f, p.m = nil, nil
 	p.index = map[[32]byte]packLoc{}
 	return err
 }

@@ -27,13 +27,20 @@ func reopen(t *testing.T, s *Store) *Store {
 	return s2
 }
 
+// packSize is where the pack's records end: the file's length, less the
+// zeros a mapped pack's file is allocated ahead of them (small.go), which
+// it checks are zeros.
 func packSize(t *testing.T, s *Store) int64 {
 	t.Helper()
-	fi, err := os.Stat(filepath.Join(s.Dir(), packName))
+	b, err := os.ReadFile(filepath.Join(s.Dir(), packName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fi.Size()
+	_, n := s.small.usage()
+	if int64(len(b)) < n || bytes.IndexFunc(b[n:], func(r rune) bool { return r != 0 }) >= 0 {
+		t.Fatalf("the pack's file is %d bytes for records ending at %d, not zeros past them", len(b), n)
+	}
+	return n
 }
 
 // A blob of at most SmallBlobBytes goes to the pack, not a file, and reads
