@@ -10,12 +10,12 @@
 // mapping too), and other readers of the file (read(2), pread) see them
 // at once.
 //
-// The file is grown ahead of the appends with fallocate(2), Step at a
-// time, and a copy never touches a byte at or past the file's end (that
+// The file is grown ahead of the appends with fallocate(2), a step (New's
+// argument) at a time, and a copy never touches a byte at or past the file's end (that
 // would be SIGBUS). Because fallocate reserves the blocks, a full disk
 // fails the fallocate, and the append then goes through pwrite(2) and
 // fails as a write(2) would, rather than failing the copy. So the file
-// is up to Step longer than what was appended, the rest zeros: a reader
+// is up to a step longer than what was appended, the rest zeros: a reader
 // of the file must stop at those zeros (the journal's intent log and the
 // blob store's pack do). An append past the mapping, or on a file system
 // that has no fallocate, is a pwrite(2) at its offset. The file must not
@@ -28,12 +28,11 @@ import (
 	"os"
 )
 
-// Step is how far ahead of the appended bytes the file is allocated.
-const Step = 32 << 10
-
 // Map is the shared mapping of one file, for appends to it.
 type Map struct {
 	mem []byte // the mapping
+	// step is how far ahead of the appended bytes the file is allocated.
+	step int64
 	// alloc is the file's size: bytes below it may be touched.
 	alloc int64
 	// noAlloc: the file system refused fallocate; appends are pwrites.

@@ -14,8 +14,12 @@ const Supported = true
 
 // New maps the first length bytes of f (its size may be less: the
 // mapping reaches past its end, and AppendAt allocates before it copies)
-// for appends.
-func New(f *os.File, length int) (*Map, error) {
+// for appends, allocating the file step bytes at a time (a multiple of the
+// page size; the file is at most that much longer than the appends).
+func New(f *os.File, length int, step int64) (*Map, error) {
+	if step <= 0 || step%int64(os.Getpagesize()) != 0 {
+		return nil, fmt.Errorf("appendmap: step %d is not a multiple of the page size", step)
+	}
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -34,14 +38,14 @@ func New(f *os.File, length int) (*Map, error) {
 	if merr != nil {
 		return nil, fmt.Errorf("appendmap: mapping %s: %w", f.Name(), merr)
 	}
-	return &Map{mem: mem, alloc: fi.Size()}, nil
+	return &Map{mem: mem, step: step, alloc: fi.Size()}, nil
 }
 
-// grow allocates f up to end rounded up to Step (within the mapping). A
+// grow allocates f up to end rounded up to the step (within the mapping). A
 // file system without fallocate turns the mapping off for good; any other
 // failure is this append's (it goes through pwrite).
 func (m *Map) grow(f *os.File, end int64) error {
-	n := min((end+Step-1)/Step*Step, int64(len(m.mem)))
+	n := min((end+m.step-1)/m.step*m.step, int64(len(m.mem)))
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 )
 
 // Appends within the mapping are copies that read(2) sees, the file
-// allocated ahead of them a Step at a time; past the mapping, and where
+// allocated ahead of them a step at a time; past the mapping, and where
 // fallocate is refused, they are pwrites; Truncated lets appends start
 // over after the file is cut.
 func TestAppendAt(t *testing.T) {
@@ -19,8 +19,12 @@ func TestAppendAt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	const length = 4 * Step
-	m, err := New(f, length)
+	const step = 32 << 10
+	const length = 4 * step
+	if _, err := New(f, length, 1000); err == nil {
+		t.Fatal("New with a step that is no multiple of the page size: no error")
+	}
+	m, err := New(f, length, step)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +61,8 @@ func TestAppendAt(t *testing.T) {
 	for i := range 300 {
 		appendB(bytes.Repeat([]byte{byte('a' + i%26)}, 100+i))
 	}
-	if n := size(); n%Step != 0 || n < int64(len(want)) || n > int64(len(want))+Step {
-		t.Fatalf("after copies: file %d bytes for %d appended (step %d)", n, len(want), Step)
+	if n := size(); n%step != 0 || n < int64(len(want)) || n > int64(len(want))+step {
+		t.Fatalf("after copies: file %d bytes for %d appended (step %d)", n, len(want), step)
 	}
 	check("copies")
 	// Past the mapping's end: a pwrite.
@@ -77,6 +81,6 @@ func TestAppendAt(t *testing.T) {
 	check("after the cut")
 	// fallocate refused: pwrites, and the file ends where they do.
 	m.noAlloc = true
-	appendB(bytes.Repeat([]byte{'r'}, 2*Step))
+	appendB(bytes.Repeat([]byte{'r'}, 2*step))
 	check("fallocate refused")
 }

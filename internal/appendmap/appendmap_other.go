@@ -11,7 +11,7 @@ import (
 const Supported = false
 
 // New fails here: callers write as before.
-func New(*os.File, int) (*Map, error) { return nil, errors.ErrUnsupported }
+func New(*os.File, int, int64) (*Map, error) { return nil, errors.ErrUnsupported }
 
 func (m *Map) grow(*os.File, int64) error { return errors.ErrUnsupported }
 

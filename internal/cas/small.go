@@ -44,7 +44,7 @@ import (
 // so the same durability (Sync's syncfs flushes them), at a fraction of
 // the CPU on the request's path of every exec whose value or output is
 // new (docs/performance.md, "`exec "1 + 1"`: the twenty-third round"). The
-// file is then allocated a little ahead of its records, the rest zeros:
+// file is then allocated up to a page ahead of its records, the rest zeros:
 // Open's scan ends at a header of zeros, which no record has (a record's
 // hash and time are never all zero), and cuts the file there.
 
@@ -131,7 +131,7 @@ func (p *pack) mapFile(f *os.File) *appendmap.Map {
 	if !appendmap.Supported {
 		return nil
 	}
-	m, err := appendmap.New(f, int(p.maxBytes))
+	m, err := appendmap.New(f, int(p.maxBytes), int64(os.Getpagesize()))
 	if err != nil {
 		return nil
 	}

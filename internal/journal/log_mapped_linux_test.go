@@ -7,12 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/shoalgo/shoal/internal/appendmap"
 )
 
 // The intent log's appends on Linux go into the segments' mappings, the
-// file allocated ahead of them (appendmap.Step at a time); an append past
+// file allocated ahead of them (logMapStep at a time); an append past
 // the mapping is a pwrite at the frames' end; replay reads every frame
 // back, in order, and stops at the zeros past them.
 func TestMappedLogAppends(t *testing.T) {
@@ -52,8 +50,8 @@ func TestMappedLogAppends(t *testing.T) {
 	for i := range 100 {
 		write(strings.Repeat("n", i))
 	}
-	if n := size(); n < l.size || n%appendmap.Step != 0 || n != l.maps[l.cur].Allocated() {
-		t.Fatalf("after small appends: file %d bytes, frames %d, allocated %d (step %d)", n, l.size, l.maps[l.cur].Allocated(), appendmap.Step)
+	if n := size(); n < l.size || n%logMapStep != 0 || n != l.maps[l.cur].Allocated() {
+		t.Fatalf("after small appends: file %d bytes, frames %d, allocated %d (step %d)", n, l.size, l.maps[l.cur].Allocated(), logMapStep)
 	}
 	// Keep the log on this segment (the other holds writes not applied),
 	// and pass the mapping's end with appends of about a MiB.
