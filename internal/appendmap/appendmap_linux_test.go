@@ -4,6 +4,7 @@ package appendmap
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -79,6 +80,18 @@ func TestAppendAt(t *testing.T) {
 	want = want[:0]
 	appendB([]byte("again"))
 	check("after the cut")
+	// Cut under the mapping by another hand: the copy's fault fails that
+	// append (no crash), and the next ones are pwrites.
+	if err := f.Truncate(0); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := m.AppendAt(f, []byte("faults"), int64(len(want))); !errors.Is(err, ErrFault) || n != 0 {
+		t.Fatalf("AppendAt into a cut file: %d, %v; want 0, ErrFault", n, err)
+	}
+	want = want[:0]
+	m.Truncated(0)
+	appendB([]byte("after the fault"))
+	check("after the fault")
 	// fallocate refused: pwrites, and the file ends where they do.
 	m.noAlloc = true
 	appendB(bytes.Repeat([]byte{'r'}, 2*step))
