@@ -84,15 +84,6 @@ func (m *Map) Truncated(n int64) {
 	}
 }
 
-// SetStep sets how far ahead of the appends the file is allocated from
-// the next growth on (a positive multiple of the page size; others are
-// ignored).
-func (m *Map) SetStep(step int64) {
-	if step > 0 && step%int64(os.Getpagesize()) == 0 {
-		m.step = step
-	}
-}
-
 // Allocated is the file's size as m knows it: what was appended and the
 // zeros allocated ahead of it.
 func (m *Map) Allocated() int64 { return m.alloc }

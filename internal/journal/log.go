@@ -129,23 +129,9 @@ type intentLog struct {
 // pwrite at the frames' end.
 const logMapBytes = logSegmentBytes + 1<<20
 
-// logMapStep and logMapMinStep bound how far ahead of its frames a mapped
-// segment's file is allocated: a sixteenth of the segment's bound
-// (mapStep). Each growth allocates the step and faults its pages in at
-// once, a stall of the one append that grows it: 256 KiB, about 600 rows
-// of `exec "1 + 1"`, keeps those stalls out of the row's 99th percentile
-// (32 KiB, one in ~74 rows, put them in it); a disk budget's small bound
-// (SetWALBound) brings the step down with it, to no less than 32 KiB, so
-// that the zeros allocated ahead stay a small part of what it counts.
-const (
-	logMapStep    = 256 << 10
-	logMapMinStep = 32 << 10
-)
-
-// mapStep is the step for the mapped segments' next growth.
-func (l *intentLog) mapStep() int64 {
-	return min(max(l.segmentBytes()/16, logMapMinStep), logMapStep) &^ (logMapMinStep - 1)
-}
+// logMapStep is how far ahead of its frames a mapped segment's file is
+// allocated: about 74 rows of `exec "1 + 1"`.
+const logMapStep = 32 << 10
 
 // segmentBytes is the size past which the log moves to its other segment.
 func (l *intentLog) segmentBytes() int64 {
@@ -198,7 +184,6 @@ func (l *intentLog) append(frames []byte) (int, error) {
 		return logWrite(f, frames)
 	}
 	if m := l.maps[l.cur]; m != nil {
-		m.SetStep(l.mapStep())
 		return m.AppendAt(f, frames, l.size)
 	}
 	return f.WriteAt(frames, l.size)

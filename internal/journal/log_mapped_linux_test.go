@@ -53,15 +53,6 @@ func TestMappedLogAppends(t *testing.T) {
 	if n := size(); n < l.size || n%logMapStep != 0 || n != l.maps[l.cur].Allocated() {
 		t.Fatalf("after small appends: file %d bytes, frames %d, allocated %d (step %d)", n, l.size, l.maps[l.cur].Allocated(), logMapStep)
 	}
-	// A small segment bound (a disk budget's) brings the step down, to
-	// no less than logMapMinStep.
-	if l.segBytes.Store(256 << 10); l.mapStep() != logMapMinStep {
-		t.Fatalf("step under a 256 KiB bound: %d, want %d", l.mapStep(), logMapMinStep)
-	}
-	if l.segBytes.Store(2 << 20); l.mapStep() != 128<<10 {
-		t.Fatalf("step under a 2 MiB bound: %d, want %d", l.mapStep(), 128<<10)
-	}
-	l.segBytes.Store(0)
 	// Keep the log on this segment (the other holds writes not applied),
 	// and pass the mapping's end with appends of about a MiB.
 	l.last[1-l.cur] = 1 << 62
