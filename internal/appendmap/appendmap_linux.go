@@ -67,16 +67,8 @@ func (m *Map) grow(f *os.File, end int64) error {
 		}
 		return ferr
 	}
-	// Fault the new pages in now, in one call, rather than one page fault
-	// an append at a time (MADV_POPULATE_WRITE, Linux 5.14; an error
-	// leaves them to fault as before).
-	from := m.alloc &^ int64(os.Getpagesize()-1)
-	_ = syscall.Madvise(m.mem[from:n], madvPopulateWrite)
 	m.alloc = n
 	return nil
 }
-
-// madvPopulateWrite is MADV_POPULATE_WRITE, which package syscall lacks.
-const madvPopulateWrite = 23
 
 func unmap(mem []byte) { _ = syscall.Munmap(mem) }
