@@ -109,11 +109,11 @@ type intentLog struct {
 	// segBytes, when set (SetWALBound), is the size past which the log
 	// moves to its other segment, lower than logSegmentBytes.
 	segBytes atomic.Int64
-	// positional: the segments are opened without O_APPEND and appended
-	// to at size, through their mappings (maps; nil where a segment could
-	// not be mapped) or pwrite (see logMapBytes).
-	positional bool
-	maps       [2]*appendmap.Map
+	// maps are the segments' mappings where appendmap.Supported (the
+	// segments then opened without O_APPEND and appended to at size);
+	// nil where a segment could not be mapped, its appends pwrites (see
+	// logMapBytes).
+	maps [2]*appendmap.Map
 }
 
 // logMapBytes is the length of a segment's shared mapping. On Linux an
@@ -145,9 +145,9 @@ func (l *intentLog) segPath(i int) string { return fmt.Sprintf("%s.%d", l.path, 
 
 // openLog opens (creating) the segments of the log at path.
 func openLog(path string) (*intentLog, error) {
-	l := &intentLog{path: path, positional: appendmap.Supported}
+	l := &intentLog{path: path}
 	flags := os.O_CREATE | os.O_RDWR
-	if !l.positional {
+	if !appendmap.Supported {
 		flags |= os.O_APPEND
 	}
 	for i := range l.seg {
@@ -157,7 +157,7 @@ func openLog(path string) (*intentLog, error) {
 			return nil, fmt.Errorf("journal: opening log %s: %w", l.segPath(i), err)
 		}
 		l.seg[i] = f
-		if l.positional {
+		if appendmap.Supported {
 			// Unmapped, the segment's appends are pwrites: slower, the
 			// same rows.
 			l.maps[i], _ = appendmap.New(f, logMapBytes, logMapStep)
@@ -180,7 +180,7 @@ func (l *intentLog) close() {
 // append appends frames to the current segment, at its end.
 func (l *intentLog) append(frames []byte) (int, error) {
 	f := l.seg[l.cur]
-	if !l.positional {
+	if !appendmap.Supported {
 		return logWrite(f, frames)
 	}
 	if m := l.maps[l.cur]; m != nil {

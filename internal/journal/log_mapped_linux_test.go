@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shoalgo/shoal/internal/appendmap"
 )
 
 // The intent log's appends on Linux go into the segments' mappings, the
@@ -19,8 +21,8 @@ func TestMappedLogAppends(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.close()
-	if !l.positional || l.maps[0] == nil || l.maps[1] == nil {
-		t.Fatalf("segments not mapped: positional %v, maps %v", l.positional, l.maps)
+	if !appendmap.Supported || l.maps[0] == nil || l.maps[1] == nil {
+		t.Fatalf("segments not mapped: supported %v, maps %v", appendmap.Supported, l.maps)
 	}
 	var lsn uint64
 	var want []string
